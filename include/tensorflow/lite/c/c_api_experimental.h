@@ -1,0 +1,39 @@
+/* litegpu: TFLite's experimental C API additions that litegpu implements.
+ *
+ * Builtin and custom registrations in TfLiteRegistration form with a
+ * [min_version, max_version] range. The registration is copied; the caller
+ * keeps ownership of the custom name string, which must outlive the options
+ * and any interpreter made from them.
+ */
+#ifndef TENSORFLOW_LITE_C_C_API_EXPERIMENTAL_H_
+#define TENSORFLOW_LITE_C_C_API_EXPERIMENTAL_H_
+
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/c_api.h"
+#include "tensorflow/lite/c/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+TFL_CAPI_EXPORT void TfLiteInterpreterOptionsAddBuiltinOp(
+    TfLiteInterpreterOptions* options, TfLiteBuiltinOperator op,
+    const TfLiteRegistration* registration, int32_t min_version,
+    int32_t max_version);
+
+TFL_CAPI_EXPORT void TfLiteInterpreterOptionsAddCustomOp(
+    TfLiteInterpreterOptions* options, const char* name,
+    const TfLiteRegistration* registration, int32_t min_version,
+    int32_t max_version);
+
+/* As TfLiteInterpreterCreate, but operators are resolved only from the
+ * registrations in `options` (AddBuiltinOp, AddCustomOp, AddOperator):
+ * litegpu's own builtin kernels are not used. */
+TFL_CAPI_EXPORT TfLiteInterpreter* TfLiteInterpreterCreateWithSelectedOps(
+    const TfLiteModel* model, const TfLiteInterpreterOptions* options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TENSORFLOW_LITE_C_C_API_EXPERIMENTAL_H_ */

@@ -1,0 +1,8 @@
+/* litegpu: TFLite also ships this header under core/c/; it forwards to the
+ * one under c/, so code including either path builds. */
+#ifndef TENSORFLOW_LITE_CORE_C_COMMON_H_
+#define TENSORFLOW_LITE_CORE_C_COMMON_H_
+
+#include "tensorflow/lite/c/common.h"
+
+#endif /* TENSORFLOW_LITE_CORE_C_COMMON_H_ */
