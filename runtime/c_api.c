@@ -1,0 +1,513 @@
+/* The TFLite-compatible C API (c_api.h, c_api_experimental.h): argument
+ * checks, messages, and calls into the model reader and the subgraph. */
+#include "tensorflow/lite/c/c_api.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "litegpu/interpreter_info.h"
+#include "runtime/interpreter.h"
+#include "runtime/operator.h"
+#include "runtime/subgraph.h"
+#include "tensorflow/lite/c/c_api_experimental.h"
+
+/* The TFLite release whose C API this library follows. */
+#define LG_TFLITE_API_VERSION "2.17.0"
+#define LG_SCHEMA_VERSION 3
+
+const char* TfLiteVersion(void) { return LG_TFLITE_API_VERSION; }
+
+int TfLiteSchemaVersion(void) { return LG_SCHEMA_VERSION; }
+
+/* Reports a misuse of the API to stderr (there is no reporter to use). */
+static void api_error(const char* format, ...)
+    __attribute__((format(printf, 1, 2)));
+static void api_error(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  lg_reportv(NULL, format, args);
+  va_end(args);
+}
+
+/* ---- Model -----------------------------------------------------------------
+ */
+
+static TfLiteModel* wrap_model(lg_model* parsed) {
+  if (parsed == NULL) return NULL;
+  TfLiteModel* model = malloc(sizeof(*model));
+  if (model == NULL) {
+    lg_model_destroy(parsed);
+    return NULL;
+  }
+  model->model = parsed;
+  atomic_init(&model->refcount, 1);
+  return model;
+}
+
+TfLiteModel* TfLiteModelCreateWithErrorReporter(
+    const void* model_data, size_t model_size,
+    TfLiteErrorReporterCallback reporter, void* user_data) {
+  lg_reporter rep = {reporter, user_data};
+  if (model_data == NULL) {
+    lg_report(&rep, "TfLiteModelCreate: model_data is NULL");
+    return NULL;
+  }
+  lg_model* parsed = NULL;
+  if (lg_model_parse(model_data, model_size, &rep, &parsed) != kTfLiteOk) {
+    return NULL;
+  }
+  return wrap_model(parsed);
+}
+
+TfLiteModel* TfLiteModelCreate(const void* model_data, size_t model_size) {
+  return TfLiteModelCreateWithErrorReporter(model_data, model_size, NULL, NULL);
+}
+
+TfLiteModel* TfLiteModelCreateFromFileWithErrorReporter(
+    const char* model_path, TfLiteErrorReporterCallback reporter,
+    void* user_data) {
+  lg_reporter rep = {reporter, user_data};
+  if (model_path == NULL) {
+    lg_report(&rep, "TfLiteModelCreateFromFile: model_path is NULL");
+    return NULL;
+  }
+  lg_model* parsed = NULL;
+  if (lg_model_load_file(model_path, &rep, &parsed) != kTfLiteOk) return NULL;
+  return wrap_model(parsed);
+}
+
+TfLiteModel* TfLiteModelCreateFromFile(const char* model_path) {
+  return TfLiteModelCreateFromFileWithErrorReporter(model_path, NULL, NULL);
+}
+
+static void model_release(TfLiteModel* model) {
+  if (model == NULL) return;
+  if (atomic_fetch_sub(&model->refcount, 1) == 1) {
+    lg_model_destroy(model->model);
+    free(model);
+  }
+}
+
+void TfLiteModelDelete(TfLiteModel* model) { model_release(model); }
+
+/* ---- Options ---------------------------------------------------------------
+ */
+
+TfLiteInterpreterOptions* TfLiteInterpreterOptionsCreate(void) {
+  TfLiteInterpreterOptions* options = calloc(1, sizeof(*options));
+  if (options == NULL) return NULL;
+  options->num_threads = -1;
+  lg_op_resolver_init(&options->resolver);
+  return options;
+}
+
+TfLiteInterpreterOptions* TfLiteInterpreterOptionsCopy(
+    const TfLiteInterpreterOptions* from) {
+  if (from == NULL) {
+    api_error("TfLiteInterpreterOptionsCopy: options is NULL");
+    return NULL;
+  }
+  TfLiteInterpreterOptions* copy = TfLiteInterpreterOptionsCreate();
+  if (copy == NULL) return NULL;
+  copy->num_threads = from->num_threads;
+  copy->reporter = from->reporter;
+  if (lg_op_resolver_copy(&copy->resolver, &from->resolver) != kTfLiteOk) {
+    TfLiteInterpreterOptionsDelete(copy);
+    return NULL;
+  }
+  return copy;
+}
+
+void TfLiteInterpreterOptionsDelete(TfLiteInterpreterOptions* options) {
+  if (options == NULL) return;
+  lg_op_resolver_release(&options->resolver);
+  free(options);
+}
+
+void TfLiteInterpreterOptionsSetNumThreads(TfLiteInterpreterOptions* options,
+                                           int32_t num_threads) {
+  if (options == NULL) {
+    api_error("TfLiteInterpreterOptionsSetNumThreads: options is NULL");
+    return;
+  }
+  if (num_threads == 0 || num_threads < -1) {
+    lg_report(&options->reporter,
+              "num_threads should be -1 or positive, got %d; keeping %d",
+              (int)num_threads, (int)options->num_threads);
+    return;
+  }
+  options->num_threads = num_threads;
+}
+
+void TfLiteInterpreterOptionsSetErrorReporter(
+    TfLiteInterpreterOptions* options, TfLiteErrorReporterCallback reporter,
+    void* user_data) {
+  if (options == NULL) {
+    api_error("TfLiteInterpreterOptionsSetErrorReporter: options is NULL");
+    return;
+  }
+  options->reporter.fn = reporter;
+  options->reporter.user_data = user_data;
+}
+
+void TfLiteInterpreterOptionsAddOperator(TfLiteInterpreterOptions* options,
+                                         TfLiteOperator* registration) {
+  if (options == NULL || registration == NULL) {
+    api_error("TfLiteInterpreterOptionsAddOperator: %s is NULL",
+              options == NULL ? "options" : "registration");
+    return;
+  }
+  TfLiteRegistration r = lg_operator_registration(registration);
+  if (lg_op_resolver_add(&options->resolver, r.builtin_code, r.custom_name, &r,
+                         r.version, r.version) != kTfLiteOk) {
+    lg_report(&options->reporter,
+              "TfLiteInterpreterOptionsAddOperator: cannot register %s "
+              "version %d",
+              r.custom_name ? r.custom_name : "builtin", r.version);
+  }
+}
+
+void TfLiteInterpreterOptionsAddRegistrationExternal(
+    TfLiteInterpreterOptions* options, TfLiteOperator* registration) {
+  TfLiteInterpreterOptionsAddOperator(options, registration);
+}
+
+static void add_op(TfLiteInterpreterOptions* options, int32_t code,
+                   const char* name, const TfLiteRegistration* registration,
+                   int32_t min_version, int32_t max_version) {
+  if (options == NULL || registration == NULL) {
+    api_error("TfLiteInterpreterOptionsAdd%sOp: %s is NULL",
+              name ? "Custom" : "Builtin",
+              options == NULL ? "options" : "registration");
+    return;
+  }
+  if (lg_op_resolver_add(&options->resolver, code, name, registration,
+                         min_version, max_version) != kTfLiteOk) {
+    lg_report(&options->reporter,
+              "Cannot register %s versions %d to %d: a name is required for "
+              "custom ops and versions must satisfy 1 <= min <= max",
+              name ? name : "builtin op", (int)min_version, (int)max_version);
+  }
+}
+
+void TfLiteInterpreterOptionsAddBuiltinOp(
+    TfLiteInterpreterOptions* options, TfLiteBuiltinOperator op,
+    const TfLiteRegistration* registration, int32_t min_version,
+    int32_t max_version) {
+  add_op(options, (int32_t)op, NULL, registration, min_version, max_version);
+}
+
+void TfLiteInterpreterOptionsAddCustomOp(TfLiteInterpreterOptions* options,
+                                         const char* name,
+                                         const TfLiteRegistration* registration,
+                                         int32_t min_version,
+                                         int32_t max_version) {
+  if (name == NULL) {
+    api_error("TfLiteInterpreterOptionsAddCustomOp: name is NULL");
+    return;
+  }
+  add_op(options, kTfLiteBuiltinCustom, name, registration, min_version,
+         max_version);
+}
+
+/* ---- Interpreter -----------------------------------------------------------
+ */
+
+static int32_t resolve_num_threads(int32_t requested) {
+  if (requested > 0) return requested;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus > 0 ? (int32_t)cpus : 1;
+}
+
+static TfLiteInterpreter* create_interpreter(
+    const TfLiteModel* model, const TfLiteInterpreterOptions* options,
+    bool use_builtin_kernels) {
+  lg_reporter reporter = options ? options->reporter : (lg_reporter){0};
+  if (model == NULL) {
+    lg_report(&reporter, "TfLiteInterpreterCreate: model is NULL");
+    return NULL;
+  }
+  TfLiteInterpreter* ip = calloc(1, sizeof(*ip));
+  if (ip == NULL) return NULL;
+  ip->reporter = reporter;
+  lg_op_resolver_init(&ip->resolver);
+  TfLiteModel* shared = (TfLiteModel*)model;
+  atomic_fetch_add(&shared->refcount, 1);
+  ip->model = shared;
+  if (options != NULL &&
+      lg_op_resolver_copy(&ip->resolver, &options->resolver) != kTfLiteOk) {
+    goto fail;
+  }
+  ip->resolver.use_builtin_kernels = use_builtin_kernels;
+  ip->num_threads = resolve_num_threads(options ? options->num_threads : -1);
+  ip->thread_pool = lg_thread_pool_create(ip->num_threads);
+  ip->subgraphs = calloc(1, sizeof(lg_subgraph));
+  if (ip->thread_pool == NULL || ip->subgraphs == NULL) goto fail;
+  ip->num_subgraphs = 1;
+  if (lg_subgraph_build(&ip->subgraphs[0], ip, 0) != kTfLiteOk) goto fail;
+  return ip;
+fail:
+  TfLiteInterpreterDelete(ip);
+  return NULL;
+}
+
+TfLiteInterpreter* TfLiteInterpreterCreate(
+    const TfLiteModel* model,
+    const TfLiteInterpreterOptions* optional_options) {
+  return create_interpreter(model, optional_options, true);
+}
+
+TfLiteInterpreter* TfLiteInterpreterCreateWithSelectedOps(
+    const TfLiteModel* model, const TfLiteInterpreterOptions* options) {
+  return create_interpreter(model, options, false);
+}
+
+void TfLiteInterpreterDelete(TfLiteInterpreter* interpreter) {
+  if (interpreter == NULL) return;
+  for (int i = 0; i < interpreter->num_subgraphs; ++i) {
+    lg_subgraph_release(&interpreter->subgraphs[i]);
+  }
+  free(interpreter->subgraphs);
+  lg_thread_pool_destroy(interpreter->thread_pool);
+  lg_op_resolver_release(&interpreter->resolver);
+  model_release(interpreter->model);
+  free(interpreter);
+}
+
+static lg_subgraph* primary(const TfLiteInterpreter* interpreter) {
+  return &interpreter->subgraphs[0];
+}
+
+#define CHECK_INTERPRETER(ip, fn, ret)          \
+  do {                                          \
+    if ((ip) == NULL) {                         \
+      api_error("%s: interpreter is NULL", fn); \
+      return ret;                               \
+    }                                           \
+  } while (0)
+
+int32_t TfLiteInterpreterGetInputTensorCount(
+    const TfLiteInterpreter* interpreter) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetInputTensorCount", 0);
+  return primary(interpreter)->num_inputs;
+}
+
+const int* TfLiteInterpreterInputTensorIndices(
+    const TfLiteInterpreter* interpreter) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterInputTensorIndices", NULL);
+  return primary(interpreter)->inputs;
+}
+
+int32_t TfLiteInterpreterGetOutputTensorCount(
+    const TfLiteInterpreter* interpreter) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetOutputTensorCount", 0);
+  return primary(interpreter)->num_outputs;
+}
+
+const int* TfLiteInterpreterOutputTensorIndices(
+    const TfLiteInterpreter* interpreter) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterOutputTensorIndices", NULL);
+  return primary(interpreter)->outputs;
+}
+
+static TfLiteTensor* io_tensor(const TfLiteInterpreter* ip, const int* list,
+                               int count, int32_t index, const char* fn) {
+  if (index < 0 || index >= count) {
+    lg_report(&ip->reporter, "%s: index %d out of range [0, %d)", fn,
+              (int)index, count);
+    return NULL;
+  }
+  return &primary(ip)->context.tensors[list[index]];
+}
+
+TfLiteTensor* TfLiteInterpreterGetInputTensor(
+    const TfLiteInterpreter* interpreter, int32_t input_index) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetInputTensor", NULL);
+  const lg_subgraph* s = primary(interpreter);
+  return io_tensor(interpreter, s->inputs, s->num_inputs, input_index,
+                   "TfLiteInterpreterGetInputTensor");
+}
+
+const TfLiteTensor* TfLiteInterpreterGetOutputTensor(
+    const TfLiteInterpreter* interpreter, int32_t output_index) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetOutputTensor", NULL);
+  const lg_subgraph* s = primary(interpreter);
+  return io_tensor(interpreter, s->outputs, s->num_outputs, output_index,
+                   "TfLiteInterpreterGetOutputTensor");
+}
+
+TfLiteTensor* TfLiteInterpreterGetTensor(const TfLiteInterpreter* interpreter,
+                                         int index) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetTensor", NULL);
+  const lg_subgraph* s = primary(interpreter);
+  if (index < 0 || (size_t)index >= s->context.tensors_size) {
+    lg_report(&interpreter->reporter,
+              "TfLiteInterpreterGetTensor: index %d out of range [0, %zu)",
+              index, s->context.tensors_size);
+    return NULL;
+  }
+  return &s->context.tensors[index];
+}
+
+TfLiteStatus TfLiteInterpreterResizeInputTensor(TfLiteInterpreter* interpreter,
+                                                int32_t input_index,
+                                                const int* input_dims,
+                                                int32_t input_dims_size) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterResizeInputTensor",
+                    kTfLiteError);
+  return lg_subgraph_resize_input(primary(interpreter), input_index, input_dims,
+                                  input_dims_size);
+}
+
+TfLiteStatus TfLiteInterpreterAllocateTensors(TfLiteInterpreter* interpreter) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterAllocateTensors",
+                    kTfLiteError);
+  return lg_subgraph_allocate_tensors(primary(interpreter));
+}
+
+TfLiteStatus TfLiteInterpreterInvoke(TfLiteInterpreter* interpreter) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterInvoke", kTfLiteError);
+  return lg_subgraph_invoke(primary(interpreter));
+}
+
+/* ---- Tensors ----------------------------------------------------------------
+ */
+
+#define CHECK_TENSOR(t, fn, ret)           \
+  do {                                     \
+    if ((t) == NULL) {                     \
+      api_error("%s: tensor is NULL", fn); \
+      return ret;                          \
+    }                                      \
+  } while (0)
+
+TfLiteType TfLiteTensorType(const TfLiteTensor* tensor) {
+  CHECK_TENSOR(tensor, "TfLiteTensorType", kTfLiteNoType);
+  return tensor->type;
+}
+
+int32_t TfLiteTensorNumDims(const TfLiteTensor* tensor) {
+  CHECK_TENSOR(tensor, "TfLiteTensorNumDims", -1);
+  return tensor->dims == NULL ? -1 : tensor->dims->size;
+}
+
+int32_t TfLiteTensorDim(const TfLiteTensor* tensor, int32_t dim_index) {
+  CHECK_TENSOR(tensor, "TfLiteTensorDim", -1);
+  if (tensor->dims == NULL || dim_index < 0 ||
+      dim_index >= tensor->dims->size) {
+    api_error("TfLiteTensorDim: dimension %d out of range for tensor %s",
+              (int)dim_index, tensor->name ? tensor->name : "");
+    return -1;
+  }
+  return tensor->dims->data[dim_index];
+}
+
+size_t TfLiteTensorByteSize(const TfLiteTensor* tensor) {
+  CHECK_TENSOR(tensor, "TfLiteTensorByteSize", 0);
+  return tensor->bytes;
+}
+
+void* TfLiteTensorData(const TfLiteTensor* tensor) {
+  CHECK_TENSOR(tensor, "TfLiteTensorData", NULL);
+  return tensor->data.data;
+}
+
+const char* TfLiteTensorName(const TfLiteTensor* tensor) {
+  CHECK_TENSOR(tensor, "TfLiteTensorName", NULL);
+  return tensor->name;
+}
+
+TfLiteQuantizationParams TfLiteTensorQuantizationParams(
+    const TfLiteTensor* tensor) {
+  TfLiteQuantizationParams none = {0.0f, 0};
+  CHECK_TENSOR(tensor, "TfLiteTensorQuantizationParams", none);
+  return tensor->params;
+}
+
+TfLiteStatus TfLiteTensorCopyFromBuffer(TfLiteTensor* tensor,
+                                        const void* input_data,
+                                        size_t input_data_size) {
+  CHECK_TENSOR(tensor, "TfLiteTensorCopyFromBuffer", kTfLiteError);
+  if (input_data == NULL && input_data_size > 0) {
+    api_error("TfLiteTensorCopyFromBuffer: input_data is NULL");
+    return kTfLiteError;
+  }
+  if (input_data_size != tensor->bytes) {
+    api_error("TfLiteTensorCopyFromBuffer: tensor %s holds %zu bytes, got %zu",
+              tensor->name ? tensor->name : "", tensor->bytes, input_data_size);
+    return kTfLiteError;
+  }
+  if (tensor->data.raw == NULL && tensor->bytes > 0) {
+    api_error(
+        "TfLiteTensorCopyFromBuffer: tensor %s is not allocated; call "
+        "TfLiteInterpreterAllocateTensors first",
+        tensor->name ? tensor->name : "");
+    return kTfLiteError;
+  }
+  if (tensor->allocation_type == kTfLiteMmapRo ||
+      tensor->allocation_type == kTfLitePersistentRo) {
+    api_error("TfLiteTensorCopyFromBuffer: tensor %s is constant",
+              tensor->name ? tensor->name : "");
+    return kTfLiteError;
+  }
+  if (input_data_size > 0)
+    memcpy(tensor->data.raw, input_data, input_data_size);
+  return kTfLiteOk;
+}
+
+TfLiteStatus TfLiteTensorCopyToBuffer(const TfLiteTensor* tensor,
+                                      void* output_data,
+                                      size_t output_data_size) {
+  CHECK_TENSOR(tensor, "TfLiteTensorCopyToBuffer", kTfLiteError);
+  if (output_data == NULL && output_data_size > 0) {
+    api_error("TfLiteTensorCopyToBuffer: output_data is NULL");
+    return kTfLiteError;
+  }
+  if (output_data_size != tensor->bytes) {
+    api_error("TfLiteTensorCopyToBuffer: tensor %s holds %zu bytes, got %zu",
+              tensor->name ? tensor->name : "", tensor->bytes,
+              output_data_size);
+    return kTfLiteError;
+  }
+  if (tensor->data.raw == NULL && tensor->bytes > 0) {
+    api_error("TfLiteTensorCopyToBuffer: tensor %s has no data yet",
+              tensor->name ? tensor->name : "");
+    return kTfLiteError;
+  }
+  if (output_data_size > 0) {
+    memcpy(output_data, tensor->data.raw_const, output_data_size);
+  }
+  return kTfLiteOk;
+}
+
+/* ---- litegpu extensions
+ * ------------------------------------------------------ */
+
+TfLiteStatus litegpu_interpreter_memory_info(
+    const TfLiteInterpreter* interpreter, litegpu_memory_info* info) {
+  CHECK_INTERPRETER(interpreter, "litegpu_interpreter_memory_info",
+                    kTfLiteError);
+  if (info == NULL) return kTfLiteError;
+  const lg_subgraph* s = primary(interpreter);
+  if (s->state != LG_STATE_INVOKABLE) {
+    lg_report(&interpreter->reporter,
+              "litegpu_interpreter_memory_info: call "
+              "TfLiteInterpreterAllocateTensors first");
+    return kTfLiteError;
+  }
+  memset(info, 0, sizeof(*info));
+  info->arena_bytes = s->arena.planned;
+  for (size_t i = 0; i < s->context.tensors_size; ++i) {
+    const TfLiteTensor* t = &s->context.tensors[i];
+    info->heap_bytes += s->tensor_info[i].heap_size;
+    if (t->allocation_type == kTfLiteMmapRo) {
+      info->constant_bytes += t->bytes;
+    } else if (t->allocation_type == kTfLiteArenaRw &&
+               s->tensor_info[i].heap == NULL && t->data.raw != NULL) {
+      info->non_constant_tensor_bytes += t->bytes;
+    }
+  }
+  return kTfLiteOk;
+}

@@ -1,0 +1,338 @@
+/* Preparing, planning and running a subgraph.
+ *
+ * AllocateTensors prepares nodes in plan order until one leaves a dynamic
+ * output (its shape depends on data); the tensors of that static part are
+ * placed in one arena by lifetime. Nodes after the stop are prepared again on
+ * every Invoke, right before they run, and their tensors get heap blocks that
+ * are kept between invocations. Graph inputs and outputs live for the whole
+ * run, so Invoke never overwrites an input and outputs stay readable.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/subgraph.h"
+
+#define LG_LIFETIME_END INT_MAX
+
+static lg_node* node_at(lg_subgraph* s, int plan_index) {
+  return &s->nodes[s->execution_plan->data[plan_index]];
+}
+
+static bool is_arena_tensor(const TfLiteTensor* t) {
+  return t->allocation_type == kTfLiteArenaRw;
+}
+
+static TfLiteStatus prepare_node(lg_subgraph* s, int plan_index) {
+  lg_node* node = node_at(s, plan_index);
+  TfLiteStatus status =
+      lg_registration_prepare(&s->context, &node->registration, &node->node);
+  if (status != kTfLiteOk) {
+    lg_report(&s->interpreter->reporter,
+              "Node number %d (%s) failed to prepare.\n", node->op_index,
+              lg_node_op_name(node));
+    return kTfLiteError;
+  }
+  const TfLiteIntArray* temps = node->node.temporaries;
+  for (int i = 0; temps != NULL && i < temps->size; ++i) {
+    if (temps->data[i] < 0 ||
+        (size_t)temps->data[i] >= s->context.tensors_size) {
+      lg_report(&s->interpreter->reporter,
+                "Node number %d (%s) has temporary tensor %d, out of range",
+                node->op_index, lg_node_op_name(node), temps->data[i]);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+static bool has_dynamic_output(const lg_subgraph* s, const lg_node* node) {
+  const TfLiteIntArray* outputs = node->node.outputs;
+  for (int i = 0; i < outputs->size; ++i) {
+    if (outputs->data[i] >= 0 &&
+        s->context.tensors[outputs->data[i]].allocation_type ==
+            kTfLiteDynamic) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---- Heap-backed tensors --------------------------------------------------
+ */
+
+static TfLiteStatus ensure_heap(lg_subgraph* s, int index, bool* fresh) {
+  lg_tensor_info* info = &s->tensor_info[index];
+  TfLiteTensor* t = &s->context.tensors[index];
+  *fresh = false;
+  if (info->heap == NULL || info->heap_size != t->bytes) {
+    void* block = realloc(info->heap, t->bytes == 0 ? 1 : t->bytes);
+    if (block == NULL) {
+      lg_report(&s->interpreter->reporter,
+                "Out of memory allocating %zu bytes for tensor %d (%s)",
+                t->bytes, index, t->name ? t->name : "");
+      return kTfLiteError;
+    }
+    info->heap = block;
+    info->heap_size = t->bytes;
+    *fresh = true;
+  }
+  t->data.raw = info->heap;
+  return kTfLiteOk;
+}
+
+/* Variables and kernel-persistent tensors keep their contents across
+ * invocations and re-plans; they start from their constant buffer or zeros. */
+static TfLiteStatus allocate_persistent(lg_subgraph* s, int index) {
+  bool fresh = false;
+  TF_LITE_ENSURE_STATUS(ensure_heap(s, index, &fresh));
+  if (!fresh) return kTfLiteOk;
+  TfLiteTensor* t = &s->context.tensors[index];
+  memset(t->data.raw, 0, t->bytes);
+  const lg_model_subgraph* ms = s->model_subgraph;
+  if (index < ms->num_tensors) {
+    const lg_model_buffer* b =
+        &s->interpreter->model->model->buffers[ms->tensors[index].buffer];
+    if (b->data != NULL && b->size == t->bytes) {
+      memcpy(t->data.raw, b->data, t->bytes);
+    }
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus allocate_non_arena(lg_subgraph* s) {
+  for (size_t i = 0; i < s->context.tensors_size; ++i) {
+    TfLiteTensor* t = &s->context.tensors[i];
+    if (t->allocation_type == kTfLiteArenaRwPersistent) {
+      TF_LITE_ENSURE_STATUS(allocate_persistent(s, (int)i));
+    } else if (t->allocation_type == kTfLiteDynamic && t->data.raw == NULL &&
+               t->type != kTfLiteString) {
+      bool fresh = false;
+      TF_LITE_ENSURE_STATUS(ensure_heap(s, (int)i, &fresh));
+    }
+  }
+  return kTfLiteOk;
+}
+
+/* ---- Lifetimes and the arena ------------------------------------------------
+ */
+
+typedef struct lifetimes {
+  int* first;
+  int* last;
+} lifetimes;
+
+static void touch(lifetimes* lt, const lg_subgraph* s, int tensor, int pos) {
+  if (tensor < 0 || !is_arena_tensor(&s->context.tensors[tensor])) return;
+  if (lt->first[tensor] < 0) lt->first[tensor] = pos;
+  if (pos > lt->last[tensor]) lt->last[tensor] = pos;
+}
+
+static void touch_all(lifetimes* lt, const lg_subgraph* s,
+                      const TfLiteIntArray* tensors, int pos) {
+  for (int i = 0; tensors != NULL && i < tensors->size; ++i) {
+    touch(lt, s, tensors->data[i], pos);
+  }
+}
+
+/* Lifetimes over the statically prepared nodes [0, first_unprepared). */
+static void compute_lifetimes(lg_subgraph* s, lifetimes* lt) {
+  for (int i = 0; i < s->num_inputs; ++i) touch(lt, s, s->inputs[i], 0);
+  for (int i = 0; i < s->num_inputs; ++i) {
+    touch(lt, s, s->inputs[i], LG_LIFETIME_END);
+  }
+  for (int p = 0; p < s->first_unprepared; ++p) {
+    const TfLiteNode* n = &node_at(s, p)->node;
+    touch_all(lt, s, n->inputs, p);
+    touch_all(lt, s, n->outputs, p);
+    touch_all(lt, s, n->temporaries, p);
+  }
+  /* Tensors read after the static part, and graph outputs, stay alive. */
+  for (int p = s->first_unprepared; p < s->execution_plan->size; ++p) {
+    const TfLiteIntArray* in = node_at(s, p)->node.inputs;
+    for (int i = 0; i < in->size; ++i) {
+      if (in->data[i] >= 0 && lt->first[in->data[i]] >= 0) {
+        lt->last[in->data[i]] = LG_LIFETIME_END;
+      }
+    }
+  }
+  for (int i = 0; i < s->num_outputs; ++i) {
+    if (lt->first[s->outputs[i]] >= 0) {
+      lt->last[s->outputs[i]] = LG_LIFETIME_END;
+    }
+  }
+}
+
+static TfLiteStatus place_in_arena(lg_subgraph* s, const lifetimes* lt) {
+  const size_t n = s->context.tensors_size;
+  lg_arena_request* requests = malloc(sizeof(*requests) * (n ? n : 1));
+  int* owner = malloc(sizeof(int) * (n ? n : 1));
+  TfLiteStatus status = kTfLiteError;
+  if (requests == NULL || owner == NULL) goto done;
+  int count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (lt->first[i] < 0) continue;
+    requests[count] = (lg_arena_request){s->context.tensors[i].bytes,
+                                         lt->first[i], lt->last[i], 0};
+    owner[count++] = (int)i;
+  }
+  size_t total = 0;
+  if (lg_arena_plan(requests, count, LG_ARENA_ALIGNMENT, &total) != kTfLiteOk ||
+      lg_arena_reserve(&s->arena, total) != kTfLiteOk) {
+    lg_report(&s->interpreter->reporter,
+              "Out of memory planning an arena of %zu bytes", total);
+    goto done;
+  }
+  for (int k = 0; k < count; ++k) {
+    TfLiteTensor* t = &s->context.tensors[owner[k]];
+    t->data.raw = (char*)s->arena.base + requests[k].offset;
+    free(s->tensor_info[owner[k]].heap);
+    s->tensor_info[owner[k]].heap = NULL;
+    s->tensor_info[owner[k]].heap_size = 0;
+  }
+  status = kTfLiteOk;
+done:
+  free(requests);
+  free(owner);
+  return status;
+}
+
+static TfLiteStatus plan_memory(lg_subgraph* s) {
+  const size_t n = s->context.tensors_size;
+  lifetimes lt = {malloc(sizeof(int) * (n ? n : 1)),
+                  malloc(sizeof(int) * (n ? n : 1))};
+  TfLiteStatus status = kTfLiteError;
+  if (lt.first == NULL || lt.last == NULL) goto done;
+  for (size_t i = 0; i < n; ++i) {
+    lt.first[i] = -1;
+    lt.last[i] = -1;
+    /* Arena tensors outside the static part get heap blocks in Invoke. */
+    if (is_arena_tensor(&s->context.tensors[i]) &&
+        s->tensor_info[i].heap == NULL) {
+      s->context.tensors[i].data.raw = NULL;
+    }
+  }
+  compute_lifetimes(s, &lt);
+  status = place_in_arena(s, &lt);
+  if (status == kTfLiteOk) status = allocate_non_arena(s);
+done:
+  free(lt.first);
+  free(lt.last);
+  return status;
+}
+
+/* ---- Public steps
+ * ------------------------------------------------------------ */
+
+TfLiteStatus lg_subgraph_allocate_tensors(lg_subgraph* s) {
+  if (s->state == LG_STATE_INVOKABLE) return kTfLiteOk;
+  const int plan_size = s->execution_plan->size;
+  s->first_unprepared = plan_size;
+  for (int p = 0; p < plan_size; ++p) {
+    TF_LITE_ENSURE_STATUS(prepare_node(s, p));
+    if (has_dynamic_output(s, node_at(s, p))) {
+      s->first_unprepared = p + 1;
+      break;
+    }
+  }
+  TF_LITE_ENSURE_STATUS(plan_memory(s));
+  s->state = LG_STATE_INVOKABLE;
+  return kTfLiteOk;
+}
+
+/* Late preparation of a node after a dynamic tensor: prepare, then give its
+ * arena outputs and temporaries heap blocks of the size Prepare chose. */
+static TfLiteStatus prepare_late(lg_subgraph* s, int plan_index) {
+  TF_LITE_ENSURE_STATUS(prepare_node(s, plan_index));
+  const TfLiteNode* n = &node_at(s, plan_index)->node;
+  const TfLiteIntArray* lists[2] = {n->outputs, n->temporaries};
+  for (int l = 0; l < 2; ++l) {
+    for (int i = 0; lists[l] != NULL && i < lists[l]->size; ++i) {
+      const int t = lists[l]->data[i];
+      bool fresh = false;
+      if (t >= 0 && is_arena_tensor(&s->context.tensors[t])) {
+        TF_LITE_ENSURE_STATUS(ensure_heap(s, t, &fresh));
+      }
+    }
+  }
+  return allocate_non_arena(s);
+}
+
+static TfLiteStatus check_inputs_have_data(lg_subgraph* s,
+                                           const lg_node* node) {
+  const TfLiteIntArray* in = node->node.inputs;
+  for (int i = 0; i < in->size; ++i) {
+    if (in->data[i] < 0) continue;
+    const TfLiteTensor* t = &s->context.tensors[in->data[i]];
+    if (t->data.raw == NULL && t->bytes > 0) {
+      lg_report(&s->interpreter->reporter,
+                "Node number %d (%s): input tensor %d lacks data",
+                node->op_index, lg_node_op_name(node), in->data[i]);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus run_plan(lg_subgraph* s) {
+  for (int p = 0; p < s->execution_plan->size; ++p) {
+    if (p >= s->first_unprepared) TF_LITE_ENSURE_STATUS(prepare_late(s, p));
+    lg_node* node = node_at(s, p);
+    TF_LITE_ENSURE_STATUS(check_inputs_have_data(s, node));
+    if (lg_registration_invoke(&s->context, &node->registration, &node->node) !=
+        kTfLiteOk) {
+      lg_report(&s->interpreter->reporter,
+                "Node number %d (%s) failed to invoke.\n", node->op_index,
+                lg_node_op_name(node));
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_subgraph_invoke(lg_subgraph* s) {
+  if (s->state != LG_STATE_INVOKABLE) {
+    lg_report(&s->interpreter->reporter,
+              "Invoke called on model that is not ready.");
+    return kTfLiteError;
+  }
+  s->invoking = true;
+  TfLiteStatus status = run_plan(s);
+  s->invoking = false;
+  return status;
+}
+
+TfLiteStatus lg_subgraph_resize_input(lg_subgraph* s, int input_index,
+                                      const int* dims, int num_dims) {
+  const lg_reporter* rep = &s->interpreter->reporter;
+  if (input_index < 0 || input_index >= s->num_inputs) {
+    lg_report(rep, "ResizeInputTensor: input index %d out of range [0, %d)",
+              input_index, s->num_inputs);
+    return kTfLiteError;
+  }
+  if (num_dims < 0 || (num_dims > 0 && dims == NULL)) {
+    lg_report(rep, "ResizeInputTensor: invalid dims (count %d)", num_dims);
+    return kTfLiteError;
+  }
+  for (int i = 0; i < num_dims; ++i) {
+    if (dims[i] < 0) {
+      lg_report(rep, "ResizeInputTensor: dimension %d is negative (%d)", i,
+                dims[i]);
+      return kTfLiteError;
+    }
+  }
+  TfLiteTensor* t = &s->context.tensors[s->inputs[input_index]];
+  if (TfLiteIntArrayEqualsArray(t->dims, num_dims, dims)) return kTfLiteOk;
+  if (t->allocation_type != kTfLiteArenaRw &&
+      t->allocation_type != kTfLiteDynamic) {
+    lg_report(rep, "ResizeInputTensor: input %d is not resizable", input_index);
+    return kTfLiteError;
+  }
+  TfLiteIntArray* new_dims = TfLiteIntArrayCreate(num_dims);
+  if (new_dims == NULL) return kTfLiteError;
+  if (num_dims > 0)
+    memcpy(new_dims->data, dims, sizeof(int) * (size_t)num_dims);
+  TF_LITE_ENSURE_STATUS(lg_subgraph_set_dims(s, t, new_dims));
+  s->state = LG_STATE_UNPREPARED;
+  return kTfLiteOk;
+}

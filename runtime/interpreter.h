@@ -1,0 +1,135 @@
+/* The interpreter's internal structures, shared by the C API, the opaque
+ * operator API, the arena planner and the kernels.
+ *
+ * One lg_subgraph per model subgraph (only subgraph 0 runs today). Its
+ * TfLiteContext's impl_ points back at the lg_subgraph; its nodes are
+ * lg_node structs whose first member is the TfLiteNode handed to kernels, so
+ * a kernel's TfLiteNode* converts back with lg_node_from_tflite.
+ *
+ * State machine of a subgraph:
+ *   LG_STATE_UNPREPARED --AllocateTensors--> LG_STATE_INVOKABLE
+ *   LG_STATE_INVOKABLE --ResizeInputTensor--> LG_STATE_UNPREPARED
+ * Invoke in LG_STATE_UNPREPARED is an error ("Invoke called on model that is
+ * not ready.").
+ */
+#ifndef LITEGPU_RUNTIME_INTERPRETER_H_
+#define LITEGPU_RUNTIME_INTERPRETER_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/arena.h"
+#include "runtime/model/model.h"
+#include "runtime/op_resolver.h"
+#include "runtime/report.h"
+#include "runtime/thread_pool.h"
+#include "tensorflow/lite/c/c_api.h"
+#include "tensorflow/lite/c/common.h"
+
+/* A loaded model, shared by the interpreters created from it. */
+struct TfLiteModel {
+  lg_model* model;
+  atomic_int refcount;
+};
+
+struct TfLiteInterpreterOptions {
+  int32_t num_threads;
+  lg_reporter reporter;
+  lg_op_resolver resolver; /* registrations added through the options */
+};
+
+typedef enum lg_state {
+  LG_STATE_UNPREPARED = 0,
+  LG_STATE_INVOKABLE = 1,
+} lg_state;
+
+typedef struct lg_node {
+  TfLiteNode node;                 /* first: kernels see &lg_node.node */
+  TfLiteRegistration registration; /* copy of the resolved registration */
+  int op_index;                    /* index of the operator in the model */
+  bool initialized;                /* init ran; free is owed */
+} lg_node;
+
+/* Memory the interpreter owns for one tensor beyond the arena. */
+typedef struct lg_tensor_info {
+  void* heap;       /* dynamic, persistent or late-prepared arena tensor */
+  size_t heap_size; /* bytes allocated at heap */
+} lg_tensor_info;
+
+typedef struct lg_subgraph {
+  TfLiteContext context; /* context.impl_ == this */
+  struct TfLiteInterpreter* interpreter;
+  const lg_model_subgraph* model_subgraph;
+  int index;
+
+  /* Tensors: context.tensors / context.tensors_size; grows by AddTensors. */
+  size_t tensors_capacity;
+  lg_tensor_info* tensor_info; /* parallel to context.tensors */
+  int* inputs;
+  int num_inputs;
+  int* outputs;
+  int num_outputs;
+
+  lg_node* nodes;
+  int num_nodes;
+  TfLiteIntArray* execution_plan;
+
+  lg_state state;
+  /* Nodes [0, first_unprepared) are prepared with static shapes; a node whose
+   * outputs became dynamic stops static preparation, and the rest are
+   * prepared during Invoke (their arena tensors then live on the heap). */
+  int first_unprepared;
+  lg_arena arena;
+  bool invoking; /* inside Invoke: arena tensors may not change size */
+  TfLiteExternalContext* external_contexts[kTfLiteMaxExternalContexts];
+} lg_subgraph;
+
+struct TfLiteInterpreter {
+  TfLiteModel* model; /* a reference */
+  lg_reporter reporter;
+  lg_op_resolver resolver; /* copy of the options' registrations */
+  int32_t num_threads;
+  lg_thread_pool* thread_pool;
+  lg_subgraph* subgraphs;
+  int num_subgraphs;
+};
+
+static inline lg_node* lg_node_from_tflite(TfLiteNode* node) {
+  return (lg_node*)node; /* TfLiteNode is lg_node's first member */
+}
+
+static inline lg_subgraph* lg_subgraph_from_context(
+    const TfLiteContext* context) {
+  return (lg_subgraph*)context->impl_;
+}
+
+/* The thread pool kernels may split work over (never NULL once the
+ * interpreter exists; a pool of 1 runs tasks on the caller). */
+lg_thread_pool* lg_context_thread_pool(const TfLiteContext* context);
+
+/* Reports through the interpreter's reporter. */
+void lg_context_report(TfLiteContext* context, const char* format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Registration callbacks, dispatching to a TfLiteOperator's callbacks when
+ * registration_external is set (implemented in operator.c). */
+void* lg_registration_init(TfLiteContext* context,
+                           const TfLiteRegistration* registration,
+                           const char* buffer, size_t length);
+void lg_registration_free(TfLiteContext* context,
+                          const TfLiteRegistration* registration, void* data);
+TfLiteStatus lg_registration_prepare(TfLiteContext* context,
+                                     const TfLiteRegistration* registration,
+                                     TfLiteNode* node);
+TfLiteStatus lg_registration_invoke(TfLiteContext* context,
+                                    const TfLiteRegistration* registration,
+                                    TfLiteNode* node);
+
+/* The byte size of `dims` elements of `type` into *bytes; kTfLiteError on
+ * overflow or a type without a fixed element size. */
+TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
+                                 size_t* bytes);
+
+#endif /* LITEGPU_RUNTIME_INTERPRETER_H_ */

@@ -1,0 +1,134 @@
+/* Op resolver (see op_resolver.h). */
+#include "runtime/op_resolver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/kernels/kernels.h"
+#include "tensorflow/lite/builtin_ops.h"
+
+void lg_op_resolver_init(lg_op_resolver* resolver) {
+  memset(resolver, 0, sizeof(*resolver));
+  resolver->use_builtin_kernels = true;
+}
+
+void lg_op_resolver_release(lg_op_resolver* resolver) {
+  if (resolver == NULL) return;
+  for (int i = 0; i < resolver->count; ++i) {
+    free(resolver->entries[i].custom_name);
+  }
+  free(resolver->entries);
+  resolver->entries = NULL;
+  resolver->count = 0;
+  resolver->capacity = 0;
+}
+
+static TfLiteStatus grow(lg_op_resolver* resolver) {
+  if (resolver->count < resolver->capacity) return kTfLiteOk;
+  int capacity = resolver->capacity == 0 ? 8 : resolver->capacity * 2;
+  lg_resolver_entry* entries =
+      realloc(resolver->entries, sizeof(*entries) * (size_t)capacity);
+  if (entries == NULL) return kTfLiteError;
+  resolver->entries = entries;
+  resolver->capacity = capacity;
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_op_resolver_add(lg_op_resolver* resolver, int32_t builtin_code,
+                                const char* custom_name,
+                                const TfLiteRegistration* registration,
+                                int min_version, int max_version) {
+  if (resolver == NULL || registration == NULL || min_version < 1 ||
+      max_version < min_version) {
+    return kTfLiteError;
+  }
+  const bool is_custom = builtin_code == kTfLiteBuiltinCustom;
+  if (is_custom && (custom_name == NULL || custom_name[0] == '\0')) {
+    return kTfLiteError;
+  }
+  if (grow(resolver) != kTfLiteOk) return kTfLiteError;
+  char* name_copy = NULL;
+  if (is_custom) {
+    name_copy = strdup(custom_name);
+    if (name_copy == NULL) return kTfLiteError;
+  }
+  lg_resolver_entry* e = &resolver->entries[resolver->count++];
+  e->builtin_code = builtin_code;
+  e->custom_name = name_copy;
+  e->min_version = min_version;
+  e->max_version = max_version;
+  e->registration = *registration;
+  e->registration.builtin_code = builtin_code;
+  e->registration.custom_name = name_copy;
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_op_resolver_copy(lg_op_resolver* dst,
+                                 const lg_op_resolver* src) {
+  lg_op_resolver_release(dst);
+  dst->use_builtin_kernels = src->use_builtin_kernels;
+  for (int i = 0; i < src->count; ++i) {
+    const lg_resolver_entry* e = &src->entries[i];
+    if (lg_op_resolver_add(dst, e->builtin_code, e->custom_name,
+                           &e->registration, e->min_version,
+                           e->max_version) != kTfLiteOk) {
+      lg_op_resolver_release(dst);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+static bool same_op(int32_t code_a, const char* name_a, int32_t code_b,
+                    const char* name_b) {
+  if (code_a != code_b) return false;
+  if (code_a != kTfLiteBuiltinCustom) return true;
+  return name_a != NULL && name_b != NULL && strcmp(name_a, name_b) == 0;
+}
+
+/* Widens the supported range reported when the version is not covered. */
+static void note_range(lg_resolve_result* result, int min_version,
+                       int max_version) {
+  if (result->status == LG_RESOLVE_NOT_FOUND) {
+    result->status = LG_RESOLVE_VERSION_UNSUPPORTED;
+    result->min_supported = min_version;
+    result->max_supported = max_version;
+    return;
+  }
+  if (min_version < result->min_supported) result->min_supported = min_version;
+  if (max_version > result->max_supported) result->max_supported = max_version;
+}
+
+lg_resolve_result lg_op_resolver_find(const lg_op_resolver* resolver,
+                                      int32_t builtin_code,
+                                      const char* custom_name, int version) {
+  lg_resolve_result result = {LG_RESOLVE_NOT_FOUND, NULL, 0, 0};
+  for (int i = resolver->count - 1; i >= 0; --i) {
+    const lg_resolver_entry* e = &resolver->entries[i];
+    if (!same_op(e->builtin_code, e->custom_name, builtin_code, custom_name)) {
+      continue;
+    }
+    if (version >= e->min_version && version <= e->max_version) {
+      result.status = LG_RESOLVE_FOUND;
+      result.registration = &e->registration;
+      return result;
+    }
+    note_range(&result, e->min_version, e->max_version);
+  }
+  if (!resolver->use_builtin_kernels || builtin_code == kTfLiteBuiltinCustom) {
+    return result;
+  }
+  size_t count = 0;
+  const lg_builtin_kernel* kernels = lg_builtin_kernels(&count);
+  for (size_t i = 0; i < count; ++i) {
+    if (kernels[i].builtin_code != builtin_code) continue;
+    if (version >= kernels[i].min_version &&
+        version <= kernels[i].max_version) {
+      result.status = LG_RESOLVE_FOUND;
+      result.registration = kernels[i].registration();
+      return result;
+    }
+    note_range(&result, kernels[i].min_version, kernels[i].max_version);
+  }
+  return result;
+}

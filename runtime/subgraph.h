@@ -1,0 +1,39 @@
+/* Building, planning and running one subgraph (see interpreter.h for the
+ * structures and the state machine). */
+#ifndef LITEGPU_RUNTIME_SUBGRAPH_H_
+#define LITEGPU_RUNTIME_SUBGRAPH_H_
+
+#include "runtime/interpreter.h"
+
+/* Creates the tensors and nodes of model subgraph `index`, resolves every
+ * operator through interpreter->resolver and runs each node's Init. On
+ * failure reports why (unresolved ops in TFLite's words) and returns an
+ * error; lg_subgraph_release must still be called. Unresolved operators give
+ * kTfLiteUnresolvedOps. */
+TfLiteStatus lg_subgraph_build(lg_subgraph* subgraph,
+                               struct TfLiteInterpreter* interpreter,
+                               int index);
+
+/* Frees every node (Free paired with each Init), tensor and buffer. */
+void lg_subgraph_release(lg_subgraph* subgraph);
+
+/* Prepares the nodes and plans memory (a no-op when already invokable). */
+TfLiteStatus lg_subgraph_allocate_tensors(lg_subgraph* subgraph);
+
+TfLiteStatus lg_subgraph_invoke(lg_subgraph* subgraph);
+
+/* Sets the dims of input `input_index` (an index into the subgraph's
+ * inputs); takes no ownership. */
+TfLiteStatus lg_subgraph_resize_input(lg_subgraph* subgraph, int input_index,
+                                      const int* dims, int num_dims);
+
+/* Sets a tensor's dims and byte size (reallocating a dynamic tensor); takes
+ * ownership of new_size, also on failure. Backs context->ResizeTensor. */
+TfLiteStatus lg_subgraph_set_dims(lg_subgraph* subgraph, TfLiteTensor* tensor,
+                                  TfLiteIntArray* new_size);
+
+/* The op's name for messages: the schema name of a builtin or the custom
+ * name. */
+const char* lg_node_op_name(const lg_node* node);
+
+#endif /* LITEGPU_RUNTIME_SUBGRAPH_H_ */

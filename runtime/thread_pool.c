@@ -1,0 +1,186 @@
+/* A fixed pool of worker threads (pthreads) for kernels that split work.
+ *
+ * One run at a time: the caller publishes (fn, ctx, num_tasks) under the
+ * mutex, bumps the run generation and wakes every worker; the caller and the
+ * workers then claim task indices from an atomic counter until it passes
+ * num_tasks. Each worker checks out of every run under the mutex and the
+ * caller waits until all have, so no worker can still be claiming indices of
+ * a finished run when the next one resets the counter. Idle workers sleep on
+ * a condition variable; destroy sets `shutdown`, wakes and joins them.
+ */
+#include "runtime/thread_pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Keeps a wild num_threads option from exhausting the process. */
+#define LG_THREAD_POOL_MAX_THREADS 256
+
+struct lg_thread_pool {
+  int size;        /* threads running tasks, the caller included */
+  int num_workers; /* workers started (size - 1 once created) */
+  pthread_t* workers;
+  pthread_mutex_t mutex;
+  pthread_cond_t work_ready; /* a run started, or shutdown */
+  pthread_cond_t work_done;  /* the last worker left the current run */
+
+  /* Guarded by mutex. */
+  uint64_t generation; /* incremented once per run */
+  int workers_busy;    /* workers not yet checked out of the current run */
+  bool shutdown;
+  lg_task_fn fn;
+  void* ctx;
+  int num_tasks;
+
+  /* The next task index of the current run; claimed without the mutex. */
+  atomic_int next_task;
+};
+
+/* The process-wide pool of size 1: no workers, so its mutex and condition
+ * variables are never used; a static initializer is all it needs. */
+static lg_thread_pool g_default_pool = {
+    .size = 1,
+    .num_workers = 0,
+    .workers = NULL,
+    .mutex = PTHREAD_MUTEX_INITIALIZER,
+    .work_ready = PTHREAD_COND_INITIALIZER,
+    .work_done = PTHREAD_COND_INITIALIZER,
+};
+
+/* Claims and runs tasks until none is left. */
+static void lg_run_tasks(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
+                         int num_tasks) {
+  for (;;) {
+    const int i =
+        atomic_fetch_add_explicit(&pool->next_task, 1, memory_order_relaxed);
+    if (i >= num_tasks) return;
+    fn(ctx, i);
+  }
+}
+
+static void* lg_worker_main(void* arg) {
+  lg_thread_pool* pool = arg;
+  uint64_t seen = 0; /* the generation this worker last took part in */
+  pthread_mutex_lock(&pool->mutex);
+  for (;;) {
+    while (!pool->shutdown && pool->generation == seen) {
+      pthread_cond_wait(&pool->work_ready, &pool->mutex);
+    }
+    if (pool->shutdown) break;
+    seen = pool->generation;
+    const lg_task_fn fn = pool->fn;
+    void* const ctx = pool->ctx;
+    const int num_tasks = pool->num_tasks;
+    pthread_mutex_unlock(&pool->mutex);
+
+    lg_run_tasks(pool, fn, ctx, num_tasks);
+
+    pthread_mutex_lock(&pool->mutex);
+    if (--pool->workers_busy == 0) pthread_cond_signal(&pool->work_done);
+  }
+  pthread_mutex_unlock(&pool->mutex);
+  return NULL;
+}
+
+/* How far creation got, so that cleanup undoes exactly that much. */
+enum {
+  LG_POOL_HAS_MUTEX = 1 << 0,
+  LG_POOL_HAS_READY = 1 << 1,
+  LG_POOL_HAS_DONE = 1 << 2,
+};
+
+static void lg_thread_pool_release(lg_thread_pool* pool, int stages) {
+  if (pool->num_workers > 0) {
+    pthread_mutex_lock(&pool->mutex);
+    pool->shutdown = true;
+    pthread_cond_broadcast(&pool->work_ready);
+    pthread_mutex_unlock(&pool->mutex);
+    for (int i = 0; i < pool->num_workers; ++i) {
+      pthread_join(pool->workers[i], NULL);
+    }
+  }
+  if (stages & LG_POOL_HAS_DONE) pthread_cond_destroy(&pool->work_done);
+  if (stages & LG_POOL_HAS_READY) pthread_cond_destroy(&pool->work_ready);
+  if (stages & LG_POOL_HAS_MUTEX) pthread_mutex_destroy(&pool->mutex);
+  free(pool->workers);
+  free(pool);
+}
+
+lg_thread_pool* lg_thread_pool_create(int num_threads) {
+  if (num_threads < 1) return NULL;
+  if (num_threads > LG_THREAD_POOL_MAX_THREADS) {
+    num_threads = LG_THREAD_POOL_MAX_THREADS;
+  }
+  lg_thread_pool* pool = calloc(1, sizeof(*pool));
+  if (pool == NULL) return NULL;
+  pool->size = num_threads;
+  atomic_init(&pool->next_task, 0);
+
+  int stages = 0;
+  if (pthread_mutex_init(&pool->mutex, NULL) != 0) goto fail;
+  stages |= LG_POOL_HAS_MUTEX;
+  if (pthread_cond_init(&pool->work_ready, NULL) != 0) goto fail;
+  stages |= LG_POOL_HAS_READY;
+  if (pthread_cond_init(&pool->work_done, NULL) != 0) goto fail;
+  stages |= LG_POOL_HAS_DONE;
+
+  if (num_threads > 1) {
+    pool->workers = calloc((size_t)(num_threads - 1), sizeof(pthread_t));
+    if (pool->workers == NULL) goto fail;
+    for (int i = 0; i < num_threads - 1; ++i) {
+      if (pthread_create(&pool->workers[i], NULL, lg_worker_main, pool) != 0) {
+        goto fail; /* release joins the num_workers already started */
+      }
+      pool->num_workers++;
+    }
+  }
+  return pool;
+
+fail:
+  lg_thread_pool_release(pool, stages);
+  return NULL;
+}
+
+void lg_thread_pool_destroy(lg_thread_pool* pool) {
+  if (pool == NULL || pool == &g_default_pool) return;
+  lg_thread_pool_release(
+      pool, LG_POOL_HAS_MUTEX | LG_POOL_HAS_READY | LG_POOL_HAS_DONE);
+}
+
+int lg_thread_pool_size(const lg_thread_pool* pool) {
+  return pool == NULL ? 1 : pool->size;
+}
+
+lg_thread_pool* lg_thread_pool_default(void) { return &g_default_pool; }
+
+void lg_thread_pool_run(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
+                        int num_tasks) {
+  if (fn == NULL || num_tasks <= 0) return;
+  /* No workers, or nothing to share: run on the caller, touching no shared
+   * state (which keeps the default pool safe from any thread). */
+  if (pool == NULL || pool->num_workers == 0 || num_tasks == 1) {
+    for (int i = 0; i < num_tasks; ++i) fn(ctx, i);
+    return;
+  }
+
+  pthread_mutex_lock(&pool->mutex);
+  pool->fn = fn;
+  pool->ctx = ctx;
+  pool->num_tasks = num_tasks;
+  atomic_store_explicit(&pool->next_task, 0, memory_order_relaxed);
+  pool->workers_busy = pool->num_workers;
+  pool->generation++;
+  pthread_cond_broadcast(&pool->work_ready);
+  pthread_mutex_unlock(&pool->mutex);
+
+  lg_run_tasks(pool, fn, ctx, num_tasks);
+
+  pthread_mutex_lock(&pool->mutex);
+  while (pool->workers_busy > 0) {
+    pthread_cond_wait(&pool->work_done, &pool->mutex);
+  }
+  pthread_mutex_unlock(&pool->mutex);
+}

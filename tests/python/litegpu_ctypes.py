@@ -1,0 +1,401 @@
+"""A small ctypes wrapper over litegpu's TFLite-compatible C API.
+
+Tests drive the shared library (liblitegpu.so) through the same C functions a
+C program would call, so what they check is the public API, not internals.
+
+Where the library comes from, first match wins:
+  * LITEGPU_LIBRARY: the path of the library file itself;
+  * LITEGPU_BUILD_DIR: a build directory holding liblitegpu.so;
+  * <repo>/build/release/liblitegpu.so.
+
+Use:
+    lib = load_library()
+    with Model.from_file(lib, path) as model, \
+            Interpreter(lib, model, num_threads=2) as interp:
+        interp.resize_input(0, [8, 1])
+        interp.allocate_tensors()
+        interp.set_input(0, np.zeros((8, 1), np.float32))
+        interp.invoke()
+        y = interp.get_output(0)          # a copy
+
+Every failing call raises LiteGpuError, whose message holds the function,
+its status and every message the library reported since the last call.
+Messages are captured through TfLiteInterpreterOptionsSetErrorReporter /
+TfLiteModelCreate*WithErrorReporter: the callback receives a va_list, which
+is handed unchanged to libc's vsnprintf (a va_list parameter arrives as a
+pointer on x86-64 and AArch64 Linux alike).
+
+Objects are closed by `close()`, by leaving a `with` block, or when
+collected; an interpreter keeps its model alive.
+"""
+
+import ctypes
+import ctypes.util
+import os
+from pathlib import Path
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_BUILD_DIR = REPO_ROOT / "build" / "release"
+LIBRARY_NAME = "liblitegpu.so"
+
+# TfLiteStatus
+kTfLiteOk = 0
+
+# TfLiteType -> numpy dtype (the types tests exchange as arrays).
+_NUMPY_TYPES = {
+    1: np.float32,
+    2: np.int32,
+    3: np.uint8,
+    4: np.int64,
+    6: np.bool_,
+    7: np.int16,
+    8: np.complex64,
+    9: np.int8,
+    10: np.float16,
+    11: np.float64,
+    12: np.complex128,
+    13: np.uint64,
+    16: np.uint32,
+    17: np.uint16,
+}
+_TYPE_NAMES = {
+    0: "NOTYPE", 1: "FLOAT32", 2: "INT32", 3: "UINT8", 4: "INT64",
+    5: "STRING", 6: "BOOL", 7: "INT16", 8: "COMPLEX64", 9: "INT8",
+    10: "FLOAT16", 11: "FLOAT64", 12: "COMPLEX128", 13: "UINT64",
+    14: "RESOURCE", 15: "VARIANT", 16: "UINT32", 17: "UINT16", 18: "INT4",
+    19: "BFLOAT16",
+}
+
+# void (*)(void* user_data, const char* format, va_list args)
+ErrorReporter = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p,
+                                 ctypes.c_void_p)
+
+
+class LiteGpuError(RuntimeError):
+    """A C API call failed; `status` is its TfLiteStatus (None for NULL)."""
+
+    def __init__(self, message, status=None, messages=()):
+        super().__init__(message)
+        self.status = status
+        self.messages = list(messages)
+
+
+def library_path():
+    """The library file the environment points at (see the module doc)."""
+    explicit = os.environ.get("LITEGPU_LIBRARY")
+    if explicit:
+        return Path(explicit)
+    build_dir = os.environ.get("LITEGPU_BUILD_DIR")
+    return Path(build_dir or DEFAULT_BUILD_DIR) / LIBRARY_NAME
+
+
+_P = ctypes.c_void_p
+_SIGNATURES = {
+    # name: (restype, argtypes)
+    "TfLiteVersion": (ctypes.c_char_p, []),
+    "TfLiteSchemaVersion": (ctypes.c_int, []),
+    "TfLiteModelCreate": (_P, [_P, ctypes.c_size_t]),
+    "TfLiteModelCreateWithErrorReporter":
+        (_P, [_P, ctypes.c_size_t, ErrorReporter, _P]),
+    "TfLiteModelCreateFromFile": (_P, [ctypes.c_char_p]),
+    "TfLiteModelCreateFromFileWithErrorReporter":
+        (_P, [ctypes.c_char_p, ErrorReporter, _P]),
+    "TfLiteModelDelete": (None, [_P]),
+    "TfLiteInterpreterOptionsCreate": (_P, []),
+    "TfLiteInterpreterOptionsDelete": (None, [_P]),
+    "TfLiteInterpreterOptionsSetNumThreads": (None, [_P, ctypes.c_int32]),
+    "TfLiteInterpreterOptionsSetErrorReporter":
+        (None, [_P, ErrorReporter, _P]),
+    "TfLiteInterpreterCreate": (_P, [_P, _P]),
+    "TfLiteInterpreterDelete": (None, [_P]),
+    "TfLiteInterpreterGetInputTensorCount": (ctypes.c_int32, [_P]),
+    "TfLiteInterpreterGetOutputTensorCount": (ctypes.c_int32, [_P]),
+    "TfLiteInterpreterGetInputTensor": (_P, [_P, ctypes.c_int32]),
+    "TfLiteInterpreterGetOutputTensor": (_P, [_P, ctypes.c_int32]),
+    "TfLiteInterpreterGetTensor": (_P, [_P, ctypes.c_int]),
+    "TfLiteInterpreterResizeInputTensor":
+        (ctypes.c_int, [_P, ctypes.c_int32, ctypes.POINTER(ctypes.c_int),
+                        ctypes.c_int32]),
+    "TfLiteInterpreterAllocateTensors": (ctypes.c_int, [_P]),
+    "TfLiteInterpreterInvoke": (ctypes.c_int, [_P]),
+    "TfLiteTensorType": (ctypes.c_int, [_P]),
+    "TfLiteTensorNumDims": (ctypes.c_int32, [_P]),
+    "TfLiteTensorDim": (ctypes.c_int32, [_P, ctypes.c_int32]),
+    "TfLiteTensorByteSize": (ctypes.c_size_t, [_P]),
+    "TfLiteTensorData": (_P, [_P]),
+    "TfLiteTensorName": (ctypes.c_char_p, [_P]),
+    "TfLiteTensorCopyFromBuffer": (ctypes.c_int, [_P, _P, ctypes.c_size_t]),
+    "TfLiteTensorCopyToBuffer": (ctypes.c_int, [_P, _P, ctypes.c_size_t]),
+}
+
+
+class Library:
+    """liblitegpu.so with typed entry points (attributes named as in C)."""
+
+    def __init__(self, path=None):
+        self.path = Path(path) if path is not None else library_path()
+        if not self.path.is_file():
+            raise FileNotFoundError(
+                f"{self.path} does not exist: build litegpu (a shared "
+                "library) or point LITEGPU_BUILD_DIR / LITEGPU_LIBRARY at it")
+        self._dll = ctypes.CDLL(str(self.path))
+        for name, (restype, argtypes) in _SIGNATURES.items():
+            fn = getattr(self._dll, name)
+            fn.restype = restype
+            fn.argtypes = argtypes
+            setattr(self, name, fn)
+
+    def version(self):
+        return self.TfLiteVersion().decode()
+
+
+_LIBRARIES = {}
+
+
+def load_library(path=None):
+    """The library (loaded once per path)."""
+    resolved = Path(path) if path is not None else library_path()
+    key = str(resolved)
+    if key not in _LIBRARIES:
+        _LIBRARIES[key] = Library(resolved)
+    return _LIBRARIES[key]
+
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+_libc.vsnprintf.restype = ctypes.c_int
+_libc.vsnprintf.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                            ctypes.c_void_p]
+
+
+class ErrorCollector:
+    """Collects the library's reported messages as Python strings."""
+
+    def __init__(self):
+        self.messages = []
+        # Kept as an attribute: the C side holds only the raw pointer.
+        self.callback = ErrorReporter(self._report)
+
+    def _report(self, user_data, fmt, args):
+        buf = ctypes.create_string_buffer(4096)
+        _libc.vsnprintf(buf, len(buf), fmt, args)
+        self.messages.append(buf.value.decode("utf-8", "replace"))
+
+    def take(self):
+        taken, self.messages = self.messages, []
+        return taken
+
+
+class Model:
+    """A TfLiteModel; `from_file` maps a file, `from_bytes` keeps a copy of
+    the bytes alive for the model's lifetime (the C API does not copy)."""
+
+    def __init__(self, lib, handle, errors, keepalive=None):
+        self.lib = lib
+        self.handle = handle
+        self.errors = errors
+        self._keepalive = keepalive
+
+    @classmethod
+    def from_file(cls, lib, path):
+        errors = ErrorCollector()
+        handle = lib.TfLiteModelCreateFromFileWithErrorReporter(
+            str(path).encode(), errors.callback, None)
+        if not handle:
+            raise LiteGpuError(
+                f"TfLiteModelCreateFromFile({path}) failed: "
+                + "; ".join(errors.messages), None, errors.messages)
+        return cls(lib, handle, errors)
+
+    @classmethod
+    def from_bytes(cls, lib, data):
+        buf = ctypes.create_string_buffer(bytes(data), len(data))
+        errors = ErrorCollector()
+        handle = lib.TfLiteModelCreateWithErrorReporter(
+            buf, len(data), errors.callback, None)
+        if not handle:
+            raise LiteGpuError(
+                "TfLiteModelCreate failed: " + "; ".join(errors.messages),
+                None, errors.messages)
+        return cls(lib, handle, errors, keepalive=buf)
+
+    def close(self):
+        if self.handle:
+            self.lib.TfLiteModelDelete(self.handle)
+            self.handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class Tensor:
+    """A view of one TfLiteTensor; valid while its interpreter lives and
+    until the next allocate_tensors (which may move its data)."""
+
+    def __init__(self, lib, handle):
+        self.lib = lib
+        self.handle = handle
+
+    @property
+    def type(self):
+        return self.lib.TfLiteTensorType(self.handle)
+
+    @property
+    def type_name(self):
+        return _TYPE_NAMES.get(self.type, f"type {self.type}")
+
+    @property
+    def dtype(self):
+        try:
+            return np.dtype(_NUMPY_TYPES[self.type])
+        except KeyError:
+            raise LiteGpuError(f"no numpy dtype for {self.type_name}")
+
+    @property
+    def shape(self):
+        n = self.lib.TfLiteTensorNumDims(self.handle)
+        if n < 0:
+            return None
+        return tuple(self.lib.TfLiteTensorDim(self.handle, i)
+                     for i in range(n))
+
+    @property
+    def name(self):
+        raw = self.lib.TfLiteTensorName(self.handle)
+        return raw.decode() if raw is not None else None
+
+    @property
+    def byte_size(self):
+        return self.lib.TfLiteTensorByteSize(self.handle)
+
+    def copy_from(self, array):
+        array = np.ascontiguousarray(array, dtype=self.dtype)
+        if array.nbytes != self.byte_size:
+            raise LiteGpuError(
+                f"tensor {self.name!r} holds {self.byte_size} bytes "
+                f"{self.shape}, the array {array.nbytes} {array.shape}")
+        status = self.lib.TfLiteTensorCopyFromBuffer(
+            self.handle, array.ctypes.data, array.nbytes)
+        if status != kTfLiteOk:
+            raise LiteGpuError("TfLiteTensorCopyFromBuffer failed", status)
+
+    def to_numpy(self):
+        """A copy of the tensor's contents, shaped like the tensor."""
+        out = np.empty(self.shape, dtype=self.dtype)
+        status = self.lib.TfLiteTensorCopyToBuffer(
+            self.handle, out.ctypes.data, out.nbytes)
+        if status != kTfLiteOk:
+            raise LiteGpuError("TfLiteTensorCopyToBuffer failed", status)
+        return out
+
+    def view(self):
+        """A numpy array over the tensor's own memory (no copy)."""
+        data = self.lib.TfLiteTensorData(self.handle)
+        if not data:
+            raise LiteGpuError(f"tensor {self.name!r} has no data yet")
+        size = self.byte_size
+        raw = (ctypes.c_uint8 * size).from_address(data)
+        return np.frombuffer(raw, dtype=self.dtype).reshape(self.shape)
+
+
+class Interpreter:
+    """A TfLiteInterpreter over a Model, with options applied at creation.
+
+    num_threads None leaves the option unset (the library chooses)."""
+
+    def __init__(self, lib, model, num_threads=None):
+        self.lib = lib
+        self.model = model  # keeps the model alive
+        self.errors = ErrorCollector()
+        self.handle = None
+        options = lib.TfLiteInterpreterOptionsCreate()
+        if not options:
+            raise LiteGpuError("TfLiteInterpreterOptionsCreate failed")
+        try:
+            if num_threads is not None:
+                lib.TfLiteInterpreterOptionsSetNumThreads(options,
+                                                          num_threads)
+            lib.TfLiteInterpreterOptionsSetErrorReporter(
+                options, self.errors.callback, None)
+            self.handle = lib.TfLiteInterpreterCreate(model.handle, options)
+        finally:
+            lib.TfLiteInterpreterOptionsDelete(options)
+        if not self.handle:
+            self._raise("TfLiteInterpreterCreate", None)
+
+    def _raise(self, what, status):
+        messages = self.errors.take()
+        detail = "; ".join(messages) if messages else "no message"
+        raise LiteGpuError(f"{what} failed (status {status}): {detail}",
+                           status, messages)
+
+    def _check(self, what, status):
+        if status != kTfLiteOk:
+            self._raise(what, status)
+
+    @property
+    def input_count(self):
+        return self.lib.TfLiteInterpreterGetInputTensorCount(self.handle)
+
+    @property
+    def output_count(self):
+        return self.lib.TfLiteInterpreterGetOutputTensorCount(self.handle)
+
+    def input(self, index):
+        handle = self.lib.TfLiteInterpreterGetInputTensor(self.handle, index)
+        if not handle:
+            raise LiteGpuError(f"no input {index}")
+        return Tensor(self.lib, handle)
+
+    def output(self, index):
+        handle = self.lib.TfLiteInterpreterGetOutputTensor(self.handle, index)
+        if not handle:
+            raise LiteGpuError(f"no output {index}")
+        return Tensor(self.lib, handle)
+
+    def tensor(self, index):
+        handle = self.lib.TfLiteInterpreterGetTensor(self.handle, index)
+        if not handle:
+            raise LiteGpuError(f"no tensor {index}")
+        return Tensor(self.lib, handle)
+
+    def resize_input(self, index, shape):
+        dims = (ctypes.c_int * len(shape))(*shape)
+        self._check("TfLiteInterpreterResizeInputTensor",
+                    self.lib.TfLiteInterpreterResizeInputTensor(
+                        self.handle, index, dims, len(shape)))
+
+    def allocate_tensors(self):
+        self._check("TfLiteInterpreterAllocateTensors",
+                    self.lib.TfLiteInterpreterAllocateTensors(self.handle))
+
+    def invoke(self):
+        self._check("TfLiteInterpreterInvoke",
+                    self.lib.TfLiteInterpreterInvoke(self.handle))
+
+    def set_input(self, index, array):
+        self.input(index).copy_from(array)
+
+    def get_output(self, index):
+        return self.output(index).to_numpy()
+
+    def close(self):
+        if self.handle:
+            self.lib.TfLiteInterpreterDelete(self.handle)
+            self.handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
