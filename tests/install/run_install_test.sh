@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Install test: installs the release build into a temporary prefix and builds
+# tests/install/consumer.c against the installed tree only, two ways:
+#   1. CMake find_package(litegpu), shared and static (tests/install/),
+#   2. plain `cc $(pkg-config --cflags --libs litegpu)`.
+# Each binary runs hello_world_float.tflite with x = 1.0 and must print y
+# within 0.05 of sin(1.0) = 0.841 (the model approximates sin). It also checks
+# that every installed public header compiles on its own, as C and as C++.
+#
+#   bash tests/install/run_install_test.sh [MODEL]
+#
+# Needs a release build (bash scripts/build.sh release). LITEGPU_BUILD_ROOT
+# moves the build folders as in scripts/build.sh. Exits non-zero with a
+# message naming the step that failed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+BUILD=$(realpath -m "${LITEGPU_BUILD_ROOT:-build}")/release
+MODEL=$(realpath -m "${1:-$ROOT/../shared/models/tflite-micro/hello_world_float.tflite}")
+EXPECTED=0.841471  # sin(1.0)
+TOLERANCE=0.05
+
+step() { printf 'install test: %s\n' "$*"; }
+fail() { printf 'install test: FAIL: %s\n' "$*" >&2; exit 1; }
+
+# Runs a command quietly; on failure shows its output and fails with $1.
+quiet() {
+  local what=$1
+  shift
+  "$@" >"$WORK/step.log" 2>&1 || { cat "$WORK/step.log" >&2; fail "$what"; }
+}
+
+[[ -f $BUILD/CMakeCache.txt ]] ||
+  fail "no release build in $BUILD (run: bash scripts/build.sh release)"
+[[ -f $MODEL ]] || fail "model not found: $MODEL"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/litegpu-install-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+PREFIX=$WORK/prefix
+
+# ---- Install and look at the tree ------------------------------------------
+step "installing $BUILD into a temporary prefix"
+quiet "cmake --install failed" cmake --install "$BUILD" --prefix "$PREFIX"
+
+pc=$(find "$PREFIX" -name litegpu.pc -path '*/pkgconfig/*' | head -n 1)
+[[ -n $pc ]] || fail "litegpu.pc was not installed"
+LIBDIR=$(dirname "$(dirname "$pc")")
+for f in "$PREFIX/include/tensorflow/lite/c/c_api.h" \
+         "$LIBDIR/liblitegpu.so" "$LIBDIR/liblitegpu.a" \
+         "$LIBDIR/cmake/litegpu/litegpuConfig.cmake" \
+         "$LIBDIR/cmake/litegpu/litegpuConfigVersion.cmake"; do
+  [[ -e $f ]] || fail "not installed: ${f#"$PREFIX"/}"
+done
+
+step "compiling each installed header on its own (C11 and C++17)"
+while IFS= read -r header; do
+  rel=${header#"$PREFIX/include/"}
+  printf '#include "%s"\n' "$rel" >"$WORK/header.c"
+  quiet "$rel does not compile on its own as C11" \
+    cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$PREFIX/include" \
+    "$WORK/header.c"
+  quiet "$rel does not compile on its own as C++17" \
+    c++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I"$PREFIX/include" \
+    -x c++ "$WORK/header.c"
+done < <(find "$PREFIX/include" -name '*.h' | sort)
+
+# Checks that a consumer binary prints y close to sin(1.0).
+check_output() {
+  local name=$1 out y
+  shift
+  out=$("$@" "$MODEL" 1.0 2>&1) || { printf '%s\n' "$out" >&2; fail "$name exited with an error"; }
+  y=$(printf '%s\n' "$out" | sed -n 's/^y = //p' | head -n 1)
+  [[ -n $y ]] || { printf '%s\n' "$out" >&2; fail "$name printed no 'y = ' line"; }
+  awk -v y="$y" -v e="$EXPECTED" -v t="$TOLERANCE" \
+    'BEGIN { d = y - e; if (d < 0) d = -d; exit !(d <= t) }' ||
+    fail "$name: y = $y, expected $EXPECTED +- $TOLERANCE"
+  step "$name: y = $y (sin(1.0) = $EXPECTED)"
+}
+
+# ---- 1. CMake find_package --------------------------------------------------
+step "building the consumer with CMake find_package(litegpu)"
+quiet "configuring tests/install with find_package(litegpu) failed" \
+  cmake -S "$ROOT/tests/install" -B "$WORK/cmake" \
+  -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+found=$(sed -n 's/^litegpu_DIR:PATH=//p' "$WORK/cmake/CMakeCache.txt")
+[[ $found == "$PREFIX"/* ]] ||
+  fail "find_package(litegpu) found $found, not the installed tree"
+quiet "building the CMake consumer failed" cmake --build "$WORK/cmake"
+check_output "cmake consumer (litegpu::litegpu)" "$WORK/cmake/consumer_shared"
+check_output "cmake consumer (litegpu::litegpu_static)" \
+  "$WORK/cmake/consumer_static"
+
+# ---- 2. pkg-config ------------------------------------------------------------
+step "building the consumer with cc \$(pkg-config --cflags --libs litegpu)"
+export PKG_CONFIG_PATH=$LIBDIR/pkgconfig
+flags=$(pkg-config --cflags --libs litegpu) || fail "pkg-config does not know litegpu"
+# shellcheck disable=SC2086  # the flags are meant to split into words
+quiet "building the pkg-config consumer failed" \
+  cc -std=c11 -Wall -Wextra -Werror "$ROOT/tests/install/consumer.c" \
+  $flags -o "$WORK/consumer_pkgconfig"
+LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+  check_output "pkg-config consumer" "$WORK/consumer_pkgconfig"
+
+step "PASS"
