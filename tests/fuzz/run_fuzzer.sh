@@ -31,13 +31,22 @@ mkdir -p "$artifacts"
 
 # The saved regressions run first, then the corpus; new coverage is written
 # back into the corpus folder (the first one named).
+# libFuzzer's progress lines go to a log; the last lines (the final stats, or
+# the crash report) are printed.
 status=0
+log=$build/fuzz.log
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   "$build/tests/fuzz/fuzz_model_loader" \
   -max_len=400000 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$artifacts/" \
-  ${LITEGPU_FUZZ_FLAGS:-} "$corpus" "$here/regressions" || status=$?
+  ${LITEGPU_FUZZ_FLAGS:-} "$corpus" "$here/regressions" >"$log" 2>&1 ||
+  status=$?
+if [[ $status -ne 0 ]]; then
+  tail -n 60 "$log"
+else
+  grep -E '^(Done|stat::)' "$log" || tail -n 10 "$log"
+fi
 
 if [[ $status -ne 0 ]]; then
   echo "fuzz_model_loader failed (status $status); inputs in $artifacts:" >&2
