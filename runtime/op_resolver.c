@@ -118,17 +118,14 @@ lg_resolve_result lg_op_resolver_find(const lg_op_resolver* resolver,
   if (!resolver->use_builtin_kernels || builtin_code == kTfLiteBuiltinCustom) {
     return result;
   }
-  size_t count = 0;
-  const lg_builtin_kernel* kernels = lg_builtin_kernels(&count);
-  for (size_t i = 0; i < count; ++i) {
-    if (kernels[i].builtin_code != builtin_code) continue;
-    if (version >= kernels[i].min_version &&
-        version <= kernels[i].max_version) {
-      result.status = LG_RESOLVE_FOUND;
-      result.registration = kernels[i].registration();
-      return result;
-    }
-    note_range(&result, kernels[i].min_version, kernels[i].max_version);
+  int lo = 0, hi = 0;
+  const lg_builtin_kernel* k =
+      lg_builtin_kernel_find(builtin_code, version, &lo, &hi);
+  if (k != NULL) {
+    result.status = LG_RESOLVE_FOUND;
+    result.registration = k->registration();
+  } else if (hi > 0) {
+    note_range(&result, lo, hi);
   }
   return result;
 }

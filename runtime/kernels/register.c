@@ -1,28 +1,36 @@
-/* The builtin kernel table the op resolver searches after the user's
- * registrations. One row per kernel: the op, the version range it runs and
- * its registration getter.
+/* The builtin kernel search over every op family's table.
  *
- * A range covers every version whose models the kernel accepts at resolve
+ * A row covers every version whose models the kernel accepts at resolve
  * time; variants inside a range the kernel does not compute (quantized or
  * half-precision types) fail its Prepare with a message naming the type.
  */
 #include <stddef.h>
 
 #include "runtime/kernels/kernels.h"
-#include "tensorflow/lite/builtin_ops.h"
 
-static const lg_builtin_kernel kBuiltinKernels[] = {
-    /* 1: float32, int32 (uint8 is rejected); 2..5: int8, int16, int64 (all
-     * rejected). 6 (float16) is not registered. */
-    {kTfLiteBuiltinAdd, 1, 5, lg_register_ADD},
-    /* float32 throughout; 5: keep_num_dims, 6: no bias. The quantized,
-     * hybrid, sparse and shuffled variants of 2..4 and 7..13 are rejected. */
-    {kTfLiteBuiltinFullyConnected, 1, 13, lg_register_FULLY_CONNECTED},
+typedef const lg_builtin_kernel* (*lg_family_fn)(size_t* count);
+
+static const lg_family_fn kFamilies[] = {
+    lg_kernels_elementwise, lg_kernels_unary,  lg_kernels_nn,
+    lg_kernels_shape,       lg_kernels_reduce,
 };
 
-const lg_builtin_kernel* lg_builtin_kernels(size_t* count) {
-  if (count != NULL) {
-    *count = sizeof(kBuiltinKernels) / sizeof(kBuiltinKernels[0]);
+const lg_builtin_kernel* lg_builtin_kernel_find(int32_t builtin_code,
+                                                int version, int* min_version,
+                                                int* max_version) {
+  int lo = 0, hi = 0;
+  for (size_t f = 0; f < sizeof(kFamilies) / sizeof(kFamilies[0]); ++f) {
+    size_t count = 0;
+    const lg_builtin_kernel* table = kFamilies[f](&count);
+    for (size_t i = 0; i < count; ++i) {
+      const lg_builtin_kernel* k = &table[i];
+      if (k->builtin_code != builtin_code) continue;
+      if (version >= k->min_version && version <= k->max_version) return k;
+      if (lo == 0 || k->min_version < lo) lo = k->min_version;
+      if (k->max_version > hi) hi = k->max_version;
+    }
   }
-  return kBuiltinKernels;
+  if (min_version != NULL) *min_version = lo;
+  if (max_version != NULL) *max_version = hi;
+  return NULL;
 }

@@ -885,28 +885,37 @@ static void test_fc_threads(void** state) {
 
 static void test_builtin_table(void** state) {
   (void)state;
-  size_t count = 0;
-  const lg_builtin_kernel* table = lg_builtin_kernels(&count);
-  assert_non_null(table);
-  bool add = false, fc = false;
-  for (size_t i = 0; i < count; ++i) {
-    const TfLiteRegistration* reg = table[i].registration();
-    assert_non_null(reg);
-    assert_int_equal(reg->builtin_code, table[i].builtin_code);
-    assert_true(table[i].min_version >= 1);
-    assert_true(table[i].min_version <= table[i].max_version);
-    if (table[i].builtin_code == kTfLiteBuiltinAdd) {
-      add = true;
-      assert_int_equal(table[i].min_version, 1);
-      assert_int_equal(table[i].max_version, 5);
-    }
-    if (table[i].builtin_code == kTfLiteBuiltinFullyConnected) {
-      fc = true;
-      assert_int_equal(table[i].min_version, 1);
-      assert_int_equal(table[i].max_version, 13);
+  const lg_builtin_kernel* (*families[])(size_t*) = {
+      lg_kernels_elementwise, lg_kernels_unary, lg_kernels_nn, lg_kernels_shape,
+      lg_kernels_reduce};
+  for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); ++f) {
+    size_t count = 0;
+    const lg_builtin_kernel* table = families[f](&count);
+    assert_non_null(table);
+    for (size_t i = 0; i < count; ++i) {
+      const TfLiteRegistration* reg = table[i].registration();
+      assert_non_null(reg);
+      assert_int_equal(reg->builtin_code, table[i].builtin_code);
+      assert_true(table[i].min_version >= 1);
+      assert_true(table[i].min_version <= table[i].max_version);
     }
   }
-  assert_true(add && fc);
+  int lo = -7, hi = -7;
+  const lg_builtin_kernel* add =
+      lg_builtin_kernel_find(kTfLiteBuiltinAdd, 1, &lo, &hi);
+  assert_non_null(add);
+  assert_null(lg_builtin_kernel_find(kTfLiteBuiltinAdd, 6, &lo, &hi));
+  assert_int_equal(lo, 1);
+  assert_int_equal(hi, 5);
+  assert_non_null(
+      lg_builtin_kernel_find(kTfLiteBuiltinFullyConnected, 13, NULL, NULL));
+  assert_null(
+      lg_builtin_kernel_find(kTfLiteBuiltinFullyConnected, 14, &lo, &hi));
+  assert_int_equal(hi, 13);
+  /* An op with no kernel at all reports an empty range. */
+  assert_null(lg_builtin_kernel_find(kTfLiteBuiltinLstm, 1, &lo, &hi));
+  assert_int_equal(lo, 0);
+  assert_int_equal(hi, 0);
 }
 
 static void test_invoke_without_prepare(void** state) {
