@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "litegpu/interpreter_info.h"
+#include "litegpu/profiling.h"
 #include "runtime/interpreter.h"
 #include "runtime/operator.h"
 #include "runtime/subgraph.h"
@@ -510,4 +511,31 @@ TfLiteStatus litegpu_interpreter_memory_info(
     }
   }
   return kTfLiteOk;
+}
+
+TfLiteStatus litegpu_interpreter_enable_op_profiling(
+    TfLiteInterpreter* interpreter, bool enable) {
+  CHECK_INTERPRETER(interpreter, "litegpu_interpreter_enable_op_profiling",
+                    kTfLiteError);
+  lg_subgraph* s = primary(interpreter);
+  s->profiling = enable;
+  for (int i = 0; i < s->num_nodes; ++i) {
+    s->nodes[i].profile_ns = 0;
+    s->nodes[i].profile_count = 0;
+  }
+  return kTfLiteOk;
+}
+
+int litegpu_interpreter_op_profile(const TfLiteInterpreter* interpreter,
+                                   litegpu_op_profile* profiles, int capacity) {
+  CHECK_INTERPRETER(interpreter, "litegpu_interpreter_op_profile", -1);
+  const lg_subgraph* s = primary(interpreter);
+  const int n = s->execution_plan->size;
+  for (int p = 0; p < n && p < capacity && profiles != NULL; ++p) {
+    const lg_node* node = &s->nodes[s->execution_plan->data[p]];
+    profiles[p] = (litegpu_op_profile){node->op_index, lg_node_op_name(node),
+                                       node->registration.version,
+                                       node->profile_ns, node->profile_count};
+  }
+  return n;
 }

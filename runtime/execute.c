@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/subgraph.h"
 
@@ -274,18 +275,38 @@ static TfLiteStatus check_inputs_have_data(lg_subgraph* s,
   return kTfLiteOk;
 }
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Prepares (when late), checks and invokes one node, timing it when
+ * profiling. */
+static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
+  const uint64_t start = s->profiling ? now_ns() : 0;
+  if (plan_index >= s->first_unprepared) {
+    TF_LITE_ENSURE_STATUS(prepare_late(s, plan_index));
+  }
+  lg_node* node = node_at(s, plan_index);
+  TF_LITE_ENSURE_STATUS(check_inputs_have_data(s, node));
+  TfLiteStatus status =
+      lg_registration_invoke(&s->context, &node->registration, &node->node);
+  if (status != kTfLiteOk) {
+    lg_report(&s->interpreter->reporter,
+              "Node number %d (%s) failed to invoke.\n", node->op_index,
+              lg_node_op_name(node));
+  }
+  if (s->profiling) {
+    node->profile_ns += now_ns() - start;
+    node->profile_count++;
+  }
+  return status;
+}
+
 static TfLiteStatus run_plan(lg_subgraph* s) {
   for (int p = 0; p < s->execution_plan->size; ++p) {
-    if (p >= s->first_unprepared) TF_LITE_ENSURE_STATUS(prepare_late(s, p));
-    lg_node* node = node_at(s, p);
-    TF_LITE_ENSURE_STATUS(check_inputs_have_data(s, node));
-    if (lg_registration_invoke(&s->context, &node->registration, &node->node) !=
-        kTfLiteOk) {
-      lg_report(&s->interpreter->reporter,
-                "Node number %d (%s) failed to invoke.\n", node->op_index,
-                lg_node_op_name(node));
-      return kTfLiteError;
-    }
+    TF_LITE_ENSURE_STATUS(run_node(s, p));
   }
   return kTfLiteOk;
 }

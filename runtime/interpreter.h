@@ -50,6 +50,8 @@ typedef struct lg_node {
   TfLiteRegistration registration; /* copy of the resolved registration */
   int op_index;                    /* index of the operator in the model */
   bool initialized;                /* init ran; free is owed */
+  uint64_t profile_ns;             /* time in Invoke while profiling */
+  uint64_t profile_count;
 } lg_node;
 
 /* Memory the interpreter owns for one tensor beyond the arena. */
@@ -82,7 +84,8 @@ typedef struct lg_subgraph {
    * prepared during Invoke (their arena tensors then live on the heap). */
   int first_unprepared;
   lg_arena arena;
-  bool invoking; /* inside Invoke: arena tensors may not change size */
+  bool invoking;  /* inside Invoke: arena tensors may not change size */
+  bool profiling; /* time each node (litegpu/profiling.h) */
   TfLiteExternalContext* external_contexts[kTfLiteMaxExternalContexts];
 } lg_subgraph;
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "litegpu/interpreter_info.h"
+#include "litegpu/profiling.h"
 #include "runtime/model/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -630,6 +631,38 @@ static void test_bad_arguments(void** state) {
   free_model(&m);
 }
 
+static void test_op_profiling(void** state) {
+  (void)state;
+  built_model m;
+  build_double_add(&m, 2);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, NULL);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
+  assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk); /* not counted */
+  assert_int_equal(litegpu_interpreter_enable_op_profiling(ip, true),
+                   kTfLiteOk);
+  for (int i = 0; i < 3; ++i) {
+    assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  }
+  assert_int_equal(litegpu_interpreter_op_profile(ip, NULL, 0), 2);
+  litegpu_op_profile p[2];
+  assert_int_equal(litegpu_interpreter_op_profile(ip, p, 2), 2);
+  for (int i = 0; i < 2; ++i) {
+    assert_int_equal(p[i].node_index, i);
+    assert_string_equal(p[i].op_name, "ADD");
+    assert_int_equal(p[i].version, 2);
+    assert_int_equal(p[i].count, 3);
+  }
+  assert_int_equal(litegpu_interpreter_enable_op_profiling(ip, false),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  assert_int_equal(litegpu_interpreter_op_profile(ip, p, 2), 2);
+  assert_int_equal(p[0].count, 0);
+  assert_int_equal(litegpu_interpreter_op_profile(NULL, p, 2), -1);
+  TfLiteInterpreterDelete(ip);
+  free_model(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_double_add_runs),
@@ -642,6 +675,7 @@ int main(void) {
       cmocka_unit_test(test_prepare_failure),
       cmocka_unit_test(test_context_callbacks),
       cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_op_profiling),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
