@@ -9,6 +9,7 @@
 
 #include "litegpu/interpreter_info.h"
 #include "litegpu/profiling.h"
+#include "runtime/delegate.h"
 #include "runtime/interpreter.h"
 #include "runtime/operator.h"
 #include "runtime/subgraph.h"
@@ -93,6 +94,30 @@ static void model_release(TfLiteModel* model) {
 
 void TfLiteModelDelete(TfLiteModel* model) { model_release(model); }
 
+/* ---- Delegate lists ---- */
+
+static TfLiteStatus delegate_list_add(lg_delegate_list* list,
+                                      TfLiteDelegate* delegate) {
+  if (list->count == list->capacity) {
+    int capacity = list->capacity ? list->capacity * 2 : 4;
+    TfLiteDelegate** items =
+        realloc(list->items, sizeof(*items) * (size_t)capacity);
+    if (items == NULL) return kTfLiteError;
+    list->items = items;
+    list->capacity = capacity;
+  }
+  list->items[list->count++] = delegate;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus delegate_list_copy(lg_delegate_list* dst,
+                                       const lg_delegate_list* src) {
+  for (int i = 0; i < src->count; ++i) {
+    TF_LITE_ENSURE_STATUS(delegate_list_add(dst, src->items[i]));
+  }
+  return kTfLiteOk;
+}
+
 /* ---- Options ---------------------------------------------------------------
  */
 
@@ -114,7 +139,9 @@ TfLiteInterpreterOptions* TfLiteInterpreterOptionsCopy(
   if (copy == NULL) return NULL;
   copy->num_threads = from->num_threads;
   copy->reporter = from->reporter;
-  if (lg_op_resolver_copy(&copy->resolver, &from->resolver) != kTfLiteOk) {
+  copy->enable_delegate_fallback = from->enable_delegate_fallback;
+  if (lg_op_resolver_copy(&copy->resolver, &from->resolver) != kTfLiteOk ||
+      delegate_list_copy(&copy->delegates, &from->delegates) != kTfLiteOk) {
     TfLiteInterpreterOptionsDelete(copy);
     return NULL;
   }
@@ -124,6 +151,7 @@ TfLiteInterpreterOptions* TfLiteInterpreterOptionsCopy(
 void TfLiteInterpreterOptionsDelete(TfLiteInterpreterOptions* options) {
   if (options == NULL) return;
   lg_op_resolver_release(&options->resolver);
+  free(options->delegates.items);
   free(options);
 }
 
@@ -151,6 +179,30 @@ void TfLiteInterpreterOptionsSetErrorReporter(
   }
   options->reporter.fn = reporter;
   options->reporter.user_data = user_data;
+}
+
+void TfLiteInterpreterOptionsAddDelegate(TfLiteInterpreterOptions* options,
+                                         TfLiteOpaqueDelegate* delegate) {
+  if (options == NULL || delegate == NULL) {
+    api_error("TfLiteInterpreterOptionsAddDelegate: %s is NULL",
+              options == NULL ? "options" : "delegate");
+    return;
+  }
+  if (delegate_list_add(&options->delegates, delegate) != kTfLiteOk) {
+    lg_report(&options->reporter,
+              "TfLiteInterpreterOptionsAddDelegate: out of memory");
+  }
+}
+
+void TfLiteInterpreterOptionsSetEnableDelegateFallback(
+    TfLiteInterpreterOptions* options, bool enable) {
+  if (options == NULL) {
+    api_error(
+        "TfLiteInterpreterOptionsSetEnableDelegateFallback: options is "
+        "NULL");
+    return;
+  }
+  options->enable_delegate_fallback = enable;
 }
 
 void TfLiteInterpreterOptionsAddOperator(TfLiteInterpreterOptions* options,
@@ -222,6 +274,23 @@ static int32_t resolve_num_threads(int32_t requested) {
   return cpus > 0 ? (int32_t)cpus : 1;
 }
 
+/* Applies the options' delegates in order. A failure fails creation, as in
+ * TFLite, unless fallback is on: then the failed delegate (already undone)
+ * is skipped with a warning. */
+static TfLiteStatus apply_delegates(TfLiteInterpreter* ip) {
+  for (int i = 0; i < ip->delegates.count; ++i) {
+    TfLiteStatus status =
+        lg_subgraph_apply_delegate(&ip->subgraphs[0], ip->delegates.items[i]);
+    if (status == kTfLiteOk) continue;
+    if (!ip->enable_delegate_fallback) return status;
+    lg_report(&ip->reporter,
+              "Delegate %d could not be applied; with delegate fallback "
+              "enabled, the graph runs without it.",
+              i);
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteInterpreter* create_interpreter(
     const TfLiteModel* model, const TfLiteInterpreterOptions* options,
     bool use_builtin_kernels) {
@@ -248,6 +317,13 @@ static TfLiteInterpreter* create_interpreter(
   if (ip->thread_pool == NULL || ip->subgraphs == NULL) goto fail;
   ip->num_subgraphs = 1;
   if (lg_subgraph_build(&ip->subgraphs[0], ip, 0) != kTfLiteOk) goto fail;
+  if (options != NULL) {
+    ip->enable_delegate_fallback = options->enable_delegate_fallback;
+    if (delegate_list_copy(&ip->delegates, &options->delegates) != kTfLiteOk ||
+        apply_delegates(ip) != kTfLiteOk) {
+      goto fail;
+    }
+  }
   return ip;
 fail:
   TfLiteInterpreterDelete(ip);
@@ -273,6 +349,7 @@ void TfLiteInterpreterDelete(TfLiteInterpreter* interpreter) {
   free(interpreter->subgraphs);
   lg_thread_pool_destroy(interpreter->thread_pool);
   lg_op_resolver_release(&interpreter->resolver);
+  free(interpreter->delegates.items);
   model_release(interpreter->model);
   free(interpreter);
 }
@@ -368,9 +445,47 @@ TfLiteStatus TfLiteInterpreterAllocateTensors(TfLiteInterpreter* interpreter) {
   return lg_subgraph_allocate_tensors(primary(interpreter));
 }
 
+/* TFLite's delegate fallback at Invoke: keep the inputs, drop every
+ * delegate, put the inputs back and run on the CPU. */
+static TfLiteStatus invoke_without_delegates(TfLiteInterpreter* ip) {
+  lg_subgraph* s = primary(ip);
+  lg_report(&ip->reporter,
+            "Invoke() failed in the presence of delegation. Retrying "
+            "without.");
+  void** saved = calloc((size_t)(s->num_inputs + 1), sizeof(void*));
+  TfLiteStatus status = saved != NULL ? kTfLiteOk : kTfLiteError;
+  for (int i = 0; i < s->num_inputs && status == kTfLiteOk; ++i) {
+    const TfLiteTensor* t = &s->context.tensors[s->inputs[i]];
+    saved[i] = malloc(t->bytes ? t->bytes : 1);
+    if (saved[i] == NULL) status = kTfLiteError;
+    if (status == kTfLiteOk && t->data.raw != NULL) {
+      memcpy(saved[i], t->data.raw, t->bytes);
+    }
+  }
+  if (status == kTfLiteOk) {
+    lg_subgraph_remove_delegates(s);
+    status = lg_subgraph_allocate_tensors(s);
+  }
+  for (int i = 0; i < s->num_inputs && status == kTfLiteOk; ++i) {
+    TfLiteTensor* t = &s->context.tensors[s->inputs[i]];
+    if (t->data.raw != NULL) memcpy(t->data.raw, saved[i], t->bytes);
+  }
+  for (int i = 0; saved != NULL && i < s->num_inputs; ++i) free(saved[i]);
+  free(saved);
+  if (status == kTfLiteOk) status = lg_subgraph_invoke(s);
+  /* Valid outputs, but the delegates are gone: say so. */
+  return status == kTfLiteOk ? kTfLiteDelegateError : status;
+}
+
 TfLiteStatus TfLiteInterpreterInvoke(TfLiteInterpreter* interpreter) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterInvoke", kTfLiteError);
-  return lg_subgraph_invoke(primary(interpreter));
+  lg_subgraph* s = primary(interpreter);
+  TfLiteStatus status = lg_subgraph_invoke(s);
+  if (status != kTfLiteOk && interpreter->enable_delegate_fallback &&
+      lg_subgraph_has_delegates(s) && s->state == LG_STATE_INVOKABLE) {
+    return invoke_without_delegates(interpreter);
+  }
+  return status;
 }
 
 /* ---- Tensors ----------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "runtime/delegate.h"
 #include "runtime/subgraph.h"
 
 #define LG_LIFETIME_END INT_MAX
@@ -264,6 +265,8 @@ static TfLiteStatus check_inputs_have_data(lg_subgraph* s,
   const TfLiteIntArray* in = node->node.inputs;
   for (int i = 0; i < in->size; ++i) {
     if (in->data[i] < 0) continue;
+    TF_LITE_ENSURE_STATUS(
+        lg_subgraph_ensure_readable(s, in->data[i], node->node.delegate));
     const TfLiteTensor* t = &s->context.tensors[in->data[i]];
     if (t->data.raw == NULL && t->bytes > 0) {
       lg_report(&s->interpreter->reporter,
@@ -320,6 +323,10 @@ TfLiteStatus lg_subgraph_invoke(lg_subgraph* s) {
   s->invoking = true;
   TfLiteStatus status = run_plan(s);
   s->invoking = false;
+  /* Outputs a delegate left in its own buffers are copied back. */
+  for (int i = 0; i < s->num_outputs && status == kTfLiteOk; ++i) {
+    status = lg_subgraph_ensure_readable(s, s->outputs[i], NULL);
+  }
   return status;
 }
 
@@ -344,6 +351,10 @@ TfLiteStatus lg_subgraph_resize_input(lg_subgraph* s, int input_index,
   }
   TfLiteTensor* t = &s->context.tensors[s->inputs[input_index]];
   if (TfLiteIntArrayEqualsArray(t->dims, num_dims, dims)) return kTfLiteOk;
+  if (s->immutable) {
+    lg_report(rep, "ResizeInputTensor is disallowed when graph is immutable.");
+    return kTfLiteError;
+  }
   if (t->allocation_type != kTfLiteArenaRw &&
       t->allocation_type != kTfLiteDynamic) {
     lg_report(rep, "ResizeInputTensor: input %d is not resizable", input_index);

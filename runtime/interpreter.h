@@ -34,10 +34,19 @@ struct TfLiteModel {
   atomic_int refcount;
 };
 
+/* The delegates added to options, in order; the caller owns each. */
+typedef struct lg_delegate_list {
+  TfLiteDelegate** items;
+  int count;
+  int capacity;
+} lg_delegate_list;
+
 struct TfLiteInterpreterOptions {
   int32_t num_threads;
   lg_reporter reporter;
   lg_op_resolver resolver; /* registrations added through the options */
+  lg_delegate_list delegates;
+  bool enable_delegate_fallback;
 };
 
 typedef enum lg_state {
@@ -52,6 +61,9 @@ typedef struct lg_node {
   bool initialized;                /* init ran; free is owed */
   uint64_t profile_ns;             /* time in Invoke while profiling */
   uint64_t profile_count;
+  /* A delegate kernel node: builtin_data is its TfLiteDelegateParams, owned
+   * by the node. */
+  bool is_delegate_kernel;
 } lg_node;
 
 /* Memory the interpreter owns for one tensor beyond the arena. */
@@ -76,7 +88,19 @@ typedef struct lg_subgraph {
 
   lg_node* nodes;
   int num_nodes;
+  int nodes_capacity;
   TfLiteIntArray* execution_plan;
+
+  /* Delegation. Nodes [0, num_model_nodes) come from the model; delegate
+   * kernel nodes follow. original_plan is the plan before the first
+   * delegate (NULL while none is applied). */
+  int num_model_nodes;
+  TfLiteIntArray* original_plan;
+  bool in_delegate_prepare; /* the delegate-only functions are allowed */
+  bool delegate_replace_failed;
+  TfLiteDelegateParams* preview_params; /* from PreviewDelegatePartitioning */
+  int num_preview_params;
+  bool immutable; /* a static-shape delegate is applied: no resizing */
 
   lg_state state;
   /* Nodes [0, first_unprepared) are prepared with static shapes; a node whose
@@ -92,6 +116,8 @@ typedef struct lg_subgraph {
 struct TfLiteInterpreter {
   TfLiteModel* model; /* a reference */
   lg_reporter reporter;
+  lg_delegate_list delegates; /* copy of the options' list */
+  bool enable_delegate_fallback;
   lg_op_resolver resolver; /* copy of the options' registrations */
   int32_t num_threads;
   lg_thread_pool* thread_pool;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/delegate.h"
 #include "runtime/model/builtin_options.h"
 #include "runtime/operator.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -37,7 +38,9 @@ TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
 
 const char* lg_node_op_name(const lg_node* node) {
   const TfLiteRegistration* r = &node->registration;
-  if (r->builtin_code == kTfLiteBuiltinCustom && r->custom_name != NULL) {
+  if ((r->builtin_code == kTfLiteBuiltinCustom ||
+       r->builtin_code == kTfLiteBuiltinDelegate) &&
+      r->custom_name != NULL) {
     return r->custom_name;
   }
   return lg_builtin_op_name(r->builtin_code);
@@ -236,60 +239,20 @@ static void context_set_external(TfLiteContext* context,
   lg_subgraph_from_context(context)->external_contexts[type] = external;
 }
 
-/* The delegate-only functions: litegpu applies no delegates yet, so every
- * call is outside a delegate's Prepare, which TFLite forbids. */
-static TfLiteStatus forbidden(TfLiteContext* context) {
-  context_report_error(context,
-                       "The function is forbidden if not calling in delegate.");
-  return kTfLiteError;
-}
-
-static TfLiteStatus forbidden_get_plan(TfLiteContext* context,
-                                       TfLiteIntArray** plan) {
-  (void)plan;
-  return forbidden(context);
-}
-
-static TfLiteStatus forbidden_get_node(TfLiteContext* context, int index,
-                                       TfLiteNode** node,
-                                       TfLiteRegistration** registration) {
-  (void)index, (void)node, (void)registration;
-  return forbidden(context);
-}
-
-static TfLiteStatus forbidden_replace(TfLiteContext* context,
-                                      TfLiteRegistration registration,
-                                      const TfLiteIntArray* nodes,
-                                      TfLiteDelegate* delegate) {
-  (void)registration, (void)nodes, (void)delegate;
-  return forbidden(context);
-}
-
-static TfLiteStatus forbidden_preview(TfLiteContext* context,
-                                      const TfLiteIntArray* nodes,
-                                      TfLiteDelegateParams** params,
-                                      int* num_partitions) {
-  (void)nodes, (void)params, (void)num_partitions;
-  return forbidden(context);
-}
-
 static void init_context(lg_subgraph* s) {
   TfLiteContext* c = &s->context;
   memset(c, 0, sizeof(*c));
   c->impl_ = s;
-  c->GetExecutionPlan = forbidden_get_plan;
   c->ResizeTensor = context_resize_tensor;
   c->ReportError = context_report_error;
   c->AddTensors = context_add_tensors;
-  c->GetNodeAndRegistration = forbidden_get_node;
-  c->ReplaceNodeSubsetsWithDelegateKernels = forbidden_replace;
   c->recommended_num_threads = s->interpreter->num_threads;
   c->GetExternalContext = context_get_external;
   c->SetExternalContext = context_set_external;
   c->ResizeTensorExplicit = context_resize_tensor_explicit;
-  c->PreviewDelegatePartitioning = forbidden_preview;
   c->GetTensor = context_get_tensor;
   c->GetModelMetadata = context_get_model_metadata;
+  lg_delegate_install_context(c);
 }
 
 /* ---- Tensors from the model ---------------------------------------------- */
@@ -486,12 +449,14 @@ static TfLiteStatus build_nodes(lg_subgraph* s) {
                     sizeof(lg_node));
   s->execution_plan = TfLiteIntArrayCreate(ms->num_operators);
   if (s->nodes == NULL || s->execution_plan == NULL) return kTfLiteError;
+  s->nodes_capacity = ms->num_operators > 0 ? ms->num_operators : 1;
   TfLiteStatus status = kTfLiteOk;
   for (int i = 0; i < ms->num_operators; ++i) {
     const lg_model_operator* op = &ms->operators[i];
     lg_node* node = &s->nodes[i];
     node->op_index = i;
     s->num_nodes = i + 1;
+    s->num_model_nodes = i + 1;
     s->execution_plan->data[i] = i;
     /* Resolve every op first so that all unresolved ones are reported. */
     TfLiteStatus r = resolve_node(s, node, &model->opcodes[op->opcode_index]);
@@ -555,6 +520,7 @@ TfLiteStatus lg_subgraph_build(lg_subgraph* s,
 
 void lg_subgraph_release(lg_subgraph* s) {
   if (s == NULL) return;
+  lg_subgraph_remove_delegates(s);
   for (int i = 0; i < s->num_nodes; ++i) {
     lg_node* node = &s->nodes[i];
     if (node->initialized) {

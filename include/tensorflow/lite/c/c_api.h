@@ -90,6 +90,14 @@ TFL_CAPI_EXPORT void TfLiteInterpreterOptionsAddOperator(
 /* Former name of TfLiteInterpreterOptionsAddOperator. */
 TFL_CAPI_EXPORT void TfLiteInterpreterOptionsAddRegistrationExternal(
     TfLiteInterpreterOptions* options, TfLiteOperator* registration);
+/* Adds a delegate, applied at interpreter creation in the order added. The
+ * caller owns the delegate and keeps it alive while any interpreter created
+ * from these options exists. If applying a delegate fails, creation fails
+ * (returns NULL), as in TFLite, unless delegate fallback is enabled
+ * (TfLiteInterpreterOptionsSetEnableDelegateFallback): then that delegate is
+ * undone with a warning and the graph runs without it. */
+TFL_CAPI_EXPORT void TfLiteInterpreterOptionsAddDelegate(
+    TfLiteInterpreterOptions* options, TfLiteOpaqueDelegate* delegate);
 TFL_CAPI_EXPORT void TfLiteInterpreterOptionsSetErrorReporter(
     TfLiteInterpreterOptions* options, TfLiteErrorReporterCallback reporter,
     void* user_data);

@@ -26,6 +26,16 @@ TFL_CAPI_EXPORT void TfLiteInterpreterOptionsAddCustomOp(
     const TfLiteRegistration* registration, int32_t min_version,
     int32_t max_version);
 
+/* Delegate fallback (default off, as in TFLite). When on: a delegate that
+ * fails to apply at creation is removed with a warning instead of failing
+ * creation, and when Invoke fails in the presence of delegates, the runtime
+ * reports "Invoke() failed in the presence of delegation. Retrying
+ * without.", removes every delegate, restores the inputs and invokes again on
+ * the CPU; a successful retry returns kTfLiteDelegateError with valid
+ * outputs. */
+TFL_CAPI_EXPORT void TfLiteInterpreterOptionsSetEnableDelegateFallback(
+    TfLiteInterpreterOptions* options, bool enable);
+
 /* As TfLiteInterpreterCreate, but operators are resolved only from the
  * registrations in `options` (AddBuiltinOp, AddCustomOp, AddOperator):
  * litegpu's own builtin kernels are not used. */

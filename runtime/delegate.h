@@ -1,0 +1,42 @@
+/* Applying delegates to a subgraph, with TFLite's semantics.
+ *
+ * lg_subgraph_apply_delegate runs the delegate's Prepare with the
+ * delegate-only context functions enabled (GetExecutionPlan,
+ * GetNodeAndRegistration, ReplaceNodeSubsetsWithDelegateKernels,
+ * PreviewDelegatePartitioning); each Replace partitions the plan
+ * (graph_partition.h) and puts one delegate kernel node in place of each
+ * claimed subset. Then the graph is re-allocated, which prepares the delegate
+ * kernels. If Prepare, a Replace or that allocation fails, every delegate is
+ * removed (the original plan restored), the runtime reports
+ * "Restored original execution plan after delegate application failure." and
+ * the call returns kTfLiteDelegateError; the graph then runs on the CPU.
+ */
+#ifndef LITEGPU_RUNTIME_DELEGATE_H_
+#define LITEGPU_RUNTIME_DELEGATE_H_
+
+#include "runtime/interpreter.h"
+
+/* kTfLiteDelegateError (graph restored) or kTfLiteApplicationError (a
+ * static-shape delegate on a graph with dynamic tensors: nothing applied). */
+TfLiteStatus lg_subgraph_apply_delegate(lg_subgraph* subgraph,
+                                        TfLiteDelegate* delegate);
+
+/* Removes every delegate kernel node, frees buffer handles and restores the
+ * original plan; the graph must be allocated again. No-op without
+ * delegates. */
+void lg_subgraph_remove_delegates(lg_subgraph* subgraph);
+
+/* True when delegate kernels are in the plan. */
+bool lg_subgraph_has_delegates(const lg_subgraph* subgraph);
+
+/* Makes a delegated tensor's CPU data current: when it is stale and owned by
+ * a delegate other than `reader` (NULL: the CPU), copies it back with the
+ * delegate's CopyFromBufferHandle. */
+TfLiteStatus lg_subgraph_ensure_readable(lg_subgraph* subgraph, int tensor,
+                                         const TfLiteDelegate* reader);
+
+/* Installs the delegate-only context functions (they report "The function is
+ * forbidden if not calling in delegate." outside a delegate's Prepare). */
+void lg_delegate_install_context(TfLiteContext* context);
+
+#endif /* LITEGPU_RUNTIME_DELEGATE_H_ */
