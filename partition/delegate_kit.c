@@ -1,0 +1,222 @@
+/* The delegate kit (see delegate_kit.h). */
+#include "partition/delegate_kit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/model/builtin_options.h"
+#include "tensorflow/lite/builtin_ops.h"
+
+static const char* op_name(const TfLiteRegistration* r) {
+  if ((r->builtin_code == kTfLiteBuiltinCustom ||
+       r->builtin_code == kTfLiteBuiltinDelegate) &&
+      r->custom_name != NULL) {
+    return r->custom_name;
+  }
+  return lg_builtin_op_name(r->builtin_code);
+}
+
+static const lg_kit_op* find_op(const lg_delegate_kit* kit,
+                                const TfLiteRegistration* r) {
+  for (int i = 0; i < kit->num_ops; ++i) {
+    const lg_kit_op* op = &kit->ops[i];
+    if (op->builtin_code != r->builtin_code) continue;
+    if (op->builtin_code != kTfLiteBuiltinCustom) return op;
+    if (op->custom_name && r->custom_name &&
+        strcmp(op->custom_name, r->custom_name) == 0) {
+      return op;
+    }
+  }
+  return NULL;
+}
+
+/* Step 1: one decision per plan entry; claimed nodes into `supported`. */
+static TfLiteStatus decide_nodes(lg_delegate_kit* kit, TfLiteContext* context,
+                                 TfLiteIntArray* supported) {
+  TfLiteIntArray* plan = NULL;
+  TF_LITE_ENSURE_STATUS(context->GetExecutionPlan(context, &plan));
+  kit->decisions =
+      calloc((size_t)(plan->size ? plan->size : 1), sizeof(lg_kit_decision));
+  if (kit->decisions == NULL) return kTfLiteError;
+  supported->size = 0;
+  for (int i = 0; i < plan->size; ++i) {
+    TfLiteNode* node = NULL;
+    TfLiteRegistration* reg = NULL;
+    TF_LITE_ENSURE_STATUS(
+        context->GetNodeAndRegistration(context, plan->data[i], &node, &reg));
+    lg_kit_decision* d = &kit->decisions[kit->num_decisions++];
+    d->node_index = plan->data[i];
+    d->builtin_code = reg->builtin_code;
+    d->op_name = op_name(reg);
+    d->version = reg->version;
+    const lg_kit_op* op = find_op(kit, reg);
+    if (op == NULL) {
+      snprintf(d->reason, sizeof(d->reason), "Operation is not supported.");
+    } else if (reg->version > op->max_version) {
+      snprintf(d->reason, sizeof(d->reason),
+               "Max version supported: %d. Requested version %d.",
+               op->max_version, reg->version);
+    } else if (op->check == NULL ||
+               op->check(context, node, reg, d->reason, sizeof(d->reason))) {
+      d->claimed = true;
+      d->reason[0] = '\0';
+      supported->data[supported->size++] = plan->data[i];
+    } else if (d->reason[0] == '\0') {
+      snprintf(d->reason, sizeof(d->reason), "Parameters are not supported.");
+    }
+  }
+  return kTfLiteOk;
+}
+
+static lg_kit_decision* decision_of(lg_delegate_kit* kit, int node) {
+  for (int i = 0; i < kit->num_decisions; ++i) {
+    if (kit->decisions[i].node_index == node) return &kit->decisions[i];
+  }
+  return NULL;
+}
+
+/* Larger partitions first; equal sizes by their first node, so the choice
+ * is deterministic. */
+static int compare_sizes(const void* a, const void* b) {
+  const TfLiteDelegateParams* x = *(const TfLiteDelegateParams* const*)a;
+  const TfLiteDelegateParams* y = *(const TfLiteDelegateParams* const*)b;
+  if (x->nodes_to_replace->size != y->nodes_to_replace->size) {
+    return y->nodes_to_replace->size - x->nodes_to_replace->size;
+  }
+  return x->nodes_to_replace->data[0] - y->nodes_to_replace->data[0];
+}
+
+/* Un-claims the nodes of a partition that is not kept, with the reason. */
+static void drop_partition(lg_delegate_kit* kit, const TfLiteIntArray* nodes,
+                           const char* format, int value) {
+  for (int k = 0; k < nodes->size; ++k) {
+    lg_kit_decision* d = decision_of(kit, nodes->data[k]);
+    if (d == NULL) continue;
+    d->claimed = false;
+    snprintf(d->reason, sizeof(d->reason), format, nodes->size, value);
+  }
+}
+
+/* Step 2: keep the largest partitions; the kept nodes into `kept`. */
+static TfLiteStatus choose_partitions(lg_delegate_kit* kit,
+                                      TfLiteContext* context,
+                                      TfLiteIntArray* supported,
+                                      TfLiteIntArray* kept) {
+  kept->size = 0;
+  kit->num_partitions = 0;
+  if (supported->size == 0) return kTfLiteOk;
+  TfLiteDelegateParams* params = NULL;
+  int count = 0;
+  TF_LITE_ENSURE_STATUS(context->PreviewDelegatePartitioning(context, supported,
+                                                             &params, &count));
+  const TfLiteDelegateParams** order =
+      malloc(sizeof(*order) * (size_t)(count ? count : 1));
+  if (order == NULL) return kTfLiteError;
+  for (int i = 0; i < count; ++i) order[i] = &params[i];
+  qsort(order, (size_t)count, sizeof(*order), compare_sizes);
+  const int limit =
+      kit->max_delegated_partitions > 0 ? kit->max_delegated_partitions : count;
+  for (int i = 0; i < count; ++i) {
+    const TfLiteIntArray* nodes = order[i]->nodes_to_replace;
+    if (i >= limit) {
+      drop_partition(kit, nodes,
+                     "In a partition of %d nodes, outside the %d largest "
+                     "(max_delegated_partitions).",
+                     limit);
+    } else if (nodes->size < kit->min_nodes_per_partition) {
+      drop_partition(kit, nodes,
+                     "In a partition of %d nodes, fewer than "
+                     "min_nodes_per_partition (%d).",
+                     kit->min_nodes_per_partition);
+    } else {
+      for (int k = 0; k < nodes->size; ++k) {
+        kept->data[kept->size++] = nodes->data[k];
+      }
+      kit->num_partitions++;
+    }
+  }
+  free(order);
+  kit->num_claimed = kept->size;
+  return kTfLiteOk;
+}
+
+/* TFLite's GPU-delegate wording, with this delegate's name. */
+static void log_unsupported(const lg_delegate_kit* kit,
+                            TfLiteContext* context) {
+  if (kit->num_claimed == kit->num_decisions) return;
+  char lines[2048] = "";
+  size_t used = 0;
+  for (int i = 0; i < kit->num_decisions && used < sizeof(lines) - 1; ++i) {
+    const lg_kit_decision* d = &kit->decisions[i];
+    if (d->claimed) continue;
+    int n = snprintf(lines + used, sizeof(lines) - used, "%s: %s\n", d->op_name,
+                     d->reason);
+    if (n > 0) used += (size_t)n;
+  }
+  const int rest = kit->num_decisions - kit->num_claimed;
+  if (kit->num_claimed > 0) {
+    context->ReportError(context,
+                         "Following operations are not supported by %s:\n%s%d "
+                         "operations will run on the delegate, and the "
+                         "remaining %d operations will run on the CPU.",
+                         kit->name, lines, kit->num_claimed, rest);
+  } else {
+    context->ReportError(context,
+                         "Following operations are not supported by %s:\n%sNo "
+                         "operations will run on the delegate, and all %d "
+                         "operations will run on the CPU.",
+                         kit->name, lines, rest);
+  }
+}
+
+static TfLiteStatus decide_and_choose(lg_delegate_kit* kit,
+                                      TfLiteContext* context,
+                                      TfLiteIntArray** kept) {
+  lg_delegate_kit_release(kit);
+  TfLiteIntArray* plan = NULL;
+  TF_LITE_ENSURE_STATUS(context->GetExecutionPlan(context, &plan));
+  TfLiteIntArray* supported = TfLiteIntArrayCreate(plan->size);
+  *kept = TfLiteIntArrayCreate(plan->size);
+  TfLiteStatus status = kTfLiteError;
+  if (supported != NULL && *kept != NULL) {
+    status = decide_nodes(kit, context, supported);
+    if (status == kTfLiteOk) {
+      status = choose_partitions(kit, context, supported, *kept);
+    }
+  }
+  TfLiteIntArrayFree(supported);
+  return status;
+}
+
+TfLiteStatus lg_delegate_kit_preview(lg_delegate_kit* kit,
+                                     TfLiteContext* context) {
+  TfLiteIntArray* kept = NULL;
+  TfLiteStatus status = decide_and_choose(kit, context, &kept);
+  TfLiteIntArrayFree(kept);
+  return status;
+}
+
+TfLiteStatus lg_delegate_kit_prepare(lg_delegate_kit* kit,
+                                     TfLiteContext* context,
+                                     TfLiteDelegate* delegate) {
+  TfLiteIntArray* kept = NULL;
+  TfLiteStatus status = decide_and_choose(kit, context, &kept);
+  if (status == kTfLiteOk) {
+    log_unsupported(kit, context);
+    TfLiteRegistration kernel = kit->kernel;
+    kernel.custom_name = kit->name;
+    status = context->ReplaceNodeSubsetsWithDelegateKernels(context, kernel,
+                                                            kept, delegate);
+  }
+  TfLiteIntArrayFree(kept);
+  return status;
+}
+
+void lg_delegate_kit_release(lg_delegate_kit* kit) {
+  free(kit->decisions);
+  kit->decisions = NULL;
+  kit->num_decisions = 0;
+  kit->num_claimed = 0;
+  kit->num_partitions = 0;
+}
