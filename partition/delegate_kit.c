@@ -113,6 +113,12 @@ static TfLiteStatus choose_partitions(lg_delegate_kit* kit,
   const TfLiteDelegateParams** order =
       malloc(sizeof(*order) * (size_t)(count ? count : 1));
   if (order == NULL) return kTfLiteError;
+  kit->partitions =
+      calloc((size_t)(count ? count : 1), sizeof(*kit->partitions));
+  if (kit->partitions == NULL) {
+    free(order);
+    return kTfLiteError;
+  }
   for (int i = 0; i < count; ++i) order[i] = &params[i];
   qsort(order, (size_t)count, sizeof(*order), compare_sizes);
   const int limit =
@@ -133,7 +139,11 @@ static TfLiteStatus choose_partitions(lg_delegate_kit* kit,
       for (int k = 0; k < nodes->size; ++k) {
         kept->data[kept->size++] = nodes->data[k];
       }
-      kit->num_partitions++;
+      kit->partitions[kit->num_partitions] = TfLiteIntArrayCopy(nodes);
+      if (kit->partitions[kit->num_partitions++] == NULL) {
+        free(order);
+        return kTfLiteError;
+      }
     }
   }
   free(order);
@@ -214,6 +224,11 @@ TfLiteStatus lg_delegate_kit_prepare(lg_delegate_kit* kit,
 }
 
 void lg_delegate_kit_release(lg_delegate_kit* kit) {
+  for (int i = 0; i < kit->num_partitions; ++i) {
+    TfLiteIntArrayFree(kit->partitions[i]);
+  }
+  free(kit->partitions);
+  kit->partitions = NULL;
   free(kit->decisions);
   kit->decisions = NULL;
   kit->num_decisions = 0;

@@ -71,6 +71,7 @@ typedef struct lg_delegate_kit {
   int num_decisions;
   int num_claimed;
   int num_partitions;
+  TfLiteIntArray** partitions; /* the kept partitions' nodes, largest first */
 } lg_delegate_kit;
 
 /* Decides, partitions and replaces (see above). Returns what

@@ -216,3 +216,16 @@ int litegpu_reference_delegate_decisions(const TfLiteDelegate* delegate,
 int litegpu_reference_delegate_num_partitions(const TfLiteDelegate* delegate) {
   return delegate == NULL ? -1 : from_base(delegate)->kit.num_partitions;
 }
+
+int litegpu_reference_delegate_partition_nodes(const TfLiteDelegate* delegate,
+                                               int index, int* nodes,
+                                               int capacity) {
+  if (delegate == NULL) return -1;
+  const lg_delegate_kit* kit = &from_base(delegate)->kit;
+  if (index < 0 || index >= kit->num_partitions) return -1;
+  const TfLiteIntArray* p = kit->partitions[index];
+  for (int i = 0; i < p->size && i < capacity && nodes != NULL; ++i) {
+    nodes[i] = p->data[i];
+  }
+  return p->size;
+}

@@ -91,6 +91,12 @@ TFL_CAPI_EXPORT int litegpu_reference_delegate_decisions(
 TFL_CAPI_EXPORT int litegpu_reference_delegate_num_partitions(
     const TfLiteDelegate* delegate);
 
+/* The nodes of kept partition `index` (largest first) at the last
+ * application: copies up to `capacity` node indices into `nodes` and returns
+ * the partition's size, or -1 when there is no such partition. */
+TFL_CAPI_EXPORT int litegpu_reference_delegate_partition_nodes(
+    const TfLiteDelegate* delegate, int index, int* nodes, int capacity);
+
 #ifdef __cplusplus
 }
 #endif

@@ -246,6 +246,16 @@ static void test_partition_limits(void** state) {
   assert_true(dec[0].claimed && dec[1].claimed && dec[3].claimed);
   assert_false(dec[5].claimed);
   assert_non_null(strstr(dec[5].reason, "outside the 2 largest"));
+  int nodes[4];
+  assert_int_equal(litegpu_reference_delegate_partition_nodes(d, 0, nodes, 4),
+                   2);
+  assert_int_equal(nodes[0], 0);
+  assert_int_equal(nodes[1], 1);
+  assert_int_equal(litegpu_reference_delegate_partition_nodes(d, 1, nodes, 4),
+                   1);
+  assert_int_equal(nodes[0], 3);
+  assert_int_equal(litegpu_reference_delegate_partition_nodes(d, 2, nodes, 4),
+                   -1);
   litegpu_reference_delegate_delete(d);
 
   /* min_nodes_per_partition = 2: only {0,1}. */

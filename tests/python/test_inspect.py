@@ -1,0 +1,94 @@
+"""tools/inspect against what LiteRT's own schema reader sees in the file.
+
+The expected operators, versions, tensors and shapes come from
+ai_edge_litert.schema_py_generated reading the same file, never from litegpu.
+"""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ai_edge_litert import schema_py_generated as schema
+
+REPO = Path(__file__).resolve().parents[1].parent
+BUILD_DIR = Path(os.environ.get("LITEGPU_BUILD_DIR", REPO / "build" / "release"))
+SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO.parent / "shared"))
+HELLO = SHARED / "models" / "tflite-micro" / "hello_world_float.tflite"
+
+OP_NAMES = {v: k for k, v in vars(schema.BuiltinOperator).items()
+            if not k.startswith("_")}
+TYPE_NAMES = {v: k for k, v in vars(schema.TensorType).items()
+              if not k.startswith("_")}
+
+
+def inspect(*args):
+    tool = BUILD_DIR / "inspect"
+    assert tool.is_file(), f"{tool} is missing: build the project first"
+    return subprocess.run([str(tool), *map(str, args)], capture_output=True,
+                          text=True, timeout=60)
+
+
+def litert_view(path):
+    model = schema.Model.GetRootAs(path.read_bytes(), 0)
+    graph = model.Subgraphs(0)
+    ops = []
+    for i in range(graph.OperatorsLength()):
+        op = graph.Operators(i)
+        code = model.OperatorCodes(op.OpcodeIndex())
+        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+        ops.append((OP_NAMES[builtin], code.Version(),
+                    list(op.InputsAsNumpy()), list(op.OutputsAsNumpy())))
+    tensors = []
+    for i in range(graph.TensorsLength()):
+        t = graph.Tensors(i)
+        tensors.append((t.Name().decode(), TYPE_NAMES[t.Type()],
+                        list(t.ShapeAsNumpy()) if t.ShapeLength() else []))
+    return ops, tensors
+
+
+def test_json_matches_the_schema_reader():
+    proc = inspect(HELLO, "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    ops, tensors = litert_view(HELLO)
+    assert [(o["op"], o["version"], o["inputs"], o["outputs"])
+            for o in report["operators"]] == ops
+    assert [(t["name"], t["type"], t["shape"])
+            for t in report["tensors"]] == tensors
+    assert report["schema_version"] == 3
+    memory = report["memory"]
+    assert 0 < memory["non_constant_tensor_bytes"] <= memory["arena_bytes"] + \
+        memory["non_constant_tensor_bytes"]
+    (reference,) = report["delegates"]
+    assert reference["applied"] is True
+    assert reference["partitions"] == [[0, 1, 2]]
+    assert reference["rejected"] == []
+
+
+def test_model_the_cpu_cannot_run_is_still_listed():
+    # person_detect is int8; litegpu's kernels are float32, so interpreter
+    # creation fails: inspect still lists every operator and says why.
+    person = SHARED / "models" / "tflite-micro" / "person_detect.tflite"
+    proc = inspect(person, "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    ops, tensors = litert_view(person)
+    assert [(o["op"], o["version"]) for o in report["operators"]] == \
+        [(o[0], o[1]) for o in ops]
+    assert len(report["tensors"]) == len(tensors)
+    assert report["delegates"][0]["applied"] is False
+    assert report["memory"] is None
+    assert "Registration failed." in proc.stderr or "failed to prepare" in \
+        proc.stderr
+
+
+def test_bad_arguments():
+    proc = inspect("--bogus")
+    assert proc.returncode == 2
+    assert "usage: inspect" in proc.stderr
+    proc = inspect("/nonexistent/model.tflite")
+    assert proc.returncode == 1
+    assert "/nonexistent/model.tflite" in proc.stderr

@@ -1,0 +1,317 @@
+/* inspect: what a .tflite model holds and how litegpu would run it.
+ *
+ *   inspect MODEL [--json] [--max_delegated_partitions=N]
+ *                 [--min_nodes_per_partition=N]
+ *
+ * Prints the operators with their versions, the tensors with shapes, types
+ * and sizes, the model's recorded minimum runtime version, the CPU memory
+ * plan (arena against the sum of non-constant tensors), and for each
+ * available delegate a partition preview: each partition's nodes and every
+ * rejected node with its reason. --json prints the same as one JSON object.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "litegpu/interpreter_info.h"
+#include "litegpu/reference_delegate.h"
+#include "runtime/model/builtin_options.h"
+#include "runtime/model/model.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/c_api.h"
+#include "tensorflow/lite/c/c_api_experimental.h"
+
+typedef struct inspect_options {
+  const char* path;
+  bool json;
+  int max_partitions;
+  int min_nodes;
+} inspect_options;
+
+/* ---- Output helpers: text, or JSON with a comma state ------------------ */
+
+static void json_string(const char* s) {
+  putchar('"');
+  for (; s != NULL && *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      printf("\\%c", c);
+    } else if (c < 0x20) {
+      printf("\\u%04x", c);
+    } else {
+      putchar(c);
+    }
+  }
+  putchar('"');
+}
+
+static void json_ints(const int32_t* v, int n) {
+  putchar('[');
+  for (int i = 0; i < n; ++i) printf(i ? ",%d" : "%d", v[i]);
+  putchar(']');
+}
+
+static void text_ints(const int32_t* v, int n) {
+  putchar('[');
+  for (int i = 0; i < n; ++i) printf(i ? ",%d" : "%d", v[i]);
+  putchar(']');
+}
+
+static const char* op_name(const lg_model* m, const lg_model_operator* op) {
+  const lg_model_opcode* code = &m->opcodes[op->opcode_index];
+  if (code->builtin_code == kTfLiteBuiltinCustom && code->custom_code) {
+    return code->custom_code;
+  }
+  return lg_builtin_op_name(code->builtin_code);
+}
+
+/* The recorded minimum runtime version: up to the first NUL of the
+ * metadata buffer, as TFLite reads it. */
+static void min_runtime_version(const lg_model* m, char* out, size_t size) {
+  const uint8_t* data = NULL;
+  size_t bytes = 0;
+  out[0] = '\0';
+  if (!lg_model_find_metadata(m, "min_runtime_version", &data, &bytes)) return;
+  size_t n = 0;
+  while (n < bytes && n + 1 < size && data[n] != 0) {
+    out[n] = (char)data[n];
+    ++n;
+  }
+  out[n] = '\0';
+}
+
+/* ---- Sections
+ * ---------------------------------------------------------------- */
+
+static void print_operators(const lg_model* m, bool json) {
+  const lg_model_subgraph* g = &m->subgraphs[0];
+  if (json) printf("\"operators\":[");
+  if (!json) printf("operators (%d):\n", g->num_operators);
+  for (int i = 0; i < g->num_operators; ++i) {
+    const lg_model_operator* op = &g->operators[i];
+    const int version = m->opcodes[op->opcode_index].version;
+    if (json) {
+      printf(i ? ",{\"index\":%d,\"op\":" : "{\"index\":%d,\"op\":", i);
+      json_string(op_name(m, op));
+      printf(",\"version\":%d,\"inputs\":", version);
+      json_ints(op->inputs, op->num_inputs);
+      printf(",\"outputs\":");
+      json_ints(op->outputs, op->num_outputs);
+      putchar('}');
+    } else {
+      printf("  #%-3d %-24s v%-2d in ", i, op_name(m, op), version);
+      text_ints(op->inputs, op->num_inputs);
+      printf(" out ");
+      text_ints(op->outputs, op->num_outputs);
+      putchar('\n');
+    }
+  }
+  if (json) printf("],");
+}
+
+static size_t tensor_bytes(const lg_model* m, const lg_model_tensor* t) {
+  const lg_model_buffer* b = &m->buffers[t->buffer];
+  if (b->data != NULL) return (size_t)b->size;
+  size_t bytes = 0;
+  if (TfLiteGetSizeOfType(t->type, &bytes) != kTfLiteOk) return 0;
+  for (int d = 0; d < t->num_dims; ++d) bytes *= (size_t)t->shape[d];
+  return bytes;
+}
+
+static void print_tensors(const lg_model* m, bool json) {
+  const lg_model_subgraph* g = &m->subgraphs[0];
+  if (json) printf("\"tensors\":[");
+  if (!json) printf("tensors (%d):\n", g->num_tensors);
+  for (int i = 0; i < g->num_tensors; ++i) {
+    const lg_model_tensor* t = &g->tensors[i];
+    const bool constant = m->buffers[t->buffer].data != NULL;
+    const char* kind = constant ? "constant" : t->is_variable ? "variable" : "";
+    if (json) {
+      printf(i ? ",{\"index\":%d,\"name\":" : "{\"index\":%d,\"name\":", i);
+      json_string(t->name);
+      printf(",\"type\":\"%s\",\"shape\":", TfLiteTypeGetName(t->type));
+      json_ints(t->shape, t->num_dims);
+      printf(",\"bytes\":%zu,\"kind\":\"%s\"}", tensor_bytes(m, t), kind);
+    } else {
+      printf("  #%-3d %-40s %-8s ", i, t->name, TfLiteTypeGetName(t->type));
+      text_ints(t->shape, t->num_dims);
+      printf(" %zu bytes %s\n", tensor_bytes(m, t), kind);
+    }
+  }
+  if (json) printf("],");
+}
+
+static TfLiteInterpreter* create(TfLiteModel* model, TfLiteDelegate* d) {
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetNumThreads(o, 1);
+  TfLiteInterpreterOptionsSetEnableDelegateFallback(o, true);
+  if (d != NULL) TfLiteInterpreterOptionsAddDelegate(o, d);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  return ip;
+}
+
+static void print_memory(TfLiteModel* model, bool json) {
+  TfLiteInterpreter* ip = create(model, NULL);
+  litegpu_memory_info info;
+  const bool ok = ip != NULL &&
+                  TfLiteInterpreterAllocateTensors(ip) == kTfLiteOk &&
+                  litegpu_interpreter_memory_info(ip, &info) == kTfLiteOk;
+  if (json) {
+    if (ok) {
+      printf(
+          "\"memory\":{\"arena_bytes\":%zu,\"non_constant_tensor_bytes\":"
+          "%zu,\"heap_bytes\":%zu,\"constant_bytes\":%zu},",
+          info.arena_bytes, info.non_constant_tensor_bytes, info.heap_bytes,
+          info.constant_bytes);
+    } else {
+      printf("\"memory\":null,");
+    }
+  } else if (ok) {
+    printf(
+        "memory: arena %zu bytes for %zu bytes of non-constant tensors; "
+        "heap %zu bytes; constants %zu bytes (mapped)\n",
+        info.arena_bytes, info.non_constant_tensor_bytes, info.heap_bytes,
+        info.constant_bytes);
+  } else {
+    printf(
+        "memory: the CPU interpreter cannot allocate this model (see the "
+        "messages above)\n");
+  }
+  TfLiteInterpreterDelete(ip);
+}
+
+static void print_partitions(TfLiteDelegate* d, bool json) {
+  const int count = litegpu_reference_delegate_num_partitions(d);
+  if (json) printf("\"partitions\":[");
+  for (int p = 0; p < count; ++p) {
+    const int n = litegpu_reference_delegate_partition_nodes(d, p, NULL, 0);
+    int* nodes = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+    litegpu_reference_delegate_partition_nodes(d, p, nodes, n);
+    if (json) {
+      if (p) putchar(',');
+      json_ints(nodes, n);
+    } else {
+      printf("  partition %d (%d nodes): ", p, n);
+      text_ints(nodes, n);
+      putchar('\n');
+    }
+    free(nodes);
+  }
+  if (json) printf("],");
+}
+
+static void print_rejections(TfLiteDelegate* d, bool json) {
+  const int n = litegpu_reference_delegate_decisions(d, NULL, 0);
+  litegpu_delegate_decision* dec =
+      calloc((size_t)(n > 0 ? n : 1), sizeof(*dec));
+  litegpu_reference_delegate_decisions(d, dec, n);
+  if (json) printf("\"rejected\":[");
+  bool first = true;
+  for (int i = 0; i < n; ++i) {
+    if (dec[i].claimed) continue;
+    if (json) {
+      printf(first ? "{\"node\":%d,\"op\":" : ",{\"node\":%d,\"op\":",
+             dec[i].node_index);
+      json_string(dec[i].op_name);
+      printf(",\"version\":%d,\"reason\":", dec[i].version);
+      json_string(dec[i].reason);
+      putchar('}');
+    } else {
+      printf("  rejected #%d %s v%d: %s\n", dec[i].node_index, dec[i].op_name,
+             dec[i].version, dec[i].reason);
+    }
+    first = false;
+  }
+  if (json) printf("]");
+  free(dec);
+}
+
+static void print_delegates(TfLiteModel* model, const inspect_options* o) {
+  litegpu_reference_delegate_options ro =
+      litegpu_reference_delegate_options_default();
+  ro.max_delegated_partitions = o->max_partitions;
+  ro.min_nodes_per_partition = o->min_nodes;
+  TfLiteDelegate* d = litegpu_reference_delegate_create(&ro);
+  TfLiteInterpreter* ip = create(model, d);
+  if (o->json) {
+    printf("\"delegates\":[{\"name\":\"reference\",\"applied\":%s,",
+           ip ? "true" : "false");
+  } else {
+    printf("delegate reference: %d partition(s)%s\n",
+           litegpu_reference_delegate_num_partitions(d),
+           ip ? "" : " (the interpreter could not be created)");
+  }
+  print_partitions(d, o->json);
+  print_rejections(d, o->json);
+  if (o->json) printf("}]");
+  TfLiteInterpreterDelete(ip);
+  litegpu_reference_delegate_delete(d);
+}
+
+/* Messages from the runtime go to stderr, so stdout stays clean JSON. */
+static void to_stderr(void* user, const char* format, va_list args) {
+  (void)user;
+  vfprintf(stderr, format, args);
+  fputc('\n', stderr);
+}
+
+static int parse(int argc, char** argv, inspect_options* o) {
+  memset(o, 0, sizeof(*o));
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--json") == 0) {
+      o->json = true;
+    } else if (strncmp(argv[i], "--max_delegated_partitions=", 27) == 0) {
+      o->max_partitions = atoi(argv[i] + 27);
+    } else if (strncmp(argv[i], "--min_nodes_per_partition=", 26) == 0) {
+      o->min_nodes = atoi(argv[i] + 26);
+    } else if (argv[i][0] != '-' && o->path == NULL) {
+      o->path = argv[i];
+    } else {
+      fprintf(stderr, "inspect: unknown argument '%s'\n", argv[i]);
+      return -1;
+    }
+  }
+  return o->path ? 0 : -1;
+}
+
+int main(int argc, char** argv) {
+  inspect_options o;
+  if (parse(argc, argv, &o) != 0) {
+    fprintf(stderr,
+            "usage: inspect MODEL [--json] "
+            "[--max_delegated_partitions=N] "
+            "[--min_nodes_per_partition=N]\n");
+    return 2;
+  }
+  lg_reporter rep = {to_stderr, NULL};
+  lg_model* m = NULL;
+  if (lg_model_load_file(o.path, &rep, &m) != kTfLiteOk) return 1;
+  TfLiteModel* model =
+      TfLiteModelCreateFromFileWithErrorReporter(o.path, to_stderr, NULL);
+  char version[64];
+  min_runtime_version(m, version, sizeof(version));
+  if (o.json) {
+    printf("{\"model\":");
+    json_string(o.path);
+    printf(",\"bytes\":%zu,\"schema_version\":%u,\"min_runtime_version\":",
+           m->size, m->version);
+    json_string(version);
+    printf(",\"subgraphs\":%d,", m->num_subgraphs);
+  } else {
+    printf("model: %s (%zu bytes), schema version %u, %d subgraph(s)\n", o.path,
+           m->size, m->version, m->num_subgraphs);
+    printf("min_runtime_version (recorded): %s\n",
+           version[0] ? version : "(absent)");
+  }
+  print_operators(m, o.json);
+  print_tensors(m, o.json);
+  print_memory(model, o.json);
+  print_delegates(model, &o);
+  if (o.json) printf("}\n");
+  TfLiteModelDelete(model);
+  lg_model_destroy(m);
+  return 0;
+}
