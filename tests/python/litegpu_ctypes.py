@@ -128,6 +128,12 @@ _SIGNATURES = {
     "TfLiteTensorName": (ctypes.c_char_p, [_P]),
     "TfLiteTensorCopyFromBuffer": (ctypes.c_int, [_P, _P, ctypes.c_size_t]),
     "TfLiteTensorCopyToBuffer": (ctypes.c_int, [_P, _P, ctypes.c_size_t]),
+    "TfLiteInterpreterOptionsAddDelegate": (None, [_P, _P]),
+    "TfLiteInterpreterOptionsSetEnableDelegateFallback":
+        (None, [_P, ctypes.c_bool]),
+    "litegpu_reference_delegate_create": (_P, [_P]),
+    "litegpu_reference_delegate_delete": (None, [_P]),
+    "litegpu_reference_delegate_num_partitions": (ctypes.c_int, [_P]),
 }
 
 
@@ -308,9 +314,12 @@ class Tensor:
 class Interpreter:
     """A TfLiteInterpreter over a Model, with options applied at creation.
 
-    num_threads None leaves the option unset (the library chooses)."""
+    num_threads None leaves the option unset (the library chooses).
+    delegates are TfLiteDelegate pointers the caller owns and keeps alive
+    while the interpreter exists."""
 
-    def __init__(self, lib, model, num_threads=None):
+    def __init__(self, lib, model, num_threads=None, delegates=(),
+                 delegate_fallback=False):
         self.lib = lib
         self.model = model  # keeps the model alive
         self.errors = ErrorCollector()
@@ -324,6 +333,10 @@ class Interpreter:
                                                           num_threads)
             lib.TfLiteInterpreterOptionsSetErrorReporter(
                 options, self.errors.callback, None)
+            for delegate in delegates:  # TfLiteDelegate* values, caller-owned
+                lib.TfLiteInterpreterOptionsAddDelegate(options, delegate)
+            lib.TfLiteInterpreterOptionsSetEnableDelegateFallback(
+                options, bool(delegate_fallback))
             self.handle = lib.TfLiteInterpreterCreate(model.handle, options)
         finally:
             lib.TfLiteInterpreterOptionsDelete(options)
