@@ -1,0 +1,172 @@
+/* Internals of the benchmark_model tool, shared by its three files:
+ *   tools/benchmark_model.c    main, the flag table, the timed phases
+ *   tools/benchmark/inputs.c   --input_layer* flags and random input values
+ *   tools/benchmark/report.c   the text and JSON reports
+ * The flags, the phases and the JSON keys are described at the top of
+ * tools/benchmark_model.c. Single-threaded; nothing here is a library API.
+ */
+#ifndef LITEGPU_TOOLS_BENCHMARK_BENCHMARK_H_
+#define LITEGPU_TOOLS_BENCHMARK_BENCHMARK_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "litegpu/interpreter_info.h"
+#include "litegpu/profiling.h"
+#include "tensorflow/lite/c/c_api.h"
+
+/* ---- Flags ------------------------------------------------------------- */
+
+typedef enum { FLAG_INT, FLAG_FLOAT, FLAG_BOOL, FLAG_STRING } lg_flag_type;
+
+/* Every flag's value; the defaults come from lg_bench_flags. Strings point
+ * into argv or at the table's literals. */
+typedef struct lg_bench_params {
+  const char* graph;
+  int num_runs;
+  int warmup_runs;
+  double min_secs;
+  double warmup_min_secs;
+  double max_secs;
+  double run_delay;
+  int num_threads;
+  bool enable_op_profiling;
+  const char* input_layer;
+  const char* input_layer_shape;
+  const char* input_layer_value_range;
+  int random_seed;
+  bool verbose;
+  const char* report;
+  bool json_run_times;
+} lg_bench_params;
+
+typedef struct lg_bench_flag {
+  const char* name;
+  lg_flag_type type;
+  size_t offset;        /* of the value in lg_bench_params */
+  const char* fallback; /* the default, parsed like a command-line value */
+  double min, max;      /* numeric flags: the accepted range, inclusive */
+  const char* choices;  /* string flags: "a|b", or NULL for any text */
+  const char* help;
+} lg_bench_flag;
+
+extern const lg_bench_flag lg_bench_flags[];
+extern const int lg_bench_num_flags;
+
+/* The address of a flag's value inside `p`. */
+static inline const void* lg_bench_flag_value(const lg_bench_params* p,
+                                              const lg_bench_flag* f) {
+  return (const char*)p + f->offset;
+}
+
+/* ---- Inputs (inputs.c) ------------------------------------------------- */
+
+typedef struct lg_bench_layer {
+  const char* name; /* points into lg_bench_inputs.names */
+  int32_t* dims;    /* NULL: keep the model's shape */
+  int num_dims;
+  int input; /* the interpreter input it names; -1 until resolved */
+} lg_bench_layer;
+
+typedef struct lg_bench_range {
+  const char* name; /* points into lg_bench_inputs.ranges_text */
+  double low, high;
+} lg_bench_range;
+
+/* The parsed --input_layer, --input_layer_shape, --input_layer_value_range. */
+typedef struct lg_bench_inputs {
+  char* names; /* writable copies, split in place */
+  char* ranges_text;
+  lg_bench_layer* layers;
+  int num_layers;
+  lg_bench_range* ranges;
+  int num_ranges;
+} lg_bench_inputs;
+
+/* The random values one input received. */
+typedef struct lg_fill {
+  double low, high;          /* the range asked for */
+  double seen_min, seen_max; /* the values drawn */
+  size_t count;
+} lg_fill;
+
+/* Syntax only (no model needed); false after printing why. */
+bool lg_bench_inputs_parse(const lg_bench_params* p, lg_bench_inputs* in);
+/* Maps the names to interpreter inputs and applies the shapes. */
+bool lg_bench_inputs_resize(TfLiteInterpreter* ip, lg_bench_inputs* in);
+/* Fills every input (after AllocateTensors); fills[i] describes input i. */
+bool lg_bench_inputs_fill(TfLiteInterpreter* ip, const lg_bench_inputs* in,
+                          int random_seed, lg_fill* fills);
+void lg_bench_inputs_free(lg_bench_inputs* in);
+
+/* TfLiteTensorName, or "" for a tensor without a name. */
+static inline const char* lg_bench_tensor_name(const TfLiteTensor* t) {
+  const char* name = TfLiteTensorName(t);
+  return name ? name : "";
+}
+
+/* ---- Results ----------------------------------------------------------- */
+
+/* Run times. The first LG_EXACT_SAMPLES are kept (all of them with
+ * keep_all), so that percentiles are exact; past that a histogram with
+ * buckets under 0.8% wide takes over, so that a long run of a fast model does
+ * not grow the memory the report measures. */
+#define LG_EXACT_SAMPLES 16384
+typedef struct lg_samples {
+  double* us; /* the first `kept` times, in run order */
+  size_t kept, capacity;
+  bool keep_all;
+  size_t count;    /* runs recorded */
+  double mean, m2; /* Welford's running mean and squared deviations */
+  double min, max;
+  uint64_t* histogram; /* NULL until more than LG_EXACT_SAMPLES runs */
+} lg_samples;
+
+/* Nearest-rank percentiles (from the histogram past LG_EXACT_SAMPLES runs);
+ * std is the population standard deviation. */
+typedef struct lg_stats {
+  size_t count;
+  double mean, std, min, max, p50, p90, p99;
+} lg_stats;
+
+typedef struct lg_op_group {
+  const char* op;
+  int nodes;
+  uint64_t total_ns;
+} lg_op_group;
+
+typedef struct lg_profile {
+  litegpu_op_profile* ops; /* one per node, slowest first */
+  int num_ops;
+  lg_op_group* groups; /* by op name, slowest first */
+  int num_groups;
+  uint64_t total_ns;
+  uint64_t runs; /* steady-state runs profiled */
+} lg_profile;
+
+typedef struct lg_bench {
+  const lg_bench_params* p;
+  const bool* set; /* which flags the command line set */
+  long model_bytes;
+  double load_us, create_us, allocate_us;
+  lg_samples warmup, steady;
+  double first_us, steady_secs;
+  lg_stats warmup_stats, steady_stats;
+  size_t rss_start, peak_after_init, peak_end; /* VmRSS, VmHWM, VmHWM */
+  size_t ru_maxrss;                            /* getrusage's peak at the end */
+  litegpu_memory_info mem;
+  bool has_mem;
+  int num_nodes;
+  lg_profile profile;
+  bool has_profile;
+  lg_fill* fills; /* one per input: the random values given to it */
+} lg_bench;
+
+/* ---- Reports (report.c) ------------------------------------------------ */
+
+void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip);
+void lg_bench_print_json(FILE* out, const lg_bench* b, TfLiteInterpreter* ip);
+
+#endif /* LITEGPU_TOOLS_BENCHMARK_BENCHMARK_H_ */

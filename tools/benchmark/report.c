@@ -1,0 +1,378 @@
+/* benchmark_model: the text and JSON reports (the JSON keys are listed at
+ * the top of tools/benchmark_model.c). */
+#include <math.h>
+#include <string.h>
+
+#include "tools/benchmark/benchmark.h"
+
+#define LG_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static void print_flag_value(FILE* out, const lg_bench_params* p,
+                             const lg_bench_flag* f) {
+  const void* v = lg_bench_flag_value(p, f);
+  switch (f->type) {
+    case FLAG_INT:
+      fprintf(out, "%d", *(const int*)v);
+      break;
+    case FLAG_FLOAT:
+      fprintf(out, "%g", *(const double*)v);
+      break;
+    case FLAG_BOOL:
+      fputs(*(const bool*)v ? "true" : "false", out);
+      break;
+    case FLAG_STRING:
+      fputs(*(const char* const*)v, out);
+      break;
+  }
+}
+
+static double share_pct(uint64_t part, uint64_t total) {
+  return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+static double per_run_us(uint64_t ns, uint64_t runs) {
+  return runs ? (double)ns / (double)runs / 1e3 : 0.0;
+}
+
+/* ---- Text report ----------------------------------------------------------
+ */
+
+static void print_shape(FILE* out, const TfLiteTensor* t) {
+  fputc('[', out);
+  for (int d = 0; d < TfLiteTensorNumDims(t); ++d) {
+    fprintf(out, d ? ",%d" : "%d", TfLiteTensorDim(t, d));
+  }
+  fputc(']', out);
+}
+
+/* Inputs with the random values each received, then outputs. */
+static void text_tensors(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
+  for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
+    const TfLiteTensor* t = TfLiteInterpreterGetInputTensor(ip, i);
+    const lg_fill* f = &b->fills[i];
+    fprintf(out, "  input %d '%s' %s ", i, lg_bench_tensor_name(t),
+            TfLiteTypeGetName(TfLiteTensorType(t)));
+    print_shape(out, t);
+    fprintf(out, ": random in [%g, %g], %zu value(s)", f->low, f->high,
+            f->count);
+    if (f->count > 0) {
+      fprintf(out, " from %g to %g", f->seen_min, f->seen_max);
+    }
+    fputc('\n', out);
+  }
+  for (int i = 0; i < TfLiteInterpreterGetOutputTensorCount(ip); ++i) {
+    const TfLiteTensor* t = TfLiteInterpreterGetOutputTensor(ip, i);
+    fprintf(out, "  output %d '%s' %s ", i, lg_bench_tensor_name(t),
+            TfLiteTypeGetName(TfLiteTensorType(t)));
+    print_shape(out, t);
+    fputc('\n', out);
+  }
+}
+
+static void text_flags(FILE* out, const lg_bench* b) {
+  fprintf(out, "Flags (%s):\n",
+          b->p->verbose ? "every flag; * = set on the command line"
+                        : "set on the command line; --verbose "
+                          "lists all");
+  for (int i = 0; i < lg_bench_num_flags; ++i) {
+    if (!b->set[i] && !b->p->verbose) continue;
+    fprintf(out, "  %s--%s=", b->p->verbose && b->set[i] ? "*" : "",
+            lg_bench_flags[i].name);
+    print_flag_value(out, b->p, &lg_bench_flags[i]);
+    fputc('\n', out);
+  }
+}
+
+static void text_stats(FILE* out, const lg_stats* s) {
+  if (s->count == 0) {
+    fprintf(out, "  no runs\n");
+    return;
+  }
+  fprintf(out, "  count=%zu mean=%.3f std=%.3f min=%.3f max=%.3f (us)\n",
+          s->count, s->mean, s->std, s->min, s->max);
+}
+
+static void text_profile(FILE* out, const lg_profile* pr) {
+  fprintf(out,
+          "\nOperator profile (steady state, %llu runs), slowest "
+          "first:\n",
+          (unsigned long long)pr->runs);
+  fprintf(out, "  %5s  %-28s %7s %12s %8s %10s\n", "node", "op", "version",
+          "avg us", "share %", "count");
+  for (int i = 0; i < pr->num_ops; ++i) {
+    const litegpu_op_profile* op = &pr->ops[i];
+    fprintf(out, "  %5d  %-28s %7d %12.3f %7.2f%% %10llu\n", op->node_index,
+            op->op_name ? op->op_name : "?", op->version,
+            per_run_us(op->total_ns, op->count),
+            share_pct(op->total_ns, pr->total_ns),
+            (unsigned long long)op->count);
+  }
+  fprintf(out, "\nSummary by operator type:\n");
+  fprintf(out, "  %-28s %6s %12s %8s\n", "op", "nodes", "us per run",
+          "share %");
+  for (int g = 0; g < pr->num_groups; ++g) {
+    const lg_op_group* grp = &pr->groups[g];
+    fprintf(out, "  %-28s %6d %12.3f %7.2f%%\n", grp->op, grp->nodes,
+            per_run_us(grp->total_ns, pr->runs),
+            share_pct(grp->total_ns, pr->total_ns));
+  }
+  fprintf(out, "  operators total: %.3f us per run\n",
+          per_run_us(pr->total_ns, pr->runs));
+}
+
+static void text_memory(FILE* out, const lg_bench* b) {
+  const double mb = 1024.0 * 1024.0;
+  fprintf(out, "\nMemory:\n");
+  fprintf(out,
+          "  peak RSS %.3f MB (VmHWM high-water mark); RSS at start %.3f MB, "
+          "peak after init %.3f MB\n  getrusage ru_maxrss %.3f MB (carries "
+          "the size of a larger parent across exec)\n",
+          (double)b->peak_end / mb, (double)b->rss_start / mb,
+          (double)b->peak_after_init / mb, (double)b->ru_maxrss / mb);
+  if (b->has_mem) {
+    fprintf(out,
+            "  arena %zu bytes for %zu bytes of planned tensors; heap "
+            "%zu bytes; constants %zu bytes (mapped from the model file)\n",
+            b->mem.arena_bytes, b->mem.non_constant_tensor_bytes,
+            b->mem.heap_bytes, b->mem.constant_bytes);
+  }
+}
+
+void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
+  const lg_bench_params* p = b->p;
+  double init_us = b->load_us + b->create_us + b->allocate_us;
+  fprintf(out, "litegpu benchmark_model (TFLite C API %s)\n", TfLiteVersion());
+  text_flags(out, b);
+  fprintf(out, "\nModel: %s (%ld bytes, %d node%s)\n", p->graph, b->model_bytes,
+          b->num_nodes, b->num_nodes == 1 ? "" : "s");
+  text_tensors(out, b, ip);
+  fprintf(out,
+          "\nInitialization:\n  load model %.3f ms\n  create "
+          "interpreter %.3f ms\n  resize inputs + AllocateTensors %.3f ms\n"
+          "  init total %.3f ms\n",
+          b->load_us / 1e3, b->create_us / 1e3, b->allocate_us / 1e3,
+          init_us / 1e3);
+  fprintf(out, "\nFirst inference: %.3f us\n", b->first_us);
+  fprintf(out, "\nWarm-up (at least %d runs and %g s):\n", p->warmup_runs,
+          p->warmup_min_secs);
+  text_stats(out, &b->warmup_stats);
+  const lg_stats* s = &b->steady_stats;
+  fprintf(out,
+          "\nSteady state (at least %d runs and %g s, no run started "
+          "after %g s): %zu runs in %.3f s\n",
+          p->num_runs, p->min_secs, p->max_secs, s->count, b->steady_secs);
+  text_stats(out, s);
+  fprintf(out, "  p50=%.3f p90=%.3f p99=%.3f (us)\n", s->p50, s->p90, s->p99);
+  fprintf(out,
+          "Inference timings in us: Init: %.3f, First inference: %.3f, "
+          "Warmup (avg): %.3f, Inference (avg): %.3f\n",
+          init_us, b->first_us,
+          b->warmup_stats.count ? b->warmup_stats.mean : 0.0, s->mean);
+  text_memory(out, b);
+  if (b->has_profile) text_profile(out, &b->profile);
+}
+
+/* ---- JSON report ----------------------------------------------------------
+ */
+
+static void json_string(FILE* out, const char* s) {
+  fputc('"', out);
+  for (const unsigned char* c = (const unsigned char*)(s ? s : ""); *c; ++c) {
+    if (*c == '"' || *c == '\\') {
+      fprintf(out, "\\%c", *c);
+    } else if (*c < 0x20) {
+      fprintf(out, "\\u%04x", *c);
+    } else {
+      fputc(*c, out);
+    }
+  }
+  fputc('"', out);
+}
+
+static void json_number(FILE* out, double v) {
+  if (isfinite(v)) {
+    fprintf(out, "%.3f", v);
+  } else {
+    fputs("null", out);
+  }
+}
+
+/* Full precision, for values that are not times. */
+static void json_real(FILE* out, double v) {
+  if (isfinite(v)) {
+    fprintf(out, "%.9g", v);
+  } else {
+    fputs("null", out);
+  }
+}
+
+static void json_key(FILE* out, const char* key) {
+  json_string(out, key);
+  fputc(':', out);
+}
+
+/* Writes the stats object without its closing brace, so that the caller
+ * may add keys. */
+static void json_stats_open(FILE* out, const lg_stats* s) {
+  const double n = s->count ? 0.0 : NAN; /* null numbers without runs */
+  const char* keys[] = {"mean_us", "std_us", "min_us", "max_us",
+                        "p50_us",  "p90_us", "p99_us"};
+  const double values[] = {s->mean, s->std, s->min, s->max,
+                           s->p50,  s->p90, s->p99};
+  fprintf(out, "{\"count\":%zu", s->count);
+  for (int i = 0; i < LG_COUNT(keys); ++i) {
+    fputc(',', out);
+    json_key(out, keys[i]);
+    json_number(out, values[i] + n);
+  }
+}
+
+static void json_flags(FILE* out, const lg_bench_params* p) {
+  fputc('{', out);
+  for (int i = 0; i < lg_bench_num_flags; ++i) {
+    const lg_bench_flag* f = &lg_bench_flags[i];
+    const void* v = lg_bench_flag_value(p, f);
+    if (i) fputc(',', out);
+    json_key(out, f->name);
+    switch (f->type) {
+      case FLAG_INT:
+        fprintf(out, "%d", *(const int*)v);
+        break;
+      case FLAG_FLOAT:
+        fprintf(out, "%.17g", *(const double*)v);
+        break;
+      case FLAG_BOOL:
+        fputs(*(const bool*)v ? "true" : "false", out);
+        break;
+      case FLAG_STRING:
+        json_string(out, *(const char* const*)v);
+        break;
+    }
+  }
+  fputc('}', out);
+}
+
+/* {name, type, shape}; an input adds values {count, low, high, min, max}:
+ * how many, the range asked for and the extremes drawn. */
+static void json_tensor(FILE* out, const TfLiteTensor* t, const lg_fill* f) {
+  fputs("{\"name\":", out);
+  json_string(out, lg_bench_tensor_name(t));
+  fputs(",\"type\":", out);
+  json_string(out, TfLiteTypeGetName(TfLiteTensorType(t)));
+  fputs(",\"shape\":", out);
+  print_shape(out, t);
+  if (f != NULL) {
+    const double none = f->count ? 0.0 : NAN;
+    fprintf(out, ",\"values\":{\"count\":%zu,\"low\":", f->count);
+    json_real(out, f->low);
+    fputs(",\"high\":", out);
+    json_real(out, f->high);
+    fputs(",\"min\":", out);
+    json_real(out, f->seen_min + none);
+    fputs(",\"max\":", out);
+    json_real(out, f->seen_max + none);
+    fputc('}', out);
+  }
+  fputc('}', out);
+}
+
+static void json_model(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
+  fputs("{\"path\":", out);
+  json_string(out, b->p->graph);
+  fprintf(out, ",\"size_bytes\":%ld,\"num_nodes\":%d,\"inputs\":[",
+          b->model_bytes, b->num_nodes);
+  for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
+    if (i) fputc(',', out);
+    json_tensor(out, TfLiteInterpreterGetInputTensor(ip, i), &b->fills[i]);
+  }
+  fputs("],\"outputs\":[", out);
+  for (int i = 0; i < TfLiteInterpreterGetOutputTensorCount(ip); ++i) {
+    if (i) fputc(',', out);
+    json_tensor(out, TfLiteInterpreterGetOutputTensor(ip, i), NULL);
+  }
+  fputs("]}", out);
+}
+
+static void json_profile(FILE* out, const lg_profile* pr) {
+  fputs(",\"op_profile\":[", out);
+  for (int i = 0; i < pr->num_ops; ++i) {
+    const litegpu_op_profile* op = &pr->ops[i];
+    fprintf(out, "%s{\"node\":%d,\"op\":", i ? "," : "", op->node_index);
+    json_string(out, op->op_name ? op->op_name : "?");
+    fprintf(out, ",\"version\":%d,\"avg_us\":", op->version);
+    json_number(out, per_run_us(op->total_ns, op->count));
+    fputs(",\"total_us\":", out);
+    json_number(out, (double)op->total_ns / 1e3);
+    fputs(",\"share_pct\":", out);
+    json_number(out, share_pct(op->total_ns, pr->total_ns));
+    fprintf(out, ",\"count\":%llu}", (unsigned long long)op->count);
+  }
+  fputs("],\"op_type_summary\":[", out);
+  for (int g = 0; g < pr->num_groups; ++g) {
+    const lg_op_group* grp = &pr->groups[g];
+    fprintf(out, "%s{\"op\":", g ? "," : "");
+    json_string(out, grp->op);
+    fprintf(out, ",\"nodes\":%d,\"avg_us_per_run\":", grp->nodes);
+    json_number(out, per_run_us(grp->total_ns, pr->runs));
+    fputs(",\"share_pct\":", out);
+    json_number(out, share_pct(grp->total_ns, pr->total_ns));
+    fputc('}', out);
+  }
+  fputc(']', out);
+}
+
+static void json_memory(FILE* out, const lg_bench* b) {
+  fprintf(out,
+          ",\"memory\":{\"peak_rss_bytes\":%zu,\"ru_maxrss_bytes\":%zu,"
+          "\"rss_at_start_bytes\":%zu,\"peak_rss_after_init_bytes\":%zu",
+          b->peak_end, b->ru_maxrss, b->rss_start, b->peak_after_init);
+  if (b->has_mem) {
+    fprintf(out,
+            ",\"arena_bytes\":%zu,\"non_constant_tensor_bytes\":%zu,"
+            "\"heap_bytes\":%zu,\"constant_bytes\":%zu",
+            b->mem.arena_bytes, b->mem.non_constant_tensor_bytes,
+            b->mem.heap_bytes, b->mem.constant_bytes);
+  }
+  fputc('}', out);
+}
+
+void lg_bench_print_json(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
+  fputs("{\"tool\":\"litegpu benchmark_model\",\"tflite_version\":", out);
+  json_string(out, TfLiteVersion());
+  fputs(",\"flags\":", out);
+  json_flags(out, b->p);
+  fputs(",\"model\":", out);
+  json_model(out, b, ip);
+  fputs(",\"init_us\":{\"load\":", out);
+  json_number(out, b->load_us);
+  fputs(",\"create\":", out);
+  json_number(out, b->create_us);
+  fputs(",\"allocate\":", out);
+  json_number(out, b->allocate_us);
+  fputs(",\"total\":", out);
+  json_number(out, b->load_us + b->create_us + b->allocate_us);
+  fputs("},\"first_inference_us\":", out);
+  json_number(out, b->first_us);
+  fputs(",\"warmup\":", out);
+  json_stats_open(out, &b->warmup_stats);
+  fputs("},\"inference\":", out);
+  json_stats_open(out, &b->steady_stats);
+  fputs(",\"total_secs\":", out);
+  json_real(out, b->steady_secs);
+  if (b->p->json_run_times) {
+    fputs(",\"run_times_us\":[", out);
+    for (size_t i = 0; i < b->steady.kept; ++i) {
+      if (i) fputc(',', out);
+      json_number(out, b->steady.us[i]);
+    }
+    fputc(']', out);
+  }
+  fputc('}', out);
+  json_memory(out, b);
+  if (b->has_profile) {
+    json_profile(out, &b->profile);
+  } else {
+    fputs(",\"op_profile\":null,\"op_type_summary\":null", out);
+  }
+  fputs("}\n", out);
+}
