@@ -3,6 +3,7 @@
 #include "runtime/kernels/kernel_util.h"
 
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -247,13 +248,16 @@ TfLiteStatus lg_kernel_activation_range_float(TfLiteContext* context,
                                               TfLiteFusedActivation activation,
                                               float* min, float* max) {
   switch (activation) {
+    /* TFLite's float kernels clamp to the type's finite range even without
+     * an activation (its reference and builtin kernels turn inf into
+     * FLT_MAX), so litegpu does the same; NaN still passes through. */
     case kTfLiteActNone:
-      *min = -INFINITY;
-      *max = INFINITY;
+      *min = -FLT_MAX;
+      *max = FLT_MAX;
       return kTfLiteOk;
     case kTfLiteActRelu:
       *min = 0.0f;
-      *max = INFINITY;
+      *max = FLT_MAX;
       return kTfLiteOk;
     case kTfLiteActReluN1To1:
       *min = -1.0f;

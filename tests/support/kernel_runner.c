@@ -84,6 +84,8 @@ static bool lg_runner_byte_size(TfLiteType type, const TfLiteIntArray* dims,
   return true;
 }
 
+static TfLiteStatus lg_runner_allocate_one(lg_kernel_runner* runner, int i);
+
 static TfLiteStatus lg_runner_resize(TfLiteContext* context,
                                      TfLiteTensor* tensor,
                                      TfLiteIntArray* new_size) {
@@ -100,6 +102,13 @@ static TfLiteStatus lg_runner_resize(TfLiteContext* context,
   size_t bytes = 0;
   if (lg_runner_byte_size(tensor->type, new_size, &bytes)) {
     tensor->bytes = bytes;
+  }
+  /* A dynamic tensor gets memory for its new shape at once, as the
+   * interpreter gives it (kernels resize dynamic outputs in Invoke). */
+  const int index = lg_runner_tensor_index(runner, tensor);
+  if (tensor->allocation_type == kTfLiteDynamic &&
+      runner->runner_allocates[index]) {
+    return lg_runner_allocate_one(runner, index);
   }
   return kTfLiteOk;
 }
@@ -287,33 +296,40 @@ TfLiteStatus lg_kernel_runner_set_threads(lg_kernel_runner* runner,
 static TfLiteStatus lg_runner_allocate(lg_kernel_runner* runner) {
   for (int i = 0; i < runner->num_tensors; ++i) {
     if (!runner->runner_allocates[i]) continue;
-    TfLiteTensor* t = &runner->tensors[i];
-    free(runner->owned_data[i]);
-    runner->owned_data[i] = NULL;
-    t->data.data = NULL;
-    size_t bytes;
-    if (!lg_runner_byte_size(t->type, t->dims, &bytes) ||
-        bytes > SIZE_MAX - LG_KERNEL_RUNNER_GUARD_BYTES) {
-      lg_runner_report(runner,
-                       "kernel runner: tensor %d has no byte size "
-                       "after prepare",
-                       i);
-      return kTfLiteError;
-    }
-    unsigned char* block = malloc(bytes + LG_KERNEL_RUNNER_GUARD_BYTES);
-    if (block == NULL) {
-      lg_runner_report(runner, "kernel runner: out of memory for tensor %d", i);
-      return kTfLiteError;
-    }
-    memset(block, LG_RUNNER_FILL, bytes);
-    for (size_t g = 0; g < LG_KERNEL_RUNNER_GUARD_BYTES; ++g) {
-      block[bytes + g] = lg_runner_guard_byte(g);
-    }
-    runner->owned_data[i] = block;
-    runner->owned_bytes[i] = bytes;
-    t->data.data = block;
-    t->bytes = bytes;
+    TF_LITE_ENSURE_STATUS(lg_runner_allocate_one(runner, i));
   }
+  return kTfLiteOk;
+}
+
+/* Gives runner-allocated tensor i fresh memory for its current shape (see
+ * lg_runner_allocate). */
+static TfLiteStatus lg_runner_allocate_one(lg_kernel_runner* runner, int i) {
+  TfLiteTensor* t = &runner->tensors[i];
+  free(runner->owned_data[i]);
+  runner->owned_data[i] = NULL;
+  t->data.data = NULL;
+  size_t bytes;
+  if (!lg_runner_byte_size(t->type, t->dims, &bytes) ||
+      bytes > SIZE_MAX - LG_KERNEL_RUNNER_GUARD_BYTES) {
+    lg_runner_report(runner,
+                     "kernel runner: tensor %d has no byte size "
+                     "after prepare",
+                     i);
+    return kTfLiteError;
+  }
+  unsigned char* block = malloc(bytes + LG_KERNEL_RUNNER_GUARD_BYTES);
+  if (block == NULL) {
+    lg_runner_report(runner, "kernel runner: out of memory for tensor %d", i);
+    return kTfLiteError;
+  }
+  memset(block, LG_RUNNER_FILL, bytes);
+  for (size_t g = 0; g < LG_KERNEL_RUNNER_GUARD_BYTES; ++g) {
+    block[bytes + g] = lg_runner_guard_byte(g);
+  }
+  runner->owned_data[i] = block;
+  runner->owned_bytes[i] = bytes;
+  t->data.data = block;
+  t->bytes = bytes;
   return kTfLiteOk;
 }
 

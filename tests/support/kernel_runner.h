@@ -5,7 +5,9 @@
  * LG_KERNEL_RUNNER_MAX_TENSORS tensors. Its context:
  *   - ReportError appends each message to a buffer (lg_kernel_runner_errors);
  *   - ResizeTensor frees the tensor's old dims and takes the new ones (also
- *     on failure, as TFLite's does);
+ *     on failure, as TFLite's does); a runner-allocated tensor that the
+ *     kernel made kTfLiteDynamic gets fresh memory (fill and guard bytes as
+ *     below) for its new shape at once, as the interpreter gives it;
  *   - GetTensor returns tensors by index; AddTensors adds tensors (kernel
  *     temporaries), which the runner allocates after Prepare like outputs;
  *   - the delegate-only functions report an error, as outside a delegate;

@@ -382,12 +382,14 @@ static void test_add_nan_inf(void** state) {
   add_case c;
   const float x[] = {NAN, INFINITY, -INFINITY, INFINITY, 1.0f};
   const float y[] = {1.0f, 1.0f, 1.0f, -INFINITY, NAN};
-  /* NaN in either operand gives NaN; inf - inf is NaN. */
-  const float want[] = {NAN, INFINITY, -INFINITY, NAN, NAN};
+  /* NaN in either operand gives NaN; inf - inf is NaN. An infinite sum is
+   * clamped to +-FLT_MAX: TFLite's float activation range for NONE is
+   * [lowest, max] (LiteRT's reference and optimized kernels agree). */
+  const float want[] = {NAN, FLT_MAX, -FLT_MAX, NAN, NAN};
   add_setup(&c, (int[]){5}, 1, x, (int[]){5}, 1, y, kTfLiteActNone);
   add_expect(&c, (int[]){5}, 1, want, 5);
-  /* RELU keeps +inf and NaN, clamps -inf to 0. */
-  const float want_relu[] = {NAN, INFINITY, 0.0f, NAN, NAN};
+  /* RELU keeps NaN, clamps +inf to FLT_MAX and -inf to 0. */
+  const float want_relu[] = {NAN, FLT_MAX, 0.0f, NAN, NAN};
   add_setup(&c, (int[]){5}, 1, x, (int[]){5}, 1, y, kTfLiteActRelu);
   add_expect(&c, (int[]){5}, 1, want_relu, 5);
 }
@@ -767,9 +769,10 @@ static void test_fc_nan_inf(void** state) {
   fc_case c;
   /* Row 0 holds a NaN: both outputs NaN. Row 1 holds +inf at index 0:
    * 1*inf -> +inf; 0.5*inf -> +inf. Row 2 holds +inf at 0 and 2:
-   * inf - inf -> NaN, inf -> +inf. */
+   * inf - inf -> NaN, inf -> +inf. With no activation TFLite still clamps
+   * to the finite float range, so +inf comes out as FLT_MAX. */
   const float in[] = {NAN, 1, 1, INFINITY, 1, 1, INFINITY, 0, INFINITY};
-  const float want[] = {NAN, NAN, INFINITY, INFINITY, NAN, INFINITY};
+  const float want[] = {NAN, NAN, FLT_MAX, FLT_MAX, NAN, FLT_MAX};
   fc_setup(&c, (int[]){3, 3}, 2, in, (int[]){2, 3}, kW, kBias, false,
            kTfLiteActNone, false);
   fc_expect(&c, (int[]){3, 2}, 2, want, 6);

@@ -1,0 +1,521 @@
+/* Binary elementwise arithmetic with numpy-style broadcasting up to 6-D:
+ * ADD, SUB, MUL, DIV (fused activation; FLOAT32 and INT32),
+ * SQUARED_DIFFERENCE and POW (FLOAT32 and INT32), MAXIMUM and MINIMUM
+ * (FLOAT32, INT32 and INT64), and the shared Prepare / Invoke that the
+ * comparisons (comparison.c) use too (see binary.h).
+ *
+ * Semantics follow TFLite's kernels, checked against LiteRT:
+ * - The float activation range of NONE is [-FLT_MAX, FLT_MAX] and of RELU
+ *   [0, FLT_MAX] (TFLite's CalculateActivationRange uses the type's lowest()
+ *   and max()), so an infinite ADD/SUB/MUL/DIV result comes out as
+ *   +-FLT_MAX; NaN passes every clamp.
+ * - Float DIV by zero is IEEE (then clamped): 1/0 -> FLT_MAX, 0/0 -> NaN.
+ *   INT32 DIV truncates toward zero; a zero anywhere in the divisor fails
+ *   Invoke, as TFLite's does; INT32_MIN / -1 gives INT32_MAX (LiteRT's
+ *   result).
+ * - INT32 ADD, SUB, MUL and SQUARED_DIFFERENCE wrap around on overflow.
+ * - MAXIMUM is `a > b ? a : b` and MINIMUM `a < b ? a : b`: a NaN on the
+ *   left yields the right operand, a NaN on the right yields NaN.
+ * - POW: float is powf (a negative base with a non-integer exponent gives
+ *   NaN, 0^-1 gives inf, no clamp). INT32 POW fails Invoke on a negative
+ *   exponent anywhere in input 1; 0^0 = 1; a result outside the int32 range
+ *   is INT32_MIN (TFLite converts a double pow to int32, which gives that
+ *   value on x86).
+ * Quantized, int16, int64 (arithmetic) and float16 variants inside the
+ * registered version ranges are rejected in Prepare with the type's name.
+ */
+#include "runtime/kernels/binary.h"
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runtime/interpreter.h"
+#include "runtime/kernels/broadcast_plan.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/thread_pool.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+/* Output elements below which splitting over threads costs more than it
+ * saves (an elementwise op is bound by memory bandwidth), and the least
+ * work each task gets. */
+#define LG_BINARY_MIN_PARALLEL (1 << 16)
+#define LG_BINARY_MIN_TASK (1 << 15)
+
+enum {
+  kInputTensor1 = 0,
+  kInputTensor2 = 1,
+  kOutputTensor = 0,
+};
+
+typedef struct lg_binary_data {
+  bool prepared;
+  lg_broadcast_plan plan;
+  lg_binary_params params;
+  lg_binary_row_fn row;
+  lg_binary_check_fn check; /* NULL: nothing to check before computing */
+  /* Element counts the plan was built for, checked again in Invoke. */
+  int64_t elements1;
+  int64_t elements2;
+} lg_binary_data;
+
+/* One Invoke's work, shared read-only by its tasks. */
+typedef struct lg_binary_job {
+  const lg_broadcast_plan* plan;
+  const void* inputs[2];
+  void* output;
+  lg_binary_row_fn row;
+  const lg_binary_params* params;
+  int num_tasks;
+} lg_binary_job;
+
+/* ---- Element functions -------------------------------------------------- */
+
+static inline float lg_clamp_f32(float v, const lg_binary_params* p) {
+  return lg_kernel_clamp_float(v, p->min_f, p->max_f);
+}
+
+static inline int32_t lg_clamp_i32(int32_t v, const lg_binary_params* p) {
+  return v < p->min_i ? p->min_i : (v > p->max_i ? p->max_i : v);
+}
+
+/* Wrapping int32 arithmetic (C's signed overflow is undefined, so compute
+ * in unsigned; the conversion back is modulo 2^32 on every target). */
+static inline int32_t lg_wrap_add(int32_t a, int32_t b) {
+  return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+static inline int32_t lg_wrap_sub(int32_t a, int32_t b) {
+  return (int32_t)((uint32_t)a - (uint32_t)b);
+}
+static inline int32_t lg_wrap_mul(int32_t a, int32_t b) {
+  return (int32_t)((uint32_t)a * (uint32_t)b);
+}
+
+/* Truncating division; b == 0 never reaches here (Invoke checks first). */
+static inline int32_t lg_div_i32(int32_t a, int32_t b) {
+  if (b == 0) return 0;
+  if (b == -1 && a == INT32_MIN) return INT32_MAX;
+  return a / b;
+}
+
+static inline float lg_squared_difference_f32(float a, float b) {
+  const float d = a - b;
+  return d * d;
+}
+
+static inline int32_t lg_squared_difference_i32(int32_t a, int32_t b) {
+  const int32_t d = lg_wrap_sub(a, b);
+  return lg_wrap_mul(d, d);
+}
+
+/* base^exp for exp >= 0 (Invoke rejects negative exponents first). */
+static int32_t lg_pow_i32(int32_t base, int32_t exponent) {
+  if (exponent <= 0) return 1;
+  if (base == 0 || base == 1) return base;
+  if (base == -1) return (exponent & 1) ? -1 : 1;
+  /* |base| >= 2 leaves the int32 range within 32 steps. */
+  int64_t r = 1;
+  for (int32_t e = 0; e < exponent; ++e) {
+    r *= base;
+    if (r > INT32_MAX || r < INT32_MIN) return INT32_MIN;
+  }
+  return (int32_t)r;
+}
+
+/* ---- Row functions ------------------------------------------------------ */
+
+LG_BINARY_ROW(lg_add_f32, float, float, lg_clamp_f32(a + b, p))
+LG_BINARY_ROW(lg_add_i32, int32_t, int32_t, lg_clamp_i32(lg_wrap_add(a, b), p))
+LG_BINARY_ROW(lg_sub_f32, float, float, lg_clamp_f32(a - b, p))
+LG_BINARY_ROW(lg_sub_i32, int32_t, int32_t, lg_clamp_i32(lg_wrap_sub(a, b), p))
+LG_BINARY_ROW(lg_mul_f32, float, float, lg_clamp_f32((a) * (b), p))
+LG_BINARY_ROW(lg_mul_i32, int32_t, int32_t, lg_clamp_i32(lg_wrap_mul(a, b), p))
+LG_BINARY_ROW(lg_div_f32, float, float, lg_clamp_f32(a / b, p))
+LG_BINARY_ROW(lg_div_i32_row, int32_t, int32_t,
+              lg_clamp_i32(lg_div_i32(a, b), p))
+LG_BINARY_ROW(lg_sqdiff_f32, float, float, lg_squared_difference_f32(a, b))
+LG_BINARY_ROW(lg_sqdiff_i32, int32_t, int32_t, lg_squared_difference_i32(a, b))
+LG_BINARY_ROW(lg_max_f32, float, float, a > b ? a : b)
+LG_BINARY_ROW(lg_max_i32, int32_t, int32_t, a > b ? a : b)
+LG_BINARY_ROW(lg_max_i64, int64_t, int64_t, a > b ? a : b)
+LG_BINARY_ROW(lg_min_f32, float, float, a < b ? a : b)
+LG_BINARY_ROW(lg_min_i32, int32_t, int32_t, a < b ? a : b)
+LG_BINARY_ROW(lg_min_i64, int64_t, int64_t, a < b ? a : b)
+LG_BINARY_ROW(lg_pow_f32, float, float, powf(a, b))
+LG_BINARY_ROW(lg_pow_i32_row, int32_t, int32_t, lg_pow_i32(a, b))
+
+/* ---- Value checks ------------------------------------------------------- */
+
+static TfLiteStatus lg_check_no_zero_divisor(TfLiteContext* context,
+                                             const char* op,
+                                             const TfLiteTensor* input1,
+                                             const TfLiteTensor* input2) {
+  (void)input1;
+  const int64_t n = lg_kernel_num_elements(input2);
+  const int32_t* y = input2->data.i32;
+  for (int64_t i = 0; i < n; ++i) {
+    if (y[i] == 0) {
+      lg_kernel_log(context, op,
+                    "input 1 holds a zero divisor at index %lld (integer "
+                    "division by zero)",
+                    (long long)i);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_check_no_negative_exponent(TfLiteContext* context,
+                                                  const char* op,
+                                                  const TfLiteTensor* input1,
+                                                  const TfLiteTensor* input2) {
+  (void)input1;
+  const int64_t n = lg_kernel_num_elements(input2);
+  const int32_t* y = input2->data.i32;
+  for (int64_t i = 0; i < n; ++i) {
+    if (y[i] < 0) {
+      lg_kernel_log(context, op,
+                    "input 1 holds the negative exponent %d at index %lld "
+                    "(INT32 POW takes exponents >= 0)",
+                    (int)y[i], (long long)i);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+/* ---- The shared kernel -------------------------------------------------- */
+
+void* lg_binary_init(TfLiteContext* context, const char* buffer,
+                     size_t length) {
+  (void)context;
+  (void)buffer;
+  (void)length;
+  return calloc(1, sizeof(lg_binary_data));
+}
+
+void lg_binary_free(TfLiteContext* context, void* buffer) {
+  (void)context;
+  free(buffer);
+}
+
+static lg_binary_row_fn lg_binary_row_for(const lg_binary_op* op,
+                                          TfLiteType type) {
+  switch (type) {
+    case kTfLiteFloat32:
+      return op->f32;
+    case kTfLiteInt32:
+      return op->i32;
+    case kTfLiteInt64:
+      return op->i64;
+    case kTfLiteBool:
+      return op->boolean;
+    default:
+      return NULL;
+  }
+}
+
+static TfLiteStatus lg_binary_check_types(TfLiteContext* context,
+                                          const lg_binary_op* op,
+                                          const TfLiteTensor* input1,
+                                          const TfLiteTensor* input2,
+                                          const TfLiteTensor* output) {
+  if (input1->type != input2->type) {
+    lg_kernel_log(context, op->name, "input types %s and %s differ",
+                  TfLiteTypeGetName(input1->type),
+                  TfLiteTypeGetName(input2->type));
+    return kTfLiteError;
+  }
+  if (lg_binary_row_for(op, input1->type) == NULL) {
+    lg_kernel_log(context, op->name,
+                  "input type %s is not supported (expected %s)",
+                  TfLiteTypeGetName(input1->type), op->types);
+    return kTfLiteError;
+  }
+  if (op->bool_output && output->type != kTfLiteBool) {
+    lg_kernel_log(context, op->name,
+                  "output type %s is not supported (expected BOOL)",
+                  TfLiteTypeGetName(output->type));
+    return kTfLiteError;
+  }
+  if (!op->bool_output && output->type != input1->type) {
+    lg_kernel_log(
+        context, op->name, "output type %s differs from input type %s",
+        TfLiteTypeGetName(output->type), TfLiteTypeGetName(input1->type));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* The fused activation of ADD, SUB, MUL and DIV (NONE without params). */
+static TfLiteFusedActivation lg_binary_activation(const lg_binary_op* op,
+                                                  const void* builtin_data) {
+  if (builtin_data == NULL) return kTfLiteActNone;
+  switch (op->builtin_code) {
+    case kTfLiteBuiltinAdd:
+      return ((const TfLiteAddParams*)builtin_data)->activation;
+    case kTfLiteBuiltinSub:
+      return ((const TfLiteSubParams*)builtin_data)->activation;
+    case kTfLiteBuiltinMul:
+      return ((const TfLiteMulParams*)builtin_data)->activation;
+    case kTfLiteBuiltinDiv:
+      return ((const TfLiteDivParams*)builtin_data)->activation;
+    default:
+      return kTfLiteActNone;
+  }
+}
+
+/* The clamp range of the op's activation for `type`: TFLite's, whose
+ * unbounded ends are the type's finite extremes. */
+static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
+                                         const lg_binary_op* op,
+                                         const void* builtin_data,
+                                         TfLiteType type,
+                                         lg_binary_params* params) {
+  params->min_f = -FLT_MAX;
+  params->max_f = FLT_MAX;
+  params->min_i = INT32_MIN;
+  params->max_i = INT32_MAX;
+  if (!op->has_activation) return kTfLiteOk;
+  const TfLiteFusedActivation act = lg_binary_activation(op, builtin_data);
+  if (type == kTfLiteInt32) {
+    return lg_kernel_activation_range_int32(context, op->name, act,
+                                            &params->min_i, &params->max_i);
+  }
+  TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
+      context, op->name, act, &params->min_f, &params->max_f));
+  if (params->min_f < -FLT_MAX) params->min_f = -FLT_MAX;
+  if (params->max_f > FLT_MAX) params->max_f = FLT_MAX;
+  return kTfLiteOk;
+}
+
+/* Checks the shapes, resizes the output and builds the plan. */
+static TfLiteStatus lg_binary_prepare_shapes(TfLiteContext* context,
+                                             const lg_binary_op* op,
+                                             lg_binary_data* data,
+                                             const TfLiteTensor* input1,
+                                             const TfLiteTensor* input2,
+                                             TfLiteTensor* output) {
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_check_shape(context, op->name, "input 0", input1));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_check_shape(context, op->name, "input 1", input2));
+  /* The types were checked: both have fixed sizes. */
+  size_t in_size = 0, out_size = 0;
+  TF_LITE_ENSURE_STATUS(TfLiteGetSizeOfType(input1->type, &in_size));
+  TF_LITE_ENSURE_STATUS(TfLiteGetSizeOfType(output->type, &out_size));
+  TfLiteIntArray* shape = NULL;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_broadcast_shape(context, op->name, input1->dims, input2->dims,
+                                LG_BROADCAST_MAX_RANK, &shape));
+  const int64_t elements_out = lg_kernel_num_elements_dims(shape);
+  if (elements_out > INT32_MAX) {
+    lg_kernel_log(context, op->name,
+                  "the broadcast output has %lld elements, above %d",
+                  (long long)elements_out, INT32_MAX);
+    TfLiteIntArrayFree(shape);
+    return kTfLiteError;
+  }
+  lg_broadcast_plan_build(
+      &data->plan, 2,
+      (const TfLiteIntArray* const[]){input1->dims, input2->dims}, shape,
+      (const size_t[]){in_size, in_size}, out_size);
+  data->elements1 = lg_kernel_num_elements(input1);
+  data->elements2 = lg_kernel_num_elements(input2);
+  /* ResizeTensor owns `shape` from here on, also when it fails. */
+  return context->ResizeTensor(context, output, shape);
+}
+
+TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node,
+                               const lg_binary_op* op) {
+  lg_binary_data* data = node->user_data;
+  if (data == NULL) {
+    lg_kernel_log(context, op->name, "no kernel data (out of memory in init)");
+    return kTfLiteError;
+  }
+  data->prepared = false;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op->name, 2, 2, 1));
+  const TfLiteTensor* input1;
+  const TfLiteTensor* input2;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, op->name, kInputTensor1, &input1));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, op->name, kInputTensor2, &input2));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, op->name, kOutputTensor, &output));
+  TF_LITE_ENSURE_STATUS(
+      lg_binary_check_types(context, op, input1, input2, output));
+  TF_LITE_ENSURE_STATUS(lg_binary_params_for(context, op, node->builtin_data,
+                                             input1->type, &data->params));
+  data->row = lg_binary_row_for(op, input1->type);
+  data->check = input1->type == kTfLiteInt32 ? op->check_i32 : NULL;
+  TF_LITE_ENSURE_STATUS(
+      lg_binary_prepare_shapes(context, op, data, input1, input2, output));
+  data->prepared = true;
+  return kTfLiteOk;
+}
+
+static void lg_binary_row_adapter(void* ctx, const void* const* inputs,
+                                  const ptrdiff_t* strides, void* output,
+                                  int n) {
+  const lg_binary_job* job = ctx;
+  job->row(inputs[0], strides[0], inputs[1], strides[1], output, n,
+           job->params);
+}
+
+/* Task `index` of num_tasks equal shares of the output elements. */
+static void lg_binary_task(void* ctx, int index) {
+  const lg_binary_job* job = ctx;
+  const int64_t total = job->plan->elements;
+  const int64_t begin = total * index / job->num_tasks;
+  const int64_t end = total * (index + 1) / job->num_tasks;
+  lg_broadcast_plan_walk(job->plan, begin, end, job->inputs, job->output,
+                         lg_binary_row_adapter, ctx);
+}
+
+/* Walks the plan, split over the context's threads when large enough. */
+static void lg_binary_run(TfLiteContext* context, lg_binary_job* job) {
+  lg_thread_pool* pool = lg_context_thread_pool(context);
+  const int threads = lg_thread_pool_size(pool);
+  const int64_t elements = job->plan->elements;
+  job->num_tasks = 1;
+  if (threads > 1 && elements >= LG_BINARY_MIN_PARALLEL) {
+    const int64_t most = elements / LG_BINARY_MIN_TASK;
+    job->num_tasks = most < threads ? (int)most : threads;
+  }
+  if (job->num_tasks == 1) {
+    lg_binary_task(job, 0);
+  } else {
+    lg_thread_pool_run(pool, lg_binary_task, job, job->num_tasks);
+  }
+}
+
+TfLiteStatus lg_binary_invoke(TfLiteContext* context, TfLiteNode* node,
+                              const lg_binary_op* op) {
+  const lg_binary_data* data = node->user_data;
+  if (data == NULL || !data->prepared) {
+    lg_kernel_log(context, op->name, "invoked before a successful prepare");
+    return kTfLiteError;
+  }
+  const TfLiteTensor* input1;
+  const TfLiteTensor* input2;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, op->name, kInputTensor1, &input1));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, op->name, kInputTensor2, &input2));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, op->name, kOutputTensor, &output));
+  /* The plan indexes by these counts; a shape changed without a new
+   * Prepare would read or write out of bounds. */
+  if (lg_kernel_num_elements(input1) != data->elements1 ||
+      lg_kernel_num_elements(input2) != data->elements2 ||
+      lg_kernel_num_elements(output) != data->plan.elements) {
+    lg_kernel_log(context, op->name, "tensor shapes changed since prepare");
+    return kTfLiteError;
+  }
+  if ((data->elements1 > 0 && input1->data.data == NULL) ||
+      (data->elements2 > 0 && input2->data.data == NULL) ||
+      (data->plan.elements > 0 && output->data.data == NULL)) {
+    lg_kernel_log(context, op->name, "a tensor has no data");
+    return kTfLiteError;
+  }
+  /* TFLite checks every element of input 1, even when the output is
+   * empty. */
+  if (data->check != NULL) {
+    TF_LITE_ENSURE_STATUS(data->check(context, op->name, input1, input2));
+  }
+  if (data->plan.elements == 0) return kTfLiteOk;
+  lg_binary_job job = {
+      .plan = &data->plan,
+      .inputs = {input1->data.data, input2->data.data},
+      .output = output->data.data,
+      .row = data->row,
+      .params = &data->params,
+  };
+  lg_binary_run(context, &job);
+  return kTfLiteOk;
+}
+
+/* ---- The ops ------------------------------------------------------------ */
+
+static const lg_binary_op kAdd = {
+    .name = "ADD",
+    .builtin_code = kTfLiteBuiltinAdd,
+    .has_activation = true,
+    .types = "FLOAT32 or INT32",
+    .f32 = lg_add_f32,
+    .i32 = lg_add_i32,
+};
+static const lg_binary_op kSub = {
+    .name = "SUB",
+    .builtin_code = kTfLiteBuiltinSub,
+    .has_activation = true,
+    .types = "FLOAT32 or INT32",
+    .f32 = lg_sub_f32,
+    .i32 = lg_sub_i32,
+};
+static const lg_binary_op kMul = {
+    .name = "MUL",
+    .builtin_code = kTfLiteBuiltinMul,
+    .has_activation = true,
+    .types = "FLOAT32 or INT32",
+    .f32 = lg_mul_f32,
+    .i32 = lg_mul_i32,
+};
+static const lg_binary_op kDiv = {
+    .name = "DIV",
+    .builtin_code = kTfLiteBuiltinDiv,
+    .has_activation = true,
+    .types = "FLOAT32 or INT32",
+    .f32 = lg_div_f32,
+    .i32 = lg_div_i32_row,
+    .check_i32 = lg_check_no_zero_divisor,
+};
+static const lg_binary_op kSquaredDifference = {
+    .name = "SQUARED_DIFFERENCE",
+    .builtin_code = kTfLiteBuiltinSquaredDifference,
+    .types = "FLOAT32 or INT32",
+    .f32 = lg_sqdiff_f32,
+    .i32 = lg_sqdiff_i32,
+};
+static const lg_binary_op kMaximum = {
+    .name = "MAXIMUM",
+    .builtin_code = kTfLiteBuiltinMaximum,
+    .types = "FLOAT32, INT32 or INT64",
+    .f32 = lg_max_f32,
+    .i32 = lg_max_i32,
+    .i64 = lg_max_i64,
+};
+static const lg_binary_op kMinimum = {
+    .name = "MINIMUM",
+    .builtin_code = kTfLiteBuiltinMinimum,
+    .types = "FLOAT32, INT32 or INT64",
+    .f32 = lg_min_f32,
+    .i32 = lg_min_i32,
+    .i64 = lg_min_i64,
+};
+static const lg_binary_op kPow = {
+    .name = "POW",
+    .builtin_code = kTfLiteBuiltinPow,
+    .types = "FLOAT32 or INT32",
+    .f32 = lg_pow_f32,
+    .i32 = lg_pow_i32_row,
+    .check_i32 = lg_check_no_negative_exponent,
+};
+
+LG_BINARY_REGISTRATION(ADD, kAdd, kTfLiteBuiltinAdd)
+LG_BINARY_REGISTRATION(SUB, kSub, kTfLiteBuiltinSub)
+LG_BINARY_REGISTRATION(MUL, kMul, kTfLiteBuiltinMul)
+LG_BINARY_REGISTRATION(DIV, kDiv, kTfLiteBuiltinDiv)
+LG_BINARY_REGISTRATION(SQUARED_DIFFERENCE, kSquaredDifference,
+                       kTfLiteBuiltinSquaredDifference)
+LG_BINARY_REGISTRATION(MAXIMUM, kMaximum, kTfLiteBuiltinMaximum)
+LG_BINARY_REGISTRATION(MINIMUM, kMinimum, kTfLiteBuiltinMinimum)
+LG_BINARY_REGISTRATION(POW, kPow, kTfLiteBuiltinPow)

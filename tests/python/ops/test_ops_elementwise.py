@@ -1,0 +1,478 @@
+"""The elementwise family against LiteRT's reference kernels: ADD, SUB, MUL,
+DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, POW, the comparisons (LESS,
+LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL, NOT_EQUAL) and SELECT_V2.
+
+Every case runs in LiteRT (the expected values) and in litegpu on 1 and 2
+threads through op_harness. Inputs are seeded. Bounds are the harness
+default (1e-5 relative + 1e-6 absolute) throughout: every op here is one
+correctly rounded float operation, or libm's pow, which LiteRT calls too.
+Integer and bool outputs compare exactly.
+"""
+
+import zlib
+
+import numpy as np
+import pytest
+
+import litegpu_ctypes as lg
+import op_harness as oh
+from op_harness import Const, Input, OpCase, Output, check_case, check_rejected
+
+ARITH = ["ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "MAXIMUM",
+         "MINIMUM", "POW"]
+WITH_ACTIVATION = ["ADD", "SUB", "MUL", "DIV"]
+COMPARISONS = ["LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EQUAL",
+               "NOT_EQUAL"]
+ACTIVATIONS = ["NONE", "RELU", "RELU_N1_TO_1", "RELU6"]
+
+# TFLite's BuiltinOpResolver ranges (LiteRT tflite/core/kernels/register.cc).
+VERSIONS = {"ADD": 5, "SUB": 5, "MUL": 7, "DIV": 2, "SQUARED_DIFFERENCE": 2,
+            "MAXIMUM": 4, "MINIMUM": 4, "POW": 1, "LESS": 3, "LESS_EQUAL": 2,
+            "GREATER": 2, "GREATER_EQUAL": 3, "EQUAL": 5, "NOT_EQUAL": 4,
+            "SELECT_V2": 2}
+
+SHAPES = [
+    ((2, 3), (2, 3)),                      # same shape
+    ((1,), (1,)),                          # size 1
+    ((7,), ()),                            # scalar right
+    ((), (5,)),                            # scalar left
+    ((), ()),                              # scalar op scalar
+    ((2, 3, 4, 5), (5,)),                  # trailing broadcast, batch 2
+    ((3, 1, 5), (1, 4, 1)),                # both sides broadcast
+    ((4, 1), (1, 3)),                      # outer product shape
+    ((1, 1), (17,)),                       # [1,1] keeps rank 2
+    ((2, 1, 3, 1, 7), (1, 17, 1, 5, 1)),   # 5-D, alternating, odd sizes
+    ((3, 1, 2, 1, 5), (2, 4, 1)),          # 5-D against 3-D
+    ((0, 3), (3,)),                        # empty
+    ((2, 0), (1,)),                        # empty, scalar-like side
+    ((1031,), (1031,)),                    # long rows: vector loop bodies
+]
+
+
+def seed_of(*key):
+    """A fixed seed per parameter set (hash() of a str varies per run)."""
+    return zlib.crc32(repr(key).encode())
+
+
+def values(rng, op, shape, side):
+    """Seeded float32 inputs suited to op: DIV divisors away from 0; POW
+    positive bases (negative ones are tested separately) and exponents in
+    [-3, 3]."""
+    if op == "POW":
+        if side == 0:
+            return rng.uniform(0.25, 3.0, shape).astype(np.float32)
+        return rng.uniform(-3.0, 3.0, shape).astype(np.float32)
+    v = (rng.standard_normal(shape) * 3.0).astype(np.float32)
+    if op == "DIV" and side == 1:
+        v = np.where(np.abs(v) < 0.1, np.float32(0.5), v).astype(np.float32)
+    return v
+
+
+def case(op, inputs, outputs=(np.float32,), version=1, params=None,
+         out_shape=None, **kw):
+    if out_shape is None:
+        out_shape = np.broadcast_shapes(
+            *[t.array.shape for t in inputs if t is not None])
+    return OpCase(op=op, version=version, inputs=list(inputs),
+                  params=params or {}, outputs=list(outputs),
+                  output_shapes=[out_shape] * len(outputs), **kw)
+
+
+def litegpu_error(c):
+    """litegpu's error for a case that fails at Invoke (LiteRT must fail
+    too: its reference kernels check the same values)."""
+    with oh._CaseRun(c) as run:
+        run.build()
+        with pytest.raises(Exception):
+            oh.run_litert(run.model, run.inputs)
+        with pytest.raises(lg.LiteGpuError) as e:
+            oh.run_litegpu(run.model, run.inputs)
+        return str(e.value)
+
+
+# ---- Arithmetic: float32 ----------------------------------------------------
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_broadcast_f32(op, shapes):
+    rng = np.random.default_rng(seed_of(op, shapes))
+    a = values(rng, op, shapes[0], 0)
+    b = values(rng, op, shapes[1], 1)
+    check_case(case(op, [Input(a), Input(b)]))
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_6d_and_const(op):
+    """6-D broadcasting (litegpu's limit) and a constant right operand."""
+    rng = np.random.default_rng(3)
+    a = values(rng, op, (2, 1, 3, 1, 2, 1), 0)
+    b = values(rng, op, (1, 2, 1, 2, 1, 3), 1)
+    version = {"SUB": 3, "DIV": 2, "MAXIMUM": 3, "MINIMUM": 3}.get(op, 1)
+    check_case(case(op, [Input(a), Const(b)], version=version))
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+@pytest.mark.parametrize("op", WITH_ACTIVATION)
+def test_fused_activation(op, activation):
+    rng = np.random.default_rng(17)
+    # Values across -1, 0, 1 and 6 so that every clamp bites.
+    a = (rng.standard_normal((3, 17)) * 4).astype(np.float32)
+    b = values(rng, op, (17,), 1)
+    out = check_case(case(op, [Input(a), Const(b)],
+                          params={"fused_activation_function": activation}))
+    lo, hi = {"NONE": (-np.inf, np.inf), "RELU": (0, np.inf),
+              "RELU_N1_TO_1": (-1, 1), "RELU6": (0, 6)}[activation]
+    assert out[0].min() >= lo and out[0].max() <= hi
+
+
+def test_float_specials():
+    """Infinite ADD/SUB/MUL/DIV results are clamped to +-FLT_MAX (TFLite's
+    activation range of NONE), NaN passes; SQUARED_DIFFERENCE, MAXIMUM,
+    MINIMUM and POW do not clamp."""
+    inf, nan = np.inf, np.nan
+    a = np.array([inf, -inf, nan, 3e38, inf, 1, 0, -0.0, 5, -1],
+                 np.float32)
+    b = np.array([1, 1, 1, 3e38, -inf, nan, 0, 0, -0.0, 0], np.float32)
+    big = np.finfo(np.float32).max
+    for op in ARITH:
+        out = check_case(case(op, [Input(a), Input(b)]))[0]
+        if op in WITH_ACTIVATION:
+            assert np.all(np.isfinite(out) | np.isnan(out))
+    out = check_case(case("DIV", [Input(a), Input(b)],
+                          params={"fused_activation_function": "RELU6"}))[0]
+    assert out[5] != out[5] and out[9] == 0 and out[8] == 0
+    out = check_case(case("ADD", [Input(a), Input(b)]))[0]
+    assert out[0] == big and out[1] == -big
+
+
+def test_max_min_nan_order_and_signed_zero():
+    """MAXIMUM(NaN, 1) is 1 but MAXIMUM(1, NaN) is NaN; for +-0 the right
+    operand wins."""
+    a = np.array([np.nan, 1, np.nan, -0.0, 0.0], np.float32)
+    b = np.array([1, np.nan, np.nan, 0.0, -0.0], np.float32)
+    for op in ["MAXIMUM", "MINIMUM"]:
+        out = check_case(case(op, [Input(a), Input(b)]))[0]
+        assert out[0] == 1 and np.isnan(out[1])
+        np.testing.assert_array_equal(np.signbit(out[3:]), [False, True])
+
+
+def test_pow_special_values():
+    """Negative base with a non-integer exponent is NaN; integer exponents
+    work; 0^-1 = inf; (-0)^-3 = -inf; overflow is inf (no clamp)."""
+    a = np.array([-8, -2, -2, 0, -0.0, 1, np.nan, 10, 2], np.float32)
+    b = np.array([1 / 3, 3, 2, -1, -3, np.nan, 0, 39, 0.5], np.float32)
+    out = check_case(case("POW", [Input(a), Input(b)]))[0]
+    assert np.isnan(out[0]) and out[1] == -8 and out[7] == np.inf
+
+
+def test_pow_negative_bases_random():
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-3, 3, (4, 33)).astype(np.float32)
+    b = np.where(rng.random((4, 33)) < 0.5,
+                 rng.integers(-3, 4, (4, 33)),
+                 rng.uniform(-3, 3, (4, 33))).astype(np.float32)
+    check_case(case("POW", [Input(a), Input(b)]))
+
+
+def test_extreme_values():
+    big = np.finfo(np.float32).max
+    tiny = np.finfo(np.float32).tiny
+    a = np.array([big, -big, tiny, 1e-45, big, 1e20], np.float32)
+    b = np.array([big, big, -tiny, 1e-45, 0.5, 1e20], np.float32)
+    for op in ARITH:
+        check_case(case(op, [Input(a), Input(b)]))
+
+
+# ---- Arithmetic: integers ---------------------------------------------------
+
+
+@pytest.mark.parametrize("shapes", SHAPES[:10], ids=str)
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_int32(op, shapes):
+    rng = np.random.default_rng(seed_of(op, "i32", shapes))
+    a = rng.integers(-1000, 1000, shapes[0], dtype=np.int32)
+    b = rng.integers(-1000, 1000, shapes[1], dtype=np.int32)
+    if op == "DIV":
+        b = np.where(b == 0, 7, b).astype(np.int32)
+    if op == "POW":
+        a = rng.integers(-6, 7, shapes[0], dtype=np.int32)
+        b = rng.integers(0, 14, shapes[1], dtype=np.int32)
+    check_case(case(op, [Input(a), Input(b)], outputs=[np.int32]))
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+@pytest.mark.parametrize("op", WITH_ACTIVATION)
+def test_int32_activation(op, activation):
+    a = np.array([-9, -3, -1, 0, 1, 3, 7, 12], np.int32)
+    b = np.array([2], np.int32)
+    check_case(case(op, [Input(a), Const(b)], outputs=[np.int32],
+                    params={"fused_activation_function": activation}))
+
+
+def test_int32_wrap_and_division():
+    i32 = np.iinfo(np.int32)
+    a = np.array([i32.max, i32.min, 65536, 46341, 7, -7, 7, -7, i32.min,
+                  i32.min, 0], np.int32)
+    b = np.array([1, 1, 65536, 46341, 2, 2, -2, -2, -1, 1, 5], np.int32)
+    for op in ["ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "MAXIMUM",
+               "MINIMUM"]:
+        check_case(case(op, [Input(a), Input(b)], outputs=[np.int32]))
+
+
+def test_int32_pow_overflow():
+    a = np.array([0, 2, -2, 3, 2, -1, 7, 46341, 1, 5], np.int32)
+    b = np.array([0, 31, 31, 19, 32, 7, 0, 2, 1000000, 1], np.int32)
+    check_case(case("POW", [Input(a), Input(b)], outputs=[np.int32]))
+
+
+def test_int32_div_by_zero_fails_invoke():
+    a = np.array([[4, 5, 6], [1, 2, 3]], np.int32)
+    b = np.array([1, 0, 2], np.int32)
+    msg = litegpu_error(case("DIV", [Input(a), Input(b)], outputs=[np.int32]))
+    assert "DIV: input 1 holds a zero divisor at index 1" in msg
+
+
+def test_int32_pow_negative_exponent_fails_invoke():
+    a = np.array([2, 3], np.int32)
+    b = np.array([1, -2], np.int32)
+    msg = litegpu_error(case("POW", [Input(a), Input(b)], outputs=[np.int32]))
+    assert "POW: input 1 holds the negative exponent -2 at index 1" in msg
+
+
+@pytest.mark.parametrize("op", ["MAXIMUM", "MINIMUM"])
+def test_max_min_int64(op):
+    rng = np.random.default_rng(8)
+    a = rng.integers(-2**62, 2**62, (3, 5), dtype=np.int64)
+    b = rng.integers(-2**62, 2**62, (5,), dtype=np.int64)
+    a[0, 0], b[0] = 2**62 + 1, 2**62  # equal as doubles
+    check_case(case(op, [Input(a), Input(b)], outputs=[np.int64]))
+
+
+# ---- Comparisons ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("op", COMPARISONS)
+def test_compare_f32(op, shapes):
+    rng = np.random.default_rng(seed_of(op, shapes))
+    # Few distinct values (and a NaN) so that ties and NaN pairs occur.
+    pool = np.array([-1.5, 0, -0.0, 0.5, 2, np.inf, np.nan], np.float32)
+    a = rng.choice(pool, shapes[0]).astype(np.float32)
+    b = rng.choice(pool, shapes[1]).astype(np.float32)
+    check_case(case(op, [Input(a), Input(b)], outputs=[np.bool_]))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("op", COMPARISONS)
+def test_compare_int(op, dtype):
+    rng = np.random.default_rng(21)
+    info = np.iinfo(dtype)
+    pool = np.array([info.min, -3, 0, 3, info.max], dtype)
+    a = rng.choice(pool, (4, 1, 6)).astype(dtype)
+    b = rng.choice(pool, (5, 1)).astype(dtype)
+    if dtype == np.int64:
+        a[0, 0, :2] = [2**62 + 1, 2**62]
+        b[0, 0] = 2**62
+    check_case(case(op, [Input(a), Input(b)], outputs=[np.bool_]))
+
+
+@pytest.mark.parametrize("op", ["EQUAL", "NOT_EQUAL"])
+def test_compare_bool(op):
+    rng = np.random.default_rng(22)
+    a = rng.random((3, 7)) < 0.5
+    b = rng.random((7,)) < 0.5
+    check_case(case(op, [Input(a), Const(b)], outputs=[np.bool_]))
+
+
+@pytest.mark.parametrize("op", COMPARISONS)
+def test_compare_6d(op):
+    rng = np.random.default_rng(23)
+    a = rng.integers(-2, 3, (2, 1, 3, 1, 2, 1)).astype(np.float32)
+    b = rng.integers(-2, 3, (1, 2, 1, 2, 1, 3)).astype(np.float32)
+    check_case(case(op, [Input(a), Input(b)], outputs=[np.bool_]))
+
+
+# ---- SELECT_V2 --------------------------------------------------------------
+
+SELECT_SHAPES = [
+    ((2, 3), (2, 3), (2, 3)),            # same shape
+    ((), (2, 3), (2, 3)),                # scalar condition
+    ((2, 1), (1, 3), (2, 3)),            # broadcast across all three
+    ((2, 3), (), (3,)),                  # scalar x, row y
+    ((1,), (1,), (1,)),                  # size 1
+    ((3, 1, 5, 1, 2), (1, 4, 1, 1, 2), (4, 5, 1, 1)),  # 5-D
+    ((2, 1, 3, 1, 2, 1), (1, 2, 1, 2, 1, 3), (3, 1, 1, 1)),  # 6-D
+    ((0, 3), (3,), ()),                  # empty
+    ((7, 1031), (1031,), (7, 1)),        # long rows
+]
+
+
+@pytest.mark.parametrize("shapes", SELECT_SHAPES, ids=str)
+def test_select_broadcast(shapes):
+    rng = np.random.default_rng(seed_of(shapes))
+    cond = rng.random(shapes[0]) < 0.5
+    x = rng.standard_normal(shapes[1]).astype(np.float32)
+    y = rng.standard_normal(shapes[2]).astype(np.float32)
+    check_case(case("SELECT_V2", [Input(cond), Input(x), Input(y)]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.bool_,
+                                   np.int8, np.uint8, np.int16, np.uint32])
+def test_select_types(dtype):
+    rng = np.random.default_rng(31)
+    cond = rng.random((4, 5)) < 0.5
+    if dtype == np.bool_:
+        x, y = rng.random((4, 5)) < 0.5, rng.random((5,)) < 0.5
+    elif dtype == np.float32:
+        x = rng.standard_normal((4, 5)).astype(dtype)
+        y = np.array([np.nan, -0.0, np.inf, 1, 2], dtype)
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, (4, 5), dtype=dtype)
+        y = rng.integers(info.min, info.max, (5,), dtype=dtype)
+    version = 2 if dtype == np.uint32 else 1
+    check_case(case("SELECT_V2", [Input(cond), Input(x), Const(y)],
+                    outputs=[dtype], version=version))
+
+
+@pytest.mark.parametrize("op", ["ADD", "POW", "MINIMUM", "NOT_EQUAL",
+                                "SELECT_V2"])
+def test_large_split_over_threads(op):
+    """Outputs above litegpu's split threshold (2^16 elements), with rows
+    that the 2-thread split cuts in the middle."""
+    rng = np.random.default_rng(51)
+    a = values(rng, op, (3, 70001), 0)
+    b = values(rng, op, (70001,), 1)
+    if op == "NOT_EQUAL":  # ties must be common for a wrong index to show
+        a = rng.integers(0, 3, a.shape).astype(np.float32)
+        b = rng.integers(0, 3, b.shape).astype(np.float32)
+    if op == "SELECT_V2":
+        c = case(op, [Input(rng.random((3, 1)) < 0.5), Input(a), Input(b)])
+    else:
+        c = case(op, [Input(a), Input(b)],
+                 outputs=[np.bool_ if op == "NOT_EQUAL" else np.float32])
+    check_case(c)
+
+
+# ---- Versions and rejections ------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_every_version_loads(op):
+    """Each registered version of a float model runs (the versions that
+    only add other types accept float32 too)."""
+    rng = np.random.default_rng(41)
+    a, b = values(rng, op, (2, 3), 0), values(rng, op, (3,), 1)
+    for version in range(1, VERSIONS[op] + 1):
+        check_case(case(op, [Input(a), Input(b)], version=version))
+
+
+@pytest.mark.parametrize("op", COMPARISONS + ["SELECT_V2"])
+def test_every_version_loads_compare_select(op):
+    a = np.array([1, 2, 3], np.float32)
+    b = np.array([2, 2, 2], np.float32)
+    for version in range(1, VERSIONS[op] + 1):
+        if op == "SELECT_V2":
+            c = case(op, [Input(np.array([True, False, True])), Input(a),
+                          Input(b)], version=version)
+        else:
+            c = case(op, [Input(a), Input(b)], outputs=[np.bool_],
+                     version=version)
+        check_case(c)
+
+
+@pytest.mark.parametrize("op", ARITH + COMPARISONS + ["SELECT_V2"])
+def test_version_above_range_rejected(op):
+    a = np.ones(3, np.float32)
+    inputs = [Input(a), Input(a)]
+    outputs = [np.bool_] if op in COMPARISONS else [np.float32]
+    if op == "SELECT_V2":
+        inputs = [Input(np.ones(3, np.bool_))] + inputs
+    check_rejected(case(op, inputs, outputs=outputs,
+                        version=VERSIONS[op] + 1),
+                   match=rf"{op}.*version.*{VERSIONS[op] + 1}",
+                   litert_accepts=False)
+
+
+@pytest.mark.parametrize("op", ARITH + COMPARISONS)
+def test_not_broadcastable_rejected(op):
+    a = np.ones((2, 3), np.float32)
+    b = np.ones((4,), np.float32)
+    outputs = [np.bool_] if op in COMPARISONS else [np.float32]
+    check_rejected(case(op, [Input(a), Input(b)], outputs=outputs,
+                        out_shape=(2, 3)),
+                   match=rf"{op}: input shapes \[2,3\] and \[4\] are not "
+                         r"broadcastable", litert_accepts=False)
+
+
+def test_select_not_broadcastable_rejected():
+    cond = np.ones((2,), np.bool_)
+    x = np.ones((3,), np.float32)
+    check_rejected(case("SELECT_V2", [Input(cond), Input(x), Input(x)],
+                        out_shape=(3,)),
+                   match=r"SELECT_V2: input shapes \[2\] \(condition\), \[3\] "
+                         r"\(x\) and \[3\] \(y\) are not broadcastable",
+                   litert_accepts=False)
+
+
+QUANT = (0.5, 3)
+
+
+@pytest.mark.parametrize("op,version,dtype", [
+    ("ADD", 2, np.int8), ("ADD", 1, np.uint8), ("ADD", 4, np.int64),
+    ("SUB", 2, np.int8), ("SUB", 4, np.int64), ("MUL", 2, np.int8),
+    ("MUL", 5, np.int64), ("DIV", 1, np.uint8),
+    ("SQUARED_DIFFERENCE", 2, np.int8), ("MAXIMUM", 2, np.int8),
+    ("MINIMUM", 1, np.uint8),
+])
+def test_other_types_rejected_by_name(op, version, dtype):
+    """Versions that add quantized or int64 arithmetic: LiteRT runs them,
+    litegpu refuses the type by name."""
+    quantized = dtype in (np.int8, np.uint8)
+    a = np.array([[1, 2, 3]], dtype)
+    q = QUANT if quantized else None
+    out = Output(dtype, quant=(1.0, 3) if quantized else None)
+    check_rejected(OpCase(op=op, version=version,
+                          inputs=[Input(a, quant=q), Input(a, quant=q)],
+                          outputs=[out]),
+                   match=rf"{op}: input type {oh.type_name(dtype)} is not "
+                         r"supported", litert_accepts=True)
+
+
+@pytest.mark.parametrize("op,version", [("LESS", 2), ("EQUAL", 2),
+                                        ("GREATER_EQUAL", 1)])
+def test_compare_int8_uint8_rejected(op, version):
+    dtype = np.int8 if version == 2 else np.uint8
+    a = np.array([1, 2, 3], dtype)
+    check_rejected(OpCase(op=op, version=version,
+                          inputs=[Input(a, quant=QUANT), Input(a, quant=QUANT)],
+                          outputs=[np.bool_]),
+                   match=rf"{op}: input type {oh.type_name(dtype)} is not "
+                         r"supported", litert_accepts=True)
+
+
+def test_mixed_and_output_types_rejected():
+    a = np.ones(3, np.float32)
+    i = np.ones(3, np.int32)
+    check_rejected(case("MUL", [Input(a), Input(i)]),
+                   match=r"MUL: input types FLOAT32 and INT32 differ",
+                   litert_accepts=False)
+    check_rejected(case("LESS", [Input(a), Input(a)], outputs=[np.float32]),
+                   match=r"LESS: output type FLOAT32 is not supported "
+                         r"\(expected BOOL\)")
+    check_rejected(case("SELECT_V2", [Input(a), Input(a), Input(a)]),
+                   match=r"SELECT_V2: condition type FLOAT32 is not "
+                         r"supported \(expected BOOL\)",
+                   litert_accepts=False)
+    check_rejected(case("SELECT_V2", [Input(np.ones(3, np.bool_)), Input(a),
+                                      Input(i)]),
+                   match=r"SELECT_V2: input types FLOAT32 \(x\) and INT32 "
+                         r"\(y\) differ", litert_accepts=False)
+
+
+def test_unsupported_activation_rejected():
+    a = np.ones(3, np.float32)
+    check_rejected(case("ADD", [Input(a), Input(a)],
+                        params={"fused_activation_function": "TANH"}),
+                   match=r"ADD: fused activation TANH \(4\) is not supported")
