@@ -276,8 +276,11 @@ static TfLiteStatus copy_quantization(const lg_model_quantization* q,
   if (affine->scale == NULL || affine->zero_point == NULL) return kTfLiteError;
   for (int i = 0; i < q->num_scale; ++i) {
     affine->scale->data[i] = q->scale[i];
+    /* A single zero point applies to every channel, as in TFLite. */
     affine->zero_point->data[i] =
-        i < q->num_zero_point ? (int)q->zero_point[i] : 0;
+        i < q->num_zero_point   ? (int)q->zero_point[i]
+        : q->num_zero_point > 0 ? (int)q->zero_point[0]
+                                : 0;
   }
   affine->quantized_dimension = q->quantized_dimension;
   t->params.scale = q->scale[0];

@@ -1,0 +1,253 @@
+/* SOFTMAX and LOG_SOFTMAX over the last axis, float32.
+ *
+ * Each row (the innermost dimension) is made numerically stable by
+ * subtracting its maximum first, as TFLite's reference kernels do, and the
+ * arithmetic follows theirs step by step in float32:
+ *   SOFTMAX:     e[c] = exp((x[c] - max) * beta); out[c] = e[c] / sum(e)
+ *   LOG_SOFTMAX: out[c] = (x[c] - max) - log(sum(exp(x[c] - max)))
+ * with the sum accumulated in order from c = 0. The maximum starts at
+ * -FLT_MAX and skips NaN (as std::max does), so a NaN in a row makes that
+ * whole row NaN through the sum; a row of -inf gives 0/0 = NaN; beta may be
+ * any value, including 0 (a uniform distribution) or negative.
+ *
+ * The input needs rank >= 1 (a scalar has no axis). SOFTMAX's int8 (version
+ * 2), int16 (version 3) and float16 (version 4) variants and LOG_SOFTMAX's
+ * int8 one (version 2) are rejected in Prepare with the type's name. Invoke
+ * splits rows over the context's thread pool.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/thread_pool.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+/* Elements below which splitting rows over threads costs more than it
+ * saves (each element costs an exp). */
+#define LG_SOFTMAX_MIN_PARALLEL 8192
+
+enum {
+  kInputTensor = 0,
+  kOutputTensor = 0,
+};
+
+typedef struct lg_softmax_data {
+  const char* name; /* "SOFTMAX" or "LOG_SOFTMAX" */
+  bool log;
+  bool prepared;
+  float beta; /* SOFTMAX only */
+  int64_t rows;
+  int64_t depth; /* the last dim */
+} lg_softmax_data;
+
+static void* lg_softmax_create(bool log) {
+  lg_softmax_data* data = calloc(1, sizeof(*data));
+  if (data != NULL) {
+    data->log = log;
+    data->name = log ? "LOG_SOFTMAX" : "SOFTMAX";
+  }
+  return data;
+}
+
+static void* lg_softmax_init(TfLiteContext* context, const char* buffer,
+                             size_t length) {
+  (void)context;
+  (void)buffer;
+  (void)length;
+  return lg_softmax_create(false);
+}
+
+static void* lg_log_softmax_init(TfLiteContext* context, const char* buffer,
+                                 size_t length) {
+  (void)context;
+  (void)buffer;
+  (void)length;
+  return lg_softmax_create(true);
+}
+
+static void lg_softmax_free(TfLiteContext* context, void* buffer) {
+  (void)context;
+  free(buffer);
+}
+
+static TfLiteStatus lg_softmax_check(TfLiteContext* context,
+                                     const lg_softmax_data* data,
+                                     const TfLiteTensor* input,
+                                     const TfLiteTensor* output) {
+  if (input->type != kTfLiteFloat32) {
+    lg_kernel_log(context, data->name,
+                  "input type %s is not supported (expected FLOAT32)",
+                  TfLiteTypeGetName(input->type));
+    return kTfLiteError;
+  }
+  if (output->type != kTfLiteFloat32) {
+    lg_kernel_log(context, data->name,
+                  "output type %s is not supported (expected FLOAT32)",
+                  TfLiteTypeGetName(output->type));
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_check_shape(context, data->name, "input", input));
+  if (input->dims->size < 1) {
+    lg_kernel_log(context, data->name,
+                  "input must have at least 1 dimension, got a scalar");
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_softmax_prepare(TfLiteContext* context,
+                                       TfLiteNode* node) {
+  lg_softmax_data* data = node->user_data;
+  if (data == NULL) {
+    lg_kernel_log(context, "SOFTMAX", "no kernel data (out of memory in init)");
+    return kTfLiteError;
+  }
+  data->prepared = false;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, data->name, 1, 1, 1));
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, data->name, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, data->name, kOutputTensor, &output));
+  TF_LITE_ENSURE_STATUS(lg_softmax_check(context, data, input, output));
+  const TfLiteSoftmaxParams* params = node->builtin_data;
+  /* A missing options table means the schema default, beta = 0. */
+  data->beta = !data->log && params != NULL ? params->beta : 0.0f;
+  data->depth = input->dims->data[input->dims->size - 1];
+  const int64_t count = lg_kernel_num_elements(input);
+  data->rows = data->depth > 0 ? count / data->depth : 0;
+  TfLiteIntArray* shape = TfLiteIntArrayCopy(input->dims);
+  if (shape == NULL) {
+    lg_kernel_log(context, data->name, "out of memory for the output shape");
+    return kTfLiteError;
+  }
+  /* ResizeTensor owns `shape` from here on, also when it fails. */
+  TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
+  data->prepared = true;
+  return kTfLiteOk;
+}
+
+/* The row's maximum as std::max folds it from -FLT_MAX: NaN is skipped. */
+static float lg_softmax_row_max(const float* x, int64_t depth) {
+  float max = -FLT_MAX;
+  for (int64_t c = 0; c < depth; ++c) {
+    if (max < x[c]) max = x[c];
+  }
+  return max;
+}
+
+static void lg_softmax_row(const float* x, float* out, int64_t depth,
+                           float beta) {
+  const float max = lg_softmax_row_max(x, depth);
+  float sum = 0.0f;
+  for (int64_t c = 0; c < depth; ++c) {
+    const float e = expf((x[c] - max) * beta);
+    out[c] = e;
+    sum += e;
+  }
+  for (int64_t c = 0; c < depth; ++c) out[c] = out[c] / sum;
+}
+
+static void lg_log_softmax_row(const float* x, float* out, int64_t depth) {
+  const float max = lg_softmax_row_max(x, depth);
+  float sum = 0.0f;
+  for (int64_t c = 0; c < depth; ++c) sum += expf(x[c] - max);
+  const float log_sum = logf(sum);
+  for (int64_t c = 0; c < depth; ++c) out[c] = (x[c] - max) - log_sum;
+}
+
+/* One Invoke's work, shared read-only by its tasks. */
+typedef struct lg_softmax_job {
+  const lg_softmax_data* data;
+  const float* input;
+  float* output;
+  int num_tasks;
+} lg_softmax_job;
+
+static void lg_softmax_task(void* ctx, int index) {
+  const lg_softmax_job* job = ctx;
+  const lg_softmax_data* data = job->data;
+  const int64_t begin = data->rows * index / job->num_tasks;
+  const int64_t end = data->rows * (index + 1) / job->num_tasks;
+  for (int64_t r = begin; r < end; ++r) {
+    const float* x = job->input + r * data->depth;
+    float* out = job->output + r * data->depth;
+    if (data->log) {
+      lg_log_softmax_row(x, out, data->depth);
+    } else {
+      lg_softmax_row(x, out, data->depth, data->beta);
+    }
+  }
+}
+
+static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
+                                      TfLiteNode* node) {
+  const lg_softmax_data* data = node->user_data;
+  if (data == NULL || !data->prepared) {
+    lg_kernel_log(context, data != NULL ? data->name : "SOFTMAX",
+                  "invoked before a successful prepare");
+    return kTfLiteError;
+  }
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, data->name, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, data->name, kOutputTensor, &output));
+  const int64_t count = data->rows * data->depth;
+  if (lg_kernel_num_elements(input) != count ||
+      lg_kernel_num_elements(output) != count) {
+    lg_kernel_log(context, data->name, "tensor shapes changed since prepare");
+    return kTfLiteError;
+  }
+  if (count == 0) return kTfLiteOk;
+  if (input->data.f == NULL || output->data.f == NULL) {
+    lg_kernel_log(context, data->name, "a tensor has no data");
+    return kTfLiteError;
+  }
+  lg_softmax_job job = {.data = data,
+                        .input = input->data.f,
+                        .output = output->data.f,
+                        .num_tasks = 1};
+  lg_thread_pool* pool = lg_context_thread_pool(context);
+  const int threads = lg_thread_pool_size(pool);
+  if (threads > 1 && data->rows > 1 && count >= LG_SOFTMAX_MIN_PARALLEL) {
+    job.num_tasks = data->rows < threads ? (int)data->rows : threads;
+  }
+  lg_thread_pool_run(pool, lg_softmax_task, &job, job.num_tasks);
+  return kTfLiteOk;
+}
+
+const TfLiteRegistration* lg_register_SOFTMAX(void) {
+  static const TfLiteRegistration registration = {
+      .init = lg_softmax_init,
+      .free = lg_softmax_free,
+      .prepare = lg_softmax_prepare,
+      .invoke = lg_softmax_invoke,
+      .builtin_code = kTfLiteBuiltinSoftmax,
+      .version = 1,
+  };
+  return &registration;
+}
+
+const TfLiteRegistration* lg_register_LOG_SOFTMAX(void) {
+  static const TfLiteRegistration registration = {
+      .init = lg_log_softmax_init,
+      .free = lg_softmax_free,
+      .prepare = lg_softmax_prepare,
+      .invoke = lg_softmax_invoke,
+      .builtin_code = kTfLiteBuiltinLogSoftmax,
+      .version = 1,
+  };
+  return &registration;
+}

@@ -1,0 +1,448 @@
+/* Elementwise unary ops: output[i] = f(input[i]), same shape and type.
+ *
+ * One table (kLgUnaryOps) maps each op to its row functions: float32 for all
+ * of them, and int32 / int64 where TFLite has an integer path (ABS int32 is
+ * ABS version 5, NEG runs int32 and int64, SIGN int32 is SIGN version 2).
+ * Every op shares the same init/prepare/invoke; only the per-op init differs
+ * (it records which row of the table the node runs). Prepare checks the
+ * type against the table row and rejects every other type (the quantized
+ * and int16 variants of the ops' later versions) with the type's name.
+ *
+ * The formulas are those of TFLite's reference kernels, element by element,
+ * in float32 and with the same libm functions, so that results match LiteRT
+ * bit for bit wherever libm agrees:
+ *   LOGISTIC  x > 16.619047 -> 1, x < -9 -> exp(x), else 1 / (1 + exp(-x))
+ *   ROUND     half to even (floor, then the 0.5 tie goes to the even side)
+ *   SIGN      NaN stays NaN, else -1, 0 or 1
+ *   RSQRT     1 / sqrt(x)
+ *   HARD_SWISH x * min(6, max(0, x + 3)) / 6
+ *   ELU       x < 0 ? expm1(x) : x
+ *   LEAKY_RELU x > 0 ? x : alpha * x
+ *   GELU      approximate: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)));
+ *             exact: 0.5 x erfc(-x / sqrt(2)) (erfc avoids the cancellation
+ *             of 1 + erf for large negative x)
+ *   RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1 clamp, and NaN passes through.
+ * Integer ABS and NEG wrap (INT32_MIN stays INT32_MIN), as TFLite's do in
+ * practice, computed in unsigned arithmetic so that C has no overflow.
+ *
+ * Invoke splits large tensors into contiguous ranges over the context's
+ * thread pool; every element is computed the same way on any thread count.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/thread_pool.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+/* Elements below which splitting over threads costs more than it saves. */
+#define LG_UNARY_MIN_PARALLEL 16384
+/* LOGISTIC's cut-offs: above the upper one 1 + exp(-x) rounds to 1 in
+ * float; below the lower one the result is exp(x) to within float
+ * precision of TFLite's reference (which uses exactly these). */
+#define LG_LOGISTIC_UPPER 16.619047164916992188f
+#define LG_LOGISTIC_LOWER -9.0f
+/* sqrt(2 / pi) and 1 / sqrt(2), rounded to float. */
+#define LG_SQRT_2_OVER_PI 0.797884560802865355f
+#define LG_SQRT_HALF 0.707106781186547524f
+
+enum {
+  kInputTensor = 0,
+  kOutputTensor = 0,
+};
+
+/* Parameters some ops read (the rest ignore them). */
+typedef struct lg_unary_params {
+  float alpha;      /* LEAKY_RELU */
+  bool approximate; /* GELU */
+} lg_unary_params;
+
+typedef void (*lg_unary_f32_fn)(const float* in, float* out, int64_t n,
+                                const lg_unary_params* params);
+typedef void (*lg_unary_i32_fn)(const int32_t* in, int32_t* out, int64_t n);
+typedef void (*lg_unary_i64_fn)(const int64_t* in, int64_t* out, int64_t n);
+
+typedef struct lg_unary_op {
+  const char* name;
+  lg_unary_f32_fn f32; /* every op has a float32 path */
+  lg_unary_i32_fn i32; /* NULL: no int32 path */
+  lg_unary_i64_fn i64; /* NULL: no int64 path */
+} lg_unary_op;
+
+typedef struct lg_unary_data {
+  const lg_unary_op* op;
+  bool prepared;
+  TfLiteType type;
+  int64_t count; /* elements, checked again in Invoke */
+  lg_unary_params params;
+} lg_unary_data;
+
+/* ---- Scalar functions ---------------------------------------------------- */
+
+static inline float lg_unary_logistic(float x) {
+  if (x > LG_LOGISTIC_UPPER) return 1.0f;
+  if (x < LG_LOGISTIC_LOWER) return expf(x);
+  return 1.0f / (1.0f + expf(-x)); /* NaN falls through to NaN */
+}
+
+/* Half to even. floor(x) + 1 also carries NaN and infinities through (x -
+ * floor(x) is NaN for them, so no branch returns early). */
+static inline float lg_unary_round(float x) {
+  const float lower = floorf(x);
+  const float diff = x - lower;
+  if (diff < 0.5f) return lower;
+  if (diff > 0.5f) return lower + 1.0f;
+  return fmodf(lower, 2.0f) == 0.0f ? lower : lower + 1.0f;
+}
+
+static inline float lg_unary_sign(float x) {
+  if (x > 0.0f) return 1.0f;
+  if (x < 0.0f) return -1.0f;
+  return x != x ? x : 0.0f; /* NaN stays NaN; both zeros give +0 */
+}
+
+/* std::max(0, x + 3) and std::min(6, .) as TFLite writes them: a NaN sum
+ * gives 0, and x * 0 keeps the NaN. */
+static inline float lg_unary_hard_swish(float x) {
+  float relu6 = x + 3.0f;
+  relu6 = 0.0f < relu6 ? relu6 : 0.0f;
+  relu6 = relu6 < 6.0f ? relu6 : 6.0f;
+  return x * relu6 / 6.0f;
+}
+
+static inline float lg_unary_gelu(float x, bool approximate) {
+  if (approximate) {
+    const float inner = LG_SQRT_2_OVER_PI * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + tanhf(inner));
+  }
+  return 0.5f * x * erfcf(x * -LG_SQRT_HALF);
+}
+
+static inline int32_t lg_unary_abs1_i32(int32_t x) {
+  return x < 0 ? (int32_t)(0u - (uint32_t)x) : x;
+}
+
+/* ---- Row functions ------------------------------------------------------- */
+
+/* Defines lg_unary_f32_<name>: out[i] = expr, with the element named x and
+ * the op's parameters named p. */
+#define LG_UNARY_F32(name, expr)                                          \
+  static void lg_unary_f32_##name(const float* in, float* out, int64_t n, \
+                                  const lg_unary_params* p) {             \
+    (void)p;                                                              \
+    for (int64_t i = 0; i < n; ++i) {                                     \
+      const float x = in[i];                                              \
+      out[i] = (expr);                                                    \
+    }                                                                     \
+  }
+#define LG_UNARY_INT(name, type, expr)                                \
+  static void lg_unary_##name(const type* in, type* out, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i) {                                 \
+      const type x = in[i];                                           \
+      out[i] = (expr);                                                \
+    }                                                                 \
+  }
+
+LG_UNARY_F32(exp, expf(x))
+LG_UNARY_F32(log, logf(x))
+LG_UNARY_F32(sqrt, sqrtf(x))
+LG_UNARY_F32(rsqrt, 1.0f / sqrtf(x))
+LG_UNARY_F32(square, x* x)
+LG_UNARY_F32(abs, fabsf(x))
+LG_UNARY_F32(neg, -x)
+LG_UNARY_F32(sin, sinf(x))
+LG_UNARY_F32(cos, cosf(x))
+LG_UNARY_F32(floor, floorf(x))
+LG_UNARY_F32(ceil, ceilf(x))
+LG_UNARY_F32(round, lg_unary_round(x))
+LG_UNARY_F32(sign, lg_unary_sign(x))
+LG_UNARY_F32(logistic, lg_unary_logistic(x))
+LG_UNARY_F32(tanh, tanhf(x))
+LG_UNARY_F32(relu, x < 0.0f ? 0.0f : x)
+LG_UNARY_F32(relu6, lg_kernel_clamp_float(x, 0.0f, 6.0f))
+LG_UNARY_F32(relu_n1_to_1, lg_kernel_clamp_float(x, -1.0f, 1.0f))
+LG_UNARY_F32(relu_0_to_1, lg_kernel_clamp_float(x, 0.0f, 1.0f))
+LG_UNARY_F32(elu, x < 0.0f ? expm1f(x) : x)
+LG_UNARY_F32(hard_swish, lg_unary_hard_swish(x))
+LG_UNARY_F32(leaky_relu, x > 0.0f ? x : x * p->alpha)
+LG_UNARY_F32(gelu, lg_unary_gelu(x, p->approximate))
+
+LG_UNARY_INT(abs_i32, int32_t, lg_unary_abs1_i32(x))
+LG_UNARY_INT(neg_i32, int32_t, (int32_t)(0u - (uint32_t)x))
+LG_UNARY_INT(neg_i64, int64_t, (int64_t)(UINT64_C(0) - (uint64_t)x))
+LG_UNARY_INT(sign_i32, int32_t, x > 0 ? 1 : (x < 0 ? -1 : 0))
+
+/* ---- The op table -------------------------------------------------------- */
+
+enum {
+  LG_UNARY_EXP,
+  LG_UNARY_LOG,
+  LG_UNARY_SQRT,
+  LG_UNARY_RSQRT,
+  LG_UNARY_SQUARE,
+  LG_UNARY_ABS,
+  LG_UNARY_NEG,
+  LG_UNARY_SIN,
+  LG_UNARY_COS,
+  LG_UNARY_FLOOR,
+  LG_UNARY_CEIL,
+  LG_UNARY_ROUND,
+  LG_UNARY_SIGN,
+  LG_UNARY_LOGISTIC,
+  LG_UNARY_TANH,
+  LG_UNARY_RELU,
+  LG_UNARY_RELU6,
+  LG_UNARY_RELU_N1_TO_1,
+  LG_UNARY_RELU_0_TO_1,
+  LG_UNARY_ELU,
+  LG_UNARY_HARD_SWISH,
+  LG_UNARY_LEAKY_RELU,
+  LG_UNARY_GELU,
+  LG_UNARY_COUNT,
+};
+
+static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
+    [LG_UNARY_EXP] = {"EXP", lg_unary_f32_exp, NULL, NULL},
+    [LG_UNARY_LOG] = {"LOG", lg_unary_f32_log, NULL, NULL},
+    [LG_UNARY_SQRT] = {"SQRT", lg_unary_f32_sqrt, NULL, NULL},
+    [LG_UNARY_RSQRT] = {"RSQRT", lg_unary_f32_rsqrt, NULL, NULL},
+    [LG_UNARY_SQUARE] = {"SQUARE", lg_unary_f32_square, NULL, NULL},
+    [LG_UNARY_ABS] = {"ABS", lg_unary_f32_abs, lg_unary_abs_i32, NULL},
+    [LG_UNARY_NEG] = {"NEG", lg_unary_f32_neg, lg_unary_neg_i32,
+                      lg_unary_neg_i64},
+    [LG_UNARY_SIN] = {"SIN", lg_unary_f32_sin, NULL, NULL},
+    [LG_UNARY_COS] = {"COS", lg_unary_f32_cos, NULL, NULL},
+    [LG_UNARY_FLOOR] = {"FLOOR", lg_unary_f32_floor, NULL, NULL},
+    [LG_UNARY_CEIL] = {"CEIL", lg_unary_f32_ceil, NULL, NULL},
+    [LG_UNARY_ROUND] = {"ROUND", lg_unary_f32_round, NULL, NULL},
+    [LG_UNARY_SIGN] = {"SIGN", lg_unary_f32_sign, lg_unary_sign_i32, NULL},
+    [LG_UNARY_LOGISTIC] = {"LOGISTIC", lg_unary_f32_logistic, NULL, NULL},
+    [LG_UNARY_TANH] = {"TANH", lg_unary_f32_tanh, NULL, NULL},
+    [LG_UNARY_RELU] = {"RELU", lg_unary_f32_relu, NULL, NULL},
+    [LG_UNARY_RELU6] = {"RELU6", lg_unary_f32_relu6, NULL, NULL},
+    [LG_UNARY_RELU_N1_TO_1] = {"RELU_N1_TO_1", lg_unary_f32_relu_n1_to_1, NULL,
+                               NULL},
+    [LG_UNARY_RELU_0_TO_1] = {"RELU_0_TO_1", lg_unary_f32_relu_0_to_1, NULL,
+                              NULL},
+    [LG_UNARY_ELU] = {"ELU", lg_unary_f32_elu, NULL, NULL},
+    [LG_UNARY_HARD_SWISH] = {"HARD_SWISH", lg_unary_f32_hard_swish, NULL, NULL},
+    [LG_UNARY_LEAKY_RELU] = {"LEAKY_RELU", lg_unary_f32_leaky_relu, NULL, NULL},
+    [LG_UNARY_GELU] = {"GELU", lg_unary_f32_gelu, NULL, NULL},
+};
+
+/* ---- Kernel -------------------------------------------------------------- */
+
+static void* lg_unary_init(int op) {
+  lg_unary_data* data = calloc(1, sizeof(*data));
+  if (data != NULL) data->op = &kLgUnaryOps[op];
+  return data;
+}
+
+static void lg_unary_free(TfLiteContext* context, void* buffer) {
+  (void)context;
+  free(buffer);
+}
+
+static bool lg_unary_supports(const lg_unary_op* op, TfLiteType type) {
+  return type == kTfLiteFloat32 || (type == kTfLiteInt32 && op->i32 != NULL) ||
+         (type == kTfLiteInt64 && op->i64 != NULL);
+}
+
+static TfLiteStatus lg_unary_check_types(TfLiteContext* context,
+                                         const lg_unary_op* op,
+                                         const TfLiteTensor* input,
+                                         const TfLiteTensor* output) {
+  if (!lg_unary_supports(op, input->type)) {
+    char expected[64];
+    snprintf(expected, sizeof(expected), "FLOAT32%s%s",
+             op->i32 != NULL ? (op->i64 != NULL ? ", INT32" : " or INT32") : "",
+             op->i64 != NULL ? " or INT64" : "");
+    lg_kernel_log(context, op->name,
+                  "input type %s is not supported (expected %s)",
+                  TfLiteTypeGetName(input->type), expected);
+    return kTfLiteError;
+  }
+  if (output->type != input->type) {
+    lg_kernel_log(
+        context, op->name, "output type %s differs from input type %s",
+        TfLiteTypeGetName(output->type), TfLiteTypeGetName(input->type));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* Reads the op's parameters; NULL params mean the schema defaults. */
+static void lg_unary_read_params(const lg_unary_data* data,
+                                 const TfLiteNode* node,
+                                 lg_unary_params* params) {
+  params->alpha = 0.0f;
+  params->approximate = false;
+  if (node->builtin_data == NULL) return;
+  if (data->op == &kLgUnaryOps[LG_UNARY_LEAKY_RELU]) {
+    params->alpha = ((const TfLiteLeakyReluParams*)node->builtin_data)->alpha;
+  } else if (data->op == &kLgUnaryOps[LG_UNARY_GELU]) {
+    params->approximate =
+        ((const TfLiteGeluParams*)node->builtin_data)->approximate;
+  }
+}
+
+static TfLiteStatus lg_unary_prepare(TfLiteContext* context, TfLiteNode* node) {
+  lg_unary_data* data = node->user_data;
+  if (data == NULL) {
+    lg_kernel_log(context, "UNARY", "no kernel data (out of memory in init)");
+    return kTfLiteError;
+  }
+  const char* name = data->op->name;
+  data->prepared = false;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, name, 1, 1, 1));
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, name, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, name, kOutputTensor, &output));
+  TF_LITE_ENSURE_STATUS(lg_unary_check_types(context, data->op, input, output));
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, name, "input", input));
+  lg_unary_read_params(data, node, &data->params);
+  data->type = input->type;
+  data->count = lg_kernel_num_elements(input);
+  TfLiteIntArray* shape = TfLiteIntArrayCopy(input->dims);
+  if (shape == NULL) {
+    lg_kernel_log(context, name, "out of memory for the output shape");
+    return kTfLiteError;
+  }
+  /* ResizeTensor owns `shape` from here on, also when it fails. */
+  TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
+  data->prepared = true;
+  return kTfLiteOk;
+}
+
+/* One Invoke's work, shared read-only by its tasks. */
+typedef struct lg_unary_job {
+  const lg_unary_data* data;
+  const void* input;
+  void* output;
+  int num_tasks;
+} lg_unary_job;
+
+/* Runs elements [begin, end) on the row function of the node's type. */
+static void lg_unary_range(const lg_unary_job* job, int64_t begin,
+                           int64_t end) {
+  const lg_unary_data* data = job->data;
+  const int64_t n = end - begin;
+  switch (data->type) {
+    case kTfLiteInt32:
+      data->op->i32((const int32_t*)job->input + begin,
+                    (int32_t*)job->output + begin, n);
+      break;
+    case kTfLiteInt64:
+      data->op->i64((const int64_t*)job->input + begin,
+                    (int64_t*)job->output + begin, n);
+      break;
+    default:
+      data->op->f32((const float*)job->input + begin,
+                    (float*)job->output + begin, n, &data->params);
+      break;
+  }
+}
+
+static void lg_unary_task(void* ctx, int index) {
+  const lg_unary_job* job = ctx;
+  const int64_t total = job->data->count;
+  lg_unary_range(job, total * index / job->num_tasks,
+                 total * (index + 1) / job->num_tasks);
+}
+
+static TfLiteStatus lg_unary_invoke(TfLiteContext* context, TfLiteNode* node) {
+  const lg_unary_data* data = node->user_data;
+  if (data == NULL || !data->prepared) {
+    lg_kernel_log(context, data != NULL ? data->op->name : "UNARY",
+                  "invoked before a successful prepare");
+    return kTfLiteError;
+  }
+  const char* name = data->op->name;
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, name, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, name, kOutputTensor, &output));
+  if (lg_kernel_num_elements(input) != data->count ||
+      lg_kernel_num_elements(output) != data->count ||
+      input->type != data->type || output->type != data->type) {
+    lg_kernel_log(context, name, "tensors changed since prepare");
+    return kTfLiteError;
+  }
+  if (data->count == 0) return kTfLiteOk;
+  if (input->data.data == NULL || output->data.data == NULL) {
+    lg_kernel_log(context, name, "a tensor has no data");
+    return kTfLiteError;
+  }
+  lg_unary_job job = {.data = data,
+                      .input = input->data.data,
+                      .output = output->data.data,
+                      .num_tasks = 1};
+  lg_thread_pool* pool = lg_context_thread_pool(context);
+  const int threads = lg_thread_pool_size(pool);
+  if (threads > 1 && data->count >= LG_UNARY_MIN_PARALLEL) {
+    job.num_tasks = threads;
+  }
+  lg_thread_pool_run(pool, lg_unary_task, &job, job.num_tasks);
+  return kTfLiteOk;
+}
+
+/* ---- Registrations ------------------------------------------------------- */
+
+/* Defines the op's init (which records its table row) and its registration
+ * getter lg_register_<OP>. */
+#define LG_UNARY_REGISTER(OP, index, code)                                    \
+  static void* lg_unary_init_##OP(TfLiteContext* context, const char* buffer, \
+                                  size_t length) {                            \
+    (void)context;                                                            \
+    (void)buffer;                                                             \
+    (void)length;                                                             \
+    return lg_unary_init(index);                                              \
+  }                                                                           \
+  const TfLiteRegistration* lg_register_##OP(void) {                          \
+    static const TfLiteRegistration registration = {                          \
+        .init = lg_unary_init_##OP,                                           \
+        .free = lg_unary_free,                                                \
+        .prepare = lg_unary_prepare,                                          \
+        .invoke = lg_unary_invoke,                                            \
+        .builtin_code = (code),                                               \
+        .version = 1,                                                         \
+    };                                                                        \
+    return &registration;                                                     \
+  }
+
+LG_UNARY_REGISTER(EXP, LG_UNARY_EXP, kTfLiteBuiltinExp)
+LG_UNARY_REGISTER(LOG, LG_UNARY_LOG, kTfLiteBuiltinLog)
+LG_UNARY_REGISTER(SQRT, LG_UNARY_SQRT, kTfLiteBuiltinSqrt)
+LG_UNARY_REGISTER(RSQRT, LG_UNARY_RSQRT, kTfLiteBuiltinRsqrt)
+LG_UNARY_REGISTER(SQUARE, LG_UNARY_SQUARE, kTfLiteBuiltinSquare)
+LG_UNARY_REGISTER(ABS, LG_UNARY_ABS, kTfLiteBuiltinAbs)
+LG_UNARY_REGISTER(NEG, LG_UNARY_NEG, kTfLiteBuiltinNeg)
+LG_UNARY_REGISTER(SIN, LG_UNARY_SIN, kTfLiteBuiltinSin)
+LG_UNARY_REGISTER(COS, LG_UNARY_COS, kTfLiteBuiltinCos)
+LG_UNARY_REGISTER(FLOOR, LG_UNARY_FLOOR, kTfLiteBuiltinFloor)
+LG_UNARY_REGISTER(CEIL, LG_UNARY_CEIL, kTfLiteBuiltinCeil)
+LG_UNARY_REGISTER(ROUND, LG_UNARY_ROUND, kTfLiteBuiltinRound)
+LG_UNARY_REGISTER(SIGN, LG_UNARY_SIGN, kTfLiteBuiltinSign)
+LG_UNARY_REGISTER(LOGISTIC, LG_UNARY_LOGISTIC, kTfLiteBuiltinLogistic)
+LG_UNARY_REGISTER(TANH, LG_UNARY_TANH, kTfLiteBuiltinTanh)
+LG_UNARY_REGISTER(RELU, LG_UNARY_RELU, kTfLiteBuiltinRelu)
+LG_UNARY_REGISTER(RELU6, LG_UNARY_RELU6, kTfLiteBuiltinRelu6)
+LG_UNARY_REGISTER(RELU_N1_TO_1, LG_UNARY_RELU_N1_TO_1, kTfLiteBuiltinReluN1To1)
+LG_UNARY_REGISTER(RELU_0_TO_1, LG_UNARY_RELU_0_TO_1, kTfLiteBuiltinRelu0To1)
+LG_UNARY_REGISTER(ELU, LG_UNARY_ELU, kTfLiteBuiltinElu)
+LG_UNARY_REGISTER(HARD_SWISH, LG_UNARY_HARD_SWISH, kTfLiteBuiltinHardSwish)
+LG_UNARY_REGISTER(LEAKY_RELU, LG_UNARY_LEAKY_RELU, kTfLiteBuiltinLeakyRelu)
+LG_UNARY_REGISTER(GELU, LG_UNARY_GELU, kTfLiteBuiltinGelu)
