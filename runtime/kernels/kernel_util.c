@@ -2,8 +2,8 @@
  * broadcasting and fused activation ranges. */
 #include "runtime/kernels/kernel_util.h"
 
-#include <limits.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,0 +1,410 @@
+/* AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D on NHWC float32.
+ *
+ * Output size and padding are TFLite's: SAME gives ceil(in / stride) and
+ * VALID (in - filter + stride) / stride (truncated; a negative size is an
+ * error, 0 an empty output); the total padding max((out - 1) * stride +
+ * filter - in, 0) is split with the smaller half before. Each window is cut
+ * at the input's edges and only its valid elements count:
+ *   - AVERAGE: their float sum divided by their number;
+ *   - MAX: starts from -FLT_MAX and takes only greater values, as TFLite's
+ *     reference kernel does (NaN is skipped, a window of -inf gives
+ *     -FLT_MAX);
+ *   - L2: sqrt(sum of squares / number).
+ * The fused activation clamps the result to TFLite's finite range (so
+ * +-inf becomes +-FLT_MAX even with NONE). Window elements are folded in
+ * (row, column) order like TFLite's reference kernel, so sums agree bit for
+ * bit.
+ *
+ * Invoke splits output rows (batch x output height) over the thread pool.
+ * Quantized and int16 inputs (AVERAGE/MAX_POOL_2D versions 1..3) are
+ * rejected in Prepare with the type's name.
+ */
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/thread_pool.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+/* Channels folded together per window (stack accumulators). */
+#define LG_POOL_CHUNK 64
+/* Window element reads below which splitting over threads costs more than
+ * it saves. */
+#define LG_POOL_MIN_PARALLEL (1 << 15)
+/* Each kind gets its own loop, so that the fold is a constant the compiler
+ * can specialize. */
+#define LG_POOL_INLINE static inline __attribute__((always_inline))
+
+enum {
+  kInputTensor = 0,
+  kOutputTensor = 0,
+};
+
+typedef enum lg_pool_kind {
+  LG_POOL_AVERAGE,
+  LG_POOL_MAX,
+  LG_POOL_L2,
+} lg_pool_kind;
+
+typedef struct lg_pool_data {
+  lg_pool_kind kind;
+  const char* name;
+  bool prepared;
+  int batch, in_h, in_w, channels;
+  int out_h, out_w;
+  int stride_h, stride_w;
+  int filter_h, filter_w;
+  int pad_h, pad_w; /* padding before (top, left) */
+  float min, max;   /* fused activation */
+} lg_pool_data;
+
+/* One Invoke's work, shared read-only by its tasks. */
+typedef struct lg_pool_job {
+  const lg_pool_data* data;
+  const float* input;
+  float* output;
+  int rows; /* batch * out_h */
+  int num_tasks;
+} lg_pool_job;
+
+/* ---- Prepare ------------------------------------------------------------ */
+
+/* TFLite's output size for one spatial dim; false when it is negative (a
+ * VALID window larger than the input by more than a stride). */
+static bool lg_pool_out_size(TfLitePadding padding, int in, int filter,
+                             int stride, int* out) {
+  const int64_t num = padding == kTfLitePaddingSame
+                          ? (int64_t)in + stride - 1
+                          : (int64_t)in + stride - filter;
+  const int64_t size = num / stride; /* C truncates towards zero, as TFLite */
+  if (size < 0) return false;
+  *out = (int)size;
+  return true;
+}
+
+/* The padding before a dim: half of the total, rounded down. */
+static int lg_pool_padding(int in, int filter, int stride, int out) {
+  const int64_t total = ((int64_t)out - 1) * stride + filter - in;
+  return total > 0 ? (int)(total / 2) : 0;
+}
+
+static TfLiteStatus lg_pool_check_params(TfLiteContext* context, const char* op,
+                                         const TfLitePoolParams* params) {
+  if (params == NULL) {
+    lg_kernel_log(context, op, "missing Pool2DOptions parameters");
+    return kTfLiteError;
+  }
+  if (params->stride_width < 1 || params->stride_height < 1) {
+    lg_kernel_log(context, op,
+                  "stride_w %d and stride_h %d must both be positive",
+                  params->stride_width, params->stride_height);
+    return kTfLiteError;
+  }
+  if (params->filter_width < 1 || params->filter_height < 1) {
+    lg_kernel_log(context, op,
+                  "filter_width %d and filter_height %d must both be "
+                  "positive",
+                  params->filter_width, params->filter_height);
+    return kTfLiteError;
+  }
+  if (params->padding != kTfLitePaddingSame &&
+      params->padding != kTfLitePaddingValid) {
+    lg_kernel_log(context, op, "padding %d is not SAME or VALID",
+                  (int)params->padding);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_pool_check_input(TfLiteContext* context, const char* op,
+                                        const TfLiteTensor* input,
+                                        const TfLiteTensor* output) {
+  if (input->type != kTfLiteFloat32) {
+    lg_kernel_log(context, op,
+                  "input type %s is not supported (expected FLOAT32)",
+                  TfLiteTypeGetName(input->type));
+    return kTfLiteError;
+  }
+  if (output->type != input->type) {
+    lg_kernel_log(context, op, "output type %s differs from input type %s",
+                  TfLiteTypeGetName(output->type),
+                  TfLiteTypeGetName(input->type));
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "input", input));
+  if (input->dims->size != 4) {
+    char shape[64];
+    lg_kernel_log(context, op, "input must be 4-D (NHWC), got %s",
+                  lg_kernel_format_shape(input->dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* Fills the geometry of `data` from the input shape and the params. */
+static TfLiteStatus lg_pool_geometry(TfLiteContext* context, lg_pool_data* data,
+                                     const TfLiteIntArray* dims,
+                                     const TfLitePoolParams* params) {
+  data->batch = dims->data[0];
+  data->in_h = dims->data[1];
+  data->in_w = dims->data[2];
+  data->channels = dims->data[3];
+  data->stride_h = params->stride_height;
+  data->stride_w = params->stride_width;
+  data->filter_h = params->filter_height;
+  data->filter_w = params->filter_width;
+  if (!lg_pool_out_size(params->padding, data->in_h, data->filter_h,
+                        data->stride_h, &data->out_h) ||
+      !lg_pool_out_size(params->padding, data->in_w, data->filter_w,
+                        data->stride_w, &data->out_w)) {
+    lg_kernel_log(context, data->name,
+                  "VALID padding with a %dx%d (h x w) filter leaves no "
+                  "output for a %dx%d input at stride %dx%d",
+                  data->filter_h, data->filter_w, data->in_h, data->in_w,
+                  data->stride_h, data->stride_w);
+    return kTfLiteError;
+  }
+  data->pad_h =
+      lg_pool_padding(data->in_h, data->filter_h, data->stride_h, data->out_h);
+  data->pad_w =
+      lg_pool_padding(data->in_w, data->filter_w, data->stride_w, data->out_w);
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_pool_prepare(TfLiteContext* context, TfLiteNode* node) {
+  lg_pool_data* data = node->user_data;
+  if (data == NULL) {
+    lg_kernel_log(context, "POOL_2D", "no kernel data (out of memory in init)");
+    return kTfLiteError;
+  }
+  data->prepared = false;
+  const char* op = data->name;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 1, 1, 1));
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, op, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, op, kOutputTensor, &output));
+  const TfLitePoolParams* params = node->builtin_data;
+  TF_LITE_ENSURE_STATUS(lg_pool_check_params(context, op, params));
+  TF_LITE_ENSURE_STATUS(lg_pool_check_input(context, op, input, output));
+  TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
+      context, op, params->activation, &data->min, &data->max));
+  /* TFLite's float activation range is finite (lowest() / max() where
+   * there is no bound), so an infinite result becomes -FLT_MAX / FLT_MAX
+   * (LiteRT's reference pooling does this); NaN still passes. */
+  if (data->min < -FLT_MAX) data->min = -FLT_MAX;
+  if (data->max > FLT_MAX) data->max = FLT_MAX;
+  TF_LITE_ENSURE_STATUS(lg_pool_geometry(context, data, input->dims, params));
+
+  TfLiteIntArray* shape = TfLiteIntArrayCreate(4);
+  if (shape == NULL) {
+    lg_kernel_log(context, op, "out of memory for the output shape");
+    return kTfLiteError;
+  }
+  shape->data[0] = data->batch;
+  shape->data[1] = data->out_h;
+  shape->data[2] = data->out_w;
+  shape->data[3] = data->channels;
+  /* ResizeTensor owns `shape` from here on, also when it fails. */
+  TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
+  data->prepared = true;
+  return kTfLiteOk;
+}
+
+/* ---- The loops ---------------------------------------------------------- */
+
+LG_POOL_INLINE float lg_pool_init(lg_pool_kind kind) {
+  return kind == LG_POOL_MAX ? -FLT_MAX : 0.0f;
+}
+
+LG_POOL_INLINE float lg_pool_step(lg_pool_kind kind, float acc, float x) {
+  switch (kind) {
+    case LG_POOL_MAX:
+      return x > acc ? x : acc;
+    case LG_POOL_L2:
+      return acc + x * x;
+    default:
+      return acc + x;
+  }
+}
+
+LG_POOL_INLINE float lg_pool_final(lg_pool_kind kind, float acc, int count) {
+  switch (kind) {
+    case LG_POOL_MAX:
+      return acc;
+    case LG_POOL_L2:
+      return sqrtf(acc / (float)count);
+    default:
+      return acc / (float)count;
+  }
+}
+
+/* One output pixel: folds the `rows` x `cols` valid window elements whose
+ * top-left one is `first`, LG_POOL_CHUNK channels at a time. */
+LG_POOL_INLINE void lg_pool_pixel(lg_pool_kind kind, const lg_pool_data* d,
+                                  const float* first, int rows, int cols,
+                                  float* out) {
+  const int channels = d->channels;
+  const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * channels;
+  const int count = rows * cols;
+  for (int c0 = 0; c0 < channels; c0 += LG_POOL_CHUNK) {
+    const int m = channels - c0 < LG_POOL_CHUNK ? channels - c0 : LG_POOL_CHUNK;
+    float acc[LG_POOL_CHUNK];
+    for (int k = 0; k < m; ++k) acc[k] = lg_pool_init(kind);
+    for (int fy = 0; fy < rows; ++fy) {
+      for (int fx = 0; fx < cols; ++fx) {
+        const float* x =
+            first + fy * row_stride + (ptrdiff_t)fx * channels + c0;
+        for (int k = 0; k < m; ++k) acc[k] = lg_pool_step(kind, acc[k], x[k]);
+      }
+    }
+    for (int k = 0; k < m; ++k) {
+      out[c0 + k] = lg_kernel_clamp_float(lg_pool_final(kind, acc[k], count),
+                                          d->min, d->max);
+    }
+  }
+}
+
+/* The window of output index o along one dim, cut at the input's edges:
+ * input positions [*begin, *begin + *size). */
+static inline void lg_pool_window(int o, int stride, int pad, int filter,
+                                  int in, int* begin, int* size) {
+  const int origin = o * stride - pad;
+  const int f0 = origin < 0 ? -origin : 0;
+  const int f1 = in - origin < filter ? in - origin : filter;
+  *begin = origin + f0;
+  *size = f1 - f0;
+}
+
+/* Output rows [r0, r1) of batch * out_h. */
+LG_POOL_INLINE void lg_pool_rows(lg_pool_kind kind, const lg_pool_job* job,
+                                 int r0, int r1) {
+  const lg_pool_data* d = job->data;
+  const ptrdiff_t channels = d->channels;
+  for (int r = r0; r < r1; ++r) {
+    const int b = r / d->out_h;
+    int y, rows;
+    lg_pool_window(r % d->out_h, d->stride_h, d->pad_h, d->filter_h, d->in_h,
+                   &y, &rows);
+    for (int ox = 0; ox < d->out_w; ++ox) {
+      int x, cols;
+      lg_pool_window(ox, d->stride_w, d->pad_w, d->filter_w, d->in_w, &x,
+                     &cols);
+      const float* first =
+          job->input + (((ptrdiff_t)b * d->in_h + y) * d->in_w + x) * channels;
+      float* out = job->output + ((ptrdiff_t)r * d->out_w + ox) * channels;
+      lg_pool_pixel(kind, d, first, rows, cols, out);
+    }
+  }
+}
+
+/* Task `index` of num_tasks equal shares of the output rows. */
+static void lg_pool_task(void* ctx, int index) {
+  const lg_pool_job* job = ctx;
+  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
+  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  switch (job->data->kind) {
+    case LG_POOL_AVERAGE:
+      lg_pool_rows(LG_POOL_AVERAGE, job, r0, r1);
+      break;
+    case LG_POOL_MAX:
+      lg_pool_rows(LG_POOL_MAX, job, r0, r1);
+      break;
+    case LG_POOL_L2:
+      lg_pool_rows(LG_POOL_L2, job, r0, r1);
+      break;
+  }
+}
+
+/* ---- Invoke ------------------------------------------------------------- */
+
+static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
+  const lg_pool_data* data = node->user_data;
+  if (data == NULL || !data->prepared) {
+    lg_kernel_log(context, data != NULL ? data->name : "POOL_2D",
+                  "invoked before a successful prepare");
+    return kTfLiteError;
+  }
+  const char* op = data->name;
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, op, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, op, kOutputTensor, &output));
+  const int64_t in_count =
+      (int64_t)data->batch * data->in_h * data->in_w * data->channels;
+  const int64_t out_count =
+      (int64_t)data->batch * data->out_h * data->out_w * data->channels;
+  if (lg_kernel_num_elements(input) != in_count ||
+      lg_kernel_num_elements(output) != out_count) {
+    lg_kernel_log(context, op, "tensor shapes changed since prepare");
+    return kTfLiteError;
+  }
+  if (out_count == 0) return kTfLiteOk;
+  if (input->data.f == NULL || output->data.f == NULL) {
+    lg_kernel_log(context, op, "a tensor has no data");
+    return kTfLiteError;
+  }
+  lg_pool_job job = {
+      .data = data,
+      .input = input->data.f,
+      .output = output->data.f,
+      .rows = data->batch * data->out_h,
+      .num_tasks = 1,
+  };
+  lg_thread_pool* pool = lg_context_thread_pool(context);
+  const int threads = lg_thread_pool_size(pool);
+  const int64_t reads = out_count * data->filter_h * data->filter_w;
+  if (threads > 1 && reads >= LG_POOL_MIN_PARALLEL) {
+    job.num_tasks = job.rows < threads ? job.rows : threads;
+  }
+  lg_thread_pool_run(pool, lg_pool_task, &job, job.num_tasks);
+  return kTfLiteOk;
+}
+
+/* ---- Registrations ------------------------------------------------------ */
+
+static void lg_pool_free(TfLiteContext* context, void* buffer) {
+  (void)context;
+  free(buffer);
+}
+
+#define LG_POOL_REGISTRATION(OP, kind_value, code)                           \
+  static void* lg_pool_init_##OP(TfLiteContext* context, const char* buffer, \
+                                 size_t length) {                            \
+    (void)context;                                                           \
+    (void)buffer;                                                            \
+    (void)length;                                                            \
+    lg_pool_data* data = calloc(1, sizeof(lg_pool_data));                    \
+    if (data != NULL) {                                                      \
+      data->kind = kind_value;                                               \
+      data->name = #OP;                                                      \
+    }                                                                        \
+    return data;                                                             \
+  }                                                                          \
+  const TfLiteRegistration* lg_register_##OP(void) {                         \
+    static const TfLiteRegistration registration = {                         \
+        .init = lg_pool_init_##OP,                                           \
+        .free = lg_pool_free,                                                \
+        .prepare = lg_pool_prepare,                                          \
+        .invoke = lg_pool_invoke,                                            \
+        .builtin_code = code,                                                \
+        .version = 1,                                                        \
+    };                                                                       \
+    return &registration;                                                    \
+  }
+
+LG_POOL_REGISTRATION(AVERAGE_POOL_2D, LG_POOL_AVERAGE,
+                     kTfLiteBuiltinAveragePool2d)
+LG_POOL_REGISTRATION(MAX_POOL_2D, LG_POOL_MAX, kTfLiteBuiltinMaxPool2d)
+LG_POOL_REGISTRATION(L2_POOL_2D, LG_POOL_L2, kTfLiteBuiltinL2Pool2d)

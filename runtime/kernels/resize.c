@@ -1,0 +1,408 @@
+/* RESIZE_BILINEAR (float32) and RESIZE_NEAREST_NEIGHBOR (float32, int32) on
+ * NHWC images.
+ *
+ * Inputs: the image [batch, height, width, channels] and an INT32 size
+ * tensor [2] holding (new_height, new_width); the output is [batch,
+ * new_height, new_width, channels]. A constant size is read in Prepare;
+ * otherwise the output is dynamic and sized in Invoke. Bilinear needs a
+ * positive size and nearest a non-negative one, as in LiteRT.
+ *
+ * The coordinate mapping is TFLite's reference kernels', in float32:
+ *   scale = in / out, or (in - 1) / (out - 1) with align_corners and out > 1.
+ *   Bilinear: the source of output index v is v * scale, or with
+ *     half_pixel_centers (v + 0.5) * scale - 0.5; the lower neighbour is
+ *     max(floor(src), 0), the upper min(ceil(src), in - 1), and the weights
+ *     are (src - lower) and 1 - (src - lower) (so a source below 0 repeats
+ *     the edge). align_corners with half_pixel_centers is rejected, as
+ *     TFLite rejects it.
+ *   Nearest: (v + offset) * scale, offset 0.5 with half_pixel_centers,
+ *     rounded half away from zero with align_corners and floored
+ *     otherwise, then cut to in - 1 (and to 0 with half_pixel_centers).
+ * The bilinear sum is evaluated in TFLite's order, so results agree bit for
+ * bit without FMA contraction.
+ *
+ * Invoke splits output rows (batch x new_height) over the thread pool.
+ * Quantized and int16 inputs (versions 2 and 4) are rejected in Prepare.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/kernels/reduce_util.h"
+#include "runtime/thread_pool.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+/* Output elements below which splitting over threads costs more than it
+ * saves. */
+#define LG_RESIZE_MIN_PARALLEL (1 << 14)
+
+enum {
+  kInputTensor = 0,
+  kSizeTensor = 1,
+  kOutputTensor = 0,
+};
+
+typedef enum lg_resize_kind {
+  LG_RESIZE_BILINEAR,
+  LG_RESIZE_NEAREST,
+} lg_resize_kind;
+
+typedef struct lg_resize_data {
+  lg_resize_kind kind;
+  const char* name;
+  bool prepared;
+  bool dynamic; /* the size is read in Invoke */
+  bool align_corners;
+  bool half_pixel_centers;
+  int batch, in_h, in_w, channels;
+  int out_h, out_w;
+  float scale_h, scale_w; /* bilinear source scale */
+} lg_resize_data;
+
+/* One Invoke's work, shared read-only by its tasks. */
+typedef struct lg_resize_job {
+  const lg_resize_data* data;
+  const void* input; /* float32, or int32 for nearest */
+  void* output;
+  int rows; /* batch * out_h */
+  int num_tasks;
+} lg_resize_job;
+
+/* ---- Prepare ------------------------------------------------------------ */
+
+/* TFLite's bilinear scale from `in` to `out` (0 for an empty output). */
+static float lg_resize_scale(int in, int out, bool align_corners) {
+  if (out == 0) return 0.0f;
+  if (align_corners && out > 1) return (float)(in - 1) / (float)(out - 1);
+  return (float)in / (float)out;
+}
+
+static TfLiteStatus lg_resize_check(TfLiteContext* context,
+                                    const lg_resize_data* data,
+                                    const TfLiteTensor* input,
+                                    const TfLiteTensor* size,
+                                    const TfLiteTensor* output) {
+  const char* op = data->name;
+  char shape[64];
+  /* Nearest only copies elements: int32 is as easy as float32 (and LiteRT
+   * accepts it too); bilinear is float32 only. */
+  const bool nearest = data->kind == LG_RESIZE_NEAREST;
+  if (input->type != kTfLiteFloat32 &&
+      !(nearest && input->type == kTfLiteInt32)) {
+    lg_kernel_log(context, op, "input type %s is not supported (expected %s)",
+                  TfLiteTypeGetName(input->type),
+                  nearest ? "FLOAT32 or INT32" : "FLOAT32");
+    return kTfLiteError;
+  }
+  if (output->type != input->type) {
+    lg_kernel_log(context, op, "output type %s differs from input type %s",
+                  TfLiteTypeGetName(output->type),
+                  TfLiteTypeGetName(input->type));
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "input", input));
+  if (input->dims->size != 4) {
+    lg_kernel_log(context, op, "input must be 4-D (NHWC), got %s",
+                  lg_kernel_format_shape(input->dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  if (size->type != kTfLiteInt32) {
+    lg_kernel_log(context, op, "size type %s is not supported (expected INT32)",
+                  TfLiteTypeGetName(size->type));
+    return kTfLiteError;
+  }
+  if (size->dims == NULL || size->dims->size != 1 || size->dims->data[0] != 2) {
+    lg_kernel_log(context, op, "size must have shape [2], got %s",
+                  lg_kernel_format_shape(size->dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* Reads the size, checks it and resizes the output. */
+static TfLiteStatus lg_resize_configure(TfLiteContext* context,
+                                        lg_resize_data* data,
+                                        const TfLiteTensor* size,
+                                        TfLiteTensor* output) {
+  const char* op = data->name;
+  if (size->data.i32 == NULL) {
+    lg_kernel_log(context, op, "size tensor has no data");
+    return kTfLiteError;
+  }
+  const int h = size->data.i32[0], w = size->data.i32[1];
+  if (h < 0 || w < 0) {
+    lg_kernel_log(context, op, "size (%d, %d) has a negative dimension", h, w);
+    return kTfLiteError;
+  }
+  /* LiteRT's bilinear kernel refuses an empty size; nearest allows it. */
+  if (data->kind == LG_RESIZE_BILINEAR && (h == 0 || w == 0)) {
+    lg_kernel_log(context, op, "size (%d, %d) must be positive", h, w);
+    return kTfLiteError;
+  }
+  const int64_t count = (int64_t)data->batch * h * w * data->channels;
+  if (count > INT32_MAX) {
+    lg_kernel_log(context, op, "an output of %lld elements is too large",
+                  (long long)count);
+    return kTfLiteError;
+  }
+  if (count > 0 && (data->in_h == 0 || data->in_w == 0)) {
+    lg_kernel_log(context, op, "cannot resize an input of height %d, width %d",
+                  data->in_h, data->in_w);
+    return kTfLiteError;
+  }
+  data->out_h = h;
+  data->out_w = w;
+  data->scale_h = lg_resize_scale(data->in_h, h, data->align_corners);
+  data->scale_w = lg_resize_scale(data->in_w, w, data->align_corners);
+  TfLiteIntArray* shape = TfLiteIntArrayCreate(4);
+  if (shape == NULL) {
+    lg_kernel_log(context, op, "out of memory for the output shape");
+    return kTfLiteError;
+  }
+  shape->data[0] = data->batch;
+  shape->data[1] = h;
+  shape->data[2] = w;
+  shape->data[3] = data->channels;
+  /* ResizeTensor owns `shape` from here on, also when it fails. */
+  return context->ResizeTensor(context, output, shape);
+}
+
+/* Both params structs hold (align_corners, half_pixel_centers). */
+static void lg_resize_read_params(lg_resize_data* data, const void* params) {
+  data->align_corners = data->half_pixel_centers = false;
+  if (params == NULL) return;
+  if (data->kind == LG_RESIZE_BILINEAR) {
+    const TfLiteResizeBilinearParams* p = params;
+    data->align_corners = p->align_corners;
+    data->half_pixel_centers = p->half_pixel_centers;
+  } else {
+    const TfLiteResizeNearestNeighborParams* p = params;
+    data->align_corners = p->align_corners;
+    data->half_pixel_centers = p->half_pixel_centers;
+  }
+}
+
+static TfLiteStatus lg_resize_prepare(TfLiteContext* context,
+                                      TfLiteNode* node) {
+  lg_resize_data* data = node->user_data;
+  if (data == NULL) {
+    lg_kernel_log(context, "RESIZE", "no kernel data (out of memory in init)");
+    return kTfLiteError;
+  }
+  data->prepared = false;
+  const char* op = data->name;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 2, 2, 1));
+  const TfLiteTensor* input;
+  const TfLiteTensor* size;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, op, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, kSizeTensor, &size));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, op, kOutputTensor, &output));
+  TF_LITE_ENSURE_STATUS(lg_resize_check(context, data, input, size, output));
+  lg_resize_read_params(data, node->builtin_data);
+  if (data->kind == LG_RESIZE_BILINEAR && data->align_corners &&
+      data->half_pixel_centers) {
+    lg_kernel_log(context, op,
+                  "align_corners and half_pixel_centers cannot both be true");
+    return kTfLiteError;
+  }
+  data->batch = input->dims->data[0];
+  data->in_h = input->dims->data[1];
+  data->in_w = input->dims->data[2];
+  data->channels = input->dims->data[3];
+  data->dynamic = !lg_reduce_is_constant(size);
+  if (data->dynamic) {
+    lg_reduce_set_dynamic(output);
+  } else {
+    TF_LITE_ENSURE_STATUS(lg_resize_configure(context, data, size, output));
+  }
+  data->prepared = true;
+  return kTfLiteOk;
+}
+
+/* ---- The loops ---------------------------------------------------------- */
+
+/* TFLite's bilinear source of output index v: position, lower and upper
+ * input neighbours. */
+static inline void lg_resize_source(int v, float scale, bool half_pixel, int in,
+                                    float* pos, int* lo, int* hi) {
+  const float src =
+      half_pixel ? ((float)v + 0.5f) * scale - 0.5f : (float)v * scale;
+  const int f = (int)floorf(src);
+  const int c = (int)ceilf(src);
+  *pos = src;
+  *lo = f > 0 ? f : 0;
+  *hi = c < in - 1 ? c : in - 1;
+}
+
+/* TFLite's nearest input index of output index v. */
+static inline int lg_resize_nearest_index(int v, int in, int out, bool align,
+                                          bool half_pixel) {
+  const float scale = align && out > 1 ? (float)(in - 1) / (float)(out - 1)
+                                       : (float)in / (float)out;
+  const float src = ((float)v + (half_pixel ? 0.5f : 0.0f)) * scale;
+  int index = align ? (int)roundf(src) : (int)floorf(src);
+  if (index > in - 1) index = in - 1;
+  if (half_pixel && index < 0) index = 0;
+  return index;
+}
+
+static void lg_resize_bilinear_row(const lg_resize_job* job, int r) {
+  const lg_resize_data* d = job->data;
+  const ptrdiff_t channels = d->channels;
+  const int b = r / d->out_h;
+  float sy;
+  int y0, y1;
+  lg_resize_source(r % d->out_h, d->scale_h, d->half_pixel_centers, d->in_h,
+                   &sy, &y0, &y1);
+  const float dy = sy - (float)y0, wy = 1.0f - dy;
+  const float* input = job->input;
+  const float* row0 =
+      input + ((ptrdiff_t)b * d->in_h + y0) * d->in_w * channels;
+  const float* row1 =
+      input + ((ptrdiff_t)b * d->in_h + y1) * d->in_w * channels;
+  float* out = (float*)job->output + (ptrdiff_t)r * d->out_w * channels;
+  for (int x = 0; x < d->out_w; ++x, out += channels) {
+    float sx;
+    int x0, x1;
+    lg_resize_source(x, d->scale_w, d->half_pixel_centers, d->in_w, &sx, &x0,
+                     &x1);
+    const float dx = sx - (float)x0, wx = 1.0f - dx;
+    const float* p00 = row0 + x0 * channels;
+    const float* p01 = row0 + x1 * channels;
+    const float* p10 = row1 + x0 * channels;
+    const float* p11 = row1 + x1 * channels;
+    for (ptrdiff_t c = 0; c < channels; ++c) {
+      out[c] = p00[c] * wy * wx + p10[c] * dy * wx + p01[c] * wy * dx +
+               p11[c] * dy * dx;
+    }
+  }
+}
+
+static void lg_resize_nearest_row(const lg_resize_job* job, int r) {
+  const lg_resize_data* d = job->data;
+  const size_t channels = (size_t)d->channels;
+  const int b = r / d->out_h;
+  const int y = lg_resize_nearest_index(
+      r % d->out_h, d->in_h, d->out_h, d->align_corners, d->half_pixel_centers);
+  /* 4-byte elements of either type, copied as they are. */
+  const uint32_t* row = (const uint32_t*)job->input +
+                        ((size_t)b * d->in_h + (size_t)y) * d->in_w * channels;
+  uint32_t* out = (uint32_t*)job->output + (size_t)r * d->out_w * channels;
+  for (int x = 0; x < d->out_w; ++x, out += channels) {
+    const int ix = lg_resize_nearest_index(
+        x, d->in_w, d->out_w, d->align_corners, d->half_pixel_centers);
+    memcpy(out, row + (size_t)ix * channels, channels * sizeof(uint32_t));
+  }
+}
+
+/* Task `index` of num_tasks equal shares of the output rows. */
+static void lg_resize_task(void* ctx, int index) {
+  const lg_resize_job* job = ctx;
+  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
+  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  for (int r = r0; r < r1; ++r) {
+    if (job->data->kind == LG_RESIZE_BILINEAR) {
+      lg_resize_bilinear_row(job, r);
+    } else {
+      lg_resize_nearest_row(job, r);
+    }
+  }
+}
+
+/* ---- Invoke ------------------------------------------------------------- */
+
+static TfLiteStatus lg_resize_invoke(TfLiteContext* context, TfLiteNode* node) {
+  lg_resize_data* data = node->user_data;
+  if (data == NULL || !data->prepared) {
+    lg_kernel_log(context, data != NULL ? data->name : "RESIZE",
+                  "invoked before a successful prepare");
+    return kTfLiteError;
+  }
+  const char* op = data->name;
+  const TfLiteTensor* input;
+  const TfLiteTensor* size;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, op, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, kSizeTensor, &size));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, op, kOutputTensor, &output));
+  if (data->dynamic) {
+    TF_LITE_ENSURE_STATUS(lg_resize_configure(context, data, size, output));
+  }
+  const int64_t in_count =
+      (int64_t)data->batch * data->in_h * data->in_w * data->channels;
+  const int64_t out_count =
+      (int64_t)data->batch * data->out_h * data->out_w * data->channels;
+  if (lg_kernel_num_elements(input) != in_count ||
+      lg_kernel_num_elements(output) != out_count) {
+    lg_kernel_log(context, op, "tensor shapes changed since prepare");
+    return kTfLiteError;
+  }
+  if (out_count == 0) return kTfLiteOk;
+  if (input->data.raw == NULL || output->data.raw == NULL) {
+    lg_kernel_log(context, op, "a tensor has no data");
+    return kTfLiteError;
+  }
+  lg_resize_job job = {
+      .data = data,
+      .input = input->data.raw,
+      .output = output->data.raw,
+      .rows = data->batch * data->out_h,
+      .num_tasks = 1,
+  };
+  lg_thread_pool* pool = lg_context_thread_pool(context);
+  const int threads = lg_thread_pool_size(pool);
+  if (threads > 1 && out_count >= LG_RESIZE_MIN_PARALLEL) {
+    job.num_tasks = job.rows < threads ? job.rows : threads;
+  }
+  lg_thread_pool_run(pool, lg_resize_task, &job, job.num_tasks);
+  return kTfLiteOk;
+}
+
+/* ---- Registrations ------------------------------------------------------ */
+
+static void lg_resize_free(TfLiteContext* context, void* buffer) {
+  (void)context;
+  free(buffer);
+}
+
+#define LG_RESIZE_REGISTRATION(OP, kind_value, code)                           \
+  static void* lg_resize_init_##OP(TfLiteContext* context, const char* buffer, \
+                                   size_t length) {                            \
+    (void)context;                                                             \
+    (void)buffer;                                                              \
+    (void)length;                                                              \
+    lg_resize_data* data = calloc(1, sizeof(lg_resize_data));                  \
+    if (data != NULL) {                                                        \
+      data->kind = kind_value;                                                 \
+      data->name = #OP;                                                        \
+    }                                                                          \
+    return data;                                                               \
+  }                                                                            \
+  const TfLiteRegistration* lg_register_##OP(void) {                           \
+    static const TfLiteRegistration registration = {                           \
+        .init = lg_resize_init_##OP,                                           \
+        .free = lg_resize_free,                                                \
+        .prepare = lg_resize_prepare,                                          \
+        .invoke = lg_resize_invoke,                                            \
+        .builtin_code = code,                                                  \
+        .version = 1,                                                          \
+    };                                                                         \
+    return &registration;                                                      \
+  }
+
+LG_RESIZE_REGISTRATION(RESIZE_BILINEAR, LG_RESIZE_BILINEAR,
+                       kTfLiteBuiltinResizeBilinear)
+LG_RESIZE_REGISTRATION(RESIZE_NEAREST_NEIGHBOR, LG_RESIZE_NEAREST,
+                       kTfLiteBuiltinResizeNearestNeighbor)

@@ -1,0 +1,459 @@
+"""The reduce family against LiteRT's reference kernels: AVERAGE_POOL_2D,
+MAX_POOL_2D, L2_POOL_2D, MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN,
+RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR, ARG_MAX, ARG_MIN, SHAPE, FILL and
+ZEROS_LIKE.
+
+Every case runs through op_harness.check_case: the same one-op model and
+the same seeded inputs in LiteRT (OpResolverType.BUILTIN_REF) and in
+litegpu with 1 and 2 threads. Bounds are the harness's 1e-5 relative +
+1e-6 absolute for floats (exact for integers); the sums, means, products
+and bilinear blends are also checked bit for bit where LiteRT's reference
+order of operations is documented in the kernel (see test_*_bit_exact).
+L2_POOL_2D's sqrt is correctly rounded on both sides, so it needs no
+looser bound.
+"""
+
+import numpy as np
+import pytest
+
+from op_harness import Const, Input, OpCase, Output, check_case, check_rejected
+
+ACTIVATIONS = ["NONE", "RELU", "RELU_N1_TO_1", "RELU6"]
+
+
+def normal(rng, shape, scale=2.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+# ---- Pooling ----------------------------------------------------------------
+
+# (input shape, (filter_h, filter_w), (stride_h, stride_w), padding)
+POOL_CASES = [
+    ((1, 5, 5, 1), (3, 3), (1, 1), "SAME"),
+    ((1, 5, 5, 1), (3, 3), (1, 1), "VALID"),
+    ((2, 7, 6, 3), (2, 3), (2, 1), "VALID"),
+    ((2, 7, 6, 3), (2, 3), (2, 1), "SAME"),
+    ((1, 17, 13, 67), (3, 3), (2, 2), "SAME"),     # > 64 channels
+    ((3, 1, 1, 5), (1, 1), (1, 1), "VALID"),       # size-1 dims
+    ((1, 4, 4, 2), (5, 5), (3, 3), "SAME"),        # filter > input
+    ((2, 9, 9, 7), (4, 2), (3, 2), "SAME"),
+    ((1, 3, 8, 129), (3, 1), (1, 3), "VALID"),
+    ((1, 2, 2, 1), (3, 3), (2, 2), "VALID"),       # empty output
+    ((0, 4, 4, 3), (2, 2), (2, 2), "SAME"),        # empty batch
+    ((4, 32, 31, 16), (3, 3), (1, 1), "SAME"),     # threads split rows
+]
+
+
+def pool_out_shape(shape, filt, stride, padding):
+    out = []
+    for k in range(2):
+        n, f, s = shape[1 + k], filt[k], max(stride[k], 1)
+        out.append((n + s - 1) // s if padding == "SAME"
+                   else int((n + s - f) / s))
+    return (shape[0], out[0], out[1], shape[3])
+
+
+def pool_case(op, x, filt, stride, padding, activation="NONE", version=1):
+    return OpCase(op=op, version=version, inputs=[Input(x)],
+                  params={"padding": padding, "stride_h": stride[0],
+                          "stride_w": stride[1], "filter_height": filt[0],
+                          "filter_width": filt[1],
+                          "fused_activation_function": activation},
+                  output_shapes=[pool_out_shape(x.shape, filt, stride,
+                                                padding)])
+
+
+@pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D",
+                                "L2_POOL_2D"])
+@pytest.mark.parametrize("index", range(len(POOL_CASES)))
+def test_pool(op, index):
+    shape, filt, stride, padding = POOL_CASES[index]
+    rng = np.random.default_rng(100 + index)
+    x = normal(rng, shape, scale=4.0)
+    check_case(pool_case(op, x, filt, stride, padding,
+                         ACTIVATIONS[index % 4]))
+
+
+@pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D",
+                                "L2_POOL_2D"])
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_pool_activations(op, activation):
+    rng = np.random.default_rng(7)
+    x = normal(rng, (2, 6, 6, 3), scale=5.0)
+    check_case(pool_case(op, x, (2, 2), (2, 2), "SAME", activation))
+
+
+@pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D",
+                                "L2_POOL_2D"])
+def test_pool_nan_inf(op):
+    # MAX skips NaN and a window of -inf gives -FLT_MAX in LiteRT; the
+    # others propagate NaN and Inf.
+    x = np.array([np.nan, 1, -np.inf, np.nan, np.nan, -np.inf, 1, 2, np.inf],
+                 np.float32).reshape(1, 3, 3, 1)
+    check_case(pool_case(op, x, (2, 2), (2, 2), "SAME"))
+    y = np.full((1, 2, 2, 1), -np.inf, np.float32)
+    check_case(pool_case(op, y, (2, 2), (1, 1), "VALID"))
+
+
+@pytest.mark.parametrize("op,version", [("AVERAGE_POOL_2D", 3),
+                                        ("MAX_POOL_2D", 2)])
+def test_pool_versions_float(op, version):
+    # Versions 2 and 3 only add int8/int16; a float model may carry them.
+    x = normal(np.random.default_rng(3), (1, 4, 4, 2))
+    check_case(pool_case(op, x, (2, 2), (2, 2), "VALID", version=version))
+
+
+def test_pool_int8_rejected():
+    x = np.zeros((1, 4, 4, 1), np.int8)
+    case = OpCase(op="AVERAGE_POOL_2D", version=2,
+                  inputs=[Input(x, quant=(0.5, 0))],
+                  params={"padding": "VALID", "stride_h": 1, "stride_w": 1,
+                          "filter_height": 2, "filter_width": 2},
+                  outputs=[Output(np.int8, (1, 3, 3, 1), quant=(0.5, 0))])
+    check_rejected(case, r"AVERAGE_POOL_2D: input type INT8 is not supported",
+                   litert_accepts=True)
+
+
+def test_pool_bad_stride_rejected():
+    x = np.zeros((1, 4, 4, 1), np.float32)
+    check_rejected(pool_case("MAX_POOL_2D", x, (2, 2), (0, 1), "VALID"),
+                   r"MAX_POOL_2D: stride_w 1 and stride_h 0 must both be "
+                   r"positive")
+
+
+# ---- Reductions ---------------------------------------------------------------
+
+REDUCERS = ["MEAN", "SUM", "REDUCE_PROD", "REDUCE_MAX", "REDUCE_MIN"]
+
+# (input shape, axes, keep_dims)
+REDUCE_CASES = [
+    ((2, 3), [1], False),
+    ((2, 3), [0], True),
+    ((2, 3), [0, 1], False),          # all: a scalar
+    ((2, 3, 4), [-1], False),         # negative
+    ((2, 3, 4), [1, -2, 1], True),    # duplicates
+    ((2, 3, 4), [0, 2], False),       # outer and inner around a kept dim
+    ((3, 1, 5, 7), [1, 3], True),     # size-1 dim reduced
+    ((17,), [0], True),
+    ((1, 1, 1), [2], False),
+    ((4, 5, 6, 7, 3), [0, 2, 4], False),
+    ((2, 33, 65), [1], False),        # kept inner row > 64 wide
+    ((64, 40, 33), [2], True),        # threads split outputs
+    ((40, 33, 64), [0, 1], False),    # threads split rows
+    ((1, 56, 56, 200), [1, 2], True),  # global pooling: row chunks split
+    ((2, 3), [], False),              # no axes: the input comes back
+]
+
+
+def reduce_out_shape(shape, axes, keep):
+    red = {a % len(shape) for a in axes}
+    return tuple(1 if i in red else d for i, d in enumerate(shape)
+                 if keep or i not in red)
+
+
+def reduce_case(op, x, axes, keep, axes_input=False, version=1):
+    a = np.array(axes, np.int32)
+    return OpCase(op=op, version=version,
+                  inputs=[Input(x), Input(a) if axes_input else Const(a)],
+                  params={"keep_dims": keep}, outputs=[x.dtype.type],
+                  output_shapes=[reduce_out_shape(x.shape, axes, keep)])
+
+
+@pytest.mark.parametrize("op", REDUCERS)
+@pytest.mark.parametrize("index", range(len(REDUCE_CASES)))
+def test_reduce_float(op, index):
+    shape, axes, keep = REDUCE_CASES[index]
+    rng = np.random.default_rng(200 + index)
+    if op == "REDUCE_PROD":  # factors near 1: no overflow or underflow
+        x = rng.uniform(0.9, 1.1, shape).astype(np.float32)
+    else:
+        x = normal(rng, shape)
+    check_case(reduce_case(op, x, axes, keep))
+
+
+@pytest.mark.parametrize("op", REDUCERS)
+@pytest.mark.parametrize("index", [0, 4, 5, 13])
+def test_reduce_runtime_axes(op, index):
+    # The axes are a graph input: the output is dynamic in both runtimes.
+    shape, axes, keep = REDUCE_CASES[index]
+    x = normal(np.random.default_rng(300 + index), shape)
+    check_case(reduce_case(op, x, axes, keep, axes_input=True))
+
+
+@pytest.mark.parametrize("op", REDUCERS)
+def test_reduce_int32(op):
+    rng = np.random.default_rng(17)
+    # Full-range values: SUM and PROD wrap, MEAN sums in int64 and
+    # truncates towards zero.
+    x = rng.integers(-2**31, 2**31, (4, 7, 5), dtype=np.int64).astype(np.int32)
+    for axes, keep in [([1], False), ([0, 2], True), ([-1], False)]:
+        check_case(reduce_case(op, x, axes, keep))
+    small = np.array([[1, 2], [-1, -2], [2**31 - 1, 2**31 - 1], [-3, 0]],
+                     np.int32)
+    check_case(reduce_case(op, small, [1], False))
+
+
+@pytest.mark.parametrize("op", REDUCERS)
+def test_reduce_nan_inf(op):
+    x = np.array([[np.nan, 1, 2], [-np.inf, -np.inf, -np.inf],
+                  [np.inf, np.inf, np.inf], [np.nan, np.nan, np.nan],
+                  [np.inf, -np.inf, 1]], np.float32)
+    check_case(reduce_case(op, x, [1], False))
+
+
+@pytest.mark.parametrize("op", REDUCERS)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_reduce_empty(op, dtype):
+    # Reducing an empty dim gives the identity (MEAN: NaN for float, 0 for
+    # int32); keeping it gives an empty output.
+    x = np.zeros((3, 0), dtype)
+    check_case(reduce_case(op, x, [1], False))
+    check_case(reduce_case(op, x, [1], True))
+    check_case(reduce_case(op, x, [0], False))
+
+
+@pytest.mark.parametrize("op", ["MEAN", "SUM", "REDUCE_PROD"])
+def test_reduce_bit_exact(op):
+    # Float32 accumulation in input order, as LiteRT's reference kernel:
+    # long sums agree to the last bit, over inner and over outer axes.
+    rng = np.random.default_rng(5)
+    x = (rng.uniform(0.999, 1.001, (3, 20000)) if op == "REDUCE_PROD"
+         else rng.standard_normal((3, 20000)) * 100).astype(np.float32)
+    case = reduce_case(op, x, [1], False)
+    case.rtol = case.atol = 0.0
+    check_case(case)
+    case = reduce_case(op, np.ascontiguousarray(x.T), [0], True)
+    case.rtol = case.atol = 0.0
+    check_case(case)
+
+
+@pytest.mark.parametrize("op,version", [("MEAN", 3), ("SUM", 2),
+                                        ("REDUCE_MAX", 3), ("REDUCE_PROD", 2)])
+def test_reduce_versions_float(op, version):
+    x = normal(np.random.default_rng(9), (2, 5))
+    check_case(reduce_case(op, x, [1], False, version=version))
+
+
+def test_reduce_rejections():
+    x = np.zeros((2, 3), np.float32)
+    check_rejected(reduce_case("MEAN", x, [2], False),
+                   r"MEAN: axis 2 is out of range for an input of rank 2",
+                   litert_accepts=False)
+    q = np.zeros((2, 3), np.int8)
+    case = OpCase(op="SUM", version=2,
+                  inputs=[Input(q, quant=(0.5, 0)),
+                          Const(np.array([1], np.int32))],
+                  params={"keep_dims": False},
+                  outputs=[Output(np.int8, (2,), quant=(0.5, 0))])
+    check_rejected(case, r"SUM: input type INT8 is not supported",
+                   litert_accepts=True)
+
+
+# ---- Resize -------------------------------------------------------------------
+
+# (input shape, (new_height, new_width))
+RESIZE_CASES = [
+    ((1, 3, 5, 1), (7, 17)),
+    ((2, 8, 8, 3), (3, 5)),       # down
+    ((1, 1, 1, 5), (4, 4)),       # from a single pixel
+    ((3, 5, 7, 67), (5, 7)),      # same size
+    ((1, 4, 6, 2), (1, 1)),       # to a single pixel
+    ((2, 17, 3, 1), (33, 2)),
+    ((2, 31, 17, 9), (63, 40)),   # threads
+]
+
+# (align_corners, half_pixel_centers)
+FLAGS = [(False, False), (True, False), (False, True), (True, True)]
+
+
+def resize_case(op, x, size, align, half, size_input=False, version=None):
+    s = np.array(size, np.int32)
+    if version is None:  # the converter's choice
+        version = 3 if half or (op == "RESIZE_NEAREST_NEIGHBOR" and align) \
+            else 1
+    return OpCase(op=op, version=version,
+                  inputs=[Input(x), Input(s) if size_input else Const(s)],
+                  params={"align_corners": align, "half_pixel_centers": half},
+                  output_shapes=[(x.shape[0], size[0], size[1], x.shape[3])])
+
+
+# Bilinear with both flags is a rejection (test_resize_rejections), so that
+# combination is not generated here.
+RESIZE_OP_FLAGS = [(op, f) for op in ("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
+                   for f in FLAGS
+                   if not (op == "RESIZE_BILINEAR" and f[0] and f[1])]
+
+
+@pytest.mark.parametrize("op,flags", RESIZE_OP_FLAGS, ids=str)
+@pytest.mark.parametrize("index", range(len(RESIZE_CASES)))
+def test_resize(op, flags, index):
+    align, half = flags
+    shape, size = RESIZE_CASES[index]
+    x = normal(np.random.default_rng(400 + index), shape, scale=10.0)
+    check_case(resize_case(op, x, size, align, half, size_input=index % 2))
+
+
+@pytest.mark.parametrize("op", ["RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR"])
+def test_resize_bit_exact(op):
+    # The coordinate arithmetic is TFLite's, in float32: the blends agree to
+    # the last bit.
+    x = normal(np.random.default_rng(8), (2, 9, 11, 3), scale=100.0)
+    for align, half in FLAGS[:3]:
+        case = resize_case(op, x, (20, 7), align, half)
+        case.rtol = case.atol = 0.0
+        check_case(case)
+
+
+@pytest.mark.parametrize("op", ["RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR"])
+def test_resize_nan_inf(op):
+    x = np.array([np.nan, 1, np.inf, -2], np.float32).reshape(1, 2, 2, 1)
+    check_case(resize_case(op, x, (3, 5), False, False))
+
+
+@pytest.mark.parametrize("flags", FLAGS, ids=str)
+def test_resize_nearest_int32(flags):
+    # Nearest copies elements: LiteRT accepts int32 too.
+    rng = np.random.default_rng(12)
+    x = rng.integers(-2**31, 2**31, (2, 3, 5, 3), dtype=np.int64)
+    case = resize_case("RESIZE_NEAREST_NEIGHBOR", x.astype(np.int32), (7, 4),
+                       *flags)
+    case.outputs = [np.int32]
+    check_case(case)
+
+
+def test_resize_nearest_empty_size():
+    # Nearest allows a zero size (an empty output); bilinear refuses it.
+    x = normal(np.random.default_rng(13), (1, 2, 2, 3))
+    check_case(resize_case("RESIZE_NEAREST_NEIGHBOR", x, (3, 0), False,
+                           False))
+    check_rejected(resize_case("RESIZE_BILINEAR", x, (0, 3), False, False),
+                   r"RESIZE_BILINEAR: size \(0, 3\) must be positive",
+                   litert_accepts=False)
+
+
+def test_resize_rejections():
+    x = np.zeros((1, 2, 2, 1), np.float32)
+    check_rejected(resize_case("RESIZE_BILINEAR", x, (4, 4), True, True),
+                   r"RESIZE_BILINEAR: align_corners and half_pixel_centers "
+                   r"cannot both be true", litert_accepts=False)
+    q = np.zeros((1, 2, 2, 1), np.int8)
+    case = OpCase(op="RESIZE_NEAREST_NEIGHBOR", version=2,
+                  inputs=[Input(q, quant=(0.5, 0)),
+                          Const(np.array([4, 4], np.int32))],
+                  params={},
+                  outputs=[Output(np.int8, (1, 4, 4, 1), quant=(0.5, 0))])
+    check_rejected(case, r"RESIZE_NEAREST_NEIGHBOR: input type INT8 is not "
+                   r"supported", litert_accepts=True)
+
+
+# ---- ARG_MAX / ARG_MIN ----------------------------------------------------------
+
+
+def arg_case(op, x, axis, out_type=np.int64, axis_type=np.int32,
+             axis_input=False):
+    a = np.array([axis], axis_type)
+    shape = tuple(d for i, d in enumerate(x.shape) if i != axis % x.ndim)
+    return OpCase(op=op, inputs=[Input(x), Input(a) if axis_input else Const(a)],
+                  params={"output_type": out_type}, outputs=[out_type],
+                  output_shapes=[shape])
+
+
+ARG_CASES = [((2, 3), 1), ((2, 3), 0), ((4, 5, 67), -2), ((3, 130), 0),
+             ((7,), 0), ((2, 1, 3, 4, 5), 3), ((64, 40, 33), 1)]
+
+
+@pytest.mark.parametrize("op", ["ARG_MAX", "ARG_MIN"])
+@pytest.mark.parametrize("index", range(len(ARG_CASES)))
+def test_arg(op, index):
+    shape, axis = ARG_CASES[index]
+    rng = np.random.default_rng(500 + index)
+    # Few distinct values: ties are common and must give the first index.
+    x = rng.integers(-4, 5, shape).astype(np.float32)
+    check_case(arg_case(op, x, axis, out_type=[np.int32, np.int64][index % 2],
+                        axis_input=index % 3 == 0))
+    xi = rng.integers(-2**31, 2**31, shape, dtype=np.int64).astype(np.int32)
+    check_case(arg_case(op, xi, axis, axis_type=np.int64))
+
+
+@pytest.mark.parametrize("op", ["ARG_MAX", "ARG_MIN"])
+def test_arg_nan(op):
+    x = np.array([[np.nan, 1, 2], [1, np.nan, 2], [1, np.nan, 0],
+                  [3, 3, 1], [np.nan, np.nan, np.nan],
+                  [np.nan, -np.inf, -np.inf], [np.inf, np.nan, -np.inf]],
+                 np.float32)
+    check_case(arg_case(op, x, 1))
+    rng = np.random.default_rng(21)
+    y = normal(rng, (6, 9))
+    y[rng.random((6, 9)) < 0.3] = np.nan
+    check_case(arg_case(op, y, 1, out_type=np.int32))
+    check_case(arg_case(op, y, 0))
+
+
+def test_arg_rejections():
+    x = np.zeros((2, 3), np.float32)
+    check_rejected(arg_case("ARG_MAX", x, 1, out_type=np.float32),
+                   r"ARG_MAX: output_type FLOAT32 is not supported",
+                   litert_accepts=False)
+    check_rejected(arg_case("ARG_MIN", np.zeros((3, 0), np.float32), 1),
+                   r"ARG_MIN: axis 1 of the input is empty",
+                   litert_accepts=False)
+    b = np.zeros((2, 3), np.bool_)
+    check_rejected(OpCase(op="ARG_MIN", version=3,
+                          inputs=[Input(b), Const(np.array([1], np.int32))],
+                          params={"output_type": np.int32},
+                          outputs=[np.int32], output_shapes=[(2,)]),
+                   r"ARG_MIN: input type BOOL is not supported")
+
+
+# ---- SHAPE, FILL, ZEROS_LIKE --------------------------------------------------
+
+
+@pytest.mark.parametrize("out_type", [np.int32, np.int64])
+# A scalar input gives an empty output, which LiteRT's Python API cannot
+# read back; the unit suite covers it.
+@pytest.mark.parametrize("shape", [(2, 3, 4), (1,), (0, 5), (1, 2, 1, 3, 1)],
+                         ids=str)
+def test_shape(out_type, shape):
+    x = np.zeros(shape, np.float32)
+    check_case(OpCase(op="SHAPE", inputs=[Input(x)],
+                      params={"out_type": out_type}, outputs=[out_type],
+                      output_shapes=[(len(shape),)]))
+
+
+@pytest.mark.parametrize("dims", [(2, 3), (5,), (), (4, 0), (1, 2, 3, 4)],
+                         ids=str)
+@pytest.mark.parametrize("value", [np.float32(2.5), np.int32(-7),
+                                   np.int64(2**40), np.bool_(True),
+                                   np.float32(np.nan)], ids=repr)
+def test_fill(dims, value):
+    for dims_type in (np.int32, np.int64):
+        d = np.array(dims, dims_type)
+        v = np.array(value)
+        # LiteRT's Python API cannot read an empty dynamic output back.
+        runtime = [Input(d)] if np.prod(dims) > 0 else []
+        for dims_in in [Const(d)] + runtime:
+            check_case(OpCase(op="FILL", version=2 if v.dtype == np.bool_
+                              else 1,
+                              inputs=[dims_in, Const(v)], outputs=[v.dtype.type],
+                              output_shapes=[dims]))
+
+
+def test_fill_rejections():
+    check_rejected(OpCase(op="FILL",
+                          inputs=[Const(np.array([2, -3], np.int32)),
+                                  Const(np.array(1.0, np.float32))],
+                          output_shapes=[(2, 3)]),
+                   r"FILL: dimension 1 is negative \(-3\)")
+    check_rejected(OpCase(op="FILL", version=3,
+                          inputs=[Const(np.array([2], np.int32)),
+                                  Const(np.array(1, np.int16))],
+                          outputs=[np.int16], output_shapes=[(2,)]),
+                   r"FILL: value type INT16 is not supported",
+                   litert_accepts=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64])
+@pytest.mark.parametrize("shape", [(2, 3), (), (0, 4), (3, 1, 7)], ids=str)
+def test_zeros_like(dtype, shape):
+    x = (np.arange(int(np.prod(shape))).reshape(shape) + 1).astype(dtype)
+    check_case(OpCase(op="ZEROS_LIKE", inputs=[Input(x)], outputs=[dtype]))
