@@ -236,13 +236,16 @@ static void print_delegates(TfLiteModel* model, const inspect_options* o) {
   ro.min_nodes_per_partition = o->min_nodes;
   TfLiteDelegate* d = litegpu_reference_delegate_create(&ro);
   TfLiteInterpreter* ip = create(model, d);
+  /* The delegate's Prepare ran when it decided about the nodes; it does not
+   * when the graph cannot even be prepared on the CPU first. */
+  const bool applied = litegpu_reference_delegate_decisions(d, NULL, 0) > 0;
   if (o->json) {
     printf("\"delegates\":[{\"name\":\"reference\",\"applied\":%s,",
-           ip ? "true" : "false");
+           applied ? "true" : "false");
   } else {
     printf("delegate reference: %d partition(s)%s\n",
            litegpu_reference_delegate_num_partitions(d),
-           ip ? "" : " (the interpreter could not be created)");
+           applied ? "" : " (not applied: the graph cannot be prepared)");
   }
   print_partitions(d, o->json);
   print_rejections(d, o->json);
