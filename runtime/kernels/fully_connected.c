@@ -9,36 +9,38 @@
  * (quantized, hybrid, int16, shuffled or sparse weights) is rejected in
  * Prepare with a message naming the types or the format.
  *
- * Invoke splits rows (or, with few rows, output columns) over the context's
- * thread pool when the work is large enough. The dot product keeps eight
- * partial sums so that the compiler vectorizes it without -ffast-math; a
- * tuned GEMM replaces this later.
+ * Fast path: one GEMM (m = batch, n = out_depth, k = in_depth) with the
+ * weights as a transposed B. Constant weights are packed once in Prepare
+ * into the GEMM's B layout; the GEMM's packing scratch is a temporary
+ * tensor sized in Prepare, so Invoke allocates nothing. The GEMM splits the
+ * output over the thread pool (rows, or columns when the batch is small).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "runtime/interpreter.h"
+#include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/nn.h"
 #include "runtime/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
 
 #define LG_FC_OP "FULLY_CONNECTED"
-/* Multiply-adds below which splitting over threads costs more than it
- * saves. */
-#define LG_FC_MIN_PARALLEL_MACS (1 << 15)
-/* Input rows computed together, so that each weight row is read once from
- * memory per block and reused from cache for every row of the block. */
-#define LG_FC_ROW_BLOCK 8
 
 enum {
   kInputTensor = 0,
   kWeightsTensor = 1,
   kBiasTensor = 2,
   kOutputTensor = 0,
+};
+
+enum {
+  kScratchTemporary = 0,
+  kNumTemporaries = 1,
 };
 
 typedef struct lg_fc_data {
@@ -48,31 +50,98 @@ typedef struct lg_fc_data {
   int out_depth;
   bool has_bias;
   float min, max;
+  lg_gemm_isa isa;
+  bool prepacked; /* the weights sit in `weights`, packed */
+  lg_nn_buffer weights;
+  int temporaries[kNumTemporaries];
+  size_t scratch_floats;
 } lg_fc_data;
 
-/* One Invoke's work, shared read-only by its tasks. */
-typedef struct lg_fc_job {
-  const float* input;
-  const float* weights;
-  const float* bias; /* NULL without bias */
-  float* output;
-  int batch, in_depth, out_depth;
-  float min, max;
-  bool split_rows; /* tasks take row ranges, else output column ranges */
-  int num_tasks;
-} lg_fc_job;
+/* Stands in for the packed weights while only sizes matter (the scratch
+ * size depends on whether B is prepacked). */
+static const float kPackedMarker = 0.0f;
 
 static void* lg_fc_init(TfLiteContext* context, const char* buffer,
                         size_t length) {
   (void)context;
   (void)buffer;
   (void)length;
-  return calloc(1, sizeof(lg_fc_data));
+  lg_fc_data* data = calloc(1, sizeof(lg_fc_data));
+  if (data != NULL) data->temporaries[kScratchTemporary] = -1;
+  return data;
 }
 
 static void lg_fc_free(TfLiteContext* context, void* buffer) {
   (void)context;
-  free(buffer);
+  lg_fc_data* data = buffer;
+  if (data != NULL) lg_nn_buffer_free(&data->weights);
+  free(data);
+}
+
+void lg_fully_connected_reference(int batch, int in_depth, int out_depth,
+                                  const float* input, const float* weights,
+                                  const float* bias, float act_min,
+                                  float act_max, float* output) {
+  for (int b = 0; b < batch; ++b) {
+    for (int o = 0; o < out_depth; ++o) {
+      float total = 0.0f;
+      for (int i = 0; i < in_depth; ++i) {
+        total +=
+            input[(size_t)b * in_depth + i] * weights[(size_t)o * in_depth + i];
+      }
+      const float v = total + (bias != NULL ? bias[o] : 0.0f);
+      output[(size_t)b * out_depth + o] =
+          lg_kernel_clamp_float(v, act_min, act_max);
+    }
+  }
+}
+
+/* The GEMM without its data pointers: B[p][j] = weights[j][p]. */
+static lg_gemm lg_fc_gemm(const lg_fc_data* data) {
+  lg_gemm gemm = {
+      .isa = data->isa,
+      .m = data->batch,
+      .n = data->out_depth,
+      .k = data->in_depth,
+      .a = {.row_stride = data->in_depth, .col_stride = 1},
+      .b = {.row_stride = 1, .col_stride = data->in_depth},
+      .ldc = data->out_depth,
+      .min = data->min,
+      .max = data->max,
+  };
+  gemm.b.packed = data->prepacked ? &kPackedMarker : NULL;
+  return gemm;
+}
+
+/* Sizes the scratch temporary and packs constant weights. */
+static TfLiteStatus lg_fc_plan(TfLiteContext* context, TfLiteNode* node,
+                               lg_fc_data* data) {
+  const TfLiteTensor* weights;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_FC_OP, kWeightsTensor, &weights));
+  data->isa = lg_gemm_isa_default();
+  const bool constant =
+      lg_nn_is_constant(weights) && data->out_depth > 0 && data->in_depth > 0;
+  data->prepacked = constant;
+  lg_gemm gemm = lg_fc_gemm(data);
+  const int threads = lg_thread_pool_size(lg_context_thread_pool(context));
+  data->scratch_floats = lg_gemm_scratch_floats(&gemm, threads);
+  TF_LITE_ENSURE_STATUS(lg_nn_set_temporaries(
+      context, node, LG_FC_OP, data->temporaries, &data->scratch_floats, 1));
+  if (!constant) return kTfLiteOk;
+  /* AddTensors may have moved the tensors: look the weights up again. */
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_FC_OP, kWeightsTensor, &weights));
+  data->prepacked = false;
+  TF_LITE_ENSURE_STATUS(lg_nn_buffer_reserve(
+      context, LG_FC_OP, &data->weights,
+      lg_gemm_packed_b_floats(data->isa, data->in_depth, data->out_depth)));
+  gemm.b.packed = NULL;
+  gemm.b.data = weights->data.f;
+  lg_gemm_pack_b(data->isa, data->in_depth, data->out_depth, &gemm.b,
+                 data->weights.data);
+  data->prepacked = true;
+  return kTfLiteOk;
 }
 
 static TfLiteStatus lg_fc_check_types(TfLiteContext* context,
@@ -228,6 +297,12 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(
       lg_fc_check_shapes(context, data, input, weights, bias, keep_num_dims));
   data->has_bias = bias != NULL;
+  TF_LITE_ENSURE_STATUS(lg_fc_plan(context, node, data));
+  /* AddTensors may have moved the tensors: look them up again. */
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_FC_OP, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, LG_FC_OP, kOutputTensor, &output));
 
   TfLiteIntArray* shape = lg_fc_output_shape(data, input, keep_num_dims);
   if (shape == NULL) {
@@ -238,54 +313,6 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
   data->prepared = true;
   return kTfLiteOk;
-}
-
-/* The dot product of two rows. Eight independent partial sums let the
- * compiler keep them in one (or two) vector registers. */
-static float lg_fc_dot(const float* restrict a, const float* restrict b,
-                       int n) {
-  float acc[8] = {0};
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int k = 0; k < 8; ++k) acc[k] += a[i + k] * b[i + k];
-  }
-  float sum = ((acc[0] + acc[4]) + (acc[1] + acc[5])) +
-              ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-  for (; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
-
-/* Computes rows [row0, row1) x columns [col0, col1) of the output. */
-static void lg_fc_block(const lg_fc_job* job, int row0, int row1, int col0,
-                        int col1) {
-  const size_t in_depth = (size_t)job->in_depth;
-  const size_t out_depth = (size_t)job->out_depth;
-  for (int r = row0; r < row1; r += LG_FC_ROW_BLOCK) {
-    const int r_end = r + LG_FC_ROW_BLOCK < row1 ? r + LG_FC_ROW_BLOCK : row1;
-    for (int o = col0; o < col1; ++o) {
-      const float* w = job->weights + (size_t)o * in_depth;
-      const float bias = job->bias != NULL ? job->bias[o] : 0.0f;
-      for (int b = r; b < r_end; ++b) {
-        const float dot =
-            lg_fc_dot(job->input + (size_t)b * in_depth, w, job->in_depth);
-        job->output[(size_t)b * out_depth + (size_t)o] =
-            lg_kernel_clamp_float(dot + bias, job->min, job->max);
-      }
-    }
-  }
-}
-
-/* Task `index` of num_tasks equal shares of the rows or the columns. */
-static void lg_fc_task(void* ctx, int index) {
-  const lg_fc_job* job = ctx;
-  const int total = job->split_rows ? job->batch : job->out_depth;
-  const int begin = (int)((int64_t)total * index / job->num_tasks);
-  const int end = (int)((int64_t)total * (index + 1) / job->num_tasks);
-  if (job->split_rows) {
-    lg_fc_block(job, begin, end, 0, job->out_depth);
-  } else {
-    lg_fc_block(job, 0, job->batch, begin, end);
-  }
 }
 
 static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
@@ -321,29 +348,20 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
 
-  lg_fc_job job = {
-      .input = input->data.f,
-      .weights = weights->data.f,
-      .bias = bias != NULL ? bias->data.f : NULL,
-      .output = output->data.f,
-      .batch = data->batch,
-      .in_depth = data->in_depth,
-      .out_depth = data->out_depth,
-      .min = data->min,
-      .max = data->max,
-      .split_rows = true,
-      .num_tasks = 1,
-  };
-  lg_thread_pool* pool = lg_context_thread_pool(context);
-  const int threads = lg_thread_pool_size(pool);
-  const int64_t macs = out_elements * data->in_depth;
-  if (threads > 1 && macs >= LG_FC_MIN_PARALLEL_MACS) {
-    /* Rows when there are enough for every thread, else columns. */
-    job.split_rows = data->batch >= threads;
-    const int units = job.split_rows ? data->batch : data->out_depth;
-    job.num_tasks = units < threads ? units : threads;
+  float* scratch = lg_nn_temporary(context, node, LG_FC_OP, kScratchTemporary,
+                                   data->scratch_floats);
+  if (scratch == NULL) return kTfLiteError;
+  lg_gemm gemm = lg_fc_gemm(data);
+  gemm.a.data = input->data.f;
+  if (data->prepacked) {
+    gemm.b.packed = data->weights.data;
+  } else {
+    gemm.b.data = weights->data.f;
   }
-  lg_thread_pool_run(pool, lg_fc_task, &job, job.num_tasks);
+  gemm.c = output->data.f;
+  gemm.bias = bias != NULL ? bias->data.f : NULL;
+  lg_gemm_run(&gemm, lg_context_thread_pool(context), scratch,
+              data->scratch_floats);
   return kTfLiteOk;
 }
 

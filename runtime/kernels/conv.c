@@ -1,0 +1,518 @@
+/* CONV_2D, float32: output[n, y, x, o] = activation(bias[o] + sum over the
+ * filter window (kh, kw) and the group's input channels c of
+ * input[n, y * stride_h - pad_top + kh * dilation_h,
+ *          x * stride_w - pad_left + kw * dilation_w, g * filter_c + c]
+ * * filter[o, kh, kw, c]), with g = o / (out_c / groups).
+ *
+ * Layouts are TFLite's: input NHWC, filter OHWI [out_c, filter_h, filter_w,
+ * filter_c], optional bias [out_c]. Grouped convolution (version 6): the
+ * input's channels are a multiple of the filter's, groups = in_c /
+ * filter_c, and out_c must be a multiple of groups. Padding follows
+ * TFLite's formula (lg_nn_out_size, lg_nn_pad_before). Every type variant
+ * the versions up to 8 add (int8, int16, hybrid, int4) is rejected in
+ * Prepare with the type's name.
+ *
+ * Fast path: each group is one GEMM with m = output pixels, n = the group's
+ * output channels, k = filter_h * filter_w * filter_c. A 1x1 filter with
+ * stride 1 reads the input directly as A (no copy); every other shape
+ * packs A panels straight from the input image (an implicit im2col: the
+ * GEMM's A-packing callback gathers each output pixel's window, zeros for
+ * padding, so no im2col matrix is ever materialized). A constant filter is
+ * packed once in Prepare into the GEMM's B layout. The GEMM's packing
+ * scratch is a temporary tensor sized in Prepare (one slice per thread),
+ * so Invoke allocates nothing.
+ */
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runtime/interpreter.h"
+#include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/kernels/nn.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+#define LG_CONV_OP "CONV_2D"
+
+enum {
+  kInputTensor = 0,
+  kFilterTensor = 1,
+  kBiasTensor = 2,
+  kOutputTensor = 0,
+};
+
+enum {
+  kScratchTemporary = 0,
+  kNumTemporaries = 1,
+};
+
+typedef struct lg_conv_data {
+  bool prepared;
+  lg_conv_geometry geo;
+  int groups;
+  bool direct; /* 1x1 filter, stride 1: A is the input itself */
+  bool has_bias;
+  lg_gemm_isa isa;
+  bool prepacked; /* the filter sits in `weights`, packed per group */
+  lg_nn_buffer weights;
+  size_t group_floats; /* packed floats per group */
+  int temporaries[kNumTemporaries];
+  size_t scratch_floats;
+  int64_t input_elements, output_elements;
+} lg_conv_data;
+
+/* What the A-packing callback reads: one group's channels of the input. */
+typedef struct lg_conv_pack_ctx {
+  const lg_conv_geometry* geo;
+  const float* input;
+  int channel_offset; /* group * filter_c */
+} lg_conv_pack_ctx;
+
+static void* lg_conv_init(TfLiteContext* context, const char* buffer,
+                          size_t length) {
+  (void)context;
+  (void)buffer;
+  (void)length;
+  lg_conv_data* data = calloc(1, sizeof(lg_conv_data));
+  if (data != NULL) data->temporaries[kScratchTemporary] = -1;
+  return data;
+}
+
+static void lg_conv_free(TfLiteContext* context, void* buffer) {
+  (void)context;
+  lg_conv_data* data = buffer;
+  if (data != NULL) lg_nn_buffer_free(&data->weights);
+  free(data);
+}
+
+/* ---- Reference ---------------------------------------------------------- */
+
+void lg_conv_reference(const lg_conv_geometry* g, const float* input,
+                       const float* filter, const float* bias, float* output) {
+  const int groups = g->in_c / g->filter_c;
+  const int per_group = g->out_c / groups;
+  for (int n = 0; n < g->batch; ++n) {
+    for (int y = 0; y < g->out_h; ++y) {
+      for (int x = 0; x < g->out_w; ++x) {
+        for (int o = 0; o < g->out_c; ++o) {
+          const int c0 = (o / per_group) * g->filter_c;
+          float total = 0.0f;
+          for (int kh = 0; kh < g->filter_h; ++kh) {
+            const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+            if (iy < 0 || iy >= g->in_h) continue;
+            for (int kw = 0; kw < g->filter_w; ++kw) {
+              const int ix = x * g->stride_w - g->pad_left + kw * g->dilation_w;
+              if (ix < 0 || ix >= g->in_w) continue;
+              const float* in =
+                  input +
+                  (((size_t)n * g->in_h + iy) * g->in_w + ix) * g->in_c + c0;
+              const float* w =
+                  filter + (((size_t)o * g->filter_h + kh) * g->filter_w + kw) *
+                               g->filter_c;
+              for (int c = 0; c < g->filter_c; ++c) total += in[c] * w[c];
+            }
+          }
+          const float v = total + (bias != NULL ? bias[o] : 0.0f);
+          output[(((size_t)n * g->out_h + y) * g->out_w + x) * g->out_c + o] =
+              lg_kernel_clamp_float(v, g->act_min, g->act_max);
+        }
+      }
+    }
+  }
+}
+
+/* ---- Prepare ------------------------------------------------------------ */
+
+static TfLiteStatus lg_conv_check_types(TfLiteContext* context,
+                                        const TfLiteTensor* input,
+                                        const TfLiteTensor* filter,
+                                        const TfLiteTensor* bias,
+                                        const TfLiteTensor* output) {
+  TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_CONV_OP, "input", input));
+  TF_LITE_ENSURE_STATUS(
+      lg_nn_check_float(context, LG_CONV_OP, "filter", filter));
+  if (bias != NULL) {
+    TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_CONV_OP, "bias", bias));
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_nn_check_float(context, LG_CONV_OP, "output", output));
+  if (filter->sparsity != NULL) {
+    lg_kernel_log(context, LG_CONV_OP, "sparse filters are not supported");
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* Channel and group checks; fills groups. */
+static TfLiteStatus lg_conv_check_channels(TfLiteContext* context,
+                                           const TfLiteTensor* input,
+                                           const TfLiteTensor* filter,
+                                           const lg_conv_geometry* g,
+                                           int* groups) {
+  char shape[128];
+  if (g->filter_h == 0 || g->filter_w == 0 || g->filter_c == 0) {
+    lg_kernel_log(context, LG_CONV_OP, "filter shape %s has a zero dimension",
+                  lg_kernel_format_shape(filter->dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  if (g->in_c == 0) {
+    lg_kernel_log(context, LG_CONV_OP, "input shape %s has no channels",
+                  lg_kernel_format_shape(input->dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  if (g->in_c % g->filter_c != 0) {
+    lg_kernel_log(context, LG_CONV_OP,
+                  "input channels %d are not a multiple of the filter's input "
+                  "channels %d",
+                  g->in_c, g->filter_c);
+    return kTfLiteError;
+  }
+  *groups = g->in_c / g->filter_c;
+  if (g->out_c % *groups != 0) {
+    lg_kernel_log(context, LG_CONV_OP,
+                  "output channels %d are not a multiple of the group count %d",
+                  g->out_c, *groups);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* Output size and padding along both dims; a negative size (a filter
+ * larger than the input under VALID) is an error. */
+static TfLiteStatus lg_conv_window(TfLiteContext* context,
+                                   const TfLiteConvParams* params,
+                                   lg_conv_geometry* g) {
+  g->stride_h = params->stride_height;
+  g->stride_w = params->stride_width;
+  g->dilation_h = params->dilation_height_factor;
+  g->dilation_w = params->dilation_width_factor;
+  g->out_h = lg_nn_out_size(params->padding, g->in_h, g->filter_h, g->stride_h,
+                            g->dilation_h);
+  g->out_w = lg_nn_out_size(params->padding, g->in_w, g->filter_w, g->stride_w,
+                            g->dilation_w);
+  if (g->out_h < 0 || g->out_w < 0) {
+    lg_kernel_log(context, LG_CONV_OP,
+                  "input %dx%d is smaller than the dilated %dx%d filter with "
+                  "VALID padding",
+                  g->in_h, g->in_w, (g->filter_h - 1) * g->dilation_h + 1,
+                  (g->filter_w - 1) * g->dilation_w + 1);
+    return kTfLiteError;
+  }
+  g->pad_top = lg_nn_pad_before(g->in_h, g->filter_h, g->stride_h,
+                                g->dilation_h, g->out_h);
+  g->pad_left = lg_nn_pad_before(g->in_w, g->filter_w, g->stride_w,
+                                 g->dilation_w, g->out_w);
+  const int64_t out = (int64_t)g->batch * g->out_h * g->out_w * g->out_c;
+  const int64_t depth = (int64_t)g->filter_h * g->filter_w * g->filter_c;
+  if (out > INT_MAX || depth > INT_MAX) {
+    lg_kernel_log(context, LG_CONV_OP,
+                  "the output (%lld elements) or the filter window (%lld) is "
+                  "too large",
+                  (long long)out, (long long)depth);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_conv_geometry_of(TfLiteContext* context,
+                                        const TfLiteConvParams* params,
+                                        const TfLiteTensor* input,
+                                        const TfLiteTensor* filter,
+                                        lg_conv_geometry* g, int* groups) {
+  TF_LITE_ENSURE_STATUS(
+      lg_nn_check_rank(context, LG_CONV_OP, "input", input, 4));
+  TF_LITE_ENSURE_STATUS(
+      lg_nn_check_rank(context, LG_CONV_OP, "filter", filter, 4));
+  TF_LITE_ENSURE_STATUS(lg_nn_check_window(
+      context, LG_CONV_OP, params->padding, params->stride_width,
+      params->stride_height, params->dilation_width_factor,
+      params->dilation_height_factor));
+  const int* in = input->dims->data;
+  const int* f = filter->dims->data;
+  g->batch = in[0];
+  g->in_h = in[1];
+  g->in_w = in[2];
+  g->in_c = in[3];
+  g->out_c = f[0];
+  g->filter_h = f[1];
+  g->filter_w = f[2];
+  g->filter_c = f[3];
+  TF_LITE_ENSURE_STATUS(
+      lg_conv_check_channels(context, input, filter, g, groups));
+  TF_LITE_ENSURE_STATUS(lg_conv_window(context, params, g));
+  return lg_kernel_activation_range_float(
+      context, LG_CONV_OP, params->activation, &g->act_min, &g->act_max);
+}
+
+static TfLiteStatus lg_conv_check_bias(TfLiteContext* context,
+                                       const TfLiteTensor* bias, int out_c) {
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_check_shape(context, LG_CONV_OP, "bias", bias));
+  if (lg_kernel_num_elements(bias) != out_c) {
+    char shape[128];
+    lg_kernel_log(context, LG_CONV_OP,
+                  "bias shape %s does not hold %d elements (the filter's "
+                  "output channels)",
+                  lg_kernel_format_shape(bias->dims, shape, sizeof(shape)),
+                  out_c);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* The GEMM of group `group` without the data pointers that only Invoke
+ * knows (Prepare uses it for sizes). */
+static lg_gemm lg_conv_gemm(const lg_conv_data* data) {
+  const lg_conv_geometry* g = &data->geo;
+  lg_gemm gemm = {
+      .isa = data->isa,
+      .m = g->batch * g->out_h * g->out_w,
+      .n = g->out_c / data->groups,
+      .k = g->filter_h * g->filter_w * g->filter_c,
+      .ldc = g->out_c,
+      .min = g->act_min,
+      .max = g->act_max,
+  };
+  return gemm;
+}
+
+/* B of group `group`: rows [group * n, +n) of the OHWI filter, read as
+ * B[p][j] = filter[(group * n + j) * k + p]. */
+static lg_gemm_b lg_conv_filter_b(const lg_gemm* gemm, const float* filter,
+                                  int group) {
+  lg_gemm_b b = {
+      .data = filter + (size_t)group * gemm->n * gemm->k,
+      .row_stride = 1,
+      .col_stride = gemm->k,
+  };
+  return b;
+}
+
+/* Packs a constant filter into the GEMM's B layout, group after group. */
+static TfLiteStatus lg_conv_prepack(TfLiteContext* context, lg_conv_data* data,
+                                    const TfLiteTensor* filter) {
+  data->prepacked = false;
+  if (!lg_nn_is_constant(filter)) return kTfLiteOk;
+  const lg_gemm gemm = lg_conv_gemm(data);
+  data->group_floats = lg_gemm_packed_b_floats(data->isa, gemm.k, gemm.n);
+  TF_LITE_ENSURE_STATUS(
+      lg_nn_buffer_reserve(context, LG_CONV_OP, &data->weights,
+                           data->group_floats * (size_t)data->groups));
+  for (int gi = 0; gi < data->groups; ++gi) {
+    const lg_gemm_b b = lg_conv_filter_b(&gemm, filter->data.f, gi);
+    lg_gemm_pack_b(data->isa, gemm.k, gemm.n, &b,
+                   data->weights.data + data->group_floats * (size_t)gi);
+  }
+  data->prepacked = true;
+  return kTfLiteOk;
+}
+
+/* Chooses the path, sizes the scratch temporary and packs the filter. */
+static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
+                                 lg_conv_data* data) {
+  const lg_conv_geometry* g = &data->geo;
+  data->isa = lg_gemm_isa_default();
+  data->direct = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 &&
+                 g->stride_w == 1;
+  lg_gemm gemm = lg_conv_gemm(data);
+  /* Whether B is prepacked changes the scratch size: decide it first. */
+  const TfLiteTensor* filter;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
+  static const float kPackedMarker = 0.0f;
+  gemm.b.packed = lg_nn_is_constant(filter) ? &kPackedMarker : NULL;
+  const int threads = lg_thread_pool_size(lg_context_thread_pool(context));
+  data->scratch_floats = lg_gemm_scratch_floats(&gemm, threads);
+  TF_LITE_ENSURE_STATUS(lg_nn_set_temporaries(
+      context, node, LG_CONV_OP, data->temporaries, &data->scratch_floats, 1));
+  /* AddTensors may have moved the tensors: look the filter up again. */
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
+  return lg_conv_prepack(context, data, filter);
+}
+
+static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
+  lg_conv_data* data = node->user_data;
+  if (data == NULL) {
+    lg_kernel_log(context, LG_CONV_OP,
+                  "no kernel data (out of memory in init)");
+    return kTfLiteError;
+  }
+  data->prepared = false;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, LG_CONV_OP, 2, 3, 1));
+  const TfLiteConvParams* params = node->builtin_data;
+  if (params == NULL) {
+    lg_kernel_log(context, LG_CONV_OP, "missing Conv2DOptions parameters");
+    return kTfLiteError;
+  }
+  const TfLiteTensor *input, *filter, *bias;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_CONV_OP, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_optional_input(context, node, LG_CONV_OP, kBiasTensor, &bias));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, LG_CONV_OP, kOutputTensor, &output));
+  TF_LITE_ENSURE_STATUS(
+      lg_conv_check_types(context, input, filter, bias, output));
+  TF_LITE_ENSURE_STATUS(lg_conv_geometry_of(context, params, input, filter,
+                                            &data->geo, &data->groups));
+  if (bias != NULL) {
+    TF_LITE_ENSURE_STATUS(lg_conv_check_bias(context, bias, data->geo.out_c));
+  }
+  data->has_bias = bias != NULL;
+  data->input_elements = lg_kernel_num_elements(input);
+  TF_LITE_ENSURE_STATUS(lg_conv_plan(context, node, data));
+
+  const lg_conv_geometry* g = &data->geo;
+  TfLiteIntArray* shape = TfLiteIntArrayCreate(4);
+  if (shape == NULL) {
+    lg_kernel_log(context, LG_CONV_OP, "out of memory for the output shape");
+    return kTfLiteError;
+  }
+  shape->data[0] = g->batch;
+  shape->data[1] = g->out_h;
+  shape->data[2] = g->out_w;
+  shape->data[3] = g->out_c;
+  data->output_elements = lg_kernel_num_elements_dims(shape);
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, LG_CONV_OP, kOutputTensor, &output));
+  /* ResizeTensor owns `shape` from here on, also when it fails. */
+  TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
+  data->prepared = true;
+  return kTfLiteOk;
+}
+
+/* ---- Invoke ------------------------------------------------------------- */
+
+/* Whether each (kh) row of every listed pixel's window is one contiguous
+ * run of filter_w * in_c floats: no dilation along x, one group (the
+ * filter reads all channels), and every window inside the input along x. */
+static bool lg_conv_rows_contiguous(const lg_conv_geometry* g, const int* x0,
+                                    int rows) {
+  if (g->dilation_w != 1 || g->filter_c != g->in_c) return false;
+  for (int r = 0; r < rows; ++r) {
+    if (x0[r] < 0 || x0[r] + g->filter_w > g->in_w) return false;
+  }
+  return true;
+}
+
+/* A-packing callback: output pixels [i0, i0 + rows) x window positions
+ * [p0, p0 + depth), p = (kh * filter_w + kw) * filter_c + c. Each run of
+ * channels inside one (kh, kw) is contiguous in the input, and so is a
+ * whole window row when lg_conv_rows_contiguous holds (which makes the
+ * runs of small-channel inputs, such as RGB images, filter_w times
+ * longer); a window position in the padding reads as zeros. */
+static void lg_conv_pack_a(const void* ctx, int i0, int rows, int p0, int depth,
+                           float* dst, int ld) {
+  const lg_conv_pack_ctx* pc = ctx;
+  const lg_conv_geometry* g = pc->geo;
+  const float* base[LG_GEMM_MAX_MR];
+  int y0[LG_GEMM_MAX_MR], x0[LG_GEMM_MAX_MR];
+  for (int r = 0; r < rows; ++r) {
+    const int i = i0 + r;
+    const int x = i % g->out_w, rest = i / g->out_w;
+    const int y = rest % g->out_h, n = rest / g->out_h;
+    base[r] = pc->input + (size_t)n * g->in_h * g->in_w * g->in_c +
+              pc->channel_offset;
+    y0[r] = y * g->stride_h - g->pad_top;
+    x0[r] = x * g->stride_w - g->pad_left;
+  }
+  /* The length of a contiguous run: one (kh, kw) tap or one window row. */
+  const int unit = lg_conv_rows_contiguous(g, x0, rows)
+                       ? g->filter_w * g->filter_c
+                       : g->filter_c;
+  for (int p = p0; p < p0 + depth;) {
+    const int u = p / unit, offset = p - u * unit;
+    const int run =
+        unit - offset < p0 + depth - p ? unit - offset : p0 + depth - p;
+    const int s = p / g->filter_c, c = p - s * g->filter_c;
+    const int dy = (s / g->filter_w) * g->dilation_h;
+    const int dx = (s % g->filter_w) * g->dilation_w;
+    const float* src[LG_GEMM_MAX_MR];
+    for (int r = 0; r < rows; ++r) {
+      const int iy = y0[r] + dy, ix = x0[r] + dx;
+      const bool inside = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
+      src[r] =
+          inside ? base[r] + ((size_t)iy * g->in_w + ix) * g->in_c + c : NULL;
+    }
+    lg_gemm_pack_rows(src, rows, run, dst + (size_t)(p - p0) * ld, ld);
+    p += run;
+  }
+}
+
+static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
+  const lg_conv_data* data = node->user_data;
+  if (data == NULL || !data->prepared) {
+    lg_kernel_log(context, LG_CONV_OP, "invoked before a successful prepare");
+    return kTfLiteError;
+  }
+  const TfLiteTensor *input, *filter, *bias = NULL;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_CONV_OP, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
+  if (data->has_bias) {
+    TF_LITE_ENSURE_STATUS(
+        lg_kernel_input(context, node, LG_CONV_OP, kBiasTensor, &bias));
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, LG_CONV_OP, kOutputTensor, &output));
+  if (lg_kernel_num_elements(input) != data->input_elements ||
+      lg_kernel_num_elements(output) != data->output_elements) {
+    lg_kernel_log(context, LG_CONV_OP, "tensor shapes changed since prepare");
+    return kTfLiteError;
+  }
+  if (data->output_elements == 0) return kTfLiteOk;
+  if (input->data.f == NULL || filter->data.f == NULL ||
+      output->data.f == NULL || (bias != NULL && bias->data.f == NULL)) {
+    lg_kernel_log(context, LG_CONV_OP, "a tensor has no data");
+    return kTfLiteError;
+  }
+  float* scratch = lg_nn_temporary(context, node, LG_CONV_OP, kScratchTemporary,
+                                   data->scratch_floats);
+  if (scratch == NULL) return kTfLiteError;
+
+  lg_thread_pool* pool = lg_context_thread_pool(context);
+  const lg_conv_geometry* g = &data->geo;
+  for (int gi = 0; gi < data->groups; ++gi) {
+    lg_gemm gemm = lg_conv_gemm(data);
+    const lg_conv_pack_ctx pack = {g, input->data.f, gi * g->filter_c};
+    if (data->direct) {
+      gemm.a.data = input->data.f + (size_t)gi * g->filter_c;
+      gemm.a.row_stride = g->in_c;
+      gemm.a.col_stride = 1;
+    } else {
+      gemm.a.pack = lg_conv_pack_a;
+      gemm.a.pack_ctx = &pack;
+    }
+    if (data->prepacked) {
+      gemm.b.packed = data->weights.data + data->group_floats * (size_t)gi;
+    } else {
+      gemm.b = lg_conv_filter_b(&gemm, filter->data.f, gi);
+    }
+    gemm.c = output->data.f + (size_t)gi * gemm.n;
+    gemm.bias = bias != NULL ? bias->data.f + (size_t)gi * gemm.n : NULL;
+    lg_gemm_run(&gemm, pool, scratch, data->scratch_floats);
+  }
+  return kTfLiteOk;
+}
+
+const TfLiteRegistration* lg_register_CONV_2D(void) {
+  static const TfLiteRegistration registration = {
+      .init = lg_conv_init,
+      .free = lg_conv_free,
+      .prepare = lg_conv_prepare,
+      .invoke = lg_conv_invoke,
+      .builtin_code = kTfLiteBuiltinConv2d,
+      .version = 1,
+  };
+  return &registration;
+}

@@ -1,0 +1,660 @@
+/* DEPTHWISE_CONV_2D, float32: output channel o = c * multiplier + m reads
+ * only input channel c:
+ *   output[n, y, x, o] = activation(bias[o] + sum over (kh, kw) of
+ *     input[n, y * stride_h - pad_top + kh * dilation_h,
+ *              x * stride_w - pad_left + kw * dilation_w, c]
+ *     * filter[0, kh, kw, o]).
+ * Filter layout [1, filter_h, filter_w, out_c]; out_c must be a multiple of
+ * the input's channels, and (as in TFLite's float kernel) the multiplier is
+ * out_c / in_c: the depth_multiplier option is redundant and not read.
+ * Dilation is version 2; the int8, int16, hybrid and int4 variants of
+ * versions 3..7 are rejected in Prepare with the type's name.
+ *
+ * Fast path: a dedicated loop, no GEMM. Each output pixel lists the filter
+ * taps that fall inside the input (so padding costs nothing), then for
+ * multiplier 1 sums them channel-vector by channel-vector with the sums in
+ * registers (AVX-512: 64 channels in 4 zmm, AVX2: 32 in 4 ymm, masked
+ * vectors for the rest; two loads per fused multiply-add, the output
+ * written once with bias and clamp). The instruction set is the GEMM's
+ * choice (lg_gemm_isa_default); the scalar C path and multipliers above 1
+ * use plain loops. Rows of output pixels are split over the thread pool.
+ */
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/interpreter.h"
+#include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/kernels/nn.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+#if LG_GEMM_HAVE_X86
+#include <immintrin.h>
+#endif
+
+#define LG_DW_OP "DEPTHWISE_CONV_2D"
+/* Channels the scalar path sums at once. */
+#define LG_DW_CHUNK 64
+/* Multiply-adds below which one thread does all the work: handing work to
+ * a pool worker costs about 60 us on this project's VMs, the time of about
+ * 1M depthwise multiply-adds. */
+#define LG_DW_MIN_PARALLEL_MACS (1 << 21)
+
+enum {
+  kInputTensor = 0,
+  kFilterTensor = 1,
+  kBiasTensor = 2,
+  kOutputTensor = 0,
+};
+
+typedef struct lg_dw_data {
+  bool prepared;
+  lg_conv_geometry geo;
+  bool has_bias;
+  int64_t input_elements, output_elements;
+  /* Per task: two lists of input and filter offsets of taps (4 *
+   * filter_h * filter_w entries), allocated in Prepare. */
+  ptrdiff_t* taps;
+  size_t taps_capacity;
+  int max_tasks;
+} lg_dw_data;
+
+/* One Invoke's work, shared read-only by its tasks. */
+typedef struct lg_dw_job {
+  const lg_conv_geometry* geo;
+  const float* input;
+  const float* filter;
+  const float* bias; /* NULL without bias */
+  float* output;
+  int rows; /* batch * out_h */
+  int num_tasks;
+  lg_gemm_isa isa;
+  ptrdiff_t* taps; /* 4 * window entries per task */
+  int window;      /* filter_h * filter_w */
+} lg_dw_job;
+
+static void* lg_dw_init(TfLiteContext* context, const char* buffer,
+                        size_t length) {
+  (void)context;
+  (void)buffer;
+  (void)length;
+  return calloc(1, sizeof(lg_dw_data));
+}
+
+static void lg_dw_free(TfLiteContext* context, void* buffer) {
+  (void)context;
+  lg_dw_data* data = buffer;
+  if (data != NULL) free(data->taps);
+  free(data);
+}
+
+/* ---- Reference ---------------------------------------------------------- */
+
+void lg_depthwise_conv_reference(const lg_conv_geometry* g, const float* input,
+                                 const float* filter, const float* bias,
+                                 float* output) {
+  const int multiplier = g->out_c / g->in_c;
+  for (int n = 0; n < g->batch; ++n) {
+    for (int y = 0; y < g->out_h; ++y) {
+      for (int x = 0; x < g->out_w; ++x) {
+        for (int o = 0; o < g->out_c; ++o) {
+          const int c = o / multiplier;
+          float total = 0.0f;
+          for (int kh = 0; kh < g->filter_h; ++kh) {
+            const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+            if (iy < 0 || iy >= g->in_h) continue;
+            for (int kw = 0; kw < g->filter_w; ++kw) {
+              const int ix = x * g->stride_w - g->pad_left + kw * g->dilation_w;
+              if (ix < 0 || ix >= g->in_w) continue;
+              total +=
+                  input[(((size_t)n * g->in_h + iy) * g->in_w + ix) * g->in_c +
+                        c] *
+                  filter[((size_t)kh * g->filter_w + kw) * g->out_c + o];
+            }
+          }
+          const float v = total + (bias != NULL ? bias[o] : 0.0f);
+          output[(((size_t)n * g->out_h + y) * g->out_w + x) * g->out_c + o] =
+              lg_kernel_clamp_float(v, g->act_min, g->act_max);
+        }
+      }
+    }
+  }
+}
+
+/* ---- The loop ----------------------------------------------------------- */
+
+/* Multiplier 1: one output pixel, all channels. Sums over `taps` taps at
+ * in + in_off[t] and w + w_off[t], then bias and clamp. Each ISA has its
+ * own; they differ only in vector width (and in rounding, as the SIMD ones
+ * use fused multiply-adds). */
+typedef void (*lg_dw_pixel_fn)(const float* in, const float* w,
+                               const ptrdiff_t* in_off, const ptrdiff_t* w_off,
+                               int taps, const float* bias, float* out,
+                               int channels, float lo, float hi);
+
+static void lg_dw_pixel_scalar(const float* in, const float* w,
+                               const ptrdiff_t* in_off, const ptrdiff_t* w_off,
+                               int taps, const float* bias, float* out,
+                               int channels, float lo, float hi) {
+  for (int c0 = 0; c0 < channels; c0 += LG_DW_CHUNK) {
+    const int len = channels - c0 < LG_DW_CHUNK ? channels - c0 : LG_DW_CHUNK;
+    float acc[LG_DW_CHUNK];
+    for (int c = 0; c < len; ++c) acc[c] = 0.0f;
+    for (int t = 0; t < taps; ++t) {
+      const float* x = in + in_off[t] + c0;
+      const float* k = w + w_off[t] + c0;
+      for (int c = 0; c < len; ++c) acc[c] += x[c] * k[c];
+    }
+    for (int c = 0; c < len; ++c) {
+      const float v = acc[c] + (bias != NULL ? bias[c0 + c] : 0.0f);
+      out[c0 + c] = lg_kernel_clamp_float(v, lo, hi);
+    }
+  }
+}
+
+#if LG_GEMM_HAVE_X86
+#define LG_DW_AVX512 __attribute__((target("avx512f")))
+#define LG_DW_AVX2 __attribute__((target("avx2,fma")))
+
+/* acc + bias, clamped (a NaN passes: it is max's second operand), stored
+ * on the lanes of `mask`. */
+LG_DW_AVX512 static inline void lg_dw_store16(float* out, __m512 acc,
+                                              const float* bias, __mmask16 mask,
+                                              __m512 lo, __m512 hi) {
+  if (bias != NULL) acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(mask, bias));
+  _mm512_mask_storeu_ps(out, mask, _mm512_min_ps(hi, _mm512_max_ps(lo, acc)));
+}
+
+/* `nv` (1..4, a constant after inlining) vectors of 16 channels from c,
+ * each with its own mask, as nv independent sums. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+lg_dw_block_avx512(const int nv, const float* in, const float* w,
+                   const ptrdiff_t* in_off, const ptrdiff_t* w_off, int taps,
+                   const float* bias, float* out, int left, __m512 lo,
+                   __m512 hi) {
+  __mmask16 mask[4];
+  __m512 a[4];
+  for (int v = 0; v < nv; ++v) {
+    const int n = left - 16 * v;
+    mask[v] = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+    a[v] = _mm512_setzero_ps();
+  }
+  for (int t = 0; t < taps; ++t) {
+    const float* x = in + in_off[t];
+    const float* k = w + w_off[t];
+    for (int v = 0; v < nv; ++v) {
+      a[v] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask[v], x + 16 * v),
+                             _mm512_maskz_loadu_ps(mask[v], k + 16 * v), a[v]);
+    }
+  }
+  for (int v = 0; v < nv; ++v) {
+    lg_dw_store16(out + 16 * v, a[v], bias != NULL ? bias + 16 * v : NULL,
+                  mask[v], lo, hi);
+  }
+}
+
+/* 64 channels at a time in 4 zmm accumulators (two loads per multiply-add,
+ * the output written once), then the last 1..63 in as many masked
+ * vectors. */
+LG_DW_AVX512 static void lg_dw_pixel_avx512(const float* in, const float* w,
+                                            const ptrdiff_t* in_off,
+                                            const ptrdiff_t* w_off, int taps,
+                                            const float* bias, float* out,
+                                            int channels, float lo, float hi) {
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+  for (int c = 0; c < channels; c += 64) {
+    const int left = channels - c;
+    const float* b = bias != NULL ? bias + c : NULL;
+    switch (left >= 64 ? 4 : (left + 15) / 16) {
+      case 4:
+        lg_dw_block_avx512(4, in + c, w + c, in_off, w_off, taps, b, out + c,
+                           left, vlo, vhi);
+        break;
+      case 3:
+        lg_dw_block_avx512(3, in + c, w + c, in_off, w_off, taps, b, out + c,
+                           left, vlo, vhi);
+        break;
+      case 2:
+        lg_dw_block_avx512(2, in + c, w + c, in_off, w_off, taps, b, out + c,
+                           left, vlo, vhi);
+        break;
+      default:
+        lg_dw_block_avx512(1, in + c, w + c, in_off, w_off, taps, b, out + c,
+                           left, vlo, vhi);
+        break;
+    }
+  }
+}
+
+LG_DW_AVX2 static inline void lg_dw_store8(float* out, __m256 acc,
+                                           const float* bias, __m256i mask,
+                                           __m256 lo, __m256 hi) {
+  if (bias != NULL) acc = _mm256_add_ps(acc, _mm256_maskload_ps(bias, mask));
+  _mm256_maskstore_ps(out, mask, _mm256_min_ps(hi, _mm256_max_ps(lo, acc)));
+}
+
+/* 32 channels at a time in 4 ymm accumulators, then 8 at a time with a
+ * mask for the rest. */
+LG_DW_AVX2 static void lg_dw_pixel_avx2(const float* in, const float* w,
+                                        const ptrdiff_t* in_off,
+                                        const ptrdiff_t* w_off, int taps,
+                                        const float* bias, float* out,
+                                        int channels, float lo, float hi) {
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  const __m256i all = _mm256_set1_epi32(-1);
+  int c = 0;
+  for (; c + 32 <= channels; c += 32) {
+    __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(),
+                   _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (int t = 0; t < taps; ++t) {
+      const float* x = in + in_off[t] + c;
+      const float* k = w + w_off[t] + c;
+      for (int v = 0; v < 4; ++v) {
+        a[v] = _mm256_fmadd_ps(_mm256_loadu_ps(x + 8 * v),
+                               _mm256_loadu_ps(k + 8 * v), a[v]);
+      }
+    }
+    for (int v = 0; v < 4; ++v) {
+      lg_dw_store8(out + c + 8 * v, a[v],
+                   bias != NULL ? bias + c + 8 * v : NULL, all, vlo, vhi);
+    }
+  }
+  if (c < channels) {
+    /* The last 1..31 channels: up to four masked vectors. */
+    __m256i mask[4];
+    __m256 a[4];
+    for (int v = 0; v < 4; ++v) {
+      mask[v] = _mm256_cmpgt_epi32(_mm256_set1_epi32(channels - c - 8 * v),
+                                   _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+      a[v] = _mm256_setzero_ps();
+    }
+    for (int t = 0; t < taps; ++t) {
+      const float* x = in + in_off[t] + c;
+      const float* k = w + w_off[t] + c;
+      for (int v = 0; v < 4; ++v) {
+        a[v] = _mm256_fmadd_ps(_mm256_maskload_ps(x + 8 * v, mask[v]),
+                               _mm256_maskload_ps(k + 8 * v, mask[v]), a[v]);
+      }
+    }
+    for (int v = 0; v < 4 && c + 8 * v < channels; ++v) {
+      lg_dw_store8(out + c + 8 * v, a[v],
+                   bias != NULL ? bias + c + 8 * v : NULL, mask[v], vlo, vhi);
+    }
+  }
+}
+#endif
+
+/* Multiplier > 1: output channel c * mult + m reads input channel c. The
+ * output pixel accumulates in place. */
+static inline __attribute__((always_inline)) void lg_dw_pixel_multi(
+    const lg_conv_geometry* g, const float* in, const float* w,
+    const ptrdiff_t* in_off, const ptrdiff_t* w_off, int taps,
+    const float* bias, float* out) {
+  const int mult = g->out_c / g->in_c;
+  for (int o = 0; o < g->out_c; ++o) out[o] = 0.0f;
+  for (int t = 0; t < taps; ++t) {
+    const float* x = in + in_off[t];
+    const float* k = w + w_off[t];
+    for (int c = 0; c < g->in_c; ++c) {
+      const float v = x[c];
+      float* o = out + (size_t)c * mult;
+      const float* kc = k + (size_t)c * mult;
+      for (int m = 0; m < mult; ++m) o[m] += v * kc[m];
+    }
+  }
+  for (int o = 0; o < g->out_c; ++o) {
+    const float v = out[o] + (bias != NULL ? bias[o] : 0.0f);
+    out[o] = lg_kernel_clamp_float(v, g->act_min, g->act_max);
+  }
+}
+
+/* The taps of output pixel (y, x) inside the input: offsets of the input
+ * pixel (from the image's start) and of the filter tap, in floats. */
+static int lg_dw_border_taps(const lg_conv_geometry* g, int y, int x,
+                             ptrdiff_t* in_off, ptrdiff_t* w_off) {
+  int taps = 0;
+  for (int kh = 0; kh < g->filter_h; ++kh) {
+    const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+    if (iy < 0 || iy >= g->in_h) continue;
+    for (int kw = 0; kw < g->filter_w; ++kw) {
+      const int ix = x * g->stride_w - g->pad_left + kw * g->dilation_w;
+      if (ix < 0 || ix >= g->in_w) continue;
+      in_off[taps] = ((ptrdiff_t)iy * g->in_w + ix) * g->in_c;
+      w_off[taps] = ((ptrdiff_t)kh * g->filter_w + kw) * g->out_c;
+      ++taps;
+    }
+  }
+  return taps;
+}
+
+/* The taps of row y for a pixel whose whole window row fits: offsets from
+ * the window's first column (x * stride_w - pad_left). */
+static int lg_dw_row_taps(const lg_conv_geometry* g, int y, ptrdiff_t* in_off,
+                          ptrdiff_t* w_off) {
+  int taps = 0;
+  for (int kh = 0; kh < g->filter_h; ++kh) {
+    const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+    if (iy < 0 || iy >= g->in_h) continue;
+    for (int kw = 0; kw < g->filter_w; ++kw) {
+      in_off[taps] =
+          ((ptrdiff_t)iy * g->in_w + (ptrdiff_t)kw * g->dilation_w) * g->in_c;
+      w_off[taps] = ((ptrdiff_t)kh * g->filter_w + kw) * g->out_c;
+      ++taps;
+    }
+  }
+  return taps;
+}
+
+/* Output rows [row0, row1) of batch * out_h, by task `task` (whose slice of
+ * job->taps holds two tap lists). Pixels whose window lies inside the
+ * input horizontally share one tap list per row; the others (near the left
+ * and right edges) list their own. */
+static void lg_dw_rows(const lg_dw_job* job, lg_dw_pixel_fn pixel, int task,
+                       int row0, int row1) {
+  const lg_conv_geometry* g = job->geo;
+  ptrdiff_t* row_in = job->taps + (size_t)task * 4 * job->window;
+  ptrdiff_t* row_w = row_in + job->window;
+  ptrdiff_t* edge_in = row_w + job->window;
+  ptrdiff_t* edge_w = edge_in + job->window;
+  /* Interior columns: x * stride_w - pad_left >= 0 and the window's last
+   * column x * stride_w - pad_left + (filter_w - 1) * dilation_w < in_w. */
+  const int span = (g->filter_w - 1) * g->dilation_w;
+  const int x_lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+  const int last = g->in_w - 1 - span + g->pad_left;
+  const int x_hi = last < 0 ? 0 : last / g->stride_w + 1;
+  const bool multi = g->out_c != g->in_c;
+  for (int row = row0; row < row1; ++row) {
+    const int n = row / g->out_h, y = row % g->out_h;
+    const float* image = job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    const int row_taps = lg_dw_row_taps(g, y, row_in, row_w);
+    for (int x = 0; x < g->out_w; ++x) {
+      float* out =
+          job->output + (((size_t)n * g->out_h + y) * g->out_w + x) * g->out_c;
+      const float* in = image;
+      const ptrdiff_t *in_off = row_in, *w_off = row_w;
+      int taps = row_taps;
+      if (x >= x_lo && x < x_hi) {
+        in += ((ptrdiff_t)x * g->stride_w - g->pad_left) * g->in_c;
+      } else {
+        taps = lg_dw_border_taps(g, y, x, edge_in, edge_w);
+        in_off = edge_in;
+        w_off = edge_w;
+      }
+      if (multi) {
+        lg_dw_pixel_multi(g, in, job->filter, in_off, w_off, taps, job->bias,
+                          out);
+      } else {
+        pixel(in, job->filter, in_off, w_off, taps, job->bias, out, g->out_c,
+              g->act_min, g->act_max);
+      }
+    }
+  }
+}
+
+static void lg_dw_task(void* ctx, int index) {
+  const lg_dw_job* job = ctx;
+  const int row0 = (int)((int64_t)job->rows * index / job->num_tasks);
+  const int row1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  lg_dw_pixel_fn pixel = lg_dw_pixel_scalar;
+#if LG_GEMM_HAVE_X86
+  if (job->isa == LG_GEMM_ISA_AVX512) pixel = lg_dw_pixel_avx512;
+  if (job->isa == LG_GEMM_ISA_AVX2) pixel = lg_dw_pixel_avx2;
+#endif
+  lg_dw_rows(job, pixel, index, row0, row1);
+}
+
+/* ---- Prepare ------------------------------------------------------------ */
+
+static TfLiteStatus lg_dw_check_types(TfLiteContext* context,
+                                      const TfLiteTensor* input,
+                                      const TfLiteTensor* filter,
+                                      const TfLiteTensor* bias,
+                                      const TfLiteTensor* output) {
+  TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_DW_OP, "input", input));
+  TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_DW_OP, "filter", filter));
+  if (bias != NULL) {
+    TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_DW_OP, "bias", bias));
+  }
+  return lg_nn_check_float(context, LG_DW_OP, "output", output);
+}
+
+static TfLiteStatus lg_dw_check_channels(TfLiteContext* context,
+                                         const TfLiteTensor* input,
+                                         const TfLiteTensor* filter,
+                                         const lg_conv_geometry* g) {
+  char shape[128];
+  if (filter->dims->data[0] != 1) {
+    lg_kernel_log(context, LG_DW_OP,
+                  "filter shape %s must have 1 as its first dimension",
+                  lg_kernel_format_shape(filter->dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  if (g->filter_h == 0 || g->filter_w == 0 ||
+      (int64_t)g->filter_h * g->filter_w > INT_MAX / 4) {
+    lg_kernel_log(context, LG_DW_OP,
+                  "filter shape %s has an empty or oversized window",
+                  lg_kernel_format_shape(filter->dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  if (g->in_c == 0) {
+    lg_kernel_log(context, LG_DW_OP, "input shape %s has no channels",
+                  lg_kernel_format_shape(input->dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  if (g->out_c % g->in_c != 0) {
+    lg_kernel_log(context, LG_DW_OP,
+                  "filter channels %d are not a multiple of the input "
+                  "channels %d",
+                  g->out_c, g->in_c);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_dw_window(TfLiteContext* context,
+                                 const TfLiteDepthwiseConvParams* params,
+                                 lg_conv_geometry* g) {
+  TF_LITE_ENSURE_STATUS(lg_nn_check_window(
+      context, LG_DW_OP, params->padding, params->stride_width,
+      params->stride_height, params->dilation_width_factor,
+      params->dilation_height_factor));
+  g->stride_h = params->stride_height;
+  g->stride_w = params->stride_width;
+  g->dilation_h = params->dilation_height_factor;
+  g->dilation_w = params->dilation_width_factor;
+  g->out_h = lg_nn_out_size(params->padding, g->in_h, g->filter_h, g->stride_h,
+                            g->dilation_h);
+  g->out_w = lg_nn_out_size(params->padding, g->in_w, g->filter_w, g->stride_w,
+                            g->dilation_w);
+  if (g->out_h < 0 || g->out_w < 0) {
+    lg_kernel_log(context, LG_DW_OP,
+                  "input %dx%d is smaller than the dilated %dx%d filter with "
+                  "VALID padding",
+                  g->in_h, g->in_w, (g->filter_h - 1) * g->dilation_h + 1,
+                  (g->filter_w - 1) * g->dilation_w + 1);
+    return kTfLiteError;
+  }
+  g->pad_top = lg_nn_pad_before(g->in_h, g->filter_h, g->stride_h,
+                                g->dilation_h, g->out_h);
+  g->pad_left = lg_nn_pad_before(g->in_w, g->filter_w, g->stride_w,
+                                 g->dilation_w, g->out_w);
+  if ((int64_t)g->batch * g->out_h * g->out_w * g->out_c > INT_MAX) {
+    lg_kernel_log(context, LG_DW_OP, "the output is too large");
+    return kTfLiteError;
+  }
+  return lg_kernel_activation_range_float(context, LG_DW_OP, params->activation,
+                                          &g->act_min, &g->act_max);
+}
+
+static TfLiteStatus lg_dw_geometry_of(TfLiteContext* context,
+                                      const TfLiteDepthwiseConvParams* params,
+                                      const TfLiteTensor* input,
+                                      const TfLiteTensor* filter,
+                                      lg_conv_geometry* g) {
+  TF_LITE_ENSURE_STATUS(lg_nn_check_rank(context, LG_DW_OP, "input", input, 4));
+  TF_LITE_ENSURE_STATUS(
+      lg_nn_check_rank(context, LG_DW_OP, "filter", filter, 4));
+  memset(g, 0, sizeof(*g));
+  g->batch = input->dims->data[0];
+  g->in_h = input->dims->data[1];
+  g->in_w = input->dims->data[2];
+  g->in_c = input->dims->data[3];
+  g->filter_h = filter->dims->data[1];
+  g->filter_w = filter->dims->data[2];
+  g->out_c = filter->dims->data[3];
+  g->filter_c = 1;
+  TF_LITE_ENSURE_STATUS(lg_dw_check_channels(context, input, filter, g));
+  return lg_dw_window(context, params, g);
+}
+
+/* The tap lists of every task: 4 * window offsets per thread. */
+static TfLiteStatus lg_dw_reserve_taps(TfLiteContext* context,
+                                       lg_dw_data* data) {
+  const int threads = lg_thread_pool_size(lg_context_thread_pool(context));
+  const size_t window = (size_t)data->geo.filter_h * data->geo.filter_w;
+  const size_t needed = 4 * window * (size_t)threads;
+  data->max_tasks = threads;
+  if (data->taps != NULL && data->taps_capacity >= needed) return kTfLiteOk;
+  free(data->taps);
+  data->taps = malloc(sizeof(ptrdiff_t) * needed);
+  data->taps_capacity = data->taps != NULL ? needed : 0;
+  if (data->taps == NULL) {
+    lg_kernel_log(context, LG_DW_OP, "out of memory for the tap lists");
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_dw_prepare(TfLiteContext* context, TfLiteNode* node) {
+  lg_dw_data* data = node->user_data;
+  if (data == NULL) {
+    lg_kernel_log(context, LG_DW_OP, "no kernel data (out of memory in init)");
+    return kTfLiteError;
+  }
+  data->prepared = false;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, LG_DW_OP, 2, 3, 1));
+  const TfLiteDepthwiseConvParams* params = node->builtin_data;
+  if (params == NULL) {
+    lg_kernel_log(context, LG_DW_OP,
+                  "missing DepthwiseConv2DOptions parameters");
+    return kTfLiteError;
+  }
+  const TfLiteTensor *input, *filter, *bias;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_DW_OP, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_DW_OP, kFilterTensor, &filter));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_optional_input(context, node, LG_DW_OP, kBiasTensor, &bias));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, LG_DW_OP, kOutputTensor, &output));
+  TF_LITE_ENSURE_STATUS(
+      lg_dw_check_types(context, input, filter, bias, output));
+  TF_LITE_ENSURE_STATUS(
+      lg_dw_geometry_of(context, params, input, filter, &data->geo));
+  const lg_conv_geometry* g = &data->geo;
+  if (bias != NULL) {
+    TF_LITE_ENSURE_STATUS(
+        lg_kernel_check_shape(context, LG_DW_OP, "bias", bias));
+    if (lg_kernel_num_elements(bias) != g->out_c) {
+      char shape[128];
+      lg_kernel_log(context, LG_DW_OP,
+                    "bias shape %s does not hold %d elements (the filter's "
+                    "channels)",
+                    lg_kernel_format_shape(bias->dims, shape, sizeof(shape)),
+                    g->out_c);
+      return kTfLiteError;
+    }
+  }
+  data->has_bias = bias != NULL;
+  data->input_elements = lg_kernel_num_elements(input);
+  TF_LITE_ENSURE_STATUS(lg_dw_reserve_taps(context, data));
+  TfLiteIntArray* shape = TfLiteIntArrayCreate(4);
+  if (shape == NULL) {
+    lg_kernel_log(context, LG_DW_OP, "out of memory for the output shape");
+    return kTfLiteError;
+  }
+  shape->data[0] = g->batch;
+  shape->data[1] = g->out_h;
+  shape->data[2] = g->out_w;
+  shape->data[3] = g->out_c;
+  data->output_elements = lg_kernel_num_elements_dims(shape);
+  /* ResizeTensor owns `shape` from here on, also when it fails. */
+  TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
+  data->prepared = true;
+  return kTfLiteOk;
+}
+
+/* ---- Invoke ------------------------------------------------------------- */
+
+static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
+  const lg_dw_data* data = node->user_data;
+  if (data == NULL || !data->prepared) {
+    lg_kernel_log(context, LG_DW_OP, "invoked before a successful prepare");
+    return kTfLiteError;
+  }
+  const TfLiteTensor *input, *filter, *bias = NULL;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_DW_OP, kInputTensor, &input));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_DW_OP, kFilterTensor, &filter));
+  if (data->has_bias) {
+    TF_LITE_ENSURE_STATUS(
+        lg_kernel_input(context, node, LG_DW_OP, kBiasTensor, &bias));
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_output(context, node, LG_DW_OP, kOutputTensor, &output));
+  if (lg_kernel_num_elements(input) != data->input_elements ||
+      lg_kernel_num_elements(output) != data->output_elements) {
+    lg_kernel_log(context, LG_DW_OP, "tensor shapes changed since prepare");
+    return kTfLiteError;
+  }
+  if (data->output_elements == 0) return kTfLiteOk;
+  if (input->data.f == NULL || filter->data.f == NULL ||
+      output->data.f == NULL || (bias != NULL && bias->data.f == NULL)) {
+    lg_kernel_log(context, LG_DW_OP, "a tensor has no data");
+    return kTfLiteError;
+  }
+  const lg_conv_geometry* g = &data->geo;
+  lg_dw_job job = {
+      .geo = g,
+      .input = input->data.f,
+      .filter = filter->data.f,
+      .bias = bias != NULL ? bias->data.f : NULL,
+      .output = output->data.f,
+      .rows = g->batch * g->out_h,
+      .num_tasks = 1,
+      .isa = lg_gemm_isa_default(),
+      .taps = data->taps,
+      .window = g->filter_h * g->filter_w,
+  };
+  lg_thread_pool* pool = lg_context_thread_pool(context);
+  int threads = lg_thread_pool_size(pool);
+  if (threads > data->max_tasks) threads = data->max_tasks;
+  const int64_t macs = data->output_elements * g->filter_h * g->filter_w;
+  if (threads > 1 && macs >= LG_DW_MIN_PARALLEL_MACS) {
+    job.num_tasks = job.rows < threads ? job.rows : threads;
+  }
+  lg_thread_pool_run(pool, lg_dw_task, &job, job.num_tasks);
+  return kTfLiteOk;
+}
+
+const TfLiteRegistration* lg_register_DEPTHWISE_CONV_2D(void) {
+  static const TfLiteRegistration registration = {
+      .init = lg_dw_init,
+      .free = lg_dw_free,
+      .prepare = lg_dw_prepare,
+      .invoke = lg_dw_invoke,
+      .builtin_code = kTfLiteBuiltinDepthwiseConv2d,
+      .version = 1,
+  };
+  return &registration;
+}

@@ -1,0 +1,202 @@
+/* litegpu's single-precision GEMM: C = clamp(A * B + bias) for the nn
+ * kernels (CONV_2D, FULLY_CONNECTED, BATCH_MATMUL, TRANSPOSE_CONV).
+ *
+ * A is m x k, B is k x n, C is m x n row-major with row stride ldc; bias
+ * (optional) holds n values added to every row; [min, max] clamps every
+ * output (-inf/+inf for none; NaN passes through the clamp). A and B are
+ * read through strides (so transposed operands cost nothing extra) or
+ * through a packing callback (CONV_2D packs image patches straight from its
+ * input, an implicit im2col; TRANSPOSE_CONV reads its OHWI weights in the
+ * order its column buffer wants).
+ *
+ * Structure (Goto / BLIS style). For each task's output tile:
+ *   for jc in n by NC                    B block: KC x NC, sized for L2
+ *     for pc in k by KC
+ *       pack B[pc:+KC, jc:+NC] into NR-wide panels (or use the prepacked B)
+ *       for ic in m by MC
+ *         pack A[ic:+MC, pc:+KC] into MR-tall panels
+ *         for ir in MC by MR             one A panel (MR x KC) stays in L1
+ *           for jr in NC by NR           B panels stream from L2
+ *             micro-kernel: MR x NR accumulators in registers, KC rank-1
+ *             updates, then C = acc + bias (first K block) or C += acc,
+ *             clamped on the last K block
+ * A panel: a[p * MR + r]; B panel: b[p * NR + c], columns past n zeroed.
+ * Edge tiles use the same kernels with fewer rows (an unrolled variant per
+ * row count) and masked column stores, so no output is ever written past
+ * its tile.
+ *
+ * Instruction sets: one binary holds the scalar C kernel and, on x86-64,
+ * AVX2+FMA and AVX-512F kernels compiled with function-level target
+ * attributes; lg_gemm_isa_default() picks the best one the CPU (and OS)
+ * supports once, with __builtin_cpu_supports. The environment variable
+ * LITEGPU_GEMM_ISA=scalar|avx2|avx512 caps the choice (for testing the
+ * slower paths through whole models). Blocking per ISA (floats):
+ *   scalar  MR 4,  NR 8,  KC 256, MC 128, NC 512
+ *   avx2    MR 6,  NR 16, KC 256, MC 120, NC 768
+ *   avx512  MR 12, NR 32, KC 256, MC 144, NC 768
+ * (see lg_gemm_blocking in gemm.c for the reasoning).
+ *
+ * Memory: the GEMM never allocates. Callers size a scratch buffer with
+ * lg_gemm_scratch_floats in Prepare (packing space per task) and, for
+ * constant B, prepack it once with lg_gemm_pack_b into
+ * lg_gemm_packed_b_floats floats. Scratch and packed B are per call site;
+ * tasks of one lg_gemm_run never share scratch. All functions are thread
+ * safe except lg_gemm_isa_set_default (tests and benchmarks only).
+ *
+ * Example (C[3x4] = A[3x5] * B[5x4], row-major, no bias, no clamp):
+ *   lg_gemm g = {.isa = lg_gemm_isa_default(), .m = 3, .n = 4, .k = 5,
+ *                .a = {.data = a, .row_stride = 5, .col_stride = 1},
+ *                .b = {.data = b, .row_stride = 4, .col_stride = 1},
+ *                .c = c, .ldc = 4, .min = -INFINITY, .max = INFINITY};
+ *   size_t floats = lg_gemm_scratch_floats(&g, 1);   // in Prepare
+ *   lg_gemm_run(&g, pool, scratch, floats);          // in Invoke
+ */
+#ifndef LITEGPU_RUNTIME_KERNELS_GEMM_H_
+#define LITEGPU_RUNTIME_KERNELS_GEMM_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/thread_pool.h"
+
+typedef enum lg_gemm_isa {
+  LG_GEMM_ISA_SCALAR = 0,
+  LG_GEMM_ISA_AVX2 = 1,   /* AVX2 + FMA */
+  LG_GEMM_ISA_AVX512 = 2, /* AVX-512F */
+  LG_GEMM_ISA_COUNT = 3,
+} lg_gemm_isa;
+
+/* "scalar", "avx2" or "avx512" ("unknown" otherwise). */
+const char* lg_gemm_isa_name(lg_gemm_isa isa);
+/* Whether this build has the ISA's kernel and this CPU runs it. */
+bool lg_gemm_isa_supported(lg_gemm_isa isa);
+/* The ISA kernels use: the best supported one (capped by LITEGPU_GEMM_ISA),
+ * chosen on first use. */
+lg_gemm_isa lg_gemm_isa_default(void);
+/* Overrides the default for the whole process (tests, benchmarks). Not
+ * thread safe against running kernels; an unsupported ISA is ignored.
+ * Returns the default in force afterwards. */
+lg_gemm_isa lg_gemm_isa_set_default(lg_gemm_isa isa);
+
+/* Register and cache blocking of an ISA's kernel. */
+typedef struct lg_gemm_blocking {
+  int mr, nr; /* micro-tile: rows of A, columns of B */
+  int kc;     /* depth of a packed block */
+  int mc;     /* rows of a packed A block (a multiple of mr) */
+  int nc;     /* columns of a packed B block (a multiple of nr) */
+} lg_gemm_blocking;
+const lg_gemm_blocking* lg_gemm_blocking_of(lg_gemm_isa isa);
+
+/* Packs rows [i0, i0 + rows) x depth [p0, p0 + depth) of A into dst as
+ * dst[p * ld + r] (rows <= ld; rows past `rows` are not read). */
+typedef void (*lg_gemm_pack_a_fn)(const void* ctx, int i0, int rows, int p0,
+                                  int depth, float* dst, int ld);
+/* Packs depth [p0, p0 + depth) x columns [j0, j0 + cols) of B into dst as
+ * dst[p * ld + c]; the callee need not touch columns [cols, ld) (the GEMM
+ * zeroes them). */
+typedef void (*lg_gemm_pack_b_fn)(const void* ctx, int p0, int depth, int j0,
+                                  int cols, float* dst, int ld);
+
+typedef struct lg_gemm_a {
+  const float* data; /* A[i][p] = data[i * row_stride + p * col_stride] */
+  ptrdiff_t row_stride;
+  ptrdiff_t col_stride;
+  lg_gemm_pack_a_fn pack; /* when set, used instead of data and strides */
+  const void* pack_ctx;
+} lg_gemm_a;
+
+typedef struct lg_gemm_b {
+  const float* data; /* B[p][j] = data[p * row_stride + j * col_stride] */
+  ptrdiff_t row_stride;
+  ptrdiff_t col_stride;
+  lg_gemm_pack_b_fn pack; /* when set, used instead of data and strides */
+  const void* pack_ctx;
+  /* lg_gemm_pack_b's output for the same isa, k and n; when set, the GEMM
+   * reads it and ignores everything above. */
+  const float* packed;
+} lg_gemm_b;
+
+typedef struct lg_gemm {
+  lg_gemm_isa isa; /* must be supported */
+  int m, n, k;     /* >= 0; k == 0 gives C = clamp(bias) */
+  lg_gemm_a a;
+  lg_gemm_b b;
+  float* c; /* C[i][j] = c[i * ldc + j] */
+  ptrdiff_t ldc;
+  const float* bias; /* n values, or NULL */
+  float min, max;
+} lg_gemm;
+
+/* Floats lg_gemm_pack_b writes for a k x n B under `isa`. */
+size_t lg_gemm_packed_b_floats(lg_gemm_isa isa, int k, int n);
+/* Packs all of B (b->packed is ignored) for later calls with b.packed. */
+void lg_gemm_pack_b(lg_gemm_isa isa, int k, int n, const lg_gemm_b* b,
+                    float* dst);
+
+/* Scratch floats for running `g` (its isa, sizes and whether B is
+ * prepacked) with up to `tasks` tasks at once. */
+size_t lg_gemm_scratch_floats(const lg_gemm* g, int tasks);
+
+/* Computes the output tile rows [m0, m1) x columns [n0, n1) on the calling
+ * thread. m0 must be a multiple of the ISA's mr and n0 of its nr (or equal
+ * m / n); `scratch` holds lg_gemm_scratch_floats(g, 1) floats. */
+void lg_gemm_compute(const lg_gemm* g, int m0, int m1, int n0, int n1,
+                     float* scratch);
+
+/* Computes all of C, split into up to min(pool threads, scratch tasks)
+ * output tiles run on the pool. scratch_floats is the size of `scratch`
+ * (from lg_gemm_scratch_floats(g, tasks)). */
+void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
+                 size_t scratch_floats);
+
+/* Below this many multiply-adds lg_gemm_run (and the kernels that split
+ * work by batch) use one task. Handing work to a pool worker costs about
+ * 60 us on this project's VMs (the worker sleeps on a condition variable),
+ * about 8M multiply-adds of single-thread GEMM time; measured with
+ * tools/bench_gemm --shape. */
+#define LG_GEMM_MIN_PARALLEL_MACS (1 << 23)
+
+/* The largest mr and nr of any ISA. */
+#define LG_GEMM_MAX_MR 12
+#define LG_GEMM_MAX_NR 32
+
+/* A helper for A-packing callbacks: writes `count` rows of `depth` floats
+ * (rows[r][p]; a NULL row reads as zeros) transposed into dst[p * ld + r].
+ * count <= ld. */
+void lg_gemm_pack_rows(const float* const* rows, int count, int depth,
+                       float* dst, int ld);
+
+/* ---- Internal: the micro-kernels, for gemm.c and the tests -------------- */
+
+/* Flags of a micro-kernel call. */
+enum {
+  LG_GEMM_ACCUMULATE = 1, /* C += acc; otherwise C = acc + bias */
+  LG_GEMM_CLAMP = 2,      /* clamp to [lo, hi] after the update */
+};
+
+/* C[r][c] (r < rows, c < cols) updated with the MR x NR product of a
+ * packed A panel and B panel of depth kc. rows <= MR, cols <= NR. bias (when
+ * not NULL) has `cols` values. */
+typedef void (*lg_gemm_kernel_fn)(int rows, int cols, int kc, const float* a,
+                                  const float* b, float* c, ptrdiff_t ldc,
+                                  const float* bias, unsigned flags, float lo,
+                                  float hi);
+
+void lg_gemm_kernel_scalar(int rows, int cols, int kc, const float* a,
+                           const float* b, float* c, ptrdiff_t ldc,
+                           const float* bias, unsigned flags, float lo,
+                           float hi);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define LG_GEMM_HAVE_X86 1
+void lg_gemm_kernel_avx2(int rows, int cols, int kc, const float* a,
+                         const float* b, float* c, ptrdiff_t ldc,
+                         const float* bias, unsigned flags, float lo, float hi);
+void lg_gemm_kernel_avx512(int rows, int cols, int kc, const float* a,
+                           const float* b, float* c, ptrdiff_t ldc,
+                           const float* bias, unsigned flags, float lo,
+                           float hi);
+#else
+#define LG_GEMM_HAVE_X86 0
+#endif
+
+#endif /* LITEGPU_RUNTIME_KERNELS_GEMM_H_ */

@@ -1,0 +1,111 @@
+/* The AVX-512F GEMM micro-kernel: 12 x 32 floats of C in 24 zmm
+ * accumulators; each depth step loads two B vectors and multiplies them by
+ * 12 A values taken as embedded broadcasts (vfmadd231ps m32{1to16}).
+ *
+ * Every function here carries target("avx512f") itself (no -m flags, no
+ * -march=native), so the file builds into the same binary as the scalar
+ * path and runs only when gemm.c has checked the CPU. A separate unrolled
+ * body per row count (1..12) keeps the accumulators in registers for edge
+ * tiles; columns past `cols` are handled with store masks. */
+#include "runtime/kernels/gemm.h"
+
+#if LG_GEMM_HAVE_X86
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#define LG_AVX512 __attribute__((target("avx512f")))
+#define LG_AVX512_INLINE \
+  static inline __attribute__((always_inline, target("avx512f")))
+#define LG_MR 12
+#define LG_NR 32
+
+/* C = acc + bias or C += acc, then the clamp, on the lanes of `mask`. */
+LG_AVX512_INLINE void lg_avx512_store(float* c, __m512 acc, const float* bias,
+                                      __mmask16 mask, unsigned flags, __m512 lo,
+                                      __m512 hi) {
+  __m512 v;
+  if (flags & LG_GEMM_ACCUMULATE) {
+    v = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, c), acc);
+  } else if (bias != NULL) {
+    v = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(mask, bias));
+  } else {
+    v = acc;
+  }
+  /* max(lo, v): a NaN v is the second operand, so it passes through. */
+  if (flags & LG_GEMM_CLAMP) v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
+  _mm512_mask_storeu_ps(c, mask, v);
+}
+
+LG_AVX512_INLINE void lg_avx512_tile(const int rows, int cols, int kc,
+                                     const float* restrict a,
+                                     const float* restrict b, float* c,
+                                     ptrdiff_t ldc, const float* bias,
+                                     unsigned flags, float lo, float hi) {
+  __m512 acc0[LG_MR], acc1[LG_MR];
+#pragma GCC unroll 12
+  for (int r = 0; r < rows; ++r) {
+    acc0[r] = _mm512_setzero_ps();
+    acc1[r] = _mm512_setzero_ps();
+  }
+#pragma GCC unroll 2
+  for (int p = 0; p < kc; ++p) {
+    const __m512 b0 = _mm512_loadu_ps(b);
+    const __m512 b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 12
+    for (int r = 0; r < rows; ++r) {
+      const __m512 av = _mm512_set1_ps(a[r]);
+      acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
+      acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+    }
+    a += LG_MR;
+    b += LG_NR;
+  }
+  const __mmask16 m0 =
+      cols >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << cols) - 1u);
+  const __mmask16 m1 =
+      cols >= 32 ? (__mmask16)0xFFFF
+                 : (cols > 16 ? (__mmask16)((1u << (cols - 16)) - 1u) : 0);
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+#pragma GCC unroll 12
+  for (int r = 0; r < rows; ++r) {
+    float* crow = c + (ptrdiff_t)r * ldc;
+    lg_avx512_store(crow, acc0[r], bias, m0, flags, vlo, vhi);
+    if (m1 != 0) {
+      lg_avx512_store(crow + 16, acc1[r], bias != NULL ? bias + 16 : NULL, m1,
+                      flags, vlo, vhi);
+    }
+  }
+}
+
+#define LG_AVX512_CASE(n)                                           \
+  case n:                                                           \
+    lg_avx512_tile(n, cols, kc, a, b, c, ldc, bias, flags, lo, hi); \
+    break
+
+LG_AVX512 void lg_gemm_kernel_avx512(int rows, int cols, int kc, const float* a,
+                                     const float* b, float* c, ptrdiff_t ldc,
+                                     const float* bias, unsigned flags,
+                                     float lo, float hi) {
+  switch (rows) {
+    LG_AVX512_CASE(12);
+    LG_AVX512_CASE(11);
+    LG_AVX512_CASE(10);
+    LG_AVX512_CASE(9);
+    LG_AVX512_CASE(8);
+    LG_AVX512_CASE(7);
+    LG_AVX512_CASE(6);
+    LG_AVX512_CASE(5);
+    LG_AVX512_CASE(4);
+    LG_AVX512_CASE(3);
+    LG_AVX512_CASE(2);
+    LG_AVX512_CASE(1);
+    default:
+      break;
+  }
+}
+
+#else
+/* Not x86-64: only the scalar kernel exists. */
+typedef int lg_gemm_avx512_unused;
+#endif

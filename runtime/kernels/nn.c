@@ -1,0 +1,206 @@
+/* Shared helpers of the nn kernel family: window geometry, checks,
+ * temporaries and kernel-owned buffers. */
+#include "runtime/kernels/nn.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runtime/kernels/kernel_util.h"
+
+/* Kernel-owned buffers start on a cache line. */
+#define LG_NN_ALIGN 64
+
+int lg_nn_out_size(TfLitePadding padding, int in, int filter, int stride,
+                   int dilation) {
+  if (stride < 1 || dilation < 1) return 0;
+  const int64_t effective = (int64_t)(filter - 1) * dilation + 1;
+  switch (padding) {
+    case kTfLitePaddingSame:
+      return (int)(((int64_t)in + stride - 1) / stride);
+    case kTfLitePaddingValid:
+      return (int)(((int64_t)in + stride - effective) / stride);
+    default:
+      return 0;
+  }
+}
+
+int lg_nn_pad_before(int in, int filter, int stride, int dilation, int out) {
+  const int64_t effective = (int64_t)(filter - 1) * dilation + 1;
+  const int64_t total = ((int64_t)out - 1) * stride + effective - in;
+  return total > 0 ? (int)(total / 2) : 0;
+}
+
+const char* lg_nn_padding_name(TfLitePadding padding) {
+  switch (padding) {
+    case kTfLitePaddingSame:
+      return "SAME";
+    case kTfLitePaddingValid:
+      return "VALID";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+TfLiteStatus lg_nn_check_window(TfLiteContext* context, const char* op,
+                                TfLitePadding padding, int stride_w,
+                                int stride_h, int dilation_w, int dilation_h) {
+  if (padding != kTfLitePaddingSame && padding != kTfLitePaddingValid) {
+    lg_kernel_log(context, op,
+                  "padding %s (%d) is not supported (expected SAME or VALID)",
+                  lg_nn_padding_name(padding), (int)padding);
+    return kTfLiteError;
+  }
+  const struct {
+    const char* name;
+    int value;
+  } factors[] = {{"stride_w", stride_w},
+                 {"stride_h", stride_h},
+                 {"dilation_w_factor", dilation_w},
+                 {"dilation_h_factor", dilation_h}};
+  for (size_t i = 0; i < sizeof(factors) / sizeof(factors[0]); ++i) {
+    if (factors[i].value < 1) {
+      lg_kernel_log(context, op, "%s must be at least 1, got %d",
+                    factors[i].name, factors[i].value);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_nn_check_rank(TfLiteContext* context, const char* op,
+                              const char* what, const TfLiteTensor* tensor,
+                              int rank) {
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, what, tensor));
+  if (tensor->dims->size != rank) {
+    char shape[128];
+    lg_kernel_log(context, op, "%s must be %d-D, got %s", what, rank,
+                  lg_kernel_format_shape(tensor->dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_nn_check_float(TfLiteContext* context, const char* op,
+                               const char* what, const TfLiteTensor* tensor) {
+  if (tensor->type != kTfLiteFloat32) {
+    lg_kernel_log(context, op, "%s type %s is not supported (expected FLOAT32)",
+                  what, TfLiteTypeGetName(tensor->type));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+bool lg_nn_is_constant(const TfLiteTensor* tensor) {
+  return tensor->data.raw != NULL &&
+         (tensor->allocation_type == kTfLiteMmapRo ||
+          tensor->allocation_type == kTfLitePersistentRo);
+}
+
+static TfLiteTensor* lg_nn_tensor(TfLiteContext* context, int index) {
+  if (index < 0 || (size_t)index >= context->tensors_size) return NULL;
+  if (context->tensors != NULL) return &context->tensors[index];
+  return context->GetTensor != NULL ? context->GetTensor(context, index) : NULL;
+}
+
+/* Gives temporary tensor `index` the shape [floats] as float32 arena
+ * memory. */
+static TfLiteStatus lg_nn_shape_temporary(TfLiteContext* context,
+                                          const char* op, int index,
+                                          size_t floats) {
+  TfLiteTensor* t = lg_nn_tensor(context, index);
+  if (t == NULL) {
+    lg_kernel_log(context, op, "temporary tensor %d is out of range", index);
+    return kTfLiteError;
+  }
+  if (floats > (size_t)INT_MAX) {
+    lg_kernel_log(context, op, "needs %zu floats of scratch, above %d", floats,
+                  INT_MAX);
+    return kTfLiteError;
+  }
+  t->type = kTfLiteFloat32;
+  t->allocation_type = kTfLiteArenaRw;
+  if (t->dims != NULL && t->dims->size == 1 &&
+      t->dims->data[0] == (int)floats) {
+    return kTfLiteOk;
+  }
+  TfLiteIntArray* shape = TfLiteIntArrayCreate(1);
+  if (shape == NULL) {
+    lg_kernel_log(context, op, "out of memory for a temporary's shape");
+    return kTfLiteError;
+  }
+  shape->data[0] = (int)floats;
+  return context->ResizeTensor(context, t, shape);
+}
+
+TfLiteStatus lg_nn_set_temporaries(TfLiteContext* context, TfLiteNode* node,
+                                   const char* op, int* ids,
+                                   const size_t* floats, int count) {
+  for (int i = 0; i < count; ++i) {
+    if (ids[i] >= 0) continue;
+    if (context->AddTensors == NULL ||
+        context->AddTensors(context, 1, &ids[i]) != kTfLiteOk) {
+      ids[i] = -1;
+      lg_kernel_log(context, op, "cannot add a temporary tensor");
+      return kTfLiteError;
+    }
+  }
+  if (node->temporaries == NULL || node->temporaries->size != count) {
+    TfLiteIntArray* list = TfLiteIntArrayCreate(count);
+    if (list == NULL) {
+      lg_kernel_log(context, op, "out of memory for the temporaries list");
+      return kTfLiteError;
+    }
+    TfLiteIntArrayFree(node->temporaries);
+    node->temporaries = list;
+  }
+  for (int i = 0; i < count; ++i) {
+    node->temporaries->data[i] = ids[i];
+    TF_LITE_ENSURE_STATUS(
+        lg_nn_shape_temporary(context, op, ids[i], floats[i]));
+  }
+  return kTfLiteOk;
+}
+
+float* lg_nn_temporary(TfLiteContext* context, const TfLiteNode* node,
+                       const char* op, int slot, size_t floats) {
+  const TfLiteIntArray* list = node->temporaries;
+  TfLiteTensor* t = NULL;
+  if (list != NULL && slot >= 0 && slot < list->size) {
+    t = lg_nn_tensor(context, list->data[slot]);
+  }
+  if (t == NULL || (floats > 0 && t->data.f == NULL) ||
+      t->bytes < floats * sizeof(float)) {
+    lg_kernel_log(context, op, "temporary %d is missing or too small", slot);
+    return NULL;
+  }
+  return t->data.f;
+}
+
+TfLiteStatus lg_nn_buffer_reserve(TfLiteContext* context, const char* op,
+                                  lg_nn_buffer* buffer, size_t floats) {
+  if (buffer->data != NULL && buffer->floats >= floats) return kTfLiteOk;
+  lg_nn_buffer_free(buffer);
+  if (floats > (SIZE_MAX - LG_NN_ALIGN) / sizeof(float)) {
+    lg_kernel_log(context, op, "a buffer of %zu floats is too large", floats);
+    return kTfLiteError;
+  }
+  /* aligned_alloc wants a multiple of the alignment. */
+  const size_t bytes =
+      (floats * sizeof(float) + LG_NN_ALIGN - 1) / LG_NN_ALIGN * LG_NN_ALIGN;
+  buffer->data = aligned_alloc(LG_NN_ALIGN, bytes > 0 ? bytes : LG_NN_ALIGN);
+  if (buffer->data == NULL) {
+    lg_kernel_log(context, op, "out of memory for %zu bytes of packed weights",
+                  bytes);
+    return kTfLiteError;
+  }
+  buffer->floats = floats;
+  return kTfLiteOk;
+}
+
+void lg_nn_buffer_free(lg_nn_buffer* buffer) {
+  if (buffer == NULL) return;
+  free(buffer->data);
+  buffer->data = NULL;
+  buffer->floats = 0;
+}

@@ -1,0 +1,135 @@
+/* Shared pieces of the nn kernel family (CONV_2D, DEPTHWISE_CONV_2D,
+ * TRANSPOSE_CONV, FULLY_CONNECTED, BATCH_MATMUL): TFLite's output-size and
+ * padding formulas, kernel temporaries, prepacked weights, and the plain
+ * reference implementations that the tests compare the fast paths with.
+ *
+ * The reference functions are straightforward loops in TFLite's order of
+ * accumulation (float sums, bias added last, then the clamp); they
+ * allocate nothing and are thread safe. Everything else here runs in
+ * Prepare.
+ */
+#ifndef LITEGPU_RUNTIME_KERNELS_NN_H_
+#define LITEGPU_RUNTIME_KERNELS_NN_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+/* The geometry of a 2-D convolution over NHWC tensors, as the nn kernels
+ * compute it in Prepare.
+ *   CONV_2D:           filter [out_c, filter_h, filter_w, filter_c], groups =
+ *                      in_c / filter_c, out_c a multiple of groups.
+ *   DEPTHWISE_CONV_2D: filter [1, filter_h, filter_w, out_c], out_c = in_c *
+ *                      depth multiplier; filter_c is unused.
+ *   TRANSPOSE_CONV:    weights [out_c, filter_h, filter_w, in_c]; `in` and
+ *                      `out` are the op's own input and output; dilation
+ *                      is 1 and filter_c unused. */
+typedef struct lg_conv_geometry {
+  int batch;
+  int in_h, in_w, in_c;
+  int out_h, out_w, out_c;
+  int filter_h, filter_w, filter_c;
+  int stride_h, stride_w;
+  int dilation_h, dilation_w;
+  int pad_top, pad_left; /* the bottom / right padding follows from sizes */
+  float act_min, act_max;
+} lg_conv_geometry;
+
+/* TFLite's output size along one dim: SAME gives ceil(in / stride), VALID
+ * (in + stride - dilated_filter) / stride (C division, so it can be 0 or
+ * negative for a filter larger than the input); 0 for an unknown padding
+ * or a stride below 1. */
+int lg_nn_out_size(TfLitePadding padding, int in, int filter, int stride,
+                   int dilation);
+/* The padding before the first element along one dim: half (rounded down)
+ * of max(0, (out - 1) * stride + dilated_filter - in); the odd element goes
+ * after. */
+int lg_nn_pad_before(int in, int filter, int stride, int dilation, int out);
+
+/* "SAME", "VALID" or "UNKNOWN". */
+const char* lg_nn_padding_name(TfLitePadding padding);
+
+/* Checks padding, strides and dilations of a convolution: padding SAME or
+ * VALID, every factor >= 1. Messages name the schema field ("CONV_2D:
+ * stride_w must be at least 1, got 0"). */
+TfLiteStatus lg_nn_check_window(TfLiteContext* context, const char* op,
+                                TfLitePadding padding, int stride_w,
+                                int stride_h, int dilation_w, int dilation_h);
+
+/* Checks `tensor` has exactly `rank` dims (and a valid shape); `what` names
+ * it: "CONV_2D: filter must be 4-D, got [3,3]". */
+TfLiteStatus lg_nn_check_rank(TfLiteContext* context, const char* op,
+                              const char* what, const TfLiteTensor* tensor,
+                              int rank);
+
+/* Checks a float32 op's tensor type: "CONV_2D: input type INT8 is not
+ * supported (expected FLOAT32)". */
+TfLiteStatus lg_nn_check_float(TfLiteContext* context, const char* op,
+                               const char* what, const TfLiteTensor* tensor);
+
+/* Whether the tensor's contents are fixed for the interpreter's lifetime
+ * (a model constant), so weights can be packed once in Prepare. */
+bool lg_nn_is_constant(const TfLiteTensor* tensor);
+
+/* Makes the node's temporaries exactly ids[0..count): an id of -1 gets a new
+ * tensor from context->AddTensors (written back, so that later Prepares
+ * reuse it); each becomes a 1-D float32 arena tensor of floats[i] elements.
+ * Note that AddTensors may move context->tensors: fetch tensor pointers
+ * after this call. */
+TfLiteStatus lg_nn_set_temporaries(TfLiteContext* context, TfLiteNode* node,
+                                   const char* op, int* ids,
+                                   const size_t* floats, int count);
+/* Temporary `slot` of the node as float data, or NULL (with a message) when
+ * it is missing or smaller than `floats`. */
+float* lg_nn_temporary(TfLiteContext* context, const TfLiteNode* node,
+                       const char* op, int slot, size_t floats);
+
+/* A kernel-owned, 64-byte aligned buffer (prepacked weights), allocated in
+ * Prepare and freed in Free. */
+typedef struct lg_nn_buffer {
+  float* data;
+  size_t floats; /* capacity */
+} lg_nn_buffer;
+/* Makes room for `floats` floats (keeping a larger block). */
+TfLiteStatus lg_nn_buffer_reserve(TfLiteContext* context, const char* op,
+                                  lg_nn_buffer* buffer, size_t floats);
+void lg_nn_buffer_free(lg_nn_buffer* buffer);
+
+/* ---- Reference implementations ----------------------------------------- */
+
+/* CONV_2D: output [batch, out_h, out_w, out_c]; bias may be NULL. */
+void lg_conv_reference(const lg_conv_geometry* g, const float* input,
+                       const float* filter, const float* bias, float* output);
+/* DEPTHWISE_CONV_2D: output channel o reads input channel o / (out_c /
+ * in_c). */
+void lg_depthwise_conv_reference(const lg_conv_geometry* g, const float* input,
+                                 const float* filter, const float* bias,
+                                 float* output);
+/* TRANSPOSE_CONV: every input pixel scatters input . weights into the
+ * output window at (y * stride - pad_top, x * stride - pad_left). */
+void lg_transpose_conv_reference(const lg_conv_geometry* g, const float* input,
+                                 const float* weights, const float* bias,
+                                 float* output);
+/* FULLY_CONNECTED: output[b][o] = clamp(sum_i input[b][i] w[o][i] + bias). */
+void lg_fully_connected_reference(int batch, int in_depth, int out_depth,
+                                  const float* input, const float* weights,
+                                  const float* bias, float act_min,
+                                  float act_max, float* output);
+
+/* BATCH_MATMUL's shapes: both operands extended to `rank` (2..5) dims with
+ * leading 1s; the batch dims broadcast. */
+#define LG_BATCH_MATMUL_MAX_RANK 5
+typedef struct lg_batch_matmul_geometry {
+  int rank;
+  int lhs[LG_BATCH_MATMUL_MAX_RANK];
+  int rhs[LG_BATCH_MATMUL_MAX_RANK];
+  int out[LG_BATCH_MATMUL_MAX_RANK];
+  bool adj_x, adj_y;
+} lg_batch_matmul_geometry;
+void lg_batch_matmul_reference(const lg_batch_matmul_geometry* g,
+                               const float* lhs, const float* rhs,
+                               float* output);
+
+#endif /* LITEGPU_RUNTIME_KERNELS_NN_H_ */

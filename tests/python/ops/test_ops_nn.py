@@ -1,0 +1,525 @@
+"""The nn family against LiteRT's reference kernels: CONV_2D,
+DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED and BATCH_MATMUL.
+
+Every case runs through op_harness.check_case: the same one-op model and
+the same seeded inputs in LiteRT (OpResolverType.BUILTIN_REF) and in
+litegpu with 1 and 2 threads, on the GEMM's instruction set for this
+machine (run with LITEGPU_GEMM_ISA=scalar or avx2 to check the other
+paths). Bounds are the harness's 1e-5 relative + 1e-6 absolute: inputs are
+scaled so that every sum stays near 1 in magnitude, where the different
+summation order (LiteRT's reference adds terms one by one; litegpu's GEMM
+adds KC-deep blocks with fused multiply-adds) stays far inside the bound.
+Shapes cover size-1 dims, odd sizes, primes, batch > 1, sizes around the
+GEMM's tiles (12 x 32 micro-tiles, depth blocks of 256) and the depthwise
+loop's 64-channel chunks, and one case per op large enough for the work to
+be split over the 2 threads (the kernels keep small ops on one thread).
+"""
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from op_harness import (Const, Input, OpCase, Output, build_model, check_case,
+                        check_rejected, run_litegpu, write_spec)
+
+ACTIVATIONS = ["NONE", "RELU", "RELU_N1_TO_1", "RELU6"]
+
+
+def normal(rng, shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def grid(rng, shape, denominator):
+    """Integers in [-4, 4] over `denominator` (a power of two): products of
+    two such values are multiples of a small power of two, so every partial
+    sum of a few thousand of them is exact in float32 and any summation
+    order gives the same bits. Used for the long sums (k in the thousands)
+    of the cases split over threads: with general floats, LiteRT's reference
+    (one sequential float sum) is itself further from the exact result than
+    the 1e-6 absolute bound there (FULLY_CONNECTED 2048 -> 2100: 5.1e-6 off
+    the float64 sum, litegpu 1.2e-6), so the bound would measure LiteRT's
+    rounding rather than litegpu's indexing."""
+    return (rng.integers(-4, 5, shape) / denominator).astype(np.float32)
+
+
+def _run_litegpu_case(case, threads=(1, 2)):
+    """litegpu's first output for a case LiteRT cannot run (checked against
+    numpy by the caller), the same with every thread count."""
+    with tempfile.TemporaryDirectory() as tmp:
+        _, inputs = write_spec(case, tmp)
+        model = Path(tmp) / "model.tflite"
+        build_model(Path(tmp) / "case.spec", model)
+        outs = [run_litegpu(model, inputs, num_threads=t)[0] for t in threads]
+    for other in outs[1:]:
+        np.testing.assert_array_equal(other, outs[0])
+    return outs[0]
+
+
+def out_size(n, f, s, d, padding):
+    eff = (f - 1) * d + 1
+    return (n + s - 1) // s if padding == "SAME" else (n + s - eff) // s
+
+
+# ---- CONV_2D ----------------------------------------------------------------
+
+# (input NHWC, (out_c, fh, fw), (stride_h, stride_w), (dil_h, dil_w), padding)
+CONV_CASES = [
+    ((1, 5, 5, 3), (4, 3, 3), (1, 1), (1, 1), "SAME"),
+    ((1, 5, 5, 3), (4, 3, 3), (1, 1), (1, 1), "VALID"),
+    ((2, 7, 6, 5), (17, 3, 2), (2, 1), (1, 1), "SAME"),
+    ((1, 9, 8, 4), (7, 3, 3), (1, 2), (2, 3), "VALID"),
+    ((1, 13, 11, 29), (33, 3, 3), (2, 2), (1, 1), "SAME"),   # k = 261
+    ((3, 4, 5, 256), (65, 1, 1), (1, 1), (1, 1), "VALID"),   # direct 1x1
+    ((1, 6, 6, 8), (32, 1, 1), (2, 2), (1, 1), "SAME"),      # 1x1 stride 2
+    ((1, 1, 1, 1), (1, 1, 1), (1, 1), (1, 1), "SAME"),       # all size 1
+    ((1, 4, 4, 2), (3, 5, 5), (3, 3), (1, 1), "SAME"),       # filter > input
+    ((2, 12, 12, 16), (12, 3, 3), (1, 1), (1, 1), "SAME"),   # m > 256 rows
+    ((1, 2, 2, 1), (2, 3, 3), (1, 1), (1, 1), "VALID"),      # empty output
+    ((0, 4, 4, 3), (2, 3, 3), (1, 1), (1, 1), "SAME"),       # empty batch
+]
+
+
+def conv_case(x, w, b, stride, dilation, padding, activation="NONE",
+              version=1, filter_input=False):
+    out_c, fh, fw = w.shape[0], w.shape[1], w.shape[2]
+    oh = out_size(x.shape[1], fh, stride[0], dilation[0], padding)
+    ow = out_size(x.shape[2], fw, stride[1], dilation[1], padding)
+    wt = Input(w) if filter_input else Const(w)
+    # LiteRT wants no bias as two inputs (a third input of -1 fails there).
+    inputs = [Input(x), wt] + ([] if b is None else [Const(b)])
+    return OpCase(op="CONV_2D", version=version, inputs=inputs,
+                  params={"padding": padding, "stride_h": stride[0],
+                          "stride_w": stride[1],
+                          "dilation_h_factor": dilation[0],
+                          "dilation_w_factor": dilation[1],
+                          "fused_activation_function": activation},
+                  output_shapes=[(x.shape[0], oh, ow, out_c)])
+
+
+@pytest.mark.parametrize("shape,filt,stride,dilation,padding", CONV_CASES,
+                         ids=str)
+def test_conv(shape, filt, stride, dilation, padding):
+    rng = np.random.default_rng(101)
+    x = normal(rng, shape)
+    k = filt[1] * filt[2] * shape[3]
+    w = normal(rng, (filt[0], filt[1], filt[2], shape[3]), 1 / np.sqrt(k))
+    b = normal(rng, (filt[0],), 0.5)
+    check_case(conv_case(x, w, b, stride, dilation, padding))
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_conv_activation(activation):
+    rng = np.random.default_rng(102)
+    x = normal(rng, (2, 6, 7, 3), 3.0)
+    w = normal(rng, (5, 2, 2, 3))
+    check_case(conv_case(x, w, normal(rng, (5,)), (1, 1), (1, 1), "SAME",
+                         activation))
+
+
+def test_conv_no_bias():
+    """Two inputs (no bias): litegpu runs it; LiteRT's float CONV_2D
+    requires the bias (conv.cc: "has_bias was not true"), so the expected
+    values come from numpy here."""
+    rng = np.random.default_rng(105)
+    x = normal(rng, (1, 4, 5, 3))
+    w = normal(rng, (2, 1, 1, 3))
+    case = conv_case(x, w, None, (1, 1), (1, 1), "VALID")
+    with pytest.raises(AssertionError, match="has_bias"):
+        check_case(case)
+    want = np.einsum("nhwc,oc->nhwo", x.astype(np.float64),
+                     w[:, 0, 0, :].astype(np.float64))
+    got = _run_litegpu_case(case)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_conv_split_over_threads():
+    """38M multiply-adds: the GEMM splits the output over both threads."""
+    rng = np.random.default_rng(106)
+    x = grid(rng, (1, 32, 32, 64), 4)
+    w = grid(rng, (64, 3, 3, 64), 16)
+    check_case(conv_case(x, w, grid(rng, (64,), 4), (1, 1), (1, 1), "SAME",
+                         "RELU6"))
+
+
+def test_conv_runtime_filter():
+    """A filter fed as a graph input: packed per call, not in Prepare."""
+    rng = np.random.default_rng(103)
+    x = normal(rng, (1, 8, 8, 6))
+    w = normal(rng, (9, 3, 3, 6), 0.2)
+    check_case(conv_case(x, w, normal(rng, (9,)), (1, 1), (1, 1), "SAME",
+                         filter_input=True))
+
+
+@pytest.mark.parametrize("shape,filter_c,out_c", [
+    ((1, 6, 6, 4), 2, 4),     # 2 groups
+    ((2, 5, 7, 12), 3, 8),    # 4 groups, 2 outputs each
+    ((1, 4, 4, 6), 1, 6),     # depthwise as groups
+])
+def test_conv_grouped(shape, filter_c, out_c):
+    """Grouped convolution (version 6): input channels a multiple of the
+    filter's."""
+    rng = np.random.default_rng(104)
+    x = normal(rng, shape)
+    w = normal(rng, (out_c, 3, 3, filter_c), 0.3)
+    check_case(conv_case(x, w, normal(rng, (out_c,)), (1, 1), (1, 1), "SAME",
+                         version=6))
+
+
+def test_conv_nan_inf():
+    x = np.ones((1, 3, 3, 1), np.float32)
+    x[0, 0, 0, 0] = np.nan
+    x[0, 2, 2, 0] = np.inf
+    w = np.ones((2, 2, 2, 1), np.float32)
+    w[1, 0, 0, 0] = -1.0
+    out = check_case(conv_case(x, w, np.zeros(2, np.float32), (1, 1), (1, 1),
+                               "VALID"))
+    assert np.isnan(out[0][0, 0, 0]).all()
+    # NONE clamps to the float range like LiteRT: inf -> FLT_MAX.
+    assert out[0][0, 1, 1, 0] == np.finfo(np.float32).max
+
+
+def test_conv_int8_rejected():
+    """Quantized CONV_2D (version 3): LiteRT runs it, litegpu refuses the
+    type by name."""
+    x = np.ones((1, 3, 3, 1), np.int8)
+    w = np.ones((1, 1, 1, 1), np.int8)
+    check_rejected(OpCase(op="CONV_2D", version=3,
+                          inputs=[Input(x, quant=(0.5, 0)),
+                                  Const(w, quant=([0.5], [0], 0)),
+                                  Const(np.zeros(1, np.int32),
+                                        quant=([0.25], [0], 0))],
+                          params={"padding": "SAME", "stride_w": 1,
+                                  "stride_h": 1},
+                          outputs=[Output(np.int8, quant=(1.0, 0))]),
+                   match=r"CONV_2D: input type INT8 is not supported",
+                   litert_accepts=True)
+
+
+def test_conv_hybrid_rejected():
+    """Hybrid CONV_2D (float input, int8 filter: version 2)."""
+    x = np.ones((1, 3, 3, 2), np.float32)
+    w = np.ones((1, 1, 1, 2), np.int8)
+    check_rejected(OpCase(op="CONV_2D", version=2,
+                          inputs=[Input(x), Const(w, quant=(0.5, 0))],
+                          params={"padding": "SAME", "stride_w": 1,
+                                  "stride_h": 1},
+                          output_shapes=[(1, 3, 3, 1)]),
+                   match=r"CONV_2D: filter type INT8 is not supported")
+
+
+@pytest.mark.parametrize("w_shape,match", [
+    ((3, 3), r"CONV_2D: filter must be 4-D, got \[3,3\]"),
+    ((2, 1, 1, 3), r"CONV_2D: input channels 4 are not a multiple of the "
+                   r"filter's input channels 3"),
+    ((3, 1, 1, 2), r"CONV_2D: output channels 3 are not a multiple of the "
+                   r"group count 2"),
+])
+def test_conv_bad_shapes_rejected(w_shape, match):
+    x = np.ones((1, 3, 3, 4), np.float32)
+    check_rejected(OpCase(op="CONV_2D", inputs=[Input(x),
+                                                Const(np.ones(w_shape,
+                                                              np.float32))],
+                          params={"padding": "SAME", "stride_w": 1,
+                                  "stride_h": 1},
+                          output_shapes=[(1, 3, 3, 1)]),
+                   match=match)
+
+
+def test_conv_zero_stride_rejected():
+    x = np.ones((1, 3, 3, 1), np.float32)
+    check_rejected(OpCase(op="CONV_2D",
+                          inputs=[Input(x), Const(np.ones((1, 1, 1, 1),
+                                                          np.float32))],
+                          params={"padding": "SAME", "stride_w": 0,
+                                  "stride_h": 1}),
+                   match=r"CONV_2D: stride_w must be at least 1, got 0")
+
+
+# ---- DEPTHWISE_CONV_2D -------------------------------------------------------
+
+# (input NHWC, multiplier, (fh, fw), stride, dilation, padding)
+DW_CASES = [
+    ((1, 5, 5, 3), 1, (3, 3), (1, 1), (1, 1), "SAME"),
+    ((2, 7, 8, 64), 1, (3, 3), (2, 2), (1, 1), "SAME"),
+    ((1, 9, 6, 65), 1, (3, 3), (1, 1), (2, 2), "VALID"),
+    ((1, 6, 6, 63), 2, (5, 5), (1, 2), (1, 1), "SAME"),
+    ((3, 4, 4, 1), 1, (2, 2), (1, 1), (1, 1), "VALID"),
+    ((1, 11, 13, 130), 1, (3, 5), (3, 1), (1, 2), "SAME"),
+    ((1, 3, 3, 5), 3, (3, 3), (1, 1), (1, 1), "SAME"),
+    ((1, 1, 1, 7), 1, (1, 1), (1, 1), (1, 1), "VALID"),
+    ((1, 2, 2, 3), 1, (3, 3), (1, 1), (1, 1), "VALID"),      # empty output
+    ((1, 44, 44, 144), 1, (3, 3), (1, 1), (1, 1), "SAME"),   # split (2T)
+]
+
+
+def dw_case(x, mult, w, b, stride, dilation, padding, activation="NONE"):
+    oh = out_size(x.shape[1], w.shape[1], stride[0], dilation[0], padding)
+    ow = out_size(x.shape[2], w.shape[2], stride[1], dilation[1], padding)
+    version = 2 if dilation != (1, 1) else 1
+    inputs = [Input(x), Const(w)] + ([] if b is None else [Const(b)])
+    return OpCase(op="DEPTHWISE_CONV_2D", version=version, inputs=inputs,
+                  params={"padding": padding, "stride_h": stride[0],
+                          "stride_w": stride[1], "depth_multiplier": mult,
+                          "dilation_h_factor": dilation[0],
+                          "dilation_w_factor": dilation[1],
+                          "fused_activation_function": activation},
+                  output_shapes=[(x.shape[0], oh, ow, w.shape[3])])
+
+
+@pytest.mark.parametrize("shape,mult,filt,stride,dilation,padding", DW_CASES,
+                         ids=str)
+def test_depthwise(shape, mult, filt, stride, dilation, padding):
+    rng = np.random.default_rng(201)
+    x = normal(rng, shape)
+    w = normal(rng, (1, filt[0], filt[1], shape[3] * mult), 0.3)
+    b = normal(rng, (shape[3] * mult,), 0.5)
+    check_case(dw_case(x, mult, w, b, stride, dilation, padding))
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_depthwise_activation(activation):
+    rng = np.random.default_rng(202)
+    x = normal(rng, (2, 5, 5, 70), 3.0)
+    w = normal(rng, (1, 3, 3, 70))
+    check_case(dw_case(x, 1, w, normal(rng, (70,)), (1, 1), (1, 1), "SAME",
+                       activation))
+
+
+def test_depthwise_no_bias():
+    rng = np.random.default_rng(203)
+    x = normal(rng, (1, 5, 4, 6))
+    w = normal(rng, (1, 3, 3, 6))
+    check_case(dw_case(x, 1, w, None, (1, 1), (1, 1), "SAME"))
+
+
+def test_depthwise_bad_filter_rejected():
+    x = np.ones((1, 3, 3, 2), np.float32)
+    check_rejected(OpCase(op="DEPTHWISE_CONV_2D",
+                          inputs=[Input(x), Const(np.ones((2, 3, 3, 2),
+                                                          np.float32))],
+                          params={"padding": "SAME", "stride_w": 1,
+                                  "stride_h": 1, "depth_multiplier": 1}),
+                   match=r"DEPTHWISE_CONV_2D: filter shape \[2,3,3,2\] must "
+                         r"have 1 as its first dimension")
+
+
+def test_depthwise_int8_rejected():
+    x = np.ones((1, 3, 3, 2), np.int8)
+    check_rejected(OpCase(op="DEPTHWISE_CONV_2D", version=3,
+                          inputs=[Input(x, quant=(0.5, 0)),
+                                  Const(np.ones((1, 3, 3, 2), np.int8),
+                                        quant=([0.5, 0.5], [0, 0], 3)),
+                                  Const(np.zeros(2, np.int32),
+                                        quant=([0.25, 0.25], [0, 0], 0))],
+                          params={"padding": "SAME", "stride_w": 1,
+                                  "stride_h": 1, "depth_multiplier": 1},
+                          outputs=[Output(np.int8, quant=(1.0, 0))]),
+                   match=r"DEPTHWISE_CONV_2D: input type INT8 is not "
+                         r"supported", litert_accepts=True)
+
+
+# ---- TRANSPOSE_CONV ----------------------------------------------------------
+
+# (input NHWC, (out_c, fh, fw), stride, output (h, w), padding)
+TC_CASES = [
+    ((1, 3, 3, 2), (3, 3, 3), (2, 2), (6, 6), "SAME"),
+    ((2, 4, 5, 7), (17, 3, 3), (2, 2), (9, 11), "VALID"),
+    ((1, 7, 7, 33), (5, 4, 4), (2, 2), (14, 14), "SAME"),
+    ((1, 5, 6, 13), (32, 2, 3), (1, 3), (6, 18), "VALID"),
+    ((3, 2, 2, 1), (1, 5, 5), (3, 3), (6, 6), "SAME"),
+    ((1, 1, 1, 1), (1, 1, 1), (1, 1), (1, 1), "VALID"),
+    ((1, 2, 2, 3), (4, 1, 1), (3, 3), (6, 6), "SAME"),   # untouched pixels
+    ((1, 16, 16, 8), (128, 4, 4), (4, 4), (64, 64), "VALID"),  # split (2T)
+]
+
+
+def tc_case(x, w, b, stride, out_hw, padding, activation=None,
+            shape_input=False):
+    out_shape = np.array([x.shape[0], out_hw[0], out_hw[1], w.shape[0]],
+                         np.int32)
+    params = {"padding": padding, "stride_h": stride[0],
+              "stride_w": stride[1]}
+    version = 1 if b is None else 3
+    if activation is not None:
+        params["fused_activation_function"] = activation
+        version = 4
+    inputs = [Input(out_shape) if shape_input else Const(out_shape),
+              Const(w), Input(x)]
+    if b is not None:
+        inputs.append(Const(b))
+    return OpCase(op="TRANSPOSE_CONV", version=version, inputs=inputs,
+                  params=params, output_shapes=[tuple(out_shape)])
+
+
+@pytest.mark.parametrize("shape,filt,stride,out_hw,padding", TC_CASES,
+                         ids=str)
+@pytest.mark.parametrize("bias", [False, True])
+def test_transpose_conv(shape, filt, stride, out_hw, padding, bias):
+    rng = np.random.default_rng(301)
+    x = normal(rng, shape)
+    w = normal(rng, (filt[0], filt[1], filt[2], shape[3]), 0.3)
+    b = normal(rng, (filt[0],)) if bias else None
+    check_case(tc_case(x, w, b, stride, out_hw, padding))
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_transpose_conv_activation(activation):
+    """Fused activation (version 4)."""
+    rng = np.random.default_rng(302)
+    x = normal(rng, (1, 4, 4, 3), 2.0)
+    w = normal(rng, (5, 3, 3, 3))
+    check_case(tc_case(x, w, normal(rng, (5,)), (2, 2), (8, 8), "SAME",
+                       activation))
+
+
+def test_transpose_conv_runtime_output_shape():
+    """output_shape fed as a graph input: the output is sized in Invoke."""
+    rng = np.random.default_rng(303)
+    x = normal(rng, (1, 3, 4, 2))
+    w = normal(rng, (3, 3, 3, 2), 0.5)
+    check_case(tc_case(x, w, None, (2, 2), (6, 8), "SAME", shape_input=True))
+
+
+def test_transpose_conv_int8_weights_rejected():
+    """int8 weights (version 2)."""
+    x = np.ones((1, 2, 2, 1), np.float32)
+    check_rejected(OpCase(op="TRANSPOSE_CONV", version=2,
+                          inputs=[Const(np.array([1, 4, 4, 1], np.int32)),
+                                  Const(np.ones((1, 2, 2, 1), np.int8),
+                                        quant=(0.5, 0)),
+                                  Input(x)],
+                          params={"padding": "VALID", "stride_h": 2,
+                                  "stride_w": 2},
+                          output_shapes=[(1, 4, 4, 1)]),
+                   match=r"TRANSPOSE_CONV: weights type INT8 is not "
+                         r"supported")
+
+
+def test_transpose_conv_channel_mismatch_rejected():
+    x = np.ones((1, 2, 2, 3), np.float32)
+    check_rejected(OpCase(op="TRANSPOSE_CONV",
+                          inputs=[Const(np.array([1, 4, 4, 1], np.int32)),
+                                  Const(np.ones((1, 2, 2, 2), np.float32)),
+                                  Input(x)],
+                          params={"padding": "VALID", "stride_h": 2,
+                                  "stride_w": 2},
+                          output_shapes=[(1, 4, 4, 1)]),
+                   match=r"TRANSPOSE_CONV: input channels 3 differ from the "
+                         r"weights' input channels 2")
+
+
+# ---- FULLY_CONNECTED on the GEMM ----------------------------------------------
+
+FC_CASES = [
+    # (input shape, units): around the 12 x 32 micro-tile and 256-deep blocks
+    ((1, 257), 1000),
+    ((13, 255), 33),
+    ((12, 7), 32),
+    ((37, 300), 17),
+    ((3, 513), 65),
+    ((129, 16), 8),
+]
+
+
+@pytest.mark.parametrize("shape,units", FC_CASES, ids=str)
+@pytest.mark.parametrize("runtime_weights", [False, True])
+def test_fc_gemm(shape, units, runtime_weights):
+    rng = np.random.default_rng(401)
+    x = normal(rng, shape)
+    w = normal(rng, (units, shape[-1]), 1 / np.sqrt(shape[-1]))
+    b = normal(rng, (units,))
+    wt = Input(w) if runtime_weights else Const(w)
+    check_case(OpCase(op="FULLY_CONNECTED", inputs=[Input(x), wt, Const(b)],
+                      params={"fused_activation_function": "RELU"},
+                      output_shapes=[(shape[0], units)]))
+
+
+@pytest.mark.parametrize("runtime_weights", [False, True])
+def test_fc_split_over_threads(runtime_weights):
+    """8.6M multiply-adds with a batch of 2: split by output columns."""
+    rng = np.random.default_rng(402)
+    x, w, b = grid(rng, (2, 2048), 4), grid(rng, (2100, 2048), 16), \
+        grid(rng, (2100,), 4)
+    wt = Input(w) if runtime_weights else Const(w)
+    check_case(OpCase(op="FULLY_CONNECTED", inputs=[Input(x), wt, Const(b)],
+                      output_shapes=[(2, 2100)]))
+
+
+# ---- BATCH_MATMUL ------------------------------------------------------------
+
+# (lhs shape, rhs shape, adj_x, adj_y)
+BMM_CASES = [
+    ((2, 3), (3, 2), False, False),
+    ((13, 17), (17, 33), False, False),
+    ((4, 7, 5), (4, 7, 9), True, False),
+    ((2, 3, 12, 31), (32, 31), False, True),
+    ((1, 6, 257), (2, 3, 5, 6), True, True),
+    ((2, 1, 2, 3, 4), (1, 3, 1, 4, 5), False, False),  # rank 5 broadcast
+    ((129, 64), (3, 64, 70), False, False),
+    ((8, 16, 16), (8, 16, 16), False, True),
+    ((1, 300), (300, 1), False, False),
+    ((2, 0), (0, 3), False, False),                    # k = 0
+    ((40, 64, 64), (40, 64, 64), False, True),         # split by batch (2T)
+]
+
+
+def bmm_out_shape(ls, rs, adj_x, adj_y):
+    rank = max(len(ls), len(rs))
+    lx = (1,) * (rank - len(ls)) + tuple(ls)
+    rx = (1,) * (rank - len(rs)) + tuple(rs)
+    batch = tuple(r if l == 1 else l for l, r in zip(lx[:-2], rx[:-2]))
+    m = lx[-1] if adj_x else lx[-2]
+    n = rx[-2] if adj_y else rx[-1]
+    return batch + (m, n)
+
+
+@pytest.mark.parametrize("ls,rs,adj_x,adj_y", BMM_CASES, ids=str)
+@pytest.mark.parametrize("const_rhs", [False, True])
+def test_batch_matmul(ls, rs, adj_x, adj_y, const_rhs):
+    rng = np.random.default_rng(501)
+    k = ls[-2] if adj_x else ls[-1]
+    x = normal(rng, ls)
+    y = normal(rng, rs, 1 / np.sqrt(max(k, 1)))
+    check_case(OpCase(op="BATCH_MATMUL",
+                      inputs=[Input(x), Const(y) if const_rhs else Input(y)],
+                      params={"adj_x": adj_x, "adj_y": adj_y},
+                      output_shapes=[bmm_out_shape(ls, rs, adj_x, adj_y)]))
+
+
+def test_batch_matmul_nan_inf():
+    x = np.array([[np.nan, 1.0], [np.inf, 0.0], [np.inf, -np.inf]],
+                 np.float32)
+    y = np.ones((2, 1), np.float32)
+    out = check_case(OpCase(op="BATCH_MATMUL", inputs=[Input(x), Input(y)],
+                            output_shapes=[(3, 1)]))
+    assert np.isnan(out[0][0, 0]) and np.isnan(out[0][2, 0])
+    assert out[0][1, 0] == np.inf  # no fused activation: no clamp
+
+
+@pytest.mark.parametrize("ls,rs,match", [
+    ((2, 3), (2, 2), r"BATCH_MATMUL: lhs \[2,3\] and rhs \[2,2\] do not "
+                     r"contract: 3 != 2"),
+    ((2, 2, 3), (3, 3, 2), r"BATCH_MATMUL: batch dims of lhs \[2,2,3\] and "
+                           r"rhs \[3,3,2\] are not broadcastable"),
+    ((3,), (3, 2), r"BATCH_MATMUL: lhs must have rank 2 to 5, got \[3\]"),
+])
+def test_batch_matmul_bad_shapes_rejected(ls, rs, match):
+    check_rejected(OpCase(op="BATCH_MATMUL",
+                          inputs=[Input(np.ones(ls, np.float32)),
+                                  Input(np.ones(rs, np.float32))],
+                          output_shapes=[(2, 2)]),
+                   match=match)
+
+
+def test_batch_matmul_int8_rejected():
+    x = np.ones((2, 3), np.int8)
+    y = np.ones((3, 2), np.int8)
+    check_rejected(OpCase(op="BATCH_MATMUL", version=2,
+                          inputs=[Input(x, quant=(0.5, 0)),
+                                  Input(y, quant=(0.5, 0))],
+                          outputs=[Output(np.int8, shape=(2, 2),
+                                          quant=(1.0, 0))]),
+                   match=r"BATCH_MATMUL: lhs type INT8 is not supported",
+                   litert_accepts=True)
