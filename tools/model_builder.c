@@ -43,6 +43,9 @@
  *       RELU_N1_TO_1/RELU6/TANH/SIGN_BIT; mode REFLECT/SYMMETRIC; tensor
  *       types by TYPE name; weights_format DEFAULT/SHUFFLED4x16INT8.
  *       Fields not given keep the schema default.
+ *       VERSION "auto": the writer computes it from the op's tensors and
+ *       fields (lg_model_writer_set_auto_versions), and then also writes the
+ *       model's min_runtime_version unless a statement sets it.
  *
  *   custom NAME VERSION in=LIST out=LIST [options=hex:HEX|options=file:PATH]
  *       a CUSTOM operator named NAME with optional custom_options bytes.
@@ -817,6 +820,11 @@ static bool lg_op_header(lg_spec* s, lg_line* l, lg_op_line* op) {
   }
   op->name = l->words[1];
   int64_t version;
+  if (strcmp(keyword, "op") == 0 && strcmp(l->words[2], "auto") == 0) {
+    lg_model_writer_set_auto_versions(s->w, true);
+    op->version = LG_MODEL_WRITER_VERSION_AUTO;
+    return true;
+  }
   if (!lg_parse_i64(l->words[2], 1, INT32_MAX, &version)) {
     return lg_error(s, "%s %s: bad version '%s' (an integer >= 1)", keyword,
                     op->name, l->words[2]);

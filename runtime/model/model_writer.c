@@ -42,6 +42,8 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
+#include "versioning/op_version.h"
+#include "versioning/runtime_version.h"
 
 enum {
   LG_SCHEMA_VERSION = 3,
@@ -164,6 +166,8 @@ struct lg_model_writer {
   int32_t num_signatures, cap_signatures;
   const char* description;
   bool external;
+  bool auto_versions;        /* see lg_model_writer_set_auto_versions */
+  bool min_runtime_explicit; /* set_min_runtime_version was called */
 };
 
 /* ---- Errors and memory ------------------------------------------------- */
@@ -718,6 +722,94 @@ static int32_t lg_append_operator(lg_model_writer* w, const char* what,
   return sg->num_ops++;
 }
 
+/* ---- Auto versions ------------------------------------------------------- */
+
+void lg_model_writer_set_auto_versions(lg_model_writer* w, bool enable) {
+  if (w != NULL) w->auto_versions = enable;
+}
+
+/* Describes tensor `index` of the current subgraph (-1: omitted) as the
+ * version rules see it; dims and scales stay owned by the writer. */
+static void lg_auto_spec(const lg_model_writer* w, int32_t index,
+                         lg_op_tensor_spec* spec) {
+  *spec = (lg_op_tensor_spec){.type = kTfLiteNoType};
+  if (index < 0) return;
+  const lg_wtensor* t = &w->subgraphs[w->current].tensors[index];
+  spec->type = lg_model_convert_tensor_type(t->schema_type);
+  spec->dims = t->num_dims > 0 ? t->shape : NULL;
+  spec->num_dims = t->num_dims;
+  spec->is_const = t->buffer != 0 && w->buffers[t->buffer].size > 0;
+  for (int32_t i = 0; t->shape_signature != NULL && i < t->num_dims; ++i) {
+    if (t->shape_signature[i] == -1) spec->is_shape_dynamic = true;
+  }
+  const lg_writer_quantization* q = t->quantization;
+  if (q != NULL) {
+    spec->has_quantization = true;
+    spec->scales = q->num_scale > 0 ? q->scale : NULL;
+    spec->num_scales = q->num_scale;
+    spec->quantized_dimension = q->quantized_dimension;
+  }
+}
+
+/* The params as a reader of the written model sees them (malloc'd): the
+ * defaults for NULL, and tensor-type fields left at kTfLiteNoType ("the
+ * schema default") replaced by that default's type. NULL: out of memory. */
+static void* lg_auto_params(const lg_builtin_options_desc* d,
+                            const void* params) {
+  uint8_t* copy = calloc(1, d->params_size);
+  if (copy == NULL) return NULL;
+  if (params == NULL) {
+    lg_builtin_options_set_defaults(d, copy);
+    return copy;
+  }
+  memcpy(copy, params, d->params_size);
+  for (int i = 0; i < d->num_fields; ++i) {
+    const lg_option_field* f = &d->fields[i];
+    int value;
+    if (f->kind != LG_OPTION_TENSOR_TYPE) continue;
+    memcpy(&value, copy + f->offset, sizeof(value));
+    if (value != kTfLiteNoType) continue;
+    value = (int)f->default_value;
+    memcpy(copy + f->offset, &value, sizeof(value));
+  }
+  return copy;
+}
+
+/* The version lg_op_version computes for a builtin operator about to be
+ * added, or -1 (failure recorded). */
+static int lg_auto_version(lg_model_writer* w, const char* what, int32_t code,
+                           const int32_t* inputs, int num_inputs,
+                           const int32_t* outputs, int num_outputs,
+                           const void* params) {
+  if (!lg_op_version_has_rules(code)) {
+    lg_fail(w, "%s: no version rules for this op; pass its version", what);
+    return -1;
+  }
+  if (lg_check_indices(w, what, inputs, num_inputs, true) != kTfLiteOk ||
+      lg_check_indices(w, what, outputs, num_outputs, false) != kTfLiteOk) {
+    return -1;
+  }
+  lg_op_signature sig = {.builtin_code = code,
+                         .num_inputs = num_inputs,
+                         .num_outputs = num_outputs};
+  for (int i = 0; i < num_inputs && i < LG_OP_SIGNATURE_MAX_TENSORS; ++i) {
+    lg_auto_spec(w, inputs[i], &sig.inputs[i]);
+  }
+  for (int i = 0; i < num_outputs && i < LG_OP_SIGNATURE_MAX_TENSORS; ++i) {
+    lg_auto_spec(w, outputs[i], &sig.outputs[i]);
+  }
+  const lg_builtin_options_desc* d = lg_builtin_options_find(code);
+  void* p = d != NULL ? lg_auto_params(d, params) : NULL;
+  if (d != NULL && p == NULL) {
+    lg_fail(w, "%s: out of memory", what);
+    return -1;
+  }
+  sig.params = p;
+  int version = lg_op_version(&sig);
+  free(p);
+  return version;
+}
+
 int32_t lg_model_writer_add_operator(lg_model_writer* w, int32_t builtin_code,
                                      int version, const int32_t* inputs,
                                      int num_inputs, const int32_t* outputs,
@@ -733,6 +825,11 @@ int32_t lg_model_writer_add_operator(lg_model_writer* w, int32_t builtin_code,
   }
   lg_wop op = {0};
   if (lg_convert_options(w, builtin_code, params, &op) != kTfLiteOk) return -1;
+  if (version == LG_MODEL_WRITER_VERSION_AUTO && w->auto_versions) {
+    version = lg_auto_version(w, what, builtin_code, inputs, num_inputs,
+                              outputs, num_outputs, params);
+    if (version < 1) return -1;
+  }
   return lg_append_operator(w, what, builtin_code, NULL, version, inputs,
                             num_inputs, outputs, num_outputs, &op);
 }
@@ -932,9 +1029,9 @@ int32_t lg_model_writer_add_metadata(lg_model_writer* w, const char* name,
   return lg_push_metadata(w, name, data, size);
 }
 
-TfLiteStatus lg_model_writer_set_min_runtime_version(lg_model_writer* w,
-                                                     const char* version) {
-  if (w == NULL) return kTfLiteError;
+/* Stores the "min_runtime_version" metadata (adds or replaces it). */
+static TfLiteStatus lg_store_min_runtime_version(lg_model_writer* w,
+                                                 const char* version) {
   if (version == NULL || strlen(version) >= LG_MIN_RUNTIME_BYTES) {
     lg_fail(w, "min_runtime_version '%s' does not fit in %d bytes",
             version != NULL ? version : "(null)", LG_MIN_RUNTIME_BYTES - 1);
@@ -953,6 +1050,48 @@ TfLiteStatus lg_model_writer_set_min_runtime_version(lg_model_writer* w,
   if (stored == NULL) return kTfLiteError;
   w->buffers[w->metadata[existing].buffer].data = stored;
   return kTfLiteOk;
+}
+
+TfLiteStatus lg_model_writer_set_min_runtime_version(lg_model_writer* w,
+                                                     const char* version) {
+  if (w == NULL) return kTfLiteError;
+  TfLiteStatus status = lg_store_min_runtime_version(w, version);
+  if (status == kTfLiteOk) w->min_runtime_explicit = true;
+  return status;
+}
+
+/* The latest minimum runtime version over every builtin operator, or NULL
+ * when some builtin (code, version) has no table entry: the minimum would
+ * then be a guess (TFLite skips such pairs, which can understate it), so
+ * auto versions leave the metadata absent. CUSTOM ops are skipped: their
+ * versions are not TFLite's. */
+static const char* lg_writer_min_runtime(const lg_model_writer* w) {
+  const char* best = "";
+  for (int32_t s = 0; s < w->num_subgraphs; ++s) {
+    const lg_wsubgraph* sg = &w->subgraphs[s];
+    for (int32_t i = 0; i < sg->num_ops; ++i) {
+      const lg_wopcode* c = &w->opcodes[sg->ops[i].opcode];
+      if (c->custom != NULL) continue;
+      const char* v = lg_min_runtime_version(c->code, c->version);
+      if (v[0] == '\0') return NULL;
+      if (lg_compare_runtime_version(best, v) < 0) best = v;
+    }
+  }
+  return best;
+}
+
+/* With auto versions, writes the model's minimum runtime version before the
+ * model is serialized, unless the caller set one. When it is unknown (or
+ * there is no builtin op), a value stamped by an earlier finish is reset to
+ * 16 zero bytes: TFLite's empty placeholder, which reads as "". */
+static void lg_stamp_min_runtime_version(lg_model_writer* w) {
+  if (!w->auto_versions || w->min_runtime_explicit || w->failed) return;
+  const char* v = lg_writer_min_runtime(w);
+  if (v != NULL && v[0] != '\0') {
+    lg_store_min_runtime_version(w, v);
+  } else if (lg_find_metadata(w, kMinRuntimeVersionName) >= 0) {
+    lg_store_min_runtime_version(w, "");
+  }
 }
 
 TfLiteStatus lg_model_writer_set_description(lg_model_writer* w,
@@ -1414,6 +1553,7 @@ static TfLiteStatus lg_place_external(lg_model_writer* w, lg_plan* p) {
  * exceed 2 GB. */
 static TfLiteStatus lg_plan_model(lg_model_writer* w, lg_plan* p) {
   *p = (lg_plan){.external = w->external};
+  lg_stamp_min_runtime_version(w);
   if (w->failed) {
     lg_report(&w->reporter, "model writer: not writing the model after: %s",
               w->error);

@@ -133,6 +133,21 @@ int32_t lg_model_writer_add_operator(lg_model_writer* w, int32_t builtin_code,
                                      int num_inputs, const int32_t* outputs,
                                      int num_outputs, const void* params);
 
+/* The version argument of lg_model_writer_add_operator that asks the writer
+ * to compute the version (auto versions must be on). */
+#define LG_MODEL_WRITER_VERSION_AUTO 0
+
+/* Auto versions (off by default), as TensorFlow's converter stamps them:
+ *   - lg_model_writer_add_operator accepts LG_MODEL_WRITER_VERSION_AUTO and
+ *     writes the version lg_op_version (versioning/op_version.h) computes
+ *     from the operator's tensors, as added so far, and its params (NULL:
+ *     the schema defaults). An op without version rules is an error.
+ *   - finish/write_file write the model's minimum runtime version
+ *     (versioning/runtime_version.h, the latest over every builtin
+ *     operator's (code, version)) into "min_runtime_version", unless
+ *     lg_model_writer_set_min_runtime_version was called. */
+void lg_model_writer_set_auto_versions(lg_model_writer* w, bool enable);
+
 /* Appends a CUSTOM operator named `custom_name` whose custom_options are a
  * copy of `options` (NULL/0: none). Returns its index, or -1. */
 int32_t lg_model_writer_add_custom_operator(
