@@ -41,10 +41,9 @@
 #define LG_DW_OP "DEPTHWISE_CONV_2D"
 /* Channels the scalar path sums at once. */
 #define LG_DW_CHUNK 64
-/* Multiply-adds below which one thread does all the work: handing work to
- * a pool worker costs about 60 us on this project's VMs, the time of about
- * 1M depthwise multiply-adds. */
-#define LG_DW_MIN_PARALLEL_MACS (1 << 21)
+/* Multiply-adds below which one thread does all the work (see
+ * LG_GEMM_MIN_PARALLEL_MACS on the pool's hand-over cost). */
+#define LG_DW_MIN_PARALLEL_MACS (1 << 18)
 
 enum {
   kInputTensor = 0,

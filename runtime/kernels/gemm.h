@@ -150,11 +150,12 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
                  size_t scratch_floats);
 
 /* Below this many multiply-adds lg_gemm_run (and the kernels that split
- * work by batch) use one task. Handing work to a pool worker costs about
- * 60 us on this project's VMs (the worker sleeps on a condition variable),
- * about 8M multiply-adds of single-thread GEMM time; measured with
- * tools/bench_gemm --shape. */
-#define LG_GEMM_MIN_PARALLEL_MACS (1 << 23)
+ * work by batch) use one task. Pool workers spin briefly between runs, so
+ * back-to-back layers hand work over without a wake-up; a cold wake-up still
+ * costs tens of microseconds on this project's VMs. 512K multiply-adds (a
+ * few microseconds of GEMM) was the best of 128K/512K/8M on MobileNetV2 at
+ * 2 threads (benchmark_model p50: 3.9 / 4.0 / 5.7 ms). */
+#define LG_GEMM_MIN_PARALLEL_MACS (1 << 19)
 
 /* The largest mr and nr of any ISA. */
 #define LG_GEMM_MAX_MR 12
