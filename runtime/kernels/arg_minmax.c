@@ -25,7 +25,6 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/reduce_util.h"
 #include "runtime/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -193,9 +192,9 @@ static TfLiteStatus lg_arg_prepare(TfLiteContext* context, TfLiteNode* node) {
   data->out_type = lg_arg_params_type(data, node->builtin_data);
   TF_LITE_ENSURE_STATUS(lg_arg_check_types(context, data, input, axis, output));
   TF_LITE_ENSURE_STATUS(lg_arg_check_shapes(context, op, input, axis));
-  data->dynamic = !lg_reduce_is_constant(axis);
+  data->dynamic = !lg_kernel_is_constant(axis);
   if (data->dynamic) {
-    lg_reduce_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
   } else {
     TF_LITE_ENSURE_STATUS(lg_arg_configure(context, data, input, axis, output));
   }

@@ -108,4 +108,22 @@ static inline float lg_kernel_clamp_float(float x, float min, float max) {
   return x < min ? min : (x > max ? max : x);
 }
 
+/* Whether the tensor's data is fixed for the interpreter's lifetime (a
+ * constant of the model), so that Prepare may read it. */
+static inline bool lg_kernel_is_constant(const TfLiteTensor* tensor) {
+  return tensor->allocation_type == kTfLiteMmapRo ||
+         tensor->allocation_type == kTfLitePersistentRo;
+}
+
+/* Makes `output` dynamic: its shape is set in Invoke, where ResizeTensor
+ * gives it memory (TFLite's contract for outputs whose shape depends on
+ * input values). Memory it had from an earlier plan is dropped (its owner
+ * keeps it). */
+static inline void lg_kernel_set_dynamic(TfLiteTensor* output) {
+  if (output->allocation_type != kTfLiteDynamic) {
+    output->allocation_type = kTfLiteDynamic;
+    output->data.raw = NULL;
+  }
+}
+
 #endif /* LITEGPU_RUNTIME_KERNELS_KERNEL_UTIL_H_ */

@@ -17,7 +17,6 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/reduce_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -244,9 +243,9 @@ static TfLiteStatus lg_fill_prepare(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output;
   TF_LITE_ENSURE_STATUS(lg_fill_get(context, node, &dims, &value, &output));
   TF_LITE_ENSURE_STATUS(lg_fill_check(context, dims, value, output));
-  data->dynamic = !lg_reduce_is_constant(dims);
+  data->dynamic = !lg_kernel_is_constant(dims);
   if (data->dynamic) {
-    lg_reduce_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
   } else {
     TF_LITE_ENSURE_STATUS(lg_fill_configure(context, dims, output));
   }

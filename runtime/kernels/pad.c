@@ -231,10 +231,10 @@ static TfLiteStatus lg_pad_prepare_op(TfLiteContext* context, TfLiteNode* node,
   TF_LITE_ENSURE_STATUS(lg_shape_check_type(
       context, op, "paddings", paddings->type, LG_SHAPE_TYPES_INDEX));
   TF_LITE_ENSURE_STATUS(lg_pad_check_value(context, op, input, value, output));
-  if (lg_shape_is_constant(paddings)) {
+  if (lg_kernel_is_constant(paddings)) {
     TF_LITE_ENSURE_STATUS(lg_pad_build(context, node, op, mirror_mode, data));
   } else {
-    lg_shape_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
     data->dynamic = true;
   }
   data->prepared = true;

@@ -41,7 +41,6 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/reduce_util.h"
 #include "runtime/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -320,9 +319,9 @@ static TfLiteStatus lg_reduce_prepare(TfLiteContext* context,
                   input->dims->size, LG_REDUCE_MAX_RANK);
     return kTfLiteError;
   }
-  data->dynamic = !lg_reduce_is_constant(axis);
+  data->dynamic = !lg_kernel_is_constant(axis);
   if (data->dynamic) {
-    lg_reduce_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
   } else {
     TF_LITE_ENSURE_STATUS(lg_reduce_configure(
         context, data, input, axis, output, lg_reduce_keep_dims(node)));

@@ -238,8 +238,8 @@ static TfLiteStatus lg_reshape_prepare(TfLiteContext* context,
       return kTfLiteError;
     }
   }
-  if (shape != NULL && !lg_shape_is_constant(shape)) {
-    lg_shape_set_dynamic(output);
+  if (shape != NULL && !lg_kernel_is_constant(shape)) {
+    lg_kernel_set_dynamic(output);
     data->dynamic = true;
   } else {
     TF_LITE_ENSURE_STATUS(lg_reshape_output(context, node, input, output));
@@ -376,10 +376,10 @@ static TfLiteStatus lg_expand_dims_prepare(TfLiteContext* context,
       lg_kernel_input(context, node, LG_EXPAND_DIMS_OP, kAxisTensor, &axis));
   TF_LITE_ENSURE_STATUS(lg_shape_check_type(context, LG_EXPAND_DIMS_OP, "axis",
                                             axis->type, LG_SHAPE_TYPES_INDEX));
-  if (lg_shape_is_constant(axis)) {
+  if (lg_kernel_is_constant(axis)) {
     TF_LITE_ENSURE_STATUS(lg_expand_dims_output(context, input, axis, output));
   } else {
-    lg_shape_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
     data->dynamic = true;
   }
   data->prepared = true;

@@ -33,7 +33,6 @@
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/reduce_util.h"
 #include "runtime/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -219,9 +218,9 @@ static TfLiteStatus lg_resize_prepare(TfLiteContext* context,
   data->in_h = input->dims->data[1];
   data->in_w = input->dims->data[2];
   data->channels = input->dims->data[3];
-  data->dynamic = !lg_reduce_is_constant(size);
+  data->dynamic = !lg_kernel_is_constant(size);
   if (data->dynamic) {
-    lg_reduce_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
   } else {
     TF_LITE_ENSURE_STATUS(lg_resize_configure(context, data, size, output));
   }

@@ -57,13 +57,6 @@ TfLiteStatus lg_shape_check_rank(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
-void lg_shape_set_dynamic(TfLiteTensor* output) {
-  if (output->allocation_type != kTfLiteDynamic) {
-    output->allocation_type = kTfLiteDynamic;
-    output->data.raw = NULL;
-  }
-}
-
 TfLiteStatus lg_shape_read_ints(TfLiteContext* context, const char* op,
                                 const char* what, const TfLiteTensor* tensor,
                                 int capacity, int64_t* values, int* count) {

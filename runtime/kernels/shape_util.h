@@ -10,7 +10,7 @@
  * Shape-computing inputs (axis, begin/end, paddings, multiples, shape) are
  * read with lg_shape_read_ints. When every such input is constant the
  * kernel reads it in Prepare; otherwise it marks its outputs dynamic
- * (lg_shape_set_dynamic) and computes the shapes in Invoke, where
+ * (lg_kernel_set_dynamic) and computes the shapes in Invoke, where
  * context->ResizeTensor reallocates the dynamic outputs.
  *
  * Nothing here allocates, and every failing helper reports "OP: message"
@@ -71,17 +71,6 @@ TfLiteStatus lg_shape_check_same_type(TfLiteContext* context, const char* op,
 TfLiteStatus lg_shape_check_rank(TfLiteContext* context, const char* op,
                                  const char* what, const TfLiteTensor* tensor,
                                  int max_rank);
-
-/* Whether the tensor's data is fixed for the interpreter's lifetime (a
- * constant from the model), so that Prepare may read it. */
-static inline bool lg_shape_is_constant(const TfLiteTensor* tensor) {
-  return tensor->allocation_type == kTfLiteMmapRo ||
-         tensor->allocation_type == kTfLitePersistentRo;
-}
-
-/* Makes the output dynamic: its shape is set in Invoke, and ResizeTensor
- * then gives it memory. */
-void lg_shape_set_dynamic(TfLiteTensor* output);
 
 /* Reads every element of an INT32 or INT64 tensor (any rank) into values.
  * Errors: another type, more than `capacity` elements, or no data. */

@@ -175,7 +175,7 @@ static bool lg_slice_constant_inputs(TfLiteContext* context, TfLiteNode* node,
   for (int i = 1; i < node->inputs->size; ++i) {
     const TfLiteTensor* t;
     if (lg_kernel_input(context, node, op, i, &t) != kTfLiteOk ||
-        !lg_shape_is_constant(t)) {
+        !lg_kernel_is_constant(t)) {
       return false;
     }
   }
@@ -263,7 +263,7 @@ static TfLiteStatus lg_slice_prepare(TfLiteContext* context, TfLiteNode* node) {
   if (lg_slice_constant_inputs(context, node, LG_SLICE_OP)) {
     TF_LITE_ENSURE_STATUS(lg_slice_build(context, node, data));
   } else {
-    lg_shape_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
     data->dynamic = true;
   }
   data->prepared = true;
@@ -493,7 +493,7 @@ static TfLiteStatus lg_strided_prepare(TfLiteContext* context,
   if (lg_slice_constant_inputs(context, node, LG_STRIDED_SLICE_OP)) {
     TF_LITE_ENSURE_STATUS(lg_strided_build(context, node, data));
   } else {
-    lg_shape_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
     data->dynamic = true;
   }
   data->prepared = true;

@@ -201,7 +201,7 @@ static TfLiteStatus lg_split_set_dynamic(TfLiteContext* context,
   for (int i = 0; i < node->outputs->size; ++i) {
     TfLiteTensor* output;
     TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, op, i, &output));
-    lg_shape_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
   }
   data->dynamic = true;
   return kTfLiteOk;
@@ -257,7 +257,7 @@ static TfLiteStatus lg_split_prepare(TfLiteContext* context, TfLiteNode* node) {
       lg_kernel_input(context, node, LG_SPLIT_OP, kSplitAxisTensor, &axis));
   TF_LITE_ENSURE_STATUS(lg_shape_check_type(context, LG_SPLIT_OP, "axis",
                                             axis->type, LG_SHAPE_TYPES_INDEX));
-  if (lg_shape_is_constant(axis)) {
+  if (lg_kernel_is_constant(axis)) {
     TF_LITE_ENSURE_STATUS(lg_split_outputs(context, node, data, axis, input));
   } else {
     TF_LITE_ENSURE_STATUS(
@@ -378,7 +378,7 @@ static TfLiteStatus lg_split_v_prepare(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(lg_shape_check_type(context, LG_SPLIT_V_OP,
                                             "size_splits", sizes->type,
                                             LG_SHAPE_TYPES_INDEX));
-  if (lg_shape_is_constant(sizes) && lg_shape_is_constant(axis)) {
+  if (lg_kernel_is_constant(sizes) && lg_kernel_is_constant(axis)) {
     TF_LITE_ENSURE_STATUS(
         lg_split_v_outputs(context, node, data, input, sizes, axis));
   } else {

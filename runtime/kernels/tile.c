@@ -219,10 +219,10 @@ static TfLiteStatus lg_tile_prepare_op(
   TF_LITE_ENSURE_STATUS(lg_shape_check_type(
       context, op, build == lg_tile_build ? "multiples" : "shape", second->type,
       LG_SHAPE_TYPES_INDEX));
-  if (lg_shape_is_constant(second)) {
+  if (lg_kernel_is_constant(second)) {
     TF_LITE_ENSURE_STATUS(build(context, node, data));
   } else {
-    lg_shape_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
     data->dynamic = true;
   }
   data->prepared = true;

@@ -151,10 +151,10 @@ static TfLiteStatus lg_transpose_prepare(TfLiteContext* context,
                                             input, LG_SHAPE_MAX_RANK));
   TF_LITE_ENSURE_STATUS(lg_shape_check_type(context, LG_TRANSPOSE_OP, "perm",
                                             perm->type, LG_SHAPE_TYPES_INDEX));
-  if (lg_shape_is_constant(perm)) {
+  if (lg_kernel_is_constant(perm)) {
     TF_LITE_ENSURE_STATUS(lg_transpose_build(context, node, data));
   } else {
-    lg_shape_set_dynamic(output);
+    lg_kernel_set_dynamic(output);
     data->dynamic = true;
   }
   data->prepared = true;
