@@ -22,6 +22,7 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
+#include "versioning/runtime_version.h"
 
 typedef struct inspect_options {
   const char* path;
@@ -302,12 +303,16 @@ int main(int argc, char** argv) {
     printf(",\"bytes\":%zu,\"schema_version\":%u,\"min_runtime_version\":",
            m->size, m->version);
     json_string(version);
+    printf(",\"computed_min_runtime_version\":");
+    json_string(lg_model_min_runtime_version(m));
     printf(",\"subgraphs\":%d,", m->num_subgraphs);
   } else {
     printf("model: %s (%zu bytes), schema version %u, %d subgraph(s)\n", o.path,
            m->size, m->version, m->num_subgraphs);
-    printf("min_runtime_version (recorded): %s\n",
-           version[0] ? version : "(absent)");
+    printf("min_runtime_version: recorded %s, computed from the ops %s\n",
+           version[0] ? version : "(absent)",
+           lg_model_min_runtime_version(m)[0] ? lg_model_min_runtime_version(m)
+                                              : "(unknown)");
   }
   print_operators(m, o.json);
   print_tensors(m, o.json);

@@ -59,6 +59,9 @@ def test_json_matches_the_schema_reader():
     assert [(t["name"], t["type"], t["shape"])
             for t in report["tensors"]] == tensors
     assert report["schema_version"] == 3
+    # hello_world records 1.5.0; FULLY_CONNECTED version 1 needs 1.5.0.
+    assert report["min_runtime_version"] == "1.5.0"
+    assert report["computed_min_runtime_version"] == "1.5.0"
     memory = report["memory"]
     assert 0 < memory["non_constant_tensor_bytes"] <= memory["arena_bytes"] + \
         memory["non_constant_tensor_bytes"]
