@@ -1,0 +1,152 @@
+/* The small interface every GPU backend (OpenCL, Vulkan) implements.
+ *
+ * The backend-neutral GPU layer (delegates/gpu/) lowers a claimed subgraph
+ * into device buffers and a list of dispatches; a backend only moves bytes,
+ * builds compute kernels from the project's embedded sources and runs them.
+ * Like a ggml backend, it is a table of function pointers plus a context;
+ * every slot has a comment and (optional) slots may be NULL.
+ *
+ *   lg_gpu_backend* be = NULL;
+ *   if (lg_opencl_backend_create(&options, &be, &error) != kTfLiteOk) ...
+ *   lg_gpu_buffer* buf = NULL;
+ *   be->ops->buffer_create(be, bytes, &buf, &error);
+ *   be->ops->buffer_upload(be, buf, 0, host, bytes, &error);
+ *   lg_gpu_kernel* k = NULL;
+ *   be->ops->kernel_create(be, "add", "-DACTIVATION=1", &k, &error);
+ *   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(buf), LG_GPU_ARG_INT(n)};
+ *   be->ops->dispatch(be, k, args, 2, global, local_or_null, &error);
+ *   be->ops->finish(be, &error);
+ *   be->ops->buffer_download(be, buf, 0, host, bytes, &error);
+ *   be->ops->kernel_release(be, k); be->ops->buffer_release(be, buf);
+ *   lg_gpu_backend_destroy(be);
+ *
+ * Errors: every fallible slot returns a TfLiteStatus and, on failure, fills
+ * an lg_gpu_error with a message naming the call, the API's error code by
+ * name (e.g. "clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE") and, for
+ * builds, the log. Nothing aborts. Release slots accept NULL.
+ * Thread safety: a backend instance is used by one thread at a time.
+ */
+#ifndef LITEGPU_DELEGATES_GPU_GPU_BACKEND_H_
+#define LITEGPU_DELEGATES_GPU_GPU_BACKEND_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tensorflow/lite/c/c_api_types.h"
+
+#define LG_GPU_ERROR_SIZE 1024
+
+typedef struct lg_gpu_error {
+  char message[LG_GPU_ERROR_SIZE];
+} lg_gpu_error;
+
+typedef enum lg_gpu_backend_kind {
+  LG_GPU_BACKEND_OPENCL = 1,
+  LG_GPU_BACKEND_VULKAN = 2,
+} lg_gpu_backend_kind;
+
+/* What the device can do; read from the device, never assumed. */
+typedef struct lg_gpu_device_info {
+  char name[256];
+  char vendor[256];
+  char driver_version[256];
+  char api_version[128];
+  uint64_t global_memory_bytes;
+  uint64_t max_buffer_bytes;          /* largest single allocation */
+  size_t max_work_group_size;         /* invocations per work group */
+  size_t max_work_item_sizes[3];
+  uint32_t max_compute_units;
+  bool fp16;                          /* half arithmetic and storage */
+  uint32_t buffer_alignment;          /* base address alignment, bytes */
+} lg_gpu_device_info;
+
+typedef struct lg_gpu_buffer lg_gpu_buffer; /* backend-defined */
+typedef struct lg_gpu_kernel lg_gpu_kernel; /* backend-defined */
+typedef struct lg_gpu_backend lg_gpu_backend;
+
+typedef enum lg_gpu_arg_kind {
+  LG_GPU_ARG_KIND_BUFFER = 0,
+  LG_GPU_ARG_KIND_INT = 1,
+  LG_GPU_ARG_KIND_FLOAT = 2,
+} lg_gpu_arg_kind;
+
+/* One kernel argument, in the kernel's parameter order. */
+typedef struct lg_gpu_arg {
+  lg_gpu_arg_kind kind;
+  union {
+    lg_gpu_buffer* buffer;
+    int32_t i;
+    float f;
+  } value;
+} lg_gpu_arg;
+
+#define LG_GPU_ARG_BUFFER(b) \
+  ((lg_gpu_arg){.kind = LG_GPU_ARG_KIND_BUFFER, .value.buffer = (b)})
+#define LG_GPU_ARG_INT(x) \
+  ((lg_gpu_arg){.kind = LG_GPU_ARG_KIND_INT, .value.i = (x)})
+#define LG_GPU_ARG_FLOAT(x) \
+  ((lg_gpu_arg){.kind = LG_GPU_ARG_KIND_FLOAT, .value.f = (x)})
+
+typedef struct lg_gpu_backend_ops {
+  /* Allocates `bytes` of device memory (contents undefined). */
+  TfLiteStatus (*buffer_create)(lg_gpu_backend* be, size_t bytes,
+                                lg_gpu_buffer** out, lg_gpu_error* error);
+  /* Copies host bytes into the buffer at `offset` (blocking). */
+  TfLiteStatus (*buffer_upload)(lg_gpu_backend* be, lg_gpu_buffer* buffer,
+                                size_t offset, const void* data, size_t bytes,
+                                lg_gpu_error* error);
+  /* Copies buffer bytes at `offset` to the host (blocking: waits for every
+   * dispatch recorded before it). */
+  TfLiteStatus (*buffer_download)(lg_gpu_backend* be, lg_gpu_buffer* buffer,
+                                  size_t offset, void* data, size_t bytes,
+                                  lg_gpu_error* error);
+  void (*buffer_release)(lg_gpu_backend* be, lg_gpu_buffer* buffer);
+
+  /* Builds (or loads from the program cache) the kernel `name` from the
+   * backend's embedded sources, with preprocessor `defines` such as
+   * "-DACTIVATION=1" (may be NULL). */
+  TfLiteStatus (*kernel_create)(lg_gpu_backend* be, const char* name,
+                                const char* defines, lg_gpu_kernel** out,
+                                lg_gpu_error* error);
+  void (*kernel_release)(lg_gpu_backend* be, lg_gpu_kernel* kernel);
+  /* The largest work-group size this kernel supports on the device. */
+  size_t (*kernel_max_work_group_size)(lg_gpu_backend* be,
+                                       const lg_gpu_kernel* kernel);
+
+  /* Records one dispatch over `global[0..dims)` work items with the given
+   * arguments; `local` NULL lets the backend choose within the device's
+   * limits. Runs in recording order. */
+  TfLiteStatus (*dispatch)(lg_gpu_backend* be, lg_gpu_kernel* kernel,
+                           const lg_gpu_arg* args, int num_args, int dims,
+                           const size_t* global, const size_t* local,
+                           lg_gpu_error* error);
+  /* Submits what was recorded (optional: NULL when dispatch submits). */
+  TfLiteStatus (*submit)(lg_gpu_backend* be, lg_gpu_error* error);
+  /* Waits until everything submitted has finished. */
+  TfLiteStatus (*finish)(lg_gpu_backend* be, lg_gpu_error* error);
+
+  /* Frees the backend and everything it still holds. */
+  void (*destroy)(lg_gpu_backend* be);
+} lg_gpu_backend_ops;
+
+struct lg_gpu_backend {
+  const lg_gpu_backend_ops* ops;
+  lg_gpu_backend_kind kind;
+  lg_gpu_device_info device;
+  void* impl; /* the backend's own state */
+};
+
+/* How a backend is created. */
+typedef struct lg_gpu_backend_options {
+  int device_index;              /* among the backend's GPU-like devices */
+  bool allow_fp16;               /* build kernels with half storage/math */
+  const char* cache_dir;         /* program/pipeline cache folder, or NULL */
+} lg_gpu_backend_options;
+
+/* NULL is a no-op. */
+static inline void lg_gpu_backend_destroy(lg_gpu_backend* be) {
+  if (be != NULL) be->ops->destroy(be);
+}
+
+#endif /* LITEGPU_DELEGATES_GPU_GPU_BACKEND_H_ */

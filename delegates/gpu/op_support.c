@@ -1,0 +1,867 @@
+/* The GPU delegate's op support table (see op_support.h).
+ *
+ * Each check follows TFLite's GPU rules for its op (the wording of its
+ * refusals is TFLite's where TFLite has one) and ends with the common tensor
+ * filter. A check writes its reason with fail() and returns false.
+ */
+#include "delegates/gpu/op_support.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/model/builtin_options.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+
+/* ---- Helpers ----------------------------------------------------------- */
+
+static bool fail(char* reason, size_t size, const char* format, ...) {
+  if (reason != NULL && size > 0) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(reason, size, format, args);
+    va_end(args);
+  }
+  return false;
+}
+
+/* The tensor at position `i` of `indices`, or NULL (omitted or absent). */
+static const TfLiteTensor* tensor_at(const TfLiteContext* context,
+                                     const TfLiteIntArray* indices, int i) {
+  if (indices == NULL || i < 0 || i >= indices->size) return NULL;
+  const int t = indices->data[i];
+  if (t < 0 || (size_t)t >= context->tensors_size) return NULL;
+  return &context->tensors[t];
+}
+
+static const TfLiteTensor* input(const TfLiteContext* context,
+                                 const TfLiteNode* node, int i) {
+  return tensor_at(context, node->inputs, i);
+}
+
+static const TfLiteTensor* output(const TfLiteContext* context,
+                                  const TfLiteNode* node, int i) {
+  return tensor_at(context, node->outputs, i);
+}
+
+/* Constant: data from the model (read-only), as TFLite's IsConstantTensor;
+ * litegpu keeps misaligned model constants as kTfLitePersistentRo. */
+static bool is_const(const TfLiteTensor* t) {
+  return t != NULL && (t->allocation_type == kTfLiteMmapRo ||
+                       t->allocation_type == kTfLitePersistentRo);
+}
+
+static int rank(const TfLiteTensor* t) {
+  return (t != NULL && t->dims != NULL) ? t->dims->size : 0;
+}
+
+static int dim(const TfLiteTensor* t, int i) {
+  return (i >= 0 && i < rank(t)) ? t->dims->data[i] : 1;
+}
+
+static int num_inputs(const TfLiteNode* node) {
+  return node->inputs ? node->inputs->size : 0;
+}
+
+static int num_outputs(const TfLiteNode* node) {
+  return node->outputs ? node->outputs->size : 0;
+}
+
+/* Inputs that are present and not constant. */
+static int runtime_inputs(const TfLiteContext* context,
+                          const TfLiteNode* node) {
+  int n = 0;
+  for (int i = 0; i < num_inputs(node); ++i) {
+    const TfLiteTensor* t = input(context, node, i);
+    if (t != NULL && !is_const(t)) ++n;
+  }
+  return n;
+}
+
+static int const_inputs(const TfLiteContext* context, const TfLiteNode* node) {
+  int n = 0;
+  for (int i = 0; i < num_inputs(node); ++i) {
+    if (is_const(input(context, node, i))) ++n;
+  }
+  return n;
+}
+
+/* TFLite's CheckInputsOutputs. */
+static bool check_io(const TfLiteContext* context, const TfLiteNode* node,
+                     int runtime, int outputs, char* reason, size_t size) {
+  const int have = runtime_inputs(context, node);
+  if (have != runtime) {
+    return fail(reason, size,
+                "Expected %d runtime input tensor(s), but node has %d "
+                "runtime input(s).",
+                runtime, have);
+  }
+  if (num_outputs(node) != outputs) {
+    return fail(reason, size,
+                "Expected %d output tensor(s), but node has %d output(s).",
+                outputs, num_outputs(node));
+  }
+  return true;
+}
+
+/* TFLite's CheckInputsConstsOutputs. */
+static bool check_ico(const TfLiteContext* context, const TfLiteNode* node,
+                      int runtime, int consts, int outputs, char* reason,
+                      size_t size) {
+  const int have = const_inputs(context, node);
+  if (have != consts) {
+    return fail(reason, size,
+                "Expected %d const input tensor(s), but node has %d const "
+                "input(s).",
+                consts, have);
+  }
+  return check_io(context, node, runtime, outputs, reason, size);
+}
+
+/* Two runtime operands, or one runtime and one constant. */
+static bool check_operands(const TfLiteContext* context,
+                           const TfLiteNode* node, char* reason, size_t size) {
+  if (check_ico(context, node, 2, 0, 1, NULL, 0) ||
+      check_ico(context, node, 1, 1, 1, NULL, 0)) {
+    return true;
+  }
+  return fail(reason, size, "Op can only handle 1 or 2 operand(s).");
+}
+
+static bool check_activation(TfLiteFusedActivation a, char* reason,
+                             size_t size) {
+  if (a == kTfLiteActSignBit) {
+    return fail(reason, size, "TfLiteFusedActivation.kTfLiteActSignBit");
+  }
+  return true;
+}
+
+static bool check_params(const TfLiteNode* node, char* reason, size_t size) {
+  if (node->builtin_data == NULL) {
+    return fail(reason, size, "Unable to retrieve builtin_data.");
+  }
+  return true;
+}
+
+static bool check_strides(int h, int w, char* reason, size_t size) {
+  if (h <= 0 || w <= 0) {
+    return fail(reason, size,
+                "Incorrect stride values: stride_height = %d, stride_width = "
+                "%d",
+                h, w);
+  }
+  return true;
+}
+
+static bool check_dilation(int h, int w, char* reason, size_t size) {
+  if (h <= 0 || w <= 0) {
+    return fail(reason, size,
+                "Incorrect dilation values: dilation_height = %d, "
+                "dilation_width = %d",
+                h, w);
+  }
+  return true;
+}
+
+/* TFLite's CheckConvoultionInputOutput. */
+static bool check_conv_io(const TfLiteContext* context, const TfLiteNode* node,
+                          char* reason, size_t size) {
+  const int runtime = runtime_inputs(context, node);
+  if (runtime > 2) {
+    return fail(reason, size,
+                "Expected 1 or 2 input tensor(s), but node has %d runtime "
+                "inputs.",
+                runtime);
+  }
+  if (num_outputs(node) != 1) {
+    return fail(reason, size,
+                "Expected 1 output tensor(s), but node has %d runtime "
+                "outputs.",
+                num_outputs(node));
+  }
+  if (runtime == 1 && num_inputs(node) < 2) {
+    return fail(reason, size,
+                "Requested index goes beyond array size: 1 vs %d",
+                num_inputs(node));
+  }
+  return true;
+}
+
+/* TFLite's CheckAxesAreInt32Const on input 1. */
+static bool check_axes(const TfLiteContext* context, const TfLiteNode* node,
+                       int32_t code, char* reason, size_t size) {
+  const TfLiteTensor* axes = input(context, node, 1);
+  const char* name = lg_builtin_op_name(code);
+  if (axes == NULL || !is_const(axes)) {
+    return fail(reason, size, "%s is only supported with constant axes.",
+                name);
+  }
+  if (axes->type != kTfLiteInt32) {
+    return fail(reason, size,
+                "%s supports int32 tensor for axes. But node has %s", name,
+                TfLiteTypeGetName(axes->type));
+  }
+  return true;
+}
+
+/* Writes "[d0,d1,...]" of a tensor's shape. */
+static void format_dims(const TfLiteTensor* t, char* out, size_t size) {
+  size_t used = (size_t)snprintf(out, size, "[");
+  for (int i = 0; i < rank(t) && used < size; ++i) {
+    used += (size_t)snprintf(out + used, size - used, i ? ",%d" : "%d",
+                             t->dims->data[i]);
+  }
+  if (used < size) snprintf(out + used, size - used, "]");
+}
+
+/* TFLite's standard ADD/MUL broadcast rule for operands of different ranks
+ * (both above 1): 3-D to 4-D with batch 1, [1,1] or [b,c] to [b,h,w,c]. */
+static bool check_broadcast(const TfLiteTensor* a, const TfLiteTensor* b,
+                            char* reason, size_t size) {
+  const int ra = rank(a), rb = rank(b);
+  if (ra <= 1 || rb <= 1 || ra == rb) return true;
+  const TfLiteTensor* lo = ra >= rb ? a : b;
+  const TfLiteTensor* sh = ra >= rb ? b : a;
+  const int rl = rank(lo), rs = rank(sh);
+  bool ok = false;
+  if (rl == 4 && rs == 3 && dim(lo, 0) == 1) {
+    ok = true;
+  } else if (rl == 4 && rs == 2 && dim(lo, 0) == 1 && dim(sh, 0) == 1 &&
+             dim(sh, 1) == 1) {
+    ok = true;
+  } else if (rl == 4 && rs == 2 && dim(lo, 0) == dim(sh, 0) &&
+             dim(lo, 3) == dim(sh, 1)) {
+    ok = true;
+  }
+  if (ok) return true;
+  char da[96], db[96];
+  format_dims(a, da, sizeof(da));
+  format_dims(b, db, sizeof(db));
+  return fail(reason, size,
+              "Doesn't support broadcasting - input0: %s, input1: %s", da, db);
+}
+
+/* ---- The common tensor filter ----------------------------------------- */
+
+static bool type_allowed(TfLiteType type, const TfLiteType* extra,
+                         int num_extra) {
+  if (type == kTfLiteFloat32 || type == kTfLiteFloat16) return true;
+  for (int i = 0; i < num_extra; ++i) {
+    if (type == extra[i]) return true;
+  }
+  return false;
+}
+
+static bool tensors_allowed(const TfLiteContext* context,
+                            const TfLiteIntArray* indices,
+                            const TfLiteType* extra, int num_extra) {
+  for (int i = 0; indices != NULL && i < indices->size; ++i) {
+    const TfLiteTensor* t = tensor_at(context, indices, i);
+    if (t == NULL) continue;
+    if (rank(t) >= 5) return false;
+    if (!is_const(t) && !type_allowed(t->type, extra, num_extra)) return false;
+  }
+  return true;
+}
+
+/* TFLite's GetOpsToReplace filter (without quantized types). */
+static bool check_tensors(const TfLiteContext* context, const TfLiteNode* node,
+                          int32_t code, char* reason, size_t size) {
+  static const TfLiteType cast_types[2] = {kTfLiteInt32, kTfLiteBool};
+  static const TfLiteType gather_types[1] = {kTfLiteInt32};
+  const TfLiteType* in_extra = NULL;
+  const TfLiteType* out_extra = NULL;
+  int in_n = 0, out_n = 0;
+  if (code == kTfLiteBuiltinCast) {
+    in_extra = out_extra = cast_types;
+    in_n = out_n = 2;
+  } else if (code == kTfLiteBuiltinGather) {
+    in_extra = gather_types;
+    in_n = 1;
+  }
+  if (!tensors_allowed(context, node->inputs, in_extra, in_n) ||
+      !tensors_allowed(context, node->outputs, out_extra, out_n)) {
+    return fail(reason, size, LG_GPU_TENSOR_REASON);
+  }
+  return true;
+}
+
+/* ---- Per-op checks ----------------------------------------------------- */
+
+#define CHECK_ARGS                                                  \
+  TfLiteContext *context, const TfLiteNode *node,                   \
+      const TfLiteRegistration *registration, char *reason, size_t size
+
+static bool check_add(CHECK_ARGS) {
+  (void)registration;
+  if (num_inputs(node) != 2) {
+    return fail(reason, size, "ADD requires two input tensors.");
+  }
+  if (!check_broadcast(input(context, node, 0), input(context, node, 1),
+                       reason, size) ||
+      !check_operands(context, node, reason, size) ||
+      !check_params(node, reason, size)) {
+    return false;
+  }
+  const TfLiteAddParams* p = node->builtin_data;
+  return check_activation(p->activation, reason, size);
+}
+
+/* MUL needs one operand at least as large as the other in every dimension
+ * (a matrix-vector style product is not an elementwise MUL on the GPU). */
+static bool check_mul(CHECK_ARGS) {
+  (void)registration;
+  if (num_inputs(node) != 2) {
+    return fail(reason, size, "MUL requires two input tensors.");
+  }
+  const TfLiteTensor* a = input(context, node, 0);
+  const TfLiteTensor* b = input(context, node, 1);
+  if (rank(a) == rank(b)) {
+    bool a_smaller = false, b_smaller = false;
+    for (int i = 0; i < rank(a); ++i) {
+      if (dim(a, i) < dim(b, i)) a_smaller = true;
+      if (dim(b, i) < dim(a, i)) b_smaller = true;
+    }
+    if (a_smaller && b_smaller) {
+      return fail(reason, size,
+                  "MUL requires one tensor that not less than second in all "
+                  "dimensions.");
+    }
+  } else if (!check_broadcast(a, b, reason, size)) {
+    return false;
+  }
+  if (!check_operands(context, node, reason, size) ||
+      !check_params(node, reason, size)) {
+    return false;
+  }
+  const TfLiteMulParams* p = node->builtin_data;
+  return check_activation(p->activation, reason, size);
+}
+
+/* SUB, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, POW. */
+static bool check_binary(CHECK_ARGS) {
+  if (!check_operands(context, node, reason, size)) return false;
+  TfLiteFusedActivation activation = kTfLiteActNone;
+  if (node->builtin_data != NULL &&
+      registration->builtin_code == kTfLiteBuiltinSub) {
+    activation = ((const TfLiteSubParams*)node->builtin_data)->activation;
+  } else if (node->builtin_data != NULL &&
+             registration->builtin_code == kTfLiteBuiltinDiv) {
+    activation = ((const TfLiteDivParams*)node->builtin_data)->activation;
+  }
+  return check_activation(activation, reason, size);
+}
+
+/* One runtime input, no constants, one output. */
+static bool check_unary(CHECK_ARGS) {
+  (void)registration;
+  return check_ico(context, node, 1, 0, 1, reason, size);
+}
+
+/* One runtime input (constants allowed), one output. */
+static bool check_one_runtime(CHECK_ARGS) {
+  (void)registration;
+  return check_io(context, node, 1, 1, reason, size);
+}
+
+/* RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU: TFLite checks only the version. */
+static bool check_relu(CHECK_ARGS) {
+  (void)context;
+  (void)node;
+  (void)registration;
+  (void)reason;
+  (void)size;
+  return true;
+}
+
+static bool check_conv(CHECK_ARGS) {
+  (void)registration;
+  if (!check_conv_io(context, node, reason, size) ||
+      !check_params(node, reason, size)) {
+    return false;
+  }
+  const TfLiteConvParams* p = node->builtin_data;
+  return check_strides(p->stride_height, p->stride_width, reason, size) &&
+         check_dilation(p->dilation_height_factor, p->dilation_width_factor,
+                        reason, size) &&
+         check_activation(p->activation, reason, size);
+}
+
+/* Shapes of a depthwise convolution: 4-D input, filter [1,h,w,out_c] and
+ * output; out_c == in_c * depth_multiplier; bias of out_c values. */
+static bool check_depthwise_shapes(const TfLiteContext* context,
+                                   const TfLiteNode* node, int multiplier,
+                                   char* reason, size_t size) {
+  const TfLiteTensor* in = input(context, node, 0);
+  const TfLiteTensor* filter = input(context, node, 1);
+  const TfLiteTensor* bias = input(context, node, 2);
+  const TfLiteTensor* out = output(context, node, 0);
+  if (rank(in) != 4) return fail(reason, size, "input.dims.size != 4");
+  if (rank(filter) != 4) return fail(reason, size, "filter.dims.size != 4");
+  if (rank(out) != 4) return fail(reason, size, "output.dims.size != 4");
+  if (dim(in, 0) != dim(out, 0)) {
+    return fail(reason, size, "input.b != output.b");
+  }
+  const int in_c = dim(in, 3), out_c = dim(out, 3);
+  if (dim(filter, 3) != out_c) {
+    return fail(reason, size, "filter.i != output.c");
+  }
+  if (out_c != in_c * multiplier) {
+    return fail(reason, size, "output.c != input.c * depth_multiplier");
+  }
+  if (bias != NULL) {
+    long long n = 1;
+    for (int i = 0; i < rank(bias); ++i) n *= bias->dims->data[i];
+    if (n != out_c) return fail(reason, size, "bias.size != output.c");
+  }
+  if (multiplier != 1 && in_c != 1) {
+    return fail(reason, size, "depth_multiplier != 1 && input.c != 1");
+  }
+  return true;
+}
+
+static bool check_depthwise(CHECK_ARGS) {
+  (void)registration;
+  if (!check_conv_io(context, node, reason, size) ||
+      !check_params(node, reason, size)) {
+    return false;
+  }
+  const TfLiteDepthwiseConvParams* p = node->builtin_data;
+  return check_strides(p->stride_height, p->stride_width, reason, size) &&
+         check_dilation(p->dilation_height_factor, p->dilation_width_factor,
+                        reason, size) &&
+         check_activation(p->activation, reason, size) &&
+         check_depthwise_shapes(context, node, p->depth_multiplier, reason,
+                                size);
+}
+
+static bool check_transpose_conv(CHECK_ARGS) {
+  (void)registration;
+  if (!check_conv_io(context, node, reason, size) ||
+      !check_params(node, reason, size)) {
+    return false;
+  }
+  const TfLiteTransposeConvParams* p = node->builtin_data;
+  return check_strides(p->stride_height, p->stride_width, reason, size) &&
+         check_activation(p->activation, reason, size);
+}
+
+static bool check_fully_connected(CHECK_ARGS) {
+  (void)registration;
+  if (!check_params(node, reason, size)) return false;
+  const TfLiteFullyConnectedParams* p = node->builtin_data;
+  if (p->weights_format != kTfLiteFullyConnectedWeightsFormatDefault) {
+    return fail(reason, size, "Unsupported FullyConnected weights format: %d",
+                (int)p->weights_format);
+  }
+  if (runtime_inputs(context, node) > 2) {
+    return fail(reason, size,
+                "FullyConnected doesn't support more than 2 runtime inputs.");
+  }
+  if (is_const(input(context, node, 0))) {
+    return fail(reason, size,
+                "FullyConnected doesn't support constant input.");
+  }
+  if (p->keep_num_dims &&
+      rank(input(context, node, 0)) != rank(output(context, node, 0))) {
+    return fail(reason, size,
+                "Input and output dimensions different and FullyConnected "
+                "doesn't support keep_num_dims.");
+  }
+  return check_activation(p->activation, reason, size);
+}
+
+/* Two runtime operands, or a runtime one times a constant 2-D matrix (which
+ * the GPU runs as a 1x1 convolution). */
+static bool check_batch_matmul(CHECK_ARGS) {
+  (void)registration;
+  if (num_inputs(node) != 2 || num_outputs(node) != 1) {
+    return fail(reason, size,
+                "Expected 2 inputs and 1 output, got: %d inputs and %d "
+                "outputs",
+                num_inputs(node), num_outputs(node));
+  }
+  const int runtime = runtime_inputs(context, node);
+  const TfLiteTensor* b = input(context, node, 1);
+  if (runtime == 2 || (runtime == 1 && is_const(b) && rank(b) == 2)) {
+    return true;
+  }
+  return fail(reason, size, "Not supported batched mat mul case");
+}
+
+static bool check_pool(CHECK_ARGS) {
+  (void)registration;
+  if (!check_params(node, reason, size) ||
+      !check_io(context, node, 1, 1, reason, size)) {
+    return false;
+  }
+  const TfLitePoolParams* p = node->builtin_data;
+  if (p->filter_height <= 0 || p->filter_width <= 0) {
+    return fail(reason, size,
+                "Incorrect kernel values: kernel_height = %d, kernel_width = "
+                "%d",
+                p->filter_height, p->filter_width);
+  }
+  return check_strides(p->stride_height, p->stride_width, reason, size) &&
+         check_activation(p->activation, reason, size);
+}
+
+static bool check_mean(CHECK_ARGS) {
+  return check_ico(context, node, 1, 1, 1, reason, size) &&
+         check_axes(context, node, registration->builtin_code, reason, size);
+}
+
+/* SUM, REDUCE_MAX. */
+static bool check_reduce(CHECK_ARGS) {
+  return check_io(context, node, 1, 1, reason, size) &&
+         check_axes(context, node, registration->builtin_code, reason, size);
+}
+
+static bool check_concatenation(CHECK_ARGS) {
+  (void)context;
+  (void)registration;
+  if (!check_params(node, reason, size)) return false;
+  const TfLiteConcatenationParams* p = node->builtin_data;
+  return check_activation(p->activation, reason, size);
+}
+
+/* PAD, PADV2, MIRROR_PAD: constant paddings of shape 4x2 or 3x2. */
+static bool check_pad(CHECK_ARGS) {
+  if (registration->builtin_code == kTfLiteBuiltinMirrorPad) {
+    if (!check_params(node, reason, size)) return false;
+    const TfLiteMirrorPaddingParams* p = node->builtin_data;
+    if (p->mode != kTfLiteMirrorPaddingReflect) {
+      return fail(reason, size,
+                  "Only Reflective padding is supported for Mirror Pad "
+                  "operation. But node has %d",
+                  (int)p->mode);
+    }
+  }
+  if (!check_io(context, node, 1, 1, reason, size)) return false;
+  const TfLiteTensor* pads = input(context, node, 1);
+  if (pads == NULL) {
+    return fail(reason, size, "Requested index goes beyond array size: 1 vs %d",
+                num_inputs(node));
+  }
+  if (rank(pads) != 2) {
+    return fail(reason, size,
+                "Invalid paddings tensor dimension: expected 2 dim, got %d dim",
+                rank(pads));
+  }
+  if ((dim(pads, 0) != 3 && dim(pads, 0) != 4) || dim(pads, 1) != 2) {
+    return fail(reason, size,
+                "Invalid paddings tensor shape: expected 4x2 or 3x2, got %dx%d",
+                dim(pads, 0), dim(pads, 1));
+  }
+  return true;
+}
+
+/* SLICE: rank 3 or 4, begin and size constant (the GPU reads them when it
+ * builds the program). */
+static bool check_slice(CHECK_ARGS) {
+  (void)registration;
+  if (num_inputs(node) < 3) {
+    return fail(reason, size, "SLICE requires 3 inputs, but node has %d inputs.",
+                num_inputs(node));
+  }
+  const int r = rank(input(context, node, 0));
+  if (r != 3 && r != 4) {
+    return fail(reason, size,
+                "SLICE supports for 3 or 4 dimensional tensors only, but node "
+                "has %d dimensional tensors.",
+                r);
+  }
+  return check_io(context, node, 1, 1, reason, size);
+}
+
+static bool check_strided_slice(CHECK_ARGS) {
+  (void)registration;
+  if (!check_params(node, reason, size)) return false;
+  const TfLiteStridedSliceParams* p = node->builtin_data;
+  if (p->ellipsis_mask) {
+    return fail(reason, size, "Slice does not support ellipsis_mask.");
+  }
+  if (p->new_axis_mask) {
+    return fail(reason, size, "Slice does not support new_axis_mask.");
+  }
+  if (p->shrink_axis_mask) {
+    return fail(reason, size,
+                "Slice does not support shrink_axis_mask parameter. ");
+  }
+  if (num_inputs(node) < 4) {
+    return fail(reason, size, "STRIDED_SLICE requires 4 inputs.");
+  }
+  const int r = rank(input(context, node, 0));
+  if (r != 3 && r != 4) {
+    return fail(reason, size,
+                "STRIDED_SLICE supports for 3 or 4 dimensional tensors only.");
+  }
+  return check_io(context, node, 1, 1, reason, size);
+}
+
+/* SPLIT and SPLIT_V: one runtime input; the axis (and sizes) constant. */
+static bool check_split(CHECK_ARGS) {
+  (void)registration;
+  const int have = runtime_inputs(context, node);
+  if (have != 1) {
+    return fail(reason, size,
+                "Expected 1 runtime input tensor(s), but node has %d runtime "
+                "input(s).",
+                have);
+  }
+  return true;
+}
+
+static bool check_gather(CHECK_ARGS) {
+  (void)registration;
+  if (!check_ico(context, node, 2, 0, 1, NULL, 0) &&
+      !check_ico(context, node, 1, 1, 1, NULL, 0)) {
+    return fail(reason, size, "Op can only handle 1 or 2 operand(s).");
+  }
+  const TfLiteTensor* params = input(context, node, 0);
+  const TfLiteTensor* indices = input(context, node, 1);
+  if (params != NULL && params->type == kTfLiteInt32) {
+    return fail(reason, size, "Does not accept INT32 input.");
+  }
+  if (rank(indices) != 1) {
+    return fail(reason, size, "Only support 1D indices");
+  }
+  if (indices->type != kTfLiteInt32) {
+    return fail(reason, size, "Only accept INT32 indices");
+  }
+  return true;
+}
+
+/* DEPTH_TO_SPACE and SPACE_TO_DEPTH: block_size > 1. */
+static bool check_block(CHECK_ARGS) {
+  if (!check_io(context, node, 1, 1, reason, size) ||
+      !check_params(node, reason, size)) {
+    return false;
+  }
+  /* Both params structs hold only block_size. */
+  const int block = ((const TfLiteDepthToSpaceParams*)node->builtin_data)
+                        ->block_size;
+  const char* name = lg_builtin_op_name(registration->builtin_code);
+  if (block == 1) {
+    return fail(reason, size, "%s block_size = 1 is a no-op.", name);
+  }
+  if (block < 1) {
+    return fail(reason, size, "%s block_size must be > 1.", name);
+  }
+  return true;
+}
+
+/* RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR. TFLite refuses both flags
+ * only for bilinear; the GPU kernels here take the same rule for both. */
+static bool check_resize(CHECK_ARGS) {
+  (void)registration;
+  if (!check_io(context, node, 1, 1, reason, size) ||
+      !check_params(node, reason, size)) {
+    return false;
+  }
+  /* Both params structs are {align_corners, half_pixel_centers}. */
+  const TfLiteResizeBilinearParams* p = node->builtin_data;
+  if (p->align_corners && p->half_pixel_centers) {
+    return fail(reason, size,
+                "If half_pixel_centers is True, align_corners must be False.");
+  }
+  return true;
+}
+
+static bool check_softmax(CHECK_ARGS) {
+  (void)context;
+  (void)registration;
+  if (!check_params(node, reason, size)) return false;
+  const TfLiteSoftmaxParams* p = node->builtin_data;
+  if (p->beta != 1.0f) {
+    return fail(reason, size, "Softmax.beta != 1 is not supported.");
+  }
+  return true;
+}
+
+/* DEQUANTIZE: only of constant float16 weights, which the GPU takes as
+ * constants (as TFLite's FP16GraphPartitionHelper). */
+static bool check_dequantize(CHECK_ARGS) {
+  (void)registration;
+  if (num_inputs(node) != 1 || num_outputs(node) != 1) {
+    return fail(reason, size,
+                "Expected 1 input & output each from Dequantize, got: %d, %d",
+                num_inputs(node), num_outputs(node));
+  }
+  const TfLiteTensor* in = input(context, node, 0);
+  if (in != NULL && in->type == kTfLiteInt16) {
+    return fail(reason, size, "Unsupported dequantization type.");
+  }
+  if (in == NULL || in->type != kTfLiteFloat16 || !is_const(in)) {
+    return fail(reason, size,
+                "DEQUANTIZE is supported only of a constant float16 tensor.");
+  }
+  return true;
+}
+
+static bool is_float(TfLiteType t) {
+  return t == kTfLiteFloat32 || t == kTfLiteFloat16;
+}
+
+/* CAST between float32 and int32, or float to bool. A bool input must come
+ * from a logical op on the GPU, and the GPU runs none, so it is refused. */
+static bool check_cast(CHECK_ARGS) {
+  (void)registration;
+  if (!check_io(context, node, 1, 1, reason, size)) return false;
+  const TfLiteTensor* in = input(context, node, 0);
+  const TfLiteTensor* out = output(context, node, 0);
+  const TfLiteType a = in ? in->type : kTfLiteNoType;
+  const TfLiteType b = out ? out->type : kTfLiteNoType;
+  if (a == kTfLiteBool && is_float(b)) {
+    return fail(reason, size, "Not supported cast case");
+  }
+  if ((is_float(a) && b == kTfLiteBool) ||
+      ((a == kTfLiteFloat32 || a == kTfLiteInt32) &&
+       (b == kTfLiteFloat32 || b == kTfLiteInt32))) {
+    return true;
+  }
+  return fail(reason, size,
+              "Not supported Cast case. Input type: %s and output type: %s",
+              TfLiteTypeGetName(a), TfLiteTypeGetName(b));
+}
+
+/* ---- The table --------------------------------------------------------- */
+
+/* Every table check: the op's rules, then the tensor filter. */
+#define GPU_CHECK(fn)                                                 \
+  static bool gpu_##fn(CHECK_ARGS) {                                  \
+    return fn(context, node, registration, reason, size) &&           \
+           check_tensors(context, node, registration->builtin_code,   \
+                         reason, size);                               \
+  }
+
+GPU_CHECK(check_add)
+GPU_CHECK(check_mul)
+GPU_CHECK(check_binary)
+GPU_CHECK(check_unary)
+GPU_CHECK(check_one_runtime)
+GPU_CHECK(check_relu)
+GPU_CHECK(check_conv)
+GPU_CHECK(check_depthwise)
+GPU_CHECK(check_transpose_conv)
+GPU_CHECK(check_fully_connected)
+GPU_CHECK(check_batch_matmul)
+GPU_CHECK(check_pool)
+GPU_CHECK(check_mean)
+GPU_CHECK(check_reduce)
+GPU_CHECK(check_concatenation)
+GPU_CHECK(check_pad)
+GPU_CHECK(check_slice)
+GPU_CHECK(check_strided_slice)
+GPU_CHECK(check_split)
+GPU_CHECK(check_gather)
+GPU_CHECK(check_block)
+GPU_CHECK(check_resize)
+GPU_CHECK(check_softmax)
+GPU_CHECK(check_dequantize)
+GPU_CHECK(check_cast)
+
+#define OP(code, max, fn) {code, NULL, max, gpu_##fn}
+#define ANY LG_GPU_ANY_VERSION
+
+/* kMaxVersion: TFLite's GPU delegate (facts §4; model_builder.cc). SQUEEZE
+ * is litegpu's own (TFLite's GPU delegate has none): a reshape, version 1
+ * (version 2 only adds int8, which the tensor filter refuses anyway). */
+static const lg_kit_op kGpuOps[] = {
+    /* Binary elementwise. */
+    OP(kTfLiteBuiltinAdd, 2, check_add),
+    OP(kTfLiteBuiltinSub, 2, check_binary),
+    OP(kTfLiteBuiltinMul, 3, check_mul),
+    OP(kTfLiteBuiltinDiv, 2, check_binary),
+    OP(kTfLiteBuiltinMaximum, 2, check_binary),
+    OP(kTfLiteBuiltinMinimum, 2, check_binary),
+    OP(kTfLiteBuiltinSquaredDifference, 2, check_binary),
+    OP(kTfLiteBuiltinPow, 2, check_binary),
+    /* Convolutions and matrix products. */
+    OP(kTfLiteBuiltinConv2d, 6, check_conv),
+    OP(kTfLiteBuiltinDepthwiseConv2d, 6, check_depthwise),
+    OP(kTfLiteBuiltinTransposeConv, 3, check_transpose_conv),
+    OP(kTfLiteBuiltinFullyConnected, 9, check_fully_connected),
+    OP(kTfLiteBuiltinBatchMatmul, ANY, check_batch_matmul),
+    /* Pooling and reductions. */
+    OP(kTfLiteBuiltinAveragePool2d, 2, check_pool),
+    OP(kTfLiteBuiltinMaxPool2d, 2, check_pool),
+    OP(kTfLiteBuiltinMean, ANY, check_mean),
+    OP(kTfLiteBuiltinSum, ANY, check_reduce),
+    OP(kTfLiteBuiltinReduceMax, ANY, check_reduce),
+    /* Shape and data movement. */
+    OP(kTfLiteBuiltinReshape, 1, check_one_runtime),
+    OP(kTfLiteBuiltinSqueeze, 1, check_one_runtime),
+    OP(kTfLiteBuiltinConcatenation, 2, check_concatenation),
+    OP(kTfLiteBuiltinPad, 2, check_pad),
+    OP(kTfLiteBuiltinPadv2, 2, check_pad),
+    OP(kTfLiteBuiltinMirrorPad, 2, check_pad),
+    OP(kTfLiteBuiltinSlice, 2, check_slice),
+    OP(kTfLiteBuiltinStridedSlice, 4, check_strided_slice),
+    OP(kTfLiteBuiltinTranspose, 4, check_one_runtime),
+    OP(kTfLiteBuiltinSplit, ANY, check_split),
+    OP(kTfLiteBuiltinSplitV, ANY, check_split),
+    OP(kTfLiteBuiltinTile, ANY, check_one_runtime),
+    OP(kTfLiteBuiltinGather, 1, check_gather),
+    OP(kTfLiteBuiltinDepthToSpace, ANY, check_block),
+    OP(kTfLiteBuiltinSpaceToDepth, 2, check_block),
+    OP(kTfLiteBuiltinResizeBilinear, 3, check_resize),
+    OP(kTfLiteBuiltinResizeNearestNeighbor, 3, check_resize),
+    /* Activations. */
+    OP(kTfLiteBuiltinSoftmax, 2, check_softmax),
+    OP(kTfLiteBuiltinLogistic, 2, check_unary),
+    OP(kTfLiteBuiltinTanh, 2, check_unary),
+    OP(kTfLiteBuiltinRelu, 2, check_relu),
+    OP(kTfLiteBuiltinRelu6, 2, check_relu),
+    OP(kTfLiteBuiltinReluN1To1, 2, check_relu),
+    OP(kTfLiteBuiltinLeakyRelu, 2, check_relu),
+    OP(kTfLiteBuiltinPrelu, 1, check_one_runtime),
+    OP(kTfLiteBuiltinElu, 2, check_unary),
+    OP(kTfLiteBuiltinHardSwish, ANY, check_one_runtime),
+    OP(kTfLiteBuiltinGelu, 2, check_unary),
+    /* Unary math. */
+    OP(kTfLiteBuiltinExp, 2, check_unary),
+    OP(kTfLiteBuiltinLog, 2, check_unary),
+    OP(kTfLiteBuiltinSqrt, 2, check_unary),
+    OP(kTfLiteBuiltinRsqrt, 2, check_unary),
+    OP(kTfLiteBuiltinSquare, 2, check_unary),
+    OP(kTfLiteBuiltinAbs, 2, check_unary),
+    OP(kTfLiteBuiltinNeg, 2, check_unary),
+    OP(kTfLiteBuiltinSin, 2, check_unary),
+    OP(kTfLiteBuiltinCos, 2, check_unary),
+    OP(kTfLiteBuiltinFloor, 2, check_unary),
+    /* Types. */
+    OP(kTfLiteBuiltinDequantize, 3, check_dequantize),
+    OP(kTfLiteBuiltinCast, ANY, check_cast),
+};
+
+#undef OP
+#undef ANY
+
+const lg_kit_op* lg_gpu_op_table(int* count) {
+  if (count != NULL) *count = (int)(sizeof(kGpuOps) / sizeof(kGpuOps[0]));
+  return kGpuOps;
+}
+
+const lg_kit_op* lg_gpu_op_find(int32_t builtin_code) {
+  if (builtin_code == kTfLiteBuiltinCustom) return NULL;
+  for (size_t i = 0; i < sizeof(kGpuOps) / sizeof(kGpuOps[0]); ++i) {
+    if (kGpuOps[i].builtin_code == builtin_code) return &kGpuOps[i];
+  }
+  return NULL;
+}
+
+bool lg_gpu_op_supported(TfLiteContext* context, const TfLiteNode* node,
+                         const TfLiteRegistration* registration, char* reason,
+                         size_t size) {
+  if (reason != NULL && size > 0) reason[0] = '\0';
+  const lg_kit_op* op = lg_gpu_op_find(registration->builtin_code);
+  if (op == NULL) return fail(reason, size, "Operation is not supported.");
+  if (registration->version > op->max_version) {
+    return fail(reason, size,
+                "Max version supported: %d. Requested version %d.",
+                op->max_version, registration->version);
+  }
+  return op->check(context, node, registration, reason, size);
+}
