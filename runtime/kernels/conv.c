@@ -14,18 +14,23 @@
  *
  * Fast path: each group is one GEMM with m = output pixels, n = the group's
  * output channels, k = filter_h * filter_w * filter_c. A 1x1 filter with
- * stride 1 reads the input directly as A (no copy); every other shape
- * packs A panels straight from the input image (an implicit im2col: the
- * GEMM's A-packing callback gathers each output pixel's window, zeros for
- * padding, so no im2col matrix is ever materialized). A constant filter is
- * packed once in Prepare into the GEMM's B layout. The GEMM's packing
- * scratch is a temporary tensor sized in Prepare (one slice per thread),
- * so Invoke allocates nothing.
+ * stride 1 reads the input directly as A (no copy; the GEMM reads it in
+ * place when few B panels share each A panel); every other shape packs A
+ * panels straight from the input image (an implicit im2col: the GEMM's
+ * A-packing callback gathers each output pixel's window, zeros for
+ * padding, so no im2col matrix is ever materialized). The callback copies
+ * whole window rows where the channels make them contiguous; inputs with
+ * at most 4 channels (a first layer) instead gather through a table of
+ * input offsets built in Prepare (see "The gather path"). A constant
+ * filter is packed once in Prepare into the GEMM's B layout. The GEMM's
+ * packing scratch is a temporary tensor sized in Prepare (one slice per
+ * thread), so Invoke allocates nothing.
  */
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/interpreter.h"
 #include "runtime/kernels/gemm.h"
@@ -35,6 +40,10 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
+
+#if LG_GEMM_HAVE_X86
+#include <immintrin.h>
+#endif
 
 #define LG_CONV_OP "CONV_2D"
 
@@ -63,13 +72,26 @@ typedef struct lg_conv_data {
   int temporaries[kNumTemporaries];
   size_t scratch_floats;
   int64_t input_elements, output_elements;
+  /* The gather path (lg_conv_wants_gather): A's input offsets in packed
+   * panel order, built in Prepare. */
+  bool gather;
+  int32_t* gather_table;
+  size_t gather_capacity; /* entries */
 } lg_conv_data;
 
-/* What the A-packing callback reads: one group's channels of the input. */
+/* Copies in[idx[j]] (0.0f where idx[j] < 0) to dst[j] for j < count. */
+typedef void (*lg_conv_gather_fn)(const float* in, const int32_t* idx,
+                                  size_t count, float* dst);
+
+/* What the A-packing callbacks read: one group's channels of the input, or
+ * (gather path) the offset table. */
 typedef struct lg_conv_pack_ctx {
   const lg_conv_geometry* geo;
   const float* input;
   int channel_offset; /* group * filter_c */
+  const int32_t* table;
+  int k; /* the window depth (table entries per output pixel) */
+  lg_conv_gather_fn gather;
 } lg_conv_pack_ctx;
 
 static void* lg_conv_init(TfLiteContext* context, const char* buffer,
@@ -85,7 +107,10 @@ static void* lg_conv_init(TfLiteContext* context, const char* buffer,
 static void lg_conv_free(TfLiteContext* context, void* buffer) {
   (void)context;
   lg_conv_data* data = buffer;
-  if (data != NULL) lg_nn_buffer_free(&data->weights);
+  if (data != NULL) {
+    lg_nn_buffer_free(&data->weights);
+    free(data->gather_table);
+  }
   free(data);
 }
 
@@ -123,6 +148,145 @@ void lg_conv_reference(const lg_conv_geometry* g, const float* input,
       }
     }
   }
+}
+
+/* ---- The gather path ---------------------------------------------------- */
+
+/* Inputs with few channels make short runs (a 1-channel input: one float
+ * per window tap), so packing A run by run costs more than the GEMM. For
+ * them Prepare lists, in the GEMM's packed A order, the input offset of
+ * every (output pixel, window position) (-1 for padding), and packing a
+ * panel becomes one linear gather. Used for one group, filter_c <= 4 and
+ * tables of at most 256K entries (1 MB), which keeps the table small
+ * beside the work it saves: a first layer on an audio spectrogram or a
+ * small image. */
+#define LG_CONV_GATHER_MAX_CHANNELS 4
+#define LG_CONV_GATHER_MAX_ENTRIES (1 << 18)
+
+static bool lg_conv_wants_gather(const lg_conv_data* data) {
+  const lg_conv_geometry* g = &data->geo;
+  if (data->direct || data->groups != 1 ||
+      g->filter_c > LG_CONV_GATHER_MAX_CHANNELS ||
+      data->input_elements > INT32_MAX) {
+    return false;
+  }
+  const int64_t mr = lg_gemm_blocking_of(data->isa)->mr;
+  const int64_t m = (int64_t)g->batch * g->out_h * g->out_w;
+  const int64_t k = (int64_t)g->filter_h * g->filter_w * g->filter_c;
+  return (m + mr - 1) / mr * mr * k <= LG_CONV_GATHER_MAX_ENTRIES;
+}
+
+/* One output pixel's offsets: entry p (window position) lands at
+ * col[p * mr]. */
+static void lg_conv_gather_pixel(const lg_conv_geometry* g, int i, int mr,
+                                 int32_t* col) {
+  const int x = i % g->out_w, rest = i / g->out_w;
+  const int y = rest % g->out_h, n = rest / g->out_h;
+  const int64_t image = (int64_t)n * g->in_h * g->in_w * g->in_c;
+  int p = 0;
+  for (int kh = 0; kh < g->filter_h; ++kh) {
+    const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+    for (int kw = 0; kw < g->filter_w; ++kw) {
+      const int ix = x * g->stride_w - g->pad_left + kw * g->dilation_w;
+      const bool inside = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
+      const int64_t at = image + ((int64_t)iy * g->in_w + ix) * g->in_c;
+      for (int c = 0; c < g->filter_c; ++c, ++p) {
+        col[(size_t)p * mr] = inside ? (int32_t)(at + c) : -1;
+      }
+    }
+  }
+}
+
+/* Builds the table: panel q (pixels [q * mr, +mr)) holds k * mr entries,
+ * entry p * mr + r for pixel q * mr + r; pixels past m read as padding. */
+static TfLiteStatus lg_conv_build_gather(TfLiteContext* context,
+                                         lg_conv_data* data) {
+  const lg_conv_geometry* g = &data->geo;
+  const int mr = lg_gemm_blocking_of(data->isa)->mr;
+  const int m = g->batch * g->out_h * g->out_w;
+  const int k = g->filter_h * g->filter_w * g->filter_c;
+  const int padded = (m + mr - 1) / mr * mr;
+  const size_t entries = (size_t)padded * (size_t)k;
+  if (data->gather_table == NULL || data->gather_capacity < entries) {
+    free(data->gather_table);
+    data->gather_capacity = 0;
+    data->gather_table = malloc(sizeof(int32_t) * (entries > 0 ? entries : 1));
+    if (data->gather_table == NULL) {
+      lg_kernel_log(context, LG_CONV_OP,
+                    "out of memory for a %zu-entry gather table", entries);
+      return kTfLiteError;
+    }
+    data->gather_capacity = entries;
+  }
+  for (int i = 0; i < padded; ++i) {
+    int32_t* col = data->gather_table + (size_t)(i / mr) * mr * k + i % mr;
+    if (i < m) {
+      lg_conv_gather_pixel(g, i, mr, col);
+    } else {
+      for (int p = 0; p < k; ++p) col[(size_t)p * mr] = -1;
+    }
+  }
+  return kTfLiteOk;
+}
+
+static void lg_conv_gather_scalar(const float* in, const int32_t* idx,
+                                  size_t count, float* dst) {
+  for (size_t j = 0; j < count; ++j) {
+    dst[j] = idx[j] >= 0 ? in[idx[j]] : 0.0f;
+  }
+}
+
+#if LG_GEMM_HAVE_X86
+/* Masked gathers: lanes with a negative offset load nothing and read 0. */
+__attribute__((target("avx512f"))) static void lg_conv_gather_avx512(
+    const float* in, const int32_t* idx, size_t count, float* dst) {
+  const __m512i zero = _mm512_setzero_si512();
+  for (size_t j = 0; j < count; j += 16) {
+    const size_t left = count - j;
+    const __mmask16 lanes =
+        left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+    const __m512i v = _mm512_maskz_loadu_epi32(lanes, idx + j);
+    const __mmask16 inside = _mm512_mask_cmpge_epi32_mask(lanes, v, zero);
+    const __m512 x =
+        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), inside, v, in, 4);
+    _mm512_mask_storeu_ps(dst + j, lanes, x);
+  }
+}
+
+__attribute__((target("avx2,fma"))) static void lg_conv_gather_avx2(
+    const float* in, const int32_t* idx, size_t count, float* dst) {
+  size_t j = 0;
+  const __m256i none = _mm256_set1_epi32(-1);
+  for (; j + 8 <= count; j += 8) {
+    const __m256i v = _mm256_loadu_si256((const __m256i*)(idx + j));
+    const __m256 inside = _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, none));
+    _mm256_storeu_ps(dst + j, _mm256_mask_i32gather_ps(_mm256_setzero_ps(),
+                                                       in, v, inside, 4));
+  }
+  lg_conv_gather_scalar(in, idx + j, count - j, dst + j);
+}
+#endif
+
+static lg_conv_gather_fn lg_conv_gather_of(lg_gemm_isa isa) {
+#if LG_GEMM_HAVE_X86
+  if (isa == LG_GEMM_ISA_AVX512) return lg_conv_gather_avx512;
+  if (isa == LG_GEMM_ISA_AVX2) return lg_conv_gather_avx2;
+#endif
+  (void)isa;
+  return lg_conv_gather_scalar;
+}
+
+/* A-packing callback of the gather path. The GEMM packs whole panels (i0 a
+ * multiple of mr, ld == mr), so the panel's entries from depth p0 on are
+ * consecutive in the table; rows past `rows` come out as zeros, within
+ * the panel's ld columns. */
+static void lg_conv_pack_gather(const void* ctx, int i0, int rows, int p0,
+                                int depth, float* dst, int ld) {
+  (void)rows;
+  const lg_conv_pack_ctx* pc = ctx;
+  const int32_t* idx =
+      pc->table + (size_t)i0 * pc->k + (size_t)p0 * (size_t)ld;
+  pc->gather(pc->input, idx, (size_t)depth * (size_t)ld, dst);
 }
 
 /* ---- Prepare ------------------------------------------------------------ */
@@ -332,7 +496,9 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
   /* AddTensors may have moved the tensors: look the filter up again. */
   TF_LITE_ENSURE_STATUS(
       lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
-  return lg_conv_prepack(context, data, filter);
+  TF_LITE_ENSURE_STATUS(lg_conv_prepack(context, data, filter));
+  data->gather = lg_conv_wants_gather(data);
+  return data->gather ? lg_conv_build_gather(context, data) : kTfLiteOk;
 }
 
 static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
@@ -391,30 +557,18 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
 
 /* ---- Invoke ------------------------------------------------------------- */
 
-/* Whether each (kh) row of every listed pixel's window is one contiguous
- * run of filter_w * in_c floats: no dilation along x, one group (the
- * filter reads all channels), and every window inside the input along x. */
-static bool lg_conv_rows_contiguous(const lg_conv_geometry* g, const int* x0,
-                                    int rows) {
-  if (g->dilation_w != 1 || g->filter_c != g->in_c) return false;
-  for (int r = 0; r < rows; ++r) {
-    if (x0[r] < 0 || x0[r] + g->filter_w > g->in_w) return false;
-  }
-  return true;
-}
+/* Floats of one window row (filter_w * in_c) up to which an edge pixel's
+ * row is assembled on the stack, so that small-channel inputs (audio
+ * spectrograms, RGB images) always pack whole window rows. */
+#define LG_CONV_EDGE_ROW_FLOATS 64
 
-/* A-packing callback: output pixels [i0, i0 + rows) x window positions
- * [p0, p0 + depth), p = (kh * filter_w + kw) * filter_c + c. Each run of
- * channels inside one (kh, kw) is contiguous in the input, and so is a
- * whole window row when lg_conv_rows_contiguous holds (which makes the
- * runs of small-channel inputs, such as RGB images, filter_w times
- * longer); a window position in the padding reads as zeros. */
-static void lg_conv_pack_a(const void* ctx, int i0, int rows, int p0, int depth,
-                           float* dst, int ld) {
-  const lg_conv_pack_ctx* pc = ctx;
+/* The first input pixel of each listed output pixel's window: `base` (the
+ * pixel's image plus the group's channel offset) and the window's top-left
+ * corner (y0, x0), which may lie in the padding. */
+static void lg_conv_window_origins(const lg_conv_pack_ctx* pc, int i0,
+                                   int rows, const float** base, int* y0,
+                                   int* x0) {
   const lg_conv_geometry* g = pc->geo;
-  const float* base[LG_GEMM_MAX_MR];
-  int y0[LG_GEMM_MAX_MR], x0[LG_GEMM_MAX_MR];
   for (int r = 0; r < rows; ++r) {
     const int i = i0 + r;
     const int x = i % g->out_w, rest = i / g->out_w;
@@ -424,15 +578,82 @@ static void lg_conv_pack_a(const void* ctx, int i0, int rows, int p0, int depth,
     y0[r] = y * g->stride_h - g->pad_top;
     x0[r] = x * g->stride_w - g->pad_left;
   }
-  /* The length of a contiguous run: one (kh, kw) tap or one window row. */
-  const int unit = lg_conv_rows_contiguous(g, x0, rows)
-                       ? g->filter_w * g->filter_c
-                       : g->filter_c;
+}
+
+/* Whether a window row (filter_w * in_c floats) is one contiguous run of
+ * the input: no dilation along x and one group (the filter reads all
+ * channels). */
+static bool lg_conv_rows_are_runs(const lg_conv_geometry* g) {
+  return g->dilation_w == 1 && g->filter_c == g->in_c;
+}
+
+/* Whether every listed window lies inside the input along x. */
+static bool lg_conv_inside_x(const lg_conv_geometry* g, const int* x0,
+                             int rows) {
+  for (int r = 0; r < rows; ++r) {
+    if (x0[r] < 0 || x0[r] + g->filter_w > g->in_w) return false;
+  }
+  return true;
+}
+
+/* Window row `iy` of a pixel whose window crosses the left or right edge:
+ * filter_w taps of in_c floats, zeros for the taps in the padding. */
+static void lg_conv_edge_row(const lg_conv_geometry* g, const float* image,
+                             int iy, int x0, float* dst) {
+  for (int kw = 0; kw < g->filter_w; ++kw) {
+    const int ix = x0 + kw;
+    float* d = dst + (size_t)kw * g->in_c;
+    if (ix < 0 || ix >= g->in_w) {
+      memset(d, 0, sizeof(float) * (size_t)g->in_c);
+    } else {
+      memcpy(d, image + ((size_t)iy * g->in_w + ix) * g->in_c,
+             sizeof(float) * (size_t)g->in_c);
+    }
+  }
+}
+
+/* Packs depth [p0, p0 + depth) a whole window row (kh) at a time; rows
+ * above or below the input read as zeros, rows crossing a side edge are
+ * assembled in `edge` (LG_CONV_EDGE_ROW_FLOATS floats per pixel). */
+static void lg_conv_pack_window_rows(const lg_conv_geometry* g,
+                                     const float* const* base, const int* y0,
+                                     const int* x0, int rows, int p0,
+                                     int depth, float* dst, int ld,
+                                     float* edge) {
+  const int unit = g->filter_w * g->in_c;
   for (int p = p0; p < p0 + depth;) {
-    const int u = p / unit, offset = p - u * unit;
+    const int kh = p / unit, offset = p - kh * unit;
     const int run =
         unit - offset < p0 + depth - p ? unit - offset : p0 + depth - p;
-    const int s = p / g->filter_c, c = p - s * g->filter_c;
+    const int dy = kh * g->dilation_h;
+    const float* src[LG_GEMM_MAX_MR];
+    for (int r = 0; r < rows; ++r) {
+      const int iy = y0[r] + dy;
+      if (iy < 0 || iy >= g->in_h) {
+        src[r] = NULL;
+      } else if (x0[r] >= 0 && x0[r] + g->filter_w <= g->in_w) {
+        src[r] = base[r] + ((size_t)iy * g->in_w + x0[r]) * g->in_c + offset;
+      } else {
+        float* row = edge + (size_t)r * LG_CONV_EDGE_ROW_FLOATS;
+        lg_conv_edge_row(g, base[r], iy, x0[r], row);
+        src[r] = row + offset;
+      }
+    }
+    lg_gemm_pack_rows(src, rows, run, dst + (size_t)(p - p0) * ld, ld);
+    p += run;
+  }
+}
+
+/* Packs depth [p0, p0 + depth) one (kh, kw) tap's channels at a time; a
+ * tap in the padding reads as zeros. */
+static void lg_conv_pack_taps(const lg_conv_geometry* g,
+                              const float* const* base, const int* y0,
+                              const int* x0, int rows, int p0, int depth,
+                              float* dst, int ld) {
+  const int unit = g->filter_c;
+  for (int p = p0; p < p0 + depth;) {
+    const int s = p / unit, c = p - s * unit;
+    const int run = unit - c < p0 + depth - p ? unit - c : p0 + depth - p;
     const int dy = (s / g->filter_w) * g->dilation_h;
     const int dx = (s % g->filter_w) * g->dilation_w;
     const float* src[LG_GEMM_MAX_MR];
@@ -445,6 +666,33 @@ static void lg_conv_pack_a(const void* ctx, int i0, int rows, int p0, int depth,
     lg_gemm_pack_rows(src, rows, run, dst + (size_t)(p - p0) * ld, ld);
     p += run;
   }
+}
+
+/* A-packing callback: output pixels [i0, i0 + rows) x window positions
+ * [p0, p0 + depth), p = (kh * filter_w + kw) * filter_c + c. Each run of
+ * channels inside one (kh, kw) is contiguous in the input, and so is a
+ * whole window row when lg_conv_rows_are_runs holds; packing whole rows
+ * makes the runs of small-channel inputs filter_w times longer (a 1-channel
+ * input would otherwise pack one float per run). Windows that cross a side
+ * edge get their rows assembled on the stack when a row is short; long
+ * rows of such windows go tap by tap. */
+static void lg_conv_pack_a(const void* ctx, int i0, int rows, int p0, int depth,
+                           float* dst, int ld) {
+  const lg_conv_pack_ctx* pc = ctx;
+  const lg_conv_geometry* g = pc->geo;
+  const float* base[LG_GEMM_MAX_MR];
+  int y0[LG_GEMM_MAX_MR], x0[LG_GEMM_MAX_MR];
+  lg_conv_window_origins(pc, i0, rows, base, y0, x0);
+  if (lg_conv_rows_are_runs(g)) {
+    float edge[LG_GEMM_MAX_MR * LG_CONV_EDGE_ROW_FLOATS];
+    if (g->filter_w * g->in_c <= LG_CONV_EDGE_ROW_FLOATS ||
+        lg_conv_inside_x(g, x0, rows)) {
+      lg_conv_pack_window_rows(g, base, y0, x0, rows, p0, depth, dst, ld,
+                               edge);
+      return;
+    }
+  }
+  lg_conv_pack_taps(g, base, y0, x0, rows, p0, depth, dst, ld);
 }
 
 static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
@@ -484,8 +732,16 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_conv_geometry* g = &data->geo;
   for (int gi = 0; gi < data->groups; ++gi) {
     lg_gemm gemm = lg_conv_gemm(data);
-    const lg_conv_pack_ctx pack = {g, input->data.f, gi * g->filter_c};
-    if (data->direct) {
+    const lg_conv_pack_ctx pack = {g,
+                                   input->data.f,
+                                   gi * g->filter_c,
+                                   data->gather_table,
+                                   gemm.k,
+                                   lg_conv_gather_of(data->isa)};
+    if (data->gather) {
+      gemm.a.pack = lg_conv_pack_gather;
+      gemm.a.pack_ctx = &pack;
+    } else if (data->direct) {
       gemm.a.data = input->data.f + (size_t)gi * g->filter_c;
       gemm.a.row_stride = g->in_c;
       gemm.a.col_stride = 1;

@@ -15,9 +15,12 @@
  * multiplier 1 sums them channel-vector by channel-vector with the sums in
  * registers (AVX-512: 64 channels in 4 zmm, AVX2: 32 in 4 ymm, masked
  * vectors for the rest; two loads per fused multiply-add, the output
- * written once with bias and clamp). The instruction set is the GEMM's
- * choice (lg_gemm_isa_default); the scalar C path and multipliers above 1
- * use plain loops. Rows of output pixels are split over the thread pool.
+ * written once with bias and clamp). A 3x3 window with multiplier 1 (the
+ * common case) has its own row loop that keeps a channel block's nine
+ * weight vectors in registers (lg_dw3_row_*). The instruction set is the
+ * GEMM's choice (lg_gemm_isa_default); the scalar C path and multipliers
+ * above 1 use plain loops. Rows of output pixels are split over the
+ * thread pool.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -287,6 +290,215 @@ LG_DW_AVX2 static void lg_dw_pixel_avx2(const float* in, const float* w,
     }
   }
 }
+
+/* ---- 3x3, multiplier 1: one output row at a time ---------------------------
+ * The per-pixel loop above reloads every weight for every pixel, two loads
+ * per multiply-add. For the common 3x3 window this loop instead takes a
+ * block of channels, keeps its 9 weight vectors per 16 (8) channels in
+ * registers and sweeps the row's pixels: one load per multiply-add, and no
+ * tap lists. Window rows in the padding are skipped per output row; each
+ * row's pixels are swept in three runs (window crossing the left edge,
+ * inside, crossing the right edge) so that only the edge pixels test their
+ * columns. */
+
+/* Row pointers of window rows kh = 0..2 of output row y (NULL: padding). */
+static void lg_dw3_rows(const lg_conv_geometry* g, const float* image, int y,
+                        const float** rows) {
+  for (int kh = 0; kh < 3; ++kh) {
+    const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+    rows[kh] = iy >= 0 && iy < g->in_h
+                   ? image + (size_t)iy * g->in_w * g->in_c
+                   : NULL;
+  }
+}
+
+/* Lanes of m loaded from p: a plain load (which folds into the
+ * multiply-add) when `full`, a masked one otherwise. */
+static inline __attribute__((always_inline, target("avx512f"))) __m512
+lg_dw3_load(const bool full, __mmask16 m, const float* p) {
+  return full ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
+}
+
+/* Output pixel x of a row: 32 channels from c (lanes of m0, m1), with the
+ * block's weights w0, w1 in registers. `checks`: whether taps may fall
+ * left or right of the input. Each window row sums into its own
+ * accumulators, so that the multiply-adds form three short dependency
+ * chains instead of one of nine. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+lg_dw3_pixel_avx512(const bool full, const bool checks,
+                    const lg_conv_geometry* g, const float* const* rows, int x,
+                    const __m512* w0, const __m512* w1, __m512 b0, __m512 b1,
+                    float* out, int c, __mmask16 m0, __mmask16 m1) {
+  const int in_w = g->in_w, in_c = g->in_c, dilation = g->dilation_w;
+  const int ix0 = x * g->stride_w - g->pad_left;
+  __m512 a0[3], a1[3];
+#pragma GCC unroll 3
+  for (int kh = 0; kh < 3; ++kh) {
+    a0[kh] = _mm512_setzero_ps();
+    a1[kh] = _mm512_setzero_ps();
+    if (rows[kh] == NULL) continue;
+#pragma GCC unroll 3
+    for (int kw = 0; kw < 3; ++kw) {
+      const int ix = ix0 + kw * dilation;
+      if (checks && (ix < 0 || ix >= in_w)) continue;
+      const float* p = rows[kh] + (ptrdiff_t)ix * in_c + c;
+      a0[kh] = _mm512_fmadd_ps(lg_dw3_load(full, m0, p), w0[kh * 3 + kw],
+                               a0[kh]);
+      a1[kh] = _mm512_fmadd_ps(lg_dw3_load(full, m1, p + 16), w1[kh * 3 + kw],
+                               a1[kh]);
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(g->act_min), hi = _mm512_set1_ps(g->act_max);
+  const __m512 s0 = _mm512_add_ps(_mm512_add_ps(a0[0], a0[1]), a0[2]);
+  const __m512 s1 = _mm512_add_ps(_mm512_add_ps(a1[0], a1[1]), a1[2]);
+  float* o = out + (ptrdiff_t)x * g->out_c + c;
+  /* max(lo, v): a NaN v is the second operand, so it passes through. */
+  _mm512_mask_storeu_ps(
+      o, m0, _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(s0, b0))));
+  _mm512_mask_storeu_ps(
+      o + 16, m1, _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(s1, b1))));
+}
+
+/* 32 channels from c (lanes of m0, m1; `full`: all of them) of one output
+ * row: the weights loaded once, then the pixels whose window crosses the
+ * left edge, the interior ones [x_lo, x_hi) (no column checks) and those
+ * crossing the right edge. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+lg_dw3_block_avx512(const bool full, const lg_conv_geometry* g,
+                    const float* const* rows, const float* filter,
+                    const float* bias, float* out, int c, __mmask16 m0,
+                    __mmask16 m1, int x_lo, int x_hi) {
+  __m512 w0[9], w1[9];
+#pragma GCC unroll 9
+  for (int t = 0; t < 9; ++t) {
+    w0[t] = _mm512_maskz_loadu_ps(m0, filter + (size_t)t * g->out_c + c);
+    w1[t] = _mm512_maskz_loadu_ps(m1, filter + (size_t)t * g->out_c + c + 16);
+  }
+  const __m512 b0 = bias != NULL ? _mm512_maskz_loadu_ps(m0, bias + c)
+                                 : _mm512_setzero_ps();
+  const __m512 b1 = bias != NULL ? _mm512_maskz_loadu_ps(m1, bias + c + 16)
+                                 : _mm512_setzero_ps();
+  int x = 0;
+  for (; x < x_lo; ++x) {
+    lg_dw3_pixel_avx512(full, true, g, rows, x, w0, w1, b0, b1, out, c, m0,
+                        m1);
+  }
+  for (; x < x_hi; ++x) {
+    lg_dw3_pixel_avx512(full, false, g, rows, x, w0, w1, b0, b1, out, c, m0,
+                        m1);
+  }
+  for (; x < g->out_w; ++x) {
+    lg_dw3_pixel_avx512(full, true, g, rows, x, w0, w1, b0, b1, out, c, m0,
+                        m1);
+  }
+}
+
+/* The output columns [x_lo, x_hi) whose window lies inside the input
+ * along x (x_hi >= x_lo). */
+static void lg_dw3_interior(const lg_conv_geometry* g, int* x_lo, int* x_hi) {
+  const int span = 2 * g->dilation_w;
+  const int lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+  const int last = g->in_w - 1 - span + g->pad_left;
+  int hi = last < 0 ? 0 : last / g->stride_w + 1;
+  if (hi > g->out_w) hi = g->out_w;
+  *x_lo = lo < g->out_w ? lo : g->out_w;
+  *x_hi = hi > *x_lo ? hi : *x_lo;
+}
+
+/* One output row (y of image `image`) into out, all channels. */
+LG_DW_AVX512 static void lg_dw3_row_avx512(const lg_conv_geometry* g,
+                                           const float* image, int y,
+                                           const float* filter,
+                                           const float* bias, float* out) {
+  const float* rows[3];
+  lg_dw3_rows(g, image, y, rows);
+  int x_lo, x_hi;
+  lg_dw3_interior(g, &x_lo, &x_hi);
+  int c = 0;
+  for (; c + 32 <= g->out_c; c += 32) {
+    lg_dw3_block_avx512(true, g, rows, filter, bias, out, c, 0xFFFF, 0xFFFF,
+                        x_lo, x_hi);
+  }
+  if (c < g->out_c) {
+    const int left = g->out_c - c;
+    const __mmask16 m0 =
+        left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+    const __mmask16 m1 =
+        left > 16 ? (__mmask16)((1u << (left - 16)) - 1u) : (__mmask16)0;
+    lg_dw3_block_avx512(false, g, rows, filter, bias, out, c, m0, m1, x_lo,
+                        x_hi);
+  }
+}
+
+/* Output pixel x of a row: 8 channels from c (lanes of mask), weights w in
+ * registers; `checks` as in the AVX-512 loop, one accumulator per window
+ * row. */
+static inline __attribute__((always_inline, target("avx2,fma"))) void
+lg_dw3_pixel_avx2(const bool checks, const lg_conv_geometry* g,
+                  const float* const* rows, int x, const __m256* w, __m256 b,
+                  float* out, int c, __m256i mask) {
+  const int in_w = g->in_w, in_c = g->in_c, dilation = g->dilation_w;
+  const int ix0 = x * g->stride_w - g->pad_left;
+  __m256 a[3];
+#pragma GCC unroll 3
+  for (int kh = 0; kh < 3; ++kh) {
+    a[kh] = _mm256_setzero_ps();
+    if (rows[kh] == NULL) continue;
+#pragma GCC unroll 3
+    for (int kw = 0; kw < 3; ++kw) {
+      const int ix = ix0 + kw * dilation;
+      if (checks && (ix < 0 || ix >= in_w)) continue;
+      const float* p = rows[kh] + (ptrdiff_t)ix * in_c + c;
+      a[kh] =
+          _mm256_fmadd_ps(_mm256_maskload_ps(p, mask), w[kh * 3 + kw], a[kh]);
+    }
+  }
+  const __m256 lo = _mm256_set1_ps(g->act_min), hi = _mm256_set1_ps(g->act_max);
+  const __m256 sum = _mm256_add_ps(_mm256_add_ps(a[0], a[1]), a[2]);
+  _mm256_maskstore_ps(
+      out + (ptrdiff_t)x * g->out_c + c, mask,
+      _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(sum, b))));
+}
+
+/* 8 channels from c (lanes of mask) of one output row, in the AVX-512
+ * loop's three runs of pixels. */
+static inline __attribute__((always_inline, target("avx2,fma"))) void
+lg_dw3_block_avx2(const lg_conv_geometry* g, const float* const* rows,
+                  const float* filter, const float* bias, float* out, int c,
+                  __m256i mask, int x_lo, int x_hi) {
+  __m256 w[9];
+#pragma GCC unroll 9
+  for (int t = 0; t < 9; ++t) {
+    w[t] = _mm256_maskload_ps(filter + (size_t)t * g->out_c + c, mask);
+  }
+  const __m256 b =
+      bias != NULL ? _mm256_maskload_ps(bias + c, mask) : _mm256_setzero_ps();
+  int x = 0;
+  for (; x < x_lo; ++x) lg_dw3_pixel_avx2(true, g, rows, x, w, b, out, c, mask);
+  for (; x < x_hi; ++x) {
+    lg_dw3_pixel_avx2(false, g, rows, x, w, b, out, c, mask);
+  }
+  for (; x < g->out_w; ++x) {
+    lg_dw3_pixel_avx2(true, g, rows, x, w, b, out, c, mask);
+  }
+}
+
+LG_DW_AVX2 static void lg_dw3_row_avx2(const lg_conv_geometry* g,
+                                       const float* image, int y,
+                                       const float* filter, const float* bias,
+                                       float* out) {
+  const float* rows[3];
+  lg_dw3_rows(g, image, y, rows);
+  int x_lo, x_hi;
+  lg_dw3_interior(g, &x_lo, &x_hi);
+  for (int c = 0; c < g->out_c; c += 8) {
+    const __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(g->out_c - c),
+                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    lg_dw3_block_avx2(g, rows, filter, bias, out, c, mask, x_lo, x_hi);
+  }
+}
+
 #endif
 
 /* Multiplier > 1: output channel c * mult + m reads input channel c. The
@@ -396,10 +608,37 @@ static void lg_dw_rows(const lg_dw_job* job, lg_dw_pixel_fn pixel, int task,
   }
 }
 
+/* A row function of the 3x3 path, or NULL where it does not apply
+ * (another window, a multiplier above 1, the scalar ISA). */
+typedef void (*lg_dw_row_fn)(const lg_conv_geometry* g, const float* image,
+                             int y, const float* filter, const float* bias,
+                             float* out);
+
+static lg_dw_row_fn lg_dw_row_of(const lg_dw_job* job) {
+  const lg_conv_geometry* g = job->geo;
+  if (g->filter_h != 3 || g->filter_w != 3 || g->out_c != g->in_c) return NULL;
+#if LG_GEMM_HAVE_X86
+  if (job->isa == LG_GEMM_ISA_AVX512) return lg_dw3_row_avx512;
+  if (job->isa == LG_GEMM_ISA_AVX2) return lg_dw3_row_avx2;
+#endif
+  return NULL;
+}
+
 static void lg_dw_task(void* ctx, int index) {
   const lg_dw_job* job = ctx;
   const int row0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int row1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  const lg_dw_row_fn row_fn = lg_dw_row_of(job);
+  if (row_fn != NULL) {
+    const lg_conv_geometry* g = job->geo;
+    for (int row = row0; row < row1; ++row) {
+      const int n = row / g->out_h, y = row % g->out_h;
+      row_fn(g, job->input + (size_t)n * g->in_h * g->in_w * g->in_c, y,
+             job->filter, job->bias,
+             job->output + (size_t)row * g->out_w * g->out_c);
+    }
+    return;
+  }
   lg_dw_pixel_fn pixel = lg_dw_pixel_scalar;
 #if LG_GEMM_HAVE_X86
   if (job->isa == LG_GEMM_ISA_AVX512) pixel = lg_dw_pixel_avx512;

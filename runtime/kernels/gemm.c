@@ -19,6 +19,7 @@ typedef struct lg_gemm_isa_info {
   const char* name;
   lg_gemm_blocking blocking;
   lg_gemm_kernel_fn kernel; /* NULL: not in this build */
+  lg_gemm_direct_kernel_fn direct_kernel;
 } lg_gemm_isa_info;
 
 /* Blocking. The micro-tile fills the register file: AVX-512 keeps 12 x 32
@@ -32,15 +33,20 @@ typedef struct lg_gemm_isa_info {
 static const lg_gemm_isa_info kIsaInfo[LG_GEMM_ISA_COUNT] = {
     [LG_GEMM_ISA_SCALAR] = {"scalar",
                             {4, 8, 256, 128, 512},
-                            lg_gemm_kernel_scalar},
+                            lg_gemm_kernel_scalar,
+                            lg_gemm_kernel_scalar_direct},
 #if LG_GEMM_HAVE_X86
-    [LG_GEMM_ISA_AVX2] = {"avx2", {6, 16, 256, 120, 768}, lg_gemm_kernel_avx2},
+    [LG_GEMM_ISA_AVX2] = {"avx2",
+                          {6, 16, 256, 120, 768},
+                          lg_gemm_kernel_avx2,
+                          lg_gemm_kernel_avx2_direct},
     [LG_GEMM_ISA_AVX512] = {"avx512",
                             {12, 32, 256, 144, 768},
-                            lg_gemm_kernel_avx512},
+                            lg_gemm_kernel_avx512,
+                            lg_gemm_kernel_avx512_direct},
 #else
-    [LG_GEMM_ISA_AVX2] = {"avx2", {6, 16, 256, 120, 768}, NULL},
-    [LG_GEMM_ISA_AVX512] = {"avx512", {12, 32, 256, 144, 768}, NULL},
+    [LG_GEMM_ISA_AVX2] = {"avx2", {6, 16, 256, 120, 768}, NULL, NULL},
+    [LG_GEMM_ISA_AVX512] = {"avx512", {12, 32, 256, 144, 768}, NULL, NULL},
 #endif
 };
 
@@ -338,6 +344,39 @@ static void lg_gemm_macro(const lg_gemm* g, const lg_gemm_isa_info* info,
   }
 }
 
+/* The same over A read in place (rows [i0, i0 + rows), depth from p0). */
+static void lg_gemm_macro_direct(const lg_gemm* g, const lg_gemm_isa_info* info,
+                                 int i0, int rows, int p0, const float* bblock,
+                                 int j0, int cols, int kc, unsigned flags) {
+  const lg_gemm_blocking* bl = &info->blocking;
+  for (int i = 0; i < rows; i += bl->mr) {
+    const int mr = lg_gemm_min(bl->mr, rows - i);
+    const float* arow = g->a.data + (ptrdiff_t)(i0 + i) * g->a.row_stride + p0;
+    float* crow = g->c + (ptrdiff_t)(i0 + i) * g->ldc + j0;
+    for (int j = 0; j < cols; j += bl->nr) {
+      const int nr = lg_gemm_min(bl->nr, cols - j);
+      const float* bias = g->bias != NULL ? g->bias + j0 + j : NULL;
+      info->direct_kernel(mr, nr, kc, arow, g->a.row_stride,
+                          bblock + (size_t)j * kc, crow + j, g->ldc, bias,
+                          flags, g->min, g->max);
+    }
+  }
+}
+
+/* Whether the tile reads A in place instead of packing it. Packing pays
+ * when each A panel meets many B panels; a row-major A (say a 1x1
+ * convolution's input) met by at most LG_GEMM_DIRECT_MAX_PANELS of them
+ * is cheaper to read where it is, as the broadcasts take one float of each
+ * row per depth step either way. */
+#define LG_GEMM_DIRECT_MAX_PANELS 4
+
+static bool lg_gemm_reads_a_in_place(const lg_gemm* g,
+                                     const lg_gemm_isa_info* info, int cols) {
+  return g->a.pack == NULL && g->a.col_stride == 1 &&
+         info->direct_kernel != NULL &&
+         cols <= LG_GEMM_DIRECT_MAX_PANELS * info->blocking.nr;
+}
+
 void lg_gemm_compute(const lg_gemm* g, int m0, int m1, int n0, int n1,
                      float* scratch) {
   if (m0 >= m1 || n0 >= n1) return;
@@ -350,6 +389,7 @@ void lg_gemm_compute(const lg_gemm* g, int m0, int m1, int n0, int n1,
   float* abuf = lg_gemm_align(scratch);
   float* bbuf = lg_gemm_align(abuf + lg_gemm_a_block_floats(g));
   const size_t padded = (size_t)lg_gemm_round_up(g->n, bl->nr);
+  const bool in_place = lg_gemm_reads_a_in_place(g, info, n1 - n0);
   for (int jc = n0; jc < n1; jc += bl->nc) {
     const int nc = lg_gemm_min(bl->nc, n1 - jc);
     for (int pc = 0; pc < g->k; pc += bl->kc) {
@@ -366,6 +406,10 @@ void lg_gemm_compute(const lg_gemm* g, int m0, int m1, int n0, int n1,
       if (pc + kc == g->k) flags |= LG_GEMM_CLAMP;
       for (int ic = m0; ic < m1; ic += bl->mc) {
         const int mc = lg_gemm_min(bl->mc, m1 - ic);
+        if (in_place) {
+          lg_gemm_macro_direct(g, info, ic, mc, pc, bblock, jc, nc, kc, flags);
+          continue;
+        }
         lg_gemm_pack_a_block(&g->a, bl, ic, mc, pc, kc, abuf);
         lg_gemm_macro(g, info, abuf, ic, mc, bblock, jc, nc, kc, flags);
       }
@@ -460,26 +504,30 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
 #define LG_SCALAR_MR 4
 #define LG_SCALAR_NR 8
 
-void lg_gemm_kernel_scalar(int rows, int cols, int kc, const float* a,
-                           const float* b, float* c, ptrdiff_t ldc,
-                           const float* bias, unsigned flags, float lo,
-                           float hi) {
+/* The scalar tile; A[r][p] = a[r * ars + p * acs] (packed: 1 and MR). */
+static inline void lg_gemm_scalar_tile(int rows, int cols, int kc,
+                                       const float* a, ptrdiff_t ars,
+                                       ptrdiff_t acs, const float* b, float* c,
+                                       ptrdiff_t ldc, const float* bias,
+                                       unsigned flags, float lo, float hi) {
   float acc[LG_SCALAR_MR][LG_SCALAR_NR];
   memset(acc, 0, sizeof(acc));
   if (rows == LG_SCALAR_MR) {
     /* Fixed trip counts, so the compiler keeps acc in vector registers. */
     for (int p = 0; p < kc; ++p) {
-      const float* ap = a + (size_t)p * LG_SCALAR_MR;
+      const float* ap = a + (ptrdiff_t)p * acs;
       const float* bp = b + (size_t)p * LG_SCALAR_NR;
       for (int r = 0; r < LG_SCALAR_MR; ++r) {
-        for (int j = 0; j < LG_SCALAR_NR; ++j) acc[r][j] += ap[r] * bp[j];
+        for (int j = 0; j < LG_SCALAR_NR; ++j) {
+          acc[r][j] += ap[r * ars] * bp[j];
+        }
       }
     }
   } else {
     for (int p = 0; p < kc; ++p) {
       const float* bp = b + (size_t)p * LG_SCALAR_NR;
       for (int r = 0; r < rows; ++r) {
-        const float av = a[(size_t)p * LG_SCALAR_MR + r];
+        const float av = a[(ptrdiff_t)p * acs + r * ars];
         for (int j = 0; j < LG_SCALAR_NR; ++j) acc[r][j] += av * bp[j];
       }
     }
@@ -497,4 +545,20 @@ void lg_gemm_kernel_scalar(int rows, int cols, int kc, const float* a,
       crow[j] = v;
     }
   }
+}
+
+void lg_gemm_kernel_scalar(int rows, int cols, int kc, const float* a,
+                           const float* b, float* c, ptrdiff_t ldc,
+                           const float* bias, unsigned flags, float lo,
+                           float hi) {
+  lg_gemm_scalar_tile(rows, cols, kc, a, 1, LG_SCALAR_MR, b, c, ldc, bias,
+                      flags, lo, hi);
+}
+
+void lg_gemm_kernel_scalar_direct(int rows, int cols, int kc, const float* a,
+                                  ptrdiff_t lda, const float* b, float* c,
+                                  ptrdiff_t ldc, const float* bias,
+                                  unsigned flags, float lo, float hi) {
+  lg_gemm_scalar_tile(rows, cols, kc, a, lda, 1, b, c, ldc, bias, flags, lo,
+                      hi);
 }

@@ -21,6 +21,10 @@
  *             updates, then C = acc + bias (first K block) or C += acc,
  *             clamped on the last K block
  * A panel: a[p * MR + r]; B panel: b[p * NR + c], columns past n zeroed.
+ * A row-major A (strides, col_stride 1, no callback) is not packed when a
+ * task's tile spans at most 4 B panels: packing costs as much as the few
+ * micro-kernel calls that would reuse it, so the "direct" micro-kernels
+ * broadcast A straight from its rows (a 1x1 convolution's input).
  * Edge tiles use the same kernels with fewer rows (an unrolled variant per
  * row count) and masked column stores, so no output is ever written past
  * its tile.
@@ -183,19 +187,39 @@ typedef void (*lg_gemm_kernel_fn)(int rows, int cols, int kc, const float* a,
                                   const float* bias, unsigned flags, float lo,
                                   float hi);
 
+/* The same with A read in place: row r of the tile starts at a + r * lda
+ * and its depth steps are adjacent (a row-major A, not packed). */
+typedef void (*lg_gemm_direct_kernel_fn)(int rows, int cols, int kc,
+                                         const float* a, ptrdiff_t lda,
+                                         const float* b, float* c,
+                                         ptrdiff_t ldc, const float* bias,
+                                         unsigned flags, float lo, float hi);
+
 void lg_gemm_kernel_scalar(int rows, int cols, int kc, const float* a,
                            const float* b, float* c, ptrdiff_t ldc,
                            const float* bias, unsigned flags, float lo,
                            float hi);
+void lg_gemm_kernel_scalar_direct(int rows, int cols, int kc, const float* a,
+                                  ptrdiff_t lda, const float* b, float* c,
+                                  ptrdiff_t ldc, const float* bias,
+                                  unsigned flags, float lo, float hi);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define LG_GEMM_HAVE_X86 1
 void lg_gemm_kernel_avx2(int rows, int cols, int kc, const float* a,
                          const float* b, float* c, ptrdiff_t ldc,
                          const float* bias, unsigned flags, float lo, float hi);
+void lg_gemm_kernel_avx2_direct(int rows, int cols, int kc, const float* a,
+                                ptrdiff_t lda, const float* b, float* c,
+                                ptrdiff_t ldc, const float* bias,
+                                unsigned flags, float lo, float hi);
 void lg_gemm_kernel_avx512(int rows, int cols, int kc, const float* a,
                            const float* b, float* c, ptrdiff_t ldc,
                            const float* bias, unsigned flags, float lo,
                            float hi);
+void lg_gemm_kernel_avx512_direct(int rows, int cols, int kc, const float* a,
+                                  ptrdiff_t lda, const float* b, float* c,
+                                  ptrdiff_t ldc, const float* bias,
+                                  unsigned flags, float lo, float hi);
 #else
 #define LG_GEMM_HAVE_X86 0
 #endif

@@ -47,10 +47,12 @@ LG_AVX2_INLINE void lg_avx2_store(float* c, __m256 acc, const float* bias,
   }
 }
 
-LG_AVX2_INLINE void lg_avx2_tile(const int rows, int cols, int kc,
-                                 const float* restrict a,
-                                 const float* restrict b, float* c,
-                                 ptrdiff_t ldc, const float* bias,
+/* `direct`: A is read in place, row r at a + r * lda (consecutive depth
+ * steps adjacent); otherwise a is a packed panel (a[p * MR + r]). */
+LG_AVX2_INLINE void lg_avx2_tile(const bool direct, const int rows, int cols,
+                                 int kc, const float* restrict a,
+                                 ptrdiff_t lda, const float* restrict b,
+                                 float* c, ptrdiff_t ldc, const float* bias,
                                  unsigned flags, float lo, float hi) {
   __m256 acc0[LG_MR], acc1[LG_MR];
 #pragma GCC unroll 6
@@ -64,11 +66,11 @@ LG_AVX2_INLINE void lg_avx2_tile(const int rows, int cols, int kc,
     const __m256 b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 6
     for (int r = 0; r < rows; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r);
+      const __m256 av = _mm256_broadcast_ss(direct ? a + r * lda : a + r);
       acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
       acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
     }
-    a += LG_MR;
+    a += direct ? 1 : LG_MR;
     b += LG_NR;
   }
   const bool full0 = cols >= 8, full1 = cols >= 16;
@@ -85,9 +87,13 @@ LG_AVX2_INLINE void lg_avx2_tile(const int rows, int cols, int kc,
   }
 }
 
-#define LG_AVX2_CASE(n)                                           \
-  case n:                                                         \
-    lg_avx2_tile(n, cols, kc, a, b, c, ldc, bias, flags, lo, hi); \
+#define LG_AVX2_CASE(n)                                                   \
+  case n:                                                                 \
+    lg_avx2_tile(false, n, cols, kc, a, 0, b, c, ldc, bias, flags, lo, hi); \
+    break
+#define LG_AVX2_DIRECT_CASE(n)                                              \
+  case n:                                                                   \
+    lg_avx2_tile(true, n, cols, kc, a, lda, b, c, ldc, bias, flags, lo, hi); \
     break
 
 LG_AVX2 void lg_gemm_kernel_avx2(int rows, int cols, int kc, const float* a,
@@ -101,6 +107,23 @@ LG_AVX2 void lg_gemm_kernel_avx2(int rows, int cols, int kc, const float* a,
     LG_AVX2_CASE(3);
     LG_AVX2_CASE(2);
     LG_AVX2_CASE(1);
+    default:
+      break;
+  }
+}
+
+LG_AVX2 void lg_gemm_kernel_avx2_direct(int rows, int cols, int kc,
+                                        const float* a, ptrdiff_t lda,
+                                        const float* b, float* c,
+                                        ptrdiff_t ldc, const float* bias,
+                                        unsigned flags, float lo, float hi) {
+  switch (rows) {
+    LG_AVX2_DIRECT_CASE(6);
+    LG_AVX2_DIRECT_CASE(5);
+    LG_AVX2_DIRECT_CASE(4);
+    LG_AVX2_DIRECT_CASE(3);
+    LG_AVX2_DIRECT_CASE(2);
+    LG_AVX2_DIRECT_CASE(1);
     default:
       break;
   }

@@ -37,10 +37,12 @@ LG_AVX512_INLINE void lg_avx512_store(float* c, __m512 acc, const float* bias,
   _mm512_mask_storeu_ps(c, mask, v);
 }
 
-LG_AVX512_INLINE void lg_avx512_tile(const int rows, int cols, int kc,
-                                     const float* restrict a,
-                                     const float* restrict b, float* c,
-                                     ptrdiff_t ldc, const float* bias,
+/* `direct`: A is read in place, row r at a + r * lda (consecutive depth
+ * steps adjacent); otherwise a is a packed panel (a[p * MR + r]). */
+LG_AVX512_INLINE void lg_avx512_tile(const bool direct, const int rows,
+                                     int cols, int kc, const float* restrict a,
+                                     ptrdiff_t lda, const float* restrict b,
+                                     float* c, ptrdiff_t ldc, const float* bias,
                                      unsigned flags, float lo, float hi) {
   __m512 acc0[LG_MR], acc1[LG_MR];
 #pragma GCC unroll 12
@@ -54,11 +56,11 @@ LG_AVX512_INLINE void lg_avx512_tile(const int rows, int cols, int kc,
     const __m512 b1 = _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 12
     for (int r = 0; r < rows; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r]);
+      const __m512 av = _mm512_set1_ps(direct ? a[r * lda] : a[r]);
       acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
       acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
     }
-    a += LG_MR;
+    a += direct ? 1 : LG_MR;
     b += LG_NR;
   }
   const __mmask16 m0 =
@@ -78,9 +80,13 @@ LG_AVX512_INLINE void lg_avx512_tile(const int rows, int cols, int kc,
   }
 }
 
-#define LG_AVX512_CASE(n)                                           \
-  case n:                                                           \
-    lg_avx512_tile(n, cols, kc, a, b, c, ldc, bias, flags, lo, hi); \
+#define LG_AVX512_CASE(n)                                                   \
+  case n:                                                                   \
+    lg_avx512_tile(false, n, cols, kc, a, 0, b, c, ldc, bias, flags, lo, hi); \
+    break
+#define LG_AVX512_DIRECT_CASE(n)                                              \
+  case n:                                                                     \
+    lg_avx512_tile(true, n, cols, kc, a, lda, b, c, ldc, bias, flags, lo, hi); \
     break
 
 LG_AVX512 void lg_gemm_kernel_avx512(int rows, int cols, int kc, const float* a,
@@ -100,6 +106,30 @@ LG_AVX512 void lg_gemm_kernel_avx512(int rows, int cols, int kc, const float* a,
     LG_AVX512_CASE(3);
     LG_AVX512_CASE(2);
     LG_AVX512_CASE(1);
+    default:
+      break;
+  }
+}
+
+LG_AVX512 void lg_gemm_kernel_avx512_direct(int rows, int cols, int kc,
+                                            const float* a, ptrdiff_t lda,
+                                            const float* b, float* c,
+                                            ptrdiff_t ldc, const float* bias,
+                                            unsigned flags, float lo,
+                                            float hi) {
+  switch (rows) {
+    LG_AVX512_DIRECT_CASE(12);
+    LG_AVX512_DIRECT_CASE(11);
+    LG_AVX512_DIRECT_CASE(10);
+    LG_AVX512_DIRECT_CASE(9);
+    LG_AVX512_DIRECT_CASE(8);
+    LG_AVX512_DIRECT_CASE(7);
+    LG_AVX512_DIRECT_CASE(6);
+    LG_AVX512_DIRECT_CASE(5);
+    LG_AVX512_DIRECT_CASE(4);
+    LG_AVX512_DIRECT_CASE(3);
+    LG_AVX512_DIRECT_CASE(2);
+    LG_AVX512_DIRECT_CASE(1);
     default:
       break;
   }

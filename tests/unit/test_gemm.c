@@ -543,6 +543,142 @@ static void test_micro_kernels(void** state) {
 #endif
 }
 
+/* A direct (in-place A) micro-kernel against sums in double: A row-major
+ * with a row stride above the depth, the gap filled with NaN, so a read
+ * past a row's depth steps would show. */
+static void check_direct_kernel(lg_gemm_direct_kernel_fn kernel,
+                                const lg_gemm_blocking* bl, const char* name) {
+  enum { kDepth = 9, kLda = 12, kLdc = 40 };
+  uint32_t seed = 5u;
+  float a[LG_GEMM_MAX_MR * kLda], b[64 * kDepth], bias[64];
+  for (int i = 0; i < LG_GEMM_MAX_MR * kLda; ++i) {
+    a[i] = i % kLda < kDepth ? rng_float(&seed) : NAN;
+  }
+  for (int i = 0; i < bl->nr * kDepth; ++i) b[i] = rng_float(&seed);
+  for (int i = 0; i < bl->nr; ++i) bias[i] = rng_float(&seed);
+  for (int rows = 1; rows <= bl->mr; ++rows) {
+    for (int cols = 1; cols <= bl->nr; ++cols) {
+      for (unsigned flags = 0; flags < 4; ++flags) {
+        float c[(LG_GEMM_MAX_MR + 1) * kLdc], before[(LG_GEMM_MAX_MR + 1) * kLdc];
+        for (int i = 0; i < (LG_GEMM_MAX_MR + 1) * kLdc; ++i) {
+          c[i] = before[i] = (float)(i % 5) - 2.0f;
+        }
+        const bool with_bias = (cols % 2) == 0;
+        kernel(rows, cols, kDepth, a, kLda, b, c, kLdc,
+               with_bias ? bias : NULL, flags, -0.5f, 0.75f);
+        for (int r = 0; r <= LG_GEMM_MAX_MR; ++r) {
+          for (int j = 0; j < kLdc; ++j) {
+            double want = before[r * kLdc + j];
+            if (r < rows && j < cols) {
+              double acc = 0.0;
+              for (int p = 0; p < kDepth; ++p) {
+                acc += (double)a[r * kLda + p] * b[p * bl->nr + j];
+              }
+              want = (flags & LG_GEMM_ACCUMULATE)
+                         ? before[r * kLdc + j] + acc
+                         : acc + (with_bias ? bias[j] : 0.0);
+              if (flags & LG_GEMM_CLAMP) {
+                want = want < -0.5 ? -0.5 : (want > 0.75 ? 0.75 : want);
+              }
+            }
+            if (!(fabs(c[r * kLdc + j] - want) <= 1e-5)) {
+              fail_msg("%s direct rows=%d cols=%d flags=%u: C[%d,%d] = %g, "
+                       "want %g",
+                       name, rows, cols, flags, r, j, (double)c[r * kLdc + j],
+                       want);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+static void test_direct_kernels(void** state) {
+  (void)state;
+  check_direct_kernel(lg_gemm_kernel_scalar_direct,
+                      lg_gemm_blocking_of(LG_GEMM_ISA_SCALAR), "scalar");
+#if LG_GEMM_HAVE_X86
+  if (lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)) {
+    check_direct_kernel(lg_gemm_kernel_avx2_direct,
+                        lg_gemm_blocking_of(LG_GEMM_ISA_AVX2), "avx2");
+  }
+  if (lg_gemm_isa_supported(LG_GEMM_ISA_AVX512)) {
+    check_direct_kernel(lg_gemm_kernel_avx512_direct,
+                        lg_gemm_blocking_of(LG_GEMM_ISA_AVX512), "avx512");
+  }
+#endif
+}
+
+/* Checks C = A * B (no bias, no clamp) against sums in double. */
+static void check_product(const char* what, const float* a, int lda,
+                          const float* b, const float* c, int m, int n,
+                          int k) {
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double want = 0.0, mag = 0.0;
+      for (int p = 0; p < k; ++p) {
+        const double t = (double)a[i * lda + p] * b[p * n + j];
+        want += t;
+        mag += fabs(t);
+      }
+      const double tol = 1e-6 + 2.0 * (k + 1) * FLT_EPSILON * mag;
+      if (!(fabs(c[i * n + j] - want) <= tol)) {
+        fail_msg("%s: C[%d,%d] = %g, want %g", what, i, j,
+                 (double)c[i * n + j], want);
+      }
+    }
+  }
+}
+
+/* A row-major A with a row stride above k (a grouped 1x1 convolution's
+ * input): read in place by tiles up to 4 B panels wide, packed above;
+ * depth across KC blocks; whole C and split into tiles at (mr, nr) as the
+ * tasks of a split run compute it. */
+static void test_a_in_place(void** state) {
+  (void)state;
+  uint32_t seed = 4242u;
+  for (int isa = 0; isa < LG_GEMM_ISA_COUNT; ++isa) {
+    if (!lg_gemm_isa_supported((lg_gemm_isa)isa)) continue;
+    const lg_gemm_blocking* bl = lg_gemm_blocking_of((lg_gemm_isa)isa);
+    const int ns[] = {1, 4 * bl->nr - 1, 4 * bl->nr, 4 * bl->nr + 1};
+    const int ks[] = {3, bl->kc + 5};
+    for (int t = 0; t < 2 * ARRAY_SIZE(ns) * ARRAY_SIZE(ks); ++t) {
+      const int n = ns[t / 2 % ARRAY_SIZE(ns)];
+      const int k = ks[t / 2 / ARRAY_SIZE(ns)];
+      const bool split = t % 2 == 1;
+      const int m = 2 * bl->mr + 5, lda = k + 3;
+      float* a = alloc_floats((size_t)m * lda);
+      float* b = alloc_floats((size_t)k * n);
+      float* c = alloc_floats((size_t)m * n);
+      for (int i = 0; i < m * lda; ++i) a[i] = rng_float(&seed);
+      for (int i = 0; i < k * n; ++i) b[i] = rng_float(&seed);
+      lg_gemm g = {.isa = (lg_gemm_isa)isa, .m = m, .n = n, .k = k,
+                   .a = {.data = a, .row_stride = lda, .col_stride = 1},
+                   .b = {.data = b, .row_stride = n, .col_stride = 1},
+                   .c = c, .ldc = n, .min = -INFINITY, .max = INFINITY};
+      float* scratch = alloc_floats(lg_gemm_scratch_floats(&g, 1));
+      if (split) {
+        const int nc = n > bl->nr ? bl->nr : n;
+        lg_gemm_compute(&g, 0, bl->mr, 0, nc, scratch);
+        lg_gemm_compute(&g, 0, bl->mr, nc, n, scratch);
+        lg_gemm_compute(&g, bl->mr, m, 0, nc, scratch);
+        lg_gemm_compute(&g, bl->mr, m, nc, n, scratch);
+      } else {
+        lg_gemm_compute(&g, 0, m, 0, n, scratch);
+      }
+      char what[96];
+      snprintf(what, sizeof(what), "%s m=%d n=%d k=%d lda=%d split=%d",
+               lg_gemm_isa_name((lg_gemm_isa)isa), m, n, k, lda, split);
+      check_product(what, a, lda, b, c, m, n, k);
+      free(scratch);
+      free(a);
+      free(b);
+      free(c);
+    }
+  }
+}
+
 static void test_pack_rows(void** state) {
   (void)state;
   /* Rows of length 11 (two 4 x 4 blocks and a tail) and counts 1..12, a NULL
@@ -590,6 +726,8 @@ int main(void) {
       cmocka_unit_test(test_isa_dispatch),
       cmocka_unit_test(test_hand_values),
       cmocka_unit_test(test_micro_kernels),
+      cmocka_unit_test(test_direct_kernels),
+      cmocka_unit_test(test_a_in_place),
       cmocka_unit_test(test_pack_rows),
       cmocka_unit_test(test_tile_edges),
       cmocka_unit_test(test_all_layouts),

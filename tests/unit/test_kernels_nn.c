@@ -592,6 +592,53 @@ static void test_conv_random(void** state) {
   }
 }
 
+/* Inputs with few channels: the gather path (one group, filter_c <= 4, a
+ * table of at most 256K entries), and otherwise whole window rows with the
+ * edge pixels' rows assembled on the stack. */
+static void test_conv_small_channels(void** state) {
+  (void)state;
+  const conv_spec specs[] = {
+      /* dw  b  h   w   c   oc  fh fw g  sh sw dh dw  padding act bias var t */
+      /* The keyword-spotting model's first layer: 10x4 stride 2, 1 -> 64. */
+      {false, 1, 49, 10, 1, 64, 10, 4, 1, 2, 2, 1, 1, kTfLitePaddingSame,
+       kTfLiteActRelu, true, false, 1},
+      /* Pixel counts below, at and above the micro-tiles, primes, batch. */
+      {false, 1, 3, 4, 1, 5, 3, 3, 1, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      {false, 2, 6, 1, 2, 13, 3, 1, 1, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, false, false, 1},
+      {false, 3, 7, 5, 3, 33, 2, 3, 1, 1, 2, 2, 1, kTfLitePaddingSame,
+       kTfLiteActRelu6, true, true, 1},
+      {false, 1, 11, 13, 4, 31, 5, 5, 1, 2, 1, 1, 2, kTfLitePaddingValid,
+       kTfLiteActNone, true, false, 1},
+      /* A 1x1 filter with stride 2 (not the direct path). */
+      {false, 1, 9, 9, 2, 17, 1, 1, 1, 2, 2, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      /* Window depth 9 * 9 * 4 = 324: above KC, so panels resume at p0. */
+      {false, 1, 12, 12, 4, 8, 9, 9, 1, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      /* Enough work (7M multiply-adds) to split panels over 2 threads. */
+      {false, 1, 64, 64, 3, 64, 3, 3, 1, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActRelu, true, false, 2},
+      /* Tables above 256K entries: whole window rows instead. */
+      {false, 1, 300, 301, 1, 2, 3, 3, 1, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 2},
+      /* 5 and 16 channels: window rows (5 * 3 <= 64) with edges; 16 * 5 >
+       * 64: taps at the edges. */
+      {false, 1, 8, 9, 5, 7, 3, 3, 1, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      {false, 1, 8, 9, 16, 7, 3, 5, 1, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      /* A grouped 1x1 (the GEMM reads A in place, row stride 12 > k 4). */
+      {false, 1, 7, 5, 12, 9, 1, 1, 3, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+  };
+  uint32_t seed = 77u;
+  for (int i = 0; i < ARRAY_SIZE(specs); ++i) {
+    check_conv_all_isas(&specs[i], seed + (uint32_t)i);
+  }
+}
+
 /* ---- DEPTHWISE_CONV_2D -----------------------------------------------------
  */
 
@@ -813,6 +860,46 @@ static void test_dw_random(void** state) {
   }
 }
 
+/* The 3x3 row loop (multiplier 1, SIMD ISAs): channels around its blocks
+ * (8 for AVX2; 32, as two masked halves of 16, for AVX-512), rows narrower
+ * than the window, strides, dilation, batch, threads. */
+static void test_dw_3x3(void** state) {
+  (void)state;
+  const conv_spec specs[] = {
+      /* dw  b  h   w   c   oc  fh fw g  sh sw dh dw  padding act bias var t */
+      /* The keyword-spotting model's layers: 25x5x64. */
+      {true, 1, 25, 5, 64, 64, 3, 3, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActRelu, true, false, 1},
+      {true, 1, 1, 1, 1, 1, 3, 3, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      {true, 2, 6, 7, 7, 7, 3, 3, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, false, false, 1},
+      {true, 1, 5, 2, 8, 8, 3, 3, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActRelu6, true, false, 1},
+      {true, 1, 4, 9, 15, 15, 3, 3, 0, 2, 2, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, true, 1},
+      {true, 1, 6, 6, 16, 16, 3, 3, 0, 1, 2, 1, 1, kTfLitePaddingValid,
+       kTfLiteActNone, true, false, 1},
+      {true, 1, 7, 3, 17, 17, 3, 3, 0, 1, 1, 3, 3, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      {true, 1, 9, 8, 31, 31, 3, 3, 0, 2, 1, 1, 2, kTfLitePaddingSame,
+       kTfLiteActReluN1To1, true, false, 1},
+      {true, 1, 5, 11, 32, 32, 3, 3, 0, 1, 3, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      {true, 2, 8, 7, 33, 33, 3, 3, 0, 2, 2, 1, 1, kTfLitePaddingValid,
+       kTfLiteActNone, true, false, 1},
+      {true, 1, 3, 13, 47, 47, 3, 3, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      /* Enough work (576K multiply-adds) to split rows over 2 threads. */
+      {true, 1, 40, 40, 40, 40, 3, 3, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActRelu6, true, false, 2},
+  };
+  uint32_t seed = 333u;
+  for (int i = 0; i < ARRAY_SIZE(specs); ++i) {
+    check_conv_all_isas(&specs[i], seed + (uint32_t)i);
+  }
+}
+
 /* ---- The builtin table -------------------------------------------------- */
 
 static void test_nn_table(void** state) {
@@ -852,10 +939,12 @@ int main(void) {
       cmocka_unit_test(test_conv_parameter_rejections),
       cmocka_unit_test(test_conv_invoke_guards),
       cmocka_unit_test(test_conv_random),
+      cmocka_unit_test(test_conv_small_channels),
       cmocka_unit_test(test_dw_hand_values),
       cmocka_unit_test(test_dw_nan_inf_and_empty),
       cmocka_unit_test(test_dw_rejections),
       cmocka_unit_test(test_dw_random),
+      cmocka_unit_test(test_dw_3x3),
       cmocka_unit_test(test_nn_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
