@@ -1,0 +1,420 @@
+/* The OpenCL backend: context, queue, buffers, dispatch (see
+ * opencl_backend.h). Program building and the binary cache live in
+ * opencl_program.c, device discovery in opencl_device.c. */
+#include "delegates/opencl/opencl_backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/opencl/opencl_device.h"
+#include "delegates/opencl/opencl_impl.h"
+#include "delegates/opencl/opencl_internal.h"
+
+/* The largest work group dispatch picks by itself: big enough to fill a
+ * GPU's SIMD units, small enough to leave registers for the kernel. */
+#define LG_CL_DEFAULT_MAX_LOCAL 256u
+
+/* ---- Buffers ------------------------------------------------------------ */
+
+static TfLiteStatus lg_cl_buffer_create(lg_gpu_backend* be, size_t bytes,
+                                        lg_gpu_buffer** out,
+                                        lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  lg_gpu_buffer* buffer = NULL;
+  cl_int err = CL_SUCCESS;
+  *out = NULL;
+  if (bytes == 0 || (uint64_t)bytes > be->device.max_buffer_bytes) {
+    lg_cl_message(error, "buffer_create: %zu bytes is outside 1..%llu (the "
+                  "device's CL_DEVICE_MAX_MEM_ALLOC_SIZE)", bytes,
+                  (unsigned long long)be->device.max_buffer_bytes);
+    goto fail;
+  }
+  buffer = calloc(1, sizeof(*buffer));
+  if (buffer == NULL) {
+    lg_cl_message(error, "buffer_create: out of host memory");
+    goto fail;
+  }
+  buffer->bytes = bytes;
+  buffer->mem = lg_cl_inject("clCreateBuffer")
+                    ? (err = CL_MEM_OBJECT_ALLOCATION_FAILURE, NULL)
+                    : clCreateBuffer(impl->context, CL_MEM_READ_WRITE, bytes,
+                                     NULL, &err);
+  if (buffer->mem == NULL || err != CL_SUCCESS) {
+    lg_cl_fail(error, "clCreateBuffer", err, "%zu bytes", bytes);
+    goto fail;
+  }
+  lg_cl_object_created();
+  *out = buffer;
+  return kTfLiteOk;
+fail:
+  free(buffer);
+  return kTfLiteError;
+}
+
+static void lg_cl_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer) {
+  (void)be;
+  if (buffer == NULL) return;
+  if (buffer->mem != NULL) {
+    clReleaseMemObject(buffer->mem);
+    lg_cl_object_released();
+  }
+  free(buffer);
+}
+
+/* Checks [offset, offset + bytes) against the buffer. */
+static TfLiteStatus lg_cl_check_range(const char* slot,
+                                      const lg_gpu_buffer* buffer,
+                                      size_t offset, const void* data,
+                                      size_t bytes, lg_gpu_error* error) {
+  if (buffer == NULL || (data == NULL && bytes > 0)) {
+    lg_cl_message(error, "%s: NULL %s", slot, buffer == NULL ? "buffer"
+                                                             : "host pointer");
+    return kTfLiteError;
+  }
+  if (offset > buffer->bytes || bytes > buffer->bytes - offset) {
+    lg_cl_message(error, "%s: range [%zu, %zu + %zu) is outside the "
+                  "%zu-byte buffer", slot, offset, offset, bytes,
+                  buffer->bytes);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_cl_buffer_upload(lg_gpu_backend* be,
+                                        lg_gpu_buffer* buffer, size_t offset,
+                                        const void* data, size_t bytes,
+                                        lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  if (lg_cl_check_range("buffer_upload", buffer, offset, data, bytes,
+                        error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (bytes == 0) return kTfLiteOk;
+  cl_int err = lg_cl_inject("clEnqueueWriteBuffer")
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueWriteBuffer(impl->queue, buffer->mem, CL_TRUE,
+                                          offset, bytes, data, 0, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    lg_cl_fail(error, "clEnqueueWriteBuffer", err, "%zu bytes at offset %zu",
+               bytes, offset);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_cl_buffer_download(lg_gpu_backend* be,
+                                          lg_gpu_buffer* buffer,
+                                          size_t offset, void* data,
+                                          size_t bytes, lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  if (lg_cl_check_range("buffer_download", buffer, offset, data, bytes,
+                        error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (bytes == 0) return kTfLiteOk;
+  /* The queue is in order, so a blocking read waits for every dispatch
+   * recorded before it. */
+  cl_int err = lg_cl_inject("clEnqueueReadBuffer")
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueReadBuffer(impl->queue, buffer->mem, CL_TRUE,
+                                         offset, bytes, data, 0, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    lg_cl_fail(error, "clEnqueueReadBuffer", err, "%zu bytes at offset %zu",
+               bytes, offset);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* ---- Dispatch ----------------------------------------------------------- */
+
+static TfLiteStatus lg_cl_set_args(lg_gpu_kernel* kernel,
+                                   const lg_gpu_arg* args, int num_args,
+                                   lg_gpu_error* error) {
+  for (int i = 0; i < num_args; ++i) {
+    cl_int err = CL_SUCCESS;
+    cl_int ivalue = args[i].value.i;
+    cl_float fvalue = args[i].value.f;
+    if (lg_cl_inject("clSetKernelArg")) {
+      err = CL_INVALID_ARG_VALUE;
+    } else if (args[i].kind == LG_GPU_ARG_KIND_BUFFER) {
+      if (args[i].value.buffer == NULL) {
+        lg_cl_message(error, "dispatch: kernel '%s' argument %d is a NULL "
+                      "buffer", kernel->name, i);
+        return kTfLiteError;
+      }
+      err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(cl_mem),
+                           &args[i].value.buffer->mem);
+    } else if (args[i].kind == LG_GPU_ARG_KIND_INT) {
+      err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(ivalue),
+                           &ivalue);
+    } else if (args[i].kind == LG_GPU_ARG_KIND_FLOAT) {
+      err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(fvalue),
+                           &fvalue);
+    } else {
+      lg_cl_message(error, "dispatch: kernel '%s' argument %d has unknown "
+                    "kind %d", kernel->name, i, (int)args[i].kind);
+      return kTfLiteError;
+    }
+    if (err != CL_SUCCESS) {
+      lg_cl_fail(error, "clSetKernelArg", err, "kernel '%s' argument %d",
+                 kernel->name, i);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+void lg_cl_choose_local_size(const lg_gpu_device_info* device,
+                             size_t kernel_max, int dims,
+                             const size_t* global, size_t* local) {
+  size_t limit = device->max_work_group_size;
+  if (kernel_max > 0 && kernel_max < limit) limit = kernel_max;
+  if (limit > LG_CL_DEFAULT_MAX_LOCAL) limit = LG_CL_DEFAULT_MAX_LOCAL;
+  if (limit == 0) limit = 1;
+  size_t product = 1;
+  for (int d = 0; d < dims; ++d) local[d] = 1;
+  /* Double the dimension with the most work groups left until a limit
+   * stops every dimension; powers of two suit every vendor's SIMD width. */
+  for (;;) {
+    int best = -1;
+    size_t best_groups = 0;
+    for (int d = 0; d < dims; ++d) {
+      size_t groups = (global[d] + local[d] - 1) / local[d];
+      bool can_grow = local[d] < global[d] &&
+                      local[d] * 2 <= device->max_work_item_sizes[d] &&
+                      product * 2 <= limit;
+      if (can_grow && groups > best_groups) {
+        best = d;
+        best_groups = groups;
+      }
+    }
+    if (best < 0) break;
+    local[best] *= 2;
+    product *= 2;
+  }
+}
+
+/* Validates a caller's local size against the kernel and device limits. */
+static TfLiteStatus lg_cl_check_local(const lg_gpu_backend* be,
+                                      const lg_gpu_kernel* kernel, int dims,
+                                      const size_t* local,
+                                      lg_gpu_error* error) {
+  size_t product = 1;
+  for (int d = 0; d < dims; ++d) {
+    if (local[d] == 0 || local[d] > be->device.max_work_item_sizes[d]) {
+      lg_cl_message(error, "dispatch: kernel '%s' local size %zu in dimension "
+                    "%d is outside 1..%zu (CL_DEVICE_MAX_WORK_ITEM_SIZES)",
+                    kernel->name, local[d], d,
+                    be->device.max_work_item_sizes[d]);
+      return kTfLiteError;
+    }
+    product *= local[d];
+  }
+  if (product > kernel->max_work_group_size ||
+      product > be->device.max_work_group_size) {
+    lg_cl_message(error, "dispatch: kernel '%s' work group of %zu exceeds "
+                  "the kernel's limit %zu", kernel->name, product,
+                  kernel->max_work_group_size);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_cl_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
+                                   const lg_gpu_arg* args, int num_args,
+                                   int dims, const size_t* global,
+                                   const size_t* local, lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  size_t chosen[3] = {1, 1, 1};
+  size_t rounded[3] = {1, 1, 1};
+  if (kernel == NULL || global == NULL || dims < 1 || dims > 3 ||
+      num_args < 0 || (num_args > 0 && args == NULL)) {
+    lg_cl_message(error, "dispatch: invalid arguments (kernel %p, dims %d, "
+                  "%d args)", (const void*)kernel, dims, num_args);
+    return kTfLiteError;
+  }
+  for (int d = 0; d < dims; ++d) {
+    if (global[d] == 0) {
+      lg_cl_message(error, "dispatch: kernel '%s' global size is 0 in "
+                    "dimension %d", kernel->name, d);
+      return kTfLiteError;
+    }
+  }
+  if (local != NULL) {
+    if (lg_cl_check_local(be, kernel, dims, local, error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    memcpy(chosen, local, sizeof(size_t) * (size_t)dims);
+  } else {
+    lg_cl_choose_local_size(&be->device, kernel->max_work_group_size, dims,
+                            global, chosen);
+  }
+  /* OpenCL 1.2 needs global to be a multiple of local: round up; the
+   * kernels guard their index. */
+  for (int d = 0; d < dims; ++d) {
+    size_t groups = global[d] / chosen[d] + (global[d] % chosen[d] != 0);
+    if (groups > SIZE_MAX / chosen[d]) {
+      lg_cl_message(error, "dispatch: kernel '%s' global size overflows",
+                    kernel->name);
+      return kTfLiteError;
+    }
+    rounded[d] = groups * chosen[d];
+  }
+  if (lg_cl_set_args(kernel, args, num_args, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  cl_int err = lg_cl_inject("clEnqueueNDRangeKernel")
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueNDRangeKernel(impl->queue, kernel->kernel,
+                                            (cl_uint)dims, NULL, rounded,
+                                            chosen, 0, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    lg_cl_fail(error, "clEnqueueNDRangeKernel", err,
+               "kernel '%s', global %zux%zux%zu, local %zux%zux%zu",
+               kernel->name, rounded[0], rounded[1], rounded[2], chosen[0],
+               chosen[1], chosen[2]);
+    return kTfLiteError;
+  }
+  impl->stats.last_dims = dims;
+  memcpy(impl->stats.last_global, rounded, sizeof(rounded));
+  memcpy(impl->stats.last_local, chosen, sizeof(chosen));
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_cl_submit(lg_gpu_backend* be, lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  cl_int err = lg_cl_inject("clFlush") ? CL_OUT_OF_RESOURCES
+                                       : clFlush(impl->queue);
+  if (err != CL_SUCCESS) {
+    lg_cl_fail(error, "clFlush", err, NULL);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_cl_finish(lg_gpu_backend* be, lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  cl_int err = lg_cl_inject("clFinish") ? CL_OUT_OF_RESOURCES
+                                        : clFinish(impl->queue);
+  if (err != CL_SUCCESS) {
+    lg_cl_fail(error, "clFinish", err, NULL);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* ---- Backend ------------------------------------------------------------ */
+
+static void lg_cl_destroy(lg_gpu_backend* be) {
+  if (be == NULL) return;
+  lg_cl_impl* impl = be->impl;
+  if (impl != NULL) {
+    if (impl->queue != NULL) {
+      clFinish(impl->queue);
+      clReleaseCommandQueue(impl->queue);
+      lg_cl_object_released();
+    }
+    if (impl->context != NULL) {
+      clReleaseContext(impl->context);
+      lg_cl_object_released();
+    }
+    free(impl->cache_dir);
+    free(impl);
+  }
+  free(be);
+}
+
+static const lg_gpu_backend_ops lg_cl_ops = {
+    .buffer_create = lg_cl_buffer_create,
+    .buffer_upload = lg_cl_buffer_upload,
+    .buffer_download = lg_cl_buffer_download,
+    .buffer_release = lg_cl_buffer_release,
+    .kernel_create = lg_cl_kernel_create,
+    .kernel_release = lg_cl_kernel_release,
+    .kernel_max_work_group_size = lg_cl_kernel_max_work_group_size,
+    .dispatch = lg_cl_dispatch,
+    .submit = lg_cl_submit,
+    .finish = lg_cl_finish,
+    .destroy = lg_cl_destroy,
+};
+
+TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
+                                      lg_gpu_backend** out,
+                                      lg_gpu_error* error) {
+  static const lg_gpu_backend_options defaults = {0, false, NULL};
+  lg_gpu_backend* be = NULL;
+  lg_cl_impl* impl = NULL;
+  cl_int err = CL_SUCCESS;
+  if (out == NULL) {
+    lg_cl_message(error, "lg_opencl_backend_create: NULL out");
+    return kTfLiteError;
+  }
+  *out = NULL;
+  if (options == NULL) options = &defaults;
+  be = calloc(1, sizeof(*be));
+  impl = calloc(1, sizeof(*impl));
+  if (be == NULL || impl == NULL) {
+    free(impl);
+    lg_cl_message(error, "lg_opencl_backend_create: out of host memory");
+    goto fail;
+  }
+  be->ops = &lg_cl_ops;
+  be->kind = LG_GPU_BACKEND_OPENCL;
+  be->impl = impl;
+  impl->allow_fp16 = options->allow_fp16;
+  if (options->cache_dir != NULL && options->cache_dir[0] != '\0') {
+    impl->cache_dir = strdup(options->cache_dir);
+    if (impl->cache_dir == NULL) {
+      lg_cl_message(error, "lg_opencl_backend_create: out of host memory");
+      goto fail;
+    }
+  }
+  if (lg_cl_pick_device(options->device_index, &impl->platform,
+                        &impl->device, error) != kTfLiteOk ||
+      lg_cl_read_device_info(impl->device, &be->device, error) != kTfLiteOk) {
+    goto fail;
+  }
+  cl_context_properties props[] = {
+      CL_CONTEXT_PLATFORM, (cl_context_properties)impl->platform, 0};
+  impl->context = lg_cl_inject("clCreateContext")
+                      ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
+                      : clCreateContext(props, 1, &impl->device, NULL, NULL,
+                                        &err);
+  if (impl->context == NULL || err != CL_SUCCESS) {
+    impl->context = NULL;
+    lg_cl_fail(error, "clCreateContext", err, "device '%s'",
+               be->device.name);
+    goto fail;
+  }
+  lg_cl_object_created();
+  /* In order: dispatches run in recording order and a blocking read waits
+   * for all of them. */
+  impl->queue = lg_cl_inject("clCreateCommandQueue")
+                    ? (err = CL_OUT_OF_RESOURCES, NULL)
+                    : clCreateCommandQueue(impl->context, impl->device, 0,
+                                           &err);
+  if (impl->queue == NULL || err != CL_SUCCESS) {
+    impl->queue = NULL;
+    lg_cl_fail(error, "clCreateCommandQueue", err, "device '%s'",
+               be->device.name);
+    goto fail;
+  }
+  lg_cl_object_created();
+  *out = be;
+  return kTfLiteOk;
+fail:
+  lg_cl_destroy(be);
+  return kTfLiteError;
+}
+
+TfLiteStatus lg_opencl_backend_stats(const lg_gpu_backend* be,
+                                     lg_opencl_stats* out) {
+  if (be == NULL || out == NULL || be->kind != LG_GPU_BACKEND_OPENCL ||
+      be->ops != &lg_cl_ops) {
+    return kTfLiteError;
+  }
+  const lg_cl_impl* impl = be->impl;
+  *out = impl->stats;
+  return kTfLiteOk;
+}

@@ -1,0 +1,271 @@
+/* Program building for the OpenCL backend: embedded source lookup, build
+ * options, the on-disk binary cache (program_cache.h), kernels. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/opencl/opencl_impl.h"
+#include "delegates/opencl/opencl_internal.h"
+#include "delegates/opencl/opencl_sources.h"
+#include "delegates/opencl/program_cache.h"
+
+/* printf into a fresh malloc'ed string; NULL when out of memory. */
+__attribute__((format(printf, 1, 2))) static char* lg_strdup_printf(
+    const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  int n = vsnprintf(NULL, 0, format, args);
+  va_end(args);
+  if (n < 0) return NULL;
+  char* text = malloc((size_t)n + 1);
+  if (text == NULL) return NULL;
+  va_start(args, format);
+  vsnprintf(text, (size_t)n + 1, format, args);
+  va_end(args);
+  return text;
+}
+
+static uint64_t lg_source_hash(const lg_embedded_source* src) {
+  uint64_t h = LG_FNV1A64_INIT;
+  for (size_t i = 0; i < src->line_count; ++i) {
+    h = lg_fnv1a64(h, src->lines[i], strlen(src->lines[i]));
+  }
+  return h;
+}
+
+/* Fills `error` with the failed build and the driver's build log (trimmed
+ * to fit the message). */
+static void lg_build_failure(lg_gpu_error* error, cl_program program,
+                             cl_device_id device, cl_int err,
+                             const char* name, const char* options) {
+  char* log = NULL;
+  size_t size = 0;
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                            &size) == CL_SUCCESS && size > 0) {
+    log = calloc(size + 1, 1);
+    if (log != NULL && clGetProgramBuildInfo(program, device,
+                                             CL_PROGRAM_BUILD_LOG, size, log,
+                                             NULL) != CL_SUCCESS) {
+      log[0] = '\0';
+    }
+  }
+  lg_cl_fail(error, "clBuildProgram", err, "kernel '%s' options '%s'; build "
+             "log:\n%s", name, options,
+             log != NULL && log[0] != '\0' ? log : "(empty)");
+  free(log);
+}
+
+/* Builds `*program` from the embedded source. */
+static TfLiteStatus lg_build_from_source(lg_cl_impl* impl,
+                                         const lg_embedded_source* src,
+                                         const char* options,
+                                         cl_program* program,
+                                         lg_gpu_error* error) {
+  cl_int err = CL_SUCCESS;
+  *program = lg_cl_inject("clCreateProgramWithSource")
+                 ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
+                 : clCreateProgramWithSource(impl->context,
+                                             (cl_uint)src->line_count,
+                                             (const char**)src->lines, NULL,
+                                             &err);
+  if (*program == NULL || err != CL_SUCCESS) {
+    *program = NULL;
+    lg_cl_fail(error, "clCreateProgramWithSource", err, "kernel '%s'",
+               src->name);
+    goto fail;
+  }
+  lg_cl_object_created();
+  err = lg_cl_inject("clBuildProgram")
+            ? CL_BUILD_PROGRAM_FAILURE
+            : clBuildProgram(*program, 1, &impl->device, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    lg_build_failure(error, *program, impl->device, err, src->name, options);
+    goto fail;
+  }
+  impl->stats.source_builds++;
+  return kTfLiteOk;
+fail:
+  if (*program != NULL) {
+    clReleaseProgram(*program);
+    lg_cl_object_released();
+    *program = NULL;
+  }
+  return kTfLiteError;
+}
+
+/* Tries the cache entry `payload`; NULL program when the driver refuses it
+ * (the caller rebuilds from source). */
+static cl_program lg_load_binary(lg_cl_impl* impl,
+                                 const unsigned char* payload, size_t bytes,
+                                 const char* options) {
+  cl_int err = CL_SUCCESS, status = CL_SUCCESS;
+  cl_program program =
+      lg_cl_inject("clCreateProgramWithBinary")
+          ? (err = CL_INVALID_BINARY, NULL)
+          : clCreateProgramWithBinary(impl->context, 1, &impl->device, &bytes,
+                                      &payload, &status, &err);
+  if (program == NULL || err != CL_SUCCESS || status != CL_SUCCESS) {
+    if (program != NULL) clReleaseProgram(program);
+    return NULL;
+  }
+  lg_cl_object_created();
+  /* A binary still needs clBuildProgram, but it only links/finalizes. */
+  err = lg_cl_inject("clBuildProgram")
+            ? CL_BUILD_PROGRAM_FAILURE
+            : clBuildProgram(program, 1, &impl->device, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    clReleaseProgram(program);
+    lg_cl_object_released();
+    return NULL;
+  }
+  return program;
+}
+
+/* Writes the program's binary to the cache; failures only skip caching. */
+static void lg_store_binary(lg_cl_impl* impl, cl_program program,
+                            const char* key) {
+  size_t size = 0;
+  unsigned char* binary = NULL;
+  cl_int err = lg_cl_inject("clGetProgramInfo")
+                   ? CL_OUT_OF_RESOURCES
+                   : clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES,
+                                      sizeof(size), &size, NULL);
+  if (err != CL_SUCCESS || size == 0) goto fail;
+  binary = malloc(size);
+  if (binary == NULL) goto fail;
+  err = clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(binary),
+                         &binary, NULL);
+  if (err != CL_SUCCESS) goto fail;
+  if (lg_program_cache_store(impl->cache_dir, key, binary, size)) {
+    impl->stats.cache_writes++;
+  }
+fail:
+  free(binary);
+}
+
+/* The program for `src` with `options`: from the cache when a valid entry
+ * exists, else compiled (and cached). */
+static TfLiteStatus lg_get_program(lg_gpu_backend* be,
+                                   const lg_embedded_source* src,
+                                   const char* options, cl_program* program,
+                                   lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  char* key = NULL;
+  unsigned char* payload = NULL;
+  size_t bytes = 0;
+  *program = NULL;
+  if (impl->cache_dir != NULL) {
+    key = lg_strdup_printf(
+        "litegpu OpenCL program\ndevice=%s\nvendor=%s\ndriver=%s\n"
+        "version=%s\noptions=%s\nsource=%016llx\nkernel=%s\n",
+        be->device.name, be->device.vendor, be->device.driver_version,
+        be->device.api_version, options,
+        (unsigned long long)lg_source_hash(src), src->name);
+    if (key == NULL) {
+      lg_cl_message(error, "kernel_create: out of host memory");
+      goto fail;
+    }
+    lg_program_cache_result found =
+        lg_program_cache_load(impl->cache_dir, key, &payload, &bytes);
+    if (found == LG_PROGRAM_CACHE_HIT) {
+      *program = lg_load_binary(impl, payload, bytes, options);
+      if (*program == NULL) found = LG_PROGRAM_CACHE_REJECT;
+    }
+    if (found == LG_PROGRAM_CACHE_REJECT) impl->stats.cache_rejects++;
+    if (*program != NULL) impl->stats.binary_loads++;
+  }
+  if (*program == NULL) {
+    if (lg_build_from_source(impl, src, options, program, error) !=
+        kTfLiteOk) {
+      goto fail;
+    }
+    if (key != NULL) lg_store_binary(impl, *program, key);
+  }
+  free(payload);
+  free(key);
+  return kTfLiteOk;
+fail:
+  free(payload);
+  free(key);
+  return kTfLiteError;
+}
+
+TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
+                                 const char* defines, lg_gpu_kernel** out,
+                                 lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  lg_gpu_kernel* kernel = NULL;
+  char* options = NULL;
+  cl_int err = CL_SUCCESS;
+  *out = NULL;
+  const lg_embedded_source* src = lg_opencl_source_find(name);
+  if (src == NULL || strlen(name) >= sizeof(kernel->name)) {
+    lg_cl_message(error, "kernel_create: no embedded OpenCL source named "
+                  "'%s' (expected shaders/opencl/%s.cl)",
+                  name != NULL ? name : "(null)",
+                  name != NULL ? name : "(null)");
+    goto fail;
+  }
+  bool fp16 = impl->allow_fp16 && be->device.fp16;
+  options = lg_strdup_printf("%s%s%s", defines != NULL ? defines : "",
+                             defines != NULL && fp16 ? " " : "",
+                             fp16 ? "-DLG_FP16" : "");
+  kernel = calloc(1, sizeof(*kernel));
+  if (options == NULL || kernel == NULL) {
+    lg_cl_message(error, "kernel_create: out of host memory");
+    goto fail;
+  }
+  snprintf(kernel->name, sizeof(kernel->name), "%s", name);
+  if (lg_get_program(be, src, options, &kernel->program, error) !=
+      kTfLiteOk) {
+    goto fail;
+  }
+  kernel->kernel = lg_cl_inject("clCreateKernel")
+                       ? (err = CL_INVALID_KERNEL_NAME, NULL)
+                       : clCreateKernel(kernel->program, name, &err);
+  if (kernel->kernel == NULL || err != CL_SUCCESS) {
+    kernel->kernel = NULL;
+    lg_cl_fail(error, "clCreateKernel", err, "kernel '%s' (the file must "
+               "define a __kernel of that name)", name);
+    goto fail;
+  }
+  lg_cl_object_created();
+  err = lg_cl_inject("clGetKernelWorkGroupInfo")
+            ? CL_INVALID_KERNEL
+            : clGetKernelWorkGroupInfo(kernel->kernel, impl->device,
+                                       CL_KERNEL_WORK_GROUP_SIZE,
+                                       sizeof(kernel->max_work_group_size),
+                                       &kernel->max_work_group_size, NULL);
+  if (err != CL_SUCCESS) {
+    lg_cl_fail(error, "clGetKernelWorkGroupInfo", err, "kernel '%s'", name);
+    goto fail;
+  }
+  free(options);
+  *out = kernel;
+  return kTfLiteOk;
+fail:
+  lg_cl_kernel_release(be, kernel);
+  free(options);
+  return kTfLiteError;
+}
+
+void lg_cl_kernel_release(lg_gpu_backend* be, lg_gpu_kernel* kernel) {
+  (void)be;
+  if (kernel == NULL) return;
+  if (kernel->kernel != NULL) {
+    clReleaseKernel(kernel->kernel);
+    lg_cl_object_released();
+  }
+  if (kernel->program != NULL) {
+    clReleaseProgram(kernel->program);
+    lg_cl_object_released();
+  }
+  free(kernel);
+}
+
+size_t lg_cl_kernel_max_work_group_size(lg_gpu_backend* be,
+                                        const lg_gpu_kernel* kernel) {
+  (void)be;
+  return kernel != NULL ? kernel->max_work_group_size : 0;
+}

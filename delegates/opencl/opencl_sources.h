@@ -1,0 +1,31 @@
+/* The OpenCL kernel sources embedded in the library.
+ *
+ * cmake/embed_sources.cmake generates the table at build time from every
+ * shaders/opencl/NAME.cl: one entry per file, named NAME, sorted by name;
+ * each source is kept as an array of lines (newlines kept)
+ * that clCreateProgramWithSource takes as is. The data is static and
+ * immutable; any thread may read it.
+ *
+ *   const lg_embedded_source* src = lg_opencl_source_find("add");
+ *   if (src != NULL) clCreateProgramWithSource(ctx, (cl_uint)src->line_count,
+ *                                              src->lines, NULL, &err);
+ */
+#ifndef LITEGPU_DELEGATES_OPENCL_OPENCL_SOURCES_H_
+#define LITEGPU_DELEGATES_OPENCL_OPENCL_SOURCES_H_
+
+#include <stddef.h>
+
+typedef struct lg_embedded_source {
+  const char* name;          /* file name without extension, e.g. "add" */
+  const char* const* lines;  /* the file's text, one line per element */
+  size_t line_count;
+} lg_embedded_source;
+
+/* Generated (build/generated/opencl_sources.c). */
+extern const lg_embedded_source lg_opencl_sources[];
+extern const size_t lg_opencl_source_count;
+
+/* The source named `name`, or NULL. */
+const lg_embedded_source* lg_opencl_source_find(const char* name);
+
+#endif /* LITEGPU_DELEGATES_OPENCL_OPENCL_SOURCES_H_ */
