@@ -1,0 +1,511 @@
+#define _POSIX_C_SOURCE 200809L
+/* The GPU delegate on OpenCL (PoCL here): TFLite's option defaults, every
+ * elementwise op of the first slice against CPU-only runs, partitions of
+ * mixed graphs, kMaxVersion refusals, and injected OpenCL failures.
+ * Needs an OpenCL device: without one the tests fail (never skip).
+ *
+ * Bound: |gpu - cpu| <= 1e-5 * max(1, |cpu|) per element for every op,
+ * transcendentals included: OpenCL 1.2 allows 3-4 ulp for exp/tanh and
+ * 2.5-3 ulp for divide/sqrt, i.e. < 5e-7 relative, well inside 1e-5. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "delegates/opencl/opencl_internal.h"
+#include "litegpu/gpu_delegate.h"
+#include "runtime/model/model_writer.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/c_api.h"
+#include "tensorflow/lite/c/c_api_experimental.h"
+#include "tensorflow/lite/delegates/gpu/delegate.h"
+
+typedef struct capture {
+  char text[32768];
+  size_t length;
+} capture;
+
+static void capture_report(void* user_data, const char* format, va_list args) {
+  capture* c = user_data;
+  if (c->length >= sizeof(c->text) - 2) return;
+  int n =
+      vsnprintf(c->text + c->length, sizeof(c->text) - c->length, format, args);
+  if (n > 0) c->length += (size_t)n;
+  if (c->length > sizeof(c->text) - 2) c->length = sizeof(c->text) - 2;
+  c->text[c->length++] = '\n';
+  c->text[c->length] = '\0';
+}
+
+typedef struct built_model {
+  void* data;
+  size_t size;
+  TfLiteModel* model;
+} built_model;
+
+static void finish_model(lg_model_writer* w, built_model* m) {
+  assert_int_equal(lg_model_writer_finish(w, &m->data, &m->size), kTfLiteOk);
+  lg_model_writer_destroy(w);
+  m->model = TfLiteModelCreate(m->data, m->size);
+  assert_non_null(m->model);
+}
+
+static void free_model(built_model* m) {
+  TfLiteModelDelete(m->model);
+  free(m->data);
+}
+
+static int32_t tensor(lg_model_writer* w, const char* name,
+                      const int32_t* shape, int rank) {
+  lg_writer_tensor t = {
+      .name = name, .type = kTfLiteFloat32, .shape = shape, .num_dims = rank};
+  return lg_model_writer_add_tensor(w, &t);
+}
+
+static TfLiteDelegate* make_delegate(int max_partitions) {
+  TfLiteGpuDelegateOptionsV2 o = TfLiteGpuDelegateOptionsV2Default();
+  o.max_delegated_partitions = max_partitions;
+  TfLiteDelegate* d = TfLiteGpuDelegateV2Create(&o);
+  assert_non_null(d); /* no OpenCL device: fail, never skip */
+  return d;
+}
+
+/* How inputs are filled. */
+typedef enum fill_mode { FILL_ANY, FILL_NONNEG, FILL_AWAY_FROM_ZERO } fill_mode;
+
+static void fill(float* v, size_t n, uint32_t seed, fill_mode mode) {
+  for (size_t k = 0; k < n; ++k) {
+    seed = seed * 1664525u + 1013904223u;
+    float x = (float)(seed >> 8) / 16777216.0f * 8 - 4;
+    if (mode == FILL_NONNEG) x = fabsf(x);
+    if (mode == FILL_AWAY_FROM_ZERO && fabsf(x) < 0.25f) x += x < 0 ? -0.5f : 0.5f;
+    v[k] = x;
+  }
+}
+
+/* Runs the model; output 0 into *out (malloc'd). */
+static TfLiteStatus run(TfLiteModel* model, TfLiteDelegate* delegate,
+                        bool fallback, capture* c, const fill_mode* modes,
+                        float** out, size_t* count) {
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetNumThreads(o, 1);
+  TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, c);
+  TfLiteInterpreterOptionsSetEnableDelegateFallback(o, fallback);
+  if (delegate) TfLiteInterpreterOptionsAddDelegate(o, delegate);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  *out = NULL;
+  *count = 0;
+  if (ip == NULL) return kTfLiteError;
+  TfLiteStatus status = TfLiteInterpreterAllocateTensors(ip);
+  if (status == kTfLiteOk) {
+    for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
+      TfLiteTensor* t = TfLiteInterpreterGetInputTensor(ip, i);
+      fill(TfLiteTensorData(t), TfLiteTensorByteSize(t) / sizeof(float),
+           (uint32_t)(7 + 13 * i), modes ? modes[i] : FILL_ANY);
+    }
+    status = TfLiteInterpreterInvoke(ip);
+    const TfLiteTensor* y = TfLiteInterpreterGetOutputTensor(ip, 0);
+    *count = TfLiteTensorByteSize(y) / sizeof(float);
+    *out = malloc(TfLiteTensorByteSize(y) + 1);
+    memcpy(*out, TfLiteTensorData(y), TfLiteTensorByteSize(y));
+  }
+  TfLiteInterpreterDelete(ip);
+  return status;
+}
+
+static void expect_close(const float* ref, const float* got, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float bound = 1e-5f * fmaxf(1.0f, fabsf(ref[i]));
+    if (!(fabsf(ref[i] - got[i]) <= bound)) {
+      fail_msg("element %zu: cpu %.9g gpu %.9g", i, (double)ref[i],
+               (double)got[i]);
+    }
+  }
+}
+
+/* CPU-only vs delegated; the delegated run must have claimed
+ * `want_partitions` partitions (-1: TFLite's own broadcast rules decide). */
+static void compare(TfLiteModel* model, TfLiteDelegate* d,
+                    const fill_mode* modes, int want_partitions) {
+  float *cpu = NULL, *gpu = NULL;
+  size_t nc = 0, ng = 0;
+  capture c0 = {{0}, 0}, c1 = {{0}, 0};
+  assert_int_equal(run(model, NULL, false, &c0, modes, &cpu, &nc), kTfLiteOk);
+  TfLiteStatus s = run(model, d, false, &c1, modes, &gpu, &ng);
+  if (s != kTfLiteOk) fail_msg("delegated run failed:\n%s", c1.text);
+  if (want_partitions >= 0 &&
+      litegpu_gpu_delegate_num_partitions(d) != want_partitions) {
+    const char* why = litegpu_gpu_delegate_node_reason(d, 0);
+    fail_msg("%d partitions, want %d; node 0: %s", 
+             litegpu_gpu_delegate_num_partitions(d), want_partitions,
+             why ? why : "?");
+  }
+  assert_int_equal(nc, ng);
+  expect_close(cpu, gpu, nc);
+  free(cpu);
+  free(gpu);
+}
+
+static void test_options_defaults(void** state) {
+  (void)state;
+  TfLiteGpuDelegateOptionsV2 o = TfLiteGpuDelegateOptionsV2Default();
+  assert_int_equal(o.is_precision_loss_allowed, -1);
+  assert_int_equal(o.inference_preference,
+                   TFLITE_GPU_INFERENCE_PREFERENCE_FAST_SINGLE_ANSWER);
+  assert_int_equal(o.inference_priority1,
+                   TFLITE_GPU_INFERENCE_PRIORITY_MAX_PRECISION);
+  assert_int_equal(o.inference_priority2, TFLITE_GPU_INFERENCE_PRIORITY_AUTO);
+  assert_int_equal(o.inference_priority3, TFLITE_GPU_INFERENCE_PRIORITY_AUTO);
+  assert_int_equal(o.experimental_flags, 1);
+  assert_int_equal(o.max_delegated_partitions, 1);
+  assert_null(o.serialization_dir);
+  assert_null(o.model_token);
+  assert_int_equal(offsetof(TfLiteGpuDelegateOptionsV2, experimental_flags) %
+                       8, 0);
+  /* NULL options are the defaults; Vulkan is refused with a reason. */
+  TfLiteDelegate* d = TfLiteGpuDelegateV2Create(NULL);
+  assert_non_null(d);
+  TfLiteGpuDelegateV2Delete(d);
+  TfLiteGpuDelegateV2Delete(NULL);
+  litegpu_gpu_delegate_options lo = litegpu_gpu_delegate_options_default();
+  lo.backend = LITEGPU_GPU_BACKEND_VULKAN;
+  char why[1024] = "";
+  assert_null(litegpu_gpu_delegate_create(&lo, why, sizeof(why)));
+  assert_non_null(strstr(why, "Vulkan backend is not implemented"));
+  lo.backend = LITEGPU_GPU_BACKEND_OPENCL;
+  lo.device_index = 1000;
+  assert_null(litegpu_gpu_delegate_create(&lo, why, sizeof(why)));
+  assert_non_null(strstr(why, "no usable OpenCL device"));
+}
+
+/* y = op(a, b) with b constant when b_const. */
+static void build_binary(built_model* m, int32_t code, const int32_t* sa,
+                         int ra, const int32_t* sb, int rb, bool b_const,
+                         TfLiteFusedActivation act) {
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t* so = sa;
+  int ro = ra;
+  size_t na = 1, nb = 1;
+  for (int i = 0; i < ra; ++i) na *= (size_t)sa[i];
+  for (int i = 0; i < rb; ++i) nb *= (size_t)sb[i];
+  if (nb > na || (nb == na && rb > ra)) {
+    so = sb;
+    ro = rb;
+  }
+  int32_t a = tensor(w, "a", sa, ra), b;
+  if (b_const) {
+    float* v = malloc(nb * sizeof(float));
+    fill(v, nb, 99, FILL_AWAY_FROM_ZERO);
+    b = lg_model_writer_add_const_tensor(w, "b", kTfLiteFloat32, sb, rb, v,
+                                         nb * sizeof(float));
+    free(v);
+  } else {
+    b = tensor(w, "b", sb, rb);
+  }
+  int32_t y = tensor(w, "y", so, ro);
+  TfLiteAddParams add = {.activation = act};
+  TfLiteSubParams sub = {.activation = act};
+  TfLiteMulParams mul = {.activation = act};
+  TfLiteDivParams div = {.activation = act};
+  const void* params = NULL;
+  if (code == kTfLiteBuiltinAdd) params = &add;
+  if (code == kTfLiteBuiltinSub) params = &sub;
+  if (code == kTfLiteBuiltinMul) params = &mul;
+  if (code == kTfLiteBuiltinDiv) params = &div;
+  assert_true(lg_model_writer_add_operator(w, code, 1, (int32_t[]){a, b}, 2,
+                                           &y, 1, params) >= 0);
+  int32_t ins[2] = {a, b};
+  lg_model_writer_set_inputs(w, ins, b_const ? 1 : 2);
+  lg_model_writer_set_outputs(w, &y, 1);
+  finish_model(w, m);
+}
+
+static const int32_t kBinaryOps[] = {
+    kTfLiteBuiltinAdd,     kTfLiteBuiltinSub,     kTfLiteBuiltinMul,
+    kTfLiteBuiltinDiv,     kTfLiteBuiltinMaximum, kTfLiteBuiltinMinimum,
+    kTfLiteBuiltinSquaredDifference};
+
+static bool has_activation(int32_t code) {
+  return code == kTfLiteBuiltinAdd || code == kTfLiteBuiltinSub ||
+         code == kTfLiteBuiltinMul || code == kTfLiteBuiltinDiv;
+}
+
+static void test_binary_same_shape_and_activations(void** state) {
+  (void)state;
+  TfLiteDelegate* d = make_delegate(1);
+  static const int32_t sizes[] = {1, 3, 17, 1003};
+  static const TfLiteFusedActivation acts[] = {
+      kTfLiteActNone, kTfLiteActRelu, kTfLiteActReluN1To1, kTfLiteActRelu6};
+  for (size_t o = 0; o < sizeof(kBinaryOps) / sizeof(kBinaryOps[0]); ++o) {
+    const int32_t code = kBinaryOps[o];
+    const fill_mode modes[2] = {FILL_ANY, code == kTfLiteBuiltinDiv
+                                              ? FILL_AWAY_FROM_ZERO
+                                              : FILL_ANY};
+    for (size_t s = 0; s < 4; ++s) {
+      for (size_t a = 0; a < (has_activation(code) ? 4u : 1u); ++a) {
+        built_model m;
+        const int32_t shape[2] = {1, sizes[s]};
+        build_binary(&m, code, shape, 2, shape, 2, false, acts[a]);
+        compare(m.model, d, modes, 1);
+        free_model(&m);
+      }
+    }
+  }
+  TfLiteGpuDelegateV2Delete(d);
+}
+
+static void test_binary_broadcasts(void** state) {
+  (void)state;
+  TfLiteDelegate* d = make_delegate(1);
+  const int32_t big[3] = {2, 3, 17}, row[1] = {17}, plane[2] = {3, 17};
+  const int32_t scalar1[1] = {1}, ones[3] = {1, 1, 17};
+  for (size_t o = 0; o < sizeof(kBinaryOps) / sizeof(kBinaryOps[0]); ++o) {
+    const int32_t code = kBinaryOps[o];
+    const fill_mode modes[2] = {FILL_ANY, code == kTfLiteBuiltinDiv
+                                              ? FILL_AWAY_FROM_ZERO
+                                              : FILL_ANY};
+    const fill_mode swapped[2] = {FILL_ANY, FILL_ANY};
+    built_model m;
+    build_binary(&m, code, big, 3, row, 1, false, kTfLiteActRelu6);
+    compare(m.model, d, modes, 1);
+    free_model(&m);
+    /* TFLite's GPU check refuses some rank-changing broadcasts
+     * ("Doesn't support broadcasting"); either way the output is right. */
+    build_binary(&m, code, big, 3, plane, 2, false, kTfLiteActNone);
+    compare(m.model, d, modes, -1);
+    free_model(&m);
+    build_binary(&m, code, big, 3, scalar1, 1, false, kTfLiteActRelu);
+    compare(m.model, d, modes, 1);
+    free_model(&m);
+    build_binary(&m, code, big, 3, ones, 3, true, kTfLiteActNone);
+    compare(m.model, d, modes, 1);
+    free_model(&m);
+    if (code != kTfLiteBuiltinDiv) {
+      build_binary(&m, code, row, 1, big, 3, false, kTfLiteActNone);
+      compare(m.model, d, swapped, 1);
+      free_model(&m);
+    }
+  }
+  /* A broadcast outside the slice's rules stays on the CPU with a reason. */
+  const int32_t col[3] = {2, 3, 1};
+  built_model m;
+  build_binary(&m, kTfLiteBuiltinAdd, big, 3, col, 3, false, kTfLiteActNone);
+  compare(m.model, d, NULL, 0);
+  const char* why = litegpu_gpu_delegate_node_reason(d, 0);
+  assert_non_null(why);
+  assert_non_null(strstr(why, "broadcast is only supported"));
+  free_model(&m);
+  TfLiteGpuDelegateV2Delete(d);
+}
+
+static void test_unary_ops(void** state) {
+  (void)state;
+  static const int32_t codes[] = {
+      kTfLiteBuiltinLogistic, kTfLiteBuiltinTanh,     kTfLiteBuiltinRelu,
+      kTfLiteBuiltinRelu6,    kTfLiteBuiltinReluN1To1, kTfLiteBuiltinExp,
+      kTfLiteBuiltinNeg,      kTfLiteBuiltinAbs,      kTfLiteBuiltinSqrt,
+      kTfLiteBuiltinSquare};
+  static const int32_t sizes[] = {1, 3, 17, 1003};
+  TfLiteDelegate* d = make_delegate(1);
+  for (size_t o = 0; o < sizeof(codes) / sizeof(codes[0]); ++o) {
+    const fill_mode mode =
+        codes[o] == kTfLiteBuiltinSqrt ? FILL_NONNEG : FILL_ANY;
+    for (size_t s = 0; s < 4; ++s) {
+      lg_model_writer* w = lg_model_writer_create(NULL);
+      const int32_t shape[2] = {1, sizes[s]};
+      int32_t x = tensor(w, "x", shape, 2), y = tensor(w, "y", shape, 2);
+      assert_true(lg_model_writer_add_operator(w, codes[o], 1, &x, 1, &y, 1,
+                                               NULL) >= 0);
+      lg_model_writer_set_inputs(w, &x, 1);
+      lg_model_writer_set_outputs(w, &y, 1);
+      built_model m;
+      finish_model(w, &m);
+      compare(m.model, d, &mode, 1);
+      free_model(&m);
+    }
+  }
+  TfLiteGpuDelegateV2Delete(d);
+}
+
+/* x -ADD-> t1 -MUL-> t2 -FC-> t3 -MUL-> y over [1,5]; ADD at add_version. */
+static void build_mixed(built_model* m, int add_version) {
+  static const float c[5] = {0.5f, -1.25f, 2, 3.75f, -4};
+  static float weights[25];
+  for (int i = 0; i < 25; ++i) weights[i] = (float)((i * 7) % 11) / 8 - 0.5f;
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t s1[1] = {5}, s2[2] = {5, 5}, sx[2] = {1, 5};
+  int32_t cst = lg_model_writer_add_const_tensor(w, "c", kTfLiteFloat32, s1, 1,
+                                                 c, sizeof(c));
+  int32_t wt = lg_model_writer_add_const_tensor(w, "w", kTfLiteFloat32, s2, 2,
+                                                weights, sizeof(weights));
+  int32_t x = tensor(w, "x", sx, 2), t1 = tensor(w, "t1", sx, 2);
+  int32_t t2 = tensor(w, "t2", sx, 2), t3 = tensor(w, "t3", sx, 2);
+  int32_t y = tensor(w, "y", sx, 2);
+  lg_model_writer_add_operator(w, kTfLiteBuiltinAdd, add_version,
+                               (int32_t[]){x, cst}, 2, &t1, 1, NULL);
+  lg_model_writer_add_operator(w, kTfLiteBuiltinMul, 1, (int32_t[]){t1, cst},
+                               2, &t2, 1, NULL);
+  lg_model_writer_add_operator(w, kTfLiteBuiltinFullyConnected, 1,
+                               (int32_t[]){t2, wt, -1}, 3, &t3, 1, NULL);
+  lg_model_writer_add_operator(w, kTfLiteBuiltinMul, 1, (int32_t[]){t3, cst},
+                               2, &y, 1, NULL);
+  lg_model_writer_set_inputs(w, &x, 1);
+  lg_model_writer_set_outputs(w, &y, 1);
+  finish_model(w, m);
+}
+
+static void test_mixed_graph_partitions(void** state) {
+  (void)state;
+  built_model m;
+  build_mixed(&m, 1);
+  TfLiteDelegate* d = make_delegate(1);
+  compare(m.model, d, NULL, 1); /* the largest: ADD, MUL */
+  assert_string_equal(litegpu_gpu_delegate_node_reason(d, 0), "");
+  assert_string_equal(litegpu_gpu_delegate_node_reason(d, 1), "");
+  assert_non_null(strstr(litegpu_gpu_delegate_node_reason(d, 2),
+                         "Operation is not supported."));
+  assert_string_not_equal(litegpu_gpu_delegate_node_reason(d, 3), "");
+  TfLiteGpuDelegateV2Delete(d);
+  d = make_delegate(0); /* <= 0 is taken as 1, as TFLite */
+  compare(m.model, d, NULL, 1);
+  TfLiteGpuDelegateV2Delete(d);
+  d = make_delegate(4);
+  compare(m.model, d, NULL, 2);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
+static void test_max_version_stays_on_cpu(void** state) {
+  (void)state;
+  built_model m;
+  build_mixed(&m, 3); /* ADD v3 > kMaxVersion 2 */
+  TfLiteDelegate* d = make_delegate(4);
+  float *cpu = NULL, *gpu = NULL;
+  size_t nc = 0, ng = 0;
+  capture c = {{0}, 0};
+  assert_int_equal(run(m.model, NULL, false, &c, NULL, &cpu, &nc), kTfLiteOk);
+  c.length = 0;
+  assert_int_equal(run(m.model, d, false, &c, NULL, &gpu, &ng), kTfLiteOk);
+  assert_non_null(
+      strstr(c.text, "ADD: Max version supported: 2. Requested version 3."));
+  assert_non_null(strstr(litegpu_gpu_delegate_node_reason(d, 0),
+                         "Max version supported: 2"));
+  assert_int_equal(litegpu_gpu_delegate_num_partitions(d), 2);
+  assert_int_equal(nc, ng);
+  expect_close(cpu, gpu, nc);
+  free(cpu);
+  free(gpu);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
+/* An injected failure of the nth use of `call` after delegate creation. */
+static void check_fault(const char* call, bool at_invoke) {
+  built_model m;
+  build_mixed(&m, 1);
+  float *cpu = NULL, *out = NULL;
+  size_t nc = 0, n = 0;
+  capture c = {{0}, 0};
+  assert_int_equal(run(m.model, NULL, false, &c, NULL, &cpu, &nc), kTfLiteOk);
+  for (int fallback = 0; fallback < 2; ++fallback) {
+    TfLiteDelegate* d = make_delegate(1);
+    c.length = 0;
+    c.text[0] = '\0';
+    lg_opencl_fail_call(call, 1);
+    TfLiteStatus s = run(m.model, d, fallback, &c, NULL, &out, &n);
+    assert_true(lg_opencl_fail_fired());
+    lg_opencl_fail_call(NULL, 0);
+    assert_non_null(strstr(c.text, call));
+    assert_non_null(strstr(c.text, at_invoke ? "TfLiteGpuDelegate Invoke: "
+                                             : "TfLiteGpuDelegate "));
+    if (!fallback) {
+      assert_int_equal(s, kTfLiteError);
+    } else {
+      assert_int_equal(s, at_invoke ? kTfLiteDelegateError : kTfLiteOk);
+      assert_int_equal(n, nc);
+      expect_close(cpu, out, nc);
+    }
+    free(out);
+    out = NULL;
+    TfLiteGpuDelegateV2Delete(d);
+  }
+  free(cpu);
+  free_model(&m);
+}
+
+static void test_injected_failures(void** state) {
+  (void)state;
+  const long live = lg_opencl_live_objects();
+  check_fault("clBuildProgram", false);
+  check_fault("clCreateBuffer", false);
+  check_fault("clEnqueueNDRangeKernel", true);
+  check_fault("clEnqueueReadBuffer", true);
+  assert_int_equal(lg_opencl_live_objects(), live);
+}
+
+/* Per-invoke time of a one-node ADD of 1,000 floats, delegate vs CPU
+ * (printed, not asserted). */
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double time_add(TfLiteModel* model, TfLiteDelegate* d) {
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetNumThreads(o, 1);
+  if (d) TfLiteInterpreterOptionsAddDelegate(o, d);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
+  for (int i = 0; i < 2; ++i) {
+    TfLiteTensor* t = TfLiteInterpreterGetInputTensor(ip, i);
+    fill(TfLiteTensorData(t), 1000, (uint32_t)i, FILL_ANY);
+  }
+  assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  const int runs = 200;
+  const double t0 = now_s();
+  for (int i = 0; i < runs; ++i) TfLiteInterpreterInvoke(ip);
+  const double t = (now_s() - t0) / runs;
+  TfLiteInterpreterDelete(ip);
+  return t;
+}
+
+static void test_timing_add_1000(void** state) {
+  (void)state;
+  built_model m;
+  const int32_t shape[2] = {1, 1000};
+  build_binary(&m, kTfLiteBuiltinAdd, shape, 2, shape, 2, false,
+               kTfLiteActNone);
+  TfLiteDelegate* d = make_delegate(1);
+  const double cpu = time_add(m.model, NULL);
+  const double gpu = time_add(m.model, d);
+  printf("one-node ADD of 1000 floats: CPU %.2f us/invoke, GPU delegate "
+         "%.2f us/invoke\n",
+         cpu * 1e6, gpu * 1e6);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_options_defaults),
+      cmocka_unit_test(test_binary_same_shape_and_activations),
+      cmocka_unit_test(test_binary_broadcasts),
+      cmocka_unit_test(test_unary_ops),
+      cmocka_unit_test(test_mixed_graph_partitions),
+      cmocka_unit_test(test_max_version_stays_on_cpu),
+      cmocka_unit_test(test_injected_failures),
+      cmocka_unit_test(test_timing_add_1000),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
