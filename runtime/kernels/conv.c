@@ -260,8 +260,8 @@ __attribute__((target("avx2,fma"))) static void lg_conv_gather_avx2(
   for (; j + 8 <= count; j += 8) {
     const __m256i v = _mm256_loadu_si256((const __m256i*)(idx + j));
     const __m256 inside = _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, none));
-    _mm256_storeu_ps(dst + j, _mm256_mask_i32gather_ps(_mm256_setzero_ps(),
-                                                       in, v, inside, 4));
+    _mm256_storeu_ps(dst + j, _mm256_mask_i32gather_ps(_mm256_setzero_ps(), in,
+                                                       v, inside, 4));
   }
   lg_conv_gather_scalar(in, idx + j, count - j, dst + j);
 }
@@ -284,8 +284,7 @@ static void lg_conv_pack_gather(const void* ctx, int i0, int rows, int p0,
                                 int depth, float* dst, int ld) {
   (void)rows;
   const lg_conv_pack_ctx* pc = ctx;
-  const int32_t* idx =
-      pc->table + (size_t)i0 * pc->k + (size_t)p0 * (size_t)ld;
+  const int32_t* idx = pc->table + (size_t)i0 * pc->k + (size_t)p0 * (size_t)ld;
   pc->gather(pc->input, idx, (size_t)depth * (size_t)ld, dst);
 }
 
@@ -565,9 +564,8 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
 /* The first input pixel of each listed output pixel's window: `base` (the
  * pixel's image plus the group's channel offset) and the window's top-left
  * corner (y0, x0), which may lie in the padding. */
-static void lg_conv_window_origins(const lg_conv_pack_ctx* pc, int i0,
-                                   int rows, const float** base, int* y0,
-                                   int* x0) {
+static void lg_conv_window_origins(const lg_conv_pack_ctx* pc, int i0, int rows,
+                                   const float** base, int* y0, int* x0) {
   const lg_conv_geometry* g = pc->geo;
   for (int r = 0; r < rows; ++r) {
     const int i = i0 + r;
@@ -617,9 +615,8 @@ static void lg_conv_edge_row(const lg_conv_geometry* g, const float* image,
  * assembled in `edge` (LG_CONV_EDGE_ROW_FLOATS floats per pixel). */
 static void lg_conv_pack_window_rows(const lg_conv_geometry* g,
                                      const float* const* base, const int* y0,
-                                     const int* x0, int rows, int p0,
-                                     int depth, float* dst, int ld,
-                                     float* edge) {
+                                     const int* x0, int rows, int p0, int depth,
+                                     float* dst, int ld, float* edge) {
   const int unit = g->filter_w * g->in_c;
   for (int p = p0; p < p0 + depth;) {
     const int kh = p / unit, offset = p - kh * unit;
@@ -687,8 +684,7 @@ static void lg_conv_pack_a(const void* ctx, int i0, int rows, int p0, int depth,
     float edge[LG_GEMM_MAX_MR * LG_CONV_EDGE_ROW_FLOATS];
     if (g->filter_w * g->in_c <= LG_CONV_EDGE_ROW_FLOATS ||
         lg_conv_inside_x(g, x0, rows)) {
-      lg_conv_pack_window_rows(g, base, y0, x0, rows, p0, depth, dst, ld,
-                               edge);
+      lg_conv_pack_window_rows(g, base, y0, x0, rows, p0, depth, dst, ld, edge);
       return;
     }
   }
@@ -697,33 +693,20 @@ static void lg_conv_pack_a(const void* ctx, int i0, int rows, int p0, int depth,
 
 static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_conv_data* data = node->user_data;
-  if (data == NULL || !data->prepared) {
+  if (data == NULL) {
     lg_kernel_log(context, LG_CONV_OP, "invoked before a successful prepare");
     return kTfLiteError;
   }
-  const TfLiteTensor *input, *filter, *bias = NULL;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_input(context, node, LG_CONV_OP, kInputTensor, &input));
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
-  if (data->has_bias) {
-    TF_LITE_ENSURE_STATUS(
-        lg_kernel_input(context, node, LG_CONV_OP, kBiasTensor, &bias));
-  }
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_output(context, node, LG_CONV_OP, kOutputTensor, &output));
-  if (lg_kernel_num_elements(input) != data->input_elements ||
-      lg_kernel_num_elements(output) != data->output_elements) {
-    lg_kernel_log(context, LG_CONV_OP, "tensor shapes changed since prepare");
-    return kTfLiteError;
-  }
-  if (data->output_elements == 0) return kTfLiteOk;
-  if (input->data.f == NULL || filter->data.f == NULL ||
-      output->data.f == NULL || (bias != NULL && bias->data.f == NULL)) {
-    lg_kernel_log(context, LG_CONV_OP, "a tensor has no data");
-    return kTfLiteError;
-  }
+  lg_nn_io io;
+  bool empty = false;
+  TF_LITE_ENSURE_STATUS(lg_nn_invoke_io(
+      context, node, LG_CONV_OP, data->prepared, data->has_bias,
+      data->input_elements, data->output_elements, &io, &empty));
+  if (empty) return kTfLiteOk;
+  const TfLiteTensor* input = io.input;
+  const TfLiteTensor* filter = io.filter;
+  const TfLiteTensor* bias = io.bias;
+  TfLiteTensor* output = io.output;
   float* scratch = lg_nn_temporary(context, node, LG_CONV_OP, kScratchTemporary,
                                    data->scratch_floats);
   if (scratch == NULL) return kTfLiteError;

@@ -306,9 +306,8 @@ static void lg_dw3_rows(const lg_conv_geometry* g, const float* image, int y,
                         const float** rows) {
   for (int kh = 0; kh < 3; ++kh) {
     const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
-    rows[kh] = iy >= 0 && iy < g->in_h
-                   ? image + (size_t)iy * g->in_w * g->in_c
-                   : NULL;
+    rows[kh] =
+        iy >= 0 && iy < g->in_h ? image + (size_t)iy * g->in_w * g->in_c : NULL;
   }
 }
 
@@ -342,8 +341,8 @@ lg_dw3_pixel_avx512(const bool full, const bool checks,
       const int ix = ix0 + kw * dilation;
       if (checks && (ix < 0 || ix >= in_w)) continue;
       const float* p = rows[kh] + (ptrdiff_t)ix * in_c + c;
-      a0[kh] = _mm512_fmadd_ps(lg_dw3_load(full, m0, p), w0[kh * 3 + kw],
-                               a0[kh]);
+      a0[kh] =
+          _mm512_fmadd_ps(lg_dw3_load(full, m0, p), w0[kh * 3 + kw], a0[kh]);
       a1[kh] = _mm512_fmadd_ps(lg_dw3_load(full, m1, p + 16), w1[kh * 3 + kw],
                                a1[kh]);
     }
@@ -374,22 +373,20 @@ lg_dw3_block_avx512(const bool full, const lg_conv_geometry* g,
     w0[t] = _mm512_maskz_loadu_ps(m0, filter + (size_t)t * g->out_c + c);
     w1[t] = _mm512_maskz_loadu_ps(m1, filter + (size_t)t * g->out_c + c + 16);
   }
-  const __m512 b0 = bias != NULL ? _mm512_maskz_loadu_ps(m0, bias + c)
-                                 : _mm512_setzero_ps();
+  const __m512 b0 =
+      bias != NULL ? _mm512_maskz_loadu_ps(m0, bias + c) : _mm512_setzero_ps();
   const __m512 b1 = bias != NULL ? _mm512_maskz_loadu_ps(m1, bias + c + 16)
                                  : _mm512_setzero_ps();
   int x = 0;
   for (; x < x_lo; ++x) {
-    lg_dw3_pixel_avx512(full, true, g, rows, x, w0, w1, b0, b1, out, c, m0,
-                        m1);
+    lg_dw3_pixel_avx512(full, true, g, rows, x, w0, w1, b0, b1, out, c, m0, m1);
   }
   for (; x < x_hi; ++x) {
     lg_dw3_pixel_avx512(full, false, g, rows, x, w0, w1, b0, b1, out, c, m0,
                         m1);
   }
   for (; x < g->out_w; ++x) {
-    lg_dw3_pixel_avx512(full, true, g, rows, x, w0, w1, b0, b1, out, c, m0,
-                        m1);
+    lg_dw3_pixel_avx512(full, true, g, rows, x, w0, w1, b0, b1, out, c, m0, m1);
   }
 }
 
@@ -834,33 +831,20 @@ static TfLiteStatus lg_dw_prepare(TfLiteContext* context, TfLiteNode* node) {
 
 static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_dw_data* data = node->user_data;
-  if (data == NULL || !data->prepared) {
+  if (data == NULL) {
     lg_kernel_log(context, LG_DW_OP, "invoked before a successful prepare");
     return kTfLiteError;
   }
-  const TfLiteTensor *input, *filter, *bias = NULL;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_input(context, node, LG_DW_OP, kInputTensor, &input));
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_input(context, node, LG_DW_OP, kFilterTensor, &filter));
-  if (data->has_bias) {
-    TF_LITE_ENSURE_STATUS(
-        lg_kernel_input(context, node, LG_DW_OP, kBiasTensor, &bias));
-  }
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_output(context, node, LG_DW_OP, kOutputTensor, &output));
-  if (lg_kernel_num_elements(input) != data->input_elements ||
-      lg_kernel_num_elements(output) != data->output_elements) {
-    lg_kernel_log(context, LG_DW_OP, "tensor shapes changed since prepare");
-    return kTfLiteError;
-  }
-  if (data->output_elements == 0) return kTfLiteOk;
-  if (input->data.f == NULL || filter->data.f == NULL ||
-      output->data.f == NULL || (bias != NULL && bias->data.f == NULL)) {
-    lg_kernel_log(context, LG_DW_OP, "a tensor has no data");
-    return kTfLiteError;
-  }
+  lg_nn_io io;
+  bool empty = false;
+  TF_LITE_ENSURE_STATUS(lg_nn_invoke_io(context, node, LG_DW_OP, data->prepared,
+                                        data->has_bias, data->input_elements,
+                                        data->output_elements, &io, &empty));
+  if (empty) return kTfLiteOk;
+  const TfLiteTensor* input = io.input;
+  const TfLiteTensor* filter = io.filter;
+  const TfLiteTensor* bias = io.bias;
+  TfLiteTensor* output = io.output;
   const lg_conv_geometry* g = &data->geo;
   lg_dw_job job = {
       .geo = g,

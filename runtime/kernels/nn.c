@@ -204,3 +204,37 @@ void lg_nn_buffer_free(lg_nn_buffer* buffer) {
   buffer->data = NULL;
   buffer->floats = 0;
 }
+
+TfLiteStatus lg_nn_invoke_io(TfLiteContext* context, const TfLiteNode* node,
+                             const char* op, bool prepared, bool has_bias,
+                             int64_t input_elements, int64_t output_elements,
+                             lg_nn_io* io, bool* empty) {
+  *empty = false;
+  if (!prepared) {
+    lg_kernel_log(context, op, "invoked before a successful prepare");
+    return kTfLiteError;
+  }
+  io->bias = NULL;
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &io->input));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 1, &io->filter));
+  if (has_bias) {
+    TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 2, &io->bias));
+  }
+  TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, op, 0, &io->output));
+  if (lg_kernel_num_elements(io->input) != input_elements ||
+      lg_kernel_num_elements(io->output) != output_elements) {
+    lg_kernel_log(context, op, "tensor shapes changed since prepare");
+    return kTfLiteError;
+  }
+  if (output_elements == 0) {
+    *empty = true;
+    return kTfLiteOk;
+  }
+  if (io->input->data.f == NULL || io->filter->data.f == NULL ||
+      io->output->data.f == NULL ||
+      (io->bias != NULL && io->bias->data.f == NULL)) {
+    lg_kernel_log(context, op, "a tensor has no data");
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}

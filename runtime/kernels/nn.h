@@ -73,6 +73,23 @@ TfLiteStatus lg_nn_check_float(TfLiteContext* context, const char* op,
  * (a model constant), so weights can be packed once in Prepare. */
 bool lg_nn_is_constant(const TfLiteTensor* tensor);
 
+/* The tensors of a convolution-like node (input 0, filter 1, optional bias 2,
+ * output 0) as Invoke sees them. */
+typedef struct lg_nn_io {
+  const TfLiteTensor* input;
+  const TfLiteTensor* filter;
+  const TfLiteTensor* bias; /* NULL without a bias */
+  TfLiteTensor* output;
+} lg_nn_io;
+
+/* Fetches them in Invoke and checks them against what Prepare saw: prepared,
+ * the same element counts, data present. *empty is true (and nothing else is
+ * checked) when the output has no elements, so there is nothing to do. */
+TfLiteStatus lg_nn_invoke_io(TfLiteContext* context, const TfLiteNode* node,
+                             const char* op, bool prepared, bool has_bias,
+                             int64_t input_elements, int64_t output_elements,
+                             lg_nn_io* io, bool* empty);
+
 /* Makes the node's temporaries exactly ids[0..count): an id of -1 gets a new
  * tensor from context->AddTensors (written back, so that later Prepares
  * reuse it); each becomes a 1-D float32 arena tensor of floats[i] elements.
