@@ -16,13 +16,17 @@
  *   TfLiteDelegate* d = litegpu_gpu_delegate_create(&o, why, sizeof(why));
  *   ... TfLiteGpuDelegateV2Delete(d);
  *
- * Partition programs: each delegated partition becomes one dispatch per node
- * and one device buffer per tensor (no lifetime-based reuse yet).
+ * Partition programs: each delegated partition is lowered into compute
+ * dispatches over device buffers that tensors share by lifetime; only the
+ * partition's inputs and outputs cross between host and device. Kernels run
+ * in float32 (precision loss may be allowed but is not taken yet).
+ * serialization_dir, when set, holds the compiled-program cache.
  */
 #ifndef LITEGPU_GPU_DELEGATE_H_
 #define LITEGPU_GPU_DELEGATE_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tensorflow/lite/delegates/gpu/delegate.h"
 
@@ -40,6 +44,9 @@ typedef struct litegpu_gpu_delegate_options {
   TfLiteGpuDelegateOptionsV2 tflite;
   litegpu_gpu_backend backend; /* AUTO by default */
   int device_index;            /* among the backend's devices, 0 = first */
+  /* Partitions with fewer nodes stay on the CPU (0: no minimum); the
+   * benchmark_model flag of the same name. */
+  int min_nodes_per_partition;
 } litegpu_gpu_delegate_options;
 
 litegpu_gpu_delegate_options litegpu_gpu_delegate_options_default(void);
@@ -57,6 +64,26 @@ int litegpu_gpu_delegate_num_partitions(const TfLiteDelegate* delegate);
  * application or deletion. */
 const char* litegpu_gpu_delegate_node_reason(const TfLiteDelegate* delegate,
                                              int node_index);
+
+/* What the delegate did and holds, for reports (benchmark_model). Counters
+ * cover every partition of the last application. */
+typedef struct litegpu_gpu_delegate_stats {
+  const char* backend;          /* "OpenCL" (static string) */
+  char device_name[256];        /* the device's own name */
+  int partitions;               /* kept by the last application */
+  int nodes_delegated;          /* nodes those partitions replaced */
+  int dispatches_per_invoke;    /* compute dispatches one Invoke records */
+  uint64_t device_bytes;        /* device memory for tensors and weights */
+  uint64_t bytes_uploaded;      /* by the last Invoke (partition inputs) */
+  uint64_t bytes_downloaded;    /* by the last Invoke (partition outputs) */
+  uint64_t programs_compiled;   /* kernels built from source so far */
+  uint64_t programs_from_cache; /* kernels loaded from serialization_dir */
+  int fp16;                     /* 1 when kernels run in half precision */
+} litegpu_gpu_delegate_stats;
+
+/* Fills `out`; kTfLiteError when either pointer is NULL. */
+TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
+                                            litegpu_gpu_delegate_stats* out);
 
 #ifdef __cplusplus
 }

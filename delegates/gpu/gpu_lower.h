@@ -1,0 +1,174 @@
+/* Lowering a claimed partition into a GPU program (backend-neutral).
+ *
+ * Each op the GPU runs has an lg_gpu_lowering: its builtin code, an optional
+ * check of this implementation's own limits (beyond TFLite's rules in
+ * op_support.c), and a lower function that turns one node into dispatches
+ * of kernels from the backend's embedded sources (shaders/opencl/NAME.cl
+ * for OpenCL), or into an alias when the node only renames bytes (RESHAPE).
+ *
+ * Layout: a tensor on the device has exactly the bytes it has on the host,
+ * dense and row-major (NHWC for 4-D). Partition boundaries are therefore
+ * plain copies, shape ops are aliases or index remaps, and kernels read
+ * channels as float4/float8 vectors (vload4/vload8) where the innermost
+ * dimension allows; the repacking that a kernel wants for vector loads is
+ * done once, on the weights (constants), never on activations. Channel
+ * padding to 4 (TFLite's PHWC4) was weighed and not chosen: it would put a
+ * conversion on every partition boundary and every reshape-like op.
+ *
+ * Shapes: the interpreter prepares the CPU graph before a delegate's
+ * Prepare and marks the graph immutable after, so every tensor's dims and
+ * bytes in the context are final when a node is lowered.
+ *
+ * Memory: the program gives each non-constant tensor a lifetime (first and
+ * last dispatch using it; partition inputs live from the start, partition
+ * outputs to the end) and places tensors in shared device buffers, largest
+ * first, reusing a buffer whose other tensors' lifetimes do not overlap.
+ * Constants get their own buffers, uploaded once.
+ *
+ *   static TfLiteStatus lower_relu(lg_gpu_program* p, TfLiteContext* ctx,
+ *                                  const TfLiteNode* node,
+ *                                  const TfLiteRegistration* reg) {
+ *     const int n =
+ * (int)lg_gpu_elements(&ctx->tensors[node->outputs->data[0]]); const
+ * lg_gpu_operand args[] = {LG_GPU_TENSOR(node->inputs->data[0]),
+ *                                    LG_GPU_TENSOR(node->outputs->data[0]),
+ *                                    LG_GPU_INT(n)};
+ *     const size_t global[1] = {(size_t)n};
+ *     return lg_gpu_lower_dispatch(p, "unary", "-DLG_OP=2", args, 3, 1,
+ *                                  global, NULL);
+ *   }
+ *
+ * Errors: a lower function returns kTfLiteError after lg_gpu_lower_fail
+ * (or a failing lg_gpu_lower_* call) recorded the reason; the delegate
+ * reports it and the partition stays on the CPU.
+ */
+#ifndef LITEGPU_DELEGATES_GPU_GPU_LOWER_H_
+#define LITEGPU_DELEGATES_GPU_GPU_LOWER_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "partition/delegate_kit.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+typedef struct lg_gpu_program lg_gpu_program;
+
+typedef enum lg_gpu_operand_kind {
+  LG_GPU_OPERAND_TENSOR = 0,   /* a context tensor (buffer) */
+  LG_GPU_OPERAND_CONSTANT = 1, /* data given to lg_gpu_lower_constant */
+  LG_GPU_OPERAND_SCRATCH = 2,  /* a buffer from lg_gpu_lower_scratch */
+  LG_GPU_OPERAND_INT = 3,
+  LG_GPU_OPERAND_FLOAT = 4,
+} lg_gpu_operand_kind;
+
+/* One kernel argument as the lowering sees it. */
+typedef struct lg_gpu_operand {
+  lg_gpu_operand_kind kind;
+  union {
+    int id; /* tensor index, constant id or scratch id */
+    int32_t i;
+    float f;
+  } value;
+} lg_gpu_operand;
+
+#define LG_GPU_TENSOR(t) \
+  ((lg_gpu_operand){.kind = LG_GPU_OPERAND_TENSOR, .value.id = (t)})
+#define LG_GPU_CONSTANT(c) \
+  ((lg_gpu_operand){.kind = LG_GPU_OPERAND_CONSTANT, .value.id = (c)})
+#define LG_GPU_SCRATCH(s) \
+  ((lg_gpu_operand){.kind = LG_GPU_OPERAND_SCRATCH, .value.id = (s)})
+#define LG_GPU_INT(x) \
+  ((lg_gpu_operand){.kind = LG_GPU_OPERAND_INT, .value.i = (int32_t)(x)})
+#define LG_GPU_FLOAT(x) \
+  ((lg_gpu_operand){.kind = LG_GPU_OPERAND_FLOAT, .value.f = (float)(x)})
+
+#define LG_GPU_MAX_ARGS 24
+
+/* Records one dispatch of kernel `kernel` built with `defines` (NULL: none)
+ * over global[0..dims) work items; `local` NULL lets the backend choose.
+ * A dispatch with an empty global range is dropped (nothing to compute).
+ * Tensor operands become live for this dispatch. */
+TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
+                                   const char* defines,
+                                   const lg_gpu_operand* args, int num_args,
+                                   int dims, const size_t* global,
+                                   const size_t* local);
+
+/* Copies `bytes` of host data into a device constant (weights repacked for
+ * a kernel, index tables) uploaded at Prepare. Returns its id, or -1 after
+ * recording the failure. */
+int lg_gpu_lower_constant(lg_gpu_program* p, const void* data, size_t bytes);
+
+/* A temporary device buffer of `bytes` living only through the dispatches
+ * of the node being lowered. Returns its id, or -1 after recording. */
+int lg_gpu_lower_scratch(lg_gpu_program* p, size_t bytes);
+
+/* Makes tensor `out` share tensor `in`'s device bytes (same byte size, e.g.
+ * RESHAPE); no dispatch. */
+TfLiteStatus lg_gpu_lower_alias(lg_gpu_program* p, int out, int in);
+
+/* Records why lowering failed (printf format); returns kTfLiteError. */
+TfLiteStatus lg_gpu_lower_fail(lg_gpu_program* p, const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The work-group size limit of the device (for kernels that need a fixed
+ * local size, such as reductions). */
+size_t lg_gpu_lower_max_work_group(const lg_gpu_program* p);
+
+/* ---- Helpers for lowerings ------------------------------------------------
+ */
+
+/* Number of elements of a tensor (0 when a dim is 0). */
+size_t lg_gpu_elements(const TfLiteTensor* t);
+
+/* The tensor's dims right-aligned into 4 (N, H, W, C), leading 1s;
+ * false when its rank is above 4. */
+bool lg_gpu_shape4(const TfLiteTensor* t, int32_t out[4]);
+
+/* Turns tensor `t`, an output of the node being lowered, into a device
+ * constant holding `bytes` of `data` (computed on the host at lowering,
+ * e.g. DEQUANTIZE of constant weights); no dispatch. */
+TfLiteStatus lg_gpu_lower_constant_tensor(lg_gpu_program* p, int t,
+                                          const void* data, size_t bytes);
+
+/* A fused activation as kernels apply it: clamp to [*lo, *hi] (NaN passes,
+ * as on the CPU), then tanh when *define is "-DLG_ACT_TANH" (else "").
+ * false for activations the GPU does not run (SIGN_BIT). */
+bool lg_gpu_activation(TfLiteFusedActivation act, float* lo, float* hi,
+                       const char** define);
+
+/* A constant tensor's (kTfLiteMmapRo) float data, or NULL. */
+const float* lg_gpu_constant_floats(const TfLiteTensor* t);
+
+/* ---- Per-op lowering table ------------------------------------------------
+ */
+
+typedef TfLiteStatus (*lg_gpu_lower_fn)(lg_gpu_program* p,
+                                        TfLiteContext* context,
+                                        const TfLiteNode* node,
+                                        const TfLiteRegistration* reg);
+
+typedef struct lg_gpu_lowering {
+  int32_t builtin_code;
+  /* This implementation's limits beyond op_support.c (NULL: none); the
+   * reason it writes is shown after "GPU delegate: ". */
+  lg_kit_check_fn check;
+  lg_gpu_lower_fn lower;
+} lg_gpu_lowering;
+
+/* Each op family's table (delegates/gpu/lower_<family>.c). */
+const lg_gpu_lowering* lg_gpu_lowerings_elementwise(int* count);
+const lg_gpu_lowering* lg_gpu_lowerings_conv(int* count);
+const lg_gpu_lowering* lg_gpu_lowerings_matmul(int* count);
+const lg_gpu_lowering* lg_gpu_lowerings_shape(int* count);
+const lg_gpu_lowering* lg_gpu_lowerings_reduce(int* count);
+
+/* The lowering of a builtin code across every family, or NULL. */
+const lg_gpu_lowering* lg_gpu_lowering_find(int32_t builtin_code);
+
+#endif /* LITEGPU_DELEGATES_GPU_GPU_LOWER_H_ */

@@ -1,0 +1,751 @@
+/* GPU program: lowering bookkeeping, lifetime memory plan, execution
+ * (gpu_program.h, gpu_lower.h). */
+#include "delegates/gpu/gpu_program.h"
+
+#include <float.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROGRAM_ERROR_SIZE 1024
+#define NO_DISPATCH INT_MAX
+
+/* ---- Kernel cache ---------------------------------------------------------
+ */
+
+typedef struct lg_gpu_kernel_entry {
+  char* key; /* name '\n' defines */
+  lg_gpu_kernel* kernel;
+} lg_gpu_kernel_entry;
+
+void lg_gpu_kernel_cache_release(lg_gpu_kernel_cache* cache,
+                                 lg_gpu_backend* be) {
+  for (int i = 0; i < cache->count; ++i) {
+    be->ops->kernel_release(be, cache->entries[i].kernel);
+    free(cache->entries[i].key);
+  }
+  free(cache->entries);
+  memset(cache, 0, sizeof(*cache));
+}
+
+static TfLiteStatus kernel_cache_get(lg_gpu_kernel_cache* cache,
+                                     lg_gpu_backend* be, const char* name,
+                                     const char* defines, lg_gpu_kernel** out,
+                                     lg_gpu_error* error) {
+  const char* d = defines != NULL ? defines : "";
+  const size_t key_size = strlen(name) + strlen(d) + 2;
+  char* key = malloc(key_size);
+  if (key == NULL) {
+    snprintf(error->message, sizeof(error->message), "out of host memory");
+    return kTfLiteError;
+  }
+  snprintf(key, key_size, "%s\n%s", name, d);
+  for (int i = 0; i < cache->count; ++i) {
+    if (strcmp(cache->entries[i].key, key) == 0) {
+      free(key);
+      *out = cache->entries[i].kernel;
+      return kTfLiteOk;
+    }
+  }
+  if (cache->count == cache->capacity) {
+    const int capacity = cache->capacity ? cache->capacity * 2 : 16;
+    lg_gpu_kernel_entry* grown =
+        realloc(cache->entries, (size_t)capacity * sizeof(*grown));
+    if (grown == NULL) {
+      free(key);
+      snprintf(error->message, sizeof(error->message), "out of host memory");
+      return kTfLiteError;
+    }
+    cache->entries = grown;
+    cache->capacity = capacity;
+  }
+  lg_gpu_kernel* kernel = NULL;
+  if (be->ops->kernel_create(be, name, defines, &kernel, error) != kTfLiteOk) {
+    free(key);
+    return kTfLiteError;
+  }
+  cache->entries[cache->count++] = (lg_gpu_kernel_entry){key, kernel};
+  *out = kernel;
+  return kTfLiteOk;
+}
+
+/* ---- Program state --------------------------------------------------------
+ */
+
+typedef enum value_kind {
+  VALUE_TENSOR,   /* produced in the partition or a boundary input */
+  VALUE_CONSTANT, /* a constant tensor or lowering constant */
+  VALUE_SCRATCH,
+} value_kind;
+
+/* Anything that needs device bytes. */
+typedef struct value {
+  value_kind kind;
+  int tensor;   /* context index, -1 for lowering constants and scratch */
+  int alias_of; /* value whose bytes this one uses, -1 if its own */
+  size_t bytes;
+  int first, last; /* dispatch range using it (after alias merge: root's) */
+  bool produced;   /* a node in the partition writes it */
+  bool boundary_input, output;
+  void* host_copy;    /* lowering constants: the data to upload */
+  int buffer;         /* index into the shared buffers (non-constants) */
+  lg_gpu_buffer* own; /* constants: their own buffer */
+} value;
+
+typedef struct dispatch {
+  lg_gpu_kernel* kernel;
+  lg_gpu_operand args[LG_GPU_MAX_ARGS];
+  lg_gpu_arg resolved[LG_GPU_MAX_ARGS];
+  int num_args;
+  int dims;
+  size_t global[3];
+  size_t local[3];
+  bool has_local;
+} dispatch;
+
+typedef struct shared_buffer {
+  lg_gpu_buffer* buffer;
+  size_t bytes;
+} shared_buffer;
+
+struct lg_gpu_program {
+  lg_gpu_backend* be;
+  lg_gpu_kernel_cache* kernels;
+  value* values;
+  int num_values, values_capacity;
+  int* value_of_tensor; /* context tensor index -> value, -1 */
+  int num_context_tensors;
+  dispatch* dispatches;
+  int num_dispatches, dispatches_capacity;
+  shared_buffer* buffers;
+  int num_buffers;
+  int* output_values; /* values to download, per partition output */
+  int* output_tensors;
+  int num_outputs;
+  const TfLiteContext* lowering; /* during lower_node only */
+  int nodes;
+  bool prepared;
+  uint64_t bytes_uploaded, bytes_downloaded;
+  char error[PROGRAM_ERROR_SIZE];
+};
+
+TfLiteStatus lg_gpu_lower_fail(lg_gpu_program* p, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(p->error, sizeof(p->error), format, args);
+  va_end(args);
+  return kTfLiteError;
+}
+
+const char* lg_gpu_program_error(const lg_gpu_program* p) { return p->error; }
+
+size_t lg_gpu_lower_max_work_group(const lg_gpu_program* p) {
+  return p->be->device.max_work_group_size;
+}
+
+lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
+                                      lg_gpu_kernel_cache* kernels,
+                                      const TfLiteContext* context) {
+  lg_gpu_program* p = calloc(1, sizeof(*p));
+  if (p == NULL) return NULL;
+  p->be = be;
+  p->kernels = kernels;
+  p->num_context_tensors = (int)context->tensors_size;
+  p->value_of_tensor =
+      malloc(sizeof(int) * (size_t)(p->num_context_tensors + 1));
+  if (p->value_of_tensor == NULL) {
+    free(p);
+    return NULL;
+  }
+  for (int i = 0; i < p->num_context_tensors; ++i) p->value_of_tensor[i] = -1;
+  return p;
+}
+
+void lg_gpu_program_destroy(lg_gpu_program* p) {
+  if (p == NULL) return;
+  for (int i = 0; i < p->num_values; ++i) {
+    p->be->ops->buffer_release(p->be, p->values[i].own);
+    free(p->values[i].host_copy);
+  }
+  for (int i = 0; i < p->num_buffers; ++i) {
+    p->be->ops->buffer_release(p->be, p->buffers[i].buffer);
+  }
+  free(p->buffers);
+  free(p->values);
+  free(p->value_of_tensor);
+  free(p->dispatches);
+  free(p->output_values);
+  free(p->output_tensors);
+  free(p);
+}
+
+/* The context of the node being lowered (lowerings receive it too; the
+ * program keeps it only for the duration of lower_node). */
+static const TfLiteContext* lowering_context(const lg_gpu_program* p) {
+  return p->lowering;
+}
+
+/* ---- Values ----------------------------------------------------------------
+ */
+
+static int add_value(lg_gpu_program* p, value v) {
+  if (p->num_values == p->values_capacity) {
+    const int capacity = p->values_capacity ? p->values_capacity * 2 : 32;
+    value* grown = realloc(p->values, (size_t)capacity * sizeof(*grown));
+    if (grown == NULL) {
+      lg_gpu_lower_fail(p, "out of host memory");
+      return -1;
+    }
+    p->values = grown;
+    p->values_capacity = capacity;
+  }
+  v.first = NO_DISPATCH;
+  v.last = -1;
+  v.buffer = -1;
+  p->values[p->num_values] = v;
+  return p->num_values++;
+}
+
+static bool is_constant_tensor(const TfLiteTensor* t) {
+  return t->allocation_type == kTfLiteMmapRo ||
+         t->allocation_type == kTfLitePersistentRo;
+}
+
+/* The value of a context tensor, created on first use. */
+static int tensor_value(lg_gpu_program* p, const TfLiteContext* context,
+                        int tensor) {
+  if (tensor < 0 || tensor >= p->num_context_tensors) {
+    lg_gpu_lower_fail(p, "tensor index %d is out of range", tensor);
+    return -1;
+  }
+  if (p->value_of_tensor[tensor] >= 0) return p->value_of_tensor[tensor];
+  const TfLiteTensor* t = &context->tensors[tensor];
+  value v = {.tensor = tensor, .alias_of = -1, .bytes = t->bytes};
+  v.kind = is_constant_tensor(t) ? VALUE_CONSTANT : VALUE_TENSOR;
+  if (v.kind == VALUE_CONSTANT && t->data.raw == NULL && t->bytes > 0) {
+    lg_gpu_lower_fail(p, "constant tensor %d has no data", tensor);
+    return -1;
+  }
+  const int id = add_value(p, v);
+  if (id >= 0) p->value_of_tensor[tensor] = id;
+  return id;
+}
+
+static int root_of(const lg_gpu_program* p, int v) {
+  while (p->values[v].alias_of >= 0) v = p->values[v].alias_of;
+  return v;
+}
+
+int lg_gpu_lower_constant(lg_gpu_program* p, const void* data, size_t bytes) {
+  void* copy = malloc(bytes > 0 ? bytes : 1);
+  if (copy == NULL) {
+    lg_gpu_lower_fail(p, "out of host memory for a %zu-byte constant", bytes);
+    return -1;
+  }
+  if (bytes > 0) memcpy(copy, data, bytes);
+  const int id = add_value(p, (value){.kind = VALUE_CONSTANT,
+                                      .tensor = -1,
+                                      .alias_of = -1,
+                                      .bytes = bytes,
+                                      .host_copy = copy});
+  if (id < 0) free(copy);
+  return id;
+}
+
+int lg_gpu_lower_scratch(lg_gpu_program* p, size_t bytes) {
+  return add_value(p, (value){.kind = VALUE_SCRATCH,
+                              .tensor = -1,
+                              .alias_of = -1,
+                              .bytes = bytes,
+                              .produced = true});
+}
+
+TfLiteStatus lg_gpu_lower_constant_tensor(lg_gpu_program* p, int t,
+                                          const void* data, size_t bytes) {
+  const TfLiteContext* context = lowering_context(p);
+  if (context == NULL) return lg_gpu_lower_fail(p, "constant outside lowering");
+  const int v = tensor_value(p, context, t);
+  if (v < 0) return kTfLiteError;
+  value* x = &p->values[v];
+  if (x->kind != VALUE_TENSOR || x->bytes != bytes || x->host_copy != NULL) {
+    return lg_gpu_lower_fail(p, "tensor %d cannot become a %zu-byte constant",
+                             t, bytes);
+  }
+  x->host_copy = malloc(bytes > 0 ? bytes : 1);
+  if (x->host_copy == NULL) return lg_gpu_lower_fail(p, "out of host memory");
+  if (bytes > 0) memcpy(x->host_copy, data, bytes);
+  x->kind = VALUE_CONSTANT;
+  return kTfLiteOk;
+}
+
+/* ---- Lowering ------------------------------------------------------------ */
+
+TfLiteStatus lg_gpu_lower_alias(lg_gpu_program* p, int out, int in) {
+  const TfLiteContext* context = lowering_context(p);
+  if (context == NULL) return lg_gpu_lower_fail(p, "alias outside lowering");
+  const int vin = tensor_value(p, context, in);
+  const int vout = tensor_value(p, context, out);
+  if (vin < 0 || vout < 0) return kTfLiteError;
+  if (vin == vout) return kTfLiteOk;
+  if (p->values[vout].bytes != p->values[vin].bytes) {
+    return lg_gpu_lower_fail(p,
+                             "alias of tensor %d (%zu bytes) onto tensor %d "
+                             "(%zu bytes): sizes differ",
+                             out, p->values[vout].bytes, in,
+                             p->values[vin].bytes);
+  }
+  if (p->values[vout].alias_of >= 0 || p->values[vout].kind != VALUE_TENSOR) {
+    return lg_gpu_lower_fail(p, "tensor %d cannot alias another", out);
+  }
+  p->values[vout].alias_of = vin;
+  p->values[vout].produced = true;
+  return kTfLiteOk;
+}
+
+static void touch(value* v, int dispatch_index) {
+  if (dispatch_index < v->first) v->first = dispatch_index;
+  if (dispatch_index > v->last) v->last = dispatch_index;
+}
+
+static TfLiteStatus check_operand(lg_gpu_program* p, const lg_gpu_operand* arg,
+                                  int index) {
+  if (arg->kind == LG_GPU_OPERAND_INT || arg->kind == LG_GPU_OPERAND_FLOAT) {
+    return kTfLiteOk;
+  }
+  if (arg->kind == LG_GPU_OPERAND_TENSOR) {
+    const TfLiteContext* context = lowering_context(p);
+    return tensor_value(p, context, arg->value.id) < 0 ? kTfLiteError
+                                                       : kTfLiteOk;
+  }
+  const int id = arg->value.id;
+  const value_kind want =
+      arg->kind == LG_GPU_OPERAND_CONSTANT ? VALUE_CONSTANT : VALUE_SCRATCH;
+  if (id < 0 || id >= p->num_values || p->values[id].kind != want ||
+      p->values[id].tensor >= 0) {
+    return lg_gpu_lower_fail(p, "dispatch argument %d: unknown %s id %d", index,
+                             want == VALUE_CONSTANT ? "constant" : "scratch",
+                             id);
+  }
+  return kTfLiteOk;
+}
+
+static int operand_value(const lg_gpu_program* p, const lg_gpu_operand* arg) {
+  if (arg->kind == LG_GPU_OPERAND_TENSOR) {
+    return p->value_of_tensor[arg->value.id];
+  }
+  if (arg->kind == LG_GPU_OPERAND_CONSTANT ||
+      arg->kind == LG_GPU_OPERAND_SCRATCH) {
+    return arg->value.id;
+  }
+  return -1;
+}
+
+static dispatch* new_dispatch(lg_gpu_program* p) {
+  if (p->num_dispatches == p->dispatches_capacity) {
+    const int capacity =
+        p->dispatches_capacity ? p->dispatches_capacity * 2 : 16;
+    dispatch* grown = realloc(p->dispatches, (size_t)capacity * sizeof(*grown));
+    if (grown == NULL) return NULL;
+    p->dispatches = grown;
+    p->dispatches_capacity = capacity;
+  }
+  dispatch* d = &p->dispatches[p->num_dispatches];
+  memset(d, 0, sizeof(*d));
+  return d;
+}
+
+TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
+                                   const char* defines,
+                                   const lg_gpu_operand* args, int num_args,
+                                   int dims, const size_t* global,
+                                   const size_t* local) {
+  if (num_args < 0 || num_args > LG_GPU_MAX_ARGS || dims < 1 || dims > 3) {
+    return lg_gpu_lower_fail(p, "dispatch of %s: %d args, %d dims", kernel,
+                             num_args, dims);
+  }
+  for (int i = 0; i < dims; ++i) {
+    if (global[i] == 0) return kTfLiteOk; /* nothing to compute */
+  }
+  for (int i = 0; i < num_args; ++i) {
+    if (check_operand(p, &args[i], i) != kTfLiteOk) return kTfLiteError;
+  }
+  dispatch* d = new_dispatch(p);
+  if (d == NULL) return lg_gpu_lower_fail(p, "out of host memory");
+  lg_gpu_error error = {{0}};
+  if (kernel_cache_get(p->kernels, p->be, kernel, defines, &d->kernel,
+                       &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "%s", error.message);
+  }
+  memcpy(d->args, args, sizeof(*args) * (size_t)num_args);
+  d->num_args = num_args;
+  d->dims = dims;
+  for (int i = 0; i < dims; ++i) {
+    d->global[i] = global[i];
+    if (local != NULL) d->local[i] = local[i];
+  }
+  d->has_local = local != NULL;
+  const int index = p->num_dispatches++;
+  for (int i = 0; i < num_args; ++i) {
+    const int v = operand_value(p, &args[i]);
+    if (v >= 0) touch(&p->values[v], index);
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
+                                       TfLiteContext* context, int node_index) {
+  TfLiteNode* node = NULL;
+  TfLiteRegistration* reg = NULL;
+  if (context->GetNodeAndRegistration(context, node_index, &node, &reg) !=
+      kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "node %d is unknown", node_index);
+  }
+  const lg_gpu_lowering* lowering = lg_gpu_lowering_find(reg->builtin_code);
+  if (lowering == NULL) {
+    return lg_gpu_lower_fail(p, "builtin %d has no GPU lowering",
+                             (int)reg->builtin_code);
+  }
+  for (int i = 0; i < node->outputs->size; ++i) {
+    const int v = tensor_value(p, context, node->outputs->data[i]);
+    if (v < 0) return kTfLiteError;
+    p->values[v].produced = true;
+  }
+  p->lowering = context;
+  const TfLiteStatus status = lowering->lower(p, context, node, reg);
+  p->lowering = NULL;
+  if (status != kTfLiteOk && p->error[0] == '\0') {
+    lg_gpu_lower_fail(p, "lowering node %d failed", node_index);
+  }
+  ++p->nodes;
+  return status;
+}
+
+TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
+                                         const TfLiteIntArray* inputs,
+                                         const TfLiteIntArray* outputs) {
+  (void)inputs; /* inputs are the values no node produces */
+  p->output_values = malloc(sizeof(int) * (size_t)(outputs->size + 1));
+  p->output_tensors = malloc(sizeof(int) * (size_t)(outputs->size + 1));
+  if (p->output_values == NULL || p->output_tensors == NULL) {
+    return lg_gpu_lower_fail(p, "out of host memory");
+  }
+  for (int i = 0; i < outputs->size; ++i) {
+    const int t = outputs->data[i];
+    const int v =
+        t >= 0 && t < p->num_context_tensors ? p->value_of_tensor[t] : -1;
+    if (v < 0) {
+      return lg_gpu_lower_fail(p, "partition output %d is not produced", t);
+    }
+    p->values[v].output = true;
+    p->output_values[p->num_outputs] = v;
+    p->output_tensors[p->num_outputs++] = t;
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    value* x = &p->values[v];
+    x->boundary_input = x->kind == VALUE_TENSOR && !x->produced;
+  }
+  return kTfLiteOk;
+}
+
+/* ---- Memory plan -----------------------------------------------------------
+ */
+
+/* Merges every alias's lifetime (and boundary role) into its root. */
+static void merge_aliases(lg_gpu_program* p) {
+  for (int v = 0; v < p->num_values; ++v) {
+    value* x = &p->values[v];
+    if (x->boundary_input) x->first = -1;
+    if (x->output) x->last = NO_DISPATCH;
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    if (x->alias_of < 0) continue;
+    value* r = &p->values[root_of(p, v)];
+    if (x->first < r->first) r->first = x->first;
+    if (x->last > r->last) r->last = x->last;
+  }
+}
+
+static bool overlaps(const value* a, const value* b) {
+  if (a->first > a->last || b->first > b->last) return false; /* unused */
+  return !(a->last < b->first || b->last < a->first);
+}
+
+static int compare_by_bytes_desc(const void* x, const void* y, void* values) {
+  const value* v = values;
+  const size_t a = v[*(const int*)x].bytes, b = v[*(const int*)y].bytes;
+  if (a != b) return a > b ? -1 : 1;
+  return *(const int*)x - *(const int*)y;
+}
+
+/* Plain insertion sort with a context (qsort_r is not C11). */
+static void sort_by_bytes(int* order, int n, value* values) {
+  for (int i = 1; i < n; ++i) {
+    const int key = order[i];
+    int j = i - 1;
+    while (j >= 0 && compare_by_bytes_desc(&order[j], &key, values) > 0) {
+      order[j + 1] = order[j];
+      --j;
+    }
+    order[j + 1] = key;
+  }
+}
+
+static bool fits_buffer(const lg_gpu_program* p, int buffer, int v) {
+  for (int u = 0; u < p->num_values; ++u) {
+    if (p->values[u].buffer == buffer && overlaps(&p->values[u], &p->values[v]))
+      return false;
+  }
+  return true;
+}
+
+static TfLiteStatus plan_memory(lg_gpu_program* p) {
+  merge_aliases(p);
+  int* order = malloc(sizeof(int) * (size_t)(p->num_values + 1));
+  p->buffers = calloc((size_t)p->num_values + 1, sizeof(*p->buffers));
+  if (order == NULL || p->buffers == NULL) {
+    free(order);
+    return lg_gpu_lower_fail(p, "out of host memory");
+  }
+  int n = 0;
+  for (int v = 0; v < p->num_values; ++v) {
+    if (p->values[v].kind != VALUE_CONSTANT && p->values[v].alias_of < 0) {
+      order[n++] = v;
+    }
+  }
+  sort_by_bytes(order, n, p->values);
+  for (int i = 0; i < n; ++i) {
+    const int v = order[i];
+    int chosen = -1;
+    for (int b = 0; b < p->num_buffers && chosen < 0; ++b) {
+      if (fits_buffer(p, b, v)) chosen = b;
+    }
+    if (chosen < 0) chosen = p->num_buffers++;
+    p->values[v].buffer = chosen;
+    /* Largest first: the first value placed sets the size, but keep max in
+     * case of equal-size ties. */
+    if (p->values[v].bytes > p->buffers[chosen].bytes) {
+      p->buffers[chosen].bytes = p->values[v].bytes;
+    }
+  }
+  free(order);
+  return kTfLiteOk;
+}
+
+/* Buffers are at least 16 bytes and a multiple of 16 so that a kernel's
+ * float4 access of a tail never leaves the allocation. */
+static size_t device_size(size_t bytes) {
+  if (bytes < 16) return 16;
+  return (bytes + 15) & ~(size_t)15;
+}
+
+static TfLiteStatus create_buffers(lg_gpu_program* p,
+                                   const TfLiteContext* context) {
+  lg_gpu_backend* be = p->be;
+  lg_gpu_error error = {{0}};
+  for (int b = 0; b < p->num_buffers; ++b) {
+    if (be->ops->buffer_create(be, device_size(p->buffers[b].bytes),
+                               &p->buffers[b].buffer, &error) != kTfLiteOk) {
+      return lg_gpu_lower_fail(p, "%s", error.message);
+    }
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    value* x = &p->values[v];
+    if (x->kind != VALUE_CONSTANT) continue;
+    const void* data = x->host_copy != NULL
+                           ? x->host_copy
+                           : context->tensors[x->tensor].data.raw;
+    if (be->ops->buffer_create(be, device_size(x->bytes), &x->own, &error) !=
+            kTfLiteOk ||
+        (x->bytes > 0 && be->ops->buffer_upload(be, x->own, 0, data, x->bytes,
+                                                &error) != kTfLiteOk)) {
+      return lg_gpu_lower_fail(p, "%s", error.message);
+    }
+    free(x->host_copy); /* on the device now */
+    x->host_copy = NULL;
+  }
+  return kTfLiteOk;
+}
+
+static lg_gpu_buffer* buffer_of(const lg_gpu_program* p, int v) {
+  const value* r = &p->values[root_of(p, v)];
+  return r->kind == VALUE_CONSTANT ? r->own : p->buffers[r->buffer].buffer;
+}
+
+static void resolve_arguments(lg_gpu_program* p) {
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    dispatch* x = &p->dispatches[d];
+    for (int i = 0; i < x->num_args; ++i) {
+      const lg_gpu_operand* a = &x->args[i];
+      if (a->kind == LG_GPU_OPERAND_INT) {
+        x->resolved[i] = LG_GPU_ARG_INT(a->value.i);
+      } else if (a->kind == LG_GPU_OPERAND_FLOAT) {
+        x->resolved[i] = LG_GPU_ARG_FLOAT(a->value.f);
+      } else {
+        x->resolved[i] = LG_GPU_ARG_BUFFER(buffer_of(p, operand_value(p, a)));
+      }
+    }
+  }
+}
+
+TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context) {
+  if (p->prepared) return kTfLiteOk; /* the graph is immutable */
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    if (x->tensor >= 0 && context->tensors[x->tensor].bytes != x->bytes) {
+      return lg_gpu_lower_fail(p,
+                               "tensor %d changed size after lowering (%zu "
+                               "bytes, was %zu)",
+                               x->tensor, context->tensors[x->tensor].bytes,
+                               x->bytes);
+    }
+  }
+  if (plan_memory(p) != kTfLiteOk || create_buffers(p, context) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  resolve_arguments(p);
+  p->prepared = true;
+  return kTfLiteOk;
+}
+
+/* ---- Execution
+ * --------------------------------------------------------------- */
+
+static TfLiteStatus upload_inputs(lg_gpu_program* p, TfLiteContext* context,
+                                  lg_gpu_error* error) {
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    if (!x->boundary_input || x->bytes == 0) continue;
+    const TfLiteTensor* t = &context->tensors[x->tensor];
+    if (t->data.raw == NULL) {
+      snprintf(error->message, sizeof(error->message),
+               "input tensor %d has no data", x->tensor);
+      return kTfLiteError;
+    }
+    if (p->be->ops->buffer_upload(p->be, buffer_of(p, v), 0, t->data.raw,
+                                  x->bytes, error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    p->bytes_uploaded += x->bytes;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
+                                     lg_gpu_error* error) {
+  for (int i = 0; i < p->num_outputs; ++i) {
+    const value* x = &p->values[p->output_values[i]];
+    TfLiteTensor* t = &context->tensors[p->output_tensors[i]];
+    if (x->bytes == 0) continue;
+    if (t->data.raw == NULL) {
+      snprintf(error->message, sizeof(error->message),
+               "output tensor %d has no data", p->output_tensors[i]);
+      return kTfLiteError;
+    }
+    if (p->be->ops->buffer_download(p->be, buffer_of(p, p->output_values[i]), 0,
+                                    t->data.raw, x->bytes,
+                                    error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    p->bytes_downloaded += x->bytes;
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
+  if (!p->prepared) return lg_gpu_lower_fail(p, "the program is not prepared");
+  lg_gpu_backend* be = p->be;
+  lg_gpu_error error = {{0}};
+  p->bytes_uploaded = 0;
+  p->bytes_downloaded = 0;
+  if (upload_inputs(p, context, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "%s", error.message);
+  }
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    const dispatch* x = &p->dispatches[d];
+    if (be->ops->dispatch(be, x->kernel, x->resolved, x->num_args, x->dims,
+                          x->global, x->has_local ? x->local : NULL,
+                          &error) != kTfLiteOk) {
+      return lg_gpu_lower_fail(p, "%s", error.message);
+    }
+  }
+  if (be->ops->submit != NULL && be->ops->submit(be, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "%s", error.message);
+  }
+  if (download_outputs(p, context, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "%s", error.message);
+  }
+  return kTfLiteOk;
+}
+
+void lg_gpu_program_get_stats(const lg_gpu_program* p,
+                              lg_gpu_program_stats* out) {
+  memset(out, 0, sizeof(*out));
+  out->nodes = p->nodes;
+  out->dispatches = p->num_dispatches;
+  for (int b = 0; b < p->num_buffers; ++b) {
+    out->device_bytes += device_size(p->buffers[b].bytes);
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    if (x->kind == VALUE_CONSTANT) out->device_bytes += device_size(x->bytes);
+    if (x->alias_of < 0) out->unplanned_bytes += device_size(x->bytes);
+  }
+  out->bytes_uploaded = p->bytes_uploaded;
+  out->bytes_downloaded = p->bytes_downloaded;
+}
+
+/* ---- Helpers for lowerings ------------------------------------------------
+ */
+
+size_t lg_gpu_elements(const TfLiteTensor* t) {
+  size_t n = 1;
+  for (int i = 0; t->dims != NULL && i < t->dims->size; ++i) {
+    n *= (size_t)(t->dims->data[i] < 0 ? 0 : t->dims->data[i]);
+  }
+  return n;
+}
+
+bool lg_gpu_shape4(const TfLiteTensor* t, int32_t out[4]) {
+  const int rank = t->dims != NULL ? t->dims->size : 0;
+  if (rank > 4) return false;
+  for (int i = 0; i < 4; ++i) out[i] = 1;
+  for (int i = 0; i < rank; ++i) out[4 - rank + i] = t->dims->data[i];
+  return true;
+}
+
+bool lg_gpu_activation(TfLiteFusedActivation act, float* lo, float* hi,
+                       const char** define) {
+  *lo = -FLT_MAX;
+  *hi = FLT_MAX;
+  *define = "";
+  switch (act) {
+    case kTfLiteActNone:
+      return true;
+    case kTfLiteActRelu:
+      *lo = 0.0f;
+      return true;
+    case kTfLiteActReluN1To1:
+      *lo = -1.0f;
+      *hi = 1.0f;
+      return true;
+    case kTfLiteActRelu6:
+      *lo = 0.0f;
+      *hi = 6.0f;
+      return true;
+    case kTfLiteActTanh:
+      *define = "-DLG_ACT_TANH";
+      return true;
+    default:
+      return false;
+  }
+}
+
+const float* lg_gpu_constant_floats(const TfLiteTensor* t) {
+  if (t == NULL || t->type != kTfLiteFloat32 || !is_constant_tensor(t)) {
+    return NULL;
+  }
+  return t->data.f;
+}

@@ -1,0 +1,73 @@
+/* A delegated partition as a GPU program: what the GPU delegate builds in
+ * its kernel's Init, plans and uploads in Prepare and runs in Invoke.
+ *
+ * Built by lowering each node with its lg_gpu_lowering (gpu_lower.h) into
+ * dispatches; lg_gpu_program_prepare then plans device memory by tensor
+ * lifetime (gpu_lower.h describes the plan), creates the buffers and uploads
+ * the constants; lg_gpu_program_run uploads the partition inputs, records
+ * every dispatch, and downloads the partition outputs.
+ *
+ *   lg_gpu_program* p = lg_gpu_program_create(be, &kernel_cache, context);
+ *   for each node: lg_gpu_program_lower_node(p, context, node_index);
+ *   lg_gpu_program_set_boundary(p, inputs, outputs);
+ *   lg_gpu_program_prepare(p, context);   // buffers, constants
+ *   lg_gpu_program_run(p, context);       // per Invoke
+ *   lg_gpu_program_destroy(p);
+ *
+ * Errors: each call returns kTfLiteError with the reason in
+ * lg_gpu_program_error(p). Ownership: the program owns its buffers and
+ * dispatches; kernels belong to the kernel cache, which must outlive it.
+ * One thread at a time (the backend's rule).
+ */
+#ifndef LITEGPU_DELEGATES_GPU_GPU_PROGRAM_H_
+#define LITEGPU_DELEGATES_GPU_GPU_PROGRAM_H_
+
+#include <stdint.h>
+
+#include "delegates/gpu/gpu_backend.h"
+#include "delegates/gpu/gpu_lower.h"
+#include "tensorflow/lite/c/common.h"
+
+/* Kernels built once per (name, defines) and shared by every partition of a
+ * delegate. */
+typedef struct lg_gpu_kernel_cache {
+  struct lg_gpu_kernel_entry* entries;
+  int count, capacity;
+} lg_gpu_kernel_cache;
+
+/* Releases every kernel; the cache can be reused. */
+void lg_gpu_kernel_cache_release(lg_gpu_kernel_cache* cache,
+                                 lg_gpu_backend* be);
+
+lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
+                                      lg_gpu_kernel_cache* kernels,
+                                      const TfLiteContext* context);
+void lg_gpu_program_destroy(lg_gpu_program* p);
+
+/* Lowers one node with its registered lowering. */
+TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
+                                       TfLiteContext* context, int node_index);
+
+/* The partition's boundary (TfLiteDelegateParams' tensors). */
+TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
+                                         const TfLiteIntArray* inputs,
+                                         const TfLiteIntArray* outputs);
+
+TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context);
+TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);
+
+const char* lg_gpu_program_error(const lg_gpu_program* p);
+
+typedef struct lg_gpu_program_stats {
+  int nodes;
+  int dispatches;
+  uint64_t device_bytes;     /* planned buffers + constants */
+  uint64_t unplanned_bytes;  /* what one buffer per tensor would take */
+  uint64_t bytes_uploaded;   /* by the last run */
+  uint64_t bytes_downloaded; /* by the last run */
+} lg_gpu_program_stats;
+
+void lg_gpu_program_get_stats(const lg_gpu_program* p,
+                              lg_gpu_program_stats* out);
+
+#endif /* LITEGPU_DELEGATES_GPU_GPU_PROGRAM_H_ */
