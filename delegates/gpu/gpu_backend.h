@@ -53,12 +53,12 @@ typedef struct lg_gpu_device_info {
   char driver_version[256];
   char api_version[128];
   uint64_t global_memory_bytes;
-  uint64_t max_buffer_bytes;          /* largest single allocation */
-  size_t max_work_group_size;         /* invocations per work group */
+  uint64_t max_buffer_bytes;  /* largest single allocation */
+  size_t max_work_group_size; /* invocations per work group */
   size_t max_work_item_sizes[3];
   uint32_t max_compute_units;
-  bool fp16;                          /* half arithmetic and storage */
-  uint32_t buffer_alignment;          /* base address alignment, bytes */
+  bool fp16;                 /* half arithmetic and storage */
+  uint32_t buffer_alignment; /* base address alignment, bytes */
 } lg_gpu_device_info;
 
 typedef struct lg_gpu_buffer lg_gpu_buffer; /* backend-defined */
@@ -92,7 +92,10 @@ typedef struct lg_gpu_backend_ops {
   /* Allocates `bytes` of device memory (contents undefined). */
   TfLiteStatus (*buffer_create)(lg_gpu_backend* be, size_t bytes,
                                 lg_gpu_buffer** out, lg_gpu_error* error);
-  /* Copies host bytes into the buffer at `offset` (blocking). */
+  /* Records a copy of host bytes into the buffer at `offset`, ordered with
+   * the dispatches. It may read `data` later: the caller keeps `data`
+   * valid and unchanged until the next finish or buffer_download returns
+   * (also after an error). */
   TfLiteStatus (*buffer_upload)(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                 size_t offset, const void* data, size_t bytes,
                                 lg_gpu_error* error);
@@ -139,9 +142,9 @@ struct lg_gpu_backend {
 
 /* How a backend is created. */
 typedef struct lg_gpu_backend_options {
-  int device_index;              /* among the backend's GPU-like devices */
-  bool allow_fp16;               /* build kernels with half storage/math */
-  const char* cache_dir;         /* program/pipeline cache folder, or NULL */
+  int device_index;      /* among the backend's GPU-like devices */
+  bool allow_fp16;       /* build kernels with half storage/math */
+  const char* cache_dir; /* program/pipeline cache folder, or NULL */
 } lg_gpu_backend_options;
 
 /* NULL is a no-op. */

@@ -561,10 +561,18 @@ static TfLiteStatus create_buffers(lg_gpu_program* p,
             kTfLiteOk ||
         (x->bytes > 0 && be->ops->buffer_upload(be, x->own, 0, data, x->bytes,
                                                 &error) != kTfLiteOk)) {
+      lg_gpu_error ignored = {{0}};
+      be->ops->finish(be, &ignored); /* earlier uploads read host copies */
       return lg_gpu_lower_fail(p, "%s", error.message);
     }
-    free(x->host_copy); /* on the device now */
-    x->host_copy = NULL;
+  }
+  /* Uploads may read the host copies until they finish. */
+  if (be->ops->finish(be, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "%s", error.message);
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    free(p->values[v].host_copy); /* on the device now */
+    p->values[v].host_copy = NULL;
   }
   return kTfLiteOk;
 }
@@ -654,6 +662,16 @@ static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
   return kTfLiteOk;
 }
 
+/* After a failure: waits for recorded uploads that may still read the
+ * caller's tensors, then keeps the first error. */
+static TfLiteStatus run_failed(lg_gpu_program* p, const lg_gpu_error* error) {
+  lg_gpu_error ignored = {{0}};
+  p->be->ops->finish(p->be, &ignored);
+  return lg_gpu_lower_fail(p, "%s", error->message);
+}
+
+/* Uploads, dispatches and downloads in one ordered stream: only the
+ * downloads block, since each blocking call costs a driver wake-up. */
 TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
   if (!p->prepared) return lg_gpu_lower_fail(p, "the program is not prepared");
   lg_gpu_backend* be = p->be;
@@ -661,21 +679,24 @@ TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
   p->bytes_uploaded = 0;
   p->bytes_downloaded = 0;
   if (upload_inputs(p, context, &error) != kTfLiteOk) {
-    return lg_gpu_lower_fail(p, "%s", error.message);
+    return run_failed(p, &error);
   }
   for (int d = 0; d < p->num_dispatches; ++d) {
     const dispatch* x = &p->dispatches[d];
     if (be->ops->dispatch(be, x->kernel, x->resolved, x->num_args, x->dims,
                           x->global, x->has_local ? x->local : NULL,
                           &error) != kTfLiteOk) {
-      return lg_gpu_lower_fail(p, "%s", error.message);
+      return run_failed(p, &error);
     }
   }
   if (be->ops->submit != NULL && be->ops->submit(be, &error) != kTfLiteOk) {
-    return lg_gpu_lower_fail(p, "%s", error.message);
+    return run_failed(p, &error);
   }
   if (download_outputs(p, context, &error) != kTfLiteOk) {
-    return lg_gpu_lower_fail(p, "%s", error.message);
+    return run_failed(p, &error);
+  }
+  if (p->bytes_downloaded == 0 && be->ops->finish(be, &error) != kTfLiteOk) {
+    return run_failed(p, &error);
   }
   return kTfLiteOk;
 }

@@ -24,9 +24,10 @@ static TfLiteStatus lg_cl_buffer_create(lg_gpu_backend* be, size_t bytes,
   cl_int err = CL_SUCCESS;
   *out = NULL;
   if (bytes == 0 || (uint64_t)bytes > be->device.max_buffer_bytes) {
-    lg_cl_message(error, "buffer_create: %zu bytes is outside 1..%llu (the "
-                  "device's CL_DEVICE_MAX_MEM_ALLOC_SIZE)", bytes,
-                  (unsigned long long)be->device.max_buffer_bytes);
+    lg_cl_message(error,
+                  "buffer_create: %zu bytes is outside 1..%llu (the "
+                  "device's CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                  bytes, (unsigned long long)be->device.max_buffer_bytes);
     goto fail;
   }
   buffer = calloc(1, sizeof(*buffer));
@@ -35,10 +36,10 @@ static TfLiteStatus lg_cl_buffer_create(lg_gpu_backend* be, size_t bytes,
     goto fail;
   }
   buffer->bytes = bytes;
-  buffer->mem = lg_cl_inject("clCreateBuffer")
-                    ? (err = CL_MEM_OBJECT_ALLOCATION_FAILURE, NULL)
-                    : clCreateBuffer(impl->context, CL_MEM_READ_WRITE, bytes,
-                                     NULL, &err);
+  buffer->mem =
+      lg_cl_inject("clCreateBuffer")
+          ? (err = CL_MEM_OBJECT_ALLOCATION_FAILURE, NULL)
+          : clCreateBuffer(impl->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
   if (buffer->mem == NULL || err != CL_SUCCESS) {
     lg_cl_fail(error, "clCreateBuffer", err, "%zu bytes", bytes);
     goto fail;
@@ -67,14 +68,15 @@ static TfLiteStatus lg_cl_check_range(const char* slot,
                                       size_t offset, const void* data,
                                       size_t bytes, lg_gpu_error* error) {
   if (buffer == NULL || (data == NULL && bytes > 0)) {
-    lg_cl_message(error, "%s: NULL %s", slot, buffer == NULL ? "buffer"
-                                                             : "host pointer");
+    lg_cl_message(error, "%s: NULL %s", slot,
+                  buffer == NULL ? "buffer" : "host pointer");
     return kTfLiteError;
   }
   if (offset > buffer->bytes || bytes > buffer->bytes - offset) {
-    lg_cl_message(error, "%s: range [%zu, %zu + %zu) is outside the "
-                  "%zu-byte buffer", slot, offset, offset, bytes,
-                  buffer->bytes);
+    lg_cl_message(error,
+                  "%s: range [%zu, %zu + %zu) is outside the "
+                  "%zu-byte buffer",
+                  slot, offset, offset, bytes, buffer->bytes);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -85,14 +87,17 @@ static TfLiteStatus lg_cl_buffer_upload(lg_gpu_backend* be,
                                         const void* data, size_t bytes,
                                         lg_gpu_error* error) {
   lg_cl_impl* impl = be->impl;
-  if (lg_cl_check_range("buffer_upload", buffer, offset, data, bytes,
-                        error) != kTfLiteOk) {
+  if (lg_cl_check_range("buffer_upload", buffer, offset, data, bytes, error) !=
+      kTfLiteOk) {
     return kTfLiteError;
   }
   if (bytes == 0) return kTfLiteOk;
+  /* Not blocking: a command fewer to wait for (PoCL wakes its workers per
+   * blocking call); the interface makes the caller keep `data` until the
+   * next finish or download. */
   cl_int err = lg_cl_inject("clEnqueueWriteBuffer")
                    ? CL_OUT_OF_RESOURCES
-                   : clEnqueueWriteBuffer(impl->queue, buffer->mem, CL_TRUE,
+                   : clEnqueueWriteBuffer(impl->queue, buffer->mem, CL_FALSE,
                                           offset, bytes, data, 0, NULL, NULL);
   if (err != CL_SUCCESS) {
     lg_cl_fail(error, "clEnqueueWriteBuffer", err, "%zu bytes at offset %zu",
@@ -103,9 +108,9 @@ static TfLiteStatus lg_cl_buffer_upload(lg_gpu_backend* be,
 }
 
 static TfLiteStatus lg_cl_buffer_download(lg_gpu_backend* be,
-                                          lg_gpu_buffer* buffer,
-                                          size_t offset, void* data,
-                                          size_t bytes, lg_gpu_error* error) {
+                                          lg_gpu_buffer* buffer, size_t offset,
+                                          void* data, size_t bytes,
+                                          lg_gpu_error* error) {
   lg_cl_impl* impl = be->impl;
   if (lg_cl_check_range("buffer_download", buffer, offset, data, bytes,
                         error) != kTfLiteOk) {
@@ -139,21 +144,23 @@ static TfLiteStatus lg_cl_set_args(lg_gpu_kernel* kernel,
       err = CL_INVALID_ARG_VALUE;
     } else if (args[i].kind == LG_GPU_ARG_KIND_BUFFER) {
       if (args[i].value.buffer == NULL) {
-        lg_cl_message(error, "dispatch: kernel '%s' argument %d is a NULL "
-                      "buffer", kernel->name, i);
+        lg_cl_message(error,
+                      "dispatch: kernel '%s' argument %d is a NULL "
+                      "buffer",
+                      kernel->name, i);
         return kTfLiteError;
       }
       err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(cl_mem),
                            &args[i].value.buffer->mem);
     } else if (args[i].kind == LG_GPU_ARG_KIND_INT) {
-      err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(ivalue),
-                           &ivalue);
+      err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(ivalue), &ivalue);
     } else if (args[i].kind == LG_GPU_ARG_KIND_FLOAT) {
-      err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(fvalue),
-                           &fvalue);
+      err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(fvalue), &fvalue);
     } else {
-      lg_cl_message(error, "dispatch: kernel '%s' argument %d has unknown "
-                    "kind %d", kernel->name, i, (int)args[i].kind);
+      lg_cl_message(error,
+                    "dispatch: kernel '%s' argument %d has unknown "
+                    "kind %d",
+                    kernel->name, i, (int)args[i].kind);
       return kTfLiteError;
     }
     if (err != CL_SUCCESS) {
@@ -166,8 +173,8 @@ static TfLiteStatus lg_cl_set_args(lg_gpu_kernel* kernel,
 }
 
 void lg_cl_choose_local_size(const lg_gpu_device_info* device,
-                             size_t kernel_max, int dims,
-                             const size_t* global, size_t* local) {
+                             size_t kernel_max, int dims, const size_t* global,
+                             size_t* local) {
   size_t limit = device->max_work_group_size;
   if (kernel_max > 0 && kernel_max < limit) limit = kernel_max;
   if (limit > LG_CL_DEFAULT_MAX_LOCAL) limit = LG_CL_DEFAULT_MAX_LOCAL;
@@ -203,7 +210,8 @@ static TfLiteStatus lg_cl_check_local(const lg_gpu_backend* be,
   size_t product = 1;
   for (int d = 0; d < dims; ++d) {
     if (local[d] == 0 || local[d] > be->device.max_work_item_sizes[d]) {
-      lg_cl_message(error, "dispatch: kernel '%s' local size %zu in dimension "
+      lg_cl_message(error,
+                    "dispatch: kernel '%s' local size %zu in dimension "
                     "%d is outside 1..%zu (CL_DEVICE_MAX_WORK_ITEM_SIZES)",
                     kernel->name, local[d], d,
                     be->device.max_work_item_sizes[d]);
@@ -213,9 +221,10 @@ static TfLiteStatus lg_cl_check_local(const lg_gpu_backend* be,
   }
   if (product > kernel->max_work_group_size ||
       product > be->device.max_work_group_size) {
-    lg_cl_message(error, "dispatch: kernel '%s' work group of %zu exceeds "
-                  "the kernel's limit %zu", kernel->name, product,
-                  kernel->max_work_group_size);
+    lg_cl_message(error,
+                  "dispatch: kernel '%s' work group of %zu exceeds "
+                  "the kernel's limit %zu",
+                  kernel->name, product, kernel->max_work_group_size);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -230,14 +239,18 @@ static TfLiteStatus lg_cl_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
   size_t rounded[3] = {1, 1, 1};
   if (kernel == NULL || global == NULL || dims < 1 || dims > 3 ||
       num_args < 0 || (num_args > 0 && args == NULL)) {
-    lg_cl_message(error, "dispatch: invalid arguments (kernel %p, dims %d, "
-                  "%d args)", (const void*)kernel, dims, num_args);
+    lg_cl_message(error,
+                  "dispatch: invalid arguments (kernel %p, dims %d, "
+                  "%d args)",
+                  (const void*)kernel, dims, num_args);
     return kTfLiteError;
   }
   for (int d = 0; d < dims; ++d) {
     if (global[d] == 0) {
-      lg_cl_message(error, "dispatch: kernel '%s' global size is 0 in "
-                    "dimension %d", kernel->name, d);
+      lg_cl_message(error,
+                    "dispatch: kernel '%s' global size is 0 in "
+                    "dimension %d",
+                    kernel->name, d);
       return kTfLiteError;
     }
   }
@@ -264,11 +277,11 @@ static TfLiteStatus lg_cl_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
   if (lg_cl_set_args(kernel, args, num_args, error) != kTfLiteOk) {
     return kTfLiteError;
   }
-  cl_int err = lg_cl_inject("clEnqueueNDRangeKernel")
-                   ? CL_OUT_OF_RESOURCES
-                   : clEnqueueNDRangeKernel(impl->queue, kernel->kernel,
-                                            (cl_uint)dims, NULL, rounded,
-                                            chosen, 0, NULL, NULL);
+  cl_int err =
+      lg_cl_inject("clEnqueueNDRangeKernel")
+          ? CL_OUT_OF_RESOURCES
+          : clEnqueueNDRangeKernel(impl->queue, kernel->kernel, (cl_uint)dims,
+                                   NULL, rounded, chosen, 0, NULL, NULL);
   if (err != CL_SUCCESS) {
     lg_cl_fail(error, "clEnqueueNDRangeKernel", err,
                "kernel '%s', global %zux%zux%zu, local %zux%zux%zu",
@@ -284,8 +297,8 @@ static TfLiteStatus lg_cl_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
 
 static TfLiteStatus lg_cl_submit(lg_gpu_backend* be, lg_gpu_error* error) {
   lg_cl_impl* impl = be->impl;
-  cl_int err = lg_cl_inject("clFlush") ? CL_OUT_OF_RESOURCES
-                                       : clFlush(impl->queue);
+  cl_int err =
+      lg_cl_inject("clFlush") ? CL_OUT_OF_RESOURCES : clFlush(impl->queue);
   if (err != CL_SUCCESS) {
     lg_cl_fail(error, "clFlush", err, NULL);
     return kTfLiteError;
@@ -295,8 +308,8 @@ static TfLiteStatus lg_cl_submit(lg_gpu_backend* be, lg_gpu_error* error) {
 
 static TfLiteStatus lg_cl_finish(lg_gpu_backend* be, lg_gpu_error* error) {
   lg_cl_impl* impl = be->impl;
-  cl_int err = lg_cl_inject("clFinish") ? CL_OUT_OF_RESOURCES
-                                        : clFinish(impl->queue);
+  cl_int err =
+      lg_cl_inject("clFinish") ? CL_OUT_OF_RESOURCES : clFinish(impl->queue);
   if (err != CL_SUCCESS) {
     lg_cl_fail(error, "clFinish", err, NULL);
     return kTfLiteError;
@@ -370,30 +383,29 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
       goto fail;
     }
   }
-  if (lg_cl_pick_device(options->device_index, &impl->platform,
-                        &impl->device, error) != kTfLiteOk ||
+  if (lg_cl_pick_device(options->device_index, &impl->platform, &impl->device,
+                        error) != kTfLiteOk ||
       lg_cl_read_device_info(impl->device, &be->device, error) != kTfLiteOk) {
     goto fail;
   }
-  cl_context_properties props[] = {
-      CL_CONTEXT_PLATFORM, (cl_context_properties)impl->platform, 0};
-  impl->context = lg_cl_inject("clCreateContext")
-                      ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
-                      : clCreateContext(props, 1, &impl->device, NULL, NULL,
-                                        &err);
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                   (cl_context_properties)impl->platform, 0};
+  impl->context =
+      lg_cl_inject("clCreateContext")
+          ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
+          : clCreateContext(props, 1, &impl->device, NULL, NULL, &err);
   if (impl->context == NULL || err != CL_SUCCESS) {
     impl->context = NULL;
-    lg_cl_fail(error, "clCreateContext", err, "device '%s'",
-               be->device.name);
+    lg_cl_fail(error, "clCreateContext", err, "device '%s'", be->device.name);
     goto fail;
   }
   lg_cl_object_created();
   /* In order: dispatches run in recording order and a blocking read waits
    * for all of them. */
-  impl->queue = lg_cl_inject("clCreateCommandQueue")
-                    ? (err = CL_OUT_OF_RESOURCES, NULL)
-                    : clCreateCommandQueue(impl->context, impl->device, 0,
-                                           &err);
+  impl->queue =
+      lg_cl_inject("clCreateCommandQueue")
+          ? (err = CL_OUT_OF_RESOURCES, NULL)
+          : clCreateCommandQueue(impl->context, impl->device, 0, &err);
   if (impl->queue == NULL || err != CL_SUCCESS) {
     impl->queue = NULL;
     lg_cl_fail(error, "clCreateCommandQueue", err, "device '%s'",
