@@ -340,17 +340,14 @@ static void test_unary_ops(void** state) {
   TfLiteGpuDelegateV2Delete(d);
 }
 
-/* x -ADD-> t1 -MUL-> t2 -FC-> t3 -MUL-> y over [1,5]; ADD at add_version. */
+/* x -ADD-> t1 -MUL-> t2 -LOG_SOFTMAX-> t3 -MUL-> y over [1,5]; ADD at
+ * add_version. LOG_SOFTMAX is not a GPU op: it splits the graph. */
 static void build_mixed(built_model* m, int add_version) {
   static const float c[5] = {0.5f, -1.25f, 2, 3.75f, -4};
-  static float weights[25];
-  for (int i = 0; i < 25; ++i) weights[i] = (float)((i * 7) % 11) / 8 - 0.5f;
   lg_model_writer* w = lg_model_writer_create(NULL);
-  const int32_t s1[1] = {5}, s2[2] = {5, 5}, sx[2] = {1, 5};
+  const int32_t s1[1] = {5}, sx[2] = {1, 5};
   int32_t cst = lg_model_writer_add_const_tensor(w, "c", kTfLiteFloat32, s1, 1,
                                                  c, sizeof(c));
-  int32_t wt = lg_model_writer_add_const_tensor(w, "w", kTfLiteFloat32, s2, 2,
-                                                weights, sizeof(weights));
   int32_t x = tensor(w, "x", sx, 2), t1 = tensor(w, "t1", sx, 2);
   int32_t t2 = tensor(w, "t2", sx, 2), t3 = tensor(w, "t3", sx, 2);
   int32_t y = tensor(w, "y", sx, 2);
@@ -358,8 +355,8 @@ static void build_mixed(built_model* m, int add_version) {
                                (int32_t[]){x, cst}, 2, &t1, 1, NULL);
   lg_model_writer_add_operator(w, kTfLiteBuiltinMul, 1, (int32_t[]){t1, cst}, 2,
                                &t2, 1, NULL);
-  lg_model_writer_add_operator(w, kTfLiteBuiltinFullyConnected, 1,
-                               (int32_t[]){t2, wt, -1}, 3, &t3, 1, NULL);
+  lg_model_writer_add_operator(w, kTfLiteBuiltinLogSoftmax, 1, &t2, 1, &t3, 1,
+                               NULL);
   lg_model_writer_add_operator(w, kTfLiteBuiltinMul, 1, (int32_t[]){t3, cst}, 2,
                                &y, 1, NULL);
   lg_model_writer_set_inputs(w, &x, 1);
@@ -408,6 +405,65 @@ static void test_max_version_stays_on_cpu(void** state) {
   expect_close(cpu, gpu, nc);
   free(cpu);
   free(gpu);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
+/* A chain of six unary ops on 1000 floats needs two device buffers: each
+ * intermediate's lifetime ends as the next one's starts, so the plan
+ * alternates two buffers (input and output included). The stats count
+ * exactly the partition's input and output bytes per Invoke. */
+static void test_memory_plan_and_stats(void** state) {
+  (void)state;
+  static const int32_t codes[6] = {kTfLiteBuiltinRelu, kTfLiteBuiltinNeg,
+                                   kTfLiteBuiltinAbs,  kTfLiteBuiltinNeg,
+                                   kTfLiteBuiltinAbs,  kTfLiteBuiltinExp};
+  const int32_t shape[2] = {1, 1000};
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  int32_t t[7];
+  for (int i = 0; i < 7; ++i) {
+    char name[8];
+    snprintf(name, sizeof(name), "t%d", i);
+    t[i] = tensor(w, name, shape, 2);
+  }
+  for (int i = 0; i < 6; ++i) {
+    assert_true(lg_model_writer_add_operator(w, codes[i], 1, &t[i], 1,
+                                             &t[i + 1], 1, NULL) >= 0);
+  }
+  lg_model_writer_set_inputs(w, &t[0], 1);
+  lg_model_writer_set_outputs(w, &t[6], 1);
+  built_model m;
+  finish_model(w, &m);
+  TfLiteDelegate* d = make_delegate(1);
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsAddDelegate(o, d);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
+  float* x = TfLiteTensorData(TfLiteInterpreterGetInputTensor(ip, 0));
+  for (int i = 0; i < 1000; ++i) x[i] = (float)(i % 7) * 0.25f - 0.75f;
+  assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  const float* y = TfLiteTensorData(TfLiteInterpreterGetOutputTensor(ip, 0));
+  for (int i = 0; i < 1000; ++i) {
+    const float v = (float)(i % 7) * 0.25f - 0.75f;
+    const float want = expf(v > 0.0f ? v : 0.0f); /* exp(|-relu(v)|) */
+    assert_true(fabsf(y[i] - want) <= 1e-5f * fmaxf(1.0f, want));
+  }
+  litegpu_gpu_delegate_stats st;
+  assert_int_equal(litegpu_gpu_delegate_get_stats(d, &st), kTfLiteOk);
+  assert_string_equal(st.backend, "OpenCL");
+  assert_true(st.device_name[0] != '\0');
+  assert_int_equal(st.partitions, 1);
+  assert_int_equal(st.nodes_delegated, 6);
+  assert_int_equal(st.dispatches_per_invoke, 6);
+  assert_int_equal(st.device_bytes, 2 * 4000);
+  assert_int_equal(st.bytes_uploaded, 4000);
+  assert_int_equal(st.bytes_downloaded, 4000);
+  assert_int_equal(st.fp16, 0);
+  assert_int_equal(litegpu_gpu_delegate_get_stats(NULL, &st), kTfLiteError);
+  assert_int_equal(litegpu_gpu_delegate_get_stats(d, NULL), kTfLiteError);
+  TfLiteInterpreterDelete(ip);
   TfLiteGpuDelegateV2Delete(d);
   free_model(&m);
 }
@@ -510,6 +566,7 @@ int main(void) {
       cmocka_unit_test(test_unary_ops),
       cmocka_unit_test(test_mixed_graph_partitions),
       cmocka_unit_test(test_max_version_stays_on_cpu),
+      cmocka_unit_test(test_memory_plan_and_stats),
       cmocka_unit_test(test_injected_failures),
       cmocka_unit_test(test_timing_add_1000),
   };
