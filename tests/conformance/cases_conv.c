@@ -1,0 +1,383 @@
+/* Convolution and matrix cases: CONV_2D (1x1, 3x3 stride 1 and 2, SAME and
+ * VALID, dilation 2, with and without bias, batch 2, 1x1 spatial, 64x64),
+ * DEPTHWISE_CONV_2D (multiplier 1 and 2, stride 2, dilation 2),
+ * TRANSPOSE_CONV, FULLY_CONNECTED (2-D and 4-D input, keep_num_dims both
+ * ways) and BATCH_MATMUL (adj_x / adj_y, broadcast batch, constant rhs),
+ * with the fused activations of the ops that have one.
+ *
+ * Values: inputs in [-1, 1], weights in +-1/sqrt(K) for a reduction over K
+ * terms and biases in [-0.5, 0.5], so outputs stay near 1 and summation
+ * order (the GEMM's blocking against a device's) stays well inside the
+ * 1e-5 bound. */
+#include <math.h>
+
+#include "tests/conformance/conformance.h"
+
+static const TfLiteFusedActivation kActs[] = {kTfLiteActRelu, kTfLiteActRelu6,
+                                              kTfLiteActReluN1To1};
+
+/* Weights for a reduction over `k` terms. */
+static int32_t scaled_weights(conf_builder* b, conf_shape shape, int k) {
+  const float r = 1.0f / sqrtf((float)(k > 0 ? k : 1));
+  return conf_weights(b, shape, -r, r);
+}
+
+static int32_t bias_or_none(conf_builder* b, bool bias, int count) {
+  return bias ? conf_weights(b, CONF_SHAPE(count), -0.5f, 0.5f) : -1;
+}
+
+/* ---- CONV_2D ------------------------------------------------------------- */
+
+typedef struct conv_case {
+  const char* label;
+  conf_shape input; /* NHWC */
+  int out_c, kh, kw, stride, dilation;
+  TfLitePadding padding;
+  bool bias;
+} conv_case;
+
+static const conv_case kConv[] = {
+    {"1x1_c3_o5", {4, {1, 8, 8, 3}}, 5, 1, 1, 1, 1, kTfLitePaddingSame, true},
+    {"3x3_s1_same_c7_o17",
+     {4, {1, 9, 9, 7}},
+     17,
+     3,
+     3,
+     1,
+     1,
+     kTfLitePaddingSame,
+     true},
+    {"3x3_s2_same_c3_o5",
+     {4, {1, 9, 9, 3}},
+     5,
+     3,
+     3,
+     2,
+     1,
+     kTfLitePaddingSame,
+     true},
+    {"3x3_s2_valid_c5_o3",
+     {4, {1, 10, 10, 5}},
+     3,
+     3,
+     3,
+     2,
+     1,
+     kTfLitePaddingValid,
+     true},
+    {"3x3_s1_valid_nobias_batch2",
+     {4, {2, 7, 7, 3}},
+     7,
+     3,
+     3,
+     1,
+     1,
+     kTfLitePaddingValid,
+     false},
+    {"3x3_dilation2_same",
+     {4, {1, 9, 9, 3}},
+     5,
+     3,
+     3,
+     1,
+     2,
+     kTfLitePaddingSame,
+     true},
+    {"5x5_c1_o1", {4, {1, 11, 11, 1}}, 1, 5, 5, 1, 1, kTfLitePaddingSame, true},
+    {"1x1_spatial1_c17",
+     {4, {1, 1, 1, 17}},
+     5,
+     1,
+     1,
+     1,
+     1,
+     kTfLitePaddingValid,
+     true},
+    {"3x3_large_64x64_o8",
+     {4, {1, 64, 64, 3}},
+     8,
+     3,
+     3,
+     1,
+     1,
+     kTfLitePaddingSame,
+     true},
+};
+
+static int build_conv(conf_builder* b, const conf_case* c) {
+  const conv_case* p = c->args;
+  const int in_c = p->input.d[3];
+  int32_t in[3];
+  in[0] = conf_input(b, p->input, -1, 1);
+  in[1] = scaled_weights(b, CONF_SHAPE(p->out_c, p->kh, p->kw, in_c),
+                         p->kh * p->kw * in_c);
+  in[2] = bias_or_none(b, p->bias, p->out_c);
+  const TfLiteConvParams params = {.padding = p->padding,
+                                   .stride_width = p->stride,
+                                   .stride_height = p->stride,
+                                   .activation = c->act,
+                                   .dilation_width_factor = p->dilation,
+                                   .dilation_height_factor = p->dilation,
+                                   .quantized_bias_type = kTfLiteNoType};
+  return conf_op1(b, kTfLiteBuiltinConv2d, in, 3, &params) < 0 ? -1 : 0;
+}
+
+/* ---- DEPTHWISE_CONV_2D --------------------------------------------------- */
+
+typedef struct depthwise_case {
+  const char* label;
+  conf_shape input;
+  int multiplier, kh, kw, stride, dilation;
+  TfLitePadding padding;
+  bool bias;
+} depthwise_case;
+
+static const depthwise_case kDepthwise[] = {
+    {"m1_3x3_s1_same_c17",
+     {4, {1, 9, 9, 17}},
+     1,
+     3,
+     3,
+     1,
+     1,
+     kTfLitePaddingSame,
+     true},
+    {"m1_3x3_s2_same_c5",
+     {4, {1, 10, 10, 5}},
+     1,
+     3,
+     3,
+     2,
+     1,
+     kTfLitePaddingSame,
+     true},
+    {"m2_3x3_s1_valid_c3",
+     {4, {1, 8, 8, 3}},
+     2,
+     3,
+     3,
+     1,
+     1,
+     kTfLitePaddingValid,
+     true},
+    {"m2_3x3_s2_batch2",
+     {4, {2, 7, 7, 3}},
+     2,
+     3,
+     3,
+     2,
+     1,
+     kTfLitePaddingSame,
+     false},
+    {"m1_dilation2_c7",
+     {4, {1, 9, 9, 7}},
+     1,
+     3,
+     3,
+     1,
+     2,
+     kTfLitePaddingSame,
+     true},
+    {"m1_5x5_c1", {4, {1, 8, 8, 1}}, 1, 5, 5, 1, 1, kTfLitePaddingSame, true},
+    {"m1_3x3_large_64x64_c8",
+     {4, {1, 64, 64, 8}},
+     1,
+     3,
+     3,
+     1,
+     1,
+     kTfLitePaddingSame,
+     true},
+};
+
+static int build_depthwise(conf_builder* b, const conf_case* c) {
+  const depthwise_case* p = c->args;
+  const int out_c = p->input.d[3] * p->multiplier;
+  int32_t in[3];
+  in[0] = conf_input(b, p->input, -1, 1);
+  in[1] = scaled_weights(b, CONF_SHAPE(1, p->kh, p->kw, out_c), p->kh * p->kw);
+  in[2] = bias_or_none(b, p->bias, out_c);
+  const TfLiteDepthwiseConvParams params = {
+      .padding = p->padding,
+      .stride_width = p->stride,
+      .stride_height = p->stride,
+      .depth_multiplier = p->multiplier,
+      .activation = c->act,
+      .dilation_width_factor = p->dilation,
+      .dilation_height_factor = p->dilation};
+  return conf_op1(b, kTfLiteBuiltinDepthwiseConv2d, in, 3, &params) < 0 ? -1
+                                                                        : 0;
+}
+
+/* ---- TRANSPOSE_CONV ------------------------------------------------------ */
+
+typedef struct transpose_conv_case {
+  const char* label;
+  conf_shape input;  /* NHWC */
+  conf_shape output; /* NHWC: what a CONV_2D maps back to the input */
+  int k, stride;
+  TfLitePadding padding;
+  bool bias;
+} transpose_conv_case;
+
+static const transpose_conv_case kTransposeConv[] = {
+    {"3x3_s2_same_c5_o3",
+     {4, {1, 4, 4, 5}},
+     {4, {1, 8, 8, 3}},
+     3,
+     2,
+     kTfLitePaddingSame,
+     true},
+    {"2x2_s2_valid_c3_o7",
+     {4, {1, 5, 5, 3}},
+     {4, {1, 10, 10, 7}},
+     2,
+     2,
+     kTfLitePaddingValid,
+     false},
+    {"3x3_s1_same_batch2",
+     {4, {2, 6, 6, 4}},
+     {4, {2, 6, 6, 2}},
+     3,
+     1,
+     kTfLitePaddingSame,
+     true},
+    {"4x4_s2_valid_c1",
+     {4, {1, 3, 3, 1}},
+     {4, {1, 8, 8, 1}},
+     4,
+     2,
+     kTfLitePaddingValid,
+     true},
+};
+
+static int build_transpose_conv(conf_builder* b, const conf_case* c) {
+  const transpose_conv_case* p = c->args;
+  const int in_c = p->input.d[3], out_c = p->output.d[3];
+  int32_t in[4];
+  in[0] = conf_const_i32_vec(b, 4, p->output.d);
+  in[1] = scaled_weights(b, CONF_SHAPE(out_c, p->k, p->k, in_c),
+                         p->k * p->k * in_c);
+  in[2] = conf_input(b, p->input, -1, 1);
+  in[3] = bias_or_none(b, p->bias, out_c);
+  const TfLiteTransposeConvParams params = {
+      .padding = p->padding,
+      .stride_width = p->stride,
+      .stride_height = p->stride,
+      .activation = c->act,
+      .quantized_bias_type = kTfLiteNoType};
+  return conf_op1(b, kTfLiteBuiltinTransposeConv, in, p->bias ? 4 : 3,
+                  &params) < 0
+             ? -1
+             : 0;
+}
+
+/* ---- FULLY_CONNECTED ----------------------------------------------------- */
+
+typedef struct fc_case {
+  const char* label;
+  conf_shape input;
+  int out_c, in_c; /* weights [out_c, in_c] */
+  bool keep_num_dims, bias;
+} fc_case;
+
+static const fc_case kFc[] = {
+    {"2d_batch3_i17_o5", {2, {3, 17}}, 5, 17, false, true},
+    {"2d_i64_o10_nobias", {2, {1, 64}}, 10, 64, false, false},
+    {"4d_rows_i8_o5", {4, {1, 4, 4, 8}}, 5, 8, false, true},
+    {"4d_keep_num_dims_i8_o5", {4, {2, 3, 3, 8}}, 5, 8, true, true},
+    {"4d_flatten_i12_o3", {4, {1, 2, 2, 3}}, 3, 12, false, true},
+    {"2d_batch4_i256_o64", {2, {4, 256}}, 64, 256, false, true},
+};
+
+static int build_fc(conf_builder* b, const conf_case* c) {
+  const fc_case* p = c->args;
+  int32_t in[3];
+  in[0] = conf_input(b, p->input, -1, 1);
+  in[1] = scaled_weights(b, CONF_SHAPE(p->out_c, p->in_c), p->in_c);
+  in[2] = bias_or_none(b, p->bias, p->out_c);
+  const TfLiteFullyConnectedParams params = {
+      .activation = c->act,
+      .weights_format = kTfLiteFullyConnectedWeightsFormatDefault,
+      .keep_num_dims = p->keep_num_dims,
+      .asymmetric_quantize_inputs = false,
+      .quantized_bias_type = kTfLiteNoType};
+  return conf_op1(b, kTfLiteBuiltinFullyConnected, in, 3, &params) < 0 ? -1 : 0;
+}
+
+/* ---- BATCH_MATMUL -------------------------------------------------------- */
+
+typedef struct matmul_case {
+  const char* label;
+  conf_shape x, y;
+  bool adj_x, adj_y, y_const;
+} matmul_case;
+
+static const matmul_case kMatmul[] = {
+    {"b2_3x5_5x4", {3, {2, 3, 5}}, {3, {2, 5, 4}}, false, false, false},
+    {"adj_x", {3, {2, 5, 3}}, {3, {2, 5, 4}}, true, false, false},
+    {"adj_y", {3, {2, 3, 5}}, {3, {2, 4, 5}}, false, true, false},
+    {"adj_x_adj_y", {3, {2, 5, 3}}, {3, {2, 4, 5}}, true, true, false},
+    {"bcast_rhs_const_2d", {3, {2, 3, 7}}, {2, {7, 5}}, false, false, true},
+    {"4d_b1x2_3x7_7x5",
+     {4, {1, 2, 3, 7}},
+     {4, {1, 2, 7, 5}},
+     false,
+     false,
+     false},
+};
+
+static int build_matmul(conf_builder* b, const conf_case* c) {
+  const matmul_case* p = c->args;
+  int32_t in[2];
+  in[0] = conf_input(b, p->x, -1, 1);
+  in[1] =
+      p->y_const ? conf_weights(b, p->y, -1, 1) : conf_input(b, p->y, -1, 1);
+  const TfLiteBatchMatMulParams params = {.adj_x = p->adj_x,
+                                          .adj_y = p->adj_y,
+                                          .asymmetric_quantize_inputs = false};
+  return conf_op1(b, kTfLiteBuiltinBatchMatmul, in, 2, &params) < 0 ? -1 : 0;
+}
+
+/* ---- Registration -------------------------------------------------------- */
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+void conf_add_conv_cases(conf_case_list* list) {
+  for (size_t i = 0; i < COUNT(kConv); ++i) {
+    conf_case_add(list, kTfLiteBuiltinConv2d, build_conv, &kConv[i],
+                  kTfLiteActNone, 0, "conv_2d_%s", kConv[i].label);
+  }
+  for (size_t i = 0; i < COUNT(kDepthwise); ++i) {
+    conf_case_add(list, kTfLiteBuiltinDepthwiseConv2d, build_depthwise,
+                  &kDepthwise[i], kTfLiteActNone, 0, "depthwise_conv_2d_%s",
+                  kDepthwise[i].label);
+  }
+  for (size_t i = 0; i < COUNT(kTransposeConv); ++i) {
+    conf_case_add(list, kTfLiteBuiltinTransposeConv, build_transpose_conv,
+                  &kTransposeConv[i], kTfLiteActNone, 0, "transpose_conv_%s",
+                  kTransposeConv[i].label);
+  }
+  for (size_t i = 0; i < COUNT(kFc); ++i) {
+    conf_case_add(list, kTfLiteBuiltinFullyConnected, build_fc, &kFc[i],
+                  kTfLiteActNone, 0, "fully_connected_%s", kFc[i].label);
+  }
+  for (size_t i = 0; i < COUNT(kMatmul); ++i) {
+    conf_case_add(list, kTfLiteBuiltinBatchMatmul, build_matmul, &kMatmul[i],
+                  kTfLiteActNone, 0, "batch_matmul_%s", kMatmul[i].label);
+  }
+  /* Fused activations on one representative row of each op. */
+  for (size_t a = 0; a < COUNT(kActs); ++a) {
+    const char* act = conf_act_name(kActs[a]);
+    conf_case_add(list, kTfLiteBuiltinConv2d, build_conv, &kConv[1], kActs[a],
+                  0, "conv_2d_%s_%s", act, kConv[1].label);
+    conf_case_add(list, kTfLiteBuiltinDepthwiseConv2d, build_depthwise,
+                  &kDepthwise[0], kActs[a], 0, "depthwise_conv_2d_%s_%s", act,
+                  kDepthwise[0].label);
+    conf_case_add(list, kTfLiteBuiltinTransposeConv, build_transpose_conv,
+                  &kTransposeConv[0], kActs[a], 0, "transpose_conv_%s_%s", act,
+                  kTransposeConv[0].label);
+    conf_case_add(list, kTfLiteBuiltinFullyConnected, build_fc, &kFc[0],
+                  kActs[a], 0, "fully_connected_%s_%s", act, kFc[0].label);
+  }
+}

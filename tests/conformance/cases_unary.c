@@ -1,0 +1,163 @@
+/* Unary and activation cases: LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1,
+ * LEAKY_RELU, ELU, HARD_SWISH, GELU (exact and approximate), EXP, LOG,
+ * SQRT, RSQRT, SQUARE, ABS, NEG, SIN, COS, FLOOR and SOFTMAX (beta 1 and
+ * 0.5) over shapes with odd channel counts, a batch, rank 2 and 64x64;
+ * PRELU with per-channel and broadcast alphas; DEQUANTIZE of a constant
+ * float16 weight feeding ADD; CAST int32 -> float32.
+ *
+ * Domains: LOG, SQRT and RSQRT get inputs in [0.1, 4]; the others [-4, 4]
+ * (wide enough to cross every clamp and saturation). */
+#include "tests/conformance/conformance.h"
+
+static const TfLiteSoftmaxParams kBeta1 = {1.0f};
+static const TfLiteSoftmaxParams kBetaHalf = {0.5f};
+static const TfLiteLeakyReluParams kAlpha = {0.2f};
+static const TfLiteGeluParams kGeluExact = {false};
+static const TfLiteGeluParams kGeluApprox = {true};
+
+typedef struct unary_op {
+  int32_t code;
+  const char* name;
+  float lo, hi;
+  const void* params; /* NULL: the op has none */
+  /* TFLite's GPU rules refuse these parameters (SOFTMAX beta != 1), so a
+   * delegate may reject the case with a reason even when it runs the op. */
+  bool may_refuse;
+} unary_op;
+
+static const unary_op kOps[] = {
+    {kTfLiteBuiltinLogistic, "logistic", -4, 4, NULL, false},
+    {kTfLiteBuiltinTanh, "tanh", -4, 4, NULL, false},
+    {kTfLiteBuiltinRelu, "relu", -4, 4, NULL, false},
+    {kTfLiteBuiltinRelu6, "relu6", -4, 8, NULL, false},
+    {kTfLiteBuiltinReluN1To1, "relu_n1_to_1", -4, 4, NULL, false},
+    {kTfLiteBuiltinLeakyRelu, "leaky_relu", -4, 4, &kAlpha, false},
+    {kTfLiteBuiltinElu, "elu", -4, 4, NULL, false},
+    {kTfLiteBuiltinHardSwish, "hard_swish", -5, 5, NULL, false},
+    {kTfLiteBuiltinGelu, "gelu", -4, 4, &kGeluExact, false},
+    {kTfLiteBuiltinGelu, "gelu_approximate", -4, 4, &kGeluApprox, false},
+    {kTfLiteBuiltinExp, "exp", -4, 4, NULL, false},
+    {kTfLiteBuiltinLog, "log", 0.1f, 4, NULL, false},
+    {kTfLiteBuiltinSqrt, "sqrt", 0.1f, 4, NULL, false},
+    {kTfLiteBuiltinRsqrt, "rsqrt", 0.1f, 4, NULL, false},
+    {kTfLiteBuiltinSquare, "square", -4, 4, NULL, false},
+    {kTfLiteBuiltinAbs, "abs", -4, 4, NULL, false},
+    {kTfLiteBuiltinNeg, "neg", -4, 4, NULL, false},
+    {kTfLiteBuiltinSin, "sin", -4, 4, NULL, false},
+    {kTfLiteBuiltinCos, "cos", -4, 4, NULL, false},
+    {kTfLiteBuiltinFloor, "floor", -4, 4, NULL, false},
+    {kTfLiteBuiltinSoftmax, "softmax_beta1", -4, 4, &kBeta1, false},
+    {kTfLiteBuiltinSoftmax, "softmax_beta0.5", -4, 4, &kBetaHalf, true},
+};
+#define NUM_OPS ((int)(sizeof(kOps) / sizeof(kOps[0])))
+
+typedef struct labelled_shape {
+  const char* label;
+  conf_shape shape;
+} labelled_shape;
+
+static const labelled_shape kShapes[] = {
+    {"4d_c3", {4, {1, 8, 8, 3}}},
+    {"batch2_c7", {4, {2, 5, 5, 7}}},
+    {"1x1_c17", {4, {1, 1, 1, 17}}},
+    {"rank2_c17", {2, {3, 17}}},
+    {"large_64x64", {4, {1, 64, 64, 5}}},
+    {"classes1000", {2, {2, 1000}}}, /* SOFTMAX only: a classifier head */
+};
+#define NUM_SHAPES 5 /* the shapes every op runs */
+#define SHAPE_CLASSES 5
+
+static int build_unary(conf_builder* b, const conf_case* c) {
+  const unary_op* op = c->args;
+  const int32_t in = conf_input(b, kShapes[c->index].shape, op->lo, op->hi);
+  return conf_op1(b, op->code, &in, 1, op->params) < 0 ? -1 : 0;
+}
+
+/* ---- PRELU --------------------------------------------------------------- */
+
+typedef struct prelu_case {
+  const char* label;
+  conf_shape input, alpha;
+} prelu_case;
+
+static const prelu_case kPrelu[] = {
+    {"alpha_c", {4, {1, 8, 8, 5}}, {1, {5}}},
+    {"alpha_11c", {4, {2, 4, 4, 3}}, {3, {1, 1, 3}}},
+    {"alpha_full", {4, {1, 3, 3, 17}}, {3, {3, 3, 17}}},
+    {"alpha_c1", {4, {1, 6, 6, 1}}, {1, {1}}},
+};
+
+static int build_prelu(conf_builder* b, const conf_case* c) {
+  const prelu_case* p = c->args;
+  int32_t in[2];
+  in[0] = conf_input(b, p->input, -4, 4);
+  in[1] = conf_weights(b, p->alpha, 0, 0.5f);
+  return conf_op1(b, kTfLiteBuiltinPrelu, in, 2, NULL) < 0 ? -1 : 0;
+}
+
+/* ---- DEQUANTIZE (float16 constant) feeding ADD --------------------------- */
+
+typedef struct dequantize_case {
+  const char* label;
+  conf_shape input, weight;
+} dequantize_case;
+
+static const dequantize_case kDequantize[] = {
+    {"f16_weight_add", {4, {1, 8, 8, 3}}, {4, {1, 8, 8, 3}}},
+    {"f16_bias_c17_add", {4, {1, 4, 4, 17}}, {1, {17}}},
+};
+
+static int build_dequantize(conf_builder* b, const conf_case* c) {
+  const dequantize_case* p = c->args;
+  const int32_t x = conf_input(b, p->input, -2, 2);
+  const int32_t w16 = conf_weights_f16(b, p->weight, -2, 2);
+  const int32_t w = conf_intermediate(b, kTfLiteFloat32, p->weight);
+  if (conf_op(b, kTfLiteBuiltinDequantize, 0, &w16, 1, &w, 1, NULL) < 0) {
+    return -1;
+  }
+  const int32_t in[2] = {x, w};
+  const TfLiteAddParams add = {kTfLiteActNone, false};
+  return conf_op1(b, kTfLiteBuiltinAdd, in, 2, &add) < 0 ? -1 : 0;
+}
+
+/* ---- CAST int32 -> float32 ---------------------------------------------- */
+
+static int build_cast(conf_builder* b, const conf_case* c) {
+  const int32_t in =
+      conf_input_typed(b, kTfLiteInt32, kShapes[c->index].shape, -100, 100);
+  const TfLiteCastParams p = {kTfLiteInt32, kTfLiteFloat32};
+  return conf_op1(b, kTfLiteBuiltinCast, &in, 1, &p) < 0 ? -1 : 0;
+}
+
+void conf_add_unary_cases(conf_case_list* list) {
+  for (int o = 0; o < NUM_OPS; ++o) {
+    for (int s = 0; s < NUM_SHAPES; ++s) {
+      conf_case* c = conf_case_add(list, kOps[o].code, build_unary, &kOps[o],
+                                   kTfLiteActNone, 0, "%s_%s", kOps[o].name,
+                                   kShapes[s].label);
+      c->index = s;
+      c->may_refuse = kOps[o].may_refuse;
+    }
+    if (kOps[o].code == kTfLiteBuiltinSoftmax) {
+      conf_case* c = conf_case_add(list, kOps[o].code, build_unary, &kOps[o],
+                                   kTfLiteActNone, 0, "%s_%s", kOps[o].name,
+                                   kShapes[SHAPE_CLASSES].label);
+      c->index = SHAPE_CLASSES;
+      c->may_refuse = kOps[o].may_refuse;
+    }
+  }
+  for (size_t i = 0; i < sizeof(kPrelu) / sizeof(kPrelu[0]); ++i) {
+    conf_case_add(list, kTfLiteBuiltinPrelu, build_prelu, &kPrelu[i],
+                  kTfLiteActNone, 0, "prelu_%s", kPrelu[i].label);
+  }
+  for (size_t i = 0; i < sizeof(kDequantize) / sizeof(kDequantize[0]); ++i) {
+    conf_case_add(list, kTfLiteBuiltinDequantize, build_dequantize,
+                  &kDequantize[i], kTfLiteActNone, 0, "dequantize_%s",
+                  kDequantize[i].label);
+  }
+  for (int s = 0; s < 4; ++s) {
+    conf_case_add(list, kTfLiteBuiltinCast, build_cast, NULL, kTfLiteActNone, 0,
+                  "cast_int32_float32_%s", kShapes[s].label)
+        ->index = s;
+  }
+}

@@ -1,0 +1,282 @@
+/* The per-delegate conformance suite (litegpu_conformance).
+ *
+ * One table of single-op cases that any delegate runs. Each case writes a
+ * one-op float32 model with the model writer (constant weights as buffers),
+ * fills its inputs with seeded values, runs it on the CPU (no delegate: the
+ * reference) and with the delegate under test (no delegate fallback), and
+ * passes when either
+ *   (a) the delegate claimed the node and every output element satisfies
+ *       |d - ref| <= tol * max(1, |ref|), or
+ *   (b) the delegate refused the node with a non-empty reason
+ *       (and the outputs, then computed on the CPU, still match).
+ *
+ * Pieces:
+ *   builder.c       conf_builder: writes a case's model, records its inputs
+ *   adapters.c      conf_adapter per delegate (gpu, reference)
+ *   runner.c        command line, building and judging cases, the table
+ *   execute.c       running a model once, comparing two runs
+ *   models.c        whole-model mode (--model, --model-dir)
+ *   cases_*.c       the cases, one file per op family
+ *
+ * Adding a case: add a row to a family's table in cases_<family>.c (or a
+ * family: a build function plus conf_add_<family>_cases, listed in
+ * runner.c). A build function adds inputs, constants, one operator and its
+ * outputs through the conf_builder calls below; it never sizes outputs (the
+ * runner learns output shapes from the CPU kernels and writes them).
+ *
+ * Single-threaded; everything is freed before the program exits.
+ */
+#ifndef LITEGPU_TESTS_CONFORMANCE_CONFORMANCE_H_
+#define LITEGPU_TESTS_CONFORMANCE_CONFORMANCE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/model/model_writer.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/c_api.h"
+
+/* ---- Shapes -------------------------------------------------------------- */
+
+#define CONF_MAX_RANK 6
+#define CONF_MAX_IO 8
+
+typedef struct conf_shape {
+  int rank;
+  int32_t d[CONF_MAX_RANK];
+} conf_shape;
+
+/* CONF_SHAPE(1, 8, 8, 3): a shape from its dims (rank 1 or more). */
+#define CONF_SHAPE(...)                                                    \
+  ((conf_shape){(int)(sizeof((int32_t[]){__VA_ARGS__}) / sizeof(int32_t)), \
+                {__VA_ARGS__}})
+
+size_t conf_shape_elements(conf_shape shape);
+
+/* ---- Building a case's model --------------------------------------------- */
+
+/* One graph input: how the runner fills it. */
+typedef struct conf_input_spec {
+  int32_t tensor;
+  TfLiteType type; /* float32, or int32 (rounded values) */
+  float lo, hi;    /* uniform in [lo, hi] */
+} conf_input_spec;
+
+typedef struct conf_builder {
+  lg_model_writer* writer;
+  uint32_t seed; /* constants' generator state */
+  int32_t case_op;
+  int case_node; /* first operator of case_op (-1: none yet) */
+  int num_ops;
+  int num_tensors;
+  conf_input_spec inputs[CONF_MAX_IO];
+  int num_inputs;
+  int32_t outputs[CONF_MAX_IO];
+  int num_outputs;
+  /* Output shapes learnt from the CPU (NULL on the first pass: outputs are
+   * written as [1] and the CPU kernels' Prepare resizes them). */
+  const conf_shape* out_shapes;
+  int num_out_shapes;
+} conf_builder;
+
+/* Starts a case's model: subgraph 0, auto versions on. `seed` seeds the
+ * constants; `out_shapes` as in conf_builder. 0, or -1 when out of memory. */
+int conf_builder_init(conf_builder* b, int32_t case_op, uint32_t seed,
+                      const conf_shape* out_shapes, int num_out_shapes);
+
+/* Sets the graph inputs and outputs, serializes (a malloc'd block the
+ * caller frees) and destroys the writer, also on failure. */
+TfLiteStatus conf_builder_finish(conf_builder* b, void** data, size_t* size);
+
+/* Destroys the writer of an unfinished model. */
+void conf_builder_discard(conf_builder* b);
+
+/* The seeded generator shared by constants and inputs: uniform in [0, 1). */
+float conf_random(uint32_t* state);
+
+/* A float32 graph input filled uniformly in [lo, hi]. Returns the tensor. */
+int32_t conf_input(conf_builder* b, conf_shape shape, float lo, float hi);
+
+/* A graph input of `type` (float32 or int32) filled in [lo, hi]. */
+int32_t conf_input_typed(conf_builder* b, TfLiteType type, conf_shape shape,
+                         float lo, float hi);
+
+/* A float32 constant (weights) of seeded values uniform in [lo, hi]. */
+int32_t conf_weights(conf_builder* b, conf_shape shape, float lo, float hi);
+
+/* A float16 constant of seeded values in [lo, hi]. */
+int32_t conf_weights_f16(conf_builder* b, conf_shape shape, float lo, float hi);
+
+/* Constants with the given values (shape's element count of them). */
+int32_t conf_const_f32(conf_builder* b, conf_shape shape, const float* values);
+int32_t conf_const_i32(conf_builder* b, conf_shape shape,
+                       const int32_t* values);
+
+/* A rank-1 int32 constant [count] (axes, shapes, multiples, ...). */
+int32_t conf_const_i32_vec(conf_builder* b, int count, const int32_t* values);
+
+/* A tensor between two operators (neither input nor output). */
+int32_t conf_intermediate(conf_builder* b, TfLiteType type, conf_shape shape);
+
+/* A graph output of `type`, shaped from the first pass (see above). */
+int32_t conf_output_typed(conf_builder* b, TfLiteType type);
+int32_t conf_output(conf_builder* b); /* float32 */
+
+/* An operator; version 0 asks the writer for the version the op needs
+ * (TFLite's rules, as the converter stamps it). Returns the operator
+ * index, or -1 (the writer reports why). */
+int conf_op(conf_builder* b, int32_t code, int version, const int32_t* inputs,
+            int num_inputs, const int32_t* outputs, int num_outputs,
+            const void* params);
+
+/* The common one-output form: conf_op(..., &out, 1, params) after adding a
+ * float32 output. Returns the operator index, or -1. */
+int conf_op1(conf_builder* b, int32_t code, const int32_t* inputs,
+             int num_inputs, const void* params);
+
+/* ---- Cases --------------------------------------------------------------- */
+
+struct conf_case;
+typedef int (*conf_build_fn)(conf_builder* b, const struct conf_case* c);
+
+typedef struct conf_case {
+  char name[80];
+  int32_t op;          /* the builtin under test */
+  conf_build_fn build; /* returns 0, or -1 when the model cannot be built */
+  const void* args;    /* the family's table row (static storage) */
+  int index;           /* a second row index of the family's own */
+  TfLiteFusedActivation act; /* for ops with a fused activation */
+  double tol;                /* fp32 bound; 0 means CONF_TOL_FP32 */
+  /* When set, the delegate must refuse the node with a reason containing
+   * this text (the version case); --expect-claimed does not apply. */
+  const char* expect_reason;
+  /* A form TFLite's GPU compatibility rules refuse for some ops (e.g. a
+   * broadcast along inner dims): --expect-claimed accepts a refusal with a
+   * reason; a claim must still match. */
+  bool may_refuse;
+} conf_case;
+
+#define CONF_TOL_FP32 1e-5
+#define CONF_TOL_FP16 1e-2
+
+typedef struct conf_case_list {
+  conf_case* items;
+  int count;
+  int capacity;
+} conf_case_list;
+
+/* Appends a case named by printf-style `format` and returns it (for the
+ * optional fields); exits the program when out of memory. */
+conf_case* conf_case_add(conf_case_list* list, int32_t op, conf_build_fn build,
+                         const void* args, TfLiteFusedActivation act,
+                         double tol, const char* format, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* The families (cases_*.c). */
+void conf_add_binary_cases(conf_case_list* list);
+void conf_add_conv_cases(conf_case_list* list);
+void conf_add_pool_reduce_cases(conf_case_list* list);
+void conf_add_shape_cases(conf_case_list* list);
+void conf_add_unary_cases(conf_case_list* list);
+
+/* Lower-case names of fused activations for case names ("relu6"). */
+const char* conf_act_name(TfLiteFusedActivation act);
+
+/* ---- Delegates ----------------------------------------------------------- */
+
+typedef struct conf_delegate_options {
+  int backend; /* litegpu_gpu_backend for the GPU delegate */
+  bool fp16;   /* allow precision loss */
+  /* Reference delegate only: a litegpu_reference_fault to inject (the
+   * runner's own test: every case must then fail). */
+  int fault;
+} conf_delegate_options;
+
+/* What the runner needs from a delegate: creation, the verdict on a node
+ * of the last application, and the few facts the cases depend on. */
+typedef struct conf_adapter {
+  const char* name;
+  /* NULL on failure, with the reason in `error`. */
+  TfLiteDelegate* (*create)(const conf_delegate_options* options, char* error,
+                            size_t error_size);
+  void (*destroy)(TfLiteDelegate* delegate); /* NULL is a no-op */
+  /* "" when the node was claimed, the reason when not, NULL when unknown
+   * (last application only). */
+  const char* (*node_reason)(const TfLiteDelegate* delegate, int node);
+  /* Whether the last application replaced any node. */
+  bool (*claimed)(const TfLiteDelegate* delegate);
+  /* The delegate's kMaxVersion for a builtin (the version case). */
+  int (*max_version)(int32_t builtin_code);
+  /* Whether kernels run in half precision (after an application). */
+  bool (*fp16)(const TfLiteDelegate* delegate);
+} conf_adapter;
+
+/* "gpu" or "reference"; NULL for other names. */
+const conf_adapter* conf_adapter_find(const char* name);
+
+/* ---- Running models (execute.c, runner.c)
+ * ------------------------------------------- */
+
+/* The kMaxVersion of the delegate under test for a builtin (0: none). */
+int conf_delegate_max_version(int32_t builtin_code);
+
+typedef struct conf_output_data {
+  TfLiteType type;
+  conf_shape shape;
+  float* values; /* malloc'd, converted to float */
+  size_t count;
+} conf_output_data;
+
+typedef struct conf_run_result {
+  TfLiteStatus status;
+  const char* failed_step; /* "create", "allocate", "invoke" or NULL */
+  conf_output_data outputs[CONF_MAX_IO];
+  int num_outputs;
+  char log[8192]; /* what the interpreter reported */
+  size_t log_length;
+} conf_run_result;
+
+/* Runs `model` once: inputs filled from `specs` (the i-th graph input from
+ * specs[i]; missing specs fill float32 in [-0.5, 0.5]), with `delegate`
+ * when not NULL, one thread, no fallback. With invoke false it stops after
+ * AllocateTensors (output shapes only). Free with conf_run_result_free. */
+void conf_run_model(TfLiteModel* model, const conf_input_spec* specs,
+                    int num_specs, TfLiteDelegate* delegate, bool invoke,
+                    conf_run_result* result);
+void conf_run_result_free(conf_run_result* result);
+
+/* Element-wise comparison of two runs' outputs. */
+typedef struct conf_compare {
+  bool ok;
+  double max_abs; /* largest |d - ref| */
+  double nmse;    /* sum (d - ref)^2 / sum ref^2 (0 when both are 0) */
+  char why[256];  /* the first failure, when !ok */
+} conf_compare;
+
+void conf_compare_runs(const conf_run_result* ref, const conf_run_result* got,
+                       double tol, conf_compare* out);
+
+/* ---- Whole models (models.c) --------------------------------------------- */
+
+typedef struct conf_totals {
+  int passed, claimed, rejected, failed, skipped;
+} conf_totals;
+
+/* Compares CPU and delegate on one model file; prints one row named
+ * `label` (NULL: the file name). */
+void conf_check_model(const char* path, const char* label,
+                      const conf_adapter* adapter, TfLiteDelegate* delegate,
+                      conf_totals* totals);
+
+/* Every *.tflite under `dir` (recursively), sorted; returns how many were
+ * checked. */
+int conf_check_model_dir(const char* dir, const conf_adapter* adapter,
+                         TfLiteDelegate* delegate, conf_totals* totals);
+
+/* Prints one table row (runner.c). */
+void conf_print_row(const char* name, const char* op, const char* outcome,
+                    double max_abs, double nmse, const char* detail);
+
+#endif /* LITEGPU_TESTS_CONFORMANCE_CONFORMANCE_H_ */

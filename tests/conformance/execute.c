@@ -1,0 +1,177 @@
+/* Running a model once and comparing two runs (conformance.h): the part
+ * of litegpu_conformance that both the single-op cases and whole models
+ * use. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tensorflow/lite/c/c_api_experimental.h"
+#include "tests/conformance/conformance.h"
+
+/* The interpreter's error reporter: appends each message as a line. */
+static void capture_report(void* user_data, const char* format, va_list args) {
+  conf_run_result* r = user_data;
+  const size_t room = sizeof(r->log) - r->log_length;
+  if (room < 2) return;
+  int n = vsnprintf(r->log + r->log_length, room - 1, format, args);
+  if (n < 0) return;
+  r->log_length += (size_t)n < room - 1 ? (size_t)n : room - 2;
+  r->log[r->log_length++] = '\n';
+  r->log[r->log_length] = '\0';
+}
+
+/* Seeded values in [lo, hi] (float32 in [-0.5, 0.5] without a spec); other
+ * types are zero-filled. */
+static void fill_input(TfLiteTensor* t, const conf_input_spec* spec,
+                       uint32_t seed) {
+  const TfLiteType type = TfLiteTensorType(t);
+  const float lo = spec ? spec->lo : -0.5f, hi = spec ? spec->hi : 0.5f;
+  void* data = TfLiteTensorData(t);
+  if (type == kTfLiteFloat32) {
+    float* v = data;
+    const size_t n = TfLiteTensorByteSize(t) / sizeof(float);
+    for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * conf_random(&seed);
+  } else if (type == kTfLiteInt32) {
+    int32_t* v = data;
+    const size_t n = TfLiteTensorByteSize(t) / sizeof(int32_t);
+    for (size_t i = 0; i < n; ++i) {
+      v[i] = (int32_t)lroundf(lo + (hi - lo) * conf_random(&seed));
+    }
+  } else {
+    memset(data, 0, TfLiteTensorByteSize(t));
+  }
+}
+
+/* The output's type and shape, and with_data its values as floats. */
+static void collect_output(const TfLiteTensor* t, bool with_data,
+                           conf_output_data* out) {
+  out->type = TfLiteTensorType(t);
+  out->shape.rank = TfLiteTensorNumDims(t);
+  if (out->shape.rank < 0 || out->shape.rank > CONF_MAX_RANK) {
+    out->shape.rank = 0;
+  }
+  for (int i = 0; i < out->shape.rank; ++i) {
+    out->shape.d[i] = TfLiteTensorDim(t, i);
+  }
+  out->count = conf_shape_elements(out->shape);
+  if (!with_data || TfLiteTensorData(t) == NULL) return;
+  out->values = calloc(out->count ? out->count : 1, sizeof(float));
+  if (out->values == NULL) return;
+  const void* data = TfLiteTensorData(t);
+  for (size_t i = 0; i < out->count; ++i) {
+    switch (out->type) {
+      case kTfLiteFloat32:
+        out->values[i] = ((const float*)data)[i];
+        break;
+      case kTfLiteInt32:
+        out->values[i] = (float)((const int32_t*)data)[i];
+        break;
+      case kTfLiteInt8:
+        out->values[i] = (float)((const int8_t*)data)[i];
+        break;
+      case kTfLiteUInt8:
+        out->values[i] = (float)((const uint8_t*)data)[i];
+        break;
+      default:
+        out->values[i] = NAN;
+        break;
+    }
+  }
+}
+
+void conf_run_model(TfLiteModel* model, const conf_input_spec* specs,
+                    int num_specs, TfLiteDelegate* delegate, bool invoke,
+                    conf_run_result* result) {
+  memset(result, 0, sizeof(*result));
+  result->status = kTfLiteError;
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  if (o == NULL) return;
+  TfLiteInterpreterOptionsSetNumThreads(o, 1);
+  TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, result);
+  TfLiteInterpreterOptionsSetEnableDelegateFallback(o, false);
+  if (delegate != NULL) TfLiteInterpreterOptionsAddDelegate(o, delegate);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  if (ip == NULL) {
+    result->failed_step = "interpreter creation";
+    return;
+  }
+  if (TfLiteInterpreterAllocateTensors(ip) != kTfLiteOk) {
+    result->failed_step = "AllocateTensors";
+    TfLiteInterpreterDelete(ip);
+    return;
+  }
+  for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
+    fill_input(TfLiteInterpreterGetInputTensor(ip, i),
+               i < num_specs ? &specs[i] : NULL, 7919u * (uint32_t)i + 17u);
+  }
+  if (invoke && TfLiteInterpreterInvoke(ip) != kTfLiteOk) {
+    result->failed_step = "Invoke";
+    TfLiteInterpreterDelete(ip);
+    return;
+  }
+  result->num_outputs = TfLiteInterpreterGetOutputTensorCount(ip);
+  if (result->num_outputs > CONF_MAX_IO) result->num_outputs = CONF_MAX_IO;
+  for (int i = 0; i < result->num_outputs; ++i) {
+    collect_output(TfLiteInterpreterGetOutputTensor(ip, i), invoke,
+                   &result->outputs[i]);
+  }
+  result->status = kTfLiteOk;
+  TfLiteInterpreterDelete(ip);
+}
+
+void conf_run_result_free(conf_run_result* result) {
+  for (int i = 0; i < result->num_outputs; ++i) {
+    free(result->outputs[i].values);
+    result->outputs[i].values = NULL;
+  }
+}
+
+static bool same_shape(conf_shape a, conf_shape b) {
+  if (a.rank != b.rank) return false;
+  for (int i = 0; i < a.rank; ++i) {
+    if (a.d[i] != b.d[i]) return false;
+  }
+  return true;
+}
+
+void conf_compare_runs(const conf_run_result* ref, const conf_run_result* got,
+                       double tol, conf_compare* out) {
+  memset(out, 0, sizeof(*out));
+  out->ok = true;
+  double err2 = 0, ref2 = 0;
+  if (ref->num_outputs != got->num_outputs) {
+    out->ok = false;
+    snprintf(out->why, sizeof(out->why), "%d outputs, CPU has %d",
+             got->num_outputs, ref->num_outputs);
+    return;
+  }
+  for (int k = 0; k < ref->num_outputs; ++k) {
+    const conf_output_data* r = &ref->outputs[k];
+    const conf_output_data* g = &got->outputs[k];
+    if (!same_shape(r->shape, g->shape) || r->values == NULL ||
+        g->values == NULL) {
+      out->ok = false;
+      snprintf(out->why, sizeof(out->why),
+               "output %d: shape or data differs from the CPU's", k);
+      return;
+    }
+    for (size_t i = 0; i < r->count; ++i) {
+      const double rv = r->values[i], gv = g->values[i];
+      const double diff = fabs(gv - rv);
+      const double bound = tol * fmax(1.0, fabs(rv));
+      if (!(diff <= bound) && out->ok) {
+        out->ok = false;
+        snprintf(out->why, sizeof(out->why),
+                 "output %d element %zu: delegate %.9g, CPU %.9g (bound %.3g)",
+                 k, i, gv, rv, bound);
+      }
+      if (diff > out->max_abs || isnan(diff)) out->max_abs = diff;
+      err2 += (gv - rv) * (gv - rv);
+      ref2 += rv * rv;
+    }
+  }
+  out->nmse = ref2 > 0 ? err2 / ref2 : (err2 > 0 ? INFINITY : 0);
+}
