@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# The main job: set up, build the release preset, and run a model through
-# litegpu's C API with tools/litegpu_run, which prints the outputs and timing.
+# The main job: set up, build the release preset, and compare the backends
+# on a model with tools/benchmark_model --compare=cpu,cl,vk: one table with
+# each backend's init (cold and warm kernel cache), first inference, steady
+# latency, what the GPU delegate took, the bytes it copies per inference, the
+# largest output difference from the CPU and the speed-up. A backend that
+# cannot run (Vulkan is not written yet) gets a row with its reason.
 #
-#   bash scripts/demo.sh [MODEL.tflite [litegpu_run options...]]
+#   bash scripts/demo.sh [MODEL.tflite [benchmark_model flags...]]
 #
 # MODEL defaults to ../shared/models/tflite-micro/hello_world_float.tflite
-# (a small float model whose output approximates sin(x)).
+# (a small float model whose output approximates sin(x)). The run counts are
+# modest so that the demo ends in seconds on a small machine; flags given
+# after MODEL come later on the command line and win (e.g. --num_runs=1000,
+# --compare=cpu,cl, --report=json).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,7 +30,9 @@ if [[ ! -f $model ]]; then
 fi
 
 bash scripts/setup.sh
-bash scripts/build.sh release --target litegpu_run
+bash scripts/build.sh release --target benchmark_model
 
-printf '\ndemo: litegpu_run %s %s\n' "$model" "$*"
-exec "$BUILD_ROOT/release/litegpu_run" "$model" "$@"
+flags=(--graph="$model" "--compare=cpu,cl,vk" --warmup_runs=10
+       --warmup_min_secs=0.1 --num_runs=100 --min_secs=0.5)
+printf '\ndemo: benchmark_model %s %s\n' "${flags[*]}" "$*"
+exec "$BUILD_ROOT/release/benchmark_model" "${flags[@]}" "$@"

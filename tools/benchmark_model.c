@@ -27,16 +27,51 @@
  * name that differs from the model's only draws a warning. A shape in
  * --input_layer_shape resizes the input of the same position in the list.
  *
+ * GPU flags (TFLite's GPU delegate provider; include/litegpu/gpu_delegate.h):
+ *   --use_gpu                     apply the GPU delegate (with delegate
+ *                                 fallback on: a delegate the runtime
+ *                                 removes is reported as "fell back")
+ *   --gpu_precision_loss_allowed  default true -> is_precision_loss_allowed
+ *   --gpu_backend=cl|vk           OpenCL or Vulkan; empty (default): auto.
+ *                                 Vulkan is not written yet: creating it
+ *                                 fails with the delegate's message (exit 1)
+ *   --max_delegated_partitions=N  the N largest partitions; 0 (TFLite's
+ *                                 default) means all of them, passed to the
+ *                                 delegate as INT32_MAX (the delegate itself
+ *                                 reads <= 0 as 1)
+ *   --min_nodes_per_partition=N   smaller partitions stay on the CPU
+ *   --require_full_delegation     exit 1 naming the first node the delegate
+ *                                 did not take and its reason
+ *   --delegate_serialize_dir=DIR  serialization_dir, with model_token the
+ *                                 model file's base name and the
+ *                                 ENABLE_SERIALIZATION flag
+ * The GPU flags other than --use_gpu do nothing without it (a warning says
+ * so). Init then includes creating the delegate (init_us.delegate).
+ *
+ * Comparison (--compare=cpu,cl,vk; any subset in any order, "gpu" = the
+ * automatic backend): see tools/benchmark/compare.c. One process, one model
+ * load, the same seeded inputs for every backend; the CPU runs first as the
+ * reference even when not listed. Each GPU backend is initialized twice,
+ * with an empty kernel cache (cold) and again with the cache the first
+ * filled (warm); then the usual warm-up and steady runs on the warm one.
+ * One table (text) or "comparison" (JSON); a backend that cannot be created
+ * or run gets its reason instead of numbers. The comparison sets
+ * POCL_KERNEL_CACHE=0 unless the environment sets it, so that PoCL's own
+ * cache does not make cold numbers warm. --use_gpu, --gpu_backend,
+ * --delegate_serialize_dir, --enable_op_profiling and --json_run_times are
+ * not used there.
+ *
  * litegpu additions:
  *   --report=text|json  text (default): the report for people.
  *                       json: one JSON object on stdout, nothing else there:
  *     tool, tflite_version, flags {every flag: its value},
- *     model {path, size_bytes, num_nodes,
+ *     model {path, size_bytes, num_nodes (the model's nodes),
  *            inputs/outputs [{name, type, shape}] (shapes after resizing;
  *            an input adds values {count, low, high, min, max}: the random
  *            range and the extremes drawn)},
- *     init_us {load, create, allocate (resizing the inputs and
- *              AllocateTensors), total},
+ *     init_us {load, delegate (creating the GPU delegate; 0 without),
+ *              create, allocate (resizing the inputs and AllocateTensors),
+ *              total},
  *     first_inference_us,
  *     warmup, inference: {count, mean_us, std_us, min_us, max_us, p50_us,
  *                         p90_us, p99_us} (null numbers when count is 0);
@@ -48,7 +83,16 @@
  *             constant_bytes},
  *     op_profile: null, or [{node, op, version, avg_us, total_us, share_pct,
  *                            count}] one entry per node, slowest first,
- *     op_type_summary: null, or [{op, nodes, avg_us_per_run, share_pct}].
+ *     op_type_summary: null, or [{op, nodes, avg_us_per_run, share_pct}],
+ *     delegate: null without --use_gpu, else {backend, device, fp16,
+ *               partitions, nodes_delegated, nodes_total, bytes_uploaded,
+ *               bytes_downloaded, bytes_per_inference (the last Invoke's
+ *               uploads + downloads), dispatches_per_invoke, device_bytes,
+ *               programs_compiled, programs_from_cache, fell_back}.
+ *   With --compare the object is instead: tool, tflite_version, flags,
+ *     model {path, size_bytes, num_nodes}, pocl_kernel_cache (the value
+ *     the comparison ran with), comparison [one object per backend, listed
+ *     in compare.c].
  *   --json_run_times    list every steady-state run time in the JSON.
  *   --verbose           (TFLite's) also lists the flags left at defaults.
  *
@@ -60,7 +104,8 @@
  * across execve, so a tool started by a larger process (a Python script)
  * would report that one's size. Messages go to stderr. Exit status: 0 done;
  * 1 the model failed (load, create, resize, allocate, invoke) or memory ran
- * out; 2 a bad command line.
+ * out; 2 a bad command line. With --compare a backend that fails only
+ * fails its row: the status is 1 only when the CPU reference fails.
  */
 #include <errno.h>
 #include <limits.h>
@@ -79,6 +124,7 @@
 #include "litegpu/interpreter_info.h"
 #include "litegpu/profiling.h"
 #include "tensorflow/lite/c/c_api.h"
+#include "tensorflow/lite/c/c_api_experimental.h"
 #include "tools/benchmark/benchmark.h"
 
 #define EXIT_MODEL_FAILED 1
@@ -126,6 +172,23 @@ const lg_bench_flag lg_bench_flags[] = {
      "litegpu: the report on stdout, text or one JSON object"},
     {"json_run_times", FLAG_BOOL, FIELD(json_run_times), "false", 0, 0, NULL,
      "litegpu: the JSON report lists every steady-state run time"},
+    {"use_gpu", FLAG_BOOL, FIELD(use_gpu), "false", 0, 0, NULL,
+     "apply the GPU delegate"},
+    {"gpu_precision_loss_allowed", FLAG_BOOL, FIELD(gpu_precision_loss_allowed),
+     "true", 0, 0, NULL, "let the GPU compute in half precision"},
+    {"gpu_backend", FLAG_STRING, FIELD(gpu_backend), "", 0, 0, "|cl|vk",
+     "GPU backend: cl (OpenCL) or vk (Vulkan); empty: automatic"},
+    {"max_delegated_partitions", FLAG_INT, FIELD(max_delegated_partitions), "0",
+     0, INT_MAX, NULL, "delegate the N largest partitions; 0: all"},
+    {"min_nodes_per_partition", FLAG_INT, FIELD(min_nodes_per_partition), "0",
+     0, INT_MAX, NULL, "smaller partitions stay on the CPU; 0: no minimum"},
+    {"require_full_delegation", FLAG_BOOL, FIELD(require_full_delegation),
+     "false", 0, 0, NULL, "fail unless the delegate takes every node"},
+    {"delegate_serialize_dir", FLAG_STRING, FIELD(delegate_serialize_dir), "",
+     0, 0, NULL, "directory for the GPU delegate's compiled kernels"},
+    {"compare", FLAG_STRING, FIELD(compare), "", 0, 0, NULL,
+     "litegpu: compare backends on the same inputs, e.g. cpu,cl,vk "
+     "(gpu: automatic)"},
 };
 const int lg_bench_num_flags = LG_COUNT(lg_bench_flags);
 #define NUM_FLAGS LG_COUNT(lg_bench_flags)
@@ -182,7 +245,10 @@ static bool flag_set_value(lg_bench_params* p, const lg_bench_flag* f,
     }
     case FLAG_STRING:
       if (f->choices != NULL && !choice_ok(f->choices, value)) {
-        snprintf(why, why_size, "expected one of %s", f->choices);
+        bool may_be_empty = f->choices[0] == '|';
+        snprintf(why, why_size, "expected %s%s",
+                 may_be_empty ? "empty or one of " : "one of ",
+                 f->choices + may_be_empty);
         return false;
       }
       *(const char**)flag_field(p, f) = value;
@@ -212,7 +278,33 @@ static void print_usage(FILE* out) {
     const lg_bench_flag* f = &lg_bench_flags[i];
     char left[64];
     snprintf(left, sizeof(left), "--%s=%s", f->name, f->fallback);
-    fprintf(out, "  %-28s %-6s %s\n", left, kTypeNames[f->type], f->help);
+    fprintf(out, "  %-33s %-6s %s\n", left, kTypeNames[f->type], f->help);
+  }
+}
+
+static bool flag_was_set(const bool* set, const char* name) {
+  const lg_bench_flag* f = flag_find(name, strlen(name));
+  return f != NULL && set[f - lg_bench_flags];
+}
+
+/* Flags that act only together with another draw a warning when alone. */
+static void warn_unused_flags(const lg_bench_params* p, const bool* set) {
+  static const char* const kGpuOnly[] = {
+      "gpu_precision_loss_allowed", "gpu_backend",
+      "max_delegated_partitions",   "min_nodes_per_partition",
+      "require_full_delegation",    "delegate_serialize_dir"};
+  static const char* const kNotCompared[] = {
+      "use_gpu", "gpu_backend", "delegate_serialize_dir", "enable_op_profiling",
+      "json_run_times"};
+  bool compare = p->compare[0] != '\0';
+  const char* const* names = compare ? kNotCompared : kGpuOnly;
+  int count = compare ? LG_COUNT(kNotCompared) : LG_COUNT(kGpuOnly);
+  if (!compare && p->use_gpu) return;
+  for (int i = 0; i < count; ++i) {
+    if (!flag_was_set(set, names[i])) continue;
+    fprintf(stderr, "benchmark_model: warning: --%s %s\n", names[i],
+            compare ? "is not used with --compare"
+                    : "has no effect without --use_gpu");
   }
 }
 
@@ -271,6 +363,12 @@ static lg_parse_status parse_flags(int argc, char** argv, lg_bench_params* p,
             "(platform default) or a positive count\n");
     return PARSE_ERROR;
   }
+  if (!lg_bench_compare_check(p->compare, why, sizeof(why))) {
+    fprintf(stderr, "benchmark_model: bad value in '--compare=%s': %s\n",
+            p->compare, why);
+    return PARSE_ERROR;
+  }
+  warn_unused_flags(p, set);
   return PARSE_OK;
 }
 
@@ -282,7 +380,7 @@ static bool out_of_memory(const char* what) {
 /* ---- Timing and statistics ------------------------------------------------
  */
 
-static double now_us(void) {
+double lg_bench_now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
@@ -442,15 +540,21 @@ static bool run_phase(TfLiteInterpreter* ip, const lg_bench_params* p,
           out, expected < LG_EXACT_SAMPLES ? expected : LG_EXACT_SAMPLES)) {
     return out_of_memory("the run times");
   }
-  double start = now_us();
+  double start = lg_bench_now_us();
   for (uint64_t run = 0;; ++run) {
-    double elapsed = (now_us() - start) / 1e6;
+    double elapsed = (lg_bench_now_us() - start) / 1e6;
     if (run >= (uint64_t)min_runs && elapsed >= min_secs) break;
     if (run > 0 && elapsed >= p->max_secs) break;
-    double t0 = now_us();
+    double t0 = lg_bench_now_us();
     TfLiteStatus status = TfLiteInterpreterInvoke(ip);
-    double t = now_us() - t0;
-    if (status != kTfLiteOk) {
+    double t = lg_bench_now_us() - t0;
+    if (status == kTfLiteDelegateError) { /* rerun on the CPU: valid */
+      fprintf(stderr,
+              "benchmark_model: warning: the delegate failed in %s run %llu; "
+              "the runtime removed it and reran on the CPU (delegate "
+              "fallback), so the runs from here on are CPU runs\n",
+              phase, (unsigned long long)run + 1);
+    } else if (status != kTfLiteOk) {
       fprintf(stderr,
               "benchmark_model: Invoke failed (status %d) in %s run "
               "%llu\n",
@@ -543,9 +647,8 @@ static bool collect_profile(TfLiteInterpreter* ip, uint64_t runs,
  */
 
 /* Library messages, one line each, marked as coming from the library. */
-static void report_library_error(void* user_data, const char* format,
-                                 va_list args) {
-  (void)user_data;
+void lg_bench_report_library_error(void* user_data, const char* format,
+                                   va_list args) {
   char message[4096];
   vsnprintf(message, sizeof(message), format, args);
   size_t n = strlen(message);
@@ -553,9 +656,15 @@ static void report_library_error(void* user_data, const char* format,
     message[--n] = '\0';
   }
   fprintf(stderr, "benchmark_model: litegpu: %s\n", message);
+  if (user_data != NULL) {
+    lg_bench_message* last = user_data;
+    size_t keep = n < sizeof(last->text) - 1 ? n : sizeof(last->text) - 1;
+    memcpy(last->text, message, keep); /* truncated when longer */
+    last->text[keep] = '\0';
+  }
 }
 
-static long file_size(const char* path) {
+long lg_bench_file_size(const char* path) {
   FILE* f = fopen(path, "rb");
   if (f == NULL) return -1;
   long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
@@ -563,53 +672,95 @@ static long file_size(const char* path) {
   return size;
 }
 
-/* Load, create, resize, allocate: the "init" of TFLite's report. */
-static bool init_interpreter(lg_bench* b, lg_bench_inputs* in,
-                             TfLiteModel** model,
-                             TfLiteInterpreterOptions** options,
-                             TfLiteInterpreter** ip) {
+/* The GPU delegate the flags ask for, created before the interpreter and
+ * added with delegate fallback on. */
+static bool add_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
   const lg_bench_params* p = b->p;
-  b->model_bytes = file_size(p->graph);
+  char why[1024];
+  double t0 = lg_bench_now_us();
+  in->delegate = lg_bench_gpu_create(
+      p, (litegpu_gpu_backend)lg_bench_gpu_backend(p->gpu_backend),
+      p->delegate_serialize_dir, why, sizeof(why));
+  b->delegate_us = lg_bench_now_us() - t0;
+  if (in->delegate == NULL) {
+    fprintf(stderr, "benchmark_model: --use_gpu: %s\n", why);
+    return false;
+  }
+  TfLiteInterpreterOptionsSetEnableDelegateFallback(in->options, true);
+  TfLiteInterpreterOptionsAddDelegate(in->options, in->delegate);
+  return true;
+}
+
+/* After AllocateTensors: what the delegate took, and whether that is all
+ * of the graph when --require_full_delegation asks for it. */
+static bool check_delegation(lg_bench* b, lg_bench_instance* in) {
+  b->has_delegate = lg_bench_delegate_read(in->delegate, in->ip, &b->delegate);
+  if (!b->has_delegate) {
+    fprintf(stderr, "benchmark_model: cannot read the GPU delegate's stats\n");
+    return false;
+  }
+  b->num_nodes = b->delegate.nodes_total;
+  char why[1024];
+  if (b->p->require_full_delegation &&
+      !lg_bench_fully_delegated(in->delegate, in->ip, &b->delegate, why,
+                                sizeof(why))) {
+    fprintf(stderr, "benchmark_model: --require_full_delegation: %s\n", why);
+    return false;
+  }
+  return true;
+}
+
+static bool create_interpreter(lg_bench* b, TfLiteModel* model,
+                               lg_bench_instance* in) {
+  const lg_bench_params* p = b->p;
+  in->options = TfLiteInterpreterOptionsCreate();
+  if (in->options == NULL) return out_of_memory("the interpreter options");
+  TfLiteInterpreterOptionsSetNumThreads(in->options, p->num_threads);
+  TfLiteInterpreterOptionsSetErrorReporter(in->options,
+                                           lg_bench_report_library_error, NULL);
+  if (p->use_gpu && !add_gpu_delegate(b, in)) return false;
+  double t0 = lg_bench_now_us();
+  in->ip = TfLiteInterpreterCreate(model, in->options);
+  b->create_us = lg_bench_now_us() - t0;
+  if (in->ip == NULL) {
+    fprintf(stderr, "benchmark_model: cannot create an interpreter for '%s'\n",
+            p->graph);
+    return false;
+  }
+  return true;
+}
+
+/* Load, create, resize, allocate: the "init" of TFLite's report. */
+static bool init_interpreter(lg_bench* b, lg_bench_inputs* inputs,
+                             TfLiteModel** model, lg_bench_instance* in) {
+  const lg_bench_params* p = b->p;
+  b->model_bytes = lg_bench_file_size(p->graph);
   if (b->model_bytes < 0) {
     fprintf(stderr, "benchmark_model: cannot open model '%s'\n", p->graph);
     return false;
   }
-  double t0 = now_us();
+  double t0 = lg_bench_now_us();
   *model = TfLiteModelCreateFromFileWithErrorReporter(
-      p->graph, report_library_error, NULL);
-  b->load_us = now_us() - t0;
+      p->graph, lg_bench_report_library_error, NULL);
+  b->load_us = lg_bench_now_us() - t0;
   if (*model == NULL) {
     fprintf(stderr, "benchmark_model: cannot load model '%s'\n", p->graph);
     return false;
   }
-  *options = TfLiteInterpreterOptionsCreate();
-  if (*options == NULL) return out_of_memory("the interpreter options");
-  TfLiteInterpreterOptionsSetNumThreads(*options, p->num_threads);
-  TfLiteInterpreterOptionsSetErrorReporter(*options, report_library_error,
-                                           NULL);
-  t0 = now_us();
-  *ip = TfLiteInterpreterCreate(*model, *options);
-  b->create_us = now_us() - t0;
-  if (*ip == NULL) {
-    fprintf(stderr,
-            "benchmark_model: cannot create an interpreter for "
-            "'%s'\n",
-            p->graph);
-    return false;
-  }
-  t0 = now_us();
-  if (!lg_bench_inputs_resize(*ip, in)) return false;
-  if (TfLiteInterpreterAllocateTensors(*ip) != kTfLiteOk) {
+  if (!create_interpreter(b, *model, in)) return false;
+  t0 = lg_bench_now_us();
+  if (!lg_bench_inputs_resize(in->ip, inputs)) return false;
+  if (TfLiteInterpreterAllocateTensors(in->ip) != kTfLiteOk) {
     fprintf(stderr, "benchmark_model: AllocateTensors failed\n");
     return false;
   }
-  b->allocate_us = now_us() - t0;
-  b->num_nodes = litegpu_interpreter_op_profile(*ip, NULL, 0);
-  b->has_mem = litegpu_interpreter_memory_info(*ip, &b->mem) == kTfLiteOk;
-  return true;
+  b->allocate_us = lg_bench_now_us() - t0;
+  b->num_nodes = litegpu_interpreter_op_profile(in->ip, NULL, 0);
+  b->has_mem = litegpu_interpreter_memory_info(in->ip, &b->mem) == kTfLiteOk;
+  return in->delegate == NULL || check_delegation(b, in);
 }
 
-static bool run_benchmark(lg_bench* b, TfLiteInterpreter* ip) {
+bool lg_bench_run(lg_bench* b, TfLiteInterpreter* ip) {
   const lg_bench_params* p = b->p;
   if (!run_phase(ip, p, p->warmup_runs, p->warmup_min_secs, "warm-up",
                  &b->warmup)) {
@@ -619,10 +770,10 @@ static bool run_benchmark(lg_bench* b, TfLiteInterpreter* ip) {
       litegpu_interpreter_enable_op_profiling(ip, true) != kTfLiteOk) {
     return false;
   }
-  double t0 = now_us();
+  double t0 = lg_bench_now_us();
   if (!run_phase(ip, p, p->num_runs, p->min_secs, "benchmark", &b->steady))
     return false;
-  b->steady_secs = (now_us() - t0) / 1e6;
+  b->steady_secs = (lg_bench_now_us() - t0) / 1e6;
   const lg_samples* first = b->warmup.count ? &b->warmup : &b->steady;
   b->first_us = first->us[0];
   if (!compute_stats(&b->warmup, &b->warmup_stats) ||
@@ -638,6 +789,16 @@ static bool run_benchmark(lg_bench* b, TfLiteInterpreter* ip) {
   return true;
 }
 
+void lg_bench_free_runs(lg_bench* b) {
+  samples_free(&b->warmup);
+  samples_free(&b->steady);
+  free(b->profile.ops);
+  free(b->profile.groups);
+  memset(&b->warmup, 0, sizeof(b->warmup));
+  memset(&b->steady, 0, sizeof(b->steady));
+  memset(&b->profile, 0, sizeof(b->profile));
+}
+
 /* ---- main -----------------------------------------------------------------
  */
 
@@ -646,15 +807,15 @@ static int benchmark(const lg_bench_params* p, const bool* set) {
   b.steady.keep_all = p->json_run_times;
   lg_bench_inputs in = {0};
   TfLiteModel* model = NULL;
-  TfLiteInterpreterOptions* options = NULL;
-  TfLiteInterpreter* ip = NULL;
+  lg_bench_instance instance = {0};
   bool json = strcmp(p->report, "json") == 0;
   int rc = EXIT_MODEL_FAILED;
   if (!lg_bench_inputs_parse(p, &in)) {
     rc = EXIT_USAGE;
     goto done;
   }
-  if (!init_interpreter(&b, &in, &model, &options, &ip)) goto done;
+  if (!init_interpreter(&b, &in, &model, &instance)) goto done;
+  TfLiteInterpreter* ip = instance.ip;
   b.peak_after_init = peak_rss_bytes();
   b.fills = calloc((size_t)TfLiteInterpreterGetInputTensorCount(ip) + 1,
                    sizeof(lg_fill));
@@ -663,7 +824,11 @@ static int benchmark(const lg_bench_params* p, const bool* set) {
     goto done;
   }
   if (!lg_bench_inputs_fill(ip, &in, p->random_seed, b.fills)) goto done;
-  if (!run_benchmark(&b, ip)) goto done;
+  if (!lg_bench_run(&b, ip)) goto done;
+  if (b.has_delegate &&
+      !lg_bench_delegate_read(instance.delegate, ip, &b.delegate)) {
+    goto done;
+  }
   if (json) {
     lg_bench_print_json(stdout, &b, ip);
   } else {
@@ -674,14 +839,10 @@ done:
   if (rc == EXIT_MODEL_FAILED) {
     fprintf(stderr, "benchmark_model: benchmark of '%s' failed\n", p->graph);
   }
-  samples_free(&b.warmup);
-  samples_free(&b.steady);
-  free(b.profile.ops);
-  free(b.profile.groups);
+  lg_bench_free_runs(&b);
   free(b.fills);
   lg_bench_inputs_free(&in);
-  TfLiteInterpreterDelete(ip);
-  TfLiteInterpreterOptionsDelete(options);
+  lg_bench_instance_destroy(&instance);
   TfLiteModelDelete(model);
   return rc;
 }
@@ -698,5 +859,6 @@ int main(int argc, char** argv) {
     case PARSE_OK:
       break;
   }
+  if (p.compare[0] != '\0') return lg_bench_compare(&p, set);
   return benchmark(&p, set);
 }

@@ -88,6 +88,8 @@ typedef struct lg_gpu_operand {
 
 /* Records one dispatch of kernel `kernel` built with `defines` (NULL: none)
  * over global[0..dims) work items; `local` NULL lets the backend choose.
+ * A `local` size above what the built kernel allows on the device fails
+ * the lowering (the partition stays on the CPU) instead of every Invoke.
  * A dispatch with an empty global range is dropped (nothing to compute).
  * Tensor operands become live for this dispatch. */
 TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,

@@ -378,6 +378,18 @@ TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
                        &error) != kTfLiteOk) {
     return lg_gpu_lower_fail(p, "%s", error.message);
   }
+  if (local != NULL) {
+    size_t items = 1;
+    for (int i = 0; i < dims; ++i) items *= local[i];
+    const size_t limit =
+        p->be->ops->kernel_max_work_group_size(p->be, d->kernel);
+    if (items > limit) {
+      return lg_gpu_lower_fail(p,
+                               "kernel %s needs work groups of %zu items; the "
+                               "device allows %zu for it",
+                               kernel, items, limit);
+    }
+  }
   memcpy(d->args, args, sizeof(*args) * (size_t)num_args);
   d->num_args = num_args;
   d->dims = dims;

@@ -6,12 +6,20 @@ follow --num_runs/--min_secs/--max_secs, ordered percentiles, an operator
 profile with one entry per node whose names are LiteRT's names for the
 model's operators), input resizing and value ranges, model failures (exit
 1 with the library's message) and the sections of the text report.
+GPU flags: the delegate section (nodes and partitions consistent with the
+model, bytes per inference derived by hand from the partition inputs and
+outputs), partition limits, --require_full_delegation naming the node,
+the kernel cache of --delegate_serialize_dir; --compare: the table and its
+JSON, the CPU reference, outputs within 1e-5 of the CPU's, the Vulkan row's
+reason. The GPU tests need an OpenCL device (PoCL on the CPU is enough);
+without one they fail, they never skip.
 compare_litert.py: one short comparison and its argument checks.
 
 Models: ../shared/models/tflite-micro/hello_world_float.tflite (three
-FULLY_CONNECTED), models written by make_test_model and one with inputs of
-five types written by model_builder. Both tools come from
-LITEGPU_BUILD_DIR (default build/release).
+FULLY_CONNECTED, which the GPU delegate does not take yet), models written
+by make_test_model and some written by model_builder (five input types;
+elementwise ops only; elementwise ops around a FULLY_CONNECTED). Both tools
+come from LITEGPU_BUILD_DIR (default build/release).
 """
 
 import json
@@ -31,6 +39,7 @@ SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO.parent / "shared"))
 HELLO = SHARED / "models" / "tflite-micro" / "hello_world_float.tflite"
 HELLO_INPUT = "serving_default_dense_input:0"
 COMPARE = REPO / "tools" / "bench" / "compare_litert.py"
+LSAN_SUPP = REPO / "tests" / "lsan_opencl.supp"
 # No minimum time: run counts are then exactly the ones asked for.
 FAST = ["--min_secs=0", "--warmup_min_secs=0"]
 BIG_WEIGHT_BYTES = 4000000
@@ -41,7 +50,62 @@ TFLITE_FLAGS = ["graph", "num_runs", "warmup_runs", "min_secs",
                 "input_layer_value_range", "verbose"]
 TOP_KEYS = {"tool", "tflite_version", "flags", "model", "init_us",
             "first_inference_us", "warmup", "inference", "memory",
-            "op_profile", "op_type_summary"}
+            "op_profile", "op_type_summary", "delegate"}
+GPU_FLAGS = ["use_gpu", "gpu_precision_loss_allowed", "gpu_backend",
+             "max_delegated_partitions", "min_nodes_per_partition",
+             "require_full_delegation", "delegate_serialize_dir"]
+DELEGATE_KEYS = {"backend", "device", "fp16", "partitions",
+                 "nodes_delegated", "nodes_total", "bytes_uploaded",
+                 "bytes_downloaded", "bytes_per_inference",
+                 "dispatches_per_invoke", "device_bytes",
+                 "programs_compiled", "programs_from_cache", "fell_back"}
+ROW_KEYS = {"backend", "listed", "ok", "reason", "device", "init_cold_ms",
+            "init_warm_ms", "first_inference_ms", "runs", "mean_ms",
+            "std_ms", "p50_ms", "p90_ms", "p99_ms", "nodes_delegated",
+            "nodes_total", "partitions", "bytes_uploaded",
+            "bytes_downloaded", "bytes_per_inference", "fp16",
+            "programs_cold", "programs_warm", "max_abs_diff", "speedup"}
+VULKAN_MISSING = "the Vulkan backend is not implemented yet"
+# Elementwise ops only: y = tanh(sigmoid(x*x + x)), x and y [1,64] float32.
+ELEMENTWISE_SPEC = """tensor x FLOAT32 1,64
+tensor sq FLOAT32 1,64
+tensor sum FLOAT32 1,64
+tensor sig FLOAT32 1,64
+tensor y FLOAT32 1,64
+op MUL 1 in=x,x out=sq
+op ADD 1 in=sq,x out=sum
+op LOGISTIC 1 in=sum out=sig
+op TANH 1 in=sig out=y
+inputs x
+outputs y
+"""
+# Two elementwise partitions around a CEIL (node 2), an op TFLite's GPU
+# delegate does not have, so it stays on the CPU: nodes 0-1 (2 nodes) and
+# 3-5 (3 nodes). All tensors [1,4] float32 (16 bytes); outputs s and y.
+MIXED_SPEC = """tensor x FLOAT32 1,4
+tensor sq FLOAT32 1,4
+tensor s FLOAT32 1,4
+tensor c FLOAT32 1,4
+tensor a FLOAT32 1,4
+tensor b FLOAT32 1,4
+tensor y FLOAT32 1,4
+op MUL 1 in=x,x out=sq
+op ADD 1 in=sq,x out=s
+op CEIL 1 in=s out=c
+op LOGISTIC 1 in=c out=a
+op TANH 1 in=a out=b
+op RELU 1 in=b out=y
+inputs x
+outputs s,y
+"""
+# LOG_SOFTMAX only: not in TFLite's GPU delegate, so a GPU backend runs it
+# on the CPU, and its output depends on every input value.
+CPU_ONLY_SPEC = """tensor x FLOAT32 1,8
+tensor y FLOAT32 1,8
+op LOG_SOFTMAX 1 in=x out=y
+inputs x
+outputs y
+"""
 STATS_KEYS = {"count", "mean_us", "std_us", "min_us", "max_us", "p50_us",
               "p90_us", "p99_us"}
 MEMORY_KEYS = {"peak_rss_bytes", "ru_maxrss_bytes", "rss_at_start_bytes",
@@ -80,6 +144,12 @@ def models(tmp_path_factory):
         subprocess.run([str(tool), name, str(path), *extra], check=True,
                        capture_output=True)
         paths[name] = path
+    for name, text in [("elementwise", ELEMENTWISE_SPEC),
+                       ("mixed", MIXED_SPEC), ("cpu_only", CPU_ONLY_SPEC)]:
+        paths[name] = out / f"{name}.tflite"
+        subprocess.run([str(tool_path("model_builder")), "-",
+                        str(paths[name])], input=text.encode(), check=True,
+                       capture_output=True)
     # Five inputs of five types; only x is used (y = x + x).
     spec = ("tensor x FLOAT32 2,3\ntensor k INT8 64\ntensor q INT32 64\n"
             "tensor h FLOAT16 16\ntensor flag BOOL 16\n"
@@ -95,13 +165,18 @@ def models(tmp_path_factory):
     return paths
 
 
-def run(bench, *args, timeout=120):
+def run(bench, *args, timeout=120, env=None):
+    env = dict(os.environ if env is None else env)
+    # An ASan build: the OpenCL driver's own process-lifetime allocations
+    # are not ours (tests/lsan_opencl.supp says which).
+    env.setdefault("LSAN_OPTIONS", f"suppressions={LSAN_SUPP}:"
+                   "print_suppressions=0")
     return subprocess.run([str(bench), *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=env)
 
 
-def run_json(bench, *args):
-    proc = run(bench, *args, "--report=json")
+def run_json(bench, *args, env=None):
+    proc = run(bench, *args, "--report=json", env=env)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # the whole of stdout is one object
 
@@ -111,12 +186,17 @@ def run_json(bench, *args):
 def test_help_lists_every_flag_with_its_default(bench):
     proc = run(bench, "--help")
     assert proc.returncode == 0
-    for flag in TFLITE_FLAGS + ["report", "json_run_times", "random_seed"]:
+    for flag in TFLITE_FLAGS + GPU_FLAGS + ["report", "json_run_times",
+                                            "random_seed", "compare"]:
         assert f"--{flag}=" in proc.stdout, flag
     # TFLite's defaults.
     for default in ["--num_runs=50", "--warmup_runs=1", "--min_secs=1",
                     "--max_secs=150", "--num_threads=-1", "--run_delay=-1",
-                    "--warmup_min_secs=0.5", "--report=text"]:
+                    "--warmup_min_secs=0.5", "--report=text",
+                    "--use_gpu=false", "--gpu_precision_loss_allowed=true",
+                    "--max_delegated_partitions=0",
+                    "--min_nodes_per_partition=0",
+                    "--require_full_delegation=false"]:
         assert default in proc.stdout, default
 
 
@@ -137,6 +217,23 @@ BAD_FLAGS = [
     (["--no_such_flag=1"], r"unknown flag '--no_such_flag'"),
     (["--num_runs"], r"--num_runs needs a value"),
     (["stray"], r"unexpected argument 'stray'"),
+    (["--use_gpu=maybe"], r"'--use_gpu=maybe': expected true or false"),
+    (["--gpu_precision_loss_allowed=2"],
+     r"'--gpu_precision_loss_allowed=2': expected true or false"),
+    (["--gpu_backend=xx"],
+     r"'--gpu_backend=xx': expected empty or one of cl\|vk"),
+    (["--gpu_backend=CL"], r"'--gpu_backend=CL': expected empty or one of"),
+    (["--max_delegated_partitions=-1"],
+     r"'--max_delegated_partitions=-1': out of range \[0, "),
+    (["--min_nodes_per_partition=few"],
+     r"'--min_nodes_per_partition=few': not an integer"),
+    (["--require_full_delegation=yes"],
+     r"'--require_full_delegation=yes': expected true or false"),
+    (["--delegate_serialize_dir"], r"--delegate_serialize_dir needs a value"),
+    (["--compare=cpu,xx"],
+     r"'--compare=cpu,xx': 'xx' is not one of cpu, cl, vk, gpu"),
+    (["--compare=cl,vk,cl"], r"'--compare=cl,vk,cl': 'cl' is listed twice"),
+    (["--compare=cpu,"], r"'--compare=cpu,': '' is not one of"),
 ]
 
 
@@ -262,6 +359,8 @@ def test_json_report(bench, hello):
     assert inp["name"] == HELLO_INPUT and inp["shape"] == [1, 1]
     assert inp["type"] == "FLOAT32"
     init = r["init_us"]
+    assert init["delegate"] == 0  # no --use_gpu
+    assert r["delegate"] is None
     assert math.isclose(init["total"],
                         init["load"] + init["create"] + init["allocate"],
                         abs_tol=0.01)
@@ -356,14 +455,16 @@ def test_without_warm_up_the_first_run_is_the_first_inference(bench, hello):
 def test_many_runs_keep_the_memory_flat(bench, hello):
     # Past 16384 runs percentiles come from a histogram instead of a list
     # of every time, so that the tool's own memory does not grow with the
-    # number of runs: 40000 times would be 320 KB (512 KB allocated).
-    r = run_json(bench, f"--graph={hello}", "--num_runs=40000", *FAST)
+    # number of runs: 80000 times would be 640 KB (1 MB allocated). The
+    # 16384-entry list itself (128 KB) and page-level noise stay well under
+    # the bound.
+    r = run_json(bench, f"--graph={hello}", "--num_runs=80000", *FAST)
     check_stats(r["inference"])
-    assert r["inference"]["count"] == 40000
+    assert r["inference"]["count"] == 80000
     mem = r["memory"]
     grown = mem["peak_rss_bytes"] - mem["peak_rss_after_init_bytes"]
     if b"__asan_init" not in bench.read_bytes():  # ASan has its own heap
-        assert grown < 300000
+        assert grown < 450000
     # --json_run_times keeps them all.
     r = run_json(bench, f"--graph={hello}", "--num_runs=20000", *FAST,
                  "--json_run_times")
@@ -525,6 +626,271 @@ def test_verbose_lists_every_flag(bench, hello):
     assert "*--num_runs=3" in proc.stdout  # set flags are marked
     assert "--max_secs=150" in proc.stdout
     assert "Operator profile" not in proc.stdout
+
+
+# ---- GPU delegate (--use_gpu and its flags) ---------------------------------
+
+def gpu_json(bench, path, *args, env=None):
+    return run_json(bench, f"--graph={path}", "--num_runs=3", *FAST,
+                    "--use_gpu", *args, env=env)
+
+
+def check_delegate(d, nodes_total):
+    assert set(d) == DELEGATE_KEYS
+    assert d["backend"] == "OpenCL" and d["device"]
+    assert d["nodes_total"] == nodes_total
+    assert 0 <= d["nodes_delegated"] <= nodes_total
+    assert (d["partitions"] == 0) == (d["nodes_delegated"] == 0)
+    assert d["partitions"] <= d["nodes_delegated"]
+    assert d["bytes_per_inference"] == (d["bytes_uploaded"] +
+                                        d["bytes_downloaded"])
+    assert d["fell_back"] is False
+
+
+def test_gpu_on_hello_world_reports_the_delegate(bench, hello):
+    # How much of it the delegate takes grows with the delegate (nothing,
+    # while FULLY_CONNECTED was not lowered): the numbers must agree.
+    r = gpu_json(bench, hello)
+    d = r["delegate"]
+    check_delegate(d, 3)
+    assert r["model"]["num_nodes"] == 3  # the model's nodes, not the plan's
+    assert r["flags"]["use_gpu"] is True
+    if d["nodes_delegated"] == 0:
+        assert d["bytes_per_inference"] == 0
+        assert d["dispatches_per_invoke"] == 0
+    init = r["init_us"]
+    assert init["delegate"] > 0
+    assert math.isclose(init["total"], init["load"] + init["delegate"] +
+                        init["create"] + init["allocate"], abs_tol=0.01)
+
+
+def test_gpu_takes_every_elementwise_node(bench, models):
+    d = gpu_json(bench, models["elementwise"],
+                 "--require_full_delegation")["delegate"]
+    check_delegate(d, 4)
+    assert (d["nodes_delegated"], d["partitions"]) == (4, 1)
+    # One partition: x [1,64] float32 in, y [1,64] out, 256 bytes each.
+    assert (d["bytes_uploaded"], d["bytes_downloaded"]) == (256, 256)
+    assert d["dispatches_per_invoke"] == 4  # one per node
+    assert d["programs_compiled"] + d["programs_from_cache"] >= 1
+
+
+def test_gpu_text_report_has_the_delegate_section(bench, models):
+    proc = run(bench, f"--graph={models['elementwise']}", "--num_runs=2",
+               *FAST, "--use_gpu")
+    assert proc.returncode == 0, proc.stderr
+    for line in ["create GPU delegate", "GPU delegate: OpenCL on '",
+                 "partitions 1, nodes delegated 4 of 4",
+                 "bytes per inference: 256 uploaded + 256 downloaded = 512"]:
+        assert line in proc.stdout, line
+
+
+@pytest.mark.parametrize("args,nodes,partitions,up,down", [
+    # Nodes 0-1 upload x and download s (CEIL reads it and it is a graph
+    # output); nodes 3-5 upload c and download y: 16 bytes each.
+    ([], 5, 2, 32, 32),
+    # The limit keeps the largest partition (3 nodes).
+    (["--max_delegated_partitions=1"], 3, 1, 16, 16),
+    (["--max_delegated_partitions=2"], 5, 2, 32, 32),
+    (["--min_nodes_per_partition=3"], 3, 1, 16, 16),
+    (["--min_nodes_per_partition=4"], 0, 0, 0, 0),
+])
+def test_gpu_partition_limits(bench, models, args, nodes, partitions, up,
+                              down):
+    d = gpu_json(bench, models["mixed"], *args)["delegate"]
+    check_delegate(d, 6)
+    assert (d["nodes_delegated"], d["partitions"]) == (nodes, partitions)
+    assert (d["bytes_uploaded"], d["bytes_downloaded"]) == (up, down)
+
+
+@pytest.mark.parametrize("model,message", [
+    ("mixed", "node 2 (CEIL) was not delegated: Operation is not supported."),
+    ("cpu_only", "node 0 (LOG_SOFTMAX) was not delegated: Operation is not "
+                 "supported."),
+])
+def test_require_full_delegation_names_the_node(bench, models, model,
+                                                message):
+    proc = run(bench, f"--graph={models[model]}", *FAST, "--use_gpu",
+               "--require_full_delegation")
+    assert proc.returncode == 1
+    assert f"--require_full_delegation: {message}" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_require_full_delegation_counts_dropped_partitions(bench, models):
+    proc = run(bench, f"--graph={models['elementwise']}", *FAST, "--use_gpu",
+               "--require_full_delegation", "--min_nodes_per_partition=5")
+    assert proc.returncode == 1
+    assert re.search(r"node 0 \(MUL\) was not delegated: .+", proc.stderr)
+
+
+def test_gpu_backend_vk_fails_with_the_delegates_reason(bench, models):
+    proc = run(bench, f"--graph={models['elementwise']}", *FAST, "--use_gpu",
+               "--gpu_backend=vk")
+    assert proc.returncode == 1
+    assert f"--use_gpu: GPU delegate: {VULKAN_MISSING}" in proc.stderr
+
+
+def test_gpu_backend_cl(bench, models):
+    d = gpu_json(bench, models["elementwise"], "--gpu_backend=cl")["delegate"]
+    assert d["backend"] == "OpenCL" and d["nodes_delegated"] == 4
+
+
+def test_delegate_serialize_dir_caches_kernels(bench, models, tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    first = gpu_json(bench, models["elementwise"],
+                     f"--delegate_serialize_dir={cache}")["delegate"]
+    assert first["programs_compiled"] >= 1
+    assert first["programs_from_cache"] == 0
+    assert any(cache.iterdir())
+    second = gpu_json(bench, models["elementwise"],
+                      f"--delegate_serialize_dir={cache}")["delegate"]
+    assert second["programs_compiled"] == 0
+    assert second["programs_from_cache"] == first["programs_compiled"]
+
+
+def test_gpu_flags_without_use_gpu_warn(bench, hello):
+    proc = run(bench, f"--graph={hello}", "--num_runs=1", *FAST,
+               "--gpu_backend=cl", "--min_nodes_per_partition=2",
+               "--report=json")
+    assert proc.returncode == 0
+    for flag in ("gpu_backend", "min_nodes_per_partition"):
+        assert (f"warning: --{flag} has no effect without --use_gpu"
+                in proc.stderr)
+    assert json.loads(proc.stdout)["delegate"] is None
+
+
+# ---- Comparison (--compare) -------------------------------------------------
+
+def compare_json(bench, path, backends, *args, env=None):
+    r = run_json(bench, f"--graph={path}", f"--compare={backends}",
+                 "--num_runs=4", "--warmup_runs=2", *FAST, *args, env=env)
+    assert set(r) == {"tool", "tflite_version", "flags", "model",
+                      "pocl_kernel_cache", "comparison"}
+    return r
+
+
+def check_row(row, runs=4):
+    assert set(row) == ROW_KEYS and row["ok"] is True
+    assert row["reason"] is None and row["runs"] == runs
+    assert row["init_cold_ms"] > 0 and row["first_inference_ms"] > 0
+    assert 0 < row["p50_ms"] <= row["p90_ms"] <= row["p99_ms"]
+    assert row["std_ms"] >= 0
+    assert row["bytes_per_inference"] == (row["bytes_uploaded"] +
+                                          row["bytes_downloaded"])
+
+
+def test_compare_json(bench, models, tmp_path):
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    env.pop("POCL_KERNEL_CACHE", None)
+    r = compare_json(bench, models["elementwise"], "cpu,cl,vk", env=env)
+    assert r["model"]["num_nodes"] == 4
+    assert r["pocl_kernel_cache"] == "0"  # set for honest cold builds
+    cpu, cl, vk = r["comparison"]
+    assert [row["backend"] for row in (cpu, cl, vk)] == ["cpu", "cl", "vk"]
+    check_row(cpu)
+    assert cpu["listed"] and cpu["device"] == "CPU"
+    assert cpu["init_warm_ms"] is None and cpu["programs_cold"] is None
+    assert (cpu["nodes_delegated"], cpu["nodes_total"]) == (0, 4)
+    assert cpu["max_abs_diff"] == 0 and cpu["speedup"] == 1
+    check_row(cl)
+    assert cl["init_warm_ms"] > 0
+    assert (cl["nodes_delegated"], cl["nodes_total"]) == (4, 4)
+    assert cl["partitions"] == 1 and cl["bytes_per_inference"] == 512
+    assert 0 <= cl["max_abs_diff"] <= 1e-5
+    assert cl["speedup"] == pytest.approx(cpu["mean_ms"] / cl["mean_ms"],
+                                          rel=1e-6)
+    # Cold: an empty cache, every kernel compiled; warm: all from the cache.
+    compiled = cl["programs_cold"]["compiled"]
+    assert compiled >= 1 and cl["programs_cold"]["from_cache"] == 0
+    assert cl["programs_warm"] == {"compiled": 0, "from_cache": compiled}
+    assert vk == {"backend": "vk", "listed": True, "ok": False,
+                  "reason": vk["reason"]}
+    assert VULKAN_MISSING in vk["reason"]
+    assert list(tmp_path.iterdir()) == []  # the cache dirs are removed
+
+
+def test_compare_text_table(bench, models):
+    proc = run(bench, f"--graph={models['elementwise']}",
+               "--compare=cpu,cl,vk", "--num_runs=3", *FAST)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    [header] = [i for i, line in enumerate(lines)
+                if line.startswith("backend")]
+    for column in ["init cold", "init warm", "first", "mean", "std", "p50",
+                   "p90", "p99", "delegated", "parts", "bytes/inf",
+                   "max abs diff", "speed-up"]:
+        assert column in lines[header], column
+    cpu, cl, vk = lines[header + 1:header + 4]
+    assert re.match(r"cpu\s+[\d.]+\s+-\s+([\d.]+\s+){6}0/4\s+0\s+0\s+"
+                    r"reference\s+1\.00x$", cpu), cpu
+    m = re.match(r"cl\s+([\d.]+\s+){8}4/4\s+1\s+512\s+(\S+)\s+[\d.]+x$", cl)
+    assert m, cl
+    assert float(m.group(2)) <= 1e-5
+    assert vk.startswith("vk") and f"no result: GPU delegate: "\
+        f"{VULKAN_MISSING}" in vk
+    assert "POCL_KERNEL_CACHE=" in proc.stdout
+    assert "cl: OpenCL on '" in proc.stdout
+
+
+def test_compare_runs_the_cpu_first_even_unlisted(bench, models):
+    r = compare_json(bench, models["mixed"], "vk,gpu")
+    cpu, vk, gpu = r["comparison"]
+    assert (cpu["backend"], cpu["listed"]) == ("cpu", False)
+    check_row(cpu)
+    assert vk["backend"] == "vk" and not vk["ok"]
+    check_row(gpu)
+    assert gpu["listed"] and (gpu["nodes_delegated"], gpu["partitions"]) == \
+        (5, 2)
+    assert gpu["max_abs_diff"] <= 1e-5  # over both outputs
+
+
+def test_compare_uses_the_same_inputs(bench, models):
+    # Nothing is delegated: both rows compute on the CPU, so only different
+    # inputs could make their outputs differ.
+    r = compare_json(bench, models["cpu_only"], "cpu,cl")
+    cpu, cl = r["comparison"]
+    check_row(cl)
+    assert cl["nodes_delegated"] == 0 and cl["nodes_total"] == 1
+    assert cl["partitions"] == 0 and cl["bytes_per_inference"] == 0
+    assert cl["max_abs_diff"] == 0
+
+
+def test_compare_hello_world(bench, hello):
+    r = compare_json(bench, hello, "cpu,cl")
+    cpu, cl = r["comparison"]
+    check_row(cpu)
+    check_row(cl)
+    assert cl["nodes_total"] == 3
+    assert 0 <= cl["max_abs_diff"] <= 1e-5
+
+
+def test_compare_keeps_the_users_pocl_cache_setting(bench, hello):
+    env = dict(os.environ, POCL_KERNEL_CACHE="1")
+    r = compare_json(bench, hello, "cpu", env=env)
+    assert r["pocl_kernel_cache"] == "1"
+    [cpu] = r["comparison"]
+    check_row(cpu)
+
+
+def test_compare_require_full_delegation_fails_the_row(bench, models):
+    r = compare_json(bench, models["mixed"], "cpu,cl",
+                     "--require_full_delegation")
+    cpu, cl = r["comparison"]
+    check_row(cpu)
+    assert not cl["ok"]
+    assert cl["reason"] == ("--require_full_delegation: node 2 (CEIL) was "
+                            "not delegated: Operation is not supported.")
+
+
+def test_compare_warns_about_unused_flags(bench, hello):
+    proc = run(bench, f"--graph={hello}", "--compare=cpu", "--num_runs=1",
+               *FAST, "--use_gpu", "--enable_op_profiling")
+    assert proc.returncode == 0
+    assert "warning: --use_gpu is not used with --compare" in proc.stderr
+    assert ("warning: --enable_op_profiling is not used with --compare"
+            in proc.stderr)
 
 
 # ---- compare_litert.py ------------------------------------------------------

@@ -1,18 +1,23 @@
-/* Internals of the benchmark_model tool, shared by its three files:
- *   tools/benchmark_model.c    main, the flag table, the timed phases
- *   tools/benchmark/inputs.c   --input_layer* flags and random input values
- *   tools/benchmark/report.c   the text and JSON reports
+/* Internals of the benchmark_model tool, shared by its files:
+ *   tools/benchmark_model.c     main, the flag table, the timed phases
+ *   tools/benchmark/inputs.c    --input_layer* flags and random input values
+ *   tools/benchmark/delegate.c  the GPU flags: delegate options, creation,
+ *                               what the delegate did, full delegation
+ *   tools/benchmark/compare.c   --compare: every backend on the same inputs
+ *   tools/benchmark/report.c    the text and JSON reports
  * The flags, the phases and the JSON keys are described at the top of
  * tools/benchmark_model.c. Single-threaded; nothing here is a library API.
  */
 #ifndef LITEGPU_TOOLS_BENCHMARK_BENCHMARK_H_
 #define LITEGPU_TOOLS_BENCHMARK_BENCHMARK_H_
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "litegpu/gpu_delegate.h"
 #include "litegpu/interpreter_info.h"
 #include "litegpu/profiling.h"
 #include "tensorflow/lite/c/c_api.h"
@@ -40,6 +45,15 @@ typedef struct lg_bench_params {
   bool verbose;
   const char* report;
   bool json_run_times;
+  /* GPU (TFLite's delegate provider flags) */
+  bool use_gpu;
+  bool gpu_precision_loss_allowed;
+  const char* gpu_backend; /* "", "cl" or "vk" */
+  int max_delegated_partitions;
+  int min_nodes_per_partition;
+  bool require_full_delegation;
+  const char* delegate_serialize_dir;
+  const char* compare; /* "cpu,cl,vk": the comparison mode */
 } lg_bench_params;
 
 typedef struct lg_bench_flag {
@@ -146,11 +160,29 @@ typedef struct lg_profile {
   uint64_t runs; /* steady-state runs profiled */
 } lg_profile;
 
+/* What a GPU delegate did, read after the runs (the byte counts are the
+ * last Invoke's). */
+typedef struct lg_bench_delegate_info {
+  char backend[32];
+  char device[256];
+  int partitions;      /* delegate kernels in the execution plan */
+  int nodes_delegated; /* model nodes they replaced */
+  int nodes_total;     /* the model's nodes */
+  int dispatches_per_invoke;
+  uint64_t device_bytes;
+  uint64_t bytes_uploaded, bytes_downloaded;
+  uint64_t programs_compiled, programs_from_cache;
+  bool fp16;
+  /* The runtime removed the delegate (delegate fallback): at creation, or
+   * after a failed Invoke that it reran on the CPU. */
+  bool fell_back;
+} lg_bench_delegate_info;
+
 typedef struct lg_bench {
   const lg_bench_params* p;
   const bool* set; /* which flags the command line set */
   long model_bytes;
-  double load_us, create_us, allocate_us;
+  double load_us, delegate_us, create_us, allocate_us;
   lg_samples warmup, steady;
   double first_us, steady_secs;
   lg_stats warmup_stats, steady_stats;
@@ -161,8 +193,76 @@ typedef struct lg_bench {
   int num_nodes;
   lg_profile profile;
   bool has_profile;
-  lg_fill* fills; /* one per input: the random values given to it */
+  lg_fill* fills;    /* one per input: the random values given to it */
+  bool has_delegate; /* --use_gpu */
+  lg_bench_delegate_info delegate;
 } lg_bench;
+
+/* ---- Timed phases (benchmark_model.c) ------------------------------------ */
+
+double lg_bench_now_us(void);
+/* Warm-up, then the steady state: fills b->warmup, b->steady, their stats,
+ * first_us, steady_secs, the profile and the peak RSS. False after printing
+ * why. */
+bool lg_bench_run(lg_bench* b, TfLiteInterpreter* ip);
+/* Frees what lg_bench_run allocated. */
+void lg_bench_free_runs(lg_bench* b);
+/* An error reporter for TfLiteInterpreterOptionsSetErrorReporter and the
+ * model loader: prints each library message on one line to stderr; a
+ * non-NULL user_data is a lg_bench_message that keeps the last one. */
+typedef struct lg_bench_message {
+  char text[1024];
+} lg_bench_message;
+void lg_bench_report_library_error(void* user_data, const char* format,
+                                   va_list args);
+/* The file's size in bytes, -1 when it cannot be opened. */
+long lg_bench_file_size(const char* path);
+
+/* ---- GPU delegate (delegate.c) ------------------------------------------- */
+
+/* An interpreter with its options and delegate (NULL on the CPU). */
+typedef struct lg_bench_instance {
+  TfLiteDelegate* delegate;
+  TfLiteInterpreterOptions* options;
+  TfLiteInterpreter* ip;
+} lg_bench_instance;
+
+/* "" (auto), "gpu" (auto), "cl", "vk"; -1 for anything else. */
+int lg_bench_gpu_backend(const char* name);
+/* Creates the delegate the GPU flags describe, on `backend`, caching
+ * kernels in `serialize_dir` ("" or NULL: none) under the model file's base
+ * name. NULL with the reason in `why`. */
+TfLiteDelegate* lg_bench_gpu_create(const lg_bench_params* p,
+                                    litegpu_gpu_backend backend,
+                                    const char* serialize_dir, char* why,
+                                    size_t why_size);
+/* Reads the delegate's stats and the interpreter's execution plan. */
+bool lg_bench_delegate_read(const TfLiteDelegate* d, TfLiteInterpreter* ip,
+                            lg_bench_delegate_info* info);
+/* True when every node was delegated; otherwise writes which node was not
+ * and why ("node 0 (FULLY_CONNECTED) was not delegated: ..."). */
+bool lg_bench_fully_delegated(const TfLiteDelegate* d, TfLiteInterpreter* ip,
+                              const lg_bench_delegate_info* info, char* why,
+                              size_t why_size);
+/* Deletes the interpreter, then its options, then the delegate. */
+void lg_bench_instance_destroy(lg_bench_instance* in);
+
+/* ---- Comparison (compare.c) --------------------------------------------- */
+
+#define LG_COMPARE_MAX 4 /* cpu, cl, vk, gpu: each at most once */
+/* Checks the --compare list; false with the reason in `why`. */
+bool lg_bench_compare_check(const char* list, char* why, size_t why_size);
+/* Runs the comparison and prints its report; the exit status. */
+int lg_bench_compare(const lg_bench_params* p, const bool* set);
+
+/* ---- JSON pieces (report.c) ---------------------------------------------- */
+
+void lg_json_string(FILE* out, const char* s);
+void lg_json_key(FILE* out, const char* key);
+void lg_json_number(FILE* out, double v); /* %.3f, null when not finite */
+void lg_json_real(FILE* out, double v);   /* %.9g, null when not finite */
+void lg_bench_json_flags(FILE* out, const lg_bench_params* p);
+void lg_bench_text_flags(FILE* out, const lg_bench_params* p, const bool* set);
 
 /* ---- Reports (report.c) ------------------------------------------------ */
 

@@ -69,16 +69,16 @@ static void text_tensors(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
   }
 }
 
-static void text_flags(FILE* out, const lg_bench* b) {
+void lg_bench_text_flags(FILE* out, const lg_bench_params* p, const bool* set) {
   fprintf(out, "Flags (%s):\n",
-          b->p->verbose ? "every flag; * = set on the command line"
-                        : "set on the command line; --verbose "
-                          "lists all");
+          p->verbose ? "every flag; * = set on the command line"
+                     : "set on the command line; --verbose "
+                       "lists all");
   for (int i = 0; i < lg_bench_num_flags; ++i) {
-    if (!b->set[i] && !b->p->verbose) continue;
-    fprintf(out, "  %s--%s=", b->p->verbose && b->set[i] ? "*" : "",
+    if (!set[i] && !p->verbose) continue;
+    fprintf(out, "  %s--%s=", p->verbose && set[i] ? "*" : "",
             lg_bench_flags[i].name);
-    print_flag_value(out, b->p, &lg_bench_flags[i]);
+    print_flag_value(out, p, &lg_bench_flags[i]);
     fputc('\n', out);
   }
 }
@@ -138,20 +138,46 @@ static void text_memory(FILE* out, const lg_bench* b) {
   }
 }
 
+/* --use_gpu: what the delegate took and what it costs per inference. */
+static void text_delegate(FILE* out, const lg_bench_delegate_info* d) {
+  fprintf(out, "\nGPU delegate: %s on '%s', %s precision%s\n", d->backend,
+          d->device, d->fp16 ? "half" : "full",
+          d->fell_back ? "; REMOVED by the runtime (delegate fallback): "
+                         "the CPU ran every node"
+                       : "");
+  fprintf(out,
+          "  partitions %d, nodes delegated %d of %d, %d dispatch%s per "
+          "inference\n",
+          d->partitions, d->nodes_delegated, d->nodes_total,
+          d->dispatches_per_invoke, d->dispatches_per_invoke == 1 ? "" : "es");
+  fprintf(out,
+          "  bytes per inference: %llu uploaded + %llu downloaded = %llu; "
+          "device memory %llu bytes\n",
+          (unsigned long long)d->bytes_uploaded,
+          (unsigned long long)d->bytes_downloaded,
+          (unsigned long long)(d->bytes_uploaded + d->bytes_downloaded),
+          (unsigned long long)d->device_bytes);
+  fprintf(out, "  kernel programs: %llu compiled, %llu from the cache\n",
+          (unsigned long long)d->programs_compiled,
+          (unsigned long long)d->programs_from_cache);
+}
+
 void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
   const lg_bench_params* p = b->p;
-  double init_us = b->load_us + b->create_us + b->allocate_us;
+  double init_us = b->load_us + b->delegate_us + b->create_us + b->allocate_us;
   fprintf(out, "litegpu benchmark_model (TFLite C API %s)\n", TfLiteVersion());
-  text_flags(out, b);
+  lg_bench_text_flags(out, b->p, b->set);
   fprintf(out, "\nModel: %s (%ld bytes, %d node%s)\n", p->graph, b->model_bytes,
           b->num_nodes, b->num_nodes == 1 ? "" : "s");
   text_tensors(out, b, ip);
+  fprintf(out, "\nInitialization:\n  load model %.3f ms\n", b->load_us / 1e3);
+  if (b->has_delegate) {
+    fprintf(out, "  create GPU delegate %.3f ms\n", b->delegate_us / 1e3);
+  }
   fprintf(out,
-          "\nInitialization:\n  load model %.3f ms\n  create "
-          "interpreter %.3f ms\n  resize inputs + AllocateTensors %.3f ms\n"
-          "  init total %.3f ms\n",
-          b->load_us / 1e3, b->create_us / 1e3, b->allocate_us / 1e3,
-          init_us / 1e3);
+          "  create interpreter %.3f ms\n  resize inputs + AllocateTensors "
+          "%.3f ms\n  init total %.3f ms\n",
+          b->create_us / 1e3, b->allocate_us / 1e3, init_us / 1e3);
   fprintf(out, "\nFirst inference: %.3f us\n", b->first_us);
   fprintf(out, "\nWarm-up (at least %d runs and %g s):\n", p->warmup_runs,
           p->warmup_min_secs);
@@ -168,6 +194,7 @@ void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
           "Warmup (avg): %.3f, Inference (avg): %.3f\n",
           init_us, b->first_us,
           b->warmup_stats.count ? b->warmup_stats.mean : 0.0, s->mean);
+  if (b->has_delegate) text_delegate(out, &b->delegate);
   text_memory(out, b);
   if (b->has_profile) text_profile(out, &b->profile);
 }
@@ -175,7 +202,7 @@ void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
 /* ---- JSON report ----------------------------------------------------------
  */
 
-static void json_string(FILE* out, const char* s) {
+void lg_json_string(FILE* out, const char* s) {
   fputc('"', out);
   for (const unsigned char* c = (const unsigned char*)(s ? s : ""); *c; ++c) {
     if (*c == '"' || *c == '\\') {
@@ -189,7 +216,7 @@ static void json_string(FILE* out, const char* s) {
   fputc('"', out);
 }
 
-static void json_number(FILE* out, double v) {
+void lg_json_number(FILE* out, double v) {
   if (isfinite(v)) {
     fprintf(out, "%.3f", v);
   } else {
@@ -198,7 +225,7 @@ static void json_number(FILE* out, double v) {
 }
 
 /* Full precision, for values that are not times. */
-static void json_real(FILE* out, double v) {
+void lg_json_real(FILE* out, double v) {
   if (isfinite(v)) {
     fprintf(out, "%.9g", v);
   } else {
@@ -206,8 +233,8 @@ static void json_real(FILE* out, double v) {
   }
 }
 
-static void json_key(FILE* out, const char* key) {
-  json_string(out, key);
+void lg_json_key(FILE* out, const char* key) {
+  lg_json_string(out, key);
   fputc(':', out);
 }
 
@@ -222,18 +249,18 @@ static void json_stats_open(FILE* out, const lg_stats* s) {
   fprintf(out, "{\"count\":%zu", s->count);
   for (int i = 0; i < LG_COUNT(keys); ++i) {
     fputc(',', out);
-    json_key(out, keys[i]);
-    json_number(out, values[i] + n);
+    lg_json_key(out, keys[i]);
+    lg_json_number(out, values[i] + n);
   }
 }
 
-static void json_flags(FILE* out, const lg_bench_params* p) {
+void lg_bench_json_flags(FILE* out, const lg_bench_params* p) {
   fputc('{', out);
   for (int i = 0; i < lg_bench_num_flags; ++i) {
     const lg_bench_flag* f = &lg_bench_flags[i];
     const void* v = lg_bench_flag_value(p, f);
     if (i) fputc(',', out);
-    json_key(out, f->name);
+    lg_json_key(out, f->name);
     switch (f->type) {
       case FLAG_INT:
         fprintf(out, "%d", *(const int*)v);
@@ -245,7 +272,7 @@ static void json_flags(FILE* out, const lg_bench_params* p) {
         fputs(*(const bool*)v ? "true" : "false", out);
         break;
       case FLAG_STRING:
-        json_string(out, *(const char* const*)v);
+        lg_json_string(out, *(const char* const*)v);
         break;
     }
   }
@@ -256,21 +283,21 @@ static void json_flags(FILE* out, const lg_bench_params* p) {
  * how many, the range asked for and the extremes drawn. */
 static void json_tensor(FILE* out, const TfLiteTensor* t, const lg_fill* f) {
   fputs("{\"name\":", out);
-  json_string(out, lg_bench_tensor_name(t));
+  lg_json_string(out, lg_bench_tensor_name(t));
   fputs(",\"type\":", out);
-  json_string(out, TfLiteTypeGetName(TfLiteTensorType(t)));
+  lg_json_string(out, TfLiteTypeGetName(TfLiteTensorType(t)));
   fputs(",\"shape\":", out);
   print_shape(out, t);
   if (f != NULL) {
     const double none = f->count ? 0.0 : NAN;
     fprintf(out, ",\"values\":{\"count\":%zu,\"low\":", f->count);
-    json_real(out, f->low);
+    lg_json_real(out, f->low);
     fputs(",\"high\":", out);
-    json_real(out, f->high);
+    lg_json_real(out, f->high);
     fputs(",\"min\":", out);
-    json_real(out, f->seen_min + none);
+    lg_json_real(out, f->seen_min + none);
     fputs(",\"max\":", out);
-    json_real(out, f->seen_max + none);
+    lg_json_real(out, f->seen_max + none);
     fputc('}', out);
   }
   fputc('}', out);
@@ -278,7 +305,7 @@ static void json_tensor(FILE* out, const TfLiteTensor* t, const lg_fill* f) {
 
 static void json_model(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
   fputs("{\"path\":", out);
-  json_string(out, b->p->graph);
+  lg_json_string(out, b->p->graph);
   fprintf(out, ",\"size_bytes\":%ld,\"num_nodes\":%d,\"inputs\":[",
           b->model_bytes, b->num_nodes);
   for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
@@ -298,24 +325,24 @@ static void json_profile(FILE* out, const lg_profile* pr) {
   for (int i = 0; i < pr->num_ops; ++i) {
     const litegpu_op_profile* op = &pr->ops[i];
     fprintf(out, "%s{\"node\":%d,\"op\":", i ? "," : "", op->node_index);
-    json_string(out, op->op_name ? op->op_name : "?");
+    lg_json_string(out, op->op_name ? op->op_name : "?");
     fprintf(out, ",\"version\":%d,\"avg_us\":", op->version);
-    json_number(out, per_run_us(op->total_ns, op->count));
+    lg_json_number(out, per_run_us(op->total_ns, op->count));
     fputs(",\"total_us\":", out);
-    json_number(out, (double)op->total_ns / 1e3);
+    lg_json_number(out, (double)op->total_ns / 1e3);
     fputs(",\"share_pct\":", out);
-    json_number(out, share_pct(op->total_ns, pr->total_ns));
+    lg_json_number(out, share_pct(op->total_ns, pr->total_ns));
     fprintf(out, ",\"count\":%llu}", (unsigned long long)op->count);
   }
   fputs("],\"op_type_summary\":[", out);
   for (int g = 0; g < pr->num_groups; ++g) {
     const lg_op_group* grp = &pr->groups[g];
     fprintf(out, "%s{\"op\":", g ? "," : "");
-    json_string(out, grp->op);
+    lg_json_string(out, grp->op);
     fprintf(out, ",\"nodes\":%d,\"avg_us_per_run\":", grp->nodes);
-    json_number(out, per_run_us(grp->total_ns, pr->runs));
+    lg_json_number(out, per_run_us(grp->total_ns, pr->runs));
     fputs(",\"share_pct\":", out);
-    json_number(out, share_pct(grp->total_ns, pr->total_ns));
+    lg_json_number(out, share_pct(grp->total_ns, pr->total_ns));
     fputc('}', out);
   }
   fputc(']', out);
@@ -336,34 +363,59 @@ static void json_memory(FILE* out, const lg_bench* b) {
   fputc('}', out);
 }
 
+static void json_delegate(FILE* out, const lg_bench_delegate_info* d) {
+  fputs("{\"backend\":", out);
+  lg_json_string(out, d->backend);
+  fputs(",\"device\":", out);
+  lg_json_string(out, d->device);
+  fprintf(out,
+          ",\"fp16\":%s,\"partitions\":%d,\"nodes_delegated\":%d,"
+          "\"nodes_total\":%d,\"bytes_uploaded\":%llu,"
+          "\"bytes_downloaded\":%llu,\"bytes_per_inference\":%llu,"
+          "\"dispatches_per_invoke\":%d,\"device_bytes\":%llu,"
+          "\"programs_compiled\":%llu,\"programs_from_cache\":%llu,"
+          "\"fell_back\":%s}",
+          d->fp16 ? "true" : "false", d->partitions, d->nodes_delegated,
+          d->nodes_total, (unsigned long long)d->bytes_uploaded,
+          (unsigned long long)d->bytes_downloaded,
+          (unsigned long long)(d->bytes_uploaded + d->bytes_downloaded),
+          d->dispatches_per_invoke, (unsigned long long)d->device_bytes,
+          (unsigned long long)d->programs_compiled,
+          (unsigned long long)d->programs_from_cache,
+          d->fell_back ? "true" : "false");
+}
+
 void lg_bench_print_json(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
   fputs("{\"tool\":\"litegpu benchmark_model\",\"tflite_version\":", out);
-  json_string(out, TfLiteVersion());
+  lg_json_string(out, TfLiteVersion());
   fputs(",\"flags\":", out);
-  json_flags(out, b->p);
+  lg_bench_json_flags(out, b->p);
   fputs(",\"model\":", out);
   json_model(out, b, ip);
   fputs(",\"init_us\":{\"load\":", out);
-  json_number(out, b->load_us);
+  lg_json_number(out, b->load_us);
+  fputs(",\"delegate\":", out);
+  lg_json_number(out, b->delegate_us);
   fputs(",\"create\":", out);
-  json_number(out, b->create_us);
+  lg_json_number(out, b->create_us);
   fputs(",\"allocate\":", out);
-  json_number(out, b->allocate_us);
+  lg_json_number(out, b->allocate_us);
   fputs(",\"total\":", out);
-  json_number(out, b->load_us + b->create_us + b->allocate_us);
+  lg_json_number(out,
+                 b->load_us + b->delegate_us + b->create_us + b->allocate_us);
   fputs("},\"first_inference_us\":", out);
-  json_number(out, b->first_us);
+  lg_json_number(out, b->first_us);
   fputs(",\"warmup\":", out);
   json_stats_open(out, &b->warmup_stats);
   fputs("},\"inference\":", out);
   json_stats_open(out, &b->steady_stats);
   fputs(",\"total_secs\":", out);
-  json_real(out, b->steady_secs);
+  lg_json_real(out, b->steady_secs);
   if (b->p->json_run_times) {
     fputs(",\"run_times_us\":[", out);
     for (size_t i = 0; i < b->steady.kept; ++i) {
       if (i) fputc(',', out);
-      json_number(out, b->steady.us[i]);
+      lg_json_number(out, b->steady.us[i]);
     }
     fputc(']', out);
   }
@@ -373,6 +425,12 @@ void lg_bench_print_json(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
     json_profile(out, &b->profile);
   } else {
     fputs(",\"op_profile\":null,\"op_type_summary\":null", out);
+  }
+  fputs(",\"delegate\":", out);
+  if (b->has_delegate) {
+    json_delegate(out, &b->delegate);
+  } else {
+    fputs("null", out);
   }
   fputs("}\n", out);
 }

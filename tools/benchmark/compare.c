@@ -1,0 +1,653 @@
+/* benchmark_model --compare=cpu,cl,vk: every backend on one model, in one
+ * process, on the same seeded inputs, reported in one table.
+ *
+ * Order: the CPU runs first, listed or not: its outputs are the reference
+ * and its mean the base of the speed-ups (unlisted, its row is marked as
+ * the reference). Then each listed backend in the order given: "cl"
+ * (OpenCL), "vk" (Vulkan), "gpu" (the delegate's automatic choice).
+ *
+ * Per backend:
+ *   init cold  GPU: a fresh, empty serialization dir (mkdtemp in $TMPDIR or
+ *              /tmp); create the delegate and the interpreter, resize the
+ *              inputs, AllocateTensors; the kernels are compiled and written
+ *              to the dir; then all of it is deleted. CPU: the interpreter,
+ *              the resize and AllocateTensors.
+ *   init warm  GPU only: the same again with the dir the cold init filled,
+ *              so kernels come from the cache. This second interpreter is
+ *              the one measured; the dir is removed after its runs.
+ *   runs       the seeded inputs (--random_seed), then the warm-up and the
+ *              steady state as without --compare (--warmup_runs,
+ *              --warmup_min_secs, --num_runs, --min_secs, --max_secs,
+ *              --run_delay); the first warm-up run is the first inference.
+ *   outputs    after the runs, every float output (float32, float16,
+ *              float64) against the CPU's: the largest absolute difference
+ *              (NaN against NaN counts as equal, NaN against a number as
+ *              infinite).
+ * The model is loaded once, outside the init times. Delegate fallback is
+ * off, so that a delegate that fails fails its row rather than timing the
+ * CPU under its name. With --require_full_delegation a GPU backend that
+ * leaves a node on the CPU fails its row with the node and the reason. A
+ * backend that cannot be created or run gets its reason instead of numbers;
+ * only a failing CPU reference fails the command (exit 1).
+ *
+ * PoCL keeps compiled kernels in its own cache (~/.cache/pocl), which would
+ * make a cold init warm: before its first OpenCL call the comparison sets
+ * POCL_KERNEL_CACHE=0 unless the environment already sets it, and the
+ * report shows the value used.
+ *
+ * JSON "comparison": one object per row, in table order. A row that ran:
+ *   backend, listed (false for a CPU run only as the reference), ok: true,
+ *   device ("CPU" on the CPU), init_cold_ms, init_warm_ms (null on the CPU),
+ *   first_inference_ms, runs, mean_ms, std_ms, p50_ms, p90_ms, p99_ms,
+ *   nodes_delegated, nodes_total, partitions, bytes_uploaded,
+ *   bytes_downloaded, bytes_per_inference (the last Invoke's), fp16,
+ *   programs_cold, programs_warm ({compiled, from_cache} after each init;
+ *   null on the CPU), max_abs_diff (null without float outputs), speedup
+ *   (CPU mean / this mean).
+ * A row that failed: backend, listed, ok: false, reason.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools/benchmark/benchmark.h"
+
+#define CPU_ROW (-1) /* cmp_row.backend of the CPU */
+
+typedef struct cmp_programs {
+  uint64_t compiled, from_cache;
+} cmp_programs;
+
+typedef struct cmp_row {
+  const char* name; /* "cpu", "cl", "vk", "gpu" */
+  int backend;      /* litegpu_gpu_backend, or CPU_ROW */
+  bool listed, ok;
+  char reason[1024];
+  double init_cold_us, init_warm_us, first_us;
+  lg_stats stats;
+  lg_bench_delegate_info info; /* GPU rows */
+  cmp_programs cold, warm;
+  double max_abs_diff; /* NAN without float outputs */
+} cmp_row;
+
+typedef struct cmp_output {
+  TfLiteType type;
+  size_t bytes;
+  void* data;
+} cmp_output;
+
+typedef struct cmp_run {
+  lg_bench_params params; /* the flags, without profiling */
+  lg_bench_inputs inputs;
+  TfLiteModel* model;
+  long model_bytes;
+  int nodes_total;
+  cmp_output* reference; /* the CPU's outputs */
+  int num_reference;
+  cmp_row rows[LG_COMPARE_MAX + 1];
+  int num_rows;
+  lg_bench_message last; /* the library's last message */
+  char pocl_cache[64];
+  bool pocl_set_here;
+} cmp_run;
+
+/* ---- The list ----------------------------------------------------------- */
+
+static const char* const kNames[] = {"cpu", "cl", "vk", "gpu"};
+
+/* The next comma-separated item of *list into `item`; false at the end. */
+static bool next_name(const char** list, char* item, size_t size) {
+  if (*list == NULL) return false;
+  const char* comma = strchr(*list, ',');
+  size_t len = comma ? (size_t)(comma - *list) : strlen(*list);
+  snprintf(item, size, "%.*s", (int)(len < size ? len : size - 1), *list);
+  *list = comma ? comma + 1 : NULL;
+  return true;
+}
+
+static const char* known_name(const char* item) {
+  for (size_t i = 0; i < sizeof(kNames) / sizeof(kNames[0]); ++i) {
+    if (strcmp(kNames[i], item) == 0) return kNames[i];
+  }
+  return NULL;
+}
+
+bool lg_bench_compare_check(const char* list, char* why, size_t why_size) {
+  if (list[0] == '\0') return true;
+  char item[32];
+  const char* seen[LG_COMPARE_MAX] = {0};
+  int count = 0;
+  for (const char* cursor = list; next_name(&cursor, item, sizeof(item));) {
+    const char* name = known_name(item);
+    if (name == NULL) {
+      snprintf(why, why_size, "'%s' is not one of cpu, cl, vk, gpu", item);
+      return false;
+    }
+    for (int i = 0; i < count; ++i) {
+      if (seen[i] == name) {
+        snprintf(why, why_size, "'%s' is listed twice", item);
+        return false;
+      }
+    }
+    seen[count++] = name;
+  }
+  return true;
+}
+
+static void add_row(cmp_run* c, const char* name, bool listed) {
+  cmp_row* row = &c->rows[c->num_rows++];
+  row->name = name;
+  row->backend =
+      strcmp(name, "cpu") == 0 ? CPU_ROW : lg_bench_gpu_backend(name);
+  row->listed = listed;
+  row->max_abs_diff = NAN;
+  row->init_warm_us = NAN;
+}
+
+/* The table's rows in the listed order, the CPU first when not listed. */
+static void plan_rows(cmp_run* c, const char* list) {
+  char item[32];
+  bool cpu_listed = false;
+  for (const char* cursor = list; next_name(&cursor, item, sizeof(item));) {
+    cpu_listed = cpu_listed || strcmp(item, "cpu") == 0;
+  }
+  if (!cpu_listed) add_row(c, "cpu", false);
+  for (const char* cursor = list; next_name(&cursor, item, sizeof(item));) {
+    add_row(c, known_name(item), true);
+  }
+}
+
+/* ---- One interpreter ---------------------------------------------------- */
+
+__attribute__((format(printf, 2, 3))) static bool row_fail(cmp_row* row,
+                                                           const char* format,
+                                                           ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(row->reason, sizeof(row->reason), format, args);
+  va_end(args);
+  row->ok = false;
+  return false;
+}
+
+static const char* last_message(const cmp_run* c) {
+  return c->last.text[0] ? c->last.text : "(no message; see above)";
+}
+
+static bool create_interpreter(cmp_run* c, cmp_row* row,
+                               lg_bench_instance* in) {
+  in->options = TfLiteInterpreterOptionsCreate();
+  if (in->options == NULL) return row_fail(row, "out of memory");
+  TfLiteInterpreterOptionsSetNumThreads(in->options, c->params.num_threads);
+  TfLiteInterpreterOptionsSetErrorReporter(
+      in->options, lg_bench_report_library_error, &c->last);
+  if (in->delegate != NULL) {
+    TfLiteInterpreterOptionsAddDelegate(in->options, in->delegate);
+  }
+  c->last.text[0] = '\0';
+  in->ip = TfLiteInterpreterCreate(c->model, in->options);
+  if (in->ip == NULL) {
+    return row_fail(row, "cannot create the interpreter: %s", last_message(c));
+  }
+  if (!lg_bench_inputs_resize(in->ip, &c->inputs)) {
+    return row_fail(row, "resizing the inputs failed");
+  }
+  if (TfLiteInterpreterAllocateTensors(in->ip) != kTfLiteOk) {
+    return row_fail(row, "AllocateTensors failed: %s", last_message(c));
+  }
+  return true;
+}
+
+/* Delegate (GPU rows; kernels cached in `dir`), interpreter, tensors: the
+ * init, timed into *init_us. False with the row's reason. */
+static bool instance_create(cmp_run* c, cmp_row* row, const char* dir,
+                            lg_bench_instance* in, double* init_us) {
+  double t0 = lg_bench_now_us();
+  if (row->backend != CPU_ROW) {
+    char why[1024];
+    in->delegate = lg_bench_gpu_create(
+        &c->params, (litegpu_gpu_backend)row->backend, dir, why, sizeof(why));
+    if (in->delegate == NULL) return row_fail(row, "%s", why);
+  }
+  if (!create_interpreter(c, row, in)) return false;
+  *init_us = lg_bench_now_us() - t0;
+  return true;
+}
+
+/* Warm-up and steady runs on the seeded inputs. */
+static bool row_measure(cmp_run* c, cmp_row* row, TfLiteInterpreter* ip) {
+  lg_bench b = {.p = &c->params};
+  int inputs = TfLiteInterpreterGetInputTensorCount(ip);
+  b.fills = calloc((size_t)inputs + 1, sizeof(lg_fill));
+  c->last.text[0] = '\0';
+  bool ok =
+      b.fills != NULL &&
+      lg_bench_inputs_fill(ip, &c->inputs, c->params.random_seed, b.fills) &&
+      lg_bench_run(&b, ip);
+  if (ok) {
+    row->first_us = b.first_us;
+    row->stats = b.steady_stats;
+  } else {
+    row_fail(row, "the runs failed: %s", last_message(c));
+  }
+  lg_bench_free_runs(&b);
+  free(b.fills);
+  return ok;
+}
+
+/* ---- Outputs ------------------------------------------------------------ */
+
+static double half_value(uint16_t h) {
+  int exponent = (h >> 10) & 0x1F;
+  int mantissa = h & 0x3FF;
+  double v = exponent == 0    ? ldexp(mantissa, -24)
+             : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                              : ldexp(mantissa + 1024, exponent - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+static size_t float_size(TfLiteType type) {
+  switch (type) {
+    case kTfLiteFloat32:
+      return 4;
+    case kTfLiteFloat16:
+      return 2;
+    case kTfLiteFloat64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+static double float_value(const void* data, TfLiteType type, size_t i) {
+  const char* at = (const char*)data + i * float_size(type);
+  if (type == kTfLiteFloat32) {
+    float f;
+    memcpy(&f, at, sizeof(f));
+    return f;
+  }
+  if (type == kTfLiteFloat64) {
+    double d;
+    memcpy(&d, at, sizeof(d));
+    return d;
+  }
+  uint16_t h;
+  memcpy(&h, at, sizeof(h));
+  return half_value(h);
+}
+
+static bool keep_reference(cmp_run* c, TfLiteInterpreter* ip) {
+  int n = TfLiteInterpreterGetOutputTensorCount(ip);
+  c->reference = calloc((size_t)n + 1, sizeof(cmp_output));
+  if (c->reference == NULL) return false;
+  c->num_reference = n;
+  for (int i = 0; i < n; ++i) {
+    const TfLiteTensor* t = TfLiteInterpreterGetOutputTensor(ip, i);
+    cmp_output* ref = &c->reference[i];
+    ref->type = TfLiteTensorType(t);
+    ref->bytes = TfLiteTensorByteSize(t);
+    ref->data = malloc(ref->bytes + 1);
+    if (ref->data == NULL) return false;
+    if (ref->bytes > 0) memcpy(ref->data, TfLiteTensorData(t), ref->bytes);
+  }
+  return true;
+}
+
+/* The largest |backend - CPU| over every float output; NAN without one,
+ * INFINITY when an output differs in type or size. */
+static double max_abs_diff(const cmp_run* c, TfLiteInterpreter* ip) {
+  double worst = NAN;
+  for (int i = 0; i < c->num_reference; ++i) {
+    const cmp_output* ref = &c->reference[i];
+    if (float_size(ref->type) == 0) continue;
+    const TfLiteTensor* t = TfLiteInterpreterGetOutputTensor(ip, i);
+    if (TfLiteTensorType(t) != ref->type ||
+        TfLiteTensorByteSize(t) != ref->bytes) {
+      return INFINITY;
+    }
+    if (isnan(worst)) worst = 0.0;
+    for (size_t k = 0; k < ref->bytes / float_size(ref->type); ++k) {
+      double a = float_value(ref->data, ref->type, k);
+      double b = float_value(TfLiteTensorData(t), ref->type, k);
+      double d = isnan(a) && isnan(b) ? 0.0 : fabs(a - b);
+      worst = fmax(worst, isnan(d) ? INFINITY : d);
+    }
+  }
+  return worst;
+}
+
+/* ---- Rows --------------------------------------------------------------- */
+
+static bool run_cpu(cmp_run* c, cmp_row* row) {
+  lg_bench_instance in = {0};
+  bool ok = instance_create(c, row, NULL, &in, &row->init_cold_us) &&
+            row_measure(c, row, in.ip);
+  if (ok) {
+    c->nodes_total = litegpu_interpreter_op_profile(in.ip, NULL, 0);
+    row->info.nodes_total = c->nodes_total;
+    row->max_abs_diff = 0.0;
+    if (!keep_reference(c, in.ip)) ok = row_fail(row, "out of memory");
+  }
+  lg_bench_instance_destroy(&in);
+  row->ok = ok;
+  return ok;
+}
+
+static bool read_programs(cmp_row* row, const lg_bench_instance* in,
+                          cmp_programs* out) {
+  if (!lg_bench_delegate_read(in->delegate, in->ip, &row->info)) {
+    return row_fail(row, "cannot read the GPU delegate's stats");
+  }
+  out->compiled = row->info.programs_compiled;
+  out->from_cache = row->info.programs_from_cache;
+  return true;
+}
+
+/* Cold init (then deleted) and warm init into *warm, both on `dir`. */
+static bool gpu_init_twice(cmp_run* c, cmp_row* row, const char* dir,
+                           lg_bench_instance* warm) {
+  lg_bench_instance cold = {0};
+  bool ok = instance_create(c, row, dir, &cold, &row->init_cold_us) &&
+            read_programs(row, &cold, &row->cold);
+  lg_bench_instance_destroy(&cold);
+  if (!ok) return false;
+  if (!instance_create(c, row, dir, warm, &row->init_warm_us) ||
+      !read_programs(row, warm, &row->warm)) {
+    return false;
+  }
+  char why[1024];
+  if (c->params.require_full_delegation &&
+      !lg_bench_fully_delegated(warm->delegate, warm->ip, &row->info, why,
+                                sizeof(why))) {
+    return row_fail(row, "--require_full_delegation: %s", why);
+  }
+  return true;
+}
+
+static int remove_entry(const char* path, const struct stat* st, int flag,
+                        struct FTW* ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  if (remove(path) != 0) {
+    fprintf(stderr, "benchmark_model: warning: cannot remove '%s': %s\n", path,
+            strerror(errno));
+  }
+  return 0;
+}
+
+static void run_gpu(cmp_run* c, cmp_row* row) {
+  const char* tmp = getenv("TMPDIR");
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof(dir), "%s/litegpu-bench-XXXXXX",
+           tmp && tmp[0] ? tmp : "/tmp");
+  if (mkdtemp(dir) == NULL) {
+    row_fail(row, "mkdtemp '%s' failed: %s", dir, strerror(errno));
+    return;
+  }
+  lg_bench_instance in = {0};
+  bool ok = gpu_init_twice(c, row, dir, &in) && row_measure(c, row, in.ip);
+  if (ok && !lg_bench_delegate_read(in.delegate, in.ip, &row->info)) {
+    ok = row_fail(row, "cannot read the GPU delegate's stats");
+  }
+  if (ok) row->max_abs_diff = max_abs_diff(c, in.ip);
+  lg_bench_instance_destroy(&in);
+  nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+  row->ok = ok;
+}
+
+/* ---- Reports ------------------------------------------------------------ */
+
+static double speedup(const cmp_run* c, const cmp_row* row) {
+  const cmp_row* cpu = NULL;
+  for (int i = 0; i < c->num_rows; ++i) {
+    if (c->rows[i].backend == CPU_ROW) cpu = &c->rows[i];
+  }
+  return cpu && row->stats.mean > 0 ? cpu->stats.mean / row->stats.mean : NAN;
+}
+
+static void text_ms(FILE* out, int width, double us) {
+  if (isfinite(us)) {
+    fprintf(out, " %*.3f", width, us / 1e3);
+  } else {
+    fprintf(out, " %*s", width, "-");
+  }
+}
+
+static void text_row(FILE* out, const cmp_run* c, const cmp_row* row) {
+  char name[16];
+  snprintf(name, sizeof(name), "%s%s", row->name, row->listed ? "" : "*");
+  fprintf(out, "%-7s", name);
+  if (!row->ok) {
+    fprintf(out, "  no result: %s\n", row->reason);
+    return;
+  }
+  const double t[] = {row->init_cold_us, row->init_warm_us, row->first_us,
+                      row->stats.mean,   row->stats.std,    row->stats.p50,
+                      row->stats.p90,    row->stats.p99};
+  for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); ++i) text_ms(out, 9, t[i]);
+  char nodes[32];
+  snprintf(nodes, sizeof(nodes), "%d/%d", row->info.nodes_delegated,
+           row->info.nodes_total);
+  fprintf(out, " %9s %5d %10llu", nodes, row->info.partitions,
+          (unsigned long long)(row->info.bytes_uploaded +
+                               row->info.bytes_downloaded));
+  if (row->backend == CPU_ROW) {
+    fprintf(out, " %12s", "reference");
+  } else if (isnan(row->max_abs_diff)) {
+    fprintf(out, " %12s", "-");
+  } else {
+    fprintf(out, " %12.3g", row->max_abs_diff);
+  }
+  fprintf(out, " %7.2fx\n", speedup(c, row));
+}
+
+static void text_gpu_notes(FILE* out, const cmp_run* c) {
+  for (int i = 0; i < c->num_rows; ++i) {
+    const cmp_row* row = &c->rows[i];
+    if (!row->ok || row->backend == CPU_ROW) continue;
+    fprintf(out,
+            "  %s: %s on '%s', %s precision; kernel programs: cold init %llu "
+            "compiled + %llu from cache, warm init %llu compiled + %llu from "
+            "cache\n",
+            row->name, row->info.backend, row->info.device,
+            row->info.fp16 ? "half" : "full",
+            (unsigned long long)row->cold.compiled,
+            (unsigned long long)row->cold.from_cache,
+            (unsigned long long)row->warm.compiled,
+            (unsigned long long)row->warm.from_cache);
+  }
+}
+
+static void print_text(FILE* out, const cmp_run* c, const bool* set) {
+  const lg_bench_params* p = &c->params;
+  fprintf(out, "litegpu benchmark_model (TFLite C API %s): comparison\n",
+          TfLiteVersion());
+  lg_bench_text_flags(out, p, set);
+  fprintf(out,
+          "\nModel: %s (%ld bytes, %d node%s); inputs seeded with %d; "
+          "POCL_KERNEL_CACHE=%s (%s)\n",
+          p->graph, c->model_bytes, c->nodes_total,
+          c->nodes_total == 1 ? "" : "s", p->random_seed, c->pocl_cache,
+          c->pocl_set_here ? "set by benchmark_model for cold kernel builds"
+                           : "from the environment");
+  fprintf(out,
+          "Times in ms. init: delegate + interpreter + AllocateTensors "
+          "(cold: empty kernel cache; warm: the cache the cold init "
+          "filled). bytes/inf: uploaded + downloaded per inference.\n\n");
+  fprintf(out, "%-7s %9s %9s %9s %9s %9s %9s %9s %9s %9s %5s %10s %12s %8s\n",
+          "backend", "init cold", "init warm", "first", "mean", "std", "p50",
+          "p90", "p99", "delegated", "parts", "bytes/inf", "max abs diff",
+          "speed-up");
+  for (int i = 0; i < c->num_rows; ++i) text_row(out, c, &c->rows[i]);
+  if (!c->rows[0].listed) {
+    fprintf(out,
+            "* not in --compare: run as the reference for the outputs "
+            "and the speed-ups\n");
+  }
+  text_gpu_notes(out, c);
+}
+
+static void json_programs(FILE* out, const char* key, const cmp_row* row,
+                          const cmp_programs* pr) {
+  fprintf(out, ",\"%s\":", key);
+  if (row->backend == CPU_ROW) {
+    fputs("null", out);
+  } else {
+    fprintf(out, "{\"compiled\":%llu,\"from_cache\":%llu}",
+            (unsigned long long)pr->compiled,
+            (unsigned long long)pr->from_cache);
+  }
+}
+
+static void json_times(FILE* out, const cmp_row* row) {
+  const char* keys[] = {"init_cold_ms", "init_warm_ms", "first_inference_ms",
+                        "mean_ms",      "std_ms",       "p50_ms",
+                        "p90_ms",       "p99_ms"};
+  const double us[] = {row->init_cold_us, row->init_warm_us, row->first_us,
+                       row->stats.mean,   row->stats.std,    row->stats.p50,
+                       row->stats.p90,    row->stats.p99};
+  for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); ++i) {
+    fputc(',', out);
+    lg_json_key(out, keys[i]);
+    lg_json_real(out, us[i] / 1e3);
+  }
+  fprintf(out, ",\"runs\":%zu", row->stats.count);
+}
+
+static void json_row(FILE* out, const cmp_run* c, const cmp_row* row) {
+  fputs("{\"backend\":", out);
+  lg_json_string(out, row->name);
+  fprintf(out, ",\"listed\":%s,\"ok\":%s", row->listed ? "true" : "false",
+          row->ok ? "true" : "false");
+  if (!row->ok) {
+    fputs(",\"reason\":", out);
+    lg_json_string(out, row->reason);
+    fputc('}', out);
+    return;
+  }
+  fputs(",\"reason\":null,\"device\":", out);
+  lg_json_string(out, row->backend == CPU_ROW ? "CPU" : row->info.device);
+  json_times(out, row);
+  const lg_bench_delegate_info* d = &row->info;
+  fprintf(out,
+          ",\"nodes_delegated\":%d,\"nodes_total\":%d,\"partitions\":%d,"
+          "\"bytes_uploaded\":%llu,\"bytes_downloaded\":%llu,"
+          "\"bytes_per_inference\":%llu,\"fp16\":%s",
+          d->nodes_delegated, d->nodes_total, d->partitions,
+          (unsigned long long)d->bytes_uploaded,
+          (unsigned long long)d->bytes_downloaded,
+          (unsigned long long)(d->bytes_uploaded + d->bytes_downloaded),
+          d->fp16 ? "true" : "false");
+  json_programs(out, "programs_cold", row, &row->cold);
+  json_programs(out, "programs_warm", row, &row->warm);
+  fputs(",\"max_abs_diff\":", out);
+  lg_json_real(out, row->max_abs_diff);
+  fputs(",\"speedup\":", out);
+  lg_json_real(out, speedup(c, row));
+  fputc('}', out);
+}
+
+static void print_json(FILE* out, const cmp_run* c) {
+  fputs("{\"tool\":\"litegpu benchmark_model\",\"tflite_version\":", out);
+  lg_json_string(out, TfLiteVersion());
+  fputs(",\"flags\":", out);
+  lg_bench_json_flags(out, &c->params);
+  fputs(",\"model\":{\"path\":", out);
+  lg_json_string(out, c->params.graph);
+  fprintf(out, ",\"size_bytes\":%ld,\"num_nodes\":%d}", c->model_bytes,
+          c->nodes_total);
+  fputs(",\"pocl_kernel_cache\":", out);
+  lg_json_string(out, c->pocl_cache);
+  fputs(",\"comparison\":[", out);
+  for (int i = 0; i < c->num_rows; ++i) {
+    if (i) fputc(',', out);
+    json_row(out, c, &c->rows[i]);
+  }
+  fputs("]}\n", out);
+}
+
+/* ---- The comparison ----------------------------------------------------- */
+
+/* PoCL's own kernel cache off (unless the user chose), before any OpenCL
+ * call, so that cold inits compile. */
+static void quiet_pocl_cache(cmp_run* c) {
+  const char* value = getenv("POCL_KERNEL_CACHE");
+  if (value == NULL) {
+    setenv("POCL_KERNEL_CACHE", "0", 0);
+    c->pocl_set_here = true;
+    value = "0";
+  }
+  snprintf(c->pocl_cache, sizeof(c->pocl_cache), "%s", value);
+}
+
+static bool load_model(cmp_run* c) {
+  c->model_bytes = lg_bench_file_size(c->params.graph);
+  if (c->model_bytes < 0) {
+    fprintf(stderr, "benchmark_model: cannot open model '%s'\n",
+            c->params.graph);
+    return false;
+  }
+  c->model = TfLiteModelCreateFromFileWithErrorReporter(
+      c->params.graph, lg_bench_report_library_error, NULL);
+  if (c->model == NULL) {
+    fprintf(stderr, "benchmark_model: cannot load model '%s'\n",
+            c->params.graph);
+  }
+  return c->model != NULL;
+}
+
+/* The CPU first, then every other row in order. */
+static bool run_rows(cmp_run* c) {
+  for (int i = 0; i < c->num_rows; ++i) {
+    cmp_row* row = &c->rows[i];
+    if (row->backend != CPU_ROW) continue;
+    if (!run_cpu(c, row)) {
+      fprintf(stderr, "benchmark_model: the CPU reference failed: %s\n",
+              row->reason);
+      return false;
+    }
+  }
+  for (int i = 0; i < c->num_rows; ++i) {
+    if (c->rows[i].backend != CPU_ROW) run_gpu(c, &c->rows[i]);
+  }
+  return true;
+}
+
+int lg_bench_compare(const lg_bench_params* p, const bool* set) {
+  cmp_run* c = calloc(1, sizeof(*c));
+  if (c == NULL) {
+    fprintf(stderr, "benchmark_model: out of memory\n");
+    return 1;
+  }
+  c->params = *p;
+  c->params.enable_op_profiling = false;
+  c->params.json_run_times = false;
+  plan_rows(c, p->compare);
+  quiet_pocl_cache(c);
+  int rc = 1;
+  if (!lg_bench_inputs_parse(p, &c->inputs)) {
+    rc = 2;
+  } else if (load_model(c) && run_rows(c)) {
+    if (strcmp(p->report, "json") == 0) {
+      print_json(stdout, c);
+    } else {
+      print_text(stdout, c, set);
+    }
+    rc = fflush(stdout) == 0 ? 0 : 1;
+  }
+  if (rc == 1) {
+    fprintf(stderr, "benchmark_model: comparison on '%s' failed\n", p->graph);
+  }
+  for (int i = 0; i < c->num_reference; ++i) free(c->reference[i].data);
+  free(c->reference);
+  lg_bench_inputs_free(&c->inputs);
+  TfLiteModelDelete(c->model);
+  free(c);
+  return rc;
+}

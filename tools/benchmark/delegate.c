@@ -1,0 +1,144 @@
+/* benchmark_model: the GPU flags (documented at the top of
+ * tools/benchmark_model.c) turned into litegpu_gpu_delegate_options, and
+ * what the delegate did, read from its stats and the interpreter's
+ * execution plan. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/benchmark/benchmark.h"
+
+/* The custom_name of the delegate's kernel nodes (TFLite's name). */
+#define GPU_KERNEL_NAME "TfLiteGpuDelegateV2"
+
+int lg_bench_gpu_backend(const char* name) {
+  if (name[0] == '\0' || strcmp(name, "gpu") == 0) {
+    return LITEGPU_GPU_BACKEND_AUTO;
+  }
+  if (strcmp(name, "cl") == 0) return LITEGPU_GPU_BACKEND_OPENCL;
+  if (strcmp(name, "vk") == 0) return LITEGPU_GPU_BACKEND_VULKAN;
+  return -1;
+}
+
+/* The model file's base name: the delegate's model_token. */
+static const char* model_token(const char* graph) {
+  const char* slash = strrchr(graph, '/');
+  return slash ? slash + 1 : graph;
+}
+
+TfLiteDelegate* lg_bench_gpu_create(const lg_bench_params* p,
+                                    litegpu_gpu_backend backend,
+                                    const char* serialize_dir, char* why,
+                                    size_t why_size) {
+  litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
+  o.backend = backend;
+  o.tflite.is_precision_loss_allowed = p->gpu_precision_loss_allowed ? 1 : 0;
+  /* TFLite's flag default 0 means every partition; the delegate reads a
+   * non-positive limit as 1, so "all" is passed as the largest count. */
+  o.tflite.max_delegated_partitions =
+      p->max_delegated_partitions > 0 ? p->max_delegated_partitions : INT32_MAX;
+  o.min_nodes_per_partition = p->min_nodes_per_partition;
+  if (serialize_dir != NULL && serialize_dir[0] != '\0') {
+    o.tflite.experimental_flags |=
+        TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_SERIALIZATION;
+    o.tflite.serialization_dir = serialize_dir;
+    o.tflite.model_token = model_token(p->graph);
+  }
+  why[0] = '\0';
+  TfLiteDelegate* d = litegpu_gpu_delegate_create(&o, why, why_size);
+  if (d == NULL && why[0] == '\0') {
+    snprintf(why, why_size, "the GPU delegate could not be created");
+  }
+  return d;
+}
+
+/* The execution plan, one entry per node; NULL when out of memory. */
+static litegpu_op_profile* plan_entries(TfLiteInterpreter* ip, int* count) {
+  *count = litegpu_interpreter_op_profile(ip, NULL, 0);
+  if (*count < 0) return NULL;
+  litegpu_op_profile* plan = calloc((size_t)*count + 1, sizeof(*plan));
+  if (plan != NULL) litegpu_interpreter_op_profile(ip, plan, *count);
+  return plan;
+}
+
+static bool is_delegate_kernel(const litegpu_op_profile* entry) {
+  return entry->op_name != NULL && strcmp(entry->op_name, GPU_KERNEL_NAME) == 0;
+}
+
+bool lg_bench_delegate_read(const TfLiteDelegate* d, TfLiteInterpreter* ip,
+                            lg_bench_delegate_info* info) {
+  memset(info, 0, sizeof(*info));
+  litegpu_gpu_delegate_stats st;
+  memset(&st, 0, sizeof(st));
+  if (litegpu_gpu_delegate_get_stats(d, &st) != kTfLiteOk) return false;
+  int plan_size = 0;
+  litegpu_op_profile* plan = plan_entries(ip, &plan_size);
+  if (plan == NULL) return false;
+  int kernels = 0;
+  for (int i = 0; i < plan_size; ++i) kernels += is_delegate_kernel(&plan[i]);
+  free(plan);
+  snprintf(info->backend, sizeof(info->backend), "%s",
+           st.backend ? st.backend : "?");
+  snprintf(info->device, sizeof(info->device), "%s", st.device_name);
+  /* No kernel left in the plan although the delegate kept partitions: the
+   * runtime removed it (fallback), and the CPU runs everything. */
+  info->fell_back = kernels == 0 && st.partitions > 0;
+  info->partitions = kernels;
+  info->nodes_delegated = kernels > 0 ? st.nodes_delegated : 0;
+  info->nodes_total = plan_size - kernels + info->nodes_delegated;
+  info->fp16 = st.fp16 != 0;
+  info->dispatches_per_invoke = kernels > 0 ? st.dispatches_per_invoke : 0;
+  info->device_bytes = st.device_bytes;
+  info->bytes_uploaded = kernels > 0 ? st.bytes_uploaded : 0;
+  info->bytes_downloaded = kernels > 0 ? st.bytes_downloaded : 0;
+  info->programs_compiled = st.programs_compiled;
+  info->programs_from_cache = st.programs_from_cache;
+  return true;
+}
+
+/* The op name of model node `node` while it is still in the plan. */
+static const char* node_op_name(TfLiteInterpreter* ip, int node, char* buf,
+                                size_t size) {
+  int count = 0;
+  litegpu_op_profile* plan = plan_entries(ip, &count);
+  snprintf(buf, size, "?");
+  for (int i = 0; plan != NULL && i < count; ++i) {
+    if (plan[i].node_index == node && !is_delegate_kernel(&plan[i])) {
+      snprintf(buf, size, "%s", plan[i].op_name ? plan[i].op_name : "?");
+    }
+  }
+  free(plan);
+  return buf;
+}
+
+bool lg_bench_fully_delegated(const TfLiteDelegate* d, TfLiteInterpreter* ip,
+                              const lg_bench_delegate_info* info, char* why,
+                              size_t why_size) {
+  if (info->fell_back) {
+    snprintf(why, why_size,
+             "the runtime removed the GPU delegate (its messages are above)");
+    return false;
+  }
+  for (int node = 0; node < info->nodes_total; ++node) {
+    const char* reason = litegpu_gpu_delegate_node_reason(d, node);
+    if (reason != NULL && reason[0] == '\0') continue;
+    char op[64];
+    snprintf(why, why_size, "node %d (%s) was not delegated: %s", node,
+             node_op_name(ip, node, op, sizeof(op)),
+             reason ? reason : "the delegate made no decision on it");
+    return false;
+  }
+  if (info->nodes_delegated != info->nodes_total) {
+    snprintf(why, why_size, "%d of the %d nodes were delegated",
+             info->nodes_delegated, info->nodes_total);
+    return false;
+  }
+  return true;
+}
+
+void lg_bench_instance_destroy(lg_bench_instance* in) {
+  TfLiteInterpreterDelete(in->ip);
+  TfLiteInterpreterOptionsDelete(in->options);
+  TfLiteGpuDelegateV2Delete(in->delegate);
+  memset(in, 0, sizeof(*in));
+}
