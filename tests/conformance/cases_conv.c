@@ -374,9 +374,12 @@ void conf_add_conv_cases(conf_case_list* list) {
     conf_case_add(list, kTfLiteBuiltinDepthwiseConv2d, build_depthwise,
                   &kDepthwise[0], kActs[a], 0, "depthwise_conv_2d_%s_%s", act,
                   kDepthwise[0].label);
+    /* A fused activation makes TRANSPOSE_CONV version 4, above TFLite
+     * GPU's kMaxVersion 3: a delegate following TFLite may refuse it. */
     conf_case_add(list, kTfLiteBuiltinTransposeConv, build_transpose_conv,
                   &kTransposeConv[0], kActs[a], 0, "transpose_conv_%s_%s", act,
-                  kTransposeConv[0].label);
+                  kTransposeConv[0].label)
+        ->may_refuse = true;
     conf_case_add(list, kTfLiteBuiltinFullyConnected, build_fc, &kFc[0],
                   kActs[a], 0, "fully_connected_%s_%s", act, kFc[0].label);
   }
