@@ -459,7 +459,31 @@ static void add_rows(conf_case_list* list, int32_t op, conf_build_fn build,
   }
 }
 
+/* Cases that TFLite's GPU rules refuse (PAD/SLICE of rank below 4,
+ * MIRROR_PAD SYMMETRIC, STRIDED_SLICE shrinking the batch, GATHER with 2-D
+ * indices): a delegate that follows TFLite may reject them with a reason. */
+static const char* const kTfLiteGpuRefuses[] = {
+    "pad_rank2",
+    "padv2_rank2",
+    "mirror_pad_symmetric_",
+    "slice_rank2_c17",
+    "strided_slice_shrink_batch",
+    "gather_indices_2d",
+};
+
+static void mark_may_refuse(conf_case_list* list, int first) {
+  for (int i = first; i < list->count; ++i) {
+    for (size_t k = 0; k < COUNT(kTfLiteGpuRefuses); ++k) {
+      const char* prefix = kTfLiteGpuRefuses[k];
+      if (strncmp(list->items[i].name, prefix, strlen(prefix)) == 0) {
+        list->items[i].may_refuse = true;
+      }
+    }
+  }
+}
+
 void conf_add_shape_cases(conf_case_list* list) {
+  const int first = list->count;
   add_rows(list, kTfLiteBuiltinReshape, build_reshape, kReshape,
            COUNT(kReshape), "reshape");
   add_rows(list, kTfLiteBuiltinSqueeze, build_squeeze, kSqueeze,
@@ -500,4 +524,5 @@ void conf_add_shape_cases(conf_case_list* list) {
            COUNT(kResize), "resize_bilinear");
   add_rows(list, kTfLiteBuiltinResizeNearestNeighbor, build_resize, kResize,
            COUNT(kResize), "resize_nearest_neighbor");
+  mark_may_refuse(list, first);
 }
