@@ -32,6 +32,7 @@
 
 #include "delegates/gpu/gpu_lower.h"
 #include "delegates/gpu/lower_shape_internal.h"
+#include "runtime/kernels/strided_slice_entry.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
@@ -243,64 +244,10 @@ static bool build_slice(lg_gpu_shape_plan* plan, const TfLiteNode* node,
   return lg_gpu_shape_plan_add(plan, &job);
 }
 
-static int64_t clamp64(int64_t x, int64_t lo, int64_t hi) {
-  return x < lo ? lo : (x > hi ? hi : x);
-}
-
-/* Index values beyond +-2^40 act like +-2^40, as in the CPU kernel. */
-#define STRIDED_LIMIT ((int64_t)1 << 40)
-
-/* Elements of a slice from start to stop (exclusive) in steps of step. */
-static int64_t strided_count(int64_t start, int64_t stop, int64_t step) {
-  const int64_t n = step > 0 ? (stop - start + step - 1) / step
-                             : (start - stop - step - 1) / -step;
-  return n < 0 ? 0 : n;
-}
-
-/* One STRIDED_SLICE entry against a dim of `dim` elements, resolved the
- * way the CPU kernel (runtime/kernels/slice.c) does: negative begin/end
- * count from the back and are clamped to the dim ([0, dim] for a positive
- * stride, [-1, dim - 1] for a negative one), begin_mask / end_mask take the
- * whole range in the stride's direction, offset reads end as the extent
- * from begin, and a shrunk entry takes the one element at begin. Sets *bad
- * when the entry would read outside the dim. */
-static void strided_entry(const TfLiteStridedSliceParams* p, int j,
-                          int64_t begin, int64_t end, int64_t stride,
-                          int64_t dim, lg_gpu_remap_dim* d, bool* keep,
-                          bool* bad) {
-  const int64_t L = STRIDED_LIMIT;
-  const int64_t step = clamp64(stride, -L, L);
-  const int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? dim : dim - 1;
-  int64_t start = clamp64(begin, -L, L);
-  if ((p->begin_mask >> j) & 1) start = step > 0 ? -2 * L : 2 * L;
-  if (start < 0) start += dim;
-  start = clamp64(start, lo, hi);
-  int64_t count;
-  if (p->offset) {
-    count = strided_count(0, clamp64(end, -L, L), step);
-    const int64_t last = start + (count - 1) * step;
-    if (count > 0 && (start < 0 || start >= dim || last < 0 || last >= dim)) {
-      *bad = true;
-    }
-  } else {
-    int64_t stop = clamp64(end, -L, L);
-    if ((p->end_mask >> j) & 1) stop = step > 0 ? 2 * L : -2 * L;
-    if (stop < 0) stop += dim;
-    count = strided_count(start, clamp64(stop, lo, hi), step);
-  }
-  if (dim == 0) count = 0;
-  *keep = !((p->shrink_axis_mask >> j) & 1);
-  if (!*keep) {
-    count = 1;
-    if (start < 0 || start >= dim) *bad = true;
-  }
-  d->size = count;
-  d->start = count > 0 && start >= 0 && start < dim ? start : 0;
-  d->step = step;
-}
-
 /* STRIDED_SLICE without ellipsis_mask and new_axis_mask (the CPU kernel's
- * resolver is private to it; TFLite's GPU rules refuse those masks too). */
+ * expansion of those is private to it; TFLite's GPU rules refuse those masks
+ * too). Each entry is resolved by lg_strided_slice_entry, the CPU kernel's
+ * own rules. */
 static bool build_strided_slice(lg_gpu_shape_plan* plan, const TfLiteNode* node,
                                 int32_t code) {
   (void)code;
@@ -339,8 +286,14 @@ static bool build_strided_slice(lg_gpu_shape_plan* plan, const TfLiteNode* node,
       if (strides[k] == 0) {
         return lg_gpu_shape_fail(plan, "strides[%d] is 0.", k);
       }
-      strided_entry(params, k, begin[k], end[k], strides[k], id[k], &d[k],
-                    &keep, &bad);
+      lg_strided_entry e;
+      lg_strided_slice_entry(params, k, begin[k], end[k], strides[k], id[k],
+                             &e);
+      d[k].size = e.count;
+      d[k].start = e.start;
+      d[k].step = e.step;
+      keep = e.keep;
+      if (e.bad) bad = true;
     }
     d[k].src_stride = is[k];
     elements *= d[k].size;

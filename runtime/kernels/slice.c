@@ -26,6 +26,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/shape_util.h"
+#include "runtime/kernels/strided_slice_entry.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -285,63 +286,19 @@ typedef struct lg_strided_spec {
   TfLiteStridedSliceParams params;
 } lg_strided_spec;
 
-static int64_t lg_clamp64(int64_t x, int64_t lo, int64_t hi) {
-  return x < lo ? lo : (x > hi ? hi : x);
-}
-
-/* Index values beyond +-2^40 act like +-2^40 (dims are below 2^31), and
- * the bound keeps begin + end, stop - start and the rounding free of
- * overflow for INT64 inputs. */
-#define LG_STRIDED_LIMIT ((int64_t)1 << 40)
-
-/* The element count of a slice from `start` to `stop` (exclusive) in steps
- * of `step`; 0 when the direction is wrong. */
-static int64_t lg_strided_count(int64_t start, int64_t stop, int64_t step) {
-  const int64_t count = step > 0 ? (stop - start + step - 1) / step
-                                 : (start - stop - step - 1) / -step;
-  return count < 0 ? 0 : count;
-}
-
-/* One regular entry j against an input dim of size `dim`. An entry that
- * would read outside the dim (a shrink index, or an offset slice, out of
- * range) sets *bad to j; the caller fails only when the output has
- * elements, since LiteRT then reads nothing either. */
+/* Regular entry j against an input dim of size `dim`
+ * (lg_strided_slice_entry). An entry that would read outside the dim sets
+ * *bad to j; the caller fails only when the output has elements. */
 static void lg_strided_dim(const lg_strided_spec* spec, int j, int dim,
                            lg_slice_dim* out, int* bad) {
-  const TfLiteStridedSliceParams* p = &spec->params;
-  const int64_t L = LG_STRIDED_LIMIT;
-  const int64_t step = lg_clamp64(spec->strides[j], -L, L);
-  const int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? dim : dim - 1;
-  int64_t start = lg_clamp64(spec->begin[j], -L, L);
-  if ((p->begin_mask >> j) & 1) start = step > 0 ? -2 * L : 2 * L;
-  if (start < 0) start += dim;
-  start = lg_clamp64(start, lo, hi);
-  int64_t count;
-  if (p->offset) {
-    /* end[j] is the extent from begin (LiteRT ignores end_mask here). */
-    const int64_t size = lg_clamp64(spec->end[j], -L, L);
-    count = lg_strided_count(0, size, step);
-    const int64_t last = start + (count - 1) * step;
-    if (count > 0 && (start < 0 || start >= dim || last < 0 || last >= dim)) {
-      *bad = j;
-    }
-  } else {
-    int64_t stop = lg_clamp64(spec->end[j], -L, L);
-    if ((p->end_mask >> j) & 1) stop = step > 0 ? 2 * L : -2 * L;
-    if (stop < 0) stop += dim;
-    count = lg_strided_count(start, lg_clamp64(stop, lo, hi), step);
-  }
-  if (dim == 0) count = 0;
-  out->keep = !((p->shrink_axis_mask >> j) & 1);
-  if (!out->keep) {
-    /* The single element at the clamped begin, whatever the stride's sign
-     * (LiteRT computes nothing for a negative one). */
-    count = 1;
-    if (start < 0 || start >= dim) *bad = j;
-  }
-  out->start = count > 0 && start >= 0 && start < dim ? start : 0;
-  out->step = step;
-  out->count = count;
+  lg_strided_entry e;
+  lg_strided_slice_entry(&spec->params, j, spec->begin[j], spec->end[j],
+                         spec->strides[j], dim, &e);
+  out->start = e.start;
+  out->step = e.step;
+  out->count = e.count;
+  out->keep = e.keep;
+  if (e.bad) *bad = j;
 }
 
 /* Checks the masks; *ellipsis is the ellipsis entry (or -1), *new_axes the
