@@ -1,0 +1,267 @@
+# Compiles the Vulkan compute shaders (shaders/vulkan/*.comp, GLSL 450) to
+# SPIR-V at build time and embeds them in the library, so no shader
+# compiler is needed at run time; adding a shader is adding a file.
+#
+# Used two ways:
+#   * include()d from CMakeLists.txt, it defines
+#       lg_vulkan_shaders(OUTPUT <file.c> SOURCES <a.comp...>
+#                         [INCLUDES <b.glsl...>])
+#     For each shader a custom command runs `glslc -O` (warnings are errors)
+#     and then `spirv-val` on the result; the .spv only appears when both
+#     pass, so a bad shader fails the build (and is retried next build).
+#     A second command writes <file.c>: the SPIR-V as uint32 arrays plus a
+#     registry sorted by name (types in delegates/vulkan/vulkan_shaders.h).
+#   * run with `cmake -P` (script mode, as that second command does) with
+#     -DLG_VK_OUTPUT=... -DLG_VK_SOURCES=a.comp|b.comp -DLG_VK_SPV_DIR=...
+#     it writes the file.
+#
+# What the generator reads from each .comp (and checks, failing the build
+# with the file's name when a rule is broken):
+#   * `layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2)
+#     in;`: the work-group size is specialization constants 0..2;
+#   * `layout(constant_id = N) const int NAME = default;` (N >= 3, unique):
+#     the define -> constant table the backend uses to turn "-DNAME=value"
+#     into a specialization constant; only int constants;
+#   * `// lg_value WORD = N` lines: words a define may use as its value
+#     (cast.comp: -DLG_SRC=float);
+#   * storage buffers `layout(..., binding = K) ... buffer`: bindings must be
+#     0..k-1 (set 0), one per buffer argument in argument order;
+#   * `layout(push_constant) uniform NAME { int a; float b; ... }`: scalar
+#     int/uint/float members only, one per scalar argument in argument order
+#     (their kinds are embedded so dispatch can check its arguments).
+
+# Strips /* */ and // comments (keeps newlines' count irrelevant).
+function(_lg_vk_strip_comments text out_var)
+  string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" " " text "${text}")
+  string(REGEX REPLACE "//[^\n]*" "" text "${text}")
+  set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+# Parses one shader's metadata; sets <prefix>_CONSTANTS ("NAME=ID;..."),
+# <prefix>_VALUES ("WORD=N;..."), <prefix>_BUFFERS (count) and
+# <prefix>_PUSH ("ifu..." one letter per push constant).
+function(_lg_vk_parse src prefix)
+  file(READ "${src}" raw)
+  get_filename_component(file "${src}" NAME)
+  # Value words live in comments: read them before stripping.
+  string(REGEX MATCHALL "lg_value[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*-?[0-9]+"
+         value_decls "${raw}")
+  set(values "")
+  foreach(decl IN LISTS value_decls)
+    string(REGEX MATCH "lg_value[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(-?[0-9]+)"
+           _ "${decl}")
+    list(APPEND values "${CMAKE_MATCH_1}=${CMAKE_MATCH_2}")
+  endforeach()
+  _lg_vk_strip_comments("${raw}" text)
+
+  foreach(axis x y z)
+    if(axis STREQUAL "x")
+      set(id 0)
+    elseif(axis STREQUAL "y")
+      set(id 1)
+    else()
+      set(id 2)
+    endif()
+    if(NOT text MATCHES "local_size_${axis}_id[ \t]*=[ \t]*${id}[^0-9]")
+      message(FATAL_ERROR "${file}: the work-group size must be specialization "
+              "constants: layout(local_size_x_id = 0, local_size_y_id = 1, "
+              "local_size_z_id = 2) in;")
+    endif()
+  endforeach()
+
+  string(REGEX MATCHALL
+         "layout[ \t]*\\([ \t]*constant_id[ \t]*=[ \t]*[0-9]+[ \t]*\\)[ \t\n]*const[ \t\n]+[a-z0-9]+[ \t\n]+[A-Za-z_][A-Za-z0-9_]*"
+         const_decls "${text}")
+  set(constants "")
+  set(seen_ids "0;1;2")
+  foreach(decl IN LISTS const_decls)
+    string(REGEX MATCH
+           "constant_id[ \t]*=[ \t]*([0-9]+)[ \t]*\\)[ \t\n]*const[ \t\n]+([a-z0-9]+)[ \t\n]+([A-Za-z_][A-Za-z0-9_]*)"
+           _ "${decl}")
+    set(id "${CMAKE_MATCH_1}")
+    set(type "${CMAKE_MATCH_2}")
+    set(name "${CMAKE_MATCH_3}")
+    if(NOT type STREQUAL "int")
+      message(FATAL_ERROR "${file}: specialization constant ${name} is "
+              "'${type}'; only int constants can come from defines")
+    endif()
+    list(FIND seen_ids "${id}" dup)
+    if(NOT dup EQUAL -1)
+      message(FATAL_ERROR "${file}: constant_id ${id} (${name}) is used twice "
+              "or collides with the work-group size ids 0..2")
+    endif()
+    list(APPEND seen_ids "${id}")
+    list(APPEND constants "${name}=${id}")
+  endforeach()
+  string(REGEX MATCHALL "constant_id" all_ids "${text}")
+  list(LENGTH all_ids n_all)
+  list(LENGTH constants n_parsed)
+  if(NOT n_all EQUAL n_parsed)
+    message(FATAL_ERROR "${file}: a constant_id declaration is not of the "
+            "form 'layout(constant_id = N) const int NAME = ...;'")
+  endif()
+
+  string(REGEX MATCHALL "binding[ \t]*=[ \t]*[0-9]+" binding_decls "${text}")
+  string(REGEX MATCHALL
+         "binding[ \t]*=[ \t]*[0-9]+[ \t]*\\)[ \t\n]*((readonly|writeonly|restrict|coherent|volatile)[ \t\n]+)*buffer"
+         buffer_decls "${text}")
+  list(LENGTH binding_decls n_bindings)
+  list(LENGTH buffer_decls n_buffers)
+  if(NOT n_bindings EQUAL n_buffers)
+    message(FATAL_ERROR "${file}: every binding must be a storage buffer "
+            "whose layout() ends with the binding, e.g. "
+            "layout(std430, set = 0, binding = 0) readonly buffer A {...};")
+  endif()
+  set(bindings "")
+  foreach(decl IN LISTS binding_decls)
+    string(REGEX MATCH "([0-9]+)$" _ "${decl}")
+    list(APPEND bindings "${CMAKE_MATCH_1}")
+  endforeach()
+  if(n_buffers GREATER 0)
+    math(EXPR last "${n_buffers} - 1")
+    foreach(k RANGE ${last})
+      list(FIND bindings "${k}" found)
+      if(found EQUAL -1)
+        message(FATAL_ERROR "${file}: buffer bindings must be 0..${last} "
+                "(binding ${k} is missing)")
+      endif()
+    endforeach()
+  endif()
+  if(text MATCHES "[^A-Za-z0-9_]set[ \t]*=[ \t]*[1-9]")
+    message(FATAL_ERROR "${file}: all buffers must be in descriptor set 0")
+  endif()
+
+  set(push "")
+  if(text MATCHES "push_constant")
+    if(NOT text MATCHES
+       "layout[ \t]*\\([ \t]*push_constant[ \t]*\\)[ \t\n]*uniform[ \t\n]+[A-Za-z_][A-Za-z0-9_]*[ \t\n]*{([^}]*)}")
+      message(FATAL_ERROR "${file}: cannot read the push_constant block")
+    endif()
+    # The members are ';'-separated: CMake sees them as a list.
+    set(members "${CMAKE_MATCH_1}")
+    foreach(member IN LISTS members)
+      string(STRIP "${member}" member)
+      if(member STREQUAL "")
+        continue()
+      endif()
+      if(member MATCHES "^(int|uint|float)[ \t\n]+[A-Za-z_][A-Za-z0-9_]*$")
+        string(SUBSTRING "${CMAKE_MATCH_1}" 0 1 letter)
+        string(APPEND push "${letter}")
+      else()
+        message(FATAL_ERROR "${file}: push constant '${member}' must be one "
+                "int, uint or float scalar per declaration")
+      endif()
+    endforeach()
+  endif()
+
+  set(${prefix}_CONSTANTS "${constants}" PARENT_SCOPE)
+  set(${prefix}_VALUES "${values}" PARENT_SCOPE)
+  set(${prefix}_BUFFERS "${n_buffers}" PARENT_SCOPE)
+  set(${prefix}_PUSH "${push}" PARENT_SCOPE)
+endfunction()
+
+# Writes the generated C file (script mode).
+function(_lg_vk_generate output spv_dir sources)
+  set(body "/* Generated by cmake/vulkan_shaders.cmake from shaders/vulkan/; do not edit. */\n")
+  string(APPEND body "#include \"delegates/vulkan/vulkan_shaders.h\"\n\n")
+  set(entries "")
+  list(SORT sources)
+  foreach(src IN LISTS sources)
+    get_filename_component(name "${src}" NAME_WE)
+    string(MAKE_C_IDENTIFIER "${name}" ident)
+    _lg_vk_parse("${src}" meta)
+
+    file(READ "${spv_dir}/${name}.spv" hex HEX)
+    string(LENGTH "${hex}" hex_len)
+    math(EXPR words "${hex_len} / 8")
+    math(EXPR rest "${hex_len} % 8")
+    if(words LESS 5 OR NOT rest EQUAL 0 OR NOT hex MATCHES "^03022307")
+      message(FATAL_ERROR "${name}.spv is not a little-endian SPIR-V module")
+    endif()
+    # Bytes b0 b1 b2 b3 of each word -> 0xb3b2b1b0u, eight words a line.
+    string(REGEX REPLACE "([0-9a-f][0-9a-f])([0-9a-f][0-9a-f])([0-9a-f][0-9a-f])([0-9a-f][0-9a-f])"
+           "0x\\4\\3\\2\\1u, " code "${hex}")
+    string(REGEX REPLACE "((0x[0-9a-f]+u, ){8})" "\\1\n    " code "${code}")
+    string(APPEND body "static const uint32_t lg_vk_${ident}_code[${words}] = {\n    ${code}\n};\n")
+
+    set(const_ptr "NULL")
+    list(LENGTH meta_CONSTANTS n_const)
+    if(n_const GREATER 0)
+      set(rows "")
+      foreach(pair IN LISTS meta_CONSTANTS)
+        string(REGEX MATCH "^([^=]+)=(.*)$" _ "${pair}")
+        string(APPEND rows "    {\"${CMAKE_MATCH_1}\", ${CMAKE_MATCH_2}u},\n")
+      endforeach()
+      string(APPEND body "static const lg_vk_spec_constant lg_vk_${ident}_constants[${n_const}] = {\n${rows}};\n")
+      set(const_ptr "lg_vk_${ident}_constants")
+    endif()
+
+    set(value_ptr "NULL")
+    list(LENGTH meta_VALUES n_values)
+    if(n_values GREATER 0)
+      set(rows "")
+      foreach(pair IN LISTS meta_VALUES)
+        string(REGEX MATCH "^([^=]+)=(.*)$" _ "${pair}")
+        string(APPEND rows "    {\"${CMAKE_MATCH_1}\", ${CMAKE_MATCH_2}},\n")
+      endforeach()
+      string(APPEND body "static const lg_vk_named_value lg_vk_${ident}_values[${n_values}] = {\n${rows}};\n")
+      set(value_ptr "lg_vk_${ident}_values")
+    endif()
+    string(APPEND body "\n")
+    string(APPEND entries "    {\"${name}\", lg_vk_${ident}_code, ${words}, ${meta_BUFFERS}u, \"${meta_PUSH}\",\n"
+                          "     ${const_ptr}, ${n_const}, ${value_ptr}, ${n_values}},\n")
+  endforeach()
+  list(LENGTH sources n)
+  if(n EQUAL 0)
+    string(APPEND body "const lg_vk_shader lg_vulkan_shaders[1] = {{0}};\n")
+    string(APPEND body "const size_t lg_vulkan_shader_count = 0;\n")
+  else()
+    string(APPEND body "const lg_vk_shader lg_vulkan_shaders[${n}] = {\n${entries}};\n")
+    string(APPEND body "const size_t lg_vulkan_shader_count = ${n};\n")
+  endif()
+  file(WRITE "${output}" "${body}")
+endfunction()
+
+if(CMAKE_SCRIPT_MODE_FILE)
+  string(REPLACE "|" ";" _lg_vk_sources "${LG_VK_SOURCES}")
+  _lg_vk_generate("${LG_VK_OUTPUT}" "${LG_VK_SPV_DIR}" "${_lg_vk_sources}")
+  return()
+endif()
+
+set(_LG_VK_SHADER_SCRIPT "${CMAKE_CURRENT_LIST_FILE}")
+
+# glslc (shaderc) and spirv-val (SPIRV-Tools); Debian: glslc, spirv-tools.
+find_program(LITEGPU_GLSLC NAMES glslc HINTS "${Vulkan_GLSLC_EXECUTABLE}"
+             REQUIRED)
+find_program(LITEGPU_SPIRV_VAL NAMES spirv-val REQUIRED)
+
+function(lg_vulkan_shaders)
+  cmake_parse_arguments(ARG "" "OUTPUT" "SOURCES;INCLUDES" ${ARGN})
+  set(spv_dir "${PROJECT_BINARY_DIR}/generated/vulkan_spv")
+  file(MAKE_DIRECTORY "${spv_dir}")
+  set(spvs "")
+  foreach(src IN LISTS ARG_SOURCES)
+    get_filename_component(name "${src}" NAME_WE)
+    get_filename_component(dir "${src}" DIRECTORY)
+    set(spv "${spv_dir}/${name}.spv")
+    add_custom_command(
+      OUTPUT "${spv}"
+      COMMAND "${LITEGPU_GLSLC}" -O -Werror --target-env=vulkan1.1
+              -fshader-stage=compute "-I${dir}" -o "${spv}.tmp" "${src}"
+      COMMAND "${LITEGPU_SPIRV_VAL}" --target-env vulkan1.1 "${spv}.tmp"
+      COMMAND ${CMAKE_COMMAND} -E rename "${spv}.tmp" "${spv}"
+      DEPENDS "${src}" ${ARG_INCLUDES}
+      COMMENT "Compiling and validating Vulkan shader ${name}.comp"
+      VERBATIM)
+    list(APPEND spvs "${spv}")
+  endforeach()
+  string(REPLACE ";" "|" joined "${ARG_SOURCES}")
+  add_custom_command(
+    OUTPUT "${ARG_OUTPUT}"
+    COMMAND ${CMAKE_COMMAND} "-DLG_VK_OUTPUT=${ARG_OUTPUT}"
+            "-DLG_VK_SOURCES=${joined}" "-DLG_VK_SPV_DIR=${spv_dir}"
+            -P "${_LG_VK_SHADER_SCRIPT}"
+    DEPENDS ${spvs} ${ARG_SOURCES} "${_LG_VK_SHADER_SCRIPT}"
+    COMMENT "Embedding Vulkan SPIR-V shaders"
+    VERBATIM)
+endfunction()

@@ -1,0 +1,145 @@
+/* The Vulkan backend: creation, destruction, the ops table and stats (see
+ * vulkan_backend.h; the parts live in the files vulkan_impl.h lists). */
+#include "delegates/vulkan/vulkan_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/vulkan/vulkan_impl.h"
+#include "delegates/vulkan/vulkan_internal.h"
+
+TfLiteStatus lg_vk_check_usable(const lg_vk_impl* impl, const char* slot,
+                                lg_gpu_error* error) {
+  if (!impl->broken) return kTfLiteOk;
+  lg_vk_message(error,
+                "%s: the Vulkan backend is unusable after an earlier "
+                "failure (%s)",
+                slot, impl->broken_reason);
+  return kTfLiteError;
+}
+
+void lg_vk_mark_broken(lg_vk_impl* impl, const lg_gpu_error* error) {
+  impl->broken = true;
+  snprintf(impl->broken_reason, sizeof(impl->broken_reason), "%s",
+           error != NULL ? error->message : "unknown");
+}
+
+static void lg_vk_destroy(lg_gpu_backend* be) {
+  if (be == NULL) return;
+  lg_vk_impl* impl = be->impl;
+  if (impl != NULL) {
+    if (impl->device != VK_NULL_HANDLE) {
+      /* Also after a failed submission or wait: nothing may still run. */
+      vkDeviceWaitIdle(impl->device);
+      lg_vk_staging_destroy(impl);
+      lg_vk_dispatch_destroy(impl);
+      vkDestroyDevice(impl->device, NULL);
+      lg_vk_object_released();
+    }
+    if (impl->messenger != VK_NULL_HANDLE) {
+      impl->destroy_messenger(impl->instance, impl->messenger, NULL);
+      lg_vk_object_released();
+    }
+    if (impl->instance != VK_NULL_HANDLE) {
+      vkDestroyInstance(impl->instance, NULL);
+      lg_vk_object_released();
+    }
+    free(impl->cache_dir);
+    free(impl);
+  }
+  free(be);
+}
+
+static const lg_gpu_backend_ops lg_vk_ops = {
+    .buffer_create = lg_vk_buffer_create,
+    .buffer_upload = lg_vk_buffer_upload,
+    .buffer_download = lg_vk_buffer_download,
+    .buffer_release = lg_vk_buffer_release,
+    .kernel_create = lg_vk_kernel_create,
+    .kernel_release = lg_vk_kernel_release,
+    .kernel_max_work_group_size = lg_vk_kernel_max_work_group_size,
+    .dispatch = lg_vk_dispatch,
+    .submit = lg_vk_submit,
+    .finish = lg_vk_finish,
+    .destroy = lg_vk_destroy,
+};
+
+static TfLiteStatus lg_vk_command_pool_create(lg_vk_impl* impl,
+                                              lg_gpu_error* error) {
+  const VkCommandPoolCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+      .queueFamilyIndex = impl->queue_family,
+  };
+  VkResult r = LG_VK_TRY(vkCreateCommandPool, VK_ERROR_OUT_OF_HOST_MEMORY,
+                         impl->device, &info, NULL, &impl->command_pool);
+  if (r != VK_SUCCESS) {
+    impl->command_pool = VK_NULL_HANDLE;
+    lg_vk_fail(error, "vkCreateCommandPool", r, NULL);
+    return kTfLiteError;
+  }
+  lg_vk_object_created();
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
+                                         const lg_vulkan_options* vk,
+                                         lg_gpu_backend** out,
+                                         lg_gpu_error* error) {
+  static const lg_gpu_backend_options defaults = {0, false, NULL};
+  lg_gpu_backend* be = NULL;
+  lg_vk_impl* impl = NULL;
+  if (out == NULL) {
+    lg_vk_message(error, "lg_vulkan_backend_create: NULL out");
+    return kTfLiteError;
+  }
+  *out = NULL;
+  if (options == NULL) options = &defaults;
+  be = calloc(1, sizeof(*be));
+  impl = calloc(1, sizeof(*impl));
+  if (be == NULL || impl == NULL) {
+    free(impl);
+    lg_vk_message(error, "lg_vulkan_backend_create: out of host memory");
+    goto fail;
+  }
+  be->ops = &lg_vk_ops;
+  be->kind = LG_GPU_BACKEND_VULKAN;
+  be->impl = impl;
+  if (options->cache_dir != NULL && options->cache_dir[0] != '\0') {
+    impl->cache_dir = strdup(options->cache_dir);
+    if (impl->cache_dir == NULL) {
+      lg_vk_message(error, "lg_vulkan_backend_create: out of host memory");
+      goto fail;
+    }
+  }
+  if (lg_vk_instance_create(impl, vk != NULL && vk->validation, error) !=
+          kTfLiteOk ||
+      lg_vk_pick_device(impl, options->device_index, &be->device, error) !=
+          kTfLiteOk ||
+      lg_vk_device_create(impl, error) != kTfLiteOk ||
+      lg_vk_command_pool_create(impl, error) != kTfLiteOk) {
+    goto fail;
+  }
+  *out = be;
+  return kTfLiteOk;
+fail:
+  lg_vk_destroy(be);
+  return kTfLiteError;
+}
+
+TfLiteStatus lg_vulkan_backend_create(const lg_gpu_backend_options* options,
+                                      lg_gpu_backend** out,
+                                      lg_gpu_error* error) {
+  return lg_vulkan_backend_create_ex(options, NULL, out, error);
+}
+
+TfLiteStatus lg_vulkan_backend_stats(const lg_gpu_backend* be,
+                                     lg_vulkan_stats* out) {
+  if (be == NULL || out == NULL || be->kind != LG_GPU_BACKEND_VULKAN ||
+      be->ops != &lg_vk_ops) {
+    return kTfLiteError;
+  }
+  const lg_vk_impl* impl = be->impl;
+  *out = impl->stats;
+  return kTfLiteOk;
+}

@@ -1,0 +1,125 @@
+/* The Vulkan implementation of the GPU backend interface
+ * (delegates/gpu/gpu_backend.h): Vulkan 1.1 through the loader, compute
+ * only (no surface, no graphics queue needed).
+ *
+ * Device choice: the physical devices of Vulkan 1.1 or later that have a
+ * compute queue. If any is a GPU, the candidates are the GPUs (discrete
+ * first, then integrated, then virtual, each in the loader's order);
+ * otherwise every such device (CPU drivers such as Mesa's lavapipe), so the
+ * backend also runs without a GPU. options->device_index picks among the
+ * candidates (0 = first). Limits, memory heaps and memory types are read
+ * from the device, never assumed. options->allow_fp16 is accepted but the
+ * shaders compute in float32; device.fp16 reports shaderFloat16 together
+ * with storageBuffer16BitAccess. device.max_compute_units is 1: Vulkan has
+ * no such query.
+ *
+ * Kernels come from shaders/vulkan/<name>.comp, compiled to SPIR-V at build
+ * time (vulkan_shaders.h). kernel_create's defines ("-DLG_OP=3 -DLG_ACT")
+ * become specialization constants: each NAME must be one the shader
+ * declares (an unknown NAME is an error naming it), a define without a
+ * value means 1, and a value is an integer or one of the shader's value
+ * words (cast.comp: -DLG_SRC=float). Arguments: buffers bind to storage
+ * buffers 0..k-1 in argument order, ints and floats are push constants,
+ * 4 bytes each, in argument order; dispatch checks both against the shader.
+ * The work-group size is a specialization constant too: a kernel keeps one
+ * pipeline per local size it has been dispatched with (the default one is
+ * built by kernel_create). Global sizes are rounded up to the local size
+ * (shaders check their index); group counts past the device's
+ * maxComputeWorkGroupCount are split into several dispatches.
+ *
+ * Pipeline cache: with options->cache_dir set, each shader's VkPipelineCache
+ * data is kept in a file there, keyed by the device (name, vendor and device
+ * ids, driver version, pipelineCacheUUID) and the SPIR-V's hash; a file that
+ * does not match, is truncated or corrupt is counted as a reject, never
+ * given to the driver, and rewritten (temp file + rename).
+ *
+ * Execution: dispatches and uploads are recorded into a command buffer
+ * (with the barriers between them); submit ends and submits it with a
+ * fence, finish waits for every fence. Uploads write device memory
+ * directly when it is host-visible and coherent and nothing is pending,
+ * else go through host-visible staging memory; download waits for
+ * everything recorded. After a failed submission or wait the backend
+ * refuses further work (its results would be wrong); destroy is always
+ * safe.
+ *
+ * Validation: with lg_vulkan_options.validation, or the environment
+ * variable LITEGPU_VULKAN_VALIDATION=1, the Khronos validation layer is
+ * enabled (creation fails when it is not installed). Whenever the instance
+ * offers VK_EXT_debug_utils, a messenger counts the error messages of any
+ * layer (also one enabled through VK_INSTANCE_LAYERS) in
+ * lg_vulkan_stats.validation_errors and keeps the first one.
+ *
+ * Ownership: the backend owns its instance, device, buffers and kernels
+ * until they are released or the backend is destroyed; destroy the backend
+ * last (lg_gpu_backend_destroy). One thread at a time per backend.
+ *
+ *   lg_gpu_backend_options options = {.device_index = 0,
+ *                                      .cache_dir = "/tmp/litegpu-cache"};
+ *   lg_gpu_backend* be = NULL;
+ *   lg_gpu_error error;
+ *   if (lg_vulkan_backend_create(&options, &be, &error) != kTfLiteOk)
+ *     fprintf(stderr, "%s\n", error.message);
+ */
+#ifndef LITEGPU_DELEGATES_VULKAN_VULKAN_BACKEND_H_
+#define LITEGPU_DELEGATES_VULKAN_VULKAN_BACKEND_H_
+
+#include "delegates/gpu/gpu_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Vulkan-only creation options. */
+typedef struct lg_vulkan_options {
+  bool validation; /* enable VK_LAYER_KHRONOS_validation (must exist) */
+} lg_vulkan_options;
+
+/* Creates a Vulkan backend on the chosen device. On failure *out is NULL,
+ * nothing is leaked and `error` (may be NULL) names the failing call and
+ * the VkResult, e.g. "vkCreateDevice failed: VK_ERROR_OUT_OF_HOST_MEMORY".
+ * `options` may be NULL (device 0, no cache). */
+TfLiteStatus lg_vulkan_backend_create(const lg_gpu_backend_options* options,
+                                      lg_gpu_backend** out,
+                                      lg_gpu_error* error);
+
+/* The same with Vulkan-only options (`vk` may be NULL). */
+TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
+                                         const lg_vulkan_options* vk,
+                                         lg_gpu_backend** out,
+                                         lg_gpu_error* error);
+
+/* Counters for tests and reports (per backend). */
+typedef struct lg_vulkan_stats {
+  uint64_t pipelines_created;   /* vkCreateComputePipelines successes */
+  uint64_t pipeline_cache_hits; /* of those, reported as cache hits by
+                                   VK_EXT_pipeline_creation_feedback */
+  bool creation_feedback;       /* whether the device reports hits */
+  uint64_t pipeline_create_ns;  /* time spent creating pipelines */
+  uint64_t cache_loads;         /* cache files read and given to the driver */
+  uint64_t cache_rejects;       /* cache files found stale/corrupt */
+  uint64_t cache_writes;        /* cache files written */
+  uint64_t submits;             /* vkQueueSubmit calls */
+  uint64_t dispatches;          /* vkCmdDispatch/vkCmdDispatchBase calls */
+  uint64_t direct_uploads;      /* uploads written straight to the memory */
+  uint64_t staged_uploads;      /* uploads through staging + a copy */
+  uint64_t direct_downloads;
+  uint64_t staged_downloads;
+  uint64_t validation_errors;   /* error messages from layers */
+  uint64_t validation_warnings; /* warning messages from layers */
+  char first_validation_error[512];
+  bool direct_memory;    /* the last device buffer made is mapped */
+  int last_dims;         /* the last dispatch: dims, sizes used */
+  size_t last_global[3]; /* rounded up to the local size */
+  size_t last_local[3];
+} lg_vulkan_stats;
+
+/* Copies the counters of a Vulkan backend; kTfLiteError for NULL or a
+ * backend of another kind. */
+TfLiteStatus lg_vulkan_backend_stats(const lg_gpu_backend* be,
+                                     lg_vulkan_stats* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LITEGPU_DELEGATES_VULKAN_VULKAN_BACKEND_H_ */

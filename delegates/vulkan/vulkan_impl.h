@@ -1,0 +1,212 @@
+/* The Vulkan backend's private state, shared by its files (internal).
+ *
+ *   vulkan_backend.c        create/destroy, the ops table, stats, the
+ *                           unusable-after-failure state
+ *   vulkan_device.c         instance, validation messenger, device choice,
+ *                           device info, logical device and queue
+ *   vulkan_memory.c         memory types, buffers, staging, upload/download
+ *   vulkan_pipeline.c       kernels: defines -> specialization constants,
+ *                           layouts, one pipeline per local size
+ *   vulkan_pipeline_cache.c the cache files and VkPipelineCache load/save
+ *   vulkan_dispatch.c       command buffers, barriers, descriptor sets,
+ *                           dispatch, submit, finish
+ *   vulkan_util.c           VkResult names, messages, fault injection */
+#ifndef LITEGPU_DELEGATES_VULKAN_VULKAN_IMPL_H_
+#define LITEGPU_DELEGATES_VULKAN_VULKAN_IMPL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vulkan/vulkan.h>
+
+#include "delegates/gpu/gpu_backend.h"
+#include "delegates/vulkan/vulkan_backend.h"
+#include "delegates/vulkan/vulkan_shaders.h"
+
+/* A host-visible, host-coherent buffer, mapped for its whole life (staging
+ * for uploads and downloads). */
+typedef struct lg_vk_host_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  unsigned char* map;
+  VkDeviceSize size;
+  VkDeviceSize used; /* bytes handed out since the last finish */
+} lg_vk_host_buffer;
+
+typedef struct lg_vk_descriptor_pool {
+  VkDescriptorPool pool;
+  uint32_t sets_left;
+  uint32_t descriptors_left;
+  uint32_t descriptors; /* storage-buffer descriptors it holds */
+} lg_vk_descriptor_pool;
+
+typedef struct lg_vk_impl {
+  /* Instance and device (vulkan_device.c). */
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+  VkPhysicalDevice physical;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t queue_family;
+  VkPhysicalDeviceProperties properties;
+  VkPhysicalDeviceMemoryProperties memory;
+  VkDeviceSize max_allocation; /* maxMemoryAllocationSize */
+  bool creation_feedback;      /* VK_EXT_pipeline_creation_feedback on */
+  char driver_text[256];       /* driver name and info, when reported */
+
+  /* Pipeline cache files (NULL: none); the device part of every key. */
+  char* cache_dir;
+  char cache_device_key[1024];
+
+  /* Recording and submission (vulkan_dispatch.c). Command buffers and
+   * fences are allocated on demand and reused after each finish:
+   * [0, begun) are in use, [0, submitted) of those were submitted. */
+  VkCommandPool command_pool;
+  VkCommandBuffer* commands;
+  VkFence* fences;
+  size_t command_count;
+  size_t begun;
+  size_t submitted;
+  /* Stages of earlier commands the next command must wait for. */
+  VkPipelineStageFlags pending_stages;
+  bool ever_submitted;
+  lg_vk_descriptor_pool* descriptor_pools;
+  size_t descriptor_pool_count;
+  size_t descriptor_pool_current;
+
+  /* Staging (vulkan_memory.c): uploads take slices of `staging` until the
+   * next finish; downloads go through `readback`. */
+  lg_vk_host_buffer* staging;
+  size_t staging_count;
+  lg_vk_host_buffer readback;
+
+  /* Set after a failed end/submit/wait/reset: work recorded before it is
+   * lost or its state unknown, so every later dispatch, transfer, submit
+   * and finish fails with this reason. */
+  bool broken;
+  char broken_reason[LG_GPU_ERROR_SIZE];
+
+  lg_vulkan_stats stats;
+} lg_vk_impl;
+
+struct lg_gpu_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  unsigned char* map; /* non-NULL: device memory the host can write */
+  size_t bytes;       /* the caller's size (the VkBuffer is whole words) */
+};
+
+typedef struct lg_vk_pipeline {
+  uint32_t local[3];
+  VkPipeline pipeline;
+} lg_vk_pipeline;
+
+#define LG_VK_MAX_SPEC 32
+/* Arguments one dispatch can take: storage buffers, and 4-byte push
+ * constants (maxPushConstantsSize is 128 bytes at least, 256 on most
+ * GPUs). */
+#define LG_VK_MAX_BUFFER_ARGS 32u
+#define LG_VK_MAX_PUSH_WORDS 64u
+
+struct lg_gpu_kernel {
+  char name[64];
+  const lg_vk_shader* shader;
+  VkShaderModule module;
+  VkDescriptorSetLayout set_layout;
+  VkPipelineLayout layout;
+  VkPipelineCache cache;
+  char* cache_key;     /* NULL: no cache file */
+  bool cache_dirty;    /* pipelines created since the file was written */
+  uint64_t cache_hash; /* hash of the data in the file (0: no valid file) */
+  uint32_t spec_count;
+  uint32_t spec_ids[LG_VK_MAX_SPEC];
+  int32_t spec_values[LG_VK_MAX_SPEC];
+  lg_vk_pipeline* pipelines;
+  size_t pipeline_count;
+};
+
+/* ---- vulkan_device.c ---------------------------------------------------- */
+
+/* Creates the instance (with the validation layer when asked) and the
+ * debug-utils messenger when the instance offers it. */
+TfLiteStatus lg_vk_instance_create(lg_vk_impl* impl, bool validation,
+                                   lg_gpu_error* error);
+/* Picks the physical device and its compute queue family (rule in
+ * vulkan_backend.h) and fills `info`. */
+TfLiteStatus lg_vk_pick_device(lg_vk_impl* impl, int device_index,
+                               lg_gpu_device_info* info, lg_gpu_error* error);
+/* Creates the logical device and gets its queue. */
+TfLiteStatus lg_vk_device_create(lg_vk_impl* impl, lg_gpu_error* error);
+
+/* ---- vulkan_memory.c ---------------------------------------------------- */
+
+TfLiteStatus lg_vk_buffer_create(lg_gpu_backend* be, size_t bytes,
+                                 lg_gpu_buffer** out, lg_gpu_error* error);
+void lg_vk_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer);
+TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
+                                 size_t offset, const void* data, size_t bytes,
+                                 lg_gpu_error* error);
+TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
+                                   size_t offset, void* data, size_t bytes,
+                                   lg_gpu_error* error);
+/* Forgets the staging slices handed out (after every fence was waited). */
+void lg_vk_staging_reset(lg_vk_impl* impl);
+/* Frees the staging and readback buffers. */
+void lg_vk_staging_destroy(lg_vk_impl* impl);
+
+/* ---- vulkan_pipeline.c -------------------------------------------------- */
+
+TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
+                                 const char* defines, lg_gpu_kernel** out,
+                                 lg_gpu_error* error);
+void lg_vk_kernel_release(lg_gpu_backend* be, lg_gpu_kernel* kernel);
+size_t lg_vk_kernel_max_work_group_size(lg_gpu_backend* be,
+                                        const lg_gpu_kernel* kernel);
+/* The kernel's pipeline for work-group size `local`, created (and the
+ * cache file updated) on first use. */
+TfLiteStatus lg_vk_kernel_pipeline(lg_gpu_backend* be, lg_gpu_kernel* kernel,
+                                   const uint32_t local[3],
+                                   VkPipeline* pipeline, lg_gpu_error* error);
+/* The work-group size dispatch uses when given none: 256, 16x16 or 8x8x4
+ * invocations for 1, 2 or 3 dims, shrunk to the device's limits. */
+void lg_vk_default_local_size(const lg_gpu_device_info* device, int dims,
+                              uint32_t local[3]);
+
+/* ---- vulkan_pipeline_cache.c -------------------------------------------- */
+
+/* Creates kernel->cache, from the cache file when a valid one exists (see
+ * vulkan_backend.h); without a cache dir, an empty in-memory cache. */
+TfLiteStatus lg_vk_pipeline_cache_open(lg_gpu_backend* be,
+                                       lg_gpu_kernel* kernel,
+                                       lg_gpu_error* error);
+/* Writes the cache's data to its file when pipelines were created since the
+ * last write; failures only skip caching. */
+void lg_vk_pipeline_cache_save(lg_gpu_backend* be, lg_gpu_kernel* kernel);
+
+/* ---- vulkan_dispatch.c -------------------------------------------------- */
+
+TfLiteStatus lg_vk_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
+                            const lg_gpu_arg* args, int num_args, int dims,
+                            const size_t* global, const size_t* local,
+                            lg_gpu_error* error);
+TfLiteStatus lg_vk_submit(lg_gpu_backend* be, lg_gpu_error* error);
+TfLiteStatus lg_vk_finish(lg_gpu_backend* be, lg_gpu_error* error);
+/* The command buffer being recorded, begun when there is none. */
+TfLiteStatus lg_vk_recording(lg_vk_impl* impl, VkCommandBuffer* cmd,
+                             lg_gpu_error* error);
+/* Records the barrier a command of `stage` (compute, transfer, or host for
+ * a host read after the fence) needs after every command recorded before
+ * it, in this and in earlier submissions (none when there are none). */
+void lg_vk_barrier(lg_vk_impl* impl, VkCommandBuffer cmd,
+                   VkPipelineStageFlags stage);
+/* (vulkan_backend.c) Fails with the reason when the backend is unusable. */
+TfLiteStatus lg_vk_check_usable(const lg_vk_impl* impl, const char* slot,
+                                lg_gpu_error* error);
+/* Marks the backend unusable with the message in `error`. */
+void lg_vk_mark_broken(lg_vk_impl* impl, const lg_gpu_error* error);
+/* Frees command buffers, fences and descriptor pools (device idle). */
+void lg_vk_dispatch_destroy(lg_vk_impl* impl);
+
+#endif /* LITEGPU_DELEGATES_VULKAN_VULKAN_IMPL_H_ */

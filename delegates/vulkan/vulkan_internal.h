@@ -1,0 +1,75 @@
+/* Internals shared by the Vulkan backend's files: VkResult names, error
+ * messages, fault injection, object accounting and hashing.
+ *
+ * Fault injection (tests): lg_vulkan_fail_call("vkAllocateMemory", 2) makes
+ * the 2nd use of vkAllocateMemory from now on fail (once) with a VkResult
+ * that call can return; lg_vulkan_fail_call(NULL, 0) disarms. Every
+ * fallible Vk call goes through LG_VK_TRY, which costs one load and a
+ * branch while nothing is armed; an injected failure skips the real call.
+ * Process-wide and not thread-safe: for tests only.
+ *
+ * Object accounting: every Vk object the backend creates is counted while
+ * alive, so tests can prove that failure paths leak nothing even where the
+ * driver hides its allocations from LeakSanitizer. */
+#ifndef LITEGPU_DELEGATES_VULKAN_VULKAN_INTERNAL_H_
+#define LITEGPU_DELEGATES_VULKAN_VULKAN_INTERNAL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vulkan/vulkan.h>
+
+#include "delegates/gpu/gpu_backend.h"
+
+/* ---- Test hooks --------------------------------------------------------- */
+
+/* Arms a failure of the `nth` (1-based) next use of `call_name`; NULL or
+ * nth < 1 disarms. */
+void lg_vulkan_fail_call(const char* call_name, int nth);
+/* Whether the armed failure has fired since the last lg_vulkan_fail_call. */
+bool lg_vulkan_fail_fired(void);
+/* Vk objects created by any Vulkan backend and not yet destroyed. */
+long lg_vulkan_live_objects(void);
+/* Error messages layers reported to any backend's messenger so far
+ * (process-wide, so errors reported while a backend is destroyed count). */
+long lg_vulkan_layer_errors(void);
+/* When on, device buffers are never host-mapped: uploads and downloads
+ * take the staging path, as on a discrete GPU. */
+void lg_vulkan_force_staging(bool on);
+
+/* ---- Used by the backend ------------------------------------------------ */
+
+/* `fn(args...)`, or `fail` without calling it when the armed failure is
+ * for fn and this is its nth use. */
+#define LG_VK_TRY(fn, fail, ...) (lg_vk_inject(#fn) ? (fail) : fn(__VA_ARGS__))
+
+/* True when the armed failure is for `call_name` and this is its nth use. */
+bool lg_vk_inject(const char* call_name);
+
+/* The name of a VkResult ("VK_ERROR_OUT_OF_DEVICE_MEMORY"), or
+ * "unknown VkResult". */
+const char* lg_vk_result_name(VkResult result);
+
+/* Fills `error` (may be NULL) with "<call> failed: <NAME> (<code>)" and an
+ * optional printf-style detail after ": ". */
+void lg_vk_fail(lg_gpu_error* error, const char* call, VkResult result,
+                const char* detail_format, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Fills `error` (may be NULL) with a printf-style message. */
+void lg_vk_message(lg_gpu_error* error, const char* format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+void lg_vk_object_created(void);
+void lg_vk_object_released(void);
+void lg_vk_layer_error_reported(void);
+bool lg_vk_staging_forced(void);
+
+/* 64-bit FNV-1a: start with LG_VK_FNV_INIT, feed bytes in any pieces. */
+#define LG_VK_FNV_INIT UINT64_C(0xcbf29ce484222325)
+uint64_t lg_vk_hash(uint64_t hash, const void* data, size_t bytes);
+
+/* Monotonic nanoseconds (timing stats). */
+uint64_t lg_vk_now_ns(void);
+
+#endif /* LITEGPU_DELEGATES_VULKAN_VULKAN_INTERNAL_H_ */

@@ -1,0 +1,381 @@
+/* Memory types, device buffers, staging, upload and download for the
+ * Vulkan backend.
+ *
+ * Device buffers take the first memory type with DEVICE_LOCAL that the
+ * buffer allows (drivers list the plainest types first, so a discrete GPU
+ * gives VRAM that the host cannot see). When that type is also
+ * HOST_VISIBLE and HOST_COHERENT (integrated GPUs, lavapipe) the memory is
+ * mapped for the buffer's life and transfers are plain memcpy whenever no
+ * recorded or running command can touch it; otherwise they go through
+ * host-visible, host-coherent staging buffers (every buffer allows such a
+ * type, the spec guarantees it) and vkCmdCopyBuffer, ordered with the
+ * dispatches by barriers. Coherent memory needs no flush or invalidate;
+ * vkQueueSubmit makes the host's writes visible to the device. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/vulkan/vulkan_impl.h"
+#include "delegates/vulkan/vulkan_internal.h"
+
+/* The smallest staging buffer made for uploads. */
+#define LG_VK_STAGING_CHUNK ((VkDeviceSize)1 << 20)
+/* Staging slices start at this alignment (any value works for copies;
+ * this keeps memcpy aligned). */
+#define LG_VK_STAGING_ALIGN 16u
+
+/* The first type in `bits` with all of `required` and `preferred`, else
+ * the first with `required`; UINT32_MAX when none. */
+static uint32_t lg_vk_memory_type(const VkPhysicalDeviceMemoryProperties* m,
+                                  uint32_t bits, VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred) {
+  for (int pass = 0; pass < 2; ++pass) {
+    VkMemoryPropertyFlags want = pass == 0 ? required | preferred : required;
+    for (uint32_t i = 0; i < m->memoryTypeCount; ++i) {
+      if ((bits & (1u << i)) &&
+          (m->memoryTypes[i].propertyFlags & want) == want) {
+        return i;
+      }
+    }
+  }
+  return UINT32_MAX;
+}
+
+/* What one buffer + memory creation produced. */
+typedef struct lg_vk_allocation {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  unsigned char* map; /* set when mapped */
+} lg_vk_allocation;
+
+static void lg_vk_allocation_free(lg_vk_impl* impl, lg_vk_allocation* a) {
+  if (a->map != NULL) vkUnmapMemory(impl->device, a->memory);
+  if (a->buffer != VK_NULL_HANDLE) {
+    vkDestroyBuffer(impl->device, a->buffer, NULL);
+    lg_vk_object_released();
+  }
+  if (a->memory != VK_NULL_HANDLE) {
+    vkFreeMemory(impl->device, a->memory, NULL);
+    lg_vk_object_released();
+  }
+  memset(a, 0, sizeof(*a));
+}
+
+/* Creates a buffer of `size` bytes with memory of a type having `required`
+ * (and `preferred` if possible), mapped when the type is host-visible and
+ * coherent and `map` is set (or `required` asks for host visibility). */
+static TfLiteStatus lg_vk_allocate(lg_vk_impl* impl, VkDeviceSize size,
+                                   VkBufferUsageFlags usage,
+                                   VkMemoryPropertyFlags required,
+                                   VkMemoryPropertyFlags preferred, bool map,
+                                   lg_vk_allocation* out, lg_gpu_error* error) {
+  memset(out, 0, sizeof(*out));
+  const VkBufferCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+      .size = size,
+      .usage = usage,
+      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+  };
+  VkResult r = LG_VK_TRY(vkCreateBuffer, VK_ERROR_OUT_OF_DEVICE_MEMORY,
+                         impl->device, &info, NULL, &out->buffer);
+  if (r != VK_SUCCESS) {
+    out->buffer = VK_NULL_HANDLE;
+    lg_vk_fail(error, "vkCreateBuffer", r, "%llu bytes",
+               (unsigned long long)size);
+    goto fail;
+  }
+  lg_vk_object_created();
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(impl->device, out->buffer, &req);
+  uint32_t type =
+      lg_vk_memory_type(&impl->memory, req.memoryTypeBits, required, preferred);
+  if (type == UINT32_MAX)
+    type = lg_vk_memory_type(&impl->memory, req.memoryTypeBits, 0, 0);
+  if (type == UINT32_MAX) {
+    lg_vk_message(error,
+                  "no Vulkan memory type fits a %llu-byte buffer "
+                  "(memoryTypeBits 0x%x)",
+                  (unsigned long long)size, req.memoryTypeBits);
+    goto fail;
+  }
+  const VkMemoryAllocateInfo alloc = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+      .allocationSize = req.size,
+      .memoryTypeIndex = type,
+  };
+  r = LG_VK_TRY(vkAllocateMemory, VK_ERROR_OUT_OF_DEVICE_MEMORY, impl->device,
+                &alloc, NULL, &out->memory);
+  if (r != VK_SUCCESS) {
+    out->memory = VK_NULL_HANDLE;
+    lg_vk_fail(error, "vkAllocateMemory", r, "%llu bytes of memory type %u",
+               (unsigned long long)req.size, type);
+    goto fail;
+  }
+  lg_vk_object_created();
+  r = LG_VK_TRY(vkBindBufferMemory, VK_ERROR_OUT_OF_DEVICE_MEMORY, impl->device,
+                out->buffer, out->memory, 0);
+  if (r != VK_SUCCESS) {
+    lg_vk_fail(error, "vkBindBufferMemory", r, NULL);
+    goto fail;
+  }
+  const VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  VkMemoryPropertyFlags flags = impl->memory.memoryTypes[type].propertyFlags;
+  if ((map || (required & mappable)) && (flags & mappable) == mappable) {
+    void* p = NULL;
+    r = LG_VK_TRY(vkMapMemory, VK_ERROR_MEMORY_MAP_FAILED, impl->device,
+                  out->memory, 0, VK_WHOLE_SIZE, 0, &p);
+    if (r != VK_SUCCESS) {
+      lg_vk_fail(error, "vkMapMemory", r, "%llu bytes",
+                 (unsigned long long)req.size);
+      goto fail;
+    }
+    out->map = p;
+  }
+  return kTfLiteOk;
+fail:
+  lg_vk_allocation_free(impl, out);
+  return kTfLiteError;
+}
+
+/* ---- Device buffers ----------------------------------------------------- */
+
+TfLiteStatus lg_vk_buffer_create(lg_gpu_backend* be, size_t bytes,
+                                 lg_gpu_buffer** out, lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  lg_gpu_buffer* buffer = NULL;
+  *out = NULL;
+  if (bytes == 0 || (uint64_t)bytes > be->device.max_buffer_bytes) {
+    lg_vk_message(error,
+                  "buffer_create: %zu bytes is outside 1..%llu (the device's "
+                  "maxStorageBufferRange / maxMemoryAllocationSize)",
+                  bytes, (unsigned long long)be->device.max_buffer_bytes);
+    return kTfLiteError;
+  }
+  buffer = calloc(1, sizeof(*buffer));
+  if (buffer == NULL) {
+    lg_vk_message(error, "buffer_create: out of host memory");
+    return kTfLiteError;
+  }
+  lg_vk_allocation a;
+  /* Whole 32-bit words: shaders read bytes through their word. */
+  VkDeviceSize size = ((VkDeviceSize)bytes + 3) & ~(VkDeviceSize)3;
+  if (lg_vk_allocate(impl, size,
+                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                         VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
+                     !lg_vk_staging_forced(), &a, error) != kTfLiteOk) {
+    free(buffer);
+    return kTfLiteError;
+  }
+  buffer->buffer = a.buffer;
+  buffer->memory = a.memory;
+  buffer->map = a.map;
+  buffer->bytes = bytes;
+  impl->stats.direct_memory = a.map != NULL;
+  *out = buffer;
+  return kTfLiteOk;
+}
+
+void lg_vk_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer) {
+  lg_vk_impl* impl = be->impl;
+  if (buffer == NULL) return;
+  /* Commands that use it must be done first. */
+  if (impl->begun > 0 && lg_vk_finish(be, NULL) != kTfLiteOk) {
+    vkDeviceWaitIdle(impl->device);
+  }
+  lg_vk_allocation a = {buffer->buffer, buffer->memory, buffer->map};
+  lg_vk_allocation_free(impl, &a);
+  free(buffer);
+}
+
+/* ---- Staging ------------------------------------------------------------ */
+
+static void lg_vk_host_buffer_free(lg_vk_impl* impl, lg_vk_host_buffer* h) {
+  lg_vk_allocation a = {h->buffer, h->memory, h->map};
+  lg_vk_allocation_free(impl, &a);
+  memset(h, 0, sizeof(*h));
+}
+
+static TfLiteStatus lg_vk_host_buffer_make(lg_vk_impl* impl, VkDeviceSize size,
+                                           VkMemoryPropertyFlags preferred,
+                                           lg_vk_host_buffer* out,
+                                           lg_gpu_error* error) {
+  lg_vk_allocation a;
+  memset(out, 0, sizeof(*out));
+  if (lg_vk_allocate(
+          impl, size,
+          VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+          preferred, true, &a, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (a.map == NULL) { /* cannot happen: the type was required mappable */
+    lg_vk_allocation_free(impl, &a);
+    lg_vk_message(error, "vkMapMemory gave no pointer for staging memory");
+    return kTfLiteError;
+  }
+  out->buffer = a.buffer;
+  out->memory = a.memory;
+  out->map = a.map;
+  out->size = size;
+  return kTfLiteOk;
+}
+
+/* A slice of `bytes` of upload staging, valid until the next finish. */
+static TfLiteStatus lg_vk_staging_slice(lg_vk_impl* impl, size_t bytes,
+                                        VkBuffer* buffer, VkDeviceSize* offset,
+                                        unsigned char** map,
+                                        lg_gpu_error* error) {
+  const VkDeviceSize align = LG_VK_STAGING_ALIGN;
+  for (size_t i = 0; i < impl->staging_count; ++i) {
+    lg_vk_host_buffer* h = &impl->staging[i];
+    VkDeviceSize start = (h->used + align - 1) / align * align;
+    if (start <= h->size && bytes <= h->size - start) {
+      h->used = start + bytes;
+      *buffer = h->buffer;
+      *offset = start;
+      *map = h->map + start;
+      return kTfLiteOk;
+    }
+  }
+  lg_vk_host_buffer* grown =
+      realloc(impl->staging, (impl->staging_count + 1) * sizeof(*grown));
+  if (grown == NULL) {
+    lg_vk_message(error, "buffer_upload: out of host memory");
+    return kTfLiteError;
+  }
+  impl->staging = grown;
+  VkDeviceSize size = bytes > LG_VK_STAGING_CHUNK ? bytes : LG_VK_STAGING_CHUNK;
+  lg_vk_host_buffer* h = &impl->staging[impl->staging_count];
+  if (lg_vk_host_buffer_make(impl, size, 0, h, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  impl->staging_count++;
+  h->used = bytes;
+  *buffer = h->buffer;
+  *offset = 0;
+  *map = h->map;
+  return kTfLiteOk;
+}
+
+void lg_vk_staging_reset(lg_vk_impl* impl) {
+  for (size_t i = 0; i < impl->staging_count; ++i) impl->staging[i].used = 0;
+}
+
+void lg_vk_staging_destroy(lg_vk_impl* impl) {
+  for (size_t i = 0; i < impl->staging_count; ++i) {
+    lg_vk_host_buffer_free(impl, &impl->staging[i]);
+  }
+  free(impl->staging);
+  impl->staging = NULL;
+  impl->staging_count = 0;
+  lg_vk_host_buffer_free(impl, &impl->readback);
+}
+
+/* ---- Upload and download ------------------------------------------------ */
+
+/* Checks [offset, offset + bytes) against the buffer. */
+static TfLiteStatus lg_vk_check_range(const char* slot,
+                                      const lg_gpu_buffer* buffer,
+                                      size_t offset, const void* data,
+                                      size_t bytes, lg_gpu_error* error) {
+  if (buffer == NULL || (data == NULL && bytes > 0)) {
+    lg_vk_message(error, "%s: NULL %s", slot,
+                  buffer == NULL ? "buffer" : "host pointer");
+    return kTfLiteError;
+  }
+  if (offset > buffer->bytes || bytes > buffer->bytes - offset) {
+    lg_vk_message(error,
+                  "%s: range [%zu, %zu + %zu) is outside the %zu-byte buffer",
+                  slot, offset, offset, bytes, buffer->bytes);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
+                                 size_t offset, const void* data, size_t bytes,
+                                 lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  if (lg_vk_check_range("buffer_upload", buffer, offset, data, bytes, error) !=
+          kTfLiteOk ||
+      lg_vk_check_usable(impl, "buffer_upload", error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (bytes == 0) return kTfLiteOk;
+  /* Nothing recorded or running can read or write it: write it now. */
+  if (buffer->map != NULL && impl->begun == 0) {
+    memcpy(buffer->map + offset, data, bytes);
+    impl->stats.direct_uploads++;
+    return kTfLiteOk;
+  }
+  /* Copied into staging now (so `data` is free at once), then copied on
+   * the device in recording order. */
+  VkBuffer staging = VK_NULL_HANDLE;
+  VkDeviceSize staging_offset = 0;
+  unsigned char* map = NULL;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  if (lg_vk_recording(impl, &cmd, error) != kTfLiteOk ||
+      lg_vk_staging_slice(impl, bytes, &staging, &staging_offset, &map,
+                          error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  memcpy(map, data, bytes);
+  lg_vk_barrier(impl, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT);
+  const VkBufferCopy region = {staging_offset, offset, bytes};
+  vkCmdCopyBuffer(cmd, staging, buffer->buffer, 1, &region);
+  impl->stats.staged_uploads++;
+  return kTfLiteOk;
+}
+
+/* Makes room for `bytes` in the readback buffer (never in use here: every
+ * download waits for its copy). */
+static TfLiteStatus lg_vk_readback_reserve(lg_vk_impl* impl, size_t bytes,
+                                           lg_gpu_error* error) {
+  if (impl->readback.buffer != VK_NULL_HANDLE && impl->readback.size >= bytes) {
+    return kTfLiteOk;
+  }
+  VkDeviceSize size = impl->readback.size * 2;
+  if (size < bytes) size = bytes;
+  if (size < LG_VK_STAGING_CHUNK) size = LG_VK_STAGING_CHUNK;
+  lg_vk_host_buffer_free(impl, &impl->readback);
+  /* Cached memory where offered: the host reads it. */
+  return lg_vk_host_buffer_make(impl, size, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                                &impl->readback, error);
+}
+
+TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
+                                   size_t offset, void* data, size_t bytes,
+                                   lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  if (lg_vk_check_range("buffer_download", buffer, offset, data, bytes,
+                        error) != kTfLiteOk ||
+      lg_vk_check_usable(impl, "buffer_download", error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (bytes == 0) return kTfLiteOk;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  if (buffer->map != NULL) {
+    /* Earlier commands' writes reach the host through the barrier every
+     * submission ends with. */
+    if (impl->begun > 0 && lg_vk_finish(be, error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    memcpy(data, buffer->map + offset, bytes);
+    impl->stats.direct_downloads++;
+    return kTfLiteOk;
+  }
+  if (lg_vk_readback_reserve(impl, bytes, error) != kTfLiteOk ||
+      lg_vk_recording(impl, &cmd, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  lg_vk_barrier(impl, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT);
+  const VkBufferCopy region = {offset, 0, bytes};
+  vkCmdCopyBuffer(cmd, buffer->buffer, impl->readback.buffer, 1, &region);
+  if (lg_vk_finish(be, error) != kTfLiteOk) return kTfLiteError;
+  memcpy(data, impl->readback.map, bytes);
+  impl->stats.staged_downloads++;
+  return kTfLiteOk;
+}

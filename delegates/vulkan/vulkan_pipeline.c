@@ -1,0 +1,408 @@
+/* Kernels for the Vulkan backend: embedded SPIR-V lookup, defines turned
+ * into specialization constants, descriptor set and pipeline layouts, and
+ * one compute pipeline per work-group size (created through the kernel's
+ * VkPipelineCache, vulkan_pipeline_cache.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/vulkan/vulkan_impl.h"
+#include "delegates/vulkan/vulkan_internal.h"
+
+/* ---- Defines ------------------------------------------------------------ */
+
+/* The shader's declared names, space-separated, for messages. */
+static void lg_vk_constant_names(const lg_vk_shader* s, char* out,
+                                 size_t size) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < s->constant_count && used + 1 < size; ++i) {
+    int n = snprintf(out + used, size - used, "%s%s", i > 0 ? " " : "",
+                     s->constants[i].name);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+  if (s->constant_count == 0) snprintf(out, size, "(none)");
+}
+
+/* Parses one define's value: an integer (C syntax) or one of the shader's
+ * value words. */
+static bool lg_vk_define_value(const lg_vk_shader* s, const char* text,
+                               size_t len, int32_t* value) {
+  char buf[64];
+  if (len == 0) {
+    *value = 1; /* -DNAME means 1, as for the C preprocessor */
+    return true;
+  }
+  if (len >= sizeof(buf)) return false;
+  memcpy(buf, text, len);
+  buf[len] = '\0';
+  char* end = NULL;
+  errno = 0;
+  long v = strtol(buf, &end, 0);
+  if (end != buf && *end == '\0' && errno == 0 && v >= INT32_MIN &&
+      v <= INT32_MAX) {
+    *value = (int32_t)v;
+    return true;
+  }
+  for (size_t i = 0; i < s->value_count; ++i) {
+    if (strcmp(s->values[i].name, buf) == 0) {
+      *value = s->values[i].value;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Sets the kernel's specialization constants from "-DNAME[=VALUE] ...";
+ * a later define of the same name wins. */
+static TfLiteStatus lg_vk_parse_defines(lg_gpu_kernel* k, const char* defines,
+                                        lg_gpu_error* error) {
+  const lg_vk_shader* s = k->shader;
+  char names[512];
+  const char* p = defines != NULL ? defines : "";
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == '\n') ++p;
+    if (*p == '\0') return kTfLiteOk;
+    const char* start = p;
+    while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\n') ++p;
+    const int token_len = (int)(p - start);
+    if (token_len < 3 || start[0] != '-' || start[1] != 'D') {
+      lg_vk_message(error,
+                    "kernel_create: '%.*s' in the defines of kernel "
+                    "'%s' is not a -DNAME[=VALUE] define",
+                    token_len, start, k->name);
+      return kTfLiteError;
+    }
+    const char* name = start + 2;
+    const char* eq = memchr(name, '=', (size_t)(p - name));
+    const size_t name_len = (size_t)((eq != NULL ? eq : p) - name);
+    const lg_vk_spec_constant* c = NULL;
+    for (size_t i = 0; i < s->constant_count && c == NULL; ++i) {
+      if (strlen(s->constants[i].name) == name_len &&
+          memcmp(s->constants[i].name, name, name_len) == 0) {
+        c = &s->constants[i];
+      }
+    }
+    if (c == NULL) {
+      lg_vk_constant_names(s, names, sizeof(names));
+      lg_vk_message(error,
+                    "kernel_create: shaders/vulkan/%s.comp has no "
+                    "specialization constant named '%.*s' (from define "
+                    "'%.*s'); it declares: %s",
+                    s->name, (int)name_len, name, token_len, start, names);
+      return kTfLiteError;
+    }
+    int32_t value = 0;
+    const char* value_text = eq != NULL ? eq + 1 : p;
+    if (!lg_vk_define_value(s, value_text, (size_t)(p - value_text), &value)) {
+      lg_vk_message(error,
+                    "kernel_create: define '%.*s' of kernel '%s' has "
+                    "a value that is neither an int nor one of the shader's "
+                    "value words",
+                    token_len, start, k->name);
+      return kTfLiteError;
+    }
+    uint32_t slot = 0;
+    while (slot < k->spec_count && k->spec_ids[slot] != c->id) ++slot;
+    if (slot == LG_VK_MAX_SPEC) {
+      lg_vk_message(error, "kernel_create: more than %d defines",
+                    LG_VK_MAX_SPEC);
+      return kTfLiteError;
+    }
+    if (slot == k->spec_count) k->spec_count++;
+    k->spec_ids[slot] = c->id;
+    k->spec_values[slot] = value;
+  }
+}
+
+/* ---- Pipelines ---------------------------------------------------------- */
+
+void lg_vk_default_local_size(const lg_gpu_device_info* device, int dims,
+                              uint32_t local[3]) {
+  static const uint32_t targets[3][3] = {{256, 1, 1}, {16, 16, 1}, {8, 8, 4}};
+  const uint32_t* t = targets[dims >= 1 && dims <= 3 ? dims - 1 : 0];
+  uint64_t product = 1;
+  for (int d = 0; d < 3; ++d) {
+    size_t limit = device->max_work_item_sizes[d];
+    local[d] = t[d] <= limit ? t[d] : (limit > 0 ? (uint32_t)limit : 1);
+    product *= local[d];
+  }
+  size_t max =
+      device->max_work_group_size > 0 ? device->max_work_group_size : 1;
+  while (product > max) {
+    int largest = 0;
+    for (int d = 1; d < 3; ++d) {
+      if (local[d] > local[largest]) largest = d;
+    }
+    product /= local[largest];
+    local[largest] = local[largest] / 2 > 0 ? local[largest] / 2 : 1;
+    product *= local[largest];
+    if (local[0] == 1 && local[1] == 1 && local[2] == 1) break;
+  }
+}
+
+static TfLiteStatus lg_vk_create_pipeline(lg_gpu_backend* be,
+                                          lg_gpu_kernel* kernel,
+                                          const uint32_t local[3],
+                                          VkPipeline* out,
+                                          lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  VkSpecializationMapEntry entries[3 + LG_VK_MAX_SPEC];
+  uint32_t data[3 + LG_VK_MAX_SPEC];
+  uint32_t count = 0;
+  for (uint32_t d = 0; d < 3; ++d, ++count) {
+    entries[count] = (VkSpecializationMapEntry){d, count * 4u, 4};
+    data[count] = local[d];
+  }
+  for (uint32_t i = 0; i < kernel->spec_count; ++i, ++count) {
+    entries[count] =
+        (VkSpecializationMapEntry){kernel->spec_ids[i], count * 4u, 4};
+    memcpy(&data[count], &kernel->spec_values[i], 4);
+  }
+  const VkSpecializationInfo spec = {count, entries, count * 4u, data};
+  VkPipelineCreationFeedbackEXT feedback = {0}, stage_feedback = {0};
+  const VkPipelineCreationFeedbackCreateInfoEXT feedback_info = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO_EXT,
+      .pPipelineCreationFeedback = &feedback,
+      .pipelineStageCreationFeedbackCount = 1,
+      .pPipelineStageCreationFeedbacks = &stage_feedback,
+  };
+  const VkComputePipelineCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      .pNext = impl->creation_feedback ? &feedback_info : NULL,
+      /* vkCmdDispatchBase splits grids past maxComputeWorkGroupCount. */
+      .flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT,
+      .stage =
+          {
+              .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+              .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+              .module = kernel->module,
+              .pName = "main",
+              .pSpecializationInfo = &spec,
+          },
+      .layout = kernel->layout,
+  };
+  const uint64_t start = lg_vk_now_ns();
+  VkResult r =
+      LG_VK_TRY(vkCreateComputePipelines, VK_ERROR_OUT_OF_DEVICE_MEMORY,
+                impl->device, kernel->cache, 1, &info, NULL, out);
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    lg_vk_fail(error, "vkCreateComputePipelines", r,
+               "kernel '%s', local size %ux%ux%u", kernel->name, local[0],
+               local[1], local[2]);
+    return kTfLiteError;
+  }
+  lg_vk_object_created();
+  impl->stats.pipeline_create_ns += lg_vk_now_ns() - start;
+  impl->stats.pipelines_created++;
+  if ((feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT_EXT) &&
+      (feedback.flags &
+       VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT_EXT)) {
+    impl->stats.pipeline_cache_hits++;
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_vk_kernel_pipeline(lg_gpu_backend* be, lg_gpu_kernel* kernel,
+                                   const uint32_t local[3],
+                                   VkPipeline* pipeline, lg_gpu_error* error) {
+  for (size_t i = 0; i < kernel->pipeline_count; ++i) {
+    const uint32_t* l = kernel->pipelines[i].local;
+    if (l[0] == local[0] && l[1] == local[1] && l[2] == local[2]) {
+      *pipeline = kernel->pipelines[i].pipeline;
+      return kTfLiteOk;
+    }
+  }
+  lg_vk_pipeline* grown =
+      realloc(kernel->pipelines, (kernel->pipeline_count + 1) * sizeof(*grown));
+  if (grown == NULL) {
+    lg_vk_message(error, "out of host memory for a pipeline");
+    return kTfLiteError;
+  }
+  kernel->pipelines = grown;
+  lg_vk_pipeline* p = &grown[kernel->pipeline_count];
+  if (lg_vk_create_pipeline(be, kernel, local, &p->pipeline, error) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
+  memcpy(p->local, local, sizeof(p->local));
+  kernel->pipeline_count++;
+  kernel->cache_dirty = true;
+  *pipeline = p->pipeline;
+  return kTfLiteOk;
+}
+
+/* ---- Kernels ------------------------------------------------------------ */
+
+/* Frees everything the kernel holds (its commands must be done). */
+static void lg_vk_kernel_free(lg_vk_impl* impl, lg_gpu_kernel* kernel) {
+  for (size_t i = 0; i < kernel->pipeline_count; ++i) {
+    vkDestroyPipeline(impl->device, kernel->pipelines[i].pipeline, NULL);
+    lg_vk_object_released();
+  }
+  free(kernel->pipelines);
+  if (kernel->cache != VK_NULL_HANDLE) {
+    vkDestroyPipelineCache(impl->device, kernel->cache, NULL);
+    lg_vk_object_released();
+  }
+  if (kernel->layout != VK_NULL_HANDLE) {
+    vkDestroyPipelineLayout(impl->device, kernel->layout, NULL);
+    lg_vk_object_released();
+  }
+  if (kernel->set_layout != VK_NULL_HANDLE) {
+    vkDestroyDescriptorSetLayout(impl->device, kernel->set_layout, NULL);
+    lg_vk_object_released();
+  }
+  if (kernel->module != VK_NULL_HANDLE) {
+    vkDestroyShaderModule(impl->device, kernel->module, NULL);
+    lg_vk_object_released();
+  }
+  free(kernel->cache_key);
+  free(kernel);
+}
+
+/* The shader module, descriptor set layout (bindings 0..k-1) and pipeline
+ * layout (one push-constant range) of a kernel. */
+static TfLiteStatus lg_vk_kernel_layouts(lg_vk_impl* impl,
+                                         lg_gpu_kernel* kernel,
+                                         lg_gpu_error* error) {
+  const lg_vk_shader* s = kernel->shader;
+  const VkShaderModuleCreateInfo module = {
+      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+      .codeSize = s->words * sizeof(uint32_t),
+      .pCode = s->code,
+  };
+  VkResult r = LG_VK_TRY(vkCreateShaderModule, VK_ERROR_OUT_OF_HOST_MEMORY,
+                         impl->device, &module, NULL, &kernel->module);
+  if (r != VK_SUCCESS) {
+    kernel->module = VK_NULL_HANDLE;
+    lg_vk_fail(error, "vkCreateShaderModule", r, "kernel '%s'", s->name);
+    return kTfLiteError;
+  }
+  lg_vk_object_created();
+  VkDescriptorSetLayoutBinding bindings[LG_VK_MAX_BUFFER_ARGS];
+  for (uint32_t i = 0; i < s->buffer_count; ++i) {
+    bindings[i] =
+        (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                       VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+  }
+  const VkDescriptorSetLayoutCreateInfo set_info = {
+      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+      .bindingCount = s->buffer_count,
+      .pBindings = bindings,
+  };
+  r = LG_VK_TRY(vkCreateDescriptorSetLayout, VK_ERROR_OUT_OF_HOST_MEMORY,
+                impl->device, &set_info, NULL, &kernel->set_layout);
+  if (r != VK_SUCCESS) {
+    kernel->set_layout = VK_NULL_HANDLE;
+    lg_vk_fail(error, "vkCreateDescriptorSetLayout", r, "kernel '%s'", s->name);
+    return kTfLiteError;
+  }
+  lg_vk_object_created();
+  const VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                    (uint32_t)strlen(s->push) * 4u};
+  const VkPipelineLayoutCreateInfo layout_info = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+      .setLayoutCount = 1,
+      .pSetLayouts = &kernel->set_layout,
+      .pushConstantRangeCount = push.size > 0 ? 1u : 0u,
+      .pPushConstantRanges = &push,
+  };
+  r = LG_VK_TRY(vkCreatePipelineLayout, VK_ERROR_OUT_OF_HOST_MEMORY,
+                impl->device, &layout_info, NULL, &kernel->layout);
+  if (r != VK_SUCCESS) {
+    kernel->layout = VK_NULL_HANDLE;
+    lg_vk_fail(error, "vkCreatePipelineLayout", r, "kernel '%s'", s->name);
+    return kTfLiteError;
+  }
+  lg_vk_object_created();
+  return kTfLiteOk;
+}
+
+/* Whether the device can run the shader's interface. */
+static TfLiteStatus lg_vk_check_interface(const lg_vk_impl* impl,
+                                          const lg_vk_shader* s,
+                                          lg_gpu_error* error) {
+  const VkPhysicalDeviceLimits* l = &impl->properties.limits;
+  const uint32_t push_bytes = (uint32_t)strlen(s->push) * 4u;
+  if (s->buffer_count > LG_VK_MAX_BUFFER_ARGS ||
+      s->buffer_count > l->maxPerStageDescriptorStorageBuffers) {
+    lg_vk_message(error,
+                  "kernel_create: shaders/vulkan/%s.comp binds %u "
+                  "storage buffers; the device allows %u per stage (and "
+                  "litegpu %u)",
+                  s->name, s->buffer_count,
+                  l->maxPerStageDescriptorStorageBuffers,
+                  LG_VK_MAX_BUFFER_ARGS);
+    return kTfLiteError;
+  }
+  if (push_bytes > l->maxPushConstantsSize ||
+      push_bytes > LG_VK_MAX_PUSH_WORDS * 4u) {
+    lg_vk_message(error,
+                  "kernel_create: shaders/vulkan/%s.comp has %u bytes "
+                  "of push constants; maxPushConstantsSize is %u",
+                  s->name, push_bytes, l->maxPushConstantsSize);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
+                                 const char* defines, lg_gpu_kernel** out,
+                                 lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  lg_gpu_kernel* kernel = NULL;
+  *out = NULL;
+  const lg_vk_shader* shader = lg_vulkan_shader_find(name);
+  if (shader == NULL || strlen(name) >= sizeof(kernel->name)) {
+    lg_vk_message(error,
+                  "kernel_create: no embedded Vulkan shader named "
+                  "'%s' (expected shaders/vulkan/%s.comp)",
+                  name != NULL ? name : "(null)",
+                  name != NULL ? name : "(null)");
+    return kTfLiteError;
+  }
+  if (lg_vk_check_interface(impl, shader, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  kernel = calloc(1, sizeof(*kernel));
+  if (kernel == NULL) {
+    lg_vk_message(error, "kernel_create: out of host memory");
+    return kTfLiteError;
+  }
+  snprintf(kernel->name, sizeof(kernel->name), "%s", name);
+  kernel->shader = shader;
+  uint32_t local[3];
+  lg_vk_default_local_size(&be->device, 1, local);
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (lg_vk_parse_defines(kernel, defines, error) != kTfLiteOk ||
+      lg_vk_kernel_layouts(impl, kernel, error) != kTfLiteOk ||
+      lg_vk_pipeline_cache_open(be, kernel, error) != kTfLiteOk ||
+      lg_vk_kernel_pipeline(be, kernel, local, &pipeline, error) != kTfLiteOk) {
+    lg_vk_kernel_free(impl, kernel);
+    return kTfLiteError;
+  }
+  lg_vk_pipeline_cache_save(be, kernel);
+  *out = kernel;
+  return kTfLiteOk;
+}
+
+void lg_vk_kernel_release(lg_gpu_backend* be, lg_gpu_kernel* kernel) {
+  lg_vk_impl* impl = be->impl;
+  if (kernel == NULL) return;
+  /* Commands that use its pipelines must be done first. */
+  if (impl->begun > 0 && lg_vk_finish(be, NULL) != kTfLiteOk) {
+    vkDeviceWaitIdle(impl->device);
+  }
+  lg_vk_pipeline_cache_save(be, kernel);
+  lg_vk_kernel_free(impl, kernel);
+}
+
+size_t lg_vk_kernel_max_work_group_size(lg_gpu_backend* be,
+                                        const lg_gpu_kernel* kernel) {
+  /* Vulkan has no per-pipeline limit; the shaders use no shared memory. */
+  return kernel != NULL ? be->device.max_work_group_size : 0;
+}

@@ -1,0 +1,53 @@
+/* The Vulkan compute shaders embedded in the library as SPIR-V.
+ *
+ * cmake/vulkan_shaders.cmake compiles every shaders/vulkan/NAME.comp with
+ * glslc, validates it with spirv-val and generates this table at build
+ * time (build/generated/vulkan_shaders.c), sorted by name, together with
+ * what the backend needs to know about each shader's interface: its
+ * specialization constants by define name, the words a define may use as a
+ * value, the number of storage-buffer bindings and the kinds of its push
+ * constants. The data is static and immutable; any thread may read it.
+ *
+ *   const lg_vk_shader* s = lg_vulkan_shader_find("binary");
+ *   VkShaderModuleCreateInfo info = {.codeSize = s->words * 4,
+ *                                    .pCode = s->code, ...};
+ */
+#ifndef LITEGPU_DELEGATES_VULKAN_VULKAN_SHADERS_H_
+#define LITEGPU_DELEGATES_VULKAN_VULKAN_SHADERS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* `layout(constant_id = id) const int name = ...;` in the shader. */
+typedef struct lg_vk_spec_constant {
+  const char* name;
+  uint32_t id;
+} lg_vk_spec_constant;
+
+/* A `// lg_value name = value` line: a word a define may use as a value. */
+typedef struct lg_vk_named_value {
+  const char* name;
+  int32_t value;
+} lg_vk_named_value;
+
+typedef struct lg_vk_shader {
+  const char* name;     /* file name without extension, e.g. "binary" */
+  const uint32_t* code; /* SPIR-V words */
+  size_t words;
+  uint32_t buffer_count; /* storage buffers: bindings 0..buffer_count-1 */
+  const char* push;      /* push constants in order: 'i' int, 'u' uint,
+                            'f' float (4 bytes each) */
+  const lg_vk_spec_constant* constants; /* ids >= 3 (0..2: work group) */
+  size_t constant_count;
+  const lg_vk_named_value* values;
+  size_t value_count;
+} lg_vk_shader;
+
+/* Generated. */
+extern const lg_vk_shader lg_vulkan_shaders[];
+extern const size_t lg_vulkan_shader_count;
+
+/* The shader named `name`, or NULL. */
+const lg_vk_shader* lg_vulkan_shader_find(const char* name);
+
+#endif /* LITEGPU_DELEGATES_VULKAN_VULKAN_SHADERS_H_ */

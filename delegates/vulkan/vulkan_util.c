@@ -1,0 +1,169 @@
+/* VkResult names, error messages, fault injection, object accounting,
+ * hashing and the shader registry lookup for the Vulkan backend (see
+ * vulkan_internal.h). */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "delegates/vulkan/vulkan_internal.h"
+#include "delegates/vulkan/vulkan_shaders.h"
+
+/* ---- Result names ------------------------------------------------------- */
+
+typedef struct lg_vk_result_entry {
+  VkResult result;
+  const char* name;
+} lg_vk_result_entry;
+
+#define LG_VK_RESULT(r) \
+  { r, #r }
+
+/* Codes of the core API up to the headers' version, and the extension codes
+ * a compute-only application can still meet. */
+static const lg_vk_result_entry lg_vk_results[] = {
+    LG_VK_RESULT(VK_SUCCESS),
+    LG_VK_RESULT(VK_NOT_READY),
+    LG_VK_RESULT(VK_TIMEOUT),
+    LG_VK_RESULT(VK_EVENT_SET),
+    LG_VK_RESULT(VK_EVENT_RESET),
+    LG_VK_RESULT(VK_INCOMPLETE),
+    LG_VK_RESULT(VK_ERROR_OUT_OF_HOST_MEMORY),
+    LG_VK_RESULT(VK_ERROR_OUT_OF_DEVICE_MEMORY),
+    LG_VK_RESULT(VK_ERROR_INITIALIZATION_FAILED),
+    LG_VK_RESULT(VK_ERROR_DEVICE_LOST),
+    LG_VK_RESULT(VK_ERROR_MEMORY_MAP_FAILED),
+    LG_VK_RESULT(VK_ERROR_LAYER_NOT_PRESENT),
+    LG_VK_RESULT(VK_ERROR_EXTENSION_NOT_PRESENT),
+    LG_VK_RESULT(VK_ERROR_FEATURE_NOT_PRESENT),
+    LG_VK_RESULT(VK_ERROR_INCOMPATIBLE_DRIVER),
+    LG_VK_RESULT(VK_ERROR_TOO_MANY_OBJECTS),
+    LG_VK_RESULT(VK_ERROR_FORMAT_NOT_SUPPORTED),
+    LG_VK_RESULT(VK_ERROR_FRAGMENTED_POOL),
+    LG_VK_RESULT(VK_ERROR_UNKNOWN),
+    LG_VK_RESULT(VK_ERROR_OUT_OF_POOL_MEMORY),
+    LG_VK_RESULT(VK_ERROR_INVALID_EXTERNAL_HANDLE),
+#ifdef VK_VERSION_1_2
+    LG_VK_RESULT(VK_ERROR_FRAGMENTATION),
+    LG_VK_RESULT(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS),
+#endif
+#ifdef VK_VERSION_1_3
+    LG_VK_RESULT(VK_PIPELINE_COMPILE_REQUIRED),
+#endif
+    LG_VK_RESULT(VK_ERROR_VALIDATION_FAILED_EXT),
+    LG_VK_RESULT(VK_ERROR_INVALID_SHADER_NV),
+};
+
+const char* lg_vk_result_name(VkResult result) {
+  for (size_t i = 0; i < sizeof(lg_vk_results) / sizeof(lg_vk_results[0]);
+       ++i) {
+    if (lg_vk_results[i].result == result) return lg_vk_results[i].name;
+  }
+  return "unknown VkResult";
+}
+
+/* ---- Messages ----------------------------------------------------------- */
+
+void lg_vk_fail(lg_gpu_error* error, const char* call, VkResult result,
+                const char* detail_format, ...) {
+  if (error == NULL) return;
+  int n = snprintf(error->message, sizeof(error->message), "%s failed: %s (%d)",
+                   call, lg_vk_result_name(result), (int)result);
+  if (detail_format == NULL || n < 0 ||
+      (size_t)n + 2 >= sizeof(error->message)) {
+    return;
+  }
+  memcpy(error->message + n, ": ", 3);
+  va_list args;
+  va_start(args, detail_format);
+  vsnprintf(error->message + n + 2, sizeof(error->message) - (size_t)n - 2,
+            detail_format, args);
+  va_end(args);
+}
+
+void lg_vk_message(lg_gpu_error* error, const char* format, ...) {
+  if (error == NULL) return;
+  va_list args;
+  va_start(args, format);
+  vsnprintf(error->message, sizeof(error->message), format, args);
+  va_end(args);
+}
+
+/* ---- Fault injection ---------------------------------------------------- */
+
+static bool lg_vk_fail_armed = false;
+static bool lg_vk_fail_fired_flag = false;
+static char lg_vk_fail_name[64];
+static int lg_vk_fail_remaining = 0;
+
+void lg_vulkan_fail_call(const char* call_name, int nth) {
+  lg_vk_fail_fired_flag = false;
+  if (call_name == NULL || nth < 1) {
+    lg_vk_fail_armed = false;
+    return;
+  }
+  snprintf(lg_vk_fail_name, sizeof(lg_vk_fail_name), "%s", call_name);
+  lg_vk_fail_remaining = nth;
+  lg_vk_fail_armed = true;
+}
+
+bool lg_vulkan_fail_fired(void) { return lg_vk_fail_fired_flag; }
+
+bool lg_vk_inject(const char* call_name) {
+  if (!lg_vk_fail_armed) return false;
+  if (strcmp(call_name, lg_vk_fail_name) != 0) return false;
+  if (--lg_vk_fail_remaining > 0) return false;
+  lg_vk_fail_armed = false;
+  lg_vk_fail_fired_flag = true;
+  return true;
+}
+
+/* ---- Object accounting -------------------------------------------------- */
+
+static atomic_long lg_vk_live = 0;
+
+void lg_vk_object_created(void) { atomic_fetch_add(&lg_vk_live, 1); }
+void lg_vk_object_released(void) { atomic_fetch_sub(&lg_vk_live, 1); }
+long lg_vulkan_live_objects(void) { return atomic_load(&lg_vk_live); }
+
+static atomic_long lg_vk_layer_error_count = 0;
+
+void lg_vk_layer_error_reported(void) {
+  atomic_fetch_add(&lg_vk_layer_error_count, 1);
+}
+long lg_vulkan_layer_errors(void) {
+  return atomic_load(&lg_vk_layer_error_count);
+}
+
+static bool lg_vk_force_staging_flag = false;
+
+void lg_vulkan_force_staging(bool on) { lg_vk_force_staging_flag = on; }
+bool lg_vk_staging_forced(void) { return lg_vk_force_staging_flag; }
+
+/* ---- Hashing, time and the shader registry ------------------------------ */
+
+uint64_t lg_vk_hash(uint64_t hash, const void* data, size_t bytes) {
+  const unsigned char* p = data;
+  for (size_t i = 0; i < bytes; ++i) {
+    hash ^= p[i];
+    hash *= UINT64_C(0x100000001b3);
+  }
+  return hash;
+}
+
+uint64_t lg_vk_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+const lg_vk_shader* lg_vulkan_shader_find(const char* name) {
+  if (name == NULL) return NULL;
+  for (size_t i = 0; i < lg_vulkan_shader_count; ++i) {
+    if (strcmp(lg_vulkan_shaders[i].name, name) == 0) {
+      return &lg_vulkan_shaders[i];
+    }
+  }
+  return NULL;
+}
