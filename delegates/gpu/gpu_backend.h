@@ -63,6 +63,7 @@ typedef struct lg_gpu_device_info {
 
 typedef struct lg_gpu_buffer lg_gpu_buffer; /* backend-defined */
 typedef struct lg_gpu_kernel lg_gpu_kernel; /* backend-defined */
+typedef struct lg_gpu_recording lg_gpu_recording; /* backend-defined */
 typedef struct lg_gpu_backend lg_gpu_backend;
 
 typedef enum lg_gpu_arg_kind {
@@ -128,6 +129,24 @@ typedef struct lg_gpu_backend_ops {
   TfLiteStatus (*submit)(lg_gpu_backend* be, lg_gpu_error* error);
   /* Waits until everything submitted has finished. */
   TfLiteStatus (*finish)(lg_gpu_backend* be, lg_gpu_error* error);
+
+  /* Whether the backend has an embedded kernel `name` (kernel_create may
+   * still fail to build it). */
+  bool (*has_kernel)(const lg_gpu_backend* be, const char* name);
+
+  /* Optional recordings (all four NULL when the backend has none, as
+   * OpenCL 1.2): between recording_begin and recording_end, dispatch calls
+   * are captured into a recording instead of run; recording_run runs the
+   * captured dispatches again, ordered after earlier uploads and before
+   * later downloads, without re-recording them (a Vulkan command buffer
+   * recorded once). The buffers and kernels a recording uses must outlive
+   * it. Uploads and downloads are not captured. */
+  TfLiteStatus (*recording_begin)(lg_gpu_backend* be, lg_gpu_error* error);
+  TfLiteStatus (*recording_end)(lg_gpu_backend* be, lg_gpu_recording** out,
+                                lg_gpu_error* error);
+  TfLiteStatus (*recording_run)(lg_gpu_backend* be, lg_gpu_recording* rec,
+                                lg_gpu_error* error);
+  void (*recording_release)(lg_gpu_backend* be, lg_gpu_recording* rec);
 
   /* Frees the backend and everything it still holds. */
   void (*destroy)(lg_gpu_backend* be);

@@ -31,6 +31,7 @@
 #include "delegates/gpu/gpu_program.h"
 #include "delegates/gpu/op_support.h"
 #include "delegates/opencl/opencl_backend.h"
+#include "delegates/vulkan/vulkan_backend.h"
 #include "partition/delegate_kit.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -67,6 +68,10 @@ static bool tensor_types_supported(const TfLiteContext* context,
   return true;
 }
 
+/* The backend of the delegate whose Prepare is running on this thread (the
+ * kit's checks take no user data). */
+static _Thread_local lg_gpu_backend* g_preparing_backend;
+
 static bool gpu_check(TfLiteContext* context, const TfLiteNode* node,
                       const TfLiteRegistration* registration, char* reason,
                       size_t reason_size) {
@@ -87,13 +92,19 @@ static bool gpu_check(TfLiteContext* context, const TfLiteNode* node,
              "GPU.");
     return false;
   }
-  if (lowering->check != NULL) {
-    char detail[LG_KIT_REASON_SIZE];
-    detail[0] = '\0';
-    if (!lowering->check(context, node, registration, detail, sizeof(detail))) {
-      snprintf(reason, reason_size, "GPU delegate: %s", detail);
-      return false;
-    }
+  char detail[LG_KIT_REASON_SIZE];
+  detail[0] = '\0';
+  if (lowering->check != NULL &&
+      !lowering->check(context, node, registration, detail, sizeof(detail))) {
+    snprintf(reason, reason_size, "GPU delegate: %s", detail);
+    return false;
+  }
+  /* A trial lowering: the backend has every kernel the node needs and the
+   * lowering succeeds, so a claimed partition always builds. */
+  if (!lg_gpu_program_can_lower(g_preparing_backend, context, node,
+                                registration, detail, sizeof(detail))) {
+    snprintf(reason, reason_size, "GPU delegate: %s", detail);
+    return false;
   }
   return true;
 }
@@ -236,7 +247,11 @@ static TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
 static TfLiteStatus delegate_prepare(TfLiteContext* context,
                                      TfLiteDelegate* delegate) {
   gpu_delegate* gd = from_base(delegate);
-  return lg_delegate_kit_prepare(&gd->kit, context, delegate);
+  g_preparing_backend = gd->backend;
+  const TfLiteStatus status =
+      lg_delegate_kit_prepare(&gd->kit, context, delegate);
+  g_preparing_backend = NULL;
+  return status;
 }
 
 TfLiteGpuDelegateOptionsV2 TfLiteGpuDelegateOptionsV2Default(void) {
@@ -273,18 +288,50 @@ static TfLiteDelegate* create_failed(char* error, size_t error_size,
   return NULL;
 }
 
+/* The backend the options ask for. AUTO takes OpenCL when it has a device
+ * and Vulkan otherwise; a failure names each backend's reason. */
+static TfLiteStatus create_backend(const litegpu_gpu_delegate_options* o,
+                                   lg_gpu_backend** out, char* message,
+                                   size_t size) {
+  /* Kernels are float32 for now: precision loss is allowed but not taken
+   * (the stats report fp16 = 0). */
+  const lg_gpu_backend_options bo = {.device_index = o->device_index,
+                                     .allow_fp16 = false,
+                                     .cache_dir = o->tflite.serialization_dir};
+  lg_gpu_error cl_error = {{0}}, vk_error = {{0}};
+  if (o->backend != LITEGPU_GPU_BACKEND_VULKAN) {
+    if (lg_opencl_backend_create(&bo, out, &cl_error) == kTfLiteOk) {
+      return kTfLiteOk;
+    }
+    if (o->backend == LITEGPU_GPU_BACKEND_OPENCL) {
+      snprintf(message, size, "GPU delegate: no usable OpenCL device: %s",
+               cl_error.message);
+      return kTfLiteError;
+    }
+  }
+  if (lg_vulkan_backend_create(&bo, out, &vk_error) == kTfLiteOk) {
+    return kTfLiteOk;
+  }
+  if (o->backend == LITEGPU_GPU_BACKEND_VULKAN) {
+    snprintf(message, size, "GPU delegate: no usable Vulkan device: %s",
+             vk_error.message);
+  } else {
+    snprintf(message, size,
+             "GPU delegate: no usable OpenCL device (%s) and no usable "
+             "Vulkan device (%s)",
+             cl_error.message, vk_error.message);
+  }
+  return kTfLiteError;
+}
+
 TfLiteDelegate* litegpu_gpu_delegate_create(
     const litegpu_gpu_delegate_options* options, char* error,
     size_t error_size) {
   const litegpu_gpu_delegate_options o =
       options ? *options : litegpu_gpu_delegate_options_default();
-  if (o.backend == LITEGPU_GPU_BACKEND_VULKAN) {
-    return create_failed(error, error_size,
-                         "GPU delegate: the Vulkan backend is not implemented "
-                         "yet (use LITEGPU_GPU_BACKEND_OPENCL or AUTO)");
-  }
   if (o.backend != LITEGPU_GPU_BACKEND_AUTO &&
-      o.backend != LITEGPU_GPU_BACKEND_OPENCL) {
+      o.backend != LITEGPU_GPU_BACKEND_OPENCL &&
+      o.backend != LITEGPU_GPU_BACKEND_VULKAN) {
     return create_failed(error, error_size,
                          "GPU delegate: unknown backend in the options");
   }
@@ -296,17 +343,8 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
   /* Not kept: the caller's strings need not outlive the call. */
   gd->options.tflite.serialization_dir = NULL;
   gd->options.tflite.model_token = NULL;
-  /* Kernels are float32 for now: precision loss is allowed but not taken
-   * (the stats report fp16 = 0). */
-  const lg_gpu_backend_options bo = {
-      .device_index = o.device_index,
-      .allow_fp16 = false,
-      .cache_dir = options != NULL ? options->tflite.serialization_dir : NULL};
-  lg_gpu_error be_error = {{0}};
-  if (lg_opencl_backend_create(&bo, &gd->backend, &be_error) != kTfLiteOk) {
-    char message[LG_GPU_ERROR_SIZE + 64];
-    snprintf(message, sizeof(message),
-             "GPU delegate: no usable OpenCL device: %s", be_error.message);
+  char message[2 * LG_GPU_ERROR_SIZE + 128];
+  if (create_backend(&o, &gd->backend, message, sizeof(message)) != kTfLiteOk) {
     free(gd);
     return create_failed(error, error_size, message);
   }
@@ -375,7 +413,8 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
   if (delegate == NULL || out == NULL) return kTfLiteError;
   const gpu_delegate* gd = from_base(delegate);
   memset(out, 0, sizeof(*out));
-  out->backend = "OpenCL";
+  out->backend =
+      gd->backend->kind == LG_GPU_BACKEND_VULKAN ? "Vulkan" : "OpenCL";
   snprintf(out->device_name, sizeof(out->device_name), "%s",
            gd->backend->device.name);
   out->partitions = gd->kit.num_partitions;
@@ -389,9 +428,13 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
     out->bytes_downloaded += ps.bytes_downloaded;
   }
   lg_opencl_stats cl;
+  lg_vulkan_stats vk;
   if (lg_opencl_backend_stats(gd->backend, &cl) == kTfLiteOk) {
     out->programs_compiled = cl.source_builds;
     out->programs_from_cache = cl.binary_loads;
+  } else if (lg_vulkan_backend_stats(gd->backend, &vk) == kTfLiteOk) {
+    out->programs_compiled = vk.pipelines_created;
+    out->programs_from_cache = vk.cache_loads;
   }
   out->fp16 = 0;
   return kTfLiteOk;

@@ -127,6 +127,8 @@ struct lg_gpu_program {
   const TfLiteContext* lowering; /* during lower_node only */
   int nodes;
   bool prepared;
+  bool dry_run; /* lg_gpu_program_can_lower: check kernels, build nothing */
+  lg_gpu_recording* recording; /* the dispatches, when the backend records */
   uint64_t bytes_uploaded, bytes_downloaded;
   char error[PROGRAM_ERROR_SIZE];
 };
@@ -165,6 +167,7 @@ lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
 
 void lg_gpu_program_destroy(lg_gpu_program* p) {
   if (p == NULL) return;
+  if (p->recording != NULL) p->be->ops->recording_release(p->be, p->recording);
   for (int i = 0; i < p->num_values; ++i) {
     p->be->ops->buffer_release(p->be, p->values[i].own);
     free(p->values[i].host_copy);
@@ -371,6 +374,14 @@ TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
   for (int i = 0; i < num_args; ++i) {
     if (check_operand(p, &args[i], i) != kTfLiteOk) return kTfLiteError;
   }
+  if (p->dry_run) {
+    if (!p->be->ops->has_kernel(p->be, kernel)) {
+      return lg_gpu_lower_fail(
+          p, "the %s backend has no kernel '%s'",
+          p->be->kind == LG_GPU_BACKEND_VULKAN ? "Vulkan" : "OpenCL", kernel);
+    }
+    return kTfLiteOk;
+  }
   dispatch* d = new_dispatch(p);
   if (d == NULL) return lg_gpu_lower_fail(p, "out of host memory");
   lg_gpu_error error = {{0}};
@@ -406,14 +417,9 @@ TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
   return kTfLiteOk;
 }
 
-TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
-                                       TfLiteContext* context, int node_index) {
-  TfLiteNode* node = NULL;
-  TfLiteRegistration* reg = NULL;
-  if (context->GetNodeAndRegistration(context, node_index, &node, &reg) !=
-      kTfLiteOk) {
-    return lg_gpu_lower_fail(p, "node %d is unknown", node_index);
-  }
+static TfLiteStatus lower(lg_gpu_program* p, TfLiteContext* context,
+                          const TfLiteNode* node,
+                          const TfLiteRegistration* reg) {
   const lg_gpu_lowering* lowering = lg_gpu_lowering_find(reg->builtin_code);
   if (lowering == NULL) {
     return lg_gpu_lower_fail(p, "builtin %d has no GPU lowering",
@@ -428,10 +434,37 @@ TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
   const TfLiteStatus status = lowering->lower(p, context, node, reg);
   p->lowering = NULL;
   if (status != kTfLiteOk && p->error[0] == '\0') {
-    lg_gpu_lower_fail(p, "lowering node %d failed", node_index);
+    lg_gpu_lower_fail(p, "lowering failed");
   }
   ++p->nodes;
   return status;
+}
+
+TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
+                                       TfLiteContext* context, int node_index) {
+  TfLiteNode* node = NULL;
+  TfLiteRegistration* reg = NULL;
+  if (context->GetNodeAndRegistration(context, node_index, &node, &reg) !=
+      kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "node %d is unknown", node_index);
+  }
+  return lower(p, context, node, reg);
+}
+
+bool lg_gpu_program_can_lower(lg_gpu_backend* be, TfLiteContext* context,
+                              const TfLiteNode* node,
+                              const TfLiteRegistration* reg, char* reason,
+                              size_t size) {
+  lg_gpu_program* p = lg_gpu_program_create(be, NULL, context);
+  if (p == NULL) {
+    snprintf(reason, size, "out of host memory");
+    return false;
+  }
+  p->dry_run = true;
+  const bool ok = lower(p, context, node, reg) == kTfLiteOk;
+  if (!ok) snprintf(reason, size, "%s", p->error);
+  lg_gpu_program_destroy(p);
+  return ok;
 }
 
 TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
@@ -610,6 +643,39 @@ static void resolve_arguments(lg_gpu_program* p) {
   }
 }
 
+static TfLiteStatus record_each_dispatch(lg_gpu_program* p,
+                                         lg_gpu_error* error) {
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    const dispatch* x = &p->dispatches[d];
+    if (p->be->ops->dispatch(p->be, x->kernel, x->resolved, x->num_args,
+                             x->dims, x->global, x->has_local ? x->local : NULL,
+                             error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+/* With a backend that keeps recordings (Vulkan), the dispatch list is
+ * recorded once here and every run replays it. */
+static TfLiteStatus record_dispatches(lg_gpu_program* p) {
+  lg_gpu_backend* be = p->be;
+  if (be->ops->recording_begin == NULL || p->num_dispatches == 0) {
+    return kTfLiteOk;
+  }
+  lg_gpu_error error = {{0}};
+  if (be->ops->recording_begin(be, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "%s", error.message);
+  }
+  const TfLiteStatus recorded = record_each_dispatch(p, &error);
+  lg_gpu_error end_error = {{0}};
+  const TfLiteStatus ended =
+      be->ops->recording_end(be, &p->recording, &end_error);
+  if (recorded != kTfLiteOk) return lg_gpu_lower_fail(p, "%s", error.message);
+  if (ended != kTfLiteOk) return lg_gpu_lower_fail(p, "%s", end_error.message);
+  return kTfLiteOk;
+}
+
 TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context) {
   if (p->prepared) return kTfLiteOk; /* the graph is immutable */
   for (int v = 0; v < p->num_values; ++v) {
@@ -626,6 +692,7 @@ TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context) {
     return kTfLiteError;
   }
   resolve_arguments(p);
+  if (record_dispatches(p) != kTfLiteOk) return kTfLiteError;
   p->prepared = true;
   return kTfLiteOk;
 }
@@ -693,14 +760,10 @@ TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
   if (upload_inputs(p, context, &error) != kTfLiteOk) {
     return run_failed(p, &error);
   }
-  for (int d = 0; d < p->num_dispatches; ++d) {
-    const dispatch* x = &p->dispatches[d];
-    if (be->ops->dispatch(be, x->kernel, x->resolved, x->num_args, x->dims,
-                          x->global, x->has_local ? x->local : NULL,
-                          &error) != kTfLiteOk) {
-      return run_failed(p, &error);
-    }
-  }
+  const TfLiteStatus ran =
+      p->recording != NULL ? be->ops->recording_run(be, p->recording, &error)
+                           : record_each_dispatch(p, &error);
+  if (ran != kTfLiteOk) return run_failed(p, &error);
   if (be->ops->submit != NULL && be->ops->submit(be, &error) != kTfLiteOk) {
     return run_failed(p, &error);
   }

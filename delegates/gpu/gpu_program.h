@@ -22,6 +22,8 @@
 #ifndef LITEGPU_DELEGATES_GPU_GPU_PROGRAM_H_
 #define LITEGPU_DELEGATES_GPU_GPU_PROGRAM_H_
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "delegates/gpu/gpu_backend.h"
@@ -47,6 +49,14 @@ void lg_gpu_program_destroy(lg_gpu_program* p);
 /* Lowers one node with its registered lowering. */
 TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
                                        TfLiteContext* context, int node_index);
+
+/* Whether the node lowers on this backend: runs its lowering without
+ * building kernels or touching the device, checking that the backend has
+ * every kernel it dispatches. On false, `reason` says why. */
+bool lg_gpu_program_can_lower(lg_gpu_backend* be, TfLiteContext* context,
+                              const TfLiteNode* node,
+                              const TfLiteRegistration* reg, char* reason,
+                              size_t size);
 
 /* The partition's boundary (TfLiteDelegateParams' tensors). */
 TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,

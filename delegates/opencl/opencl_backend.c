@@ -9,6 +9,7 @@
 #include "delegates/opencl/opencl_device.h"
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
+#include "delegates/opencl/opencl_sources.h"
 
 /* The largest work group dispatch picks by itself: big enough to fill a
  * GPU's SIMD units, small enough to leave registers for the kernel. */
@@ -338,6 +339,11 @@ static void lg_cl_destroy(lg_gpu_backend* be) {
   free(be);
 }
 
+static bool lg_cl_has_kernel(const lg_gpu_backend* be, const char* name) {
+  (void)be;
+  return name != NULL && lg_opencl_source_find(name) != NULL;
+}
+
 static const lg_gpu_backend_ops lg_cl_ops = {
     .buffer_create = lg_cl_buffer_create,
     .buffer_upload = lg_cl_buffer_upload,
@@ -349,6 +355,7 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .dispatch = lg_cl_dispatch,
     .submit = lg_cl_submit,
     .finish = lg_cl_finish,
+    .has_kernel = lg_cl_has_kernel,
     .destroy = lg_cl_destroy,
 };
 

@@ -32,6 +32,7 @@ static void lg_vk_destroy(lg_gpu_backend* be) {
     if (impl->device != VK_NULL_HANDLE) {
       /* Also after a failed submission or wait: nothing may still run. */
       vkDeviceWaitIdle(impl->device);
+      lg_vk_recordings_destroy(impl);
       lg_vk_staging_destroy(impl);
       lg_vk_dispatch_destroy(impl);
       vkDestroyDevice(impl->device, NULL);
@@ -62,6 +63,11 @@ static const lg_gpu_backend_ops lg_vk_ops = {
     .dispatch = lg_vk_dispatch,
     .submit = lg_vk_submit,
     .finish = lg_vk_finish,
+    .has_kernel = lg_vk_has_kernel,
+    .recording_begin = lg_vk_recording_begin,
+    .recording_end = lg_vk_recording_end,
+    .recording_run = lg_vk_recording_run,
+    .recording_release = lg_vk_recording_release,
     .destroy = lg_vk_destroy,
 };
 

@@ -42,6 +42,28 @@
  * refuses further work (its results would be wrong); destroy is always
  * safe.
  *
+ * Recordings: recording_begin needs an idle backend (nothing recorded or
+ * running since the last finish, else an error says so). The dispatches
+ * until recording_end go into the recording's own command buffer (its
+ * own command pool, fence and descriptor pools, so later finishes do not
+ * reset them), recorded once: a barrier first makes host, transfer and
+ * compute writes visible to the first dispatch, one between dispatches,
+ * and one last makes compute writes visible to transfers and host reads.
+ * A failed dispatch while recording makes recording_end fail (the
+ * recording would be incomplete). recording_run submits the recording
+ * with no re-recording: in one batch after the open command buffer when
+ * one holds unsubmitted work (staged uploads), under that buffer's fence,
+ * else alone with the recording's fence. A recording still running from
+ * an earlier run is finished first (a command buffer cannot be pending
+ * twice). Later downloads and finish wait for it; while a run is pending,
+ * uploads to host-mapped buffers take the staging path. recording_run of a
+ * handle that is not a live recording of this backend (released, or from
+ * another backend) is an error and recording_release ignores it; nested
+ * recording_begin, recording_end without begin and recording_run during a
+ * capture are errors. A failed vkQueueSubmit or wait makes the backend
+ * unusable, as above; failures while recording only lose that recording.
+ * The buffers and kernels a recording uses must outlive it.
+ *
  * Validation: with lg_vulkan_options.validation, or the environment
  * variable LITEGPU_VULKAN_VALIDATION=1, the Khronos validation layer is
  * enabled (creation fails when it is not installed). Whenever the instance
@@ -98,7 +120,8 @@ typedef struct lg_vulkan_stats {
   uint64_t cache_loads;         /* cache files read and given to the driver */
   uint64_t cache_rejects;       /* cache files found stale/corrupt */
   uint64_t cache_writes;        /* cache files written */
-  uint64_t submits;             /* vkQueueSubmit calls */
+  uint64_t submits;             /* vkQueueSubmit calls (runs included) */
+  uint64_t recording_runs;      /* recording_run submissions */
   uint64_t dispatches;          /* vkCmdDispatch/vkCmdDispatchBase calls */
   uint64_t direct_uploads;      /* uploads written straight to the memory */
   uint64_t staged_uploads;      /* uploads through staging + a copy */

@@ -8,9 +8,6 @@
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
 
-/* A fence wait longer than this is reported as a failure (a hung or lost
- * device), not waited for forever. */
-#define LG_VK_FENCE_TIMEOUT_NS (UINT64_C(60) * 1000000000u)
 /* Descriptor sets per pool, and storage-buffer descriptors per set on
  * average; a kernel with more buffers gets a pool sized for it. */
 #define LG_VK_POOL_SETS 256u
@@ -122,16 +119,16 @@ void lg_vk_barrier(lg_vk_impl* impl, VkCommandBuffer cmd,
 /* ---- Descriptor sets ---------------------------------------------------- */
 
 static TfLiteStatus lg_vk_add_descriptor_pool(lg_vk_impl* impl,
+                                              lg_vk_descriptor_pools* pools,
                                               uint32_t buffers,
                                               lg_gpu_error* error) {
   lg_vk_descriptor_pool* grown =
-      realloc(impl->descriptor_pools,
-              (impl->descriptor_pool_count + 1) * sizeof(*grown));
+      realloc(pools->pools, (pools->count + 1) * sizeof(*grown));
   if (grown == NULL) {
     lg_vk_message(error, "out of host memory for a descriptor pool");
     return kTfLiteError;
   }
-  impl->descriptor_pools = grown;
+  pools->pools = grown;
   uint32_t descriptors = LG_VK_POOL_SETS * LG_VK_POOL_BUFFERS_PER_SET;
   if (descriptors < buffers) descriptors = buffers;
   const VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -142,7 +139,7 @@ static TfLiteStatus lg_vk_add_descriptor_pool(lg_vk_impl* impl,
       .poolSizeCount = 1,
       .pPoolSizes = &size,
   };
-  lg_vk_descriptor_pool* pool = &grown[impl->descriptor_pool_count];
+  lg_vk_descriptor_pool* pool = &grown[pools->count];
   VkResult r = LG_VK_TRY(vkCreateDescriptorPool, VK_ERROR_OUT_OF_HOST_MEMORY,
                          impl->device, &info, NULL, &pool->pool);
   if (r != VK_SUCCESS) {
@@ -153,28 +150,28 @@ static TfLiteStatus lg_vk_add_descriptor_pool(lg_vk_impl* impl,
   pool->sets_left = LG_VK_POOL_SETS;
   pool->descriptors_left = descriptors;
   pool->descriptors = descriptors;
-  impl->descriptor_pool_count++;
+  pools->count++;
   return kTfLiteOk;
 }
 
-/* A descriptor set binding `infos` to bindings 0..count-1, valid until the
- * next finish (pools are tracked so no allocation exceeds them). */
-static TfLiteStatus lg_vk_descriptor_set(lg_vk_impl* impl,
-                                         const lg_gpu_kernel* kernel,
-                                         const VkDescriptorBufferInfo* infos,
-                                         uint32_t count, VkDescriptorSet* set,
-                                         lg_gpu_error* error) {
-  size_t i = impl->descriptor_pool_current;
-  while (i < impl->descriptor_pool_count &&
-         (impl->descriptor_pools[i].sets_left == 0 ||
-          impl->descriptor_pools[i].descriptors_left < count)) {
+/* Valid until `pools` is reset (the backend's: the next finish) or
+ * destroyed; pools are tracked so no allocation exceeds them. */
+TfLiteStatus lg_vk_descriptor_set(lg_vk_impl* impl,
+                                  lg_vk_descriptor_pools* pools,
+                                  const lg_gpu_kernel* kernel,
+                                  const VkDescriptorBufferInfo* infos,
+                                  uint32_t count, VkDescriptorSet* set,
+                                  lg_gpu_error* error) {
+  size_t i = pools->current;
+  while (i < pools->count && (pools->pools[i].sets_left == 0 ||
+                              pools->pools[i].descriptors_left < count)) {
     ++i;
   }
-  if (i == impl->descriptor_pool_count &&
-      lg_vk_add_descriptor_pool(impl, count, error) != kTfLiteOk) {
+  if (i == pools->count &&
+      lg_vk_add_descriptor_pool(impl, pools, count, error) != kTfLiteOk) {
     return kTfLiteError;
   }
-  lg_vk_descriptor_pool* pool = &impl->descriptor_pools[i];
+  lg_vk_descriptor_pool* pool = &pools->pools[i];
   const VkDescriptorSetAllocateInfo alloc = {
       .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
       .descriptorPool = pool->pool,
@@ -188,7 +185,7 @@ static TfLiteStatus lg_vk_descriptor_set(lg_vk_impl* impl,
                kernel->name);
     return kTfLiteError;
   }
-  impl->descriptor_pool_current = i;
+  pools->current = i;
   pool->sets_left--;
   pool->descriptors_left -= count;
   const VkWriteDescriptorSet write = {
@@ -318,10 +315,32 @@ static void lg_vk_record_groups(lg_vk_impl* impl, VkCommandBuffer cmd,
   }
 }
 
-TfLiteStatus lg_vk_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
-                            const lg_gpu_arg* args, int num_args, int dims,
-                            const size_t* global, const size_t* local,
-                            lg_gpu_error* error) {
+/* The command buffer a dispatch goes into, with the barrier it needs, and
+ * its descriptor set: the capture's while recording, else the backend's
+ * current one. */
+static TfLiteStatus lg_vk_dispatch_target(
+    lg_vk_impl* impl, const lg_gpu_kernel* kernel,
+    const VkDescriptorBufferInfo* infos, uint32_t buffers, VkCommandBuffer* cmd,
+    VkDescriptorSet* set, lg_gpu_error* error) {
+  if (impl->capture != NULL) {
+    return lg_vk_capture_target(impl, kernel, infos, buffers, cmd, set, error);
+  }
+  if ((buffers > 0 &&
+       lg_vk_descriptor_set(impl, &impl->descriptors, kernel, infos, buffers,
+                            set, error) != kTfLiteOk) ||
+      lg_vk_recording(impl, cmd, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  lg_vk_barrier(impl, *cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_vk_dispatch_record(lg_gpu_backend* be,
+                                          lg_gpu_kernel* kernel,
+                                          const lg_gpu_arg* args, int num_args,
+                                          int dims, const size_t* global,
+                                          const size_t* local,
+                                          lg_gpu_error* error) {
   lg_vk_impl* impl = be->impl;
   VkDescriptorBufferInfo infos[LG_VK_MAX_BUFFER_ARGS];
   uint32_t push[LG_VK_MAX_PUSH_WORDS];
@@ -366,12 +385,10 @@ TfLiteStatus lg_vk_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
   const uint32_t words = (uint32_t)strlen(kernel->shader->push);
   if (lg_vk_kernel_pipeline(be, kernel, chosen, &pipeline, error) !=
           kTfLiteOk ||
-      (buffers > 0 && lg_vk_descriptor_set(impl, kernel, infos, buffers, &set,
-                                           error) != kTfLiteOk) ||
-      lg_vk_recording(impl, &cmd, error) != kTfLiteOk) {
+      lg_vk_dispatch_target(impl, kernel, infos, buffers, &cmd, &set, error) !=
+          kTfLiteOk) {
     return kTfLiteError;
   }
-  lg_vk_barrier(impl, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   if (buffers > 0) {
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, kernel->layout,
@@ -390,12 +407,34 @@ TfLiteStatus lg_vk_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
   return kTfLiteOk;
 }
 
+TfLiteStatus lg_vk_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
+                            const lg_gpu_arg* args, int num_args, int dims,
+                            const size_t* global, const size_t* local,
+                            lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  lg_gpu_error local_error;
+  lg_gpu_error* e = error != NULL ? error : &local_error;
+  const TfLiteStatus status =
+      lg_vk_dispatch_record(be, kernel, args, num_args, dims, global, local, e);
+  /* A recording missing a dispatch would compute the wrong thing. */
+  if (status != kTfLiteOk && impl->capture != NULL) {
+    lg_vk_capture_failed(impl, e);
+  }
+  return status;
+}
+
 /* ---- Submit and finish -------------------------------------------------- */
 
-TfLiteStatus lg_vk_submit(lg_gpu_backend* be, lg_gpu_error* error) {
+bool lg_vk_busy(const lg_vk_impl* impl) {
+  return impl->begun > 0 || impl->running > 0;
+}
+
+TfLiteStatus lg_vk_submit_then(lg_gpu_backend* be, VkCommandBuffer then,
+                               bool* then_submitted, lg_gpu_error* error) {
   lg_vk_impl* impl = be->impl;
   lg_gpu_error local;
   lg_gpu_error* e = error != NULL ? error : &local;
+  if (then_submitted != NULL) *then_submitted = false;
   if (lg_vk_check_usable(impl, "submit", e) != kTfLiteOk) return kTfLiteError;
   if (impl->begun == impl->submitted) return kTfLiteOk;
   const size_t i = impl->begun - 1;
@@ -409,10 +448,13 @@ TfLiteStatus lg_vk_submit(lg_gpu_backend* be, lg_gpu_error* error) {
     lg_vk_mark_broken(impl, e);
     return kTfLiteError;
   }
+  /* One batch: command buffers in a batch run in order, and the fence
+   * signals when all of them have completed. */
+  const VkCommandBuffer batch[2] = {impl->commands[i], then};
   const VkSubmitInfo submit = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-      .commandBufferCount = 1,
-      .pCommandBuffers = &impl->commands[i],
+      .commandBufferCount = then != VK_NULL_HANDLE ? 2u : 1u,
+      .pCommandBuffers = batch,
   };
   r = LG_VK_TRY(vkQueueSubmit, VK_ERROR_DEVICE_LOST, impl->queue, 1, &submit,
                 impl->fences[i]);
@@ -424,7 +466,12 @@ TfLiteStatus lg_vk_submit(lg_gpu_backend* be, lg_gpu_error* error) {
   impl->submitted++;
   impl->ever_submitted = true;
   impl->stats.submits++;
+  if (then_submitted != NULL) *then_submitted = then != VK_NULL_HANDLE;
   return kTfLiteOk;
+}
+
+TfLiteStatus lg_vk_submit(lg_gpu_backend* be, lg_gpu_error* error) {
+  return lg_vk_submit_then(be, VK_NULL_HANDLE, NULL, error);
 }
 
 /* Makes every command buffer, descriptor pool and staging slice reusable
@@ -442,8 +489,8 @@ static TfLiteStatus lg_vk_recycle(lg_vk_impl* impl, lg_gpu_error* error) {
     lg_vk_fail(error, "vkResetCommandPool", r, NULL);
     return kTfLiteError;
   }
-  for (size_t i = 0; i < impl->descriptor_pool_count; ++i) {
-    lg_vk_descriptor_pool* pool = &impl->descriptor_pools[i];
+  for (size_t i = 0; i < impl->descriptors.count; ++i) {
+    lg_vk_descriptor_pool* pool = &impl->descriptors.pools[i];
     if (pool->sets_left == LG_VK_POOL_SETS) continue; /* unused */
     r = LG_VK_TRY(vkResetDescriptorPool, VK_ERROR_OUT_OF_DEVICE_MEMORY,
                   impl->device, pool->pool, 0);
@@ -454,7 +501,7 @@ static TfLiteStatus lg_vk_recycle(lg_vk_impl* impl, lg_gpu_error* error) {
     pool->sets_left = LG_VK_POOL_SETS;
     pool->descriptors_left = pool->descriptors;
   }
-  impl->descriptor_pool_current = 0;
+  impl->descriptors.current = 0;
   impl->begun = 0;
   impl->submitted = 0;
   impl->pending_stages = 0;
@@ -467,6 +514,12 @@ TfLiteStatus lg_vk_finish(lg_gpu_backend* be, lg_gpu_error* error) {
   lg_gpu_error local;
   lg_gpu_error* e = error != NULL ? error : &local;
   if (lg_vk_submit(be, e) != kTfLiteOk) return kTfLiteError;
+  /* Recordings' runs with their own fences, then the command buffers
+   * (whose fences also cover the runs submitted with them). */
+  if (impl->running > 0 && lg_vk_recordings_wait(impl, e) != kTfLiteOk) {
+    lg_vk_mark_broken(impl, e);
+    return kTfLiteError;
+  }
   if (impl->submitted > 0) {
     VkResult r = LG_VK_TRY(vkWaitForFences, VK_ERROR_DEVICE_LOST, impl->device,
                            (uint32_t)impl->submitted, impl->fences, VK_TRUE,
@@ -479,12 +532,23 @@ TfLiteStatus lg_vk_finish(lg_gpu_backend* be, lg_gpu_error* error) {
       return kTfLiteError;
     }
   }
+  if (impl->running > 0) lg_vk_recordings_done(impl);
   if (impl->begun == 0) return kTfLiteOk;
   if (lg_vk_recycle(impl, e) != kTfLiteOk) {
     lg_vk_mark_broken(impl, e);
     return kTfLiteError;
   }
   return kTfLiteOk;
+}
+
+void lg_vk_descriptor_pools_destroy(lg_vk_impl* impl,
+                                    lg_vk_descriptor_pools* pools) {
+  for (size_t i = 0; i < pools->count; ++i) {
+    vkDestroyDescriptorPool(impl->device, pools->pools[i].pool, NULL);
+    lg_vk_object_released();
+  }
+  free(pools->pools);
+  memset(pools, 0, sizeof(*pools));
 }
 
 void lg_vk_dispatch_destroy(lg_vk_impl* impl) {
@@ -506,11 +570,5 @@ void lg_vk_dispatch_destroy(lg_vk_impl* impl) {
     lg_vk_object_released();
     impl->command_pool = VK_NULL_HANDLE;
   }
-  for (size_t i = 0; i < impl->descriptor_pool_count; ++i) {
-    vkDestroyDescriptorPool(impl->device, impl->descriptor_pools[i].pool, NULL);
-    lg_vk_object_released();
-  }
-  free(impl->descriptor_pools);
-  impl->descriptor_pools = NULL;
-  impl->descriptor_pool_count = 0;
+  lg_vk_descriptor_pools_destroy(impl, &impl->descriptors);
 }

@@ -10,6 +10,8 @@
  *   vulkan_pipeline_cache.c the cache files and VkPipelineCache load/save
  *   vulkan_dispatch.c       command buffers, barriers, descriptor sets,
  *                           dispatch, submit, finish
+ *   vulkan_recording.c      reusable recordings (one command buffer
+ *                           recorded once, run many times), has_kernel
  *   vulkan_util.c           VkResult names, messages, fault injection */
 #ifndef LITEGPU_DELEGATES_VULKAN_VULKAN_IMPL_H_
 #define LITEGPU_DELEGATES_VULKAN_VULKAN_IMPL_H_
@@ -40,6 +42,18 @@ typedef struct lg_vk_descriptor_pool {
   uint32_t descriptors_left;
   uint32_t descriptors; /* storage-buffer descriptors it holds */
 } lg_vk_descriptor_pool;
+
+/* Descriptor pools grown on demand: the backend's (reset at every finish)
+ * or a recording's (kept for its life). */
+typedef struct lg_vk_descriptor_pools {
+  lg_vk_descriptor_pool* pools;
+  size_t count;
+  size_t current; /* the first pool that may still have room */
+} lg_vk_descriptor_pools;
+
+/* A fence wait longer than this is reported as a failure (a hung or lost
+ * device), not waited for forever. */
+#define LG_VK_FENCE_TIMEOUT_NS (UINT64_C(60) * 1000000000u)
 
 typedef struct lg_vk_impl {
   /* Instance and device (vulkan_device.c). */
@@ -72,9 +86,18 @@ typedef struct lg_vk_impl {
   /* Stages of earlier commands the next command must wait for. */
   VkPipelineStageFlags pending_stages;
   bool ever_submitted;
-  lg_vk_descriptor_pool* descriptor_pools;
-  size_t descriptor_pool_count;
-  size_t descriptor_pool_current;
+  lg_vk_descriptor_pools descriptors;
+
+  /* Recordings (vulkan_recording.c): every live one, so that a released or
+   * foreign handle is refused; `capture` is the one between
+   * recording_begin and recording_end (dispatches go into it); `running`
+   * counts those submitted by recording_run and not yet waited for. */
+  lg_gpu_recording** recordings;
+  size_t recording_count;
+  size_t recording_capacity;
+  VkFence* recording_fences; /* scratch for waits, recording_capacity */
+  lg_gpu_recording* capture;
+  size_t running;
 
   /* Staging (vulkan_memory.c): uploads take slices of `staging` until the
    * next finish; downloads go through `readback`. */
@@ -192,6 +215,12 @@ TfLiteStatus lg_vk_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
                             const size_t* global, const size_t* local,
                             lg_gpu_error* error);
 TfLiteStatus lg_vk_submit(lg_gpu_backend* be, lg_gpu_error* error);
+/* Submits the open command buffer like submit; with `then` (a recording's
+ * command buffer) not VK_NULL_HANDLE, that goes into the same batch after
+ * it, under the open buffer's fence, and *then_submitted says whether it
+ * did (false when no command buffer was open: nothing was submitted). */
+TfLiteStatus lg_vk_submit_then(lg_gpu_backend* be, VkCommandBuffer then,
+                               bool* then_submitted, lg_gpu_error* error);
 TfLiteStatus lg_vk_finish(lg_gpu_backend* be, lg_gpu_error* error);
 /* The command buffer being recorded, begun when there is none. */
 TfLiteStatus lg_vk_recording(lg_vk_impl* impl, VkCommandBuffer* cmd,
@@ -208,5 +237,45 @@ TfLiteStatus lg_vk_check_usable(const lg_vk_impl* impl, const char* slot,
 void lg_vk_mark_broken(lg_vk_impl* impl, const lg_gpu_error* error);
 /* Frees command buffers, fences and descriptor pools (device idle). */
 void lg_vk_dispatch_destroy(lg_vk_impl* impl);
+/* A descriptor set from `pools` binding `infos` to bindings 0..count-1. */
+TfLiteStatus lg_vk_descriptor_set(lg_vk_impl* impl,
+                                  lg_vk_descriptor_pools* pools,
+                                  const lg_gpu_kernel* kernel,
+                                  const VkDescriptorBufferInfo* infos,
+                                  uint32_t count, VkDescriptorSet* set,
+                                  lg_gpu_error* error);
+/* Destroys every pool of `pools`. */
+void lg_vk_descriptor_pools_destroy(lg_vk_impl* impl,
+                                    lg_vk_descriptor_pools* pools);
+/* Whether any command is recorded or submitted and not yet waited for
+ * (including recordings' runs): host-mapped memory may then be in use. */
+bool lg_vk_busy(const lg_vk_impl* impl);
+
+/* ---- vulkan_recording.c ------------------------------------------------- */
+
+bool lg_vk_has_kernel(const lg_gpu_backend* be, const char* name);
+TfLiteStatus lg_vk_recording_begin(lg_gpu_backend* be, lg_gpu_error* error);
+TfLiteStatus lg_vk_recording_end(lg_gpu_backend* be, lg_gpu_recording** out,
+                                 lg_gpu_error* error);
+TfLiteStatus lg_vk_recording_run(lg_gpu_backend* be, lg_gpu_recording* rec,
+                                 lg_gpu_error* error);
+void lg_vk_recording_release(lg_gpu_backend* be, lg_gpu_recording* rec);
+/* During a capture: the recording's command buffer, with the barrier the
+ * next dispatch needs recorded, and a descriptor set from its pools. */
+TfLiteStatus lg_vk_capture_target(lg_vk_impl* impl, const lg_gpu_kernel* kernel,
+                                  const VkDescriptorBufferInfo* infos,
+                                  uint32_t count, VkCommandBuffer* cmd,
+                                  VkDescriptorSet* set, lg_gpu_error* error);
+/* Marks the capture incomplete with the first failed dispatch's message
+ * (recording_end then fails). */
+void lg_vk_capture_failed(lg_vk_impl* impl, const lg_gpu_error* error);
+/* Waits for the runs submitted with a recording's own fence and makes
+ * those fences reusable (runs batched with a command buffer are covered
+ * by its fence). */
+TfLiteStatus lg_vk_recordings_wait(lg_vk_impl* impl, lg_gpu_error* error);
+/* Marks every run done (after every fence was waited for). */
+void lg_vk_recordings_done(lg_vk_impl* impl);
+/* Frees every recording and the capture (device idle; backend destroy). */
+void lg_vk_recordings_destroy(lg_vk_impl* impl);
 
 #endif /* LITEGPU_DELEGATES_VULKAN_VULKAN_IMPL_H_ */

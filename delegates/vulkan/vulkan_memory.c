@@ -181,7 +181,7 @@ void lg_vk_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer) {
   lg_vk_impl* impl = be->impl;
   if (buffer == NULL) return;
   /* Commands that use it must be done first. */
-  if (impl->begun > 0 && lg_vk_finish(be, NULL) != kTfLiteOk) {
+  if (lg_vk_busy(impl) && lg_vk_finish(be, NULL) != kTfLiteOk) {
     vkDeviceWaitIdle(impl->device);
   }
   lg_vk_allocation a = {buffer->buffer, buffer->memory, buffer->map};
@@ -305,8 +305,10 @@ TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
     return kTfLiteError;
   }
   if (bytes == 0) return kTfLiteOk;
-  /* Nothing recorded or running can read or write it: write it now. */
-  if (buffer->map != NULL && impl->begun == 0) {
+  /* Nothing recorded or running (a recording's run included) can read or
+   * write it: write it now. The next submission makes the write visible
+   * to the device (host-coherent memory). */
+  if (buffer->map != NULL && !lg_vk_busy(impl)) {
     memcpy(buffer->map + offset, data, bytes);
     impl->stats.direct_uploads++;
     return kTfLiteOk;
@@ -360,7 +362,7 @@ TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
   if (buffer->map != NULL) {
     /* Earlier commands' writes reach the host through the barrier every
      * submission ends with. */
-    if (impl->begun > 0 && lg_vk_finish(be, error) != kTfLiteOk) {
+    if (lg_vk_busy(impl) && lg_vk_finish(be, error) != kTfLiteOk) {
       return kTfLiteError;
     }
     memcpy(data, buffer->map + offset, bytes);

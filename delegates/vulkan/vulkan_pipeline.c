@@ -394,7 +394,7 @@ void lg_vk_kernel_release(lg_gpu_backend* be, lg_gpu_kernel* kernel) {
   lg_vk_impl* impl = be->impl;
   if (kernel == NULL) return;
   /* Commands that use its pipelines must be done first. */
-  if (impl->begun > 0 && lg_vk_finish(be, NULL) != kTfLiteOk) {
+  if (lg_vk_busy(impl) && lg_vk_finish(be, NULL) != kTfLiteOk) {
     vkDeviceWaitIdle(impl->device);
   }
   lg_vk_pipeline_cache_save(be, kernel);

@@ -2,13 +2,15 @@
  * backend and device choice.
  *
  * Backends: LITEGPU_GPU_BACKEND_OPENCL runs on OpenCL (any OpenCL 1.2
- * device; PoCL on machines without a GPU); LITEGPU_GPU_BACKEND_VULKAN is not
- * implemented yet, so creation fails with a message saying so;
- * LITEGPU_GPU_BACKEND_AUTO picks OpenCL when an OpenCL device exists.
+ * device; PoCL on machines without a GPU); LITEGPU_GPU_BACKEND_VULKAN on
+ * Vulkan 1.1 (lavapipe without a GPU); LITEGPU_GPU_BACKEND_AUTO takes
+ * OpenCL when it has a device, else Vulkan. A backend claims only the ops
+ * whose kernels it has.
  *
  * Failure: litegpu_gpu_delegate_create returns NULL and writes the reason
  * into `error` (may be NULL; also printed to stderr when NULL), e.g.
- * "GPU delegate: no OpenCL device: clGetPlatformIDs failed: ...".
+ * "GPU delegate: no usable OpenCL device: clGetPlatformIDs failed: ...";
+ * AUTO names both backends' reasons.
  *
  *   litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
  *   o.backend = LITEGPU_GPU_BACKEND_OPENCL;

@@ -179,14 +179,28 @@ static void test_options_defaults(void** state) {
   TfLiteGpuDelegateV2Delete(d);
   TfLiteGpuDelegateV2Delete(NULL);
   litegpu_gpu_delegate_options lo = litegpu_gpu_delegate_options_default();
-  lo.backend = LITEGPU_GPU_BACKEND_VULKAN;
-  char why[1024] = "";
-  assert_null(litegpu_gpu_delegate_create(&lo, why, sizeof(why)));
-  assert_non_null(strstr(why, "Vulkan backend is not implemented"));
-  lo.backend = LITEGPU_GPU_BACKEND_OPENCL;
+  char why[2048] = "";
+  lo.backend = LITEGPU_GPU_BACKEND_VULKAN; /* lavapipe here */
+  d = litegpu_gpu_delegate_create(&lo, why, sizeof(why));
+  if (d == NULL) fail_msg("Vulkan: %s", why);
+  litegpu_gpu_delegate_stats st;
+  assert_int_equal(litegpu_gpu_delegate_get_stats(d, &st), kTfLiteOk);
+  assert_string_equal(st.backend, "Vulkan");
+  TfLiteGpuDelegateV2Delete(d);
   lo.device_index = 1000;
   assert_null(litegpu_gpu_delegate_create(&lo, why, sizeof(why)));
+  assert_non_null(strstr(why, "no usable Vulkan device"));
+  lo.backend = LITEGPU_GPU_BACKEND_OPENCL;
+  assert_null(litegpu_gpu_delegate_create(&lo, why, sizeof(why)));
   assert_non_null(strstr(why, "no usable OpenCL device"));
+  lo.backend = LITEGPU_GPU_BACKEND_AUTO; /* names both reasons */
+  assert_null(litegpu_gpu_delegate_create(&lo, why, sizeof(why)));
+  assert_non_null(strstr(why, "no usable OpenCL device"));
+  assert_non_null(strstr(why, "no usable Vulkan device"));
+  lo.backend = (litegpu_gpu_backend)7;
+  lo.device_index = 0;
+  assert_null(litegpu_gpu_delegate_create(&lo, why, sizeof(why)));
+  assert_non_null(strstr(why, "unknown backend"));
 }
 
 /* y = op(a, b) with b constant when b_const. */
