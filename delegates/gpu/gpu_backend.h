@@ -156,6 +156,10 @@ struct lg_gpu_backend {
   const lg_gpu_backend_ops* ops;
   lg_gpu_backend_kind kind;
   lg_gpu_device_info device;
+  /* Kernels are built for half precision (-DLG_FP16): float32 tensors and
+   * float constants live on the device as float16. Set at creation when
+   * fp16 was allowed and the device and the backend's kernels support it. */
+  bool fp16_storage;
   void* impl; /* the backend's own state */
 };
 

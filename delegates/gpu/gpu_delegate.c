@@ -288,16 +288,33 @@ static TfLiteDelegate* create_failed(char* error, size_t error_size,
   return NULL;
 }
 
+/* TFLite's rule: is_precision_loss_allowed 1 or 0 decides; -1 leaves it to
+ * the priorities, where loss is allowed when the first one that is not
+ * AUTO asks for MIN_LATENCY or MIN_MEMORY_USAGE rather than MAX_PRECISION. */
+static bool precision_loss_allowed(const TfLiteGpuDelegateOptionsV2* o) {
+  if (o->is_precision_loss_allowed != -1) {
+    return o->is_precision_loss_allowed != 0;
+  }
+  const int32_t priorities[3] = {o->inference_priority1, o->inference_priority2,
+                                 o->inference_priority3};
+  for (int i = 0; i < 3; ++i) {
+    if (priorities[i] == TFLITE_GPU_INFERENCE_PRIORITY_AUTO) continue;
+    return priorities[i] != TFLITE_GPU_INFERENCE_PRIORITY_MAX_PRECISION;
+  }
+  return false;
+}
+
 /* The backend the options ask for. AUTO takes OpenCL when it has a device
  * and Vulkan otherwise; a failure names each backend's reason. */
 static TfLiteStatus create_backend(const litegpu_gpu_delegate_options* o,
                                    lg_gpu_backend** out, char* message,
                                    size_t size) {
-  /* Kernels are float32 for now: precision loss is allowed but not taken
-   * (the stats report fp16 = 0). */
-  const lg_gpu_backend_options bo = {.device_index = o->device_index,
-                                     .allow_fp16 = false,
-                                     .cache_dir = o->tflite.serialization_dir};
+  /* The backend runs in half precision when this allows it and the device
+   * and its kernels support it (lg_gpu_backend.fp16_storage). */
+  const lg_gpu_backend_options bo = {
+      .device_index = o->device_index,
+      .allow_fp16 = precision_loss_allowed(&o->tflite),
+      .cache_dir = o->tflite.serialization_dir};
   lg_gpu_error cl_error = {{0}}, vk_error = {{0}};
   if (o->backend != LITEGPU_GPU_BACKEND_VULKAN) {
     if (lg_opencl_backend_create(&bo, out, &cl_error) == kTfLiteOk) {
@@ -436,6 +453,6 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
     out->programs_compiled = vk.pipelines_created;
     out->programs_from_cache = vk.cache_loads;
   }
-  out->fp16 = 0;
+  out->fp16 = gd->backend->fp16_storage ? 1 : 0;
   return kTfLiteOk;
 }

@@ -19,6 +19,11 @@
  * Prepare and marks the graph immutable after, so every tensor's dims and
  * bytes in the context are final when a node is lowered.
  *
+ * Precision: when the backend runs in half precision (fp16_storage),
+ * every float32 tensor and every lg_gpu_lower_constant_floats constant is
+ * float16 on the device; the program converts partition inputs, outputs
+ * and constant tensors on the host. Kernels see LG_FP16 defined.
+ *
  * Memory: the program gives each non-constant tensor a lifetime (first and
  * last dispatch using it; partition inputs live from the start, partition
  * outputs to the end) and places tensors in shared device buffers, largest
@@ -98,10 +103,17 @@ TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
                                    int dims, const size_t* global,
                                    const size_t* local);
 
-/* Copies `bytes` of host data into a device constant (weights repacked for
- * a kernel, index tables) uploaded at Prepare. Returns its id, or -1 after
- * recording the failure. */
+/* Copies `bytes` of host data into a device constant uploaded at Prepare,
+ * as is (index tables, coordinate tables: data whose type the kernel fixes;
+ * tensor-like float data goes through lg_gpu_lower_constant_floats).
+ * Returns its id, or -1 after recording the failure. */
 int lg_gpu_lower_constant(lg_gpu_program* p, const void* data, size_t bytes);
+
+/* A device constant of `count` floats that kernels read as tensor data
+ * (weights, biases): stored as float16 when the backend runs in half
+ * precision, like every float32 tensor. Returns its id, or -1. */
+int lg_gpu_lower_constant_floats(lg_gpu_program* p, const float* data,
+                                 size_t count);
 
 /* A temporary device buffer of `bytes` living only through the dispatches
  * of the node being lowered. Returns its id, or -1 after recording. */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels/fp16.h"
+
 #define PROGRAM_ERROR_SIZE 1024
 #define NO_DISPATCH INT_MAX
 
@@ -89,7 +91,10 @@ typedef struct value {
   int first, last; /* dispatch range using it (after alias merge: root's) */
   bool produced;   /* a node in the partition writes it */
   bool boundary_input, output;
-  void* host_copy;    /* lowering constants: the data to upload */
+  bool half;          /* float32 on the host, float16 on the device */
+  void* host_copy;    /* lowering constants: the data to upload (float32 when
+                         half) */
+  uint16_t* staging;  /* half values: host-side float16 copy for transfers */
   int buffer;         /* index into the shared buffers (non-constants) */
   lg_gpu_buffer* own; /* constants: their own buffer */
 } value;
@@ -171,6 +176,7 @@ void lg_gpu_program_destroy(lg_gpu_program* p) {
   for (int i = 0; i < p->num_values; ++i) {
     p->be->ops->buffer_release(p->be, p->values[i].own);
     free(p->values[i].host_copy);
+    free(p->values[i].staging);
   }
   for (int i = 0; i < p->num_buffers; ++i) {
     p->be->ops->buffer_release(p->be, p->buffers[i].buffer);
@@ -225,7 +231,11 @@ static int tensor_value(lg_gpu_program* p, const TfLiteContext* context,
   }
   if (p->value_of_tensor[tensor] >= 0) return p->value_of_tensor[tensor];
   const TfLiteTensor* t = &context->tensors[tensor];
-  value v = {.tensor = tensor, .alias_of = -1, .bytes = t->bytes};
+  const bool half = p->be->fp16_storage && t->type == kTfLiteFloat32;
+  value v = {.tensor = tensor,
+             .alias_of = -1,
+             .bytes = half ? t->bytes / 2 : t->bytes,
+             .half = half};
   v.kind = is_constant_tensor(t) ? VALUE_CONSTANT : VALUE_TENSOR;
   if (v.kind == VALUE_CONSTANT && t->data.raw == NULL && t->bytes > 0) {
     lg_gpu_lower_fail(p, "constant tensor %d has no data", tensor);
@@ -234,6 +244,11 @@ static int tensor_value(lg_gpu_program* p, const TfLiteContext* context,
   const int id = add_value(p, v);
   if (id >= 0) p->value_of_tensor[tensor] = id;
   return id;
+}
+
+/* The value's size in host memory (float32 for half values). */
+static size_t host_bytes(const value* x) {
+  return x->half ? x->bytes * 2 : x->bytes;
 }
 
 static int root_of(const lg_gpu_program* p, int v) {
@@ -257,6 +272,16 @@ int lg_gpu_lower_constant(lg_gpu_program* p, const void* data, size_t bytes) {
   return id;
 }
 
+int lg_gpu_lower_constant_floats(lg_gpu_program* p, const float* data,
+                                 size_t count) {
+  const int id = lg_gpu_lower_constant(p, data, count * sizeof(float));
+  if (id >= 0 && p->be->fp16_storage) {
+    p->values[id].half = true;
+    p->values[id].bytes = count * sizeof(uint16_t);
+  }
+  return id;
+}
+
 int lg_gpu_lower_scratch(lg_gpu_program* p, size_t bytes) {
   return add_value(p, (value){.kind = VALUE_SCRATCH,
                               .tensor = -1,
@@ -272,7 +297,8 @@ TfLiteStatus lg_gpu_lower_constant_tensor(lg_gpu_program* p, int t,
   const int v = tensor_value(p, context, t);
   if (v < 0) return kTfLiteError;
   value* x = &p->values[v];
-  if (x->kind != VALUE_TENSOR || x->bytes != bytes || x->host_copy != NULL) {
+  if (x->kind != VALUE_TENSOR || host_bytes(x) != bytes ||
+      x->host_copy != NULL) {
     return lg_gpu_lower_fail(p, "tensor %d cannot become a %zu-byte constant",
                              t, bytes);
   }
@@ -586,6 +612,17 @@ static size_t device_size(size_t bytes) {
   return (bytes + 15) & ~(size_t)15;
 }
 
+/* The float16 copy of `floats` (a half value's host data) in x->staging,
+ * allocated on first use. */
+static TfLiteStatus fill_staging(value* x, const void* floats) {
+  if (x->staging == NULL) {
+    x->staging = malloc(x->bytes > 0 ? x->bytes : 2);
+    if (x->staging == NULL) return kTfLiteError;
+  }
+  lg_fp32_to_fp16_array(floats, x->staging, x->bytes / sizeof(uint16_t));
+  return kTfLiteOk;
+}
+
 static TfLiteStatus create_buffers(lg_gpu_program* p,
                                    const TfLiteContext* context) {
   lg_gpu_backend* be = p->be;
@@ -602,6 +639,12 @@ static TfLiteStatus create_buffers(lg_gpu_program* p,
     const void* data = x->host_copy != NULL
                            ? x->host_copy
                            : context->tensors[x->tensor].data.raw;
+    if (x->half) {
+      if (fill_staging(x, data) != kTfLiteOk) {
+        return lg_gpu_lower_fail(p, "out of host memory");
+      }
+      data = x->staging;
+    }
     if (be->ops->buffer_create(be, device_size(x->bytes), &x->own, &error) !=
             kTfLiteOk ||
         (x->bytes > 0 && be->ops->buffer_upload(be, x->own, 0, data, x->bytes,
@@ -616,8 +659,13 @@ static TfLiteStatus create_buffers(lg_gpu_program* p,
     return lg_gpu_lower_fail(p, "%s", error.message);
   }
   for (int v = 0; v < p->num_values; ++v) {
-    free(p->values[v].host_copy); /* on the device now */
-    p->values[v].host_copy = NULL;
+    value* x = &p->values[v];
+    free(x->host_copy); /* on the device now */
+    x->host_copy = NULL;
+    if (x->kind == VALUE_CONSTANT) {
+      free(x->staging);
+      x->staging = NULL;
+    }
   }
   return kTfLiteOk;
 }
@@ -680,12 +728,12 @@ TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context) {
   if (p->prepared) return kTfLiteOk; /* the graph is immutable */
   for (int v = 0; v < p->num_values; ++v) {
     const value* x = &p->values[v];
-    if (x->tensor >= 0 && context->tensors[x->tensor].bytes != x->bytes) {
+    if (x->tensor >= 0 && context->tensors[x->tensor].bytes != host_bytes(x)) {
       return lg_gpu_lower_fail(p,
                                "tensor %d changed size after lowering (%zu "
                                "bytes, was %zu)",
                                x->tensor, context->tensors[x->tensor].bytes,
-                               x->bytes);
+                               host_bytes(x));
     }
   }
   if (plan_memory(p) != kTfLiteOk || create_buffers(p, context) != kTfLiteOk) {
@@ -711,8 +759,16 @@ static TfLiteStatus upload_inputs(lg_gpu_program* p, TfLiteContext* context,
                "input tensor %d has no data", x->tensor);
       return kTfLiteError;
     }
-    if (p->be->ops->buffer_upload(p->be, buffer_of(p, v), 0, t->data.raw,
-                                  x->bytes, error) != kTfLiteOk) {
+    const void* data = t->data.raw;
+    if (x->half) {
+      if (fill_staging(&p->values[v], data) != kTfLiteOk) {
+        snprintf(error->message, sizeof(error->message), "out of host memory");
+        return kTfLiteError;
+      }
+      data = x->staging;
+    }
+    if (p->be->ops->buffer_upload(p->be, buffer_of(p, v), 0, data, x->bytes,
+                                  error) != kTfLiteOk) {
       return kTfLiteError;
     }
     p->bytes_uploaded += x->bytes;
@@ -723,7 +779,7 @@ static TfLiteStatus upload_inputs(lg_gpu_program* p, TfLiteContext* context,
 static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
                                      lg_gpu_error* error) {
   for (int i = 0; i < p->num_outputs; ++i) {
-    const value* x = &p->values[p->output_values[i]];
+    value* x = &p->values[p->output_values[i]];
     TfLiteTensor* t = &context->tensors[p->output_tensors[i]];
     if (x->bytes == 0) continue;
     if (t->data.raw == NULL) {
@@ -731,10 +787,20 @@ static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
                "output tensor %d has no data", p->output_tensors[i]);
       return kTfLiteError;
     }
+    if (x->half && x->staging == NULL) {
+      x->staging = malloc(x->bytes);
+      if (x->staging == NULL) {
+        snprintf(error->message, sizeof(error->message), "out of host memory");
+        return kTfLiteError;
+      }
+    }
+    void* target = x->half ? (void*)x->staging : t->data.raw;
     if (p->be->ops->buffer_download(p->be, buffer_of(p, p->output_values[i]), 0,
-                                    t->data.raw, x->bytes,
-                                    error) != kTfLiteOk) {
+                                    target, x->bytes, error) != kTfLiteOk) {
       return kTfLiteError;
+    }
+    if (x->half) {
+      lg_fp16_to_fp32_array(x->staging, t->data.f, x->bytes / sizeof(uint16_t));
     }
     p->bytes_downloaded += x->bytes;
   }

@@ -10,11 +10,12 @@
  *
  * Kernels come from shaders/opencl/<name>.cl, embedded at build time; the
  * file must define a __kernel function with the same name. Build options are
- * the caller's defines plus "-DLG_FP16" when options->allow_fp16 is set and
- * the device has cl_khr_fp16. With options->cache_dir set, compiled program
- * binaries are cached there (see program_cache.h): a later kernel_create
- * with the same device, driver, options and source loads the binary instead
- * of compiling.
+ * the caller's defines plus "-DLG_FP16" when the backend stores tensors in
+ * half precision (fp16_storage; never yet: the kernels are float32, so
+ * options->allow_fp16 is recorded but not taken). With options->cache_dir set,
+ * compiled program binaries are cached there (see program_cache.h): a later
+ * kernel_create with the same device, driver, options and source loads the
+ * binary instead of compiling.
  *
  * dispatch without a local size picks one within the kernel's and device's
  * limits and rounds each global size up to a multiple of it, so kernels must
@@ -50,11 +51,11 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
 
 /* Counters for tests and reports (per backend). */
 typedef struct lg_opencl_stats {
-  uint64_t source_builds;   /* programs compiled from source */
-  uint64_t binary_loads;    /* programs loaded from the cache */
-  uint64_t cache_rejects;   /* cache files found stale/corrupt (rebuilt) */
-  uint64_t cache_writes;    /* cache files written */
-  int last_dims;            /* the last dispatch: dims, sizes enqueued */
+  uint64_t source_builds; /* programs compiled from source */
+  uint64_t binary_loads;  /* programs loaded from the cache */
+  uint64_t cache_rejects; /* cache files found stale/corrupt (rebuilt) */
+  uint64_t cache_writes;  /* cache files written */
+  int last_dims;          /* the last dispatch: dims, sizes enqueued */
   size_t last_global[3];
   size_t last_local[3];
 } lg_opencl_stats;

@@ -37,22 +37,24 @@ static uint64_t lg_source_hash(const lg_embedded_source* src) {
 /* Fills `error` with the failed build and the driver's build log (trimmed
  * to fit the message). */
 static void lg_build_failure(lg_gpu_error* error, cl_program program,
-                             cl_device_id device, cl_int err,
-                             const char* name, const char* options) {
+                             cl_device_id device, cl_int err, const char* name,
+                             const char* options) {
   char* log = NULL;
   size_t size = 0;
   if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
-                            &size) == CL_SUCCESS && size > 0) {
+                            &size) == CL_SUCCESS &&
+      size > 0) {
     log = calloc(size + 1, 1);
-    if (log != NULL && clGetProgramBuildInfo(program, device,
-                                             CL_PROGRAM_BUILD_LOG, size, log,
-                                             NULL) != CL_SUCCESS) {
+    if (log != NULL &&
+        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log,
+                              NULL) != CL_SUCCESS) {
       log[0] = '\0';
     }
   }
-  lg_cl_fail(error, "clBuildProgram", err, "kernel '%s' options '%s'; build "
-             "log:\n%s", name, options,
-             log != NULL && log[0] != '\0' ? log : "(empty)");
+  lg_cl_fail(error, "clBuildProgram", err,
+             "kernel '%s' options '%s'; build "
+             "log:\n%s",
+             name, options, log != NULL && log[0] != '\0' ? log : "(empty)");
   free(log);
 }
 
@@ -63,12 +65,11 @@ static TfLiteStatus lg_build_from_source(lg_cl_impl* impl,
                                          cl_program* program,
                                          lg_gpu_error* error) {
   cl_int err = CL_SUCCESS;
-  *program = lg_cl_inject("clCreateProgramWithSource")
-                 ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
-                 : clCreateProgramWithSource(impl->context,
-                                             (cl_uint)src->line_count,
-                                             (const char**)src->lines, NULL,
-                                             &err);
+  *program =
+      lg_cl_inject("clCreateProgramWithSource")
+          ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
+          : clCreateProgramWithSource(impl->context, (cl_uint)src->line_count,
+                                      (const char**)src->lines, NULL, &err);
   if (*program == NULL || err != CL_SUCCESS) {
     *program = NULL;
     lg_cl_fail(error, "clCreateProgramWithSource", err, "kernel '%s'",
@@ -96,9 +97,8 @@ fail:
 
 /* Tries the cache entry `payload`; NULL program when the driver refuses it
  * (the caller rebuilds from source). */
-static cl_program lg_load_binary(lg_cl_impl* impl,
-                                 const unsigned char* payload, size_t bytes,
-                                 const char* options) {
+static cl_program lg_load_binary(lg_cl_impl* impl, const unsigned char* payload,
+                                 size_t bytes, const char* options) {
   cl_int err = CL_SUCCESS, status = CL_SUCCESS;
   cl_program program =
       lg_cl_inject("clCreateProgramWithBinary")
@@ -134,8 +134,8 @@ static void lg_store_binary(lg_cl_impl* impl, cl_program program,
   if (err != CL_SUCCESS || size == 0) goto fail;
   binary = malloc(size);
   if (binary == NULL) goto fail;
-  err = clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(binary),
-                         &binary, NULL);
+  err = clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(binary), &binary,
+                         NULL);
   if (err != CL_SUCCESS) goto fail;
   if (lg_program_cache_store(impl->cache_dir, key, binary, size)) {
     impl->stats.cache_writes++;
@@ -176,8 +176,7 @@ static TfLiteStatus lg_get_program(lg_gpu_backend* be,
     if (*program != NULL) impl->stats.binary_loads++;
   }
   if (*program == NULL) {
-    if (lg_build_from_source(impl, src, options, program, error) !=
-        kTfLiteOk) {
+    if (lg_build_from_source(impl, src, options, program, error) != kTfLiteOk) {
       goto fail;
     }
     if (key != NULL) lg_store_binary(impl, *program, key);
@@ -201,13 +200,15 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
   *out = NULL;
   const lg_embedded_source* src = lg_opencl_source_find(name);
   if (src == NULL || strlen(name) >= sizeof(kernel->name)) {
-    lg_cl_message(error, "kernel_create: no embedded OpenCL source named "
+    lg_cl_message(error,
+                  "kernel_create: no embedded OpenCL source named "
                   "'%s' (expected shaders/opencl/%s.cl)",
                   name != NULL ? name : "(null)",
                   name != NULL ? name : "(null)");
     goto fail;
   }
-  bool fp16 = impl->allow_fp16 && be->device.fp16;
+  /* Half precision only where the program stores tensors as half. */
+  const bool fp16 = be->fp16_storage;
   options = lg_strdup_printf("%s%s%s", defines != NULL ? defines : "",
                              defines != NULL && fp16 ? " " : "",
                              fp16 ? "-DLG_FP16" : "");
@@ -217,8 +218,7 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
     goto fail;
   }
   snprintf(kernel->name, sizeof(kernel->name), "%s", name);
-  if (lg_get_program(be, src, options, &kernel->program, error) !=
-      kTfLiteOk) {
+  if (lg_get_program(be, src, options, &kernel->program, error) != kTfLiteOk) {
     goto fail;
   }
   kernel->kernel = lg_cl_inject("clCreateKernel")
@@ -226,8 +226,10 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
                        : clCreateKernel(kernel->program, name, &err);
   if (kernel->kernel == NULL || err != CL_SUCCESS) {
     kernel->kernel = NULL;
-    lg_cl_fail(error, "clCreateKernel", err, "kernel '%s' (the file must "
-               "define a __kernel of that name)", name);
+    lg_cl_fail(error, "clCreateKernel", err,
+               "kernel '%s' (the file must "
+               "define a __kernel of that name)",
+               name);
     goto fail;
   }
   lg_cl_object_created();
