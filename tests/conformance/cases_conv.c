@@ -349,9 +349,12 @@ void conf_add_conv_cases(conf_case_list* list) {
                   kTfLiteActNone, 0, "conv_2d_%s", kConv[i].label);
   }
   for (size_t i = 0; i < COUNT(kDepthwise); ++i) {
-    conf_case_add(list, kTfLiteBuiltinDepthwiseConv2d, build_depthwise,
-                  &kDepthwise[i], kTfLiteActNone, 0, "depthwise_conv_2d_%s",
-                  kDepthwise[i].label);
+    /* TFLite's GPU rules refuse a multiplier above 1 unless the input has
+     * one channel ("depth_multiplier != 1 && input.c != 1"). */
+    const depthwise_case* d = &kDepthwise[i];
+    conf_case_add(list, kTfLiteBuiltinDepthwiseConv2d, build_depthwise, d,
+                  kTfLiteActNone, 0, "depthwise_conv_2d_%s", d->label)
+        ->may_refuse = d->multiplier != 1 && d->input.d[d->input.rank - 1] != 1;
   }
   for (size_t i = 0; i < COUNT(kTransposeConv); ++i) {
     conf_case_add(list, kTfLiteBuiltinTransposeConv, build_transpose_conv,
