@@ -184,6 +184,13 @@ static void* kernel_init(TfLiteContext* context, const char* buffer,
     context->ReportError(context, "TfLiteGpuDelegate Init: out of memory");
     return NULL;
   }
+  if (lg_gpu_program_set_partition(part->program, params->nodes_to_replace,
+                                   params->output_tensors) != kTfLiteOk) {
+    context->ReportError(context, "TfLiteGpuDelegate Init: %s",
+                         lg_gpu_program_error(part->program));
+    partition_destroy(part);
+    return NULL;
+  }
   for (int k = 0; k < params->nodes_to_replace->size; ++k) {
     if (lg_gpu_program_lower_node(part->program, context,
                                   params->nodes_to_replace->data[k]) !=

@@ -123,6 +123,17 @@ int lg_gpu_lower_scratch(lg_gpu_program* p, size_t bytes);
  * RESHAPE); no dispatch. */
 TfLiteStatus lg_gpu_lower_alias(lg_gpu_program* p, int out, int in);
 
+/* Fusion of a following ADD: when tensor `t` (an output of the node being
+ * lowered) is read by exactly one node, an ADD of the same partition whose
+ * other operand has t's shape, and t is not a partition output, that ADD
+ * is absorbed: this returns true with the ADD's other operand in
+ * *addend, its output in *out and its fused activation in *activation,
+ * and the lowering computes out = activation(value of t + addend) itself;
+ * t is then never written. False (nothing absorbed) otherwise, and always
+ * during claim-time trial lowerings. */
+bool lg_gpu_lower_fuse_add(lg_gpu_program* p, int t, int* addend, int* out,
+                           TfLiteFusedActivation* activation);
+
 /* Records why lowering failed (printf format); returns kTfLiteError. */
 TfLiteStatus lg_gpu_lower_fail(lg_gpu_program* p, const char* format, ...)
 #if defined(__GNUC__)

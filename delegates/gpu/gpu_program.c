@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "runtime/kernels/fp16.h"
+#include "tensorflow/lite/builtin_ops.h"
 
 #define PROGRAM_ERROR_SIZE 1024
 #define NO_DISPATCH INT_MAX
@@ -133,6 +134,11 @@ struct lg_gpu_program {
   int nodes;
   bool prepared;
   bool dry_run; /* lg_gpu_program_can_lower: check kernels, build nothing */
+  /* The partition (lg_gpu_program_set_partition), for fusion. */
+  TfLiteIntArray* partition_nodes;
+  TfLiteIntArray* partition_outputs;
+  bool* absorbed; /* per partition node: lowered by an earlier node */
+  int fused_nodes;
   lg_gpu_recording* recording; /* the dispatches, when the backend records */
   uint64_t bytes_uploaded, bytes_downloaded;
   char error[PROGRAM_ERROR_SIZE];
@@ -187,6 +193,9 @@ void lg_gpu_program_destroy(lg_gpu_program* p) {
   free(p->dispatches);
   free(p->output_values);
   free(p->output_tensors);
+  TfLiteIntArrayFree(p->partition_nodes);
+  TfLiteIntArrayFree(p->partition_outputs);
+  free(p->absorbed);
   free(p);
 }
 
@@ -466,8 +475,113 @@ static TfLiteStatus lower(lg_gpu_program* p, TfLiteContext* context,
   return status;
 }
 
+TfLiteStatus lg_gpu_program_set_partition(lg_gpu_program* p,
+                                          const TfLiteIntArray* nodes,
+                                          const TfLiteIntArray* outputs) {
+  p->partition_nodes = TfLiteIntArrayCopy(nodes);
+  p->partition_outputs = TfLiteIntArrayCopy(outputs);
+  p->absorbed = calloc((size_t)nodes->size + 1, sizeof(bool));
+  if (p->partition_nodes == NULL || p->partition_outputs == NULL ||
+      p->absorbed == NULL) {
+    return lg_gpu_lower_fail(p, "out of host memory");
+  }
+  return kTfLiteOk;
+}
+
+static bool int_array_has(const TfLiteIntArray* a, int x) {
+  for (int i = 0; a != NULL && i < a->size; ++i) {
+    if (a->data[i] == x) return true;
+  }
+  return false;
+}
+
+static bool same_shape(const TfLiteTensor* a, const TfLiteTensor* b) {
+  if (a->dims == NULL || b->dims == NULL || a->dims->size != b->dims->size) {
+    return false;
+  }
+  for (int i = 0; i < a->dims->size; ++i) {
+    if (a->dims->data[i] != b->dims->data[i]) return false;
+  }
+  return true;
+}
+
+/* The partition slot of the only node reading tensor `t`, or -1 when no
+ * node or several nodes (or one node twice) read it. */
+static int only_reader(const lg_gpu_program* p, TfLiteContext* context, int t) {
+  int reader = -1;
+  for (int k = 0; k < p->partition_nodes->size; ++k) {
+    TfLiteNode* node = NULL;
+    TfLiteRegistration* reg = NULL;
+    if (context->GetNodeAndRegistration(context, p->partition_nodes->data[k],
+                                        &node, &reg) != kTfLiteOk) {
+      return -1;
+    }
+    for (int i = 0; i < node->inputs->size; ++i) {
+      if (node->inputs->data[i] != t) continue;
+      if (reader >= 0) return -1;
+      reader = k;
+    }
+  }
+  return reader;
+}
+
+bool lg_gpu_lower_fuse_add(lg_gpu_program* p, int t, int* addend, int* out,
+                           TfLiteFusedActivation* activation) {
+  TfLiteContext* context = (TfLiteContext*)lowering_context(p);
+  if (p->dry_run || p->partition_nodes == NULL || context == NULL ||
+      int_array_has(p->partition_outputs, t)) {
+    return false;
+  }
+  const int k = only_reader(p, context, t);
+  if (k < 0 || p->absorbed[k]) return false;
+  TfLiteNode* add = NULL;
+  TfLiteRegistration* reg = NULL;
+  if (context->GetNodeAndRegistration(context, p->partition_nodes->data[k],
+                                      &add, &reg) != kTfLiteOk ||
+      reg->builtin_code != kTfLiteBuiltinAdd || add->inputs->size != 2 ||
+      add->outputs->size != 1) {
+    return false;
+  }
+  const int other =
+      add->inputs->data[0] == t ? add->inputs->data[1] : add->inputs->data[0];
+  const TfLiteTensor* a = &context->tensors[t];
+  const TfLiteTensor* b = &context->tensors[other];
+  const TfLiteTensor* y = &context->tensors[add->outputs->data[0]];
+  if (other < 0 || b->type != kTfLiteFloat32 || !same_shape(a, b) ||
+      !same_shape(a, y)) {
+    return false;
+  }
+  const TfLiteAddParams* params = add->builtin_data;
+  *activation = params != NULL ? params->activation : kTfLiteActNone;
+  float lo, hi;
+  const char* define;
+  if (!lg_gpu_activation(*activation, &lo, &hi, &define)) return false;
+  if (tensor_value(p, context, other) < 0 ||
+      tensor_value(p, context, add->outputs->data[0]) < 0) {
+    return false;
+  }
+  p->values[p->value_of_tensor[add->outputs->data[0]]].produced = true;
+  p->absorbed[k] = true;
+  *addend = other;
+  *out = add->outputs->data[0];
+  return true;
+}
+
+static bool absorbed_node(const lg_gpu_program* p, int node_index) {
+  for (int k = 0; p->partition_nodes != NULL && k < p->partition_nodes->size;
+       ++k) {
+    if (p->partition_nodes->data[k] == node_index) return p->absorbed[k];
+  }
+  return false;
+}
+
 TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
                                        TfLiteContext* context, int node_index) {
+  if (absorbed_node(p, node_index)) {
+    ++p->nodes;
+    ++p->fused_nodes;
+    return kTfLiteOk;
+  }
   TfLiteNode* node = NULL;
   TfLiteRegistration* reg = NULL;
   if (context->GetNodeAndRegistration(context, node_index, &node, &reg) !=
@@ -846,6 +960,7 @@ void lg_gpu_program_get_stats(const lg_gpu_program* p,
                               lg_gpu_program_stats* out) {
   memset(out, 0, sizeof(*out));
   out->nodes = p->nodes;
+  out->fused_nodes = p->fused_nodes;
   out->dispatches = p->num_dispatches;
   for (int b = 0; b < p->num_buffers; ++b) {
     out->device_bytes += device_size(p->buffers[b].bytes);

@@ -46,7 +46,15 @@ lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
                                       const TfLiteContext* context);
 void lg_gpu_program_destroy(lg_gpu_program* p);
 
-/* Lowers one node with its registered lowering. */
+/* The partition's nodes and output tensors, before lowering, so that a
+ * lowering may absorb a later node (lg_gpu_lower_fuse_add). Optional: a
+ * program without them fuses nothing. */
+TfLiteStatus lg_gpu_program_set_partition(lg_gpu_program* p,
+                                          const TfLiteIntArray* nodes,
+                                          const TfLiteIntArray* outputs);
+
+/* Lowers one node with its registered lowering (nothing for a node an
+ * earlier lowering absorbed). */
 TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
                                        TfLiteContext* context, int node_index);
 
@@ -69,7 +77,8 @@ TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);
 const char* lg_gpu_program_error(const lg_gpu_program* p);
 
 typedef struct lg_gpu_program_stats {
-  int nodes;
+  int nodes;       /* lowered, absorbed ones included */
+  int fused_nodes; /* absorbed into an earlier node's kernel */
   int dispatches;
   uint64_t device_bytes;     /* planned buffers + constants */
   uint64_t unplanned_bytes;  /* what one buffer per tensor would take */

@@ -337,23 +337,35 @@ static TfLiteStatus lower_pointwise(lg_gpu_program* p, TfLiteContext* context,
       kTfLiteOk) {
     return kTfLiteError;
   }
+  /* A residual ADD after a conv without activation joins this kernel
+   * (MobileNetV2's projections): one dispatch and one tensor fewer. */
+  TfLiteFusedActivation activation = g->activation;
+  int out = node->outputs->data[kOutputTensor];
+  int addend = -1;
+  if (activation == kTfLiteActNone) {
+    lg_gpu_lower_fuse_add(p, out, &addend, &out, &activation);
+  }
   float lo, hi;
   const char* act;
-  lg_gpu_activation(g->activation, &lo, &hi, &act);
-  char defines[128];
-  snprintf(defines, sizeof(defines), "-DLG_W=%d -DLG_NV=%d -DLG_PIX=%d%s%s %s",
-           blk.w, blk.nv, blk.pix, blk.oc_fast ? " -DLG_OC_FAST" : "",
-           oc % blk.w == 0 ? " -DLG_ALIGNED" : "", act);
+  lg_gpu_activation(activation, &lo, &hi, &act);
+  char defines[144];
+  snprintf(defines, sizeof(defines),
+           "-DLG_W=%d -DLG_NV=%d -DLG_PIX=%d%s%s%s %s", blk.w, blk.nv, blk.pix,
+           blk.oc_fast ? " -DLG_OC_FAST" : "",
+           oc % blk.w == 0 ? " -DLG_ALIGNED" : "",
+           addend >= 0 ? " -DLG_RESIDUAL" : "", act);
   const lg_gpu_operand args[] = {
       LG_GPU_TENSOR(node->inputs->data[kInputTensor]),
       LG_GPU_CONSTANT(c.w),
       LG_GPU_CONSTANT(c.b),
-      LG_GPU_TENSOR(node->outputs->data[kOutputTensor]),
+      LG_GPU_TENSOR(out),
       LG_GPU_INT(pixels),
       LG_GPU_INT(ic),
       LG_GPU_INT(oc),
       LG_GPU_FLOAT(lo),
       LG_GPU_FLOAT(hi),
+      /* Not read without LG_RESIDUAL: the bias stands in. */
+      addend >= 0 ? LG_GPU_TENSOR(addend) : LG_GPU_CONSTANT(c.b),
   };
   const size_t pixel_blocks = (size_t)((pixels + blk.pix - 1) / blk.pix);
   const size_t oc_blocks =

@@ -12,7 +12,9 @@
  * Pixels past the end read the last pixel and are not written; channels past
  * `oc` are computed on the zero padding and not written.
  * lo/hi: the fused activation's clamp (NaN passes); LG_ACT_TANH applies tanh
- * after it. The global size may be rounded up: every work item checks. */
+ * after it. LG_RESIDUAL adds res[p, o] (a following ADD absorbed by the
+ * lowering) before the activation; without it `res` is not read. The
+ * global size may be rounded up: every work item checks. */
 #ifndef LG_W
 #define LG_W 16
 #endif
@@ -50,7 +52,19 @@
 /* Clamp (NaN passes), optional tanh, store; a partial vector at the channel
  * end is stored lane by lane. */
 LG_INLINE void conv_1x1_store(VT v, float lo, float hi, __global float* dst,
-                              int lanes) {
+                              const __global float* res, int lanes) {
+#ifdef LG_RESIDUAL
+  if (lanes >= LG_W) {
+    v += VLOAD(0, res);
+  } else {
+    float tmp[LG_W];
+    VSTORE(v, 0, tmp);
+    for (int l = 0; l < lanes; ++l) tmp[l] += res[l];
+    v = VLOAD(0, tmp);
+  }
+#else
+  (void)res;
+#endif
   v = select(v, (VT)(lo), v < (VT)(lo));
   v = select(v, (VT)(hi), v > (VT)(hi));
 #ifdef LG_ACT_TANH
@@ -69,7 +83,7 @@ __kernel void conv_1x1(__global const float* restrict in,
                        __global const float* restrict w,
                        __global const float* restrict bias,
                        __global float* restrict out, int pixels, int ic, int oc,
-                       float lo, float hi) {
+                       float lo, float hi, __global const float* restrict res) {
 #ifdef LG_OC_FAST
   const int p0 = (int)get_global_id(1) * LG_PIX;
   const int ob = (int)get_global_id(0);
@@ -110,9 +124,10 @@ __kernel void conv_1x1(__global const float* restrict in,
   for (int r = 0; r < LG_PIX; ++r) {
     if (p0 + r >= pixels) break;
     __global float* dst = out + (size_t)(p0 + r) * oc + o0;
+    const __global float* add = res + (size_t)(p0 + r) * oc + o0;
 #pragma unroll
     for (int v = 0; v < LG_NV; ++v) {
-      conv_1x1_store(acc[r][v] + b[v], lo, hi, dst + v * LG_W,
+      conv_1x1_store(acc[r][v] + b[v], lo, hi, dst + v * LG_W, add + v * LG_W,
                      oc - o0 - v * LG_W);
     }
   }

@@ -367,12 +367,91 @@ static void test_refusals(void** state) {
   expect_refused(&runtime, "constant");
 }
 
+/* x -> 1x1 CONV_2D (no activation) -> t; y = ADD(t, x) with RELU6. With
+ * `t_also_squared`, z = MUL(t, t) reads t too, so the ADD must not be
+ * absorbed. Returns the dispatches one Invoke records; the outputs match
+ * the CPU. */
+static int run_residual(TfLiteDelegate* d, bool t_also_squared) {
+  const int32_t shape[4] = {1, 5, 7, 24}, f_shape[4] = {24, 1, 1, 24};
+  float f[24 * 24], b[24];
+  fill(f, 24 * 24, 17, 0.5f);
+  fill(b, 24, 29, 0.5f);
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t x = add_float_tensor(w, "x", shape);
+  const int32_t ft = lg_model_writer_add_const_tensor(w, "f", kTfLiteFloat32,
+                                                      f_shape, 4, f, sizeof(f));
+  const int32_t bt = lg_model_writer_add_const_tensor(
+      w, "b", kTfLiteFloat32, (const int32_t[]){24}, 1, b, sizeof(b));
+  const int32_t t = add_float_tensor(w, "t", shape);
+  const int32_t y = add_float_tensor(w, "y", shape);
+  const int32_t z = add_float_tensor(w, "z", shape);
+  const TfLiteConvParams conv = {.padding = kTfLitePaddingValid,
+                                 .stride_width = 1,
+                                 .stride_height = 1,
+                                 .activation = kTfLiteActNone,
+                                 .dilation_width_factor = 1,
+                                 .dilation_height_factor = 1};
+  const TfLiteAddParams add = {.activation = kTfLiteActRelu6};
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinConv2d, 1,
+                                           (int32_t[]){x, ft, bt}, 3, &t, 1,
+                                           &conv) >= 0);
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinAdd, 1,
+                                           (int32_t[]){t, x}, 2, &y, 1,
+                                           &add) >= 0);
+  if (t_also_squared) {
+    assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinMul, 1,
+                                             (int32_t[]){t, t}, 2, &z, 1,
+                                             NULL) >= 0);
+  }
+  lg_model_writer_set_inputs(w, &x, 1);
+  lg_model_writer_set_outputs(w, (const int32_t[]){y, z},
+                              t_also_squared ? 2 : 1);
+  built_model m;
+  assert_int_equal(lg_model_writer_finish(w, &m.data, &m.size), kTfLiteOk);
+  lg_model_writer_destroy(w);
+  m.model = TfLiteModelCreate(m.data, m.size);
+  assert_non_null(m.model);
+  float *cpu = NULL, *gpu = NULL;
+  size_t nc = 0, ng = 0;
+  run(m.model, NULL, &cpu, &nc);
+  run(m.model, d, &gpu, &ng);
+  assert_int_equal(nc, ng);
+  for (size_t i = 0; i < nc; ++i) {
+    assert_true(fabsf(cpu[i] - gpu[i]) <= 1e-5f * fmaxf(1.0f, fabsf(cpu[i])));
+  }
+  free(cpu);
+  free(gpu);
+  /* The stats of a live program: run keeps none alive, so apply again. */
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsAddDelegate(o, d);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  assert_non_null(ip);
+  litegpu_gpu_delegate_stats st;
+  assert_int_equal(litegpu_gpu_delegate_get_stats(d, &st), kTfLiteOk);
+  assert_int_equal(st.nodes_delegated, t_also_squared ? 3 : 2);
+  TfLiteInterpreterDelete(ip);
+  free_model(&m);
+  return st.dispatches_per_invoke;
+}
+
+/* A residual ADD joins the 1x1 conv's kernel only when the conv's output
+ * has no other reader. */
+static void test_residual_add_fusion(void** state) {
+  (void)state;
+  TfLiteDelegate* d = make_delegate();
+  assert_int_equal(run_residual(d, false), 1);
+  assert_int_equal(run_residual(d, true), 3);
+  TfLiteGpuDelegateV2Delete(d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv_pointwise),
       cmocka_unit_test(test_conv_general),
       cmocka_unit_test(test_depthwise),
       cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_residual_add_fusion),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
