@@ -69,7 +69,10 @@
  * enabled (creation fails when it is not installed). Whenever the instance
  * offers VK_EXT_debug_utils, a messenger counts the error messages of any
  * layer (also one enabled through VK_INSTANCE_LAYERS) in
- * lg_vulkan_stats.validation_errors and keeps the first one.
+ * lg_vulkan_stats.validation_errors and keeps the first one. Under
+ * LITEGPU_VULKAN_VALIDATION=1 a counted error also fails every later
+ * buffer_download with its message, so a delegate run (the conformance
+ * suite) fails on it.
  *
  * Ownership: the backend owns its instance, device, buffers and kernels
  * until they are released or the backend is destroyed; destroy the backend

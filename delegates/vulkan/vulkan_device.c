@@ -84,7 +84,10 @@ static bool lg_vk_has_instance_extension(const char* layer, const char* name) {
 TfLiteStatus lg_vk_instance_create(lg_vk_impl* impl, bool validation,
                                    lg_gpu_error* error) {
   const char* env = getenv("LITEGPU_VULKAN_VALIDATION");
-  if (env != NULL && strcmp(env, "1") == 0) validation = true;
+  if (env != NULL && strcmp(env, "1") == 0) {
+    validation = true;
+    impl->fail_on_validation_error = true;
+  }
   uint32_t loader_version = VK_API_VERSION_1_0;
   VkResult r = LG_VK_TRY(vkEnumerateInstanceVersion,
                          VK_ERROR_OUT_OF_HOST_MEMORY, &loader_version);

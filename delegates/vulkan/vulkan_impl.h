@@ -60,6 +60,9 @@ typedef struct lg_vk_impl {
   VkInstance instance;
   VkDebugUtilsMessengerEXT messenger;
   PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+  /* LITEGPU_VULKAN_VALIDATION=1: a counted validation error fails the next
+   * download, so a test run through the delegate fails on it. */
+  bool fail_on_validation_error;
   VkPhysicalDevice physical;
   VkDevice device;
   VkQueue queue;

@@ -348,6 +348,19 @@ static TfLiteStatus lg_vk_readback_reserve(lg_vk_impl* impl, size_t bytes,
                                 &impl->readback, error);
 }
 
+/* Under LITEGPU_VULKAN_VALIDATION=1, the first validation error the layer
+ * reported (checked once the work is done, at each download). */
+static TfLiteStatus lg_vk_check_validation(const lg_vk_impl* impl,
+                                           lg_gpu_error* error) {
+  if (!impl->fail_on_validation_error || impl->stats.validation_errors == 0) {
+    return kTfLiteOk;
+  }
+  lg_vk_message(error, "Vulkan validation error (%llu so far): %s",
+                (unsigned long long)impl->stats.validation_errors,
+                impl->stats.first_validation_error);
+  return kTfLiteError;
+}
+
 TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                    size_t offset, void* data, size_t bytes,
                                    lg_gpu_error* error) {
@@ -367,7 +380,7 @@ TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
     }
     memcpy(data, buffer->map + offset, bytes);
     impl->stats.direct_downloads++;
-    return kTfLiteOk;
+    return lg_vk_check_validation(impl, error);
   }
   if (lg_vk_readback_reserve(impl, bytes, error) != kTfLiteOk ||
       lg_vk_recording(impl, &cmd, error) != kTfLiteOk) {
@@ -379,5 +392,6 @@ TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
   if (lg_vk_finish(be, error) != kTfLiteOk) return kTfLiteError;
   memcpy(data, impl->readback.map, bytes);
   impl->stats.staged_downloads++;
+  if (lg_vk_check_validation(impl, error) != kTfLiteOk) return kTfLiteError;
   return kTfLiteOk;
 }
