@@ -20,6 +20,7 @@
  * cannot be created).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -414,7 +415,19 @@ static void run_cases(const conf_settings* s, const conf_case_list* cases,
   free(summary);
 }
 
+/* With LITEGPU_VULKAN_VALIDATION=1 the Vulkan loader loads and unloads the
+ * validation layer with each instance; holding one reference of our own
+ * keeps it loaded, so LeakSanitizer can attribute what the layer keeps
+ * (tests/lsan_vulkan.supp) instead of reporting unknown frames. */
+static void keep_validation_layer_loaded(void) {
+  const char* env = getenv("LITEGPU_VULKAN_VALIDATION");
+  if (env != NULL && strcmp(env, "1") == 0) {
+    (void)dlopen("libVkLayer_khronos_validation.so", RTLD_NOW);
+  }
+}
+
 int main(int argc, char** argv) {
+  keep_validation_layer_loaded();
   conf_settings s;
   memset(&s, 0, sizeof(s));
   if (parse_args(argc, argv, &s) != 0) return usage();
