@@ -25,15 +25,15 @@ static TfLiteStatus lg_cl_buffer_create(lg_gpu_backend* be, size_t bytes,
   cl_int err = CL_SUCCESS;
   *out = NULL;
   if (bytes == 0 || (uint64_t)bytes > be->device.max_buffer_bytes) {
-    lg_cl_message(error,
-                  "buffer_create: %zu bytes is outside 1..%llu (the "
-                  "device's CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
-                  bytes, (unsigned long long)be->device.max_buffer_bytes);
+    lg_gpu_error_set(error,
+                     "buffer_create: %zu bytes is outside 1..%llu (the "
+                     "device's CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                     bytes, (unsigned long long)be->device.max_buffer_bytes);
     goto fail;
   }
   buffer = calloc(1, sizeof(*buffer));
   if (buffer == NULL) {
-    lg_cl_message(error, "buffer_create: out of host memory");
+    lg_gpu_error_set(error, "buffer_create: out of host memory");
     goto fail;
   }
   buffer->bytes = bytes;
@@ -69,15 +69,15 @@ static TfLiteStatus lg_cl_check_range(const char* slot,
                                       size_t offset, const void* data,
                                       size_t bytes, lg_gpu_error* error) {
   if (buffer == NULL || (data == NULL && bytes > 0)) {
-    lg_cl_message(error, "%s: NULL %s", slot,
-                  buffer == NULL ? "buffer" : "host pointer");
+    lg_gpu_error_set(error, "%s: NULL %s", slot,
+                     buffer == NULL ? "buffer" : "host pointer");
     return kTfLiteError;
   }
   if (offset > buffer->bytes || bytes > buffer->bytes - offset) {
-    lg_cl_message(error,
-                  "%s: range [%zu, %zu + %zu) is outside the "
-                  "%zu-byte buffer",
-                  slot, offset, offset, bytes, buffer->bytes);
+    lg_gpu_error_set(error,
+                     "%s: range [%zu, %zu + %zu) is outside the "
+                     "%zu-byte buffer",
+                     slot, offset, offset, bytes, buffer->bytes);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -145,10 +145,10 @@ static TfLiteStatus lg_cl_set_args(lg_gpu_kernel* kernel,
       err = CL_INVALID_ARG_VALUE;
     } else if (args[i].kind == LG_GPU_ARG_KIND_BUFFER) {
       if (args[i].value.buffer == NULL) {
-        lg_cl_message(error,
-                      "dispatch: kernel '%s' argument %d is a NULL "
-                      "buffer",
-                      kernel->name, i);
+        lg_gpu_error_set(error,
+                         "dispatch: kernel '%s' argument %d is a NULL "
+                         "buffer",
+                         kernel->name, i);
         return kTfLiteError;
       }
       err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(cl_mem),
@@ -158,10 +158,10 @@ static TfLiteStatus lg_cl_set_args(lg_gpu_kernel* kernel,
     } else if (args[i].kind == LG_GPU_ARG_KIND_FLOAT) {
       err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(fvalue), &fvalue);
     } else {
-      lg_cl_message(error,
-                    "dispatch: kernel '%s' argument %d has unknown "
-                    "kind %d",
-                    kernel->name, i, (int)args[i].kind);
+      lg_gpu_error_set(error,
+                       "dispatch: kernel '%s' argument %d has unknown "
+                       "kind %d",
+                       kernel->name, i, (int)args[i].kind);
       return kTfLiteError;
     }
     if (err != CL_SUCCESS) {
@@ -211,21 +211,21 @@ static TfLiteStatus lg_cl_check_local(const lg_gpu_backend* be,
   size_t product = 1;
   for (int d = 0; d < dims; ++d) {
     if (local[d] == 0 || local[d] > be->device.max_work_item_sizes[d]) {
-      lg_cl_message(error,
-                    "dispatch: kernel '%s' local size %zu in dimension "
-                    "%d is outside 1..%zu (CL_DEVICE_MAX_WORK_ITEM_SIZES)",
-                    kernel->name, local[d], d,
-                    be->device.max_work_item_sizes[d]);
+      lg_gpu_error_set(error,
+                       "dispatch: kernel '%s' local size %zu in dimension "
+                       "%d is outside 1..%zu (CL_DEVICE_MAX_WORK_ITEM_SIZES)",
+                       kernel->name, local[d], d,
+                       be->device.max_work_item_sizes[d]);
       return kTfLiteError;
     }
     product *= local[d];
   }
   if (product > kernel->max_work_group_size ||
       product > be->device.max_work_group_size) {
-    lg_cl_message(error,
-                  "dispatch: kernel '%s' work group of %zu exceeds "
-                  "the kernel's limit %zu",
-                  kernel->name, product, kernel->max_work_group_size);
+    lg_gpu_error_set(error,
+                     "dispatch: kernel '%s' work group of %zu exceeds "
+                     "the kernel's limit %zu",
+                     kernel->name, product, kernel->max_work_group_size);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -240,18 +240,18 @@ static TfLiteStatus lg_cl_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
   size_t rounded[3] = {1, 1, 1};
   if (kernel == NULL || global == NULL || dims < 1 || dims > 3 ||
       num_args < 0 || (num_args > 0 && args == NULL)) {
-    lg_cl_message(error,
-                  "dispatch: invalid arguments (kernel %p, dims %d, "
-                  "%d args)",
-                  (const void*)kernel, dims, num_args);
+    lg_gpu_error_set(error,
+                     "dispatch: invalid arguments (kernel %p, dims %d, "
+                     "%d args)",
+                     (const void*)kernel, dims, num_args);
     return kTfLiteError;
   }
   for (int d = 0; d < dims; ++d) {
     if (global[d] == 0) {
-      lg_cl_message(error,
-                    "dispatch: kernel '%s' global size is 0 in "
-                    "dimension %d",
-                    kernel->name, d);
+      lg_gpu_error_set(error,
+                       "dispatch: kernel '%s' global size is 0 in "
+                       "dimension %d",
+                       kernel->name, d);
       return kTfLiteError;
     }
   }
@@ -269,8 +269,8 @@ static TfLiteStatus lg_cl_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
   for (int d = 0; d < dims; ++d) {
     size_t groups = global[d] / chosen[d] + (global[d] % chosen[d] != 0);
     if (groups > SIZE_MAX / chosen[d]) {
-      lg_cl_message(error, "dispatch: kernel '%s' global size overflows",
-                    kernel->name);
+      lg_gpu_error_set(error, "dispatch: kernel '%s' global size overflows",
+                       kernel->name);
       return kTfLiteError;
     }
     rounded[d] = groups * chosen[d];
@@ -367,7 +367,7 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
   lg_cl_impl* impl = NULL;
   cl_int err = CL_SUCCESS;
   if (out == NULL) {
-    lg_cl_message(error, "lg_opencl_backend_create: NULL out");
+    lg_gpu_error_set(error, "lg_opencl_backend_create: NULL out");
     return kTfLiteError;
   }
   *out = NULL;
@@ -376,7 +376,7 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
   impl = calloc(1, sizeof(*impl));
   if (be == NULL || impl == NULL) {
     free(impl);
-    lg_cl_message(error, "lg_opencl_backend_create: out of host memory");
+    lg_gpu_error_set(error, "lg_opencl_backend_create: out of host memory");
     goto fail;
   }
   be->ops = &lg_cl_ops;
@@ -389,7 +389,7 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
   if (options->cache_dir != NULL && options->cache_dir[0] != '\0') {
     impl->cache_dir = strdup(options->cache_dir);
     if (impl->cache_dir == NULL) {
-      lg_cl_message(error, "lg_opencl_backend_create: out of host memory");
+      lg_gpu_error_set(error, "lg_opencl_backend_create: out of host memory");
       goto fail;
     }
   }

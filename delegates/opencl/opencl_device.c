@@ -79,10 +79,11 @@ TfLiteStatus lg_cl_pick_device(int device_index, cl_platform_id* platform,
   cl_int err = lg_cl_inject("clGetPlatformIDs")
                    ? CL_OUT_OF_HOST_MEMORY
                    : clGetPlatformIDs(0, NULL, &num_platforms);
-  if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS &&
-                                           num_platforms == 0)) {
-    lg_cl_message(error, "clGetPlatformIDs found no OpenCL platform (is an "
-                  "ICD such as pocl-opencl-icd or a GPU driver installed?)");
+  if (err == CL_PLATFORM_NOT_FOUND_KHR ||
+      (err == CL_SUCCESS && num_platforms == 0)) {
+    lg_gpu_error_set(error,
+                     "clGetPlatformIDs found no OpenCL platform (is an "
+                     "ICD such as pocl-opencl-icd or a GPU driver installed?)");
     goto fail;
   }
   if (err != CL_SUCCESS) {
@@ -91,7 +92,7 @@ TfLiteStatus lg_cl_pick_device(int device_index, cl_platform_id* platform,
   }
   platforms = calloc(num_platforms, sizeof(*platforms));
   if (platforms == NULL) {
-    lg_cl_message(error, "out of host memory listing OpenCL platforms");
+    lg_gpu_error_set(error, "out of host memory listing OpenCL platforms");
     goto fail;
   }
   err = clGetPlatformIDs(num_platforms, platforms, NULL);
@@ -110,9 +111,11 @@ TfLiteStatus lg_cl_pick_device(int device_index, cl_platform_id* platform,
   for (size_t i = 0; i < count; ++i) gpus += list[i].is_gpu ? 1 : 0;
   size_t candidates = gpus > 0 ? gpus : count;
   if (device_index < 0 || (size_t)device_index >= candidates) {
-    lg_cl_message(error, "OpenCL device_index %d out of range: %zu %s "
-                  "device(s) of OpenCL 1.2 or later found", device_index,
-                  candidates, gpus > 0 ? "GPU" : "CPU/accelerator");
+    lg_gpu_error_set(error,
+                     "OpenCL device_index %d out of range: %zu %s "
+                     "device(s) of OpenCL 1.2 or later found",
+                     device_index, candidates,
+                     gpus > 0 ? "GPU" : "CPU/accelerator");
     goto fail;
   }
   size_t seen = 0;
@@ -191,16 +194,16 @@ TfLiteStatus lg_cl_read_device_info(cl_device_id device,
   const lg_cl_property scalars[] = {
       {CL_DEVICE_GLOBAL_MEM_SIZE, "CL_DEVICE_GLOBAL_MEM_SIZE", &global,
        sizeof(global)},
-      {CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE",
-       &max_alloc, sizeof(max_alloc)},
+      {CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE", &max_alloc,
+       sizeof(max_alloc)},
       {CL_DEVICE_MAX_WORK_GROUP_SIZE, "CL_DEVICE_MAX_WORK_GROUP_SIZE", &wg,
        sizeof(wg)},
       {CL_DEVICE_MAX_COMPUTE_UNITS, "CL_DEVICE_MAX_COMPUTE_UNITS", &units,
        sizeof(units)},
       {CL_DEVICE_MEM_BASE_ADDR_ALIGN, "CL_DEVICE_MEM_BASE_ADDR_ALIGN",
        &align_bits, sizeof(align_bits)},
-      {CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS,
-       "CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS", &item_dims, sizeof(item_dims)},
+      {CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, "CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS",
+       &item_dims, sizeof(item_dims)},
   };
   for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); ++i) {
     what = strings[i].name;

@@ -44,7 +44,7 @@ size_t lg_cl_kernel_max_work_group_size(lg_gpu_backend* be,
  * of two, within the kernel's and the device's limits (and at most 256
  * work items), spread over the dimensions with the most work. */
 void lg_cl_choose_local_size(const lg_gpu_device_info* device,
-                             size_t kernel_max, int dims,
-                             const size_t* global, size_t* local);
+                             size_t kernel_max, int dims, const size_t* global,
+                             size_t* local);
 
 #endif /* LITEGPU_DELEGATES_OPENCL_OPENCL_IMPL_H_ */

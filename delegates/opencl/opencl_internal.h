@@ -21,6 +21,7 @@
 #include <CL/cl.h>
 
 #include "delegates/gpu/gpu_backend.h"
+#include "delegates/gpu/gpu_error.h"
 
 /* The ICD loader's "no platform" code (cl_khr_icd, in cl_ext.h). */
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
@@ -51,9 +52,7 @@ bool lg_cl_inject(const char* call_name);
 void lg_cl_fail(lg_gpu_error* error, const char* call, cl_int code,
                 const char* detail_format, ...)
     __attribute__((format(printf, 4, 5)));
-/* Fills `error` (may be NULL) with a printf-style message. */
-void lg_cl_message(lg_gpu_error* error, const char* format, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Free-form messages: lg_gpu_error_set (delegates/gpu/gpu_error.h). */
 
 void lg_cl_object_created(void);
 void lg_cl_object_released(void);

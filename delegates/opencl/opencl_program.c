@@ -163,7 +163,7 @@ static TfLiteStatus lg_get_program(lg_gpu_backend* be,
         be->device.api_version, options,
         (unsigned long long)lg_source_hash(src), src->name);
     if (key == NULL) {
-      lg_cl_message(error, "kernel_create: out of host memory");
+      lg_gpu_error_set(error, "kernel_create: out of host memory");
       goto fail;
     }
     lg_program_cache_result found =
@@ -200,11 +200,11 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
   *out = NULL;
   const lg_embedded_source* src = lg_opencl_source_find(name);
   if (src == NULL || strlen(name) >= sizeof(kernel->name)) {
-    lg_cl_message(error,
-                  "kernel_create: no embedded OpenCL source named "
-                  "'%s' (expected shaders/opencl/%s.cl)",
-                  name != NULL ? name : "(null)",
-                  name != NULL ? name : "(null)");
+    lg_gpu_error_set(error,
+                     "kernel_create: no embedded OpenCL source named "
+                     "'%s' (expected shaders/opencl/%s.cl)",
+                     name != NULL ? name : "(null)",
+                     name != NULL ? name : "(null)");
     goto fail;
   }
   /* Half precision only where the program stores tensors as half. */
@@ -214,7 +214,7 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
                              fp16 ? "-DLG_FP16" : "");
   kernel = calloc(1, sizeof(*kernel));
   if (options == NULL || kernel == NULL) {
-    lg_cl_message(error, "kernel_create: out of host memory");
+    lg_gpu_error_set(error, "kernel_create: out of host memory");
     goto fail;
   }
   snprintf(kernel->name, sizeof(kernel->name), "%s", name);

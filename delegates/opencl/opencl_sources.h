@@ -16,8 +16,8 @@
 #include <stddef.h>
 
 typedef struct lg_embedded_source {
-  const char* name;          /* file name without extension, e.g. "add" */
-  const char* const* lines;  /* the file's text, one line per element */
+  const char* name;         /* file name without extension, e.g. "add" */
+  const char* const* lines; /* the file's text, one line per element */
   size_t line_count;
 } lg_embedded_source;
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "delegates/opencl/opencl_internal.h"
+
 #include "delegates/opencl/opencl_sources.h"
 
 /* ---- Error names -------------------------------------------------------- */
@@ -95,57 +96,25 @@ const char* lg_cl_error_name(cl_int code) {
 
 void lg_cl_fail(lg_gpu_error* error, const char* call, cl_int code,
                 const char* detail_format, ...) {
-  if (error == NULL) return;
-  int n = snprintf(error->message, sizeof(error->message),
-                   "%s failed: %s (%d)", call, lg_cl_error_name(code),
-                   (int)code);
-  if (detail_format == NULL || n < 0 ||
-      (size_t)n + 2 >= sizeof(error->message)) {
-    return;
-  }
-  memcpy(error->message + n, ": ", 3);
   va_list args;
   va_start(args, detail_format);
-  vsnprintf(error->message + n + 2, sizeof(error->message) - (size_t)n - 2,
-            detail_format, args);
-  va_end(args);
-}
-
-void lg_cl_message(lg_gpu_error* error, const char* format, ...) {
-  if (error == NULL) return;
-  va_list args;
-  va_start(args, format);
-  vsnprintf(error->message, sizeof(error->message), format, args);
+  lg_gpu_error_call(error, call, lg_cl_error_name(code), (int)code,
+                    detail_format, args);
   va_end(args);
 }
 
 /* ---- Fault injection ---------------------------------------------------- */
 
-static bool lg_fail_armed = false;
-static bool lg_fail_fired_flag = false;
-static char lg_fail_name[64];
-static int lg_fail_remaining = 0;
+static lg_gpu_fault lg_cl_fault;
 
 void lg_opencl_fail_call(const char* call_name, int nth) {
-  lg_fail_fired_flag = false;
-  if (call_name == NULL || nth < 1) {
-    lg_fail_armed = false;
-    return;
-  }
-  snprintf(lg_fail_name, sizeof(lg_fail_name), "%s", call_name);
-  lg_fail_remaining = nth;
-  lg_fail_armed = true;
+  lg_gpu_fault_arm(&lg_cl_fault, call_name, nth);
 }
 
-bool lg_opencl_fail_fired(void) { return lg_fail_fired_flag; }
+bool lg_opencl_fail_fired(void) { return lg_cl_fault.fired; }
 
 bool lg_cl_inject(const char* call_name) {
-  if (!lg_fail_armed) return false;
-  if (strcmp(call_name, lg_fail_name) != 0) return false;
-  if (--lg_fail_remaining > 0) return false;
-  lg_fail_armed = false;
-  lg_fail_fired_flag = true;
-  return true;
+  return lg_gpu_fault_hit(&lg_cl_fault, call_name);
 }
 
 /* ---- Object accounting -------------------------------------------------- */

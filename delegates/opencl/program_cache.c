@@ -62,8 +62,7 @@ fail:
   return NULL;
 }
 
-lg_program_cache_result lg_program_cache_load(const char* dir,
-                                              const char* key,
+lg_program_cache_result lg_program_cache_load(const char* dir, const char* key,
                                               unsigned char** payload,
                                               size_t* bytes) {
   char path[4096];

@@ -31,9 +31,9 @@
 #define LG_PROGRAM_CACHE_HEADER_BYTES 40u
 
 typedef enum lg_program_cache_result {
-  LG_PROGRAM_CACHE_MISS = 0,    /* no file */
-  LG_PROGRAM_CACHE_HIT = 1,     /* payload returned */
-  LG_PROGRAM_CACHE_REJECT = 2,  /* a file exists but is stale or corrupt */
+  LG_PROGRAM_CACHE_MISS = 0,   /* no file */
+  LG_PROGRAM_CACHE_HIT = 1,    /* payload returned */
+  LG_PROGRAM_CACHE_REJECT = 2, /* a file exists but is stale or corrupt */
 } lg_program_cache_result;
 
 /* Writes the entry's path for `key` into `path`; false if it does not fit. */
@@ -42,8 +42,7 @@ bool lg_program_cache_path(const char* dir, const char* key, char* path,
 
 /* Looks `key` up. On a hit *payload (malloc'ed, caller frees) and *bytes
  * are set; otherwise they are NULL and 0. */
-lg_program_cache_result lg_program_cache_load(const char* dir,
-                                              const char* key,
+lg_program_cache_result lg_program_cache_load(const char* dir, const char* key,
                                               unsigned char** payload,
                                               size_t* bytes);
 

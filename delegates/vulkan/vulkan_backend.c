@@ -12,10 +12,10 @@
 TfLiteStatus lg_vk_check_usable(const lg_vk_impl* impl, const char* slot,
                                 lg_gpu_error* error) {
   if (!impl->broken) return kTfLiteOk;
-  lg_vk_message(error,
-                "%s: the Vulkan backend is unusable after an earlier "
-                "failure (%s)",
-                slot, impl->broken_reason);
+  lg_gpu_error_set(error,
+                   "%s: the Vulkan backend is unusable after an earlier "
+                   "failure (%s)",
+                   slot, impl->broken_reason);
   return kTfLiteError;
 }
 
@@ -96,7 +96,7 @@ TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
   lg_gpu_backend* be = NULL;
   lg_vk_impl* impl = NULL;
   if (out == NULL) {
-    lg_vk_message(error, "lg_vulkan_backend_create: NULL out");
+    lg_gpu_error_set(error, "lg_vulkan_backend_create: NULL out");
     return kTfLiteError;
   }
   *out = NULL;
@@ -105,7 +105,7 @@ TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
   impl = calloc(1, sizeof(*impl));
   if (be == NULL || impl == NULL) {
     free(impl);
-    lg_vk_message(error, "lg_vulkan_backend_create: out of host memory");
+    lg_gpu_error_set(error, "lg_vulkan_backend_create: out of host memory");
     goto fail;
   }
   be->ops = &lg_vk_ops;
@@ -114,7 +114,7 @@ TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
   if (options->cache_dir != NULL && options->cache_dir[0] != '\0') {
     impl->cache_dir = strdup(options->cache_dir);
     if (impl->cache_dir == NULL) {
-      lg_vk_message(error, "lg_vulkan_backend_create: out of host memory");
+      lg_gpu_error_set(error, "lg_vulkan_backend_create: out of host memory");
       goto fail;
     }
   }

@@ -96,21 +96,21 @@ TfLiteStatus lg_vk_instance_create(lg_vk_impl* impl, bool validation,
     return kTfLiteError;
   }
   if (loader_version < VK_API_VERSION_1_1) {
-    lg_vk_message(error,
-                  "the Vulkan loader is version %u.%u; litegpu needs "
-                  "Vulkan 1.1",
-                  VK_API_VERSION_MAJOR(loader_version),
-                  VK_API_VERSION_MINOR(loader_version));
+    lg_gpu_error_set(error,
+                     "the Vulkan loader is version %u.%u; litegpu needs "
+                     "Vulkan 1.1",
+                     VK_API_VERSION_MAJOR(loader_version),
+                     VK_API_VERSION_MINOR(loader_version));
     return kTfLiteError;
   }
   const char* layers[1] = {LG_VK_VALIDATION_LAYER};
   if (validation) {
     if (!lg_vk_has_layer(LG_VK_VALIDATION_LAYER, error, &r)) {
       if (r == VK_SUCCESS) {
-        lg_vk_message(error,
-                      "Vulkan validation was requested but %s is not "
-                      "installed (Debian: vulkan-validationlayers)",
-                      LG_VK_VALIDATION_LAYER);
+        lg_gpu_error_set(error,
+                         "Vulkan validation was requested but %s is not "
+                         "installed (Debian: vulkan-validationlayers)",
+                         LG_VK_VALIDATION_LAYER);
       }
       return kTfLiteError;
     }
@@ -186,10 +186,10 @@ TfLiteStatus lg_vk_instance_create(lg_vk_impl* impl, bool validation,
       (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
           impl->instance, "vkDestroyDebugUtilsMessengerEXT");
   if (create_messenger == NULL || impl->destroy_messenger == NULL) {
-    lg_vk_message(error,
-                  "vkGetInstanceProcAddr found no "
-                  "vkCreateDebugUtilsMessengerEXT though %s is enabled",
-                  debug_ext);
+    lg_gpu_error_set(error,
+                     "vkGetInstanceProcAddr found no "
+                     "vkCreateDebugUtilsMessengerEXT though %s is enabled",
+                     debug_ext);
     return kTfLiteError;
   }
   r = lg_vk_inject("vkCreateDebugUtilsMessengerEXT")
@@ -264,7 +264,7 @@ static TfLiteStatus lg_vk_list_devices(lg_vk_impl* impl, VkPhysicalDevice** out,
   VkPhysicalDevice* sorted = calloc(n > 0 ? n : 1, sizeof(*sorted));
   if (sorted == NULL) {
     free(all);
-    lg_vk_message(error, "out of host memory listing Vulkan devices");
+    lg_gpu_error_set(error, "out of host memory listing Vulkan devices");
     return kTfLiteError;
   }
   uint32_t kept = 0;
@@ -438,11 +438,11 @@ TfLiteStatus lg_vk_pick_device(lg_vk_impl* impl, int device_index,
   }
   uint32_t candidates = gpus > 0 ? gpus : count;
   if (device_index < 0 || (uint32_t)device_index >= candidates) {
-    lg_vk_message(error,
-                  "Vulkan device_index %d out of range: %u %s "
-                  "device(s) of Vulkan 1.1 or later with a compute queue "
-                  "found",
-                  device_index, candidates, gpus > 0 ? "GPU" : "CPU/other");
+    lg_gpu_error_set(error,
+                     "Vulkan device_index %d out of range: %u %s "
+                     "device(s) of Vulkan 1.1 or later with a compute queue "
+                     "found",
+                     device_index, candidates, gpus > 0 ? "GPU" : "CPU/other");
     free(list);
     return kTfLiteError;
   }
@@ -450,7 +450,7 @@ TfLiteStatus lg_vk_pick_device(lg_vk_impl* impl, int device_index,
   free(list);
   impl->queue_family = lg_vk_compute_family(impl->physical);
   if (impl->queue_family == UINT32_MAX) {
-    lg_vk_message(error, "out of host memory reading Vulkan queue families");
+    lg_gpu_error_set(error, "out of host memory reading Vulkan queue families");
     return kTfLiteError;
   }
   return lg_vk_read_device(impl, info, error);

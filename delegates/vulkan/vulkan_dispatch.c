@@ -24,7 +24,7 @@ static TfLiteStatus lg_vk_add_command_buffer(lg_vk_impl* impl,
   VkFence* fences = realloc(impl->fences, n * sizeof(*fences));
   if (fences != NULL) impl->fences = fences;
   if (commands == NULL || fences == NULL) {
-    lg_vk_message(error, "out of host memory for a command buffer");
+    lg_gpu_error_set(error, "out of host memory for a command buffer");
     return kTfLiteError;
   }
   const VkCommandBufferAllocateInfo alloc = {
@@ -125,7 +125,7 @@ static TfLiteStatus lg_vk_add_descriptor_pool(lg_vk_impl* impl,
   lg_vk_descriptor_pool* grown =
       realloc(pools->pools, (pools->count + 1) * sizeof(*grown));
   if (grown == NULL) {
-    lg_vk_message(error, "out of host memory for a descriptor pool");
+    lg_gpu_error_set(error, "out of host memory for a descriptor pool");
     return kTfLiteError;
   }
   pools->pools = grown;
@@ -215,10 +215,10 @@ static TfLiteStatus lg_vk_pack_args(const lg_gpu_kernel* kernel,
     const lg_gpu_arg* a = &args[i];
     if (a->kind == LG_GPU_ARG_KIND_BUFFER) {
       if (a->value.buffer == NULL) {
-        lg_vk_message(error,
-                      "dispatch: kernel '%s' argument %d is a NULL "
-                      "buffer",
-                      kernel->name, i);
+        lg_gpu_error_set(error,
+                         "dispatch: kernel '%s' argument %d is a NULL "
+                         "buffer",
+                         kernel->name, i);
         return kTfLiteError;
       }
       if (buffers < s->buffer_count) {
@@ -231,11 +231,11 @@ static TfLiteStatus lg_vk_pack_args(const lg_gpu_kernel* kernel,
       bool want_float = scalars < push_count && s->push[scalars] == 'f';
       bool is_float = a->kind == LG_GPU_ARG_KIND_FLOAT;
       if (scalars < push_count && want_float != is_float) {
-        lg_vk_message(error,
-                      "dispatch: kernel '%s' argument %d is %s but "
-                      "push constant %u of shaders/vulkan/%s.comp is %s",
-                      kernel->name, i, is_float ? "a float" : "an int", scalars,
-                      s->name, want_float ? "a float" : "an int");
+        lg_gpu_error_set(error,
+                         "dispatch: kernel '%s' argument %d is %s but "
+                         "push constant %u of shaders/vulkan/%s.comp is %s",
+                         kernel->name, i, is_float ? "a float" : "an int",
+                         scalars, s->name, want_float ? "a float" : "an int");
         return kTfLiteError;
       }
       if (scalars < push_count) {
@@ -245,19 +245,19 @@ static TfLiteStatus lg_vk_pack_args(const lg_gpu_kernel* kernel,
       }
       ++scalars;
     } else {
-      lg_vk_message(error,
-                    "dispatch: kernel '%s' argument %d has unknown "
-                    "kind %d",
-                    kernel->name, i, (int)a->kind);
+      lg_gpu_error_set(error,
+                       "dispatch: kernel '%s' argument %d has unknown "
+                       "kind %d",
+                       kernel->name, i, (int)a->kind);
       return kTfLiteError;
     }
   }
   if (buffers != s->buffer_count || scalars != push_count) {
-    lg_vk_message(error,
-                  "dispatch: kernel '%s' takes %u buffers and %u "
-                  "scalars (shaders/vulkan/%s.comp), got %u and %u",
-                  kernel->name, s->buffer_count, push_count, s->name, buffers,
-                  scalars);
+    lg_gpu_error_set(error,
+                     "dispatch: kernel '%s' takes %u buffers and %u "
+                     "scalars (shaders/vulkan/%s.comp), got %u and %u",
+                     kernel->name, s->buffer_count, push_count, s->name,
+                     buffers, scalars);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -271,21 +271,21 @@ static TfLiteStatus lg_vk_check_local(const lg_gpu_backend* be,
   size_t product = 1;
   for (int d = 0; d < dims; ++d) {
     if (local[d] == 0 || local[d] > be->device.max_work_item_sizes[d]) {
-      lg_vk_message(error,
-                    "dispatch: kernel '%s' local size %zu in "
-                    "dimension %d is outside 1..%zu "
-                    "(maxComputeWorkGroupSize)",
-                    kernel->name, local[d], d,
-                    be->device.max_work_item_sizes[d]);
+      lg_gpu_error_set(error,
+                       "dispatch: kernel '%s' local size %zu in "
+                       "dimension %d is outside 1..%zu "
+                       "(maxComputeWorkGroupSize)",
+                       kernel->name, local[d], d,
+                       be->device.max_work_item_sizes[d]);
       return kTfLiteError;
     }
     product *= local[d];
   }
   if (product > be->device.max_work_group_size) {
-    lg_vk_message(error,
-                  "dispatch: kernel '%s' work group of %zu exceeds "
-                  "maxComputeWorkGroupInvocations %zu",
-                  kernel->name, product, be->device.max_work_group_size);
+    lg_gpu_error_set(error,
+                     "dispatch: kernel '%s' work group of %zu exceeds "
+                     "maxComputeWorkGroupInvocations %zu",
+                     kernel->name, product, be->device.max_work_group_size);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -347,10 +347,10 @@ static TfLiteStatus lg_vk_dispatch_record(lg_gpu_backend* be,
   uint32_t chosen[3] = {1, 1, 1}, groups[3] = {1, 1, 1};
   if (kernel == NULL || global == NULL || dims < 1 || dims > 3 ||
       num_args < 0 || (num_args > 0 && args == NULL)) {
-    lg_vk_message(error,
-                  "dispatch: invalid arguments (kernel %p, dims %d, "
-                  "%d args)",
-                  (const void*)kernel, dims, num_args);
+    lg_gpu_error_set(error,
+                     "dispatch: invalid arguments (kernel %p, dims %d, "
+                     "%d args)",
+                     (const void*)kernel, dims, num_args);
     return kTfLiteError;
   }
   if (lg_vk_check_usable(impl, "dispatch", error) != kTfLiteOk ||
@@ -369,11 +369,11 @@ static TfLiteStatus lg_vk_dispatch_record(lg_gpu_backend* be,
   for (int d = 0; d < dims; ++d) {
     /* gl_GlobalInvocationID is 32-bit. */
     if (global[d] == 0 || global[d] > UINT32_MAX - chosen[d]) {
-      lg_vk_message(error,
-                    "dispatch: kernel '%s' global size %zu in "
-                    "dimension %d is outside 1..%u",
-                    kernel->name, global[d], d,
-                    (unsigned)(UINT32_MAX - chosen[d]));
+      lg_gpu_error_set(error,
+                       "dispatch: kernel '%s' global size %zu in "
+                       "dimension %d is outside 1..%u",
+                       kernel->name, global[d], d,
+                       (unsigned)(UINT32_MAX - chosen[d]));
       return kTfLiteError;
     }
     groups[d] = (uint32_t)((global[d] + chosen[d] - 1) / chosen[d]);

@@ -21,6 +21,7 @@
 #include <vulkan/vulkan.h>
 
 #include "delegates/gpu/gpu_backend.h"
+#include "delegates/gpu/gpu_error.h"
 
 /* ---- Test hooks --------------------------------------------------------- */
 
@@ -56,9 +57,7 @@ const char* lg_vk_result_name(VkResult result);
 void lg_vk_fail(lg_gpu_error* error, const char* call, VkResult result,
                 const char* detail_format, ...)
     __attribute__((format(printf, 4, 5)));
-/* Fills `error` (may be NULL) with a printf-style message. */
-void lg_vk_message(lg_gpu_error* error, const char* format, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Free-form messages: lg_gpu_error_set (delegates/gpu/gpu_error.h). */
 
 void lg_vk_object_created(void);
 void lg_vk_object_released(void);

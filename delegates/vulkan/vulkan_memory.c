@@ -91,10 +91,10 @@ static TfLiteStatus lg_vk_allocate(lg_vk_impl* impl, VkDeviceSize size,
   if (type == UINT32_MAX)
     type = lg_vk_memory_type(&impl->memory, req.memoryTypeBits, 0, 0);
   if (type == UINT32_MAX) {
-    lg_vk_message(error,
-                  "no Vulkan memory type fits a %llu-byte buffer "
-                  "(memoryTypeBits 0x%x)",
-                  (unsigned long long)size, req.memoryTypeBits);
+    lg_gpu_error_set(error,
+                     "no Vulkan memory type fits a %llu-byte buffer "
+                     "(memoryTypeBits 0x%x)",
+                     (unsigned long long)size, req.memoryTypeBits);
     goto fail;
   }
   const VkMemoryAllocateInfo alloc = {
@@ -145,15 +145,16 @@ TfLiteStatus lg_vk_buffer_create(lg_gpu_backend* be, size_t bytes,
   lg_gpu_buffer* buffer = NULL;
   *out = NULL;
   if (bytes == 0 || (uint64_t)bytes > be->device.max_buffer_bytes) {
-    lg_vk_message(error,
-                  "buffer_create: %zu bytes is outside 1..%llu (the device's "
-                  "maxStorageBufferRange / maxMemoryAllocationSize)",
-                  bytes, (unsigned long long)be->device.max_buffer_bytes);
+    lg_gpu_error_set(
+        error,
+        "buffer_create: %zu bytes is outside 1..%llu (the device's "
+        "maxStorageBufferRange / maxMemoryAllocationSize)",
+        bytes, (unsigned long long)be->device.max_buffer_bytes);
     return kTfLiteError;
   }
   buffer = calloc(1, sizeof(*buffer));
   if (buffer == NULL) {
-    lg_vk_message(error, "buffer_create: out of host memory");
+    lg_gpu_error_set(error, "buffer_create: out of host memory");
     return kTfLiteError;
   }
   lg_vk_allocation a;
@@ -213,7 +214,7 @@ static TfLiteStatus lg_vk_host_buffer_make(lg_vk_impl* impl, VkDeviceSize size,
   }
   if (a.map == NULL) { /* cannot happen: the type was required mappable */
     lg_vk_allocation_free(impl, &a);
-    lg_vk_message(error, "vkMapMemory gave no pointer for staging memory");
+    lg_gpu_error_set(error, "vkMapMemory gave no pointer for staging memory");
     return kTfLiteError;
   }
   out->buffer = a.buffer;
@@ -243,7 +244,7 @@ static TfLiteStatus lg_vk_staging_slice(lg_vk_impl* impl, size_t bytes,
   lg_vk_host_buffer* grown =
       realloc(impl->staging, (impl->staging_count + 1) * sizeof(*grown));
   if (grown == NULL) {
-    lg_vk_message(error, "buffer_upload: out of host memory");
+    lg_gpu_error_set(error, "buffer_upload: out of host memory");
     return kTfLiteError;
   }
   impl->staging = grown;
@@ -282,14 +283,14 @@ static TfLiteStatus lg_vk_check_range(const char* slot,
                                       size_t offset, const void* data,
                                       size_t bytes, lg_gpu_error* error) {
   if (buffer == NULL || (data == NULL && bytes > 0)) {
-    lg_vk_message(error, "%s: NULL %s", slot,
-                  buffer == NULL ? "buffer" : "host pointer");
+    lg_gpu_error_set(error, "%s: NULL %s", slot,
+                     buffer == NULL ? "buffer" : "host pointer");
     return kTfLiteError;
   }
   if (offset > buffer->bytes || bytes > buffer->bytes - offset) {
-    lg_vk_message(error,
-                  "%s: range [%zu, %zu + %zu) is outside the %zu-byte buffer",
-                  slot, offset, offset, bytes, buffer->bytes);
+    lg_gpu_error_set(
+        error, "%s: range [%zu, %zu + %zu) is outside the %zu-byte buffer",
+        slot, offset, offset, bytes, buffer->bytes);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -355,9 +356,9 @@ static TfLiteStatus lg_vk_check_validation(const lg_vk_impl* impl,
   if (!impl->fail_on_validation_error || impl->stats.validation_errors == 0) {
     return kTfLiteOk;
   }
-  lg_vk_message(error, "Vulkan validation error (%llu so far): %s",
-                (unsigned long long)impl->stats.validation_errors,
-                impl->stats.first_validation_error);
+  lg_gpu_error_set(error, "Vulkan validation error (%llu so far): %s",
+                   (unsigned long long)impl->stats.validation_errors,
+                   impl->stats.first_validation_error);
   return kTfLiteError;
 }
 

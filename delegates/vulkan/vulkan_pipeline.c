@@ -69,10 +69,10 @@ static TfLiteStatus lg_vk_parse_defines(lg_gpu_kernel* k, const char* defines,
     while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\n') ++p;
     const int token_len = (int)(p - start);
     if (token_len < 3 || start[0] != '-' || start[1] != 'D') {
-      lg_vk_message(error,
-                    "kernel_create: '%.*s' in the defines of kernel "
-                    "'%s' is not a -DNAME[=VALUE] define",
-                    token_len, start, k->name);
+      lg_gpu_error_set(error,
+                       "kernel_create: '%.*s' in the defines of kernel "
+                       "'%s' is not a -DNAME[=VALUE] define",
+                       token_len, start, k->name);
       return kTfLiteError;
     }
     const char* name = start + 2;
@@ -87,28 +87,28 @@ static TfLiteStatus lg_vk_parse_defines(lg_gpu_kernel* k, const char* defines,
     }
     if (c == NULL) {
       lg_vk_constant_names(s, names, sizeof(names));
-      lg_vk_message(error,
-                    "kernel_create: shaders/vulkan/%s.comp has no "
-                    "specialization constant named '%.*s' (from define "
-                    "'%.*s'); it declares: %s",
-                    s->name, (int)name_len, name, token_len, start, names);
+      lg_gpu_error_set(error,
+                       "kernel_create: shaders/vulkan/%s.comp has no "
+                       "specialization constant named '%.*s' (from define "
+                       "'%.*s'); it declares: %s",
+                       s->name, (int)name_len, name, token_len, start, names);
       return kTfLiteError;
     }
     int32_t value = 0;
     const char* value_text = eq != NULL ? eq + 1 : p;
     if (!lg_vk_define_value(s, value_text, (size_t)(p - value_text), &value)) {
-      lg_vk_message(error,
-                    "kernel_create: define '%.*s' of kernel '%s' has "
-                    "a value that is neither an int nor one of the shader's "
-                    "value words",
-                    token_len, start, k->name);
+      lg_gpu_error_set(error,
+                       "kernel_create: define '%.*s' of kernel '%s' has "
+                       "a value that is neither an int nor one of the shader's "
+                       "value words",
+                       token_len, start, k->name);
       return kTfLiteError;
     }
     uint32_t slot = 0;
     while (slot < k->spec_count && k->spec_ids[slot] != c->id) ++slot;
     if (slot == LG_VK_MAX_SPEC) {
-      lg_vk_message(error, "kernel_create: more than %d defines",
-                    LG_VK_MAX_SPEC);
+      lg_gpu_error_set(error, "kernel_create: more than %d defines",
+                       LG_VK_MAX_SPEC);
       return kTfLiteError;
     }
     if (slot == k->spec_count) k->spec_count++;
@@ -219,7 +219,7 @@ TfLiteStatus lg_vk_kernel_pipeline(lg_gpu_backend* be, lg_gpu_kernel* kernel,
   lg_vk_pipeline* grown =
       realloc(kernel->pipelines, (kernel->pipeline_count + 1) * sizeof(*grown));
   if (grown == NULL) {
-    lg_vk_message(error, "out of host memory for a pipeline");
+    lg_gpu_error_set(error, "out of host memory for a pipeline");
     return kTfLiteError;
   }
   kernel->pipelines = grown;
@@ -330,21 +330,21 @@ static TfLiteStatus lg_vk_check_interface(const lg_vk_impl* impl,
   const uint32_t push_bytes = (uint32_t)strlen(s->push) * 4u;
   if (s->buffer_count > LG_VK_MAX_BUFFER_ARGS ||
       s->buffer_count > l->maxPerStageDescriptorStorageBuffers) {
-    lg_vk_message(error,
-                  "kernel_create: shaders/vulkan/%s.comp binds %u "
-                  "storage buffers; the device allows %u per stage (and "
-                  "litegpu %u)",
-                  s->name, s->buffer_count,
-                  l->maxPerStageDescriptorStorageBuffers,
-                  LG_VK_MAX_BUFFER_ARGS);
+    lg_gpu_error_set(error,
+                     "kernel_create: shaders/vulkan/%s.comp binds %u "
+                     "storage buffers; the device allows %u per stage (and "
+                     "litegpu %u)",
+                     s->name, s->buffer_count,
+                     l->maxPerStageDescriptorStorageBuffers,
+                     LG_VK_MAX_BUFFER_ARGS);
     return kTfLiteError;
   }
   if (push_bytes > l->maxPushConstantsSize ||
       push_bytes > LG_VK_MAX_PUSH_WORDS * 4u) {
-    lg_vk_message(error,
-                  "kernel_create: shaders/vulkan/%s.comp has %u bytes "
-                  "of push constants; maxPushConstantsSize is %u",
-                  s->name, push_bytes, l->maxPushConstantsSize);
+    lg_gpu_error_set(error,
+                     "kernel_create: shaders/vulkan/%s.comp has %u bytes "
+                     "of push constants; maxPushConstantsSize is %u",
+                     s->name, push_bytes, l->maxPushConstantsSize);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -358,11 +358,11 @@ TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
   *out = NULL;
   const lg_vk_shader* shader = lg_vulkan_shader_find(name);
   if (shader == NULL || strlen(name) >= sizeof(kernel->name)) {
-    lg_vk_message(error,
-                  "kernel_create: no embedded Vulkan shader named "
-                  "'%s' (expected shaders/vulkan/%s.comp)",
-                  name != NULL ? name : "(null)",
-                  name != NULL ? name : "(null)");
+    lg_gpu_error_set(error,
+                     "kernel_create: no embedded Vulkan shader named "
+                     "'%s' (expected shaders/vulkan/%s.comp)",
+                     name != NULL ? name : "(null)",
+                     name != NULL ? name : "(null)");
     return kTfLiteError;
   }
   if (lg_vk_check_interface(impl, shader, error) != kTfLiteOk) {
@@ -370,7 +370,7 @@ TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
   }
   kernel = calloc(1, sizeof(*kernel));
   if (kernel == NULL) {
-    lg_vk_message(error, "kernel_create: out of host memory");
+    lg_gpu_error_set(error, "kernel_create: out of host memory");
     return kTfLiteError;
   }
   snprintf(kernel->name, sizeof(kernel->name), "%s", name);

@@ -216,7 +216,7 @@ TfLiteStatus lg_vk_pipeline_cache_open(lg_gpu_backend* be,
   if (impl->cache_dir != NULL) {
     kernel->cache_key = lg_vk_cache_key(impl, kernel->shader);
     if (kernel->cache_key == NULL) {
-      lg_vk_message(error, "kernel_create: out of host memory");
+      lg_gpu_error_set(error, "kernel_create: out of host memory");
       return kTfLiteError;
     }
     lg_vk_cache_result found =

@@ -75,7 +75,7 @@ static TfLiteStatus lg_vk_recording_make(lg_vk_impl* impl,
                                          lg_gpu_error* error) {
   lg_gpu_recording* rec = calloc(1, sizeof(*rec));
   if (rec == NULL) {
-    lg_vk_message(error, "recording_begin: out of host memory");
+    lg_gpu_error_set(error, "recording_begin: out of host memory");
     return kTfLiteError;
   }
   const VkCommandPoolCreateInfo pool_info = {
@@ -211,7 +211,7 @@ static TfLiteStatus lg_vk_recording_register(lg_vk_impl* impl,
         realloc(impl->recording_fences, n * sizeof(*impl->recording_fences));
     if (fences != NULL) impl->recording_fences = fences;
     if (grown == NULL || fences == NULL) {
-      lg_vk_message(error, "recording_end: out of host memory");
+      lg_gpu_error_set(error, "recording_end: out of host memory");
       return kTfLiteError;
     }
     impl->recording_capacity = n;
@@ -228,15 +228,15 @@ TfLiteStatus lg_vk_recording_begin(lg_gpu_backend* be, lg_gpu_error* error) {
     return kTfLiteError;
   }
   if (impl->capture != NULL) {
-    lg_vk_message(error,
-                  "recording_begin: a recording is already being captured "
-                  "(call recording_end first; recordings do not nest)");
+    lg_gpu_error_set(error,
+                     "recording_begin: a recording is already being captured "
+                     "(call recording_end first; recordings do not nest)");
     return kTfLiteError;
   }
   if (lg_vk_busy(impl)) {
-    lg_vk_message(error,
-                  "recording_begin: work is pending (commands recorded or "
-                  "running since the last finish); call finish first");
+    lg_gpu_error_set(error,
+                     "recording_begin: work is pending (commands recorded or "
+                     "running since the last finish); call finish first");
     return kTfLiteError;
   }
   return lg_vk_recording_make(impl, &impl->capture, error);
@@ -276,23 +276,23 @@ TfLiteStatus lg_vk_recording_end(lg_gpu_backend* be, lg_gpu_recording** out,
                                  lg_gpu_error* error) {
   lg_vk_impl* impl = be->impl;
   if (out == NULL) {
-    lg_vk_message(error, "recording_end: NULL out");
+    lg_gpu_error_set(error, "recording_end: NULL out");
     return kTfLiteError;
   }
   *out = NULL;
   lg_gpu_recording* rec = impl->capture;
   if (rec == NULL) {
-    lg_vk_message(error,
-                  "recording_end: no recording is being captured (call "
-                  "recording_begin first)");
+    lg_gpu_error_set(error,
+                     "recording_end: no recording is being captured (call "
+                     "recording_begin first)");
     return kTfLiteError;
   }
   impl->capture = NULL;
   if (rec->failed) {
-    lg_vk_message(error,
-                  "recording_end: the recording is incomplete (a dispatch "
-                  "failed while recording: %.900s)",
-                  rec->failure);
+    lg_gpu_error_set(error,
+                     "recording_end: the recording is incomplete (a dispatch "
+                     "failed while recording: %.900s)",
+                     rec->failure);
     lg_vk_recording_free(impl, rec);
     return kTfLiteError;
   }
@@ -327,19 +327,19 @@ TfLiteStatus lg_vk_recording_run(lg_gpu_backend* be, lg_gpu_recording* rec,
   lg_gpu_error local;
   lg_gpu_error* e = error != NULL ? error : &local;
   if (rec == NULL || lg_vk_recording_index(impl, rec) < 0) {
-    lg_vk_message(e,
-                  "recording_run: %p is not a live recording of this "
-                  "backend (released, or not from its recording_end)",
-                  (const void*)rec);
+    lg_gpu_error_set(e,
+                     "recording_run: %p is not a live recording of this "
+                     "backend (released, or not from its recording_end)",
+                     (const void*)rec);
     return kTfLiteError;
   }
   if (lg_vk_check_usable(impl, "recording_run", e) != kTfLiteOk) {
     return kTfLiteError;
   }
   if (impl->capture != NULL) {
-    lg_vk_message(e,
-                  "recording_run: a recording is being captured (call "
-                  "recording_end first)");
+    lg_gpu_error_set(e,
+                     "recording_run: a recording is being captured (call "
+                     "recording_end first)");
     return kTfLiteError;
   }
   /* A command buffer cannot be submitted again while it is pending (rare:

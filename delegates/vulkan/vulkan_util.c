@@ -67,56 +67,25 @@ const char* lg_vk_result_name(VkResult result) {
 
 void lg_vk_fail(lg_gpu_error* error, const char* call, VkResult result,
                 const char* detail_format, ...) {
-  if (error == NULL) return;
-  int n = snprintf(error->message, sizeof(error->message), "%s failed: %s (%d)",
-                   call, lg_vk_result_name(result), (int)result);
-  if (detail_format == NULL || n < 0 ||
-      (size_t)n + 2 >= sizeof(error->message)) {
-    return;
-  }
-  memcpy(error->message + n, ": ", 3);
   va_list args;
   va_start(args, detail_format);
-  vsnprintf(error->message + n + 2, sizeof(error->message) - (size_t)n - 2,
-            detail_format, args);
-  va_end(args);
-}
-
-void lg_vk_message(lg_gpu_error* error, const char* format, ...) {
-  if (error == NULL) return;
-  va_list args;
-  va_start(args, format);
-  vsnprintf(error->message, sizeof(error->message), format, args);
+  lg_gpu_error_call(error, call, lg_vk_result_name(result), (int)result,
+                    detail_format, args);
   va_end(args);
 }
 
 /* ---- Fault injection ---------------------------------------------------- */
 
-static bool lg_vk_fail_armed = false;
-static bool lg_vk_fail_fired_flag = false;
-static char lg_vk_fail_name[64];
-static int lg_vk_fail_remaining = 0;
+static lg_gpu_fault lg_vk_fault;
 
 void lg_vulkan_fail_call(const char* call_name, int nth) {
-  lg_vk_fail_fired_flag = false;
-  if (call_name == NULL || nth < 1) {
-    lg_vk_fail_armed = false;
-    return;
-  }
-  snprintf(lg_vk_fail_name, sizeof(lg_vk_fail_name), "%s", call_name);
-  lg_vk_fail_remaining = nth;
-  lg_vk_fail_armed = true;
+  lg_gpu_fault_arm(&lg_vk_fault, call_name, nth);
 }
 
-bool lg_vulkan_fail_fired(void) { return lg_vk_fail_fired_flag; }
+bool lg_vulkan_fail_fired(void) { return lg_vk_fault.fired; }
 
 bool lg_vk_inject(const char* call_name) {
-  if (!lg_vk_fail_armed) return false;
-  if (strcmp(call_name, lg_vk_fail_name) != 0) return false;
-  if (--lg_vk_fail_remaining > 0) return false;
-  lg_vk_fail_armed = false;
-  lg_vk_fail_fired_flag = true;
-  return true;
+  return lg_gpu_fault_hit(&lg_vk_fault, call_name);
 }
 
 /* ---- Object accounting -------------------------------------------------- */
