@@ -13,7 +13,7 @@
  * the caller's defines plus "-DLG_FP16" when the backend stores tensors in
  * half precision (fp16_storage; never yet: the kernels are float32, so
  * options->allow_fp16 is recorded but not taken). With options->cache_dir set,
- * compiled program binaries are cached there (see program_cache.h): a later
+ * compiled program binaries are cached there (see delegates/gpu/cache_file.h): a later
  * kernel_create with the same device, driver, options and source loads the
  * binary instead of compiling.
  *

@@ -57,8 +57,4 @@ void lg_cl_fail(lg_gpu_error* error, const char* call, cl_int code,
 void lg_cl_object_created(void);
 void lg_cl_object_released(void);
 
-/* 64-bit FNV-1a: start with LG_FNV1A64_INIT, feed bytes in any pieces. */
-#define LG_FNV1A64_INIT UINT64_C(0xcbf29ce484222325)
-uint64_t lg_fnv1a64(uint64_t hash, const void* data, size_t bytes);
-
 #endif /* LITEGPU_DELEGATES_OPENCL_OPENCL_INTERNAL_H_ */

@@ -1,14 +1,17 @@
 /* Program building for the OpenCL backend: embedded source lookup, build
- * options, the on-disk binary cache (program_cache.h), kernels. */
+ * options, the on-disk binary cache (delegates/gpu/cache_file.h), kernels. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "delegates/gpu/cache_file.h"
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
 #include "delegates/opencl/opencl_sources.h"
-#include "delegates/opencl/program_cache.h"
+
+/* Compiled program binaries: "litegpu-cl-*.bin" (format in cache_file.h). */
+static const lg_cache_file_format kProgramCache = {"cl", "LGCLPRG", 1u};
 
 /* printf into a fresh malloc'ed string; NULL when out of memory. */
 __attribute__((format(printf, 1, 2))) static char* lg_strdup_printf(
@@ -137,7 +140,7 @@ static void lg_store_binary(lg_cl_impl* impl, cl_program program,
   err = clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(binary), &binary,
                          NULL);
   if (err != CL_SUCCESS) goto fail;
-  if (lg_program_cache_store(impl->cache_dir, key, binary, size)) {
+  if (lg_cache_file_store(&kProgramCache, impl->cache_dir, key, binary, size)) {
     impl->stats.cache_writes++;
   }
 fail:
@@ -166,13 +169,13 @@ static TfLiteStatus lg_get_program(lg_gpu_backend* be,
       lg_gpu_error_set(error, "kernel_create: out of host memory");
       goto fail;
     }
-    lg_program_cache_result found =
-        lg_program_cache_load(impl->cache_dir, key, &payload, &bytes);
-    if (found == LG_PROGRAM_CACHE_HIT) {
+    lg_cache_result found = lg_cache_file_load(&kProgramCache, impl->cache_dir,
+                                               key, &payload, &bytes);
+    if (found == LG_CACHE_HIT) {
       *program = lg_load_binary(impl, payload, bytes, options);
-      if (*program == NULL) found = LG_PROGRAM_CACHE_REJECT;
+      if (*program == NULL) found = LG_CACHE_REJECT;
     }
-    if (found == LG_PROGRAM_CACHE_REJECT) impl->stats.cache_rejects++;
+    if (found == LG_CACHE_REJECT) impl->stats.cache_rejects++;
     if (*program != NULL) impl->stats.binary_loads++;
   }
   if (*program == NULL) {

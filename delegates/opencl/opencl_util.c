@@ -1,5 +1,6 @@
 /* CL error names, error messages, fault injection, object accounting and
- * FNV-1a hashing for the OpenCL backend (see opencl_internal.h). */
+ * the embedded-source registry for the OpenCL backend (see
+ * opencl_internal.h). */
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -125,16 +126,7 @@ void lg_cl_object_created(void) { atomic_fetch_add(&lg_live_objects, 1); }
 void lg_cl_object_released(void) { atomic_fetch_sub(&lg_live_objects, 1); }
 long lg_opencl_live_objects(void) { return atomic_load(&lg_live_objects); }
 
-/* ---- Hashing and the source registry ------------------------------------ */
-
-uint64_t lg_fnv1a64(uint64_t hash, const void* data, size_t bytes) {
-  const unsigned char* p = data;
-  for (size_t i = 0; i < bytes; ++i) {
-    hash ^= p[i];
-    hash *= UINT64_C(0x100000001b3);
-  }
-  return hash;
-}
+/* ---- The source registry ------------------------------------ */
 
 const lg_embedded_source* lg_opencl_source_find(const char* name) {
   if (name == NULL) return NULL;

@@ -64,10 +64,6 @@ void lg_vk_object_released(void);
 void lg_vk_layer_error_reported(void);
 bool lg_vk_staging_forced(void);
 
-/* 64-bit FNV-1a: start with LG_VK_FNV_INIT, feed bytes in any pieces. */
-#define LG_VK_FNV_INIT UINT64_C(0xcbf29ce484222325)
-uint64_t lg_vk_hash(uint64_t hash, const void* data, size_t bytes);
-
 /* Monotonic nanoseconds (timing stats). */
 uint64_t lg_vk_now_ns(void);
 

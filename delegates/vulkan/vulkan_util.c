@@ -110,16 +110,7 @@ static bool lg_vk_force_staging_flag = false;
 void lg_vulkan_force_staging(bool on) { lg_vk_force_staging_flag = on; }
 bool lg_vk_staging_forced(void) { return lg_vk_force_staging_flag; }
 
-/* ---- Hashing, time and the shader registry ------------------------------ */
-
-uint64_t lg_vk_hash(uint64_t hash, const void* data, size_t bytes) {
-  const unsigned char* p = data;
-  for (size_t i = 0; i < bytes; ++i) {
-    hash ^= p[i];
-    hash *= UINT64_C(0x100000001b3);
-  }
-  return hash;
-}
+/* ---- Time and the shader registry -------------------------------------- */
 
 uint64_t lg_vk_now_ns(void) {
   struct timespec ts;

@@ -34,6 +34,7 @@
 
 #include <cmocka.h>
 
+#include "delegates/gpu/cache_file.h"
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
@@ -1065,7 +1066,7 @@ static void foreign_header(const char* path) {
   const size_t payload = 40 + key_len;
   assert_true(n >= payload + 32);
   cache_data[payload + 16] ^= 0xFF; /* first UUID byte */
-  uint64_t h = lg_vk_hash(LG_VK_FNV_INIT, cache_data + payload, n - payload);
+  uint64_t h = lg_fnv1a64(LG_FNV1A64_INIT, cache_data + payload, n - payload);
   for (int i = 0; i < 8; ++i)
     cache_data[32 + i] = (unsigned char)(h >> (8 * i));
   f = fopen(path, "wb");

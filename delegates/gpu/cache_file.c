@@ -1,15 +1,11 @@
-/* The OpenCL program binary cache (format in program_cache.h). */
-#include "delegates/opencl/program_cache.h"
+/* The GPU backends' cache files (format in cache_file.h). */
+#include "delegates/gpu/cache_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "delegates/opencl/opencl_internal.h"
-
-static const unsigned char lg_cache_magic[8] = {'L', 'G', 'C', 'L',
-                                                'P', 'R', 'G', 0};
 /* Refuses absurd files before allocating for them. */
 #define LG_CACHE_MAX_BYTES ((size_t)1 << 30)
 
@@ -30,11 +26,20 @@ static uint64_t lg_get_u64(const unsigned char* p) {
   return v;
 }
 
-bool lg_program_cache_path(const char* dir, const char* key, char* path,
-                           size_t path_size) {
+uint64_t lg_fnv1a64(uint64_t hash, const void* data, size_t bytes) {
+  const unsigned char* p = data;
+  for (size_t i = 0; i < bytes; ++i) {
+    hash ^= p[i];
+    hash *= UINT64_C(0x100000001b3);
+  }
+  return hash;
+}
+
+bool lg_cache_file_path(const lg_cache_file_format* format, const char* dir,
+                        const char* key, char* path, size_t path_size) {
   uint64_t h = lg_fnv1a64(LG_FNV1A64_INIT, key, strlen(key));
-  int n = snprintf(path, path_size, "%s/litegpu-cl-%016llx.bin", dir,
-                   (unsigned long long)h);
+  int n = snprintf(path, path_size, "%s/litegpu-%s-%016llx.bin", dir,
+                   format->prefix, (unsigned long long)h);
   return n > 0 && (size_t)n < path_size;
 }
 
@@ -62,37 +67,37 @@ fail:
   return NULL;
 }
 
-lg_program_cache_result lg_program_cache_load(const char* dir, const char* key,
-                                              unsigned char** payload,
-                                              size_t* bytes) {
+lg_cache_result lg_cache_file_load(const lg_cache_file_format* format,
+                                   const char* dir, const char* key,
+                                   unsigned char** payload, size_t* bytes) {
   char path[4096];
   unsigned char* data = NULL;
   size_t size = 0;
   bool exists = false;
   *payload = NULL;
   *bytes = 0;
-  if (!lg_program_cache_path(dir, key, path, sizeof(path))) {
-    return LG_PROGRAM_CACHE_MISS;
+  if (!lg_cache_file_path(format, dir, key, path, sizeof(path))) {
+    return LG_CACHE_MISS;
   }
   data = lg_read_file(path, &size, &exists);
   if (data == NULL) {
-    return exists ? LG_PROGRAM_CACHE_REJECT : LG_PROGRAM_CACHE_MISS;
+    return exists ? LG_CACHE_REJECT : LG_CACHE_MISS;
   }
   size_t key_len = strlen(key);
-  if (size < LG_PROGRAM_CACHE_HEADER_BYTES) goto reject;
-  if (memcmp(data, lg_cache_magic, sizeof(lg_cache_magic)) != 0) goto reject;
-  if (lg_get_u32(data + 8) != LG_PROGRAM_CACHE_VERSION) goto reject;
+  if (size < LG_CACHE_FILE_HEADER_BYTES) goto reject;
+  if (memcmp(data, format->magic, sizeof(format->magic)) != 0) goto reject;
+  if (lg_get_u32(data + 8) != format->version) goto reject;
   if (lg_get_u32(data + 12) != key_len) goto reject;
   if (lg_get_u64(data + 16) != lg_fnv1a64(LG_FNV1A64_INIT, key, key_len)) {
     goto reject;
   }
   uint64_t payload_len = lg_get_u64(data + 24);
-  size_t body = size - LG_PROGRAM_CACHE_HEADER_BYTES;
+  size_t body = size - LG_CACHE_FILE_HEADER_BYTES;
   if (body < key_len || payload_len != (uint64_t)(body - key_len) ||
       payload_len == 0) {
     goto reject;
   }
-  const unsigned char* stored_key = data + LG_PROGRAM_CACHE_HEADER_BYTES;
+  const unsigned char* stored_key = data + LG_CACHE_FILE_HEADER_BYTES;
   if (memcmp(stored_key, key, key_len) != 0) goto reject;
   const unsigned char* stored = stored_key + key_len;
   if (lg_get_u64(data + 32) !=
@@ -103,26 +108,26 @@ lg_program_cache_result lg_program_cache_load(const char* dir, const char* key,
   memmove(data, stored, (size_t)payload_len);
   *payload = data;
   *bytes = (size_t)payload_len;
-  return LG_PROGRAM_CACHE_HIT;
+  return LG_CACHE_HIT;
 reject:
   free(data);
-  return LG_PROGRAM_CACHE_REJECT;
+  return LG_CACHE_REJECT;
 }
 
-bool lg_program_cache_store(const char* dir, const char* key,
-                            const void* payload, size_t bytes) {
+bool lg_cache_file_store(const lg_cache_file_format* format, const char* dir,
+                         const char* key, const void* payload, size_t bytes) {
   char path[4096];
   char temp[4200];
   FILE* f = NULL;
-  unsigned char header[LG_PROGRAM_CACHE_HEADER_BYTES];
+  unsigned char header[LG_CACHE_FILE_HEADER_BYTES];
   size_t key_len = strlen(key);
   if (payload == NULL || bytes == 0 || key_len > UINT32_MAX) return false;
-  if (!lg_program_cache_path(dir, key, path, sizeof(path))) return false;
+  if (!lg_cache_file_path(format, dir, key, path, sizeof(path))) return false;
   int n = snprintf(temp, sizeof(temp), "%s.tmp.%ld", path, (long)getpid());
   if (n < 0 || (size_t)n >= sizeof(temp)) return false;
 
-  memcpy(header, lg_cache_magic, sizeof(lg_cache_magic));
-  lg_put_u32(header + 8, LG_PROGRAM_CACHE_VERSION);
+  memcpy(header, format->magic, sizeof(format->magic));
+  lg_put_u32(header + 8, format->version);
   lg_put_u32(header + 12, (uint32_t)key_len);
   lg_put_u64(header + 16, lg_fnv1a64(LG_FNV1A64_INIT, key, key_len));
   lg_put_u64(header + 24, (uint64_t)bytes);
