@@ -382,7 +382,6 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
   be->ops = &lg_cl_ops;
   be->kind = LG_GPU_BACKEND_OPENCL;
   be->impl = impl;
-  impl->allow_fp16 = options->allow_fp16;
   /* The OpenCL kernels are float32 only: fp16_storage stays false, even on
    * devices with cl_khr_fp16, until they take LG_FP16. */
   be->fp16_storage = false;

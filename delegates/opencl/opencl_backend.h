@@ -12,10 +12,10 @@
  * file must define a __kernel function with the same name. Build options are
  * the caller's defines plus "-DLG_FP16" when the backend stores tensors in
  * half precision (fp16_storage; never yet: the kernels are float32, so
- * options->allow_fp16 is recorded but not taken). With options->cache_dir set,
- * compiled program binaries are cached there (see delegates/gpu/cache_file.h): a later
- * kernel_create with the same device, driver, options and source loads the
- * binary instead of compiling.
+ * options->allow_fp16 is not taken). With options->cache_dir set,
+ * compiled program binaries are cached there (see delegates/gpu/cache_file.h):
+ * a later kernel_create with the same device, driver, options and source loads
+ * the binary instead of compiling.
  *
  * dispatch without a local size picks one within the kernel's and device's
  * limits and rounds each global size up to a multiple of it, so kernels must

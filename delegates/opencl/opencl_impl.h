@@ -15,7 +15,6 @@ typedef struct lg_cl_impl {
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;
-  bool allow_fp16;
   char* cache_dir; /* owned; NULL: no program cache */
   lg_opencl_stats stats;
 } lg_cl_impl;
