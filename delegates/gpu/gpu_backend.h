@@ -57,12 +57,18 @@ typedef struct lg_gpu_device_info {
   size_t max_work_group_size; /* invocations per work group */
   size_t max_work_item_sizes[3];
   uint32_t max_compute_units;
-  bool fp16;                 /* half arithmetic and storage */
+  bool fp16; /* half arithmetic and storage */
+  /* Invocations that execute in lockstep, lanes of one instruction (a
+   * Vulkan subgroup: 32 on NVIDIA, 64 on older AMD, 8 on lavapipe with
+   * AVX2); 0 when the API does not say (OpenCL). Lanes of a work group
+   * past its size sit idle, so lowerings give dimension 0 at least this
+   * many items where they can. */
+  uint32_t simd_width;
   uint32_t buffer_alignment; /* base address alignment, bytes */
 } lg_gpu_device_info;
 
-typedef struct lg_gpu_buffer lg_gpu_buffer; /* backend-defined */
-typedef struct lg_gpu_kernel lg_gpu_kernel; /* backend-defined */
+typedef struct lg_gpu_buffer lg_gpu_buffer;       /* backend-defined */
+typedef struct lg_gpu_kernel lg_gpu_kernel;       /* backend-defined */
 typedef struct lg_gpu_recording lg_gpu_recording; /* backend-defined */
 typedef struct lg_gpu_backend lg_gpu_backend;
 

@@ -145,6 +145,11 @@ TfLiteStatus lg_gpu_lower_fail(lg_gpu_program* p, const char* format, ...)
  * local size, such as reductions). */
 size_t lg_gpu_lower_max_work_group(const lg_gpu_program* p);
 
+/* The device's lockstep width (lg_gpu_device_info.simd_width; 0 when
+ * unknown): work groups narrower than this along dimension 0 leave lanes
+ * idle. */
+size_t lg_gpu_lower_simd_width(const lg_gpu_program* p);
+
 /* ---- Helpers for lowerings ------------------------------------------------
  */
 

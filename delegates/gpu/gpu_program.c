@@ -158,6 +158,10 @@ size_t lg_gpu_lower_max_work_group(const lg_gpu_program* p) {
   return p->be->device.max_work_group_size;
 }
 
+size_t lg_gpu_lower_simd_width(const lg_gpu_program* p) {
+  return p->be->device.simd_width;
+}
+
 lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
                                       lg_gpu_kernel_cache* kernels,
                                       const TfLiteContext* context) {

@@ -353,9 +353,12 @@ static TfLiteStatus lg_vk_read_device(lg_vk_impl* impl,
    * device to support it. */
   VkPhysicalDeviceDriverPropertiesKHR driver = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES_KHR};
+  VkPhysicalDeviceSubgroupProperties subgroup = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+      .pNext = has_driver ? &driver : NULL};
   VkPhysicalDeviceMaintenance3Properties maint3 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
-      .pNext = has_driver ? &driver : NULL};
+      .pNext = &subgroup};
   VkPhysicalDeviceProperties2 props2 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
       .pNext = &maint3};
@@ -413,6 +416,7 @@ static TfLiteStatus lg_vk_read_device(lg_vk_impl* impl,
     info->max_work_item_sizes[d] = l->maxComputeWorkGroupSize[d];
   }
   info->max_compute_units = 1; /* Vulkan has no such query */
+  info->simd_width = subgroup.subgroupSize;
   info->fp16 =
       has_f16 && f16.shaderFloat16 && storage16.storageBuffer16BitAccess;
   info->buffer_alignment = (uint32_t)l->minStorageBufferOffsetAlignment;
