@@ -1411,8 +1411,8 @@ static void test_conv(void** state) {
        2, 1, 2, 2, 2, -FLT_MAX, FLT_MAX, false},
       /* Many work items in several groups: 3 channel blocks x 36 pixel
        * blocks over 24 input channels. */
-      {"1x1 ic24 oc96 b2 12x12", false, true, false, 2, 12, 12, 24, 96, 1, 1,
-       1, 1, 1, 1, -FLT_MAX, FLT_MAX, false},
+      {"1x1 ic24 oc96 b2 12x12", false, true, false, 2, 12, 12, 24, 96, 1, 1, 1,
+       1, 1, 1, -FLT_MAX, FLT_MAX, false},
   };
   for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); ++i) {
     run_conv(&specs[i], 1000 + 10 * (uint32_t)i);
@@ -1435,8 +1435,8 @@ static void test_depthwise_conv(void** state) {
       {"dw 3x3/1 SAME c12 wide", true, true, false, 1, 3, 70, 12, 12, 3, 3, 1,
        1, 1, 1, -FLT_MAX, FLT_MAX, false},
       /* 4-channel vectors (36 channels), 9 of them along dimension 0. */
-      {"dw 3x3/2 SAME c36 relu6", true, true, false, 2, 11, 12, 36, 36, 3, 3,
-       2, 2, 1, 1, 0.0f, 6.0f, false},
+      {"dw 3x3/2 SAME c36 relu6", true, true, false, 2, 11, 12, 36, 36, 3, 3, 2,
+       2, 1, 1, 0.0f, 6.0f, false},
   };
   for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); ++i) {
     run_depthwise(&specs[i], 1100 + 10 * (uint32_t)i);
