@@ -10,8 +10,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "runtime/clock.h"
 #include "runtime/delegate.h"
 #include "runtime/subgraph.h"
 
@@ -278,16 +278,10 @@ static TfLiteStatus check_inputs_have_data(lg_subgraph* s,
   return kTfLiteOk;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Prepares (when late), checks and invokes one node, timing it when
  * profiling. */
 static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
-  const uint64_t start = s->profiling ? now_ns() : 0;
+  const uint64_t start = s->profiling ? lg_now_ns() : 0;
   if (plan_index >= s->first_unprepared) {
     TF_LITE_ENSURE_STATUS(prepare_late(s, plan_index));
   }
@@ -301,7 +295,7 @@ static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
               lg_node_op_name(node));
   }
   if (s->profiling) {
-    node->profile_ns += now_ns() - start;
+    node->profile_ns += lg_now_ns() - start;
     node->profile_count++;
   }
   return status;

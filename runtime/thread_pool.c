@@ -22,7 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "runtime/clock.h"
 
 /* Keeps a wild num_threads option from exhausting the process. */
 #define LG_THREAD_POOL_MAX_THREADS 256
@@ -72,33 +73,27 @@ static void cpu_relax(void) {
 #endif
 }
 
-static uint64_t monotonic_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Spins until a run newer than `seen` is published, shutdown begins, or
  * LG_SPIN_NS pass. */
 static void spin_for_work(lg_thread_pool* pool, uint64_t seen) {
-  const uint64_t start = monotonic_ns();
+  const uint64_t start = lg_now_ns();
   for (unsigned i = 1;; ++i) {
     if (atomic_load_explicit(&pool->published, memory_order_acquire) != seen ||
         atomic_load_explicit(&pool->stopping, memory_order_relaxed)) {
       return;
     }
     cpu_relax();
-    if (i % 64 == 0 && monotonic_ns() - start > LG_SPIN_NS) return;
+    if (i % 64 == 0 && lg_now_ns() - start > LG_SPIN_NS) return;
   }
 }
 
 /* Spins until every worker has left the run, or LG_SPIN_NS pass. */
 static void spin_for_workers(lg_thread_pool* pool) {
-  const uint64_t start = monotonic_ns();
+  const uint64_t start = lg_now_ns();
   for (unsigned i = 1;; ++i) {
     if (atomic_load_explicit(&pool->busy, memory_order_acquire) == 0) return;
     cpu_relax();
-    if (i % 64 == 0 && monotonic_ns() - start > LG_SPIN_NS) return;
+    if (i % 64 == 0 && lg_now_ns() - start > LG_SPIN_NS) return;
   }
 }
 

@@ -15,6 +15,9 @@
  * happens). Each time is the wall clock around one TfLiteInterpreterInvoke,
  * in microseconds; --run_delay sleeps between runs, outside the timing.
  * Operator profiles (--enable_op_profiling) cover the steady state only.
+ * With --use_gpu they add the GPU delegate's dispatch profile, taken over
+ * up to 50 extra runs after the steady state (each dispatch is waited for
+ * and timed alone, so those runs are slower and are not in the stats).
  *
  * Random inputs: float types uniform in [-0.5, 0.5] (as TFLite); int8 and
  * uint8 over their whole range; wider integers in [0, 99]; bool 0 or 1.
@@ -84,6 +87,9 @@
  *     op_profile: null, or [{node, op, version, avg_us, total_us, share_pct,
  *                            count}] one entry per node, slowest first,
  *     op_type_summary: null, or [{op, nodes, avg_us_per_run, share_pct}],
+ *     gpu_dispatch_profile: null, or {runs, dispatches [{partition, node,
+ *               op, kernel, avg_us, share_pct}] slowest first, kernels
+ *               [{kernel, dispatches, avg_us_per_run, share_pct}]},
  *     delegate: null without --use_gpu, else {backend, device, fp16,
  *               partitions, nodes_delegated, nodes_total, bytes_uploaded,
  *               bytes_downloaded, bytes_per_inference (the last Invoke's
@@ -794,6 +800,7 @@ void lg_bench_free_runs(lg_bench* b) {
   samples_free(&b->steady);
   free(b->profile.ops);
   free(b->profile.groups);
+  lg_bench_gpu_profile_free(&b->gpu_profile);
   memset(&b->warmup, 0, sizeof(b->warmup));
   memset(&b->steady, 0, sizeof(b->steady));
   memset(&b->profile, 0, sizeof(b->profile));
@@ -825,6 +832,13 @@ static int benchmark(const lg_bench_params* p, const bool* set) {
   }
   if (!lg_bench_inputs_fill(ip, &in, p->random_seed, b.fills)) goto done;
   if (!lg_bench_run(&b, ip)) goto done;
+  if (p->enable_op_profiling && b.has_delegate) {
+    /* After the steady state: timing each dispatch alone slows the runs. */
+    const uint64_t runs = b.steady.count < 50 ? b.steady.count : 50;
+    b.has_gpu_profile = lg_bench_gpu_profile(
+        instance.delegate, ip, runs > 0 ? runs : 1, &b.gpu_profile);
+    if (!b.has_gpu_profile) goto done;
+  }
   if (b.has_delegate &&
       !lg_bench_delegate_read(instance.delegate, ip, &b.delegate)) {
     goto done;

@@ -121,9 +121,10 @@ typedef struct gpu_delegate {
   lg_kit_op ops[MAX_GPU_OPS];
   lg_delegate_kit kit;
   lg_gpu_kernel_cache kernels; /* shared by every partition */
-  /* The live partition programs, for stats. */
+  /* The live partition programs, for stats and profiles. */
   lg_gpu_program** programs;
   int num_programs, programs_capacity;
+  bool profiling; /* litegpu_gpu_delegate_enable_profiling */
 } gpu_delegate;
 
 static gpu_delegate* from_base(const TfLiteDelegate* d) {
@@ -140,6 +141,7 @@ static bool track_program(gpu_delegate* gd, lg_gpu_program* p) {
     gd->programs_capacity = capacity;
   }
   gd->programs[gd->num_programs++] = p;
+  lg_gpu_program_set_profiling(p, gd->profiling);
   return true;
 }
 
@@ -462,4 +464,32 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
   }
   out->fp16 = gd->backend->fp16_storage ? 1 : 0;
   return kTfLiteOk;
+}
+
+TfLiteStatus litegpu_gpu_delegate_enable_profiling(TfLiteDelegate* delegate,
+                                                   bool enable) {
+  if (delegate == NULL) return kTfLiteError;
+  gpu_delegate* gd = from_base(delegate);
+  gd->profiling = enable;
+  for (int i = 0; i < gd->num_programs; ++i) {
+    lg_gpu_program_set_profiling(gd->programs[i], enable);
+  }
+  return kTfLiteOk;
+}
+
+int litegpu_gpu_delegate_dispatch_profile(
+    const TfLiteDelegate* delegate, litegpu_gpu_dispatch_profile* profiles,
+    int capacity) {
+  if (delegate == NULL) return -1;
+  const gpu_delegate* gd = from_base(delegate);
+  int total = 0;
+  for (int i = 0; i < gd->num_programs; ++i) {
+    const int room =
+        profiles != NULL && capacity > total ? capacity - total : 0;
+    const int n = lg_gpu_program_profile(
+        gd->programs[i], room > 0 ? profiles + total : NULL, room);
+    for (int k = 0; k < n && k < room; ++k) profiles[total + k].partition = i;
+    total += n;
+  }
+  return total;
 }

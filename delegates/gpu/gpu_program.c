@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/clock.h"
 #include "runtime/kernels/fp16.h"
+#include "runtime/model/builtin_options.h"
 #include "tensorflow/lite/builtin_ops.h"
 
 #define PROGRAM_ERROR_SIZE 1024
@@ -109,6 +111,10 @@ typedef struct dispatch {
   size_t global[3];
   size_t local[3];
   bool has_local;
+  int node_index;      /* the node being lowered when it was made */
+  const char* op_name; /* that node's op (static) */
+  char kernel_name[32];
+  uint64_t total_ns, count; /* profiling */
 } dispatch;
 
 typedef struct shared_buffer {
@@ -131,7 +137,10 @@ struct lg_gpu_program {
   int* output_tensors;
   int num_outputs;
   const TfLiteContext* lowering; /* during lower_node only */
+  int lowering_node;             /* its index; -1 in a trial lowering */
+  const char* lowering_op;
   int nodes;
+  bool profiling; /* lg_gpu_program_set_profiling */
   bool prepared;
   bool dry_run; /* lg_gpu_program_can_lower: check kernels, build nothing */
   /* The partition (lg_gpu_program_set_partition), for fusion. */
@@ -168,6 +177,7 @@ lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
   lg_gpu_program* p = calloc(1, sizeof(*p));
   if (p == NULL) return NULL;
   p->be = be;
+  p->lowering_node = -1;
   p->kernels = kernels;
   p->num_context_tensors = (int)context->tensors_size;
   p->value_of_tensor =
@@ -448,6 +458,9 @@ TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
     if (local != NULL) d->local[i] = local[i];
   }
   d->has_local = local != NULL;
+  d->node_index = p->lowering_node;
+  d->op_name = p->lowering_op;
+  snprintf(d->kernel_name, sizeof(d->kernel_name), "%s", kernel);
   const int index = p->num_dispatches++;
   for (int i = 0; i < num_args; ++i) {
     const int v = operand_value(p, &args[i]);
@@ -470,6 +483,7 @@ static TfLiteStatus lower(lg_gpu_program* p, TfLiteContext* context,
     p->values[v].produced = true;
   }
   p->lowering = context;
+  p->lowering_op = lg_builtin_op_name(reg->builtin_code);
   const TfLiteStatus status = lowering->lower(p, context, node, reg);
   p->lowering = NULL;
   if (status != kTfLiteOk && p->error[0] == '\0') {
@@ -592,6 +606,7 @@ TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
       kTfLiteOk) {
     return lg_gpu_lower_fail(p, "node %d is unknown", node_index);
   }
+  p->lowering_node = node_index;
   return lower(p, context, node, reg);
 }
 
@@ -933,6 +948,27 @@ static TfLiteStatus run_failed(lg_gpu_program* p, const lg_gpu_error* error) {
   return lg_gpu_lower_fail(p, "%s", error->message);
 }
 
+/* Profiling: each dispatch alone, timed from enqueue to completion (the
+ * uploads finish first so the first dispatch does not carry them). */
+static TfLiteStatus run_timed(lg_gpu_program* p, lg_gpu_error* error) {
+  lg_gpu_backend* be = p->be;
+  if (be->ops->finish(be, error) != kTfLiteOk) return kTfLiteError;
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    dispatch* x = &p->dispatches[d];
+    const uint64_t start = lg_now_ns();
+    if (be->ops->dispatch(be, x->kernel, x->resolved, x->num_args, x->dims,
+                          x->global, x->has_local ? x->local : NULL,
+                          error) != kTfLiteOk ||
+        (be->ops->submit != NULL && be->ops->submit(be, error) != kTfLiteOk) ||
+        be->ops->finish(be, error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    x->total_ns += lg_now_ns() - start;
+    x->count++;
+  }
+  return kTfLiteOk;
+}
+
 /* Uploads, dispatches and downloads in one ordered stream: only the
  * downloads block, since each blocking call costs a driver wake-up. */
 TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
@@ -945,8 +981,9 @@ TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
     return run_failed(p, &error);
   }
   const TfLiteStatus ran =
-      p->recording != NULL ? be->ops->recording_run(be, p->recording, &error)
-                           : record_each_dispatch(p, &error);
+      p->profiling           ? run_timed(p, &error)
+      : p->recording != NULL ? be->ops->recording_run(be, p->recording, &error)
+                             : record_each_dispatch(p, &error);
   if (ran != kTfLiteOk) return run_failed(p, &error);
   if (be->ops->submit != NULL && be->ops->submit(be, &error) != kTfLiteOk) {
     return run_failed(p, &error);
@@ -976,6 +1013,30 @@ void lg_gpu_program_get_stats(const lg_gpu_program* p,
   }
   out->bytes_uploaded = p->bytes_uploaded;
   out->bytes_downloaded = p->bytes_downloaded;
+}
+
+void lg_gpu_program_set_profiling(lg_gpu_program* p, bool on) {
+  p->profiling = on;
+  if (!on) return;
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    p->dispatches[d].total_ns = 0;
+    p->dispatches[d].count = 0;
+  }
+}
+
+int lg_gpu_program_profile(const lg_gpu_program* p,
+                           litegpu_gpu_dispatch_profile* out, int capacity) {
+  for (int d = 0; d < p->num_dispatches && d < capacity; ++d) {
+    const dispatch* x = &p->dispatches[d];
+    litegpu_gpu_dispatch_profile* e = &out[d];
+    memset(e, 0, sizeof(*e));
+    e->node_index = x->node_index;
+    e->op_name = x->op_name;
+    snprintf(e->kernel, sizeof(e->kernel), "%s", x->kernel_name);
+    e->total_ns = x->total_ns;
+    e->count = x->count;
+  }
+  return p->num_dispatches;
 }
 
 /* ---- Helpers for lowerings ------------------------------------------------

@@ -28,6 +28,7 @@
 
 #include "delegates/gpu/gpu_backend.h"
 #include "delegates/gpu/gpu_lower.h"
+#include "litegpu/gpu_delegate.h"
 #include "tensorflow/lite/c/common.h"
 
 /* Kernels built once per (name, defines) and shared by every partition of a
@@ -88,5 +89,15 @@ typedef struct lg_gpu_program_stats {
 
 void lg_gpu_program_get_stats(const lg_gpu_program* p,
                               lg_gpu_program_stats* out);
+
+/* Dispatch timing (litegpu_gpu_delegate_enable_profiling): while on, each
+ * run waits for every dispatch in turn instead of replaying a recording
+ * and adds its time to the dispatch's total. Turning it on resets them. */
+void lg_gpu_program_set_profiling(lg_gpu_program* p, bool on);
+
+/* Copies up to `capacity` entries, one per dispatch in run order (the
+ * partition field left 0), and returns the number of dispatches. */
+int lg_gpu_program_profile(const lg_gpu_program* p,
+                           litegpu_gpu_dispatch_profile* out, int capacity);
 
 #endif /* LITEGPU_DELEGATES_GPU_GPU_PROGRAM_H_ */

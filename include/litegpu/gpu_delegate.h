@@ -27,6 +27,7 @@
 #ifndef LITEGPU_GPU_DELEGATE_H_
 #define LITEGPU_GPU_DELEGATE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -86,6 +87,40 @@ typedef struct litegpu_gpu_delegate_stats {
 /* Fills `out`; kTfLiteError when either pointer is NULL. */
 TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
                                             litegpu_gpu_delegate_stats* out);
+
+/* Dispatch profiling: where a partition's time goes, per compute dispatch.
+ * While enabled, each Invoke waits for every dispatch before starting the
+ * next and adds its time (enqueue to completion, as the host sees it) to
+ * that dispatch's total; Invokes therefore run slower than without it, so
+ * measure totals with it off. Enabling resets the totals.
+ *
+ *   litegpu_gpu_delegate_enable_profiling(delegate, true);
+ *   ... TfLiteInterpreterInvoke(interpreter) several times ...
+ *   int n = litegpu_gpu_delegate_dispatch_profile(delegate, NULL, 0);
+ *   litegpu_gpu_dispatch_profile* p = calloc(n, sizeof(*p));
+ *   litegpu_gpu_delegate_dispatch_profile(delegate, p, n);
+ */
+typedef struct litegpu_gpu_dispatch_profile {
+  int partition;       /* 0-based, among the live partitions */
+  int node_index;      /* the model node it computes (its first, when a
+                          later node was fused into the same kernel) */
+  const char* op_name; /* the node's op, "CONV_2D" (static string) */
+  char kernel[32];     /* the GPU kernel, "conv_1x1" */
+  uint64_t total_ns;   /* summed over `count` Invokes */
+  uint64_t count;      /* Invokes timed */
+} litegpu_gpu_dispatch_profile;
+
+/* Turns dispatch profiling on (resetting the totals) or off; it applies to
+ * every partition, present and future. kTfLiteError on NULL. */
+TfLiteStatus litegpu_gpu_delegate_enable_profiling(TfLiteDelegate* delegate,
+                                                   bool enable);
+
+/* Copies up to `capacity` entries, one per dispatch of every live
+ * partition in run order, and returns how many there are (a first call
+ * with NULL, 0 sizes the array); -1 on a NULL delegate. */
+int litegpu_gpu_delegate_dispatch_profile(
+    const TfLiteDelegate* delegate, litegpu_gpu_dispatch_profile* profiles,
+    int capacity);
 
 #ifdef __cplusplus
 }

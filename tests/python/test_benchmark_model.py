@@ -50,7 +50,8 @@ TFLITE_FLAGS = ["graph", "num_runs", "warmup_runs", "min_secs",
                 "input_layer_value_range", "verbose"]
 TOP_KEYS = {"tool", "tflite_version", "flags", "model", "init_us",
             "first_inference_us", "warmup", "inference", "memory",
-            "op_profile", "op_type_summary", "delegate"}
+            "op_profile", "op_type_summary", "gpu_dispatch_profile",
+            "delegate"}
 GPU_FLAGS = ["use_gpu", "gpu_precision_loss_allowed", "gpu_backend",
              "max_delegated_partitions", "min_nodes_per_partition",
              "require_full_delegation", "delegate_serialize_dir"]
@@ -686,6 +687,43 @@ def test_gpu_text_report_has_the_delegate_section(bench, models):
                  "partitions 1, nodes delegated 4 of 4",
                  "bytes per inference: 256 uploaded + 256 downloaded = 512"]:
         assert line in proc.stdout, line
+
+
+def test_gpu_dispatch_profile(bench, models):
+    # MIXED_SPEC: partitions {MUL 0, ADD 1} and {LOGISTIC 3, TANH 4, RELU 5}
+    # around CEIL 2; one dispatch per node.
+    r = gpu_json(bench, models["mixed"], "--enable_op_profiling")
+    g = r["gpu_dispatch_profile"]
+    assert g["runs"] == 3
+    ops = {e["node"]: e["op"] for e in g["dispatches"]}
+    assert ops == {0: "MUL", 1: "ADD", 3: "LOGISTIC", 4: "TANH", 5: "RELU"}
+    part = {e["node"]: e["partition"] for e in g["dispatches"]}
+    assert part[0] == part[1] and part[3] == part[4] == part[5]
+    assert part[0] != part[3]
+    avg = [e["avg_us"] for e in g["dispatches"]]
+    assert all(a > 0 for a in avg) and avg == sorted(avg, reverse=True)
+    assert all(e["kernel"] for e in g["dispatches"])
+    assert sum(e["share_pct"] for e in g["dispatches"]) == pytest.approx(
+        100, abs=0.01)
+    kernels = g["kernels"]
+    assert sum(k["dispatches"] for k in kernels) == 5
+    assert ({k["kernel"] for k in kernels} ==
+            {e["kernel"] for e in g["dispatches"]})
+    assert sum(k["avg_us_per_run"] for k in kernels) == pytest.approx(
+        sum(avg), rel=1e-6)
+    # The CPU's operator profile is still there (two delegate kernels).
+    assert len(r["op_profile"]) == 3
+    assert gpu_json(bench, models["mixed"])["gpu_dispatch_profile"] is None
+
+
+def test_gpu_dispatch_profile_text(bench, models):
+    proc = run(bench, f"--graph={models['elementwise']}", "--num_runs=2",
+               *FAST, "--use_gpu", "--enable_op_profiling")
+    assert proc.returncode == 0, proc.stderr
+    assert "GPU dispatch profile (2 extra runs" in proc.stdout
+    assert "Summary by GPU kernel:" in proc.stdout
+    assert re.search(r"^\s+0\s+3\s+TANH\s+\w+\s+[0-9.]+\s+[0-9.]+%$",
+                     proc.stdout, re.M), proc.stdout
 
 
 @pytest.mark.parametrize("args,nodes,partitions,up,down", [

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -526,49 +525,79 @@ static void test_injected_failures(void** state) {
   assert_int_equal(lg_opencl_live_objects(), live);
 }
 
-/* Per-invoke time of a one-node ADD of 1,000 floats, delegate vs CPU
- * (printed, not asserted). */
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+/* Dispatch profiling over two partitions ({ADD 0, MUL 1} and {MUL 3}, with
+ * LOG_SOFTMAX 2 on the CPU): one entry per dispatch naming its node, op and
+ * kernel, counting every Invoke while on; re-enabling resets; the outputs
+ * stay right while timed. */
+static void check_profile_entry(const litegpu_gpu_dispatch_profile* e, int node,
+                                const char* op, uint64_t count) {
+  assert_int_equal(e->node_index, node);
+  assert_string_equal(e->op_name, op);
+  assert_true(e->kernel[0] != '\0');
+  assert_int_equal(e->count, count);
+  if (count > 0) assert_true(e->total_ns > 0);
+  if (count == 0) assert_int_equal(e->total_ns, 0);
 }
 
-static double time_add(TfLiteModel* model, TfLiteDelegate* d) {
+static void test_dispatch_profile(void** state) {
+  (void)state;
+  built_model m;
+  build_mixed(&m, 1);
+  float* cpu = NULL;
+  size_t nc = 0;
+  capture c = {{0}, 0};
+  assert_int_equal(run(m.model, NULL, false, &c, NULL, &cpu, &nc), kTfLiteOk);
+  TfLiteDelegate* d = make_delegate(4);
+  /* On before the partitions exist: they start timed. */
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(d, true), kTfLiteOk);
+  assert_int_equal(litegpu_gpu_delegate_dispatch_profile(d, NULL, 0), 0);
   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
-  TfLiteInterpreterOptionsSetNumThreads(o, 1);
-  if (d) TfLiteInterpreterOptionsAddDelegate(o, d);
-  TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
+  TfLiteInterpreterOptionsAddDelegate(o, d);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
   TfLiteInterpreterOptionsDelete(o);
   assert_non_null(ip);
   assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
-  for (int i = 0; i < 2; ++i) {
-    TfLiteTensor* t = TfLiteInterpreterGetInputTensor(ip, i);
-    fill(TfLiteTensorData(t), 1000, (uint32_t)i, FILL_ANY);
+  TfLiteTensor* x = TfLiteInterpreterGetInputTensor(ip, 0);
+  fill(TfLiteTensorData(x), 5, 7, FILL_ANY); /* run()'s input 0 */
+  for (int i = 0; i < 3; ++i) {
+    assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
   }
-  assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
-  const int runs = 200;
-  const double t0 = now_s();
-  for (int i = 0; i < runs; ++i) TfLiteInterpreterInvoke(ip);
-  const double t = (now_s() - t0) / runs;
-  TfLiteInterpreterDelete(ip);
-  return t;
-}
+  const TfLiteTensor* y = TfLiteInterpreterGetOutputTensor(ip, 0);
+  assert_int_equal(TfLiteTensorByteSize(y), nc * sizeof(float));
+  expect_close(cpu, TfLiteTensorData(y), nc);
 
-static void test_timing_add_1000(void** state) {
-  (void)state;
-  built_model m;
-  const int32_t shape[2] = {1, 1000};
-  build_binary(&m, kTfLiteBuiltinAdd, shape, 2, shape, 2, false,
-               kTfLiteActNone);
-  TfLiteDelegate* d = make_delegate(1);
-  const double cpu = time_add(m.model, NULL);
-  const double gpu = time_add(m.model, d);
-  printf(
-      "one-node ADD of 1000 floats: CPU %.2f us/invoke, GPU delegate "
-      "%.2f us/invoke\n",
-      cpu * 1e6, gpu * 1e6);
+  litegpu_gpu_dispatch_profile p[4];
+  memset(p, 0, sizeof(p));
+  assert_int_equal(litegpu_gpu_delegate_dispatch_profile(d, NULL, 0), 3);
+  assert_int_equal(litegpu_gpu_delegate_dispatch_profile(d, p, 4), 3);
+  /* Partitions in either order; dispatches in run order within one. */
+  const int first = p[0].node_index == 0 ? 0 : 1;
+  const int second = first == 0 ? 2 : 0;
+  check_profile_entry(&p[first], 0, "ADD", 3);
+  check_profile_entry(&p[first + 1], 1, "MUL", 3);
+  check_profile_entry(&p[second], 3, "MUL", 3);
+  assert_int_equal(p[first].partition, p[first + 1].partition);
+  assert_int_not_equal(p[first].partition, p[second].partition);
+  /* A short array gets the first entries and the full count. */
+  litegpu_gpu_dispatch_profile one = {0};
+  assert_int_equal(litegpu_gpu_delegate_dispatch_profile(d, &one, 1), 3);
+  assert_int_equal(one.node_index, p[0].node_index);
+
+  /* Re-enabling resets; off, Invokes are not timed. */
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(d, true), kTfLiteOk);
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(d, false), kTfLiteOk);
+  assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  expect_close(cpu, TfLiteTensorData(y), nc);
+  assert_int_equal(litegpu_gpu_delegate_dispatch_profile(d, p, 4), 3);
+  check_profile_entry(&p[first], 0, "ADD", 0);
+  check_profile_entry(&p[second], 3, "MUL", 0);
+
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(NULL, true),
+                   kTfLiteError);
+  assert_int_equal(litegpu_gpu_delegate_dispatch_profile(NULL, p, 4), -1);
+  TfLiteInterpreterDelete(ip);
   TfLiteGpuDelegateV2Delete(d);
+  free(cpu);
   free_model(&m);
 }
 
@@ -582,7 +611,7 @@ int main(void) {
       cmocka_unit_test(test_max_version_stays_on_cpu),
       cmocka_unit_test(test_memory_plan_and_stats),
       cmocka_unit_test(test_injected_failures),
-      cmocka_unit_test(test_timing_add_1000),
+      cmocka_unit_test(test_dispatch_profile),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,6 +160,18 @@ typedef struct lg_profile {
   uint64_t runs; /* steady-state runs profiled */
 } lg_profile;
 
+/* The GPU delegate's dispatch profile (--enable_op_profiling with
+ * --use_gpu), from extra runs after the steady state in which every
+ * dispatch is waited for and timed on its own. */
+typedef struct lg_gpu_profile {
+  litegpu_gpu_dispatch_profile* dispatches; /* slowest first */
+  int num_dispatches;
+  lg_op_group* kernels; /* by kernel name, slowest first */
+  int num_kernels;
+  uint64_t total_ns;
+  uint64_t runs;
+} lg_gpu_profile;
+
 /* What a GPU delegate did, read after the runs (the byte counts are the
  * last Invoke's). */
 typedef struct lg_bench_delegate_info {
@@ -193,6 +205,8 @@ typedef struct lg_bench {
   int num_nodes;
   lg_profile profile;
   bool has_profile;
+  lg_gpu_profile gpu_profile;
+  bool has_gpu_profile;
   lg_fill* fills;    /* one per input: the random values given to it */
   bool has_delegate; /* --use_gpu */
   lg_bench_delegate_info delegate;
@@ -236,6 +250,11 @@ TfLiteDelegate* lg_bench_gpu_create(const lg_bench_params* p,
                                     litegpu_gpu_backend backend,
                                     const char* serialize_dir, char* why,
                                     size_t why_size);
+/* The dispatch profile over `runs` extra Invokes (profiling is turned on
+ * for them and off after); false after printing why. */
+bool lg_bench_gpu_profile(TfLiteDelegate* d, TfLiteInterpreter* ip,
+                          uint64_t runs, lg_gpu_profile* out);
+void lg_bench_gpu_profile_free(lg_gpu_profile* p);
 /* Reads the delegate's stats and the interpreter's execution plan. */
 bool lg_bench_delegate_read(const TfLiteDelegate* d, TfLiteInterpreter* ip,
                             lg_bench_delegate_info* info);

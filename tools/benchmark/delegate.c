@@ -136,6 +136,73 @@ bool lg_bench_fully_delegated(const TfLiteDelegate* d, TfLiteInterpreter* ip,
   return true;
 }
 
+static int compare_dispatches(const void* a, const void* b) {
+  const litegpu_gpu_dispatch_profile *x = a, *y = b;
+  if (x->total_ns != y->total_ns) return x->total_ns < y->total_ns ? 1 : -1;
+  if (x->partition != y->partition) return x->partition - y->partition;
+  return x->node_index - y->node_index;
+}
+
+static int compare_kernels(const void* a, const void* b) {
+  const lg_op_group *x = a, *y = b;
+  if (x->total_ns != y->total_ns) return x->total_ns < y->total_ns ? 1 : -1;
+  return strcmp(x->op, y->op);
+}
+
+/* Groups the (sorted) dispatches by kernel name. */
+static void group_kernels(lg_gpu_profile* out) {
+  for (int i = 0; i < out->num_dispatches; ++i) {
+    const litegpu_gpu_dispatch_profile* d = &out->dispatches[i];
+    out->total_ns += d->total_ns;
+    int g = 0;
+    while (g < out->num_kernels && strcmp(out->kernels[g].op, d->kernel) != 0) {
+      ++g;
+    }
+    if (g == out->num_kernels) out->kernels[out->num_kernels++].op = d->kernel;
+    out->kernels[g].nodes += 1;
+    out->kernels[g].total_ns += d->total_ns;
+  }
+  qsort(out->kernels, (size_t)out->num_kernels, sizeof(*out->kernels),
+        compare_kernels);
+}
+
+bool lg_bench_gpu_profile(TfLiteDelegate* d, TfLiteInterpreter* ip,
+                          uint64_t runs, lg_gpu_profile* out) {
+  memset(out, 0, sizeof(*out));
+  if (litegpu_gpu_delegate_enable_profiling(d, true) != kTfLiteOk) {
+    fprintf(stderr, "benchmark_model: cannot profile the GPU delegate\n");
+    return false;
+  }
+  bool ok = true;
+  for (uint64_t r = 0; r < runs && ok; ++r) {
+    ok = TfLiteInterpreterInvoke(ip) == kTfLiteOk;
+  }
+  const int n = litegpu_gpu_delegate_dispatch_profile(d, NULL, 0);
+  out->dispatches =
+      calloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*out->dispatches));
+  out->kernels = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*out->kernels));
+  if (ok && n >= 0 && out->dispatches != NULL && out->kernels != NULL) {
+    out->num_dispatches =
+        litegpu_gpu_delegate_dispatch_profile(d, out->dispatches, n);
+    out->runs = runs;
+    qsort(out->dispatches, (size_t)out->num_dispatches,
+          sizeof(*out->dispatches), compare_dispatches);
+    group_kernels(out);
+  } else {
+    fprintf(stderr, "benchmark_model: the GPU dispatch profile failed (%s)\n",
+            ok ? "out of memory" : "an Invoke failed");
+    ok = false;
+  }
+  litegpu_gpu_delegate_enable_profiling(d, false);
+  return ok;
+}
+
+void lg_bench_gpu_profile_free(lg_gpu_profile* p) {
+  free(p->dispatches);
+  free(p->kernels);
+  memset(p, 0, sizeof(*p));
+}
+
 void lg_bench_instance_destroy(lg_bench_instance* in) {
   TfLiteInterpreterDelete(in->ip);
   TfLiteInterpreterOptionsDelete(in->options);

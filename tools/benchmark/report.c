@@ -120,6 +120,33 @@ static void text_profile(FILE* out, const lg_profile* pr) {
           per_run_us(pr->total_ns, pr->runs));
 }
 
+static void text_gpu_profile(FILE* out, const lg_gpu_profile* g) {
+  fprintf(out,
+          "\nGPU dispatch profile (%llu extra runs, each dispatch waited for "
+          "and timed alone, enqueue to completion), slowest first:\n",
+          (unsigned long long)g->runs);
+  fprintf(out, "  %4s  %5s  %-24s %-16s %12s %8s\n", "part", "node", "op",
+          "kernel", "avg us", "share %");
+  for (int i = 0; i < g->num_dispatches; ++i) {
+    const litegpu_gpu_dispatch_profile* d = &g->dispatches[i];
+    fprintf(out, "  %4d  %5d  %-24s %-16s %12.3f %7.2f%%\n", d->partition,
+            d->node_index, d->op_name ? d->op_name : "?", d->kernel,
+            per_run_us(d->total_ns, d->count),
+            share_pct(d->total_ns, g->total_ns));
+  }
+  fprintf(out, "\nSummary by GPU kernel:\n");
+  fprintf(out, "  %-16s %10s %12s %8s\n", "kernel", "dispatches", "us per run",
+          "share %");
+  for (int k = 0; k < g->num_kernels; ++k) {
+    const lg_op_group* grp = &g->kernels[k];
+    fprintf(out, "  %-16s %10d %12.3f %7.2f%%\n", grp->op, grp->nodes,
+            per_run_us(grp->total_ns, g->runs),
+            share_pct(grp->total_ns, g->total_ns));
+  }
+  fprintf(out, "  dispatches total: %.3f us per run\n",
+          per_run_us(g->total_ns, g->runs));
+}
+
 static void text_memory(FILE* out, const lg_bench* b) {
   const double mb = 1024.0 * 1024.0;
   fprintf(out, "\nMemory:\n");
@@ -197,6 +224,7 @@ void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
   if (b->has_delegate) text_delegate(out, &b->delegate);
   text_memory(out, b);
   if (b->has_profile) text_profile(out, &b->profile);
+  if (b->has_gpu_profile) text_gpu_profile(out, &b->gpu_profile);
 }
 
 /* ---- JSON report ----------------------------------------------------------
@@ -320,6 +348,36 @@ static void json_model(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
   fputs("]}", out);
 }
 
+static void json_gpu_profile(FILE* out, const lg_gpu_profile* g) {
+  fprintf(out, ",\"gpu_dispatch_profile\":{\"runs\":%llu,\"dispatches\":[",
+          (unsigned long long)g->runs);
+  for (int i = 0; i < g->num_dispatches; ++i) {
+    const litegpu_gpu_dispatch_profile* d = &g->dispatches[i];
+    fprintf(out, "%s{\"partition\":%d,\"node\":%d,\"op\":", i ? "," : "",
+            d->partition, d->node_index);
+    lg_json_string(out, d->op_name ? d->op_name : "?");
+    fputs(",\"kernel\":", out);
+    lg_json_string(out, d->kernel);
+    fputs(",\"avg_us\":", out);
+    lg_json_number(out, per_run_us(d->total_ns, d->count));
+    fputs(",\"share_pct\":", out);
+    lg_json_number(out, share_pct(d->total_ns, g->total_ns));
+    fputc('}', out);
+  }
+  fputs("],\"kernels\":[", out);
+  for (int k = 0; k < g->num_kernels; ++k) {
+    const lg_op_group* grp = &g->kernels[k];
+    fprintf(out, "%s{\"kernel\":", k ? "," : "");
+    lg_json_string(out, grp->op);
+    fprintf(out, ",\"dispatches\":%d,\"avg_us_per_run\":", grp->nodes);
+    lg_json_number(out, per_run_us(grp->total_ns, g->runs));
+    fputs(",\"share_pct\":", out);
+    lg_json_number(out, share_pct(grp->total_ns, g->total_ns));
+    fputc('}', out);
+  }
+  fputs("]}", out);
+}
+
 static void json_profile(FILE* out, const lg_profile* pr) {
   fputs(",\"op_profile\":[", out);
   for (int i = 0; i < pr->num_ops; ++i) {
@@ -425,6 +483,11 @@ void lg_bench_print_json(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
     json_profile(out, &b->profile);
   } else {
     fputs(",\"op_profile\":null,\"op_type_summary\":null", out);
+  }
+  if (b->has_gpu_profile) {
+    json_gpu_profile(out, &b->gpu_profile);
+  } else {
+    fputs(",\"gpu_dispatch_profile\":null", out);
   }
   fputs(",\"delegate\":", out);
   if (b->has_delegate) {

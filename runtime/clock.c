@@ -1,0 +1,10 @@
+/* See clock.h. */
+#include "runtime/clock.h"
+
+#include <time.h>
+
+uint64_t lg_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
