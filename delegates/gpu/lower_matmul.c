@@ -109,7 +109,8 @@ static int pack_constant(lg_gpu_program* p, const float* src, const b_source* s,
       }
     }
   }
-  const int id = lg_gpu_lower_constant(p, packed, count * sizeof(float));
+  /* Weights are tensor data: float16 on a half-precision backend. */
+  const int id = lg_gpu_lower_constant_floats(p, packed, count);
   free(packed);
   return id;
 }

@@ -121,11 +121,18 @@ TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
   if (lg_vk_instance_create(impl, vk != NULL && vk->validation, error) !=
           kTfLiteOk ||
       lg_vk_pick_device(impl, options->device_index, &be->device, error) !=
-          kTfLiteOk ||
-      lg_vk_device_create(impl, error) != kTfLiteOk ||
+          kTfLiteOk) {
+    goto fail;
+  }
+  /* Half precision when allowed and the device has shaderFloat16 and
+   * storageBuffer16BitAccess (device.fp16); the device is created with
+   * both enabled. */
+  impl->fp16 = options->allow_fp16 && be->device.fp16;
+  if (lg_vk_device_create(impl, error) != kTfLiteOk ||
       lg_vk_command_pool_create(impl, error) != kTfLiteOk) {
     goto fail;
   }
+  be->fp16_storage = impl->fp16;
   *out = be;
   return kTfLiteOk;
 fail:

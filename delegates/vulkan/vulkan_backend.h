@@ -8,10 +8,13 @@
  * otherwise every such device (CPU drivers such as Mesa's lavapipe), so the
  * backend also runs without a GPU. options->device_index picks among the
  * candidates (0 = first). Limits, memory heaps and memory types are read
- * from the device, never assumed. options->allow_fp16 is accepted but the
- * shaders compute in float32; device.fp16 reports shaderFloat16 together
- * with storageBuffer16BitAccess. device.max_compute_units is 1: Vulkan has
- * no such query.
+ * from the device, never assumed. device.fp16 reports shaderFloat16
+ * together with storageBuffer16BitAccess; when options->allow_fp16 is set
+ * too, the device is created with both enabled, every kernel is built from
+ * its shader's -DLG_FP16 SPIR-V (float16 tensor data, float32 sums:
+ * shaders/vulkan/lg_types.glsl) and be->fp16_storage is true; otherwise
+ * float32 kernels and fp16_storage false. device.max_compute_units is 1:
+ * Vulkan has no such query.
  *
  * Kernels come from shaders/vulkan/<name>.comp, compiled to SPIR-V at build
  * time (vulkan_shaders.h). kernel_create's defines ("-DLG_OP=3 -DLG_ACT")
@@ -29,7 +32,8 @@
  *
  * Pipeline cache: with options->cache_dir set, each shader's VkPipelineCache
  * data is kept in a file there, keyed by the device (name, vendor and device
- * ids, driver version, pipelineCacheUUID) and the SPIR-V's hash; a file that
+ * ids, driver version, pipelineCacheUUID) and the hash of the SPIR-V built
+ * (float32 and float16 builds get separate files); a file that
  * does not match, is truncated or corrupt is counted as a reject, never
  * given to the driver, and rewritten (temp file + rename).
  *

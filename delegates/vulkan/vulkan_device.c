@@ -470,13 +470,33 @@ TfLiteStatus lg_vk_device_create(lg_vk_impl* impl, lg_gpu_error* error) {
       .queueCount = 1,
       .pQueuePriorities = &priority,
   };
-  const char* extensions[1] = {
-      VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME};
+  const char* extensions[2];
+  uint32_t extension_count = 0;
+  if (impl->creation_feedback) {
+    extensions[extension_count++] =
+        VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME;
+  }
+  /* Half precision (impl->fp16, only when the device reported both
+   * features): shaderFloat16 comes from VK_KHR_shader_float16_int8 (the
+   * instance asks for Vulkan 1.1, where it is an extension) and
+   * storageBuffer16BitAccess from the 16-bit storage features (core). */
+  VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16 = {
+      .sType =
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR,
+      .shaderFloat16 = VK_TRUE};
+  VkPhysicalDevice16BitStorageFeatures storage16 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+      .pNext = &f16,
+      .storageBuffer16BitAccess = VK_TRUE};
+  if (impl->fp16) {
+    extensions[extension_count++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
+  }
   const VkDeviceCreateInfo info = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+      .pNext = impl->fp16 ? &storage16 : NULL,
       .queueCreateInfoCount = 1,
       .pQueueCreateInfos = &queue,
-      .enabledExtensionCount = impl->creation_feedback ? 1u : 0u,
+      .enabledExtensionCount = extension_count,
       .ppEnabledExtensionNames = extensions,
   };
   VkResult r = LG_VK_TRY(vkCreateDevice, VK_ERROR_OUT_OF_HOST_MEMORY,

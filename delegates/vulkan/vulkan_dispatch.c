@@ -521,9 +521,8 @@ TfLiteStatus lg_vk_finish(lg_gpu_backend* be, lg_gpu_error* error) {
     return kTfLiteError;
   }
   if (impl->submitted > 0) {
-    VkResult r = LG_VK_TRY(vkWaitForFences, VK_ERROR_DEVICE_LOST, impl->device,
-                           (uint32_t)impl->submitted, impl->fences, VK_TRUE,
-                           LG_VK_FENCE_TIMEOUT_NS);
+    VkResult r = lg_vk_wait_fences(impl->device, (uint32_t)impl->submitted,
+                                   impl->fences);
     if (r != VK_SUCCESS) {
       lg_vk_fail(e, "vkWaitForFences", r, "%s",
                  r == VK_TIMEOUT ? "no completion after 60 s"

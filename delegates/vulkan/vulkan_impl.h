@@ -51,10 +51,6 @@ typedef struct lg_vk_descriptor_pools {
   size_t current; /* the first pool that may still have room */
 } lg_vk_descriptor_pools;
 
-/* A fence wait longer than this is reported as a failure (a hung or lost
- * device), not waited for forever. */
-#define LG_VK_FENCE_TIMEOUT_NS (UINT64_C(60) * 1000000000u)
-
 typedef struct lg_vk_impl {
   /* Instance and device (vulkan_device.c). */
   VkInstance instance;
@@ -71,7 +67,11 @@ typedef struct lg_vk_impl {
   VkPhysicalDeviceMemoryProperties memory;
   VkDeviceSize max_allocation; /* maxMemoryAllocationSize */
   bool creation_feedback;      /* VK_EXT_pipeline_creation_feedback on */
-  char driver_text[256];       /* driver name and info, when reported */
+  /* Half precision: shaderFloat16 and storageBuffer16BitAccess enabled at
+   * device creation, kernels built from the shaders' LG_FP16 SPIR-V
+   * (lg_gpu_backend.fp16_storage). */
+  bool fp16;
+  char driver_text[256]; /* driver name and info, when reported */
 
   /* Pipeline cache files (NULL: none); the device part of every key. */
   char* cache_dir;
@@ -139,6 +139,8 @@ typedef struct lg_vk_pipeline {
 struct lg_gpu_kernel {
   char name[64];
   const lg_vk_shader* shader;
+  const uint32_t* code; /* the shader's variant built: fp32 or fp16 */
+  size_t words;
   VkShaderModule module;
   VkDescriptorSetLayout set_layout;
   VkPipelineLayout layout;

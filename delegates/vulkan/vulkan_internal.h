@@ -64,7 +64,13 @@ void lg_vk_object_released(void);
 void lg_vk_layer_error_reported(void);
 bool lg_vk_staging_forced(void);
 
-/* Monotonic nanoseconds (timing stats). */
-uint64_t lg_vk_now_ns(void);
+/* A fence wait longer than this is reported as a failure (a hung or lost
+ * device), not waited for forever. */
+#define LG_VK_FENCE_TIMEOUT_NS (UINT64_C(60) * 1000000000u)
+
+/* vkWaitForFences on all of `fences` with that limit, polling them first
+ * for up to LG_VK_SPIN_NS. */
+VkResult lg_vk_wait_fences(VkDevice device, uint32_t count,
+                           const VkFence* fences);
 
 #endif /* LITEGPU_DELEGATES_VULKAN_VULKAN_INTERNAL_H_ */

@@ -9,6 +9,7 @@
 
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
+#include "runtime/clock.h"
 
 /* ---- Defines ------------------------------------------------------------ */
 
@@ -184,7 +185,7 @@ static TfLiteStatus lg_vk_create_pipeline(lg_gpu_backend* be,
           },
       .layout = kernel->layout,
   };
-  const uint64_t start = lg_vk_now_ns();
+  const uint64_t start = lg_now_ns();
   VkResult r =
       LG_VK_TRY(vkCreateComputePipelines, VK_ERROR_OUT_OF_DEVICE_MEMORY,
                 impl->device, kernel->cache, 1, &info, NULL, out);
@@ -196,7 +197,7 @@ static TfLiteStatus lg_vk_create_pipeline(lg_gpu_backend* be,
     return kTfLiteError;
   }
   lg_vk_object_created();
-  impl->stats.pipeline_create_ns += lg_vk_now_ns() - start;
+  impl->stats.pipeline_create_ns += lg_now_ns() - start;
   impl->stats.pipelines_created++;
   if ((feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT_EXT) &&
       (feedback.flags &
@@ -272,8 +273,8 @@ static TfLiteStatus lg_vk_kernel_layouts(lg_vk_impl* impl,
   const lg_vk_shader* s = kernel->shader;
   const VkShaderModuleCreateInfo module = {
       .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-      .codeSize = s->words * sizeof(uint32_t),
-      .pCode = s->code,
+      .codeSize = kernel->words * sizeof(uint32_t),
+      .pCode = kernel->code,
   };
   VkResult r = LG_VK_TRY(vkCreateShaderModule, VK_ERROR_OUT_OF_HOST_MEMORY,
                          impl->device, &module, NULL, &kernel->module);
@@ -375,6 +376,9 @@ TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
   }
   snprintf(kernel->name, sizeof(kernel->name), "%s", name);
   kernel->shader = shader;
+  /* Half precision runs the shader's -DLG_FP16 build (float16 buffers). */
+  kernel->code = impl->fp16 ? shader->code_fp16 : shader->code;
+  kernel->words = impl->fp16 ? shader->words_fp16 : shader->words;
   uint32_t local[3];
   lg_vk_default_local_size(&be->device, 1, local);
   VkPipeline pipeline = VK_NULL_HANDLE;

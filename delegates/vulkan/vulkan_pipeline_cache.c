@@ -5,7 +5,9 @@
  * File "litegpu-vk-<16 hex digits>.bin" in the cache folder in the format
  * of delegates/gpu/cache_file.h (magic "LGVKPLC"), keyed by the device name,
  * vendor and device ids, driver version and name, API version,
- * pipelineCacheUUID, shader name and a hash of its SPIR-V.
+ * pipelineCacheUUID, shader name and a hash of the SPIR-V the kernel was
+ * built from (so the float32 and the LG_FP16 build of a shader have
+ * different keys, hence different files).
  * A file where any field disagrees, or whose payload does not start with a
  * VkPipelineCacheHeaderVersionOne for this device's vendor, device and
  * pipelineCacheUUID, is rejected and never given to the driver; the
@@ -44,10 +46,15 @@ static bool lg_vk_header_matches(const lg_vk_impl* impl,
              0;
 }
 
-/* The key text of a shader's cache file; NULL when out of memory. */
-static char* lg_vk_cache_key(const lg_vk_impl* impl, const lg_vk_shader* s) {
-  const uint64_t spirv =
-      lg_fnv1a64(LG_FNV1A64_INIT, s->code, s->words * sizeof(uint32_t));
+/* The key text of a kernel's cache file; NULL when out of memory. The
+ * hash covers the SPIR-V variant the kernel uses, which is what tells the
+ * float32 and float16 builds of one shader apart (and the file name is the
+ * key's hash). */
+static char* lg_vk_cache_key(const lg_vk_impl* impl,
+                             const lg_gpu_kernel* kernel) {
+  const lg_vk_shader* s = kernel->shader;
+  const uint64_t spirv = lg_fnv1a64(LG_FNV1A64_INIT, kernel->code,
+                                    kernel->words * sizeof(uint32_t));
   const char* format =
       "litegpu Vulkan pipeline cache\n%sshader=%s\nspirv=%016llx\n";
   int n = snprintf(NULL, 0, format, impl->cache_device_key, s->name,
@@ -80,7 +87,7 @@ TfLiteStatus lg_vk_pipeline_cache_open(lg_gpu_backend* be,
   unsigned char* payload = NULL;
   size_t bytes = 0;
   if (impl->cache_dir != NULL) {
-    kernel->cache_key = lg_vk_cache_key(impl, kernel->shader);
+    kernel->cache_key = lg_vk_cache_key(impl, kernel);
     if (kernel->cache_key == NULL) {
       lg_gpu_error_set(error, "kernel_create: out of host memory");
       return kTfLiteError;

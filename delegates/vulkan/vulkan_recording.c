@@ -147,8 +147,7 @@ fail:
 static TfLiteStatus lg_vk_fences_wait(lg_vk_impl* impl, const VkFence* fences,
                                       uint32_t count, lg_gpu_error* error) {
   if (count == 0) return kTfLiteOk;
-  VkResult r = LG_VK_TRY(vkWaitForFences, VK_ERROR_DEVICE_LOST, impl->device,
-                         count, fences, VK_TRUE, LG_VK_FENCE_TIMEOUT_NS);
+  VkResult r = lg_vk_wait_fences(impl->device, count, fences);
   if (r != VK_SUCCESS) {
     lg_vk_fail(error, "vkWaitForFences", r, "%s",
                r == VK_TIMEOUT ? "no completion of a recording's run after 60 s"

@@ -1,8 +1,10 @@
 /* The Vulkan compute shaders embedded in the library as SPIR-V.
  *
- * cmake/vulkan_shaders.cmake compiles every shaders/vulkan/NAME.comp with
- * glslc, validates it with spirv-val and generates this table at build
- * time (build/generated/vulkan_shaders.c), sorted by name, together with
+ * cmake/vulkan_shaders.cmake compiles every shaders/vulkan/NAME.comp twice
+ * with glslc, as written (float32 tensor data) and with -DLG_FP16 (float16
+ * tensor data, shaders/vulkan/lg_types.glsl), validates both with
+ * spirv-val and generates this table at build time
+ * (build/generated/vulkan_shaders.c), sorted by name, together with
  * what the backend needs to know about each shader's interface: its
  * specialization constants by define name, the words a define may use as a
  * value, the number of storage-buffer bindings and the kinds of its push
@@ -11,6 +13,7 @@
  *   const lg_vk_shader* s = lg_vulkan_shader_find("binary");
  *   VkShaderModuleCreateInfo info = {.codeSize = s->words * 4,
  *                                    .pCode = s->code, ...};
+ *   (s->code_fp16 and s->words_fp16 for the half-precision backend)
  */
 #ifndef LITEGPU_DELEGATES_VULKAN_VULKAN_SHADERS_H_
 #define LITEGPU_DELEGATES_VULKAN_VULKAN_SHADERS_H_
@@ -32,8 +35,10 @@ typedef struct lg_vk_named_value {
 
 typedef struct lg_vk_shader {
   const char* name;     /* file name without extension, e.g. "binary" */
-  const uint32_t* code; /* SPIR-V words */
+  const uint32_t* code; /* SPIR-V words (float32 tensor data) */
   size_t words;
+  const uint32_t* code_fp16; /* the same source built with -DLG_FP16 */
+  size_t words_fp16;
   uint32_t buffer_count; /* storage buffers: bindings 0..buffer_count-1 */
   const char* push;      /* push constants in order: 'i' int, 'u' uint,
                             'f' float (4 bytes each) */

@@ -5,10 +5,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "delegates/vulkan/vulkan_internal.h"
 #include "delegates/vulkan/vulkan_shaders.h"
+#include "runtime/clock.h"
 
 /* ---- Result names ------------------------------------------------------- */
 
@@ -110,13 +110,29 @@ static bool lg_vk_force_staging_flag = false;
 void lg_vulkan_force_staging(bool on) { lg_vk_force_staging_flag = on; }
 bool lg_vk_staging_forced(void) { return lg_vk_force_staging_flag; }
 
-/* ---- Time and the shader registry -------------------------------------- */
+/* ---- Waiting ------------------------------------------------------------ */
 
-uint64_t lg_vk_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+/* How long a wait polls before it blocks. A thread blocked in
+ * vkWaitForFences wakes tens of microseconds after the fence signals (a
+ * futex wake-up through the driver's queue thread on lavapipe), which is
+ * most of a small Invoke; polling for a short while answers at once when
+ * the work is that small and costs a larger Invoke nothing noticeable. */
+#define LG_VK_SPIN_NS UINT64_C(100000)
+
+VkResult lg_vk_wait_fences(VkDevice device, uint32_t count,
+                           const VkFence* fences) {
+  const uint64_t start = lg_now_ns();
+  for (;;) {
+    const VkResult r = LG_VK_TRY(vkWaitForFences, VK_ERROR_DEVICE_LOST, device,
+                                 count, fences, VK_TRUE, 0);
+    if (r != VK_TIMEOUT) return r;
+    if (lg_now_ns() - start >= LG_VK_SPIN_NS) break;
+  }
+  return LG_VK_TRY(vkWaitForFences, VK_ERROR_DEVICE_LOST, device, count, fences,
+                   VK_TRUE, LG_VK_FENCE_TIMEOUT_NS);
 }
+
+/* ---- The shader registry ----------------------------------------------- */
 
 const lg_vk_shader* lg_vulkan_shader_find(const char* name) {
   if (name == NULL) return NULL;

@@ -21,7 +21,9 @@
  * Partition programs: each delegated partition is lowered into compute
  * dispatches over device buffers that tensors share by lifetime; only the
  * partition's inputs and outputs cross between host and device. Kernels run
- * in float32 (precision loss may be allowed but is not taken yet).
+ * in float32, or with float16 tensors when precision loss is allowed (as
+ * TFLite decides it) and the backend and device support half precision
+ * (litegpu_gpu_delegate_stats.fp16 says which).
  * serialization_dir, when set, holds the compiled-program cache.
  */
 #ifndef LITEGPU_GPU_DELEGATE_H_

@@ -11,9 +11,13 @@
 // words, so bytes need no 8-bit storage feature: a byte is read by shift
 // and written with two atomics on its word (other invocations write the
 // word's other bytes at the same time). The backend sizes buffers to whole
-// words. The global size may be rounded up past n: every invocation checks
-// it.
+// words. Under LG_FP16 a float element is a float16, a 16-bit half of a
+// word: read with unpackHalf2x16 and written like a byte, with two atomics
+// on its word. The global size may be rounded up past n: every invocation
+// checks it.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -35,7 +39,11 @@ void main() {
   int iv;
   bool nonzero;
   if (LG_SRC == 0) {
+#ifdef LG_FP16
+    fv = unpackHalf2x16(x[gi >> 1u])[gi & 1u];
+#else
     fv = uintBitsToFloat(x[gi]);
+#endif
     iv = int(fv);
     nonzero = !(fv == 0.0);  // NaN counts as nonzero, as in C
   } else if (LG_SRC == 2) {
@@ -56,6 +64,12 @@ void main() {
   } else if (LG_DST == 1) {
     o[gi] = uint(iv);
   } else {
+#ifdef LG_FP16
+    const uint shift = 16u * (gi & 1u);
+    atomicAnd(o[gi >> 1u], ~(0xffffu << shift));
+    atomicOr(o[gi >> 1u], (packHalf2x16(vec2(fv, 0.0)) & 0xffffu) << shift);
+#else
     o[gi] = floatBitsToUint(fv);
+#endif
   }
 }

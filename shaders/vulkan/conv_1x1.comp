@@ -1,4 +1,5 @@
-// 1x1 convolution, stride 1, no padding (float32), a GEMM over pixels: the
+// 1x1 convolution, stride 1, no padding (float32; float16 data with float32
+// sums under LG_FP16, lg_types.glsl), a GEMM over pixels: the
 // Vulkan twin of shaders/opencl/conv_1x1.cl, same arguments, defines and
 // results:
 //   out[p, o] = act(sum_k in[p, k] * w[o, k] + bias[o])
@@ -28,6 +29,7 @@
 // global size may be rounded up: every invocation checks.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -39,11 +41,15 @@ layout(constant_id = 7) const int LG_ALIGNED = 0;
 layout(constant_id = 8) const int LG_RESIDUAL = 0;
 layout(constant_id = 9) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float src[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Weights { float w[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Output { float dst[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Residual { float res[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store src[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Weights { lg_store w[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { lg_store bias[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output {
+  lg_store dst[];
+};
+layout(std430, set = 0, binding = 4) readonly buffer Residual {
+  lg_store res[];
+};
 
 layout(push_constant) uniform Params {
   int pixels;
@@ -67,13 +73,14 @@ void store4(vec4 v, int at, int lanes) {
   }
   v = lg_clamp_act4(v, p.lo, p.hi);
   if (LG_ACT_TANH != 0) v = lg_tanh4(v);
+  const lg_store4 h = lg_store4(v);
   if (lanes >= 4) {
-    dst[at] = v.x;
-    dst[at + 1] = v.y;
-    dst[at + 2] = v.z;
-    dst[at + 3] = v.w;
+    dst[at] = h.x;
+    dst[at + 1] = h.y;
+    dst[at + 2] = h.z;
+    dst[at + 3] = h.w;
   } else {
-    for (int l = 0; l < lanes; ++l) dst[at + l] = v[l];
+    for (int l = 0; l < lanes; ++l) dst[at + l] = h[l];
   }
 }
 

@@ -1,4 +1,5 @@
-// DEPTHWISE_CONV_2D (float32): the Vulkan twin of
+// DEPTHWISE_CONV_2D (float32; float16 data with float32 sums under LG_FP16,
+// lg_types.glsl): the Vulkan twin of
 // shaders/opencl/depthwise_conv.cl, same arguments, defines and results.
 // Output channel o reads input channel o / mult (mult = out_c / in_c):
 //   out[n, y, x, o] = act(bias[o] + sum over (fh, fw) of
@@ -39,6 +40,7 @@
 // The global size may be rounded up: every invocation checks.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 #extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -55,11 +57,15 @@ layout(constant_id = 11) const int LG_DW_BCAST = 0;
 layout(constant_id = 12) const int LG_ALIGNED = 0;
 layout(constant_id = 13) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float src[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Weights { float w[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Zeros { float zeros[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer Output { float dst[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store src[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Weights { lg_store w[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { lg_store bias[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Zeros {
+  lg_store zeros[];
+};
+layout(std430, set = 0, binding = 4) writeonly buffer Output {
+  lg_store dst[];
+};
 
 layout(push_constant) uniform Params {
   int rows;
@@ -119,17 +125,18 @@ vec4 load_column(bool zero, int at, int q) {
 void store(vec4 v, int at, int lanes) {
   v = lg_clamp_act4(v, p.lo, p.hi);
   if (LANES == 1) {
-    dst[at] = LG_ACT_TANH != 0 ? lg_tanh(v.x) : v.x;
+    dst[at] = lg_store(LG_ACT_TANH != 0 ? lg_tanh(v.x) : v.x);
     return;
   }
   if (LG_ACT_TANH != 0) v = lg_tanh4(v);
+  const lg_store4 h = lg_store4(v);
   if (lanes >= 4) {
-    dst[at] = v.x;
-    dst[at + 1] = v.y;
-    dst[at + 2] = v.z;
-    dst[at + 3] = v.w;
+    dst[at] = h.x;
+    dst[at + 1] = h.y;
+    dst[at + 2] = h.z;
+    dst[at + 3] = h.w;
   } else {
-    for (int l = 0; l < lanes; ++l) dst[at + l] = v[l];
+    for (int l = 0; l < lanes; ++l) dst[at + l] = h[l];
   }
 }
 

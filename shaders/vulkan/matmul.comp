@@ -1,4 +1,5 @@
-// out[b][i][j] = act(sum_p A[b][i][p] * B[b][p][j] + bias[j]) (float32),
+// out[b][i][j] = act(sum_p A[b][i][p] * B[b][p][j] + bias[j]) (float32;
+// float16 data with float32 sums under LG_FP16, lg_types.glsl),
 // FULLY_CONNECTED and BATCH_MATMUL: the Vulkan twin of
 // shaders/opencl/matmul.cl, same arguments, defines and results.
 //
@@ -23,6 +24,7 @@
 // indices.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -31,10 +33,12 @@ layout(constant_id = 4) const int LG_ROWS = 4;
 layout(constant_id = 5) const int LG_ADJ_X = 0;
 layout(constant_id = 6) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer InputA { float a[]; };
-layout(std430, set = 0, binding = 1) readonly buffer InputB { float b[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Output { float dst[]; };
+layout(std430, set = 0, binding = 0) readonly buffer InputA { lg_store a[]; };
+layout(std430, set = 0, binding = 1) readonly buffer InputB { lg_store b[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { lg_store bias[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output {
+  lg_store dst[];
+};
 
 layout(push_constant) uniform Params {
   int has_bias;
@@ -63,13 +67,14 @@ const int ACCS = LG_ROWS * HALVES;
 void store4(vec4 v, int at, int lanes) {
   v = lg_clamp_act4(v, p.lo, p.hi);
   if (LG_ACT_TANH != 0) v = lg_tanh4(v);
+  const lg_store4 h = lg_store4(v);
   if (lanes >= 4) {
-    dst[at] = v.x;
-    dst[at + 1] = v.y;
-    dst[at + 2] = v.z;
-    dst[at + 3] = v.w;
+    dst[at] = h.x;
+    dst[at + 1] = h.y;
+    dst[at + 2] = h.z;
+    dst[at + 3] = h.w;
   } else {
-    for (int l = 0; l < lanes; ++l) dst[at + l] = v[l];
+    for (int l = 0; l < lanes; ++l) dst[at + l] = h[l];
   }
 }
 

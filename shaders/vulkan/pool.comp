@@ -1,4 +1,5 @@
-// AVERAGE_POOL_2D / MAX_POOL_2D on NHWC float32: the Vulkan twin of
+// AVERAGE_POOL_2D / MAX_POOL_2D on NHWC float32 (float16 data with float32
+// sums under LG_FP16, lg_types.glsl): the Vulkan twin of
 // shaders/opencl/pool.cl, same arguments, defines and results.
 //
 // Buffers: in, out. Push constants: in_h, in_w, vectors, out_h, out_w,
@@ -16,6 +17,7 @@
 // checks its index.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -23,8 +25,10 @@ layout(constant_id = 3) const int LG_MAX = 0;
 layout(constant_id = 4) const int LG_VEC = 1;
 layout(constant_id = 5) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float src[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { float dst[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store src[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output {
+  lg_store dst[];
+};
 
 layout(push_constant) uniform Params {
   int in_h;
@@ -52,11 +56,12 @@ vec4 load_vec(int i) {
 }
 
 void store_vec(vec4 v, int i) {
-  dst[i] = v.x;
+  const lg_store4 h = lg_store4(v);
+  dst[i] = h.x;
   if (LG_VEC == 4) {
-    dst[i + 1] = v.y;
-    dst[i + 2] = v.z;
-    dst[i + 3] = v.w;
+    dst[i + 1] = h.y;
+    dst[i + 2] = h.z;
+    dst[i + 3] = h.w;
   }
 }
 

@@ -1,4 +1,5 @@
-// MEAN, SUM and REDUCE_MAX over any set of axes, float32: the Vulkan twin
+// MEAN, SUM and REDUCE_MAX over any set of axes, float32 (float16 data with
+// float32 sums under LG_FP16, lg_types.glsl): the Vulkan twin
 // of shaders/opencl/reduce.cl, same arguments, defines and results.
 //
 // Buffers: in, out, plan (16 ints). Push constants: outputs, inner, mean,
@@ -27,6 +28,7 @@
 // Global sizes may be rounded up: every invocation checks its index.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -35,8 +37,10 @@ layout(constant_id = 4) const int LG_LAYOUT = 0;
 layout(constant_id = 5) const int LG_VEC = 1;
 layout(constant_id = 6) const int LG_WG = 1;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float src[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { float dst[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store src[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output {
+  lg_store dst[];
+};
 layout(std430, set = 0, binding = 2) readonly buffer Plan { int plan[]; };
 
 layout(push_constant) uniform Params {
@@ -88,7 +92,7 @@ void reduce_group() {
     if (lid < s) part[lid] = step1(part[lid], part[lid + s]);
     barrier();
   }
-  if (lid == 0) dst[o] = p.mean != 0 ? part[0] / p.count : part[0];
+  if (lid == 0) dst[o] = lg_store(p.mean != 0 ? part[0] / p.count : part[0]);
 }
 
 void main() {
@@ -129,7 +133,7 @@ void main() {
     }
   }
   if (LG_LAYOUT == 0 && LG_VEC == 4) {
-    const vec4 v = p.mean != 0 ? acc / p.count : acc;
+    const lg_store4 v = lg_store4(p.mean != 0 ? acc / p.count : acc);
     const int at = row * p.inner + c;
     dst[at] = v.x;
     dst[at + 1] = v.y;
@@ -137,6 +141,6 @@ void main() {
     dst[at + 3] = v.w;
   } else {
     dst[LG_LAYOUT == 0 ? row * p.inner + c : row] =
-        p.mean != 0 ? acc1 / p.count : acc1;
+        lg_store(p.mean != 0 ? acc1 / p.count : acc1);
   }
 }

@@ -1,7 +1,8 @@
-// dst[o] = src[s] over an up-to-6-D iteration space, the data movement of
-// the shape ops: the Vulkan twin of shaders/opencl/remap.cl, same
-// arguments, defines and results (delegates/gpu/lower_shape.c builds the
-// tables; the layout constants live in delegates/gpu/lower_shape_internal.h).
+// dst[o] = src[s] over an up-to-6-D iteration space (float32, or float16
+// under LG_FP16: lg_types.glsl), the data movement of the shape ops: the
+// Vulkan twin of shaders/opencl/remap.cl, same arguments, defines and
+// results (delegates/gpu/lower_shape.c builds the tables; the layout
+// constants live in delegates/gpu/lower_shape_internal.h).
 //
 // Buffers: src, dst, table (ints). Push constants: job, value, lo, hi.
 // The table of one dispatch starts at table[job]:
@@ -26,14 +27,15 @@
 // may be rounded up past the sizes: every invocation checks its index.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(constant_id = 3) const int LG_MODES = 0;
 layout(constant_id = 4) const int LG_CLAMP = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Source { float src[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Dest { float dst[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Source { lg_store src[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Dest { lg_store dst[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Table { int table[]; };
 
 layout(push_constant) uniform Params {
@@ -82,8 +84,9 @@ int source(int d, int i, inout bool outside) {
   return c * field(d, SRC_STRIDE);
 }
 
-float finish(float v) {
-  return LG_CLAMP != 0 ? lg_clamp_act(v, p.lo, p.hi) : v;
+// The clamp (in float32) and the conversion to the storage type.
+lg_store finish(float v) {
+  return lg_store(LG_CLAMP != 0 ? lg_clamp_act(v, p.lo, p.hi) : v);
 }
 
 void main() {
@@ -111,7 +114,7 @@ void main() {
   for (int i = 0; i < count; ++i) {
     bool out_i = outside;
     const int s5 = source(5, x0 + i, out_i);
-    const float v = out_i ? p.value : src[s + s5];
+    const float v = out_i ? p.value : float(src[s + s5]);
     dst[o + (x0 + i) * ds5] = finish(v);
   }
 }

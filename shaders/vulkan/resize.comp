@@ -1,5 +1,6 @@
-// RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR on NHWC float32: the Vulkan
-// twin of shaders/opencl/resize.cl, same arguments, defines and results.
+// RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR on NHWC float32 (float16 under
+// LG_FP16, lg_types.glsl): the Vulkan twin of shaders/opencl/resize.cl,
+// same arguments, defines and results.
 //
 // Buffers: in, out, table (ints). Push constants: in_h, in_w, vectors,
 // out_h, out_w, rows. The source coordinates are computed on the host,
@@ -12,22 +13,25 @@
 // Invocation (cv, ox, r): channels [cv * LG_VEC, cv * LG_VEC + LG_VEC) of
 // output pixel (batch r / out_h, row r % out_h, column ox).
 //
-// LG_NEAREST copies the 4-byte elements unchanged (the buffers are read as
-// words, so every bit pattern survives); otherwise
+// LG_NEAREST copies the elements unchanged (the buffers are read as raw
+// bits, lg_bits, so every bit pattern survives); otherwise
 //   out = p00 * wy * wx + p10 * dy * wx + p01 * wy * dx + p11 * dy * dx
 // with wy = 1 - dy, wx = 1 - dx, in the CPU kernel's order and `precise`
-// (no contraction into fma), so results agree bit for bit.
+// (no contraction into fma), so results agree bit for bit (under LG_FP16
+// computed in float32 from the half inputs and rounded to half).
 // LG_VEC 4 (channels % 4 == 0) or 1. The global size may be rounded up:
 // every invocation checks its index.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(constant_id = 3) const int LG_VEC = 1;
 layout(constant_id = 4) const int LG_NEAREST = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { uint src[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { uint dst[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { lg_bits src[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output { lg_bits dst[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Table { int table[]; };
 
 layout(push_constant) uniform Params {
@@ -41,9 +45,10 @@ layout(push_constant) uniform Params {
 
 vec4 load_vec(int i) {
   if (LG_VEC == 4) {
-    return uintBitsToFloat(uvec4(src[i], src[i + 1], src[i + 2], src[i + 3]));
+    return vec4(lg_bits_to_float(src[i]), lg_bits_to_float(src[i + 1]),
+                lg_bits_to_float(src[i + 2]), lg_bits_to_float(src[i + 3]));
   }
-  return vec4(uintBitsToFloat(src[i]), 0.0, 0.0, 0.0);
+  return vec4(lg_bits_to_float(src[i]), 0.0, 0.0, 0.0);
 }
 
 void main() {
@@ -78,11 +83,10 @@ void main() {
   const vec4 p11 = load_vec((row1 + x1) * channels + c);
   precise const vec4 v =
       p00 * wy * wx + p10 * dy * wx + p01 * wy * dx + p11 * dy * dx;
-  const uvec4 bits = floatBitsToUint(v);
-  dst[at] = bits.x;
+  dst[at] = lg_float_to_bits(v.x);
   if (LG_VEC == 4) {
-    dst[at + 1] = bits.y;
-    dst[at + 2] = bits.z;
-    dst[at + 3] = bits.w;
+    dst[at + 1] = lg_float_to_bits(v.y);
+    dst[at + 2] = lg_float_to_bits(v.z);
+    dst[at + 3] = lg_float_to_bits(v.w);
   }
 }

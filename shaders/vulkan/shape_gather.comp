@@ -1,4 +1,5 @@
-// GATHER along one axis (batch_dims 0), float32 params, int32 indices:
+// GATHER along one axis (batch_dims 0), float32 params (float16 under
+// LG_FP16, lg_types.glsl), int32 indices:
 // the Vulkan twin of shaders/opencl/shape_gather.cl, same arguments and
 // results:
 //   out[z, y, x] = params[z, indices[y], x]
@@ -6,18 +7,22 @@
 // [outer, coords, inner]; invocation (x, y, z) is (inner, coord, outer).
 //
 // Buffers: params, indices, out. Push constants: inner, coords, outer,
-// axis_size. Elements are moved as 32-bit words (every bit pattern
+// axis_size. Elements are moved as raw bits, lg_bits (every bit pattern
 // survives). An index outside [0, axis_size) is clamped to the nearest
 // valid one (a valid model never has one, and no read leaves params). The
 // global size may be rounded up past the sizes: every invocation checks
 // its index.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
-layout(std430, set = 0, binding = 0) readonly buffer Params { uint params[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Params {
+  lg_bits params[];
+};
 layout(std430, set = 0, binding = 1) readonly buffer Indices { int indices[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Output { uint dst[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Output { lg_bits dst[]; };
 
 layout(push_constant) uniform Sizes {
   int inner;

@@ -1,4 +1,5 @@
-// TRANSPOSE_CONV (float32, NHWC) computed as a gather: the Vulkan twin of
+// TRANSPOSE_CONV (float32, NHWC; float16 data with float32 sums under
+// LG_FP16, lg_types.glsl) computed as a gather: the Vulkan twin of
 // shaders/opencl/transpose_conv.cl, same arguments, defines and results.
 // Output pixel (n, oy, ox) sums, over the taps (fy, fx) with
 // oy + pad_top - fy = iy * sh and ox + pad_left - fx = ix * sw for an input
@@ -24,6 +25,7 @@
 // global size may be rounded up: every invocation checks its indices.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -31,10 +33,12 @@ layout(constant_id = 3) const int LG_VEC = 4;
 layout(constant_id = 4) const int LG_COLS = 4;
 layout(constant_id = 5) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float src[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Weights { float w[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Output { float dst[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store src[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Weights { lg_store w[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { lg_store bias[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output {
+  lg_store dst[];
+};
 
 layout(push_constant) uniform Params {
   int has_bias;
@@ -68,13 +72,14 @@ const int ACCS = LG_COLS * HALVES;
 void store4(vec4 v, int at, int lanes) {
   v = lg_clamp_act4(v, p.lo, p.hi);
   if (LG_ACT_TANH != 0) v = lg_tanh4(v);
+  const lg_store4 h = lg_store4(v);
   if (lanes >= 4) {
-    dst[at] = v.x;
-    dst[at + 1] = v.y;
-    dst[at + 2] = v.z;
-    dst[at + 3] = v.w;
+    dst[at] = h.x;
+    dst[at + 1] = h.y;
+    dst[at + 2] = h.z;
+    dst[at + 3] = h.w;
   } else {
-    for (int l = 0; l < lanes; ++l) dst[at + l] = v[l];
+    for (int l = 0; l < lanes; ++l) dst[at + l] = h[l];
   }
 }
 

@@ -1,5 +1,6 @@
-// out[i] = op(x[i]) over n elements (float32): the Vulkan twin of
-// shaders/opencl/unary.cl, same arguments and semantics.
+// out[i] = op(x[i]) over n elements (float32, or float16 under LG_FP16:
+// lg_types.glsl): the Vulkan twin of shaders/opencl/unary.cl, same
+// arguments and semantics.
 //
 // Buffers: x, out. Push constants: n, alpha.
 // LG_OP  0 logistic (default), 1 tanh, 2 relu, 3 relu6, 4 relu_n1_to_1,
@@ -10,16 +11,19 @@
 // two GELUs use forms without cancellation for negative x:
 // 0.5 x (1 + tanh u) = x / (1 + e^(-2u)) and 0.5 x (1 + erf(x / sqrt 2)) =
 // 0.5 x erfc(-x / sqrt 2). Clamps let NaN through, as the CPU kernels do.
+// Under LG_FP16 the piecewise-linear ops (relus, neg, abs, square, floor,
+// hard swish, leaky relu) compute in float16 and the others in float32.
 // The global size may be rounded up past n: every invocation checks it.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "lg_types.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(constant_id = 3) const int LG_OP = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { float o[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store x[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output { lg_store o[]; };
 
 layout(push_constant) uniform Params {
   int n;
@@ -28,41 +32,56 @@ layout(push_constant) uniform Params {
 
 #include "lg_math.glsl"
 
+// The ops computed per element in lg_half (float16 under LG_FP16).
+bool is_simple() {
+  return LG_OP == 2 || LG_OP == 3 || LG_OP == 4 || LG_OP == 6 || LG_OP == 7 ||
+         LG_OP == 9 || LG_OP == 14 || LG_OP == 16 || LG_OP == 19;
+}
+
+lg_half simple_op(lg_half v) {
+  const lg_half zero = lg_half(0.0);
+  const lg_half one = lg_half(1.0);
+  const lg_half six = lg_half(6.0);
+  switch (LG_OP) {
+    case 2: return v < zero ? zero : v;
+    case 3: return v < zero ? zero : (v > six ? six : v);
+    case 4: return v < -one ? -one : (v > one ? one : v);
+    case 6: return -v;
+    case 7: return abs(v);
+    case 9: return v * v;
+    case 14: return floor(v);
+    case 16: {
+      lg_half t = v + lg_half(3.0);
+      t = t < zero ? zero : (t > six ? six : t);
+      return v * t / six;
+    }
+    default: return v < zero ? lg_half(p.alpha) * v : v;  // 19
+  }
+}
+
+// The other ops, in float32.
+float float_op(float v) {
+  switch (LG_OP) {
+    case 1: return lg_tanh(v);
+    case 5: return lg_exp(v);
+    case 8: return sqrt(v);
+    case 10: return lg_log(v);
+    case 11: return 1.0 / sqrt(v);
+    case 12: return lg_sin(v);
+    case 13: return lg_cos(v);
+    case 15: return v < 0.0 ? lg_expm1(v) : v;
+    case 17: {
+      const float u = 0.7978845608 * (v + 0.044715 * v * v * v);
+      return v / (1.0 + lg_exp(-2.0 * u));
+    }
+    case 18: return 0.5 * v * lg_erfc(v * -0.70710678118654752);
+    default: return lg_logistic(v);
+  }
+}
+
 void main() {
   const uint gi = gl_GlobalInvocationID.x;
   if (gi >= uint(p.n)) return;
-  const float v = x[gi];
-  float r;
-  switch (LG_OP) {
-    case 1: r = lg_tanh(v); break;
-    case 2: r = v < 0.0 ? 0.0 : v; break;
-    case 3: r = v < 0.0 ? 0.0 : (v > 6.0 ? 6.0 : v); break;
-    case 4: r = v < -1.0 ? -1.0 : (v > 1.0 ? 1.0 : v); break;
-    case 5: r = lg_exp(v); break;
-    case 6: r = -v; break;
-    case 7: r = abs(v); break;
-    case 8: r = sqrt(v); break;
-    case 9: r = v * v; break;
-    case 10: r = lg_log(v); break;
-    case 11: r = 1.0 / sqrt(v); break;
-    case 12: r = lg_sin(v); break;
-    case 13: r = lg_cos(v); break;
-    case 14: r = floor(v); break;
-    case 15: r = v < 0.0 ? lg_expm1(v) : v; break;
-    case 16: {
-      float t = v + 3.0;
-      t = t < 0.0 ? 0.0 : (t > 6.0 ? 6.0 : t);
-      r = v * t / 6.0;
-      break;
-    }
-    case 17: {
-      const float u = 0.7978845608 * (v + 0.044715 * v * v * v);
-      r = v / (1.0 + lg_exp(-2.0 * u));
-      break;
-    }
-    case 18: r = 0.5 * v * lg_erfc(v * -0.70710678118654752); break;
-    case 19: r = v < 0.0 ? p.alpha * v : v; break;
-    default: r = lg_logistic(v); break;
-  }
-  o[gi] = r;
+  const lg_half v = lg_half(x[gi]);
+  o[gi] = is_simple() ? lg_store(simple_op(v)) : lg_store(float_op(float(v)));
 }

@@ -16,6 +16,7 @@
  *   runner.c        command line, building and judging cases, the table
  *   execute.c       running a model once, comparing two runs
  *   models.c        whole-model mode (--model, --model-dir)
+ *   compare.c       --compare-backends: OpenCL against Vulkan
  *   cases_*.c       the cases, one file per op family
  *
  * Adding a case: add a row to a family's table in cases_<family>.c (or a
@@ -247,6 +248,13 @@ void conf_run_model(TfLiteModel* model, const conf_input_spec* specs,
                     conf_run_result* result);
 void conf_run_result_free(conf_run_result* result);
 
+/* With `on`, conf_run_model rounds every float32 input value to the nearest
+ * float16 (the runner's --fp16): the CPU reference and a delegate storing
+ * tensors as half then see the same inputs, so the fp16 bound measures the
+ * kernels, not the input rounding (FLOOR of -3.0004, stored as -3.0, is -3
+ * on the device and -4 on the CPU). */
+void conf_set_half_inputs(bool on);
+
 /* Element-wise comparison of two runs' outputs. */
 typedef struct conf_compare {
   bool ok;
@@ -278,5 +286,99 @@ int conf_check_model_dir(const char* dir, const conf_adapter* adapter,
 /* Prints one table row (runner.c). */
 void conf_print_row(const char* name, const char* op, const char* outcome,
                     double max_abs, double nmse, const char* detail);
+
+/* ---- OpenCL against Vulkan (compare.c) ------------------------------------
+ *
+ * --compare-backends (with --delegate=gpu) runs every case, or every
+ * --model, on the CPU and on the GPU delegate forced to OpenCL and forced
+ * to Vulkan, in one process on the same inputs. A case passes when each
+ * backend's run passes the runner's own judgement, both backends make the
+ * same decision (a refusal with the same reason text: the op-support table
+ * is shared), and the two GPU outputs agree element-wise within the case's
+ * bound, |cl - vk| <= tol * max(1, |cpu|). That last check is not implied
+ * by the others: each backend may be a bound away from the CPU in opposite
+ * directions. A backend that cannot be created fails the whole run.
+ *
+ *   conf_pair pair = {0};   (conf_pair_parse_arg for each argument)
+ *   conf_pair_create(&pair, adapter, &options, error, sizeof(error));
+ *   ... conf_pair_run_case / conf_pair_check_model ...
+ *   conf_pair_destroy(&pair);
+ */
+
+#define CONF_PAIR_BACKENDS 2 /* [0] OpenCL, [1] Vulkan */
+
+typedef struct conf_pair {
+  bool enabled; /* --compare-backends */
+  /* --compare-fault=cl|vk:AMOUNT (the runner's own test): AMOUNT is added
+   * to every output element of that backend (1 OpenCL, 2 Vulkan) after its
+   * check against the CPU and before the backends are compared. */
+  int fault_backend;
+  double fault_offset;
+  /* Set by conf_pair_create. */
+  const conf_adapter* adapter;
+  TfLiteDelegate* delegates[CONF_PAIR_BACKENDS];
+  char devices[CONF_PAIR_BACKENDS][256];
+} conf_pair;
+
+/* 1 when `arg` is one of the options above (recorded in `pair`), 0 when it
+ * is not, -1 (reported on stderr) when its value is malformed. */
+int conf_pair_parse_arg(conf_pair* pair, const char* arg);
+
+/* Creates the delegate forced to each backend: 0, or -1 with the reason in
+ * `error` (a missing device, or an adapter other than "gpu"). */
+int conf_pair_create(conf_pair* pair, const conf_adapter* adapter,
+                     const conf_delegate_options* options, char* error,
+                     size_t error_size);
+
+/* Destroys both delegates; safe on a pair that was never created. */
+void conf_pair_destroy(conf_pair* pair);
+
+/* One delegated run judged the way the runner judges it. */
+typedef struct conf_verdict {
+  bool pass, claimed;
+  char detail[512];
+  conf_compare cmp; /* against the CPU */
+} conf_verdict;
+
+/* The runner's judgement of `got` (a run with `delegate`) against the CPU's
+ * `ref` for case `c` whose operator is `node`; `ctx` is the runner's. */
+typedef void (*conf_judge_fn)(const void* ctx, const conf_case* c,
+                              TfLiteDelegate* delegate, int node,
+                              const conf_run_result* ref, conf_run_result* got,
+                              conf_verdict* verdict);
+
+typedef struct conf_pair_verdict {
+  bool pass, claimed; /* claimed: by both backends */
+  char detail[512];
+  /* OpenCL against the CPU, Vulkan against the CPU, OpenCL against
+   * Vulkan. */
+  double max_abs[3];
+} conf_pair_verdict;
+
+/* Runs a case's built `model` (inputs and operator from `b`) with each
+ * backend into got[0] (OpenCL) and got[1] (Vulkan), which the caller frees
+ * with conf_run_result_free, and judges the pair against the CPU's `ref`. */
+void conf_pair_run_case(const conf_pair* pair, const conf_case* c,
+                        TfLiteModel* model, const conf_builder* b,
+                        const conf_run_result* ref,
+                        conf_run_result got[CONF_PAIR_BACKENDS],
+                        conf_judge_fn judge, const void* ctx,
+                        conf_pair_verdict* verdict);
+
+/* A whole model file on the CPU and both backends; prints its row. Models
+ * whose outputs are not float32 are SKIPped. */
+void conf_pair_check_model(const conf_pair* pair, const char* path,
+                           conf_totals* totals);
+
+/* The table's header (backends and devices, column names) and one row:
+ * max_abs as in conf_pair_verdict; the time is since the previous row. */
+void conf_pair_print_header(const conf_pair* pair);
+void conf_pair_print_row(const char* name, const char* op, const char* outcome,
+                         const double max_abs[3], const char* detail);
+
+/* At the end of a comparing run that has no failure: fails it when nothing
+ * was claimed by both backends (a comparison that compared nothing on the
+ * GPU). */
+void conf_pair_finish(const conf_pair* pair, conf_totals* totals);
 
 #endif /* LITEGPU_TESTS_CONFORMANCE_CONFORMANCE_H_ */

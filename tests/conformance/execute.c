@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels/fp16.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tests/conformance/conformance.h"
 
@@ -24,6 +25,10 @@ static void capture_report(void* user_data, const char* format, va_list args) {
 
 /* Seeded values in [lo, hi] (float32 in [-0.5, 0.5] without a spec); other
  * types are zero-filled. */
+static bool g_half_inputs; /* conf_set_half_inputs */
+
+void conf_set_half_inputs(bool on) { g_half_inputs = on; }
+
 static void fill_input(TfLiteTensor* t, const conf_input_spec* spec,
                        uint32_t seed) {
   const TfLiteType type = TfLiteTensorType(t);
@@ -32,7 +37,10 @@ static void fill_input(TfLiteTensor* t, const conf_input_spec* spec,
   if (type == kTfLiteFloat32) {
     float* v = data;
     const size_t n = TfLiteTensorByteSize(t) / sizeof(float);
-    for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * conf_random(&seed);
+    for (size_t i = 0; i < n; ++i) {
+      v[i] = lo + (hi - lo) * conf_random(&seed);
+      if (g_half_inputs) v[i] = lg_fp16_to_fp32(lg_fp32_to_fp16(v[i]));
+    }
   } else if (type == kTfLiteInt32) {
     int32_t* v = data;
     const size_t n = TfLiteTensorByteSize(t) / sizeof(int32_t);

@@ -2,18 +2,24 @@
  * against the CPU; or whole models (models.c).
  *
  *   litegpu_conformance --delegate=gpu|reference [--backend=cl|vk|auto]
- *       [--fp16] [--expect-claimed=ADD,CONV_2D|all] [--filter=SUBSTR]
- *       [--list] [--model=PATH ...] [--model-dir=DIR ...]
+ *       [--fp16] [--expect-fp16] [--expect-claimed=ADD,CONV_2D|all]
+ *       [--filter=SUBSTR] [--list] [--model=PATH ...] [--model-dir=DIR ...]
  *
  * A case passes when the delegate claimed its node and every output
  * element is within the bound (conformance.h), or when the delegate refused
  * the node with a reason. Anything else fails: an output off the bound, a
  * failed interpreter creation or Invoke, a refusal without a reason, a
- * refusal of an op named in --expect-claimed. Each row also gives the
- * case's wall time in ms.
+ * refusal of an op named in --expect-claimed, a claim while the delegate
+ * does not report fp16 under --expect-fp16 (so a device or backend that
+ * silently stays in float32 fails an fp16 run). Each row also gives the
+ * case's wall time in ms. --fp16 rounds float inputs to half for both runs
+ * (conf_set_half_inputs).
  *
  * With --model or --model-dir only those models run (--expect-claimed does
  * not apply to them); see models.c.
+ *
+ * --compare-backends (with --delegate=gpu) runs each case or --model on
+ * both OpenCL and Vulkan and also compares the two; see compare.c.
  *
  * Exit status: 0 when nothing failed, 1 when something did (or no case
  * matched the filter), 2 on a usage or setup error (e.g. the delegate
@@ -40,12 +46,14 @@ typedef struct conf_settings {
   conf_delegate_options options;
   bool expect_all;
   bool expect[CONF_MAX_BUILTIN];
+  bool expect_fp16; /* --expect-fp16: claims must run in fp16 */
   const char* filter;
   bool list;
   const char* models[CONF_MAX_MODELS];
   int num_models;
   const char* model_dirs[CONF_MAX_MODELS];
   int num_model_dirs;
+  conf_pair pair; /* --compare-backends (compare.c) */
 } conf_settings;
 
 typedef struct op_summary {
@@ -189,6 +197,12 @@ static void judge(const conf_settings* s, const conf_case* c, TfLiteDelegate* d,
     return;
   }
   const bool fp16 = s->adapter->fp16(d);
+  if (v->claimed && s->expect_fp16 && !fp16) {
+    verdict_fail(v,
+                 "claimed, but the delegate does not run in fp16 "
+                 "(--expect-fp16)");
+    return;
+  }
   const double tol =
       fp16 ? CONF_TOL_FP16 : (c->tol > 0 ? c->tol : CONF_TOL_FP32);
   conf_compare_runs(ref, got, tol, &v->cmp);
@@ -225,14 +239,29 @@ static void judge(const conf_settings* s, const conf_case* c, TfLiteDelegate* d,
   }
 }
 
+/* judge() as compare.c calls it for each backend (ctx: the settings). */
+static void judge_hook(const void* ctx, const conf_case* c, TfLiteDelegate* d,
+                       int node, const conf_run_result* ref,
+                       conf_run_result* got, conf_verdict* out) {
+  case_verdict v;
+  memset(&v, 0, sizeof(v));
+  judge(ctx, c, d, node, ref, got, &v);
+  out->pass = v.pass;
+  out->claimed = v.claimed;
+  out->cmp = v.cmp;
+  snprintf(out->detail, sizeof(out->detail), "%s", v.detail);
+}
+
 static void run_case(const conf_settings* s, const conf_case* c,
                      TfLiteDelegate* d, op_summary* summary) {
   conf_builder b;
   void* data1 = NULL;
   void* data2 = NULL;
-  conf_run_result* runs = calloc(3, sizeof(conf_run_result));
+  conf_run_result* runs = calloc(4, sizeof(conf_run_result));
   case_verdict v;
   memset(&v, 0, sizeof(v));
+  conf_pair_verdict pv; /* --compare-backends: runs[2] OpenCL, runs[3] Vulkan */
+  memset(&pv, 0, sizeof(pv));
   if (runs == NULL) {
     fprintf(stderr, "litegpu_conformance: out of memory\n");
     exit(2);
@@ -258,20 +287,30 @@ static void run_case(const conf_settings* s, const conf_case* c,
     conf_run_model(m2, b.inputs, b.num_inputs, NULL, true, &runs[1]);
     if (runs[1].status != kTfLiteOk) {
       verdict_fail(&v, "the CPU run failed at %s", runs[1].failed_step);
+    } else if (s->pair.enabled) {
+      conf_pair_run_case(&s->pair, c, m2, &b, &runs[1], &runs[2], judge_hook, s,
+                         &pv);
+      v.pass = pv.pass;
+      v.claimed = pv.claimed;
+      snprintf(v.detail, sizeof(v.detail), "%s", pv.detail);
     } else {
       conf_run_model(m2, b.inputs, b.num_inputs, d, true, &runs[2]);
       judge(s, c, d, b.case_node, &runs[1], &runs[2], &v);
     }
   }
   const char* op = lg_builtin_op_name(c->op);
-  conf_print_row(
-      c->name, op,
-      v.pass ? (v.claimed ? "PASS claimed" : "PASS rejected") : "FAIL",
-      v.cmp.max_abs, v.cmp.nmse, v.detail);
+  const char* outcome =
+      v.pass ? (v.claimed ? "PASS claimed" : "PASS rejected") : "FAIL";
+  if (s->pair.enabled) {
+    conf_pair_print_row(c->name, op, outcome, pv.max_abs, v.detail);
+  } else {
+    conf_print_row(c->name, op, outcome, v.cmp.max_abs, v.cmp.nmse, v.detail);
+  }
   if (!v.pass) {
     print_log("CPU (shapes)", &runs[0]);
     print_log("CPU", &runs[1]);
-    print_log("delegate", &runs[2]);
+    print_log(s->pair.enabled ? "OpenCL" : "delegate", &runs[2]);
+    print_log("Vulkan", &runs[3]);
   }
   op_summary* o = &summary[c->op];
   o->cases++;
@@ -282,7 +321,7 @@ static void run_case(const conf_settings* s, const conf_case* c,
   } else {
     o->rejected++;
   }
-  for (int i = 0; i < 3; ++i) conf_run_result_free(&runs[i]);
+  for (int i = 0; i < 4; ++i) conf_run_result_free(&runs[i]);
   free(runs);
   TfLiteModelDelete(m1);
   TfLiteModelDelete(m2);
@@ -323,9 +362,10 @@ static int parse_expect(conf_settings* s, const char* list) {
 static int usage(void) {
   fprintf(stderr,
           "usage: litegpu_conformance --delegate=gpu|reference "
-          "[--backend=cl|vk|auto] [--fp16]\n"
+          "[--backend=cl|vk|auto] [--fp16] [--expect-fp16]\n"
           "         [--expect-claimed=OP,...|all] [--filter=SUBSTR] [--list]\n"
           "         [--model=PATH ...] [--model-dir=DIR ...]\n"
+          "         [--compare-backends] (gpu: OpenCL against Vulkan)\n"
           "         [--fault=prepare|init|prepare-kernel|invoke]"
           " (reference delegate: injected failures)\n");
   return 2;
@@ -333,6 +373,7 @@ static int usage(void) {
 
 static int parse_args(int argc, char** argv, conf_settings* s) {
   const char* delegate = "reference";
+  int pair_arg = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (strncmp(a, "--delegate=", 11) == 0) {
@@ -345,6 +386,9 @@ static int parse_args(int argc, char** argv, conf_settings* s) {
       s->options.backend = 0;
     } else if (strcmp(a, "--fp16") == 0) {
       s->options.fp16 = true;
+      conf_set_half_inputs(true);
+    } else if (strcmp(a, "--expect-fp16") == 0) {
+      s->expect_fp16 = true;
     } else if (strncmp(a, "--expect-claimed=", 17) == 0) {
       if (parse_expect(s, a + 17) != 0) return -1;
     } else if (strncmp(a, "--filter=", 9) == 0) {
@@ -361,6 +405,8 @@ static int parse_args(int argc, char** argv, conf_settings* s) {
       }
     } else if (strcmp(a, "--list") == 0) {
       s->list = true;
+    } else if ((pair_arg = conf_pair_parse_arg(&s->pair, a)) != 0) {
+      if (pair_arg < 0) return -1;
     } else if (strncmp(a, "--model=", 8) == 0 &&
                s->num_models < CONF_MAX_MODELS) {
       s->models[s->num_models++] = a + 8;
@@ -375,6 +421,17 @@ static int parse_args(int argc, char** argv, conf_settings* s) {
   s->adapter = conf_adapter_find(delegate);
   if (s->adapter == NULL) {
     fprintf(stderr, "litegpu_conformance: unknown delegate '%s'\n", delegate);
+    return -1;
+  }
+  if (s->pair.enabled && s->num_model_dirs > 0) {
+    fprintf(stderr,
+            "litegpu_conformance: --compare-backends takes --model, not "
+            "--model-dir\n");
+    return -1;
+  }
+  if (s->pair.fault_backend != 0 && !s->pair.enabled) {
+    fprintf(stderr,
+            "litegpu_conformance: --compare-fault needs --compare-backends\n");
     return -1;
   }
   return 0;
@@ -447,8 +504,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   char error[1024] = "";
-  TfLiteDelegate* d = s.adapter->create(&s.options, error, sizeof(error));
-  if (d == NULL) {
+  TfLiteDelegate* d = NULL;
+  const bool ready =
+      s.pair.enabled
+          ? conf_pair_create(&s.pair, s.adapter, &s.options, error,
+                             sizeof(error)) == 0
+          : (d = s.adapter->create(&s.options, error, sizeof(error))) != NULL;
+  if (!ready) {
     fprintf(stderr, "litegpu_conformance: %s delegate: %s\n", s.adapter->name,
             error);
     free(cases.items);
@@ -458,18 +520,31 @@ int main(int argc, char** argv) {
   const double start = now_seconds();
   printf("litegpu_conformance: delegate %s%s\n", s.adapter->name,
          s.options.fp16 ? " (fp16 allowed)" : "");
-  printf("%-44s %-22s %-14s %10s %10s %7s  %s\n", "case", "op", "outcome",
-         "max_abs", "nmse", "ms", "detail");
+  if (s.pair.enabled) {
+    conf_pair_print_header(&s.pair);
+  } else {
+    printf("%-44s %-22s %-14s %10s %10s %7s  %s\n", "case", "op", "outcome",
+           "max_abs", "nmse", "ms", "detail");
+  }
   g_row_start = now_seconds();
   conf_totals totals = {0, 0, 0, 0, 0};
   if (s.num_models == 0 && s.num_model_dirs == 0) {
     run_cases(&s, &cases, d, &totals);
   }
   for (int i = 0; i < s.num_models; ++i) {
-    conf_check_model(s.models[i], NULL, s.adapter, d, &totals);
+    if (s.pair.enabled) {
+      conf_pair_check_model(&s.pair, s.models[i], &totals);
+    } else {
+      conf_check_model(s.models[i], NULL, s.adapter, d, &totals);
+    }
   }
+  conf_pair_finish(&s.pair, &totals);
   for (int i = 0; i < s.num_model_dirs; ++i) {
     conf_check_model_dir(s.model_dirs[i], s.adapter, d, &totals);
+  }
+  if (s.expect_fp16 && totals.claimed > 0 && !s.adapter->fp16(d)) {
+    printf("--expect-fp16: the delegate claimed but does not run in fp16\n");
+    totals.failed++; /* the models' claims (cases fail in judge) */
   }
   printf(
       "\ntotal: %d passed (%d claimed, %d rejected), %d failed, "
@@ -477,6 +552,7 @@ int main(int argc, char** argv) {
       totals.passed, totals.claimed, totals.rejected, totals.failed,
       totals.skipped, now_seconds() - start);
   s.adapter->destroy(d);
+  conf_pair_destroy(&s.pair);
   free(cases.items);
   return totals.failed == 0 ? 0 : 1;
 }

@@ -10,7 +10,9 @@
  * failures over every fallible Vulkan call, and recordings (recorded once,
  * run over rounds of new inputs, direct and staged, under the layer's
  * synchronization validation; misuse; injected failures; timing against
- * plain dispatch + submit).
+ * plain dispatch + submit), and half precision (allow_fp16: fp16_storage
+ * on lavapipe, float16 kernels on hand-derived values, float32 kept
+ * without it, separate pipeline-cache files per precision).
  *
  * No Vulkan device is a FAILURE, not a skip: CI installs lavapipe and the
  * validation layer. */
@@ -38,14 +40,15 @@
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
+#include "runtime/kernels/fp16.h"
 
 /* ---- Helpers ------------------------------------------------------------ */
 
 static char temp_root[256];
 
-static lg_gpu_backend* create_backend_with(const char* cache_dir,
-                                           bool validation) {
-  lg_gpu_backend_options options = {0, false, cache_dir};
+static lg_gpu_backend* create_backend_fp16(const char* cache_dir,
+                                           bool validation, bool allow_fp16) {
+  lg_gpu_backend_options options = {0, allow_fp16, cache_dir};
   lg_vulkan_options vk = {validation};
   lg_gpu_backend* be = NULL;
   lg_gpu_error error = {{0}};
@@ -57,6 +60,11 @@ static lg_gpu_backend* create_backend_with(const char* cache_dir,
   }
   assert_non_null(be);
   return be;
+}
+
+static lg_gpu_backend* create_backend_with(const char* cache_dir,
+                                           bool validation) {
+  return create_backend_fp16(cache_dir, validation, false);
 }
 
 static lg_gpu_backend* create_backend(const char* cache_dir) {
@@ -1874,6 +1882,125 @@ static void test_recording_timing(void** state) {
   assert_int_equal(lg_vulkan_live_objects(), 0);
 }
 
+/* ---- Half precision ----------------------------------------------------- */
+
+/* out = a + b (binary, flat, no clamp) over n elements of `elem` bytes. */
+static void add_flat(lg_gpu_backend* be, const void* a, const void* b,
+                     void* out, int n, size_t elem) {
+  lg_gpu_buffer* ba = make_buffer(be, a, (size_t)n * elem);
+  lg_gpu_buffer* bb = make_buffer(be, b, (size_t)n * elem);
+  lg_gpu_buffer* bo = make_buffer(be, NULL, (size_t)n * elem);
+  lg_gpu_kernel* k = make_kernel(be, "binary", "-DLG_OP=0");
+  lg_gpu_arg args[19];
+  binary_flat_args(ba, bb, bo, n, args);
+  run_1d(be, k, args, 19, (size_t)n);
+  download(be, bo, out, (size_t)n * elem);
+  be->ops->kernel_release(be, k);
+  be->ops->buffer_release(be, bo);
+  be->ops->buffer_release(be, bb);
+  be->ops->buffer_release(be, ba);
+}
+
+static void to_half(const float* f, uint16_t* h, int n) {
+  for (int i = 0; i < n; ++i) h[i] = lg_fp32_to_fp16(f[i]);
+}
+
+/* Half-precision kernels on float16 buffers: ADD (float16 arithmetic),
+ * CAST from and to float16 (16-bit lanes of words), the expected values
+ * derived by hand; without allow_fp16 the same ADD stays float32. */
+static void fp16_kernels(void) {
+  long errors = lg_vulkan_layer_errors();
+  lg_gpu_backend* be = create_backend_fp16(NULL, true, false);
+  if (!be->device.fp16) {
+    fail_msg(
+        "'%s' reports no shaderFloat16 with storageBuffer16BitAccess "
+        "(lavapipe does)",
+        be->device.name);
+  }
+  assert_false(be->fp16_storage); /* not allowed: float32 */
+  const float a32[2] = {1024.0f, 3.0f}, b32[2] = {0.5f, 0.25f};
+  float sum32[2];
+  add_flat(be, a32, b32, sum32, 2, sizeof(float));
+  assert_true(sum32[0] == 1024.5f && sum32[1] == 3.25f); /* not in half */
+  destroy_clean(be, errors);
+
+  be = create_backend_fp16(NULL, true, true);
+  assert_true(be->fp16_storage);
+  /* Sums rounded to half: 1024.5 and 2049 are ties that go to the even
+   * 1024 and 2048 (and toward zero alike); 0.1h + 0.2h = 0.2999267578125
+   * is a tie between 0.2998046875 and 0.30004882812 (even: the first);
+   * 65504 + 65504 overflows: inf (65504 on a device that rounds toward
+   * zero). 11 elements: a partial last word. */
+  enum { kN = 11 };
+  const float a[kN] = {1.5f,    -2.25f, 1024.0f, 0.1f,  65504.0f, 3.0f,
+                       2048.0f, 0.5f,   6.5f,    -7.0f, 0.0f};
+  const float b[kN] = {0.25f, 0.75f, 0.5f, 0.2f, 65504.0f, -1.5f,
+                       1.0f,  0.25f, 1.0f, 2.0f, -0.0f};
+  const float want[kN] = {1.75f,    -1.5f, 1024.0f, 0.2998046875f,
+                          INFINITY, 1.5f,  2048.0f, 0.75f,
+                          7.5f,     -5.0f, 0.0f};
+  uint16_t ha[kN], hb[kN], hsum[kN];
+  to_half(a, ha, kN);
+  to_half(b, hb, kN);
+  add_flat(be, ha, hb, hsum, kN, sizeof(uint16_t));
+  for (int i = 0; i < kN; ++i) {
+    const float got = lg_fp16_to_fp32(hsum[i]);
+    if (!(got == want[i] || (i == 4 && got == 65504.0f))) {
+      fail_msg("fp16 add: index %d got %.9g want %.9g", i, (double)got,
+               (double)want[i]);
+    }
+  }
+  /* CAST: int32 -> float16 (2049, 4097: ties and a round to 4096), float16
+   * -> int32 (truncation) and -> bool; 13 elements. */
+  const int32_t ints[13] = {0, 1,     -1,    2049, 4097, -7, 1000,
+                            3, 65504, -2048, 5,    6,    7};
+  const float ints_as_half[13] = {0, 1,     -1,    2048, 4096, -7, 1000,
+                                  3, 65504, -2048, 5,    6,    7};
+  const float halves[13] = {1.5f,     -2.5f,  1000.0f, 0.1f,  -0.5f,
+                            65504.0f, 0.0f,   -0.0f,   7.75f, -8.0f,
+                            0.25f,    100.5f, -3.0f};
+  const int32_t halves_as_int[13] = {1, -2, 1000, 0, 0,   65504, 0,
+                                     0, 7,  -8,   0, 100, -3};
+  const unsigned char halves_as_bool[13] = {1, 1, 1, 1, 1, 1, 0,
+                                            0, 1, 1, 1, 1, 1};
+  uint16_t want_half[13], hsrc[13];
+  to_half(ints_as_half, want_half, 13);
+  to_half(halves, hsrc, 13);
+  run_cast(be, "-DLG_SRC=int -DLG_DST=float", ints, 4, want_half, 2);
+  run_cast(be, "-DLG_SRC=float -DLG_DST=int", hsrc, 2, halves_as_int, 4);
+  run_cast(be, "-DLG_SRC=float -DLG_DST=uchar -DLG_DST_BOOL", hsrc, 2,
+           halves_as_bool, 1);
+  destroy_clean(be, errors);
+}
+
+/* The float32 and the float16 build of one shader are cached in separate
+ * files (their keys hash different SPIR-V), and each is found again. */
+static void fp16_pipeline_cache(void) {
+  char dir[512];
+  make_dir(dir, sizeof(dir), "fp16");
+  long errors = lg_vulkan_layer_errors();
+  for (int round = 0; round < 2; ++round) {
+    for (int fp16 = 0; fp16 <= 1; ++fp16) {
+      lg_gpu_backend* be = create_backend_fp16(dir, true, fp16 != 0);
+      lg_gpu_kernel* k = make_kernel(be, "binary", "-DLG_OP=2");
+      const lg_vulkan_stats s = stats_of(be);
+      be->ops->kernel_release(be, k);
+      destroy_clean(be, errors);
+      /* Cold: each precision writes its own file; warm: each loads it. */
+      assert_int_equal(cache_files(dir, NULL, 0), round == 0 ? 1 + fp16 : 2);
+      assert_int_equal(s.cache_loads, round == 0 ? 0u : 1u);
+      assert_int_equal(s.cache_rejects, 0u);
+    }
+  }
+}
+
+static void test_fp16(void** state) {
+  (void)state;
+  fp16_kernels();
+  fp16_pipeline_cache();
+  assert_int_equal(lg_vulkan_live_objects(), 0);
+}
+
 /* ---- Main --------------------------------------------------------------- */
 
 static int setup_temp(void** state) {
@@ -1885,7 +2012,7 @@ static int setup_temp(void** state) {
 static int teardown_temp(void** state) {
   (void)state;
   char path[600];
-  static const char* const subdirs[] = {"cache", "faults", "timing"};
+  static const char* const subdirs[] = {"cache", "faults", "timing", "fp16"};
   for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); ++i) {
     snprintf(path, sizeof(path), "%s/%s", temp_root, subdirs[i]);
     clear_dir(path);
@@ -1917,6 +2044,7 @@ int main(void) {
       cmocka_unit_test(test_recording_faults),
       cmocka_unit_test(test_timing),
       cmocka_unit_test(test_recording_timing),
+      cmocka_unit_test(test_fp16),
   };
   int failed = cmocka_run_group_tests(tests, setup_temp, teardown_temp);
   (void)layer; /* kept loaded until exit, when LeakSanitizer runs */
