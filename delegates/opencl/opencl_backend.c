@@ -320,6 +320,22 @@ static TfLiteStatus lg_cl_finish(lg_gpu_backend* be, lg_gpu_error* error) {
 
 /* ---- Backend ------------------------------------------------------------ */
 
+/* The test hook LITEGPU_OPENCL_TEST_FP16_STORAGE=1 (see opencl_backend.h). */
+static bool lg_cl_test_fp16_storage(void) {
+  const char* value = getenv("LITEGPU_OPENCL_TEST_FP16_STORAGE");
+  return value != NULL && strcmp(value, "1") == 0;
+}
+
+/* Half storage when fp16 is allowed and the device has cl_khr_fp16 (then
+ * half arithmetic as well), or when the test hook asks for it (storage
+ * only: the path that needs no extension, whatever the device has). */
+static void lg_cl_choose_precision(bool allow_fp16, bool device_fp16,
+                                   bool test_hook, bool* fp16_storage,
+                                   bool* half_math) {
+  *fp16_storage = allow_fp16 && (device_fp16 || test_hook);
+  *half_math = *fp16_storage && device_fp16 && !test_hook;
+}
+
 static void lg_cl_destroy(lg_gpu_backend* be) {
   if (be == NULL) return;
   lg_cl_impl* impl = be->impl;
@@ -341,7 +357,7 @@ static void lg_cl_destroy(lg_gpu_backend* be) {
 
 static bool lg_cl_has_kernel(const lg_gpu_backend* be, const char* name) {
   (void)be;
-  return name != NULL && lg_opencl_source_find(name) != NULL;
+  return lg_opencl_kernel_find(name) != NULL;
 }
 
 static const lg_gpu_backend_ops lg_cl_ops = {
@@ -382,9 +398,6 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
   be->ops = &lg_cl_ops;
   be->kind = LG_GPU_BACKEND_OPENCL;
   be->impl = impl;
-  /* The OpenCL kernels are float32 only: fp16_storage stays false, even on
-   * devices with cl_khr_fp16, until they take LG_FP16. */
-  be->fp16_storage = false;
   if (options->cache_dir != NULL && options->cache_dir[0] != '\0') {
     impl->cache_dir = strdup(options->cache_dir);
     if (impl->cache_dir == NULL) {
@@ -397,6 +410,9 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
       lg_cl_read_device_info(impl->device, &be->device, error) != kTfLiteOk) {
     goto fail;
   }
+  lg_cl_choose_precision(options->allow_fp16, be->device.fp16,
+                         lg_cl_test_fp16_storage(), &be->fp16_storage,
+                         &impl->half_math);
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                    (cl_context_properties)impl->platform, 0};
   impl->context =

@@ -9,10 +9,19 @@
  * candidates (0 = first).
  *
  * Kernels come from shaders/opencl/<name>.cl, embedded at build time; the
- * file must define a __kernel function with the same name. Build options are
- * the caller's defines plus "-DLG_FP16" when the backend stores tensors in
- * half precision (fp16_storage; never yet: the kernels are float32, so
- * options->allow_fp16 is not taken). With options->cache_dir set,
+ * file must define a __kernel function with the same name, and is compiled
+ * after the preamble shaders/opencl/lg_types.cl (the macros for float
+ * tensor data). Precision: with options->allow_fp16 and a device with
+ * cl_khr_fp16, the backend sets fp16_storage and builds every kernel with
+ * "-DLG_FP16 -DLG_HALF_MATH" (half storage, per-element half arithmetic,
+ * float32 sums); otherwise float32 and no extra define.
+ * Test hook: with the environment variable
+ * LITEGPU_OPENCL_TEST_FP16_STORAGE=1 at creation, allow_fp16 sets
+ * fp16_storage on any device, with "-DLG_FP16" alone (half storage through
+ * the OpenCL 1.2 core vload_half/vstore_half, float32 arithmetic), so the
+ * half-storage kernels run on devices without cl_khr_fp16 (PoCL) in
+ * tests. Build options are the caller's defines plus those. With
+ * options->cache_dir set,
  * compiled program binaries are cached there (see delegates/gpu/cache_file.h):
  * a later kernel_create with the same device, driver, options and source loads
  * the binary instead of compiling.
@@ -44,7 +53,8 @@ extern "C" {
 /* Creates an OpenCL backend on the chosen device. On failure *out is NULL,
  * nothing is leaked and `error` (may be NULL) names the failing call and
  * the CL error, e.g. "clCreateContext failed: CL_OUT_OF_HOST_MEMORY (-6)".
- * `options` may be NULL (device 0, fp32, no cache). */
+ * `options` may be NULL (device 0, fp32, no cache). Reads the environment
+ * (the test hook above). */
 TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
                                       lg_gpu_backend** out,
                                       lg_gpu_error* error);

@@ -16,6 +16,9 @@ typedef struct lg_cl_impl {
   cl_context context;
   cl_command_queue queue;
   char* cache_dir; /* owned; NULL: no program cache */
+  /* With fp16_storage: half arithmetic too (-DLG_HALF_MATH), only when the
+   * device has cl_khr_fp16 and the test hook is off. */
+  bool half_math;
   lg_opencl_stats stats;
 } lg_cl_impl;
 

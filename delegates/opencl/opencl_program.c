@@ -29,10 +29,41 @@ __attribute__((format(printf, 1, 2))) static char* lg_strdup_printf(
   return text;
 }
 
-static uint64_t lg_source_hash(const lg_embedded_source* src) {
-  uint64_t h = LG_FNV1A64_INIT;
+/* Restarts line numbers after the preamble, so that build logs give the
+ * kernel file's own lines. */
+static const char kKernelStart[] = "#line 1\n";
+
+/* The lines a program is built from: the preamble, kKernelStart, then the
+ * kernel's own lines (the preamble is part of every build). */
+typedef struct lg_program_text {
+  const char** lines; /* malloc'ed array; the strings are static */
+  size_t count;
+} lg_program_text;
+
+static TfLiteStatus lg_program_text_make(const lg_embedded_source* src,
+                                         lg_program_text* text,
+                                         lg_gpu_error* error) {
+  const lg_embedded_source* pre = lg_opencl_source_find(LG_OPENCL_PREAMBLE);
+  const size_t pre_count = pre != NULL ? pre->line_count : 0;
+  text->count = pre_count + 1 + src->line_count;
+  text->lines = malloc(text->count * sizeof(*text->lines));
+  if (text->lines == NULL) {
+    lg_gpu_error_set(error, "kernel_create: out of host memory");
+    return kTfLiteError;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < pre_count; ++i) text->lines[n++] = pre->lines[i];
+  text->lines[n++] = kKernelStart;
   for (size_t i = 0; i < src->line_count; ++i) {
-    h = lg_fnv1a64(h, src->lines[i], strlen(src->lines[i]));
+    text->lines[n++] = src->lines[i];
+  }
+  return kTfLiteOk;
+}
+
+static uint64_t lg_source_hash(const lg_program_text* text) {
+  uint64_t h = LG_FNV1A64_INIT;
+  for (size_t i = 0; i < text->count; ++i) {
+    h = lg_fnv1a64(h, text->lines[i], strlen(text->lines[i]));
   }
   return h;
 }
@@ -61,9 +92,10 @@ static void lg_build_failure(lg_gpu_error* error, cl_program program,
   free(log);
 }
 
-/* Builds `*program` from the embedded source. */
+/* Builds `*program` from the preamble and the embedded source. */
 static TfLiteStatus lg_build_from_source(lg_cl_impl* impl,
                                          const lg_embedded_source* src,
+                                         const lg_program_text* text,
                                          const char* options,
                                          cl_program* program,
                                          lg_gpu_error* error) {
@@ -71,8 +103,8 @@ static TfLiteStatus lg_build_from_source(lg_cl_impl* impl,
   *program =
       lg_cl_inject("clCreateProgramWithSource")
           ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
-          : clCreateProgramWithSource(impl->context, (cl_uint)src->line_count,
-                                      (const char**)src->lines, NULL, &err);
+          : clCreateProgramWithSource(impl->context, (cl_uint)text->count,
+                                      text->lines, NULL, &err);
   if (*program == NULL || err != CL_SUCCESS) {
     *program = NULL;
     lg_cl_fail(error, "clCreateProgramWithSource", err, "kernel '%s'",
@@ -157,14 +189,16 @@ static TfLiteStatus lg_get_program(lg_gpu_backend* be,
   char* key = NULL;
   unsigned char* payload = NULL;
   size_t bytes = 0;
+  lg_program_text text = {NULL, 0};
   *program = NULL;
+  if (lg_program_text_make(src, &text, error) != kTfLiteOk) goto fail;
   if (impl->cache_dir != NULL) {
     key = lg_strdup_printf(
         "litegpu OpenCL program\ndevice=%s\nvendor=%s\ndriver=%s\n"
         "version=%s\noptions=%s\nsource=%016llx\nkernel=%s\n",
         be->device.name, be->device.vendor, be->device.driver_version,
         be->device.api_version, options,
-        (unsigned long long)lg_source_hash(src), src->name);
+        (unsigned long long)lg_source_hash(&text), src->name);
     if (key == NULL) {
       lg_gpu_error_set(error, "kernel_create: out of host memory");
       goto fail;
@@ -179,15 +213,18 @@ static TfLiteStatus lg_get_program(lg_gpu_backend* be,
     if (*program != NULL) impl->stats.binary_loads++;
   }
   if (*program == NULL) {
-    if (lg_build_from_source(impl, src, options, program, error) != kTfLiteOk) {
+    if (lg_build_from_source(impl, src, &text, options, program, error) !=
+        kTfLiteOk) {
       goto fail;
     }
     if (key != NULL) lg_store_binary(impl, *program, key);
   }
+  free(text.lines);
   free(payload);
   free(key);
   return kTfLiteOk;
 fail:
+  free(text.lines);
   free(payload);
   free(key);
   return kTfLiteError;
@@ -201,7 +238,7 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
   char* options = NULL;
   cl_int err = CL_SUCCESS;
   *out = NULL;
-  const lg_embedded_source* src = lg_opencl_source_find(name);
+  const lg_embedded_source* src = lg_opencl_kernel_find(name);
   if (src == NULL || strlen(name) >= sizeof(kernel->name)) {
     lg_gpu_error_set(error,
                      "kernel_create: no embedded OpenCL source named "
@@ -210,11 +247,14 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
                      name != NULL ? name : "(null)");
     goto fail;
   }
-  /* Half precision only where the program stores tensors as half. */
+  /* Half storage where the program stores tensors as half; half
+   * arithmetic only where the device also has cl_khr_fp16
+   * (shaders/opencl/lg_types.cl). */
   const bool fp16 = be->fp16_storage;
-  options = lg_strdup_printf("%s%s%s", defines != NULL ? defines : "",
+  options = lg_strdup_printf("%s%s%s%s", defines != NULL ? defines : "",
                              defines != NULL && fp16 ? " " : "",
-                             fp16 ? "-DLG_FP16" : "");
+                             fp16 ? "-DLG_FP16" : "",
+                             fp16 && impl->half_math ? " -DLG_HALF_MATH" : "");
   kernel = calloc(1, sizeof(*kernel));
   if (options == NULL || kernel == NULL) {
     lg_gpu_error_set(error, "kernel_create: out of host memory");

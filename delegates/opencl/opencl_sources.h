@@ -6,7 +6,11 @@
  * that clCreateProgramWithSource takes as is. The data is static and
  * immutable; any thread may read it.
  *
- *   const lg_embedded_source* src = lg_opencl_source_find("add");
+ * One entry is not a kernel: LG_OPENCL_PREAMBLE (shaders/opencl/lg_types.cl,
+ * the macros for float tensor data in float32 or half storage), which the
+ * program builder puts in front of every kernel's lines.
+ *
+ *   const lg_embedded_source* src = lg_opencl_kernel_find("add");
  *   if (src != NULL) clCreateProgramWithSource(ctx, (cl_uint)src->line_count,
  *                                              src->lines, NULL, &err);
  */
@@ -25,7 +29,13 @@ typedef struct lg_embedded_source {
 extern const lg_embedded_source lg_opencl_sources[];
 extern const size_t lg_opencl_source_count;
 
-/* The source named `name`, or NULL. */
+/* The name of the preamble source (shaders/opencl/lg_types.cl). */
+#define LG_OPENCL_PREAMBLE "lg_types"
+
+/* The source named `name` (kernel or preamble), or NULL. */
 const lg_embedded_source* lg_opencl_source_find(const char* name);
+
+/* The kernel source named `name`: NULL for the preamble and unknown names. */
+const lg_embedded_source* lg_opencl_kernel_find(const char* name);
 
 #endif /* LITEGPU_DELEGATES_OPENCL_OPENCL_SOURCES_H_ */

@@ -137,3 +137,8 @@ const lg_embedded_source* lg_opencl_source_find(const char* name) {
   }
   return NULL;
 }
+
+const lg_embedded_source* lg_opencl_kernel_find(const char* name) {
+  if (name == NULL || strcmp(name, LG_OPENCL_PREAMBLE) == 0) return NULL;
+  return lg_opencl_source_find(name);
+}

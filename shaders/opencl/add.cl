@@ -1,24 +1,17 @@
-/* out[i] = act(a[i] + b[i]) over n elements (float32 buffers).
+/* out[i] = act(a[i] + b[i]) over n elements (float tensor buffers, see
+ * lg_types.cl).
  *
  * Defines:
  *   ACTIVATION  fused activation, TfLiteFusedActivation values: 0 none
  *               (default), 1 relu, 2 relu_n1_to_1, 3 relu6, 4 tanh,
  *               6 sigmoid.
- *   LG_FP16     set by the backend when half precision is allowed and the
- *               device has cl_khr_fp16: the sum is computed in half.
+ *   LG_FP16     half buffers (the backend's fp16_storage); with
+ *               LG_HALF_MATH the sum is computed in half, the activation
+ *               in float.
  * The global size may be rounded up past n: every work item checks its
  * index. */
 #ifndef ACTIVATION
 #define ACTIVATION 0
-#endif
-
-#ifdef LG_FP16
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
-typedef half lg_acc;
-#define LG_ACC(x) convert_half(x)
-#else
-typedef float lg_acc;
-#define LG_ACC(x) (x)
 #endif
 
 static float lg_activate(float x) {
@@ -37,10 +30,10 @@ static float lg_activate(float x) {
 #endif
 }
 
-__kernel void add(__global const float* a, __global const float* b,
-                  __global float* out, int n) {
+__kernel void add(__global const LG_DATA* a, __global const LG_DATA* b,
+                  __global LG_DATA* out, int n) {
   const int i = (int)get_global_id(0);
   if (i >= n) return;
-  const lg_acc sum = LG_ACC(a[i]) + LG_ACC(b[i]);
-  out[i] = lg_activate((float)sum);
+  const lg_real sum = LG_LOADR1(i, a) + LG_LOADR1(i, b);
+  LG_STORE1(lg_activate((float)sum), i, out);
 }

@@ -1,4 +1,5 @@
-/* 1x1 convolution, stride 1, no padding (float32): a GEMM over pixels.
+/* 1x1 convolution, stride 1, no padding: a GEMM over pixels on float
+ * tensor buffers (lg_types.cl; float accumulators in every precision).
  *   out[p, o] = act(sum_k in[p, k] * w[o, k] + bias[o])
  * for p < pixels (batch * height * width, NHWC rows of `ic` floats).
  *
@@ -32,35 +33,34 @@
 #define LG_INLINE static inline
 #endif
 
-#define LG_CAT_(a, b) a##b
-#define LG_CAT(a, b) LG_CAT_(a, b)
 #define VT LG_CAT(float, LG_W)
-#define VLOAD LG_CAT(vload, LG_W)
-#define VSTORE LG_CAT(vstore, LG_W)
+#define VLOAD LG_CAT(LG_LOAD, LG_W)
+#define VSTORE LG_CAT(LG_STORE, LG_W)
 #define LG_OB (LG_W * LG_NV)
 
 /* A whole-vector store. LG_ALIGNED (set when the channel count is a
- * multiple of LG_W, so every vector starts LG_W floats into a buffer whose
- * base OpenCL aligns to at least 128 bytes) stores through a vector pointer:
- * one aligned store, where vstoreN may be split. */
+ * multiple of LG_W, so every vector starts a multiple of LG_W values into a
+ * buffer whose base OpenCL aligns to at least 128 bytes) stores it aligned
+ * (through a vector pointer in float32): one store, where vstoreN may be
+ * split. */
 #ifdef LG_ALIGNED
-#define STORE_VEC(v, p) (*(__global VT*)(p) = (v))
+#define STORE_VEC(v, p) LG_CAT(LG_STOREA, LG_W)(v, 0, p)
 #else
 #define STORE_VEC(v, p) VSTORE(v, 0, p)
 #endif
 
 /* Clamp (NaN passes), optional tanh, store; a partial vector at the channel
  * end is stored lane by lane. */
-LG_INLINE void conv_1x1_store(VT v, float lo, float hi, __global float* dst,
-                              const __global float* res, int lanes) {
+LG_INLINE void conv_1x1_store(VT v, float lo, float hi, __global LG_DATA* dst,
+                              const __global LG_DATA* res, int lanes) {
 #ifdef LG_RESIDUAL
   if (lanes >= LG_W) {
     v += VLOAD(0, res);
   } else {
     float tmp[LG_W];
-    VSTORE(v, 0, tmp);
-    for (int l = 0; l < lanes; ++l) tmp[l] += res[l];
-    v = VLOAD(0, tmp);
+    LG_CAT(vstore, LG_W)(v, 0, tmp);
+    for (int l = 0; l < lanes; ++l) tmp[l] += LG_LOAD1(l, res);
+    v = LG_CAT(vload, LG_W)(0, tmp);
   }
 #else
   (void)res;
@@ -74,16 +74,17 @@ LG_INLINE void conv_1x1_store(VT v, float lo, float hi, __global float* dst,
     STORE_VEC(v, dst);
   } else if (lanes > 0) {
     float tmp[LG_W];
-    VSTORE(v, 0, tmp);
-    for (int l = 0; l < lanes; ++l) dst[l] = tmp[l];
+    LG_CAT(vstore, LG_W)(v, 0, tmp);
+    for (int l = 0; l < lanes; ++l) LG_STORE1(tmp[l], l, dst);
   }
 }
 
-__kernel void conv_1x1(__global const float* restrict in,
-                       __global const float* restrict w,
-                       __global const float* restrict bias,
-                       __global float* restrict out, int pixels, int ic, int oc,
-                       float lo, float hi, __global const float* restrict res) {
+__kernel void conv_1x1(__global const LG_DATA* restrict in,
+                       __global const LG_DATA* restrict w,
+                       __global const LG_DATA* restrict bias,
+                       __global LG_DATA* restrict out, int pixels, int ic,
+                       int oc, float lo, float hi,
+                       __global const LG_DATA* restrict res) {
 #ifdef LG_OC_FAST
   const int p0 = (int)get_global_id(1) * LG_PIX;
   const int ob = (int)get_global_id(0);
@@ -93,7 +94,7 @@ __kernel void conv_1x1(__global const float* restrict in,
 #endif
   const int o0 = ob * LG_OB;
   if (p0 >= pixels || o0 >= oc) return;
-  const __global float* src[LG_PIX];
+  const __global LG_DATA* src[LG_PIX];
 #pragma unroll
   for (int r = 0; r < LG_PIX; ++r) {
     src[r] = in + (size_t)min(p0 + r, pixels - 1) * ic;
@@ -104,7 +105,7 @@ __kernel void conv_1x1(__global const float* restrict in,
 #pragma unroll
     for (int v = 0; v < LG_NV; ++v) acc[r][v] = (VT)(0.0f);
   }
-  const __global float* wp = w + (size_t)ob * ic * LG_OB;
+  const __global LG_DATA* wp = w + (size_t)ob * ic * LG_OB;
   for (int k = 0; k < ic; ++k) {
     VT wv[LG_NV];
 #pragma unroll
@@ -112,7 +113,7 @@ __kernel void conv_1x1(__global const float* restrict in,
     wp += LG_OB;
 #pragma unroll
     for (int r = 0; r < LG_PIX; ++r) {
-      const VT x = (VT)(src[r][k]);
+      const VT x = (VT)(LG_LOAD1(k, src[r]));
 #pragma unroll
       for (int v = 0; v < LG_NV; ++v) acc[r][v] = fma(x, wv[v], acc[r][v]);
     }
@@ -123,8 +124,8 @@ __kernel void conv_1x1(__global const float* restrict in,
 #pragma unroll
   for (int r = 0; r < LG_PIX; ++r) {
     if (p0 + r >= pixels) break;
-    __global float* dst = out + (size_t)(p0 + r) * oc + o0;
-    const __global float* add = res + (size_t)(p0 + r) * oc + o0;
+    __global LG_DATA* dst = out + (size_t)(p0 + r) * oc + o0;
+    const __global LG_DATA* add = res + (size_t)(p0 + r) * oc + o0;
 #pragma unroll
     for (int v = 0; v < LG_NV; ++v) {
       conv_1x1_store(acc[r][v] + b[v], lo, hi, dst + v * LG_W, add + v * LG_W,

@@ -1,4 +1,5 @@
-/* 2-D convolution of any window, stride, dilation and padding (float32):
+/* 2-D convolution of any window, stride, dilation and padding, on float
+ * tensor buffers (lg_types.cl; float accumulators in every precision):
  *   out[n, y, x, o] = act(bias[o] + sum over (fh, fw, c) of
  *       in[n, y * SH - pad_top + fh * DH, x * SW - pad_left + fw * DW, c]
  *       * w[o, fh, fw, c])
@@ -38,19 +39,18 @@
 #define LG_INLINE static inline
 #endif
 
-#define LG_CAT_(a, b) a##b
-#define LG_CAT(a, b) LG_CAT_(a, b)
 #define VT LG_CAT(float, LG_W)
-#define VLOAD LG_CAT(vload, LG_W)
-#define VSTORE LG_CAT(vstore, LG_W)
+#define VLOAD LG_CAT(LG_LOAD, LG_W)
+#define VSTORE LG_CAT(LG_STORE, LG_W)
 #define LG_OB (LG_W * LG_NV)
 
 /* A whole-vector store. LG_ALIGNED (set when the channel count is a
- * multiple of LG_W, so every vector starts LG_W floats into a buffer whose
- * base OpenCL aligns to at least 128 bytes) stores through a vector pointer:
- * one aligned store, where vstoreN may be split. */
+ * multiple of LG_W, so every vector starts a multiple of LG_W values into a
+ * buffer whose base OpenCL aligns to at least 128 bytes) stores it aligned
+ * (through a vector pointer in float32): one store, where vstoreN may be
+ * split. */
 #ifdef LG_ALIGNED
-#define STORE_VEC(v, p) (*(__global VT*)(p) = (v))
+#define STORE_VEC(v, p) LG_CAT(LG_STOREA, LG_W)(v, 0, p)
 #else
 #define STORE_VEC(v, p) VSTORE(v, 0, p)
 #endif
@@ -82,8 +82,8 @@
 #endif
 
 /* Clamp (NaN passes), optional tanh, store `lanes` floats. */
-LG_INLINE void conv_general_store(VT v, float lo, float hi, __global float* dst,
-                                  int lanes) {
+LG_INLINE void conv_general_store(VT v, float lo, float hi,
+                                  __global LG_DATA* dst, int lanes) {
   v = select(v, (VT)(lo), v < (VT)(lo));
   v = select(v, (VT)(hi), v > (VT)(hi));
 #ifdef LG_ACT_TANH
@@ -93,19 +93,19 @@ LG_INLINE void conv_general_store(VT v, float lo, float hi, __global float* dst,
     STORE_VEC(v, dst);
   } else if (lanes > 0) {
     float tmp[LG_W];
-    VSTORE(v, 0, tmp);
-    for (int l = 0; l < lanes; ++l) dst[l] = tmp[l];
+    LG_CAT(vstore, LG_W)(v, 0, tmp);
+    for (int l = 0; l < lanes; ++l) LG_STORE1(tmp[l], l, dst);
   }
 }
 
 /* The window sums of the work item into acc. `checked` (a constant at each
  * call, so it folds away) adds the bounds checks of rows and columns. */
-LG_INLINE void conv_general_sum(const __global float* image,
-                                const __global float* wp,
-                                const __global float* zeros, int in_h, int in_w,
-                                int ic, int kh, int kw, int dil_h, int stride_w,
-                                int dil_w, int top, int left, bool checked,
-                                VT acc[LG_PIX][LG_NV]) {
+LG_INLINE void conv_general_sum(const __global LG_DATA* image,
+                                const __global LG_DATA* wp,
+                                const __global LG_DATA* zeros, int in_h,
+                                int in_w, int ic, int kh, int kw, int dil_h,
+                                int stride_w, int dil_w, int top, int left,
+                                bool checked, VT acc[LG_PIX][LG_NV]) {
 #pragma unroll
   for (int r = 0; r < LG_PIX; ++r) {
 #pragma unroll
@@ -117,13 +117,13 @@ LG_INLINE void conv_general_sum(const __global float* image,
   for (int fh = 0; fh < KH; ++fh) {
     const int iy = top + fh * dil_h;
     const bool row_inside = !checked || (iy >= 0 && iy < in_h);
-    const __global float* row =
+    const __global LG_DATA* row =
         image + (size_t)(row_inside ? iy : 0) * in_w * IC;
 #ifdef LG_KW
 #pragma unroll
 #endif
     for (int fw = 0; fw < KW; ++fw) {
-      const __global float* src[LG_PIX];
+      const __global LG_DATA* src[LG_PIX];
 #pragma unroll
       for (int r = 0; r < LG_PIX; ++r) {
         const int ix = left + r * SW + fw * DW;
@@ -140,7 +140,7 @@ LG_INLINE void conv_general_sum(const __global float* image,
         wp += LG_OB;
 #pragma unroll
         for (int r = 0; r < LG_PIX; ++r) {
-          const VT x = (VT)(src[r][c]);
+          const VT x = (VT)(LG_LOAD1(c, src[r]));
 #pragma unroll
           for (int v = 0; v < LG_NV; ++v) {
             acc[r][v] = fma(x, wv[v], acc[r][v]);
@@ -151,11 +151,11 @@ LG_INLINE void conv_general_sum(const __global float* image,
   }
 }
 
-__kernel void conv_general(__global const float* restrict in,
-                           __global const float* restrict w,
-                           __global const float* restrict bias,
-                           __global const float* restrict zeros,
-                           __global float* restrict out, int batch, int in_h,
+__kernel void conv_general(__global const LG_DATA* restrict in,
+                           __global const LG_DATA* restrict w,
+                           __global const LG_DATA* restrict bias,
+                           __global const LG_DATA* restrict zeros,
+                           __global LG_DATA* restrict out, int batch, int in_h,
                            int in_w, int ic, int out_h, int out_w, int oc,
                            int stride_h, int stride_w, int dil_h, int dil_w,
                            int pad_top, int pad_left, int kh, int kw,
@@ -169,8 +169,8 @@ __kernel void conv_general(__global const float* restrict in,
   const int o0 = ob * LG_OB;
   const int top = y * stride_h - pad_top;
   const int left = x0 * SW - pad_left;
-  const __global float* image = in + (size_t)n * in_h * in_w * IC;
-  const __global float* wp = w + (size_t)ob * KH * KW * IC * LG_OB;
+  const __global LG_DATA* image = in + (size_t)n * in_h * in_w * IC;
+  const __global LG_DATA* wp = w + (size_t)ob * KH * KW * IC * LG_OB;
   const bool interior = top >= 0 && top + (KH - 1) * dil_h < in_h &&
                         left >= 0 &&
                         left + (LG_PIX - 1) * SW + (KW - 1) * DW < in_w;
@@ -185,7 +185,8 @@ __kernel void conv_general(__global const float* restrict in,
   VT b[LG_NV];
 #pragma unroll
   for (int v = 0; v < LG_NV; ++v) b[v] = VLOAD(v, bias + o0);
-  __global float* dst = out + (((size_t)n * out_h + y) * out_w + x0) * oc + o0;
+  __global LG_DATA* dst =
+      out + (((size_t)n * out_h + y) * out_w + x0) * oc + o0;
 #pragma unroll
   for (int r = 0; r < LG_PIX; ++r) {
     if (x0 + r < out_w) {

@@ -1,4 +1,5 @@
-/* DEPTHWISE_CONV_2D (float32): output channel o reads input channel
+/* DEPTHWISE_CONV_2D on float tensor buffers (lg_types.cl; float
+ * accumulators in every precision): output channel o reads input channel
  * o / mult (mult = out_c / in_c, the depth multiplier):
  *   out[n, y, x, o] = act(bias[o] + sum over (fh, fw) of
  *       in[n, y * LG_SH - pad_top + fh * LG_DH,
@@ -60,35 +61,32 @@
 #define LG_INLINE static inline
 #endif
 
-#define LG_CAT_(a, b) a##b
-#define LG_CAT(a, b) LG_CAT_(a, b)
 #if LG_CV == 1
 #define VT float
-#define VLOAD(i, p) ((p)[i])
-#define VSTORE(v, i, p) ((p)[i] = (v))
 #else
 #define VT LG_CAT(float, LG_CV)
-#define VLOAD LG_CAT(vload, LG_CV)
-#define VSTORE LG_CAT(vstore, LG_CV)
 #endif
+#define VLOAD LG_CAT(LG_LOAD, LG_CV)
+#define VSTORE LG_CAT(LG_STORE, LG_CV)
 
-/* A whole-vector store: through a vector pointer when LG_ALIGNED (the
- * channel count is a multiple of LG_CV, so vectors are aligned within
- * buffers OpenCL aligns to at least 128 bytes), else vstoreN. */
+/* A whole-vector store: aligned (through a vector pointer in float32) when
+ * LG_ALIGNED (the channel count is a multiple of LG_CV, so vectors are
+ * aligned within buffers OpenCL aligns to at least 128 bytes), else
+ * vstoreN. */
 #if defined(LG_ALIGNED) && LG_CV > 1
-#define STORE_VEC(v, p) (*(__global VT*)(p) = (v))
+#define STORE_VEC(v, p) LG_CAT(LG_STOREA, LG_CV)(v, 0, p)
 #else
 #define STORE_VEC(v, p) VSTORE(v, 0, p)
 #endif
 
 #if defined(LG_DW_BCAST)
-#define LOAD_COLUMN(p) ((VT)((p)[0]))
+#define LOAD_COLUMN(p) ((VT)(LG_LOAD1(0, p)))
 #else
 #define LOAD_COLUMN(p) VLOAD(0, p)
 #endif
 
 LG_INLINE void depthwise_conv_store(VT v, float lo, float hi,
-                                    __global float* dst, int lanes) {
+                                    __global LG_DATA* dst, int lanes) {
   v = select(v, (VT)(lo), v < (VT)(lo));
   v = select(v, (VT)(hi), v > (VT)(hi));
 #ifdef LG_ACT_TANH
@@ -96,14 +94,14 @@ LG_INLINE void depthwise_conv_store(VT v, float lo, float hi,
 #endif
 #if LG_CV == 1
   (void)lanes;
-  dst[0] = v;
+  LG_STORE1(v, 0, dst);
 #else
   if (lanes >= LG_CV) {
     STORE_VEC(v, dst);
   } else {
     float tmp[LG_CV];
-    VSTORE(v, 0, tmp);
-    for (int l = 0; l < lanes; ++l) dst[l] = tmp[l];
+    LG_CAT(vstore, LG_CV)(v, 0, tmp);
+    for (int l = 0; l < lanes; ++l) LG_STORE1(tmp[l], l, dst);
   }
 #endif
 }
@@ -112,15 +110,15 @@ LG_INLINE void depthwise_conv_store(VT v, float lo, float hi,
  * `checked` adds the column bounds checks (a constant at each call, so it
  * folds away). row[fh] points at column 0 of filter row fh's input row (or
  * at the zero row), columns are `in_c` floats apart. */
-LG_INLINE void depthwise_conv_step(const __global float* row[LG_KH], int in_c,
-                                   const __global float* zeros,
+LG_INLINE void depthwise_conv_step(const __global LG_DATA* row[LG_KH], int in_c,
+                                   const __global LG_DATA* zeros,
                                    const VT wv[LG_KH][LG_KW], int left,
                                    int in_w, bool checked, VT acc[LG_PIX]) {
 #pragma unroll
   for (int r = 0; r < LG_PIX; ++r) acc[r] = (VT)(0.0f);
 #pragma unroll
   for (int fh = 0; fh < LG_KH; ++fh) {
-    const __global float* column = row[fh] + left * in_c;
+    const __global LG_DATA* column = row[fh] + left * in_c;
     VT col[LG_SPAN];
 #pragma unroll
     for (int j = 0; j < LG_SPAN; ++j) {
@@ -138,11 +136,11 @@ LG_INLINE void depthwise_conv_step(const __global float* row[LG_KH], int in_c,
   }
 }
 
-__kernel void depthwise_conv(__global const float* restrict in,
-                             __global const float* restrict w,
-                             __global const float* restrict bias,
-                             __global const float* restrict zeros,
-                             __global float* restrict out, int rows, int in_h,
+__kernel void depthwise_conv(__global const LG_DATA* restrict in,
+                             __global const LG_DATA* restrict w,
+                             __global const LG_DATA* restrict bias,
+                             __global const LG_DATA* restrict zeros,
+                             __global LG_DATA* restrict out, int rows, int in_h,
                              int in_w, int in_c, int out_h, int out_w,
                              int out_c, int c_pad, int mult, int pad_top,
                              int pad_left, int chunk, float lo, float hi) {
@@ -162,7 +160,7 @@ __kernel void depthwise_conv(__global const float* restrict in,
   const int c0 = o0;
   (void)mult;
 #endif
-  const __global float* row[LG_KH];
+  const __global LG_DATA* row[LG_KH];
   VT wv[LG_KH][LG_KW];
 #pragma unroll
   for (int fh = 0; fh < LG_KH; ++fh) {
@@ -183,7 +181,7 @@ __kernel void depthwise_conv(__global const float* restrict in,
     } else {
       depthwise_conv_step(row, in_c, zeros, wv, left, in_w, true, acc);
     }
-    __global float* dst = out + ((size_t)ny * out_w + x0) * out_c + o0;
+    __global LG_DATA* dst = out + ((size_t)ny * out_w + x0) * out_c + o0;
 #pragma unroll
     for (int r = 0; r < LG_PIX; ++r) {
       if (x0 + r < xe) {

@@ -1,4 +1,5 @@
-/* out[b][i][j] = act(sum_p A[b][i][p] * B[b][p][j] + bias[j]) (float32):
+/* out[b][i][j] = act(sum_p A[b][i][p] * B[b][p][j] + bias[j]) on float
+ * tensor buffers (lg_types.cl; float accumulators in every precision):
  * FULLY_CONNECTED and BATCH_MATMUL.
  *
  * B is packed (on the host for constants, by matmul_pack.cl otherwise):
@@ -31,14 +32,12 @@
 #if LG_VEC == 8
 typedef float8 floatv;
 typedef int8 intv;
-#define VLOAD vload8
-#define VSTORE vstore8
 #else
 typedef float4 floatv;
 typedef int4 intv;
-#define VLOAD vload4
-#define VSTORE vstore4
 #endif
+#define VLOAD LG_CAT(LG_LOAD, LG_VEC)
+#define VSTORE LG_CAT(LG_STORE, LG_VEC)
 
 #if LG_ROWS == 1
 #define FOR_ROWS(X) X(0)
@@ -59,10 +58,10 @@ typedef int4 intv;
 #define A_STEP 1
 #endif
 
-#define DECLARE_ROW(r)                                        \
-  const __global float* a##r = A_ROW(min(row0 + (r), m - 1)); \
+#define DECLARE_ROW(r)                                          \
+  const __global LG_DATA* a##r = A_ROW(min(row0 + (r), m - 1)); \
   floatv c##r = (floatv)(0.0f);
-#define ACCUMULATE_ROW(r) c##r += a##r[(size_t)p * A_STEP] * w;
+#define ACCUMULATE_ROW(r) c##r += LG_LOAD1((size_t)p * A_STEP, a##r) * w;
 #define STORE_ROW(r)                                                          \
   if (row0 + (r) < m) {                                                       \
     store(c##r + add, o + (size_t)(row0 + (r)) * (size_t)n, full, col, n, lo, \
@@ -71,7 +70,7 @@ typedef int4 intv;
 
 /* Adds nothing more: the clamp (NaN passes), tanh, and the store of
  * LG_VEC columns starting at dst (only those below n when !full). */
-static void store(floatv v, __global float* dst, bool full, int col, int n,
+static void store(floatv v, __global LG_DATA* dst, bool full, int col, int n,
                   float lo, float hi) {
   v = select(v, (floatv)(lo), (intv)(v < (floatv)(lo)));
   v = select(v, (floatv)(hi), (intv)(v > (floatv)(hi)));
@@ -82,14 +81,14 @@ static void store(floatv v, __global float* dst, bool full, int col, int n,
     VSTORE(v, 0, dst);
   } else {
     float tail[LG_VEC];
-    VSTORE(v, 0, tail);
-    for (int j = 0; col + j < n; ++j) dst[j] = tail[j];
+    LG_CAT(vstore, LG_VEC)(v, 0, tail);
+    for (int j = 0; col + j < n; ++j) LG_STORE1(tail[j], j, dst);
   }
 }
 
-__kernel void matmul(__global const float* a, __global const float* b,
-                     __global const float* bias, int has_bias,
-                     __global float* out, int m, int n, int k, int npad,
+__kernel void matmul(__global const LG_DATA* a, __global const LG_DATA* b,
+                     __global const LG_DATA* bias, int has_bias,
+                     __global LG_DATA* out, int m, int n, int k, int npad,
                      int batches, int d1, int sa0, int sa1, int sb0, int sb1,
                      float lo, float hi) {
   const int col = (int)get_global_id(0) * LG_VEC;
@@ -97,10 +96,10 @@ __kernel void matmul(__global const float* a, __global const float* b,
   const int batch = (int)get_global_id(2);
   if (col >= n || row0 >= m || batch >= batches) return;
   const int b0 = batch / d1, b1 = batch % d1;
-  const __global float* a_base =
+  const __global LG_DATA* a_base =
       a + (size_t)(b0 * sa0 + b1 * sa1) * (size_t)m * (size_t)k;
   /* This work item's column block: k vectors, one after the other. */
-  const __global float* bp =
+  const __global LG_DATA* bp =
       b + (size_t)(b0 * sb0 + b1 * sb1) * (size_t)k * (size_t)npad +
       (size_t)col * (size_t)k;
 
@@ -117,10 +116,10 @@ __kernel void matmul(__global const float* a, __global const float* b,
   } else if (has_bias) {
     float tail[LG_VEC];
     for (int j = 0; j < LG_VEC; ++j) {
-      tail[j] = col + j < n ? bias[col + j] : 0.0f;
+      tail[j] = col + j < n ? LG_LOAD1(col + j, bias) : 0.0f;
     }
-    add = VLOAD(0, tail);
+    add = LG_CAT(vload, LG_VEC)(0, tail);
   }
-  __global float* o = out + (size_t)batch * (size_t)m * (size_t)n + col;
+  __global LG_DATA* o = out + (size_t)batch * (size_t)m * (size_t)n + col;
   FOR_ROWS(STORE_ROW)
 }

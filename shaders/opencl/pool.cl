@@ -1,4 +1,5 @@
-/* AVERAGE_POOL_2D / MAX_POOL_2D on NHWC float32.
+/* AVERAGE_POOL_2D / MAX_POOL_2D on NHWC float tensor buffers
+ * (lg_types.cl; the average's sum is float in every precision).
  *
  * Work item (cv, ox, r): channels [cv * LG_VEC, cv * LG_VEC + LG_VEC) of
  * output pixel (batch r / out_h, row r % out_h, column ox). The window of
@@ -21,15 +22,15 @@
 
 #if LG_VEC == 4
 typedef float4 lg_floatv;
-#define LG_LOAD(p, i) vload4(0, (p) + (i))
-#define LG_STORE(v, p, i) vstore4((v), 0, (p) + (i))
+#define LG_LOAD(p, i) LG_LOAD4(0, (p) + (i))
+#define LG_STORE(v, p, i) LG_STORE4((v), 0, (p) + (i))
 #else
 typedef float lg_floatv;
-#define LG_LOAD(p, i) ((p)[i])
-#define LG_STORE(v, p, i) ((p)[i] = (v))
+#define LG_LOAD(p, i) LG_LOAD1(i, p)
+#define LG_STORE(v, p, i) LG_STORE1(v, i, p)
 #endif
 
-__kernel void pool(__global const float* in, __global float* out, int in_h,
+__kernel void pool(__global const LG_DATA* in, __global LG_DATA* out, int in_h,
                    int in_w, int vectors, int out_h, int out_w, int rows,
                    int stride_h, int stride_w, int filter_h, int filter_w,
                    int pad_h, int pad_w, float lo, float hi) {

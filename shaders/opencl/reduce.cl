@@ -1,4 +1,5 @@
-/* MEAN, SUM and REDUCE_MAX over any set of axes, float32.
+/* MEAN, SUM and REDUCE_MAX over any set of axes, on float tensor buffers
+ * (lg_types.cl; sums are float in every precision).
  *
  * The host merges neighbouring dims that are both kept or both reduced into
  * groups (as the CPU kernel does) and writes `plan`, 16 ints:
@@ -37,12 +38,12 @@
 
 #if LG_VEC == 4
 typedef float4 lg_floatv;
-#define LG_LOAD(p, i) vload4(0, (p) + (i))
-#define LG_STORE(v, p, i) vstore4((v), 0, (p) + (i))
+#define LG_LOAD(p, i) LG_LOAD4(0, (p) + (i))
+#define LG_STORE(v, p, i) LG_STORE4((v), 0, (p) + (i))
 #else
 typedef float lg_floatv;
-#define LG_LOAD(p, i) ((p)[i])
-#define LG_STORE(v, p, i) ((p)[i] = (v))
+#define LG_LOAD(p, i) LG_LOAD1(i, p)
+#define LG_STORE(v, p, i) LG_STORE1(v, i, p)
 #endif
 
 #if LG_MAX
@@ -68,7 +69,7 @@ static int outer_offset(__global const int* plan, int index) {
   return offset;
 }
 
-__kernel void reduce(__global const float* in, __global float* out,
+__kernel void reduce(__global const LG_DATA* in, __global LG_DATA* out,
                      __global const int* plan, int outputs, int inner,
                      int mean, float count) {
 #if LG_LAYOUT == 2
@@ -76,16 +77,18 @@ __kernel void reduce(__global const float* in, __global float* out,
   const int o = (int)get_group_id(0);
   const int lid = (int)get_local_id(0);
   if (o >= outputs) return; /* the whole group leaves together */
-  const __global float* x = in + outer_offset(plan, o);
+  const __global LG_DATA* x = in + outer_offset(plan, o);
   float acc = LG_INIT;
-  for (int i = lid; i < inner; i += LG_WG) acc = LG_STEP(acc, x[i]);
+  for (int i = lid; i < inner; i += LG_WG) {
+    acc = LG_STEP(acc, LG_LOAD1(i, x));
+  }
   part[lid] = acc;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int s = LG_WG / 2; s > 0; s >>= 1) {
     if (lid < s) part[lid] = LG_STEP(part[lid], part[lid + s]);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lid == 0) out[o] = LG_FINAL(part[0]);
+  if (lid == 0) LG_STORE1(LG_FINAL(part[0]), o, out);
 #else
   const int n0 = plan[8], n1 = plan[9], n2 = plan[10], n3 = plan[11];
   const int s0 = plan[12], s1 = plan[13], s2 = plan[14], s3 = plan[15];
@@ -108,7 +111,9 @@ __kernel void reduce(__global const float* in, __global float* out,
 #if LG_LAYOUT == 0
           acc = LG_STEP(acc, LG_LOAD(in, o3));
 #else
-          for (int i = 0; i < inner; ++i) acc = LG_STEP(acc, in[o3 + i]);
+          for (int i = 0; i < inner; ++i) {
+            acc = LG_STEP(acc, LG_LOAD1(o3 + i, in));
+          }
 #endif
         }
       }
@@ -117,7 +122,7 @@ __kernel void reduce(__global const float* in, __global float* out,
 #if LG_LAYOUT == 0
   LG_STORE(LG_FINAL(acc), out, row * inner + c);
 #else
-  out[row] = LG_FINAL(acc);
+  LG_STORE1(LG_FINAL(acc), row, out);
 #endif
 #endif
 }

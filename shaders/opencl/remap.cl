@@ -1,6 +1,8 @@
 /* dst[o] = src[s] over an up-to-6-D iteration space: the data movement of
  * the shape ops (delegates/gpu/lower_shape.c builds the tables; the layout
- * constants live in delegates/gpu/lower_shape_internal.h).
+ * constants live in delegates/gpu/lower_shape_internal.h). src and dst are
+ * float tensor buffers (lg_types.cl); values pass through float, which
+ * keeps every half value.
  *
  * The table of one dispatch starts at table[job] (int32):
  *   [0] src_base  [1] dst_base  [2] z_count (product of the sizes of dims
@@ -72,8 +74,8 @@ static inline float lg_finish(float v, float lo, float hi) {
   return v;
 }
 
-__kernel void remap(__global const float* restrict src,
-                    __global float* restrict dst,
+__kernel void remap(__global const LG_DATA* restrict src,
+                    __global LG_DATA* restrict dst,
                     __constant int* restrict table, int job, float value,
                     float lo, float hi) {
   __constant int* t = table + job;
@@ -101,14 +103,15 @@ __kernel void remap(__global const float* restrict src,
     int out = outside;
     const int s5 = lg_source(f5, x0 + i, &out);
     float v = value;
-    if (!out) v = src[s + s5];
-    dst[o + (x0 + i) * ds5] = lg_finish(v, lo, hi);
+    if (!out) v = LG_LOAD1(s + s5, src);
+    LG_STORE1(lg_finish(v, lo, hi), o + (x0 + i) * ds5, dst);
   }
 #else
   (void)value;
   const int ss5 = LG_FIELD(5, LG_SRC_STRIDE);
   for (int i = 0; i < count; ++i) {
-    dst[o + (x0 + i) * ds5] = lg_finish(src[s + (x0 + i) * ss5], lo, hi);
+    LG_STORE1(lg_finish(LG_LOAD1(s + (x0 + i) * ss5, src), lo, hi),
+              o + (x0 + i) * ds5, dst);
   }
 #endif
 }

@@ -1,4 +1,5 @@
-/* RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR on NHWC float32.
+/* RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR on NHWC float tensor buffers
+ * (lg_types.cl; bilinear weights and sums are float in every precision).
  *
  * The source coordinates are computed on the host, exactly as the CPU
  * kernel computes them, into `table` (ints):
@@ -10,7 +11,7 @@
  * Work item (cv, ox, r): channels [cv * LG_VEC, cv * LG_VEC + LG_VEC) of
  * output pixel (batch r / out_h, row r % out_h, column ox).
  *
- * LG_NEAREST copies the 4-byte elements unchanged; otherwise
+ * LG_NEAREST copies the elements' bits unchanged (LG_BITS); otherwise
  *   out = p00 * wy * wx + p10 * dy * wx + p01 * wy * dx + p11 * dy * dx
  * with wy = 1 - dy, wx = 1 - dx, in the CPU kernel's order and without
  * contraction, so results agree bit for bit.
@@ -24,19 +25,22 @@
 
 #if LG_VEC == 4
 typedef float4 lg_floatv;
-typedef uint4 lg_uintv;
-#define LG_LOAD(p, i) vload4(0, (p) + (i))
-#define LG_STORE(v, p, i) vstore4((v), 0, (p) + (i))
+#define LG_LOAD(p, i) LG_LOAD4(0, (p) + (i))
+#define LG_STORE(v, p, i) LG_STORE4((v), 0, (p) + (i))
+#define LG_COPY(src, dst)                                    \
+  vstore4(vload4(0, (__global const LG_BITS*)in + (src)), 0, \
+          (__global LG_BITS*)out + (dst))
 #else
 typedef float lg_floatv;
-typedef uint lg_uintv;
-#define LG_LOAD(p, i) ((p)[i])
-#define LG_STORE(v, p, i) ((p)[i] = (v))
+#define LG_LOAD(p, i) LG_LOAD1(i, p)
+#define LG_STORE(v, p, i) LG_STORE1(v, i, p)
+#define LG_COPY(src, dst) \
+  (((__global LG_BITS*)out)[dst] = ((__global const LG_BITS*)in)[src])
 #endif
 
-__kernel void resize(__global const float* in, __global float* out,
-                     __global const int* table, int in_h, int in_w,
-                     int vectors, int out_h, int out_w, int rows) {
+__kernel void resize(__global const LG_DATA* in, __global LG_DATA* out,
+                     __global const int* table, int in_h, int in_w, int vectors,
+                     int out_h, int out_w, int rows) {
   const int cv = (int)get_global_id(0);
   const int ox = (int)get_global_id(1);
   const int r = (int)get_global_id(2);
@@ -50,8 +54,7 @@ __kernel void resize(__global const float* in, __global float* out,
   const int y = table[oy];
   const int x = table[out_h + ox];
   const int src = ((b * in_h + y) * in_w + x) * channels + c;
-  const lg_uintv v = LG_LOAD((__global const uint*)in, src);
-  LG_STORE(v, (__global uint*)out, dst);
+  LG_COPY(src, dst);
 #else
   const int y0 = table[3 * oy], y1 = table[3 * oy + 1];
   const float dy = as_float(table[3 * oy + 2]);

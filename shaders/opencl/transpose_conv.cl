@@ -1,4 +1,5 @@
-/* TRANSPOSE_CONV (float32, NHWC), computed as a gather: output pixel
+/* TRANSPOSE_CONV (NHWC, float tensor buffers, lg_types.cl; float
+ * accumulators in every precision), computed as a gather: output pixel
  * (n, oy, ox) sums, over the taps (fy, fx) with oy + pad_top - fy = iy * sh
  * and ox + pad_left - fx = ix * sw for an input pixel (iy, ix) inside the
  * input, the products in[n, iy, ix, :] . W[:, fy, fx, :]; then the bias
@@ -27,14 +28,12 @@
 #if LG_VEC == 8
 typedef float8 floatv;
 typedef int8 intv;
-#define VLOAD vload8
-#define VSTORE vstore8
 #else
 typedef float4 floatv;
 typedef int4 intv;
-#define VLOAD vload4
-#define VSTORE vstore4
 #endif
+#define VLOAD LG_CAT(LG_LOAD, LG_VEC)
+#define VSTORE LG_CAT(LG_STORE, LG_VEC)
 
 #if LG_COLS == 1
 #define FOR_COLS(X) X(0)
@@ -49,10 +48,10 @@ typedef int4 intv;
 #define DECLARE_COL(j) floatv acc##j = (floatv)(0.0f);
 #define POINT_COL(j)                                    \
   const bool v##j = ix0 + (j) >= 0 && ix0 + (j) < in_w; \
-  const __global float* x##j =                          \
+  const __global LG_DATA* x##j =                        \
       in_row + (size_t)clamp(ix0 + (j), 0, in_w - 1) * (size_t)in_c;
-#define ACCUMULATE_COL(j) acc##j += x##j[c] * wv;
-#define ACCUMULATE_EDGE_COL(j) acc##j += (v##j ? x##j[c] : 0.0f) * wv;
+#define ACCUMULATE_COL(j) acc##j += LG_LOAD1(c, x##j) * wv;
+#define ACCUMULATE_EDGE_COL(j) acc##j += (v##j ? LG_LOAD1(c, x##j) : 0.0f) * wv;
 #define STORE_COL(j)                                                           \
   if (ox0 + (j)*sw < out_w) {                                                  \
     store(acc##j + add, o + (size_t)((j)*sw) * (size_t)out_c, full, o0, out_c, \
@@ -61,7 +60,7 @@ typedef int4 intv;
 
 /* The clamp (NaN passes), tanh, and the store of LG_VEC channels starting
  * at dst (only those below out_c when !full). */
-static void store(floatv v, __global float* dst, bool full, int o0, int out_c,
+static void store(floatv v, __global LG_DATA* dst, bool full, int o0, int out_c,
                   float lo, float hi) {
   v = select(v, (floatv)(lo), (intv)(v < (floatv)(lo)));
   v = select(v, (floatv)(hi), (intv)(v > (floatv)(hi)));
@@ -72,17 +71,19 @@ static void store(floatv v, __global float* dst, bool full, int o0, int out_c,
     VSTORE(v, 0, dst);
   } else {
     float tail[LG_VEC];
-    VSTORE(v, 0, tail);
-    for (int t = 0; o0 + t < out_c; ++t) dst[t] = tail[t];
+    LG_CAT(vstore, LG_VEC)(v, 0, tail);
+    for (int t = 0; o0 + t < out_c; ++t) LG_STORE1(tail[t], t, dst);
   }
 }
 
-__kernel void transpose_conv(__global const float* in, __global const float* w,
-                             __global const float* bias, int has_bias,
-                             __global float* out, int in_h, int in_w, int in_c,
-                             int out_h, int out_w, int out_c, int ocpad, int kh,
-                             int kw, int sh, int sw, int pad_top, int pad_left,
-                             int x_blocks, int rows, float lo, float hi) {
+__kernel void transpose_conv(__global const LG_DATA* in,
+                             __global const LG_DATA* w,
+                             __global const LG_DATA* bias, int has_bias,
+                             __global LG_DATA* out, int in_h, int in_w,
+                             int in_c, int out_h, int out_w, int out_c,
+                             int ocpad, int kh, int kw, int sh, int sw,
+                             int pad_top, int pad_left, int x_blocks, int rows,
+                             float lo, float hi) {
   const int o0 = (int)get_global_id(0) * LG_VEC;
   const int g1 = (int)get_global_id(1);
   const int g2 = (int)get_global_id(2);
@@ -97,7 +98,7 @@ __kernel void transpose_conv(__global const float* in, __global const float* w,
   for (int fy = 0; fy < kh; ++fy) {
     const int ty = oy + pad_top - fy;
     if (ty < 0 || ty % sh != 0 || ty / sh >= in_h) continue;
-    const __global float* in_row =
+    const __global LG_DATA* in_row =
         in + ((size_t)n * (size_t)in_h + (size_t)(ty / sh)) * (size_t)in_w *
                  (size_t)in_c;
     for (int fx = 0; fx < kw; ++fx) {
@@ -107,7 +108,7 @@ __kernel void transpose_conv(__global const float* in, __global const float* w,
       const int ix0 = tx / sw; /* exact, so truncation is right */
       if (ix0 >= in_w || ix0 + LG_COLS <= 0) continue;
       /* This work item's channel block: in_c vectors per tap. */
-      const __global float* wp =
+      const __global LG_DATA* wp =
           w + (size_t)o0 * (size_t)taps +
           (size_t)((fy * kw + fx) * in_c) * (size_t)LG_VEC;
       FOR_COLS(POINT_COL)
@@ -132,11 +133,11 @@ __kernel void transpose_conv(__global const float* in, __global const float* w,
   } else if (has_bias) {
     float tail[LG_VEC];
     for (int j = 0; j < LG_VEC; ++j) {
-      tail[j] = o0 + j < out_c ? bias[o0 + j] : 0.0f;
+      tail[j] = o0 + j < out_c ? LG_LOAD1(o0 + j, bias) : 0.0f;
     }
-    add = VLOAD(0, tail);
+    add = LG_CAT(vload, LG_VEC)(0, tail);
   }
-  __global float* o =
+  __global LG_DATA* o =
       out +
       (((size_t)n * (size_t)out_h + (size_t)oy) * (size_t)out_w + (size_t)ox0) *
           (size_t)out_c +

@@ -1,9 +1,11 @@
 /* The OpenCL backend (delegates/opencl/) on the machine's OpenCL device
  * (PoCL on the project's machines): device info, buffer round trips and
  * bounds, the add kernel on odd sizes and every fused activation against a
- * double-precision reference, local size selection, the program binary
- * cache (cold, warm, corrupt, truncated, other key) and a sweep of injected
- * failures over every fallible CL call.
+ * double-precision reference, half storage (the precision rule and the
+ * LITEGPU_OPENCL_TEST_FP16_STORAGE hook, an add on half buffers against
+ * hand-derived bits), local size selection, the program binary cache (cold,
+ * warm, corrupt, truncated, other key) and a sweep of injected failures over
+ * every fallible CL call.
  *
  * No OpenCL device is a FAILURE, not a skip: CI installs PoCL. */
 #ifndef _GNU_SOURCE
@@ -27,6 +29,11 @@
 #include "delegates/opencl/opencl_backend.h"
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
+#include "runtime/kernels/fp16.h"
+
+/* The test hook that gives a backend created with allow_fp16 half storage
+ * on any device (opencl_backend.h). */
+#define FP16_HOOK "LITEGPU_OPENCL_TEST_FP16_STORAGE"
 
 /* ---- Helpers ------------------------------------------------------------ */
 
@@ -107,13 +114,58 @@ static int cache_files(const char* dir, char* first, size_t size) {
   return count;
 }
 
+/* Uploads n floats to a fresh buffer (as float16 when `half`) with `guard`
+ * more elements of `fill` after them. */
+static lg_gpu_buffer* upload_values(lg_gpu_backend* be, const float* v,
+                                    size_t n, size_t guard, float fill,
+                                    bool half) {
+  const size_t total = n + guard;
+  const size_t bytes = total * (half ? sizeof(uint16_t) : sizeof(float));
+  float* f = malloc(total * sizeof(float));
+  uint16_t* h = malloc(total * sizeof(uint16_t));
+  assert_true(f != NULL && h != NULL);
+  for (size_t i = 0; i < total; ++i) f[i] = i < n ? v[i] : fill;
+  lg_fp32_to_fp16_array(f, h, total);
+  lg_gpu_error error = {{0}};
+  lg_gpu_buffer* buf = NULL;
+  assert_int_equal(be->ops->buffer_create(be, bytes, &buf, &error), kTfLiteOk);
+  assert_int_equal(be->ops->buffer_upload(
+                       be, buf, 0, half ? (void*)h : (void*)f, bytes, &error),
+                   kTfLiteOk);
+  assert_int_equal(be->ops->finish(be, &error), kTfLiteOk); /* f, h freed */
+  free(h);
+  free(f);
+  return buf;
+}
+
+/* Downloads n floats (float16 when `half`) into out. */
+static void download_values(lg_gpu_backend* be, lg_gpu_buffer* buf, float* out,
+                            size_t n, bool half) {
+  lg_gpu_error error = {{0}};
+  if (!half) {
+    assert_int_equal(
+        be->ops->buffer_download(be, buf, 0, out, n * sizeof(float), &error),
+        kTfLiteOk);
+    return;
+  }
+  uint16_t* h = malloc(n * sizeof(uint16_t));
+  assert_non_null(h);
+  assert_int_equal(
+      be->ops->buffer_download(be, buf, 0, h, n * sizeof(uint16_t), &error),
+      kTfLiteOk);
+  lg_fp16_to_fp32_array(h, out, n);
+  free(h);
+}
+
 /* Runs add with `defines` on n elements; checks against the reference
- * within `tol` (relative to max(1, |ref|)) and checks guard floats after
- * the output. */
+ * within `tol` (relative to max(1, |ref|)) and checks guard values after
+ * the output. On a backend with half storage the buffers hold float16 and
+ * the reference adds the inputs as rounded to half. */
 static void run_add(lg_gpu_backend* be, size_t n, const char* defines,
                     int activation, double tol) {
   enum { kGuard = 16 };
-  const float sentinel = -12345.0f;
+  const float sentinel = -12344.0f; /* exact in float16 too */
+  const bool half = be->fp16_storage;
   lg_gpu_error error = {{0}};
   float* a = malloc(n * sizeof(float));
   float* b = malloc(n * sizeof(float));
@@ -121,23 +173,16 @@ static void run_add(lg_gpu_backend* be, size_t n, const char* defines,
   assert_true(a != NULL && b != NULL && out != NULL);
   fill_values(a, n, 1234u + (uint32_t)n, -8.0f, 8.0f);
   fill_values(b, n, 99u + (uint32_t)n, -4.0f, 4.0f);
-  for (size_t i = 0; i < n + kGuard; ++i) out[i] = sentinel;
+  for (size_t i = 0; i < n && half; ++i) {
+    a[i] = lg_fp16_to_fp32(lg_fp32_to_fp16(a[i]));
+    b[i] = lg_fp16_to_fp32(lg_fp32_to_fp16(b[i]));
+  }
 
-  lg_gpu_buffer *ba = NULL, *bb = NULL, *bo = NULL;
   lg_gpu_kernel* k = NULL;
   const lg_gpu_backend_ops* ops = be->ops;
-  size_t bytes = n * sizeof(float);
-  assert_int_equal(ops->buffer_create(be, bytes, &ba, &error), kTfLiteOk);
-  assert_int_equal(ops->buffer_create(be, bytes, &bb, &error), kTfLiteOk);
-  assert_int_equal(ops->buffer_create(be, bytes + kGuard * sizeof(float), &bo,
-                                      &error), kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, ba, 0, a, bytes, &error),
-                   kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, bb, 0, b, bytes, &error),
-                   kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, bo, 0, out,
-                                      bytes + kGuard * sizeof(float), &error),
-                   kTfLiteOk);
+  lg_gpu_buffer* ba = upload_values(be, a, n, 0, 0.0f, half);
+  lg_gpu_buffer* bb = upload_values(be, b, n, 0, 0.0f, half);
+  lg_gpu_buffer* bo = upload_values(be, a, 0, n + kGuard, sentinel, half);
   if (ops->kernel_create(be, "add", defines, &k, &error) != kTfLiteOk) {
     fail_msg("kernel_create(add, %s): %s", defines, error.message);
   }
@@ -148,9 +193,7 @@ static void run_add(lg_gpu_backend* be, size_t n, const char* defines,
                    kTfLiteOk);
   assert_int_equal(ops->submit(be, &error), kTfLiteOk);
   assert_int_equal(ops->finish(be, &error), kTfLiteOk);
-  assert_int_equal(ops->buffer_download(be, bo, 0, out,
-                                        bytes + kGuard * sizeof(float),
-                                        &error), kTfLiteOk);
+  download_values(be, bo, out, n + kGuard, half);
   for (size_t i = 0; i < n; ++i) {
     double ref = activate_ref((double)a[i] + (double)b[i], activation);
     double limit = tol * (fabs(ref) > 1.0 ? fabs(ref) : 1.0);
@@ -336,6 +379,12 @@ static void test_kernel_errors(void** state) {
                                       &error), kTfLiteError);
   assert_null(k);
   assert_non_null(strstr(error.message, "shaders/opencl/no_such_kernel.cl"));
+  /* The preamble every kernel is built with is not a kernel itself. */
+  assert_true(ops->has_kernel(be, "add"));
+  assert_false(ops->has_kernel(be, "lg_types"));
+  assert_int_equal(ops->kernel_create(be, "lg_types", NULL, &k, &error),
+                   kTfLiteError);
+  assert_null(k);
   /* A real compile error: the message carries the driver's build log. */
   assert_int_equal(ops->kernel_create(be, "add", "-DACTIVATION=)", &k,
                                       &error), kTfLiteError);
@@ -561,6 +610,129 @@ static void test_program_cache(void** state) {
   assert_int_equal(lg_opencl_live_objects(), 0);
 }
 
+/* ---- Half storage ------------------------------------------------------- */
+
+/* add on half buffers, checked bit for bit: inputs and expected sums are
+ * float16 bit patterns worked out by hand. The float sum is exact, so the
+ * stored half is that sum rounded to nearest, ties to even (vstore_half_rte);
+ * the guard halves after the output must stay untouched (2-byte stores). */
+static void check_half_add(lg_gpu_backend* be, const char* defines, bool relu) {
+  static const struct {
+    uint16_t a, b, sum;
+    const char* what;
+  } cases[] = {
+      {0x3C00, 0x4000, 0x4200, "1 + 2 = 3"},
+      {0x3800, 0x3400, 0x3A00, "0.5 + 0.25 = 0.75"},
+      {0xBE00, 0x3800, 0xBC00, "-1.5 + 0.5 = -1"},
+      {0x6800, 0x3C00, 0x6800, "2048 + 1: tie, even 2048"},
+      {0x6800, 0x4200, 0x6802, "2048 + 3: tie, even 2052"},
+      {0x3C00, 0x1000, 0x3C00, "1 + 2^-11: tie, even 1"},
+      {0x3C00, 0x1600, 0x3C02, "1 + 1.5 * 2^-10: tie, even 1 + 2^-9"},
+      {0x0001, 0x0001, 0x0002, "2^-24 + 2^-24 (subnormals)"},
+      {0x7BFF, 0x4C00, 0x7C00, "65504 + 16 = 65520: rounds to inf"},
+      {0x7BFF, 0x4800, 0x7BFF, "65504 + 8 = 65512: down to 65504"},
+  };
+  enum { kN = sizeof(cases) / sizeof(cases[0]), kGuard = 6 };
+  const uint16_t guard = 0xCAFE;
+  uint16_t a[kN], b[kN], out[kN + kGuard];
+  for (int i = 0; i < kN; ++i) {
+    a[i] = cases[i].a;
+    b[i] = cases[i].b;
+  }
+  for (int i = 0; i < kN + kGuard; ++i) out[i] = guard;
+  const lg_gpu_backend_ops* ops = be->ops;
+  lg_gpu_error error = {{0}};
+  lg_gpu_buffer *ba = NULL, *bb = NULL, *bo = NULL;
+  lg_gpu_kernel* k = NULL;
+  assert_int_equal(ops->buffer_create(be, sizeof(a), &ba, &error), kTfLiteOk);
+  assert_int_equal(ops->buffer_create(be, sizeof(b), &bb, &error), kTfLiteOk);
+  assert_int_equal(ops->buffer_create(be, sizeof(out), &bo, &error), kTfLiteOk);
+  assert_int_equal(ops->buffer_upload(be, ba, 0, a, sizeof(a), &error),
+                   kTfLiteOk);
+  assert_int_equal(ops->buffer_upload(be, bb, 0, b, sizeof(b), &error),
+                   kTfLiteOk);
+  assert_int_equal(ops->buffer_upload(be, bo, 0, out, sizeof(out), &error),
+                   kTfLiteOk);
+  if (ops->kernel_create(be, "add", defines, &k, &error) != kTfLiteOk) {
+    fail_msg("kernel_create(add, %s) in half storage: %s", defines,
+             error.message);
+  }
+  lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(ba), LG_GPU_ARG_BUFFER(bb),
+                       LG_GPU_ARG_BUFFER(bo), LG_GPU_ARG_INT(kN)};
+  size_t global[1] = {kN};
+  assert_int_equal(ops->dispatch(be, k, args, 4, 1, global, NULL, &error),
+                   kTfLiteOk);
+  assert_int_equal(ops->finish(be, &error), kTfLiteOk);
+  memset(out, 0, sizeof(out));
+  assert_int_equal(ops->buffer_download(be, bo, 0, out, sizeof(out), &error),
+                   kTfLiteOk);
+  for (int i = 0; i < kN; ++i) {
+    /* relu: a negative sum (sign bit set) becomes +0. */
+    const uint16_t want =
+        relu && (cases[i].sum & 0x8000) ? 0x0000 : cases[i].sum;
+    if (out[i] != want) {
+      fail_msg("half add %s (%s): got 0x%04x want 0x%04x", cases[i].what,
+               defines != NULL ? defines : "no defines", out[i], want);
+    }
+  }
+  for (int i = kN; i < kN + kGuard; ++i) {
+    if (out[i] != guard) fail_msg("half add wrote guard half %d", i);
+  }
+  ops->kernel_release(be, k);
+  ops->buffer_release(be, bo);
+  ops->buffer_release(be, bb);
+  ops->buffer_release(be, ba);
+}
+
+/* The precision rule: half storage when fp16 is allowed and the device has
+ * cl_khr_fp16, else float32; the test hook gives half storage (without
+ * half arithmetic) on any device, and only where fp16 is allowed. */
+static void test_fp16_storage(void** state) {
+  (void)state;
+  char dir[512];
+  make_dir(dir, sizeof(dir), "fp16");
+  unsetenv(FP16_HOOK);
+  /* No hook: "else fp32" on a device without cl_khr_fp16 (PoCL). */
+  lg_gpu_backend* be = create_backend(NULL, true);
+  assert_int_equal(be->fp16_storage, be->device.fp16);
+  if (!be->device.fp16) run_add(be, 257, NULL, 0, 0.0); /* float buffers */
+  lg_gpu_backend_destroy(be);
+
+  assert_int_equal(setenv(FP16_HOOK, "1", 1), 0);
+  /* The hook without allow_fp16: float32, exact float adds. */
+  be = create_backend(NULL, false);
+  assert_false(be->fp16_storage);
+  run_add(be, 257, "-DACTIVATION=3", 3, 0.0);
+  lg_gpu_backend_destroy(be);
+
+  /* The hook with allow_fp16: half buffers end to end. Built without
+   * LG_HALF_MATH, which a device without cl_khr_fp16 could not compile. */
+  be = create_backend(dir, true);
+  assert_true(be->fp16_storage);
+  check_half_add(be, NULL, false);
+  check_half_add(be, "-DACTIVATION=1", true);
+  run_add(be, 1003, "-DACTIVATION=6", 6, 1e-2);
+  lg_opencl_stats stats;
+  assert_int_equal(lg_opencl_backend_stats(be, &stats), kTfLiteOk);
+  assert_int_equal(stats.source_builds, 3);
+  lg_gpu_backend_destroy(be);
+  /* Other values of the variable are not the hook. */
+  assert_int_equal(setenv(FP16_HOOK, "0", 1), 0);
+  be = create_backend(NULL, true);
+  assert_int_equal(be->fp16_storage, be->device.fp16);
+  lg_gpu_backend_destroy(be);
+  unsetenv(FP16_HOOK);
+
+  /* The cache keys the half build apart: the float32 build of the same
+   * kernel and defines is compiled, not loaded from the half entry. */
+  lg_opencl_stats s = cache_round(dir, NULL, 0, NULL);
+  assert_int_equal(s.source_builds, 1);
+  assert_int_equal(s.binary_loads, 0);
+  assert_int_equal(cache_files(dir, NULL, 0), 4);
+  clear_dir(dir);
+  assert_int_equal(lg_opencl_live_objects(), 0);
+}
+
 /* ---- Injected failures -------------------------------------------------- */
 
 /* Every CL call the backend checks, in roughly the order it makes them. */
@@ -699,8 +871,8 @@ static int setup_temp(void** state) {
 static int teardown_temp(void** state) {
   (void)state;
   char path[600];
-  static const char* const subdirs[] = {"cache", "faults"};
-  for (size_t i = 0; i < 2; ++i) {
+  static const char* const subdirs[] = {"cache", "faults", "fp16"};
+  for (size_t i = 0; i < 3; ++i) {
     snprintf(path, sizeof(path), "%s/%s", temp_root, subdirs[i]);
     clear_dir(path);
     rmdir(path);
@@ -721,6 +893,7 @@ int main(void) {
       cmocka_unit_test(test_kernel_errors),
       cmocka_unit_test(test_local_size_selection),
       cmocka_unit_test(test_program_cache),
+      cmocka_unit_test(test_fp16_storage),
       cmocka_unit_test(test_injected_failures),
   };
   return cmocka_run_group_tests(tests, setup_temp, teardown_temp);
