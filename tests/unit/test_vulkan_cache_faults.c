@@ -1,0 +1,626 @@
+/* The Vulkan backend's pipeline cache and failure paths, on the machine's
+ * Vulkan device (lavapipe here) with the Khronos validation layer on: the
+ * pipeline cache (cold, warm, corrupt, truncated, foreign header), a sweep
+ * of injected failures over every fallible Vulkan call (on a warm cache,
+ * direct and staged), timing (round trips, cold and warm pipeline
+ * creation), and half precision (allow_fp16: fp16_storage on lavapipe,
+ * float16 kernels on hand-derived values, float32 kept without it,
+ * separate pipeline-cache files per precision). Device, buffers and
+ * shaders are in test_vulkan_backend.c, recordings in
+ * test_vulkan_recording.c; shared helpers in vulkan_test_support.{h,c}.
+ *
+ * No Vulkan device is a FAILURE, not a skip: CI installs lavapipe and the
+ * validation layer. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mkdtemp */
+#endif
+#include <dirent.h>
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "delegates/gpu/cache_file.h"
+#include "delegates/vulkan/vulkan_backend.h"
+#include "delegates/vulkan/vulkan_impl.h"
+#include "delegates/vulkan/vulkan_internal.h"
+#include "runtime/kernels/fp16.h"
+#include "tests/unit/vulkan_test_support.h"
+
+/* ---- Temporary folders -------------------------------------------------- */
+
+static char temp_root[256];
+
+/* ---- Pipeline cache ----------------------------------------------------- */
+
+/* A fresh empty folder under the test's temporary root. */
+static void make_dir(char* path, size_t size, const char* name) {
+  snprintf(path, size, "%s/%s", temp_root, name);
+  assert_int_equal(mkdir(path, 0700), 0);
+}
+
+static void clear_dir(const char* path) {
+  DIR* d = opendir(path);
+  if (d == NULL) return;
+  struct dirent* e;
+  char file[1024];
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+    remove(file);
+  }
+  closedir(d);
+}
+
+/* Number of cache entries; the first one's path goes to `first`. */
+static int cache_files(const char* dir, char* first, size_t size) {
+  DIR* d = opendir(dir);
+  assert_non_null(d);
+  int count = 0;
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    if (strncmp(e->d_name, "litegpu-vk-", 11) != 0) continue;
+    assert_null(strstr(e->d_name, ".tmp")); /* no leftover temp files */
+    if (count++ == 0 && first != NULL) {
+      snprintf(first, size, "%s/%s", dir, e->d_name);
+    }
+  }
+  closedir(d);
+  return count;
+}
+
+/* Creates a backend on `dir` and a binary kernel with `defines`, then
+ * checks that it computes; returns the stats after the kernel_create. */
+static lg_vulkan_stats cache_round(const char* dir, const char* defines,
+                                   bool validation) {
+  long errors = lg_vulkan_layer_errors();
+  lg_gpu_backend* be = create_backend_with(dir, validation);
+  lg_gpu_kernel* k = make_kernel(be, "binary", defines);
+  lg_vulkan_stats s = stats_of(be);
+  be->ops->kernel_release(be, k);
+  assert_true(specialized_result(be, defines) == 6.0f); /* LG_OP=2: mul */
+  destroy_clean(be, errors);
+  return s;
+}
+
+static unsigned char cache_data[1 << 22];
+
+/* Rewrites the entry: cut to `truncate_to` bytes and/or xor one byte. */
+static size_t rewrite_file(const char* path, long truncate_to, long flip_at) {
+  FILE* f = fopen(path, "rb");
+  assert_non_null(f);
+  size_t n = fread(cache_data, 1, sizeof(cache_data), f);
+  fclose(f);
+  assert_true(n > 40 && n < sizeof(cache_data));
+  if (flip_at >= 0) cache_data[(size_t)flip_at % n] ^= 0x5A;
+  if (truncate_to >= 0 && (size_t)truncate_to < n) n = (size_t)truncate_to;
+  f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(cache_data, 1, n, f), n);
+  fclose(f);
+  return n;
+}
+
+/* Changes the pipelineCacheUUID inside the payload and re-seals the file
+ * (payload checksum recomputed): only the Vulkan header check can see it. */
+static void foreign_header(const char* path) {
+  FILE* f = fopen(path, "rb");
+  assert_non_null(f);
+  size_t n = fread(cache_data, 1, sizeof(cache_data), f);
+  fclose(f);
+  uint32_t key_len = 0;
+  for (int i = 0; i < 4; ++i)
+    key_len |= (uint32_t)cache_data[12 + i] << (8 * i);
+  const size_t payload = 40 + key_len;
+  assert_true(n >= payload + 32);
+  cache_data[payload + 16] ^= 0xFF; /* first UUID byte */
+  uint64_t h = lg_fnv1a64(LG_FNV1A64_INIT, cache_data + payload, n - payload);
+  for (int i = 0; i < 8; ++i)
+    cache_data[32 + i] = (unsigned char)(h >> (8 * i));
+  f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(cache_data, 1, n, f), n);
+  fclose(f);
+}
+
+static void expect_rebuild(const char* dir, const char* label) {
+  lg_vulkan_stats s = cache_round(dir, "-DLG_OP=2", true);
+  if (s.cache_rejects != 1 || s.cache_loads != 0 || s.cache_writes != 1) {
+    fail_msg("%s: rejects %llu loads %llu writes %llu", label,
+             (unsigned long long)s.cache_rejects,
+             (unsigned long long)s.cache_loads,
+             (unsigned long long)s.cache_writes);
+  }
+  s = cache_round(dir, "-DLG_OP=2", true); /* the rewritten entry is good */
+  assert_int_equal(s.cache_loads, 1);
+  assert_int_equal(s.cache_rejects, 0);
+}
+
+static void test_pipeline_cache(void** state) {
+  (void)state;
+  char dir[512], entry[1024];
+  make_dir(dir, sizeof(dir), "cache");
+  lg_vulkan_stats s = cache_round(dir, "-DLG_OP=2", true);
+  assert_int_equal(s.cache_loads, 0);
+  assert_int_equal(s.cache_rejects, 0);
+  assert_int_equal(s.cache_writes, 1);
+  assert_int_equal(s.pipelines_created, 1);
+  assert_int_equal(cache_files(dir, entry, sizeof(entry)), 1);
+
+  s = cache_round(dir, "-DLG_OP=2", true);
+  assert_int_equal(s.cache_loads, 1); /* the file was read and accepted */
+  assert_int_equal(s.cache_rejects, 0);
+  print_message(
+      "pipeline cache: warm round wrote %llu file(s), driver "
+      "reported %llu hit(s) of %llu pipeline(s)\n",
+      (unsigned long long)s.cache_writes,
+      (unsigned long long)s.pipeline_cache_hits,
+      (unsigned long long)s.pipelines_created);
+
+  const size_t size = rewrite_file(entry, -1, -1);
+  rewrite_file(entry, -1, (long)size - 1); /* a flipped payload byte */
+  expect_rebuild(dir, "flipped payload byte");
+  rewrite_file(entry, -1, 20); /* a flipped key-hash byte in the header */
+  expect_rebuild(dir, "flipped header byte");
+  rewrite_file(entry, (long)size - 1, -1); /* truncated payload */
+  expect_rebuild(dir, "truncated");
+  rewrite_file(entry, 10, -1); /* shorter than the header */
+  expect_rebuild(dir, "truncated header");
+  rewrite_file(entry, 0, -1); /* empty */
+  expect_rebuild(dir, "empty file");
+  foreign_header(entry); /* sealed, but another device's data */
+  expect_rebuild(dir, "foreign pipelineCacheUUID");
+
+  /* Other defines of the same shader share its file. */
+  s = cache_round(dir, "-DLG_OP=2 -DLG_BCAST=0", true);
+  assert_int_equal(s.cache_loads, 1);
+  assert_int_equal(cache_files(dir, NULL, 0), 1);
+
+  /* A missing cache folder only disables caching. */
+  char missing[600];
+  snprintf(missing, sizeof(missing), "%s/does/not/exist", dir);
+  s = cache_round(missing, "-DLG_OP=2", true);
+  assert_int_equal(s.cache_writes, 0);
+  assert_int_equal(s.cache_loads, 0);
+  clear_dir(dir);
+  assert_int_equal(lg_vulkan_live_objects(), 0);
+}
+
+/* ---- Injected failures -------------------------------------------------- */
+
+/* Every Vk call the backend checks, in roughly the order it makes them. */
+static const char* const kCalls[] = {
+    "vkEnumerateInstanceVersion",
+    "vkEnumerateInstanceLayerProperties",
+    "vkCreateInstance",
+    "vkCreateDebugUtilsMessengerEXT",
+    "vkEnumeratePhysicalDevices",
+    "vkEnumerateDeviceExtensionProperties",
+    "vkCreateDevice",
+    "vkCreateCommandPool",
+    "vkCreateBuffer",
+    "vkAllocateMemory",
+    "vkBindBufferMemory",
+    "vkMapMemory",
+    "vkCreateShaderModule",
+    "vkCreateDescriptorSetLayout",
+    "vkCreatePipelineLayout",
+    "vkCreatePipelineCache",
+    "vkCreateComputePipelines",
+    "vkGetPipelineCacheData",
+    "vkCreateDescriptorPool",
+    "vkAllocateDescriptorSets",
+    "vkAllocateCommandBuffers",
+    "vkCreateFence",
+    "vkBeginCommandBuffer",
+    "vkEndCommandBuffer",
+    "vkQueueSubmit",
+    "vkWaitForFences",
+    "vkResetFences",
+    "vkResetCommandPool",
+    "vkResetDescriptorPool",
+};
+enum { kCallCount = sizeof(kCalls) / sizeof(kCalls[0]) };
+
+/* Failures the backend recovers from by design: a cache file the driver
+ * refuses is replaced by an empty cache, cache data it cannot read back is
+ * not written. */
+static bool recoverable(const char* call) {
+  return strcmp(call, "vkGetPipelineCacheData") == 0 ||
+         strcmp(call, "vkCreatePipelineCache") == 0;
+}
+
+/* The whole life of a small job, twice (so fences, command buffers and
+ * descriptor pools are recycled); returns the first failure. */
+static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
+  lg_gpu_backend_options options = {0, false, cache_dir};
+  lg_vulkan_options vk = {true};
+  lg_gpu_backend* be = NULL;
+  lg_gpu_buffer *src = NULL, *dst = NULL;
+  lg_gpu_kernel* k = NULL;
+  float in[5] = {1, 2, 3, 4, 5}, out[5] = {0};
+  TfLiteStatus status = lg_vulkan_backend_create_ex(&options, &vk, &be, error);
+  if (status != kTfLiteOk) return status;
+  const lg_gpu_backend_ops* ops = be->ops;
+  status = ops->buffer_create(be, sizeof(in), &src, error);
+  if (status == kTfLiteOk)
+    status = ops->buffer_create(be, sizeof(out), &dst, error);
+  if (status == kTfLiteOk)
+    status = ops->kernel_create(be, "copy", NULL, &k, error);
+  lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(src), LG_GPU_ARG_BUFFER(dst),
+                       LG_GPU_ARG_INT(5)};
+  size_t global[1] = {5};
+  for (int round = 0; round < 2 && status == kTfLiteOk; ++round) {
+    in[0] = (float)(10 + round);
+    status = ops->buffer_upload(be, src, 0, in, sizeof(in), error);
+    if (status == kTfLiteOk)
+      status = ops->dispatch(be, k, args, 3, 1, global, NULL, error);
+    /* Recorded after a dispatch: staged on every device. */
+    in[1] = (float)(20 + round);
+    if (status == kTfLiteOk)
+      status = ops->buffer_upload(be, src, 4, &in[1], 4, error);
+    if (status == kTfLiteOk)
+      status = ops->dispatch(be, k, args, 3, 1, global, NULL, error);
+    if (status == kTfLiteOk) status = ops->submit(be, error);
+    if (status == kTfLiteOk) status = ops->finish(be, error);
+    if (status == kTfLiteOk)
+      status = ops->buffer_download(be, dst, 0, out, sizeof(out), error);
+    if (status == kTfLiteOk) assert_memory_equal(in, out, sizeof(in));
+  }
+  ops->kernel_release(be, k);
+  ops->buffer_release(be, dst);
+  ops->buffer_release(be, src);
+  lg_gpu_backend_destroy(be);
+  return status;
+}
+
+/* Sweeps every call at every use in the scenario: each failure must give
+ * an error naming the call and its VkResult (or be recovered where that is
+ * the design), leak no Vk object and draw no validation error. */
+static void sweep(const char* dir, int* fired, int* failures) {
+  lg_gpu_error error;
+  for (int c = 0; c < kCallCount; ++c) {
+    const char* call = kCalls[c];
+    for (int nth = 1; nth < 100; ++nth) {
+      long layer_errors = lg_vulkan_layer_errors();
+      memset(&error, 0, sizeof(error));
+      lg_vulkan_fail_call(call, nth);
+      TfLiteStatus status = scenario(dir, &error);
+      bool hit = lg_vulkan_fail_fired();
+      lg_vulkan_fail_call(NULL, 0);
+      assert_int_equal(lg_vulkan_live_objects(), 0);
+      if (lg_vulkan_layer_errors() != layer_errors) {
+        fail_msg("%s #%d: validation errors on the failure path", call, nth);
+      }
+      if (!hit) {
+        if (status != kTfLiteOk)
+          fail_msg("clean run failed: %s", error.message);
+        break;
+      }
+      ++fired[c];
+      if (status == kTfLiteOk) {
+        if (!recoverable(call)) {
+          fail_msg("%s #%d failed but the job succeeded", call, nth);
+        }
+        continue;
+      }
+      ++failures[c];
+      if (strstr(error.message, call) == NULL ||
+          strstr(error.message, "VK_") == NULL) {
+        fail_msg(
+            "%s #%d: message does not name the call and the VkResult: "
+            "'%s'",
+            call, nth, error.message);
+      }
+    }
+  }
+}
+
+static void test_injected_failures(void** state) {
+  (void)state;
+  char dir[512];
+  make_dir(dir, sizeof(dir), "faults");
+  int fired[kCallCount] = {0}, failures[kCallCount] = {0};
+  lg_gpu_error error;
+  /* A warm cache (one valid file), with and without host-mapped device
+   * memory so that both transfer paths and their staging allocations are
+   * swept. */
+  assert_int_equal(scenario(dir, &error), kTfLiteOk);
+  sweep(dir, fired, failures);
+  lg_vulkan_force_staging(true);
+  sweep(dir, fired, failures);
+  lg_vulkan_force_staging(false);
+  int total = 0;
+  for (int c = 0; c < kCallCount; ++c) {
+    if (fired[c] == 0) fail_msg("%s was never reached", kCalls[c]);
+    if (!recoverable(kCalls[c]) && failures[c] == 0) {
+      fail_msg("%s: no failure observed", kCalls[c]);
+    }
+    total += failures[c];
+  }
+  print_message(
+      "injected failures: %d over %d calls, all named the call, "
+      "no leak, no validation error\n",
+      total, (int)kCallCount);
+
+  /* After a failed submission the backend refuses work (its results would
+   * be wrong) and still destroys cleanly. */
+  long errors = lg_vulkan_layer_errors();
+  lg_gpu_backend* be = create_backend(NULL);
+  float data[4] = {1, 2, 3, 4};
+  lg_gpu_buffer* a = make_buffer(be, data, sizeof(data));
+  lg_gpu_buffer* b = make_buffer(be, NULL, sizeof(data));
+  lg_gpu_kernel* k = make_kernel(be, "copy", NULL);
+  lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(a), LG_GPU_ARG_BUFFER(b),
+                       LG_GPU_ARG_INT(4)};
+  run_1d(be, k, args, 3, 4);
+  lg_vulkan_fail_call("vkQueueSubmit", 1);
+  assert_int_equal(be->ops->submit(be, &error), kTfLiteError);
+  lg_vulkan_fail_call(NULL, 0);
+  assert_non_null(strstr(error.message,
+                         "vkQueueSubmit failed: "
+                         "VK_ERROR_DEVICE_LOST"));
+  assert_int_equal(
+      be->ops->buffer_download(be, b, 0, data, sizeof(data), &error),
+      kTfLiteError);
+  assert_non_null(strstr(error.message, "unusable"));
+  assert_non_null(strstr(error.message, "vkQueueSubmit"));
+  assert_int_equal(be->ops->finish(be, &error), kTfLiteError);
+  size_t global[1] = {4};
+  assert_int_equal(be->ops->dispatch(be, k, args, 3, 1, global, NULL, &error),
+                   kTfLiteError);
+  be->ops->kernel_release(be, k);
+  be->ops->buffer_release(be, b);
+  be->ops->buffer_release(be, a);
+  destroy_clean(be, errors);
+  clear_dir(dir);
+}
+
+/* ---- Timing ------------------------------------------------------------- */
+
+/* Median microseconds of upload 4 KB + binary add + download 4 KB. */
+static double round_trip_us(bool staged) {
+  enum { kN = 1024, kRuns = 200, kWarm = 20 };
+  lg_vulkan_force_staging(staged);
+  lg_gpu_backend* be = create_backend_with(NULL, false);
+  float a[kN], b[kN], out[kN];
+  fill_values(a, kN, 7, -1.0f, 1.0f);
+  fill_values(b, kN, 8, -1.0f, 1.0f);
+  lg_gpu_buffer* ba = make_buffer(be, a, sizeof(a));
+  lg_gpu_buffer* bb = make_buffer(be, b, sizeof(b));
+  lg_gpu_buffer* bo = make_buffer(be, NULL, sizeof(out));
+  lg_gpu_kernel* k = make_kernel(be, "binary", "-DLG_OP=0 -DLG_BCAST=0");
+  const lg_gpu_arg args[] = {
+      LG_GPU_ARG_BUFFER(ba),      LG_GPU_ARG_BUFFER(bb),
+      LG_GPU_ARG_BUFFER(bo),      LG_GPU_ARG_INT(kN),
+      LG_GPU_ARG_INT(kN),         LG_GPU_ARG_INT(kN),
+      LG_GPU_ARG_FLOAT(-FLT_MAX), LG_GPU_ARG_FLOAT(FLT_MAX),
+      LG_GPU_ARG_INT(1),          LG_GPU_ARG_INT(1),
+      LG_GPU_ARG_INT(kN),         LG_GPU_ARG_INT(0),
+      LG_GPU_ARG_INT(0),          LG_GPU_ARG_INT(0),
+      LG_GPU_ARG_INT(1),          LG_GPU_ARG_INT(0),
+      LG_GPU_ARG_INT(0),          LG_GPU_ARG_INT(0),
+      LG_GPU_ARG_INT(1)};
+  lg_gpu_error error = {{0}};
+  double times[kRuns];
+  for (int r = 0; r < kWarm + kRuns; ++r) {
+    a[0] = (float)r;
+    double start = now_seconds();
+    assert_int_equal(be->ops->buffer_upload(be, ba, 0, a, sizeof(a), &error),
+                     kTfLiteOk);
+    run_1d(be, k, args, 19, kN);
+    download(be, bo, out, sizeof(out));
+    if (r >= kWarm) times[r - kWarm] = (now_seconds() - start) * 1e6;
+    assert_true(out[0] == a[0] + b[0]);
+  }
+  for (int i = 0; i < kN; ++i) assert_true(out[i] == a[i] + b[i]);
+  qsort(times, kRuns, sizeof(times[0]), compare_doubles);
+  be->ops->kernel_release(be, k);
+  be->ops->buffer_release(be, bo);
+  be->ops->buffer_release(be, bb);
+  be->ops->buffer_release(be, ba);
+  lg_gpu_backend_destroy(be);
+  lg_vulkan_force_staging(false);
+  return times[kRuns / 2];
+}
+
+static void test_timing(void** state) {
+  (void)state;
+  double direct = round_trip_us(false), staged = round_trip_us(true);
+  print_message(
+      "round trip (upload 4 KB, binary add, download 4 KB), "
+      "median of 200: %.1f us direct, %.1f us staged\n",
+      direct, staged);
+  /* Cold and warm pipeline creation through the cache file. */
+  char dir[512];
+  make_dir(dir, sizeof(dir), "timing");
+  double kernel_s[2];
+  lg_vulkan_stats s[2];
+  for (int round = 0; round < 2; ++round) {
+    lg_gpu_backend* be = create_backend_with(dir, false);
+    double start = now_seconds();
+    lg_gpu_kernel* k = make_kernel(be, "unary", "-DLG_OP=18");
+    kernel_s[round] = now_seconds() - start;
+    s[round] = stats_of(be);
+    be->ops->kernel_release(be, k);
+    lg_gpu_backend_destroy(be);
+  }
+  assert_int_equal(s[0].cache_writes, 1);
+  assert_int_equal(s[1].cache_loads, 1);
+  print_message(
+      "pipeline creation (unary gelu): cold %.2f ms "
+      "(kernel_create %.2f ms), warm %.2f ms (kernel_create "
+      "%.2f ms), driver cache hits %llu\n",
+      (double)s[0].pipeline_create_ns * 1e-6, kernel_s[0] * 1e3,
+      (double)s[1].pipeline_create_ns * 1e-6, kernel_s[1] * 1e3,
+      (unsigned long long)s[1].pipeline_cache_hits);
+  clear_dir(dir);
+  assert_int_equal(lg_vulkan_live_objects(), 0);
+}
+
+/* ---- Half precision ----------------------------------------------------- */
+
+/* out = a + b (binary, flat, no clamp) over n elements of `elem` bytes. */
+static void add_flat(lg_gpu_backend* be, const void* a, const void* b,
+                     void* out, int n, size_t elem) {
+  lg_gpu_buffer* ba = make_buffer(be, a, (size_t)n * elem);
+  lg_gpu_buffer* bb = make_buffer(be, b, (size_t)n * elem);
+  lg_gpu_buffer* bo = make_buffer(be, NULL, (size_t)n * elem);
+  lg_gpu_kernel* k = make_kernel(be, "binary", "-DLG_OP=0");
+  lg_gpu_arg args[19];
+  binary_flat_args(ba, bb, bo, n, args);
+  run_1d(be, k, args, 19, (size_t)n);
+  download(be, bo, out, (size_t)n * elem);
+  be->ops->kernel_release(be, k);
+  be->ops->buffer_release(be, bo);
+  be->ops->buffer_release(be, bb);
+  be->ops->buffer_release(be, ba);
+}
+
+static void to_half(const float* f, uint16_t* h, int n) {
+  for (int i = 0; i < n; ++i) h[i] = lg_fp32_to_fp16(f[i]);
+}
+
+/* Half-precision kernels on float16 buffers: ADD (float16 arithmetic),
+ * CAST from and to float16 (16-bit lanes of words), the expected values
+ * derived by hand; without allow_fp16 the same ADD stays float32. */
+static void fp16_kernels(void) {
+  long errors = lg_vulkan_layer_errors();
+  lg_gpu_backend* be = create_backend_fp16(NULL, true, false);
+  if (!be->device.fp16) {
+    fail_msg(
+        "'%s' reports no shaderFloat16 with storageBuffer16BitAccess "
+        "(lavapipe does)",
+        be->device.name);
+  }
+  assert_false(be->fp16_storage); /* not allowed: float32 */
+  const float a32[2] = {1024.0f, 3.0f}, b32[2] = {0.5f, 0.25f};
+  float sum32[2];
+  add_flat(be, a32, b32, sum32, 2, sizeof(float));
+  assert_true(sum32[0] == 1024.5f && sum32[1] == 3.25f); /* not in half */
+  destroy_clean(be, errors);
+
+  be = create_backend_fp16(NULL, true, true);
+  assert_true(be->fp16_storage);
+  /* Sums rounded to half: 1024.5 and 2049 are ties that go to the even
+   * 1024 and 2048 (and toward zero alike); 0.1h + 0.2h = 0.2999267578125
+   * is a tie between 0.2998046875 and 0.30004882812 (even: the first);
+   * 65504 + 65504 overflows: inf (65504 on a device that rounds toward
+   * zero). 11 elements: a partial last word. */
+  enum { kN = 11 };
+  const float a[kN] = {1.5f,    -2.25f, 1024.0f, 0.1f,  65504.0f, 3.0f,
+                       2048.0f, 0.5f,   6.5f,    -7.0f, 0.0f};
+  const float b[kN] = {0.25f, 0.75f, 0.5f, 0.2f, 65504.0f, -1.5f,
+                       1.0f,  0.25f, 1.0f, 2.0f, -0.0f};
+  const float want[kN] = {1.75f,    -1.5f, 1024.0f, 0.2998046875f,
+                          INFINITY, 1.5f,  2048.0f, 0.75f,
+                          7.5f,     -5.0f, 0.0f};
+  uint16_t ha[kN], hb[kN], hsum[kN];
+  to_half(a, ha, kN);
+  to_half(b, hb, kN);
+  add_flat(be, ha, hb, hsum, kN, sizeof(uint16_t));
+  for (int i = 0; i < kN; ++i) {
+    const float got = lg_fp16_to_fp32(hsum[i]);
+    if (!(got == want[i] || (i == 4 && got == 65504.0f))) {
+      fail_msg("fp16 add: index %d got %.9g want %.9g", i, (double)got,
+               (double)want[i]);
+    }
+  }
+  /* CAST: int32 -> float16 (2049, 4097: ties and a round to 4096), float16
+   * -> int32 (truncation) and -> bool; 13 elements. */
+  const int32_t ints[13] = {0, 1,     -1,    2049, 4097, -7, 1000,
+                            3, 65504, -2048, 5,    6,    7};
+  const float ints_as_half[13] = {0, 1,     -1,    2048, 4096, -7, 1000,
+                                  3, 65504, -2048, 5,    6,    7};
+  const float halves[13] = {1.5f,     -2.5f,  1000.0f, 0.1f,  -0.5f,
+                            65504.0f, 0.0f,   -0.0f,   7.75f, -8.0f,
+                            0.25f,    100.5f, -3.0f};
+  const int32_t halves_as_int[13] = {1, -2, 1000, 0, 0,   65504, 0,
+                                     0, 7,  -8,   0, 100, -3};
+  const unsigned char halves_as_bool[13] = {1, 1, 1, 1, 1, 1, 0,
+                                            0, 1, 1, 1, 1, 1};
+  uint16_t want_half[13], hsrc[13];
+  to_half(ints_as_half, want_half, 13);
+  to_half(halves, hsrc, 13);
+  run_cast(be, "-DLG_SRC=int -DLG_DST=float", ints, 4, want_half, 2);
+  run_cast(be, "-DLG_SRC=float -DLG_DST=int", hsrc, 2, halves_as_int, 4);
+  run_cast(be, "-DLG_SRC=float -DLG_DST=uchar -DLG_DST_BOOL", hsrc, 2,
+           halves_as_bool, 1);
+  destroy_clean(be, errors);
+}
+
+/* The float32 and the float16 build of one shader are cached in separate
+ * files (their keys hash different SPIR-V), and each is found again. */
+static void fp16_pipeline_cache(void) {
+  char dir[512];
+  make_dir(dir, sizeof(dir), "fp16");
+  long errors = lg_vulkan_layer_errors();
+  for (int round = 0; round < 2; ++round) {
+    for (int fp16 = 0; fp16 <= 1; ++fp16) {
+      lg_gpu_backend* be = create_backend_fp16(dir, true, fp16 != 0);
+      lg_gpu_kernel* k = make_kernel(be, "binary", "-DLG_OP=2");
+      const lg_vulkan_stats s = stats_of(be);
+      be->ops->kernel_release(be, k);
+      destroy_clean(be, errors);
+      /* Cold: each precision writes its own file; warm: each loads it. */
+      assert_int_equal(cache_files(dir, NULL, 0), round == 0 ? 1 + fp16 : 2);
+      assert_int_equal(s.cache_loads, round == 0 ? 0u : 1u);
+      assert_int_equal(s.cache_rejects, 0u);
+    }
+  }
+}
+
+static void test_fp16(void** state) {
+  (void)state;
+  fp16_kernels();
+  fp16_pipeline_cache();
+  assert_int_equal(lg_vulkan_live_objects(), 0);
+}
+
+/* ---- Main --------------------------------------------------------------- */
+
+static int setup_temp(void** state) {
+  (void)state;
+  snprintf(temp_root, sizeof(temp_root), "/tmp/lg_vulkan_test_XXXXXX");
+  return mkdtemp(temp_root) == NULL ? -1 : 0;
+}
+
+static int teardown_temp(void** state) {
+  (void)state;
+  char path[600];
+  static const char* const subdirs[] = {"cache", "faults", "timing", "fp16"};
+  for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); ++i) {
+    snprintf(path, sizeof(path), "%s/%s", temp_root, subdirs[i]);
+    clear_dir(path);
+    rmdir(path);
+  }
+  rmdir(temp_root);
+  return 0;
+}
+
+int main(void) {
+  /* The loader unloads the validation layer with each instance; keeping
+   * it loaded lets LeakSanitizer attribute (and find reachable) what the
+   * layer keeps between instances. Without the layer the tests fail at
+   * creation with a clear message. */
+  void* layer = dlopen("libVkLayer_khronos_validation.so", RTLD_NOW);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pipeline_cache),
+      cmocka_unit_test(test_injected_failures),
+      cmocka_unit_test(test_timing),
+      cmocka_unit_test(test_fp16),
+  };
+  int failed = cmocka_run_group_tests(tests, setup_temp, teardown_temp);
+  (void)layer; /* kept loaded until exit, when LeakSanitizer runs */
+  return failed;
+}
