@@ -10,6 +10,7 @@
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
 #include "delegates/opencl/opencl_sources.h"
+#include "runtime/clock.h"
 
 /* The largest work group dispatch picks by itself: big enough to fill a
  * GPU's SIMD units, small enough to leave registers for the kernel. */
@@ -108,6 +109,33 @@ static TfLiteStatus lg_cl_buffer_upload(lg_gpu_backend* be,
   return kTfLiteOk;
 }
 
+/* How long a wait polls before it blocks: a thread blocked in the driver
+ * wakes tens of microseconds after the work is done (PoCL: a condition
+ * variable signalled by its worker), most of a small Invoke. */
+#define LG_CL_SPIN_NS UINT64_C(100000)
+
+/* Waits for `event` after flushing the queue: polls its status for up to
+ * LG_CL_SPIN_NS, then clWaitForEvents (at once when it is complete; a
+ * failed command reports there). Returns the failing call's name, NULL on
+ * success, with its error in *err. */
+static const char* lg_cl_wait_event(lg_cl_impl* impl, cl_event event,
+                                    cl_int* err) {
+  *err = lg_cl_inject("clFlush") ? CL_OUT_OF_RESOURCES : clFlush(impl->queue);
+  if (*err != CL_SUCCESS) return "clFlush";
+  const uint64_t start = lg_now_ns();
+  cl_int status = CL_QUEUED;
+  do {
+    *err = lg_cl_inject("clGetEventInfo")
+               ? CL_OUT_OF_RESOURCES
+               : clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                sizeof(status), &status, NULL);
+    if (*err != CL_SUCCESS) return "clGetEventInfo";
+  } while (status > CL_COMPLETE && lg_now_ns() - start < LG_CL_SPIN_NS);
+  *err = lg_cl_inject("clWaitForEvents") ? CL_OUT_OF_RESOURCES
+                                         : clWaitForEvents(1, &event);
+  return *err != CL_SUCCESS ? "clWaitForEvents" : NULL;
+}
+
 static TfLiteStatus lg_cl_buffer_download(lg_gpu_backend* be,
                                           lg_gpu_buffer* buffer, size_t offset,
                                           void* data, size_t bytes,
@@ -118,15 +146,23 @@ static TfLiteStatus lg_cl_buffer_download(lg_gpu_backend* be,
     return kTfLiteError;
   }
   if (bytes == 0) return kTfLiteOk;
-  /* The queue is in order, so a blocking read waits for every dispatch
+  /* The queue is in order, so the read completes after every dispatch
    * recorded before it. */
+  cl_event done = NULL;
   cl_int err = lg_cl_inject("clEnqueueReadBuffer")
                    ? CL_OUT_OF_RESOURCES
-                   : clEnqueueReadBuffer(impl->queue, buffer->mem, CL_TRUE,
-                                         offset, bytes, data, 0, NULL, NULL);
+                   : clEnqueueReadBuffer(impl->queue, buffer->mem, CL_FALSE,
+                                         offset, bytes, data, 0, NULL, &done);
   if (err != CL_SUCCESS) {
     lg_cl_fail(error, "clEnqueueReadBuffer", err, "%zu bytes at offset %zu",
                bytes, offset);
+    return kTfLiteError;
+  }
+  const char* failed = lg_cl_wait_event(impl, done, &err);
+  clReleaseEvent(done);
+  if (failed != NULL) {
+    lg_cl_fail(error, failed, err, "reading %zu bytes at offset %zu", bytes,
+               offset);
     return kTfLiteError;
   }
   return kTfLiteOk;

@@ -56,8 +56,7 @@ static double now_seconds(void) {
 }
 
 /* Seeded values in [lo, hi). */
-static void fill_values(float* v, size_t n, uint32_t seed, float lo,
-                        float hi) {
+static void fill_values(float* v, size_t n, uint32_t seed, float lo, float hi) {
   uint32_t s = seed;
   for (size_t i = 0; i < n; ++i) {
     s = s * 1664525u + 1013904223u;
@@ -67,12 +66,18 @@ static void fill_values(float* v, size_t n, uint32_t seed, float lo,
 
 static double activate_ref(double x, int activation) {
   switch (activation) {
-    case 1: return x > 0.0 ? x : 0.0;
-    case 2: return x < -1.0 ? -1.0 : (x > 1.0 ? 1.0 : x);
-    case 3: return x < 0.0 ? 0.0 : (x > 6.0 ? 6.0 : x);
-    case 4: return tanh(x);
-    case 6: return 1.0 / (1.0 + exp(-x));
-    default: return x;
+    case 1:
+      return x > 0.0 ? x : 0.0;
+    case 2:
+      return x < -1.0 ? -1.0 : (x > 1.0 ? 1.0 : x);
+    case 3:
+      return x < 0.0 ? 0.0 : (x > 6.0 ? 6.0 : x);
+    case 4:
+      return tanh(x);
+    case 6:
+      return 1.0 / (1.0 + exp(-x));
+    default:
+      return x;
   }
 }
 
@@ -198,12 +203,11 @@ static void run_add(lg_gpu_backend* be, size_t n, const char* defines,
     double ref = activate_ref((double)a[i] + (double)b[i], activation);
     double limit = tol * (fabs(ref) > 1.0 ? fabs(ref) : 1.0);
     /* tol 0: the float result must be the correctly rounded one. */
-    bool ok = tol == 0.0 ? out[i] == (float)ref
-                         : fabs((double)out[i] - ref) <= limit;
+    bool ok =
+        tol == 0.0 ? out[i] == (float)ref : fabs((double)out[i] - ref) <= limit;
     if (!ok) {
-      fail_msg("add n=%zu %s: index %zu got %.9g want %.9g (a %.9g b %.9g)",
-               n, defines, i, (double)out[i], ref, (double)a[i],
-               (double)b[i]);
+      fail_msg("add n=%zu %s: index %zu got %.9g want %.9g (a %.9g b %.9g)", n,
+               defines, i, (double)out[i], ref, (double)a[i], (double)b[i]);
     }
   }
   for (size_t i = n; i < n + kGuard; ++i) {
@@ -229,10 +233,12 @@ static void test_device_info(void** state) {
     fail_msg("no usable OpenCL device: %s", error.message);
   }
   const lg_gpu_device_info* d = &be->device;
-  print_message("OpenCL device: %s | %s | %s | %s | %u CUs | wg %zu | "
-                "fp16 %d | align %u\n", d->name, d->vendor,
-                d->driver_version, d->api_version, d->max_compute_units,
-                d->max_work_group_size, (int)d->fp16, d->buffer_alignment);
+  print_message(
+      "OpenCL device: %s | %s | %s | %s | %u CUs | wg %zu | "
+      "fp16 %d | align %u\n",
+      d->name, d->vendor, d->driver_version, d->api_version,
+      d->max_compute_units, d->max_work_group_size, (int)d->fp16,
+      d->buffer_alignment);
   assert_int_equal(be->kind, LG_GPU_BACKEND_OPENCL);
   assert_true(strlen(d->name) > 0);
   assert_true(strlen(d->vendor) > 0);
@@ -287,15 +293,16 @@ static void test_buffer_round_trip(void** state) {
   /* Partial writes and reads at odd offsets. */
   unsigned char patch[37];
   memset(patch, 0xAB, sizeof(patch));
-  assert_int_equal(ops->buffer_upload(be, buf, 1001, patch, sizeof(patch),
-                                      &error), kTfLiteOk);
+  assert_int_equal(
+      ops->buffer_upload(be, buf, 1001, patch, sizeof(patch), &error),
+      kTfLiteOk);
   memcpy(host + 1001, patch, sizeof(patch));
   assert_int_equal(ops->buffer_download(be, buf, 0, back, kBytes, &error),
                    kTfLiteOk);
   assert_memory_equal(back, host, kBytes);
   unsigned char tail[5];
-  assert_int_equal(ops->buffer_download(be, buf, kBytes - 5, tail, 5,
-                                        &error), kTfLiteOk);
+  assert_int_equal(ops->buffer_download(be, buf, kBytes - 5, tail, 5, &error),
+                   kTfLiteOk);
   assert_memory_equal(tail, host + kBytes - 5, 5);
   assert_int_equal(ops->buffer_download(be, buf, kBytes, tail, 0, &error),
                    kTfLiteOk); /* empty range at the end */
@@ -304,10 +311,10 @@ static void test_buffer_round_trip(void** state) {
   assert_int_equal(ops->buffer_upload(be, buf, kBytes - 4, patch, 5, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "outside the 4099-byte buffer"));
-  assert_int_equal(ops->buffer_download(be, buf, kBytes + 1, tail, 0,
-                                        &error), kTfLiteError);
-  assert_int_equal(ops->buffer_download(be, buf, 8, tail, SIZE_MAX - 4,
-                                        &error), kTfLiteError);
+  assert_int_equal(ops->buffer_download(be, buf, kBytes + 1, tail, 0, &error),
+                   kTfLiteError);
+  assert_int_equal(ops->buffer_download(be, buf, 8, tail, SIZE_MAX - 4, &error),
+                   kTfLiteError);
   assert_non_null(strstr(error.message, "buffer_download"));
   assert_int_equal(ops->buffer_upload(be, NULL, 0, patch, 1, &error),
                    kTfLiteError);
@@ -319,9 +326,10 @@ static void test_buffer_round_trip(void** state) {
   lg_gpu_buffer* bad = (lg_gpu_buffer*)&error;
   assert_int_equal(ops->buffer_create(be, 0, &bad, &error), kTfLiteError);
   assert_null(bad);
-  assert_int_equal(ops->buffer_create(be,
-                                      (size_t)be->device.max_buffer_bytes + 1,
-                                      &bad, &error), kTfLiteError);
+  assert_int_equal(
+      ops->buffer_create(be, (size_t)be->device.max_buffer_bytes + 1, &bad,
+                         &error),
+      kTfLiteError);
   assert_non_null(strstr(error.message, "CL_DEVICE_MAX_MEM_ALLOC_SIZE"));
   ops->buffer_release(be, buf);
   ops->buffer_release(be, NULL);
@@ -350,13 +358,16 @@ static void test_activations(void** state) {
   static const struct {
     int activation;
     double tol;
-  } cases[] = {{0, 0.0}, {1, 0.0}, {2, 0.0}, {3, 0.0},
+  } cases[] = {{0, 0.0},
+               {1, 0.0},
+               {2, 0.0},
+               {3, 0.0},
                /* tanh and exp have a few ulp of error in OpenCL C. */
-               {4, 1e-5}, {6, 1e-5}};
+               {4, 1e-5},
+               {6, 1e-5}};
   char defines[64];
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
-    snprintf(defines, sizeof(defines), "-DACTIVATION=%d",
-             cases[i].activation);
+    snprintf(defines, sizeof(defines), "-DACTIVATION=%d", cases[i].activation);
     run_add(be, 1000, defines, cases[i].activation, cases[i].tol);
     run_add(be, 17, defines, cases[i].activation, cases[i].tol);
   }
@@ -375,8 +386,8 @@ static void test_kernel_errors(void** state) {
   const lg_gpu_backend_ops* ops = be->ops;
   lg_gpu_error error = {{0}};
   lg_gpu_kernel* k = NULL;
-  assert_int_equal(ops->kernel_create(be, "no_such_kernel", NULL, &k,
-                                      &error), kTfLiteError);
+  assert_int_equal(ops->kernel_create(be, "no_such_kernel", NULL, &k, &error),
+                   kTfLiteError);
   assert_null(k);
   assert_non_null(strstr(error.message, "shaders/opencl/no_such_kernel.cl"));
   /* The preamble every kernel is built with is not a kernel itself. */
@@ -386,15 +397,15 @@ static void test_kernel_errors(void** state) {
                    kTfLiteError);
   assert_null(k);
   /* A real compile error: the message carries the driver's build log. */
-  assert_int_equal(ops->kernel_create(be, "add", "-DACTIVATION=)", &k,
-                                      &error), kTfLiteError);
+  assert_int_equal(ops->kernel_create(be, "add", "-DACTIVATION=)", &k, &error),
+                   kTfLiteError);
   assert_null(k);
-  assert_non_null(strstr(error.message, "clBuildProgram failed: "
-                                        "CL_BUILD_PROGRAM_FAILURE (-11)"));
+  assert_non_null(strstr(error.message,
+                         "clBuildProgram failed: "
+                         "CL_BUILD_PROGRAM_FAILURE (-11)"));
   assert_non_null(strstr(error.message, "build log"));
   /* Bad dispatches. */
-  assert_int_equal(ops->kernel_create(be, "copy", NULL, &k, &error),
-                   kTfLiteOk);
+  assert_int_equal(ops->kernel_create(be, "copy", NULL, &k, &error), kTfLiteOk);
   size_t global[3] = {8, 1, 1};
   size_t zero[1] = {0};
   assert_int_equal(ops->dispatch(be, k, NULL, 0, 4, global, NULL, &error),
@@ -402,8 +413,9 @@ static void test_kernel_errors(void** state) {
   assert_int_equal(ops->dispatch(be, k, NULL, 0, 1, zero, NULL, &error),
                    kTfLiteError);
   lg_gpu_arg null_buffer[] = {LG_GPU_ARG_BUFFER(NULL)};
-  assert_int_equal(ops->dispatch(be, k, null_buffer, 1, 1, global, NULL,
-                                 &error), kTfLiteError);
+  assert_int_equal(
+      ops->dispatch(be, k, null_buffer, 1, 1, global, NULL, &error),
+      kTfLiteError);
   assert_non_null(strstr(error.message, "NULL buffer"));
   assert_string_equal(lg_cl_error_name(-5), "CL_OUT_OF_RESOURCES");
   assert_string_equal(lg_cl_error_name(12345), "unknown CL error");
@@ -439,10 +451,9 @@ static void test_local_size_selection(void** state) {
   small.max_work_item_sizes[0] = 32;
   small.max_work_item_sizes[1] = 8;
   small.max_work_item_sizes[2] = 2;
-  static const size_t globals[][3] = {{1, 1, 1},   {3, 1, 1},
-                                      {1000003, 1, 1}, {37, 19, 1},
-                                      {1, 1000, 1}, {5, 7, 300},
-                                      {4096, 4096, 64}};
+  static const size_t globals[][3] = {
+      {1, 1, 1},    {3, 1, 1},   {1000003, 1, 1}, {37, 19, 1},
+      {1, 1000, 1}, {5, 7, 300}, {4096, 4096, 64}};
   for (size_t g = 0; g < sizeof(globals) / sizeof(globals[0]); ++g) {
     for (int dims = 1; dims <= 3; ++dims) {
       check_local(&small, 64, dims, globals[g]);
@@ -486,8 +497,8 @@ static void test_local_size_selection(void** state) {
     product *= stats.last_local[i];
   }
   assert_true(product <= kmax);
-  assert_int_equal(ops->buffer_download(be, buf, 0, out, sizeof(out),
-                                        &error), kTfLiteOk);
+  assert_int_equal(ops->buffer_download(be, buf, 0, out, sizeof(out), &error),
+                   kTfLiteOk);
   for (int i = 0; i < width * height; ++i) {
     if (out[i] != (float)i) fail_msg("fill2d index %d got %g", i, out[i]);
   }
@@ -737,15 +748,26 @@ static void test_fp16_storage(void** state) {
 
 /* Every CL call the backend checks, in roughly the order it makes them. */
 static const char* const kCalls[] = {
-    "clGetPlatformIDs",          "clGetDeviceIDs",
-    "clGetDeviceInfo",           "clCreateContext",
-    "clCreateCommandQueue",      "clCreateBuffer",
-    "clEnqueueWriteBuffer",      "clCreateProgramWithSource",
-    "clCreateProgramWithBinary", "clBuildProgram",
-    "clGetProgramInfo",          "clCreateKernel",
-    "clGetKernelWorkGroupInfo",  "clSetKernelArg",
-    "clEnqueueNDRangeKernel",    "clFlush",
-    "clFinish",                  "clEnqueueReadBuffer",
+    "clGetPlatformIDs",
+    "clGetDeviceIDs",
+    "clGetDeviceInfo",
+    "clCreateContext",
+    "clCreateCommandQueue",
+    "clCreateBuffer",
+    "clEnqueueWriteBuffer",
+    "clCreateProgramWithSource",
+    "clCreateProgramWithBinary",
+    "clBuildProgram",
+    "clGetProgramInfo",
+    "clCreateKernel",
+    "clGetKernelWorkGroupInfo",
+    "clSetKernelArg",
+    "clEnqueueNDRangeKernel",
+    "clFlush",
+    "clFinish",
+    "clEnqueueReadBuffer",
+    "clGetEventInfo",
+    "clWaitForEvents",
 };
 
 /* Failures the backend recovers from by design: a cache entry the driver
@@ -775,21 +797,21 @@ static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
   if (status != kTfLiteOk) goto done;
   const lg_gpu_backend_ops* ops = be->ops;
   status = ops->buffer_create(be, sizeof(in), &src, error);
-  if (status == kTfLiteOk) status = ops->buffer_create(be, sizeof(out), &dst,
-                                                       error);
-  if (status == kTfLiteOk) status = ops->buffer_upload(be, src, 0, in,
-                                                       sizeof(in), error);
-  if (status == kTfLiteOk) status = ops->kernel_create(be, "copy", NULL, &k,
-                                                       error);
+  if (status == kTfLiteOk)
+    status = ops->buffer_create(be, sizeof(out), &dst, error);
+  if (status == kTfLiteOk)
+    status = ops->buffer_upload(be, src, 0, in, sizeof(in), error);
+  if (status == kTfLiteOk)
+    status = ops->kernel_create(be, "copy", NULL, &k, error);
   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(src), LG_GPU_ARG_BUFFER(dst),
                        LG_GPU_ARG_INT(5)};
   size_t global[1] = {5};
-  if (status == kTfLiteOk) status = ops->dispatch(be, k, args, 3, 1, global,
-                                                  NULL, error);
+  if (status == kTfLiteOk)
+    status = ops->dispatch(be, k, args, 3, 1, global, NULL, error);
   if (status == kTfLiteOk) status = ops->submit(be, error);
   if (status == kTfLiteOk) status = ops->finish(be, error);
-  if (status == kTfLiteOk) status = ops->buffer_download(be, dst, 0, out,
-                                                         sizeof(out), error);
+  if (status == kTfLiteOk)
+    status = ops->buffer_download(be, dst, 0, out, sizeof(out), error);
   if (status == kTfLiteOk) assert_memory_equal(in, out, sizeof(in));
   ops->kernel_release(be, k);
   ops->buffer_release(be, dst);
@@ -840,9 +862,10 @@ static void test_injected_failures(void** state) {
         ++failures;
         if (strstr(error.message, call) == NULL ||
             strstr(error.message, "CL_") == NULL) {
-          fail_msg("%s #%d (%s cache): message does not name the call and "
-                   "the CL error: '%s'", call, nth,
-                   warm ? "warm" : "cold", error.message);
+          fail_msg(
+              "%s #%d (%s cache): message does not name the call and "
+              "the CL error: '%s'",
+              call, nth, warm ? "warm" : "cold", error.message);
         }
       }
       /* Every call was reached (a warm cache skips the source build and
@@ -856,8 +879,7 @@ static void test_injected_failures(void** state) {
       total_failures += failures;
     }
   }
-  print_message("injected failures: %d, all named the call\n",
-                total_failures);
+  print_message("injected failures: %d, all named the call\n", total_failures);
   clear_dir(dir);
   assert_int_equal(lg_opencl_live_objects(), 0);
 }
