@@ -37,6 +37,20 @@ void lg_opencl_fail_call(const char* call_name, int nth);
 bool lg_opencl_fail_fired(void);
 /* CL objects created by any backend and not yet released. */
 long lg_opencl_live_objects(void);
+/* Calls `observer` with every program a backend gets (compiled or loaded
+ * from the cache): the kernel name, the build options and the source as
+ * its lines, exactly as given to the driver. NULL stops. Process-wide: for
+ * tools that check the kernels elsewhere (the conformance runner's
+ * --record-opencl-programs). */
+typedef void (*lg_opencl_program_observer)(const char* name,
+                                           const char* options,
+                                           const char* const* lines,
+                                           size_t line_count, void* user);
+void lg_opencl_observe_programs(lg_opencl_program_observer observer,
+                                void* user);
+/* The observer's call (opencl_program.c). */
+void lg_cl_observe(const char* name, const char* options,
+                   const char* const* lines, size_t line_count);
 
 /* ---- Used by the backend ------------------------------------------------ */
 

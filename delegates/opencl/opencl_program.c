@@ -192,6 +192,7 @@ static TfLiteStatus lg_get_program(lg_gpu_backend* be,
   lg_program_text text = {NULL, 0};
   *program = NULL;
   if (lg_program_text_make(src, &text, error) != kTfLiteOk) goto fail;
+  lg_cl_observe(src->name, options, text.lines, text.count);
   if (impl->cache_dir != NULL) {
     key = lg_strdup_printf(
         "litegpu OpenCL program\ndevice=%s\nvendor=%s\ndriver=%s\n"

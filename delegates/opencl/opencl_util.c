@@ -126,6 +126,22 @@ void lg_cl_object_created(void) { atomic_fetch_add(&lg_live_objects, 1); }
 void lg_cl_object_released(void) { atomic_fetch_sub(&lg_live_objects, 1); }
 long lg_opencl_live_objects(void) { return atomic_load(&lg_live_objects); }
 
+static lg_opencl_program_observer lg_cl_observer;
+static void* lg_cl_observer_user;
+
+void lg_opencl_observe_programs(lg_opencl_program_observer observer,
+                                void* user) {
+  lg_cl_observer = observer;
+  lg_cl_observer_user = user;
+}
+
+void lg_cl_observe(const char* name, const char* options,
+                   const char* const* lines, size_t line_count) {
+  if (lg_cl_observer != NULL) {
+    lg_cl_observer(name, options, lines, line_count, lg_cl_observer_user);
+  }
+}
+
 /* ---- The source registry ------------------------------------ */
 
 const lg_embedded_source* lg_opencl_source_find(const char* name) {

@@ -90,7 +90,9 @@ __kernel void remap(__global const LG_DATA* restrict src,
   const int i2 = (z / n3) % n2;
   const int i1 = (z / (n3 * n2)) % n1;
   const int i0 = z / (n3 * n2 * n1);
-  int outside = 0;
+#ifdef LG_MODES
+  int outside = 0; /* set by LG_SRC for a constant dim's coordinate */
+#endif
   const int o = t[1] + LG_DST(0, i0) + LG_DST(1, i1) + LG_DST(2, i2) +
                 LG_DST(3, i3) + LG_DST(4, y);
   const int s = t[0] + LG_SRC(0, i0) + LG_SRC(1, i1) + LG_SRC(2, i2) +

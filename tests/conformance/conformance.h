@@ -255,6 +255,13 @@ void conf_run_result_free(conf_run_result* result);
  * on the device and -4 on the CPU). */
 void conf_set_half_inputs(bool on);
 
+/* --record-opencl-programs=DIR (record_programs.c): writes every distinct
+ * OpenCL program the run builds to DIR (NNN.cl, NNN.opts). */
+void conf_record_opencl_programs(const char* dir);
+/* How many were written; -1 when one could not be written. */
+int conf_recorded_opencl_programs(void);
+void conf_record_opencl_programs_end(void);
+
 /* Element-wise comparison of two runs' outputs. */
 typedef struct conf_compare {
   bool ok;

@@ -4,6 +4,7 @@
  *   litegpu_conformance --delegate=gpu|reference [--backend=cl|vk|auto]
  *       [--fp16] [--expect-fp16] [--expect-claimed=ADD,CONV_2D|all]
  *       [--filter=SUBSTR] [--list] [--model=PATH ...] [--model-dir=DIR ...]
+ *       [--record-opencl-programs=DIR]
  *
  * A case passes when the delegate claimed its node and every output
  * element is within the bound (conformance.h), or when the delegate refused
@@ -46,7 +47,8 @@ typedef struct conf_settings {
   conf_delegate_options options;
   bool expect_all;
   bool expect[CONF_MAX_BUILTIN];
-  bool expect_fp16; /* --expect-fp16: claims must run in fp16 */
+  bool expect_fp16;       /* --expect-fp16: claims must run in fp16 */
+  const char* record_dir; /* --record-opencl-programs=DIR */
   const char* filter;
   bool list;
   const char* models[CONF_MAX_MODELS];
@@ -366,6 +368,8 @@ static int usage(void) {
           "         [--expect-claimed=OP,...|all] [--filter=SUBSTR] [--list]\n"
           "         [--model=PATH ...] [--model-dir=DIR ...]\n"
           "         [--compare-backends] (gpu: OpenCL against Vulkan)\n"
+          "         [--record-opencl-programs=DIR] (every OpenCL program "
+          "built, for tests/check_opencl_programs.sh)\n"
           "         [--fault=prepare|init|prepare-kernel|invoke]"
           " (reference delegate: injected failures)\n");
   return 2;
@@ -389,6 +393,8 @@ static int parse_args(int argc, char** argv, conf_settings* s) {
       conf_set_half_inputs(true);
     } else if (strcmp(a, "--expect-fp16") == 0) {
       s->expect_fp16 = true;
+    } else if (strncmp(a, "--record-opencl-programs=", 25) == 0) {
+      s->record_dir = a + 25;
     } else if (strncmp(a, "--expect-claimed=", 17) == 0) {
       if (parse_expect(s, a + 17) != 0) return -1;
     } else if (strncmp(a, "--filter=", 9) == 0) {
@@ -517,6 +523,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   g_adapter = s.adapter;
+  if (s.record_dir != NULL) conf_record_opencl_programs(s.record_dir);
   const double start = now_seconds();
   printf("litegpu_conformance: delegate %s%s\n", s.adapter->name,
          s.options.fp16 ? " (fp16 allowed)" : "");
@@ -545,6 +552,13 @@ int main(int argc, char** argv) {
   if (s.expect_fp16 && totals.claimed > 0 && !s.adapter->fp16(d)) {
     printf("--expect-fp16: the delegate claimed but does not run in fp16\n");
     totals.failed++; /* the models' claims (cases fail in judge) */
+  }
+  if (s.record_dir != NULL) {
+    const int recorded = conf_recorded_opencl_programs();
+    printf("--record-opencl-programs: %d programs written to %s\n", recorded,
+           s.record_dir);
+    if (recorded <= 0) totals.failed++; /* nothing to check is a failure */
+    conf_record_opencl_programs_end();
   }
   printf(
       "\ntotal: %d passed (%d claimed, %d rejected), %d failed, "
