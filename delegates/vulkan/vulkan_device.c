@@ -417,8 +417,8 @@ static TfLiteStatus lg_vk_read_device(lg_vk_impl* impl,
   }
   info->max_compute_units = 1; /* Vulkan has no such query */
   info->simd_width = subgroup.subgroupSize;
-  info->fp16 =
-      has_f16 && f16.shaderFloat16 && storage16.storageBuffer16BitAccess;
+  info->fp16 = has_f16 && f16.shaderFloat16 &&
+               storage16.storageBuffer16BitAccess && !lg_vk_fp16_hidden();
   info->buffer_alignment = (uint32_t)l->minStorageBufferOffsetAlignment;
 
   char uuid[2 * VK_UUID_SIZE + 1];

@@ -38,6 +38,10 @@ long lg_vulkan_layer_errors(void);
 /* When on, device buffers are never host-mapped: uploads and downloads
  * take the staging path, as on a discrete GPU. */
 void lg_vulkan_force_staging(bool on);
+/* When on, backends created afterwards see a device without shaderFloat16
+ * and 16-bit storage (device.fp16 false), so allow_fp16 must give float32
+ * as on such a device. */
+void lg_vulkan_hide_fp16(bool on);
 
 /* ---- Used by the backend ------------------------------------------------ */
 
@@ -63,6 +67,7 @@ void lg_vk_object_created(void);
 void lg_vk_object_released(void);
 void lg_vk_layer_error_reported(void);
 bool lg_vk_staging_forced(void);
+bool lg_vk_fp16_hidden(void);
 
 /* A fence wait longer than this is reported as a failure (a hung or lost
  * device), not waited for forever. */

@@ -110,6 +110,11 @@ static bool lg_vk_force_staging_flag = false;
 void lg_vulkan_force_staging(bool on) { lg_vk_force_staging_flag = on; }
 bool lg_vk_staging_forced(void) { return lg_vk_force_staging_flag; }
 
+static bool lg_vk_hide_fp16_flag = false;
+
+void lg_vulkan_hide_fp16(bool on) { lg_vk_hide_fp16_flag = on; }
+bool lg_vk_fp16_hidden(void) { return lg_vk_hide_fp16_flag; }
+
 /* ---- Waiting ------------------------------------------------------------ */
 
 /* How long a wait polls before it blocks. A thread blocked in

@@ -510,6 +510,18 @@ static void fp16_kernels(void) {
   assert_true(sum32[0] == 1024.5f && sum32[1] == 3.25f); /* not in half */
   destroy_clean(be, errors);
 
+  /* Allowed on a device without the features: float32 (and the device is
+   * created without them, which the validation layer holds us to). */
+  lg_vulkan_hide_fp16(true);
+  be = create_backend_fp16(NULL, true, true);
+  lg_vulkan_hide_fp16(false);
+  assert_false(be->device.fp16);
+  assert_false(be->fp16_storage);
+  sum32[0] = sum32[1] = 0.0f;
+  add_flat(be, a32, b32, sum32, 2, sizeof(float));
+  assert_true(sum32[0] == 1024.5f && sum32[1] == 3.25f);
+  destroy_clean(be, errors);
+
   be = create_backend_fp16(NULL, true, true);
   assert_true(be->fp16_storage);
   /* Sums rounded to half: 1024.5 and 2049 are ties that go to the even
