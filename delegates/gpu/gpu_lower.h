@@ -119,6 +119,11 @@ int lg_gpu_lower_constant_floats(lg_gpu_program* p, const float* data,
  * of the node being lowered. Returns its id, or -1 after recording. */
 int lg_gpu_lower_scratch(lg_gpu_program* p, size_t bytes);
 
+/* A scratch buffer of `count` floats of tensor data that kernels read and
+ * write as tensors (float16 when the backend runs in half precision).
+ * Returns its id, or -1. */
+int lg_gpu_lower_scratch_floats(lg_gpu_program* p, size_t count);
+
 /* Makes tensor `out` share tensor `in`'s device bytes (same byte size, e.g.
  * RESHAPE); no dispatch. */
 TfLiteStatus lg_gpu_lower_alias(lg_gpu_program* p, int out, int in);

@@ -313,6 +313,11 @@ int lg_gpu_lower_scratch(lg_gpu_program* p, size_t bytes) {
                               .produced = true});
 }
 
+int lg_gpu_lower_scratch_floats(lg_gpu_program* p, size_t count) {
+  return lg_gpu_lower_scratch(
+      p, count * (p->be->fp16_storage ? sizeof(uint16_t) : sizeof(float)));
+}
+
 TfLiteStatus lg_gpu_lower_constant_tensor(lg_gpu_program* p, int t,
                                           const void* data, size_t bytes) {
   const TfLiteContext* context = lowering_context(p);

@@ -128,7 +128,7 @@ static TfLiteStatus packed_b(lg_gpu_program* p, const TfLiteContext* context,
     return kTfLiteOk;
   }
   const size_t count = (size_t)s->batches * (size_t)s->k * (size_t)npad;
-  const int id = lg_gpu_lower_scratch(p, count * sizeof(float));
+  const int id = lg_gpu_lower_scratch_floats(p, count);
   if (id < 0) return kTfLiteError;
   const lg_gpu_operand args[] = {
       LG_GPU_TENSOR(s->tensor), LG_GPU_SCRATCH(id), LG_GPU_INT(s->n),
