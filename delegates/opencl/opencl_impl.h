@@ -31,6 +31,9 @@ struct lg_gpu_kernel {
   cl_program program;
   cl_kernel kernel;
   size_t max_work_group_size; /* CL_KERNEL_WORK_GROUP_SIZE */
+  /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE (8 on PoCL, the SIMD or
+   * warp width on GPUs) */
+  size_t preferred_multiple;
   char name[64];
 };
 
@@ -44,9 +47,11 @@ size_t lg_cl_kernel_max_work_group_size(lg_gpu_backend* be,
 
 /* opencl_backend.c: the local size dispatch picks when given none: powers
  * of two, within the kernel's and the device's limits (and at most 256
- * work items), spread over the dimensions with the most work. */
+ * work items), spread over the dimensions with the most work; once a group
+ * holds `multiple` items it stops growing where that would leave fewer
+ * groups than the device has compute units (one group runs on one). */
 void lg_cl_choose_local_size(const lg_gpu_device_info* device,
-                             size_t kernel_max, int dims, const size_t* global,
-                             size_t* local);
+                             size_t kernel_max, size_t multiple, int dims,
+                             const size_t* global, size_t* local);
 
 #endif /* LITEGPU_DELEGATES_OPENCL_OPENCL_IMPL_H_ */

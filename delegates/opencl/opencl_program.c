@@ -283,6 +283,15 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
                                        CL_KERNEL_WORK_GROUP_SIZE,
                                        sizeof(kernel->max_work_group_size),
                                        &kernel->max_work_group_size, NULL);
+  if (err == CL_SUCCESS) {
+    err = lg_cl_inject("clGetKernelWorkGroupInfo")
+              ? CL_INVALID_KERNEL
+              : clGetKernelWorkGroupInfo(
+                    kernel->kernel, impl->device,
+                    CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                    sizeof(kernel->preferred_multiple),
+                    &kernel->preferred_multiple, NULL);
+  }
   if (err != CL_SUCCESS) {
     lg_cl_fail(error, "clGetKernelWorkGroupInfo", err, "kernel '%s'", name);
     goto fail;

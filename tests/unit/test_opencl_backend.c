@@ -432,7 +432,7 @@ static void test_kernel_errors(void** state) {
 static void check_local(const lg_gpu_device_info* d, size_t kernel_max,
                         int dims, const size_t* global) {
   size_t local[3] = {0, 0, 0};
-  lg_cl_choose_local_size(d, kernel_max, dims, global, local);
+  lg_cl_choose_local_size(d, kernel_max, 1, dims, global, local);
   size_t product = 1;
   for (int i = 0; i < dims; ++i) {
     assert_true(local[i] >= 1);
@@ -466,8 +466,28 @@ static void test_local_size_selection(void** state) {
   }
   size_t local[3];
   size_t big[1] = {1000003};
-  lg_cl_choose_local_size(&small, 64, 1, big, local);
+  lg_cl_choose_local_size(&small, 64, 1, 1, big, local);
   assert_int_equal(local[0], 32); /* capped by max_work_item_sizes[0] */
+  /* Spread over the compute units once a group holds the preferred
+   * multiple (8): 125 items on 2 units make 2 groups of 64, not one of
+   * 128; on 16 units 16 groups of 8; with more units than that, groups
+   * still hold the multiple; on one unit, one group. */
+  lg_gpu_device_info cpu = {0};
+  cpu.max_work_group_size = 4096;
+  cpu.max_work_item_sizes[0] = 4096;
+  size_t gemv[1] = {125};
+  cpu.max_compute_units = 2;
+  lg_cl_choose_local_size(&cpu, 4096, 8, 1, gemv, local);
+  assert_int_equal(local[0], 64);
+  cpu.max_compute_units = 16;
+  lg_cl_choose_local_size(&cpu, 4096, 8, 1, gemv, local);
+  assert_int_equal(local[0], 8);
+  cpu.max_compute_units = 64; /* fewer groups than units: still the multiple */
+  lg_cl_choose_local_size(&cpu, 4096, 8, 1, gemv, local);
+  assert_int_equal(local[0], 8);
+  cpu.max_compute_units = 1;
+  lg_cl_choose_local_size(&cpu, 4096, 8, 1, gemv, local);
+  assert_int_equal(local[0], 128);
 
   /* On the real device, through dispatch: a 2-D grid with odd extents. */
   lg_gpu_backend* be = create_backend(NULL, false);
