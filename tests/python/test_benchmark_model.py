@@ -709,8 +709,9 @@ def test_gpu_dispatch_profile(bench, models):
     assert sum(k["dispatches"] for k in kernels) == 5
     assert ({k["kernel"] for k in kernels} ==
             {e["kernel"] for e in g["dispatches"]})
+    # Each figure is printed to 0.001 us: five roundings on either side.
     assert sum(k["avg_us_per_run"] for k in kernels) == pytest.approx(
-        sum(avg), rel=1e-6)
+        sum(avg), abs=0.006)
     # The CPU's operator profile is still there (two delegate kernels).
     assert len(r["op_profile"]) == 3
     assert gpu_json(bench, models["mixed"])["gpu_dispatch_profile"] is None
