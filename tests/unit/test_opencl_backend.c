@@ -11,7 +11,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkdtemp, setenv, clock_gettime */
 #endif
-#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +28,7 @@
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
 #include "runtime/kernels/fp16.h"
+#include "tests/support/cache_dir_util.h"
 
 /* The test hook that gives a backend created with allow_fp16 half storage
  * on any device (opencl_backend.h). */
@@ -85,38 +84,12 @@ static char temp_root[256];
 
 /* A fresh empty folder under the test's temporary root. */
 static void make_dir(char* path, size_t size, const char* name) {
-  snprintf(path, size, "%s/%s", temp_root, name);
-  assert_int_equal(mkdir(path, 0700), 0);
-}
-
-static void clear_dir(const char* path) {
-  DIR* d = opendir(path);
-  if (d == NULL) return;
-  struct dirent* e;
-  char file[1024];
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-    remove(file);
-  }
-  closedir(d);
+  lg_test_make_dir(path, size, temp_root, name);
 }
 
 /* Number of cache entries; the first one's path goes to `first`. */
 static int cache_files(const char* dir, char* first, size_t size) {
-  DIR* d = opendir(dir);
-  assert_non_null(d);
-  int count = 0;
-  struct dirent* e;
-  while ((e = readdir(d)) != NULL) {
-    if (strncmp(e->d_name, "litegpu-cl-", 11) != 0) continue;
-    assert_null(strstr(e->d_name, ".tmp")); /* no leftover temp files */
-    if (count++ == 0 && first != NULL) {
-      snprintf(first, size, "%s/%s", dir, e->d_name);
-    }
-  }
-  closedir(d);
-  return count;
+  return lg_test_cache_files(dir, "litegpu-cl-", first, size);
 }
 
 /* Uploads n floats to a fresh buffer (as float16 when `half`) with `guard`
@@ -640,7 +613,7 @@ static void test_program_cache(void** state) {
   s = cache_round(missing, NULL, 0, NULL);
   assert_int_equal(s.source_builds, 1);
   assert_int_equal(s.cache_writes, 0);
-  clear_dir(dir);
+  lg_test_clear_dir(dir);
   assert_int_equal(lg_opencl_live_objects(), 0);
 }
 
@@ -763,7 +736,7 @@ static void test_fp16_storage(void** state) {
   assert_int_equal(s.source_builds, 1);
   assert_int_equal(s.binary_loads, 0);
   assert_int_equal(cache_files(dir, NULL, 0), 4);
-  clear_dir(dir);
+  lg_test_clear_dir(dir);
   assert_int_equal(lg_opencl_live_objects(), 0);
 }
 
@@ -856,14 +829,14 @@ static void test_injected_failures(void** state) {
      * the source build and cache write run; only the calls on that path
      * are swept (the others behave the same as warm, and each cold run
      * costs a compile). */
-    clear_dir(dir);
+    lg_test_clear_dir(dir);
     if (warm) assert_int_equal(scenario(dir, &error), kTfLiteOk);
     for (size_t c = 0; c < sizeof(kCalls) / sizeof(kCalls[0]); ++c) {
       const char* call = kCalls[c];
       int failures = 0, fired_count = 0;
       if (!warm && !on_build_path(call)) continue;
       for (int nth = 1; nth < 100; ++nth) {
-        if (!warm) clear_dir(dir);
+        if (!warm) lg_test_clear_dir(dir);
         memset(&error, 0, sizeof(error));
         lg_opencl_fail_call(call, nth);
         TfLiteStatus status = scenario(dir, &error);
@@ -903,7 +876,7 @@ static void test_injected_failures(void** state) {
     }
   }
   print_message("injected failures: %d, all named the call\n", total_failures);
-  clear_dir(dir);
+  lg_test_clear_dir(dir);
   assert_int_equal(lg_opencl_live_objects(), 0);
 }
 
@@ -919,7 +892,7 @@ static int teardown_temp(void** state) {
   static const char* const subdirs[] = {"cache", "faults", "fp16"};
   for (size_t i = 0; i < 3; ++i) {
     snprintf(path, sizeof(path), "%s/%s", temp_root, subdirs[i]);
-    clear_dir(path);
+    lg_test_clear_dir(path);
     rmdir(path);
   }
   rmdir(temp_root);

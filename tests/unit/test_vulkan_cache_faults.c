@@ -14,7 +14,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkdtemp */
 #endif
-#include <dirent.h>
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
@@ -25,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -35,6 +33,7 @@
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
 #include "runtime/kernels/fp16.h"
+#include "tests/support/cache_dir_util.h"
 #include "tests/unit/vulkan_test_support.h"
 
 /* ---- Temporary folders -------------------------------------------------- */
@@ -45,38 +44,12 @@ static char temp_root[256];
 
 /* A fresh empty folder under the test's temporary root. */
 static void make_dir(char* path, size_t size, const char* name) {
-  snprintf(path, size, "%s/%s", temp_root, name);
-  assert_int_equal(mkdir(path, 0700), 0);
-}
-
-static void clear_dir(const char* path) {
-  DIR* d = opendir(path);
-  if (d == NULL) return;
-  struct dirent* e;
-  char file[1024];
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-    remove(file);
-  }
-  closedir(d);
+  lg_test_make_dir(path, size, temp_root, name);
 }
 
 /* Number of cache entries; the first one's path goes to `first`. */
 static int cache_files(const char* dir, char* first, size_t size) {
-  DIR* d = opendir(dir);
-  assert_non_null(d);
-  int count = 0;
-  struct dirent* e;
-  while ((e = readdir(d)) != NULL) {
-    if (strncmp(e->d_name, "litegpu-vk-", 11) != 0) continue;
-    assert_null(strstr(e->d_name, ".tmp")); /* no leftover temp files */
-    if (count++ == 0 && first != NULL) {
-      snprintf(first, size, "%s/%s", dir, e->d_name);
-    }
-  }
-  closedir(d);
-  return count;
+  return lg_test_cache_files(dir, "litegpu-vk-", first, size);
 }
 
 /* Creates a backend on `dir` and a binary kernel with `defines`, then
@@ -192,7 +165,7 @@ static void test_pipeline_cache(void** state) {
   s = cache_round(missing, "-DLG_OP=2", true);
   assert_int_equal(s.cache_writes, 0);
   assert_int_equal(s.cache_loads, 0);
-  clear_dir(dir);
+  lg_test_clear_dir(dir);
   assert_int_equal(lg_vulkan_live_objects(), 0);
 }
 
@@ -383,7 +356,7 @@ static void test_injected_failures(void** state) {
   be->ops->buffer_release(be, b);
   be->ops->buffer_release(be, a);
   destroy_clean(be, errors);
-  clear_dir(dir);
+  lg_test_clear_dir(dir);
 }
 
 /* ---- Timing ------------------------------------------------------------- */
@@ -464,7 +437,7 @@ static void test_timing(void** state) {
       (double)s[0].pipeline_create_ns * 1e-6, kernel_s[0] * 1e3,
       (double)s[1].pipeline_create_ns * 1e-6, kernel_s[1] * 1e3,
       (unsigned long long)s[1].pipeline_cache_hits);
-  clear_dir(dir);
+  lg_test_clear_dir(dir);
   assert_int_equal(lg_vulkan_live_objects(), 0);
 }
 
@@ -613,7 +586,7 @@ static int teardown_temp(void** state) {
   static const char* const subdirs[] = {"cache", "faults", "timing", "fp16"};
   for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); ++i) {
     snprintf(path, sizeof(path), "%s/%s", temp_root, subdirs[i]);
-    clear_dir(path);
+    lg_test_clear_dir(path);
     rmdir(path);
   }
   rmdir(temp_root);
