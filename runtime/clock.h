@@ -15,4 +15,7 @@
 /* Nanoseconds since an arbitrary fixed point. */
 uint64_t lg_now_ns(void);
 
+/* The same clock in seconds (for reports and test timings). */
+double lg_now_seconds(void);
+
 #endif /* LITEGPU_RUNTIME_CLOCK_H_ */

@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "litegpu/gpu_delegate.h"
+#include "runtime/clock.h"
 #include "tests/conformance/conformance.h"
 
 /* Index k of every per-backend array: the name the delegate reports (and
@@ -460,12 +460,6 @@ void conf_pair_check_model(const conf_pair* pair, const char* path,
 
 /* ---- The table ----------------------------------------------------------- */
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double g_row_start;
 
 void conf_pair_print_header(const conf_pair* pair) {
@@ -474,12 +468,12 @@ void conf_pair_print_header(const conf_pair* pair) {
          pair->fault_backend ? " (with an injected difference)" : "");
   printf("%-44s %-22s %-14s %10s %10s %10s %7s  %s\n", "case", "op", "outcome",
          "cl_max_abs", "vk_max_abs", "cl_vs_vk", "ms", "detail");
-  g_row_start = now_seconds();
+  g_row_start = lg_now_seconds();
 }
 
 void conf_pair_print_row(const char* name, const char* op, const char* outcome,
                          const double max_abs[3], const char* detail) {
-  const double now = now_seconds();
+  const double now = lg_now_seconds();
   printf("%-44s %-22s %-14s %10.3e %10.3e %10.3e %7.0f  %s\n", name, op,
          outcome, max_abs[0], max_abs[1], max_abs[2], (now - g_row_start) * 1e3,
          detail ? detail : "");

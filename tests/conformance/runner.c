@@ -33,8 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "runtime/clock.h"
 #include "runtime/model/builtin_options.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tests/conformance/conformance.h"
@@ -76,18 +76,12 @@ static uint32_t hash_text(const char* text) {
 
 /* ---- Output -------------------------------------------------------------- */
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* When the previous row was printed: each row's time is its case's. */
 static double g_row_start;
 
 void conf_print_row(const char* name, const char* op, const char* outcome,
                     double max_abs, double nmse, const char* detail) {
-  const double now = now_seconds();
+  const double now = lg_now_seconds();
   printf("%-44s %-22s %-14s %10.3e %10.3e %7.0f  %s\n", name, op, outcome,
          max_abs, nmse, (now - g_row_start) * 1e3, detail ? detail : "");
   g_row_start = now;
@@ -524,7 +518,7 @@ int main(int argc, char** argv) {
   }
   g_adapter = s.adapter;
   if (s.record_dir != NULL) conf_record_opencl_programs(s.record_dir);
-  const double start = now_seconds();
+  const double start = lg_now_seconds();
   printf("litegpu_conformance: delegate %s%s\n", s.adapter->name,
          s.options.fp16 ? " (fp16 allowed)" : "");
   if (s.pair.enabled) {
@@ -533,7 +527,7 @@ int main(int argc, char** argv) {
     printf("%-44s %-22s %-14s %10s %10s %7s  %s\n", "case", "op", "outcome",
            "max_abs", "nmse", "ms", "detail");
   }
-  g_row_start = now_seconds();
+  g_row_start = lg_now_seconds();
   conf_totals totals = {0, 0, 0, 0, 0};
   if (s.num_models == 0 && s.num_model_dirs == 0) {
     run_cases(&s, &cases, d, &totals);
@@ -564,7 +558,7 @@ int main(int argc, char** argv) {
       "\ntotal: %d passed (%d claimed, %d rejected), %d failed, "
       "%d skipped; %.1f s\n",
       totals.passed, totals.claimed, totals.rejected, totals.failed,
-      totals.skipped, now_seconds() - start);
+      totals.skipped, lg_now_seconds() - start);
   s.adapter->destroy(d);
   conf_pair_destroy(&s.pair);
   free(cases.items);

@@ -7,10 +7,32 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+
+int lg_test_temp_root_create(char* root, size_t size, const char* name) {
+  snprintf(root, size, "/tmp/%s_XXXXXX", name);
+  return mkdtemp(root) == NULL ? -1 : 0;
+}
+
+void lg_test_temp_root_remove(const char* root) {
+  DIR* d = opendir(root);
+  if (d == NULL) return;
+  struct dirent* e;
+  char path[1024];
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    snprintf(path, sizeof(path), "%s/%s", root, e->d_name);
+    lg_test_clear_dir(path); /* nothing for a file */
+    if (rmdir(path) != 0) remove(path);
+  }
+  closedir(d);
+  rmdir(root);
+}
 
 void lg_test_make_dir(char* path, size_t size, const char* root,
                       const char* name) {

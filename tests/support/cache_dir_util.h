@@ -14,6 +14,14 @@
 
 #include <stddef.h>
 
+/* Creates a fresh folder /tmp/`name`_XXXXXX (mkdtemp) and writes its path
+ * to `root`; 0, or -1 when it cannot (a cmocka group setup's result). */
+int lg_test_temp_root_create(char* root, size_t size, const char* name);
+
+/* Removes `root`: its files, its subfolders' files, the subfolders and
+ * itself (the folders lg_test_make_dir made under it). */
+void lg_test_temp_root_remove(const char* root);
+
 /* Creates the empty folder `root`/`name` (asserting it did not exist) and
  * writes its path to `path`. */
 void lg_test_make_dir(char* path, size_t size, const char* root,

@@ -9,7 +9,7 @@
  *
  * No OpenCL device is a FAILURE, not a skip: CI installs PoCL. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* mkdtemp, setenv, clock_gettime */
+#define _GNU_SOURCE /* setenv */
 #endif
 #include <math.h>
 #include <setjmp.h>
@@ -19,14 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "delegates/opencl/opencl_backend.h"
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
+#include "runtime/clock.h"
 #include "runtime/kernels/fp16.h"
 #include "tests/support/cache_dir_util.h"
 
@@ -46,12 +45,6 @@ static lg_gpu_backend* create_backend(const char* cache_dir, bool fp16) {
   }
   assert_non_null(be);
   return be;
-}
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Seeded values in [lo, hi). */
@@ -522,14 +515,14 @@ static void test_local_size_selection(void** state) {
  * returns the stats; *seconds is the create + build time. */
 static lg_opencl_stats cache_round(const char* dir, const char* defines,
                                    int activation, double* seconds) {
-  double start = now_seconds();
+  double start = lg_now_seconds();
   lg_gpu_backend* be = create_backend(dir, false);
   lg_gpu_kernel* k = NULL;
   lg_gpu_error error = {{0}};
   if (be->ops->kernel_create(be, "add", defines, &k, &error) != kTfLiteOk) {
     fail_msg("kernel_create: %s", error.message);
   }
-  if (seconds != NULL) *seconds = now_seconds() - start;
+  if (seconds != NULL) *seconds = lg_now_seconds() - start;
   lg_opencl_stats stats;
   assert_int_equal(lg_opencl_backend_stats(be, &stats), kTfLiteOk);
   be->ops->kernel_release(be, k);
@@ -882,20 +875,13 @@ static void test_injected_failures(void** state) {
 
 static int setup_temp(void** state) {
   (void)state;
-  snprintf(temp_root, sizeof(temp_root), "/tmp/lg_opencl_test_XXXXXX");
-  return mkdtemp(temp_root) == NULL ? -1 : 0;
+  return lg_test_temp_root_create(temp_root, sizeof(temp_root),
+                                  "lg_opencl_test");
 }
 
 static int teardown_temp(void** state) {
   (void)state;
-  char path[600];
-  static const char* const subdirs[] = {"cache", "faults", "fp16"};
-  for (size_t i = 0; i < 3; ++i) {
-    snprintf(path, sizeof(path), "%s/%s", temp_root, subdirs[i]);
-    lg_test_clear_dir(path);
-    rmdir(path);
-  }
-  rmdir(temp_root);
+  lg_test_temp_root_remove(temp_root);
   return 0;
 }
 

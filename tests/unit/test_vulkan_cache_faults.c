@@ -11,9 +11,6 @@
  *
  * No Vulkan device is a FAILURE, not a skip: CI installs lavapipe and the
  * validation layer. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* mkdtemp */
-#endif
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
@@ -24,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -32,6 +28,7 @@
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
+#include "runtime/clock.h"
 #include "runtime/kernels/fp16.h"
 #include "tests/support/cache_dir_util.h"
 #include "tests/unit/vulkan_test_support.h"
@@ -388,12 +385,12 @@ static double round_trip_us(bool staged) {
   double times[kRuns];
   for (int r = 0; r < kWarm + kRuns; ++r) {
     a[0] = (float)r;
-    double start = now_seconds();
+    double start = lg_now_seconds();
     assert_int_equal(be->ops->buffer_upload(be, ba, 0, a, sizeof(a), &error),
                      kTfLiteOk);
     run_1d(be, k, args, 19, kN);
     download(be, bo, out, sizeof(out));
-    if (r >= kWarm) times[r - kWarm] = (now_seconds() - start) * 1e6;
+    if (r >= kWarm) times[r - kWarm] = (lg_now_seconds() - start) * 1e6;
     assert_true(out[0] == a[0] + b[0]);
   }
   for (int i = 0; i < kN; ++i) assert_true(out[i] == a[i] + b[i]);
@@ -421,9 +418,9 @@ static void test_timing(void** state) {
   lg_vulkan_stats s[2];
   for (int round = 0; round < 2; ++round) {
     lg_gpu_backend* be = create_backend_with(dir, false);
-    double start = now_seconds();
+    double start = lg_now_seconds();
     lg_gpu_kernel* k = make_kernel(be, "unary", "-DLG_OP=18");
-    kernel_s[round] = now_seconds() - start;
+    kernel_s[round] = lg_now_seconds() - start;
     s[round] = stats_of(be);
     be->ops->kernel_release(be, k);
     lg_gpu_backend_destroy(be);
@@ -576,20 +573,13 @@ static void test_fp16(void** state) {
 
 static int setup_temp(void** state) {
   (void)state;
-  snprintf(temp_root, sizeof(temp_root), "/tmp/lg_vulkan_test_XXXXXX");
-  return mkdtemp(temp_root) == NULL ? -1 : 0;
+  return lg_test_temp_root_create(temp_root, sizeof(temp_root),
+                                  "lg_vulkan_test");
 }
 
 static int teardown_temp(void** state) {
   (void)state;
-  char path[600];
-  static const char* const subdirs[] = {"cache", "faults", "timing", "fp16"};
-  for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); ++i) {
-    snprintf(path, sizeof(path), "%s/%s", temp_root, subdirs[i]);
-    lg_test_clear_dir(path);
-    rmdir(path);
-  }
-  rmdir(temp_root);
+  lg_test_temp_root_remove(temp_root);
   return 0;
 }
 

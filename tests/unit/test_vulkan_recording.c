@@ -28,6 +28,7 @@
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
+#include "runtime/clock.h"
 #include "tests/unit/vulkan_test_support.h"
 
 /* ---- Recordings --------------------------------------------------------- */
@@ -429,7 +430,7 @@ static double add_round_trip_us(bool recorded, bool staged) {
   double times[kRuns];
   for (int r = 0; r < kWarm + kRuns; ++r) {
     a[r % kN] = (float)r;
-    const double start = now_seconds();
+    const double start = lg_now_seconds();
     TfLiteStatus status = ops->buffer_upload(be, ba, 0, a, sizeof(a), &error);
     if (status == kTfLiteOk && recorded) {
       status = ops->recording_run(be, rec, &error);
@@ -440,7 +441,7 @@ static double add_round_trip_us(bool recorded, bool staged) {
     if (status == kTfLiteOk) {
       status = ops->buffer_download(be, bo, 0, out, sizeof(out), &error);
     }
-    if (r >= kWarm) times[r - kWarm] = (now_seconds() - start) * 1e6;
+    if (r >= kWarm) times[r - kWarm] = (lg_now_seconds() - start) * 1e6;
     if (status != kTfLiteOk) fail_msg("run %d: %s", r, error.message);
     if (out[r % kN] != a[r % kN] + b[r % kN]) {
       fail_msg("run %d: index %d got %g want %g", r, r % kN,

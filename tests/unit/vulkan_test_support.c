@@ -1,8 +1,5 @@
 /* Helpers shared by the Vulkan backend suites (see
  * vulkan_test_support.h). */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* clock_gettime */
-#endif
 #include "tests/unit/vulkan_test_support.h"
 
 #include <float.h>
@@ -13,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -60,12 +56,6 @@ void destroy_clean(lg_gpu_backend* be, long layer_errors_before) {
              s.first_validation_error);
   }
   assert_int_equal(lg_vulkan_live_objects(), 0);
-}
-
-double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Seeded values in [lo, hi). */

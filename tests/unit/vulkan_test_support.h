@@ -48,7 +48,6 @@ void destroy_clean(lg_gpu_backend* be, long layer_errors_before);
 /* ---- Values ------------------------------------------------------------- */
 
 /* CLOCK_MONOTONIC in seconds. */
-double now_seconds(void);
 
 /* Seeded values in [lo, hi). */
 void fill_values(float* v, size_t n, uint32_t seed, float lo, float hi);
