@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "runtime/clock.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/thread_pool.h"
 
@@ -39,12 +39,6 @@ static const bench_shape kShapes[] = {
     {"fc 1x1024->1000", 1, 1000, 1024},
     {"fc 64x1024->1024", 64, 1024, 1024},
 };
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static float* bench_alloc(size_t floats) {
   float* p = aligned_alloc(64, ((floats * sizeof(float)) + 63) / 64 * 64 + 64);
@@ -102,12 +96,12 @@ static double bench_one(const bench_shape* s, lg_gemm_isa isa, int threads,
   double best = 0.0;
   for (int round = 0; round < 3; ++round) {
     long iterations = 0;
-    const double start = now_seconds();
+    const double start = lg_now_seconds();
     double elapsed = 0.0;
     do {
       lg_gemm_run(&g, pool, scratch, scratch_floats);
       ++iterations;
-      elapsed = now_seconds() - start;
+      elapsed = lg_now_seconds() - start;
     } while (elapsed < min_seconds);
     const double gflops =
         2.0 * s->m * s->n * s->k * (double)iterations / elapsed * 1e-9;

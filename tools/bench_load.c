@@ -13,15 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "runtime/clock.h"
 #include "tensorflow/lite/c/c_api.h"
 
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
+static double now_us(void) { return (double)lg_now_ns() / 1e3; }
 
 static int compare_doubles(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;

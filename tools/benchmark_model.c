@@ -129,6 +129,7 @@
 
 #include "litegpu/interpreter_info.h"
 #include "litegpu/profiling.h"
+#include "runtime/clock.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tools/benchmark/benchmark.h"
@@ -386,11 +387,7 @@ static bool out_of_memory(const char* what) {
 /* ---- Timing and statistics ------------------------------------------------
  */
 
-double lg_bench_now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
+double lg_bench_now_us(void) { return (double)lg_now_ns() / 1e3; }
 
 static void sleep_secs(double secs) {
   struct timespec ts = {(time_t)secs, (long)((secs - floor(secs)) * 1e9)};

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "litegpu/interpreter_info.h"
+#include "runtime/clock.h"
 #include "tensorflow/lite/c/c_api.h"
 
 #define MAX_INPUT_VALUES 4096
@@ -28,11 +28,7 @@ typedef struct run_options {
   int num_runs;
 } run_options;
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+static double now_ms(void) { return (double)lg_now_ns() / 1e6; }
 
 static void usage(void) {
   fprintf(stderr,
