@@ -47,8 +47,8 @@ void lg_test_clear_dir(const char* path) {
   char file[1024];
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] == '.') continue;
-    snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-    remove(file);
+    const int n = snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+    if (n > 0 && (size_t)n < sizeof(file)) remove(file);
   }
   closedir(d);
 }
