@@ -6,13 +6,15 @@
 #   * include()d from CMakeLists.txt, it defines
 #       lg_vulkan_shaders(OUTPUT <file.c> SOURCES <a.comp...>
 #                         [INCLUDES <b.glsl...>])
-#     Each shader is compiled twice from its one source: as written
-#     (float32, NAME.spv) and with -DLG_FP16 (float16 tensor data,
-#     NAME.fp16.spv; shaders/vulkan/lg_types.glsl). For each variant a
+#     Each shader is compiled four times from its one source: as written
+#     (float32, NAME.spv), with -DLG_FP16 (float16 tensor data,
+#     NAME.fp16.spv; shaders/vulkan/lg_types.glsl), and both again with
+#     -DLG_TEXEL (LG_TENSOR_IN bindings as uniform texel buffers,
+#     NAME.texel.spv, NAME.texel.fp16.spv). For each variant a
 #     custom command runs `glslc -O` (warnings are errors) and then
 #     `spirv-val` on the result; the .spv only appears when both pass, so a
 #     bad shader fails the build (and is retried next build). A second
-#     command writes <file.c>: both SPIR-V modules of every shader as
+#     command writes <file.c>: the SPIR-V modules of every shader as
 #     uint32 arrays plus a registry sorted by name (types in
 #     delegates/vulkan/vulkan_shaders.h).
 #   * run with `cmake -P` (script mode, as that second command does) with
@@ -28,8 +30,11 @@
 #     into a specialization constant; only int constants;
 #   * `// lg_value WORD = N` lines: words a define may use as its value
 #     (cast.comp: -DLG_SRC=float);
-#   * storage buffers `layout(..., binding = K) ... buffer`: bindings must be
-#     0..k-1 (set 0), one per buffer argument in argument order;
+#   * storage buffers `layout(..., binding = K) ... buffer` and read-only
+#     tensors `LG_TENSOR_IN(K, name);` (lg_types.glsl: texel buffers in the
+#     -DLG_TEXEL builds): bindings must be 0..k-1 (set 0), one per buffer
+#     argument in argument order; their kinds are embedded ('s' storage
+#     buffer, 't' LG_TENSOR_IN);
 #   * `layout(push_constant) uniform NAME { int a; float b; ... }`: scalar
 #     int/uint/float members only, one per scalar argument in argument order
 #     (their kinds are embedded so dispatch can check its arguments).
@@ -121,13 +126,31 @@ function(_lg_vk_parse src prefix)
     string(REGEX MATCH "([0-9]+)$" _ "${decl}")
     list(APPEND bindings "${CMAKE_MATCH_1}")
   endforeach()
+  # LG_TENSOR_IN(K, name): a float tensor read through lg_in/lg_in4, a
+  # uniform texel buffer in the LG_TEXEL builds (lg_types.glsl).
+  string(REGEX MATCHALL "LG_TENSOR_IN[ \t]*\\([ \t]*[0-9]+" texel_decls
+         "${text}")
+  set(texel_bindings "")
+  foreach(decl IN LISTS texel_decls)
+    string(REGEX MATCH "([0-9]+)$" _ "${decl}")
+    list(APPEND texel_bindings "${CMAKE_MATCH_1}")
+    list(APPEND bindings "${CMAKE_MATCH_1}")
+  endforeach()
+  list(LENGTH bindings n_buffers)
+  set(kinds "")
   if(n_buffers GREATER 0)
     math(EXPR last "${n_buffers} - 1")
     foreach(k RANGE ${last})
       list(FIND bindings "${k}" found)
       if(found EQUAL -1)
         message(FATAL_ERROR "${file}: buffer bindings must be 0..${last} "
-                "(binding ${k} is missing)")
+                "(binding ${k} is missing or used twice)")
+      endif()
+      list(FIND texel_bindings "${k}" texel)
+      if(texel EQUAL -1)
+        string(APPEND kinds "s")
+      else()
+        string(APPEND kinds "t")
       endif()
     endforeach()
   endif()
@@ -161,6 +184,7 @@ function(_lg_vk_parse src prefix)
   set(${prefix}_CONSTANTS "${constants}" PARENT_SCOPE)
   set(${prefix}_VALUES "${values}" PARENT_SCOPE)
   set(${prefix}_BUFFERS "${n_buffers}" PARENT_SCOPE)
+  set(${prefix}_KINDS "${kinds}" PARENT_SCOPE)
   set(${prefix}_PUSH "${push}" PARENT_SCOPE)
 endfunction()
 
@@ -195,16 +219,31 @@ function(_lg_vk_generate output spv_dir sources)
     string(MAKE_C_IDENTIFIER "${name}" ident)
     _lg_vk_parse("${src}" meta)
 
-    foreach(variant IN ITEMS "" "_fp16")
-      if(variant STREQUAL "")
-        set(spv "${spv_dir}/${name}.spv")
-      else()
-        set(spv "${spv_dir}/${name}.fp16.spv")
-      endif()
+    # The texel builds differ only where the shader has LG_TENSOR_IN
+    # bindings; the others reuse the storage-buffer arrays.
+    set(variants "" "_fp16")
+    if(meta_KINDS MATCHES "t")
+      list(APPEND variants "_texel" "_texel_fp16")
+    else()
+      set(words_texel "${words}")
+      set(words_texel_fp16 "${words_fp16}")
+    endif()
+    foreach(variant IN LISTS variants)
+      string(REPLACE "_" "." suffix "${variant}")
+      set(spv "${spv_dir}/${name}${suffix}.spv")
       _lg_vk_embed_spirv("${spv}" "lg_vk_${ident}_code${variant}" code count)
       string(APPEND body "${code}")
       set(words${variant} "${count}")
     endforeach()
+    if(meta_KINDS MATCHES "t")
+      set(texel_code "lg_vk_${ident}_code_texel")
+      set(texel_fp16_code "lg_vk_${ident}_code_texel_fp16")
+    else()
+      set(texel_code "lg_vk_${ident}_code")
+      set(texel_fp16_code "lg_vk_${ident}_code_fp16")
+      set(words_texel "${words}")
+      set(words_texel_fp16 "${words_fp16}")
+    endif()
 
     set(const_ptr "NULL")
     list(LENGTH meta_CONSTANTS n_const)
@@ -231,7 +270,9 @@ function(_lg_vk_generate output spv_dir sources)
     endif()
     string(APPEND body "\n")
     string(APPEND entries "    {\"${name}\", lg_vk_${ident}_code, ${words}, lg_vk_${ident}_code_fp16,\n"
-                          "     ${words_fp16}, ${meta_BUFFERS}u, \"${meta_PUSH}\",\n"
+                          "     ${words_fp16}, ${texel_code}, ${words_texel},\n"
+                          "     ${texel_fp16_code}, ${words_texel_fp16},\n"
+                          "     ${meta_BUFFERS}u, \"${meta_KINDS}\", \"${meta_PUSH}\",\n"
                           "     ${const_ptr}, ${n_const}, ${value_ptr}, ${n_values}},\n")
   endforeach()
   list(LENGTH sources n)
@@ -266,14 +307,21 @@ function(lg_vulkan_shaders)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(name "${src}" NAME_WE)
     get_filename_component(dir "${src}" DIRECTORY)
-    # One source, two modules: float32 and float16 (-DLG_FP16).
-    foreach(variant IN ITEMS "" ".fp16")
+    # One source, four modules: float32 and float16 (-DLG_FP16), each with
+    # LG_TENSOR_IN bindings as storage buffers and as texel buffers
+    # (-DLG_TEXEL; the same code for a shader without such bindings, which
+    # the generator then does not embed twice).
+    foreach(variant IN ITEMS "" ".fp16" ".texel" ".texel.fp16")
       set(spv "${spv_dir}/${name}${variant}.spv")
       set(defines "")
       set(label "")
-      if(variant STREQUAL ".fp16")
-        set(defines "-DLG_FP16")
-        set(label " (float16)")
+      if(variant MATCHES "texel")
+        list(APPEND defines "-DLG_TEXEL")
+        set(label " (texel reads)")
+      endif()
+      if(variant MATCHES "fp16")
+        list(APPEND defines "-DLG_FP16")
+        string(APPEND label " (float16)")
       endif()
       add_custom_command(
         OUTPUT "${spv}"

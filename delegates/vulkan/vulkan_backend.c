@@ -128,6 +128,7 @@ TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
    * storageBuffer16BitAccess (device.fp16); the device is created with
    * both enabled. */
   impl->fp16 = options->allow_fp16 && be->device.fp16;
+  lg_vk_choose_texel_reads(impl, &be->device);
   if (lg_vk_device_create(impl, error) != kTfLiteOk ||
       lg_vk_command_pool_create(impl, error) != kTfLiteOk) {
     goto fail;

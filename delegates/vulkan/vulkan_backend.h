@@ -138,6 +138,7 @@ typedef struct lg_vulkan_stats {
   uint64_t validation_warnings; /* warning messages from layers */
   char first_validation_error[512];
   bool direct_memory;    /* the last device buffer made is mapped */
+  bool texel_reads;      /* read-only tensors are bound as texel buffers */
   int last_dims;         /* the last dispatch: dims, sizes used */
   size_t last_global[3]; /* rounded up to the local size */
   size_t last_local[3];

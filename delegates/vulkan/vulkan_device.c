@@ -460,6 +460,40 @@ TfLiteStatus lg_vk_pick_device(lg_vk_impl* impl, int device_index,
   return lg_vk_read_device(impl, info, error);
 }
 
+/* ---- Texel reads -------------------------------------------------------- */
+
+/* The smallest buffer a texel view must cover for texel reads to be worth
+ * their cap on buffer sizes: a device whose maxTexelBufferElements is the
+ * Vulkan minimum (65536 texels, 1 MiB of float32 quads) keeps storage
+ * buffers, one with 2^27 texels (NVIDIA, lavapipe) uses texels and caps
+ * buffers at 2 GiB. */
+#define LG_VK_MIN_TEXEL_BUFFER_BYTES (UINT64_C(64) << 20)
+
+/* Decides impl->texel_reads once impl->fp16 is known: the 4-channel
+ * format of the precision must support uniform texel buffers, and a view
+ * must cover buffers of LG_VK_MIN_TEXEL_BUFFER_BYTES; max_buffer_bytes is
+ * then lowered to what one view covers, so every buffer can be viewed
+ * whole. */
+void lg_vk_choose_texel_reads(lg_vk_impl* impl, lg_gpu_device_info* info) {
+  const VkFormat format = impl->fp16 ? VK_FORMAT_R16G16B16A16_SFLOAT
+                                     : VK_FORMAT_R32G32B32A32_SFLOAT;
+  const uint64_t texel_bytes = impl->fp16 ? 8u : 16u;
+  VkFormatProperties props;
+  vkGetPhysicalDeviceFormatProperties(impl->physical, format, &props);
+  const uint64_t covered =
+      (uint64_t)impl->properties.limits.maxTexelBufferElements * texel_bytes;
+  impl->texel_reads =
+      (props.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
+      covered >= LG_VK_MIN_TEXEL_BUFFER_BYTES && !lg_vk_texel_reads_hidden();
+  impl->texel_format = format;
+  impl->stats.texel_reads = impl->texel_reads;
+  if (impl->texel_reads && covered < info->max_buffer_bytes) {
+    info->max_buffer_bytes = covered;
+  }
+  /* Whole texels: a view covers every byte of a buffer. */
+  if (impl->texel_reads) info->max_buffer_bytes &= ~(uint64_t)15;
+}
+
 /* ---- Logical device ----------------------------------------------------- */
 
 TfLiteStatus lg_vk_device_create(lg_vk_impl* impl, lg_gpu_error* error) {

@@ -131,13 +131,15 @@ static TfLiteStatus lg_vk_add_descriptor_pool(lg_vk_impl* impl,
   pools->pools = grown;
   uint32_t descriptors = LG_VK_POOL_SETS * LG_VK_POOL_BUFFERS_PER_SET;
   if (descriptors < buffers) descriptors = buffers;
-  const VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                     descriptors};
+  /* A set's descriptors of either type count against both sizes. */
+  const VkDescriptorPoolSize sizes[2] = {
+      {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors},
+      {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descriptors}};
   const VkDescriptorPoolCreateInfo info = {
       .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
       .maxSets = LG_VK_POOL_SETS,
-      .poolSizeCount = 1,
-      .pPoolSizes = &size,
+      .poolSizeCount = impl->texel_reads ? 2u : 1u,
+      .pPoolSizes = sizes,
   };
   lg_vk_descriptor_pool* pool = &grown[pools->count];
   VkResult r = LG_VK_TRY(vkCreateDescriptorPool, VK_ERROR_OUT_OF_HOST_MEMORY,
@@ -159,9 +161,9 @@ static TfLiteStatus lg_vk_add_descriptor_pool(lg_vk_impl* impl,
 TfLiteStatus lg_vk_descriptor_set(lg_vk_impl* impl,
                                   lg_vk_descriptor_pools* pools,
                                   const lg_gpu_kernel* kernel,
-                                  const VkDescriptorBufferInfo* infos,
-                                  uint32_t count, VkDescriptorSet* set,
-                                  lg_gpu_error* error) {
+                                  const lg_vk_bindings* bindings,
+                                  VkDescriptorSet* set, lg_gpu_error* error) {
+  const uint32_t count = bindings->count;
   size_t i = pools->current;
   while (i < pools->count && (pools->pools[i].sets_left == 0 ||
                               pools->pools[i].descriptors_left < count)) {
@@ -188,15 +190,19 @@ TfLiteStatus lg_vk_descriptor_set(lg_vk_impl* impl,
   pools->current = i;
   pool->sets_left--;
   pool->descriptors_left -= count;
-  const VkWriteDescriptorSet write = {
-      .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-      .dstSet = *set,
-      .dstBinding = 0,
-      .descriptorCount = count,
-      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-      .pBufferInfo = infos,
-  };
-  vkUpdateDescriptorSets(impl->device, 1, &write, 0, NULL);
+  VkWriteDescriptorSet writes[LG_VK_MAX_BUFFER_ARGS];
+  for (uint32_t b = 0; b < count; ++b) {
+    writes[b] = (VkWriteDescriptorSet){
+        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+        .dstSet = *set,
+        .dstBinding = b,
+        .descriptorCount = 1,
+        .descriptorType = lg_vk_binding_type(kernel, b),
+        .pBufferInfo = &bindings->infos[b],
+        .pTexelBufferView = &bindings->views[b],
+    };
+  }
+  vkUpdateDescriptorSets(impl->device, count, writes, 0, NULL);
   return kTfLiteOk;
 }
 
@@ -204,10 +210,11 @@ TfLiteStatus lg_vk_descriptor_set(lg_vk_impl* impl,
 
 /* Sorts the arguments into buffer bindings and push-constant words,
  * checking them against the shader's interface. */
-static TfLiteStatus lg_vk_pack_args(const lg_gpu_kernel* kernel,
+static TfLiteStatus lg_vk_pack_args(lg_vk_impl* impl,
+                                    const lg_gpu_kernel* kernel,
                                     const lg_gpu_arg* args, int num_args,
-                                    VkDescriptorBufferInfo* infos,
-                                    uint32_t* push, lg_gpu_error* error) {
+                                    lg_vk_bindings* bindings, uint32_t* push,
+                                    lg_gpu_error* error) {
   const lg_vk_shader* s = kernel->shader;
   const uint32_t push_count = (uint32_t)strlen(s->push);
   uint32_t buffers = 0, scalars = 0;
@@ -222,8 +229,15 @@ static TfLiteStatus lg_vk_pack_args(const lg_gpu_kernel* kernel,
         return kTfLiteError;
       }
       if (buffers < s->buffer_count) {
-        infos[buffers] =
+        bindings->infos[buffers] =
             (VkDescriptorBufferInfo){a->value.buffer->buffer, 0, VK_WHOLE_SIZE};
+        bindings->views[buffers] = VK_NULL_HANDLE;
+        if (lg_vk_binding_type(kernel, buffers) ==
+                VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER &&
+            lg_vk_buffer_view(impl, a->value.buffer, &bindings->views[buffers],
+                              error) != kTfLiteOk) {
+          return kTfLiteError;
+        }
       }
       ++buffers;
     } else if (a->kind == LG_GPU_ARG_KIND_INT ||
@@ -260,6 +274,7 @@ static TfLiteStatus lg_vk_pack_args(const lg_gpu_kernel* kernel,
                      buffers, scalars);
     return kTfLiteError;
   }
+  bindings->count = buffers;
   return kTfLiteOk;
 }
 
@@ -318,16 +333,18 @@ static void lg_vk_record_groups(lg_vk_impl* impl, VkCommandBuffer cmd,
 /* The command buffer a dispatch goes into, with the barrier it needs, and
  * its descriptor set: the capture's while recording, else the backend's
  * current one. */
-static TfLiteStatus lg_vk_dispatch_target(
-    lg_vk_impl* impl, const lg_gpu_kernel* kernel,
-    const VkDescriptorBufferInfo* infos, uint32_t buffers, VkCommandBuffer* cmd,
-    VkDescriptorSet* set, lg_gpu_error* error) {
+static TfLiteStatus lg_vk_dispatch_target(lg_vk_impl* impl,
+                                          const lg_gpu_kernel* kernel,
+                                          const lg_vk_bindings* bindings,
+                                          VkCommandBuffer* cmd,
+                                          VkDescriptorSet* set,
+                                          lg_gpu_error* error) {
   if (impl->capture != NULL) {
-    return lg_vk_capture_target(impl, kernel, infos, buffers, cmd, set, error);
+    return lg_vk_capture_target(impl, kernel, bindings, cmd, set, error);
   }
-  if ((buffers > 0 &&
-       lg_vk_descriptor_set(impl, &impl->descriptors, kernel, infos, buffers,
-                            set, error) != kTfLiteOk) ||
+  if ((bindings->count > 0 &&
+       lg_vk_descriptor_set(impl, &impl->descriptors, kernel, bindings, set,
+                            error) != kTfLiteOk) ||
       lg_vk_recording(impl, cmd, error) != kTfLiteOk) {
     return kTfLiteError;
   }
@@ -342,7 +359,7 @@ static TfLiteStatus lg_vk_dispatch_record(lg_gpu_backend* be,
                                           const size_t* local,
                                           lg_gpu_error* error) {
   lg_vk_impl* impl = be->impl;
-  VkDescriptorBufferInfo infos[LG_VK_MAX_BUFFER_ARGS];
+  lg_vk_bindings bindings;
   uint32_t push[LG_VK_MAX_PUSH_WORDS];
   uint32_t chosen[3] = {1, 1, 1}, groups[3] = {1, 1, 1};
   if (kernel == NULL || global == NULL || dims < 1 || dims > 3 ||
@@ -354,7 +371,7 @@ static TfLiteStatus lg_vk_dispatch_record(lg_gpu_backend* be,
     return kTfLiteError;
   }
   if (lg_vk_check_usable(impl, "dispatch", error) != kTfLiteOk ||
-      lg_vk_pack_args(kernel, args, num_args, infos, push, error) !=
+      lg_vk_pack_args(impl, kernel, args, num_args, &bindings, push, error) !=
           kTfLiteOk) {
     return kTfLiteError;
   }
@@ -385,7 +402,7 @@ static TfLiteStatus lg_vk_dispatch_record(lg_gpu_backend* be,
   const uint32_t words = (uint32_t)strlen(kernel->shader->push);
   if (lg_vk_kernel_pipeline(be, kernel, chosen, &pipeline, error) !=
           kTfLiteOk ||
-      lg_vk_dispatch_target(impl, kernel, infos, buffers, &cmd, &set, error) !=
+      lg_vk_dispatch_target(impl, kernel, &bindings, &cmd, &set, error) !=
           kTfLiteOk) {
     return kTfLiteError;
   }

@@ -40,7 +40,8 @@ typedef struct lg_vk_descriptor_pool {
   VkDescriptorPool pool;
   uint32_t sets_left;
   uint32_t descriptors_left;
-  uint32_t descriptors; /* storage-buffer descriptors it holds */
+  uint32_t descriptors; /* descriptors it holds of each type (storage
+                           buffer, uniform texel buffer) */
 } lg_vk_descriptor_pool;
 
 /* Descriptor pools grown on demand: the backend's (reset at every finish)
@@ -71,6 +72,12 @@ typedef struct lg_vk_impl {
    * device creation, kernels built from the shaders' LG_FP16 SPIR-V
    * (lg_gpu_backend.fp16_storage). */
   bool fp16;
+  /* Read-only tensors (the shaders' LG_TENSOR_IN bindings) are uniform
+   * texel buffers of `texel_format`, kernels are built from the LG_TEXEL
+   * SPIR-V and device buffers carry the texel-buffer usage
+   * (lg_vk_choose_texel_reads). */
+  bool texel_reads;
+  VkFormat texel_format;
   char driver_text[256]; /* driver name and info, when reported */
 
   /* Pipeline cache files (NULL: none); the device part of every key. */
@@ -121,7 +128,8 @@ struct lg_gpu_buffer {
   VkBuffer buffer;
   VkDeviceMemory memory;
   unsigned char* map; /* non-NULL: device memory the host can write */
-  size_t bytes;       /* the caller's size (the VkBuffer is whole words) */
+  size_t bytes;       /* the caller's size (the VkBuffer is whole texels) */
+  VkBufferView view;  /* the whole buffer as texels, made on first use */
 };
 
 typedef struct lg_vk_pipeline {
@@ -136,11 +144,20 @@ typedef struct lg_vk_pipeline {
 #define LG_VK_MAX_BUFFER_ARGS 32u
 #define LG_VK_MAX_PUSH_WORDS 64u
 
+/* The buffers of one dispatch, binding by binding: a storage buffer's
+ * range, or for a texel binding the buffer's view. */
+typedef struct lg_vk_bindings {
+  uint32_t count;
+  VkDescriptorBufferInfo infos[LG_VK_MAX_BUFFER_ARGS];
+  VkBufferView views[LG_VK_MAX_BUFFER_ARGS]; /* VK_NULL_HANDLE: storage */
+} lg_vk_bindings;
+
 struct lg_gpu_kernel {
   char name[64];
   const lg_vk_shader* shader;
-  const uint32_t* code; /* the shader's variant built: fp32 or fp16 */
-  size_t words;
+  const uint32_t* code; /* the shader's variant built: fp32 or fp16, */
+  size_t words;         /* storage-buffer or texel reads */
+  bool texel;           /* its 't' bindings are texel buffers */
   VkShaderModule module;
   VkDescriptorSetLayout set_layout;
   VkPipelineLayout layout;
@@ -155,6 +172,14 @@ struct lg_gpu_kernel {
   size_t pipeline_count;
 };
 
+/* How binding i of the kernel's set is bound. */
+static inline VkDescriptorType lg_vk_binding_type(const lg_gpu_kernel* kernel,
+                                                  uint32_t i) {
+  return kernel->texel && kernel->shader->kinds[i] == 't'
+             ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
 /* ---- vulkan_device.c ---------------------------------------------------- */
 
 /* Creates the instance (with the validation layer when asked) and the
@@ -167,6 +192,7 @@ TfLiteStatus lg_vk_pick_device(lg_vk_impl* impl, int device_index,
                                lg_gpu_device_info* info, lg_gpu_error* error);
 /* Creates the logical device and gets its queue. */
 TfLiteStatus lg_vk_device_create(lg_vk_impl* impl, lg_gpu_error* error);
+void lg_vk_choose_texel_reads(lg_vk_impl* impl, lg_gpu_device_info* info);
 
 /* ---- vulkan_memory.c ---------------------------------------------------- */
 
@@ -179,6 +205,8 @@ TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
 TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                    size_t offset, void* data, size_t bytes,
                                    lg_gpu_error* error);
+TfLiteStatus lg_vk_buffer_view(lg_vk_impl* impl, lg_gpu_buffer* buffer,
+                               VkBufferView* out, lg_gpu_error* error);
 /* Forgets the staging slices handed out (after every fence was waited). */
 void lg_vk_staging_reset(lg_vk_impl* impl);
 /* Frees the staging and readback buffers. */
@@ -246,9 +274,8 @@ void lg_vk_dispatch_destroy(lg_vk_impl* impl);
 TfLiteStatus lg_vk_descriptor_set(lg_vk_impl* impl,
                                   lg_vk_descriptor_pools* pools,
                                   const lg_gpu_kernel* kernel,
-                                  const VkDescriptorBufferInfo* infos,
-                                  uint32_t count, VkDescriptorSet* set,
-                                  lg_gpu_error* error);
+                                  const lg_vk_bindings* bindings,
+                                  VkDescriptorSet* set, lg_gpu_error* error);
 /* Destroys every pool of `pools`. */
 void lg_vk_descriptor_pools_destroy(lg_vk_impl* impl,
                                     lg_vk_descriptor_pools* pools);
@@ -268,9 +295,9 @@ void lg_vk_recording_release(lg_gpu_backend* be, lg_gpu_recording* rec);
 /* During a capture: the recording's command buffer, with the barrier the
  * next dispatch needs recorded, and a descriptor set from its pools. */
 TfLiteStatus lg_vk_capture_target(lg_vk_impl* impl, const lg_gpu_kernel* kernel,
-                                  const VkDescriptorBufferInfo* infos,
-                                  uint32_t count, VkCommandBuffer* cmd,
-                                  VkDescriptorSet* set, lg_gpu_error* error);
+                                  const lg_vk_bindings* bindings,
+                                  VkCommandBuffer* cmd, VkDescriptorSet* set,
+                                  lg_gpu_error* error);
 /* Marks the capture incomplete with the first failed dispatch's message
  * (recording_end then fails). */
 void lg_vk_capture_failed(lg_vk_impl* impl, const lg_gpu_error* error);

@@ -42,6 +42,12 @@ void lg_vulkan_force_staging(bool on);
  * and 16-bit storage (device.fp16 false), so allow_fp16 must give float32
  * as on such a device. */
 void lg_vulkan_hide_fp16(bool on);
+/* When on, backends created afterwards bind read-only tensors as storage
+ * buffers even where texel buffers would do (texel_reads false), as on a
+ * device with a small maxTexelBufferElements. The environment variable
+ * LITEGPU_VULKAN_TEST_NO_TEXEL_READS=1 does the same for a whole process
+ * (the conformance runs of the storage-buffer builds). */
+void lg_vulkan_hide_texel_reads(bool on);
 
 /* ---- Used by the backend ------------------------------------------------ */
 
@@ -68,6 +74,7 @@ void lg_vk_object_released(void);
 void lg_vk_layer_error_reported(void);
 bool lg_vk_staging_forced(void);
 bool lg_vk_fp16_hidden(void);
+bool lg_vk_texel_reads_hidden(void);
 
 /* A fence wait longer than this is reported as a failure (a hung or lost
  * device), not waited for forever. */

@@ -158,13 +158,16 @@ TfLiteStatus lg_vk_buffer_create(lg_gpu_backend* be, size_t bytes,
     return kTfLiteError;
   }
   lg_vk_allocation a;
-  /* Whole 32-bit words: shaders read bytes through their word. */
-  VkDeviceSize size = ((VkDeviceSize)bytes + 3) & ~(VkDeviceSize)3;
-  if (lg_vk_allocate(impl, size,
-                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                         VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
+  /* Whole 32-bit words: shaders read bytes through their word; whole
+   * 16-byte texels when read as texel buffers (a view covers whole texels
+   * only). */
+  const VkDeviceSize unit = impl->texel_reads ? 16 : 4;
+  VkDeviceSize size = ((VkDeviceSize)bytes + unit - 1) & ~(unit - 1);
+  VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                             VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  if (impl->texel_reads) usage |= VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+  if (lg_vk_allocate(impl, size, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
                      !lg_vk_staging_forced(), &a, error) != kTfLiteOk) {
     free(buffer);
     return kTfLiteError;
@@ -185,9 +188,39 @@ void lg_vk_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer) {
   if (lg_vk_busy(impl) && lg_vk_finish(be, NULL) != kTfLiteOk) {
     vkDeviceWaitIdle(impl->device);
   }
+  if (buffer->view != VK_NULL_HANDLE) {
+    vkDestroyBufferView(impl->device, buffer->view, NULL);
+    lg_vk_object_released();
+  }
   lg_vk_allocation a = {buffer->buffer, buffer->memory, buffer->map};
   lg_vk_allocation_free(impl, &a);
   free(buffer);
+}
+
+/* The buffer as texels of impl->texel_format, made on first use and kept
+ * until the buffer is released (descriptor sets of recordings use it). */
+TfLiteStatus lg_vk_buffer_view(lg_vk_impl* impl, lg_gpu_buffer* buffer,
+                               VkBufferView* out, lg_gpu_error* error) {
+  if (buffer->view == VK_NULL_HANDLE) {
+    const VkBufferViewCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+        .buffer = buffer->buffer,
+        .format = impl->texel_format,
+        .offset = 0,
+        .range = VK_WHOLE_SIZE,
+    };
+    VkResult r = LG_VK_TRY(vkCreateBufferView, VK_ERROR_OUT_OF_HOST_MEMORY,
+                           impl->device, &info, NULL, &buffer->view);
+    if (r != VK_SUCCESS) {
+      buffer->view = VK_NULL_HANDLE;
+      lg_vk_fail(error, "vkCreateBufferView", r, "a buffer of %zu bytes",
+                 buffer->bytes);
+      return kTfLiteError;
+    }
+    lg_vk_object_created();
+  }
+  *out = buffer->view;
+  return kTfLiteOk;
 }
 
 /* ---- Staging ------------------------------------------------------------ */

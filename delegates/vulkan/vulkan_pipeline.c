@@ -286,9 +286,8 @@ static TfLiteStatus lg_vk_kernel_layouts(lg_vk_impl* impl,
   lg_vk_object_created();
   VkDescriptorSetLayoutBinding bindings[LG_VK_MAX_BUFFER_ARGS];
   for (uint32_t i = 0; i < s->buffer_count; ++i) {
-    bindings[i] =
-        (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
-                                       VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+    bindings[i] = (VkDescriptorSetLayoutBinding){
+        i, lg_vk_binding_type(kernel, i), 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
   }
   const VkDescriptorSetLayoutCreateInfo set_info = {
       .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
@@ -329,15 +328,25 @@ static TfLiteStatus lg_vk_check_interface(const lg_vk_impl* impl,
                                           lg_gpu_error* error) {
   const VkPhysicalDeviceLimits* l = &impl->properties.limits;
   const uint32_t push_bytes = (uint32_t)strlen(s->push) * 4u;
+  uint32_t texels = 0;
+  for (const char* k = s->kinds; *k != '\0'; ++k) texels += *k == 't';
+  const uint32_t storage =
+      impl->texel_reads ? s->buffer_count - texels : s->buffer_count;
   if (s->buffer_count > LG_VK_MAX_BUFFER_ARGS ||
-      s->buffer_count > l->maxPerStageDescriptorStorageBuffers) {
+      storage > l->maxPerStageDescriptorStorageBuffers) {
     lg_gpu_error_set(error,
                      "kernel_create: shaders/vulkan/%s.comp binds %u "
                      "storage buffers; the device allows %u per stage (and "
                      "litegpu %u)",
-                     s->name, s->buffer_count,
-                     l->maxPerStageDescriptorStorageBuffers,
+                     s->name, storage, l->maxPerStageDescriptorStorageBuffers,
                      LG_VK_MAX_BUFFER_ARGS);
+    return kTfLiteError;
+  }
+  if (impl->texel_reads && texels > l->maxPerStageDescriptorSampledImages) {
+    lg_gpu_error_set(error,
+                     "kernel_create: shaders/vulkan/%s.comp binds %u "
+                     "texel buffers; the device allows %u per stage",
+                     s->name, texels, l->maxPerStageDescriptorSampledImages);
     return kTfLiteError;
   }
   if (push_bytes > l->maxPushConstantsSize ||
@@ -376,9 +385,16 @@ TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
   }
   snprintf(kernel->name, sizeof(kernel->name), "%s", name);
   kernel->shader = shader;
-  /* Half precision runs the shader's -DLG_FP16 build (float16 buffers). */
-  kernel->code = impl->fp16 ? shader->code_fp16 : shader->code;
-  kernel->words = impl->fp16 ? shader->words_fp16 : shader->words;
+  /* Half precision runs the shader's -DLG_FP16 build (float16 buffers),
+   * texel reads its -DLG_TEXEL build. */
+  kernel->texel = impl->texel_reads && strchr(shader->kinds, 't') != NULL;
+  if (kernel->texel) {
+    kernel->code = impl->fp16 ? shader->code_texel_fp16 : shader->code_texel;
+    kernel->words = impl->fp16 ? shader->words_texel_fp16 : shader->words_texel;
+  } else {
+    kernel->code = impl->fp16 ? shader->code_fp16 : shader->code;
+    kernel->words = impl->fp16 ? shader->words_fp16 : shader->words;
+  }
   uint32_t local[3];
   lg_vk_default_local_size(&be->device, 1, local);
   VkPipeline pipeline = VK_NULL_HANDLE;

@@ -242,12 +242,13 @@ TfLiteStatus lg_vk_recording_begin(lg_gpu_backend* be, lg_gpu_error* error) {
 }
 
 TfLiteStatus lg_vk_capture_target(lg_vk_impl* impl, const lg_gpu_kernel* kernel,
-                                  const VkDescriptorBufferInfo* infos,
-                                  uint32_t count, VkCommandBuffer* cmd,
-                                  VkDescriptorSet* set, lg_gpu_error* error) {
+                                  const lg_vk_bindings* bindings,
+                                  VkCommandBuffer* cmd, VkDescriptorSet* set,
+                                  lg_gpu_error* error) {
   lg_gpu_recording* rec = impl->capture;
-  if (count > 0 && lg_vk_descriptor_set(impl, &rec->descriptors, kernel, infos,
-                                        count, set, error) != kTfLiteOk) {
+  if (bindings->count > 0 &&
+      lg_vk_descriptor_set(impl, &rec->descriptors, kernel, bindings, set,
+                           error) != kTfLiteOk) {
     return kTfLiteError;
   }
   /* Each dispatch may read what the one before it wrote (and must not

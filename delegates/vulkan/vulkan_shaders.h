@@ -1,13 +1,14 @@
 /* The Vulkan compute shaders embedded in the library as SPIR-V.
  *
- * cmake/vulkan_shaders.cmake compiles every shaders/vulkan/NAME.comp twice
- * with glslc, as written (float32 tensor data) and with -DLG_FP16 (float16
- * tensor data, shaders/vulkan/lg_types.glsl), validates both with
- * spirv-val and generates this table at build time
+ * cmake/vulkan_shaders.cmake compiles every shaders/vulkan/NAME.comp with
+ * glslc as written (float32 tensor data) and with -DLG_FP16 (float16
+ * tensor data, shaders/vulkan/lg_types.glsl), each also with -DLG_TEXEL
+ * (read-only tensors as texel buffers), validates them with spirv-val and
+ * generates this table at build time
  * (build/generated/vulkan_shaders.c), sorted by name, together with
  * what the backend needs to know about each shader's interface: its
  * specialization constants by define name, the words a define may use as a
- * value, the number of storage-buffer bindings and the kinds of its push
+ * value, its buffer bindings and their kinds, and the kinds of its push
  * constants. The data is static and immutable; any thread may read it.
  *
  *   const lg_vk_shader* s = lg_vulkan_shader_find("binary");
@@ -39,9 +40,19 @@ typedef struct lg_vk_shader {
   size_t words;
   const uint32_t* code_fp16; /* the same source built with -DLG_FP16 */
   size_t words_fp16;
-  uint32_t buffer_count; /* storage buffers: bindings 0..buffer_count-1 */
-  const char* push;      /* push constants in order: 'i' int, 'u' uint,
-                            'f' float (4 bytes each) */
+  /* Built with -DLG_TEXEL (and -DLG_FP16): the 't' bindings are uniform
+   * texel buffers. The same arrays as code/code_fp16 for a shader
+   * without 't' bindings. */
+  const uint32_t* code_texel;
+  size_t words_texel;
+  const uint32_t* code_texel_fp16;
+  size_t words_texel_fp16;
+  uint32_t buffer_count; /* buffer arguments: bindings 0..buffer_count-1 */
+  /* One letter per binding: 's' a storage buffer, 't' a read-only tensor
+   * (LG_TENSOR_IN in the shader; a storage buffer in the plain builds). */
+  const char* kinds;
+  const char* push; /* push constants in order: 'i' int, 'u' uint,
+                       'f' float (4 bytes each) */
   const lg_vk_spec_constant* constants; /* ids >= 3 (0..2: work group) */
   size_t constant_count;
   const lg_vk_named_value* values;

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "delegates/vulkan/vulkan_internal.h"
@@ -114,6 +115,14 @@ static bool lg_vk_hide_fp16_flag = false;
 
 void lg_vulkan_hide_fp16(bool on) { lg_vk_hide_fp16_flag = on; }
 bool lg_vk_fp16_hidden(void) { return lg_vk_hide_fp16_flag; }
+
+static bool lg_vk_hide_texel_reads_flag = false;
+
+void lg_vulkan_hide_texel_reads(bool on) { lg_vk_hide_texel_reads_flag = on; }
+bool lg_vk_texel_reads_hidden(void) {
+  const char* env = getenv("LITEGPU_VULKAN_TEST_NO_TEXEL_READS");
+  return lg_vk_hide_texel_reads_flag || (env != NULL && strcmp(env, "1") == 0);
+}
 
 /* ---- Waiting ------------------------------------------------------------ */
 

@@ -41,15 +41,13 @@ layout(constant_id = 7) const int LG_ALIGNED = 0;
 layout(constant_id = 8) const int LG_RESIDUAL = 0;
 layout(constant_id = 9) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store src[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Weights { lg_store w[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { lg_store bias[]; };
+LG_TENSOR_IN(0, src);
+LG_TENSOR_IN(1, w);
+LG_TENSOR_IN(2, bias);
 layout(std430, set = 0, binding = 3) writeonly buffer Output {
   lg_store dst[];
 };
-layout(std430, set = 0, binding = 4) readonly buffer Residual {
-  lg_store res[];
-};
+LG_TENSOR_IN(4, res);
 
 layout(push_constant) uniform Params {
   int pixels;
@@ -69,22 +67,17 @@ const int QUADS = OB / 4;
 // channels from `at` of which `lanes` are below oc.
 void store4(vec4 v, int at, int lanes) {
   if (LG_RESIDUAL != 0) {
-    for (int l = 0; l < min(lanes, 4); ++l) v[l] += res[at + l];
+    // Straight-line, as LG_STORE_LANES (see there).
+    if (lanes > 0) v.x += lg_in(res, at);
+    if (lanes > 1) v.y += lg_in(res, at + 1);
+    if (lanes > 2) v.z += lg_in(res, at + 2);
+    if (lanes > 3) v.w += lg_in(res, at + 3);
   }
   v = lg_clamp_act4(v, p.lo, p.hi);
   if (LG_ACT_TANH != 0) v = lg_tanh4(v);
   const lg_store4 h = lg_store4(v);
-  if (lanes >= 4) {
-    dst[at] = h.x;
-    dst[at + 1] = h.y;
-    dst[at + 2] = h.z;
-    dst[at + 3] = h.w;
-  } else {
-    for (int l = 0; l < lanes; ++l) dst[at + l] = h[l];
-  }
+  LG_STORE_LANES(dst, at, h, lanes);
 }
-
-vec4 load_w(int at) { return vec4(w[at], w[at + 1], w[at + 2], w[at + 3]); }
 
 void main() {
   const uvec3 g = gl_GlobalInvocationID;
@@ -94,18 +87,39 @@ void main() {
   if (p0 >= p.pixels || o0 >= p.oc) return;
   int row[LG_PIX];
   for (int r = 0; r < LG_PIX; ++r) row[r] = min(p0 + r, p.pixels - 1) * p.ic;
-  const int w0 = ob * p.ic * OB;
+  // Quad q of the weights of input channel k: lg_in4(w, wq + k * OQ).
+  const int OQ = OB / 4;
   vec4 acc[LG_PIX];
   for (int q = 0; q < QUADS; ++q) {
+    const int wq = ob * p.ic * OQ + q;
     for (int r = 0; r < LG_PIX; ++r) acc[r] = vec4(0.0);
-    for (int k = 0; k < p.ic; ++k) {
-      const vec4 wv = load_w(w0 + k * OB + 4 * q);
-      for (int r = 0; r < LG_PIX; ++r) {
-        acc[r] = fma(vec4(src[row[r] + k]), wv, acc[r]);
+    if ((p.ic & 3) == 0) {
+      // Rows start on a quad: 4 input channels per load, summed in the
+      // same order.
+      for (int k = 0; k < p.ic; k += 4) {
+        const int at = wq + k * OQ;
+        const vec4 w0 = lg_in4(w, at);
+        const vec4 w1 = lg_in4(w, at + OQ);
+        const vec4 w2 = lg_in4(w, at + 2 * OQ);
+        const vec4 w3 = lg_in4(w, at + 3 * OQ);
+        for (int r = 0; r < LG_PIX; ++r) {
+          const vec4 x = lg_in4(src, (row[r] + k) >> 2);
+          acc[r] = fma(vec4(x.x), w0, acc[r]);
+          acc[r] = fma(vec4(x.y), w1, acc[r]);
+          acc[r] = fma(vec4(x.z), w2, acc[r]);
+          acc[r] = fma(vec4(x.w), w3, acc[r]);
+        }
+      }
+    } else {
+      for (int k = 0; k < p.ic; ++k) {
+        const vec4 wv = lg_in4(w, wq + k * OQ);
+        for (int r = 0; r < LG_PIX; ++r) {
+          acc[r] = fma(vec4(lg_in(src, row[r] + k)), wv, acc[r]);
+        }
       }
     }
     const int i = o0 + 4 * q;
-    const vec4 b = vec4(bias[i], bias[i + 1], bias[i + 2], bias[i + 3]);
+    const vec4 b = lg_in4(bias, i >> 2);
     for (int r = 0; r < LG_PIX; ++r) {
       if (p0 + r >= p.pixels) break;
       store4(acc[r] + b, (p0 + r) * p.oc + i, p.oc - i);

@@ -57,9 +57,9 @@ layout(constant_id = 11) const int LG_DW_BCAST = 0;
 layout(constant_id = 12) const int LG_ALIGNED = 0;
 layout(constant_id = 13) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store src[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Weights { lg_store w[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { lg_store bias[]; };
+LG_TENSOR_IN(0, src);
+LG_TENSOR_IN(1, w);
+LG_TENSOR_IN(2, bias);
 layout(std430, set = 0, binding = 3) readonly buffer Zeros {
   lg_store zeros[];
 };
@@ -92,15 +92,16 @@ const int LANES = LG_CV >= 4 ? 4 : 1;
 // Input columns one step's window covers.
 const int SPAN = (LG_PIX - 1) * LG_SW + (LG_KW - 1) * LG_DW + 1;
 
-// LANES floats from w / bias at i (the other lanes 0).
+// LANES floats from w / bias at i (the other lanes 0). With 4 lanes, i is
+// a multiple of 4 (c_pad and the channel blocks are).
 vec4 load_w(int i) {
-  if (LANES == 4) return vec4(w[i], w[i + 1], w[i + 2], w[i + 3]);
-  return vec4(w[i], 0.0, 0.0, 0.0);
+  if (LANES == 4) return lg_in4(w, i >> 2);
+  return vec4(lg_in(w, i), 0.0, 0.0, 0.0);
 }
 
 vec4 load_bias(int i) {
-  if (LANES == 4) return vec4(bias[i], bias[i + 1], bias[i + 2], bias[i + 3]);
-  return vec4(bias[i], 0.0, 0.0, 0.0);
+  if (LANES == 4) return lg_in4(bias, i >> 2);
+  return vec4(lg_in(bias, i), 0.0, 0.0, 0.0);
 }
 
 // Quad q of the input column at src[at]: LANES channels, or channel 0
@@ -110,12 +111,12 @@ vec4 load_bias(int i) {
 vec4 load_column(bool zero, int at, int q) {
   vec4 v;
   if (LG_DW_BCAST != 0) {
-    v = vec4(src[at]);
+    v = vec4(lg_in(src, at));
   } else if (LANES == 1) {
-    v = vec4(src[at], 0.0, 0.0, 0.0);
+    v = vec4(lg_in(src, at), 0.0, 0.0, 0.0);
   } else {
-    const int i = at + 4 * q;
-    v = vec4(src[i], src[i + 1], src[i + 2], src[i + 3]);
+    // A multiple of 4: in_c and the channel block are (mult == 1).
+    v = lg_in4(src, (at >> 2) + q);
   }
   return zero ? vec4(0.0) : v;
 }
@@ -130,14 +131,7 @@ void store(vec4 v, int at, int lanes) {
   }
   if (LG_ACT_TANH != 0) v = lg_tanh4(v);
   const lg_store4 h = lg_store4(v);
-  if (lanes >= 4) {
-    dst[at] = h.x;
-    dst[at + 1] = h.y;
-    dst[at + 2] = h.z;
-    dst[at + 3] = h.w;
-  } else {
-    for (int l = 0; l < lanes; ++l) dst[at + l] = h[l];
-  }
+  LG_STORE_LANES(dst, at, h, lanes);
 }
 
 void main() {

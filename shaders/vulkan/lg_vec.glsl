@@ -24,6 +24,21 @@ vec4 lg_clamp_act4(vec4 v, float lo, float hi) {
   return mix(v, vec4(hi), greaterThan(v, vec4(hi)));
 }
 
+// Stores lanes x, y, z, w of `h` (an lg_store4) at dst[at], dst[at + 1],
+// ... as far as `lanes` (channels left below the tensor's end) reaches.
+// Straight-line code on purpose: a loop over the lanes here kept NIR from
+// unrolling the callers' pixel loops around the store, so their
+// accumulator arrays were indexed dynamically and lived in memory, which
+// made conv_1x1 six times slower on Mesa's lavapipe. A macro because
+// buffers cannot be passed to functions.
+#define LG_STORE_LANES(dst, at, h, lanes) \
+  {                                       \
+    if ((lanes) > 0) dst[(at)] = (h).x;     \
+    if ((lanes) > 1) dst[(at) + 1] = (h).y; \
+    if ((lanes) > 2) dst[(at) + 2] = (h).z; \
+    if ((lanes) > 3) dst[(at) + 3] = (h).w; \
+  }
+
 // tanh of each lane (lg_math.glsl's precise one).
 vec4 lg_tanh4(vec4 v) {
   return vec4(lg_tanh(v.x), lg_tanh(v.y), lg_tanh(v.z), lg_tanh(v.w));

@@ -68,14 +68,7 @@ void store4(vec4 v, int at, int lanes) {
   v = lg_clamp_act4(v, p.lo, p.hi);
   if (LG_ACT_TANH != 0) v = lg_tanh4(v);
   const lg_store4 h = lg_store4(v);
-  if (lanes >= 4) {
-    dst[at] = h.x;
-    dst[at + 1] = h.y;
-    dst[at + 2] = h.z;
-    dst[at + 3] = h.w;
-  } else {
-    for (int l = 0; l < lanes; ++l) dst[at + l] = h[l];
-  }
+  LG_STORE_LANES(dst, at, h, lanes);
 }
 
 void main() {

@@ -182,6 +182,7 @@ static const char* const kCalls[] = {
     "vkAllocateMemory",
     "vkBindBufferMemory",
     "vkMapMemory",
+    "vkCreateBufferView",
     "vkCreateShaderModule",
     "vkCreateDescriptorSetLayout",
     "vkCreatePipelineLayout",
@@ -211,14 +212,17 @@ static bool recoverable(const char* call) {
 }
 
 /* The whole life of a small job, twice (so fences, command buffers and
- * descriptor pools are recycled); returns the first failure. */
+ * descriptor pools are recycled); returns the first failure. The second
+ * dispatch of a round is a 1x1 convolution with weight 1 (out = in), whose
+ * read-only tensors are texel buffers on lavapipe (buffer views). */
 static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
   lg_gpu_backend_options options = {0, false, cache_dir};
   lg_vulkan_options vk = {true};
   lg_gpu_backend* be = NULL;
-  lg_gpu_buffer *src = NULL, *dst = NULL;
-  lg_gpu_kernel* k = NULL;
+  lg_gpu_buffer *src = NULL, *dst = NULL, *w = NULL, *bias = NULL;
+  lg_gpu_kernel *k = NULL, *conv = NULL;
   float in[5] = {1, 2, 3, 4, 5}, out[5] = {0};
+  const float w_data[4] = {1, 0, 0, 0}, bias_data[4] = {0};
   TfLiteStatus status = lg_vulkan_backend_create_ex(&options, &vk, &be, error);
   if (status != kTfLiteOk) return status;
   const lg_gpu_backend_ops* ops = be->ops;
@@ -226,10 +230,29 @@ static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
   if (status == kTfLiteOk)
     status = ops->buffer_create(be, sizeof(out), &dst, error);
   if (status == kTfLiteOk)
+    status = ops->buffer_create(be, sizeof(w_data), &w, error);
+  if (status == kTfLiteOk)
+    status = ops->buffer_create(be, sizeof(bias_data), &bias, error);
+  if (status == kTfLiteOk)
+    status = ops->buffer_upload(be, w, 0, w_data, sizeof(w_data), error);
+  if (status == kTfLiteOk)
+    status =
+        ops->buffer_upload(be, bias, 0, bias_data, sizeof(bias_data), error);
+  if (status == kTfLiteOk)
     status = ops->kernel_create(be, "copy", NULL, &k, error);
+  if (status == kTfLiteOk)
+    status = ops->kernel_create(be, "conv_1x1", "-DLG_W=4 -DLG_NV=1 -DLG_PIX=1",
+                                &conv, error);
   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(src), LG_GPU_ARG_BUFFER(dst),
                        LG_GPU_ARG_INT(5)};
-  size_t global[1] = {5};
+  /* conv_1x1: in, w, bias, out, residual (unread); pixels, ic, oc, lo, hi. */
+  lg_gpu_arg conv_args[] = {
+      LG_GPU_ARG_BUFFER(src),     LG_GPU_ARG_BUFFER(w),
+      LG_GPU_ARG_BUFFER(bias),    LG_GPU_ARG_BUFFER(dst),
+      LG_GPU_ARG_BUFFER(bias),    LG_GPU_ARG_INT(5),
+      LG_GPU_ARG_INT(1),          LG_GPU_ARG_INT(1),
+      LG_GPU_ARG_FLOAT(-FLT_MAX), LG_GPU_ARG_FLOAT(FLT_MAX)};
+  size_t global[2] = {5, 1};
   for (int round = 0; round < 2 && status == kTfLiteOk; ++round) {
     in[0] = (float)(10 + round);
     status = ops->buffer_upload(be, src, 0, in, sizeof(in), error);
@@ -240,14 +263,17 @@ static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
     if (status == kTfLiteOk)
       status = ops->buffer_upload(be, src, 4, &in[1], 4, error);
     if (status == kTfLiteOk)
-      status = ops->dispatch(be, k, args, 3, 1, global, NULL, error);
+      status = ops->dispatch(be, conv, conv_args, 10, 2, global, NULL, error);
     if (status == kTfLiteOk) status = ops->submit(be, error);
     if (status == kTfLiteOk) status = ops->finish(be, error);
     if (status == kTfLiteOk)
       status = ops->buffer_download(be, dst, 0, out, sizeof(out), error);
     if (status == kTfLiteOk) assert_memory_equal(in, out, sizeof(in));
   }
+  ops->kernel_release(be, conv);
   ops->kernel_release(be, k);
+  ops->buffer_release(be, bias);
+  ops->buffer_release(be, w);
   ops->buffer_release(be, dst);
   ops->buffer_release(be, src);
   lg_gpu_backend_destroy(be);
@@ -569,6 +595,86 @@ static void test_fp16(void** state) {
   assert_int_equal(lg_vulkan_live_objects(), 0);
 }
 
+/* ---- Texel reads -------------------------------------------------------- */
+
+/* A 1x1 convolution (conv_1x1, one quad of output channels, 3 pixels per
+ * invocation) of 7 pixels of `ic` channels to 2 channels, in[p][k] = p - k
+ * and w[o][k] = (o + 1) * (k % 3 - 1), bias {0.5, -1}: small integers, so
+ * every sum is exact in any order. */
+static void conv_1x1_exact(lg_gpu_backend* be, int ic) {
+  enum { kPixels = 7, kOc = 2 };
+  float in[kPixels * 8], w[8 * 4] = {0}, bias[4] = {0.5f, -1.0f, 0, 0};
+  float out[kPixels * kOc];
+  for (int p = 0; p < kPixels; ++p) {
+    for (int k = 0; k < ic; ++k) in[p * ic + k] = (float)(p - k);
+  }
+  for (int k = 0; k < ic; ++k) { /* packed [ic][4] */
+    for (int o = 0; o < kOc; ++o) w[k * 4 + o] = (float)((o + 1) * (k % 3 - 1));
+  }
+  lg_gpu_buffer* bin = make_buffer(be, in, sizeof(float) * kPixels * ic);
+  lg_gpu_buffer* bw = make_buffer(be, w, sizeof(float) * 4 * ic);
+  lg_gpu_buffer* bb = make_buffer(be, bias, sizeof(bias));
+  lg_gpu_buffer* bout = make_buffer(be, NULL, sizeof(out));
+  lg_gpu_kernel* k =
+      make_kernel(be, "conv_1x1", "-DLG_W=4 -DLG_NV=1 -DLG_PIX=3");
+  const lg_gpu_arg args[] = {
+      LG_GPU_ARG_BUFFER(bin),     LG_GPU_ARG_BUFFER(bw),
+      LG_GPU_ARG_BUFFER(bb),      LG_GPU_ARG_BUFFER(bout),
+      LG_GPU_ARG_BUFFER(bb),      LG_GPU_ARG_INT(kPixels),
+      LG_GPU_ARG_INT(ic),         LG_GPU_ARG_INT(kOc),
+      LG_GPU_ARG_FLOAT(-FLT_MAX), LG_GPU_ARG_FLOAT(FLT_MAX)};
+  const size_t global[2] = {3, 1};
+  lg_gpu_error error = {{0}};
+  assert_int_equal(be->ops->dispatch(be, k, args, 10, 2, global, NULL, &error),
+                   kTfLiteOk);
+  download(be, bout, out, sizeof(out));
+  for (int p = 0; p < kPixels; ++p) {
+    for (int o = 0; o < kOc; ++o) {
+      float want = bias[o];
+      for (int c = 0; c < ic; ++c)
+        want += (float)((p - c) * (o + 1) * (c % 3 - 1));
+      if (out[p * kOc + o] != want) {
+        fail_msg("conv_1x1 ic %d pixel %d channel %d: got %g want %g", ic, p, o,
+                 (double)out[p * kOc + o], (double)want);
+      }
+    }
+  }
+  be->ops->kernel_release(be, k);
+  be->ops->buffer_release(be, bout);
+  be->ops->buffer_release(be, bb);
+  be->ops->buffer_release(be, bw);
+  be->ops->buffer_release(be, bin);
+}
+
+/* Read-only tensors are texel buffers where the device allows it (lavapipe:
+ * 2^27 texels, R32G32B32A32_SFLOAT uniform texel buffers) and storage
+ * buffers when hidden; both give the same exact sums, with rows of 5
+ * channels (scalar reads) and of 8 (quad reads), under the validation
+ * layer. */
+static void test_texel_reads(void** state) {
+  (void)state;
+  const lg_vk_shader* conv = lg_vulkan_shader_find("conv_1x1");
+  const lg_vk_shader* copy = lg_vulkan_shader_find("copy");
+  assert_non_null(conv);
+  assert_non_null(copy);
+  /* LG_TENSOR_IN in, w, bias, residual; the output a storage buffer. */
+  assert_string_equal(conv->kinds, "tttst");
+  assert_true(conv->code_texel != conv->code);
+  assert_string_equal(copy->kinds, "ss"); /* raw bits: never texels */
+  assert_true(copy->code_texel == copy->code);
+  long errors = lg_vulkan_layer_errors();
+  for (int hidden = 0; hidden < 2; ++hidden) {
+    lg_vulkan_hide_texel_reads(hidden != 0);
+    lg_gpu_backend* be = create_backend_with(NULL, true);
+    lg_vulkan_hide_texel_reads(false);
+    assert_int_equal(stats_of(be).texel_reads, hidden == 0);
+    conv_1x1_exact(be, 5);
+    conv_1x1_exact(be, 8);
+    destroy_clean(be, errors);
+  }
+  assert_int_equal(lg_vulkan_live_objects(), 0);
+}
+
 /* ---- Main --------------------------------------------------------------- */
 
 static int setup_temp(void** state) {
@@ -594,6 +700,7 @@ int main(void) {
       cmocka_unit_test(test_injected_failures),
       cmocka_unit_test(test_timing),
       cmocka_unit_test(test_fp16),
+      cmocka_unit_test(test_texel_reads),
   };
   int failed = cmocka_run_group_tests(tests, setup_temp, teardown_temp);
   (void)layer; /* kept loaded until exit, when LeakSanitizer runs */
