@@ -54,9 +54,9 @@ layout(constant_id = 10) const int LG_DW = 0;
 layout(constant_id = 11) const int LG_ALIGNED = 0;
 layout(constant_id = 12) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store src[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Weights { lg_store w[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { lg_store bias[]; };
+LG_TENSOR_IN(0, src);
+LG_TENSOR_IN(1, w);
+LG_TENSOR_IN(2, bias);
 layout(std430, set = 0, binding = 3) readonly buffer Zeros {
   lg_store zeros[];
 };
@@ -100,7 +100,8 @@ void store4(vec4 v, int at, int lanes) {
   LG_STORE_LANES(dst, at, h, lanes);
 }
 
-vec4 load_w(int at) { return vec4(w[at], w[at + 1], w[at + 2], w[at + 3]); }
+// The quad at w[at] (at is a multiple of 4: OB and the packing are).
+vec4 load_w(int at) { return lg_in4(w, at >> 2); }
 
 void main() {
   // The fixed values where the defines give them.
@@ -145,14 +146,14 @@ void main() {
           const vec4 wv = load_w(wq);
           for (int r = 0; r < LG_PIX; ++r) {
             // at[r] + c is inside the input either way: no branch.
-            const float x = src[at[r] + c];
+            const float x = lg_in(src, at[r] + c);
             acc[r] = fma(vec4(inside[r] ? x : 0.0), wv, acc[r]);
           }
         }
       }
     }
     const int o = o0 + 4 * q;
-    const vec4 b = vec4(bias[o], bias[o + 1], bias[o + 2], bias[o + 3]);
+    const vec4 b = lg_in4(bias, o >> 2);
     for (int r = 0; r < LG_PIX; ++r) {
       if (x0 + r >= p.out_w) break;
       store4(acc[r] + b, out_at + r * p.oc + o, p.oc - o);
