@@ -3,6 +3,7 @@
  * opencl_program.c, device discovery in opencl_device.c. */
 #include "delegates/opencl/opencl_backend.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,7 +112,11 @@ static TfLiteStatus lg_cl_buffer_upload(lg_gpu_backend* be,
 
 /* How long a wait polls before it blocks: a thread blocked in the driver
  * wakes tens of microseconds after the work is done (PoCL: a condition
- * variable signalled by its worker), most of a small Invoke. */
+ * variable signalled by its worker), most of a small Invoke. Each poll
+ * that finds the work pending yields the core, so a driver whose workers
+ * run on the CPU (PoCL, on as few cores as here) is not slowed by the
+ * polling: ADD of 1,000 floats 91 -> 78 us mean per Invoke, 5 alternating
+ * runs each. */
 #define LG_CL_SPIN_NS UINT64_C(100000)
 
 /* Waits for `event` after flushing the queue: polls its status for up to
@@ -130,6 +135,7 @@ static const char* lg_cl_wait_event(lg_cl_impl* impl, cl_event event,
                : clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS,
                                 sizeof(status), &status, NULL);
     if (*err != CL_SUCCESS) return "clGetEventInfo";
+    if (status > CL_COMPLETE) sched_yield();
   } while (status > CL_COMPLETE && lg_now_ns() - start < LG_CL_SPIN_NS);
   *err = lg_cl_inject("clWaitForEvents") ? CL_OUT_OF_RESOURCES
                                          : clWaitForEvents(1, &event);

@@ -2,6 +2,7 @@
  * hashing and the shader registry lookup for the Vulkan backend (see
  * vulkan_internal.h). */
 #include <stdarg.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,7 +131,9 @@ bool lg_vk_texel_reads_hidden(void) {
  * vkWaitForFences wakes tens of microseconds after the fence signals (a
  * futex wake-up through the driver's queue thread on lavapipe), which is
  * most of a small Invoke; polling for a short while answers at once when
- * the work is that small and costs a larger Invoke nothing noticeable. */
+ * the work is that small and costs a larger Invoke nothing noticeable.
+ * Each poll that finds the fence unsignalled yields the core, as the
+ * OpenCL backend's does (a CPU driver's threads need it). */
 #define LG_VK_SPIN_NS UINT64_C(100000)
 
 VkResult lg_vk_wait_fences(VkDevice device, uint32_t count,
@@ -141,6 +144,7 @@ VkResult lg_vk_wait_fences(VkDevice device, uint32_t count,
                                  count, fences, VK_TRUE, 0);
     if (r != VK_TIMEOUT) return r;
     if (lg_now_ns() - start >= LG_VK_SPIN_NS) break;
+    sched_yield();
   }
   return LG_VK_TRY(vkWaitForFences, VK_ERROR_DEVICE_LOST, device, count, fences,
                    VK_TRUE, LG_VK_FENCE_TIMEOUT_NS);
