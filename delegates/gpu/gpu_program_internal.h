@@ -1,0 +1,121 @@
+/* Private to gpu_program.c (kernel cache, values, lowering) and
+ * gpu_program_run.c (memory plan, execution): the program's state, shared by
+ * the two halves. Nothing else includes this header; the public API is
+ * gpu_program.h and gpu_lower.h.
+ *
+ * Lowering fills `values` and `dispatches` (operands still name values);
+ * lg_gpu_program_prepare places the values into buffers and resolves each
+ * dispatch's operands into backend arguments; runs only read the resolved
+ * dispatches. The program owns everything it points to except `be`, the
+ * kernel cache and its kernels, `lowering` and the static op names. Not
+ * thread safe (one call at a time).
+ */
+#ifndef LITEGPU_DELEGATES_GPU_GPU_PROGRAM_INTERNAL_H_
+#define LITEGPU_DELEGATES_GPU_GPU_PROGRAM_INTERNAL_H_
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delegates/gpu/gpu_backend.h"
+#include "delegates/gpu/gpu_lower.h"
+#include "delegates/gpu/gpu_program.h"
+#include "tensorflow/lite/c/common.h"
+
+#define PROGRAM_ERROR_SIZE 1024
+#define NO_DISPATCH INT_MAX
+
+typedef enum value_kind {
+  VALUE_TENSOR,   /* produced in the partition or a boundary input */
+  VALUE_CONSTANT, /* a constant tensor or lowering constant */
+  VALUE_SCRATCH,
+} value_kind;
+
+/* Anything that needs device bytes. */
+typedef struct value {
+  value_kind kind;
+  int tensor;   /* context index, -1 for lowering constants and scratch */
+  int alias_of; /* value whose bytes this one uses, -1 if its own */
+  size_t bytes;
+  int first, last; /* dispatch range using it (after alias merge: root's) */
+  bool produced;   /* a node in the partition writes it */
+  bool boundary_input, output;
+  bool half;          /* float32 on the host, float16 on the device */
+  void* host_copy;    /* lowering constants: the data to upload (float32 when
+                         half) */
+  uint16_t* staging;  /* half values: host-side float16 copy for transfers */
+  int buffer;         /* index into the shared buffers (non-constants) */
+  lg_gpu_buffer* own; /* constants: their own buffer */
+} value;
+
+typedef struct dispatch {
+  lg_gpu_kernel* kernel;
+  lg_gpu_operand args[LG_GPU_MAX_ARGS];
+  lg_gpu_arg resolved[LG_GPU_MAX_ARGS];
+  int num_args;
+  int dims;
+  size_t global[3];
+  size_t local[3];
+  bool has_local;
+  int node_index;      /* the node being lowered when it was made */
+  const char* op_name; /* that node's op (static) */
+  char kernel_name[32];
+  uint64_t total_ns, count; /* profiling */
+} dispatch;
+
+typedef struct shared_buffer {
+  lg_gpu_buffer* buffer;
+  size_t bytes;
+} shared_buffer;
+
+struct lg_gpu_program {
+  lg_gpu_backend* be;
+  lg_gpu_kernel_cache* kernels;
+  value* values;
+  int num_values, values_capacity;
+  int* value_of_tensor; /* context tensor index -> value, -1 */
+  int num_context_tensors;
+  dispatch* dispatches;
+  int num_dispatches, dispatches_capacity;
+  shared_buffer* buffers;
+  int num_buffers;
+  int* output_values; /* values to download, per partition output */
+  int* output_tensors;
+  int num_outputs;
+  const TfLiteContext* lowering; /* during lower_node only */
+  int lowering_node;             /* its index; -1 in a trial lowering */
+  const char* lowering_op;
+  int nodes;
+  bool profiling; /* lg_gpu_program_set_profiling */
+  bool prepared;
+  bool dry_run; /* lg_gpu_program_can_lower: check kernels, build nothing */
+  /* The partition (lg_gpu_program_set_partition), for fusion. */
+  TfLiteIntArray* partition_nodes;
+  TfLiteIntArray* partition_outputs;
+  bool* absorbed; /* per partition node: lowered by an earlier node */
+  int fused_nodes;
+  lg_gpu_recording* recording; /* the dispatches, when the backend records */
+  uint64_t bytes_uploaded, bytes_downloaded;
+  char error[PROGRAM_ERROR_SIZE];
+};
+
+/* The value's size in host memory (float32 for half values). */
+static inline size_t host_bytes(const value* x) {
+  return x->half ? x->bytes * 2 : x->bytes;
+}
+
+/* The value an operand names; -1 for ints and floats. */
+static inline int operand_value(const lg_gpu_program* p,
+                                const lg_gpu_operand* arg) {
+  if (arg->kind == LG_GPU_OPERAND_TENSOR) {
+    return p->value_of_tensor[arg->value.id];
+  }
+  if (arg->kind == LG_GPU_OPERAND_CONSTANT ||
+      arg->kind == LG_GPU_OPERAND_SCRATCH) {
+    return arg->value.id;
+  }
+  return -1;
+}
+
+#endif /* LITEGPU_DELEGATES_GPU_GPU_PROGRAM_INTERNAL_H_ */

@@ -1,0 +1,403 @@
+/* GPU program, device side: the lifetime memory plan and buffers
+ * (lg_gpu_program_prepare), the dispatches' resolved arguments and
+ * recording, and execution with its stats and dispatch profile
+ * (gpu_program.h). Lowering: gpu_program.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/gpu/gpu_program.h"
+#include "delegates/gpu/gpu_program_internal.h"
+#include "runtime/clock.h"
+#include "runtime/kernels/fp16.h"
+
+/* ---- Memory plan -----------------------------------------------------------
+ */
+
+static int root_of(const lg_gpu_program* p, int v) {
+  while (p->values[v].alias_of >= 0) v = p->values[v].alias_of;
+  return v;
+}
+
+/* Merges every alias's lifetime (and boundary role) into its root. */
+static void merge_aliases(lg_gpu_program* p) {
+  for (int v = 0; v < p->num_values; ++v) {
+    value* x = &p->values[v];
+    if (x->boundary_input) x->first = -1;
+    if (x->output) x->last = NO_DISPATCH;
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    if (x->alias_of < 0) continue;
+    value* r = &p->values[root_of(p, v)];
+    if (x->first < r->first) r->first = x->first;
+    if (x->last > r->last) r->last = x->last;
+  }
+}
+
+static bool overlaps(const value* a, const value* b) {
+  if (a->first > a->last || b->first > b->last) return false; /* unused */
+  return !(a->last < b->first || b->last < a->first);
+}
+
+static int compare_by_bytes_desc(const void* x, const void* y, void* values) {
+  const value* v = values;
+  const size_t a = v[*(const int*)x].bytes, b = v[*(const int*)y].bytes;
+  if (a != b) return a > b ? -1 : 1;
+  return *(const int*)x - *(const int*)y;
+}
+
+/* Plain insertion sort with a context (qsort_r is not C11). */
+static void sort_by_bytes(int* order, int n, value* values) {
+  for (int i = 1; i < n; ++i) {
+    const int key = order[i];
+    int j = i - 1;
+    while (j >= 0 && compare_by_bytes_desc(&order[j], &key, values) > 0) {
+      order[j + 1] = order[j];
+      --j;
+    }
+    order[j + 1] = key;
+  }
+}
+
+static bool fits_buffer(const lg_gpu_program* p, int buffer, int v) {
+  for (int u = 0; u < p->num_values; ++u) {
+    if (p->values[u].buffer == buffer && overlaps(&p->values[u], &p->values[v]))
+      return false;
+  }
+  return true;
+}
+
+static TfLiteStatus plan_memory(lg_gpu_program* p) {
+  merge_aliases(p);
+  int* order = malloc(sizeof(int) * (size_t)(p->num_values + 1));
+  p->buffers = calloc((size_t)p->num_values + 1, sizeof(*p->buffers));
+  if (order == NULL || p->buffers == NULL) {
+    free(order);
+    return lg_gpu_lower_fail(p, "out of host memory");
+  }
+  int n = 0;
+  for (int v = 0; v < p->num_values; ++v) {
+    if (p->values[v].kind != VALUE_CONSTANT && p->values[v].alias_of < 0) {
+      order[n++] = v;
+    }
+  }
+  sort_by_bytes(order, n, p->values);
+  for (int i = 0; i < n; ++i) {
+    const int v = order[i];
+    int chosen = -1;
+    for (int b = 0; b < p->num_buffers && chosen < 0; ++b) {
+      if (fits_buffer(p, b, v)) chosen = b;
+    }
+    if (chosen < 0) chosen = p->num_buffers++;
+    p->values[v].buffer = chosen;
+    /* Largest first: the first value placed sets the size, but keep max in
+     * case of equal-size ties. */
+    if (p->values[v].bytes > p->buffers[chosen].bytes) {
+      p->buffers[chosen].bytes = p->values[v].bytes;
+    }
+  }
+  free(order);
+  return kTfLiteOk;
+}
+
+/* Buffers are at least 16 bytes and a multiple of 16 so that a kernel's
+ * float4 access of a tail never leaves the allocation. */
+static size_t device_size(size_t bytes) {
+  if (bytes < 16) return 16;
+  return (bytes + 15) & ~(size_t)15;
+}
+
+/* The float16 copy of `floats` (a half value's host data) in x->staging,
+ * allocated on first use. */
+static TfLiteStatus fill_staging(value* x, const void* floats) {
+  if (x->staging == NULL) {
+    x->staging = malloc(x->bytes > 0 ? x->bytes : 2);
+    if (x->staging == NULL) return kTfLiteError;
+  }
+  lg_fp32_to_fp16_array(floats, x->staging, x->bytes / sizeof(uint16_t));
+  return kTfLiteOk;
+}
+
+static TfLiteStatus create_buffers(lg_gpu_program* p,
+                                   const TfLiteContext* context) {
+  lg_gpu_backend* be = p->be;
+  lg_gpu_error error = {{0}};
+  for (int b = 0; b < p->num_buffers; ++b) {
+    if (be->ops->buffer_create(be, device_size(p->buffers[b].bytes),
+                               &p->buffers[b].buffer, &error) != kTfLiteOk) {
+      return lg_gpu_lower_fail(p, "%s", error.message);
+    }
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    value* x = &p->values[v];
+    if (x->kind != VALUE_CONSTANT) continue;
+    const void* data = x->host_copy != NULL
+                           ? x->host_copy
+                           : context->tensors[x->tensor].data.raw;
+    if (x->half) {
+      if (fill_staging(x, data) != kTfLiteOk) {
+        return lg_gpu_lower_fail(p, "out of host memory");
+      }
+      data = x->staging;
+    }
+    if (be->ops->buffer_create(be, device_size(x->bytes), &x->own, &error) !=
+            kTfLiteOk ||
+        (x->bytes > 0 && be->ops->buffer_upload(be, x->own, 0, data, x->bytes,
+                                                &error) != kTfLiteOk)) {
+      lg_gpu_error ignored = {{0}};
+      be->ops->finish(be, &ignored); /* earlier uploads read host copies */
+      return lg_gpu_lower_fail(p, "%s", error.message);
+    }
+  }
+  /* Uploads may read the host copies until they finish. */
+  if (be->ops->finish(be, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "%s", error.message);
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    value* x = &p->values[v];
+    free(x->host_copy); /* on the device now */
+    x->host_copy = NULL;
+    if (x->kind == VALUE_CONSTANT) {
+      free(x->staging);
+      x->staging = NULL;
+    }
+  }
+  return kTfLiteOk;
+}
+
+static lg_gpu_buffer* buffer_of(const lg_gpu_program* p, int v) {
+  const value* r = &p->values[root_of(p, v)];
+  return r->kind == VALUE_CONSTANT ? r->own : p->buffers[r->buffer].buffer;
+}
+
+static void resolve_arguments(lg_gpu_program* p) {
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    dispatch* x = &p->dispatches[d];
+    for (int i = 0; i < x->num_args; ++i) {
+      const lg_gpu_operand* a = &x->args[i];
+      if (a->kind == LG_GPU_OPERAND_INT) {
+        x->resolved[i] = LG_GPU_ARG_INT(a->value.i);
+      } else if (a->kind == LG_GPU_OPERAND_FLOAT) {
+        x->resolved[i] = LG_GPU_ARG_FLOAT(a->value.f);
+      } else {
+        x->resolved[i] = LG_GPU_ARG_BUFFER(buffer_of(p, operand_value(p, a)));
+      }
+    }
+  }
+}
+
+static TfLiteStatus record_each_dispatch(lg_gpu_program* p,
+                                         lg_gpu_error* error) {
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    const dispatch* x = &p->dispatches[d];
+    if (p->be->ops->dispatch(p->be, x->kernel, x->resolved, x->num_args,
+                             x->dims, x->global, x->has_local ? x->local : NULL,
+                             error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+/* With a backend that keeps recordings (Vulkan), the dispatch list is
+ * recorded once here and every run replays it. */
+static TfLiteStatus record_dispatches(lg_gpu_program* p) {
+  lg_gpu_backend* be = p->be;
+  if (be->ops->recording_begin == NULL || p->num_dispatches == 0) {
+    return kTfLiteOk;
+  }
+  lg_gpu_error error = {{0}};
+  if (be->ops->recording_begin(be, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "%s", error.message);
+  }
+  const TfLiteStatus recorded = record_each_dispatch(p, &error);
+  lg_gpu_error end_error = {{0}};
+  const TfLiteStatus ended =
+      be->ops->recording_end(be, &p->recording, &end_error);
+  if (recorded != kTfLiteOk) return lg_gpu_lower_fail(p, "%s", error.message);
+  if (ended != kTfLiteOk) return lg_gpu_lower_fail(p, "%s", end_error.message);
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context) {
+  if (p->prepared) return kTfLiteOk; /* the graph is immutable */
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    if (x->tensor >= 0 && context->tensors[x->tensor].bytes != host_bytes(x)) {
+      return lg_gpu_lower_fail(p,
+                               "tensor %d changed size after lowering (%zu "
+                               "bytes, was %zu)",
+                               x->tensor, context->tensors[x->tensor].bytes,
+                               host_bytes(x));
+    }
+  }
+  if (plan_memory(p) != kTfLiteOk || create_buffers(p, context) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  resolve_arguments(p);
+  if (record_dispatches(p) != kTfLiteOk) return kTfLiteError;
+  p->prepared = true;
+  return kTfLiteOk;
+}
+
+/* ---- Execution
+ * --------------------------------------------------------------- */
+
+static TfLiteStatus upload_inputs(lg_gpu_program* p, TfLiteContext* context,
+                                  lg_gpu_error* error) {
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    if (!x->boundary_input || x->bytes == 0) continue;
+    const TfLiteTensor* t = &context->tensors[x->tensor];
+    if (t->data.raw == NULL) {
+      snprintf(error->message, sizeof(error->message),
+               "input tensor %d has no data", x->tensor);
+      return kTfLiteError;
+    }
+    const void* data = t->data.raw;
+    if (x->half) {
+      if (fill_staging(&p->values[v], data) != kTfLiteOk) {
+        snprintf(error->message, sizeof(error->message), "out of host memory");
+        return kTfLiteError;
+      }
+      data = x->staging;
+    }
+    if (p->be->ops->buffer_upload(p->be, buffer_of(p, v), 0, data, x->bytes,
+                                  error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    p->bytes_uploaded += x->bytes;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
+                                     lg_gpu_error* error) {
+  for (int i = 0; i < p->num_outputs; ++i) {
+    value* x = &p->values[p->output_values[i]];
+    TfLiteTensor* t = &context->tensors[p->output_tensors[i]];
+    if (x->bytes == 0) continue;
+    if (t->data.raw == NULL) {
+      snprintf(error->message, sizeof(error->message),
+               "output tensor %d has no data", p->output_tensors[i]);
+      return kTfLiteError;
+    }
+    if (x->half && x->staging == NULL) {
+      x->staging = malloc(x->bytes);
+      if (x->staging == NULL) {
+        snprintf(error->message, sizeof(error->message), "out of host memory");
+        return kTfLiteError;
+      }
+    }
+    void* target = x->half ? (void*)x->staging : t->data.raw;
+    if (p->be->ops->buffer_download(p->be, buffer_of(p, p->output_values[i]), 0,
+                                    target, x->bytes, error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    if (x->half) {
+      lg_fp16_to_fp32_array(x->staging, t->data.f, x->bytes / sizeof(uint16_t));
+    }
+    p->bytes_downloaded += x->bytes;
+  }
+  return kTfLiteOk;
+}
+
+/* After a failure: waits for recorded uploads that may still read the
+ * caller's tensors, then keeps the first error. */
+static TfLiteStatus run_failed(lg_gpu_program* p, const lg_gpu_error* error) {
+  lg_gpu_error ignored = {{0}};
+  p->be->ops->finish(p->be, &ignored);
+  return lg_gpu_lower_fail(p, "%s", error->message);
+}
+
+/* Profiling: each dispatch alone, timed from enqueue to completion (the
+ * uploads finish first so the first dispatch does not carry them). */
+static TfLiteStatus run_timed(lg_gpu_program* p, lg_gpu_error* error) {
+  lg_gpu_backend* be = p->be;
+  if (be->ops->finish(be, error) != kTfLiteOk) return kTfLiteError;
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    dispatch* x = &p->dispatches[d];
+    const uint64_t start = lg_now_ns();
+    if (be->ops->dispatch(be, x->kernel, x->resolved, x->num_args, x->dims,
+                          x->global, x->has_local ? x->local : NULL,
+                          error) != kTfLiteOk ||
+        (be->ops->submit != NULL && be->ops->submit(be, error) != kTfLiteOk) ||
+        be->ops->finish(be, error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    x->total_ns += lg_now_ns() - start;
+    x->count++;
+  }
+  return kTfLiteOk;
+}
+
+/* Uploads, dispatches and downloads in one ordered stream: only the
+ * downloads block, since each blocking call costs a driver wake-up. */
+TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
+  if (!p->prepared) return lg_gpu_lower_fail(p, "the program is not prepared");
+  lg_gpu_backend* be = p->be;
+  lg_gpu_error error = {{0}};
+  p->bytes_uploaded = 0;
+  p->bytes_downloaded = 0;
+  if (upload_inputs(p, context, &error) != kTfLiteOk) {
+    return run_failed(p, &error);
+  }
+  const TfLiteStatus ran =
+      p->profiling           ? run_timed(p, &error)
+      : p->recording != NULL ? be->ops->recording_run(be, p->recording, &error)
+                             : record_each_dispatch(p, &error);
+  if (ran != kTfLiteOk) return run_failed(p, &error);
+  if (be->ops->submit != NULL && be->ops->submit(be, &error) != kTfLiteOk) {
+    return run_failed(p, &error);
+  }
+  if (download_outputs(p, context, &error) != kTfLiteOk) {
+    return run_failed(p, &error);
+  }
+  if (p->bytes_downloaded == 0 && be->ops->finish(be, &error) != kTfLiteOk) {
+    return run_failed(p, &error);
+  }
+  return kTfLiteOk;
+}
+
+void lg_gpu_program_get_stats(const lg_gpu_program* p,
+                              lg_gpu_program_stats* out) {
+  memset(out, 0, sizeof(*out));
+  out->nodes = p->nodes;
+  out->fused_nodes = p->fused_nodes;
+  out->dispatches = p->num_dispatches;
+  for (int b = 0; b < p->num_buffers; ++b) {
+    out->device_bytes += device_size(p->buffers[b].bytes);
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    if (x->kind == VALUE_CONSTANT) out->device_bytes += device_size(x->bytes);
+    if (x->alias_of < 0) out->unplanned_bytes += device_size(x->bytes);
+  }
+  out->bytes_uploaded = p->bytes_uploaded;
+  out->bytes_downloaded = p->bytes_downloaded;
+}
+
+void lg_gpu_program_set_profiling(lg_gpu_program* p, bool on) {
+  p->profiling = on;
+  if (!on) return;
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    p->dispatches[d].total_ns = 0;
+    p->dispatches[d].count = 0;
+  }
+}
+
+int lg_gpu_program_profile(const lg_gpu_program* p,
+                           litegpu_gpu_dispatch_profile* out, int capacity) {
+  for (int d = 0; d < p->num_dispatches && d < capacity; ++d) {
+    const dispatch* x = &p->dispatches[d];
+    litegpu_gpu_dispatch_profile* e = &out[d];
+    memset(e, 0, sizeof(*e));
+    e->node_index = x->node_index;
+    e->op_name = x->op_name;
+    snprintf(e->kernel, sizeof(e->kernel), "%s", x->kernel_name);
+    e->total_ns = x->total_ns;
+    e->count = x->count;
+  }
+  return p->num_dispatches;
+}
