@@ -33,9 +33,9 @@ layout(constant_id = 4) const int LG_ROWS = 4;
 layout(constant_id = 5) const int LG_ADJ_X = 0;
 layout(constant_id = 6) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer InputA { lg_store a[]; };
-layout(std430, set = 0, binding = 1) readonly buffer InputB { lg_store b[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { lg_store bias[]; };
+LG_TENSOR_IN(0, a);
+LG_TENSOR_IN(1, b);
+LG_TENSOR_IN(2, bias);
 layout(std430, set = 0, binding = 3) writeonly buffer Output {
   lg_store dst[];
 };
@@ -92,11 +92,11 @@ void main() {
   vec4 w[HALVES];
   for (int q = 0; q < p.k; ++q) {
     for (int h = 0; h < HALVES; ++h) {
-      const int at = bp + q * LG_VEC + 4 * h;
-      w[h] = vec4(b[at], b[at + 1], b[at + 2], b[at + 3]);
+      // A multiple of 4: npad and col are multiples of LG_VEC.
+      w[h] = lg_in4(b, (bp + q * LG_VEC + 4 * h) >> 2);
     }
     for (int r = 0; r < LG_ROWS; ++r) {
-      const float x = a[arow[r] + q * a_step];
+      const float x = lg_in(a, arow[r] + q * a_step);
       for (int h = 0; h < HALVES; ++h) {
         acc[r * HALVES + h] += x * w[h];
       }
@@ -108,7 +108,7 @@ void main() {
     add[h] = vec4(0.0);
     for (int l = 0; l < 4; ++l) {
       const int j = col + 4 * h + l;
-      if (p.has_bias != 0 && j < p.n) add[h][l] = bias[j];
+      if (p.has_bias != 0 && j < p.n) add[h][l] = lg_in(bias, j);
     }
   }
   const int out_base = batch * p.m * p.n + col;
