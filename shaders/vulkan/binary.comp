@@ -25,8 +25,8 @@ layout(constant_id = 3) const int LG_OP = 0;
 layout(constant_id = 4) const int LG_BCAST = 0;
 layout(constant_id = 5) const int LG_ACT_TANH = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer InputA { lg_store a[]; };
-layout(std430, set = 0, binding = 1) readonly buffer InputB { lg_store b[]; };
+LG_TENSOR_IN(0, a);
+LG_TENSOR_IN(1, b);
 layout(std430, set = 0, binding = 2) writeonly buffer Output { lg_store o[]; };
 
 layout(push_constant) uniform Params {
@@ -61,11 +61,11 @@ void main() {
     const int i2 = (i / p.d3) % p.d2;
     const int i1 = (i / (p.d3 * p.d2)) % p.d1;
     const int i0 = i / (p.d3 * p.d2 * p.d1);
-    x = lg_half(a[i0 * p.sa0 + i1 * p.sa1 + i2 * p.sa2 + i3 * p.sa3]);
-    y = lg_half(b[i0 * p.sb0 + i1 * p.sb1 + i2 * p.sb2 + i3 * p.sb3]);
+    x = lg_half(lg_in(a, i0 * p.sa0 + i1 * p.sa1 + i2 * p.sa2 + i3 * p.sa3));
+    y = lg_half(lg_in(b, i0 * p.sb0 + i1 * p.sb1 + i2 * p.sb2 + i3 * p.sb3));
   } else {
-    x = lg_half(a[p.na == p.n ? i : i % p.na]);
-    y = lg_half(b[p.nb == p.n ? i : i % p.nb]);
+    x = lg_half(lg_in(a, p.na == p.n ? i : i % p.na));
+    y = lg_half(lg_in(b, p.nb == p.n ? i : i % p.nb));
   }
   lg_half h;
   switch (LG_OP) {

@@ -22,7 +22,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(constant_id = 3) const int LG_OP = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { lg_store x[]; };
+LG_TENSOR_IN(0, x);
 layout(std430, set = 0, binding = 1) writeonly buffer Output { lg_store o[]; };
 
 layout(push_constant) uniform Params {
@@ -82,6 +82,6 @@ float float_op(float v) {
 void main() {
   const uint gi = gl_GlobalInvocationID.x;
   if (gi >= uint(p.n)) return;
-  const lg_half v = lg_half(x[gi]);
+  const lg_half v = lg_half(lg_in(x, int(gi)));
   o[gi] = is_simple() ? lg_store(simple_op(v)) : lg_store(float_op(float(v)));
 }
