@@ -61,13 +61,32 @@ const int MODE = 6;
 
 int field(int d, int f) { return table[p.job + HEADER + d * FIELDS + f]; }
 
+// The table's fields of every dim, read once at the top of main, before
+// any branch: their addresses are then uniform and outside control flow,
+// so Mesa's lavapipe loads each once for all lanes instead of lane by lane
+// (and the element loop below no longer reloads them).
+int f_size[6], f_src_stride[6], f_dst_stride[6], f_start[6], f_step[6],
+    f_src_dim[6], f_mode[6];
+
+void load_fields() {
+  for (int d = 0; d < 6; ++d) {
+    f_size[d] = field(d, SIZE);
+    f_src_stride[d] = field(d, SRC_STRIDE);
+    f_dst_stride[d] = field(d, DST_STRIDE);
+    f_start[d] = field(d, START);
+    f_step[d] = field(d, STEP);
+    f_src_dim[d] = field(d, SRC_DIM);
+    f_mode[d] = field(d, MODE);
+  }
+}
+
 // The source offset of index i along dim d. Plain without LG_MODES; with
 // it, sets `outside` when a constant dim's coordinate leaves the source.
 int source(int d, int i, inout bool outside) {
-  if (LG_MODES == 0) return i * field(d, SRC_STRIDE);
-  int c = field(d, START) + i * field(d, STEP);
-  const int n = field(d, SRC_DIM);
-  const int mode = field(d, MODE);
+  if (LG_MODES == 0) return i * f_src_stride[d];
+  int c = f_start[d] + i * f_step[d];
+  const int n = f_src_dim[d];
+  const int mode = f_mode[d];
   if (mode == 1) {
     if (c < 0 || c >= n) {
       outside = true;
@@ -81,7 +100,7 @@ int source(int d, int i, inout bool outside) {
   } else if (mode == 4) {
     c = clamp(lg_rem(c, n), 0, n - 1);
   }
-  return c * field(d, SRC_STRIDE);
+  return c * f_src_stride[d];
 }
 
 // The clamp (in float32) and the conversion to the storage type.
@@ -91,26 +110,29 @@ lg_store finish(float v) {
 
 void main() {
   const int t = p.job;
-  const int n5 = field(5, SIZE);
+  load_fields();
+  const int src_base = table[t], dst_base = table[t + 1];
+  const int z_count = table[t + 2];
+  const int n5 = f_size[5];
   const int x0 = int(gl_GlobalInvocationID.x) * CHUNK;
   const int y = int(gl_GlobalInvocationID.y);
   const int z = int(gl_GlobalInvocationID.z);
-  if (x0 >= n5 || y >= field(4, SIZE) || z >= table[t + 2]) return;
-  const int n3 = field(3, SIZE), n2 = field(2, SIZE);
-  const int n1 = field(1, SIZE);
+  if (x0 >= n5 || y >= f_size[4] || z >= z_count) return;
+  const int n3 = f_size[3], n2 = f_size[2];
+  const int n1 = f_size[1];
   const int i3 = z % n3;
   const int i2 = (z / n3) % n2;
   const int i1 = (z / (n3 * n2)) % n1;
   const int i0 = z / (n3 * n2 * n1);
   bool outside = false;
-  const int o = table[t + 1] + i0 * field(0, DST_STRIDE) +
-                i1 * field(1, DST_STRIDE) + i2 * field(2, DST_STRIDE) +
-                i3 * field(3, DST_STRIDE) + y * field(4, DST_STRIDE);
-  const int s = table[t] + source(0, i0, outside) + source(1, i1, outside) +
+  const int o = dst_base + i0 * f_dst_stride[0] + i1 * f_dst_stride[1] +
+                i2 * f_dst_stride[2] + i3 * f_dst_stride[3] +
+                y * f_dst_stride[4];
+  const int s = src_base + source(0, i0, outside) + source(1, i1, outside) +
                 source(2, i2, outside) + source(3, i3, outside) +
                 source(4, y, outside);
   const int count = min(CHUNK, n5 - x0);
-  const int ds5 = field(5, DST_STRIDE);
+  const int ds5 = f_dst_stride[5];
   for (int i = 0; i < count; ++i) {
     bool out_i = outside;
     const int s5 = source(5, x0 + i, out_i);
