@@ -211,6 +211,22 @@ static bool recoverable(const char* call) {
          strcmp(call, "vkCreatePipelineCache") == 0;
 }
 
+/* The 10 arguments of conv_1x1 without a residual or a clamp: in, w,
+ * bias, out, then `bias` again where the residual (not read) goes; pixels,
+ * ic, oc, lo, hi. */
+static void conv_1x1_args(lg_gpu_buffer* in, lg_gpu_buffer* w,
+                          lg_gpu_buffer* bias, lg_gpu_buffer* out,
+                          int32_t pixels, int32_t ic, int32_t oc,
+                          lg_gpu_arg* args) {
+  const lg_gpu_arg list[10] = {
+      LG_GPU_ARG_BUFFER(in),      LG_GPU_ARG_BUFFER(w),
+      LG_GPU_ARG_BUFFER(bias),    LG_GPU_ARG_BUFFER(out),
+      LG_GPU_ARG_BUFFER(bias),    LG_GPU_ARG_INT(pixels),
+      LG_GPU_ARG_INT(ic),         LG_GPU_ARG_INT(oc),
+      LG_GPU_ARG_FLOAT(-FLT_MAX), LG_GPU_ARG_FLOAT(FLT_MAX)};
+  memcpy(args, list, sizeof(list));
+}
+
 /* The whole life of a small job, twice (so fences, command buffers and
  * descriptor pools are recycled); returns the first failure. The second
  * dispatch of a round is a 1x1 convolution with weight 1 (out = in), whose
@@ -245,13 +261,8 @@ static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
                                 &conv, error);
   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(src), LG_GPU_ARG_BUFFER(dst),
                        LG_GPU_ARG_INT(5)};
-  /* conv_1x1: in, w, bias, out, residual (unread); pixels, ic, oc, lo, hi. */
-  lg_gpu_arg conv_args[] = {
-      LG_GPU_ARG_BUFFER(src),     LG_GPU_ARG_BUFFER(w),
-      LG_GPU_ARG_BUFFER(bias),    LG_GPU_ARG_BUFFER(dst),
-      LG_GPU_ARG_BUFFER(bias),    LG_GPU_ARG_INT(5),
-      LG_GPU_ARG_INT(1),          LG_GPU_ARG_INT(1),
-      LG_GPU_ARG_FLOAT(-FLT_MAX), LG_GPU_ARG_FLOAT(FLT_MAX)};
+  lg_gpu_arg conv_args[10];
+  conv_1x1_args(src, w, bias, dst, 5, 1, 1, conv_args);
   size_t global[2] = {5, 1};
   for (int round = 0; round < 2 && status == kTfLiteOk; ++round) {
     in[0] = (float)(10 + round);
@@ -396,17 +407,8 @@ static double round_trip_us(bool staged) {
   lg_gpu_buffer* bb = make_buffer(be, b, sizeof(b));
   lg_gpu_buffer* bo = make_buffer(be, NULL, sizeof(out));
   lg_gpu_kernel* k = make_kernel(be, "binary", "-DLG_OP=0 -DLG_BCAST=0");
-  const lg_gpu_arg args[] = {
-      LG_GPU_ARG_BUFFER(ba),      LG_GPU_ARG_BUFFER(bb),
-      LG_GPU_ARG_BUFFER(bo),      LG_GPU_ARG_INT(kN),
-      LG_GPU_ARG_INT(kN),         LG_GPU_ARG_INT(kN),
-      LG_GPU_ARG_FLOAT(-FLT_MAX), LG_GPU_ARG_FLOAT(FLT_MAX),
-      LG_GPU_ARG_INT(1),          LG_GPU_ARG_INT(1),
-      LG_GPU_ARG_INT(kN),         LG_GPU_ARG_INT(0),
-      LG_GPU_ARG_INT(0),          LG_GPU_ARG_INT(0),
-      LG_GPU_ARG_INT(1),          LG_GPU_ARG_INT(0),
-      LG_GPU_ARG_INT(0),          LG_GPU_ARG_INT(0),
-      LG_GPU_ARG_INT(1)};
+  lg_gpu_arg args[19];
+  binary_flat_args(ba, bb, bo, kN, args);
   lg_gpu_error error = {{0}};
   double times[kRuns];
   for (int r = 0; r < kWarm + kRuns; ++r) {
@@ -617,12 +619,8 @@ static void conv_1x1_exact(lg_gpu_backend* be, int ic) {
   lg_gpu_buffer* bout = make_buffer(be, NULL, sizeof(out));
   lg_gpu_kernel* k =
       make_kernel(be, "conv_1x1", "-DLG_W=4 -DLG_NV=1 -DLG_PIX=3");
-  const lg_gpu_arg args[] = {
-      LG_GPU_ARG_BUFFER(bin),     LG_GPU_ARG_BUFFER(bw),
-      LG_GPU_ARG_BUFFER(bb),      LG_GPU_ARG_BUFFER(bout),
-      LG_GPU_ARG_BUFFER(bb),      LG_GPU_ARG_INT(kPixels),
-      LG_GPU_ARG_INT(ic),         LG_GPU_ARG_INT(kOc),
-      LG_GPU_ARG_FLOAT(-FLT_MAX), LG_GPU_ARG_FLOAT(FLT_MAX)};
+  lg_gpu_arg args[10];
+  conv_1x1_args(bin, bw, bb, bout, kPixels, ic, kOc, args);
   const size_t global[2] = {3, 1};
   lg_gpu_error error = {{0}};
   assert_int_equal(be->ops->dispatch(be, k, args, 10, 2, global, NULL, &error),
