@@ -332,16 +332,15 @@ static TfLiteStatus upload_conv_constants(
   return kTfLiteOk;
 }
 
-/* Where lanes are known (Vulkan) and too few pixel blocks would fill
- * them (7x7 layers: 7 blocks of 7 pixels) but there are enough 4-channel
- * quads: one quad per work item, quads first (MobileNetV2's 1x1 layers
- * from node 50 on, on lavapipe: 9.5-11.3 -> 8.4-9.1 ms together, 3
- * alternating runs). */
-static void pointwise_fill_lanes(conv_block* b, int out_c, int64_t pixels,
-                                 size_t simd) {
-  const int64_t pixel_blocks = (pixels + b->pix - 1) / b->pix;
-  if (simd > 0 && pixel_blocks < (int64_t)simd &&
-      (out_c + 3) / 4 >= (int)simd) {
+/* Where lanes are known (Vulkan) and too few pixel (or column) blocks
+ * would fill them but there are enough 4-channel quads: one quad per work
+ * item, quads first. MobileNetV2's 1x1 layers from node 50 on (7 blocks of
+ * 7 pixels), on lavapipe: 9.5-11.3 -> 8.4-9.1 ms together, 3 alternating
+ * runs; kws_cnn's first conv (5 output columns, 1 block): see
+ * lower_general. */
+static void fill_lanes(conv_block* b, int out_c, int64_t count, size_t simd) {
+  const int64_t blocks = (count + b->pix - 1) / b->pix;
+  if (simd > 0 && blocks < (int64_t)simd && (out_c + 3) / 4 >= (int)simd) {
     b->w = 4;
     b->nv = 1;
     b->oc_fast = true;
@@ -356,7 +355,7 @@ static TfLiteStatus lower_pointwise(lg_gpu_program* p, TfLiteContext* context,
   const int64_t pixels = (int64_t)g->out[0] * g->out[1] * g->out[2];
   const size_t simd = lg_gpu_lower_simd_width(p);
   conv_block blk = choose_conv_block(oc, pixels, ic, simd);
-  pointwise_fill_lanes(&blk, oc, pixels, simd);
+  fill_lanes(&blk, oc, pixels, simd);
   conv_constants c;
   if (upload_conv_constants(p, context, node, g, &blk, false, &c) !=
       kTfLiteOk) {
@@ -407,12 +406,18 @@ static TfLiteStatus lower_pointwise(lg_gpu_program* p, TfLiteContext* context,
 }
 
 /* Any other window: conv_general over [column blocks, rows, batch x
- * channel blocks]. */
+ * channel blocks], or [channel blocks, rows, batch x column blocks] where
+ * fill_lanes says so (kws_cnn's first conv on lavapipe: 25x5 outputs, one
+ * column block per row used 1 of 8 lanes). Channel blocks first otherwise
+ * is measured for 1x1 windows only, so it is not taken here. */
 static TfLiteStatus lower_general(lg_gpu_program* p, TfLiteContext* context,
                                   const TfLiteNode* node, const conv_geo* g) {
   const int oc = g->out[3], ic = g->in[3];
-  const conv_block blk = choose_conv_block(
-      oc, g->out[2], (int64_t)g->kh * g->kw * ic, lg_gpu_lower_simd_width(p));
+  const size_t simd = lg_gpu_lower_simd_width(p);
+  conv_block blk =
+      choose_conv_block(oc, g->out[2], (int64_t)g->kh * g->kw * ic, simd);
+  blk.oc_fast = false;
+  fill_lanes(&blk, oc, g->out[2], simd);
   conv_constants c;
   if (upload_conv_constants(p, context, node, g, &blk, true, &c) != kTfLiteOk) {
     return kTfLiteError;
@@ -429,8 +434,9 @@ static TfLiteStatus lower_general(lg_gpu_program* p, TfLiteContext* context,
              g->kh, g->kw, g->stride_w, g->dil_w);
   }
   char defines[192];
-  snprintf(defines, sizeof(defines), "-DLG_W=%d -DLG_NV=%d -DLG_PIX=%d%s%s %s",
-           blk.w, blk.nv, blk.pix, fixed,
+  snprintf(defines, sizeof(defines),
+           "-DLG_W=%d -DLG_NV=%d -DLG_PIX=%d%s%s%s %s", blk.w, blk.nv, blk.pix,
+           blk.oc_fast ? " -DLG_OC_FAST" : "", fixed,
            oc % blk.w == 0 ? " -DLG_ALIGNED" : "", act);
   const int oc_blocks = round_up(oc, blk.w * blk.nv) / (blk.w * blk.nv);
   const lg_gpu_operand args[] = {
@@ -458,9 +464,13 @@ static TfLiteStatus lower_general(lg_gpu_program* p, TfLiteContext* context,
       LG_GPU_FLOAT(lo),
       LG_GPU_FLOAT(hi),
   };
-  const size_t global[3] = {(size_t)((g->out[2] + blk.pix - 1) / blk.pix),
-                            (size_t)g->out[1],
-                            (size_t)g->out[0] * (size_t)oc_blocks};
+  const size_t column_blocks = (size_t)((g->out[2] + blk.pix - 1) / blk.pix);
+  size_t global[3] = {column_blocks, (size_t)g->out[1],
+                      (size_t)g->out[0] * (size_t)oc_blocks};
+  if (blk.oc_fast) {
+    global[0] = (size_t)oc_blocks;
+    global[2] = (size_t)g->out[0] * column_blocks;
+  }
   const size_t local[3] = {group_items(p, global[0]), 1, 1};
   return lg_gpu_lower_dispatch(p, "conv_general", defines, args,
                                (int)(sizeof(args) / sizeof(args[0])), 3, global,

@@ -8,7 +8,9 @@
  * Work item (i, y, z) computes LG_PIX consecutive output columns
  * [i * LG_PIX, +LG_PIX) of row y of image n = z / oc_blocks, times one block
  * of LG_OB = LG_W * LG_NV output channels starting at (z % oc_blocks) *
- * LG_OB, as LG_PIX * LG_NV vectors of LG_W floats.
+ * LG_OB, as LG_PIX * LG_NV vectors of LG_W floats. LG_OC_FAST puts the
+ * channel blocks on dimension 0: work item (ob, y, z) with z = n *
+ * column_blocks + i, so neighbouring work items share their columns.
  *   w:     packed on the host as [oc_pad / LG_OB][kh][kw][ic][LG_OB] (zero
  *          padded), so the window is one linear run of weight vectors;
  *   bias:  [oc_pad] (zeros without a bias);
@@ -160,12 +162,19 @@ __kernel void conv_general(__global const LG_DATA* restrict in,
                            int stride_h, int stride_w, int dil_h, int dil_w,
                            int pad_top, int pad_left, int kh, int kw,
                            int oc_blocks, float lo, float hi) {
-  const int x0 = (int)get_global_id(0) * LG_PIX;
   const int y = (int)get_global_id(1);
   const int z = (int)get_global_id(2);
+#ifdef LG_OC_FAST
+  const int column_blocks = (out_w + LG_PIX - 1) / LG_PIX;
+  const int n = z / column_blocks;
+  const int ob = (int)get_global_id(0);
+  const int x0 = (z - n * column_blocks) * LG_PIX;
+#else
   const int n = z / oc_blocks;
   const int ob = z - n * oc_blocks;
-  if (x0 >= out_w || y >= out_h || n >= batch) return;
+  const int x0 = (int)get_global_id(0) * LG_PIX;
+#endif
+  if (x0 >= out_w || y >= out_h || n >= batch || ob >= oc_blocks) return;
   const int o0 = ob * LG_OB;
   const int top = y * stride_h - pad_top;
   const int left = x0 * SW - pad_left;

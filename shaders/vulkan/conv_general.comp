@@ -13,7 +13,10 @@
 // Invocation (i, y, z) computes LG_PIX consecutive output columns
 // [i * LG_PIX, +LG_PIX) of row y of image n = z / oc_blocks, times one block
 // of LG_OB = LG_W * LG_NV output channels starting at (z % oc_blocks) *
-// LG_OB. OpenCL holds the whole block as LG_PIX x LG_NV vectors of LG_W
+// LG_OB. LG_OC_FAST puts the channel blocks on dimension 0: invocation
+// (ob, y, z) with z = n * column_blocks + i, so neighbouring invocations
+// share their columns (few columns, many channels: a work group's lanes
+// then fill). OpenCL holds the whole block as LG_PIX x LG_NV vectors of LG_W
 // floats; here the block is LG_OB / 4 quads (LG_W a multiple of 4: the
 // lowering uses 16) computed one after the other, each as LG_PIX vec4
 // accumulators over the whole window. Each output still sums its products
@@ -53,6 +56,7 @@ layout(constant_id = 9) const int LG_SW = 0;
 layout(constant_id = 10) const int LG_DW = 0;
 layout(constant_id = 11) const int LG_ALIGNED = 0;
 layout(constant_id = 12) const int LG_ACT_TANH = 0;
+layout(constant_id = 13) const int LG_OC_FAST = 0;
 
 LG_TENSOR_IN(0, src);
 LG_TENSOR_IN(1, w);
@@ -110,12 +114,17 @@ void main() {
   const int KW = LG_KW > 0 ? LG_KW : p.kw;
   const int SW = LG_SW > 0 ? LG_SW : p.stride_w;
   const int DW = LG_DW > 0 ? LG_DW : p.dil_w;
-  const int x0 = int(gl_GlobalInvocationID.x) * LG_PIX;
   const int y = int(gl_GlobalInvocationID.y);
   const int z = int(gl_GlobalInvocationID.z);
-  const int n = z / p.oc_blocks;
-  const int ob = z - n * p.oc_blocks;
-  if (x0 >= p.out_w || y >= p.out_h || n >= p.batch) return;
+  const int inner = LG_OC_FAST != 0 ? (p.out_w + LG_PIX - 1) / LG_PIX
+                                    : p.oc_blocks;
+  const int n = z / inner;
+  const int ob = LG_OC_FAST != 0 ? int(gl_GlobalInvocationID.x) : z - n * inner;
+  const int x0 = (LG_OC_FAST != 0 ? z - n * inner
+                                  : int(gl_GlobalInvocationID.x)) * LG_PIX;
+  if (x0 >= p.out_w || y >= p.out_h || n >= p.batch || ob >= p.oc_blocks) {
+    return;
+  }
   const int o0 = ob * OB;
   const int top = y * p.stride_h - p.pad_top;
   const int left = x0 * SW - p.pad_left;

@@ -102,6 +102,37 @@ static const conv_case kConv[] = {
      1,
      kTfLitePaddingSame,
      true},
+    /* Few columns, many channels: on a device with lanes (Vulkan) one
+     * 4-channel quad per work item, quads first (lower_conv.c's
+     * fill_lanes). kws_cnn's first conv with 62 channels (a partial
+     * quad); batch 2; a 1x1 with 7 blocks of 7 pixels. */
+    {"10x4_s2_same_c1_o62",
+     {4, {1, 49, 10, 1}},
+     62,
+     10,
+     4,
+     2,
+     1,
+     kTfLitePaddingSame,
+     true},
+    {"3x3_s1_same_c5_o40_batch2",
+     {4, {2, 4, 3, 5}},
+     40,
+     3,
+     3,
+     1,
+     1,
+     kTfLitePaddingSame,
+     true},
+    {"1x1_7x7_c9_o36",
+     {4, {1, 7, 7, 9}},
+     36,
+     1,
+     1,
+     1,
+     1,
+     kTfLitePaddingSame,
+     true},
 };
 
 static int build_conv(conf_builder* b, const conf_case* c) {

@@ -304,6 +304,10 @@ typedef struct conv_spec {
   int batch, in_h, in_w, in_c, out_c, kh, kw, sh, sw, dh, dw;
   float lo, hi;
   bool residual; /* 1x1: a residual ADD fused (LG_RESIDUAL) */
+  /* lower_conv.c's fill_lanes block (where the device has lanes and too
+   * few pixel or column blocks fill them): one 4-channel quad per work
+   * item, quads on dimension 0 (LG_W=4 LG_NV=1 LG_OC_FAST). */
+  bool quads;
 } conv_spec;
 
 /* Output size and padding before (TFLite's SAME / VALID), as lower_conv.c
@@ -441,18 +445,25 @@ static void run_conv(const conv_spec* s, uint32_t seed) {
   const bool pointwise = s->kh == 1 && s->kw == 1 && s->sh == 1 && s->sw == 1 &&
                          d.out_h == s->in_h && d.out_w == s->in_w;
   const int pixels = s->batch * s->in_h * s->in_w;
-  const conv_blk blk = conv_block(s->out_c, pointwise ? pixels : d.out_w,
-                                  s->kh * s->kw * s->in_c);
-  const int block = 16 * blk.nv, padded = round_up(s->out_c, block);
-  const char* aligned = s->out_c % 16 == 0 ? " -DLG_ALIGNED" : "";
+  conv_blk blk = conv_block(s->out_c, pointwise ? pixels : d.out_w,
+                            s->kh * s->kw * s->in_c);
+  int width = 16;
+  if (!pointwise) blk.oc_fast = false; /* conv_general: columns first */
+  if (s->quads) {
+    width = 4;
+    blk.nv = 1;
+    blk.oc_fast = true;
+  }
+  const int block = width * blk.nv, padded = round_up(s->out_c, block);
+  const char* aligned = s->out_c % width == 0 ? " -DLG_ALIGNED" : "";
   conv_make(s, block, seed, &d);
   conv_finish_buffers(s, seed, &d);
   const char* act = s->tanh_act ? "-DLG_ACT_TANH" : "";
   char defines[192];
   if (pointwise) {
     snprintf(defines, sizeof(defines),
-             "-DLG_W=16 -DLG_NV=%d -DLG_PIX=%d%s%s%s %s", blk.nv, blk.pix,
-             blk.oc_fast ? " -DLG_OC_FAST" : "", aligned,
+             "-DLG_W=%d -DLG_NV=%d -DLG_PIX=%d%s%s%s %s", width, blk.nv,
+             blk.pix, blk.oc_fast ? " -DLG_OC_FAST" : "", aligned,
              s->residual ? " -DLG_RESIDUAL" : "", act);
     float* res = random_floats(d.out_n, 2.0f, seed + 3);
     xarg args[] = {
@@ -486,8 +497,9 @@ static void run_conv(const conv_spec* s, uint32_t seed) {
              " -DLG_IC=%d -DLG_KH=%d -DLG_KW=%d -DLG_SW=%d -DLG_DW=%d", s->in_c,
              s->kh, s->kw, s->sw, s->dw);
   }
-  snprintf(defines, sizeof(defines), "-DLG_W=16 -DLG_NV=%d -DLG_PIX=%d%s%s %s",
-           blk.nv, blk.pix, fixed, aligned, act);
+  snprintf(defines, sizeof(defines),
+           "-DLG_W=%d -DLG_NV=%d -DLG_PIX=%d%s%s%s %s", width, blk.nv, blk.pix,
+           blk.oc_fast ? " -DLG_OC_FAST" : "", fixed, aligned, act);
   const int oc_blocks = padded / block;
   xarg args[] = {
       XBUF(d.input, d.in_n * sizeof(float)),
@@ -514,9 +526,11 @@ static void run_conv(const conv_spec* s, uint32_t seed) {
       XFLOAT(s->lo),
       XFLOAT(s->hi),
   };
-  xcall call = make_call("conv_general", defines, s->label,
-                         (size_t)ceil_div(d.out_w, blk.pix), (size_t)d.out_h,
-                         (size_t)s->batch * (size_t)oc_blocks);
+  const size_t column_blocks = (size_t)ceil_div(d.out_w, blk.pix);
+  xcall call = make_call(
+      "conv_general", defines, s->label,
+      blk.oc_fast ? (size_t)oc_blocks : column_blocks, (size_t)d.out_h,
+      (size_t)s->batch * (blk.oc_fast ? column_blocks : (size_t)oc_blocks));
   conv_local(&call);
   run_cross(&call, args, NARGS(args));
   conv_data_free(&d);
@@ -582,24 +596,34 @@ static void run_depthwise(const conv_spec* s, uint32_t seed) {
 static void test_conv(void** state) {
   (void)state;
   /* label, depthwise, same, tanh, batch, in_h, in_w, in_c, out_c, kh, kw,
-   * sh, sw, dh, dw, lo, hi, residual */
+   * sh, sw, dh, dw, lo, hi, residual, quads */
   static const conv_spec specs[] = {
       {"1x1 oc5 nv1", false, true, false, 2, 5, 7, 13, 5, 1, 1, 1, 1, 1, 1,
-       -FLT_MAX, FLT_MAX, false},
+       -FLT_MAX, FLT_MAX, false, false},
       {"1x1 oc64 oc_fast relu6 tanh", false, true, true, 1, 3, 9, 6, 64, 1, 1,
-       1, 1, 1, 1, 0.0f, 6.0f, false},
+       1, 1, 1, 1, 0.0f, 6.0f, false, false},
       {"1x1 oc40 nv3 residual relu", false, true, false, 1, 4, 4, 11, 40, 1, 1,
-       1, 1, 1, 1, 0.0f, FLT_MAX, true},
+       1, 1, 1, 1, 0.0f, FLT_MAX, true, false},
       {"3x3/1 SAME ic7 oc17 nv2", false, true, false, 1, 6, 11, 7, 17, 3, 3, 1,
-       1, 1, 1, -FLT_MAX, FLT_MAX, false},
+       1, 1, 1, -FLT_MAX, FLT_MAX, false, false},
       {"3x3/2 SAME ic3 fixed relu", false, true, false, 1, 9, 13, 3, 5, 3, 3, 2,
-       2, 1, 1, 0.0f, FLT_MAX, false},
+       2, 1, 1, 0.0f, FLT_MAX, false, false},
       {"3x2 dil2 VALID ic9 oc48 tanh", false, false, true, 2, 8, 10, 9, 48, 3,
-       2, 1, 2, 2, 2, -FLT_MAX, FLT_MAX, false},
+       2, 1, 2, 2, 2, -FLT_MAX, FLT_MAX, false, false},
       /* Many work items in several groups: 3 channel blocks x 36 pixel
        * blocks over 24 input channels. */
       {"1x1 ic24 oc96 b2 12x12", false, true, false, 2, 12, 12, 24, 96, 1, 1, 1,
-       1, 1, 1, -FLT_MAX, FLT_MAX, false},
+       1, 1, 1, -FLT_MAX, FLT_MAX, false, false},
+      /* Quads first: kws_cnn's first conv (10x4/2 SAME, 25x5x64 outputs
+       * from 49x10x1), with batch 2 and 62 channels (a partial last quad);
+       * a 3x3 one with 37 channels, relu6; and a 1x1 one (the 7x7 layers
+       * of MobileNetV2) with 36 channels. */
+      {"10x4/2 SAME ic1 oc62 b2 quads", false, true, false, 2, 49, 10, 1, 62,
+       10, 4, 2, 2, 1, 1, -FLT_MAX, FLT_MAX, false, true},
+      {"3x3/1 SAME ic5 oc37 quads relu6", false, true, false, 1, 4, 3, 5, 37, 3,
+       3, 1, 1, 1, 1, 0.0f, 6.0f, false, true},
+      {"1x1 ic9 oc36 7x7 quads", false, true, false, 1, 7, 7, 9, 36, 1, 1, 1, 1,
+       1, 1, -FLT_MAX, FLT_MAX, false, true},
   };
   for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); ++i) {
     run_conv(&specs[i], 1000 + 10 * (uint32_t)i);
@@ -610,20 +634,20 @@ static void test_depthwise_conv(void** state) {
   (void)state;
   static const conv_spec specs[] = {
       {"dw 3x3/1 SAME c17 scalar", true, true, false, 1, 6, 7, 17, 17, 3, 3, 1,
-       1, 1, 1, -FLT_MAX, FLT_MAX, false},
+       1, 1, 1, -FLT_MAX, FLT_MAX, false, false},
       {"dw 3x3/2 SAME c8 relu", true, true, false, 2, 9, 9, 8, 8, 3, 3, 2, 2, 1,
-       1, 0.0f, FLT_MAX, false},
+       1, 0.0f, FLT_MAX, false, false},
       {"dw 5x5 dil2 SAME c32", true, true, false, 1, 7, 40, 32, 32, 5, 5, 1, 1,
-       2, 2, -FLT_MAX, FLT_MAX, false},
+       2, 2, -FLT_MAX, FLT_MAX, false, false},
       {"dw 3x3/1 VALID broadcast m5", true, false, false, 1, 6, 6, 1, 5, 3, 3,
-       1, 1, 1, 1, -FLT_MAX, FLT_MAX, false},
+       1, 1, 1, 1, -FLT_MAX, FLT_MAX, false, false},
       {"dw 3x3/2 VALID m2 tanh", true, false, true, 1, 8, 7, 3, 6, 3, 3, 2, 1,
-       1, 1, -1.0f, 1.0f, false},
+       1, 1, -1.0f, 1.0f, false, false},
       {"dw 3x3/1 SAME c12 wide", true, true, false, 1, 3, 70, 12, 12, 3, 3, 1,
-       1, 1, 1, -FLT_MAX, FLT_MAX, false},
+       1, 1, 1, -FLT_MAX, FLT_MAX, false, false},
       /* 4-channel vectors (36 channels), 9 of them along dimension 0. */
       {"dw 3x3/2 SAME c36 relu6", true, true, false, 2, 11, 12, 36, 36, 3, 3, 2,
-       2, 1, 1, 0.0f, 6.0f, false},
+       2, 1, 1, 0.0f, 6.0f, false, false},
   };
   for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); ++i) {
     run_depthwise(&specs[i], 1100 + 10 * (uint32_t)i);
