@@ -95,6 +95,13 @@ typedef struct lg_gpu_arg {
 #define LG_GPU_ARG_FLOAT(x) \
   ((lg_gpu_arg){.kind = LG_GPU_ARG_KIND_FLOAT, .value.f = (x)})
 
+/* One dispatch's kernel and work-group size, for kernels_prepare. */
+typedef struct lg_gpu_kernel_use {
+  lg_gpu_kernel* kernel;
+  int dims;
+  const size_t* local; /* NULL: the backend's choice, as in dispatch */
+} lg_gpu_kernel_use;
+
 typedef struct lg_gpu_backend_ops {
   /* Allocates `bytes` of device memory (contents undefined). */
   TfLiteStatus (*buffer_create)(lg_gpu_backend* be, size_t bytes,
@@ -123,6 +130,16 @@ typedef struct lg_gpu_backend_ops {
   /* The largest work-group size this kernel supports on the device. */
   size_t (*kernel_max_work_group_size)(lg_gpu_backend* be,
                                        const lg_gpu_kernel* kernel);
+
+  /* Optional (NULL when kernel_create builds everything): builds ahead
+   * what dispatches of these kernels with these work-group sizes need, so
+   * that a failure shows before the first dispatch (the delegate then
+   * leaves the partition to the CPU). Vulkan creates a pipeline per kernel
+   * and work-group size here, several at a time; dispatch creates any that
+   * is still missing. */
+  TfLiteStatus (*kernels_prepare)(lg_gpu_backend* be,
+                                  const lg_gpu_kernel_use* uses, int count,
+                                  lg_gpu_error* error);
 
   /* Records one dispatch over `global[0..dims)` work items with the given
    * arguments; `local` NULL lets the backend choose within the device's

@@ -204,7 +204,8 @@ static void* kernel_init(TfLiteContext* context, const char* buffer,
     }
   }
   if (lg_gpu_program_set_boundary(part->program, params->input_tensors,
-                                  params->output_tensors) != kTfLiteOk) {
+                                  params->output_tensors) != kTfLiteOk ||
+      lg_gpu_program_build_kernels(part->program) != kTfLiteOk) {
     context->ReportError(context, "TfLiteGpuDelegate Init: %s",
                          lg_gpu_program_error(part->program));
     partition_destroy(part);

@@ -612,3 +612,23 @@ const float* lg_gpu_constant_floats(const TfLiteTensor* t) {
   }
   return t->data.f;
 }
+
+TfLiteStatus lg_gpu_program_build_kernels(lg_gpu_program* p) {
+  lg_gpu_backend* be = p->be;
+  if (be->ops->kernels_prepare == NULL || p->num_dispatches == 0) {
+    return kTfLiteOk;
+  }
+  lg_gpu_kernel_use* uses = malloc(sizeof(*uses) * (size_t)p->num_dispatches);
+  if (uses == NULL) return lg_gpu_lower_fail(p, "out of host memory");
+  for (int d = 0; d < p->num_dispatches; ++d) {
+    const dispatch* x = &p->dispatches[d];
+    uses[d] =
+        (lg_gpu_kernel_use){x->kernel, x->dims, x->has_local ? x->local : NULL};
+  }
+  lg_gpu_error error = {{0}};
+  const TfLiteStatus status =
+      be->ops->kernels_prepare(be, uses, p->num_dispatches, &error);
+  free(uses);
+  return status == kTfLiteOk ? kTfLiteOk
+                             : lg_gpu_lower_fail(p, "%s", error.message);
+}

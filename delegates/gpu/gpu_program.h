@@ -10,6 +10,7 @@
  *   lg_gpu_program* p = lg_gpu_program_create(be, &kernel_cache, context);
  *   for each node: lg_gpu_program_lower_node(p, context, node_index);
  *   lg_gpu_program_set_boundary(p, inputs, outputs);
+ *   lg_gpu_program_build_kernels(p);      // pipelines, several at once
  *   lg_gpu_program_prepare(p, context);   // buffers, constants
  *   lg_gpu_program_run(p, context);       // per Invoke
  *   lg_gpu_program_destroy(p);
@@ -71,6 +72,12 @@ bool lg_gpu_program_can_lower(lg_gpu_backend* be, TfLiteContext* context,
 TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
                                          const TfLiteIntArray* inputs,
                                          const TfLiteIntArray* outputs);
+
+/* After the last node: builds what the dispatches need before they run
+ * (the backend's kernels_prepare: Vulkan's pipelines, created in
+ * parallel), so a failure shows while the partition can still go to the
+ * CPU. Optional: without it the first dispatches build the same. */
+TfLiteStatus lg_gpu_program_build_kernels(lg_gpu_program* p);
 
 TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context);
 TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);

@@ -60,6 +60,7 @@ static const lg_gpu_backend_ops lg_vk_ops = {
     .kernel_create = lg_vk_kernel_create,
     .kernel_release = lg_vk_kernel_release,
     .kernel_max_work_group_size = lg_vk_kernel_max_work_group_size,
+    .kernels_prepare = lg_vk_kernels_prepare,
     .dispatch = lg_vk_dispatch,
     .submit = lg_vk_submit,
     .finish = lg_vk_finish,

@@ -278,34 +278,6 @@ static TfLiteStatus lg_vk_pack_args(lg_vk_impl* impl,
   return kTfLiteOk;
 }
 
-/* Validates a caller's local size against the device's limits. */
-static TfLiteStatus lg_vk_check_local(const lg_gpu_backend* be,
-                                      const lg_gpu_kernel* kernel, int dims,
-                                      const size_t* local,
-                                      lg_gpu_error* error) {
-  size_t product = 1;
-  for (int d = 0; d < dims; ++d) {
-    if (local[d] == 0 || local[d] > be->device.max_work_item_sizes[d]) {
-      lg_gpu_error_set(error,
-                       "dispatch: kernel '%s' local size %zu in "
-                       "dimension %d is outside 1..%zu "
-                       "(maxComputeWorkGroupSize)",
-                       kernel->name, local[d], d,
-                       be->device.max_work_item_sizes[d]);
-      return kTfLiteError;
-    }
-    product *= local[d];
-  }
-  if (product > be->device.max_work_group_size) {
-    lg_gpu_error_set(error,
-                     "dispatch: kernel '%s' work group of %zu exceeds "
-                     "maxComputeWorkGroupInvocations %zu",
-                     kernel->name, product, be->device.max_work_group_size);
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
-}
-
 /* Records the groups, split into chunks of at most maxComputeWorkGroupCount
  * per dimension (vkCmdDispatchBase offsets gl_WorkGroupID, so the shader
  * sees one grid). */
@@ -375,13 +347,8 @@ static TfLiteStatus lg_vk_dispatch_record(lg_gpu_backend* be,
           kTfLiteOk) {
     return kTfLiteError;
   }
-  if (local != NULL) {
-    if (lg_vk_check_local(be, kernel, dims, local, error) != kTfLiteOk) {
-      return kTfLiteError;
-    }
-    for (int d = 0; d < dims; ++d) chosen[d] = (uint32_t)local[d];
-  } else {
-    lg_vk_default_local_size(&be->device, dims, chosen);
+  if (lg_vk_choose_local(be, kernel, dims, local, chosen, error) != kTfLiteOk) {
+    return kTfLiteError;
   }
   for (int d = 0; d < dims; ++d) {
     /* gl_GlobalInvocationID is 32-bit. */

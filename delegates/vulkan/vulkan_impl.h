@@ -220,11 +220,22 @@ TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
 void lg_vk_kernel_release(lg_gpu_backend* be, lg_gpu_kernel* kernel);
 size_t lg_vk_kernel_max_work_group_size(lg_gpu_backend* be,
                                         const lg_gpu_kernel* kernel);
-/* The kernel's pipeline for work-group size `local`, created (and the
- * cache file updated) on first use. */
+/* The kernel's pipeline for work-group size `local`, created on first use
+ * (the cache file is written when the kernel is released). */
 TfLiteStatus lg_vk_kernel_pipeline(lg_gpu_backend* be, lg_gpu_kernel* kernel,
                                    const uint32_t local[3],
                                    VkPipeline* pipeline, lg_gpu_error* error);
+/* The work-group size of a dispatch over `dims` dimensions: `local`,
+ * checked against the device's limits, or (NULL) the default below. */
+TfLiteStatus lg_vk_choose_local(const lg_gpu_backend* be,
+                                const lg_gpu_kernel* kernel, int dims,
+                                const size_t* local, uint32_t chosen[3],
+                                lg_gpu_error* error);
+/* Creates the pipelines of `uses` that the kernels do not have yet, several
+ * at a time (the backend's kernels_prepare). */
+TfLiteStatus lg_vk_kernels_prepare(lg_gpu_backend* be,
+                                   const lg_gpu_kernel_use* uses, int count,
+                                   lg_gpu_error* error);
 /* The work-group size dispatch uses when given none: 256, 16x16 or 8x8x4
  * invocations for 1, 2 or 3 dims, shrunk to the device's limits. */
 void lg_vk_default_local_size(const lg_gpu_device_info* device, int dims,

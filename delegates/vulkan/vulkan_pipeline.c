@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
 #include "runtime/clock.h"
+#include "runtime/thread_pool.h"
 
 /* ---- Defines ------------------------------------------------------------ */
 
@@ -144,18 +146,28 @@ void lg_vk_default_local_size(const lg_gpu_device_info* device, int dims,
   }
 }
 
-static TfLiteStatus lg_vk_create_pipeline(lg_gpu_backend* be,
-                                          lg_gpu_kernel* kernel,
-                                          const uint32_t local[3],
-                                          VkPipeline* out,
-                                          lg_gpu_error* error) {
-  lg_vk_impl* impl = be->impl;
+/* One pipeline to create: what a thread needs (it writes only its own
+ * job) and what it reports back. */
+typedef struct lg_vk_pipeline_job {
+  lg_gpu_kernel* kernel;
+  uint32_t local[3];
+  bool inject; /* the test hook's verdict, taken on the calling thread */
+  VkResult result;
+  VkPipeline pipeline;
+  bool cache_hit;
+} lg_vk_pipeline_job;
+
+/* Creates the job's pipeline (thread-safe: Vulkan synchronizes pipeline
+ * caches internally, and nothing else here is shared). */
+static void lg_vk_run_pipeline_job(const lg_vk_impl* impl,
+                                   lg_vk_pipeline_job* job) {
+  const lg_gpu_kernel* kernel = job->kernel;
   VkSpecializationMapEntry entries[3 + LG_VK_MAX_SPEC];
   uint32_t data[3 + LG_VK_MAX_SPEC];
   uint32_t count = 0;
   for (uint32_t d = 0; d < 3; ++d, ++count) {
     entries[count] = (VkSpecializationMapEntry){d, count * 4u, 4};
-    data[count] = local[d];
+    data[count] = job->local[d];
   }
   for (uint32_t i = 0; i < kernel->spec_count; ++i, ++count) {
     entries[count] =
@@ -185,55 +197,201 @@ static TfLiteStatus lg_vk_create_pipeline(lg_gpu_backend* be,
           },
       .layout = kernel->layout,
   };
-  const uint64_t start = lg_now_ns();
-  VkResult r =
-      LG_VK_TRY(vkCreateComputePipelines, VK_ERROR_OUT_OF_DEVICE_MEMORY,
-                impl->device, kernel->cache, 1, &info, NULL, out);
-  if (r != VK_SUCCESS) {
-    *out = VK_NULL_HANDLE;
-    lg_vk_fail(error, "vkCreateComputePipelines", r,
-               "kernel '%s', local size %ux%ux%u", kernel->name, local[0],
-               local[1], local[2]);
+  job->pipeline = VK_NULL_HANDLE;
+  job->result = job->inject
+                    ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                    : vkCreateComputePipelines(impl->device, kernel->cache, 1,
+                                               &info, NULL, &job->pipeline);
+  if (job->result != VK_SUCCESS) job->pipeline = VK_NULL_HANDLE;
+  job->cache_hit =
+      (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT_EXT) &&
+      (feedback.flags &
+       VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT_EXT);
+}
+
+/* On the calling thread: the job's pipeline joins its kernel (a failure
+ * fills `error`). */
+static TfLiteStatus lg_vk_finish_pipeline_job(lg_vk_impl* impl,
+                                              lg_vk_pipeline_job* job,
+                                              lg_gpu_error* error) {
+  lg_gpu_kernel* kernel = job->kernel;
+  if (job->result != VK_SUCCESS) {
+    lg_vk_fail(error, "vkCreateComputePipelines", job->result,
+               "kernel '%s', local size %ux%ux%u", kernel->name, job->local[0],
+               job->local[1], job->local[2]);
     return kTfLiteError;
   }
   lg_vk_object_created();
-  impl->stats.pipeline_create_ns += lg_now_ns() - start;
-  impl->stats.pipelines_created++;
-  if ((feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT_EXT) &&
-      (feedback.flags &
-       VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT_EXT)) {
-    impl->stats.pipeline_cache_hits++;
+  lg_vk_pipeline* grown =
+      realloc(kernel->pipelines, (kernel->pipeline_count + 1) * sizeof(*grown));
+  if (grown == NULL) {
+    vkDestroyPipeline(impl->device, job->pipeline, NULL);
+    lg_vk_object_released();
+    lg_gpu_error_set(error, "out of host memory for a pipeline");
+    return kTfLiteError;
   }
+  kernel->pipelines = grown;
+  grown[kernel->pipeline_count].pipeline = job->pipeline;
+  memcpy(grown[kernel->pipeline_count].local, job->local, sizeof(job->local));
+  kernel->pipeline_count++;
+  kernel->cache_dirty = true;
+  impl->stats.pipelines_created++;
+  if (job->cache_hit) impl->stats.pipeline_cache_hits++;
   return kTfLiteOk;
+}
+
+/* The kernel's pipeline for `local`, or VK_NULL_HANDLE. */
+static VkPipeline lg_vk_find_pipeline(const lg_gpu_kernel* kernel,
+                                      const uint32_t local[3]) {
+  for (size_t i = 0; i < kernel->pipeline_count; ++i) {
+    const uint32_t* l = kernel->pipelines[i].local;
+    if (l[0] == local[0] && l[1] == local[1] && l[2] == local[2]) {
+      return kernel->pipelines[i].pipeline;
+    }
+  }
+  return VK_NULL_HANDLE;
 }
 
 TfLiteStatus lg_vk_kernel_pipeline(lg_gpu_backend* be, lg_gpu_kernel* kernel,
                                    const uint32_t local[3],
                                    VkPipeline* pipeline, lg_gpu_error* error) {
-  for (size_t i = 0; i < kernel->pipeline_count; ++i) {
-    const uint32_t* l = kernel->pipelines[i].local;
-    if (l[0] == local[0] && l[1] == local[1] && l[2] == local[2]) {
-      *pipeline = kernel->pipelines[i].pipeline;
-      return kTfLiteOk;
+  lg_vk_impl* impl = be->impl;
+  *pipeline = lg_vk_find_pipeline(kernel, local);
+  if (*pipeline != VK_NULL_HANDLE) return kTfLiteOk;
+  lg_vk_pipeline_job job = {.kernel = kernel};
+  memcpy(job.local, local, sizeof(job.local));
+  job.inject = lg_vk_inject("vkCreateComputePipelines");
+  const uint64_t start = lg_now_ns();
+  lg_vk_run_pipeline_job(impl, &job);
+  impl->stats.pipeline_create_ns += lg_now_ns() - start;
+  if (lg_vk_finish_pipeline_job(impl, &job, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  *pipeline = job.pipeline;
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_vk_choose_local(const lg_gpu_backend* be,
+                                const lg_gpu_kernel* kernel, int dims,
+                                const size_t* local, uint32_t chosen[3],
+                                lg_gpu_error* error) {
+  chosen[0] = chosen[1] = chosen[2] = 1;
+  if (local == NULL) {
+    lg_vk_default_local_size(&be->device, dims, chosen);
+    return kTfLiteOk;
+  }
+  size_t product = 1;
+  for (int d = 0; d < dims; ++d) {
+    if (local[d] == 0 || local[d] > be->device.max_work_item_sizes[d]) {
+      lg_gpu_error_set(error,
+                       "dispatch: kernel '%s' local size %zu in "
+                       "dimension %d is outside 1..%zu "
+                       "(maxComputeWorkGroupSize)",
+                       kernel->name, local[d], d,
+                       be->device.max_work_item_sizes[d]);
+      return kTfLiteError;
+    }
+    product *= local[d];
+    chosen[d] = (uint32_t)local[d];
+  }
+  if (product > be->device.max_work_group_size) {
+    lg_gpu_error_set(error,
+                     "dispatch: kernel '%s' work group of %zu exceeds "
+                     "maxComputeWorkGroupInvocations %zu",
+                     kernel->name, product, be->device.max_work_group_size);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* ---- Pipelines ahead of the dispatches ---------------------------------- */
+
+/* At most this many threads create pipelines at once (drivers compile on
+ * the calling thread; more threads than cores only add switching). */
+#define LG_VK_PIPELINE_THREADS 8
+
+typedef struct lg_vk_pipeline_batch {
+  const lg_vk_impl* impl;
+  lg_vk_pipeline_job* jobs;
+} lg_vk_pipeline_batch;
+
+static void lg_vk_pipeline_task(void* ctx, int index) {
+  lg_vk_pipeline_batch* batch = ctx;
+  lg_vk_run_pipeline_job(batch->impl, &batch->jobs[index]);
+}
+
+/* Whether an earlier job of the batch already creates this one. */
+static bool lg_vk_job_queued(const lg_vk_pipeline_job* jobs, int count,
+                             const lg_vk_pipeline_job* job) {
+  for (int i = 0; i < count; ++i) {
+    if (jobs[i].kernel == job->kernel &&
+        memcmp(jobs[i].local, job->local, sizeof(job->local)) == 0) {
+      return true;
     }
   }
-  lg_vk_pipeline* grown =
-      realloc(kernel->pipelines, (kernel->pipeline_count + 1) * sizeof(*grown));
-  if (grown == NULL) {
-    lg_gpu_error_set(error, "out of host memory for a pipeline");
+  return false;
+}
+
+/* Runs the jobs on up to LG_VK_PIPELINE_THREADS threads (one per online
+ * core), or on the caller when one thread would do or none can start. */
+static void lg_vk_run_pipeline_jobs(const lg_vk_impl* impl,
+                                    lg_vk_pipeline_job* jobs, int count) {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int threads = cores > 0 && cores < count ? (int)cores : count;
+  if (threads > LG_VK_PIPELINE_THREADS) threads = LG_VK_PIPELINE_THREADS;
+  lg_thread_pool* pool = threads > 1 ? lg_thread_pool_create(threads) : NULL;
+  lg_vk_pipeline_batch batch = {impl, jobs};
+  if (pool == NULL) {
+    for (int i = 0; i < count; ++i) lg_vk_pipeline_task(&batch, i);
+    return;
+  }
+  lg_thread_pool_run(pool, lg_vk_pipeline_task, &batch, count);
+  lg_thread_pool_destroy(pool);
+}
+
+TfLiteStatus lg_vk_kernels_prepare(lg_gpu_backend* be,
+                                   const lg_gpu_kernel_use* uses, int count,
+                                   lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  if (count <= 0) return kTfLiteOk;
+  lg_vk_pipeline_job* jobs = calloc((size_t)count, sizeof(*jobs));
+  if (jobs == NULL) {
+    lg_gpu_error_set(error, "kernels_prepare: out of host memory");
     return kTfLiteError;
   }
-  kernel->pipelines = grown;
-  lg_vk_pipeline* p = &grown[kernel->pipeline_count];
-  if (lg_vk_create_pipeline(be, kernel, local, &p->pipeline, error) !=
-      kTfLiteOk) {
-    return kTfLiteError;
+  int queued = 0;
+  for (int i = 0; i < count; ++i) {
+    lg_vk_pipeline_job* job = &jobs[queued];
+    job->kernel = uses[i].kernel;
+    if (lg_vk_choose_local(be, job->kernel, uses[i].dims, uses[i].local,
+                           job->local, error) != kTfLiteOk) {
+      free(jobs);
+      return kTfLiteError;
+    }
+    if (lg_vk_find_pipeline(job->kernel, job->local) == VK_NULL_HANDLE &&
+        !lg_vk_job_queued(jobs, queued, job)) {
+      job->inject = lg_vk_inject("vkCreateComputePipelines");
+      ++queued;
+    }
   }
-  memcpy(p->local, local, sizeof(p->local));
-  kernel->pipeline_count++;
-  kernel->cache_dirty = true;
-  *pipeline = p->pipeline;
-  return kTfLiteOk;
+  const uint64_t start = lg_now_ns();
+  lg_vk_run_pipeline_jobs(impl, jobs, queued);
+  impl->stats.pipeline_create_ns += lg_now_ns() - start;
+  /* Every created pipeline joins its kernel (released with it), even
+   * after a failure; the first failure is reported. */
+  TfLiteStatus status = kTfLiteOk;
+  for (int i = 0; i < queued; ++i) {
+    lg_gpu_error job_error = {{0}};
+    if (lg_vk_finish_pipeline_job(impl, &jobs[i], &job_error) != kTfLiteOk &&
+        status == kTfLiteOk) {
+      status = kTfLiteError;
+      if (error != NULL) *error = job_error;
+    }
+  }
+  for (int i = 0; i < queued; ++i)
+    lg_vk_pipeline_cache_save(be, jobs[i].kernel);
+  free(jobs);
+  return status;
 }
 
 /* ---- Kernels ------------------------------------------------------------ */
@@ -395,17 +553,14 @@ TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
     kernel->code = impl->fp16 ? shader->code_fp16 : shader->code;
     kernel->words = impl->fp16 ? shader->words_fp16 : shader->words;
   }
-  uint32_t local[3];
-  lg_vk_default_local_size(&be->device, 1, local);
-  VkPipeline pipeline = VK_NULL_HANDLE;
+  /* Pipelines come per work-group size: kernels_prepare, or the first
+   * dispatch. */
   if (lg_vk_parse_defines(kernel, defines, error) != kTfLiteOk ||
       lg_vk_kernel_layouts(impl, kernel, error) != kTfLiteOk ||
-      lg_vk_pipeline_cache_open(be, kernel, error) != kTfLiteOk ||
-      lg_vk_kernel_pipeline(be, kernel, local, &pipeline, error) != kTfLiteOk) {
+      lg_vk_pipeline_cache_open(be, kernel, error) != kTfLiteOk) {
     lg_vk_kernel_free(impl, kernel);
     return kTfLiteError;
   }
-  lg_vk_pipeline_cache_save(be, kernel);
   *out = kernel;
   return kTfLiteOk;
 }

@@ -1,7 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 /* The GPU delegate on OpenCL (PoCL here): TFLite's option defaults, every
  * elementwise op of the first slice against CPU-only runs, partitions of
- * mixed graphs, kMaxVersion refusals, and injected OpenCL failures.
+ * mixed graphs, kMaxVersion refusals, and injected OpenCL failures (and
+ * two Vulkan ones).
  * Needs an OpenCL device: without one the tests fail (never skip).
  *
  * Bound: |gpu - cpu| <= 1e-5 * max(1, |cpu|) per element for every op,
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "delegates/opencl/opencl_internal.h"
+#include "delegates/vulkan/vulkan_internal.h"
 #include "litegpu/gpu_delegate.h"
 #include "runtime/model/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -481,8 +483,20 @@ static void test_memory_plan_and_stats(void** state) {
   free_model(&m);
 }
 
-/* An injected failure of the nth use of `call` after delegate creation. */
-static void check_fault(const char* call, bool at_invoke) {
+/* A delegate on Vulkan (lavapipe here: fail, never skip). */
+static TfLiteDelegate* make_vulkan_delegate(void) {
+  litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
+  o.backend = LITEGPU_GPU_BACKEND_VULKAN;
+  char why[2048] = "";
+  TfLiteDelegate* d = litegpu_gpu_delegate_create(&o, why, sizeof(why));
+  if (d == NULL) fail_msg("Vulkan: %s", why);
+  return d;
+}
+
+/* An injected failure of the first use of `call` after delegate creation,
+ * on OpenCL or (`vulkan`) on Vulkan: without the interpreter's fallback an
+ * error naming the call, with it the CPU's result. */
+static void check_fault(const char* call, bool at_invoke, bool vulkan) {
   built_model m;
   build_mixed(&m, 1);
   float *cpu = NULL, *out = NULL;
@@ -490,12 +504,17 @@ static void check_fault(const char* call, bool at_invoke) {
   capture c = {{0}, 0};
   assert_int_equal(run(m.model, NULL, false, &c, NULL, &cpu, &nc), kTfLiteOk);
   for (int fallback = 0; fallback < 2; ++fallback) {
-    TfLiteDelegate* d = make_delegate(1);
+    TfLiteDelegate* d = vulkan ? make_vulkan_delegate() : make_delegate(1);
     c.length = 0;
     c.text[0] = '\0';
-    lg_opencl_fail_call(call, 1);
+    if (vulkan) {
+      lg_vulkan_fail_call(call, 1);
+    } else {
+      lg_opencl_fail_call(call, 1);
+    }
     TfLiteStatus s = run(m.model, d, fallback, &c, NULL, &out, &n);
-    assert_true(lg_opencl_fail_fired());
+    assert_true(vulkan ? lg_vulkan_fail_fired() : lg_opencl_fail_fired());
+    lg_vulkan_fail_call(NULL, 0);
     lg_opencl_fail_call(NULL, 0);
     assert_non_null(strstr(c.text, call));
     assert_non_null(strstr(c.text, at_invoke ? "TfLiteGpuDelegate Invoke: "
@@ -518,11 +537,17 @@ static void check_fault(const char* call, bool at_invoke) {
 static void test_injected_failures(void** state) {
   (void)state;
   const long live = lg_opencl_live_objects();
-  check_fault("clBuildProgram", false);
-  check_fault("clCreateBuffer", false);
-  check_fault("clEnqueueNDRangeKernel", true);
-  check_fault("clEnqueueReadBuffer", true);
+  check_fault("clBuildProgram", false, false);
+  check_fault("clCreateBuffer", false, false);
+  check_fault("clEnqueueNDRangeKernel", true, false);
+  check_fault("clEnqueueReadBuffer", true, false);
   assert_int_equal(lg_opencl_live_objects(), live);
+  /* Vulkan creates the partition's pipelines together, at delegate Init
+   * (several threads): a failed one still leaves the run to the CPU. */
+  const long vk_live = lg_vulkan_live_objects();
+  check_fault("vkCreateComputePipelines", false, true);
+  check_fault("vkQueueSubmit", true, true);
+  assert_int_equal(lg_vulkan_live_objects(), vk_live);
 }
 
 /* Dispatch profiling over two partitions ({ADD 0, MUL 1} and {MUL 3}, with

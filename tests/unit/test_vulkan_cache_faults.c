@@ -1,6 +1,7 @@
 /* The Vulkan backend's pipeline cache and failure paths, on the machine's
  * Vulkan device (lavapipe here) with the Khronos validation layer on: the
- * pipeline cache (cold, warm, corrupt, truncated, foreign header), a sweep
+ * pipeline cache (cold, warm, corrupt, truncated, foreign header),
+ * pipelines built ahead of the dispatches (kernels_prepare), a sweep
  * of injected failures over every fallible Vulkan call (on a warm cache,
  * direct and staged), timing (round trips, cold and warm pipeline
  * creation), and half precision (allow_fp16: fp16_storage on lavapipe,
@@ -167,6 +168,114 @@ static void test_pipeline_cache(void** state) {
 }
 
 /* ---- Injected failures -------------------------------------------------- */
+
+/* ---- Pipelines ahead of the dispatches (kernels_prepare) --------------- */
+
+/* Six uses of two binary kernels (add, mul) over four distinct work-group
+ * sizes: each kernel's default 1-D size, add at 64, mul at 4x4. */
+static int prepare_uses(lg_gpu_kernel* add, lg_gpu_kernel* mul,
+                        lg_gpu_kernel_use* uses) {
+  static const size_t l64[1] = {64}, l4x4[2] = {4, 4};
+  const lg_gpu_kernel_use list[6] = {
+      {add, 1, NULL}, {mul, 1, NULL}, {add, 1, l64},
+      {add, 1, NULL}, {mul, 2, l4x4}, {add, 1, l64},
+  };
+  memcpy(uses, list, sizeof(list));
+  return 6;
+}
+
+/* add(a, b) over n floats with `local` (NULL: the backend's choice). */
+static void run_add(lg_gpu_backend* be, lg_gpu_kernel* add, size_t n,
+                    const size_t* local) {
+  float a[256], b[256], out[256];
+  assert_true(n <= 256);
+  fill_values(a, n, 11, -1.0f, 1.0f);
+  fill_values(b, n, 12, -1.0f, 1.0f);
+  lg_gpu_buffer* ba = make_buffer(be, a, n * sizeof(float));
+  lg_gpu_buffer* bb = make_buffer(be, b, n * sizeof(float));
+  lg_gpu_buffer* bo = make_buffer(be, NULL, n * sizeof(float));
+  lg_gpu_arg args[19];
+  binary_flat_args(ba, bb, bo, (int32_t)n, args);
+  lg_gpu_error error = {{0}};
+  const size_t global[1] = {n};
+  assert_int_equal(
+      be->ops->dispatch(be, add, args, 19, 1, global, local, &error),
+      kTfLiteOk);
+  download(be, bo, out, n * sizeof(float));
+  for (size_t i = 0; i < n; ++i) assert_true(out[i] == a[i] + b[i]);
+  be->ops->buffer_release(be, bo);
+  be->ops->buffer_release(be, bb);
+  be->ops->buffer_release(be, ba);
+}
+
+/* kernel_create builds no pipeline; kernels_prepare builds each distinct
+ * (kernel, work-group size) once, several threads at a time, and the
+ * dispatches then find them; a bad size or a failed creation is an error
+ * that names it, and the pipelines made beside a failed one are released
+ * with their kernels. */
+static void test_kernels_prepare(void** state) {
+  (void)state;
+  long errors = lg_vulkan_layer_errors();
+  lg_gpu_backend* be = create_backend(NULL);
+  const lg_gpu_backend_ops* ops = be->ops;
+  lg_gpu_error error = {{0}};
+  lg_gpu_kernel *add = NULL, *mul = NULL;
+  assert_int_equal(
+      ops->kernel_create(be, "binary", "-DLG_OP=0 -DLG_BCAST=0", &add, &error),
+      kTfLiteOk);
+  assert_int_equal(
+      ops->kernel_create(be, "binary", "-DLG_OP=2 -DLG_BCAST=0", &mul, &error),
+      kTfLiteOk);
+  assert_int_equal(stats_of(be).pipelines_created, 0);
+  lg_gpu_kernel_use uses[6];
+  const int count = prepare_uses(add, mul, uses);
+  assert_int_equal(ops->kernels_prepare(be, uses, count, &error), kTfLiteOk);
+  assert_int_equal(stats_of(be).pipelines_created, 4);
+  assert_int_equal(ops->kernels_prepare(be, uses, count, &error), kTfLiteOk);
+  assert_int_equal(stats_of(be).pipelines_created, 4);
+  static const size_t l64[1] = {64};
+  run_add(be, add, 200, NULL);
+  run_add(be, add, 200, l64);
+  assert_int_equal(stats_of(be).pipelines_created, 4);
+
+  /* A size past the device's limits: refused, nothing created. */
+  const size_t huge[1] = {be->device.max_work_item_sizes[0] + 1};
+  const lg_gpu_kernel_use bad = {add, 1, huge};
+  assert_int_equal(ops->kernels_prepare(be, &bad, 1, &error), kTfLiteError);
+  assert_non_null(strstr(error.message, "maxComputeWorkGroupSize"));
+  assert_int_equal(stats_of(be).pipelines_created, 4);
+  ops->kernel_release(be, mul);
+  ops->kernel_release(be, add);
+
+  /* The nth of the four creations fails. */
+  for (int nth = 1; nth <= 4; ++nth) {
+    assert_int_equal(ops->kernel_create(be, "binary", "-DLG_OP=0 -DLG_BCAST=0",
+                                        &add, &error),
+                     kTfLiteOk);
+    assert_int_equal(ops->kernel_create(be, "binary", "-DLG_OP=2 -DLG_BCAST=0",
+                                        &mul, &error),
+                     kTfLiteOk);
+    prepare_uses(add, mul, uses);
+    const uint64_t created = stats_of(be).pipelines_created;
+    lg_vulkan_fail_call("vkCreateComputePipelines", nth);
+    memset(&error, 0, sizeof(error));
+    assert_int_equal(ops->kernels_prepare(be, uses, count, &error),
+                     kTfLiteError);
+    assert_true(lg_vulkan_fail_fired());
+    lg_vulkan_fail_call(NULL, 0);
+    if (strstr(error.message, "vkCreateComputePipelines") == NULL ||
+        strstr(error.message, "VK_ERROR_OUT_OF_DEVICE_MEMORY") == NULL) {
+      fail_msg("failure %d: '%s'", nth, error.message);
+    }
+    assert_int_equal(stats_of(be).pipelines_created - created, 3);
+    /* The missing one is made by the dispatch that needs it. */
+    run_add(be, add, 200, NULL);
+    run_add(be, add, 100, l64);
+    ops->kernel_release(be, mul);
+    ops->kernel_release(be, add);
+  }
+  destroy_clean(be, errors);
+}
 
 /* Every Vk call the backend checks, in roughly the order it makes them. */
 static const char* const kCalls[] = {
@@ -695,6 +804,7 @@ int main(void) {
   void* layer = dlopen("libVkLayer_khronos_validation.so", RTLD_NOW);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pipeline_cache),
+      cmocka_unit_test(test_kernels_prepare),
       cmocka_unit_test(test_injected_failures),
       cmocka_unit_test(test_timing),
       cmocka_unit_test(test_fp16),

@@ -89,6 +89,13 @@ lg_gpu_kernel* make_kernel(lg_gpu_backend* be, const char* name,
     fail_msg("kernel_create(%s, %s): %s", name, defines ? defines : "",
              error.message);
   }
+  /* Its pipeline for 1-D dispatches of the default size, as a program's
+   * build_kernels would make it. */
+  const lg_gpu_kernel_use use = {k, 1, NULL};
+  if (be->ops->kernels_prepare(be, &use, 1, &error) != kTfLiteOk) {
+    fail_msg("kernels_prepare(%s, %s): %s", name, defines ? defines : "",
+             error.message);
+  }
   return k;
 }
 

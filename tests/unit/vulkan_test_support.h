@@ -59,6 +59,8 @@ int compare_doubles(const void* x, const void* y);
 
 /* A device buffer holding `bytes` of `data` (NULL: left undefined). */
 lg_gpu_buffer* make_buffer(lg_gpu_backend* be, const void* data, size_t bytes);
+/* The kernel and its pipeline for 1-D dispatches of the default size
+ * (kernels_prepare, as a program's build_kernels makes it). */
 lg_gpu_kernel* make_kernel(lg_gpu_backend* be, const char* name,
                            const char* defines);
 /* One 1-D dispatch over n invocations, the local size left to the
