@@ -3,8 +3,9 @@
 # on a model with tools/benchmark_model --compare=cpu,cl,vk: one table with
 # each backend's init (cold and warm kernel cache), first inference, steady
 # latency, what the GPU delegate took, the bytes it copies per inference, the
-# largest output difference from the CPU and the speed-up. A backend that
-# cannot run (Vulkan is not written yet) gets a row with its reason.
+# largest output difference from the CPU and the speed-up, alone and with
+# the backends taking turns (paired). A backend that cannot run (no device)
+# gets a row with its reason.
 #
 #   bash scripts/demo.sh [MODEL.tflite [benchmark_model flags...]]
 #

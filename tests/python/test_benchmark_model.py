@@ -65,7 +65,8 @@ ROW_KEYS = {"backend", "listed", "ok", "reason", "device", "init_cold_ms",
             "std_ms", "p50_ms", "p90_ms", "p99_ms", "nodes_delegated",
             "nodes_total", "partitions", "bytes_uploaded",
             "bytes_downloaded", "bytes_per_inference", "fp16",
-            "programs_cold", "programs_warm", "max_abs_diff", "speedup"}
+            "programs_cold", "programs_warm", "max_abs_diff", "speedup",
+            "paired_mean_ms", "paired_speedup"}
 VULKAN_MISSING = "no usable Vulkan device"
 # The Vulkan loader finds no driver: how a machine without Vulkan looks.
 NO_VULKAN = {"VK_ICD_FILENAMES": "/nonexistent/icd.json",
@@ -827,6 +828,7 @@ def check_row(row, runs=4):
     assert row["std_ms"] >= 0
     assert row["bytes_per_inference"] == (row["bytes_uploaded"] +
                                           row["bytes_downloaded"])
+    assert row["paired_mean_ms"] > 0 and row["paired_speedup"] > 0
 
 
 def test_compare_json(bench, models, tmp_path):
@@ -842,6 +844,7 @@ def test_compare_json(bench, models, tmp_path):
     assert cpu["init_warm_ms"] is None and cpu["programs_cold"] is None
     assert (cpu["nodes_delegated"], cpu["nodes_total"]) == (0, 4)
     assert cpu["max_abs_diff"] == 0 and cpu["speedup"] == 1
+    assert cpu["paired_speedup"] == 1
     # Precision loss is allowed by default (TFLite's benchmark default):
     # PoCL has no cl_khr_fp16, so OpenCL stays float32; lavapipe has
     # shaderFloat16 and 16-bit storage, so Vulkan moves half the bytes and
@@ -854,6 +857,8 @@ def test_compare_json(bench, models, tmp_path):
     assert 0 <= cl["max_abs_diff"] <= 1e-5
     assert cl["speedup"] == pytest.approx(cpu["mean_ms"] / cl["mean_ms"],
                                           rel=1e-6)
+    assert cl["paired_speedup"] == pytest.approx(
+        cpu["paired_mean_ms"] / cl["paired_mean_ms"], rel=1e-6)
     # Cold: an empty cache, every kernel compiled; warm: all from the cache.
     compiled = cl["programs_cold"]["compiled"]
     assert compiled >= 1 and cl["programs_cold"]["from_cache"] == 0
@@ -892,15 +897,18 @@ def test_compare_text_table(bench, models):
                 if line.startswith("backend")]
     for column in ["init cold", "init warm", "first", "mean", "std", "p50",
                    "p90", "p99", "delegated", "parts", "bytes/inf",
-                   "max abs diff", "speed-up"]:
+                   "max abs diff", "speed-up", "paired"]:
         assert column in lines[header], column
     cpu, cl, vk = lines[header + 1:header + 4]
+    # speed-up, then the paired mean and its speed-up
     assert re.match(r"cpu\s+[\d.]+\s+-\s+([\d.]+\s+){6}0/4\s+0\s+0\s+"
-                    r"reference\s+1\.00x$", cpu), cpu
-    m = re.match(r"cl\s+([\d.]+\s+){8}4/4\s+1\s+512\s+(\S+)\s+[\d.]+x$", cl)
+                    r"reference\s+1\.00x\s+[\d.]+\s+1\.00x$", cpu), cpu
+    m = re.match(r"cl\s+([\d.]+\s+){8}4/4\s+1\s+512\s+(\S+)\s+[\d.]+x"
+                 r"\s+[\d.]+\s+[\d.]+x$", cl)
     assert m, cl
     assert float(m.group(2)) <= 1e-5
-    m = re.match(r"vk\s+([\d.]+\s+){8}4/4\s+1\s+512\s+(\S+)\s+[\d.]+x$", vk)
+    m = re.match(r"vk\s+([\d.]+\s+){8}4/4\s+1\s+512\s+(\S+)\s+[\d.]+x"
+                 r"\s+[\d.]+\s+[\d.]+x$", vk)
     assert m, vk
     assert float(m.group(2)) <= 1e-5
     assert "POCL_KERNEL_CACHE=" in proc.stdout

@@ -23,6 +23,14 @@
  *              float64) against the CPU's: the largest absolute difference
  *              (NaN against NaN counts as equal, NaN against a number as
  *              infinite).
+ *   paired     after every row ran, the rows' interpreters (the CPU's and
+ *              each GPU backend's warm one, all kept) take turns in blocks
+ *              of PAIR_BLOCK Invokes, ceil(--num_runs / PAIR_BLOCK) rounds,
+ *              so that the machine's load of the moment falls on all of
+ *              them: the mean of those Invokes, and the CPU's paired mean
+ *              over the row's, the paired speed-up. On a shared machine it
+ *              is the steadier ratio; the steady-state columns show each
+ *              row alone.
  * The model is loaded once, outside the init times. Delegate fallback is
  * off, so that a delegate that fails fails its row rather than timing the
  * CPU under its name. With --require_full_delegation a GPU backend that
@@ -39,6 +47,7 @@
  *   backend, listed (false for a CPU run only as the reference), ok: true,
  *   device ("CPU" on the CPU), init_cold_ms, init_warm_ms (null on the CPU),
  *   first_inference_ms, runs, mean_ms, std_ms, p50_ms, p90_ms, p99_ms,
+ *   paired_mean_ms, paired_speedup (null when a paired Invoke failed),
  *   nodes_delegated, nodes_total, partitions, bytes_uploaded,
  *   bytes_downloaded, bytes_per_inference (the last Invoke's), fp16,
  *   programs_cold, programs_warm ({compiled, from_cache} after each init;
@@ -58,6 +67,7 @@
 #include "tools/benchmark/benchmark.h"
 
 #define CPU_ROW (-1) /* cmp_row.backend of the CPU */
+#define PAIR_BLOCK 5 /* Invokes per row per round of the paired runs */
 
 typedef struct cmp_programs {
   uint64_t compiled, from_cache;
@@ -72,7 +82,10 @@ typedef struct cmp_row {
   lg_stats stats;
   lg_bench_delegate_info info; /* GPU rows */
   cmp_programs cold, warm;
-  double max_abs_diff; /* NAN without float outputs */
+  double max_abs_diff;    /* NAN without float outputs */
+  lg_bench_instance live; /* kept for the paired runs */
+  char dir[PATH_MAX];     /* GPU rows: the kernel cache dir, or "" */
+  double paired_us;       /* mean of the paired Invokes; NAN: none */
 } cmp_row;
 
 typedef struct cmp_output {
@@ -147,6 +160,7 @@ static void add_row(cmp_run* c, const char* name, bool listed) {
   row->listed = listed;
   row->max_abs_diff = NAN;
   row->init_warm_us = NAN;
+  row->paired_us = NAN;
 }
 
 /* The table's rows in the listed order, the CPU first when not listed. */
@@ -324,16 +338,16 @@ static double max_abs_diff(const cmp_run* c, TfLiteInterpreter* ip) {
 /* ---- Rows --------------------------------------------------------------- */
 
 static bool run_cpu(cmp_run* c, cmp_row* row) {
-  lg_bench_instance in = {0};
-  bool ok = instance_create(c, row, NULL, &in, &row->init_cold_us) &&
-            row_measure(c, row, in.ip);
+  lg_bench_instance* in = &row->live;
+  bool ok = instance_create(c, row, NULL, in, &row->init_cold_us) &&
+            row_measure(c, row, in->ip);
   if (ok) {
-    c->nodes_total = litegpu_interpreter_op_profile(in.ip, NULL, 0);
+    c->nodes_total = litegpu_interpreter_op_profile(in->ip, NULL, 0);
     row->info.nodes_total = c->nodes_total;
     row->max_abs_diff = 0.0;
-    if (!keep_reference(c, in.ip)) ok = row_fail(row, "out of memory");
+    if (!keep_reference(c, in->ip)) ok = row_fail(row, "out of memory");
   }
-  lg_bench_instance_destroy(&in);
+  if (!ok) lg_bench_instance_destroy(in);
   row->ok = ok;
   return ok;
 }
@@ -381,6 +395,15 @@ static int remove_entry(const char* path, const struct stat* st, int flag,
   return 0;
 }
 
+/* The row's interpreter and, for a GPU row, its kernel cache dir. */
+static void row_release(cmp_row* row) {
+  lg_bench_instance_destroy(&row->live);
+  if (row->dir[0] != '\0') {
+    nftw(row->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    row->dir[0] = '\0';
+  }
+}
+
 static void run_gpu(cmp_run* c, cmp_row* row) {
   const char* tmp = getenv("TMPDIR");
   char dir[PATH_MAX];
@@ -390,25 +413,57 @@ static void run_gpu(cmp_run* c, cmp_row* row) {
     row_fail(row, "mkdtemp '%s' failed: %s", dir, strerror(errno));
     return;
   }
-  lg_bench_instance in = {0};
-  bool ok = gpu_init_twice(c, row, dir, &in) && row_measure(c, row, in.ip);
-  if (ok && !lg_bench_delegate_read(in.delegate, in.ip, &row->info)) {
+  memcpy(row->dir, dir, sizeof(dir));
+  lg_bench_instance* in = &row->live;
+  bool ok = gpu_init_twice(c, row, dir, in) && row_measure(c, row, in->ip);
+  if (ok && !lg_bench_delegate_read(in->delegate, in->ip, &row->info)) {
     ok = row_fail(row, "cannot read the GPU delegate's stats");
   }
-  if (ok) row->max_abs_diff = max_abs_diff(c, in.ip);
-  lg_bench_instance_destroy(&in);
-  nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+  if (ok) row->max_abs_diff = max_abs_diff(c, in->ip);
+  if (!ok) row_release(row);
   row->ok = ok;
+}
+
+/* The paired runs (see the header): every row that ran takes turns. */
+static void run_paired(cmp_run* c) {
+  const int rounds = (c->params.num_runs + PAIR_BLOCK - 1) / PAIR_BLOCK;
+  double total[LG_COMPARE_MAX + 1] = {0};
+  bool failed[LG_COMPARE_MAX + 1] = {false};
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = 0; i < c->num_rows; ++i) {
+      cmp_row* row = &c->rows[i];
+      for (int k = 0; k < PAIR_BLOCK && row->ok && !failed[i]; ++k) {
+        const double t0 = lg_bench_now_us();
+        failed[i] = TfLiteInterpreterInvoke(row->live.ip) != kTfLiteOk;
+        total[i] += lg_bench_now_us() - t0;
+      }
+    }
+  }
+  for (int i = 0; i < c->num_rows; ++i) {
+    if (c->rows[i].ok && !failed[i] && rounds > 0) {
+      c->rows[i].paired_us = total[i] / ((double)rounds * PAIR_BLOCK);
+    }
+  }
 }
 
 /* ---- Reports ------------------------------------------------------------ */
 
-static double speedup(const cmp_run* c, const cmp_row* row) {
-  const cmp_row* cpu = NULL;
+static const cmp_row* cpu_row(const cmp_run* c) {
   for (int i = 0; i < c->num_rows; ++i) {
-    if (c->rows[i].backend == CPU_ROW) cpu = &c->rows[i];
+    if (c->rows[i].backend == CPU_ROW) return &c->rows[i];
   }
+  return NULL;
+}
+
+static double speedup(const cmp_run* c, const cmp_row* row) {
+  const cmp_row* cpu = cpu_row(c);
   return cpu && row->stats.mean > 0 ? cpu->stats.mean / row->stats.mean : NAN;
+}
+
+/* NAN when either side has no paired mean. */
+static double paired_speedup(const cmp_run* c, const cmp_row* row) {
+  const cmp_row* cpu = cpu_row(c);
+  return cpu && row->paired_us > 0 ? cpu->paired_us / row->paired_us : NAN;
 }
 
 static void text_ms(FILE* out, int width, double us) {
@@ -444,7 +499,14 @@ static void text_row(FILE* out, const cmp_run* c, const cmp_row* row) {
   } else {
     fprintf(out, " %12.3g", row->max_abs_diff);
   }
-  fprintf(out, " %7.2fx\n", speedup(c, row));
+  fprintf(out, " %7.2fx", speedup(c, row));
+  text_ms(out, 9, row->paired_us);
+  const double paired = paired_speedup(c, row);
+  if (isfinite(paired)) {
+    fprintf(out, " %7.2fx\n", paired);
+  } else {
+    fprintf(out, " %8s\n", "-");
+  }
 }
 
 static void text_gpu_notes(FILE* out, const cmp_run* c) {
@@ -479,11 +541,17 @@ static void print_text(FILE* out, const cmp_run* c, const bool* set) {
   fprintf(out,
           "Times in ms. init: delegate + interpreter + AllocateTensors "
           "(cold: empty kernel cache; warm: the cache the cold init "
-          "filled). bytes/inf: uploaded + downloaded per inference.\n\n");
-  fprintf(out, "%-7s %9s %9s %9s %9s %9s %9s %9s %9s %9s %5s %10s %12s %8s\n",
+          "filled). bytes/inf: uploaded + downloaded per inference. "
+          "paired: the mean over the rows taking turns in blocks of %d "
+          "Invokes after all ran, and its speed-up (the steadier ratio on "
+          "a shared machine).\n\n",
+          PAIR_BLOCK);
+  fprintf(out,
+          "%-7s %9s %9s %9s %9s %9s %9s %9s %9s %9s %5s %10s %12s %8s %9s "
+          "%8s\n",
           "backend", "init cold", "init warm", "first", "mean", "std", "p50",
           "p90", "p99", "delegated", "parts", "bytes/inf", "max abs diff",
-          "speed-up");
+          "speed-up", "paired", "speed-up");
   for (int i = 0; i < c->num_rows; ++i) text_row(out, c, &c->rows[i]);
   if (!c->rows[0].listed) {
     fprintf(out,
@@ -550,6 +618,10 @@ static void json_row(FILE* out, const cmp_run* c, const cmp_row* row) {
   lg_json_real(out, row->max_abs_diff);
   fputs(",\"speedup\":", out);
   lg_json_real(out, speedup(c, row));
+  fputs(",\"paired_mean_ms\":", out);
+  lg_json_real(out, row->paired_us / 1e3);
+  fputs(",\"paired_speedup\":", out);
+  lg_json_real(out, paired_speedup(c, row));
   fputc('}', out);
 }
 
@@ -616,6 +688,8 @@ static bool run_rows(cmp_run* c) {
   for (int i = 0; i < c->num_rows; ++i) {
     if (c->rows[i].backend != CPU_ROW) run_gpu(c, &c->rows[i]);
   }
+  run_paired(c);
+  for (int i = 0; i < c->num_rows; ++i) row_release(&c->rows[i]);
   return true;
 }
 
