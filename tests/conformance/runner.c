@@ -27,7 +27,6 @@
  * cannot be created).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +37,7 @@
 #include "runtime/model/builtin_options.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tests/conformance/conformance.h"
+#include "tests/support/vulkan_hold.h"
 
 #define CONF_MAX_BUILTIN 256
 #define CONF_MAX_MODELS 32
@@ -472,19 +472,8 @@ static void run_cases(const conf_settings* s, const conf_case_list* cases,
   free(summary);
 }
 
-/* With LITEGPU_VULKAN_VALIDATION=1 the Vulkan loader loads and unloads the
- * validation layer with each instance; holding one reference of our own
- * keeps it loaded, so LeakSanitizer can attribute what the layer keeps
- * (tests/lsan_vulkan.supp) instead of reporting unknown frames. */
-static void keep_validation_layer_loaded(void) {
-  const char* env = getenv("LITEGPU_VULKAN_VALIDATION");
-  if (env != NULL && strcmp(env, "1") == 0) {
-    (void)dlopen("libVkLayer_khronos_validation.so", RTLD_NOW);
-  }
-}
-
 int main(int argc, char** argv) {
-  keep_validation_layer_loaded();
+  lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   conf_settings s;
   memset(&s, 0, sizeof(s));
   if (parse_args(argc, argv, &s) != 0) return usage();

@@ -28,6 +28,7 @@
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tensorflow/lite/delegates/gpu/delegate.h"
+#include "tests/support/vulkan_hold.h"
 
 typedef struct capture {
   char text[32768];
@@ -627,6 +628,7 @@ static void test_dispatch_profile(void** state) {
 }
 
 int main(void) {
+  lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_options_defaults),
       cmocka_unit_test(test_binary_same_shape_and_activations),

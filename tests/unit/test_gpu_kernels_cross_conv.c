@@ -17,7 +17,6 @@
  *
  * No OpenCL or Vulkan device is a FAILURE, not a skip: CI installs PoCL,
  * lavapipe and the validation layer. Any validation error fails. */
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -30,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "tests/support/vulkan_hold.h"
 #include "tests/unit/gpu_cross_test_support.h"
 
 /* ---- matmul_pack, matmul ------------------------------------------------ */
@@ -657,10 +657,7 @@ static void test_depthwise_conv(void** state) {
 /* ---- Main --------------------------------------------------------------- */
 
 int main(void) {
-  /* The loader unloads the validation layer with each instance; keeping
-   * it loaded lets LeakSanitizer attribute what the layer keeps (see
-   * tests/lsan_gpu_both.supp). */
-  void* layer = dlopen("libVkLayer_khronos_validation.so", RTLD_NOW);
+  lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul_pack), cmocka_unit_test(test_matmul_hand),
       cmocka_unit_test(test_matmul),      cmocka_unit_test(test_transpose_conv),
@@ -669,6 +666,5 @@ int main(void) {
   };
   const int failed =
       cmocka_run_group_tests(tests, setup_backends, teardown_backends);
-  (void)layer; /* kept loaded until exit, when LeakSanitizer runs */
   return failed;
 }

@@ -12,10 +12,6 @@
  *
  * No Vulkan device is a FAILURE, not a skip: CI installs lavapipe and the
  * validation layer. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* dlopen */
-#endif
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -31,6 +27,7 @@
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
+#include "tests/support/vulkan_hold.h"
 #include "tests/unit/vulkan_test_support.h"
 
 /* ---- Helpers ------------------------------------------------------------ */
@@ -823,11 +820,7 @@ static void test_local_size_and_split(void** state) {
 /* ---- Main --------------------------------------------------------------- */
 
 int main(void) {
-  /* The loader unloads the validation layer with each instance; keeping
-   * it loaded lets LeakSanitizer attribute (and find reachable) what the
-   * layer keeps between instances. Without the layer the tests fail at
-   * creation with a clear message. */
-  void* layer = dlopen("libVkLayer_khronos_validation.so", RTLD_NOW);
+  lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_info),
       cmocka_unit_test(test_buffer_round_trip),
@@ -839,6 +832,5 @@ int main(void) {
       cmocka_unit_test(test_local_size_and_split),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  (void)layer; /* kept loaded until exit, when LeakSanitizer runs */
   return failed;
 }

@@ -12,7 +12,6 @@
  *
  * No Vulkan device is a FAILURE, not a skip: CI installs lavapipe and the
  * validation layer. */
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -32,6 +31,7 @@
 #include "runtime/clock.h"
 #include "runtime/kernels/fp16.h"
 #include "tests/support/cache_dir_util.h"
+#include "tests/support/vulkan_hold.h"
 #include "tests/unit/vulkan_test_support.h"
 
 /* ---- Temporary folders -------------------------------------------------- */
@@ -797,11 +797,7 @@ static int teardown_temp(void** state) {
 }
 
 int main(void) {
-  /* The loader unloads the validation layer with each instance; keeping
-   * it loaded lets LeakSanitizer attribute (and find reachable) what the
-   * layer keeps between instances. Without the layer the tests fail at
-   * creation with a clear message. */
-  void* layer = dlopen("libVkLayer_khronos_validation.so", RTLD_NOW);
+  lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pipeline_cache),
       cmocka_unit_test(test_kernels_prepare),
@@ -811,6 +807,5 @@ int main(void) {
       cmocka_unit_test(test_texel_reads),
   };
   int failed = cmocka_run_group_tests(tests, setup_temp, teardown_temp);
-  (void)layer; /* kept loaded until exit, when LeakSanitizer runs */
   return failed;
 }

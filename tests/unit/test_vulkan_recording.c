@@ -12,7 +12,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strdup, setenv */
 #endif
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -29,6 +28,7 @@
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
 #include "runtime/clock.h"
+#include "tests/support/vulkan_hold.h"
 #include "tests/unit/vulkan_test_support.h"
 
 /* ---- Recordings --------------------------------------------------------- */
@@ -477,11 +477,7 @@ static void test_recording_timing(void** state) {
 /* ---- Main --------------------------------------------------------------- */
 
 int main(void) {
-  /* The loader unloads the validation layer with each instance; keeping
-   * it loaded lets LeakSanitizer attribute (and find reachable) what the
-   * layer keeps between instances. Without the layer the tests fail at
-   * creation with a clear message. */
-  void* layer = dlopen("libVkLayer_khronos_validation.so", RTLD_NOW);
+  lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_recording_rounds),
       cmocka_unit_test(test_recording_errors),
@@ -489,6 +485,5 @@ int main(void) {
       cmocka_unit_test(test_recording_timing),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  (void)layer; /* kept loaded until exit, when LeakSanitizer runs */
   return failed;
 }
