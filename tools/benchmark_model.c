@@ -94,7 +94,8 @@
  *               partitions, nodes_delegated, nodes_total, bytes_uploaded,
  *               bytes_downloaded, bytes_per_inference (the last Invoke's
  *               uploads + downloads), dispatches_per_invoke, device_bytes,
- *               programs_compiled, programs_from_cache, fell_back}.
+ *               programs_compiled, programs_from_cache,
+ *               cache_files_loaded, fell_back}.
  *   With --compare the object is instead: tool, tflite_version, flags,
  *     model {path, size_bytes, num_nodes}, pocl_kernel_cache (the value
  *     the comparison ran with), comparison [one object per backend, listed

@@ -459,9 +459,11 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
   if (lg_opencl_backend_stats(gd->backend, &cl) == kTfLiteOk) {
     out->programs_compiled = cl.source_builds;
     out->programs_from_cache = cl.binary_loads;
+    out->cache_files_loaded = cl.binary_loads;
   } else if (lg_vulkan_backend_stats(gd->backend, &vk) == kTfLiteOk) {
-    out->programs_compiled = vk.pipelines_created;
-    out->programs_from_cache = vk.cache_loads;
+    out->programs_compiled = vk.pipelines_created - vk.pipeline_cache_hits;
+    out->programs_from_cache = vk.pipeline_cache_hits;
+    out->cache_files_loaded = vk.cache_loads;
   }
   out->fp16 = gd->backend->fp16_storage ? 1 : 0;
   return kTfLiteOk;

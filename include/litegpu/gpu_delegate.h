@@ -73,17 +73,27 @@ const char* litegpu_gpu_delegate_node_reason(const TfLiteDelegate* delegate,
 /* What the delegate did and holds, for reports (benchmark_model). Counters
  * cover every partition of the last application. */
 typedef struct litegpu_gpu_delegate_stats {
-  const char* backend;          /* "OpenCL" (static string) */
-  char device_name[256];        /* the device's own name */
-  int partitions;               /* kept by the last application */
-  int nodes_delegated;          /* nodes those partitions replaced */
-  int dispatches_per_invoke;    /* compute dispatches one Invoke records */
-  uint64_t device_bytes;        /* device memory for tensors and weights */
-  uint64_t bytes_uploaded;      /* by the last Invoke (partition inputs) */
-  uint64_t bytes_downloaded;    /* by the last Invoke (partition outputs) */
-  uint64_t programs_compiled;   /* kernels built from source so far */
-  uint64_t programs_from_cache; /* kernels loaded from serialization_dir */
-  int fp16;                     /* 1 when kernels run in half precision */
+  const char* backend;       /* "OpenCL" or "Vulkan" (static string) */
+  char device_name[256];     /* the device's own name */
+  int partitions;            /* kept by the last application */
+  int nodes_delegated;       /* nodes those partitions replaced */
+  int dispatches_per_invoke; /* compute dispatches one Invoke records */
+  uint64_t device_bytes;     /* device memory for tensors and weights */
+  uint64_t bytes_uploaded;   /* by the last Invoke (partition inputs) */
+  uint64_t bytes_downloaded; /* by the last Invoke (partition outputs) */
+  /* Kernels built so far, and of those how many the cache in
+   * serialization_dir served. OpenCL: programs compiled from source, and
+   * programs loaded as binaries. Vulkan: pipelines the driver built
+   * without, and with, a hit in the pipeline cache, as the driver reports
+   * through VK_EXT_pipeline_creation_feedback; a driver that reports none
+   * (lavapipe) counts every pipeline as compiled. */
+  uint64_t programs_compiled;
+  uint64_t programs_from_cache;
+  /* Entries read from serialization_dir and accepted (OpenCL program
+   * binaries, Vulkan pipeline-cache files), whatever the driver then made
+   * of them. */
+  uint64_t cache_files_loaded;
+  int fp16; /* 1 when kernels run in half precision */
 } litegpu_gpu_delegate_stats;
 
 /* Fills `out`; kTfLiteError when either pointer is NULL. */

@@ -183,7 +183,7 @@ typedef struct lg_bench_delegate_info {
   int dispatches_per_invoke;
   uint64_t device_bytes;
   uint64_t bytes_uploaded, bytes_downloaded;
-  uint64_t programs_compiled, programs_from_cache;
+  uint64_t programs_compiled, programs_from_cache, cache_files_loaded;
   bool fp16;
   /* The runtime removed the delegate (delegate fallback): at creation, or
    * after a failed Invoke that it reran on the CPU. */

@@ -50,10 +50,10 @@
  *   paired_mean_ms, paired_speedup (null when a paired Invoke failed),
  *   nodes_delegated, nodes_total, partitions, bytes_uploaded,
  *   bytes_downloaded, bytes_per_inference (the last Invoke's), fp16,
- *   programs_cold, programs_warm ({compiled, from_cache} after each init;
- *   null on the CPU), max_abs_diff (null without float outputs), speedup
- *   (CPU mean / this mean).
- * A row that failed: backend, listed, ok: false, reason.
+ *   programs_cold, programs_warm ({compiled, from_cache, cache_files}
+ *   after each init; null on the CPU), max_abs_diff (null without float
+ * outputs), speedup (CPU mean / this mean). A row that failed: backend, listed,
+ * ok: false, reason.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -70,7 +70,7 @@
 #define PAIR_BLOCK 5 /* Invokes per row per round of the paired runs */
 
 typedef struct cmp_programs {
-  uint64_t compiled, from_cache;
+  uint64_t compiled, from_cache, cache_files;
 } cmp_programs;
 
 typedef struct cmp_row {
@@ -359,6 +359,7 @@ static bool read_programs(cmp_row* row, const lg_bench_instance* in,
   }
   out->compiled = row->info.programs_compiled;
   out->from_cache = row->info.programs_from_cache;
+  out->cache_files = row->info.cache_files_loaded;
   return true;
 }
 
@@ -515,14 +516,16 @@ static void text_gpu_notes(FILE* out, const cmp_run* c) {
     if (!row->ok || row->backend == CPU_ROW) continue;
     fprintf(out,
             "  %s: %s on '%s', %s precision; kernel programs: cold init %llu "
-            "compiled + %llu from cache, warm init %llu compiled + %llu from "
-            "cache\n",
+            "compiled + %llu from cache (%llu cache files), warm init %llu "
+            "compiled + %llu from cache (%llu cache files)\n",
             row->name, row->info.backend, row->info.device,
             row->info.fp16 ? "half" : "full",
             (unsigned long long)row->cold.compiled,
             (unsigned long long)row->cold.from_cache,
+            (unsigned long long)row->cold.cache_files,
             (unsigned long long)row->warm.compiled,
-            (unsigned long long)row->warm.from_cache);
+            (unsigned long long)row->warm.from_cache,
+            (unsigned long long)row->warm.cache_files);
   }
 }
 
@@ -567,9 +570,10 @@ static void json_programs(FILE* out, const char* key, const cmp_row* row,
   if (row->backend == CPU_ROW) {
     fputs("null", out);
   } else {
-    fprintf(out, "{\"compiled\":%llu,\"from_cache\":%llu}",
+    fprintf(out, "{\"compiled\":%llu,\"from_cache\":%llu,\"cache_files\":%llu}",
             (unsigned long long)pr->compiled,
-            (unsigned long long)pr->from_cache);
+            (unsigned long long)pr->from_cache,
+            (unsigned long long)pr->cache_files);
   }
 }
 

@@ -93,6 +93,7 @@ bool lg_bench_delegate_read(const TfLiteDelegate* d, TfLiteInterpreter* ip,
   info->bytes_downloaded = kernels > 0 ? st.bytes_downloaded : 0;
   info->programs_compiled = st.programs_compiled;
   info->programs_from_cache = st.programs_from_cache;
+  info->cache_files_loaded = st.cache_files_loaded;
   return true;
 }
 

@@ -184,9 +184,12 @@ static void text_delegate(FILE* out, const lg_bench_delegate_info* d) {
           (unsigned long long)d->bytes_downloaded,
           (unsigned long long)(d->bytes_uploaded + d->bytes_downloaded),
           (unsigned long long)d->device_bytes);
-  fprintf(out, "  kernel programs: %llu compiled, %llu from the cache\n",
+  fprintf(out,
+          "  kernel programs: %llu compiled, %llu from the cache (%llu cache "
+          "files loaded)\n",
           (unsigned long long)d->programs_compiled,
-          (unsigned long long)d->programs_from_cache);
+          (unsigned long long)d->programs_from_cache,
+          (unsigned long long)d->cache_files_loaded);
 }
 
 void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
@@ -432,7 +435,7 @@ static void json_delegate(FILE* out, const lg_bench_delegate_info* d) {
           "\"bytes_downloaded\":%llu,\"bytes_per_inference\":%llu,"
           "\"dispatches_per_invoke\":%d,\"device_bytes\":%llu,"
           "\"programs_compiled\":%llu,\"programs_from_cache\":%llu,"
-          "\"fell_back\":%s}",
+          "\"cache_files_loaded\":%llu,\"fell_back\":%s}",
           d->fp16 ? "true" : "false", d->partitions, d->nodes_delegated,
           d->nodes_total, (unsigned long long)d->bytes_uploaded,
           (unsigned long long)d->bytes_downloaded,
@@ -440,6 +443,7 @@ static void json_delegate(FILE* out, const lg_bench_delegate_info* d) {
           d->dispatches_per_invoke, (unsigned long long)d->device_bytes,
           (unsigned long long)d->programs_compiled,
           (unsigned long long)d->programs_from_cache,
+          (unsigned long long)d->cache_files_loaded,
           d->fell_back ? "true" : "false");
 }
 
