@@ -95,6 +95,15 @@ typedef struct lg_gpu_arg {
 #define LG_GPU_ARG_FLOAT(x) \
   ((lg_gpu_arg){.kind = LG_GPU_ARG_KIND_FLOAT, .value.f = (x)})
 
+/* One copy of a buffer_download_batch: `bytes` at `offset` of `buffer`
+ * into `data`. */
+typedef struct lg_gpu_download {
+  lg_gpu_buffer* buffer;
+  size_t offset;
+  void* data;
+  size_t bytes;
+} lg_gpu_download;
+
 /* One dispatch's kernel and work-group size, for kernels_prepare. */
 typedef struct lg_gpu_kernel_use {
   lg_gpu_kernel* kernel;
@@ -118,6 +127,12 @@ typedef struct lg_gpu_backend_ops {
   TfLiteStatus (*buffer_download)(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                   size_t offset, void* data, size_t bytes,
                                   lg_gpu_error* error);
+  /* The `count` copies of `list` (as buffer_download), waiting once for
+   * all of them: a partition's outputs pay one round trip to the device,
+   * not one each. After an error some copies may not have been made. */
+  TfLiteStatus (*buffer_download_batch)(lg_gpu_backend* be,
+                                        const lg_gpu_download* list, int count,
+                                        lg_gpu_error* error);
   void (*buffer_release)(lg_gpu_backend* be, lg_gpu_buffer* buffer);
 
   /* Builds (or loads from the program cache) the kernel `name` from the

@@ -130,6 +130,7 @@ void lg_gpu_program_destroy(lg_gpu_program* p) {
   free(p->dispatches);
   free(p->output_values);
   free(p->output_tensors);
+  free(p->downloads);
   TfLiteIntArrayFree(p->partition_nodes);
   TfLiteIntArrayFree(p->partition_outputs);
   free(p->absorbed);
@@ -539,7 +540,9 @@ TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
   (void)inputs; /* inputs are the values no node produces */
   p->output_values = malloc(sizeof(int) * (size_t)(outputs->size + 1));
   p->output_tensors = malloc(sizeof(int) * (size_t)(outputs->size + 1));
-  if (p->output_values == NULL || p->output_tensors == NULL) {
+  p->downloads = malloc(sizeof(lg_gpu_download) * (size_t)(outputs->size + 1));
+  if (p->output_values == NULL || p->output_tensors == NULL ||
+      p->downloads == NULL) {
     return lg_gpu_lower_fail(p, "out of host memory");
   }
   for (int i = 0; i < outputs->size; ++i) {

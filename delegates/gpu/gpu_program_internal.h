@@ -83,6 +83,7 @@ struct lg_gpu_program {
   int* output_values; /* values to download, per partition output */
   int* output_tensors;
   int num_outputs;
+  lg_gpu_download* downloads;    /* one Invoke's copies, num_outputs at most */
   const TfLiteContext* lowering; /* during lower_node only */
   int lowering_node;             /* its index; -1 in a trial lowering */
   const char* lowering_op;

@@ -272,30 +272,49 @@ static TfLiteStatus upload_inputs(lg_gpu_program* p, TfLiteContext* context,
   return kTfLiteOk;
 }
 
+/* Where output `i` is copied to: its tensor, or the half-precision
+ * staging that download_outputs widens into it. */
+static void* output_target(lg_gpu_program* p, TfLiteContext* context, int i,
+                           lg_gpu_error* error) {
+  value* x = &p->values[p->output_values[i]];
+  TfLiteTensor* t = &context->tensors[p->output_tensors[i]];
+  if (t->data.raw == NULL) {
+    snprintf(error->message, sizeof(error->message),
+             "output tensor %d has no data", p->output_tensors[i]);
+    return NULL;
+  }
+  if (x->half && x->staging == NULL) {
+    x->staging = malloc(x->bytes);
+    if (x->staging == NULL) {
+      snprintf(error->message, sizeof(error->message), "out of host memory");
+      return NULL;
+    }
+  }
+  return x->half ? (void*)x->staging : t->data.raw;
+}
+
+/* Every output in one batch (one wait), then the half-precision ones
+ * widened into their tensors. */
 static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
                                      lg_gpu_error* error) {
+  int count = 0;
   for (int i = 0; i < p->num_outputs; ++i) {
     value* x = &p->values[p->output_values[i]];
-    TfLiteTensor* t = &context->tensors[p->output_tensors[i]];
     if (x->bytes == 0) continue;
-    if (t->data.raw == NULL) {
-      snprintf(error->message, sizeof(error->message),
-               "output tensor %d has no data", p->output_tensors[i]);
-      return kTfLiteError;
-    }
-    if (x->half && x->staging == NULL) {
-      x->staging = malloc(x->bytes);
-      if (x->staging == NULL) {
-        snprintf(error->message, sizeof(error->message), "out of host memory");
-        return kTfLiteError;
-      }
-    }
-    void* target = x->half ? (void*)x->staging : t->data.raw;
-    if (p->be->ops->buffer_download(p->be, buffer_of(p, p->output_values[i]), 0,
-                                    target, x->bytes, error) != kTfLiteOk) {
-      return kTfLiteError;
-    }
+    void* target = output_target(p, context, i, error);
+    if (target == NULL) return kTfLiteError;
+    p->downloads[count++] = (lg_gpu_download){buffer_of(p, p->output_values[i]),
+                                              0, target, x->bytes};
+  }
+  if (count > 0 && p->be->ops->buffer_download_batch(p->be, p->downloads, count,
+                                                     error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  for (int i = 0; i < p->num_outputs; ++i) {
+    value* x = &p->values[p->output_values[i]];
+    if (x->bytes == 0) continue;
     if (x->half) {
+      TfLiteTensor* t = &context->tensors[p->output_tensors[i]];
       lg_fp16_to_fp32_array(x->staging, t->data.f, x->bytes / sizeof(uint16_t));
     }
     p->bytes_downloaded += x->bytes;

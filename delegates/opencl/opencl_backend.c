@@ -142,36 +142,69 @@ static const char* lg_cl_wait_event(lg_cl_impl* impl, cl_event event,
   return *err != CL_SUCCESS ? "clWaitForEvents" : NULL;
 }
 
+/* Enqueues every read, each after the one before in the in-order queue,
+ * and waits for the last: its completion implies theirs. */
+static TfLiteStatus lg_cl_buffer_download_batch(lg_gpu_backend* be,
+                                                const lg_gpu_download* list,
+                                                int count,
+                                                lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  if (count < 0 || (count > 0 && list == NULL)) {
+    lg_gpu_error_set(error, "buffer_download: %d copies from %p", count,
+                     (const void*)list);
+    return kTfLiteError;
+  }
+  for (int i = 0; i < count; ++i) {
+    const lg_gpu_download* d = &list[i];
+    if (lg_cl_check_range("buffer_download", d->buffer, d->offset, d->data,
+                          d->bytes, error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+  }
+  cl_event last = NULL;
+  size_t total = 0;
+  for (int i = 0; i < count; ++i) {
+    const lg_gpu_download* d = &list[i];
+    if (d->bytes == 0) continue;
+    cl_event done = NULL;
+    const cl_int err =
+        lg_cl_inject("clEnqueueReadBuffer")
+            ? CL_OUT_OF_RESOURCES
+            : clEnqueueReadBuffer(impl->queue, d->buffer->mem, CL_FALSE,
+                                  d->offset, d->bytes, d->data, 0, NULL, &done);
+    if (err != CL_SUCCESS) {
+      if (last != NULL) clReleaseEvent(last);
+      lg_cl_fail(error, "clEnqueueReadBuffer", err, "%zu bytes at offset %zu",
+                 d->bytes, d->offset);
+      return kTfLiteError;
+    }
+    if (last != NULL) clReleaseEvent(last);
+    last = done;
+    total += d->bytes;
+  }
+  if (last == NULL) return kTfLiteOk;
+  cl_int err = CL_SUCCESS;
+  const char* failed = lg_cl_wait_event(impl, last, &err);
+  clReleaseEvent(last);
+  if (failed != NULL) {
+    if (count == 1) {
+      lg_cl_fail(error, failed, err, "reading %zu bytes at offset %zu", total,
+                 list[0].offset);
+    } else {
+      lg_cl_fail(error, failed, err, "reading %zu bytes in %d copies", total,
+                 count);
+    }
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_cl_buffer_download(lg_gpu_backend* be,
                                           lg_gpu_buffer* buffer, size_t offset,
                                           void* data, size_t bytes,
                                           lg_gpu_error* error) {
-  lg_cl_impl* impl = be->impl;
-  if (lg_cl_check_range("buffer_download", buffer, offset, data, bytes,
-                        error) != kTfLiteOk) {
-    return kTfLiteError;
-  }
-  if (bytes == 0) return kTfLiteOk;
-  /* The queue is in order, so the read completes after every dispatch
-   * recorded before it. */
-  cl_event done = NULL;
-  cl_int err = lg_cl_inject("clEnqueueReadBuffer")
-                   ? CL_OUT_OF_RESOURCES
-                   : clEnqueueReadBuffer(impl->queue, buffer->mem, CL_FALSE,
-                                         offset, bytes, data, 0, NULL, &done);
-  if (err != CL_SUCCESS) {
-    lg_cl_fail(error, "clEnqueueReadBuffer", err, "%zu bytes at offset %zu",
-               bytes, offset);
-    return kTfLiteError;
-  }
-  const char* failed = lg_cl_wait_event(impl, done, &err);
-  clReleaseEvent(done);
-  if (failed != NULL) {
-    lg_cl_fail(error, failed, err, "reading %zu bytes at offset %zu", bytes,
-               offset);
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
+  const lg_gpu_download one = {buffer, offset, data, bytes};
+  return lg_cl_buffer_download_batch(be, &one, 1, error);
 }
 
 /* ---- Dispatch ----------------------------------------------------------- */
@@ -422,6 +455,7 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .buffer_create = lg_cl_buffer_create,
     .buffer_upload = lg_cl_buffer_upload,
     .buffer_download = lg_cl_buffer_download,
+    .buffer_download_batch = lg_cl_buffer_download_batch,
     .buffer_release = lg_cl_buffer_release,
     .kernel_create = lg_cl_kernel_create,
     .kernel_release = lg_cl_kernel_release,

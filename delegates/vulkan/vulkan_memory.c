@@ -395,37 +395,94 @@ static TfLiteStatus lg_vk_check_validation(const lg_vk_impl* impl,
   return kTfLiteError;
 }
 
-TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
-                                   size_t offset, void* data, size_t bytes,
-                                   lg_gpu_error* error) {
-  lg_vk_impl* impl = be->impl;
-  if (lg_vk_check_range("buffer_download", buffer, offset, data, bytes,
-                        error) != kTfLiteOk ||
-      lg_vk_check_usable(impl, "buffer_download", error) != kTfLiteOk) {
+/* Checks every copy of `list` and counts its bytes: all of them in
+ * *total, those that go through the readback buffer (buffers that are not
+ * host-mapped) in *staged. */
+static TfLiteStatus lg_vk_check_downloads(lg_vk_impl* impl,
+                                          const lg_gpu_download* list,
+                                          int count, size_t* total,
+                                          size_t* staged, lg_gpu_error* error) {
+  if (count < 0 || (count > 0 && list == NULL)) {
+    lg_gpu_error_set(error, "buffer_download: %d copies from %p", count,
+                     (const void*)list);
     return kTfLiteError;
   }
-  if (bytes == 0) return kTfLiteOk;
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  if (buffer->map != NULL) {
-    /* Earlier commands' writes reach the host through the barrier every
-     * submission ends with. */
-    if (lg_vk_busy(impl) && lg_vk_finish(be, error) != kTfLiteOk) {
+  *total = *staged = 0;
+  for (int i = 0; i < count; ++i) {
+    const lg_gpu_download* d = &list[i];
+    if (lg_vk_check_range("buffer_download", d->buffer, d->offset, d->data,
+                          d->bytes, error) != kTfLiteOk) {
       return kTfLiteError;
     }
-    memcpy(data, buffer->map + offset, bytes);
-    impl->stats.direct_downloads++;
-    return lg_vk_check_validation(impl, error);
+    *total += d->bytes;
+    if (d->buffer->map == NULL) *staged += d->bytes;
   }
-  if (lg_vk_readback_reserve(impl, bytes, error) != kTfLiteOk ||
+  return lg_vk_check_usable(impl, "buffer_download", error);
+}
+
+/* Records the copies of the buffers that are not host-mapped into the
+ * readback buffer, one after the other (in list order). */
+static TfLiteStatus lg_vk_record_readbacks(lg_vk_impl* impl,
+                                           const lg_gpu_download* list,
+                                           int count, size_t staged,
+                                           lg_gpu_error* error) {
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  if (lg_vk_readback_reserve(impl, staged, error) != kTfLiteOk ||
       lg_vk_recording(impl, &cmd, error) != kTfLiteOk) {
     return kTfLiteError;
   }
   lg_vk_barrier(impl, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT);
-  const VkBufferCopy region = {offset, 0, bytes};
-  vkCmdCopyBuffer(cmd, buffer->buffer, impl->readback.buffer, 1, &region);
-  if (lg_vk_finish(be, error) != kTfLiteOk) return kTfLiteError;
-  memcpy(data, impl->readback.map, bytes);
-  impl->stats.staged_downloads++;
-  if (lg_vk_check_validation(impl, error) != kTfLiteOk) return kTfLiteError;
+  VkDeviceSize at = 0;
+  for (int i = 0; i < count; ++i) {
+    const lg_gpu_download* d = &list[i];
+    if (d->buffer->map != NULL || d->bytes == 0) continue;
+    const VkBufferCopy region = {d->offset, at, d->bytes};
+    vkCmdCopyBuffer(cmd, d->buffer->buffer, impl->readback.buffer, 1, &region);
+    at += d->bytes;
+  }
   return kTfLiteOk;
+}
+
+/* One wait for every copy: host-mapped buffers are read in place once
+ * the work before them is done (the barrier every submission ends with
+ * makes their writes visible), the others through the readback buffer,
+ * whose copies go into the same submission. */
+TfLiteStatus lg_vk_buffer_download_batch(lg_gpu_backend* be,
+                                         const lg_gpu_download* list, int count,
+                                         lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  size_t total = 0, staged = 0;
+  if (lg_vk_check_downloads(impl, list, count, &total, &staged, error) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (total == 0) return kTfLiteOk;
+  if (staged > 0 &&
+      lg_vk_record_readbacks(impl, list, count, staged, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (lg_vk_busy(impl) && lg_vk_finish(be, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  size_t at = 0;
+  for (int i = 0; i < count; ++i) {
+    const lg_gpu_download* d = &list[i];
+    if (d->bytes == 0) continue;
+    if (d->buffer->map != NULL) {
+      memcpy(d->data, d->buffer->map + d->offset, d->bytes);
+      impl->stats.direct_downloads++;
+    } else {
+      memcpy(d->data, impl->readback.map + at, d->bytes);
+      at += d->bytes;
+      impl->stats.staged_downloads++;
+    }
+  }
+  return lg_vk_check_validation(impl, error);
+}
+
+TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
+                                   size_t offset, void* data, size_t bytes,
+                                   lg_gpu_error* error) {
+  const lg_gpu_download one = {buffer, offset, data, bytes};
+  return lg_vk_buffer_download_batch(be, &one, 1, error);
 }

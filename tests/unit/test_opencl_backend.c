@@ -307,6 +307,71 @@ static void test_buffer_round_trip(void** state) {
   assert_int_equal(lg_opencl_live_objects(), 0);
 }
 
+/* buffer_download_batch: every copy right (an offset, an empty one), one
+ * wait for all (one clWaitForEvents: a failure armed for the second call
+ * does not fire), a bad entry refused before anything is enqueued, and an
+ * enqueue failure in the middle reported by name. */
+static void test_download_batch(void** state) {
+  (void)state;
+  lg_gpu_backend* be = create_backend(NULL, false);
+  const lg_gpu_backend_ops* ops = be->ops;
+  lg_gpu_error error = {{0}};
+  enum { kA = 1000, kB = 333 };
+  unsigned char a[kA], b[kB], back_a[kA], back_b[kB], tail[7];
+  for (int i = 0; i < kA; ++i) a[i] = (unsigned char)(i * 5 + 1);
+  for (int i = 0; i < kB; ++i) b[i] = (unsigned char)(i * 11 + 2);
+  lg_gpu_buffer *buf_a = NULL, *buf_b = NULL;
+  assert_int_equal(ops->buffer_create(be, kA, &buf_a, &error), kTfLiteOk);
+  assert_int_equal(ops->buffer_create(be, kB, &buf_b, &error), kTfLiteOk);
+  assert_int_equal(ops->buffer_upload(be, buf_a, 0, a, kA, &error), kTfLiteOk);
+  assert_int_equal(ops->buffer_upload(be, buf_b, 0, b, kB, &error), kTfLiteOk);
+  memset(back_a, 0, kA);
+  memset(back_b, 0, kB);
+  memset(tail, 0, sizeof(tail));
+  const lg_gpu_download list[] = {
+      {buf_a, 0, back_a, kA},
+      {buf_b, 0, tail, 0},
+      {buf_b, 0, back_b, kB},
+      {buf_a, kA - 7, tail, 7},
+  };
+  lg_opencl_fail_call("clWaitForEvents", 2);
+  assert_int_equal(ops->buffer_download_batch(be, list, 4, &error), kTfLiteOk);
+  assert_false(lg_opencl_fail_fired());
+  assert_memory_equal(back_a, a, kA);
+  assert_memory_equal(back_b, b, kB);
+  assert_memory_equal(tail, a + kA - 7, 7);
+  /* The armed failure is the next wait's. */
+  assert_int_equal(ops->buffer_download(be, buf_b, 0, back_b, kB, &error),
+                   kTfLiteError);
+  assert_true(lg_opencl_fail_fired());
+  assert_non_null(strstr(error.message, "clWaitForEvents"));
+  lg_opencl_fail_call(NULL, 0);
+
+  /* The third copy reads past buf_b: refused, the first not made. */
+  memset(back_a, 0, kA);
+  const lg_gpu_download bad[] = {
+      {buf_a, 0, back_a, kA}, {buf_b, 0, back_b, kB}, {buf_b, 1, back_b, kB}};
+  assert_int_equal(ops->buffer_download_batch(be, bad, 3, &error),
+                   kTfLiteError);
+  assert_non_null(strstr(error.message, "outside the 333-byte buffer"));
+  assert_int_equal(back_a[1], 0);
+  assert_int_equal(ops->buffer_download_batch(be, NULL, 2, &error),
+                   kTfLiteError);
+  assert_non_null(strstr(error.message, "buffer_download"));
+  assert_int_equal(ops->buffer_download_batch(be, list, 0, &error), kTfLiteOk);
+
+  lg_opencl_fail_call("clEnqueueReadBuffer", 2);
+  assert_int_equal(ops->buffer_download_batch(be, list, 4, &error),
+                   kTfLiteError);
+  assert_non_null(strstr(error.message, "clEnqueueReadBuffer failed"));
+  lg_opencl_fail_call(NULL, 0);
+  assert_int_equal(ops->finish(be, &error), kTfLiteOk);
+  ops->buffer_release(be, buf_a);
+  ops->buffer_release(be, buf_b);
+  lg_gpu_backend_destroy(be);
+  assert_int_equal(lg_opencl_live_objects(), 0);
+}
+
 /* ---- Kernels ------------------------------------------------------------ */
 
 static void test_add_odd_sizes(void** state) {
@@ -892,6 +957,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_info),
       cmocka_unit_test(test_buffer_round_trip),
+      cmocka_unit_test(test_download_batch),
       cmocka_unit_test(test_add_odd_sizes),
       cmocka_unit_test(test_activations),
       cmocka_unit_test(test_kernel_errors),

@@ -206,6 +206,62 @@ static void test_buffer_round_trip(void** state) {
   buffer_round_trip(true);
 }
 
+/* buffer_download_batch over a staged buffer that a pending dispatch
+ * writes, a host-mapped one and a staged range, plus an empty copy: all
+ * right after one submission; a bad entry is refused before any work. */
+static void test_download_batch(void** state) {
+  (void)state;
+  long errors = lg_vulkan_layer_errors();
+  lg_gpu_backend* be = create_backend(NULL);
+  enum { kN = 1000 };
+  float first[kN], second[kN], out_c[kN], out_b[kN], tail[3];
+  fill_values(first, kN, 3, -1.0f, 1.0f);
+  fill_values(second, kN, 4, 2.0f, 3.0f);
+  lg_vulkan_force_staging(true);
+  lg_gpu_buffer* a = make_buffer(be, first, sizeof(first));
+  lg_gpu_buffer* c = make_buffer(be, NULL, sizeof(first));
+  lg_vulkan_force_staging(false);
+  lg_gpu_buffer* b = make_buffer(be, second, sizeof(second));
+  lg_gpu_kernel* k = make_kernel(be, "copy", NULL);
+  lg_gpu_arg ac[] = {LG_GPU_ARG_BUFFER(a), LG_GPU_ARG_BUFFER(c),
+                     LG_GPU_ARG_INT(kN)};
+  lg_gpu_error error = {{0}};
+  assert_int_equal(be->ops->finish(be, &error), kTfLiteOk);
+  run_1d(be, k, ac, 3, kN); /* recorded, not submitted */
+  const lg_vulkan_stats before = stats_of(be);
+  const lg_gpu_download list[] = {
+      {c, 0, out_c, sizeof(out_c)},
+      {b, 0, out_b, sizeof(out_b)},
+      {a, 0, tail, 0},
+      {a, (kN - 3) * sizeof(float), tail, sizeof(tail)},
+  };
+  assert_int_equal(be->ops->buffer_download_batch(be, list, 4, &error),
+                   kTfLiteOk);
+  assert_memory_equal(out_c, first, sizeof(first));
+  assert_memory_equal(out_b, second, sizeof(second));
+  assert_memory_equal(tail, first + kN - 3, sizeof(tail));
+  const lg_vulkan_stats after = stats_of(be);
+  assert_int_equal(after.submits - before.submits, 1);
+  assert_int_equal(after.staged_downloads - before.staged_downloads, 2);
+  assert_int_equal(after.direct_downloads - before.direct_downloads, 1);
+
+  const lg_gpu_download bad[] = {{b, 0, out_b, sizeof(out_b)},
+                                 {c, 4, out_c, sizeof(out_c)}};
+  assert_int_equal(be->ops->buffer_download_batch(be, bad, 2, &error),
+                   kTfLiteError);
+  assert_non_null(strstr(error.message, "outside the 4000-byte buffer"));
+  assert_int_equal(be->ops->buffer_download_batch(be, NULL, 1, &error),
+                   kTfLiteError);
+  assert_int_equal(be->ops->buffer_download_batch(be, list, 0, &error),
+                   kTfLiteOk);
+  assert_int_equal(stats_of(be).submits, after.submits);
+  be->ops->kernel_release(be, k);
+  be->ops->buffer_release(be, c);
+  be->ops->buffer_release(be, b);
+  be->ops->buffer_release(be, a);
+  destroy_clean(be, errors);
+}
+
 /* Uploads are ordered with dispatches: copy A->B, overwrite A, copy A->C,
  * all recorded before one finish, must leave the old A in B. */
 static void upload_ordering(bool staged) {
@@ -824,6 +880,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_info),
       cmocka_unit_test(test_buffer_round_trip),
+      cmocka_unit_test(test_download_batch),
       cmocka_unit_test(test_upload_ordering),
       cmocka_unit_test(test_binary),
       cmocka_unit_test(test_unary),
