@@ -52,8 +52,8 @@
  *   bytes_downloaded, bytes_per_inference (the last Invoke's), fp16,
  *   programs_cold, programs_warm ({compiled, from_cache, cache_files}
  *   after each init; null on the CPU), max_abs_diff (null without float
- * outputs), speedup (CPU mean / this mean). A row that failed: backend, listed,
- * ok: false, reason.
+ *   outputs), speedup (CPU mean / this mean).
+ * A row that failed: backend, listed, ok: false, reason.
  */
 #include <errno.h>
 #include <ftw.h>
