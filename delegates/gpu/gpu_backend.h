@@ -16,7 +16,7 @@
  *   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(buf), LG_GPU_ARG_INT(n)};
  *   be->ops->dispatch(be, k, args, 2, global, local_or_null, &error);
  *   be->ops->finish(be, &error);
- *   be->ops->buffer_download(be, buf, 0, host, bytes, &error);
+ *   lg_gpu_buffer_download(be, buf, 0, host, bytes, &error);
  *   be->ops->kernel_release(be, k); be->ops->buffer_release(be, buf);
  *   lg_gpu_backend_destroy(be);
  *
@@ -117,19 +117,16 @@ typedef struct lg_gpu_backend_ops {
                                 lg_gpu_buffer** out, lg_gpu_error* error);
   /* Records a copy of host bytes into the buffer at `offset`, ordered with
    * the dispatches. It may read `data` later: the caller keeps `data`
-   * valid and unchanged until the next finish or buffer_download returns
-   * (also after an error). */
+   * valid and unchanged until the next finish or download returns (also
+   * after an error). */
   TfLiteStatus (*buffer_upload)(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                 size_t offset, const void* data, size_t bytes,
                                 lg_gpu_error* error);
-  /* Copies buffer bytes at `offset` to the host (blocking: waits for every
-   * dispatch recorded before it). */
-  TfLiteStatus (*buffer_download)(lg_gpu_backend* be, lg_gpu_buffer* buffer,
-                                  size_t offset, void* data, size_t bytes,
-                                  lg_gpu_error* error);
-  /* The `count` copies of `list` (as buffer_download), waiting once for
-   * all of them: a partition's outputs pay one round trip to the device,
-   * not one each. After an error some copies may not have been made. */
+  /* Copies the `count` ranges of `list` to the host, blocking: waits once
+   * for every dispatch recorded before and for all the copies, so a
+   * partition's outputs pay one round trip to the device, not one each.
+   * After an error some copies may not have been made. One range:
+   * lg_gpu_buffer_download. */
   TfLiteStatus (*buffer_download_batch)(lg_gpu_backend* be,
                                         const lg_gpu_download* list, int count,
                                         lg_gpu_error* error);
@@ -207,6 +204,16 @@ typedef struct lg_gpu_backend_options {
   bool allow_fp16;       /* build kernels with half storage/math */
   const char* cache_dir; /* program/pipeline cache folder, or NULL */
 } lg_gpu_backend_options;
+
+/* Copies `bytes` of `buffer` at `offset` to `data`: a batch of one. */
+static inline TfLiteStatus lg_gpu_buffer_download(lg_gpu_backend* be,
+                                                  lg_gpu_buffer* buffer,
+                                                  size_t offset, void* data,
+                                                  size_t bytes,
+                                                  lg_gpu_error* error) {
+  const lg_gpu_download one = {buffer, offset, data, bytes};
+  return be->ops->buffer_download_batch(be, &one, 1, error);
+}
 
 /* NULL is a no-op. */
 static inline void lg_gpu_backend_destroy(lg_gpu_backend* be) {

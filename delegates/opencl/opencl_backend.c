@@ -199,14 +199,6 @@ static TfLiteStatus lg_cl_buffer_download_batch(lg_gpu_backend* be,
   return kTfLiteOk;
 }
 
-static TfLiteStatus lg_cl_buffer_download(lg_gpu_backend* be,
-                                          lg_gpu_buffer* buffer, size_t offset,
-                                          void* data, size_t bytes,
-                                          lg_gpu_error* error) {
-  const lg_gpu_download one = {buffer, offset, data, bytes};
-  return lg_cl_buffer_download_batch(be, &one, 1, error);
-}
-
 /* ---- Dispatch ----------------------------------------------------------- */
 
 static TfLiteStatus lg_cl_set_args(lg_gpu_kernel* kernel,
@@ -454,7 +446,6 @@ static bool lg_cl_has_kernel(const lg_gpu_backend* be, const char* name) {
 static const lg_gpu_backend_ops lg_cl_ops = {
     .buffer_create = lg_cl_buffer_create,
     .buffer_upload = lg_cl_buffer_upload,
-    .buffer_download = lg_cl_buffer_download,
     .buffer_download_batch = lg_cl_buffer_download_batch,
     .buffer_release = lg_cl_buffer_release,
     .kernel_create = lg_cl_kernel_create,

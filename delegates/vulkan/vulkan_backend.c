@@ -55,7 +55,6 @@ static void lg_vk_destroy(lg_gpu_backend* be) {
 static const lg_gpu_backend_ops lg_vk_ops = {
     .buffer_create = lg_vk_buffer_create,
     .buffer_upload = lg_vk_buffer_upload,
-    .buffer_download = lg_vk_buffer_download,
     .buffer_download_batch = lg_vk_buffer_download_batch,
     .buffer_release = lg_vk_buffer_release,
     .kernel_create = lg_vk_kernel_create,

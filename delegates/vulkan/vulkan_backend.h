@@ -75,7 +75,7 @@
  * layer (also one enabled through VK_INSTANCE_LAYERS) in
  * lg_vulkan_stats.validation_errors and keeps the first one. Under
  * LITEGPU_VULKAN_VALIDATION=1 a counted error also fails every later
- * buffer_download with its message, so a delegate run (the conformance
+ * download with its message, so a delegate run (the conformance
  * suite) fails on it.
  *
  * Ownership: the backend owns its instance, device, buffers and kernels

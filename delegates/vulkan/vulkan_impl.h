@@ -202,9 +202,6 @@ void lg_vk_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer);
 TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                  size_t offset, const void* data, size_t bytes,
                                  lg_gpu_error* error);
-TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
-                                   size_t offset, void* data, size_t bytes,
-                                   lg_gpu_error* error);
 TfLiteStatus lg_vk_buffer_download_batch(lg_gpu_backend* be,
                                          const lg_gpu_download* list, int count,
                                          lg_gpu_error* error);

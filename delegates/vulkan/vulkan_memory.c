@@ -479,10 +479,3 @@ TfLiteStatus lg_vk_buffer_download_batch(lg_gpu_backend* be,
   }
   return lg_vk_check_validation(impl, error);
 }
-
-TfLiteStatus lg_vk_buffer_download(lg_gpu_backend* be, lg_gpu_buffer* buffer,
-                                   size_t offset, void* data, size_t bytes,
-                                   lg_gpu_error* error) {
-  const lg_gpu_download one = {buffer, offset, data, bytes};
-  return lg_vk_buffer_download_batch(be, &one, 1, error);
-}

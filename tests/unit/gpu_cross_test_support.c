@@ -175,7 +175,7 @@ static void run_on(int b, const xcall* call, const xarg* args, int n,
     if (args[a].data == NULL) {
       const size_t words = (args[a].bytes + 3) / 4 + GUARD_WORDS;
       assert_int_equal(
-          ops->buffer_download(be, buffers[a], 0, fill[a], words * 4, &error),
+          lg_gpu_buffer_download(be, buffers[a], 0, fill[a], words * 4, &error),
           kTfLiteOk);
     } else {
       free(fill[a]);

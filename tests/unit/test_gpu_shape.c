@@ -848,7 +848,7 @@ static void test_remap_kernel_6d_modes(void** state) {
   if (ops->submit != NULL) {
     assert_int_equal(ops->submit(be, &error), kTfLiteOk);
   }
-  assert_int_equal(ops->buffer_download(be, bd, 0, got, dst_bytes, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, bd, 0, got, dst_bytes, &error),
                    kTfLiteOk);
   for (int k = 0; k < dst_n + base; ++k) {
     if (got[k] != want[k]) {

@@ -115,14 +115,14 @@ static void download_values(lg_gpu_backend* be, lg_gpu_buffer* buf, float* out,
   lg_gpu_error error = {{0}};
   if (!half) {
     assert_int_equal(
-        be->ops->buffer_download(be, buf, 0, out, n * sizeof(float), &error),
+        lg_gpu_buffer_download(be, buf, 0, out, n * sizeof(float), &error),
         kTfLiteOk);
     return;
   }
   uint16_t* h = malloc(n * sizeof(uint16_t));
   assert_non_null(h);
   assert_int_equal(
-      be->ops->buffer_download(be, buf, 0, h, n * sizeof(uint16_t), &error),
+      lg_gpu_buffer_download(be, buf, 0, h, n * sizeof(uint16_t), &error),
       kTfLiteOk);
   lg_fp16_to_fp32_array(h, out, n);
   free(h);
@@ -255,7 +255,7 @@ static void test_buffer_round_trip(void** state) {
   assert_int_equal(ops->buffer_upload(be, buf, 0, host, kBytes, &error),
                    kTfLiteOk);
   memset(back, 0, sizeof(back));
-  assert_int_equal(ops->buffer_download(be, buf, 0, back, kBytes, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, 0, back, kBytes, &error),
                    kTfLiteOk);
   assert_memory_equal(back, host, kBytes);
 
@@ -266,29 +266,30 @@ static void test_buffer_round_trip(void** state) {
       ops->buffer_upload(be, buf, 1001, patch, sizeof(patch), &error),
       kTfLiteOk);
   memcpy(host + 1001, patch, sizeof(patch));
-  assert_int_equal(ops->buffer_download(be, buf, 0, back, kBytes, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, 0, back, kBytes, &error),
                    kTfLiteOk);
   assert_memory_equal(back, host, kBytes);
   unsigned char tail[5];
-  assert_int_equal(ops->buffer_download(be, buf, kBytes - 5, tail, 5, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, kBytes - 5, tail, 5, &error),
                    kTfLiteOk);
   assert_memory_equal(tail, host + kBytes - 5, 5);
-  assert_int_equal(ops->buffer_download(be, buf, kBytes, tail, 0, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, kBytes, tail, 0, &error),
                    kTfLiteOk); /* empty range at the end */
 
   /* Out of range: past the end, offset beyond size, wrap-around. */
   assert_int_equal(ops->buffer_upload(be, buf, kBytes - 4, patch, 5, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "outside the 4099-byte buffer"));
-  assert_int_equal(ops->buffer_download(be, buf, kBytes + 1, tail, 0, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, kBytes + 1, tail, 0, &error),
                    kTfLiteError);
-  assert_int_equal(ops->buffer_download(be, buf, 8, tail, SIZE_MAX - 4, &error),
-                   kTfLiteError);
+  assert_int_equal(
+      lg_gpu_buffer_download(be, buf, 8, tail, SIZE_MAX - 4, &error),
+      kTfLiteError);
   assert_non_null(strstr(error.message, "buffer_download"));
   assert_int_equal(ops->buffer_upload(be, NULL, 0, patch, 1, &error),
                    kTfLiteError);
   /* The failed calls changed nothing. */
-  assert_int_equal(ops->buffer_download(be, buf, 0, back, kBytes, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, 0, back, kBytes, &error),
                    kTfLiteOk);
   assert_memory_equal(back, host, kBytes);
 
@@ -341,7 +342,7 @@ static void test_download_batch(void** state) {
   assert_memory_equal(back_b, b, kB);
   assert_memory_equal(tail, a + kA - 7, 7);
   /* The armed failure is the next wait's. */
-  assert_int_equal(ops->buffer_download(be, buf_b, 0, back_b, kB, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf_b, 0, back_b, kB, &error),
                    kTfLiteError);
   assert_true(lg_opencl_fail_fired());
   assert_non_null(strstr(error.message, "clWaitForEvents"));
@@ -551,7 +552,7 @@ static void test_local_size_selection(void** state) {
     product *= stats.last_local[i];
   }
   assert_true(product <= kmax);
-  assert_int_equal(ops->buffer_download(be, buf, 0, out, sizeof(out), &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, 0, out, sizeof(out), &error),
                    kTfLiteOk);
   for (int i = 0; i < width * height; ++i) {
     if (out[i] != (float)i) fail_msg("fill2d index %d got %g", i, out[i]);
@@ -729,7 +730,7 @@ static void check_half_add(lg_gpu_backend* be, const char* defines, bool relu) {
                    kTfLiteOk);
   assert_int_equal(ops->finish(be, &error), kTfLiteOk);
   memset(out, 0, sizeof(out));
-  assert_int_equal(ops->buffer_download(be, bo, 0, out, sizeof(out), &error),
+  assert_int_equal(lg_gpu_buffer_download(be, bo, 0, out, sizeof(out), &error),
                    kTfLiteOk);
   for (int i = 0; i < kN; ++i) {
     /* relu: a negative sum (sign bit set) becomes +0. */
@@ -865,7 +866,7 @@ static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
   if (status == kTfLiteOk) status = ops->submit(be, error);
   if (status == kTfLiteOk) status = ops->finish(be, error);
   if (status == kTfLiteOk)
-    status = ops->buffer_download(be, dst, 0, out, sizeof(out), error);
+    status = lg_gpu_buffer_download(be, dst, 0, out, sizeof(out), error);
   if (status == kTfLiteOk) assert_memory_equal(in, out, sizeof(in));
   ops->kernel_release(be, k);
   ops->buffer_release(be, dst);

@@ -157,20 +157,21 @@ static void buffer_round_trip(bool staged) {
   download(be, buf, back, kBytes);
   assert_memory_equal(back, host, kBytes);
   unsigned char tail[5];
-  assert_int_equal(ops->buffer_download(be, buf, kBytes - 5, tail, 5, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, kBytes - 5, tail, 5, &error),
                    kTfLiteOk);
   assert_memory_equal(tail, host + kBytes - 5, 5);
-  assert_int_equal(ops->buffer_download(be, buf, kBytes, tail, 0, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, kBytes, tail, 0, &error),
                    kTfLiteOk); /* empty range at the end */
 
   /* Out of range: past the end, offset beyond size, wrap-around. */
   assert_int_equal(ops->buffer_upload(be, buf, kBytes - 4, patch, 5, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "outside the 4099-byte buffer"));
-  assert_int_equal(ops->buffer_download(be, buf, kBytes + 1, tail, 0, &error),
+  assert_int_equal(lg_gpu_buffer_download(be, buf, kBytes + 1, tail, 0, &error),
                    kTfLiteError);
-  assert_int_equal(ops->buffer_download(be, buf, 8, tail, SIZE_MAX - 4, &error),
-                   kTfLiteError);
+  assert_int_equal(
+      lg_gpu_buffer_download(be, buf, 8, tail, SIZE_MAX - 4, &error),
+      kTfLiteError);
   assert_non_null(strstr(error.message, "buffer_download"));
   assert_int_equal(ops->buffer_upload(be, NULL, 0, patch, 1, &error),
                    kTfLiteError);

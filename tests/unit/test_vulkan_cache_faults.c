@@ -387,7 +387,7 @@ static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
     if (status == kTfLiteOk) status = ops->submit(be, error);
     if (status == kTfLiteOk) status = ops->finish(be, error);
     if (status == kTfLiteOk)
-      status = ops->buffer_download(be, dst, 0, out, sizeof(out), error);
+      status = lg_gpu_buffer_download(be, dst, 0, out, sizeof(out), error);
     if (status == kTfLiteOk) assert_memory_equal(in, out, sizeof(in));
   }
   ops->kernel_release(be, conv);
@@ -486,9 +486,8 @@ static void test_injected_failures(void** state) {
   assert_non_null(strstr(error.message,
                          "vkQueueSubmit failed: "
                          "VK_ERROR_DEVICE_LOST"));
-  assert_int_equal(
-      be->ops->buffer_download(be, b, 0, data, sizeof(data), &error),
-      kTfLiteError);
+  assert_int_equal(lg_gpu_buffer_download(be, b, 0, data, sizeof(data), &error),
+                   kTfLiteError);
   assert_non_null(strstr(error.message, "unusable"));
   assert_non_null(strstr(error.message, "vkQueueSubmit"));
   assert_int_equal(be->ops->finish(be, &error), kTfLiteError);

@@ -331,7 +331,7 @@ static TfLiteStatus rec_scenario(const char* call, int nth,
       status = ops->buffer_upload(be, j.b, 0, b, sizeof(b), error);
     if (status == kTfLiteOk) status = ops->recording_run(be, rec, error);
     if (status == kTfLiteOk)
-      status = ops->buffer_download(be, j.out, 0, got, sizeof(got), error);
+      status = lg_gpu_buffer_download(be, j.out, 0, got, sizeof(got), error);
     if (status == kTfLiteOk) expect_floats(got, want, kRecN, call, round);
   }
   ops->recording_release(be, rec);
@@ -439,7 +439,7 @@ static double add_round_trip_us(bool recorded, bool staged) {
       if (status == kTfLiteOk) status = ops->submit(be, &error);
     }
     if (status == kTfLiteOk) {
-      status = ops->buffer_download(be, bo, 0, out, sizeof(out), &error);
+      status = lg_gpu_buffer_download(be, bo, 0, out, sizeof(out), &error);
     }
     if (r >= kWarm) times[r - kWarm] = (lg_now_seconds() - start) * 1e6;
     if (status != kTfLiteOk) fail_msg("run %d: %s", r, error.message);

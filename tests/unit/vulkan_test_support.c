@@ -111,7 +111,7 @@ void run_1d(lg_gpu_backend* be, lg_gpu_kernel* k, const lg_gpu_arg* args,
 
 void download(lg_gpu_backend* be, lg_gpu_buffer* b, void* out, size_t bytes) {
   lg_gpu_error error = {{0}};
-  if (be->ops->buffer_download(be, b, 0, out, bytes, &error) != kTfLiteOk) {
+  if (lg_gpu_buffer_download(be, b, 0, out, bytes, &error) != kTfLiteOk) {
     fail_msg("buffer_download: %s", error.message);
   }
 }
