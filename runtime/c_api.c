@@ -341,6 +341,13 @@ TfLiteInterpreter* TfLiteInterpreterCreateWithSelectedOps(
   return create_interpreter(model, options, false);
 }
 
+TfLiteStatus TfLiteInterpreterModifyGraphWithDelegate(
+    const TfLiteInterpreter* interpreter, TfLiteDelegate* delegate) {
+  if (interpreter == NULL) return kTfLiteError;
+  TfLiteInterpreter* ip = (TfLiteInterpreter*)interpreter;
+  return lg_subgraph_apply_delegate(&ip->subgraphs[0], delegate);
+}
+
 void TfLiteInterpreterDelete(TfLiteInterpreter* interpreter) {
   if (interpreter == NULL) return;
   for (int i = 0; i < interpreter->num_subgraphs; ++i) {

@@ -676,9 +676,10 @@ long lg_bench_file_size(const char* path) {
   return size;
 }
 
-/* The GPU delegate the flags ask for, created before the interpreter and
- * added with delegate fallback on. */
-static bool add_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
+/* The GPU delegate the flags ask for, created before the interpreter (with
+ * delegate fallback on, so a failing Invoke is retried on the CPU) and
+ * applied once the inputs have their shapes (apply_gpu_delegate). */
+static bool create_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
   const lg_bench_params* p = b->p;
   char why[1024];
   double t0 = lg_bench_now_us();
@@ -691,7 +692,28 @@ static bool add_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
     return false;
   }
   TfLiteInterpreterOptionsSetEnableDelegateFallback(in->options, true);
-  TfLiteInterpreterOptionsAddDelegate(in->options, in->delegate);
+  return true;
+}
+
+/* After the inputs are resized, as TFLite's benchmark_model does: the GPU
+ * delegate plans for static shapes and leaves the graph immutable. A
+ * delegate that cannot be applied leaves the graph on the CPU (the
+ * fallback TfLiteInterpreterCreate gives an options delegate). */
+static bool apply_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
+  double t0 = lg_bench_now_us();
+  TfLiteStatus status =
+      TfLiteInterpreterModifyGraphWithDelegate(in->ip, in->delegate);
+  b->create_us += lg_bench_now_us() - t0;
+  if (status == kTfLiteDelegateError || status == kTfLiteApplicationError) {
+    fprintf(stderr,
+            "benchmark_model: warning: the GPU delegate could not be "
+            "applied; the graph runs without it\n");
+    return true;
+  }
+  if (status != kTfLiteOk) {
+    fprintf(stderr, "benchmark_model: applying the GPU delegate failed\n");
+    return false;
+  }
   return true;
 }
 
@@ -722,7 +744,7 @@ static bool create_interpreter(lg_bench* b, TfLiteModel* model,
   TfLiteInterpreterOptionsSetNumThreads(in->options, p->num_threads);
   TfLiteInterpreterOptionsSetErrorReporter(in->options,
                                            lg_bench_report_library_error, NULL);
-  if (p->use_gpu && !add_gpu_delegate(b, in)) return false;
+  if (p->use_gpu && !create_gpu_delegate(b, in)) return false;
   double t0 = lg_bench_now_us();
   in->ip = TfLiteInterpreterCreate(model, in->options);
   b->create_us = lg_bench_now_us() - t0;
@@ -754,11 +776,14 @@ static bool init_interpreter(lg_bench* b, lg_bench_inputs* inputs,
   if (!create_interpreter(b, *model, in)) return false;
   t0 = lg_bench_now_us();
   if (!lg_bench_inputs_resize(in->ip, inputs)) return false;
+  const double resize_us = lg_bench_now_us() - t0;
+  if (in->delegate != NULL && !apply_gpu_delegate(b, in)) return false;
+  t0 = lg_bench_now_us();
   if (TfLiteInterpreterAllocateTensors(in->ip) != kTfLiteOk) {
     fprintf(stderr, "benchmark_model: AllocateTensors failed\n");
     return false;
   }
-  b->allocate_us = lg_bench_now_us() - t0;
+  b->allocate_us = resize_us + lg_bench_now_us() - t0;
   b->num_nodes = litegpu_interpreter_op_profile(in->ip, NULL, 0);
   b->has_mem = litegpu_interpreter_memory_info(in->ip, &b->mem) == kTfLiteOk;
   return in->delegate == NULL || check_delegation(b, in);

@@ -681,6 +681,19 @@ def test_gpu_takes_every_elementwise_node(bench, models):
     assert d["programs_compiled"] + d["programs_from_cache"] >= 1
 
 
+def test_gpu_runs_resized_inputs(bench, models):
+    # The delegate is applied after --input_layer_shape (TFLite's order; it
+    # plans static shapes): a batch of 3 moves 3 x 64 floats each way.
+    r = gpu_json(bench, models["elementwise"], "--input_layer=x",
+                 "--input_layer_shape=3,64", "--require_full_delegation")
+    assert r["model"]["inputs"][0]["shape"] == [3, 64]
+    assert r["model"]["outputs"][0]["shape"] == [3, 64]
+    d = r["delegate"]
+    check_delegate(d, 4)
+    assert (d["nodes_delegated"], d["partitions"]) == (4, 1)
+    assert (d["bytes_uploaded"], d["bytes_downloaded"]) == (768, 768)
+
+
 def test_gpu_text_report_has_the_delegate_section(bench, models):
     proc = run(bench, f"--graph={models['elementwise']}", "--num_runs=2",
                *FAST, "--use_gpu")
@@ -832,6 +845,20 @@ def check_row(row, runs=4):
     assert row["bytes_per_inference"] == (row["bytes_uploaded"] +
                                           row["bytes_downloaded"])
     assert row["paired_mean_ms"] > 0 and row["paired_speedup"] > 0
+
+
+def test_compare_with_resized_inputs(bench, models, tmp_path):
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    r = compare_json(bench, models["elementwise"], "cpu,cl,vk",
+                     "--input_layer=x", "--input_layer_shape=3,64",
+                     "--gpu_precision_loss_allowed=false", env=env)
+    cpu, cl, vk = r["comparison"]
+    check_row(cpu)
+    for row in (cl, vk):
+        check_row(row)
+        assert (row["nodes_delegated"], row["partitions"]) == (4, 1)
+        assert row["bytes_per_inference"] == 2 * 3 * 64 * 4
+        assert 0 <= row["max_abs_diff"] <= 1e-5
 
 
 def test_compare_json(bench, models, tmp_path):

@@ -651,6 +651,94 @@ static void test_null_and_opaque_delegates(void** state) {
   free_model(&m);
 }
 
+/* TfLiteInterpreterModifyGraphWithDelegate after a resize: the delegate
+ * sees the resized shapes, runs a batch of 2 (x and x + 1: y + 2 for the
+ * second row, y = 2 * (x + c) + 2c), and the graph is immutable after. */
+static void test_modify_graph_after_resize(void** state) {
+  (void)state;
+  built_model m;
+  build_model(&m, 1, "Scale2");
+  capture c;
+  TfLiteInterpreterOptions* o = make_options(&c, false);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  assert_non_null(ip);
+  const int batch2[2] = {2, 5}, batch3[2] = {3, 5};
+  assert_int_equal(TfLiteInterpreterResizeInputTensor(ip, 0, batch2, 2),
+                   kTfLiteOk);
+  test_delegate d;
+  init_delegate(&d, "TestDelegate");
+  assert_int_equal(TfLiteInterpreterModifyGraphWithDelegate(ip, &d.base),
+                   kTfLiteOk);
+  assert_non_null(strstr(c.text,
+                         "Replacing 3 out of 4 node(s) with delegate "
+                         "(TestDelegate) node, yielding 2 partitions"));
+  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
+  float x[10], y[10];
+  for (int i = 0; i < 5; ++i) {
+    x[i] = kX[i];
+    x[5 + i] = kX[i] + 1;
+  }
+  TfLiteTensor* in = TfLiteInterpreterGetInputTensor(ip, 0);
+  assert_int_equal(TfLiteTensorCopyFromBuffer(in, x, sizeof(x)), kTfLiteOk);
+  assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  assert_int_equal(d.invokes, 2);
+  const TfLiteTensor* out = TfLiteInterpreterGetOutputTensor(ip, 0);
+  assert_int_equal(TfLiteTensorDim(out, 0), 2);
+  assert_int_equal(TfLiteTensorCopyToBuffer(out, y, sizeof(y)), kTfLiteOk);
+  for (int i = 0; i < 5; ++i) {
+    assert_float_equal(y[i], kY[i], 0);
+    assert_float_equal(y[5 + i], kY[i] + 2, 0);
+  }
+  assert_int_equal(TfLiteInterpreterResizeInputTensor(ip, 0, batch3, 2),
+                   kTfLiteError);
+  assert_non_null(strstr(
+      c.text, "ResizeInputTensor is disallowed when graph is immutable."));
+  TfLiteInterpreterDelete(ip);
+  assert_int_equal(d.kernels_freed, 2);
+  TfLiteInterpreterOptionsDelete(o);
+  free_model(&m);
+}
+
+/* A delegate that fails under ModifyGraphWithDelegate takes every delegate
+ * with it (TFLite's contract) and leaves a graph that runs on the CPU; NULL
+ * arguments are refused. */
+static void test_modify_graph_failures(void** state) {
+  (void)state;
+  built_model m;
+  build_model(&m, 1, "Scale2");
+  capture c;
+  TfLiteInterpreterOptions* o = make_options(&c, false);
+  test_delegate first, failing;
+  init_delegate(&first, "First");
+  first.max_claims = 1;
+  init_delegate(&failing, "Failing");
+  failing.fail_kernel_prepare = true;
+  TfLiteInterpreterOptionsAddDelegate(o, &first.base);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterModifyGraphWithDelegate(ip, &failing.base),
+                   kTfLiteDelegateError);
+  assert_non_null(strstr(c.text,
+                         "Restored original execution plan after delegate "
+                         "application failure."));
+  assert_int_equal(first.kernels_freed, first.kernels_inited);
+  assert_int_equal(failing.kernels_freed, failing.kernels_inited);
+  assert_int_equal(run_and_check(ip), kTfLiteOk);
+  assert_int_equal(first.invokes + failing.invokes, 0);
+  /* Not immutable any more: the delegates are gone. */
+  const int batch2[2] = {2, 5};
+  assert_int_equal(TfLiteInterpreterResizeInputTensor(ip, 0, batch2, 2),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteInterpreterModifyGraphWithDelegate(ip, NULL),
+                   kTfLiteDelegateError);
+  assert_non_null(strstr(c.text, "Null delegate."));
+  assert_int_equal(TfLiteInterpreterModifyGraphWithDelegate(NULL, &first.base),
+                   kTfLiteError);
+  TfLiteInterpreterDelete(ip);
+  TfLiteInterpreterOptionsDelete(o);
+  free_model(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_claims_two_partitions),
@@ -664,6 +752,8 @@ int main(void) {
       cmocka_unit_test(test_buffer_handles),
       cmocka_unit_test(test_two_delegates_in_order),
       cmocka_unit_test(test_null_and_opaque_delegates),
+      cmocka_unit_test(test_modify_graph_after_resize),
+      cmocka_unit_test(test_modify_graph_failures),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,6 +64,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tensorflow/lite/c/c_api_experimental.h"
 #include "tools/benchmark/benchmark.h"
 
 #define CPU_ROW (-1) /* cmp_row.backend of the CPU */
@@ -200,9 +201,6 @@ static bool create_interpreter(cmp_run* c, cmp_row* row,
   TfLiteInterpreterOptionsSetNumThreads(in->options, c->params.num_threads);
   TfLiteInterpreterOptionsSetErrorReporter(
       in->options, lg_bench_report_library_error, &c->last);
-  if (in->delegate != NULL) {
-    TfLiteInterpreterOptionsAddDelegate(in->options, in->delegate);
-  }
   c->last.text[0] = '\0';
   in->ip = TfLiteInterpreterCreate(c->model, in->options);
   if (in->ip == NULL) {
@@ -210,6 +208,11 @@ static bool create_interpreter(cmp_run* c, cmp_row* row,
   }
   if (!lg_bench_inputs_resize(in->ip, &c->inputs)) {
     return row_fail(row, "resizing the inputs failed");
+  }
+  /* After the resize (the GPU delegate leaves the graph immutable). */
+  if (in->delegate != NULL && TfLiteInterpreterModifyGraphWithDelegate(
+                                  in->ip, in->delegate) != kTfLiteOk) {
+    return row_fail(row, "applying the delegate failed: %s", last_message(c));
   }
   if (TfLiteInterpreterAllocateTensors(in->ip) != kTfLiteOk) {
     return row_fail(row, "AllocateTensors failed: %s", last_message(c));

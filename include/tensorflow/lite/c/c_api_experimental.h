@@ -36,6 +36,24 @@ TFL_CAPI_EXPORT void TfLiteInterpreterOptionsAddCustomOp(
 TFL_CAPI_EXPORT void TfLiteInterpreterOptionsSetEnableDelegateFallback(
     TfLiteInterpreterOptions* options, bool enable);
 
+/* Applies `delegate` to an existing interpreter, as a delegate from
+ * TfLiteInterpreterOptionsAddDelegate is applied at creation; `delegate`
+ * must outlive the interpreter. The way to run a delegate for static shapes
+ * (the GPU delegate) on resized inputs: create the interpreter without it,
+ * TfLiteInterpreterResizeInputTensor, then this (afterwards the graph is
+ * immutable and a resize to other dims fails). Returns:
+ *   kTfLiteOk;
+ *   kTfLiteDelegateError: `delegate` is NULL (nothing changes), or its
+ *     Prepare, a node replacement or the allocation after it failed: every
+ *     delegate applied so far is removed and the original plan restored;
+ *   kTfLiteApplicationError: a delegate for static shapes met dynamic-sized
+ *     tensors (the graph is left as it was);
+ *   kTfLiteError: a NULL interpreter or a runtime failure.
+ * The interpreter is const in TFLite's signature; its graph changes all the
+ * same. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteInterpreterModifyGraphWithDelegate(
+    const TfLiteInterpreter* interpreter, TfLiteDelegate* delegate);
+
 /* As TfLiteInterpreterCreate, but operators are resolved only from the
  * registrations in `options` (AddBuiltinOp, AddCustomOp, AddOperator):
  * litegpu's own builtin kernels are not used. */
