@@ -54,21 +54,23 @@ typedef struct litegpu_gpu_delegate_options {
   int min_nodes_per_partition;
 } litegpu_gpu_delegate_options;
 
-litegpu_gpu_delegate_options litegpu_gpu_delegate_options_default(void);
+TFL_CAPI_EXPORT litegpu_gpu_delegate_options
+litegpu_gpu_delegate_options_default(void);
 
 /* NULL options: the defaults. Returns NULL on failure (see above). */
-TfLiteDelegate* litegpu_gpu_delegate_create(
+TFL_CAPI_EXPORT TfLiteDelegate* litegpu_gpu_delegate_create(
     const litegpu_gpu_delegate_options* options, char* error,
     size_t error_size);
 
 /* The partitions the last application kept (-1 for NULL). */
-int litegpu_gpu_delegate_num_partitions(const TfLiteDelegate* delegate);
+TFL_CAPI_EXPORT int litegpu_gpu_delegate_num_partitions(
+    const TfLiteDelegate* delegate);
 
 /* The reason node `node_index` was not delegated by the last application:
  * "" when it was, NULL when the node is unknown. Valid until the next
  * application or deletion. */
-const char* litegpu_gpu_delegate_node_reason(const TfLiteDelegate* delegate,
-                                             int node_index);
+TFL_CAPI_EXPORT const char* litegpu_gpu_delegate_node_reason(
+    const TfLiteDelegate* delegate, int node_index);
 
 /* What the delegate did and holds, for reports (benchmark_model). Counters
  * cover every partition of the last application. */
@@ -97,8 +99,8 @@ typedef struct litegpu_gpu_delegate_stats {
 } litegpu_gpu_delegate_stats;
 
 /* Fills `out`; kTfLiteError when either pointer is NULL. */
-TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
-                                            litegpu_gpu_delegate_stats* out);
+TFL_CAPI_EXPORT TfLiteStatus litegpu_gpu_delegate_get_stats(
+    const TfLiteDelegate* delegate, litegpu_gpu_delegate_stats* out);
 
 /* Dispatch profiling: where a partition's time goes, per compute dispatch.
  * While enabled, each Invoke waits for every dispatch before starting the
@@ -124,13 +126,13 @@ typedef struct litegpu_gpu_dispatch_profile {
 
 /* Turns dispatch profiling on (resetting the totals) or off; it applies to
  * every partition, present and future. kTfLiteError on NULL. */
-TfLiteStatus litegpu_gpu_delegate_enable_profiling(TfLiteDelegate* delegate,
-                                                   bool enable);
+TFL_CAPI_EXPORT TfLiteStatus
+litegpu_gpu_delegate_enable_profiling(TfLiteDelegate* delegate, bool enable);
 
 /* Copies up to `capacity` entries, one per dispatch of every live
  * partition in run order, and returns how many there are (a first call
  * with NULL, 0 sizes the array); -1 on a NULL delegate. */
-int litegpu_gpu_delegate_dispatch_profile(
+TFL_CAPI_EXPORT int litegpu_gpu_delegate_dispatch_profile(
     const TfLiteDelegate* delegate, litegpu_gpu_dispatch_profile* profiles,
     int capacity);
 

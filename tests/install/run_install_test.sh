@@ -4,8 +4,10 @@
 #   1. CMake find_package(litegpu), shared and static (tests/install/),
 #   2. plain `cc $(pkg-config --cflags --libs litegpu)`.
 # Each binary runs hello_world_float.tflite with x = 1.0 and must print y
-# within 0.05 of sin(1.0) = 0.841 (the model approximates sin). It also checks
-# that every installed public header compiles on its own, as C and as C++.
+# within 0.05 of sin(1.0) = 0.841 (the model approximates sin), on the CPU
+# and (shared library builds) through TFLite's GPU delegate. It also checks
+# that every installed public header compiles on its own, as C and as C++,
+# and that the shared library exports every function those headers declare.
 #
 #   bash tests/install/run_install_test.sh [MODEL]
 #
@@ -65,11 +67,37 @@ while IFS= read -r header; do
     -x c++ "$WORK/header.c"
 done < <(find "$PREFIX/include" -name '*.h' | sort)
 
-# Checks that a consumer binary prints y close to sin(1.0).
+step "checking that liblitegpu.so exports every function the headers declare"
+# gcc's -aux-info lists each prototype a translation unit sees, with the file
+# that declares it; the public ones must be in the dynamic symbol table (the
+# library builds with hidden visibility: a declaration without
+# TFL_CAPI_EXPORT links against the static library only).
+find "$PREFIX/include" -name '*.h' | sort |
+  sed "s|^$PREFIX/include/\(.*\)|#include \"\1\"|" >"$WORK/all_headers.c"
+quiet "the installed headers do not compile together" \
+  gcc -std=c11 -fsyntax-only -I"$PREFIX/include" -aux-info "$WORK/aux.txt" \
+  "$WORK/all_headers.c"
+# Each line: /* FILE:LINE:NC */ extern TYPE NAME (PARAMETERS); the name is
+# the word before the first parenthesis.
+grep -F "/* $PREFIX/include/" "$WORK/aux.txt" | grep -v ' static ' |
+  sed -E 's|^/\* [^ ]* \*/ ||; s/^([^(]*[ *])?([A-Za-z_][A-Za-z0-9_]*) \(.*$/\2/' |
+  sort -u \
+  >"$WORK/declared.txt"
+[[ $(wc -l <"$WORK/declared.txt") -gt 50 ]] ||
+  fail "found only $(wc -l <"$WORK/declared.txt") declared functions"
+nm -D --defined-only "$LIBDIR/liblitegpu.so" | awk '{print $3}' | sort -u \
+  >"$WORK/exported.txt"
+missing=$(comm -23 "$WORK/declared.txt" "$WORK/exported.txt" | tr '\n' ' ')
+[[ -z $missing ]] ||
+  fail "declared in the installed headers but not exported by liblitegpu.so: $missing"
+step "$(wc -l <"$WORK/declared.txt") declared functions, all exported"
+
+# Checks that a consumer binary prints y close to sin(1.0); `mode` is cpu or
+# gpu (TFLite's GPU delegate).
 check_output() {
-  local name=$1 out y
-  shift
-  out=$("$@" "$MODEL" 1.0 2>&1) || { printf '%s\n' "$out" >&2; fail "$name exited with an error"; }
+  local name=$1 mode=$2 out y
+  shift 2
+  out=$("$@" "$MODEL" 1.0 "$mode" 2>&1) || { printf '%s\n' "$out" >&2; fail "$name exited with an error"; }
   y=$(printf '%s\n' "$out" | sed -n 's/^y = //p' | head -n 1)
   [[ -n $y ]] || { printf '%s\n' "$out" >&2; fail "$name printed no 'y = ' line"; }
   awk -v y="$y" -v e="$EXPECTED" -v t="$TOLERANCE" \
@@ -88,8 +116,11 @@ found=$(sed -n 's/^litegpu_DIR:PATH=//p' "$WORK/cmake/CMakeCache.txt")
 [[ $found == "$PREFIX"/* ]] ||
   fail "find_package(litegpu) found $found, not the installed tree"
 quiet "building the CMake consumer failed" cmake --build "$WORK/cmake"
-check_output "cmake consumer (litegpu::litegpu)" "$WORK/cmake/consumer_shared"
-check_output "cmake consumer (litegpu::litegpu_static)" \
+check_output "cmake consumer (litegpu::litegpu)" cpu \
+  "$WORK/cmake/consumer_shared"
+check_output "cmake consumer (litegpu::litegpu, GPU delegate)" gpu \
+  "$WORK/cmake/consumer_shared"
+check_output "cmake consumer (litegpu::litegpu_static)" cpu \
   "$WORK/cmake/consumer_static"
 
 # ---- 2. pkg-config ------------------------------------------------------------
@@ -101,6 +132,9 @@ quiet "building the pkg-config consumer failed" \
   cc -std=c11 -Wall -Wextra -Werror "$ROOT/tests/install/consumer.c" \
   $flags -o "$WORK/consumer_pkgconfig"
 LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-  check_output "pkg-config consumer" "$WORK/consumer_pkgconfig"
+  check_output "pkg-config consumer" cpu "$WORK/consumer_pkgconfig"
+LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+  check_output "pkg-config consumer (GPU delegate)" gpu \
+  "$WORK/consumer_pkgconfig"
 
 step "PASS"

@@ -48,11 +48,11 @@ enum TfLiteGpuExperimentalFlags {
 typedef struct {
   /* -1: decide from the priorities; 0: max precision; 1: allow loss. */
   int32_t is_precision_loss_allowed;
-  int32_t inference_preference;  /* TfLiteGpuInferenceUsage */
-  int32_t inference_priority1;   /* TfLiteGpuInferencePriority */
+  int32_t inference_preference; /* TfLiteGpuInferenceUsage */
+  int32_t inference_priority1;  /* TfLiteGpuInferencePriority */
   int32_t inference_priority2;
   int32_t inference_priority3;
-  int64_t experimental_flags;    /* TfLiteGpuExperimentalFlags bits */
+  int64_t experimental_flags;       /* TfLiteGpuExperimentalFlags bits */
   int32_t max_delegated_partitions; /* <= 0 is taken as 1 */
   const char* serialization_dir;
   const char* model_token;
@@ -60,15 +60,16 @@ typedef struct {
 
 /* is_precision_loss_allowed -1, FAST_SINGLE_ANSWER, priorities
  * MAX_PRECISION/AUTO/AUTO, ENABLE_QUANT, 1 partition, no serialization. */
-TfLiteGpuDelegateOptionsV2 TfLiteGpuDelegateOptionsV2Default(void);
+TFL_CAPI_EXPORT TfLiteGpuDelegateOptionsV2
+TfLiteGpuDelegateOptionsV2Default(void);
 
 /* NULL options: the defaults. Returns NULL (with a message on stderr) when
  * no OpenCL device can be used. */
-TfLiteDelegate* TfLiteGpuDelegateV2Create(
+TFL_CAPI_EXPORT TfLiteDelegate* TfLiteGpuDelegateV2Create(
     const TfLiteGpuDelegateOptionsV2* options);
 
 /* NULL is a no-op. Delete the interpreter first. */
-void TfLiteGpuDelegateV2Delete(TfLiteDelegate* delegate);
+TFL_CAPI_EXPORT void TfLiteGpuDelegateV2Delete(TfLiteDelegate* delegate);
 
 #ifdef __cplusplus
 }
