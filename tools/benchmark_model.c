@@ -711,7 +711,9 @@ static bool apply_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
     return true;
   }
   if (status != kTfLiteOk) {
-    fprintf(stderr, "benchmark_model: applying the GPU delegate failed\n");
+    fprintf(stderr,
+            "benchmark_model: applying the GPU delegate failed (see the "
+            "messages above)\n");
     return false;
   }
   return true;
