@@ -66,7 +66,6 @@ file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/litegpuConfig.cmake
 #   target_link_libraries(app PRIVATE litegpu::litegpu_static)  # static
 include(CMakeFindDependencyMacro)
 find_dependency(Threads)
-find_dependency(OpenCL)
 include("${CMAKE_CURRENT_LIST_DIR}/litegpuTargets.cmake")
 ]=] @ONLY)
 

@@ -76,6 +76,11 @@ TfLiteStatus lg_cl_pick_device(int device_index, cl_platform_id* platform,
   lg_cl_device_entry* list = NULL;
   size_t count = 0;
   cl_uint num_platforms = 0;
+  char why[512];
+  if (!lg_cl_api_load(why, sizeof(why))) {
+    lg_gpu_error_set(error, "%s", why);
+    return kTfLiteError;
+  }
   cl_int err = lg_cl_inject("clGetPlatformIDs")
                    ? CL_OUT_OF_HOST_MEMORY
                    : clGetPlatformIDs(0, NULL, &num_platforms);

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include <CL/cl.h>
+#include "delegates/opencl/opencl_api.h" /* CL/cl.h, the loaded calls */
 
 #include "delegates/gpu/gpu_backend.h"
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <CL/cl.h>
+#include "delegates/opencl/opencl_api.h" /* CL/cl.h, the loaded calls */
 
 #include "delegates/gpu/gpu_backend.h"
 #include "delegates/opencl/opencl_backend.h"

@@ -18,10 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <CL/cl.h>
-
 #include "delegates/gpu/gpu_backend.h"
 #include "delegates/gpu/gpu_error.h"
+#include "delegates/opencl/opencl_api.h" /* CL/cl.h, the loaded calls */
 
 /* The ICD loader's "no platform" code (cl_khr_icd, in cl_ext.h). */
 #ifndef CL_PLATFORM_NOT_FOUND_KHR

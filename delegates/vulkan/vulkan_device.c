@@ -88,6 +88,11 @@ TfLiteStatus lg_vk_instance_create(lg_vk_impl* impl, bool validation,
     validation = true;
     impl->fail_on_validation_error = true;
   }
+  char why[512];
+  if (!lg_vk_api_load(why, sizeof(why))) {
+    lg_gpu_error_set(error, "%s", why);
+    return kTfLiteError;
+  }
   uint32_t loader_version = VK_API_VERSION_1_0;
   VkResult r = LG_VK_TRY(vkEnumerateInstanceVersion,
                          VK_ERROR_OUT_OF_HOST_MEMORY, &loader_version);

@@ -18,10 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <vulkan/vulkan.h>
-
 #include "delegates/gpu/gpu_backend.h"
 #include "delegates/gpu/gpu_error.h"
+#include "delegates/vulkan/vulkan_api.h" /* vulkan.h, the loaded calls */
 
 /* ---- Test hooks --------------------------------------------------------- */
 

@@ -92,6 +92,14 @@ missing=$(comm -23 "$WORK/declared.txt" "$WORK/exported.txt" | tr '\n' ' ')
   fail "declared in the installed headers but not exported by liblitegpu.so: $missing"
 step "$(wc -l <"$WORK/declared.txt") declared functions, all exported"
 
+step "checking that liblitegpu.so does not link the OpenCL or Vulkan loader"
+# They are opened at run time, so the library loads on machines without them.
+needed=$(readelf -d "$LIBDIR/liblitegpu.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+[[ -n $needed ]] || fail "readelf lists no NEEDED libraries"
+if grep -qiE 'opencl|vulkan' <<<"$needed"; then
+  fail "liblitegpu.so links $(grep -iE 'opencl|vulkan' <<<"$needed" | tr '\n' ' ')"
+fi
+
 # Checks that a consumer binary prints y close to sin(1.0); `mode` is cpu or
 # gpu (TFLite's GPU delegate).
 check_output() {
@@ -122,6 +130,22 @@ check_output "cmake consumer (litegpu::litegpu, GPU delegate)" gpu \
   "$WORK/cmake/consumer_shared"
 check_output "cmake consumer (litegpu::litegpu_static)" cpu \
   "$WORK/cmake/consumer_static"
+# A machine with neither loader (the test hooks point at no file): the CPU
+# runs, and the GPU delegate reports both reasons instead of crashing.
+LITEGPU_OPENCL_TEST_LIBRARY=/nonexistent/libOpenCL.so.1 \
+  LITEGPU_VULKAN_TEST_LIBRARY=/nonexistent/libvulkan.so.1 \
+  check_output "cmake consumer (no OpenCL or Vulkan loader)" cpu \
+  "$WORK/cmake/consumer_shared"
+if out=$(LITEGPU_OPENCL_TEST_LIBRARY=/nonexistent/libOpenCL.so.1 \
+  LITEGPU_VULKAN_TEST_LIBRARY=/nonexistent/libvulkan.so.1 \
+  "$WORK/cmake/consumer_shared" "$MODEL" 1.0 gpu 2>&1); then
+  fail "the GPU consumer ran without any loader: $out"
+fi
+grep -q "cannot load the OpenCL ICD loader" <<<"$out" ||
+  fail "no OpenCL loader reason in: $out"
+grep -q "TfLiteGpuDelegateV2Create failed" <<<"$out" ||
+  fail "the consumer did not report the failed creation: $out"
+step "without loaders: the GPU delegate refuses with the reason"
 
 # ---- 2. pkg-config ------------------------------------------------------------
 step "building the consumer with cc \$(pkg-config --cflags --libs litegpu)"

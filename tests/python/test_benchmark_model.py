@@ -788,6 +788,55 @@ def test_gpu_backend_vk_fails_with_the_delegates_reason(bench, models):
     assert f"--use_gpu: GPU delegate: {VULKAN_MISSING}" in proc.stderr
 
 
+# liblitegpu opens the OpenCL and Vulkan loaders at run time; the test hooks
+# point it at a file that does not exist: a machine without that API.
+NO_OPENCL_LOADER = {"LITEGPU_OPENCL_TEST_LIBRARY":
+                    "/nonexistent/libOpenCL.so.1"}
+NO_VULKAN_LOADER = {"LITEGPU_VULKAN_TEST_LIBRARY":
+                    "/nonexistent/libvulkan.so.1"}
+
+
+@pytest.mark.parametrize("backend,hook,message", [
+    ("cl", NO_OPENCL_LOADER,
+     "no usable OpenCL device: cannot load the OpenCL ICD loader "
+     "(/nonexistent/libOpenCL.so.1: cannot open shared object file"),
+    ("vk", NO_VULKAN_LOADER,
+     "no usable Vulkan device: cannot load the Vulkan loader "
+     "(/nonexistent/libvulkan.so.1: cannot open shared object file"),
+    # A library without the API's calls (the C math library).
+    ("cl", {"LITEGPU_OPENCL_TEST_LIBRARY": "libm.so.6"},
+     "the OpenCL ICD loader has no clBuildProgram"),
+    ("vk", {"LITEGPU_VULKAN_TEST_LIBRARY": "libm.so.6"},
+     "the Vulkan loader has no vkAllocateCommandBuffers"),
+])
+def test_a_missing_loader_is_named(bench, models, backend, hook, message):
+    proc = run(bench, f"--graph={models['elementwise']}", *FAST, "--use_gpu",
+               f"--gpu_backend={backend}", env=dict(os.environ, **hook))
+    assert proc.returncode == 1
+    assert message in proc.stderr, proc.stderr
+
+
+def test_auto_takes_the_backend_whose_loader_is_there(bench, models):
+    d = gpu_json(bench, models["elementwise"],
+                 env=dict(os.environ, **NO_OPENCL_LOADER))["delegate"]
+    assert d["backend"] == "Vulkan" and d["nodes_delegated"] == 4
+    d = gpu_json(bench, models["elementwise"],
+                 env=dict(os.environ, **NO_VULKAN_LOADER))["delegate"]
+    assert d["backend"] == "OpenCL" and d["nodes_delegated"] == 4
+
+
+def test_without_any_loader_the_cpu_still_runs(bench, models):
+    env = dict(os.environ, **NO_OPENCL_LOADER, **NO_VULKAN_LOADER)
+    proc = run(bench, f"--graph={models['elementwise']}", *FAST, "--use_gpu",
+               env=env)
+    assert proc.returncode == 1
+    assert "cannot load the OpenCL ICD loader" in proc.stderr
+    assert "cannot load the Vulkan loader" in proc.stderr
+    r = run_json(bench, f"--graph={models['elementwise']}", "--num_runs=2",
+                 *FAST, env=env)
+    assert r["inference"]["count"] >= 2
+
+
 def test_gpu_backend_vk(bench, models):
     d = gpu_json(bench, models["elementwise"], "--gpu_backend=vk")["delegate"]
     assert d["backend"] == "Vulkan"

@@ -2,10 +2,12 @@
  * delegate_options.h): the options struct with TFLite's fields in TFLite's
  * order, their defaults, and create/delete.
  *
- * litegpu runs this delegate on OpenCL (include/litegpu/gpu_delegate.h has
- * the backend choice). When no OpenCL device exists, TfLiteGpuDelegateV2Create
- * returns NULL after printing why to stderr; callers must check for NULL
- * (TFLite's own Create never returns NULL on Android).
+ * litegpu runs this delegate on OpenCL when a device has it, else on Vulkan
+ * (LITEGPU_GPU_BACKEND_AUTO; include/litegpu/gpu_delegate.h has the backend
+ * choice). When neither can be used (no driver, or not even the API's
+ * loader library: liblitegpu opens both at run time), TfLiteGpuDelegateV2Create
+ * returns NULL after printing both reasons to stderr; callers must check for
+ * NULL (TFLite's own Create never returns NULL on Android).
  *
  *   TfLiteGpuDelegateOptionsV2 o = TfLiteGpuDelegateOptionsV2Default();
  *   o.max_delegated_partitions = 4;
@@ -64,7 +66,7 @@ TFL_CAPI_EXPORT TfLiteGpuDelegateOptionsV2
 TfLiteGpuDelegateOptionsV2Default(void);
 
 /* NULL options: the defaults. Returns NULL (with a message on stderr) when
- * no OpenCL device can be used. */
+ * neither an OpenCL nor a Vulkan device can be used. */
 TFL_CAPI_EXPORT TfLiteDelegate* TfLiteGpuDelegateV2Create(
     const TfLiteGpuDelegateOptionsV2* options);
 
