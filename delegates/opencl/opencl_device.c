@@ -2,6 +2,7 @@
  * choice rule is documented in opencl_backend.h. */
 #include "delegates/opencl/opencl_device.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +71,10 @@ fail:
   return kTfLiteError;
 }
 
-TfLiteStatus lg_cl_pick_device(int device_index, cl_platform_id* platform,
-                               cl_device_id* device, lg_gpu_error* error) {
+static TfLiteStatus lg_cl_pick_device_locked(int device_index,
+                                             cl_platform_id* platform,
+                                             cl_device_id* device,
+                                             lg_gpu_error* error) {
   cl_platform_id* platforms = NULL;
   lg_cl_device_entry* list = NULL;
   size_t count = 0;
@@ -139,6 +142,21 @@ fail:
   free(list);
   free(platforms);
   return kTfLiteError;
+}
+
+/* Device discovery runs one thread at a time in the process. PoCL (3.1
+ * here) initializes its devices inside the first clGetDeviceIDs, and a
+ * second thread calling while that runs gets CL_DEVICE_NOT_FOUND: two
+ * delegates created at once found 0 devices in 6 of 8 runs. */
+static pthread_mutex_t lg_cl_discovery_lock = PTHREAD_MUTEX_INITIALIZER;
+
+TfLiteStatus lg_cl_pick_device(int device_index, cl_platform_id* platform,
+                               cl_device_id* device, lg_gpu_error* error) {
+  pthread_mutex_lock(&lg_cl_discovery_lock);
+  TfLiteStatus status =
+      lg_cl_pick_device_locked(device_index, platform, device, error);
+  pthread_mutex_unlock(&lg_cl_discovery_lock);
+  return status;
 }
 
 /* Reads a string property into `out` (truncated to fit). */
