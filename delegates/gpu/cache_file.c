@@ -1,6 +1,7 @@
 /* The GPU backends' cache files (format in cache_file.h). */
 #include "delegates/gpu/cache_file.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,12 @@ bool lg_cache_file_store(const lg_cache_file_format* format, const char* dir,
   size_t key_len = strlen(key);
   if (payload == NULL || bytes == 0 || key_len > UINT32_MAX) return false;
   if (!lg_cache_file_path(format, dir, key, path, sizeof(path))) return false;
-  int n = snprintf(temp, sizeof(temp), "%s.tmp.%ld", path, (long)getpid());
+  /* One temporary file per store: two threads of a process storing the
+   * same key (two delegates sharing serialization_dir) must not write into
+   * one file. */
+  static atomic_ulong stores;
+  int n = snprintf(temp, sizeof(temp), "%s.tmp.%ld.%lu", path, (long)getpid(),
+                   atomic_fetch_add(&stores, 1));
   if (n < 0 || (size_t)n >= sizeof(temp)) return false;
 
   memcpy(header, format->magic, sizeof(format->magic));

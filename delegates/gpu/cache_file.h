@@ -22,7 +22,7 @@
  * trusted; the caller rebuilds and stores a fresh entry. Stores write a
  * temporary file in the same folder and rename it over the entry, so a
  * reader never sees a half-written file. Safe to use from several processes
- * at once; no global state.
+ * and threads at once (each store has its own temporary file).
  *
  *   static const lg_cache_file_format kFormat = {"cl", "LGCLPRG", 1};
  *   if (lg_cache_file_load(&kFormat, dir, key, &data, &n) == LG_CACHE_HIT)
