@@ -293,10 +293,17 @@ static bool check_tensors(const TfLiteContext* context, const TfLiteNode* node,
   TfLiteContext *context, const TfLiteNode *node,                   \
       const TfLiteRegistration *registration, char *reason, size_t size
 
-static bool check_add(CHECK_ARGS) {
+/* ADD and MUL: TFLite's broadcast rule between operands of different
+ * ranks (check_broadcast). Operands of one rank may broadcast both ways
+ * ([1,16,1] * [1,1,64]: the scale of a layer norm): TFLite's GPU delegate
+ * refuses that for MUL ("MUL requires one tensor that not less than second
+ * in all dimensions."), litegpu's binary kernel takes a stride per operand
+ * and dimension, so it claims it, as it does for ADD. */
+static bool check_add_or_mul(CHECK_ARGS, const char* name,
+                             TfLiteFusedActivation activation) {
   (void)registration;
   if (num_inputs(node) != 2) {
-    return fail(reason, size, "ADD requires two input tensors.");
+    return fail(reason, size, "%s requires two input tensors.", name);
   }
   if (!check_broadcast(input(context, node, 0), input(context, node, 1),
                        reason, size) ||
@@ -304,39 +311,19 @@ static bool check_add(CHECK_ARGS) {
       !check_params(node, reason, size)) {
     return false;
   }
-  const TfLiteAddParams* p = node->builtin_data;
-  return check_activation(p->activation, reason, size);
+  return check_activation(activation, reason, size);
 }
 
-/* MUL needs one operand at least as large as the other in every dimension
- * (a matrix-vector style product is not an elementwise MUL on the GPU). */
+static bool check_add(CHECK_ARGS) {
+  const TfLiteAddParams* p = node->builtin_data;
+  return check_add_or_mul(context, node, registration, reason, size, "ADD",
+                          p != NULL ? p->activation : kTfLiteActNone);
+}
+
 static bool check_mul(CHECK_ARGS) {
-  (void)registration;
-  if (num_inputs(node) != 2) {
-    return fail(reason, size, "MUL requires two input tensors.");
-  }
-  const TfLiteTensor* a = input(context, node, 0);
-  const TfLiteTensor* b = input(context, node, 1);
-  if (rank(a) == rank(b)) {
-    bool a_smaller = false, b_smaller = false;
-    for (int i = 0; i < rank(a); ++i) {
-      if (dim(a, i) < dim(b, i)) a_smaller = true;
-      if (dim(b, i) < dim(a, i)) b_smaller = true;
-    }
-    if (a_smaller && b_smaller) {
-      return fail(reason, size,
-                  "MUL requires one tensor that not less than second in all "
-                  "dimensions.");
-    }
-  } else if (!check_broadcast(a, b, reason, size)) {
-    return false;
-  }
-  if (!check_operands(context, node, reason, size) ||
-      !check_params(node, reason, size)) {
-    return false;
-  }
   const TfLiteMulParams* p = node->builtin_data;
-  return check_activation(p->activation, reason, size);
+  return check_add_or_mul(context, node, registration, reason, size, "MUL",
+                          p != NULL ? p->activation : kTfLiteActNone);
 }
 
 /* SUB, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, POW. */

@@ -378,12 +378,18 @@ static void test_mul(void** state) {
   expect(f, kTfLiteBuiltinMul, 3, &relu, NULL);
   IO(f, ((int[]){c, big}), ((int[]){y}));
   ACCEPT(f, kTfLiteBuiltinMul, &relu);
+  /* Both ways ([1,4,1,2] * [1,1,4,2]): TFLite's GPU delegate refuses it
+   * ("MUL requires one tensor that not less than second in all
+   * dimensions."); litegpu's binary kernel broadcasts each operand. */
   IO(f, ((int[]){a, b}), ((int[]){y}));
-  REFUSE(f, kTfLiteBuiltinMul, &relu,
-         "MUL requires one tensor that not less than second in all "
-         "dimensions.");
+  ACCEPT(f, kTfLiteBuiltinMul, &relu);
   IO(f, ((int[]){big}), ((int[]){y}));
   REFUSE(f, kTfLiteBuiltinMul, &relu, "MUL requires two input tensors.");
+  /* Between ranks, TFLite's broadcast rule as for ADD. */
+  const int rank2 = RT(f, F32, 4, 2);
+  IO(f, ((int[]){big, rank2}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinMul, &relu,
+         "Doesn't support broadcasting - input0: [1,4,4,2], input1: [4,2]");
   IO(f, ((int[]){big, a}), ((int[]){y}));
   REFUSE(f, kTfLiteBuiltinMul, &sign, kSignBit);
 }
