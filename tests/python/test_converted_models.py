@@ -491,7 +491,9 @@ def test_comparison_catches_errors_over_the_bound():
 
 def test_models_exist():
     names = {p.name for p in MODEL_PATHS}
-    for wanted in ("mobilenet_v2.tflite", "kws_cnn.tflite", "all_ops.tflite",
+    for wanted in ("mobilenet_v2.tflite", "kws_cnn.tflite",
+                   "mobilenet_v3_small.tflite", "tiny_transformer.tflite",
+                   "small_unet.tflite", "all_ops.tflite",
                    "all_ops_fp16w.tflite", "all_ops_extra.tflite",
                    "all_ops_jax.tflite", "all_ops_dynamic.tflite"):
         assert wanted in names, f"tests/models/{wanted} is missing"

@@ -16,6 +16,9 @@ second run with the same package versions writes the same bytes.
 Models (see MODELS below):
   mobilenet_v2      Keras MobileNetV2, 224x224x3, 1000 classes, random init
   kws_cnn           a DS-CNN style keyword-spotting net, [1,49,10,1] -> 12
+  mobilenet_v3_small  Keras MobileNetV3Small, width 0.75, 100 classes
+  tiny_transformer  two transformer encoder blocks, [1,16,64] -> 10
+  small_unet        a two-level U-Net, [1,64,64,3] -> [1,64,64,1]
   all_ops           one graph using (nearly) every float op litegpu targets
   all_ops_fp16w     the same graph with float16 weights (DEQUANTIZE)
   all_ops_extra     CEIL, ELU, ROUND: ops LiteRT's reference kernels lack
@@ -50,6 +53,9 @@ DEFAULT_OUT = REPO / "tests" / "models"
 SEED_MOBILENET = 1001
 SEED_KWS = 1002
 SEED_ALL_OPS = 1003
+SEED_MOBILENET_V3 = 1004
+SEED_TRANSFORMER = 1005
+SEED_UNET = 1006
 
 # The ops the all_ops* files should hold between them (the project's float
 # kernel list).
@@ -244,6 +250,70 @@ def make_kws_cnn():
     batch = rng.standard_normal((16, 49, 10, 1)).astype(np.float32)
     calibrate_batch_norms(model, batch, rng)
     return convert_keras(model)
+
+
+def make_mobilenet_v3_small():
+    """Keras MobileNetV3Small at width 0.75 with 100 classes (a smaller
+    file): hard-swish, squeeze-and-excitation blocks (global average
+    pooling, two 1x1 convolutions, hard-sigmoid, a broadcast multiply),
+    5x5 depthwise convolutions, stride-2 layers on odd sizes."""
+    tf.keras.utils.set_random_seed(SEED_MOBILENET_V3)
+    image = tf.keras.Input(shape=(224, 224, 3), batch_size=1, name="image")
+    model = tf.keras.applications.MobileNetV3Small(
+        input_shape=(224, 224, 3), input_tensor=image, alpha=0.75,
+        weights=None, classes=100, dropout_rate=0.0,
+        include_preprocessing=False)
+    rng = np.random.default_rng(SEED_MOBILENET_V3)
+    batch = rng.uniform(-1.0, 1.0, (4, 224, 224, 3)).astype(np.float32)
+    calibrate_batch_norms(model, batch, rng)
+    return convert_keras(model)
+
+
+def make_tiny_transformer():
+    """Two pre-norm transformer encoder blocks over 16 tokens of width 64:
+    layer normalization, 4-head self-attention (Keras MultiHeadAttention,
+    key size 16), an exact-GELU feed-forward layer of width 128, residual
+    adds; a final layer norm, mean over the tokens, 10-way softmax."""
+    tf.keras.utils.set_random_seed(SEED_TRANSFORMER)
+    layers = tf.keras.layers
+    tokens = tf.keras.Input(shape=(16, 64), batch_size=1, name="tokens")
+    h = tokens
+    for _ in range(2):
+        a = layers.LayerNormalization(epsilon=1e-5)(h)
+        a = layers.MultiHeadAttention(num_heads=4, key_dim=16)(a, a)
+        h = layers.Add()([h, a])
+        f = layers.LayerNormalization(epsilon=1e-5)(h)
+        f = layers.Dense(128, activation="gelu")(f)
+        f = layers.Dense(64)(f)
+        h = layers.Add()([h, f])
+    h = layers.LayerNormalization(epsilon=1e-5)(h)
+    h = layers.GlobalAveragePooling1D()(h)
+    outputs = layers.Dense(10, activation="softmax")(h)
+    return convert_keras(tf.keras.Model(tokens, outputs))
+
+
+def make_small_unet():
+    """A two-level U-Net for 64x64 RGB segmentation: 3x3 convolutions with
+    RELU, 2x2 max pooling, a stride-2 transposed convolution and a bilinear
+    2x upsampling on the way up, skip connections by concatenation, a 1x1
+    convolution with a sigmoid per pixel."""
+    tf.keras.utils.set_random_seed(SEED_UNET)
+    layers = tf.keras.layers
+
+    def conv(h, filters):
+        return layers.Conv2D(filters, 3, padding="same",
+                             activation="relu")(h)
+
+    image = tf.keras.Input(shape=(64, 64, 3), batch_size=1, name="image")
+    c1 = conv(conv(image, 16), 16)
+    c2 = conv(conv(layers.MaxPooling2D()(c1), 32), 32)
+    bottom = conv(layers.MaxPooling2D()(c2), 64)
+    u2 = layers.Conv2DTranspose(32, 2, strides=2, padding="same")(bottom)
+    c3 = conv(layers.Concatenate()([u2, c2]), 32)
+    u1 = layers.UpSampling2D(interpolation="bilinear")(c3)
+    c4 = conv(layers.Concatenate()([u1, c1]), 16)
+    mask = layers.Conv2D(1, 1, activation="sigmoid")(c4)
+    return convert_keras(tf.keras.Model(image, mask))
 
 
 # ---- all_ops ----------------------------------------------------------------
@@ -449,6 +519,9 @@ def make_all_ops_dynamic():
 MODELS = [
     ("mobilenet_v2", make_mobilenet_v2, SEED_MOBILENET),
     ("kws_cnn", make_kws_cnn, SEED_KWS),
+    ("mobilenet_v3_small", make_mobilenet_v3_small, SEED_MOBILENET_V3),
+    ("tiny_transformer", make_tiny_transformer, SEED_TRANSFORMER),
+    ("small_unet", make_small_unet, SEED_UNET),
     ("all_ops", make_all_ops, SEED_ALL_OPS),
     ("all_ops_fp16w", make_all_ops_fp16w, SEED_ALL_OPS),
     ("all_ops_extra", make_all_ops_extra, None),
@@ -476,6 +549,32 @@ DESCRIPTIONS = {
         "seeded N(0, 1) inputs, random gammas/betas, folded by the "
         "converter) and RELU; 25x5 average pooling, a 12-way dense layer, "
         "softmax."),
+    "mobilenet_v3_small": (
+        "`tf.keras.applications.MobileNetV3Small(input_shape=(224, 224, 3), "
+        "alpha=0.75, weights=None, classes=100, dropout_rate=0.0, "
+        "include_preprocessing=False)` with a batch-1 input tensor: Keras' "
+        "random initialization, batch norms calibrated as for mobilenet_v2 "
+        "(4 seeded images in [-1, 1]) and folded by the converter. "
+        "Hard-swish, squeeze-and-excitation blocks (MEAN over the image, two "
+        "1x1 convolutions, hard-sigmoid as ADD with a fused RELU6 and a MUL, "
+        "a broadcast MUL), 5x5 depthwise convolutions. Input: an image in "
+        "[-1, 1]; output: 100 softmax probabilities."),
+    "tiny_transformer": (
+        "Two pre-norm transformer encoder blocks written with Keras layers: "
+        "input 16 tokens of width 64; per block LayerNormalization (the "
+        "converter spells it MEAN, SQUARED_DIFFERENCE, RSQRT, MUL, NEG, "
+        "ADD), 4-head MultiHeadAttention with key size 16 (FULLY_CONNECTED, "
+        "RESHAPE, TRANSPOSE, BATCH_MATMUL, SOFTMAX), a residual ADD, a "
+        "Dense(128, exact GELU) and Dense(64) feed-forward layer, a residual "
+        "ADD; a final layer norm, the mean over the tokens and a 10-way "
+        "softmax. Keras' random initialization."),
+    "small_unet": (
+        "A two-level U-Net for 64x64 RGB images: two 3x3 RELU convolutions "
+        "per level (16, 32 filters), 2x2 max pooling, a 64-filter bottom "
+        "convolution, a stride-2 2x2 transposed convolution and a bilinear "
+        "2x upsampling on the way up with skip connections by "
+        "concatenation, and a 1x1 convolution with a sigmoid per pixel. "
+        "Keras' random initialization. Output: a [1,64,64,1] mask."),
     "all_ops": (
         "One graph over two inputs `x`, `y` [1,8,8,4] with one output per "
         "op family (see `all_ops_fn` in make_models.py): every op reads "
@@ -555,6 +654,11 @@ it). Version is the operator version recorded in the file.
 SUMMARY = {
     "mobilenet_v2": "Keras MobileNetV2, 224x224x3 -> 1000 classes",
     "kws_cnn": "DS-CNN keyword spotting, 49x10 MFCC -> 12 classes",
+    "mobilenet_v3_small": "Keras MobileNetV3Small (width 0.75), 224x224x3 "
+                          "-> 100 classes",
+    "tiny_transformer": "two transformer encoder blocks, 16 tokens x 64 "
+                        "-> 10 classes",
+    "small_unet": "two-level U-Net, 64x64x3 -> 64x64 mask",
     "all_ops": "one graph over two [1,8,8,4] inputs, one output per op "
                "family",
     "all_ops_fp16w": "all_ops with float16 weights (DEQUANTIZE)",
