@@ -7,38 +7,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "delegates/gpu/gpu_library.h"
+
 lg_cl_functions lg_cl_fn;
 
 static pthread_once_t lg_cl_once = PTHREAD_ONCE_INIT;
 static bool lg_cl_loaded;
 static char lg_cl_why[512];
 
-/* dlopen's message for the first name that does not open: the one a user
- * can act on. The handle is kept for the life of the process, as a linked
- * library would be. */
-static void* lg_cl_open(void) {
-  const char* forced = getenv("LITEGPU_OPENCL_TEST_LIBRARY");
-  static const char* const kNames[] = {"libOpenCL.so.1", "libOpenCL.so"};
-  const char* first_error = NULL;
-  char first[256] = "";
-  for (size_t i = 0; i < (forced ? 1u : 2u); ++i) {
-    const char* name = forced ? forced : kNames[i];
-    void* handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (handle != NULL) return handle;
-    if (first_error == NULL) {
-      first_error = dlerror();
-      snprintf(first, sizeof(first), "%s", first_error ? first_error : name);
-    }
-  }
-  snprintf(lg_cl_why, sizeof(lg_cl_why),
-           "cannot load the OpenCL ICD loader (%s); install one (Debian: "
-           "ocl-icd-libopencl1) or a GPU driver that provides libOpenCL",
-           first);
-  return NULL;
-}
-
 static void lg_cl_load_once(void) {
-  void* handle = lg_cl_open();
+  static const char* const kNames[] = {"libOpenCL.so.1", "libOpenCL.so"};
+  void* handle = lg_gpu_library_open("LITEGPU_OPENCL_TEST_LIBRARY", kNames, 2,
+                                     "the OpenCL ICD loader",
+                                     "install one (Debian: ocl-icd-libopencl1) "
+                                     "or a GPU driver that provides libOpenCL",
+                                     lg_cl_why, sizeof(lg_cl_why));
   if (handle == NULL) return;
 #define LG_CL_RESOLVE(name)                                              \
   *(void**)&lg_cl_fn.name = dlsym(handle, #name);                        \

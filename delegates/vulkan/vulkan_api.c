@@ -7,37 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "delegates/gpu/gpu_library.h"
+
 lg_vk_functions lg_vk_fn;
 
 static pthread_once_t lg_vk_once = PTHREAD_ONCE_INIT;
 static bool lg_vk_loaded;
 static char lg_vk_why[512];
 
-/* dlopen's message for the first name that does not open: the one a user
- * can act on. The handle is kept for the life of the process, as a linked
- * library would be. */
-static void* lg_vk_open(void) {
-  const char* forced = getenv("LITEGPU_VULKAN_TEST_LIBRARY");
-  static const char* const kNames[] = {"libvulkan.so.1", "libvulkan.so"};
-  char first[256] = "";
-  for (size_t i = 0; i < (forced ? 1u : 2u); ++i) {
-    const char* name = forced ? forced : kNames[i];
-    void* handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (handle != NULL) return handle;
-    if (first[0] == '\0') {
-      const char* message = dlerror();
-      snprintf(first, sizeof(first), "%s", message ? message : name);
-    }
-  }
-  snprintf(lg_vk_why, sizeof(lg_vk_why),
-           "cannot load the Vulkan loader (%s); install it (Debian: "
-           "libvulkan1) with a Vulkan driver",
-           first);
-  return NULL;
-}
-
 static void lg_vk_load_once(void) {
-  void* handle = lg_vk_open();
+  static const char* const kNames[] = {"libvulkan.so.1", "libvulkan.so"};
+  void* handle = lg_gpu_library_open(
+      "LITEGPU_VULKAN_TEST_LIBRARY", kNames, 2, "the Vulkan loader",
+      "install it (Debian: libvulkan1) with a Vulkan driver", lg_vk_why,
+      sizeof(lg_vk_why));
   if (handle == NULL) return;
 #define LG_VK_RESOLVE(name)                                             \
   *(void**)&lg_vk_fn.name = dlsym(handle, #name);                       \
