@@ -285,6 +285,11 @@ fail:
   return NULL;
 }
 
+void lg_model_writer_set_reporter(lg_model_writer* w,
+                                  const lg_reporter* reporter) {
+  w->reporter = reporter != NULL ? *reporter : (lg_reporter){NULL, NULL};
+}
+
 void lg_model_writer_destroy(lg_model_writer* w) {
   if (w == NULL) return;
   for (int32_t i = 0; i < w->num_subgraphs; ++i) {

@@ -94,6 +94,10 @@ lg_model_writer* lg_model_writer_create(const lg_reporter* reporter);
 /* NULL is a no-op. */
 void lg_model_writer_destroy(lg_model_writer* w);
 
+/* Replaces the reporter (copied; NULL reports to stderr). */
+void lg_model_writer_set_reporter(lg_model_writer* w,
+                                  const lg_reporter* reporter);
+
 /* The first error's message, or NULL while every call succeeded. */
 const char* lg_model_writer_error(const lg_model_writer* w);
 
