@@ -130,8 +130,10 @@ TfLiteStatus lg_gpu_lower_alias(lg_gpu_program* p, int out, int in);
 
 /* Fusion of a following ADD: when tensor `t` (an output of the node being
  * lowered) is read by exactly one node, an ADD of the same partition whose
- * other operand has t's shape, and t is not a partition output, that ADD
- * is absorbed: this returns true with the ADD's other operand in
+ * other operand has t's shape and already holds its value where t is
+ * produced (a constant, a partition input or an earlier node's output: the
+ * fused ADD runs at t's producer), and t is not a partition output, that
+ * ADD is absorbed: this returns true with the ADD's other operand in
  * *addend, its output in *out and its fused activation in *activation,
  * and the lowering computes out = activation(value of t + addend) itself;
  * t is then never written. False (nothing absorbed) otherwise, and always

@@ -451,6 +451,28 @@ static int only_reader(const lg_gpu_program* p, TfLiteContext* context, int t) {
   return reader;
 }
 
+/* Whether tensor `t` holds its value before the node being lowered runs:
+ * a constant, a partition input, or the output of a node lowered earlier
+ * (nodes are lowered in execution order). A fused ADD runs at its
+ * producer's position, so an addend that a later node writes would be read
+ * before it exists. */
+static bool ready_before_current_node(const lg_gpu_program* p,
+                                      TfLiteContext* context, int t) {
+  const int v = p->value_of_tensor[t];
+  if (v >= 0 && (p->values[v].kind == VALUE_CONSTANT || p->values[v].produced))
+    return true;
+  for (int k = 0; k < p->partition_nodes->size; ++k) {
+    TfLiteNode* node = NULL;
+    TfLiteRegistration* reg = NULL;
+    if (context->GetNodeAndRegistration(context, p->partition_nodes->data[k],
+                                        &node, &reg) != kTfLiteOk) {
+      return false;
+    }
+    if (int_array_has(node->outputs, t)) return false;
+  }
+  return true;
+}
+
 bool lg_gpu_lower_fuse_add(lg_gpu_program* p, int t, int* addend, int* out,
                            TfLiteFusedActivation* activation) {
   TfLiteContext* context = (TfLiteContext*)lowering_context(p);
@@ -474,7 +496,7 @@ bool lg_gpu_lower_fuse_add(lg_gpu_program* p, int t, int* addend, int* out,
   const TfLiteTensor* b = &context->tensors[other];
   const TfLiteTensor* y = &context->tensors[add->outputs->data[0]];
   if (other < 0 || b->type != kTfLiteFloat32 || !same_shape(a, b) ||
-      !same_shape(a, y)) {
+      !same_shape(a, y) || !ready_before_current_node(p, context, other)) {
     return false;
   }
   const TfLiteAddParams* params = add->builtin_data;
