@@ -12,7 +12,8 @@
 // 0.5 x (1 + tanh u) = x / (1 + e^(-2u)) and 0.5 x (1 + erf(x / sqrt 2)) =
 // 0.5 x erfc(-x / sqrt 2). Clamps let NaN through, as the CPU kernels do.
 // Under LG_FP16 the piecewise-linear ops (relus, neg, abs, square, floor,
-// hard swish, leaky relu) compute in float16 and the others in float32.
+// leaky relu) compute in float16 and the others in float32 (hard swish's
+// v * t passes the float16 range where its result does not).
 // The global size may be rounded up past n: every invocation checks it.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -35,7 +36,7 @@ layout(push_constant) uniform Params {
 // The ops computed per element in lg_half (float16 under LG_FP16).
 bool is_simple() {
   return LG_OP == 2 || LG_OP == 3 || LG_OP == 4 || LG_OP == 6 || LG_OP == 7 ||
-         LG_OP == 9 || LG_OP == 14 || LG_OP == 16 || LG_OP == 19;
+         LG_OP == 9 || LG_OP == 14 || LG_OP == 19;
 }
 
 lg_half simple_op(lg_half v) {
@@ -50,11 +51,6 @@ lg_half simple_op(lg_half v) {
     case 7: return abs(v);
     case 9: return v * v;
     case 14: return floor(v);
-    case 16: {
-      lg_half t = v + lg_half(3.0);
-      t = t < zero ? zero : (t > six ? six : t);
-      return v * t / six;
-    }
     default: return v < zero ? lg_half(p.alpha) * v : v;  // 19
   }
 }
@@ -70,6 +66,7 @@ float float_op(float v) {
     case 12: return lg_sin(v);
     case 13: return lg_cos(v);
     case 15: return v < 0.0 ? lg_expm1(v) : v;
+    case 16: return v * clamp(v + 3.0, 0.0, 6.0) / 6.0;
     case 17: {
       const float u = 0.7978845608 * (v + 0.044715 * v * v * v);
       return v / (1.0 + lg_exp(-2.0 * u));
