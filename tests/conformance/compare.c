@@ -198,9 +198,8 @@ static bool comparison_can_fail(const conf_run_result* cpu,
   return !cmp.ok;
 }
 
-/* --compare-fault: moves every output element of the chosen backend. */
-static void apply_fault(const conf_pair* pair,
-                        conf_run_result got[CONF_PAIR_BACKENDS]) {
+void conf_pair_apply_fault(const conf_pair* pair,
+                           conf_run_result got[CONF_PAIR_BACKENDS]) {
   if (pair->fault_backend < 1 || pair->fault_backend > CONF_PAIR_BACKENDS) {
     return;
   }
@@ -219,7 +218,7 @@ static bool backends_agree(const conf_pair* pair, double tol,
                            const conf_run_result* cpu,
                            conf_run_result got[CONF_PAIR_BACKENDS],
                            conf_pair_verdict* v) {
-  apply_fault(pair, got);
+  conf_pair_apply_fault(pair, got);
   conf_compare cmp;
   compare_outputs(cpu, &got[0], &got[1], tol, &cmp);
   v->max_abs[2] = cmp.max_abs;

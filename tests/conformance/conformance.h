@@ -383,9 +383,47 @@ void conf_pair_print_header(const conf_pair* pair);
 void conf_pair_print_row(const char* name, const char* op, const char* outcome,
                          const double max_abs[3], const char* detail);
 
+/* --compare-fault: moves every output element of the chosen backend
+ * (after both were judged against the CPU, before they are compared). */
+void conf_pair_apply_fault(const conf_pair* pair,
+                           conf_run_result got[CONF_PAIR_BACKENDS]);
+
 /* At the end of a comparing run that has no failure: fails it when nothing
  * was claimed by both backends (a comparison that compared nothing on the
  * GPU). */
 void conf_pair_finish(const conf_pair* pair, conf_totals* totals);
+
+/* ---- Whole graphs (graphs.c, graph_gen.c) --------------------------------
+ *
+ * Random graphs and kept graph specs on the CPU and on the delegate (or on
+ * both backends of a --compare-backends pair); see graphs.c. */
+
+#define CONF_MAX_GRAPH_SPECS 16
+
+typedef struct conf_graph_options {
+  int random_graphs;                       /* --random-graphs=N */
+  uint32_t seed;                           /* --seed=S */
+  int max_nodes;                           /* --graph-nodes=MAX */
+  const char* save_dir;                    /* --save-failures=DIR */
+  const char* specs[CONF_MAX_GRAPH_SPECS]; /* --graph=PATH */
+  int num_specs;
+  const char* spec_dirs[CONF_MAX_GRAPH_SPECS]; /* --graph-dir=DIR */
+  int num_spec_dirs;
+  double min_claimed; /* --min-claimed=F */
+} conf_graph_options;
+
+/* Whether any graph option was given. */
+static inline bool conf_graphs_requested(const conf_graph_options* o) {
+  return o->random_graphs > 0 || o->num_specs > 0 || o->num_spec_dirs > 0;
+}
+
+/* 1 when `arg` is a graph option (recorded in `o`), 0 when it is not, -1
+ * (reported on stderr) when its value is malformed. */
+int conf_graph_parse_arg(conf_graph_options* o, const char* arg);
+
+/* Runs the specs, then the random graphs; prints a row per graph. */
+void conf_run_graphs(const conf_graph_options* o, const conf_adapter* adapter,
+                     TfLiteDelegate* delegate, const conf_pair* pair,
+                     conf_totals* totals);
 
 #endif /* LITEGPU_TESTS_CONFORMANCE_CONFORMANCE_H_ */

@@ -55,7 +55,8 @@ typedef struct conf_settings {
   int num_models;
   const char* model_dirs[CONF_MAX_MODELS];
   int num_model_dirs;
-  conf_pair pair; /* --compare-backends (compare.c) */
+  conf_pair pair;            /* --compare-backends (compare.c) */
+  conf_graph_options graphs; /* graphs.c */
 } conf_settings;
 
 typedef struct op_summary {
@@ -362,6 +363,9 @@ static int usage(void) {
           "         [--expect-claimed=OP,...|all] [--filter=SUBSTR] [--list]\n"
           "         [--model=PATH ...] [--model-dir=DIR ...]\n"
           "         [--compare-backends] (gpu: OpenCL against Vulkan)\n"
+          "         [--random-graphs=N [--seed=S] [--graph-nodes=MAX]\n"
+          "          [--save-failures=DIR]] [--graph=PATH.spec ...]\n"
+          "         [--graph-dir=DIR ...] [--min-claimed=F] (graphs.c)\n"
           "         [--record-opencl-programs=DIR] (every OpenCL program "
           "built, for tests/check_opencl_programs.sh)\n"
           "         [--fault=prepare|init|prepare-kernel|invoke]"
@@ -406,6 +410,8 @@ static int parse_args(int argc, char** argv, conf_settings* s) {
     } else if (strcmp(a, "--list") == 0) {
       s->list = true;
     } else if ((pair_arg = conf_pair_parse_arg(&s->pair, a)) != 0) {
+      if (pair_arg < 0) return -1;
+    } else if ((pair_arg = conf_graph_parse_arg(&s->graphs, a)) != 0) {
       if (pair_arg < 0) return -1;
     } else if (strncmp(a, "--model=", 8) == 0 &&
                s->num_models < CONF_MAX_MODELS) {
@@ -518,7 +524,9 @@ int main(int argc, char** argv) {
   }
   g_row_start = lg_now_seconds();
   conf_totals totals = {0, 0, 0, 0, 0};
-  if (s.num_models == 0 && s.num_model_dirs == 0) {
+  if (conf_graphs_requested(&s.graphs)) {
+    conf_run_graphs(&s.graphs, s.adapter, d, &s.pair, &totals);
+  } else if (s.num_models == 0 && s.num_model_dirs == 0) {
     run_cases(&s, &cases, d, &totals);
   }
   for (int i = 0; i < s.num_models; ++i) {
