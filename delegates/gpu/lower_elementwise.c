@@ -306,6 +306,10 @@ static TfLiteStatus lower_dequantize(lg_gpu_program* p, TfLiteContext* context,
                                      const TfLiteRegistration* reg) {
   (void)reg;
   const TfLiteTensor* in = tensor_of(context, node->inputs, 0);
+  const TfLiteTensor* out = tensor_of(context, node->outputs, 0);
+  /* The CPU kernel converts a constant input in Prepare and leaves a
+   * read-only output: the program uploads that tensor as a constant. */
+  if (lg_gpu_constant_floats(out) != NULL) return kTfLiteOk;
   const size_t n = lg_gpu_elements(in);
   float* values = malloc((n > 0 ? n : 1) * sizeof(float));
   if (values == NULL) return lg_gpu_lower_fail(p, "out of host memory");

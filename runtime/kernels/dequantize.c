@@ -13,8 +13,14 @@
  *
  * Versions: 1 UINT8, 2 INT8, 3 INT16 and FLOAT16, 5 per-channel INT8 are
  * computed; 6 INT4, 7 INT2, 8 UINT4 and 9 FLOAT8 are rejected in Prepare
- * with the type's name. TFLite keeps the result of a constant input
- * across invocations; this kernel simply converts on every Invoke.
+ * with the type's name.
+ *
+ * A constant input (float16 or quantized weights) is converted once, in
+ * Prepare, into a block the kernel owns, and the output becomes a
+ * kTfLitePersistentRo tensor pointing at it: Invoke then does nothing, and
+ * the consumers see constant weights, as TFLite's GPU delegate treats
+ * float16 weights behind a DEQUANTIZE (delegates claim them as constants
+ * and upload them once).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,6 +52,7 @@ typedef struct lg_dequantize_data {
   int64_t channels;
   int64_t inner;
   bool per_channel_zero_point;
+  float* folded; /* a constant input's values, converted in Prepare */
 } lg_dequantize_data;
 
 static void* lg_dequantize_init(TfLiteContext* context, const char* buffer,
@@ -58,7 +65,9 @@ static void* lg_dequantize_init(TfLiteContext* context, const char* buffer,
 
 static void lg_dequantize_free(TfLiteContext* context, void* buffer) {
   (void)context;
-  free(buffer);
+  lg_dequantize_data* data = buffer;
+  if (data != NULL) free(data->folded);
+  free(data);
 }
 
 static TfLiteStatus lg_dequantize_check_types(TfLiteContext* context,
@@ -157,6 +166,33 @@ static TfLiteStatus lg_dequantize_layout(TfLiteContext* context,
   return lg_dequantize_per_channel(context, data, input, q);
 }
 
+static void lg_dequantize_run(const lg_dequantize_data* data,
+                              const TfLiteTensor* input, float* out);
+
+/* A constant input: converts it now into data->folded and makes the
+ * output a read-only tensor on that block (already resized). */
+static TfLiteStatus lg_dequantize_fold(TfLiteContext* context,
+                                       lg_dequantize_data* data,
+                                       const TfLiteTensor* input,
+                                       TfLiteTensor* output) {
+  const size_t count = (size_t)data->count;
+  float* folded = realloc(data->folded, (count > 0 ? count : 1) * sizeof(float));
+  if (folded == NULL) {
+    lg_kernel_log(context, LG_DEQUANTIZE_OP,
+                  "out of memory for %zu dequantized constants", count);
+    return kTfLiteError;
+  }
+  data->folded = folded;
+  if (count > 0 && input->data.data == NULL) {
+    lg_kernel_log(context, LG_DEQUANTIZE_OP, "the constant input has no data");
+    return kTfLiteError;
+  }
+  if (count > 0) lg_dequantize_run(data, input, folded);
+  output->data.raw = (char*)folded;
+  output->allocation_type = kTfLitePersistentRo;
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_dequantize_prepare(TfLiteContext* context,
                                           TfLiteNode* node) {
   lg_dequantize_data* data = node->user_data;
@@ -188,6 +224,9 @@ static TfLiteStatus lg_dequantize_prepare(TfLiteContext* context,
   }
   /* ResizeTensor owns `shape` from here on, also when it fails. */
   TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
+  if (lg_kernel_is_constant(input)) {
+    TF_LITE_ENSURE_STATUS(lg_dequantize_fold(context, data, input, output));
+  }
   data->prepared = true;
   return kTfLiteOk;
 }
@@ -276,6 +315,9 @@ static TfLiteStatus lg_dequantize_invoke(TfLiteContext* context,
     return kTfLiteError;
   }
   if (data->count == 0) return kTfLiteOk;
+  if (data->folded != NULL && output->data.raw == (char*)data->folded) {
+    return kTfLiteOk; /* converted in Prepare */
+  }
   if (input->data.data == NULL || output->data.f == NULL) {
     lg_kernel_log(context, LG_DEQUANTIZE_OP, "a tensor has no data");
     return kTfLiteError;

@@ -22,6 +22,7 @@
 #include "delegates/opencl/opencl_internal.h"
 #include "delegates/vulkan/vulkan_internal.h"
 #include "litegpu/gpu_delegate.h"
+#include "runtime/kernels/fp16.h"
 #include "runtime/model/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -484,6 +485,115 @@ static void test_memory_plan_and_stats(void** state) {
   free_model(&m);
 }
 
+/* Float16 weights as converters write them: every weight and bias is a
+ * constant FLOAT16 tensor behind a DEQUANTIZE. The CPU kernel converts
+ * them in Prepare into read-only tensors (the DEQUANTIZE outputs are
+ * kTfLitePersistentRo with their values before any Invoke), so the
+ * delegate takes them as constants: all 6 nodes in one partition, and per
+ * Invoke only the input and the output cross (on the 4 partitions the
+ * refused convolutions made before, the weights crossed too). */
+static int32_t f16_constant(lg_model_writer* w, const char* name,
+                            const int32_t* shape, int rank, uint32_t seed) {
+  int count = 1;
+  for (int i = 0; i < rank; ++i) count *= shape[i];
+  uint16_t* h = malloc(sizeof(uint16_t) * (size_t)count);
+  float* f = malloc(sizeof(float) * (size_t)count);
+  fill(f, (size_t)count, seed, FILL_ANY);
+  for (int i = 0; i < count; ++i) h[i] = lg_fp32_to_fp16(f[i] * 0.125f);
+  const int32_t t = lg_model_writer_add_const_tensor(
+      w, name, kTfLiteFloat16, shape, rank, h, sizeof(uint16_t) * count);
+  free(h);
+  free(f);
+  return t;
+}
+
+static int32_t dequantized(lg_model_writer* w, const char* name,
+                           const int32_t* shape, int rank, uint32_t seed) {
+  char half_name[32];
+  snprintf(half_name, sizeof(half_name), "%s_f16", name);
+  const int32_t h = f16_constant(w, half_name, shape, rank, seed);
+  const int32_t f = tensor(w, name, shape, rank);
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinDequantize, 3, &h,
+                                           1, &f, 1, NULL) >= 0);
+  return f;
+}
+
+static void build_f16_weights(built_model* m, int32_t* weights_tensor) {
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t xs[4] = {1, 8, 8, 3}, ys[4] = {1, 8, 8, 5};
+  const int32_t cw[4] = {5, 3, 3, 3}, cb[1] = {5};
+  const int32_t dw[4] = {1, 3, 3, 5};
+  const int32_t x = tensor(w, "x", xs, 4);
+  const int32_t conv_w = dequantized(w, "conv_w", cw, 4, 11);
+  *weights_tensor = conv_w;
+  const int32_t conv_b = dequantized(w, "conv_b", cb, 1, 12);
+  const int32_t dw_w = dequantized(w, "dw_w", dw, 4, 13);
+  const int32_t dw_b = dequantized(w, "dw_b", cb, 1, 14);
+  const int32_t c = tensor(w, "c", ys, 4), y = tensor(w, "y", ys, 4);
+  TfLiteConvParams cp = {.padding = kTfLitePaddingSame,
+                         .stride_width = 1,
+                         .stride_height = 1,
+                         .dilation_width_factor = 1,
+                         .dilation_height_factor = 1};
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinConv2d, 1,
+                                           (int32_t[]){x, conv_w, conv_b}, 3,
+                                           &c, 1, &cp) >= 0);
+  TfLiteDepthwiseConvParams dp = {.padding = kTfLitePaddingSame,
+                                  .stride_width = 1,
+                                  .stride_height = 1,
+                                  .depth_multiplier = 1,
+                                  .dilation_width_factor = 1,
+                                  .dilation_height_factor = 1};
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinDepthwiseConv2d, 1,
+                                           (int32_t[]){c, dw_w, dw_b}, 3, &y, 1,
+                                           &dp) >= 0);
+  lg_model_writer_set_inputs(w, &x, 1);
+  lg_model_writer_set_outputs(w, &y, 1);
+  finish_model(w, m);
+}
+
+static void test_float16_weights_are_constants(void** state) {
+  (void)state;
+  built_model m;
+  int32_t weights = -1;
+  build_f16_weights(&m, &weights);
+  /* The CPU: converted in Prepare, before any Invoke. */
+  TfLiteInterpreter* cpu = TfLiteInterpreterCreate(m.model, NULL);
+  assert_non_null(cpu);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(cpu), kTfLiteOk);
+  const TfLiteTensor* folded = TfLiteInterpreterGetTensor(cpu, weights);
+  assert_int_equal(folded->allocation_type, kTfLitePersistentRo);
+  assert_int_equal(folded->bytes, 5 * 3 * 3 * 3 * sizeof(float));
+  float expected[5 * 27];
+  fill(expected, 5 * 27, 11, FILL_ANY);
+  for (int i = 0; i < 5 * 27; ++i) {
+    const float want = lg_fp16_to_fp32(lg_fp32_to_fp16(expected[i] * 0.125f));
+    if (folded->data.f[i] != want) {
+      fail_msg("weight %d: %.9g, expected %.9g", i, folded->data.f[i], want);
+    }
+  }
+  TfLiteInterpreterDelete(cpu);
+  /* The GPU: everything in one partition, only the I/O crosses. */
+  TfLiteDelegate* d = make_delegate(1);
+  compare(m.model, d, NULL, 1);
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsAddDelegate(o, d);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
+  assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  litegpu_gpu_delegate_stats st;
+  assert_int_equal(litegpu_gpu_delegate_get_stats(d, &st), kTfLiteOk);
+  assert_int_equal(st.partitions, 1);
+  assert_int_equal(st.nodes_delegated, 6);
+  assert_int_equal(st.bytes_uploaded, 8 * 8 * 3 * sizeof(float));
+  assert_int_equal(st.bytes_downloaded, 8 * 8 * 5 * sizeof(float));
+  TfLiteInterpreterDelete(ip);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
 /* A delegate on Vulkan (lavapipe here: fail, never skip). */
 static TfLiteDelegate* make_vulkan_delegate(void) {
   litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
@@ -637,6 +747,7 @@ int main(void) {
       cmocka_unit_test(test_mixed_graph_partitions),
       cmocka_unit_test(test_max_version_stays_on_cpu),
       cmocka_unit_test(test_memory_plan_and_stats),
+      cmocka_unit_test(test_float16_weights_are_constants),
       cmocka_unit_test(test_injected_failures),
       cmocka_unit_test(test_dispatch_profile),
   };
