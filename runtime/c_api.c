@@ -288,6 +288,13 @@ static TfLiteStatus apply_delegates(TfLiteInterpreter* ip) {
               "enabled, the graph runs without it.",
               i);
   }
+  /* A custom op that no registration resolved and no delegate claimed:
+   * preparing it reports it in TFLite's words, and creation fails (as
+   * TFLite's static-shape delegates fail on it). */
+  if (ip->delegates.count > 0 &&
+      lg_subgraph_has_unresolved(&ip->subgraphs[0])) {
+    return lg_subgraph_allocate_tensors(&ip->subgraphs[0]);
+  }
   return kTfLiteOk;
 }
 

@@ -371,6 +371,9 @@ static TfLiteStatus run_prepare(lg_subgraph* s, TfLiteDelegate* delegate) {
   return status;
 }
 
+static TfLiteStatus apply_delegate(lg_subgraph* s, TfLiteDelegate* delegate,
+                                   bool dynamic_ok);
+
 TfLiteStatus lg_subgraph_apply_delegate(lg_subgraph* s,
                                         TfLiteDelegate* delegate) {
   if (delegate == NULL) {
@@ -385,6 +388,17 @@ TfLiteStatus lg_subgraph_apply_delegate(lg_subgraph* s,
   }
   const bool dynamic_ok =
       (delegate->flags & kTfLiteDelegateFlagsAllowDynamicTensors) != 0;
+  s->tolerate_unresolved = true;
+  const TfLiteStatus status = apply_delegate(s, delegate, dynamic_ok);
+  s->tolerate_unresolved = false;
+  /* A custom op no delegate took has no kernel: the graph is not ready. */
+  if (lg_subgraph_has_unresolved(s)) s->state = LG_STATE_UNPREPARED;
+  return status;
+}
+
+/* lg_subgraph_apply_delegate with unresolved custom ops passed over. */
+static TfLiteStatus apply_delegate(lg_subgraph* s, TfLiteDelegate* delegate,
+                                   bool dynamic_ok) {
   if (!dynamic_ok) {
     /* Shapes must be known: prepare the graph first. */
     if (lg_subgraph_allocate_tensors(s) != kTfLiteOk) return kTfLiteError;

@@ -25,8 +25,24 @@ static bool is_arena_tensor(const TfLiteTensor* t) {
   return t->allocation_type == kTfLiteArenaRw;
 }
 
+/* An unresolved custom op in the plan: passed over while a delegate is
+ * applied (it may claim the node), else TFLite's report and status. */
+static TfLiteStatus prepare_unresolved(lg_subgraph* s, const lg_node* node) {
+  if (s->tolerate_unresolved) return kTfLiteOk;
+  const char* name = node->registration.custom_name;
+  lg_report(&s->interpreter->reporter,
+            "Encountered unresolved custom op: %s.\nSee instructions: "
+            "https://www.tensorflow.org/lite/guide/ops_custom ",
+            name ? name : "UnknownOp");
+  lg_report(&s->interpreter->reporter,
+            "Node number %d (%s) failed to prepare.\n", node->op_index,
+            lg_node_op_name(node));
+  return kTfLiteUnresolvedOps;
+}
+
 static TfLiteStatus prepare_node(lg_subgraph* s, int plan_index) {
   lg_node* node = node_at(s, plan_index);
+  if (node->unresolved) return prepare_unresolved(s, node);
   TfLiteStatus status =
       lg_registration_prepare(&s->context, &node->registration, &node->node);
   if (status != kTfLiteOk) {

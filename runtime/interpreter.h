@@ -64,6 +64,9 @@ typedef struct lg_node {
   /* A delegate kernel node: builtin_data is its TfLiteDelegateParams, owned
    * by the node. */
   bool is_delegate_kernel;
+  /* A custom op no registration resolved: a placeholder that a delegate
+   * may claim; preparing it outside delegation fails in TFLite's words. */
+  bool unresolved;
 } lg_node;
 
 /* Memory the interpreter owns for one tensor beyond the arena. */
@@ -101,6 +104,9 @@ typedef struct lg_subgraph {
   TfLiteDelegateParams* preview_params; /* from PreviewDelegatePartitioning */
   int num_preview_params;
   bool immutable; /* a static-shape delegate is applied: no resizing */
+  /* While a delegate is applied, unresolved custom ops are passed over
+   * (their outputs keep the model's shapes) instead of failing. */
+  bool tolerate_unresolved;
 
   lg_state state;
   /* Nodes [0, first_unprepared) are prepared with static shapes; a node whose

@@ -277,10 +277,10 @@ static TfLiteStatus copy_quantization(const lg_model_quantization* q,
   for (int i = 0; i < q->num_scale; ++i) {
     affine->scale->data[i] = q->scale[i];
     /* A single zero point applies to every channel, as in TFLite. */
-    affine->zero_point->data[i] =
-        i < q->num_zero_point   ? (int)q->zero_point[i]
-        : q->num_zero_point > 0 ? (int)q->zero_point[0]
-                                : 0;
+    affine->zero_point->data[i] = i < q->num_zero_point ? (int)q->zero_point[i]
+                                  : q->num_zero_point > 0
+                                      ? (int)q->zero_point[0]
+                                      : 0;
   }
   affine->quantized_dimension = q->quantized_dimension;
   t->params.scale = q->scale[0];
@@ -370,10 +370,7 @@ static void report_unresolved(lg_subgraph* s, const lg_model_opcode* opcode,
                               const lg_resolve_result* r) {
   const lg_reporter* rep = &s->interpreter->reporter;
   if (opcode->builtin_code == kTfLiteBuiltinCustom) {
-    lg_report(rep,
-              "Encountered unresolved custom op: %s.\nSee instructions: "
-              "https://www.tensorflow.org/lite/guide/ops_custom ",
-              opcode->custom_code ? opcode->custom_code : "UnknownOp");
+    lg_report(rep, "Operator with CUSTOM builtin_code has no custom_code.\n");
     return;
   }
   const char* name = lg_builtin_op_name(opcode->builtin_code);
@@ -393,6 +390,34 @@ static void report_unresolved(lg_subgraph* s, const lg_model_opcode* opcode,
   lg_report(rep, "Registration failed.\n");
 }
 
+bool lg_subgraph_has_unresolved(const lg_subgraph* s) {
+  for (int p = 0; p < s->execution_plan->size; ++p) {
+    if (s->nodes[s->execution_plan->data[p]].unresolved) return true;
+  }
+  return false;
+}
+
+static TfLiteStatus unresolved_invoke(TfLiteContext* context,
+                                      TfLiteNode* node) {
+  (void)node;
+  context->ReportError(context,
+                       "Encountered an unresolved custom op. Did you miss a "
+                       "custom op or delegate?");
+  return kTfLiteError;
+}
+
+/* TFLite's placeholder for a custom op that no registration resolves: the
+ * interpreter is still created, so that a delegate can claim the node; the
+ * op is reported when the node is prepared outside delegation. */
+static void set_placeholder(lg_node* node, const lg_model_opcode* opcode) {
+  memset(&node->registration, 0, sizeof(node->registration));
+  node->registration.invoke = unresolved_invoke;
+  node->registration.builtin_code = kTfLiteBuiltinCustom;
+  node->registration.custom_name = opcode->custom_code;
+  node->registration.version = opcode->version;
+  node->unresolved = true;
+}
+
 static TfLiteStatus resolve_node(lg_subgraph* s, lg_node* node,
                                  const lg_model_opcode* opcode) {
   if (opcode->builtin_code < 0 || opcode->builtin_code > LG_MAX_BUILTIN_CODE) {
@@ -405,6 +430,12 @@ static TfLiteStatus resolve_node(lg_subgraph* s, lg_node* node,
   lg_resolve_result r =
       lg_op_resolver_find(&s->interpreter->resolver, opcode->builtin_code,
                           opcode->custom_code, opcode->version);
+  if (r.status != LG_RESOLVE_FOUND &&
+      opcode->builtin_code == kTfLiteBuiltinCustom &&
+      opcode->custom_code != NULL) {
+    set_placeholder(node, opcode);
+    return kTfLiteOk;
+  }
   if (r.status != LG_RESOLVE_FOUND) {
     report_unresolved(s, opcode, &r);
     return kTfLiteUnresolvedOps;

@@ -36,4 +36,8 @@ TfLiteStatus lg_subgraph_set_dims(lg_subgraph* subgraph, TfLiteTensor* tensor,
  * name. */
 const char* lg_node_op_name(const lg_node* node);
 
+/* Whether the execution plan still holds an unresolved custom op (a
+ * placeholder no delegate claimed). */
+bool lg_subgraph_has_unresolved(const lg_subgraph* s);
+
 #endif /* LITEGPU_RUNTIME_SUBGRAPH_H_ */

@@ -90,6 +90,7 @@ typedef struct test_delegate {
   const char* name;
   int max_add_version;
   int max_claims; /* claim at most this many ADDs (plan order); 0 = all */
+  const char* claim_custom; /* also claim custom ops of this name: x + x */
   bool fail_prepare, fail_kernel_prepare, fail_kernel_invoke;
   int bad_replace; /* 1: out-of-range node, 2: replace twice */
   bool use_buffer_handles;
@@ -128,8 +129,10 @@ static void* kernel_init(TfLiteContext* context, const char* buffer,
     if (context->GetNodeAndRegistration(context,
                                         params->nodes_to_replace->data[i],
                                         &node, &reg) == kTfLiteOk) {
-      k->adds[k->num_adds++] = (inner_add){
-          node->inputs->data[0], node->inputs->data[1], node->outputs->data[0]};
+      /* A one-input custom node the delegate claims doubles its input. */
+      const int b = node->inputs->data[node->inputs->size > 1 ? 1 : 0];
+      k->adds[k->num_adds++] =
+          (inner_add){node->inputs->data[0], b, node->outputs->data[0]};
     }
   }
   return k;
@@ -268,8 +271,11 @@ static TfLiteStatus delegate_prepare(TfLiteContext* context,
     TfLiteRegistration* reg = NULL;
     TF_LITE_ENSURE_STATUS(
         context->GetNodeAndRegistration(context, plan->data[i], &node, &reg));
-    if (reg->builtin_code == kTfLiteBuiltinAdd &&
-        reg->version <= d->max_add_version &&
+    const bool custom = reg->builtin_code == kTfLiteBuiltinCustom &&
+                        d->claim_custom != NULL && reg->custom_name != NULL &&
+                        strcmp(reg->custom_name, d->claim_custom) == 0;
+    if ((custom || (reg->builtin_code == kTfLiteBuiltinAdd &&
+                    reg->version <= d->max_add_version)) &&
         (d->max_claims == 0 || claimed->size < d->max_claims)) {
       claimed->data[claimed->size++] = plan->data[i];
     }
@@ -739,8 +745,76 @@ static void test_modify_graph_failures(void** state) {
   free_model(&m);
 }
 
+/* A custom op no registration resolves ("Double", unregistered) gets a
+ * placeholder, as in TFLite: the interpreter is created, a delegate may
+ * claim the node, and the op is reported where the placeholder is prepared
+ * outside delegation. */
+static void test_delegate_claims_unresolved_custom_op(void** state) {
+  (void)state;
+  built_model m;
+  build_model(&m, 1, "Double");
+  capture c;
+  TfLiteInterpreterOptions* o = make_options(&c, false);
+  test_delegate d;
+  init_delegate(&d, "Claimer");
+  d.claim_custom = "Double";
+  TfLiteInterpreterOptionsAddDelegate(o, &d.base);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  assert_non_null(ip);
+  assert_int_equal(run_and_check(ip), kTfLiteOk);
+  assert_int_equal(d.invokes, 1);
+  assert_null(strstr(c.text, "unresolved"));
+  TfLiteInterpreterDelete(ip);
+  TfLiteInterpreterOptionsDelete(o);
+  free_model(&m);
+}
+
+static void expect_unresolved_report(const capture* c) {
+  assert_non_null(strstr(c->text,
+                         "Encountered unresolved custom op: Double.\nSee "
+                         "instructions: https://www.tensorflow.org/lite/guide/"
+                         "ops_custom "));
+  assert_non_null(strstr(c->text, "Node number 1 (Double) failed to prepare."));
+}
+
+static void test_unresolved_custom_op_nobody_claims(void** state) {
+  (void)state;
+  built_model m;
+  build_model(&m, 1, "Double");
+  capture c;
+  TfLiteInterpreterOptions* o = make_options(&c, false);
+  /* Without a delegate: created, and AllocateTensors reports the op. */
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteUnresolvedOps);
+  expect_unresolved_report(&c);
+  assert_int_not_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  /* A delegate applied later may still take it. */
+  test_delegate later;
+  init_delegate(&later, "Later");
+  later.claim_custom = "Double";
+  assert_int_equal(TfLiteInterpreterModifyGraphWithDelegate(ip, &later.base),
+                   kTfLiteOk);
+  assert_int_equal(run_and_check(ip), kTfLiteOk);
+  TfLiteInterpreterDelete(ip);
+  /* A delegate that takes only the ADDs leaves it: creation fails with the
+   * op's report, not as a delegate failure. */
+  test_delegate adds_only;
+  init_delegate(&adds_only, "AddsOnly");
+  memset(&c, 0, sizeof(c));
+  TfLiteInterpreterOptionsAddDelegate(o, &adds_only.base);
+  assert_null(TfLiteInterpreterCreate(m.model, o));
+  expect_unresolved_report(&c);
+  assert_null(strstr(c.text, "Restored original execution plan"));
+  assert_int_equal(adds_only.kernels_freed, adds_only.kernels_inited);
+  TfLiteInterpreterOptionsDelete(o);
+  free_model(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_delegate_claims_unresolved_custom_op),
+      cmocka_unit_test(test_unresolved_custom_op_nobody_claims),
       cmocka_unit_test(test_claims_two_partitions),
       cmocka_unit_test(test_version_above_max_stays_on_cpu),
       cmocka_unit_test(test_delegate_prepare_fails),
