@@ -151,33 +151,87 @@ static TfLiteStatus choose_partitions(lg_delegate_kit* kit,
   return kTfLiteOk;
 }
 
-/* TFLite's GPU-delegate wording, with this delegate's name. */
+/* One refusal line of the report: "OP: reason", and how many nodes. */
+typedef struct refusal {
+  const char* op;
+  const char* reason;
+  int count;
+} refusal;
+
+static int compare_refusals(const void* a, const void* b) {
+  const refusal* x = a;
+  const refusal* y = b;
+  const int by_op = strcmp(x->op, y->op);
+  return by_op != 0 ? by_op : strcmp(x->reason, y->reason);
+}
+
+/* The refused nodes' distinct (op, reason) pairs, sorted, with counts;
+ * returns how many (0 when out of memory: the report then lists none). */
+static int collect_refusals(const lg_delegate_kit* kit, refusal** out) {
+  refusal* list = calloc((size_t)kit->num_decisions + 1, sizeof(*list));
+  *out = list;
+  if (list == NULL) return 0;
+  int n = 0;
+  for (int i = 0; i < kit->num_decisions; ++i) {
+    const lg_kit_decision* d = &kit->decisions[i];
+    if (d->claimed) continue;
+    list[n++] = (refusal){d->op_name, d->reason, 1};
+  }
+  qsort(list, (size_t)n, sizeof(*list), compare_refusals);
+  int unique = 0;
+  for (int i = 0; i < n; ++i) {
+    if (unique > 0 && compare_refusals(&list[unique - 1], &list[i]) == 0) {
+      list[unique - 1].count++;
+    } else {
+      list[unique++] = list[i];
+    }
+  }
+  return unique;
+}
+
+/* TFLite's GPU-delegate report: the sorted distinct "OP: reason" lines (a
+ * count after those several nodes share), then how many operations run
+ * where. Built to its full length: never cut. */
 static void log_unsupported(const lg_delegate_kit* kit,
                             TfLiteContext* context) {
   if (kit->num_claimed == kit->num_decisions) return;
-  char lines[2048] = "";
+  refusal* list = NULL;
+  const int count = collect_refusals(kit, &list);
+  size_t size = 1;
+  for (int i = 0; i < count; ++i) {
+    size += strlen(list[i].op) + strlen(list[i].reason) + 32;
+  }
+  char* lines = malloc(size);
   size_t used = 0;
-  for (int i = 0; i < kit->num_decisions && used < sizeof(lines) - 1; ++i) {
-    const lg_kit_decision* d = &kit->decisions[i];
-    if (d->claimed) continue;
-    int n = snprintf(lines + used, sizeof(lines) - used, "%s: %s\n", d->op_name,
-                     d->reason);
+  for (int i = 0; lines != NULL && i < count; ++i) {
+    const int n =
+        list[i].count > 1
+            ? snprintf(lines + used, size - used, "%s: %s (%d nodes)\n",
+                       list[i].op, list[i].reason, list[i].count)
+            : snprintf(lines + used, size - used, "%s: %s\n", list[i].op,
+                       list[i].reason);
     if (n > 0) used += (size_t)n;
   }
+  if (lines != NULL) lines[used] = '\0';
+  const char* who = kit->report_name ? kit->report_name : kit->name;
+  const char* where = kit->report_target ? kit->report_target : "delegate";
   const int rest = kit->num_decisions - kit->num_claimed;
   if (kit->num_claimed > 0) {
     context->ReportError(context,
                          "Following operations are not supported by %s:\n%s%d "
-                         "operations will run on the delegate, and the "
-                         "remaining %d operations will run on the CPU.",
-                         kit->name, lines, kit->num_claimed, rest);
+                         "operations will run on the %s, and the remaining %d "
+                         "operations will run on the CPU.",
+                         who, lines ? lines : "", kit->num_claimed, where,
+                         rest);
   } else {
     context->ReportError(context,
                          "Following operations are not supported by %s:\n%sNo "
-                         "operations will run on the delegate, and all %d "
+                         "operations will run on the %s, and all %d "
                          "operations will run on the CPU.",
-                         kit->name, lines, rest);
+                         who, lines ? lines : "", where, rest);
   }
+  free(lines);
+  free(list);
 }
 
 static TfLiteStatus decide_and_choose(lg_delegate_kit* kit,

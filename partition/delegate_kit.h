@@ -12,7 +12,8 @@
  *      max_delegated_partitions largest (0 = all) and drops partitions
  *      smaller than min_nodes_per_partition, recording why;
  *   3. replaces the kept nodes with delegate kernels, and reports the
- *      unsupported ops in TFLite's form.
+ *      unsupported ops in TFLite's form: each distinct (op, reason) once,
+ *      sorted, with the number of nodes when several share it, never cut.
  * Every decision stays in the kit for reports (tools/inspect) until the
  * next Prepare or lg_delegate_kit_release.
  *
@@ -60,6 +61,11 @@ typedef struct lg_kit_decision {
 typedef struct lg_delegate_kit {
   /* Set by the delegate. */
   const char* name; /* kernel custom_name and log name */
+  /* The unsupported-ops report names the delegate and where its
+   * operations run ("... not supported by GPU delegate:", "... will run on
+   * the GPU"); NULL: `name` and "delegate". */
+  const char* report_name;
+  const char* report_target;
   const lg_kit_op* ops;
   int num_ops;
   TfLiteRegistration kernel;    /* init receives TfLiteDelegateParams */

@@ -418,8 +418,11 @@ static void set_placeholder(lg_node* node, const lg_model_opcode* opcode) {
   node->unresolved = true;
 }
 
+/* `reported`: whether this opcode's failure was already reported (one
+ * report per operator code, as TFLite resolves codes, not nodes). */
 static TfLiteStatus resolve_node(lg_subgraph* s, lg_node* node,
-                                 const lg_model_opcode* opcode) {
+                                 const lg_model_opcode* opcode,
+                                 bool* reported) {
   if (opcode->builtin_code < 0 || opcode->builtin_code > LG_MAX_BUILTIN_CODE) {
     lg_report(&s->interpreter->reporter,
               "Op builtin_code out of range: %d. Are you using old TFLite "
@@ -437,7 +440,8 @@ static TfLiteStatus resolve_node(lg_subgraph* s, lg_node* node,
     return kTfLiteOk;
   }
   if (r.status != LG_RESOLVE_FOUND) {
-    report_unresolved(s, opcode, &r);
+    if (!*reported) report_unresolved(s, opcode, &r);
+    *reported = true;
     return kTfLiteUnresolvedOps;
   }
   node->registration = *r.registration;
@@ -484,6 +488,8 @@ static TfLiteStatus build_nodes(lg_subgraph* s) {
   s->execution_plan = TfLiteIntArrayCreate(ms->num_operators);
   if (s->nodes == NULL || s->execution_plan == NULL) return kTfLiteError;
   s->nodes_capacity = ms->num_operators > 0 ? ms->num_operators : 1;
+  bool* reported = calloc((size_t)model->num_opcodes + 1, sizeof(bool));
+  if (reported == NULL) return kTfLiteError;
   TfLiteStatus status = kTfLiteOk;
   for (int i = 0; i < ms->num_operators; ++i) {
     const lg_model_operator* op = &ms->operators[i];
@@ -493,13 +499,18 @@ static TfLiteStatus build_nodes(lg_subgraph* s) {
     s->num_model_nodes = i + 1;
     s->execution_plan->data[i] = i;
     /* Resolve every op first so that all unresolved ones are reported. */
-    TfLiteStatus r = resolve_node(s, node, &model->opcodes[op->opcode_index]);
+    TfLiteStatus r = resolve_node(s, node, &model->opcodes[op->opcode_index],
+                                  &reported[op->opcode_index]);
     if (r != kTfLiteOk) {
       if (status == kTfLiteOk || r == kTfLiteUnresolvedOps) status = r;
       continue;
     }
-    if (fill_node(s, node, op) != kTfLiteOk) return kTfLiteError;
+    if (fill_node(s, node, op) != kTfLiteOk) {
+      status = kTfLiteError;
+      break;
+    }
   }
+  free(reported);
   return status;
 }
 

@@ -76,8 +76,9 @@ static bool gpu_check(TfLiteContext* context, const TfLiteNode* node,
                       const TfLiteRegistration* registration, char* reason,
                       size_t reason_size) {
   const int32_t code = registration->builtin_code;
-  const lg_kit_op* table = lg_gpu_op_find(code);
-  const lg_gpu_lowering* lowering = lg_gpu_lowering_find(code);
+  const char* name = registration->custom_name;
+  const lg_kit_op* table = lg_gpu_op_find(code, name);
+  const lg_gpu_lowering* lowering = lg_gpu_lowering_find(code, name);
   if (table == NULL || lowering == NULL) {
     snprintf(reason, reason_size, "Operation is not supported.");
     return false;
@@ -379,8 +380,11 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
   const lg_kit_op* table = lg_gpu_op_table(&table_size);
   int count = 0;
   for (int i = 0; i < table_size && count < MAX_GPU_OPS; ++i) {
-    if (lg_gpu_lowering_find(table[i].builtin_code) == NULL) continue;
-    gd->ops[count++] = (lg_kit_op){table[i].builtin_code, NULL,
+    if (lg_gpu_lowering_find(table[i].builtin_code, table[i].custom_name) ==
+        NULL) {
+      continue;
+    }
+    gd->ops[count++] = (lg_kit_op){table[i].builtin_code, table[i].custom_name,
                                    table[i].max_version, gpu_check};
   }
   gd->base = TfLiteDelegateCreate();
@@ -388,6 +392,8 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
   gd->base.Prepare = delegate_prepare;
   gd->base.flags = kTfLiteDelegateFlagsNone;
   gd->kit.name = LG_GPU_KERNEL_NAME;
+  gd->kit.report_name = "GPU delegate";
+  gd->kit.report_target = "GPU";
   gd->kit.ops = gd->ops;
   gd->kit.num_ops = count;
   gd->kit.max_delegated_partitions = o.tflite.max_delegated_partitions <= 0

@@ -196,7 +196,14 @@ typedef struct lg_gpu_lowering {
    * reason it writes is shown after "GPU delegate: ". */
   lg_kit_check_fn check;
   lg_gpu_lower_fn lower;
+  const char* custom_name; /* for kTfLiteBuiltinCustom, else NULL */
 } lg_gpu_lowering;
+
+/* Table rows of a builtin op's and of a custom op's lowering. */
+#define LG_GPU_LOWERING(code, check, lower) \
+  { code, check, lower, NULL }
+#define LG_GPU_CUSTOM_LOWERING(name, check, lower) \
+  { kTfLiteBuiltinCustom, check, lower, name }
 
 /* Each op family's table (delegates/gpu/lower_<family>.c). */
 const lg_gpu_lowering* lg_gpu_lowerings_elementwise(int* count);
@@ -205,7 +212,9 @@ const lg_gpu_lowering* lg_gpu_lowerings_matmul(int* count);
 const lg_gpu_lowering* lg_gpu_lowerings_shape(int* count);
 const lg_gpu_lowering* lg_gpu_lowerings_reduce(int* count);
 
-/* The lowering of a builtin code across every family, or NULL. */
-const lg_gpu_lowering* lg_gpu_lowering_find(int32_t builtin_code);
+/* The lowering of a builtin code (a custom op: kTfLiteBuiltinCustom and
+ * its name) across every family, or NULL. */
+const lg_gpu_lowering* lg_gpu_lowering_find(int32_t builtin_code,
+                                            const char* custom_name);
 
 #endif /* LITEGPU_DELEGATES_GPU_GPU_LOWER_H_ */

@@ -380,7 +380,8 @@ TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
 static TfLiteStatus lower(lg_gpu_program* p, TfLiteContext* context,
                           const TfLiteNode* node,
                           const TfLiteRegistration* reg) {
-  const lg_gpu_lowering* lowering = lg_gpu_lowering_find(reg->builtin_code);
+  const lg_gpu_lowering* lowering =
+      lg_gpu_lowering_find(reg->builtin_code, reg->custom_name);
   if (lowering == NULL) {
     return lg_gpu_lower_fail(p, "builtin %d has no GPU lowering",
                              (int)reg->builtin_code);

@@ -656,8 +656,9 @@ static TfLiteStatus lower_depthwise(lg_gpu_program* p, TfLiteContext* context,
 /* ---- Table ------------------------------------------------------------ */
 
 static const lg_gpu_lowering kConv[] = {
-    {kTfLiteBuiltinConv2d, check_conv, lower_conv},
-    {kTfLiteBuiltinDepthwiseConv2d, check_depthwise, lower_depthwise},
+    LG_GPU_LOWERING(kTfLiteBuiltinConv2d, check_conv, lower_conv),
+    LG_GPU_LOWERING(kTfLiteBuiltinDepthwiseConv2d, check_depthwise,
+                    lower_depthwise),
 };
 
 const lg_gpu_lowering* lg_gpu_lowerings_conv(int* count) {

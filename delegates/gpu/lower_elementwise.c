@@ -323,10 +323,8 @@ static TfLiteStatus lower_dequantize(lg_gpu_program* p, TfLiteContext* context,
 /* ---- Table
  * -------------------------------------------------------------------- */
 
-#define BINARY(code) \
-  { code, check_binary, lower_binary }
-#define UNARY(code) \
-  { code, check_unary, lower_unary }
+#define BINARY(code) LG_GPU_LOWERING(code, check_binary, lower_binary)
+#define UNARY(code) LG_GPU_LOWERING(code, check_unary, lower_unary)
 
 static const lg_gpu_lowering kElementwise[] = {
     BINARY(kTfLiteBuiltinAdd),
@@ -357,8 +355,9 @@ static const lg_gpu_lowering kElementwise[] = {
     UNARY(kTfLiteBuiltinHardSwish),
     UNARY(kTfLiteBuiltinGelu),
     UNARY(kTfLiteBuiltinLeakyRelu),
-    {kTfLiteBuiltinCast, check_cast, lower_cast},
-    {kTfLiteBuiltinDequantize, check_dequantize, lower_dequantize},
+    LG_GPU_LOWERING(kTfLiteBuiltinCast, check_cast, lower_cast),
+    LG_GPU_LOWERING(kTfLiteBuiltinDequantize, check_dequantize,
+                    lower_dequantize),
 };
 
 const lg_gpu_lowering* lg_gpu_lowerings_elementwise(int* count) {

@@ -1,5 +1,6 @@
 /* GPU lowerings of the matmul family: FULLY_CONNECTED, BATCH_MATMUL
- * (shaders/opencl/matmul.cl) and TRANSPOSE_CONV (transpose_conv.cl).
+ * (shaders/opencl/matmul.cl) and TRANSPOSE_CONV with MediaPipe's
+ * Convolution2DTransposeBias (transpose_conv.cl).
  *
  * Every B operand (FC weights, BATCH_MATMUL's rhs, TRANSPOSE_CONV's
  * weights) is read by the kernels in one packed layout: per matrix, the
@@ -21,8 +22,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "delegates/gpu/gpu_lower.h"
+#include "runtime/kernels/mediapipe_ops.h"
 #include "runtime/kernels/nn.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -390,6 +393,49 @@ static TfLiteStatus lower_batch_matmul(lg_gpu_program* p,
 
 enum { kTcOutputShape = 0, kTcWeights = 1, kTcInput = 2, kTcBias = 3 };
 
+/* A transposed convolution: TRANSPOSE_CONV (output_shape, weights, input,
+ * optional bias) or MediaPipe's Convolution2DTransposeBias (input,
+ * weights, bias; its options a raw TfLiteTransposeConvParams). */
+typedef struct tconv_op {
+  TfLiteTransposeConvParams params;
+  int input, weights, bias, output; /* tensor indices; bias -1 if none */
+  bool custom;
+} tconv_op;
+
+static bool tconv_op_of(const TfLiteNode* node, const TfLiteRegistration* reg,
+                        tconv_op* op, char* reason, size_t size) {
+  memset(op, 0, sizeof(*op));
+  op->custom = reg->builtin_code == kTfLiteBuiltinCustom;
+  const int n = node->inputs->size;
+  if (node->outputs->size != 1 || n < 3 || (op->custom ? n != 3 : n > 4)) {
+    return fail(reason, size,
+                op->custom ? "expects 3 inputs and 1 output."
+                           : "expects 3 or 4 inputs and 1 output.");
+  }
+  const int* in = node->inputs->data;
+  op->output = node->outputs->data[0];
+  if (op->custom) {
+    if (!lg_mediapipe_transpose_conv_params(node, &op->params)) {
+      return fail(reason, size, "unreadable custom options.");
+    }
+    op->input = in[0];
+    op->weights = in[1];
+    op->bias = in[2];
+    return true;
+  }
+  if (node->builtin_data == NULL)
+    return fail(reason, size, "missing parameters.");
+  op->params = *(const TfLiteTransposeConvParams*)node->builtin_data;
+  op->input = in[kTcInput];
+  op->weights = in[kTcWeights];
+  op->bias = n > kTcBias ? in[kTcBias] : -1;
+  return true;
+}
+
+static const TfLiteTensor* tensor_or_null(const TfLiteContext* context, int t) {
+  return t >= 0 ? &context->tensors[t] : NULL;
+}
+
 /* The geometry, from the context's (final) dims. */
 typedef struct tconv_shape {
   int batch, in_h, in_w, in_c;
@@ -398,14 +444,14 @@ typedef struct tconv_shape {
   int pad_top, pad_left;
 } tconv_shape;
 
-static bool tconv_shape_of(const TfLiteContext* context, const TfLiteNode* node,
+static bool tconv_shape_of(const TfLiteContext* context, const tconv_op* op,
                            tconv_shape* g, char* reason, size_t size) {
-  const TfLiteTransposeConvParams* params = node->builtin_data;
-  const TfLiteTensor* w = input_at(context, node, kTcWeights);
-  const TfLiteTensor* in = input_at(context, node, kTcInput);
-  const TfLiteTensor* out = output0(context, node);
-  if (w == NULL || in == NULL || rank_of(w) != 4 || rank_of(in) != 4 ||
-      rank_of(out) != 4) {
+  const TfLiteTransposeConvParams* params = &op->params;
+  const TfLiteTensor* w = tensor_or_null(context, op->weights);
+  const TfLiteTensor* in = tensor_or_null(context, op->input);
+  const TfLiteTensor* out = tensor_or_null(context, op->output);
+  if (w == NULL || in == NULL || out == NULL || rank_of(w) != 4 ||
+      rank_of(in) != 4 || rank_of(out) != 4) {
     return fail(reason, size, "weights, input and output must be 4-D.");
   }
   *g = (tconv_shape){
@@ -438,9 +484,9 @@ static bool tconv_shape_of(const TfLiteContext* context, const TfLiteNode* node,
 }
 
 static bool check_transpose_conv(CHECK_ARGS) {
-  (void)registration;
-  const TfLiteTransposeConvParams* params = node->builtin_data;
-  if (params == NULL) return fail(reason, size, "missing parameters.");
+  tconv_op op;
+  if (!tconv_op_of(node, registration, &op, reason, size)) return false;
+  const TfLiteTransposeConvParams* params = &op.params;
   if (params->padding != kTfLitePaddingSame &&
       params->padding != kTfLitePaddingValid) {
     return fail(reason, size, "padding must be SAME or VALID.");
@@ -453,16 +499,12 @@ static bool check_transpose_conv(CHECK_ARGS) {
   if (!lg_gpu_activation(params->activation, &lo, &hi, &act)) {
     return fail(reason, size, "the fused activation is not supported.");
   }
-  if (node->inputs->size < 3 || node->outputs->size != 1) {
-    return fail(reason, size, "expects 3 or 4 inputs and 1 output.");
-  }
-  const TfLiteTensor* shape = input_at(context, node, kTcOutputShape);
-  const TfLiteTensor* w = input_at(context, node, kTcWeights);
-  const TfLiteTensor* in = input_at(context, node, kTcInput);
-  const TfLiteTensor* bias = input_at(context, node, kTcBias);
-  if (shape == NULL || !is_constant(shape)) {
+  if (!op.custom && !is_constant(input_at(context, node, kTcOutputShape))) {
     return fail(reason, size, "output_shape must be constant.");
   }
+  const TfLiteTensor* w = tensor_or_null(context, op.weights);
+  const TfLiteTensor* in = tensor_or_null(context, op.input);
+  const TfLiteTensor* bias = tensor_or_null(context, op.bias);
   if (w == NULL || in == NULL || w->type != kTfLiteFloat32 ||
       in->type != kTfLiteFloat32 ||
       (bias != NULL && bias->type != kTfLiteFloat32)) {
@@ -471,7 +513,7 @@ static bool check_transpose_conv(CHECK_ARGS) {
                 "TRANSPOSE_CONV).");
   }
   tconv_shape g;
-  if (!tconv_shape_of(context, node, &g, reason, size)) return false;
+  if (!tconv_shape_of(context, &op, &g, reason, size)) return false;
   if (bias != NULL && lg_gpu_elements(bias) != (size_t)g.out_c) {
     return fail(reason, size, "the bias must hold one value per channel.");
   }
@@ -485,17 +527,18 @@ static TfLiteStatus lower_transpose_conv(lg_gpu_program* p,
                                          TfLiteContext* context,
                                          const TfLiteNode* node,
                                          const TfLiteRegistration* reg) {
-  (void)reg;
-  const TfLiteTransposeConvParams* params = node->builtin_data;
+  tconv_op op;
   tconv_shape g;
   char reason[128];
-  if (!tconv_shape_of(context, node, &g, reason, sizeof(reason))) {
-    return lg_gpu_lower_fail(p, "TRANSPOSE_CONV: %s", reason);
+  if (!tconv_op_of(node, reg, &op, reason, sizeof(reason)) ||
+      !tconv_shape_of(context, &op, &g, reason, sizeof(reason))) {
+    return lg_gpu_lower_fail(p, "transposed convolution: %s", reason);
   }
+  const TfLiteTransposeConvParams* params = &op.params;
   const int vec = vector_width(g.out_c);
   const int ocpad = round_up(g.out_c, vec);
   /* W [out_c][kh][kw][in_c] is B transposed with k = kh * kw * in_c. */
-  const b_source src = {.tensor = node->inputs->data[kTcWeights],
+  const b_source src = {.tensor = op.weights,
                         .batches = 1,
                         .k = g.kh * g.kw * g.in_c,
                         .n = g.out_c,
@@ -511,17 +554,16 @@ static TfLiteStatus lower_transpose_conv(lg_gpu_program* p,
   const int per_phase = ceil_div(g.out_w, sw);
   const int cols = block_of(per_phase);
   const int x_blocks = ceil_div(per_phase, cols);
-  const bool has_bias = input_at(context, node, kTcBias) != NULL;
-  const int input = node->inputs->data[kTcInput];
+  const bool has_bias = op.bias >= 0;
   char defines[128];
   snprintf(defines, sizeof(defines), "-DLG_VEC=%d -DLG_COLS=%d %s", vec, cols,
            act);
   const lg_gpu_operand args[] = {
-      LG_GPU_TENSOR(input),
+      LG_GPU_TENSOR(op.input),
       w,
-      LG_GPU_TENSOR(has_bias ? node->inputs->data[kTcBias] : input),
+      LG_GPU_TENSOR(has_bias ? op.bias : op.input),
       LG_GPU_INT(has_bias ? 1 : 0),
-      LG_GPU_TENSOR(node->outputs->data[0]),
+      LG_GPU_TENSOR(op.output),
       LG_GPU_INT(g.in_h),
       LG_GPU_INT(g.in_w),
       LG_GPU_INT(g.in_c),
@@ -550,10 +592,14 @@ static TfLiteStatus lower_transpose_conv(lg_gpu_program* p,
 /* ---- Table --------------------------------------------------------------- */
 
 static const lg_gpu_lowering kMatmul[] = {
-    {kTfLiteBuiltinFullyConnected, check_fully_connected,
-     lower_fully_connected},
-    {kTfLiteBuiltinBatchMatmul, check_batch_matmul, lower_batch_matmul},
-    {kTfLiteBuiltinTransposeConv, check_transpose_conv, lower_transpose_conv},
+    LG_GPU_LOWERING(kTfLiteBuiltinFullyConnected, check_fully_connected,
+                    lower_fully_connected),
+    LG_GPU_LOWERING(kTfLiteBuiltinBatchMatmul, check_batch_matmul,
+                    lower_batch_matmul),
+    LG_GPU_LOWERING(kTfLiteBuiltinTransposeConv, check_transpose_conv,
+                    lower_transpose_conv),
+    LG_GPU_CUSTOM_LOWERING(LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS,
+                           check_transpose_conv, lower_transpose_conv),
 };
 
 const lg_gpu_lowering* lg_gpu_lowerings_matmul(int* count) {

@@ -645,12 +645,11 @@ static TfLiteStatus lower_gather(lg_gpu_program* p, TfLiteContext* context,
 
 /* ---- Table --------------------------------------------------------------- */
 
-#define REMAP(code) \
-  { code, check_remap, lower_remap }
+#define REMAP(code) LG_GPU_LOWERING(code, check_remap, lower_remap)
 
 static const lg_gpu_lowering kShape[] = {
-    {kTfLiteBuiltinReshape, check_alias, lower_alias},
-    {kTfLiteBuiltinSqueeze, check_alias, lower_alias},
+    LG_GPU_LOWERING(kTfLiteBuiltinReshape, check_alias, lower_alias),
+    LG_GPU_LOWERING(kTfLiteBuiltinSqueeze, check_alias, lower_alias),
     REMAP(kTfLiteBuiltinConcatenation),
     REMAP(kTfLiteBuiltinPad),
     REMAP(kTfLiteBuiltinPadv2),
@@ -661,7 +660,7 @@ static const lg_gpu_lowering kShape[] = {
     REMAP(kTfLiteBuiltinSplit),
     REMAP(kTfLiteBuiltinSplitV),
     REMAP(kTfLiteBuiltinTile),
-    {kTfLiteBuiltinGather, check_gather, lower_gather},
+    LG_GPU_LOWERING(kTfLiteBuiltinGather, check_gather, lower_gather),
     REMAP(kTfLiteBuiltinDepthToSpace),
     REMAP(kTfLiteBuiltinSpaceToDepth),
 };

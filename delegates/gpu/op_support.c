@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/kernels/mediapipe_ops.h"
 #include "runtime/model/builtin_options.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -120,8 +121,8 @@ static bool check_ico(const TfLiteContext* context, const TfLiteNode* node,
 }
 
 /* Two runtime operands, or one runtime and one constant. */
-static bool check_operands(const TfLiteContext* context,
-                           const TfLiteNode* node, char* reason, size_t size) {
+static bool check_operands(const TfLiteContext* context, const TfLiteNode* node,
+                           char* reason, size_t size) {
   if (check_ico(context, node, 2, 0, 1, NULL, 0) ||
       check_ico(context, node, 1, 1, 1, NULL, 0)) {
     return true;
@@ -181,8 +182,7 @@ static bool check_conv_io(const TfLiteContext* context, const TfLiteNode* node,
                 num_outputs(node));
   }
   if (runtime == 1 && num_inputs(node) < 2) {
-    return fail(reason, size,
-                "Requested index goes beyond array size: 1 vs %d",
+    return fail(reason, size, "Requested index goes beyond array size: 1 vs %d",
                 num_inputs(node));
   }
   return true;
@@ -194,8 +194,7 @@ static bool check_axes(const TfLiteContext* context, const TfLiteNode* node,
   const TfLiteTensor* axes = input(context, node, 1);
   const char* name = lg_builtin_op_name(code);
   if (axes == NULL || !is_const(axes)) {
-    return fail(reason, size, "%s is only supported with constant axes.",
-                name);
+    return fail(reason, size, "%s is only supported with constant axes.", name);
   }
   if (axes->type != kTfLiteInt32) {
     return fail(reason, size,
@@ -289,8 +288,8 @@ static bool check_tensors(const TfLiteContext* context, const TfLiteNode* node,
 
 /* ---- Per-op checks ----------------------------------------------------- */
 
-#define CHECK_ARGS                                                  \
-  TfLiteContext *context, const TfLiteNode *node,                   \
+#define CHECK_ARGS                                \
+  TfLiteContext *context, const TfLiteNode *node, \
       const TfLiteRegistration *registration, char *reason, size_t size
 
 /* ADD and MUL: TFLite's broadcast rule between operands of different
@@ -305,8 +304,8 @@ static bool check_add_or_mul(CHECK_ARGS, const char* name,
   if (num_inputs(node) != 2) {
     return fail(reason, size, "%s requires two input tensors.", name);
   }
-  if (!check_broadcast(input(context, node, 0), input(context, node, 1),
-                       reason, size) ||
+  if (!check_broadcast(input(context, node, 0), input(context, node, 1), reason,
+                       size) ||
       !check_operands(context, node, reason, size) ||
       !check_params(node, reason, size)) {
     return false;
@@ -447,8 +446,7 @@ static bool check_fully_connected(CHECK_ARGS) {
                 "FullyConnected doesn't support more than 2 runtime inputs.");
   }
   if (is_const(input(context, node, 0))) {
-    return fail(reason, size,
-                "FullyConnected doesn't support constant input.");
+    return fail(reason, size, "FullyConnected doesn't support constant input.");
   }
   if (p->keep_num_dims &&
       rank(input(context, node, 0)) != rank(output(context, node, 0))) {
@@ -549,7 +547,8 @@ static bool check_pad(CHECK_ARGS) {
 static bool check_slice(CHECK_ARGS) {
   (void)registration;
   if (num_inputs(node) < 3) {
-    return fail(reason, size, "SLICE requires 3 inputs, but node has %d inputs.",
+    return fail(reason, size,
+                "SLICE requires 3 inputs, but node has %d inputs.",
                 num_inputs(node));
   }
   const int r = rank(input(context, node, 0));
@@ -627,8 +626,8 @@ static bool check_block(CHECK_ARGS) {
     return false;
   }
   /* Both params structs hold only block_size. */
-  const int block = ((const TfLiteDepthToSpaceParams*)node->builtin_data)
-                        ->block_size;
+  const int block =
+      ((const TfLiteDepthToSpaceParams*)node->builtin_data)->block_size;
   const char* name = lg_builtin_op_name(registration->builtin_code);
   if (block == 1) {
     return fail(reason, size, "%s block_size = 1 is a no-op.", name);
@@ -713,14 +712,48 @@ static bool check_cast(CHECK_ARGS) {
               TfLiteTypeGetName(a), TfLiteTypeGetName(b));
 }
 
+/* ---- MediaPipe's custom ops --------------------------------------------
+ *
+ * TFLite's GPU delegate parses the three MediaPipe ops (custom_parsers):
+ * their custom options are raw TfLiteTransposeConvParams and
+ * TfLitePoolParams structs (runtime/kernels/mediapipe_ops.h reads them). */
+
+static bool check_transpose_conv_bias(CHECK_ARGS) {
+  (void)registration;
+  TfLiteTransposeConvParams p;
+  if (!lg_mediapipe_transpose_conv_params(node, &p)) {
+    return fail(reason, size, "Unable to retrieve custom_initial_data.");
+  }
+  if (num_inputs(node) != 3 || !is_const(input(context, node, 1)) ||
+      !is_const(input(context, node, 2))) {
+    return fail(reason, size,
+                "Expected an input, constant weights and a constant bias.");
+  }
+  return check_io(context, node, 1, 1, reason, size);
+}
+
+/* MaxPoolingWithArgmax2D (1 input, values and positions) and
+ * MaxUnpooling2D (values and positions, 1 output). */
+static bool check_mediapipe_pool(CHECK_ARGS) {
+  TfLitePoolParams p;
+  if (!lg_mediapipe_pool_params(node, &p)) {
+    return fail(reason, size, "Unable to retrieve custom_initial_data.");
+  }
+  const bool unpool =
+      strcmp(registration->custom_name, LG_MEDIAPIPE_MAX_UNPOOL) == 0;
+  return check_io(context, node, unpool ? 2 : 1, unpool ? 1 : 2, reason,
+                  size) &&
+         check_activation(p.activation, reason, size);
+}
+
 /* ---- The table --------------------------------------------------------- */
 
 /* Every table check: the op's rules, then the tensor filter. */
-#define GPU_CHECK(fn)                                                 \
-  static bool gpu_##fn(CHECK_ARGS) {                                  \
-    return fn(context, node, registration, reason, size) &&           \
-           check_tensors(context, node, registration->builtin_code,   \
-                         reason, size);                               \
+#define GPU_CHECK(fn)                                                       \
+  static bool gpu_##fn(CHECK_ARGS) {                                        \
+    return fn(context, node, registration, reason, size) &&                 \
+           check_tensors(context, node, registration->builtin_code, reason, \
+                         size);                                             \
   }
 
 GPU_CHECK(check_add)
@@ -748,8 +781,13 @@ GPU_CHECK(check_resize)
 GPU_CHECK(check_softmax)
 GPU_CHECK(check_dequantize)
 GPU_CHECK(check_cast)
+GPU_CHECK(check_transpose_conv_bias)
+GPU_CHECK(check_mediapipe_pool)
 
-#define OP(code, max, fn) {code, NULL, max, gpu_##fn}
+#define OP(code, max, fn) \
+  { code, NULL, max, gpu_##fn }
+#define CUSTOM_OP(name, fn) \
+  { kTfLiteBuiltinCustom, name, 1, gpu_##fn }
 #define ANY LG_GPU_ANY_VERSION
 
 /* kMaxVersion: TFLite's GPU delegate (facts §4; model_builder.cc). SQUEEZE
@@ -821,9 +859,15 @@ static const lg_kit_op kGpuOps[] = {
     /* Types. */
     OP(kTfLiteBuiltinDequantize, 3, check_dequantize),
     OP(kTfLiteBuiltinCast, ANY, check_cast),
+    /* MediaPipe's custom ops: version 1, the only layout of their options
+     * MediaPipe writes. */
+    CUSTOM_OP(LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS, check_transpose_conv_bias),
+    CUSTOM_OP(LG_MEDIAPIPE_MAX_POOL_ARGMAX, check_mediapipe_pool),
+    CUSTOM_OP(LG_MEDIAPIPE_MAX_UNPOOL, check_mediapipe_pool),
 };
 
 #undef OP
+#undef CUSTOM_OP
 #undef ANY
 
 const lg_kit_op* lg_gpu_op_table(int* count) {
@@ -831,10 +875,13 @@ const lg_kit_op* lg_gpu_op_table(int* count) {
   return kGpuOps;
 }
 
-const lg_kit_op* lg_gpu_op_find(int32_t builtin_code) {
-  if (builtin_code == kTfLiteBuiltinCustom) return NULL;
+const lg_kit_op* lg_gpu_op_find(int32_t builtin_code, const char* custom_name) {
+  const bool custom = builtin_code == kTfLiteBuiltinCustom;
+  if (custom && custom_name == NULL) return NULL;
   for (size_t i = 0; i < sizeof(kGpuOps) / sizeof(kGpuOps[0]); ++i) {
-    if (kGpuOps[i].builtin_code == builtin_code) return &kGpuOps[i];
+    const lg_kit_op* op = &kGpuOps[i];
+    if (op->builtin_code != builtin_code) continue;
+    if (!custom || strcmp(op->custom_name, custom_name) == 0) return op;
   }
   return NULL;
 }
@@ -843,7 +890,8 @@ bool lg_gpu_op_supported(TfLiteContext* context, const TfLiteNode* node,
                          const TfLiteRegistration* registration, char* reason,
                          size_t size) {
   if (reason != NULL && size > 0) reason[0] = '\0';
-  const lg_kit_op* op = lg_gpu_op_find(registration->builtin_code);
+  const lg_kit_op* op =
+      lg_gpu_op_find(registration->builtin_code, registration->custom_name);
   if (op == NULL) return fail(reason, size, "Operation is not supported.");
   if (registration->version > op->max_version) {
     return fail(reason, size,

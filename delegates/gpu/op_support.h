@@ -49,8 +49,9 @@
 /* The ops table; *count (may be NULL) receives its length. */
 const lg_kit_op* lg_gpu_op_table(int* count);
 
-/* The table entry for a builtin code, or NULL when the GPU does not run it. */
-const lg_kit_op* lg_gpu_op_find(int32_t builtin_code);
+/* The table entry for a builtin code (a custom op: kTfLiteBuiltinCustom and
+ * its name), or NULL when the GPU does not run it. */
+const lg_kit_op* lg_gpu_op_find(int32_t builtin_code, const char* custom_name);
 
 /* Decides one node as the kit would: true when the GPU takes it; otherwise
  * the reason (without the op name: "Operation is not supported.", the

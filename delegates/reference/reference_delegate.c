@@ -4,12 +4,14 @@
 #include "litegpu/reference_delegate.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "delegates/reference/ref_graph.h"
 #include "partition/delegate_kit.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/mediapipe_ops.h"
 #include "tensorflow/lite/builtin_ops.h"
 
 #define LG_REFERENCE_NAME "LiteGpuReferenceDelegate"
@@ -124,10 +126,32 @@ static bool allowed(const litegpu_reference_delegate_options* o, int32_t code) {
   return false;
 }
 
+/* A custom op runs when the interpreter resolved it (litegpu's MediaPipe
+ * kernels, registered by litegpu_add_mediapipe_ops): its registration, not
+ * an unresolved placeholder, is what the partition runs. */
+static bool has_custom_kernel(TfLiteContext* context, const TfLiteNode* node,
+                              const TfLiteRegistration* registration,
+                              char* reason, size_t size) {
+  (void)context;
+  (void)node;
+  if (registration->prepare != NULL || registration->init != NULL ||
+      registration->registration_external != NULL) {
+    return true;
+  }
+  snprintf(reason, size, "no kernel is registered for the custom op.");
+  return false;
+}
+
+static const char* const kCustomOps[] = {LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS,
+                                         LG_MEDIAPIPE_MAX_POOL_ARGMAX,
+                                         LG_MEDIAPIPE_MAX_UNPOOL};
+#define NUM_CUSTOM_OPS ((int)(sizeof(kCustomOps) / sizeof(kCustomOps[0])))
+
 /* Every builtin with a litegpu kernel (and allowed by the options), at the
- * highest version its kernel accepts unless limited. */
+ * highest version its kernel accepts unless limited, and MediaPipe's
+ * custom ops (version 1) where the options allow kTfLiteBuiltinCustom. */
 static TfLiteStatus build_ops(reference_delegate* rd) {
-  rd->ops = calloc(LG_MAX_BUILTIN + 1, sizeof(lg_kit_op));
+  rd->ops = calloc(LG_MAX_BUILTIN + 1 + NUM_CUSTOM_OPS, sizeof(lg_kit_op));
   if (rd->ops == NULL) return kTfLiteError;
   int count = 0;
   for (int32_t code = 0; code <= LG_MAX_BUILTIN; ++code) {
@@ -140,6 +164,11 @@ static TfLiteStatus build_ops(reference_delegate* rd) {
     if (hi == 0) continue;
     rd->ops[count++] =
         (lg_kit_op){code, NULL, limit_of(&rd->options, code, hi), NULL};
+  }
+  for (int i = 0; i < NUM_CUSTOM_OPS; ++i) {
+    if (!allowed(&rd->options, kTfLiteBuiltinCustom)) break;
+    rd->ops[count++] =
+        (lg_kit_op){kTfLiteBuiltinCustom, kCustomOps[i], 1, has_custom_kernel};
   }
   rd->kit.ops = rd->ops;
   rd->kit.num_ops = count;

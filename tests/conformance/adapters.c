@@ -40,7 +40,7 @@ static bool gpu_claimed(const TfLiteDelegate* delegate) {
 }
 
 static int gpu_max_version(int32_t builtin_code) {
-  const lg_kit_op* op = lg_gpu_op_find(builtin_code);
+  const lg_kit_op* op = lg_gpu_op_find(builtin_code, NULL);
   return op == NULL ? 0 : op->max_version;
 }
 

@@ -172,6 +172,26 @@ int conf_op(conf_builder* b, int32_t code, int version, const int32_t* inputs,
   return index;
 }
 
+int conf_custom_op(conf_builder* b, const char* name, const int32_t* inputs,
+                   int num_inputs, const int32_t* outputs, int num_outputs,
+                   const void* options, size_t options_size) {
+  for (int i = 0; i < num_inputs; ++i) {
+    if (inputs[i] < -1) return -1;
+  }
+  for (int i = 0; i < num_outputs; ++i) {
+    if (outputs[i] < 0) return -1;
+  }
+  const int32_t index = lg_model_writer_add_custom_operator(
+      b->writer, name, 1, inputs, num_inputs, outputs, num_outputs, options,
+      options_size);
+  if (index < 0) return -1;
+  if (b->case_op == kTfLiteBuiltinCustom && b->case_node < 0) {
+    b->case_node = index;
+  }
+  b->num_ops++;
+  return index;
+}
+
 int conf_op1(conf_builder* b, int32_t code, const int32_t* inputs,
              int num_inputs, const void* params) {
   const int32_t out = conf_output(b);

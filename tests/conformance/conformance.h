@@ -132,6 +132,13 @@ int conf_op(conf_builder* b, int32_t code, int version, const int32_t* inputs,
             int num_inputs, const int32_t* outputs, int num_outputs,
             const void* params);
 
+/* A version-1 custom operator `name` with raw custom options; the case's
+ * node when the case's op is kTfLiteBuiltinCustom. Returns its index, or
+ * -1. */
+int conf_custom_op(conf_builder* b, const char* name, const int32_t* inputs,
+                   int num_inputs, const int32_t* outputs, int num_outputs,
+                   const void* options, size_t options_size);
+
 /* The common one-output form: conf_op(..., &out, 1, params) after adding a
  * float32 output. Returns the operator index, or -1. */
 int conf_op1(conf_builder* b, int32_t code, const int32_t* inputs,
@@ -181,6 +188,7 @@ void conf_add_conv_cases(conf_case_list* list);
 void conf_add_pool_reduce_cases(conf_case_list* list);
 void conf_add_shape_cases(conf_case_list* list);
 void conf_add_unary_cases(conf_case_list* list);
+void conf_add_mediapipe_cases(conf_case_list* list);
 
 /* Lower-case names of fused activations for case names ("relu6"). */
 const char* conf_act_name(TfLiteFusedActivation act);

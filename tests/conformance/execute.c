@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "litegpu/mediapipe_ops.h"
 #include "runtime/kernels/fp16.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tests/conformance/conformance.h"
@@ -99,6 +100,8 @@ void conf_run_model(TfLiteModel* model, const conf_input_spec* specs,
   TfLiteInterpreterOptionsSetNumThreads(o, 1);
   TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, result);
   TfLiteInterpreterOptionsSetEnableDelegateFallback(o, false);
+  /* MediaPipe's custom ops: the CPU reference of their cases and models. */
+  litegpu_add_mediapipe_ops(o);
   if (delegate != NULL) TfLiteInterpreterOptionsAddDelegate(o, delegate);
   TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
   TfLiteInterpreterOptionsDelete(o);

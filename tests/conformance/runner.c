@@ -489,6 +489,7 @@ int main(int argc, char** argv) {
   conf_add_conv_cases(&cases);
   conf_add_pool_reduce_cases(&cases);
   conf_add_shape_cases(&cases);
+  conf_add_mediapipe_cases(&cases);
   if (s.list) {
     for (int i = 0; i < cases.count; ++i) {
       if (s.filter && strstr(cases.items[i].name, s.filter) == NULL) continue;

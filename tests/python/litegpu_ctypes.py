@@ -131,6 +131,7 @@ _SIGNATURES = {
     "TfLiteInterpreterOptionsAddDelegate": (None, [_P, _P]),
     "TfLiteInterpreterOptionsSetEnableDelegateFallback":
         (None, [_P, ctypes.c_bool]),
+    "litegpu_add_mediapipe_ops": (ctypes.c_int, [_P]),
     "litegpu_reference_delegate_create": (_P, [_P]),
     "litegpu_reference_delegate_delete": (None, [_P]),
     "litegpu_reference_delegate_num_partitions": (ctypes.c_int, [_P]),
@@ -315,11 +316,12 @@ class Interpreter:
     """A TfLiteInterpreter over a Model, with options applied at creation.
 
     num_threads None leaves the option unset (the library chooses).
+    mediapipe_ops registers MediaPipe's custom ops (litegpu_add_mediapipe_ops).
     delegates are TfLiteDelegate pointers the caller owns and keeps alive
     while the interpreter exists."""
 
     def __init__(self, lib, model, num_threads=None, delegates=(),
-                 delegate_fallback=False):
+                 delegate_fallback=False, mediapipe_ops=False):
         self.lib = lib
         self.model = model  # keeps the model alive
         self.errors = ErrorCollector()
@@ -333,6 +335,8 @@ class Interpreter:
                                                           num_threads)
             lib.TfLiteInterpreterOptionsSetErrorReporter(
                 options, self.errors.callback, None)
+            if mediapipe_ops:
+                lib.litegpu_add_mediapipe_ops(options)
             for delegate in delegates:  # TfLiteDelegate* values, caller-owned
                 lib.TfLiteInterpreterOptionsAddDelegate(options, delegate)
             lib.TfLiteInterpreterOptionsSetEnableDelegateFallback(
@@ -403,6 +407,96 @@ class Interpreter:
         if self.handle:
             self.lib.TfLiteInterpreterDelete(self.handle)
             self.handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+# ---- The GPU delegate (include/litegpu/gpu_delegate.h) ----------------------
+
+
+class _TfLiteGpuOptions(ctypes.Structure):
+    _fields_ = [("is_precision_loss_allowed", ctypes.c_int32),
+                ("inference_preference", ctypes.c_int32),
+                ("inference_priority1", ctypes.c_int32),
+                ("inference_priority2", ctypes.c_int32),
+                ("inference_priority3", ctypes.c_int32),
+                ("experimental_flags", ctypes.c_int64),
+                ("max_delegated_partitions", ctypes.c_int32),
+                ("serialization_dir", ctypes.c_char_p),
+                ("model_token", ctypes.c_char_p)]
+
+
+class _GpuOptions(ctypes.Structure):
+    _fields_ = [("tflite", _TfLiteGpuOptions),
+                ("backend", ctypes.c_int),
+                ("device_index", ctypes.c_int),
+                ("min_nodes_per_partition", ctypes.c_int)]
+
+
+class GpuStats(ctypes.Structure):
+    _fields_ = [("backend", ctypes.c_char_p),
+                ("device_name", ctypes.c_char * 256),
+                ("partitions", ctypes.c_int),
+                ("nodes_delegated", ctypes.c_int),
+                ("dispatches_per_invoke", ctypes.c_int),
+                ("device_bytes", ctypes.c_uint64),
+                ("bytes_uploaded", ctypes.c_uint64),
+                ("bytes_downloaded", ctypes.c_uint64),
+                ("programs_compiled", ctypes.c_uint64),
+                ("programs_from_cache", ctypes.c_uint64),
+                ("cache_files_loaded", ctypes.c_uint64),
+                ("fp16", ctypes.c_int)]
+
+
+_BACKENDS = {"auto": 0, "cl": 1, "vk": 2}
+
+
+class GpuDelegate:
+    """litegpu_gpu_delegate_create with TFLite's defaults, on `backend`
+    ("cl", "vk" or "auto"); precision_loss sets is_precision_loss_allowed.
+    Pass `.pointer` in an Interpreter's delegates and keep this object alive
+    while the interpreter exists. Raises LiteGpuError with the delegate's
+    reason when it cannot be created (no device)."""
+
+    def __init__(self, lib, backend="auto", precision_loss=False):
+        dll = lib._dll
+        dll.litegpu_gpu_delegate_options_default.restype = _GpuOptions
+        dll.litegpu_gpu_delegate_create.restype = _P
+        dll.litegpu_gpu_delegate_create.argtypes = [
+            ctypes.POINTER(_GpuOptions), ctypes.c_char_p, ctypes.c_size_t]
+        dll.litegpu_gpu_delegate_get_stats.restype = ctypes.c_int
+        dll.litegpu_gpu_delegate_get_stats.argtypes = [
+            _P, ctypes.POINTER(GpuStats)]
+        dll.TfLiteGpuDelegateV2Delete.argtypes = [_P]
+        self._dll = dll
+        options = dll.litegpu_gpu_delegate_options_default()
+        options.backend = _BACKENDS[backend]
+        options.tflite.is_precision_loss_allowed = 1 if precision_loss else 0
+        error = ctypes.create_string_buffer(2048)
+        self.pointer = dll.litegpu_gpu_delegate_create(
+            ctypes.byref(options), error, len(error))
+        if not self.pointer:
+            raise LiteGpuError(f"GPU delegate ({backend}): "
+                               f"{error.value.decode(errors='replace')}")
+
+    def stats(self):
+        out = GpuStats()
+        if self._dll.litegpu_gpu_delegate_get_stats(self.pointer,
+                                                    ctypes.byref(out)) != 0:
+            raise LiteGpuError("litegpu_gpu_delegate_get_stats failed")
+        return out
+
+    def close(self):
+        if self.pointer:
+            self._dll.TfLiteGpuDelegateV2Delete(self.pointer)
+            self.pointer = None
 
     def __enter__(self):
         return self

@@ -1,8 +1,8 @@
 """The op test harness: one operator, run in LiteRT and in litegpu.
 
 A test describes one op case; the harness writes a one-op model with
-litegpu's model writer (tools/model_builder, see the spec language at the top
-of tools/model_builder.c), runs it in LiteRT with its *reference* kernels
+litegpu's model writer (tools/model_builder; the spec language is described
+in runtime/model/model_spec.h), runs it in LiteRT with its *reference* kernels
 (OpResolverType.BUILTIN_REF: the expected values) and in litegpu through its
 C API (litegpu_ctypes.py) once per thread count, and compares every output.
 

@@ -594,6 +594,84 @@ static void test_float16_weights_are_constants(void** state) {
   free_model(&m);
 }
 
+/* The unsupported-ops report: each distinct (op, reason) once, sorted,
+ * with a count where nodes share it, in TFLite's GPU wording, and never
+ * cut (60 distinct lines, about 2.6 KB: the old report stopped at 2 KB). */
+static TfLiteStatus identity_prepare(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteTensor* in = &context->tensors[node->inputs->data[0]];
+  return context->ResizeTensor(context,
+                               &context->tensors[node->outputs->data[0]],
+                               TfLiteIntArrayCopy(in->dims));
+}
+
+static TfLiteStatus identity_invoke(TfLiteContext* context, TfLiteNode* node) {
+  const TfLiteTensor* in = &context->tensors[node->inputs->data[0]];
+  memcpy(context->tensors[node->outputs->data[0]].data.raw, in->data.raw,
+         in->bytes);
+  return kTfLiteOk;
+}
+
+static void test_unsupported_report_is_whole(void** state) {
+  (void)state;
+  enum { kDistinct = 60, kRepeats = 5 };
+  const int32_t shape[2] = {1, 4};
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  int32_t t = tensor(w, "x", shape, 2);
+  const int32_t x = t;
+  char name[32];
+  for (int i = 0; i < kDistinct + kRepeats; ++i) {
+    snprintf(name, sizeof(name), "t%d", i);
+    const int32_t next = tensor(w, name, shape, 2);
+    snprintf(name, sizeof(name), "OpaqueCpuOnlyOperation%02d",
+             i < kDistinct ? i : 0);
+    assert_true(lg_model_writer_add_custom_operator(w, name, 1, &t, 1, &next, 1,
+                                                    NULL, 0) >= 0);
+    t = next;
+  }
+  const int32_t y = tensor(w, "y", shape, 2);
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinAdd, 1,
+                                           (int32_t[]){t, t}, 2, &y, 1,
+                                           NULL) >= 0);
+  lg_model_writer_set_inputs(w, &x, 1);
+  lg_model_writer_set_outputs(w, &y, 1);
+  built_model m;
+  finish_model(w, &m);
+  TfLiteRegistration identity = {0};
+  identity.prepare = identity_prepare;
+  identity.invoke = identity_invoke;
+  capture c = {{0}, 0};
+  TfLiteDelegate* d = make_delegate(1);
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, &c);
+  for (int i = 0; i < kDistinct; ++i) {
+    snprintf(name, sizeof(name), "OpaqueCpuOnlyOperation%02d", i);
+    TfLiteInterpreterOptionsAddCustomOp(o, name, &identity, 1, 1);
+  }
+  TfLiteInterpreterOptionsAddDelegate(o, d);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  if (ip == NULL) fail_msg("creation failed:\n%s", c.text);
+  const char* head = strstr(c.text,
+                            "Following operations are not supported by GPU "
+                            "delegate:\nOpaqueCpuOnlyOperation00: Operation "
+                            "is not supported. (6 nodes)\n"
+                            "OpaqueCpuOnlyOperation01: Operation is not "
+                            "supported.\n");
+  if (head == NULL) fail_msg("report:\n%s", c.text);
+  const char* tail = strstr(head,
+                            "OpaqueCpuOnlyOperation59: Operation is not "
+                            "supported.\n1 operations will run on the GPU, "
+                            "and the remaining 65 operations will run on the "
+                            "CPU.");
+  if (tail == NULL) fail_msg("report cut or misordered:\n%s", head);
+  /* Each op once: line 00 does not come back. */
+  const char* line00 = strstr(head, "OpaqueCpuOnlyOperation00: ");
+  assert_null(strstr(line00 + 1, "OpaqueCpuOnlyOperation00: "));
+  TfLiteInterpreterDelete(ip);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
 /* A delegate on Vulkan (lavapipe here: fail, never skip). */
 static TfLiteDelegate* make_vulkan_delegate(void) {
   litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
@@ -748,6 +826,7 @@ int main(void) {
       cmocka_unit_test(test_max_version_stays_on_cpu),
       cmocka_unit_test(test_memory_plan_and_stats),
       cmocka_unit_test(test_float16_weights_are_constants),
+      cmocka_unit_test(test_unsupported_report_is_whole),
       cmocka_unit_test(test_injected_failures),
       cmocka_unit_test(test_dispatch_profile),
   };

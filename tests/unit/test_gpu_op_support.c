@@ -92,8 +92,8 @@ static void io(fixture* f, const int* ins, int num_ins, const int* outs,
   f->node.outputs = int_array(outs, num_outs);
 }
 
-#define IO(f, ins, outs)                                                 \
-  io(f, ins, (int)(sizeof(ins) / sizeof(int)), outs,                     \
+#define IO(f, ins, outs)                             \
+  io(f, ins, (int)(sizeof(ins) / sizeof(int)), outs, \
      (int)(sizeof(outs) / sizeof(int)))
 
 /* Asks the table about the node as (code, version, params): NULL expected
@@ -114,7 +114,7 @@ static void expect(fixture* f, int32_t code, int version, const void* params,
     if (ok) fail_msg("op %d accepted, expected \"%s\"", code, expected);
     assert_string_equal(reason, expected);
   }
-  const lg_kit_op* op = lg_gpu_op_find(code);
+  const lg_kit_op* op = lg_gpu_op_find(code, NULL);
   if (op != NULL && version <= op->max_version) {
     char again[LG_KIT_REASON_SIZE] = "";
     assert_int_equal(op->check(&f->context, &f->node, &f->registration, again,
@@ -205,10 +205,11 @@ static void test_table_holds_exactly_the_gpu_ops(void** state) {
   int count = -1;
   const lg_kit_op* ops = lg_gpu_op_table(&count);
   assert_non_null(ops);
-  assert_int_equal(count, NUM_EXPECTED);
+  /* The builtins above and MediaPipe's three custom ops. */
+  assert_int_equal(count, NUM_EXPECTED + 3);
   assert_ptr_equal(lg_gpu_op_table(NULL), ops);
   for (int i = 0; i < NUM_EXPECTED; ++i) {
-    const lg_kit_op* op = lg_gpu_op_find(kExpected[i].code);
+    const lg_kit_op* op = lg_gpu_op_find(kExpected[i].code, NULL);
     if (op == NULL) fail_msg("op %d missing", kExpected[i].code);
     if (op->max_version != kExpected[i].max_version) {
       fail_msg("op %d: max version %d, expected %d", kExpected[i].code,
@@ -216,11 +217,20 @@ static void test_table_holds_exactly_the_gpu_ops(void** state) {
     }
     assert_null(op->custom_name);
     assert_non_null(op->check);
-    for (int j = 0; j < i; ++j) assert_int_not_equal(kExpected[j].code,
-                                                     kExpected[i].code);
+    for (int j = 0; j < i; ++j)
+      assert_int_not_equal(kExpected[j].code, kExpected[i].code);
   }
-  assert_null(lg_gpu_op_find(kTfLiteBuiltinArgMax));
-  assert_null(lg_gpu_op_find(kTfLiteBuiltinCustom));
+  assert_null(lg_gpu_op_find(kTfLiteBuiltinArgMax, NULL));
+  assert_null(lg_gpu_op_find(kTfLiteBuiltinCustom, NULL));
+  static const char* const kCustom[3] = {
+      "Convolution2DTransposeBias", "MaxPoolingWithArgmax2D", "MaxUnpooling2D"};
+  for (int i = 0; i < 3; ++i) {
+    const lg_kit_op* op = lg_gpu_op_find(kTfLiteBuiltinCustom, kCustom[i]);
+    if (op == NULL) fail_msg("custom op %s missing", kCustom[i]);
+    assert_string_equal(op->custom_name, kCustom[i]);
+    assert_int_equal(op->max_version, 1);
+  }
+  assert_null(lg_gpu_op_find(kTfLiteBuiltinCustom, "TransformLandmarks"));
 }
 
 static void test_unknown_op_is_not_supported(void** state) {
@@ -312,8 +322,10 @@ static void test_binary_ops(void** state) {
   const int a = RT(f, F32, 1, 4, 4, 2), b = RT(f, F32, 1, 4, 4, 2);
   const int c = CST(f, F32, 2), c2 = CST(f, F32, 1, 4, 4, 2);
   const int y = RT(f, F32, 1, 4, 4, 2), yi = RT(f, I32, 1, 4, 4, 2);
-  const int32_t codes[] = {kTfLiteBuiltinSub,     kTfLiteBuiltinDiv,
-                           kTfLiteBuiltinMaximum, kTfLiteBuiltinMinimum,
+  const int32_t codes[] = {kTfLiteBuiltinSub,
+                           kTfLiteBuiltinDiv,
+                           kTfLiteBuiltinMaximum,
+                           kTfLiteBuiltinMinimum,
                            kTfLiteBuiltinSquaredDifference,
                            kTfLiteBuiltinPow};
   const TfLiteSubParams sub = {.activation = kTfLiteActRelu6};
@@ -472,9 +484,8 @@ static void test_transpose_conv(void** state) {
   const int shape = CST(f, I32, 4), shape_rt = RT(f, I32, 4);
   const int w = CST(f, F32, 2, 3, 3, 2), x = RT(f, F32, 1, 4, 4, 2);
   const int b = CST(f, F32, 2), y = RT(f, F32, 1, 8, 8, 2);
-  TfLiteTransposeConvParams p = {.padding = kTfLitePaddingSame,
-                                 .stride_width = 2,
-                                 .stride_height = 2};
+  TfLiteTransposeConvParams p = {
+      .padding = kTfLitePaddingSame, .stride_width = 2, .stride_height = 2};
   IO(f, ((int[]){shape, w, x, b}), ((int[]){y}));
   ACCEPT(f, kTfLiteBuiltinTransposeConv, &p);
   expect(f, kTfLiteBuiltinTransposeConv, 3, &p, NULL);
@@ -608,8 +619,7 @@ static void test_sum_and_reduce_max(void** state) {
          "Expected 1 runtime input tensor(s), but node has 2 runtime "
          "input(s).");
   IO(f, ((int[]){x}), ((int[]){y}));
-  REFUSE(f, kTfLiteBuiltinSum, &p,
-         "SUM is only supported with constant axes.");
+  REFUSE(f, kTfLiteBuiltinSum, &p, "SUM is only supported with constant axes.");
   IO(f, ((int[]){x, axes64}), ((int[]){y}));
   REFUSE(f, kTfLiteBuiltinReduceMax, &p,
          "REDUCE_MAX supports int32 tensor for axes. But node has INT64");
@@ -757,8 +767,7 @@ static void test_strided_slice(void** state) {
   REFUSE(f, kTfLiteBuiltinStridedSlice, &p,
          "STRIDED_SLICE supports for 3 or 4 dimensional tensors only.");
   IO(f, ((int[]){x, begin, end}), ((int[]){y}));
-  REFUSE(f, kTfLiteBuiltinStridedSlice, &p,
-         "STRIDED_SLICE requires 4 inputs.");
+  REFUSE(f, kTfLiteBuiltinStridedSlice, &p, "STRIDED_SLICE requires 4 inputs.");
 }
 
 static void test_split_and_split_v(void** state) {
@@ -1017,8 +1026,8 @@ static void build_tconv_v4(built_model* m) {
                                &t1, 1, NULL);
   lg_model_writer_add_operator(w, kTfLiteBuiltinTransposeConv, 4,
                                (int32_t[]){os, wt, t1}, 3, &t2, 1, &p);
-  lg_model_writer_add_operator(w, kTfLiteBuiltinAdd, 1, (int32_t[]){t2, cst},
-                               2, &y, 1, NULL);
+  lg_model_writer_add_operator(w, kTfLiteBuiltinAdd, 1, (int32_t[]){t2, cst}, 2,
+                               &y, 1, NULL);
   lg_model_writer_set_inputs(w, &x, 1);
   lg_model_writer_set_outputs(w, &y, 1);
   finish_model(w, m);
@@ -1109,8 +1118,7 @@ static void test_kit_tensor_filter_keeps_all_on_cpu(void** state) {
   int32_t* xv = TfLiteTensorData(x);
   for (int i = 0; i < 4; ++i) xv[i] = 10 * i;
   assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
-  const int32_t* yv =
-      TfLiteTensorData(TfLiteInterpreterGetOutputTensor(ip, 0));
+  const int32_t* yv = TfLiteTensorData(TfLiteInterpreterGetOutputTensor(ip, 0));
   for (int i = 0; i < 4; ++i) assert_int_equal(yv[i], 10 * i + i + 1);
   TfLiteInterpreterDelete(ip);
   lg_delegate_kit_release(&d.kit);
