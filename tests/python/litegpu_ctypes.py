@@ -486,6 +486,19 @@ class GpuDelegate:
             raise LiteGpuError(f"GPU delegate ({backend}): "
                                f"{error.value.decode(errors='replace')}")
 
+    def decisions(self):
+        """Per node of the last application: "" when claimed, else the
+        reason (litegpu_gpu_delegate_node_reason)."""
+        fn = self._dll.litegpu_gpu_delegate_node_reason
+        fn.restype = ctypes.c_char_p
+        fn.argtypes = [_P, ctypes.c_int]
+        out = []
+        while True:
+            reason = fn(self.pointer, len(out))
+            if reason is None:
+                return out
+            out.append(reason.decode(errors="replace"))
+
     def stats(self):
         out = GpuStats()
         if self._dll.litegpu_gpu_delegate_get_stats(self.pointer,

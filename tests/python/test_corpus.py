@@ -1,0 +1,263 @@
+"""Real third-party models (tests/corpus/corpus.json: every .tflite that
+MediaPipe 0.10.14's wheel ships, fetched by scripts/setup.sh) on litegpu's
+CPU and GPU delegate.
+
+Every model either runs or fails with the message its manifest entry
+names (a model that starts working must have its entry updated). For the
+models that run:
+  * litegpu's CPU matches LiteRT (its default kernels) on seeded inputs;
+  * the GPU delegate, on OpenCL and on Vulkan, in float32 and in float16,
+    takes every node into one partition, moves only the model's inputs and
+    outputs per Invoke, and matches litegpu's CPU.
+
+The error of an output is max|a - b| / max(1, max|ref|): its largest
+difference against its largest magnitude. Some of these networks amplify
+rounding (a pose model's segmentation logits reach 1500 and LiteRT's own
+two kernel sets differ there by 1.7e-4 of that), so the float32 bound is
+max(1e-4, 4 x LiteRT's spread), the spread being LiteRT's XNNPACK kernels
+against its reference kernels on the same inputs (0 where LiteRT cannot
+run the model). Float16 rounds 8192 times coarser than float32, and the
+same networks amplify it: float16 is held to max(1e-2, 2048 x LiteRT's
+float32 spread), a quarter of the proportional allowance (the pose
+model's segmentation logits, spread 5.9e-4, differ by 0.19 of their
+largest magnitude in float16; every other output stays under 1e-2).
+For the two segmentation models, whose masks are 0 on synthetic inputs,
+a copy with the logits as the first output runs too ("NAME:logits").
+OpenCL's float16 run uses the half-storage test hook
+(LITEGPU_OPENCL_TEST_FP16_STORAGE), since PoCL has no cl_khr_fp16.
+
+The figures of every run are written to build/corpus/report.json
+(LITEGPU_CORPUS_DIR) for the README and the issue notes.
+"""
+
+import json
+import os
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import litegpu_ctypes as lg
+
+REPO = Path(__file__).resolve().parents[2]
+MANIFEST = json.loads((REPO / "tests" / "corpus" / "corpus.json").read_text())
+CORPUS = Path(os.environ.get("LITEGPU_CORPUS_DIR") or
+              REPO / "build" / "corpus")
+MODELS = {m["name"]: m for m in MANIFEST["models"]}
+# "NAME:logits": the copy of NAME whose first output is its logits tensor.
+for _m in MANIFEST["models"]:
+    if "logits_tensor" in _m:
+        MODELS[_m["name"] + ":logits"] = dict(_m, base=_m["name"])
+RUNS = [n for n, m in MODELS.items() if "unsupported" not in m]
+UNSUPPORTED = [n for n, m in MODELS.items() if "unsupported" in m]
+FP32_FLOOR = 1e-4
+FP16_BOUND = 1e-2
+REPORT = {}
+
+
+def set_first_output(data, tensor):
+    """The .tflite bytes with subgraph 0's first output replaced by
+    `tensor` (an in-place edit of that int32 of the FlatBuffer: Model field
+    2 subgraphs, SubGraph field 2 outputs)."""
+    data = bytearray(data)
+
+    def u32(at):
+        return struct.unpack_from("<I", data, at)[0]
+
+    def field(table, index):
+        vtable = table - struct.unpack_from("<i", data, table)[0]
+        if 4 + 2 * index >= struct.unpack_from("<H", data, vtable)[0]:
+            raise ValueError("no such field")
+        return table + struct.unpack_from("<H", data, vtable + 4 + 2 * index)[0]
+
+    subgraphs = field(u32(0), 2)
+    subgraphs += u32(subgraphs)
+    subgraph = subgraphs + 4 + u32(subgraphs + 4)
+    outputs = field(subgraph, 2)
+    outputs += u32(outputs)
+    struct.pack_into("<i", data, outputs + 4, tensor)
+    return bytes(data)
+
+
+def path_of(name):
+    model = MODELS[name]
+    path = CORPUS / "models" / f"{model.get('base', name)}.tflite"
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run scripts/setup.sh (it fetches "
+                    "the corpus)")
+    if "base" not in model:
+        return path
+    variant = CORPUS / "variants" / f"{model['base']}_logits.tflite"
+    variant.parent.mkdir(exist_ok=True)
+    variant.write_bytes(set_first_output(path.read_bytes(),
+                                         model["logits_tensor"]))
+    return variant
+
+
+def error(a, ref):
+    a = np.asarray(a, np.float64)
+    ref = np.asarray(ref, np.float64)
+    return float(np.max(np.abs(a - ref)) / max(1.0, float(np.max(np.abs(ref)))))
+
+
+def inputs_for(shapes):
+    return [np.random.default_rng(17 + i).uniform(0, 1, s).astype(np.float32)
+            for i, s in enumerate(shapes)]
+
+
+def run_litegpu(name, delegate=None):
+    """Outputs, input shapes and (with a delegate) its decisions and stats,
+    read while the interpreter lives."""
+    lib = lg.load_library()
+    model = MODELS[name]
+    delegates = (delegate.pointer,) if delegate is not None else ()
+    with lg.Model.from_file(lib, str(path_of(name))) as m, \
+            lg.Interpreter(lib, m, num_threads=2, delegates=delegates,
+                           mediapipe_ops=model.get("mediapipe_ops", False)
+                           ) as interp:
+        interp.allocate_tensors()
+        shapes = [interp.input(i).shape for i in range(interp.input_count)]
+        for i, x in enumerate(inputs_for(shapes)):
+            interp.set_input(i, x)
+        interp.invoke()
+        outputs = [interp.get_output(i) for i in range(interp.output_count)]
+        extra = None
+        if delegate is not None:
+            extra = (delegate.decisions(), delegate.stats())
+        return outputs, shapes, extra
+
+
+_CPU = {}
+
+
+def cpu_outputs(name):
+    if name not in _CPU:
+        _CPU[name] = run_litegpu(name)
+    return _CPU[name]
+
+
+_LITERT = {}
+
+
+def litert_outputs(name, shapes):
+    """LiteRT's default and reference kernels' outputs, or None when LiteRT
+    cannot run the model (MediaPipe's custom ops)."""
+    if name in _LITERT:
+        return _LITERT[name]
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    runs = []
+    for resolver in (OpResolverType.AUTO, OpResolverType.BUILTIN_REF):
+        try:
+            interp = Interpreter(model_path=str(path_of(name)), num_threads=2,
+                                 experimental_op_resolver_type=resolver)
+            interp.allocate_tensors()
+        except RuntimeError:
+            _LITERT[name] = None
+            return None
+        for d, x in zip(interp.get_input_details(), inputs_for(shapes)):
+            interp.set_tensor(d["index"], x)
+        interp.invoke()
+        runs.append([interp.get_tensor(d["index"])
+                     for d in interp.get_output_details()])
+    _LITERT[name] = runs
+    return runs
+
+
+def spreads(name):
+    """Per output: LiteRT's XNNPACK kernels against its reference kernels
+    (0 where LiteRT cannot run the model)."""
+    outputs, shapes, _ = cpu_outputs(name)
+    litert = litert_outputs(name, shapes)
+    if litert is None:
+        return [0.0] * len(outputs)
+    return [error(x, r) for x, r in zip(*litert)]
+
+
+def bounds(name, fp16):
+    if fp16:
+        return [max(FP16_BOUND, 2048 * s) for s in spreads(name)]
+    return [max(FP32_FLOOR, 4 * s) for s in spreads(name)]
+
+
+def record(name, key, value):
+    REPORT.setdefault(name, {})[key] = value
+    (CORPUS / "report.json").write_text(json.dumps(REPORT, indent=1) + "\n")
+
+
+def test_files_match_the_manifest():
+    import hashlib
+    for model in MANIFEST["models"]:
+        data = path_of(model["name"]).read_bytes()
+        assert len(data) == model["bytes"], model["name"]
+        assert hashlib.sha256(data).hexdigest() == model["sha256"], \
+            model["name"]
+
+
+@pytest.mark.parametrize("name", UNSUPPORTED)
+def test_unsupported_models_fail_clearly(name):
+    expected = MODELS[name]["unsupported"]["error"]
+    with pytest.raises(lg.LiteGpuError) as info:
+        run_litegpu(name)
+    assert expected in str(info.value)
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_cpu_matches_litert(name):
+    outputs, shapes, _ = cpu_outputs(name)
+    litert = litert_outputs(name, shapes)
+    if litert is None:
+        # Only the models with MediaPipe's custom ops, which LiteRT lacks:
+        # their CPU kernels are checked against LiteRT's equivalent builtins
+        # in test_mediapipe_ops.py, and the GPU runs below against them.
+        assert MODELS[name].get("mediapipe_ops"), name
+        return
+    errors = [error(x, r) for x, r in zip(outputs, litert[0])]
+    record(name, "cpu_vs_litert", errors)
+    record(name, "litert_spread", spreads(name))
+    for k, (e, bound) in enumerate(zip(errors, bounds(name, False))):
+        assert e <= bound, f"output {k}: {e:.3g} > {bound:.3g}"
+
+
+@pytest.fixture
+def half_storage_hook():
+    """PoCL has no fp16: OpenCL's half storage through the test hook."""
+    old = os.environ.get("LITEGPU_OPENCL_TEST_FP16_STORAGE")
+    os.environ["LITEGPU_OPENCL_TEST_FP16_STORAGE"] = "1"
+    yield
+    if old is None:
+        del os.environ["LITEGPU_OPENCL_TEST_FP16_STORAGE"]
+    else:
+        os.environ["LITEGPU_OPENCL_TEST_FP16_STORAGE"] = old
+
+
+@pytest.mark.parametrize("fp16", [False, True], ids=["fp32", "fp16"])
+@pytest.mark.parametrize("backend", ["cl", "vk"])
+@pytest.mark.parametrize("name", RUNS)
+def test_gpu_runs_whole_and_matches_cpu(name, backend, fp16,
+                                        half_storage_hook):
+    cpu, shapes, _ = cpu_outputs(name)
+    lib = lg.load_library()
+    with lg.GpuDelegate(lib, backend, precision_loss=fp16) as delegate:
+        outputs, _, (decisions, stats) = run_litegpu(name, delegate)
+    refused = [(i, r) for i, r in enumerate(decisions) if r]
+    key = f"{backend}_{'fp16' if fp16 else 'fp32'}"
+    errors = [error(x, c) for x, c in zip(outputs, cpu)]
+    in_bytes = sum(int(np.prod(s)) * 4 for s in shapes)
+    out_bytes = sum(c.nbytes for c in cpu)
+    if stats.fp16:
+        in_bytes //= 2
+        out_bytes //= 2
+    record(name, key, {"nodes": len(decisions),
+                       "claimed": len(decisions) - len(refused),
+                       "partitions": stats.partitions,
+                       "bytes_per_invoke": stats.bytes_uploaded +
+                       stats.bytes_downloaded,
+                       "error": errors})
+    assert bool(stats.fp16) == fp16
+    assert not refused, f"refused: {refused[:5]}"
+    assert stats.partitions == 1
+    assert stats.bytes_uploaded == in_bytes
+    assert stats.bytes_downloaded == out_bytes
+    for k, (e, bound) in enumerate(zip(errors, bounds(name, fp16))):
+        assert e <= bound, f"output {k}: {e:.3g} > {bound:.3g}"
