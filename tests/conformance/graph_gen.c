@@ -9,11 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels/fp16.h"
 #include "runtime/model/builtin_options.h"
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 /* Tensors stay small so that hundreds of graphs run in seconds. */
 #define GG_MAX_ELEMENTS 6144
+/* The smallest input of SQRT, RSQRT, LOG and POW's base. */
+#define GG_MIN_POSITIVE 0.1f
 
 /* ---- Random numbers -------------------------------------------------------
  */
@@ -66,6 +69,7 @@ static int add_tensor(gen* x, conf_shape shape, float mag, float path_mag) {
   t->shape = shape;
   t->mag = mag;
   t->path_mag = fmaxf(mag, path_mag);
+  t->lo_bound = -INFINITY;
   t->producer = -1;
   return g->num_tensors++;
 }
@@ -93,6 +97,7 @@ static int pick_tensor(gen* x, tensor_filter filter, const void* ctx) {
   for (int t = 0; t < x->g->num_tensors; ++t) {
     const gg_tensor* tensor = &x->g->tensors[t];
     weights[t] = 0;
+    if (tensor->special || tensor->is_int) continue;
     if (filter != NULL && !filter(tensor, ctx)) continue;
     weights[t] = is_read(x->g, t) ? 1 : 3;
     total += weights[t];
@@ -123,14 +128,20 @@ typedef bool (*make_fn)(gen* x, const struct op_entry* op, gg_node* n);
 typedef void (*fields_fn)(const gg_node* n, char* text, size_t size);
 
 typedef struct op_entry {
-  const char* name; /* the schema name */
+  const char* name; /* the schema name, or a custom op's name */
   int32_t code;
-  int weight; /* how often it is drawn */
+  int weight; /* how often it is drawn (0: only made by other ops) */
   make_fn make;
-  fields_fn fields; /* NULL: no options */
+  /* NULL: no options. A custom op's writes its options as hex. */
+  fields_fn fields;
+  /* Every output value is one of the inputs' values or a convex
+   * combination of them (data movement, pooling, means): the output keeps
+   * the inputs' lower bound. */
+  bool keeps_range;
 } op_entry;
 
-static const op_entry* ops(void); /* the table, at the end */
+static const op_entry* ops(void);                  /* the table, at the end */
+static const op_entry* op_named(const char* name); /* ... by name */
 
 static gg_node* begin_node(gen* x, const op_entry* op) {
   gg_graph* g = x->g;
@@ -264,11 +275,6 @@ static int window_out(int in, int k, int stride, int dilation, int padding) {
 /* ---- Elementwise ----------------------------------------------------------
  */
 
-typedef struct unary_rule {
-  int32_t code;
-  float max_in; /* inputs above this are not fed to it */
-} unary_rule;
-
 static float unary_mag(int32_t code, float m, float alpha) {
   switch (code) {
     case kTfLiteBuiltinRelu6:
@@ -289,10 +295,53 @@ static float unary_mag(int32_t code, float m, float alpha) {
     case kTfLiteBuiltinLeakyRelu:
     case kTfLiteBuiltinPrelu:
       return m * fmaxf(1, fabsf(alpha));
+    case kTfLiteBuiltinSqrt:
+      return sqrtf(m);
+    case kTfLiteBuiltinRsqrt:
+      return 1.0f / sqrtf(GG_MIN_POSITIVE);
+    case kTfLiteBuiltinLog:
+      return fmaxf(fabsf(logf(GG_MIN_POSITIVE)), logf(fmaxf(m, 1)));
     default:
-      return m; /* RELU, ABS, NEG, HARD_SWISH, GELU */
+      return m; /* RELU, ABS, NEG, HARD_SWISH, GELU, FLOOR */
   }
 }
+
+/* A lower bound of the op's output from its input's (-inf: none). */
+static float unary_lo(int32_t code, float lo, float m) {
+  switch (code) {
+    case kTfLiteBuiltinRelu:
+    case kTfLiteBuiltinAbs:
+      return fmaxf(lo, 0);
+    case kTfLiteBuiltinRelu6:
+      return fminf(fmaxf(lo, 0), 6);
+    case kTfLiteBuiltinSquare:
+      return lo > 0 ? lo * lo : 0;
+    case kTfLiteBuiltinExp:
+      return expf(-m);
+    case kTfLiteBuiltinSqrt:
+      return sqrtf(lo);
+    case kTfLiteBuiltinRsqrt:
+      return 1.0f / sqrtf(m);
+    case kTfLiteBuiltinLog:
+      return logf(lo);
+    case kTfLiteBuiltinFloor:
+      return floorf(lo);
+    case kTfLiteBuiltinLogistic:
+    case kTfLiteBuiltinSoftmax:
+      return 0;
+    default:
+      return -INFINITY;
+  }
+}
+
+/* Ops that need a positive input (at least GG_MIN_POSITIVE), and those
+ * whose output jumps (their input must be the same on both sides). */
+static bool needs_positive(int32_t code) {
+  return code == kTfLiteBuiltinSqrt || code == kTfLiteBuiltinRsqrt ||
+         code == kTfLiteBuiltinLog || code == kTfLiteBuiltinPow;
+}
+
+static bool needs_exact(int32_t code) { return code == kTfLiteBuiltinFloor; }
 
 /* Unary ops with a bounded useful argument (float32 rounding of the
  * argument alone moves exp and the periodic functions far off). */
@@ -308,13 +357,31 @@ static float unary_max_input(int32_t code) {
   }
 }
 
-static bool max_mag_below(const gg_tensor* t, const void* ctx) {
-  return t->mag <= *(const float*)ctx;
+/* What an operand must satisfy. */
+typedef struct operand_rule {
+  float max_mag;
+  bool positive, exact;
+} operand_rule;
+
+static bool operand_ok(const gg_tensor* t, const void* ctx) {
+  const operand_rule* r = ctx;
+  return t->mag <= r->max_mag &&
+         (!r->positive || t->lo_bound >= GG_MIN_POSITIVE) &&
+         (!r->exact || t->exact);
+}
+
+static void set_lo(gen* x, const gg_node* n, float lo) {
+  for (int i = 0; i < n->num_out; ++i) x->g->tensors[n->out[i]].lo_bound = lo;
+}
+
+static void set_exact(gen* x, const gg_node* n) {
+  for (int i = 0; i < n->num_out; ++i) x->g->tensors[n->out[i]].exact = true;
 }
 
 static bool make_unary(gen* x, const op_entry* op, gg_node* n) {
-  const float limit = unary_max_input(op->code);
-  const int a = pick_tensor(x, max_mag_below, &limit);
+  const operand_rule rule = {unary_max_input(op->code),
+                             needs_positive(op->code), needs_exact(op->code)};
+  const int a = pick_tensor(x, operand_ok, &rule);
   if (a < 0) return false;
   const gg_tensor* in = &x->g->tensors[a];
   add_input(n, a);
@@ -326,7 +393,12 @@ static bool make_unary(gen* x, const op_entry* op, gg_node* n) {
     const int c = in->shape.d[in->shape.rank - 1];
     n->alpha = add_floats(x, n, (conf_shape){1, {c}}, 1.0f);
   }
-  return add_output(x, n, in->shape, unary_mag(op->code, in->mag, n->alpha));
+  if (!add_output(x, n, in->shape, unary_mag(op->code, in->mag, n->alpha))) {
+    return false;
+  }
+  set_lo(x, n, unary_lo(op->code, in->lo_bound, in->mag));
+  if (op->code == kTfLiteBuiltinFloor) set_exact(x, n);
+  return true;
 }
 
 static void fields_unary(const gg_node* n, char* text, size_t size) {
@@ -473,25 +545,53 @@ static conf_shape windowed(const gg_node* n, conf_shape in, int channels) {
 
 /* Weights scaled by 1/sqrt(fan_in) keep the output's magnitude near the
  * input's; the estimate adds the largest bias. */
-static bool finish_conv(gen* x, gg_node* n, int a, int out_c, int fan_in,
+static bool finish_conv(gen* x, gg_node* n, int a, int w, int out_c, int fan_in,
                         conf_shape weights, conf_shape out) {
-  add_floats(x, n, weights, 1.0f / sqrtf((float)fan_in));
+  if (w >= 0) {
+    add_input(n, w);
+  } else {
+    add_floats(x, n, weights, 1.0f / sqrtf((float)fan_in));
+  }
   const float bias = add_floats(x, n, (conf_shape){1, {out_c}}, 0.5f);
   const float mag = x->g->tensors[a].mag + bias;
   return add_output(x, n, out, activated_mag(n->p[CP_ACT], mag));
 }
 
+static bool dequantized_weights(gen* x, conf_shape shape, float scale,
+                                int* out);
+
+/* Float16 weights behind a DEQUANTIZE a third of the time (as converters
+ * write float16 models): the helper node comes first, and the op's node
+ * moves to the next slot with the window it drew. Returns the op's node,
+ * or NULL; *w is the weights tensor, or -1 for constant float32 weights. */
+static gg_node* maybe_half_weights(gen* x, const op_entry* op, gg_node* n,
+                                   conf_shape weights, int fan_in, int* w) {
+  *w = -1;
+  if (!chance(x, 0.33f)) return n;
+  int p[GG_MAX_PARAMS];
+  memcpy(p, n->p, sizeof(p));
+  if (!dequantized_weights(x, weights, 1.0f / sqrtf((float)fan_in), w)) {
+    return NULL;
+  }
+  n = begin_node(x, op);
+  if (n != NULL) memcpy(n->p, p, sizeof(p));
+  return n;
+}
+
 static bool make_conv(gen* x, const op_entry* op, gg_node* n) {
-  (void)op;
   static const int kKernels[] = {1, 1, 1, 3, 3, 3, 5};
   const int a = pick_tensor(x, is_rank4, NULL);
   if (a < 0) return false;
   const conf_shape s = x->g->tensors[a].shape;
   pick_window(x, n, kKernels, COUNT(kKernels));
   const int k = n->p[CP_K], out_c = between(x, 1, 24);
+  const conf_shape weights = shape4(out_c, k, k, s.d[3]);
+  int w;
+  n = maybe_half_weights(x, op, n, weights, k * k * s.d[3], &w);
+  if (n == NULL) return false;
   add_input(n, a);
-  return finish_conv(x, n, a, out_c, k * k * s.d[3],
-                     shape4(out_c, k, k, s.d[3]), windowed(n, s, out_c));
+  return finish_conv(x, n, a, w, out_c, k * k * s.d[3], weights,
+                     windowed(n, s, out_c));
 }
 
 static void fields_conv(const gg_node* n, char* text, size_t size) {
@@ -519,7 +619,8 @@ static bool project_channels(gen* x, int from, int channels, int* out) {
   n->p[CP_ACT] = kTfLiteActNone;
   add_input(n, from);
   const conf_shape s = x->g->tensors[from].shape;
-  if (!finish_conv(x, n, from, channels, s.d[3], shape4(channels, 1, 1, s.d[3]),
+  if (!finish_conv(x, n, from, -1, channels, s.d[3],
+                   shape4(channels, 1, 1, s.d[3]),
                    shape4(s.d[0], s.d[1], s.d[2], channels))) {
     discard(x, n);
     return false;
@@ -530,7 +631,6 @@ static bool project_channels(gen* x, int from, int channels, int* out) {
 }
 
 static bool make_depthwise(gen* x, const op_entry* op, gg_node* n) {
-  (void)op;
   static const int kKernels[] = {3, 3, 3, 5, 1};
   const int a = pick_tensor(x, is_rank4, NULL);
   if (a < 0) return false;
@@ -538,9 +638,12 @@ static bool make_depthwise(gen* x, const op_entry* op, gg_node* n) {
   pick_window(x, n, kKernels, COUNT(kKernels));
   n->p[CP_MULT] = chance(x, 0.8f) ? 1 : 2;
   const int k = n->p[CP_K], out_c = s.d[3] * n->p[CP_MULT];
+  const conf_shape weights = shape4(1, k, k, out_c);
+  int w;
+  n = maybe_half_weights(x, op, n, weights, k * k, &w);
+  if (n == NULL) return false;
   add_input(n, a);
-  return finish_conv(x, n, a, out_c, k * k, shape4(1, k, k, out_c),
-                     windowed(n, s, out_c));
+  return finish_conv(x, n, a, w, out_c, k * k, weights, windowed(n, s, out_c));
 }
 
 static void fields_depthwise(const gg_node* n, char* text, size_t size) {
@@ -1015,13 +1118,234 @@ static void fields_gather(const gg_node* n, char* text, size_t size) {
   snprintf(text, size, "axis=%d batch_dims=0", n->p[0]);
 }
 
+/* ---- Domains, casts, float16 weights ----------------------------------------
+ */
+
+static bool positive_operand(const gg_tensor* t, const void* ctx) {
+  (void)ctx;
+  return t->lo_bound >= GG_MIN_POSITIVE && t->mag <= 100;
+}
+
+/* POW of a positive base to a constant exponent in [0.5, 2] (one per
+ * channel or one for all). */
+static bool make_pow(gen* x, const op_entry* op, gg_node* n) {
+  (void)op;
+  const int a = pick_tensor(x, positive_operand, NULL);
+  if (a < 0) return false;
+  const gg_tensor* base = &x->g->tensors[a];
+  const int c = base->shape.d[base->shape.rank - 1];
+  const conf_shape es =
+      chance(x, 0.5f) ? (conf_shape){1, {c}} : (conf_shape){1, {1}};
+  add_input(n, a);
+  gg_const* e = add_const(n, false, es);
+  for (size_t i = 0; i < conf_shape_elements(es); ++i) {
+    e->f[i] = uniform(x, 0.5f, 2.0f);
+  }
+  const float lo = base->lo_bound;
+  if (!add_output(x, n, base->shape, base->mag * base->mag + 1)) return false;
+  set_lo(x, n, fminf(lo * lo, sqrtf(lo)));
+  return true;
+}
+
+static bool squeezable(const gg_tensor* t, const void* ctx) {
+  (void)ctx;
+  return t->shape.rank == 4 && t->shape.d[1] == 1 && t->shape.d[2] == 1;
+}
+
+/* SQUEEZE of the H and W dims of a [N, 1, 1, C] tensor. */
+static bool make_squeeze(gen* x, const op_entry* op, gg_node* n) {
+  (void)op;
+  const int a = pick_tensor(x, squeezable, NULL);
+  if (a < 0) return false;
+  const conf_shape s = x->g->tensors[a].shape;
+  add_input(n, a);
+  return add_output(x, n, (conf_shape){2, {s.d[0], s.d[3]}},
+                    x->g->tensors[a].mag);
+}
+
+static void fields_squeeze(const gg_node* n, char* text, size_t size) {
+  (void)n;
+  snprintf(text, size, "squeeze_dims=1,2");
+}
+
+static bool exact_operand(const gg_tensor* t, const void* ctx) {
+  (void)ctx;
+  return t->exact && t->mag <= 2048;
+}
+
+/* CAST to int32 and back (two nodes): truncation toward zero, so only
+ * values that are the same on both sides go in. */
+static bool make_cast(gen* x, const op_entry* op, gg_node* n) {
+  const int a = pick_tensor(x, exact_operand, NULL);
+  if (a < 0 || x->g->num_nodes + 2 > x->max_nodes) return false;
+  const conf_shape s = x->g->tensors[a].shape;
+  const float mag = x->g->tensors[a].mag;
+  add_input(n, a);
+  n->p[0] = 1; /* to int32 */
+  if (!add_output(x, n, s, mag)) return false;
+  const int i = n->out[0];
+  x->g->tensors[i].is_int = true;
+  commit(x);
+  n = begin_node(x, op);
+  if (n == NULL) return false;
+  add_input(n, i);
+  n->p[0] = 0; /* back to float32 */
+  if (!add_output(x, n, s, mag)) return false;
+  set_exact(x, n);
+  return true;
+}
+
+static void fields_cast(const gg_node* n, char* text, size_t size) {
+  snprintf(text, size, "in_data_type=%s out_data_type=%s",
+           n->p[0] ? "FLOAT32" : "INT32", n->p[0] ? "INT32" : "FLOAT32");
+}
+
+/* A DEQUANTIZE node of a float16 constant (values uniform in [-scale,
+ * scale], rounded to half), committed before the node that reads it:
+ * float16 weights as converters write them. */
+static bool dequantized_weights(gen* x, conf_shape shape, float scale,
+                                int* out) {
+  if (x->g->num_nodes + 2 > x->max_nodes) return false;
+  gg_node* n = begin_node(x, op_named("DEQUANTIZE"));
+  if (n == NULL) return false;
+  gg_const* c = add_const(n, false, shape);
+  c->half = true;
+  for (size_t i = 0; i < conf_shape_elements(shape); ++i) {
+    c->f[i] = lg_fp16_to_fp32(lg_fp32_to_fp16(uniform(x, -scale, scale)));
+  }
+  if (!add_output(x, n, shape, scale)) {
+    discard(x, n);
+    return false;
+  }
+  *out = n->out[0];
+  x->g->tensors[*out].special = true;
+  commit(x);
+  return true;
+}
+
+/* ---- MediaPipe's custom ops ------------------------------------------------
+ */
+
+/* A custom op's options as hex: `count` little-endian int32 from p[]. */
+static void fields_raw_ints(const gg_node* n, int count, char* text,
+                            size_t size) {
+  size_t used = 0;
+  text[0] = '\0';
+  for (int i = 0; i < count && used + 9 <= size; ++i) {
+    const uint32_t v = (uint32_t)n->p[i];
+    used += (size_t)snprintf(text + used, size - used, "%02x%02x%02x%02x",
+                             v & 0xffu, (v >> 8) & 0xffu, (v >> 16) & 0xffu,
+                             v >> 24);
+  }
+}
+
+/* MediaPipe's output size of its transposed convolution. */
+static int mp_tconv_out(int padding, int in, int k, int stride) {
+  int pad = 0;
+  if (padding == kTfLitePaddingSame) {
+    pad = k - (in - 1) % stride - 1;
+    if (pad < 0) pad = 0;
+  }
+  return stride * (in - 1) + k - pad;
+}
+
+/* Convolution2DTransposeBias: input, weights [O, k, k, I], bias [O];
+ * p: padding, stride_w, stride_h (its raw options). */
+static bool make_tconv_bias(gen* x, const op_entry* op, gg_node* n) {
+  (void)op;
+  const int a = pick_tensor(x, is_rank4, NULL);
+  if (a < 0) return false;
+  const conf_shape s = x->g->tensors[a].shape;
+  const int k = between(x, 2, 4), stride = chance(x, 0.7f) ? 2 : 1;
+  const int out_c = between(x, 1, 16);
+  n->p[0] = chance(x, 0.7f) ? kTfLitePaddingSame : kTfLitePaddingValid;
+  n->p[1] = n->p[2] = stride;
+  const int fan_in = (k * k * s.d[3] + stride * stride - 1) / (stride * stride);
+  add_input(n, a);
+  add_floats(x, n, shape4(out_c, k, k, s.d[3]), 1.0f / sqrtf((float)fan_in));
+  const float bias = add_floats(x, n, (conf_shape){1, {out_c}}, 0.5f);
+  return add_output(x, n,
+                    shape4(s.d[0], mp_tconv_out(n->p[0], s.d[1], k, stride),
+                           mp_tconv_out(n->p[0], s.d[2], k, stride), out_c),
+                    x->g->tensors[a].mag * 1.5f + bias);
+}
+
+static void fields_tconv_bias(const gg_node* n, char* text, size_t size) {
+  fields_raw_ints(n, 3, text, size);
+}
+
+/* MaxPoolingWithArgmax2D: p is its raw TfLitePoolParams (padding,
+ * stride_w, stride_h, filter_w, filter_h, activation). Its input must be
+ * the same on both sides: a rounding difference could move an argmax. */
+static bool make_argmax(gen* x, const op_entry* op, gg_node* n) {
+  (void)op;
+  const int a = pick_tensor(x, exact_operand, NULL);
+  if (a < 0 || x->g->tensors[a].shape.rank != 4) return false;
+  const gg_tensor* in = &x->g->tensors[a];
+  const conf_shape s = in->shape;
+  const float in_mag = in->mag, in_lo = in->lo_bound;
+  const int k = chance(x, 0.7f) ? 2 : 3;
+  n->p[0] = chance(x, 0.6f) ? kTfLitePaddingValid : kTfLitePaddingSame;
+  n->p[1] = n->p[2] = chance(x, 0.8f) ? k : 1;
+  n->p[3] = n->p[4] = k;
+  n->p[5] = chance(x, 0.8f) ? kTfLiteActNone : kTfLiteActRelu6;
+  const conf_shape out =
+      shape4(s.d[0], window_out(s.d[1], k, n->p[2], 1, n->p[0]),
+             window_out(s.d[2], k, n->p[1], 1, n->p[0]), s.d[3]);
+  add_input(n, a);
+  if (!add_output(x, n, out, activated_mag(n->p[5], in_mag)) ||
+      !add_output(x, n, out, (float)(k * k) + 0.1f)) {
+    return false;
+  }
+  x->g->tensors[n->out[0]].lo_bound = in_lo;
+  x->g->tensors[n->out[1]].special = true; /* positions: for the unpooling */
+  return true;
+}
+
+static void fields_pool_raw(const gg_node* n, char* text, size_t size) {
+  fields_raw_ints(n, 6, text, size);
+}
+
+/* MaxUnpooling2D of an argmax's positions and a tensor of their shape
+ * (usually the argmax's values), with the argmax's options. */
+static bool make_unpool(gen* x, const op_entry* op, gg_node* n) {
+  (void)op;
+  int positions = -1;
+  for (int t = x->g->num_tensors - 1; t >= 0 && positions < 0; --t) {
+    const gg_tensor* c = &x->g->tensors[t];
+    if (c->special && c->producer >= 0 && !is_read(x->g, t) &&
+        x->g->nodes[c->producer].num_out == 2) {
+      positions = t;
+    }
+  }
+  if (positions < 0) return false;
+  const gg_node* argmax = &x->g->nodes[x->g->tensors[positions].producer];
+  const conf_shape s = x->g->tensors[positions].shape;
+  const int values =
+      chance(x, 0.8f) ? argmax->out[0] : pick_tensor(x, has_shape, &s);
+  if (values < 0) return false;
+  memcpy(n->p, argmax->p, sizeof(n->p));
+  add_input(n, values);
+  add_input(n, positions);
+  return add_output(x, n,
+                    shape4(s.d[0], s.d[1] * n->p[4], s.d[2] * n->p[3], s.d[3]),
+                    x->g->tensors[values].mag);
+}
+
 /* ---- The op table ---------------------------------------------------------
  */
 
 #define UNARY(code, name, weight) \
-  { name, kTfLiteBuiltin##code, weight, make_unary, fields_unary }
+  { name, kTfLiteBuiltin##code, weight, make_unary, fields_unary, false }
 #define BINARY(code, name, weight) \
-  { name, kTfLiteBuiltin##code, weight, make_binary, fields_activation }
+  { name, kTfLiteBuiltin##code, weight, make_binary, fields_activation, false }
+#define OP(code, name, weight, make, fields) \
+  { name, kTfLiteBuiltin##code, weight, make, fields, false }
+/* An op whose output keeps its inputs' lower bound (op_entry). */
+#define RANGE_OP(code, name, weight, make, fields) \
+  { name, kTfLiteBuiltin##code, weight, make, fields, true }
+#define CUSTOM(name, weight, make, fields) \
+  { name, kTfLiteBuiltinCustom, weight, make, fields, false }
 
 static const op_entry kOps[] = {
     UNARY(Relu, "RELU", 3),
@@ -1041,6 +1365,11 @@ static const op_entry kOps[] = {
     UNARY(Gelu, "GELU", 1),
     UNARY(Prelu, "PRELU", 1),
     UNARY(Softmax, "SOFTMAX", 2),
+    UNARY(Sqrt, "SQRT", 1),
+    UNARY(Rsqrt, "RSQRT", 1),
+    UNARY(Log, "LOG", 1),
+    UNARY(Floor, "FLOOR", 1),
+    OP(Pow, "POW", 1, make_pow, NULL),
     BINARY(Add, "ADD", 6),
     BINARY(Sub, "SUB", 2),
     BINARY(Mul, "MUL", 3),
@@ -1048,47 +1377,59 @@ static const op_entry kOps[] = {
     BINARY(Maximum, "MAXIMUM", 1),
     BINARY(Minimum, "MINIMUM", 1),
     BINARY(SquaredDifference, "SQUARED_DIFFERENCE", 1),
-    {"CONV_2D", kTfLiteBuiltinConv2d, 8, make_conv, fields_conv},
-    {"DEPTHWISE_CONV_2D", kTfLiteBuiltinDepthwiseConv2d, 5, make_depthwise,
-     fields_depthwise},
-    {"TRANSPOSE_CONV", kTfLiteBuiltinTransposeConv, 2, make_transpose_conv,
-     fields_transpose_conv},
-    {"FULLY_CONNECTED", kTfLiteBuiltinFullyConnected, 2, make_fully_connected,
-     fields_fully_connected},
-    {"BATCH_MATMUL", kTfLiteBuiltinBatchMatmul, 1, make_batch_matmul,
-     fields_batch_matmul},
-    {"MAX_POOL_2D", kTfLiteBuiltinMaxPool2d, 3, make_pool, fields_pool},
-    {"AVERAGE_POOL_2D", kTfLiteBuiltinAveragePool2d, 2, make_pool, fields_pool},
-    {"MEAN", kTfLiteBuiltinMean, 2, make_reduce, fields_reduce},
-    {"SUM", kTfLiteBuiltinSum, 1, make_reduce, fields_reduce},
-    {"REDUCE_MAX", kTfLiteBuiltinReduceMax, 1, make_reduce, fields_reduce},
-    {"CONCATENATION", kTfLiteBuiltinConcatenation, 4, make_concatenation,
-     fields_concatenation},
-    {"PAD", kTfLiteBuiltinPad, 4, make_pad, fields_pad},
-    {"PADV2", kTfLiteBuiltinPadv2, 1, make_pad, fields_pad},
-    {"MIRROR_PAD", kTfLiteBuiltinMirrorPad, 1, make_pad, fields_pad},
-    {"SLICE", kTfLiteBuiltinSlice, 1, make_slice, NULL},
-    {"STRIDED_SLICE", kTfLiteBuiltinStridedSlice, 1, make_slice,
-     fields_strided_slice},
-    {"RESHAPE", kTfLiteBuiltinReshape, 2, make_reshape, fields_reshape},
-    {"TRANSPOSE", kTfLiteBuiltinTranspose, 1, make_transpose, NULL},
-    {"RESIZE_BILINEAR", kTfLiteBuiltinResizeBilinear, 2, make_resize,
-     fields_resize},
-    {"RESIZE_NEAREST_NEIGHBOR", kTfLiteBuiltinResizeNearestNeighbor, 1,
-     make_resize, fields_resize},
-    {"SPACE_TO_DEPTH", kTfLiteBuiltinSpaceToDepth, 1, make_block, fields_block},
-    {"DEPTH_TO_SPACE", kTfLiteBuiltinDepthToSpace, 1, make_block, fields_block},
-    {"SPLIT", kTfLiteBuiltinSplit, 1, make_split, fields_split},
-    {"SPLIT_V", kTfLiteBuiltinSplitV, 1, make_split, fields_split},
-    {"TILE", kTfLiteBuiltinTile, 1, make_tile, NULL},
-    {"GATHER", kTfLiteBuiltinGather, 1, make_gather, fields_gather},
-    {NULL, 0, 0, NULL, NULL},
+    OP(Conv2d, "CONV_2D", 8, make_conv, fields_conv),
+    OP(DepthwiseConv2d, "DEPTHWISE_CONV_2D", 5, make_depthwise,
+       fields_depthwise),
+    OP(TransposeConv, "TRANSPOSE_CONV", 2, make_transpose_conv,
+       fields_transpose_conv),
+    OP(FullyConnected, "FULLY_CONNECTED", 2, make_fully_connected,
+       fields_fully_connected),
+    OP(BatchMatmul, "BATCH_MATMUL", 1, make_batch_matmul, fields_batch_matmul),
+    RANGE_OP(MaxPool2d, "MAX_POOL_2D", 3, make_pool, fields_pool),
+    RANGE_OP(AveragePool2d, "AVERAGE_POOL_2D", 2, make_pool, fields_pool),
+    RANGE_OP(Mean, "MEAN", 2, make_reduce, fields_reduce),
+    OP(Sum, "SUM", 1, make_reduce, fields_reduce),
+    RANGE_OP(ReduceMax, "REDUCE_MAX", 1, make_reduce, fields_reduce),
+    RANGE_OP(Concatenation, "CONCATENATION", 4, make_concatenation,
+             fields_concatenation),
+    RANGE_OP(Pad, "PAD", 4, make_pad, fields_pad),
+    RANGE_OP(Padv2, "PADV2", 1, make_pad, fields_pad),
+    RANGE_OP(MirrorPad, "MIRROR_PAD", 1, make_pad, fields_pad),
+    RANGE_OP(Slice, "SLICE", 1, make_slice, NULL),
+    RANGE_OP(StridedSlice, "STRIDED_SLICE", 1, make_slice,
+             fields_strided_slice),
+    RANGE_OP(Reshape, "RESHAPE", 2, make_reshape, fields_reshape),
+    RANGE_OP(Squeeze, "SQUEEZE", 1, make_squeeze, fields_squeeze),
+    RANGE_OP(Transpose, "TRANSPOSE", 1, make_transpose, NULL),
+    RANGE_OP(ResizeBilinear, "RESIZE_BILINEAR", 2, make_resize, fields_resize),
+    RANGE_OP(ResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", 1, make_resize,
+             fields_resize),
+    RANGE_OP(SpaceToDepth, "SPACE_TO_DEPTH", 1, make_block, fields_block),
+    RANGE_OP(DepthToSpace, "DEPTH_TO_SPACE", 1, make_block, fields_block),
+    RANGE_OP(Split, "SPLIT", 1, make_split, fields_split),
+    RANGE_OP(SplitV, "SPLIT_V", 1, make_split, fields_split),
+    RANGE_OP(Tile, "TILE", 1, make_tile, NULL),
+    RANGE_OP(Gather, "GATHER", 1, make_gather, fields_gather),
+    OP(Cast, "CAST", 1, make_cast, fields_cast),
+    OP(Dequantize, "DEQUANTIZE", 0, NULL, NULL), /* made by the convs */
+    CUSTOM("Convolution2DTransposeBias", 1, make_tconv_bias, fields_tconv_bias),
+    CUSTOM("MaxPoolingWithArgmax2D", 1, make_argmax, fields_pool_raw),
+    /* Drawn often: it only applies after an unread argmax. */
+    CUSTOM("MaxUnpooling2D", 12, make_unpool, fields_pool_raw),
+    {NULL, 0, 0, NULL, NULL, false},
 };
 
 static const op_entry* ops(void) { return kOps; }
 
+static const op_entry* op_named(const char* name) {
+  for (const op_entry* op = kOps; op->name != NULL; ++op) {
+    if (strcmp(op->name, name) == 0) return op;
+  }
+  return NULL;
+}
+
 static const op_entry* draw_op(gen* x) {
-  int total = 0;
+  int total = 0; /* ops of weight 0 are never drawn */
   for (int i = 0; kOps[i].name != NULL; ++i) total += kOps[i].weight;
   int r = between(x, 0, total - 1);
   for (int i = 0; kOps[i].name != NULL; ++i) {
@@ -1120,8 +1461,13 @@ static void add_graph_inputs(gen* x, float scale) {
                  between(x, 1, 20));
     }
     const int t = add_tensor(x, s, scale, scale);
-    x->g->tensors[t].lo = -scale;
-    x->g->tensors[t].hi = scale;
+    gg_tensor* in = &x->g->tensors[t];
+    /* A quarter of the inputs are positive: what SQRT, LOG, ... read. */
+    const bool positive = chance(x, 0.25f);
+    in->lo = positive ? 0.25f : -scale;
+    in->hi = scale > 0.5f ? scale : 1.0f;
+    in->lo_bound = in->lo;
+    in->exact = true;
   }
 }
 
@@ -1151,6 +1497,20 @@ static void choose_outputs(gen* x) {
 }
 
 static void remove_dead(gg_graph* g);
+
+/* The lowest lower bound of a node's tensor operands, and of a PAD's
+ * padding value (0, or PADV2's constant). */
+static void keep_range(gen* x, const gg_node* n) {
+  float lo = INFINITY;
+  for (int i = 0; i < n->num_in; ++i) {
+    if (n->in[i].constant || n->in[i].index < 0) continue;
+    lo = fminf(lo, x->g->tensors[n->in[i].index].lo_bound);
+  }
+  const int32_t code = ops()[n->op].code;
+  if (code == kTfLiteBuiltinPad) lo = fminf(lo, 0);
+  if (code == kTfLiteBuiltinPadv2) lo = fminf(lo, n->consts[1].f[0]);
+  set_lo(x, n, lo);
+}
 
 /* Whether every tensor operand of node `n` is a graph input or written by
  * a node in `done`. */
@@ -1205,6 +1565,7 @@ void gg_generate(gg_graph* g, uint32_t seed, int max_nodes) {
     gg_node* n = begin_node(&x, op);
     if (n == NULL) break;
     if (op->make(&x, op, n)) {
+      if (op->keeps_range) keep_range(&x, &g->nodes[g->num_nodes]);
       commit(&x);
     } else {
       discard(&x, &g->nodes[g->num_nodes]);
@@ -1328,10 +1689,20 @@ static bool tensor_used(const gg_graph* g, int t) {
 }
 
 static void append_const(text* t, int node, int k, const gg_const* c) {
-  append(t, "tensor c%d_%d %s ", node, k, c->is_int ? "INT32" : "FLOAT32");
-  append_shape(t, c->shape);
-  append(t, " values=");
   const size_t count = conf_shape_elements(c->shape);
+  append(t, "tensor c%d_%d %s ", node, k,
+         c->is_int ? "INT32" : (c->half ? "FLOAT16" : "FLOAT32"));
+  append_shape(t, c->shape);
+  if (c->half) { /* little-endian half bits */
+    append(t, " hex=");
+    for (size_t i = 0; i < count; ++i) {
+      const uint16_t h = lg_fp32_to_fp16(c->f[i]);
+      append(t, "%02x%02x", h & 0xffu, h >> 8);
+    }
+    append(t, "\n");
+    return;
+  }
+  append(t, " values=");
   for (size_t i = 0; i < count; ++i) {
     if (c->is_int) {
       append(t, "%s%d", i ? "," : "", c->i[i]);
@@ -1348,7 +1719,11 @@ static void append_node(text* t, const gg_graph* g, int n) {
   for (int k = 0; k < node->num_consts; ++k) {
     append_const(t, n, k, &node->consts[k]);
   }
-  append(t, "op %s auto in=", op->name);
+  if (op->code == kTfLiteBuiltinCustom) {
+    append(t, "custom %s 1 in=", op->name);
+  } else {
+    append(t, "op %s auto in=", op->name);
+  }
   for (int i = 0; i < node->num_in; ++i) {
     const gg_operand* o = &node->in[i];
     if (i > 0) append(t, ",");
@@ -1366,7 +1741,11 @@ static void append_node(text* t, const gg_graph* g, int n) {
   }
   char fields[512] = "";
   if (op->fields != NULL) op->fields(node, fields, sizeof(fields));
-  append(t, "%s%s\n", fields[0] ? " " : "", fields);
+  if (op->code == kTfLiteBuiltinCustom) {
+    append(t, " options=hex:%s\n", fields);
+  } else {
+    append(t, "%s%s\n", fields[0] ? " " : "", fields);
+  }
 }
 
 static bool is_graph_input(const gg_graph* g, int t) {
@@ -1400,7 +1779,7 @@ char* gg_to_spec(const gg_graph* g, const char* title) {
   }
   for (int k = 0; k < g->num_tensors; ++k) {
     if (!tensor_used(g, k)) continue;
-    append(&t, "tensor t%d FLOAT32 ", k);
+    append(&t, "tensor t%d %s ", k, g->tensors[k].is_int ? "INT32" : "FLOAT32");
     append_shape(&t, g->tensors[k].shape);
     append(&t, "\n");
   }
@@ -1593,6 +1972,10 @@ static bool finish_step(gg_graph* dst) {
 
 bool gg_shrink_cut(gg_graph* dst, const gg_graph* src, int n) {
   if (n < 0 || n >= src->num_nodes || src->nodes[n].removed) return false;
+  /* Graph inputs are float32 (the runner fills float values). */
+  for (int i = 0; i < src->nodes[n].num_out; ++i) {
+    if (src->tensors[src->nodes[n].out[i]].is_int) return false;
+  }
   if (!gg_copy(dst, src)) return false;
   gg_node* node = &dst->nodes[n];
   node->removed = true;
@@ -1600,8 +1983,10 @@ bool gg_shrink_cut(gg_graph* dst, const gg_graph* src, int n) {
     gg_tensor* t = &dst->tensors[node->out[i]];
     const float range = fmaxf(t->mag, 0.5f);
     t->producer = -1;
-    t->lo = -range;
-    t->hi = range;
+    /* Within what the readers were made for (SQRT's input stays
+     * positive). */
+    t->lo = t->lo_bound > -range ? t->lo_bound : -range;
+    t->hi = range > t->lo ? range : t->lo + 1;
   }
   return finish_step(dst);
 }
@@ -1636,6 +2021,8 @@ bool gg_shrink_bypass(gg_graph* dst, const gg_graph* src, int n) {
    * and the magnitudes after them were estimated from the old ones). */
   if (from < 0 ||
       !same_shape(src->tensors[from].shape, src->tensors[out].shape) ||
+      src->tensors[from].is_int != src->tensors[out].is_int ||
+      src->tensors[from].special != src->tensors[out].special ||
       src->tensors[from].mag > src->tensors[out].mag || !gg_copy(dst, src)) {
     return false;
   }

@@ -17,7 +17,13 @@
  * generator makes branches and joins (residual ADDs, concatenations,
  * broadcasts of a reduced tensor, 1x1 projections of another branch),
  * channel PADs, shape changes, and several graph outputs (some of them
- * also read by later nodes). A fifth of the graphs feed values of
+ * also read by later nodes), from every op the GPU delegate claims:
+ * convolutions with float16 weights behind a DEQUANTIZE, CAST through
+ * int32 and back, MediaPipe's custom ops; ops with a restricted domain
+ * (SQRT, RSQRT, LOG, POW) read tensors with a known positive lower bound
+ * (some graph inputs are positive), ops with a jump (FLOOR, CAST,
+ * MaxPoolingWithArgmax2D) read only values that are the same on both
+ * sides. A fifth of the graphs feed values of
  * magnitude 15000 and a fifth of magnitude 8, so saturating and
  * large-argument paths run too.
  *
@@ -47,14 +53,25 @@ typedef struct gg_tensor {
   conf_shape shape;
   float mag;      /* estimated largest |value| */
   float path_mag; /* largest mag over this tensor and everything before it */
+  float lo_bound; /* a lower bound of its values (-inf: none known) */
   int producer;   /* node index, -1 for a graph input */
   float lo, hi;   /* graph inputs: the range their values are drawn from */
   bool output;    /* a graph output */
+  /* The same values on the CPU and the delegate (graph inputs, and integer
+   * results of them): what ops with a discontinuity (FLOOR, CAST, an
+   * argmax) may read without a rounding difference becoming a jump. */
+  bool exact;
+  bool is_int; /* int32 (between a CAST and its way back), else float32 */
+  /* Not an activation: dequantized weights, or an argmax's positions
+   * (read only by the node made for them). */
+  bool special;
 } gg_tensor;
 
-/* A constant operand: float32 or int32 data of `shape`. */
+/* A constant operand: float32, float16 (`half`: values already rounded,
+ * written as FLOAT16) or int32 data of `shape`. */
 typedef struct gg_const {
   bool is_int;
+  bool half;
   conf_shape shape;
   float* f;
   int32_t* i;
