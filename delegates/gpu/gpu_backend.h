@@ -64,6 +64,14 @@ typedef struct lg_gpu_device_info {
    * past its size sit idle, so lowerings give dimension 0 at least this
    * many items where they can. */
   uint32_t simd_width;
+  /* Loop iterations one invocation may run, every loop of the kernel
+   * counted together, before the driver ends its loops early and the
+   * results are wrong without an error: 65535 on Mesa's llvmpipe
+   * (lavapipe), whose compiler shares one iteration counter between all
+   * the loops of a shader; 0 when the driver has no such limit. Lowerings
+   * whose loops could run longer take smaller work items or leave the node
+   * to the CPU (lg_gpu_lower_check_loops). */
+  uint32_t max_loop_iterations;
   uint32_t buffer_alignment; /* base address alignment, bytes */
 } lg_gpu_device_info;
 

@@ -157,6 +157,17 @@ size_t lg_gpu_lower_max_work_group(const lg_gpu_program* p);
  * idle. */
 size_t lg_gpu_lower_simd_width(const lg_gpu_program* p);
 
+/* True when a kernel invocation running `iterations` loop iterations (all
+ * its loops together, an upper bound) stays within the device's limit
+ * (lg_gpu_device_info.max_loop_iterations; always true without one). */
+bool lg_gpu_lower_loops_fit(const lg_gpu_program* p, int64_t iterations);
+
+/* kTfLiteOk when lg_gpu_lower_loops_fit; otherwise fails the lowering with
+ * a reason that names `what` (the loops, e.g. "the 5x5x896 window") and the
+ * limit, so the node stays on the CPU. */
+TfLiteStatus lg_gpu_lower_check_loops(lg_gpu_program* p, int64_t iterations,
+                                      const char* what);
+
 /* ---- Helpers for lowerings ------------------------------------------------
  */
 

@@ -94,6 +94,21 @@ size_t lg_gpu_lower_simd_width(const lg_gpu_program* p) {
   return p->be->device.simd_width;
 }
 
+bool lg_gpu_lower_loops_fit(const lg_gpu_program* p, int64_t iterations) {
+  const uint32_t limit = p->be->device.max_loop_iterations;
+  return limit == 0 || iterations <= (int64_t)limit;
+}
+
+TfLiteStatus lg_gpu_lower_check_loops(lg_gpu_program* p, int64_t iterations,
+                                      const char* what) {
+  if (lg_gpu_lower_loops_fit(p, iterations)) return kTfLiteOk;
+  return lg_gpu_lower_fail(
+      p,
+      "%s needs %lld loop iterations per invocation, over the device's limit "
+      "of %u (the driver ends longer loops early)",
+      what, (long long)iterations, p->be->device.max_loop_iterations);
+}
+
 lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
                                       lg_gpu_kernel_cache* kernels,
                                       const TfLiteContext* context) {

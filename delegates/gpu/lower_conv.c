@@ -350,6 +350,22 @@ static void fill_lanes(conv_block* b, int out_c, int64_t count, size_t simd) {
   }
 }
 
+/* A conv work item loops over its window once per quad of output channels
+ * (`per_quad` iterations each). Where the device ends a shader's loops
+ * early (lg_gpu_device_info.max_loop_iterations: lavapipe) and the block's
+ * quads would not fit, the item takes one quad; a window that does not fit
+ * even so leaves the node to the CPU. `window` names it in the reason. */
+static TfLiteStatus fit_loops(lg_gpu_program* p, conv_block* b,
+                              int64_t per_quad, const char* window) {
+  if (!lg_gpu_lower_loops_fit(p, (int64_t)b->w * b->nv / 4 * per_quad)) {
+    b->w = 4;
+    b->nv = 1;
+  }
+  char what[96];
+  snprintf(what, sizeof(what), "CONV_2D over a %s window", window);
+  return lg_gpu_lower_check_loops(p, per_quad, what);
+}
+
 /* 1x1, stride 1: conv_1x1 over [pixel blocks, channel blocks] (swapped
  * when channel-block first). */
 static TfLiteStatus lower_pointwise(lg_gpu_program* p, TfLiteContext* context,
@@ -359,6 +375,13 @@ static TfLiteStatus lower_pointwise(lg_gpu_program* p, TfLiteContext* context,
   const size_t simd = lg_gpu_lower_simd_width(p);
   conv_block blk = choose_conv_block(oc, pixels, ic, simd);
   fill_lanes(&blk, oc, pixels, simd);
+  /* Input channels 4 at a time where rows start on a quad. */
+  char window[32];
+  snprintf(window, sizeof(window), "1x1x%d", ic);
+  if (fit_loops(p, &blk, (ic % 4 == 0 ? ic / 4 : ic) + 1, window) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
   conv_constants c;
   if (upload_conv_constants(p, context, node, g, &blk, false, &c) !=
       kTfLiteOk) {
@@ -421,6 +444,10 @@ static TfLiteStatus lower_general(lg_gpu_program* p, TfLiteContext* context,
       choose_conv_block(oc, g->out[2], (int64_t)g->kh * g->kw * ic, simd);
   blk.oc_fast = false;
   fill_lanes(&blk, oc, g->out[2], simd);
+  char window[48];
+  snprintf(window, sizeof(window), "%dx%dx%d", g->kh, g->kw, ic);
+  const int64_t per_quad = (int64_t)g->kh * (g->kw * ((int64_t)ic + 1) + 1) + 1;
+  if (fit_loops(p, &blk, per_quad, window) != kTfLiteOk) return kTfLiteError;
   conv_constants c;
   if (upload_conv_constants(p, context, node, g, &blk, true, &c) != kTfLiteOk) {
     return kTfLiteError;
@@ -605,6 +632,22 @@ static TfLiteStatus lower_depthwise(lg_gpu_program* p, TfLiteContext* context,
   const int cv = depthwise_width(in_c, out_c, simd, &broadcast);
   const int pix = depthwise_pix(&g, simd);
   const int c_pad = round_up(out_c, cv);
+  const int chunk =
+      round_up(LG_DW_CHUNK < g.out[2] ? LG_DW_CHUNK : g.out[2], pix);
+  /* Every loop of the kernel counted, also those the compiler unrolls. */
+  const int64_t span =
+      (int64_t)(pix - 1) * g.stride_w + (int64_t)(g.kw - 1) * g.dil_w + 1;
+  const int64_t per_block =
+      2 * pix + 1 + (int64_t)g.kh * (span + (int64_t)g.kw * (pix + 1) + 1);
+  const int64_t quads = cv >= 4 ? cv / 4 : 1;
+  char what[80];
+  snprintf(what, sizeof(what), "DEPTHWISE_CONV_2D over a %dx%d window", g.kh,
+           g.kw);
+  if (lg_gpu_lower_check_loops(
+          p, g.kh + quads * ((chunk / pix) * per_block + 1) + 1, what) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
   int ids[3];
   if (upload_depthwise_constants(p, context, node, &g, c_pad, ids) !=
       kTfLiteOk) {
@@ -613,8 +656,6 @@ static TfLiteStatus lower_depthwise(lg_gpu_program* p, TfLiteContext* context,
   float lo, hi;
   const char* act;
   lg_gpu_activation(g.activation, &lo, &hi, &act);
-  const int chunk =
-      round_up(LG_DW_CHUNK < g.out[2] ? LG_DW_CHUNK : g.out[2], pix);
   char defines[192];
   snprintf(defines, sizeof(defines),
            "-DLG_CV=%d -DLG_PIX=%d -DLG_KH=%d -DLG_KW=%d -DLG_SH=%d "

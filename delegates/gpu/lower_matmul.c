@@ -169,6 +169,11 @@ static TfLiteStatus emit_matmul(lg_gpu_program* p, const TfLiteContext* context,
   const int vec = vector_width(s->n);
   const int npad = round_up(s->n, vec);
   const int rows = block_of(s->m);
+  char what[64];
+  snprintf(what, sizeof(what), "a matrix product over k=%d", s->k);
+  if (lg_gpu_lower_check_loops(p, (int64_t)s->k + 8, what) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   lg_gpu_operand b;
   if (packed_b(p, context, &s->b, npad, vec, &b) != kTfLiteOk) {
     return kTfLiteError;
@@ -535,6 +540,18 @@ static TfLiteStatus lower_transpose_conv(lg_gpu_program* p,
     return lg_gpu_lower_fail(p, "transposed convolution: %s", reason);
   }
   const TfLiteTransposeConvParams* params = &op.params;
+  /* Of the window's taps, those of one stride phase read the input: the
+   * channel loop runs for ceil(kh / sh) x ceil(kw / sw) of them. */
+  const int64_t taps_read = (int64_t)ceil_div(g.kh, params->stride_height) *
+                            ceil_div(g.kw, params->stride_width);
+  char what[80];
+  snprintf(what, sizeof(what), "TRANSPOSE_CONV over a %dx%dx%d window", g.kh,
+           g.kw, g.in_c);
+  if (lg_gpu_lower_check_loops(
+          p, (int64_t)g.kh * g.kw + taps_read * (g.in_c + 16) + 32, what) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
   const int vec = vector_width(g.out_c);
   const int ocpad = round_up(g.out_c, vec);
   /* W [out_c][kh][kw][in_c] is B transposed with k = kh * kw * in_c. */

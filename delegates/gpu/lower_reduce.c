@@ -127,6 +127,16 @@ static TfLiteStatus lower_pool(lg_gpu_program* p, TfLiteContext* context,
   const int* od = tensor_of(context, node->outputs, 0)->dims->data;
   const int channels = id[3];
   const int vec = channels % 4 == 0 ? 4 : 1;
+  char what[64];
+  snprintf(what, sizeof(what), "%s over a %dx%d window",
+           reg->builtin_code == kTfLiteBuiltinMaxPool2d ? "MAX_POOL_2D"
+                                                        : "AVERAGE_POOL_2D",
+           params->filter_height, params->filter_width);
+  if (lg_gpu_lower_check_loops(
+          p, (int64_t)params->filter_height * (params->filter_width + 1) + 1,
+          what) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   float lo, hi;
   const char* act;
   lg_gpu_activation(params->activation, &lo, &hi, &act);
@@ -223,6 +233,14 @@ static TfLiteStatus lower_mediapipe_pool(lg_gpu_program* p,
   TfLitePoolParams w;
   lg_mediapipe_pool_params(node, &w);
   const bool unpool = strcmp(reg->custom_name, LG_MEDIAPIPE_MAX_UNPOOL) == 0;
+  char what[96];
+  snprintf(what, sizeof(what), "%s over a %dx%d window", reg->custom_name,
+           w.filter_height, w.filter_width);
+  if (lg_gpu_lower_check_loops(
+          p, (int64_t)(w.filter_height + 1) * (w.filter_width + 2) + 1, what) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
   /* The pooled side is the argmax's output and the unpooling's input. */
   const int* pooled = unpool ? tensor_of(context, node->inputs, 0)->dims->data
                              : tensor_of(context, node->outputs, 0)->dims->data;
@@ -376,6 +394,30 @@ static bool check_reduce(CHECK_ARGS) {
   return true;
 }
 
+/* Fails unless one invocation's loops fit the device (lg_gpu_lower_check_
+ * loops): layout 2 strides over the row by the group and halves the group;
+ * the others walk the reduced groups n0..n3 (the table's entries 8-11)
+ * nested, layout 1 with the reduced row innermost. */
+static TfLiteStatus reduce_check_loops(lg_gpu_program* p,
+                                       const reduce_plan* plan, int layout,
+                                       size_t group) {
+  int64_t iterations = 4 + 32; /* outer_offset, the group's halvings */
+  if (layout == 2) {
+    iterations += (plan->inner + (int64_t)group - 1) / (int64_t)group;
+  } else {
+    int64_t nested = 1;
+    for (int k = 0; k < 4; ++k) {
+      nested *= plan->table[8 + k];
+      iterations += nested;
+    }
+    if (layout == 1) iterations += nested * plan->inner;
+  }
+  char what[80];
+  snprintf(what, sizeof(what), "a reduction of %lld elements per output",
+           (long long)plan->fold_count);
+  return lg_gpu_lower_check_loops(p, iterations, what);
+}
+
 static TfLiteStatus lower_reduce(lg_gpu_program* p, TfLiteContext* context,
                                  const TfLiteNode* node,
                                  const TfLiteRegistration* reg) {
@@ -396,6 +438,9 @@ static TfLiteStatus lower_reduce(lg_gpu_program* p, TfLiteContext* context,
   }
   const int vec = layout == 0 && plan.inner % 4 == 0 ? 4 : 1;
   const size_t local[1] = {group_size(p)};
+  if (reduce_check_loops(p, &plan, layout, local[0]) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   char defines[96];
   snprintf(defines, sizeof(defines), "-DLG_MAX=%d -DLG_LAYOUT=%d -DLG_VEC=%d",
            max ? 1 : 0, layout, vec);
@@ -456,6 +501,15 @@ static TfLiteStatus lower_softmax(lg_gpu_program* p, TfLiteContext* context,
       LG_GPU_INT(depth),
       LG_GPU_FLOAT(beta),
   };
+  /* Three passes over the row: a group's items share them. */
+  const size_t group = depth < SOFTMAX_GROUP_MIN_DEPTH ? 1 : group_size(p);
+  char what[64];
+  snprintf(what, sizeof(what), "SOFTMAX over %d values", depth);
+  if (lg_gpu_lower_check_loops(
+          p, 3 * ((depth + (int64_t)group - 1) / (int64_t)group) + 64, what) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
   if (depth < SOFTMAX_GROUP_MIN_DEPTH) {
     const size_t global[1] = {(size_t)rows};
     return lg_gpu_lower_dispatch(p, "softmax", NULL, args, 5, 1, global, NULL);

@@ -422,6 +422,10 @@ static TfLiteStatus lg_vk_read_device(lg_vk_impl* impl,
   }
   info->max_compute_units = 1; /* Vulkan has no such query */
   info->simd_width = subgroup.subgroupSize;
+  /* gallivm's LP_MAX_TGSI_LOOP_ITERATIONS, one counter per shader. */
+  if (has_driver && driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) {
+    info->max_loop_iterations = 65535;
+  }
   info->fp16 = has_f16 && f16.shaderFloat16 &&
                storage16.storageBuffer16BitAccess && !lg_vk_fp16_hidden();
   info->buffer_alignment = (uint32_t)l->minStorageBufferOffsetAlignment;

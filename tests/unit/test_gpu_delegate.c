@@ -682,6 +682,90 @@ static TfLiteDelegate* make_vulkan_delegate(void) {
   return d;
 }
 
+/* One op over a long window: x [1, side, side, in_c] -> CONV_2D (out_c
+ * channels, k x k, SAME, weights +-1/sqrt(k * k * in_c)) or, with out_c 0,
+ * AVERAGE_POOL_2D over the whole side x side input (VALID). */
+static void build_long_window(built_model* m, int side, int in_c, int out_c,
+                              int k) {
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t xs[4] = {1, side, side, in_c};
+  const int32_t x = tensor(w, "x", xs, 4);
+  int32_t y;
+  if (out_c == 0) {
+    const int32_t ys[4] = {1, 1, 1, in_c};
+    y = tensor(w, "y", ys, 4);
+    TfLitePoolParams pp = {.padding = kTfLitePaddingValid,
+                           .stride_width = 1,
+                           .stride_height = 1,
+                           .filter_width = side,
+                           .filter_height = side};
+    assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinAveragePool2d, 1,
+                                             &x, 1, &y, 1, &pp) >= 0);
+  } else {
+    const int32_t ws[4] = {out_c, k, k, in_c}, bs[1] = {out_c};
+    const int32_t ys[4] = {1, side, side, out_c};
+    const size_t count = (size_t)out_c * k * k * in_c;
+    float* weights = malloc(sizeof(float) * count);
+    float bias[64];
+    assert_true(weights != NULL && out_c <= 64);
+    fill(weights, count, 21, FILL_ANY);
+    const float scale = 0.25f / sqrtf((float)(k * k * in_c));
+    for (size_t i = 0; i < count; ++i) weights[i] *= scale;
+    fill(bias, (size_t)out_c, 22, FILL_ANY);
+    const int32_t wt = lg_model_writer_add_const_tensor(
+        w, "w", kTfLiteFloat32, ws, 4, weights, sizeof(float) * count);
+    const int32_t bt = lg_model_writer_add_const_tensor(
+        w, "b", kTfLiteFloat32, bs, 1, bias, sizeof(float) * (size_t)out_c);
+    free(weights);
+    y = tensor(w, "y", ys, 4);
+    TfLiteConvParams cp = {.padding = kTfLitePaddingSame,
+                           .stride_width = 1,
+                           .stride_height = 1,
+                           .dilation_width_factor = 1,
+                           .dilation_height_factor = 1};
+    assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinConv2d, 1,
+                                             (int32_t[]){x, wt, bt}, 3, &y, 1,
+                                             &cp) >= 0);
+  }
+  lg_model_writer_set_inputs(w, &x, 1);
+  lg_model_writer_set_outputs(w, &y, 1);
+  finish_model(w, m);
+}
+
+/* Windows whose loops run past 65535 iterations per invocation: lavapipe
+ * (Mesa's llvmpipe) ends a shader's loops there, all loops counted
+ * together, and the outputs came out wrong without an error (a 5x5 conv
+ * over 896 channels into 13: its fourth quad of channels summed part of
+ * the window). The 896-channel conv fits with one quad per work item and
+ * must run on the GPU and match; the 2700-channel conv and the 260x260
+ * pooling do not fit even so: where the device has the limit they stay on
+ * the CPU with a reason naming it, elsewhere they run and match. */
+static void test_long_loops_on_vulkan(void** state) {
+  (void)state;
+  static const int kCases[][4] = {
+      {1, 896, 13, 5}, /* side, in_c, out_c (0: pooling), k */
+      {5, 2700, 4, 5}, /* output (0, 0) reads the window's last taps */
+      {260, 4, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof(kCases) / sizeof(kCases[0]); ++i) {
+    const int* c = kCases[i];
+    built_model m;
+    build_long_window(&m, c[0], c[1], c[2], c[3]);
+    TfLiteDelegate* d = make_vulkan_delegate();
+    compare(m.model, d, NULL, i == 0 ? 1 : -1);
+    if (litegpu_gpu_delegate_num_partitions(d) == 0) {
+      const char* why = litegpu_gpu_delegate_node_reason(d, 0);
+      print_message("case %zu stays on the CPU: %s\n", i, why ? why : "?");
+      assert_non_null(why);
+      assert_non_null(strstr(why,
+                             "loop iterations per invocation, over the "
+                             "device's limit of 65535"));
+    }
+    TfLiteGpuDelegateV2Delete(d);
+    free_model(&m);
+  }
+}
+
 /* An injected failure of the first use of `call` after delegate creation,
  * on OpenCL or (`vulkan`) on Vulkan: without the interpreter's fallback an
  * error naming the call, with it the CPU's result. */
@@ -827,6 +911,7 @@ int main(void) {
       cmocka_unit_test(test_memory_plan_and_stats),
       cmocka_unit_test(test_float16_weights_are_constants),
       cmocka_unit_test(test_unsupported_report_is_whole),
+      cmocka_unit_test(test_long_loops_on_vulkan),
       cmocka_unit_test(test_injected_failures),
       cmocka_unit_test(test_dispatch_profile),
   };

@@ -52,13 +52,13 @@ static void test_device_info(void** state) {
   print_message(
       "Vulkan device: %s | %s | %s | %s | mem %llu MiB | max "
       "buffer %llu MiB | wg %zu (%zux%zux%zu) | fp16 %d | align %u "
-      "| subgroup %u | creation feedback %d\n",
+      "| subgroup %u | loop limit %u | creation feedback %d\n",
       d->name, d->vendor, d->driver_version, d->api_version,
       (unsigned long long)(d->global_memory_bytes >> 20),
       (unsigned long long)(d->max_buffer_bytes >> 20), d->max_work_group_size,
       d->max_work_item_sizes[0], d->max_work_item_sizes[1],
       d->max_work_item_sizes[2], (int)d->fp16, d->buffer_alignment,
-      d->simd_width, (int)s.creation_feedback);
+      d->simd_width, d->max_loop_iterations, (int)s.creation_feedback);
   assert_int_equal(be->kind, LG_GPU_BACKEND_VULKAN);
   assert_true(strlen(d->name) > 0);
   assert_non_null(strstr(d->vendor, "(0x"));
@@ -78,6 +78,10 @@ static void test_device_info(void** state) {
   /* subgroupSize (Vulkan 1.1): at least 1, a power of two. */
   assert_true(d->simd_width >= 1);
   assert_int_equal(d->simd_width & (d->simd_width - 1), 0);
+  /* llvmpipe (lavapipe) ends a shader's loops after 65535 iterations in
+   * all; other drivers have no such limit. */
+  assert_int_equal(d->max_loop_iterations,
+                   strstr(d->name, "llvmpipe") != NULL ? 65535 : 0);
   /* The layer is really on and its errors are counted: a deliberately
    * invalid call (a 0-byte buffer) is reported once. */
   {
