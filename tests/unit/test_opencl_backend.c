@@ -643,9 +643,10 @@ static void test_program_cache(void** state) {
   assert_int_equal(s.source_builds, 0); /* compilation skipped */
   assert_int_equal(s.binary_loads, 1);
   assert_int_equal(s.cache_writes, 0);
+  /* The times are a figure, not a check: NVIDIA's driver keeps its own
+   * compile cache, so there a cold build can take as long as a load. */
   print_message("program cache: cold create+build %.1f ms, warm %.1f ms\n",
                 cold * 1e3, warm * 1e3);
-  assert_true(warm < cold);
 
   rewrite_file(entry, -1, 4000); /* a flipped payload byte */
   expect_rebuild(dir, "flipped payload byte");
