@@ -24,6 +24,13 @@
 #      models: this GPU's timings against 8 CPU threads and each backend's
 #      largest difference from the CPU (the corpus's bounds are
 #      tests/python/test_corpus.py's, which needs LiteRT: figures here).
+#   6. the GPU unit tests found in BIN_DIR (test_gpu_delegate, test_gpu_conv,
+#      test_gpu_reduce, test_gpu_shape, test_gpu_threads,
+#      test_opencl_backend; copy them from build/release/tests, with
+#      libcmocka.so.0 where the machine lacks it): they take the machine's
+#      default OpenCL device and its Vulkan device. (The Vulkan backend's own
+#      tests need the Khronos validation layer, which GPU machines seldom
+#      have.)
 # Environment: GPU_CHECK_BACKENDS (step 2's backends, default "cl vk"),
 # GPU_CHECK_GRAPHS (random graphs per precision, default 150).
 # Exit status: the number of steps that failed.
@@ -122,12 +129,28 @@ benchmarks() {
   return $rc
 }
 
+unit_tests() {
+  local rc=0 ran=0
+  for t in test_gpu_delegate test_gpu_conv test_gpu_reduce test_gpu_shape \
+    test_gpu_threads test_opencl_backend; do
+    [[ -x $BIN/$t ]] || continue
+    ran=$((ran + 1))
+    LD_LIBRARY_PATH=$BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+      CMOCKA_MESSAGE_OUTPUT=stdout "$BIN/$t" 2>&1 |
+      grep -E "PASSED|FAILED|ERROR|error:"
+    ((PIPESTATUS[0] == 0)) || rc=1
+  done
+  echo "$ran unit test program(s) ran"
+  return $rc
+}
+
 export BIN CORPUS ROOT CONF BENCH GPU_CHECK_BACKENDS GPU_CHECK_GRAPHS
-export -f conformance devices cases graphs models benchmarks
+export -f conformance devices cases graphs models benchmarks unit_tests
 step devices devices
 step "conformance cases" cases
 step "graphs" graphs
 step "models" models
 step "benchmarks" benchmarks
+step "unit tests" unit_tests
 printf '\ngpu_check: %d step(s) failed\n' "$failed"
 exit "$failed"
