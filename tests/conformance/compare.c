@@ -117,87 +117,6 @@ static double pair_tol(const conf_pair* pair, double case_tol) {
   return case_tol > 0 ? case_tol : CONF_TOL_FP32;
 }
 
-static bool same_shape(conf_shape a, conf_shape b) {
-  if (a.rank != b.rank) return false;
-  for (int i = 0; i < a.rank; ++i) {
-    if (a.d[i] != b.d[i]) return false;
-  }
-  return true;
-}
-
-/* a (OpenCL) against b (Vulkan), element by element, with the bound
- * tol * max(1, |cpu|); both already have the CPU's outputs' shapes. */
-static void compare_outputs(const conf_run_result* cpu,
-                            const conf_run_result* a, const conf_run_result* b,
-                            double tol, conf_compare* out) {
-  memset(out, 0, sizeof(*out));
-  out->ok = true;
-  double diff2 = 0, ref2 = 0;
-  if (a->num_outputs != cpu->num_outputs ||
-      b->num_outputs != cpu->num_outputs) {
-    out->ok = false;
-    snprintf(out->why, sizeof(out->why), "%d and %d outputs, CPU has %d",
-             a->num_outputs, b->num_outputs, cpu->num_outputs);
-    return;
-  }
-  for (int k = 0; k < cpu->num_outputs; ++k) {
-    const conf_output_data* r = &cpu->outputs[k];
-    const conf_output_data* x = &a->outputs[k];
-    const conf_output_data* y = &b->outputs[k];
-    if (!same_shape(x->shape, r->shape) || !same_shape(y->shape, r->shape) ||
-        r->values == NULL || x->values == NULL || y->values == NULL) {
-      out->ok = false;
-      snprintf(out->why, sizeof(out->why),
-               "output %d: shapes or data differ between the backends", k);
-      return;
-    }
-    for (size_t i = 0; i < r->count; ++i) {
-      const double xv = x->values[i], yv = y->values[i];
-      const double diff = fabs(xv - yv);
-      const double bound = tol * fmax(1.0, fabs((double)r->values[i]));
-      if (!(diff <= bound) && out->ok) {
-        out->ok = false;
-        snprintf(out->why, sizeof(out->why),
-                 "OpenCL and Vulkan differ: output %d element %zu: OpenCL "
-                 "%.9g, Vulkan %.9g, CPU %.9g (bound %.3g)",
-                 k, i, xv, yv, (double)r->values[i], bound);
-      }
-      if (diff > out->max_abs || isnan(diff)) out->max_abs = diff;
-      diff2 += diff * diff;
-      ref2 += (double)r->values[i] * r->values[i];
-    }
-  }
-  out->nmse = ref2 > 0 ? diff2 / ref2 : (diff2 > 0 ? INFINITY : 0);
-}
-
-/* Whether compare_outputs notices a difference: Vulkan's value at the
- * largest |cpu| moved 4 bounds from OpenCL's must fail it (restored). */
-static bool comparison_can_fail(const conf_run_result* cpu,
-                                const conf_run_result* a, conf_run_result* b,
-                                double tol) {
-  int best_k = -1;
-  size_t best_i = 0;
-  for (int k = 0; k < cpu->num_outputs; ++k) {
-    for (size_t i = 0; i < cpu->outputs[k].count; ++i) {
-      if (best_k < 0 || fabsf(cpu->outputs[k].values[i]) >
-                            fabsf(cpu->outputs[best_k].values[best_i])) {
-        best_k = k;
-        best_i = i;
-      }
-    }
-  }
-  if (best_k < 0) return false; /* no element: nothing was compared */
-  float* slot = &b->outputs[best_k].values[best_i];
-  const float saved = *slot;
-  const double r = cpu->outputs[best_k].values[best_i];
-  *slot =
-      (float)(a->outputs[best_k].values[best_i] + 4 * tol * fmax(1.0, fabs(r)));
-  conf_compare cmp;
-  compare_outputs(cpu, a, b, tol, &cmp);
-  *slot = saved;
-  return !cmp.ok;
-}
-
 void conf_pair_apply_fault(const conf_pair* pair,
                            conf_run_result got[CONF_PAIR_BACKENDS]) {
   if (pair->fault_backend < 1 || pair->fault_backend > CONF_PAIR_BACKENDS) {
@@ -220,13 +139,14 @@ static bool backends_agree(const conf_pair* pair, double tol,
                            conf_pair_verdict* v) {
   conf_pair_apply_fault(pair, got);
   conf_compare cmp;
-  compare_outputs(cpu, &got[0], &got[1], tol, &cmp);
+  conf_compare_pair_runs(cpu, &got[0], &got[1], NULL, tol, &cmp);
   v->max_abs[2] = cmp.max_abs;
   if (!cmp.ok) {
-    snprintf(v->detail, sizeof(v->detail), "%s", cmp.why);
+    snprintf(v->detail, sizeof(v->detail), "OpenCL and Vulkan differ: %s",
+             cmp.why);
     return false;
   }
-  if (!comparison_can_fail(cpu, &got[0], &got[1], tol)) {
+  if (!conf_pair_comparison_can_fail(cpu, &got[0], &got[1], NULL, tol)) {
     snprintf(v->detail, sizeof(v->detail),
              "a difference between the backends would pass: the "
              "comparison is broken");

@@ -281,6 +281,27 @@ typedef struct conf_compare {
 void conf_compare_runs(const conf_run_result* ref, const conf_run_result* got,
                        double tol, conf_compare* out);
 
+/* Two delegates' runs a and b of one model against each other, element by
+ * element, with the bound tol * max(scale, |cpu|): scale is scales[k] for
+ * output k, or 1 for every output when scales is NULL. max_abs is the
+ * largest |a - b|, nmse sums (a - b)^2 over sum cpu^2; why begins
+ * "output K". */
+void conf_compare_pair_runs(const conf_run_result* cpu,
+                            const conf_run_result* a, const conf_run_result* b,
+                            const double* scales, double tol,
+                            conf_compare* out);
+
+/* The output element of largest magnitude (the first on ties): false when
+ * the run has no element. */
+bool conf_largest_element(const conf_run_result* r, int* k, size_t* i);
+
+/* Whether conf_compare_pair_runs notices a difference: b's value at the
+ * largest |cpu| moved 4 bounds from a's must fail it (b is restored);
+ * false when there is no element, so nothing was compared. */
+bool conf_pair_comparison_can_fail(const conf_run_result* cpu,
+                                   const conf_run_result* a, conf_run_result* b,
+                                   const double* scales, double tol);
+
 /* ---- Whole models (models.c) --------------------------------------------- */
 
 typedef struct conf_totals {

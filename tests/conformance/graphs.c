@@ -104,76 +104,6 @@ typedef struct graph_runner {
   int claimed_nodes, total_nodes;
 } graph_runner;
 
-/* Element bound of output k, element i. */
-static double bound(double tol, double scale, double ref) {
-  return tol * fmax(scale, fabs(ref));
-}
-
-/* a against b with the CPU's values as the scale; false with `why`. */
-static bool outputs_agree(const conf_run_result* cpu, const conf_run_result* a,
-                          const conf_run_result* b, const double* scales,
-                          double tol, double* max_abs, char* why, size_t size) {
-  *max_abs = 0;
-  if (a->num_outputs != cpu->num_outputs ||
-      b->num_outputs != cpu->num_outputs) {
-    snprintf(why, size, "output counts differ");
-    return false;
-  }
-  bool ok = true;
-  for (int k = 0; k < cpu->num_outputs; ++k) {
-    const conf_output_data *r = &cpu->outputs[k], *x = &a->outputs[k],
-                           *y = &b->outputs[k];
-    if (x->count != r->count || y->count != r->count || r->values == NULL ||
-        x->values == NULL || y->values == NULL) {
-      snprintf(why, size, "output %d: shape or data differs", k);
-      return false;
-    }
-    for (size_t i = 0; i < r->count; ++i) {
-      const double diff = fabs((double)x->values[i] - y->values[i]);
-      const double limit = bound(tol, scales[k], r->values[i]);
-      if (diff > *max_abs || isnan(diff)) *max_abs = diff;
-      if (!(diff <= limit) && ok) {
-        snprintf(why, size,
-                 "output %d element %zu: %.9g against %.9g, CPU %.9g (bound "
-                 "%.3g)",
-                 k, i, x->values[i], y->values[i], r->values[i], limit);
-        ok = false;
-      }
-    }
-  }
-  return ok;
-}
-
-/* Whether moving b's element at the largest |cpu| by 4 bounds fails the
- * comparison (restored). */
-static bool comparison_can_fail(const conf_run_result* cpu,
-                                const conf_run_result* a, conf_run_result* b,
-                                const double* scales, double tol) {
-  int best_k = -1;
-  size_t best_i = 0;
-  for (int k = 0; k < cpu->num_outputs; ++k) {
-    for (size_t i = 0; i < cpu->outputs[k].count; ++i) {
-      if (best_k < 0 || fabsf(cpu->outputs[k].values[i]) >
-                            fabsf(cpu->outputs[best_k].values[best_i])) {
-        best_k = k;
-        best_i = i;
-      }
-    }
-  }
-  if (best_k < 0) return false;
-  float* slot = &b->outputs[best_k].values[best_i];
-  const float saved = *slot;
-  *slot = (float)(a->outputs[best_k].values[best_i] +
-                  4 * bound(tol, scales[best_k],
-                            cpu->outputs[best_k].values[best_i]));
-  double ignored;
-  char why[64];
-  const bool agree =
-      outputs_agree(cpu, a, b, scales, tol, &ignored, why, sizeof(why));
-  *slot = saved;
-  return !agree;
-}
-
 /* Every node's decision; false when a refusal has no reason. */
 static bool count_decisions(const conf_adapter* adapter, TfLiteDelegate* d,
                             int* claimed, int* nodes, char* why, size_t size) {
@@ -216,13 +146,15 @@ static bool delegate_ok(const graph_runner* r, TfLiteDelegate* d,
     v->nodes = nodes;
   }
   const double tol = delegate_tol(r->adapter, d);
-  if (!outputs_agree(cpu, got, cpu, m->io.scales, tol, &v->max_abs[slot], why,
-                     sizeof(why))) {
+  conf_compare cmp;
+  conf_compare_pair_runs(cpu, got, cpu, m->io.scales, tol, &cmp);
+  v->max_abs[slot] = cmp.max_abs;
+  if (!cmp.ok) {
     snprintf(v->detail, sizeof(v->detail), "%s against the CPU: %s", label,
-             why);
+             cmp.why);
     return false;
   }
-  if (!comparison_can_fail(cpu, cpu, got, m->io.scales, tol)) {
+  if (!conf_pair_comparison_can_fail(cpu, cpu, got, m->io.scales, tol)) {
     snprintf(v->detail, sizeof(v->detail),
              "%s: a wrong element would pass: the comparison is broken", label);
     return false;
@@ -265,13 +197,16 @@ static void judge_pair(graph_runner* r, const graph_model* m,
     tol = fmax(tol, delegate_tol(r->adapter, r->pair->delegates[k]));
   }
   conf_pair_apply_fault(r->pair, got);
-  char why[400];
-  if (!outputs_agree(cpu, &got[0], &got[1], m->io.scales, tol, &v->max_abs[2],
-                     why, sizeof(why))) {
-    snprintf(v->detail, sizeof(v->detail), "OpenCL and Vulkan differ: %s", why);
+  conf_compare cmp;
+  conf_compare_pair_runs(cpu, &got[0], &got[1], m->io.scales, tol, &cmp);
+  v->max_abs[2] = cmp.max_abs;
+  if (!cmp.ok) {
+    snprintf(v->detail, sizeof(v->detail), "OpenCL and Vulkan differ: %s",
+             cmp.why);
     return;
   }
-  if (!comparison_can_fail(cpu, &got[0], &got[1], m->io.scales, tol)) {
+  if (!conf_pair_comparison_can_fail(cpu, &got[0], &got[1], m->io.scales,
+                                     tol)) {
     snprintf(v->detail, sizeof(v->detail),
              "a difference between the backends would pass");
     return;

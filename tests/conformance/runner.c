@@ -142,18 +142,9 @@ static void verdict_fail(case_verdict* v, const char* format, ...) {
  * and of the comparison; `got` is restored). */
 static bool comparison_can_fail(const conf_run_result* ref,
                                 conf_run_result* got, double tol) {
-  int best_k = -1;
-  size_t best_i = 0;
-  for (int k = 0; k < ref->num_outputs; ++k) {
-    for (size_t i = 0; i < ref->outputs[k].count; ++i) {
-      if (best_k < 0 || fabsf(ref->outputs[k].values[i]) >
-                            fabsf(ref->outputs[best_k].values[best_i])) {
-        best_k = k;
-        best_i = i;
-      }
-    }
-  }
-  if (best_k < 0) return false; /* no element at all */
+  int best_k;
+  size_t best_i;
+  if (!conf_largest_element(ref, &best_k, &best_i)) return false;
   float* slot = &got->outputs[best_k].values[best_i];
   const float saved = *slot;
   const double r = ref->outputs[best_k].values[best_i];
