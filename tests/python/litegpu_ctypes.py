@@ -194,7 +194,21 @@ class ErrorCollector:
         return taken
 
 
-class Model:
+class _Closing:
+    """A handle freed by close(): also a context manager, and closed when
+    collected. close() must be safe to call twice."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class Model(_Closing):
     """A TfLiteModel; `from_file` maps a file, `from_bytes` keeps a copy of
     the bytes alive for the model's lifetime (the C API does not copy)."""
 
@@ -231,15 +245,6 @@ class Model:
         if self.handle:
             self.lib.TfLiteModelDelete(self.handle)
             self.handle = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
 
 
 class Tensor:
@@ -312,7 +317,7 @@ class Tensor:
         return np.frombuffer(raw, dtype=self.dtype).reshape(self.shape)
 
 
-class Interpreter:
+class Interpreter(_Closing):
     """A TfLiteInterpreter over a Model, with options applied at creation.
 
     num_threads None leaves the option unset (the library chooses).
@@ -408,15 +413,6 @@ class Interpreter:
             self.lib.TfLiteInterpreterDelete(self.handle)
             self.handle = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
-
 
 # ---- The GPU delegate (include/litegpu/gpu_delegate.h) ----------------------
 
@@ -458,7 +454,7 @@ class GpuStats(ctypes.Structure):
 _BACKENDS = {"auto": 0, "cl": 1, "vk": 2}
 
 
-class GpuDelegate:
+class GpuDelegate(_Closing):
     """litegpu_gpu_delegate_create with TFLite's defaults, on `backend`
     ("cl", "vk" or "auto"); precision_loss sets is_precision_loss_allowed.
     Pass `.pointer` in an Interpreter's delegates and keep this object alive
@@ -510,12 +506,3 @@ class GpuDelegate:
         if self.pointer:
             self._dll.TfLiteGpuDelegateV2Delete(self.pointer)
             self.pointer = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
