@@ -492,6 +492,29 @@ static void test_memory_plan_and_stats(void** state) {
  * delegate takes them as constants: all 6 nodes in one partition, and per
  * Invoke only the input and the output cross (on the 4 partitions the
  * refused convolutions made before, the weights crossed too). */
+/* A float32 constant of fill(seed) values times `scale`. */
+static int32_t float_constant(lg_model_writer* w, const char* name,
+                              const int32_t* shape, int rank, uint32_t seed,
+                              float scale) {
+  size_t count = 1;
+  for (int i = 0; i < rank; ++i) count *= (size_t)shape[i];
+  float* v = malloc(sizeof(float) * count);
+  assert_non_null(v);
+  fill(v, count, seed, FILL_ANY);
+  for (size_t i = 0; i < count; ++i) v[i] *= scale;
+  const int32_t t = lg_model_writer_add_const_tensor(
+      w, name, kTfLiteFloat32, shape, rank, v, sizeof(float) * count);
+  free(v);
+  return t;
+}
+
+/* CONV_2D's options for a stride-1 SAME window. */
+static const TfLiteConvParams kSameConv = {.padding = kTfLitePaddingSame,
+                                           .stride_width = 1,
+                                           .stride_height = 1,
+                                           .dilation_width_factor = 1,
+                                           .dilation_height_factor = 1};
+
 static int32_t f16_constant(lg_model_writer* w, const char* name,
                             const int32_t* shape, int rank, uint32_t seed) {
   int count = 1;
@@ -530,14 +553,9 @@ static void build_f16_weights(built_model* m, int32_t* weights_tensor) {
   const int32_t dw_w = dequantized(w, "dw_w", dw, 4, 13);
   const int32_t dw_b = dequantized(w, "dw_b", cb, 1, 14);
   const int32_t c = tensor(w, "c", ys, 4), y = tensor(w, "y", ys, 4);
-  TfLiteConvParams cp = {.padding = kTfLitePaddingSame,
-                         .stride_width = 1,
-                         .stride_height = 1,
-                         .dilation_width_factor = 1,
-                         .dilation_height_factor = 1};
   assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinConv2d, 1,
                                            (int32_t[]){x, conv_w, conv_b}, 3,
-                                           &c, 1, &cp) >= 0);
+                                           &c, 1, &kSameConv) >= 0);
   TfLiteDepthwiseConvParams dp = {.padding = kTfLitePaddingSame,
                                   .stride_width = 1,
                                   .stride_height = 1,
@@ -704,28 +722,13 @@ static void build_long_window(built_model* m, int side, int in_c, int out_c,
   } else {
     const int32_t ws[4] = {out_c, k, k, in_c}, bs[1] = {out_c};
     const int32_t ys[4] = {1, side, side, out_c};
-    const size_t count = (size_t)out_c * k * k * in_c;
-    float* weights = malloc(sizeof(float) * count);
-    float bias[64];
-    assert_true(weights != NULL && out_c <= 64);
-    fill(weights, count, 21, FILL_ANY);
-    const float scale = 0.25f / sqrtf((float)(k * k * in_c));
-    for (size_t i = 0; i < count; ++i) weights[i] *= scale;
-    fill(bias, (size_t)out_c, 22, FILL_ANY);
-    const int32_t wt = lg_model_writer_add_const_tensor(
-        w, "w", kTfLiteFloat32, ws, 4, weights, sizeof(float) * count);
-    const int32_t bt = lg_model_writer_add_const_tensor(
-        w, "b", kTfLiteFloat32, bs, 1, bias, sizeof(float) * (size_t)out_c);
-    free(weights);
+    const int32_t wt =
+        float_constant(w, "w", ws, 4, 21, 0.25f / sqrtf((float)(k * k * in_c)));
+    const int32_t bt = float_constant(w, "b", bs, 1, 22, 1.0f);
     y = tensor(w, "y", ys, 4);
-    TfLiteConvParams cp = {.padding = kTfLitePaddingSame,
-                           .stride_width = 1,
-                           .stride_height = 1,
-                           .dilation_width_factor = 1,
-                           .dilation_height_factor = 1};
     assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinConv2d, 1,
                                              (int32_t[]){x, wt, bt}, 3, &y, 1,
-                                             &cp) >= 0);
+                                             &kSameConv) >= 0);
   }
   lg_model_writer_set_inputs(w, &x, 1);
   lg_model_writer_set_outputs(w, &y, 1);
