@@ -394,10 +394,10 @@ static bool check_reduce(CHECK_ARGS) {
   return true;
 }
 
-/* Fails unless one invocation's loops fit the device (lg_gpu_lower_check_
- * loops): layout 2 strides over the row by the group and halves the group;
- * the others walk the reduced groups n0..n3 (the table's entries 8-11)
- * nested, layout 1 with the reduced row innermost. */
+/* Fails unless one invocation's loops fit the device
+ * (lg_gpu_lower_check_loops): layout 2 strides over the row by the group and
+ * halves the group; the others walk the reduced groups n0..n3 (the table's
+ * entries 8-11) nested, layout 1 with the reduced row innermost. */
 static TfLiteStatus reduce_check_loops(lg_gpu_program* p,
                                        const reduce_plan* plan, int layout,
                                        size_t group) {
