@@ -3,8 +3,8 @@
 #
 #   tests/fuzz/make_corpus.sh OUT_DIR [MODELS_DIR]
 #
-# Copies every .tflite under MODELS_DIR (default: the shared/models folder
-# beside the checkout, or $LITEGPU_SHARED_DIR/models) into OUT_DIR, plus
+# Copies every .tflite under MODELS_DIR (default: tests/shared/models, or
+# $LITEGPU_SHARED_DIR/models) into OUT_DIR, plus
 # damaged copies of each: two truncations and two copies with a few bytes
 # overwritten. The damage is seeded, so the corpus is the same on every run.
 set -euo pipefail
@@ -15,7 +15,7 @@ if [[ $# -lt 1 ]]; then
 fi
 out=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-shared=${LITEGPU_SHARED_DIR:-$here/../../../shared}
+shared=${LITEGPU_SHARED_DIR:-$here/../shared}
 models=${2:-$shared/models}
 if [[ ! -d $models ]]; then
   echo "$0: no models folder at $models" >&2

@@ -19,7 +19,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 BUILD=$(realpath -m "${LITEGPU_BUILD_ROOT:-build}")/release
-MODEL=$(realpath -m "${1:-$ROOT/../shared/models/tflite-micro/hello_world_float.tflite}")
+MODEL=$(realpath -m "${1:-$ROOT/tests/shared/models/tflite-micro/hello_world_float.tflite}")
 EXPECTED=0.841471  # sin(1.0)
 TOLERANCE=0.05
 

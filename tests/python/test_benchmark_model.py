@@ -15,7 +15,7 @@ reason. The GPU tests need an OpenCL device (PoCL on the CPU is enough);
 without one they fail, they never skip.
 compare_litert.py: one short comparison and its argument checks.
 
-Models: ../shared/models/tflite-micro/hello_world_float.tflite (three
+Models: tests/shared/models/tflite-micro/hello_world_float.tflite (three
 FULLY_CONNECTED, which the GPU delegate does not take yet), models written
 by make_test_model and some written by model_builder (five input types;
 elementwise ops only; elementwise ops around a FULLY_CONNECTED). Both tools
@@ -35,7 +35,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("LITEGPU_BUILD_DIR",
                                 REPO / "build" / "release"))
-SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO.parent / "shared"))
+SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO / "tests" / "shared"))
 HELLO = SHARED / "models" / "tflite-micro" / "hello_world_float.tflite"
 HELLO_INPUT = "serving_default_dense_input:0"
 COMPARE = REPO / "tools" / "bench" / "compare_litert.py"

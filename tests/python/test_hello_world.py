@@ -7,8 +7,8 @@ and 100. Run one at a time at the model's own shape [1, 1], and as one batch
 after resizing the input to [1004, 1] (single- and multi-threaded).
 Tolerance: 1e-5 relative + 1e-6 absolute.
 
-The model comes from LITEGPU_SHARED_DIR (default: the shared/ folder beside
-the checkout) under models/tflite-micro/; the library from LITEGPU_BUILD_DIR
+The model comes from LITEGPU_SHARED_DIR (default: tests/shared) under
+models/tflite-micro/; the library from LITEGPU_BUILD_DIR
 (see litegpu_ctypes).
 """
 
@@ -36,7 +36,7 @@ def shared_dir():
     env = os.environ.get("LITEGPU_SHARED_DIR")
     if env:
         return Path(env)
-    return lg.REPO_ROOT.parent / "shared"
+    return lg.REPO_ROOT / "tests" / "shared"
 
 
 MODEL_PATH = (shared_dir() / "models" / "tflite-micro"

@@ -15,7 +15,7 @@ from ai_edge_litert import schema_py_generated as schema
 
 REPO = Path(__file__).resolve().parents[1].parent
 BUILD_DIR = Path(os.environ.get("LITEGPU_BUILD_DIR", REPO / "build" / "release"))
-SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO.parent / "shared"))
+SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO / "tests" / "shared"))
 HELLO = SHARED / "models" / "tflite-micro" / "hello_world_float.tflite"
 
 OP_NAMES = {v: k for k, v in vars(schema.BuiltinOperator).items()

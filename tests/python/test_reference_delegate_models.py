@@ -2,7 +2,7 @@
 bit identical to CPU-only runs (both on one thread, same kernels), and where
 the CPU cannot run a model, the delegated interpreter fails the same way.
 
-The corpus: the float models in ../shared/models, the converted models in
+The corpus: the float models in tests/shared/models, the converted models in
 tests/models, and the models tools/make_test_model writes.
 """
 
@@ -17,7 +17,7 @@ import litegpu_ctypes as lg
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("LITEGPU_BUILD_DIR", REPO / "build" / "release"))
-SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO.parent / "shared"))
+SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO / "tests" / "shared"))
 
 WRITTEN = ["add_const", "fc_relu", "two_subgraphs", "external_buffers"]
 

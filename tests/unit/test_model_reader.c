@@ -1,6 +1,6 @@
 /* Tests of the .tflite reader (runtime/model/model.c, flatbuffer.c).
  *
- * Real models from ../shared/models are parsed and their contents checked
+ * Real models from tests/shared/models are parsed and their contents checked
  * against facts read independently with the LiteRT Python package
  * (ai_edge_litert.schema_py_generated on the same files), e.g.:
  *   m = Model.GetRootAs(open(path, 'rb').read(), 0)
