@@ -1,10 +1,12 @@
 /* Lowering a claimed partition into a GPU program (backend-neutral).
  *
- * Each op the GPU runs has an lg_gpu_lowering: its builtin code, an optional
- * check of this implementation's own limits (beyond TFLite's rules in
- * op_support.c), and a lower function that turns one node into dispatches
- * of kernels from the backend's embedded sources (shaders/opencl/NAME.cl
- * for OpenCL), or into an alias when the node only renames bytes (RESHAPE).
+ * Each op the GPU runs has an lg_gpu_lowering, named by its row of the op
+ * manifest (ops/ops.def): its builtin code, a check of this
+ * implementation's own limits (lg_gpu_limits_<lowering>, beyond TFLite's
+ * rules in op_support.c), and a lower function (lg_gpu_lower_<lowering>)
+ * that turns one node into dispatches of kernels from the backend's
+ * embedded sources (shaders/opencl/NAME.cl for OpenCL), or into an alias
+ * when the node only renames bytes (RESHAPE).
  *
  * Layout: a tensor on the device has exactly the bytes it has on the host,
  * dense and row-major (NHWC for 4-D). Partition boundaries are therefore
@@ -54,6 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ops/op_manifest.h"
 #include "partition/delegate_kit.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -210,18 +213,26 @@ typedef struct lg_gpu_lowering {
   const char* custom_name; /* for kTfLiteBuiltinCustom, else NULL */
 } lg_gpu_lowering;
 
-/* Table rows of a builtin op's and of a custom op's lowering. */
-#define LG_GPU_LOWERING(code, check, lower) \
-  { code, check, lower, NULL }
-#define LG_GPU_CUSTOM_LOWERING(name, check, lower) \
-  { kTfLiteBuiltinCustom, check, lower, name }
-
-/* Each op family's table (delegates/gpu/lower_<family>.c). */
-const lg_gpu_lowering* lg_gpu_lowerings_elementwise(int* count);
-const lg_gpu_lowering* lg_gpu_lowerings_conv(int* count);
-const lg_gpu_lowering* lg_gpu_lowerings_matmul(int* count);
-const lg_gpu_lowering* lg_gpu_lowerings_shape(int* count);
-const lg_gpu_lowering* lg_gpu_lowerings_reduce(int* count);
+/* lg_gpu_limits_<lowering> and lg_gpu_lower_<lowering> of every GPU row
+ * of the op manifest (ops/ops.def); lower_<family>.c defines them, and
+ * gpu_lower_registry.c derives the table from the manifest. */
+#define LG_GPU_LOWERING_DECLARE(NAME, code, custom, family, cpu, cpu_min,  \
+                                cpu_max, gpu, max, support, lowering, ...) \
+  LG_GPU_LOWERING_DECLARE_##gpu(lowering)
+#define LG_GPU_LOWERING_DECLARE_GPU(lowering)                            \
+  bool lg_gpu_limits_##lowering(TfLiteContext* context,                  \
+                                const TfLiteNode* node,                  \
+                                const TfLiteRegistration* registration,  \
+                                char* reason, size_t reason_size);       \
+  TfLiteStatus lg_gpu_lower_##lowering(                                  \
+      lg_gpu_program* p, TfLiteContext* context, const TfLiteNode* node, \
+      const TfLiteRegistration* reg);
+#define LG_GPU_LOWERING_DECLARE_NO_GPU(lowering)
+#define LG_MANIFEST_EACH LG_GPU_LOWERING_DECLARE
+#include "ops/op_manifest_each.h"
+#undef LG_GPU_LOWERING_DECLARE
+#undef LG_GPU_LOWERING_DECLARE_GPU
+#undef LG_GPU_LOWERING_DECLARE_NO_GPU
 
 /* The lowering of a builtin code (a custom op: kTfLiteBuiltinCustom and
  * its name) across every family, or NULL. */

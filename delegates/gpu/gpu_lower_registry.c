@@ -1,16 +1,21 @@
-/* Finds an op's lowering across the op families (gpu_lower.h). */
+/* The lowering table, derived from the op manifest's GPU rows
+ * (ops/ops.def, gpu_lower.h). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "delegates/gpu/gpu_lower.h"
 
-typedef const lg_gpu_lowering* (*family_fn)(int* count);
+#define LOWERING_ROW(NAME, code, custom, family, cpu, cpu_min, cpu_max, gpu, \
+                     max, support, lowering, ...)                            \
+  LOWERING_ROW_##gpu(code, custom, lowering)
+#define LOWERING_ROW_GPU(code, custom, lowering) \
+  {code, lg_gpu_limits_##lowering, lg_gpu_lower_##lowering, custom},
+#define LOWERING_ROW_NO_GPU(code, custom, lowering)
 
-static const family_fn kFamilies[] = {
-    lg_gpu_lowerings_elementwise, lg_gpu_lowerings_conv,
-    lg_gpu_lowerings_matmul,      lg_gpu_lowerings_shape,
-    lg_gpu_lowerings_reduce,
+static const lg_gpu_lowering kLowerings[] = {
+#define LG_MANIFEST_EACH LOWERING_ROW
+#include "ops/op_manifest_each.h"
 };
 
 static bool same_op(const lg_gpu_lowering* l, int32_t builtin_code,
@@ -22,11 +27,9 @@ static bool same_op(const lg_gpu_lowering* l, int32_t builtin_code,
 
 const lg_gpu_lowering* lg_gpu_lowering_find(int32_t builtin_code,
                                             const char* custom_name) {
-  for (size_t f = 0; f < sizeof(kFamilies) / sizeof(kFamilies[0]); ++f) {
-    int count = 0;
-    const lg_gpu_lowering* table = kFamilies[f](&count);
-    for (int i = 0; i < count; ++i) {
-      if (same_op(&table[i], builtin_code, custom_name)) return &table[i];
+  for (size_t i = 0; i < sizeof(kLowerings) / sizeof(kLowerings[0]); ++i) {
+    if (same_op(&kLowerings[i], builtin_code, custom_name)) {
+      return &kLowerings[i];
     }
   }
   return NULL;

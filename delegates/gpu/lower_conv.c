@@ -277,7 +277,7 @@ static size_t group_items(const lg_gpu_program* p) {
   return limit > 0 && limit < LG_CONV_GROUP_ITEMS ? limit : LG_CONV_GROUP_ITEMS;
 }
 
-static bool check_conv(CHECK_ARGS) {
+bool lg_gpu_limits_conv(CHECK_ARGS) {
   (void)registration;
   conv_geo g;
   if (!read_geo(context, node, false, &g, reason, size)) return false;
@@ -507,7 +507,7 @@ static TfLiteStatus lower_general(lg_gpu_program* p, TfLiteContext* context,
                                local);
 }
 
-static TfLiteStatus lower_conv(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_conv(lg_gpu_program* p, TfLiteContext* context,
                                const TfLiteNode* node,
                                const TfLiteRegistration* reg) {
   (void)reg;
@@ -531,7 +531,7 @@ static TfLiteStatus lower_conv(lg_gpu_program* p, TfLiteContext* context,
 #define LG_DW_PIX 4
 #define LG_DW_CHUNK 32
 
-static bool check_depthwise(CHECK_ARGS) {
+bool lg_gpu_limits_depthwise(CHECK_ARGS) {
   (void)registration;
   conv_geo g;
   if (!read_geo(context, node, true, &g, reason, size)) return false;
@@ -617,7 +617,7 @@ static int depthwise_pix(const conv_geo* g, size_t simd) {
 }
 
 /* depthwise_conv over [channel vectors, column chunks, batch x rows]. */
-static TfLiteStatus lower_depthwise(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_depthwise(lg_gpu_program* p, TfLiteContext* context,
                                     const TfLiteNode* node,
                                     const TfLiteRegistration* reg) {
   (void)reg;
@@ -692,17 +692,4 @@ static TfLiteStatus lower_depthwise(lg_gpu_program* p, TfLiteContext* context,
   return lg_gpu_lower_dispatch(p, "depthwise_conv", defines, args,
                                (int)(sizeof(args) / sizeof(args[0])), 3, global,
                                local);
-}
-
-/* ---- Table ------------------------------------------------------------ */
-
-static const lg_gpu_lowering kConv[] = {
-    LG_GPU_LOWERING(kTfLiteBuiltinConv2d, check_conv, lower_conv),
-    LG_GPU_LOWERING(kTfLiteBuiltinDepthwiseConv2d, check_depthwise,
-                    lower_depthwise),
-};
-
-const lg_gpu_lowering* lg_gpu_lowerings_conv(int* count) {
-  *count = (int)(sizeof(kConv) / sizeof(kConv[0]));
-  return kConv;
 }

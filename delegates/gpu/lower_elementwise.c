@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "delegates/gpu/gpu_lower.h"
+#include "ops/op_manifest.h"
 #include "runtime/kernels/fp16.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -23,28 +24,10 @@ static const TfLiteTensor* tensor_of(const TfLiteContext* context,
 /* ---- Binary ----------------------------------------------------------------
  */
 
-typedef struct binary_op {
-  int32_t code;
-  int lg_op;
-} binary_op;
-
-static const binary_op kBinaryOps[] = {
-    {kTfLiteBuiltinAdd, 0},
-    {kTfLiteBuiltinSub, 1},
-    {kTfLiteBuiltinMul, 2},
-    {kTfLiteBuiltinDiv, 3},
-    {kTfLiteBuiltinMaximum, 4},
-    {kTfLiteBuiltinMinimum, 5},
-    {kTfLiteBuiltinSquaredDifference, 6},
-    {kTfLiteBuiltinPrelu, 7},
-    {kTfLiteBuiltinPow, 8},
-};
-
-static int binary_lg_op(int32_t code) {
-  for (size_t i = 0; i < sizeof(kBinaryOps) / sizeof(kBinaryOps[0]); ++i) {
-    if (kBinaryOps[i].code == code) return kBinaryOps[i].lg_op;
-  }
-  return -1;
+/* The LG_OP of an op's GPU kernel: its manifest row's code. */
+static int manifest_opcode(int32_t code) {
+  const lg_op_info* op = lg_op_find(code, NULL);
+  return op != NULL ? op->gpu_opcode : -1;
 }
 
 static TfLiteFusedActivation binary_activation(int32_t code, const void* data) {
@@ -91,7 +74,7 @@ static void broadcast_strides(const TfLiteTensor* t, const int32_t out4[4],
   }
 }
 
-static bool check_binary(CHECK_ARGS) {
+bool lg_gpu_limits_binary(CHECK_ARGS) {
   (void)registration;
   if (node->inputs->size != 2 || node->outputs->size != 1) {
     snprintf(reason, size, "expects 2 inputs and 1 output.");
@@ -113,7 +96,7 @@ static bool check_binary(CHECK_ARGS) {
   return true;
 }
 
-static TfLiteStatus lower_binary(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_binary(lg_gpu_program* p, TfLiteContext* context,
                                  const TfLiteNode* node,
                                  const TfLiteRegistration* reg) {
   const TfLiteTensor* a = tensor_of(context, node->inputs, 0);
@@ -131,7 +114,7 @@ static TfLiteStatus lower_binary(lg_gpu_program* p, TfLiteContext* context,
   const bool flat = flat_broadcast(a, out) && flat_broadcast(b, out);
   char defines[96];
   snprintf(defines, sizeof(defines), "-DLG_OP=%d -DLG_BCAST=%d %s",
-           binary_lg_op(reg->builtin_code), flat ? 0 : 1, act);
+           manifest_opcode(reg->builtin_code), flat ? 0 : 1, act);
   const lg_gpu_operand args[] = {
       LG_GPU_TENSOR(node->inputs->data[0]),
       LG_GPU_TENSOR(node->inputs->data[1]),
@@ -163,52 +146,14 @@ static TfLiteStatus lower_binary(lg_gpu_program* p, TfLiteContext* context,
  */
 
 static int unary_lg_op(int32_t code, const void* data) {
-  switch (code) {
-    case kTfLiteBuiltinLogistic:
-      return 0;
-    case kTfLiteBuiltinTanh:
-      return 1;
-    case kTfLiteBuiltinRelu:
-      return 2;
-    case kTfLiteBuiltinRelu6:
-      return 3;
-    case kTfLiteBuiltinReluN1To1:
-      return 4;
-    case kTfLiteBuiltinExp:
-      return 5;
-    case kTfLiteBuiltinNeg:
-      return 6;
-    case kTfLiteBuiltinAbs:
-      return 7;
-    case kTfLiteBuiltinSqrt:
-      return 8;
-    case kTfLiteBuiltinSquare:
-      return 9;
-    case kTfLiteBuiltinLog:
-      return 10;
-    case kTfLiteBuiltinRsqrt:
-      return 11;
-    case kTfLiteBuiltinSin:
-      return 12;
-    case kTfLiteBuiltinCos:
-      return 13;
-    case kTfLiteBuiltinFloor:
-      return 14;
-    case kTfLiteBuiltinElu:
-      return 15;
-    case kTfLiteBuiltinHardSwish:
-      return 16;
-    case kTfLiteBuiltinGelu:
-      return data != NULL && ((const TfLiteGeluParams*)data)->approximate ? 17
-                                                                          : 18;
-    case kTfLiteBuiltinLeakyRelu:
-      return 19;
-    default:
-      return -1;
+  if (code == kTfLiteBuiltinGelu && data != NULL &&
+      ((const TfLiteGeluParams*)data)->approximate) {
+    return LG_OPCODE_GELU_APPROXIMATE;
   }
+  return manifest_opcode(code);
 }
 
-static bool check_unary(CHECK_ARGS) {
+bool lg_gpu_limits_unary(CHECK_ARGS) {
   (void)context;
   (void)registration;
   if (node->inputs->size != 1 || node->outputs->size != 1) {
@@ -218,7 +163,7 @@ static bool check_unary(CHECK_ARGS) {
   return true;
 }
 
-static TfLiteStatus lower_unary(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_unary(lg_gpu_program* p, TfLiteContext* context,
                                 const TfLiteNode* node,
                                 const TfLiteRegistration* reg) {
   const int n = (int)lg_gpu_elements(tensor_of(context, node->outputs, 0));
@@ -253,7 +198,7 @@ static const char* cl_type(TfLiteType t) {
   }
 }
 
-static bool check_cast(CHECK_ARGS) {
+bool lg_gpu_limits_cast(CHECK_ARGS) {
   (void)registration;
   const TfLiteTensor* in = tensor_of(context, node->inputs, 0);
   const TfLiteTensor* out = tensor_of(context, node->outputs, 0);
@@ -267,7 +212,7 @@ static bool check_cast(CHECK_ARGS) {
   return true;
 }
 
-static TfLiteStatus lower_cast(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_cast(lg_gpu_program* p, TfLiteContext* context,
                                const TfLiteNode* node,
                                const TfLiteRegistration* reg) {
   (void)reg;
@@ -288,7 +233,7 @@ static TfLiteStatus lower_cast(lg_gpu_program* p, TfLiteContext* context,
 /* ---- DEQUANTIZE
  * ---------------------------------------------------------------- */
 
-static bool check_dequantize(CHECK_ARGS) {
+bool lg_gpu_limits_dequantize(CHECK_ARGS) {
   (void)registration;
   const TfLiteTensor* in = tensor_of(context, node->inputs, 0);
   const TfLiteTensor* out = tensor_of(context, node->outputs, 0);
@@ -301,7 +246,7 @@ static bool check_dequantize(CHECK_ARGS) {
   return true;
 }
 
-static TfLiteStatus lower_dequantize(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_dequantize(lg_gpu_program* p, TfLiteContext* context,
                                      const TfLiteNode* node,
                                      const TfLiteRegistration* reg) {
   (void)reg;
@@ -318,49 +263,4 @@ static TfLiteStatus lower_dequantize(lg_gpu_program* p, TfLiteContext* context,
       p, node->outputs->data[0], values, n * sizeof(float));
   free(values);
   return status;
-}
-
-/* ---- Table
- * -------------------------------------------------------------------- */
-
-#define BINARY(code) LG_GPU_LOWERING(code, check_binary, lower_binary)
-#define UNARY(code) LG_GPU_LOWERING(code, check_unary, lower_unary)
-
-static const lg_gpu_lowering kElementwise[] = {
-    BINARY(kTfLiteBuiltinAdd),
-    BINARY(kTfLiteBuiltinSub),
-    BINARY(kTfLiteBuiltinMul),
-    BINARY(kTfLiteBuiltinDiv),
-    BINARY(kTfLiteBuiltinMaximum),
-    BINARY(kTfLiteBuiltinMinimum),
-    BINARY(kTfLiteBuiltinSquaredDifference),
-    BINARY(kTfLiteBuiltinPrelu),
-    BINARY(kTfLiteBuiltinPow),
-    UNARY(kTfLiteBuiltinLogistic),
-    UNARY(kTfLiteBuiltinTanh),
-    UNARY(kTfLiteBuiltinRelu),
-    UNARY(kTfLiteBuiltinRelu6),
-    UNARY(kTfLiteBuiltinReluN1To1),
-    UNARY(kTfLiteBuiltinExp),
-    UNARY(kTfLiteBuiltinNeg),
-    UNARY(kTfLiteBuiltinAbs),
-    UNARY(kTfLiteBuiltinSqrt),
-    UNARY(kTfLiteBuiltinSquare),
-    UNARY(kTfLiteBuiltinLog),
-    UNARY(kTfLiteBuiltinRsqrt),
-    UNARY(kTfLiteBuiltinSin),
-    UNARY(kTfLiteBuiltinCos),
-    UNARY(kTfLiteBuiltinFloor),
-    UNARY(kTfLiteBuiltinElu),
-    UNARY(kTfLiteBuiltinHardSwish),
-    UNARY(kTfLiteBuiltinGelu),
-    UNARY(kTfLiteBuiltinLeakyRelu),
-    LG_GPU_LOWERING(kTfLiteBuiltinCast, check_cast, lower_cast),
-    LG_GPU_LOWERING(kTfLiteBuiltinDequantize, check_dequantize,
-                    lower_dequantize),
-};
-
-const lg_gpu_lowering* lg_gpu_lowerings_elementwise(int* count) {
-  *count = (int)(sizeof(kElementwise) / sizeof(kElementwise[0]));
-  return kElementwise;
 }

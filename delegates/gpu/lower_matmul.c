@@ -217,7 +217,7 @@ static TfLiteStatus emit_matmul(lg_gpu_program* p, const TfLiteContext* context,
 
 enum { kFcInput = 0, kFcWeights = 1, kFcBias = 2 };
 
-static bool check_fully_connected(CHECK_ARGS) {
+bool lg_gpu_limits_fully_connected(CHECK_ARGS) {
   (void)registration;
   const TfLiteFullyConnectedParams* params = node->builtin_data;
   if (params == NULL) return fail(reason, size, "missing FC parameters.");
@@ -263,7 +263,7 @@ static bool check_fully_connected(CHECK_ARGS) {
   return true;
 }
 
-static TfLiteStatus lower_fully_connected(lg_gpu_program* p,
+TfLiteStatus lg_gpu_lower_fully_connected(lg_gpu_program* p,
                                           TfLiteContext* context,
                                           const TfLiteNode* node,
                                           const TfLiteRegistration* reg) {
@@ -335,7 +335,7 @@ static bool bmm_shape_of(const TfLiteContext* context, const TfLiteNode* node,
   return true;
 }
 
-static bool check_batch_matmul(CHECK_ARGS) {
+bool lg_gpu_limits_batch_matmul(CHECK_ARGS) {
   (void)registration;
   if (node->inputs->size != 2 || node->outputs->size != 1) {
     return fail(reason, size, "expects 2 inputs and 1 output.");
@@ -359,7 +359,7 @@ static bool check_batch_matmul(CHECK_ARGS) {
   return true;
 }
 
-static TfLiteStatus lower_batch_matmul(lg_gpu_program* p,
+TfLiteStatus lg_gpu_lower_batch_matmul(lg_gpu_program* p,
                                        TfLiteContext* context,
                                        const TfLiteNode* node,
                                        const TfLiteRegistration* reg) {
@@ -488,7 +488,7 @@ static bool tconv_shape_of(const TfLiteContext* context, const tconv_op* op,
   return true;
 }
 
-static bool check_transpose_conv(CHECK_ARGS) {
+bool lg_gpu_limits_transpose_conv(CHECK_ARGS) {
   tconv_op op;
   if (!tconv_op_of(node, registration, &op, reason, size)) return false;
   const TfLiteTransposeConvParams* params = &op.params;
@@ -528,7 +528,7 @@ static bool check_transpose_conv(CHECK_ARGS) {
   return true;
 }
 
-static TfLiteStatus lower_transpose_conv(lg_gpu_program* p,
+TfLiteStatus lg_gpu_lower_transpose_conv(lg_gpu_program* p,
                                          TfLiteContext* context,
                                          const TfLiteNode* node,
                                          const TfLiteRegistration* reg) {
@@ -604,22 +604,4 @@ static TfLiteStatus lower_transpose_conv(lg_gpu_program* p,
   return lg_gpu_lower_dispatch(p, "transpose_conv", defines, args,
                                (int)(sizeof(args) / sizeof(args[0])), 3, global,
                                NULL);
-}
-
-/* ---- Table --------------------------------------------------------------- */
-
-static const lg_gpu_lowering kMatmul[] = {
-    LG_GPU_LOWERING(kTfLiteBuiltinFullyConnected, check_fully_connected,
-                    lower_fully_connected),
-    LG_GPU_LOWERING(kTfLiteBuiltinBatchMatmul, check_batch_matmul,
-                    lower_batch_matmul),
-    LG_GPU_LOWERING(kTfLiteBuiltinTransposeConv, check_transpose_conv,
-                    lower_transpose_conv),
-    LG_GPU_CUSTOM_LOWERING(LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS,
-                           check_transpose_conv, lower_transpose_conv),
-};
-
-const lg_gpu_lowering* lg_gpu_lowerings_matmul(int* count) {
-  *count = (int)(sizeof(kMatmul) / sizeof(kMatmul[0]));
-  return kMatmul;
 }

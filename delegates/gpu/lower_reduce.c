@@ -94,7 +94,7 @@ static size_t group_size(const lg_gpu_program* p) {
 
 /* ---- AVERAGE_POOL_2D, MAX_POOL_2D ---------------------------------------- */
 
-static bool check_pool(CHECK_ARGS) {
+bool lg_gpu_limits_pool(CHECK_ARGS) {
   (void)registration;
   if (!check_sizes(context, node, reason, size)) return false;
   const TfLitePoolParams* params = node->builtin_data;
@@ -119,7 +119,7 @@ static int pool_padding(int in, int filter, int stride, int out) {
   return total > 0 ? (int)(total / 2) : 0;
 }
 
-static TfLiteStatus lower_pool(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_pool(lg_gpu_program* p, TfLiteContext* context,
                                const TfLiteNode* node,
                                const TfLiteRegistration* reg) {
   const TfLitePoolParams* params = node->builtin_data;
@@ -176,7 +176,7 @@ static TfLiteStatus lower_pool(lg_gpu_program* p, TfLiteContext* context,
  * shapes are the CPU kernels' (already in the context). Positions travel
  * as floats, as MediaPipe stores them. */
 
-static bool check_mediapipe_pool(CHECK_ARGS) {
+bool lg_gpu_limits_mediapipe_pool(CHECK_ARGS) {
   TfLitePoolParams params;
   float lo, hi;
   const char* act;
@@ -226,7 +226,7 @@ static void window_args(const int* pooled, const int* full,
   memcpy(args, list, sizeof(list));
 }
 
-static TfLiteStatus lower_mediapipe_pool(lg_gpu_program* p,
+TfLiteStatus lg_gpu_lower_mediapipe_pool(lg_gpu_program* p,
                                          TfLiteContext* context,
                                          const TfLiteNode* node,
                                          const TfLiteRegistration* reg) {
@@ -373,7 +373,7 @@ static bool reduce_make_plan(const TfLiteIntArray* dims, const bool* reduced,
   return true;
 }
 
-static bool check_reduce(CHECK_ARGS) {
+bool lg_gpu_limits_reduce(CHECK_ARGS) {
   (void)registration;
   if (!check_sizes(context, node, reason, size)) return false;
   if (node->inputs->size != 2) {
@@ -418,7 +418,7 @@ static TfLiteStatus reduce_check_loops(lg_gpu_program* p,
   return lg_gpu_lower_check_loops(p, iterations, what);
 }
 
-static TfLiteStatus lower_reduce(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_reduce(lg_gpu_program* p, TfLiteContext* context,
                                  const TfLiteNode* node,
                                  const TfLiteRegistration* reg) {
   const TfLiteTensor* in = tensor_of(context, node->inputs, 0);
@@ -474,7 +474,7 @@ static TfLiteStatus lower_reduce(lg_gpu_program* p, TfLiteContext* context,
 
 /* ---- SOFTMAX ------------------------------------------------------------- */
 
-static bool check_softmax(CHECK_ARGS) {
+bool lg_gpu_limits_softmax(CHECK_ARGS) {
   (void)registration;
   if (!check_sizes(context, node, reason, size)) return false;
   if (rank_of(tensor_of(context, node->inputs, 0)) < 1) {
@@ -484,7 +484,7 @@ static bool check_softmax(CHECK_ARGS) {
   return true;
 }
 
-static TfLiteStatus lower_softmax(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_softmax(lg_gpu_program* p, TfLiteContext* context,
                                   const TfLiteNode* node,
                                   const TfLiteRegistration* reg) {
   (void)reg;
@@ -540,7 +540,7 @@ static void resize_flags(int32_t code, const void* params, bool* align,
   }
 }
 
-static bool check_resize(CHECK_ARGS) {
+bool lg_gpu_limits_resize(CHECK_ARGS) {
   if (!check_sizes(context, node, reason, size)) return false;
   if (rank_of(tensor_of(context, node->inputs, 0)) != 4 ||
       rank_of(tensor_of(context, node->outputs, 0)) != 4) {
@@ -617,7 +617,7 @@ static int resize_table(lg_gpu_program* p, bool nearest, const int* id,
   return c;
 }
 
-static TfLiteStatus lower_resize(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_resize(lg_gpu_program* p, TfLiteContext* context,
                                  const TfLiteNode* node,
                                  const TfLiteRegistration* reg) {
   const int* id = tensor_of(context, node->inputs, 0)->dims->data;
@@ -648,27 +648,4 @@ static TfLiteStatus lower_resize(lg_gpu_program* p, TfLiteContext* context,
   return lg_gpu_lower_dispatch(p, "resize", defines, args,
                                (int)(sizeof(args) / sizeof(args[0])), 3, global,
                                NULL);
-}
-
-/* ---- Table --------------------------------------------------------------- */
-
-static const lg_gpu_lowering kReduce[] = {
-    LG_GPU_LOWERING(kTfLiteBuiltinAveragePool2d, check_pool, lower_pool),
-    LG_GPU_LOWERING(kTfLiteBuiltinMaxPool2d, check_pool, lower_pool),
-    LG_GPU_CUSTOM_LOWERING(LG_MEDIAPIPE_MAX_POOL_ARGMAX, check_mediapipe_pool,
-                           lower_mediapipe_pool),
-    LG_GPU_CUSTOM_LOWERING(LG_MEDIAPIPE_MAX_UNPOOL, check_mediapipe_pool,
-                           lower_mediapipe_pool),
-    LG_GPU_LOWERING(kTfLiteBuiltinMean, check_reduce, lower_reduce),
-    LG_GPU_LOWERING(kTfLiteBuiltinSum, check_reduce, lower_reduce),
-    LG_GPU_LOWERING(kTfLiteBuiltinReduceMax, check_reduce, lower_reduce),
-    LG_GPU_LOWERING(kTfLiteBuiltinSoftmax, check_softmax, lower_softmax),
-    LG_GPU_LOWERING(kTfLiteBuiltinResizeBilinear, check_resize, lower_resize),
-    LG_GPU_LOWERING(kTfLiteBuiltinResizeNearestNeighbor, check_resize,
-                    lower_resize),
-};
-
-const lg_gpu_lowering* lg_gpu_lowerings_reduce(int* count) {
-  *count = (int)(sizeof(kReduce) / sizeof(kReduce[0]));
-  return kReduce;
 }

@@ -470,7 +470,7 @@ static bool build_plan(lg_gpu_shape_plan* plan, const TfLiteNode* node,
   return build(plan, node, code);
 }
 
-static bool check_remap(CHECK_ARGS) {
+bool lg_gpu_limits_remap(CHECK_ARGS) {
   lg_gpu_shape_plan plan;
   lg_gpu_shape_plan_init(&plan, context, reason, size);
   const bool ok = build_plan(&plan, node, registration->builtin_code);
@@ -478,7 +478,7 @@ static bool check_remap(CHECK_ARGS) {
   return ok;
 }
 
-static TfLiteStatus lower_remap(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_remap(lg_gpu_program* p, TfLiteContext* context,
                                 const TfLiteNode* node,
                                 const TfLiteRegistration* reg) {
   char reason[LG_KIT_REASON_SIZE] = "";
@@ -515,7 +515,7 @@ static TfLiteStatus lower_remap(lg_gpu_program* p, TfLiteContext* context,
 
 /* ---- RESHAPE, SQUEEZE ---------------------------------------------------- */
 
-static bool check_alias(CHECK_ARGS) {
+bool lg_gpu_limits_reshape(CHECK_ARGS) {
   (void)registration;
   const TfLiteTensor* in = lg_gpu_shape_input(context, node, 0);
   const TfLiteTensor* out = lg_gpu_shape_output(context, node, 0);
@@ -530,9 +530,9 @@ static bool check_alias(CHECK_ARGS) {
   return true;
 }
 
-static TfLiteStatus lower_alias(lg_gpu_program* p, TfLiteContext* context,
-                                const TfLiteNode* node,
-                                const TfLiteRegistration* reg) {
+TfLiteStatus lg_gpu_lower_reshape(lg_gpu_program* p, TfLiteContext* context,
+                                  const TfLiteNode* node,
+                                  const TfLiteRegistration* reg) {
   (void)context;
   (void)reg;
   return lg_gpu_lower_alias(p, node->outputs->data[0], node->inputs->data[0]);
@@ -611,7 +611,7 @@ static bool gather_plan(lg_gpu_shape_plan* plan, const TfLiteNode* node,
   return true;
 }
 
-static bool check_gather(CHECK_ARGS) {
+bool lg_gpu_limits_gather(CHECK_ARGS) {
   (void)registration;
   lg_gpu_shape_plan plan;
   gather_shape g;
@@ -619,7 +619,7 @@ static bool check_gather(CHECK_ARGS) {
   return gather_plan(&plan, node, &g);
 }
 
-static TfLiteStatus lower_gather(lg_gpu_program* p, TfLiteContext* context,
+TfLiteStatus lg_gpu_lower_gather(lg_gpu_program* p, TfLiteContext* context,
                                  const TfLiteNode* node,
                                  const TfLiteRegistration* reg) {
   (void)reg;
@@ -641,31 +641,4 @@ static TfLiteStatus lower_gather(lg_gpu_program* p, TfLiteContext* context,
   return lg_gpu_lower_dispatch(p, "shape_gather", NULL, args,
                                (int)(sizeof(args) / sizeof(args[0])), 3, global,
                                NULL);
-}
-
-/* ---- Table --------------------------------------------------------------- */
-
-#define REMAP(code) LG_GPU_LOWERING(code, check_remap, lower_remap)
-
-static const lg_gpu_lowering kShape[] = {
-    LG_GPU_LOWERING(kTfLiteBuiltinReshape, check_alias, lower_alias),
-    LG_GPU_LOWERING(kTfLiteBuiltinSqueeze, check_alias, lower_alias),
-    REMAP(kTfLiteBuiltinConcatenation),
-    REMAP(kTfLiteBuiltinPad),
-    REMAP(kTfLiteBuiltinPadv2),
-    REMAP(kTfLiteBuiltinMirrorPad),
-    REMAP(kTfLiteBuiltinSlice),
-    REMAP(kTfLiteBuiltinStridedSlice),
-    REMAP(kTfLiteBuiltinTranspose),
-    REMAP(kTfLiteBuiltinSplit),
-    REMAP(kTfLiteBuiltinSplitV),
-    REMAP(kTfLiteBuiltinTile),
-    LG_GPU_LOWERING(kTfLiteBuiltinGather, check_gather, lower_gather),
-    REMAP(kTfLiteBuiltinDepthToSpace),
-    REMAP(kTfLiteBuiltinSpaceToDepth),
-};
-
-const lg_gpu_lowering* lg_gpu_lowerings_shape(int* count) {
-  *count = (int)(sizeof(kShape) / sizeof(kShape[0]));
-  return kShape;
 }

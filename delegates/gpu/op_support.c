@@ -784,91 +784,23 @@ GPU_CHECK(check_cast)
 GPU_CHECK(check_transpose_conv_bias)
 GPU_CHECK(check_mediapipe_pool)
 
-#define OP(code, max, fn) \
-  { code, NULL, max, gpu_##fn }
-#define CUSTOM_OP(name, fn) \
-  { kTfLiteBuiltinCustom, name, 1, gpu_##fn }
-#define ANY LG_GPU_ANY_VERSION
+/* The table: the manifest's GPU rows (ops/ops.def), each with TFLite's
+ * kMaxVersion and its check gpu_check_<support>. */
+#define GPU_ROW(NAME, code, custom, family, cpu, cpu_min, cpu_max, gpu, max, \
+                support, ...)                                                \
+  GPU_ROW_##gpu(code, custom, max, support)
+#define GPU_ROW_GPU(code, custom, max, support) \
+  {code, custom, max, gpu_check_##support},
+#define GPU_ROW_NO_GPU(code, custom, max, support)
 
-/* kMaxVersion: TFLite's GPU delegate (facts §4; model_builder.cc). SQUEEZE
- * is litegpu's own (TFLite's GPU delegate has none): a reshape, version 1
- * (version 2 only adds int8, which the tensor filter refuses anyway). */
 static const lg_kit_op kGpuOps[] = {
-    /* Binary elementwise. */
-    OP(kTfLiteBuiltinAdd, 2, check_add),
-    OP(kTfLiteBuiltinSub, 2, check_binary),
-    OP(kTfLiteBuiltinMul, 3, check_mul),
-    OP(kTfLiteBuiltinDiv, 2, check_binary),
-    OP(kTfLiteBuiltinMaximum, 2, check_binary),
-    OP(kTfLiteBuiltinMinimum, 2, check_binary),
-    OP(kTfLiteBuiltinSquaredDifference, 2, check_binary),
-    OP(kTfLiteBuiltinPow, 2, check_binary),
-    /* Convolutions and matrix products. */
-    OP(kTfLiteBuiltinConv2d, 6, check_conv),
-    OP(kTfLiteBuiltinDepthwiseConv2d, 6, check_depthwise),
-    OP(kTfLiteBuiltinTransposeConv, 3, check_transpose_conv),
-    OP(kTfLiteBuiltinFullyConnected, 9, check_fully_connected),
-    OP(kTfLiteBuiltinBatchMatmul, ANY, check_batch_matmul),
-    /* Pooling and reductions. */
-    OP(kTfLiteBuiltinAveragePool2d, 2, check_pool),
-    OP(kTfLiteBuiltinMaxPool2d, 2, check_pool),
-    OP(kTfLiteBuiltinMean, ANY, check_mean),
-    OP(kTfLiteBuiltinSum, ANY, check_reduce),
-    OP(kTfLiteBuiltinReduceMax, ANY, check_reduce),
-    /* Shape and data movement. */
-    OP(kTfLiteBuiltinReshape, 1, check_one_runtime),
-    OP(kTfLiteBuiltinSqueeze, 1, check_one_runtime),
-    OP(kTfLiteBuiltinConcatenation, 2, check_concatenation),
-    OP(kTfLiteBuiltinPad, 2, check_pad),
-    OP(kTfLiteBuiltinPadv2, 2, check_pad),
-    OP(kTfLiteBuiltinMirrorPad, 2, check_pad),
-    OP(kTfLiteBuiltinSlice, 2, check_slice),
-    OP(kTfLiteBuiltinStridedSlice, 4, check_strided_slice),
-    OP(kTfLiteBuiltinTranspose, 4, check_one_runtime),
-    OP(kTfLiteBuiltinSplit, ANY, check_split),
-    OP(kTfLiteBuiltinSplitV, ANY, check_split),
-    OP(kTfLiteBuiltinTile, ANY, check_one_runtime),
-    OP(kTfLiteBuiltinGather, 1, check_gather),
-    OP(kTfLiteBuiltinDepthToSpace, ANY, check_block),
-    OP(kTfLiteBuiltinSpaceToDepth, 2, check_block),
-    OP(kTfLiteBuiltinResizeBilinear, 3, check_resize),
-    OP(kTfLiteBuiltinResizeNearestNeighbor, 3, check_resize),
-    /* Activations. */
-    OP(kTfLiteBuiltinSoftmax, 2, check_softmax),
-    OP(kTfLiteBuiltinLogistic, 2, check_unary),
-    OP(kTfLiteBuiltinTanh, 2, check_unary),
-    OP(kTfLiteBuiltinRelu, 2, check_relu),
-    OP(kTfLiteBuiltinRelu6, 2, check_relu),
-    OP(kTfLiteBuiltinReluN1To1, 2, check_relu),
-    OP(kTfLiteBuiltinLeakyRelu, 2, check_relu),
-    OP(kTfLiteBuiltinPrelu, 1, check_one_runtime),
-    OP(kTfLiteBuiltinElu, 2, check_unary),
-    OP(kTfLiteBuiltinHardSwish, ANY, check_one_runtime),
-    OP(kTfLiteBuiltinGelu, 2, check_unary),
-    /* Unary math. */
-    OP(kTfLiteBuiltinExp, 2, check_unary),
-    OP(kTfLiteBuiltinLog, 2, check_unary),
-    OP(kTfLiteBuiltinSqrt, 2, check_unary),
-    OP(kTfLiteBuiltinRsqrt, 2, check_unary),
-    OP(kTfLiteBuiltinSquare, 2, check_unary),
-    OP(kTfLiteBuiltinAbs, 2, check_unary),
-    OP(kTfLiteBuiltinNeg, 2, check_unary),
-    OP(kTfLiteBuiltinSin, 2, check_unary),
-    OP(kTfLiteBuiltinCos, 2, check_unary),
-    OP(kTfLiteBuiltinFloor, 2, check_unary),
-    /* Types. */
-    OP(kTfLiteBuiltinDequantize, 3, check_dequantize),
-    OP(kTfLiteBuiltinCast, ANY, check_cast),
-    /* MediaPipe's custom ops: version 1, the only layout of their options
-     * MediaPipe writes. */
-    CUSTOM_OP(LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS, check_transpose_conv_bias),
-    CUSTOM_OP(LG_MEDIAPIPE_MAX_POOL_ARGMAX, check_mediapipe_pool),
-    CUSTOM_OP(LG_MEDIAPIPE_MAX_UNPOOL, check_mediapipe_pool),
+#define LG_MANIFEST_EACH GPU_ROW
+#include "ops/op_manifest_each.h"
 };
 
-#undef OP
-#undef CUSTOM_OP
-#undef ANY
+#undef GPU_ROW
+#undef GPU_ROW_GPU
+#undef GPU_ROW_NO_GPU
 
 const lg_kit_op* lg_gpu_op_table(int* count) {
   if (count != NULL) *count = (int)(sizeof(kGpuOps) / sizeof(kGpuOps[0]));

@@ -36,11 +36,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ops/op_manifest.h"
 #include "partition/delegate_kit.h"
 #include "tensorflow/lite/c/common.h"
 
 /* max_version of the ops TFLite's GPU delegate takes at every version. */
-#define LG_GPU_ANY_VERSION INT_MAX
+#define LG_GPU_ANY_VERSION LG_OP_ANY_VERSION
 
 /* The detail TFLite gives when an op passes but a tensor does not. */
 #define LG_GPU_TENSOR_REASON \

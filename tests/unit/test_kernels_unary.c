@@ -717,7 +717,7 @@ static void test_random_against_double(void** state) {
 
 static void test_registration_ranges(void** state) {
   (void)state;
-  /* LiteRT's BuiltinOpResolver ranges (see register_unary.c): every version
+  /* LiteRT's BuiltinOpResolver ranges (see ops/ops.def): every version
    * in range finds the op's kernel, the next one finds nothing. */
   const struct {
     int32_t code;
