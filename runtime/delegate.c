@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/graph_partition.h"
+#include "partition/graph_partition.h"
 #include "runtime/subgraph.h"
 #include "tensorflow/lite/builtin_ops.h"
 

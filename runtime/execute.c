@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "runtime/delegate.h"
 #include "runtime/subgraph.h"
 

@@ -20,11 +20,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/report.h"
+#include "base/tensor_util.h"
+#include "base/thread_pool.h"
 #include "runtime/arena.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/model/model.h"
 #include "runtime/op_resolver.h"
-#include "runtime/report.h"
-#include "runtime/thread_pool.h"
+#include "runtime/operator.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -76,7 +79,10 @@ typedef struct lg_tensor_info {
 } lg_tensor_info;
 
 typedef struct lg_subgraph {
-  TfLiteContext context; /* context.impl_ == this */
+  /* First: context.impl_ == this, and kernels read it as their environment
+   * (runtime/kernels/kernel_context.h). */
+  lg_kernel_env kernel_env;
+  TfLiteContext context;
   struct TfLiteInterpreter* interpreter;
   const lg_model_subgraph* model_subgraph;
   int index;
@@ -140,31 +146,8 @@ static inline lg_subgraph* lg_subgraph_from_context(
   return (lg_subgraph*)context->impl_;
 }
 
-/* The thread pool kernels may split work over (never NULL once the
- * interpreter exists; a pool of 1 runs tasks on the caller). */
-lg_thread_pool* lg_context_thread_pool(const TfLiteContext* context);
-
 /* Reports through the interpreter's reporter. */
 void lg_context_report(TfLiteContext* context, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
-
-/* Registration callbacks, dispatching to a TfLiteOperator's callbacks when
- * registration_external is set (implemented in operator.c). */
-void* lg_registration_init(TfLiteContext* context,
-                           const TfLiteRegistration* registration,
-                           const char* buffer, size_t length);
-void lg_registration_free(TfLiteContext* context,
-                          const TfLiteRegistration* registration, void* data);
-TfLiteStatus lg_registration_prepare(TfLiteContext* context,
-                                     const TfLiteRegistration* registration,
-                                     TfLiteNode* node);
-TfLiteStatus lg_registration_invoke(TfLiteContext* context,
-                                    const TfLiteRegistration* registration,
-                                    TfLiteNode* node);
-
-/* The byte size of `dims` elements of `type` into *bytes; kTfLiteError on
- * overflow or a type without a fixed element size. */
-TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
-                                 size_t* bytes);
 
 #endif /* LITEGPU_RUNTIME_INTERPRETER_H_ */

@@ -3,7 +3,7 @@
  * An operator added through TfLiteInterpreterOptionsAddOperator enters the op
  * resolver as the TfLiteRegistration that lg_operator_registration returns:
  * its plain callbacks are NULL and registration_external points back at the
- * operator, so lg_registration_init/free/prepare/invoke (interpreter.h)
+ * operator, so lg_registration_init/free/prepare/invoke (below)
  * dispatch to the operator's callbacks. The operator stays the caller's; the
  * registration borrows it and its custom name.
  *
@@ -15,6 +15,7 @@
 #define LITEGPU_RUNTIME_OPERATOR_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tensorflow/lite/c/common.h"
 #include "tensorflow/lite/core/c/operator.h"
@@ -28,5 +29,19 @@ TfLiteRegistration lg_operator_registration(const TfLiteOperator* op);
  * litegpu has no asynchronous execution, so the interpreter rejects such an
  * operator when it is created. False for NULL. */
 bool lg_operator_has_async_kernel_only(const TfLiteOperator* op);
+
+/* Registration callbacks, dispatching to a TfLiteOperator's callbacks when
+ * registration_external is set . */
+void* lg_registration_init(TfLiteContext* context,
+                           const TfLiteRegistration* registration,
+                           const char* buffer, size_t length);
+void lg_registration_free(TfLiteContext* context,
+                          const TfLiteRegistration* registration, void* data);
+TfLiteStatus lg_registration_prepare(TfLiteContext* context,
+                                     const TfLiteRegistration* registration,
+                                     TfLiteNode* node);
+TfLiteStatus lg_registration_invoke(TfLiteContext* context,
+                                    const TfLiteRegistration* registration,
+                                    TfLiteNode* node);
 
 #endif /* LITEGPU_RUNTIME_OPERATOR_H_ */

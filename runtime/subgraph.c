@@ -16,26 +16,6 @@
 /* The highest builtin code this runtime knows the name of. */
 #define LG_MAX_BUILTIN_CODE 209
 
-/* ---- Sizes -------------------------------------------------------------- */
-
-TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
-                                 size_t* bytes) {
-  size_t size = 0;
-  if (TfLiteGetSizeOfType(type, &size) != kTfLiteOk) return kTfLiteError;
-  if (dims == NULL) {
-    *bytes = 0;
-    return kTfLiteOk;
-  }
-  for (int i = 0; i < dims->size; ++i) {
-    if (dims->data[i] < 0) return kTfLiteError;
-    size_t d = (size_t)dims->data[i];
-    if (d != 0 && size > SIZE_MAX / d) return kTfLiteError;
-    size *= d;
-  }
-  *bytes = size;
-  return kTfLiteOk;
-}
-
 const char* lg_node_op_name(const lg_node* node) {
   const TfLiteRegistration* r = &node->registration;
   if ((r->builtin_code == kTfLiteBuiltinCustom ||
@@ -63,13 +43,6 @@ void lg_context_report(TfLiteContext* context, const char* format, ...) {
   lg_reportv(&lg_subgraph_from_context(context)->interpreter->reporter, format,
              args);
   va_end(args);
-}
-
-lg_thread_pool* lg_context_thread_pool(const TfLiteContext* context) {
-  if (context == NULL || context->impl_ == NULL) {
-    return lg_thread_pool_default();
-  }
-  return lg_subgraph_from_context(context)->interpreter->thread_pool;
 }
 
 static int tensor_index_of(const lg_subgraph* s, const TfLiteTensor* t) {
@@ -548,6 +521,7 @@ TfLiteStatus lg_subgraph_build(lg_subgraph* s,
                                int index) {
   memset(s, 0, sizeof(*s));
   s->interpreter = interpreter;
+  s->kernel_env.thread_pool = interpreter->thread_pool;
   s->index = index;
   s->model_subgraph = &interpreter->model->model->subgraphs[index];
   init_context(s);

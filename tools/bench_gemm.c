@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "runtime/kernels/gemm.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 
 typedef struct bench_shape {
   const char* name;

@@ -38,8 +38,8 @@
 
 #include "delegates/vulkan/vulkan_shaders.h"
 #include "litegpu/gpu_delegate.h"
-#include "runtime/clock.h"
-#include "runtime/model/model_writer.h"
+#include "base/clock.h"
+#include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/delegates/gpu/delegate.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "tensorflow/lite/c/c_api.h"
 
 static double now_us(void) { return (double)lg_now_ns() / 1e3; }

@@ -130,7 +130,7 @@
 
 #include "litegpu/interpreter_info.h"
 #include "litegpu/profiling.h"
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tools/benchmark/benchmark.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "litegpu/interpreter_info.h"
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "tensorflow/lite/c/c_api.h"
 
 #define MAX_INPUT_VALUES 4096

@@ -1,5 +1,5 @@
 /* make_test_model: writes small named .tflite test models with the model
- * writer (runtime/model/model_writer.h).
+ * writer (runtime/writer/model_writer.h).
  *
  *   make_test_model NAME OUT.tflite [SIZE]
  *
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/model/model_writer.h"
+#include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 

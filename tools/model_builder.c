@@ -1,5 +1,5 @@
 /* model_builder: writes a .tflite model described by a spec file (the
- * language is described in runtime/model/model_spec.h). The op test harness
+ * language is described in runtime/writer/model_spec.h). The op test harness
  * (tests/python/op_harness.py) builds every op case through it.
  *
  *   model_builder SPEC OUT.tflite        SPEC "-" reads standard input
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/model/model_spec.h"
-#include "runtime/model/model_writer.h"
+#include "runtime/writer/model_spec.h"
+#include "runtime/writer/model_writer.h"
 
 /* The directory part of `path` ("." when none); NULL when out of memory. */
 static char* lg_dir_of(const char* path) {
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr,
             "usage: %s SPEC OUT.tflite   (SPEC \"-\" reads stdin; the spec "
-            "language is described in runtime/model/model_spec.h)\n",
+            "language is described in runtime/writer/model_spec.h)\n",
             argc > 0 ? argv[0] : "model_builder");
     return 1;
   }

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "runtime/model/model.h"
-#include "runtime/report.h"
+#include "base/report.h"
 #include "tensorflow/lite/c/common.h"
 
 /* Tensors a signature describes per side; the rules read at most the first

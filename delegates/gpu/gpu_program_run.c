@@ -8,7 +8,7 @@
 
 #include "delegates/gpu/gpu_program.h"
 #include "delegates/gpu/gpu_program_internal.h"
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "runtime/kernels/fp16.h"
 
 /* ---- Memory plan -----------------------------------------------------------

@@ -11,7 +11,7 @@
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
 #include "delegates/opencl/opencl_sources.h"
-#include "runtime/clock.h"
+#include "base/clock.h"
 
 /* The largest work group dispatch picks by itself: big enough to fill a
  * GPU's SIMD units, small enough to leave registers for the kernel. */

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/interpreter.h"
+#include "base/tensor_util.h"
+#include "runtime/operator.h"
 #include "tensorflow/lite/builtin_ops.h"
 
 static ref_graph* graph_of(TfLiteContext* context) {

@@ -10,8 +10,8 @@
 
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
-#include "runtime/clock.h"
-#include "runtime/thread_pool.h"
+#include "base/clock.h"
+#include "base/thread_pool.h"
 
 /* ---- Defines ------------------------------------------------------------ */
 

@@ -10,7 +10,7 @@
 
 #include "delegates/vulkan/vulkan_internal.h"
 #include "delegates/vulkan/vulkan_shaders.h"
-#include "runtime/clock.h"
+#include "base/clock.h"
 
 /* ---- Result names ------------------------------------------------------- */
 

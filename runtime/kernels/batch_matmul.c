@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
@@ -260,7 +260,7 @@ static TfLiteStatus lg_bmm_plan(TfLiteContext* context, TfLiteNode* node,
   const bool constant = lg_nn_is_constant(rhs) && data->rhs_elements > 0;
   data->prepacked = constant;
   lg_gemm gemm = lg_bmm_gemm(data);
-  const int threads = lg_thread_pool_size(lg_context_thread_pool(context));
+  const int threads = lg_thread_pool_size(lg_kernel_thread_pool(context));
   data->scratch_floats = lg_gemm_scratch_floats(&gemm, threads);
   TF_LITE_ENSURE_STATUS(lg_nn_set_temporaries(
       context, node, LG_BMM_OP, data->temporaries, &data->scratch_floats, 1));
@@ -388,7 +388,7 @@ static TfLiteStatus lg_bmm_invoke(TfLiteContext* context, TfLiteNode* node) {
   float* scratch = lg_nn_temporary(context, node, LG_BMM_OP, kScratchTemporary,
                                    data->scratch_floats);
   if (scratch == NULL) return kTfLiteError;
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   lg_gemm one = lg_bmm_gemm(data);
   const size_t slot = lg_gemm_scratch_floats(&one, 1);

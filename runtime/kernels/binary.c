@@ -32,11 +32,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/broadcast_plan.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -381,7 +381,7 @@ static void lg_binary_task(void* ctx, int index) {
 
 /* Walks the plan, split over the context's threads when large enough. */
 static void lg_binary_run(TfLiteContext* context, lg_binary_job* job) {
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   const int64_t elements = job->plan->elements;
   job->num_tasks = 1;

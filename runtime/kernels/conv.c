@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
@@ -488,7 +488,7 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
       lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
   static const float kPackedMarker = 0.0f;
   gemm.b.packed = lg_nn_is_constant(filter) ? &kPackedMarker : NULL;
-  const int threads = lg_thread_pool_size(lg_context_thread_pool(context));
+  const int threads = lg_thread_pool_size(lg_kernel_thread_pool(context));
   data->scratch_floats = lg_gemm_scratch_floats(&gemm, threads);
   TF_LITE_ENSURE_STATUS(lg_nn_set_temporaries(
       context, node, LG_CONV_OP, data->temporaries, &data->scratch_floats, 1));
@@ -711,7 +711,7 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
                                    data->scratch_floats);
   if (scratch == NULL) return kTfLiteError;
 
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const lg_conv_geometry* g = &data->geo;
   for (int gi = 0; gi < data->groups; ++gi) {
     lg_gemm gemm = lg_conv_gemm(data);

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
@@ -751,7 +751,7 @@ static TfLiteStatus lg_dw_geometry_of(TfLiteContext* context,
 /* The tap lists of every task: 4 * window offsets per thread. */
 static TfLiteStatus lg_dw_reserve_taps(TfLiteContext* context,
                                        lg_dw_data* data) {
-  const int threads = lg_thread_pool_size(lg_context_thread_pool(context));
+  const int threads = lg_thread_pool_size(lg_kernel_thread_pool(context));
   const size_t window = (size_t)data->geo.filter_h * data->geo.filter_w;
   const size_t needed = 4 * window * (size_t)threads;
   data->max_tasks = threads;
@@ -858,7 +858,7 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
       .taps = data->taps,
       .window = g->filter_h * g->filter_w,
   };
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   int threads = lg_thread_pool_size(pool);
   if (threads > data->max_tasks) threads = data->max_tasks;
   const int64_t macs = data->output_elements * g->filter_h * g->filter_w;

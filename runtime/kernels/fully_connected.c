@@ -19,12 +19,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/nn.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -124,7 +124,7 @@ static TfLiteStatus lg_fc_plan(TfLiteContext* context, TfLiteNode* node,
       lg_nn_is_constant(weights) && data->out_depth > 0 && data->in_depth > 0;
   data->prepacked = constant;
   lg_gemm gemm = lg_fc_gemm(data);
-  const int threads = lg_thread_pool_size(lg_context_thread_pool(context));
+  const int threads = lg_thread_pool_size(lg_kernel_thread_pool(context));
   data->scratch_floats = lg_gemm_scratch_floats(&gemm, threads);
   TF_LITE_ENSURE_STATUS(lg_nn_set_temporaries(
       context, node, LG_FC_OP, data->temporaries, &data->scratch_floats, 1));
@@ -360,7 +360,7 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
   }
   gemm.c = output->data.f;
   gemm.bias = bias != NULL ? bias->data.f : NULL;
-  lg_gemm_run(&gemm, lg_context_thread_pool(context), scratch,
+  lg_gemm_run(&gemm, lg_kernel_thread_pool(context), scratch,
               data->scratch_floats);
   return kTfLiteOk;
 }

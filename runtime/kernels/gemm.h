@@ -61,7 +61,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 
 typedef enum lg_gemm_isa {
   LG_GEMM_ISA_SCALAR = 0,

@@ -19,10 +19,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -243,7 +243,7 @@ static TfLiteStatus lg_prelu_invoke(TfLiteContext* context, TfLiteNode* node) {
                       .output = output->data.f,
                       .rows = data->count / data->dims[data->rank - 1],
                       .num_tasks = 1};
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && job.rows > 1 && data->count >= LG_PRELU_MIN_PARALLEL) {
     job.num_tasks = job.rows < threads ? (int)job.rows : threads;

@@ -38,10 +38,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -648,7 +648,7 @@ static TfLiteStatus lg_reduce_invoke(TfLiteContext* context, TfLiteNode* node) {
       .output = output->data.raw,
       .num_tasks = 1,
   };
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && plan->in_count >= LG_REDUCE_MIN_PARALLEL) {
     job.num_tasks = plan->units < threads ? (int)plan->units : threads;

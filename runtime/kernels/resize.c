@@ -30,10 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -360,7 +360,7 @@ static TfLiteStatus lg_resize_invoke(TfLiteContext* context, TfLiteNode* node) {
       .rows = data->batch * data->out_h,
       .num_tasks = 1,
   };
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && out_count >= LG_RESIZE_MIN_PARALLEL) {
     job.num_tasks = job.rows < threads ? job.rows : threads;

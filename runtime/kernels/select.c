@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/broadcast_plan.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -262,7 +262,7 @@ static void lg_select_task(void* ctx, int index) {
 }
 
 static void lg_select_run(TfLiteContext* context, lg_select_job* job) {
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   const int64_t elements = job->plan->elements;
   job->num_tasks = 1;

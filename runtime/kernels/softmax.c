@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -219,7 +219,7 @@ static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
                         .input = input->data.f,
                         .output = output->data.f,
                         .num_tasks = 1};
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && data->rows > 1 && count >= LG_SOFTMAX_MIN_PARALLEL) {
     job.num_tasks = data->rows < threads ? (int)data->rows : threads;

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
@@ -331,7 +331,7 @@ static TfLiteStatus lg_tc_plan(TfLiteContext* context, TfLiteNode* node,
   lg_gemm gemm = lg_tc_gemm(data);
   static const float kPackedMarker = 0.0f; /* only "is B prepacked" counts */
   gemm.b.packed = lg_nn_is_constant(weights) ? &kPackedMarker : NULL;
-  const int threads = lg_thread_pool_size(lg_context_thread_pool(context));
+  const int threads = lg_thread_pool_size(lg_kernel_thread_pool(context));
   data->sizes[kColumnsTemporary] = (size_t)columns;
   data->sizes[kScratchTemporary] = lg_gemm_scratch_floats(&gemm, threads);
   TF_LITE_ENSURE_STATUS(lg_nn_set_temporaries(context, node, LG_TC_OP,
@@ -491,7 +491,7 @@ static TfLiteStatus lg_tc_compute(TfLiteContext* context, TfLiteNode* node,
                                    data->sizes[kScratchTemporary]);
   if (columns == NULL || scratch == NULL) return kTfLiteError;
   const lg_conv_geometry* g = &data->geo;
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   lg_gemm gemm = lg_tc_gemm(data);
   const lg_tc_weights w = {weights->data.f, g->filter_h * g->filter_w, g->out_c,
                            g->in_c};

@@ -35,10 +35,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/interpreter.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -390,7 +390,7 @@ static TfLiteStatus lg_unary_invoke(TfLiteContext* context, TfLiteNode* node) {
                       .input = input->data.data,
                       .output = output->data.data,
                       .num_tasks = 1};
-  lg_thread_pool* pool = lg_context_thread_pool(context);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && data->count >= LG_UNARY_MIN_PARALLEL) {
     job.num_tasks = threads;

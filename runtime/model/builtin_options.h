@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "runtime/model/model.h"
-#include "runtime/report.h"
+#include "base/report.h"
 #include "tensorflow/lite/c/c_api_types.h"
 
 /* How a schema field is stored and converted into the params struct. */

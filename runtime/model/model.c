@@ -701,7 +701,7 @@ static bool lg_check_operator(lg_parser* p, const lg_model_subgraph* sg,
 /* The tensor's size in bytes from its shape and type, or false when it
  * overflows. Sub-byte types (INT4, UINT4, INT2) are packed, as TFLite stores
  * them. */
-static bool lg_tensor_byte_size(const lg_model_tensor* t, unsigned bits,
+static bool model_tensor_data_bytes(const lg_model_tensor* t, unsigned bits,
                                 uint64_t* bytes) {
   /* Bounding the element count this way keeps count * bits + 7 in range. */
   const uint64_t max_count = UINT64_MAX / 8 / bits;
@@ -720,7 +720,7 @@ static bool lg_check_tensor_data(lg_parser* p, const lg_model_tensor* t,
   const lg_type_info* info = &lg_type_infos[t->schema_type];
   uint64_t bytes;
   if (info->bits == 0) return true; /* strings, resources, variants */
-  if (!lg_tensor_byte_size(t, info->bits, &bytes)) {
+  if (!model_tensor_data_bytes(t, info->bits, &bytes)) {
     return lg_check_fail(p,
                          "%s: the byte size of its %s shape of %d dimensions "
                          "overflows",

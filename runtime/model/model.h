@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "runtime/model/flatbuffer.h"
-#include "runtime/report.h"
+#include "base/report.h"
 #include "tensorflow/lite/c/c_api_types.h"
 
 /* The schema's per-tensor quantization parameters (vectors may be empty). */

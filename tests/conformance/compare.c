@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "litegpu/gpu_delegate.h"
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "tests/conformance/conformance.h"
 
 /* Index k of every per-backend array: the name the delegate reports (and

@@ -1,6 +1,6 @@
 /* Random graphs for the GPU conformance suite: a seeded generator of
  * float32 DAGs over the ops the GPU delegate claims, their text form (a
- * model spec, runtime/model/model_spec.h) and the steps that shrink a
+ * model spec, runtime/writer/model_spec.h) and the steps that shrink a
  * failing graph.
  *
  * A graph is a list of nodes in execution order over a list of tensors.

@@ -34,7 +34,7 @@
 #include <sys/stat.h>
 
 #include "litegpu/gpu_delegate.h"
-#include "runtime/model/model_spec.h"
+#include "runtime/writer/model_spec.h"
 #include "tests/conformance/conformance.h"
 #include "tests/conformance/graph_gen.h"
 

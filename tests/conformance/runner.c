@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "runtime/model/builtin_options.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tests/conformance/conformance.h"

@@ -2,7 +2,7 @@
 
 A test describes one op case; the harness writes a one-op model with
 litegpu's model writer (tools/model_builder; the spec language is described
-in runtime/model/model_spec.h), runs it in LiteRT with its *reference* kernels
+in runtime/writer/model_spec.h), runs it in LiteRT with its *reference* kernels
 (OpResolverType.BUILTIN_REF: the expected values) and in litegpu through its
 C API (litegpu_ctypes.py) once per thread count, and compares every output.
 

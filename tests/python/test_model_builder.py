@@ -1,5 +1,5 @@
 """tools/model_builder: the spec language (documented in
-runtime/model/model_spec.h).
+runtime/writer/model_spec.h).
 
 Spec errors name the right line and problem, exit 1 and leave no file; a
 spec using every feature round-trips: the written file is read back with

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/interpreter.h"
-
 /* Output bytes start as this pattern, so values a kernel never wrote show. */
 #define LG_RUNNER_FILL 0xA5
 
@@ -218,10 +216,8 @@ void lg_kernel_runner_release(lg_kernel_runner* runner) {
   TfLiteIntArrayFree(runner->node.temporaries);
   runner->node.inputs = runner->node.outputs = NULL;
   runner->node.intermediates = runner->node.temporaries = NULL;
-  lg_thread_pool_destroy(runner->pool);
-  free(runner->impl);
-  runner->pool = NULL;
-  runner->impl = NULL;
+  lg_thread_pool_destroy(runner->env.thread_pool);
+  runner->env.thread_pool = NULL;
   runner->num_tensors = 0;
 }
 
@@ -267,26 +263,10 @@ void lg_kernel_runner_set_outputs(lg_kernel_runner* runner, const int* indices,
 TfLiteStatus lg_kernel_runner_set_threads(lg_kernel_runner* runner,
                                           int num_threads) {
   lg_thread_pool* pool = lg_thread_pool_create(num_threads);
-  /* lg_context_thread_pool reads impl_ as an lg_subgraph and takes its
-   * interpreter's pool: give it a zeroed pair holding only the pool. */
-  typedef struct {
-    lg_subgraph subgraph;
-    struct TfLiteInterpreter interpreter;
-  } lg_runner_impl;
-  lg_runner_impl* impl = calloc(1, sizeof(*impl));
-  if (pool == NULL || impl == NULL) {
-    lg_thread_pool_destroy(pool);
-    free(impl);
-    return kTfLiteError;
-  }
-  impl->interpreter.thread_pool = pool;
-  impl->interpreter.num_threads = num_threads;
-  impl->subgraph.interpreter = &impl->interpreter;
-  lg_thread_pool_destroy(runner->pool);
-  free(runner->impl);
-  runner->pool = pool;
-  runner->impl = impl;
-  runner->context.impl_ = &impl->subgraph;
+  if (pool == NULL) return kTfLiteError;
+  lg_thread_pool_destroy(runner->env.thread_pool);
+  runner->env.thread_pool = pool;
+  runner->context.impl_ = &runner->env;
   runner->context.recommended_num_threads = num_threads;
   return kTfLiteOk;
 }

@@ -11,7 +11,7 @@
  *   - GetTensor returns tensors by index; AddTensors adds tensors (kernel
  *     temporaries), which the runner allocates after Prepare like outputs;
  *   - the delegate-only functions report an error, as outside a delegate;
- *   - impl_ is NULL, so lg_context_thread_pool gives the process-wide pool of
+ *   - impl_ is NULL, so lg_kernel_thread_pool gives the process-wide pool of
  *     one thread (or the runner's own pool, see lg_kernel_runner_set_threads).
  *
  * Tensors added with data == NULL are outputs the runner allocates after a
@@ -40,7 +40,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
+#include "runtime/kernels/kernel_context.h"
 #include "tensorflow/lite/c/common.h"
 
 #define LG_KERNEL_RUNNER_MAX_TENSORS 16
@@ -63,8 +64,9 @@ typedef struct lg_kernel_runner {
   TfLiteIntArray* empty; /* intermediates and temporaries */
   bool initialized;      /* init ran; free is owed */
   bool prepared;         /* the last prepare succeeded */
-  lg_thread_pool* pool;  /* NULL: the default pool */
-  void* impl;            /* what context.impl_ points at when pool is set */
+  /* context.impl_ points here once a pool is set: kernels read it as
+   * their environment (runtime/kernels/kernel_context.h). */
+  lg_kernel_env env;
   int error_count;
   size_t error_length;
   char errors[LG_KERNEL_RUNNER_ERROR_SIZE];

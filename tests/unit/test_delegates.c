@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/model/model_writer.h"
+#include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "runtime/kernels/gemm.h"
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 
 #define ARRAY_SIZE(a) ((int)(sizeof(a) / sizeof((a)[0])))
 /* Written around and between outputs; a GEMM must never touch it. */

@@ -23,7 +23,7 @@
 #include "delegates/vulkan/vulkan_internal.h"
 #include "litegpu/gpu_delegate.h"
 #include "runtime/kernels/fp16.h"
-#include "runtime/model/model_writer.h"
+#include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/c_api.h"

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "delegates/gpu/op_support.h"
-#include "runtime/model/model_writer.h"
+#include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/c_api.h"

@@ -23,7 +23,7 @@
 #include "delegates/gpu/lower_shape_internal.h"
 #include "delegates/opencl/opencl_backend.h"
 #include "litegpu/gpu_delegate.h"
-#include "runtime/model/model_writer.h"
+#include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/c_api.h"

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/graph_partition.h"
+#include "partition/graph_partition.h"
 
 #define MAX_NODES 16
 

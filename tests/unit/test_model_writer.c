@@ -15,7 +15,7 @@
 #include "runtime/model/builtin_options.h"
 #include "runtime/model/flatbuffer.h"
 #include "runtime/model/model.h"
-#include "runtime/model/model_writer.h"
+#include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 

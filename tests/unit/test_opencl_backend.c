@@ -25,7 +25,7 @@
 #include "delegates/opencl/opencl_backend.h"
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "runtime/kernels/fp16.h"
 #include "tests/support/cache_dir_util.h"
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 
 #define MAX_TASKS 1000
 

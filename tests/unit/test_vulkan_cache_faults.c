@@ -28,7 +28,7 @@
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "runtime/kernels/fp16.h"
 #include "tests/support/cache_dir_util.h"
 #include "tests/support/vulkan_hold.h"

@@ -27,7 +27,7 @@
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
-#include "runtime/clock.h"
+#include "base/clock.h"
 #include "tests/support/vulkan_hold.h"
 #include "tests/unit/vulkan_test_support.h"
 

@@ -41,14 +41,14 @@
  * follows the FlatBuffer, each piece 16-byte aligned, and Buffer.offset
  * counts from the start of the file, as TFLite writes models over 2 GB.
  */
-#ifndef LITEGPU_RUNTIME_MODEL_MODEL_WRITER_H_
-#define LITEGPU_RUNTIME_MODEL_MODEL_WRITER_H_
+#ifndef LITEGPU_RUNTIME_WRITER_MODEL_WRITER_H_
+#define LITEGPU_RUNTIME_WRITER_MODEL_WRITER_H_
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/report.h"
+#include "base/report.h"
 #include "tensorflow/lite/c/c_api_types.h"
 
 typedef struct lg_model_writer lg_model_writer;
@@ -217,4 +217,4 @@ TfLiteStatus lg_model_writer_finish(lg_model_writer* w, void** data,
  * the file is removed. */
 TfLiteStatus lg_model_writer_write_file(lg_model_writer* w, const char* path);
 
-#endif /* LITEGPU_RUNTIME_MODEL_MODEL_WRITER_H_ */
+#endif /* LITEGPU_RUNTIME_WRITER_MODEL_WRITER_H_ */

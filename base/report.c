@@ -1,4 +1,4 @@
-#include "runtime/report.h"
+#include "base/report.h"
 
 #include <stdio.h>
 

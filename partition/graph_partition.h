@@ -14,12 +14,12 @@
  * tensors (what later subsets or the graph's outputs read), sorted and
  * without duplicates.
  */
-#ifndef LITEGPU_RUNTIME_GRAPH_PARTITION_H_
-#define LITEGPU_RUNTIME_GRAPH_PARTITION_H_
+#ifndef LITEGPU_PARTITION_GRAPH_PARTITION_H_
+#define LITEGPU_PARTITION_GRAPH_PARTITION_H_
 
 #include <stdbool.h>
 
-#include "runtime/report.h"
+#include "base/report.h"
 #include "tensorflow/lite/c/common.h"
 
 typedef enum lg_subset_type {
@@ -56,4 +56,4 @@ TfLiteStatus lg_partition_graph(const lg_graph_view* graph,
 /* Frees what lg_partition_graph returned; NULL is a no-op. */
 void lg_node_subsets_free(lg_node_subset* subsets, int num_subsets);
 
-#endif /* LITEGPU_RUNTIME_GRAPH_PARTITION_H_ */
+#endif /* LITEGPU_PARTITION_GRAPH_PARTITION_H_ */

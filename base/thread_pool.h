@@ -7,8 +7,8 @@
  * single-threaded from the user's side). fn must not call run on the same
  * pool.
  */
-#ifndef LITEGPU_RUNTIME_THREAD_POOL_H_
-#define LITEGPU_RUNTIME_THREAD_POOL_H_
+#ifndef LITEGPU_BASE_THREAD_POOL_H_
+#define LITEGPU_BASE_THREAD_POOL_H_
 
 typedef struct lg_thread_pool lg_thread_pool;
 
@@ -31,4 +31,4 @@ void lg_thread_pool_run(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
  * pool of 1 keeps no per-run state. */
 lg_thread_pool* lg_thread_pool_default(void);
 
-#endif /* LITEGPU_RUNTIME_THREAD_POOL_H_ */
+#endif /* LITEGPU_BASE_THREAD_POOL_H_ */

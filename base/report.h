@@ -5,8 +5,8 @@
  * callback, writes to stderr. Messages end without a newline; the stderr
  * writer adds one.
  */
-#ifndef LITEGPU_RUNTIME_REPORT_H_
-#define LITEGPU_RUNTIME_REPORT_H_
+#ifndef LITEGPU_BASE_REPORT_H_
+#define LITEGPU_BASE_REPORT_H_
 
 #include <stdarg.h>
 
@@ -21,4 +21,4 @@ void lg_report(const lg_reporter* reporter, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
 void lg_reportv(const lg_reporter* reporter, const char* format, va_list args);
 
-#endif /* LITEGPU_RUNTIME_REPORT_H_ */
+#endif /* LITEGPU_BASE_REPORT_H_ */

@@ -1,5 +1,5 @@
 /* Greedy independent-node-subset partitioning (see graph_partition.h). */
-#include "runtime/graph_partition.h"
+#include "partition/graph_partition.h"
 
 #include <stdint.h>
 #include <stdlib.h>

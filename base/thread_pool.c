@@ -15,7 +15,7 @@
  * sleeping on the last worker. Back-to-back runs (the layers of a model)
  * then hand over without a wake-up.
  */
-#include "runtime/thread_pool.h"
+#include "base/thread_pool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/clock.h"
+#include "base/clock.h"
 
 /* Keeps a wild num_threads option from exhausting the process. */
 #define LG_THREAD_POOL_MAX_THREADS 256

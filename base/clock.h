@@ -7,8 +7,8 @@
  *
  * CLOCK_MONOTONIC: never jumps with the wall clock. Safe from any thread.
  */
-#ifndef LITEGPU_RUNTIME_CLOCK_H_
-#define LITEGPU_RUNTIME_CLOCK_H_
+#ifndef LITEGPU_BASE_CLOCK_H_
+#define LITEGPU_BASE_CLOCK_H_
 
 #include <stdint.h>
 
@@ -18,4 +18,4 @@ uint64_t lg_now_ns(void);
 /* The same clock in seconds (for reports and test timings). */
 double lg_now_seconds(void);
 
-#endif /* LITEGPU_RUNTIME_CLOCK_H_ */
+#endif /* LITEGPU_BASE_CLOCK_H_ */

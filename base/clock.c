@@ -1,5 +1,5 @@
 /* See clock.h. */
-#include "runtime/clock.h"
+#include "base/clock.h"
 
 #include <time.h>
 

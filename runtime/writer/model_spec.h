@@ -70,13 +70,13 @@
  * "SPEC:LINE: message" (SPEC is the name the caller gives) and the build
  * stops at the first one.
  */
-#ifndef LITEGPU_RUNTIME_MODEL_MODEL_SPEC_H_
-#define LITEGPU_RUNTIME_MODEL_MODEL_SPEC_H_
+#ifndef LITEGPU_RUNTIME_WRITER_MODEL_SPEC_H_
+#define LITEGPU_RUNTIME_WRITER_MODEL_SPEC_H_
 
 #include <stdio.h>
 
-#include "runtime/model/model_writer.h"
-#include "runtime/report.h"
+#include "runtime/writer/model_writer.h"
+#include "base/report.h"
 
 /* Reads a spec from `in` into a new writer and returns it (the caller
  * finishes or writes it, then destroys it), or NULL after reporting the
@@ -92,4 +92,4 @@ lg_model_writer* lg_model_spec_read_text(const char* text,
                                          const char* base_dir,
                                          const lg_reporter* reporter);
 
-#endif /* LITEGPU_RUNTIME_MODEL_MODEL_SPEC_H_ */
+#endif /* LITEGPU_RUNTIME_WRITER_MODEL_SPEC_H_ */

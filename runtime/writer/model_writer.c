@@ -29,7 +29,7 @@
  * inside the mapping. External buffers are followed by 16 zero bytes for the
  * same reason, as TFLite's exporter does.
  */
-#include "runtime/model/model_writer.h"
+#include "runtime/writer/model_writer.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,0 +1,22 @@
+/* Tensor helpers (tensor_util.h). */
+#include "base/tensor_util.h"
+
+#include <stdint.h>
+
+TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
+                                 size_t* bytes) {
+  size_t size = 0;
+  if (TfLiteGetSizeOfType(type, &size) != kTfLiteOk) return kTfLiteError;
+  if (dims == NULL) {
+    *bytes = 0;
+    return kTfLiteOk;
+  }
+  for (int i = 0; i < dims->size; ++i) {
+    if (dims->data[i] < 0) return kTfLiteError;
+    size_t d = (size_t)dims->data[i];
+    if (d != 0 && size > SIZE_MAX / d) return kTfLiteError;
+    size *= d;
+  }
+  *bytes = size;
+  return kTfLiteOk;
+}

@@ -1,0 +1,40 @@
+/* What a CPU kernel may use beyond TfLiteContext's own functions.
+ *
+ * Kernels see the runtime only through TfLiteContext (TFLite's contract)
+ * and this header, never through the interpreter's private types: whatever
+ * owns the context (the interpreter's subgraph, or the test kernel runner)
+ * points context->impl_ at a struct whose first member is an
+ * lg_kernel_env.
+ *
+ *   typedef struct my_owner {
+ *     lg_kernel_env kernel_env; // first: impl_ converts to it
+ *     ...
+ *   } my_owner;
+ *   owner->kernel_env.thread_pool = pool;
+ *   context->impl_ = owner;
+ *   ... in a kernel's Invoke:
+ *   lg_thread_pool_run(lg_kernel_thread_pool(context), task, &job, n);
+ *
+ * Reporting goes through context->ReportError (lg_kernel_log in
+ * kernel_util.h); scratch memory through the context's scratch-buffer
+ * functions, as in TFLite.
+ *
+ * Thread safety: the environment is read-only while kernels run.
+ */
+#ifndef LITEGPU_RUNTIME_KERNELS_KERNEL_CONTEXT_H_
+#define LITEGPU_RUNTIME_KERNELS_KERNEL_CONTEXT_H_
+
+#include "base/thread_pool.h"
+#include "tensorflow/lite/c/common.h"
+
+typedef struct lg_kernel_env {
+  /* The pool kernels may split work over; NULL: lg_thread_pool_default(). */
+  lg_thread_pool* thread_pool;
+} lg_kernel_env;
+
+/* The thread pool of the context's owner (never NULL: a context without an
+ * owner, or an owner without a pool, gets lg_thread_pool_default(); a pool
+ * of 1 runs tasks on the caller). */
+lg_thread_pool* lg_kernel_thread_pool(const TfLiteContext* context);
+
+#endif /* LITEGPU_RUNTIME_KERNELS_KERNEL_CONTEXT_H_ */
