@@ -77,4 +77,13 @@ const lg_op_info* lg_op_find(int32_t builtin_code, const char* custom_name);
   LG_MANIFEST_CALL_(M, NAME, code, custom, family, LG_MANIFEST_CPU_##cpu, \
                     LG_MANIFEST_GPU_##gpu)
 
+/* LG_BUILTIN_<NAME>: the builtin code of each row by its schema name
+ * (kTfLiteBuiltinCustom for custom ops), e.g. LG_BUILTIN_HARD_SWISH. */
+#define LG_MANIFEST_BUILTIN_ENUM(NAME, code, ...) LG_BUILTIN_##NAME = (code),
+enum {
+#define LG_MANIFEST_EACH LG_MANIFEST_BUILTIN_ENUM
+#include "ops/op_manifest_each.h"
+};
+#undef LG_MANIFEST_BUILTIN_ENUM
+
 #endif /* LITEGPU_OPS_OP_MANIFEST_H_ */

@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/thread_pool.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -396,35 +396,14 @@ static TfLiteStatus lg_arg_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 /* ---- Registrations ------------------------------------------------------ */
 
-static void lg_arg_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
+static void* lg_arg_init_variant(bool is_max, const char* name) {
+  lg_arg_data* data = calloc(1, sizeof(lg_arg_data));
+  if (data != NULL) {
+    data->is_max = is_max;
+    data->name = name;
+  }
+  return data;
 }
 
-#define LG_ARG_REGISTRATION(OP, is_max_value, code)                         \
-  static void* lg_arg_init_##OP(TfLiteContext* context, const char* buffer, \
-                                size_t length) {                            \
-    (void)context;                                                          \
-    (void)buffer;                                                           \
-    (void)length;                                                           \
-    lg_arg_data* data = calloc(1, sizeof(lg_arg_data));                     \
-    if (data != NULL) {                                                     \
-      data->is_max = is_max_value;                                          \
-      data->name = #OP;                                                     \
-    }                                                                       \
-    return data;                                                            \
-  }                                                                         \
-  const TfLiteRegistration* lg_register_##OP(void) {                        \
-    static const TfLiteRegistration registration = {                        \
-        .init = lg_arg_init_##OP,                                           \
-        .free = lg_arg_free,                                                \
-        .prepare = lg_arg_prepare,                                          \
-        .invoke = lg_arg_invoke,                                            \
-        .builtin_code = code,                                               \
-        .version = 1,                                                       \
-    };                                                                      \
-    return &registration;                                                   \
-  }
-
-LG_ARG_REGISTRATION(ARG_MAX, true, kTfLiteBuiltinArgMax)
-LG_ARG_REGISTRATION(ARG_MIN, false, kTfLiteBuiltinArgMin)
+LG_KERNEL_FAMILY_REGISTRATION(ARG_MAX, lg_arg, true)
+LG_KERNEL_FAMILY_REGISTRATION(ARG_MIN, lg_arg, false)

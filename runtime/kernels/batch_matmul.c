@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/nn.h"
@@ -412,14 +412,5 @@ static TfLiteStatus lg_bmm_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_BATCH_MATMUL(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_bmm_init,
-      .free = lg_bmm_free,
-      .prepare = lg_bmm_prepare,
-      .invoke = lg_bmm_invoke,
-      .builtin_code = kTfLiteBuiltinBatchMatmul,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(BATCH_MATMUL, lg_bmm_init, lg_bmm_free, lg_bmm_prepare,
+                       lg_bmm_invoke)

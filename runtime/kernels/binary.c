@@ -32,11 +32,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/kernels/kernel_context.h"
+#include "base/thread_pool.h"
 #include "runtime/kernels/broadcast_plan.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -54,6 +54,7 @@ enum {
 };
 
 typedef struct lg_binary_data {
+  const lg_binary_op* op; /* recorded by Init */
   bool prepared;
   lg_broadcast_plan plan;
   lg_binary_params params;
@@ -191,17 +192,11 @@ static TfLiteStatus lg_check_no_negative_exponent(TfLiteContext* context,
 
 /* ---- The shared kernel -------------------------------------------------- */
 
-void* lg_binary_init(TfLiteContext* context, const char* buffer,
-                     size_t length) {
-  (void)context;
-  (void)buffer;
-  (void)length;
-  return calloc(1, sizeof(lg_binary_data));
-}
-
-void lg_binary_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
+void* lg_binary_init_variant(const lg_binary_op* op, const char* name) {
+  (void)name; /* the descriptor has it */
+  lg_binary_data* data = calloc(1, sizeof(lg_binary_data));
+  if (data != NULL) data->op = op;
+  return data;
 }
 
 static lg_binary_row_fn lg_binary_row_for(const lg_binary_op* op,
@@ -331,13 +326,14 @@ static TfLiteStatus lg_binary_prepare_shapes(TfLiteContext* context,
   return context->ResizeTensor(context, output, shape);
 }
 
-TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node,
-                               const lg_binary_op* op) {
+TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_binary_data* data = node->user_data;
   if (data == NULL) {
-    lg_kernel_log(context, op->name, "no kernel data (out of memory in init)");
+    lg_kernel_log(context, "binary op",
+                  "no kernel data (out of memory in init)");
     return kTfLiteError;
   }
+  const lg_binary_op* op = data->op;
   data->prepared = false;
   TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op->name, 2, 2, 1));
   const TfLiteTensor* input1;
@@ -396,13 +392,14 @@ static void lg_binary_run(TfLiteContext* context, lg_binary_job* job) {
   }
 }
 
-TfLiteStatus lg_binary_invoke(TfLiteContext* context, TfLiteNode* node,
-                              const lg_binary_op* op) {
+TfLiteStatus lg_binary_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_binary_data* data = node->user_data;
   if (data == NULL || !data->prepared) {
-    lg_kernel_log(context, op->name, "invoked before a successful prepare");
+    lg_kernel_log(context, data != NULL ? data->op->name : "binary op",
+                  "invoked before a successful prepare");
     return kTfLiteError;
   }
+  const lg_binary_op* op = data->op;
   const TfLiteTensor* input1;
   const TfLiteTensor* input2;
   TfLiteTensor* output;
@@ -510,12 +507,12 @@ static const lg_binary_op kPow = {
     .check_i32 = lg_check_no_negative_exponent,
 };
 
-LG_BINARY_REGISTRATION(ADD, kAdd, kTfLiteBuiltinAdd)
-LG_BINARY_REGISTRATION(SUB, kSub, kTfLiteBuiltinSub)
-LG_BINARY_REGISTRATION(MUL, kMul, kTfLiteBuiltinMul)
-LG_BINARY_REGISTRATION(DIV, kDiv, kTfLiteBuiltinDiv)
-LG_BINARY_REGISTRATION(SQUARED_DIFFERENCE, kSquaredDifference,
-                       kTfLiteBuiltinSquaredDifference)
-LG_BINARY_REGISTRATION(MAXIMUM, kMaximum, kTfLiteBuiltinMaximum)
-LG_BINARY_REGISTRATION(MINIMUM, kMinimum, kTfLiteBuiltinMinimum)
-LG_BINARY_REGISTRATION(POW, kPow, kTfLiteBuiltinPow)
+LG_KERNEL_FAMILY_REGISTRATION(ADD, lg_binary, &kAdd)
+LG_KERNEL_FAMILY_REGISTRATION(SUB, lg_binary, &kSub)
+LG_KERNEL_FAMILY_REGISTRATION(MUL, lg_binary, &kMul)
+LG_KERNEL_FAMILY_REGISTRATION(DIV, lg_binary, &kDiv)
+LG_KERNEL_FAMILY_REGISTRATION(SQUARED_DIFFERENCE, lg_binary,
+                              &kSquaredDifference)
+LG_KERNEL_FAMILY_REGISTRATION(MAXIMUM, lg_binary, &kMaximum)
+LG_KERNEL_FAMILY_REGISTRATION(MINIMUM, lg_binary, &kMinimum)
+LG_KERNEL_FAMILY_REGISTRATION(POW, lg_binary, &kPow)

@@ -51,12 +51,16 @@ typedef struct lg_binary_op {
   lg_binary_check_fn check_i32; /* optional, for INT32 inputs */
 } lg_binary_op;
 
-void* lg_binary_init(TfLiteContext* context, const char* buffer, size_t length);
-void lg_binary_free(TfLiteContext* context, void* buffer);
-TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node,
-                               const lg_binary_op* op);
-TfLiteStatus lg_binary_invoke(TfLiteContext* context, TfLiteNode* node,
-                              const lg_binary_op* op);
+/* The family callbacks of LG_KERNEL_FAMILY_REGISTRATION (kernel_util.h):
+ * Init records the op's descriptor in the node's data, and Prepare and
+ * Invoke compute what it describes.
+ *
+ *   static const lg_binary_op kAdd = {...};
+ *   LG_KERNEL_FAMILY_REGISTRATION(ADD, lg_binary, &kAdd)
+ */
+void* lg_binary_init_variant(const lg_binary_op* op, const char* name);
+TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node);
+TfLiteStatus lg_binary_invoke(TfLiteContext* context, TfLiteNode* node);
 
 /* Defines `static void name(...)`, an lg_binary_row_fn over inputs of type T
  * and outputs of type TOUT whose element value is EXPR, an expression of
@@ -90,29 +94,6 @@ TfLiteStatus lg_binary_invoke(TfLiteContext* context, TfLiteNode* node,
       const TOUT v = (TOUT)(EXPR);                                             \
       for (int i = 0; i < n; ++i) o[i] = v;                                    \
     }                                                                          \
-  }
-
-/* Defines the prepare and invoke of `desc` (an lg_binary_op for builtin
- * `code`) and `lg_register_<OP>`. */
-#define LG_BINARY_REGISTRATION(OP, desc, code)                  \
-  static TfLiteStatus lg_##OP##_prepare(TfLiteContext* context, \
-                                        TfLiteNode* node) {     \
-    return lg_binary_prepare(context, node, &(desc));           \
-  }                                                             \
-  static TfLiteStatus lg_##OP##_invoke(TfLiteContext* context,  \
-                                       TfLiteNode* node) {      \
-    return lg_binary_invoke(context, node, &(desc));            \
-  }                                                             \
-  const TfLiteRegistration* lg_register_##OP(void) {            \
-    static const TfLiteRegistration registration = {            \
-        .init = lg_binary_init,                                 \
-        .free = lg_binary_free,                                 \
-        .prepare = lg_##OP##_prepare,                           \
-        .invoke = lg_##OP##_invoke,                             \
-        .builtin_code = (code),                                 \
-        .version = 1,                                           \
-    };                                                          \
-    return &registration;                                       \
   }
 
 #endif /* LITEGPU_RUNTIME_KERNELS_BINARY_H_ */

@@ -55,11 +55,6 @@ static void* lg_cast_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_cast_data));
 }
 
-static void lg_cast_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 static bool lg_cast_supported(TfLiteType type) {
   switch (type) {
     case kTfLiteFloat32:
@@ -264,14 +259,5 @@ static TfLiteStatus lg_cast_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_CAST(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_cast_init,
-      .free = lg_cast_free,
-      .prepare = lg_cast_prepare,
-      .invoke = lg_cast_invoke,
-      .builtin_code = kTfLiteBuiltinCast,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(CAST, lg_cast_init, lg_kernel_free_data, lg_cast_prepare,
+                       lg_cast_invoke)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "runtime/kernels/binary.h"
+#include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/common.h"
@@ -97,9 +98,9 @@ static const lg_binary_op kNotEqual = {
     .boolean = lg_not_equal_bool,
 };
 
-LG_BINARY_REGISTRATION(LESS, kLess, kTfLiteBuiltinLess)
-LG_BINARY_REGISTRATION(LESS_EQUAL, kLessEqual, kTfLiteBuiltinLessEqual)
-LG_BINARY_REGISTRATION(GREATER, kGreater, kTfLiteBuiltinGreater)
-LG_BINARY_REGISTRATION(GREATER_EQUAL, kGreaterEqual, kTfLiteBuiltinGreaterEqual)
-LG_BINARY_REGISTRATION(EQUAL, kEqual, kTfLiteBuiltinEqual)
-LG_BINARY_REGISTRATION(NOT_EQUAL, kNotEqual, kTfLiteBuiltinNotEqual)
+LG_KERNEL_FAMILY_REGISTRATION(LESS, lg_binary, &kLess)
+LG_KERNEL_FAMILY_REGISTRATION(LESS_EQUAL, lg_binary, &kLessEqual)
+LG_KERNEL_FAMILY_REGISTRATION(GREATER, lg_binary, &kGreater)
+LG_KERNEL_FAMILY_REGISTRATION(GREATER_EQUAL, lg_binary, &kGreaterEqual)
+LG_KERNEL_FAMILY_REGISTRATION(EQUAL, lg_binary, &kEqual)
+LG_KERNEL_FAMILY_REGISTRATION(NOT_EQUAL, lg_binary, &kNotEqual)

@@ -52,11 +52,6 @@ static void* lg_concat_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_concat_data));
 }
 
-static void lg_concat_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* Whether int8, uint8 and int16 tensors a and b carry the same
  * quantization (TfLiteQuantizationParams; both unset counts as equal). */
 static bool lg_concat_same_quant(const TfLiteTensor* a, const TfLiteTensor* b) {
@@ -337,26 +332,8 @@ static TfLiteStatus lg_pack_invoke(TfLiteContext* context, TfLiteNode* node) {
   return lg_concat_invoke_op(context, node, LG_PACK_OP);
 }
 
-const TfLiteRegistration* lg_register_CONCATENATION(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_concat_init,
-      .free = lg_concat_free,
-      .prepare = lg_concat_prepare,
-      .invoke = lg_concat_invoke,
-      .builtin_code = kTfLiteBuiltinConcatenation,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(CONCATENATION, lg_concat_init, lg_kernel_free_data,
+                       lg_concat_prepare, lg_concat_invoke)
 
-const TfLiteRegistration* lg_register_PACK(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_concat_init,
-      .free = lg_concat_free,
-      .prepare = lg_pack_prepare,
-      .invoke = lg_pack_invoke,
-      .builtin_code = kTfLiteBuiltinPack,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(PACK, lg_concat_init, lg_kernel_free_data,
+                       lg_pack_prepare, lg_pack_invoke)

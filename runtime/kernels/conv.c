@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/nn.h"
@@ -744,14 +744,5 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_CONV_2D(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_conv_init,
-      .free = lg_conv_free,
-      .prepare = lg_conv_prepare,
-      .invoke = lg_conv_invoke,
-      .builtin_code = kTfLiteBuiltinConv2d,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(CONV_2D, lg_conv_init, lg_conv_free, lg_conv_prepare,
+                       lg_conv_invoke)

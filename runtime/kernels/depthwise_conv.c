@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/nn.h"
@@ -869,14 +869,5 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_DEPTHWISE_CONV_2D(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_dw_init,
-      .free = lg_dw_free,
-      .prepare = lg_dw_prepare,
-      .invoke = lg_dw_invoke,
-      .builtin_code = kTfLiteBuiltinDepthwiseConv2d,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(DEPTHWISE_CONV_2D, lg_dw_init, lg_dw_free, lg_dw_prepare,
+                       lg_dw_invoke)

@@ -176,7 +176,8 @@ static TfLiteStatus lg_dequantize_fold(TfLiteContext* context,
                                        const TfLiteTensor* input,
                                        TfLiteTensor* output) {
   const size_t count = (size_t)data->count;
-  float* folded = realloc(data->folded, (count > 0 ? count : 1) * sizeof(float));
+  float* folded =
+      realloc(data->folded, (count > 0 ? count : 1) * sizeof(float));
   if (folded == NULL) {
     lg_kernel_log(context, LG_DEQUANTIZE_OP,
                   "out of memory for %zu dequantized constants", count);
@@ -326,14 +327,5 @@ static TfLiteStatus lg_dequantize_invoke(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_DEQUANTIZE(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_dequantize_init,
-      .free = lg_dequantize_free,
-      .prepare = lg_dequantize_prepare,
-      .invoke = lg_dequantize_invoke,
-      .builtin_code = kTfLiteBuiltinDequantize,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(DEQUANTIZE, lg_dequantize_init, lg_dequantize_free,
+                       lg_dequantize_prepare, lg_dequantize_invoke)

@@ -19,12 +19,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/kernels/kernel_context.h"
+#include "base/thread_pool.h"
 #include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/nn.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -365,14 +365,5 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_FULLY_CONNECTED(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_fc_init,
-      .free = lg_fc_free,
-      .prepare = lg_fc_prepare,
-      .invoke = lg_fc_invoke,
-      .builtin_code = kTfLiteBuiltinFullyConnected,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(FULLY_CONNECTED, lg_fc_init, lg_fc_free, lg_fc_prepare,
+                       lg_fc_invoke)

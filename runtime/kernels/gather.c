@@ -52,11 +52,6 @@ static void* lg_gather_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_gather_data));
 }
 
-static void lg_gather_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* Resolves axis and batch_dims against the ranks and checks the shared
  * batch dims. */
 static TfLiteStatus lg_gather_axes(TfLiteContext* context,
@@ -243,14 +238,5 @@ static TfLiteStatus lg_gather_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_GATHER(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_gather_init,
-      .free = lg_gather_free,
-      .prepare = lg_gather_prepare,
-      .invoke = lg_gather_invoke,
-      .builtin_code = kTfLiteBuiltinGather,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(GATHER, lg_gather_init, lg_kernel_free_data,
+                       lg_gather_prepare, lg_gather_invoke)

@@ -50,9 +50,9 @@ LG_AVX2_INLINE void lg_avx2_store(float* c, __m256 acc, const float* bias,
 /* `direct`: A is read in place, row r at a + r * lda (consecutive depth
  * steps adjacent); otherwise a is a packed panel (a[p * MR + r]). */
 LG_AVX2_INLINE void lg_avx2_tile(const bool direct, const int rows, int cols,
-                                 int kc, const float* restrict a,
-                                 ptrdiff_t lda, const float* restrict b,
-                                 float* c, ptrdiff_t ldc, const float* bias,
+                                 int kc, const float* restrict a, ptrdiff_t lda,
+                                 const float* restrict b, float* c,
+                                 ptrdiff_t ldc, const float* bias,
                                  unsigned flags, float lo, float hi) {
   __m256 acc0[LG_MR], acc1[LG_MR];
 #pragma GCC unroll 6
@@ -87,12 +87,12 @@ LG_AVX2_INLINE void lg_avx2_tile(const bool direct, const int rows, int cols,
   }
 }
 
-#define LG_AVX2_CASE(n)                                                   \
-  case n:                                                                 \
+#define LG_AVX2_CASE(n)                                                     \
+  case n:                                                                   \
     lg_avx2_tile(false, n, cols, kc, a, 0, b, c, ldc, bias, flags, lo, hi); \
     break
-#define LG_AVX2_DIRECT_CASE(n)                                              \
-  case n:                                                                   \
+#define LG_AVX2_DIRECT_CASE(n)                                               \
+  case n:                                                                    \
     lg_avx2_tile(true, n, cols, kc, a, lda, b, c, ldc, bias, flags, lo, hi); \
     break
 
@@ -114,9 +114,9 @@ LG_AVX2 void lg_gemm_kernel_avx2(int rows, int cols, int kc, const float* a,
 
 LG_AVX2 void lg_gemm_kernel_avx2_direct(int rows, int cols, int kc,
                                         const float* a, ptrdiff_t lda,
-                                        const float* b, float* c,
-                                        ptrdiff_t ldc, const float* bias,
-                                        unsigned flags, float lo, float hi) {
+                                        const float* b, float* c, ptrdiff_t ldc,
+                                        const float* bias, unsigned flags,
+                                        float lo, float hi) {
   switch (rows) {
     LG_AVX2_DIRECT_CASE(6);
     LG_AVX2_DIRECT_CASE(5);

@@ -80,12 +80,12 @@ LG_AVX512_INLINE void lg_avx512_tile(const bool direct, const int rows,
   }
 }
 
-#define LG_AVX512_CASE(n)                                                   \
-  case n:                                                                   \
+#define LG_AVX512_CASE(n)                                                     \
+  case n:                                                                     \
     lg_avx512_tile(false, n, cols, kc, a, 0, b, c, ldc, bias, flags, lo, hi); \
     break
-#define LG_AVX512_DIRECT_CASE(n)                                              \
-  case n:                                                                     \
+#define LG_AVX512_DIRECT_CASE(n)                                               \
+  case n:                                                                      \
     lg_avx512_tile(true, n, cols, kc, a, lda, b, c, ldc, bias, flags, lo, hi); \
     break
 

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Long enough for any message a kernel writes; longer ones are cut. */
 #define LG_KERNEL_MESSAGE_SIZE 512
@@ -298,4 +299,9 @@ TfLiteStatus lg_kernel_activation_range_int32(TfLiteContext* context,
       break;
   }
   return lg_kernel_unsupported_activation(context, op, activation);
+}
+
+void lg_kernel_free_data(TfLiteContext* context, void* data) {
+  (void)context;
+  free(data);
 }

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ops/op_manifest.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -125,5 +126,54 @@ static inline void lg_kernel_set_dynamic(TfLiteTensor* output) {
     output->data.raw = NULL;
   }
 }
+
+/* ---- Registration ---------------------------------------------------------
+ * Every builtin kernel is registered one of two ways; kernels.h declares
+ * lg_register_<NAME> from the op manifest (ops/ops.def).
+ *
+ *   LG_KERNEL_REGISTRATION(TILE, lg_tile_init, lg_kernel_free_data,
+ *                          lg_tile_prepare, lg_tile_invoke)
+ *
+ * A family kernel serving several ops (one Prepare and Invoke told apart
+ * by per-node data, one malloc'd block) defines
+ * <family>_init_variant(variant, name), <family>_prepare and
+ * <family>_invoke, and registers each op with the value its Init records:
+ *
+ *   LG_KERNEL_FAMILY_REGISTRATION(MEAN, lg_reduce, LG_REDUCE_MEAN)
+ */
+
+/* The Free of kernels whose per-node data is one malloc'd block (NULL is
+ * fine). */
+void lg_kernel_free_data(TfLiteContext* context, void* data);
+
+/* Defines const TfLiteRegistration* lg_register_<NAME>(void): builtin
+ * LG_BUILTIN_<NAME>, version 1 (the resolver's range is the manifest's),
+ * with the given callbacks (init and free may be NULL). */
+#define LG_KERNEL_REGISTRATION(NAME, init_fn, free_fn, prepare_fn, invoke_fn) \
+  const TfLiteRegistration* lg_register_##NAME(void) {                        \
+    static const TfLiteRegistration registration = {                          \
+        .init = (init_fn),                                                    \
+        .free = (free_fn),                                                    \
+        .prepare = (prepare_fn),                                              \
+        .invoke = (invoke_fn),                                                \
+        .builtin_code = LG_BUILTIN_##NAME,                                    \
+        .version = 1,                                                         \
+    };                                                                        \
+    return &registration;                                                     \
+  }
+
+/* Defines the Init of NAME, which returns family##_init_variant(variant,
+ * "NAME"), and lg_register_<NAME> with the family's Prepare and Invoke and
+ * lg_kernel_free_data. */
+#define LG_KERNEL_FAMILY_REGISTRATION(NAME, family, variant)              \
+  static void* family##_init_##NAME(TfLiteContext* context,               \
+                                    const char* buffer, size_t length) {  \
+    (void)context;                                                        \
+    (void)buffer;                                                         \
+    (void)length;                                                         \
+    return family##_init_variant((variant), #NAME);                       \
+  }                                                                       \
+  LG_KERNEL_REGISTRATION(NAME, family##_init_##NAME, lg_kernel_free_data, \
+                         family##_prepare, family##_invoke)
 
 #endif /* LITEGPU_RUNTIME_KERNELS_KERNEL_UTIL_H_ */

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "litegpu/mediapipe_ops.h"
-#include "tensorflow/lite/c/c_api_experimental.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/nn.h"
+#include "tensorflow/lite/c/c_api_experimental.h"
 
 /* ---- Options ---------------------------------------------------------------
  */

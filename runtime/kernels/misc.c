@@ -46,11 +46,6 @@ static void* lg_misc_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_fill_data));
 }
 
-static void lg_misc_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* A new 1-D shape [n], or NULL (reported) when out of memory. */
 static TfLiteIntArray* lg_misc_vector_shape(TfLiteContext* context,
                                             const char* op, int n) {
@@ -131,15 +126,8 @@ static TfLiteStatus lg_misc_shape_invoke(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_SHAPE(void) {
-  static const TfLiteRegistration registration = {
-      .prepare = lg_misc_shape_prepare,
-      .invoke = lg_misc_shape_invoke,
-      .builtin_code = kTfLiteBuiltinShape,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(SHAPE, NULL, NULL, lg_misc_shape_prepare,
+                       lg_misc_shape_invoke)
 
 /* ---- FILL --------------------------------------------------------------- */
 
@@ -285,17 +273,8 @@ static TfLiteStatus lg_fill_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_FILL(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_misc_init,
-      .free = lg_misc_free,
-      .prepare = lg_fill_prepare,
-      .invoke = lg_fill_invoke,
-      .builtin_code = kTfLiteBuiltinFill,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(FILL, lg_misc_init, lg_kernel_free_data, lg_fill_prepare,
+                       lg_fill_invoke)
 
 /* ---- ZEROS_LIKE --------------------------------------------------------- */
 
@@ -361,12 +340,5 @@ static TfLiteStatus lg_zeros_like_invoke(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_ZEROS_LIKE(void) {
-  static const TfLiteRegistration registration = {
-      .prepare = lg_zeros_like_prepare,
-      .invoke = lg_zeros_like_invoke,
-      .builtin_code = kTfLiteBuiltinZerosLike,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(ZEROS_LIKE, NULL, NULL, lg_zeros_like_prepare,
+                       lg_zeros_like_invoke)

@@ -59,11 +59,6 @@ static void* lg_pad_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_pad_data));
 }
 
-static void lg_pad_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* Largest padding allowed on each side of a dim of size `dim`. An empty dim
  * takes no padding in either mirror mode. */
 static int64_t lg_pad_limit(int mirror_mode, int dim) {
@@ -419,38 +414,11 @@ static TfLiteStatus lg_mirror_pad_invoke(TfLiteContext* context,
 
 /* ---- Registrations ------------------------------------------------------*/
 
-const TfLiteRegistration* lg_register_PAD(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_pad_init,
-      .free = lg_pad_free,
-      .prepare = lg_pad_prepare,
-      .invoke = lg_pad_invoke,
-      .builtin_code = kTfLiteBuiltinPad,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(PAD, lg_pad_init, lg_kernel_free_data, lg_pad_prepare,
+                       lg_pad_invoke)
 
-const TfLiteRegistration* lg_register_PADV2(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_pad_init,
-      .free = lg_pad_free,
-      .prepare = lg_padv2_prepare,
-      .invoke = lg_padv2_invoke,
-      .builtin_code = kTfLiteBuiltinPadv2,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(PADV2, lg_pad_init, lg_kernel_free_data,
+                       lg_padv2_prepare, lg_padv2_invoke)
 
-const TfLiteRegistration* lg_register_MIRROR_PAD(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_pad_init,
-      .free = lg_pad_free,
-      .prepare = lg_mirror_pad_prepare,
-      .invoke = lg_mirror_pad_invoke,
-      .builtin_code = kTfLiteBuiltinMirrorPad,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(MIRROR_PAD, lg_pad_init, lg_kernel_free_data,
+                       lg_mirror_pad_prepare, lg_mirror_pad_invoke)

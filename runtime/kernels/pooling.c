@@ -25,10 +25,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/thread_pool.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -374,37 +374,15 @@ static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 /* ---- Registrations ------------------------------------------------------ */
 
-static void lg_pool_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
+static void* lg_pool_init_variant(lg_pool_kind kind, const char* name) {
+  lg_pool_data* data = calloc(1, sizeof(lg_pool_data));
+  if (data != NULL) {
+    data->kind = kind;
+    data->name = name;
+  }
+  return data;
 }
 
-#define LG_POOL_REGISTRATION(OP, kind_value, code)                           \
-  static void* lg_pool_init_##OP(TfLiteContext* context, const char* buffer, \
-                                 size_t length) {                            \
-    (void)context;                                                           \
-    (void)buffer;                                                            \
-    (void)length;                                                            \
-    lg_pool_data* data = calloc(1, sizeof(lg_pool_data));                    \
-    if (data != NULL) {                                                      \
-      data->kind = kind_value;                                               \
-      data->name = #OP;                                                      \
-    }                                                                        \
-    return data;                                                             \
-  }                                                                          \
-  const TfLiteRegistration* lg_register_##OP(void) {                         \
-    static const TfLiteRegistration registration = {                         \
-        .init = lg_pool_init_##OP,                                           \
-        .free = lg_pool_free,                                                \
-        .prepare = lg_pool_prepare,                                          \
-        .invoke = lg_pool_invoke,                                            \
-        .builtin_code = code,                                                \
-        .version = 1,                                                        \
-    };                                                                       \
-    return &registration;                                                    \
-  }
-
-LG_POOL_REGISTRATION(AVERAGE_POOL_2D, LG_POOL_AVERAGE,
-                     kTfLiteBuiltinAveragePool2d)
-LG_POOL_REGISTRATION(MAX_POOL_2D, LG_POOL_MAX, kTfLiteBuiltinMaxPool2d)
-LG_POOL_REGISTRATION(L2_POOL_2D, LG_POOL_L2, kTfLiteBuiltinL2Pool2d)
+LG_KERNEL_FAMILY_REGISTRATION(AVERAGE_POOL_2D, lg_pool, LG_POOL_AVERAGE)
+LG_KERNEL_FAMILY_REGISTRATION(MAX_POOL_2D, lg_pool, LG_POOL_MAX)
+LG_KERNEL_FAMILY_REGISTRATION(L2_POOL_2D, lg_pool, LG_POOL_L2)

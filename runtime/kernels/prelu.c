@@ -19,10 +19,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/thread_pool.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -53,11 +53,6 @@ static void* lg_prelu_init(TfLiteContext* context, const char* buffer,
   (void)buffer;
   (void)length;
   return calloc(1, sizeof(lg_prelu_data));
-}
-
-static void lg_prelu_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
 }
 
 static TfLiteStatus lg_prelu_check_types(TfLiteContext* context,
@@ -252,14 +247,5 @@ static TfLiteStatus lg_prelu_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_PRELU(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_prelu_init,
-      .free = lg_prelu_free,
-      .prepare = lg_prelu_prepare,
-      .invoke = lg_prelu_invoke,
-      .builtin_code = kTfLiteBuiltinPrelu,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(PRELU, lg_prelu_init, lg_kernel_free_data,
+                       lg_prelu_prepare, lg_prelu_invoke)

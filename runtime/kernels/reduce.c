@@ -38,10 +38,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/thread_pool.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -659,7 +659,7 @@ static TfLiteStatus lg_reduce_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 /* ---- Registrations ------------------------------------------------------ */
 
-static void* lg_reduce_init(lg_reduce_op op, const char* name) {
+static void* lg_reduce_init_variant(lg_reduce_op op, const char* name) {
   lg_reduce_data* data = calloc(1, sizeof(lg_reduce_data));
   if (data != NULL) {
     data->op = op;
@@ -668,33 +668,8 @@ static void* lg_reduce_init(lg_reduce_op op, const char* name) {
   return data;
 }
 
-static void lg_reduce_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
-#define LG_REDUCE_REGISTRATION(OP, op_value, code)                             \
-  static void* lg_reduce_init_##OP(TfLiteContext* context, const char* buffer, \
-                                   size_t length) {                            \
-    (void)context;                                                             \
-    (void)buffer;                                                              \
-    (void)length;                                                              \
-    return lg_reduce_init(op_value, #OP);                                      \
-  }                                                                            \
-  const TfLiteRegistration* lg_register_##OP(void) {                           \
-    static const TfLiteRegistration registration = {                           \
-        .init = lg_reduce_init_##OP,                                           \
-        .free = lg_reduce_free,                                                \
-        .prepare = lg_reduce_prepare,                                          \
-        .invoke = lg_reduce_invoke,                                            \
-        .builtin_code = code,                                                  \
-        .version = 1,                                                          \
-    };                                                                         \
-    return &registration;                                                      \
-  }
-
-LG_REDUCE_REGISTRATION(MEAN, LG_REDUCE_MEAN, kTfLiteBuiltinMean)
-LG_REDUCE_REGISTRATION(SUM, LG_REDUCE_SUM, kTfLiteBuiltinSum)
-LG_REDUCE_REGISTRATION(REDUCE_PROD, LG_REDUCE_PROD, kTfLiteBuiltinReduceProd)
-LG_REDUCE_REGISTRATION(REDUCE_MAX, LG_REDUCE_MAX, kTfLiteBuiltinReduceMax)
-LG_REDUCE_REGISTRATION(REDUCE_MIN, LG_REDUCE_MIN, kTfLiteBuiltinReduceMin)
+LG_KERNEL_FAMILY_REGISTRATION(MEAN, lg_reduce, LG_REDUCE_MEAN)
+LG_KERNEL_FAMILY_REGISTRATION(SUM, lg_reduce, LG_REDUCE_SUM)
+LG_KERNEL_FAMILY_REGISTRATION(REDUCE_PROD, lg_reduce, LG_REDUCE_PROD)
+LG_KERNEL_FAMILY_REGISTRATION(REDUCE_MAX, lg_reduce, LG_REDUCE_MAX)
+LG_KERNEL_FAMILY_REGISTRATION(REDUCE_MIN, lg_reduce, LG_REDUCE_MIN)

@@ -49,11 +49,6 @@ static void* lg_reshape_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_reshape_data));
 }
 
-static void lg_reshape_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* The common start of Prepare: node data, tensor count, tensors and types. */
 static TfLiteStatus lg_reshape_begin(TfLiteContext* context, TfLiteNode* node,
                                      const char* op, int min_inputs,
@@ -408,38 +403,11 @@ static TfLiteStatus lg_expand_dims_invoke(TfLiteContext* context,
 
 /* ---- Registrations ------------------------------------------------------*/
 
-const TfLiteRegistration* lg_register_RESHAPE(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_reshape_init,
-      .free = lg_reshape_free,
-      .prepare = lg_reshape_prepare,
-      .invoke = lg_reshape_invoke,
-      .builtin_code = kTfLiteBuiltinReshape,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(RESHAPE, lg_reshape_init, lg_kernel_free_data,
+                       lg_reshape_prepare, lg_reshape_invoke)
 
-const TfLiteRegistration* lg_register_SQUEEZE(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_reshape_init,
-      .free = lg_reshape_free,
-      .prepare = lg_squeeze_prepare,
-      .invoke = lg_squeeze_invoke,
-      .builtin_code = kTfLiteBuiltinSqueeze,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(SQUEEZE, lg_reshape_init, lg_kernel_free_data,
+                       lg_squeeze_prepare, lg_squeeze_invoke)
 
-const TfLiteRegistration* lg_register_EXPAND_DIMS(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_reshape_init,
-      .free = lg_reshape_free,
-      .prepare = lg_expand_dims_prepare,
-      .invoke = lg_expand_dims_invoke,
-      .builtin_code = kTfLiteBuiltinExpandDims,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(EXPAND_DIMS, lg_reshape_init, lg_kernel_free_data,
+                       lg_expand_dims_prepare, lg_expand_dims_invoke)

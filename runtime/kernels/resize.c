@@ -30,10 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/thread_pool.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -371,37 +371,15 @@ static TfLiteStatus lg_resize_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 /* ---- Registrations ------------------------------------------------------ */
 
-static void lg_resize_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
+static void* lg_resize_init_variant(lg_resize_kind kind, const char* name) {
+  lg_resize_data* data = calloc(1, sizeof(lg_resize_data));
+  if (data != NULL) {
+    data->kind = kind;
+    data->name = name;
+  }
+  return data;
 }
 
-#define LG_RESIZE_REGISTRATION(OP, kind_value, code)                           \
-  static void* lg_resize_init_##OP(TfLiteContext* context, const char* buffer, \
-                                   size_t length) {                            \
-    (void)context;                                                             \
-    (void)buffer;                                                              \
-    (void)length;                                                              \
-    lg_resize_data* data = calloc(1, sizeof(lg_resize_data));                  \
-    if (data != NULL) {                                                        \
-      data->kind = kind_value;                                                 \
-      data->name = #OP;                                                        \
-    }                                                                          \
-    return data;                                                               \
-  }                                                                            \
-  const TfLiteRegistration* lg_register_##OP(void) {                           \
-    static const TfLiteRegistration registration = {                           \
-        .init = lg_resize_init_##OP,                                           \
-        .free = lg_resize_free,                                                \
-        .prepare = lg_resize_prepare,                                          \
-        .invoke = lg_resize_invoke,                                            \
-        .builtin_code = code,                                                  \
-        .version = 1,                                                          \
-    };                                                                         \
-    return &registration;                                                      \
-  }
-
-LG_RESIZE_REGISTRATION(RESIZE_BILINEAR, LG_RESIZE_BILINEAR,
-                       kTfLiteBuiltinResizeBilinear)
-LG_RESIZE_REGISTRATION(RESIZE_NEAREST_NEIGHBOR, LG_RESIZE_NEAREST,
-                       kTfLiteBuiltinResizeNearestNeighbor)
+LG_KERNEL_FAMILY_REGISTRATION(RESIZE_BILINEAR, lg_resize, LG_RESIZE_BILINEAR)
+LG_KERNEL_FAMILY_REGISTRATION(RESIZE_NEAREST_NEIGHBOR, lg_resize,
+                              LG_RESIZE_NEAREST)

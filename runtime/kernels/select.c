@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/kernels/kernel_context.h"
+#include "base/thread_pool.h"
 #include "runtime/kernels/broadcast_plan.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -84,11 +84,6 @@ static void* lg_select_init(TfLiteContext* context, const char* buffer,
   (void)buffer;
   (void)length;
   return calloc(1, sizeof(lg_select_data));
-}
-
-static void lg_select_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
 }
 
 /* The row function for x's element type, or NULL for a type SELECT_V2 does
@@ -315,14 +310,5 @@ static TfLiteStatus lg_select_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_SELECT_V2(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_select_init,
-      .free = lg_select_free,
-      .prepare = lg_select_prepare,
-      .invoke = lg_select_invoke,
-      .builtin_code = kTfLiteBuiltinSelectV2,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(SELECT_V2, lg_select_init, lg_kernel_free_data,
+                       lg_select_prepare, lg_select_invoke)

@@ -69,11 +69,6 @@ static void* lg_slice_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_slice_data));
 }
 
-static void lg_slice_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* Turns the slice dims into the copy plan and resizes the output. */
 static TfLiteStatus lg_slice_plan(TfLiteContext* context, const char* op,
                                   lg_slice_data* data, const TfLiteTensor* in,
@@ -463,26 +458,8 @@ static TfLiteStatus lg_strided_invoke(TfLiteContext* context,
                             lg_strided_build);
 }
 
-const TfLiteRegistration* lg_register_SLICE(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_slice_init,
-      .free = lg_slice_free,
-      .prepare = lg_slice_prepare,
-      .invoke = lg_slice_invoke,
-      .builtin_code = kTfLiteBuiltinSlice,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(SLICE, lg_slice_init, lg_kernel_free_data,
+                       lg_slice_prepare, lg_slice_invoke)
 
-const TfLiteRegistration* lg_register_STRIDED_SLICE(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_slice_init,
-      .free = lg_slice_free,
-      .prepare = lg_strided_prepare,
-      .invoke = lg_strided_invoke,
-      .builtin_code = kTfLiteBuiltinStridedSlice,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(STRIDED_SLICE, lg_slice_init, lg_kernel_free_data,
+                       lg_strided_prepare, lg_strided_invoke)

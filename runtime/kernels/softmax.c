@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/thread_pool.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -71,11 +71,6 @@ static void* lg_log_softmax_init(TfLiteContext* context, const char* buffer,
   (void)buffer;
   (void)length;
   return lg_softmax_create(true);
-}
-
-static void lg_softmax_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
 }
 
 static TfLiteStatus lg_softmax_check(TfLiteContext* context,
@@ -228,26 +223,8 @@ static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_SOFTMAX(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_softmax_init,
-      .free = lg_softmax_free,
-      .prepare = lg_softmax_prepare,
-      .invoke = lg_softmax_invoke,
-      .builtin_code = kTfLiteBuiltinSoftmax,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(SOFTMAX, lg_softmax_init, lg_kernel_free_data,
+                       lg_softmax_prepare, lg_softmax_invoke)
 
-const TfLiteRegistration* lg_register_LOG_SOFTMAX(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_log_softmax_init,
-      .free = lg_softmax_free,
-      .prepare = lg_softmax_prepare,
-      .invoke = lg_softmax_invoke,
-      .builtin_code = kTfLiteBuiltinLogSoftmax,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(LOG_SOFTMAX, lg_log_softmax_init, lg_kernel_free_data,
+                       lg_softmax_prepare, lg_softmax_invoke)

@@ -44,11 +44,6 @@ static void* lg_space_depth_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_space_depth_data));
 }
 
-static void lg_space_depth_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* The 6-D copy of DEPTH_TO_SPACE (to_space) or SPACE_TO_DEPTH, and the
  * output dims. The shape checks are done. */
 static void lg_space_depth_plan(lg_space_depth_data* data, bool to_space,
@@ -199,26 +194,8 @@ static TfLiteStatus lg_space_to_depth_invoke(TfLiteContext* context,
   return lg_space_depth_invoke(context, node, LG_SPACE_TO_DEPTH_OP);
 }
 
-const TfLiteRegistration* lg_register_DEPTH_TO_SPACE(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_space_depth_init,
-      .free = lg_space_depth_free,
-      .prepare = lg_depth_to_space_prepare,
-      .invoke = lg_depth_to_space_invoke,
-      .builtin_code = kTfLiteBuiltinDepthToSpace,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(DEPTH_TO_SPACE, lg_space_depth_init, lg_kernel_free_data,
+                       lg_depth_to_space_prepare, lg_depth_to_space_invoke)
 
-const TfLiteRegistration* lg_register_SPACE_TO_DEPTH(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_space_depth_init,
-      .free = lg_space_depth_free,
-      .prepare = lg_space_to_depth_prepare,
-      .invoke = lg_space_to_depth_invoke,
-      .builtin_code = kTfLiteBuiltinSpaceToDepth,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(SPACE_TO_DEPTH, lg_space_depth_init, lg_kernel_free_data,
+                       lg_space_to_depth_prepare, lg_space_to_depth_invoke)

@@ -52,11 +52,6 @@ static void* lg_split_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_split_data));
 }
 
-static void lg_split_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* The start of every Prepare: node data, counts, the input, and each
  * output's type. */
 static TfLiteStatus lg_split_begin(TfLiteContext* context, TfLiteNode* node,
@@ -467,38 +462,11 @@ static TfLiteStatus lg_unpack_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 /* ---- Registrations ------------------------------------------------------*/
 
-const TfLiteRegistration* lg_register_SPLIT(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_split_init,
-      .free = lg_split_free,
-      .prepare = lg_split_prepare,
-      .invoke = lg_split_invoke,
-      .builtin_code = kTfLiteBuiltinSplit,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(SPLIT, lg_split_init, lg_kernel_free_data,
+                       lg_split_prepare, lg_split_invoke)
 
-const TfLiteRegistration* lg_register_SPLIT_V(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_split_init,
-      .free = lg_split_free,
-      .prepare = lg_split_v_prepare,
-      .invoke = lg_split_v_invoke,
-      .builtin_code = kTfLiteBuiltinSplitV,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(SPLIT_V, lg_split_init, lg_kernel_free_data,
+                       lg_split_v_prepare, lg_split_v_invoke)
 
-const TfLiteRegistration* lg_register_UNPACK(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_split_init,
-      .free = lg_split_free,
-      .prepare = lg_unpack_prepare,
-      .invoke = lg_unpack_invoke,
-      .builtin_code = kTfLiteBuiltinUnpack,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(UNPACK, lg_split_init, lg_kernel_free_data,
+                       lg_unpack_prepare, lg_unpack_invoke)

@@ -48,11 +48,6 @@ static void* lg_tile_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_tile_data));
 }
 
-static void lg_tile_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* Row-major element strides of dims[0..rank). */
 static void lg_tile_strides(const int* dims, int rank, ptrdiff_t* stride) {
   ptrdiff_t s = 1;
@@ -276,26 +271,8 @@ static TfLiteStatus lg_broadcast_invoke(TfLiteContext* context,
                            lg_broadcast_build);
 }
 
-const TfLiteRegistration* lg_register_TILE(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_tile_init,
-      .free = lg_tile_free,
-      .prepare = lg_tile_prepare,
-      .invoke = lg_tile_invoke,
-      .builtin_code = kTfLiteBuiltinTile,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(TILE, lg_tile_init, lg_kernel_free_data, lg_tile_prepare,
+                       lg_tile_invoke)
 
-const TfLiteRegistration* lg_register_BROADCAST_TO(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_tile_init,
-      .free = lg_tile_free,
-      .prepare = lg_broadcast_prepare,
-      .invoke = lg_broadcast_invoke,
-      .builtin_code = kTfLiteBuiltinBroadcastTo,
-      .version = 2,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(BROADCAST_TO, lg_tile_init, lg_kernel_free_data,
+                       lg_broadcast_prepare, lg_broadcast_invoke)

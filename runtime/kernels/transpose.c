@@ -43,11 +43,6 @@ static void* lg_transpose_init(TfLiteContext* context, const char* buffer,
   return calloc(1, sizeof(lg_transpose_data));
 }
 
-static void lg_transpose_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
-}
-
 /* Reads and checks perm into perm[0..rank). */
 static TfLiteStatus lg_transpose_read_perm(TfLiteContext* context,
                                            const TfLiteTensor* tensor, int rank,
@@ -192,14 +187,5 @@ static TfLiteStatus lg_transpose_invoke(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-const TfLiteRegistration* lg_register_TRANSPOSE(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_transpose_init,
-      .free = lg_transpose_free,
-      .prepare = lg_transpose_prepare,
-      .invoke = lg_transpose_invoke,
-      .builtin_code = kTfLiteBuiltinTranspose,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(TRANSPOSE, lg_transpose_init, lg_kernel_free_data,
+                       lg_transpose_prepare, lg_transpose_invoke)

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/nn.h"
@@ -562,14 +562,5 @@ static TfLiteStatus lg_tc_invoke(TfLiteContext* context, TfLiteNode* node) {
   return lg_tc_compute(context, node, data, weights, input, bias, output);
 }
 
-const TfLiteRegistration* lg_register_TRANSPOSE_CONV(void) {
-  static const TfLiteRegistration registration = {
-      .init = lg_tc_init,
-      .free = lg_tc_free,
-      .prepare = lg_tc_prepare,
-      .invoke = lg_tc_invoke,
-      .builtin_code = kTfLiteBuiltinTransposeConv,
-      .version = 1,
-  };
-  return &registration;
-}
+LG_KERNEL_REGISTRATION(TRANSPOSE_CONV, lg_tc_init, lg_tc_free, lg_tc_prepare,
+                       lg_tc_invoke)

@@ -35,10 +35,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/thread_pool.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "base/thread_pool.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -240,15 +240,11 @@ static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
 
 /* ---- Kernel -------------------------------------------------------------- */
 
-static void* lg_unary_init(int op) {
+static void* lg_unary_init_variant(int op, const char* name) {
+  (void)name; /* the table row has it */
   lg_unary_data* data = calloc(1, sizeof(*data));
   if (data != NULL) data->op = &kLgUnaryOps[op];
   return data;
-}
-
-static void lg_unary_free(TfLiteContext* context, void* buffer) {
-  (void)context;
-  free(buffer);
 }
 
 static bool lg_unary_supports(const lg_unary_op* op, TfLiteType type) {
@@ -401,48 +397,26 @@ static TfLiteStatus lg_unary_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 /* ---- Registrations ------------------------------------------------------- */
 
-/* Defines the op's init (which records its table row) and its registration
- * getter lg_register_<OP>. */
-#define LG_UNARY_REGISTER(OP, index, code)                                    \
-  static void* lg_unary_init_##OP(TfLiteContext* context, const char* buffer, \
-                                  size_t length) {                            \
-    (void)context;                                                            \
-    (void)buffer;                                                             \
-    (void)length;                                                             \
-    return lg_unary_init(index);                                              \
-  }                                                                           \
-  const TfLiteRegistration* lg_register_##OP(void) {                          \
-    static const TfLiteRegistration registration = {                          \
-        .init = lg_unary_init_##OP,                                           \
-        .free = lg_unary_free,                                                \
-        .prepare = lg_unary_prepare,                                          \
-        .invoke = lg_unary_invoke,                                            \
-        .builtin_code = (code),                                               \
-        .version = 1,                                                         \
-    };                                                                        \
-    return &registration;                                                     \
-  }
-
-LG_UNARY_REGISTER(EXP, LG_UNARY_EXP, kTfLiteBuiltinExp)
-LG_UNARY_REGISTER(LOG, LG_UNARY_LOG, kTfLiteBuiltinLog)
-LG_UNARY_REGISTER(SQRT, LG_UNARY_SQRT, kTfLiteBuiltinSqrt)
-LG_UNARY_REGISTER(RSQRT, LG_UNARY_RSQRT, kTfLiteBuiltinRsqrt)
-LG_UNARY_REGISTER(SQUARE, LG_UNARY_SQUARE, kTfLiteBuiltinSquare)
-LG_UNARY_REGISTER(ABS, LG_UNARY_ABS, kTfLiteBuiltinAbs)
-LG_UNARY_REGISTER(NEG, LG_UNARY_NEG, kTfLiteBuiltinNeg)
-LG_UNARY_REGISTER(SIN, LG_UNARY_SIN, kTfLiteBuiltinSin)
-LG_UNARY_REGISTER(COS, LG_UNARY_COS, kTfLiteBuiltinCos)
-LG_UNARY_REGISTER(FLOOR, LG_UNARY_FLOOR, kTfLiteBuiltinFloor)
-LG_UNARY_REGISTER(CEIL, LG_UNARY_CEIL, kTfLiteBuiltinCeil)
-LG_UNARY_REGISTER(ROUND, LG_UNARY_ROUND, kTfLiteBuiltinRound)
-LG_UNARY_REGISTER(SIGN, LG_UNARY_SIGN, kTfLiteBuiltinSign)
-LG_UNARY_REGISTER(LOGISTIC, LG_UNARY_LOGISTIC, kTfLiteBuiltinLogistic)
-LG_UNARY_REGISTER(TANH, LG_UNARY_TANH, kTfLiteBuiltinTanh)
-LG_UNARY_REGISTER(RELU, LG_UNARY_RELU, kTfLiteBuiltinRelu)
-LG_UNARY_REGISTER(RELU6, LG_UNARY_RELU6, kTfLiteBuiltinRelu6)
-LG_UNARY_REGISTER(RELU_N1_TO_1, LG_UNARY_RELU_N1_TO_1, kTfLiteBuiltinReluN1To1)
-LG_UNARY_REGISTER(RELU_0_TO_1, LG_UNARY_RELU_0_TO_1, kTfLiteBuiltinRelu0To1)
-LG_UNARY_REGISTER(ELU, LG_UNARY_ELU, kTfLiteBuiltinElu)
-LG_UNARY_REGISTER(HARD_SWISH, LG_UNARY_HARD_SWISH, kTfLiteBuiltinHardSwish)
-LG_UNARY_REGISTER(LEAKY_RELU, LG_UNARY_LEAKY_RELU, kTfLiteBuiltinLeakyRelu)
-LG_UNARY_REGISTER(GELU, LG_UNARY_GELU, kTfLiteBuiltinGelu)
+LG_KERNEL_FAMILY_REGISTRATION(EXP, lg_unary, LG_UNARY_EXP)
+LG_KERNEL_FAMILY_REGISTRATION(LOG, lg_unary, LG_UNARY_LOG)
+LG_KERNEL_FAMILY_REGISTRATION(SQRT, lg_unary, LG_UNARY_SQRT)
+LG_KERNEL_FAMILY_REGISTRATION(RSQRT, lg_unary, LG_UNARY_RSQRT)
+LG_KERNEL_FAMILY_REGISTRATION(SQUARE, lg_unary, LG_UNARY_SQUARE)
+LG_KERNEL_FAMILY_REGISTRATION(ABS, lg_unary, LG_UNARY_ABS)
+LG_KERNEL_FAMILY_REGISTRATION(NEG, lg_unary, LG_UNARY_NEG)
+LG_KERNEL_FAMILY_REGISTRATION(SIN, lg_unary, LG_UNARY_SIN)
+LG_KERNEL_FAMILY_REGISTRATION(COS, lg_unary, LG_UNARY_COS)
+LG_KERNEL_FAMILY_REGISTRATION(FLOOR, lg_unary, LG_UNARY_FLOOR)
+LG_KERNEL_FAMILY_REGISTRATION(CEIL, lg_unary, LG_UNARY_CEIL)
+LG_KERNEL_FAMILY_REGISTRATION(ROUND, lg_unary, LG_UNARY_ROUND)
+LG_KERNEL_FAMILY_REGISTRATION(SIGN, lg_unary, LG_UNARY_SIGN)
+LG_KERNEL_FAMILY_REGISTRATION(LOGISTIC, lg_unary, LG_UNARY_LOGISTIC)
+LG_KERNEL_FAMILY_REGISTRATION(TANH, lg_unary, LG_UNARY_TANH)
+LG_KERNEL_FAMILY_REGISTRATION(RELU, lg_unary, LG_UNARY_RELU)
+LG_KERNEL_FAMILY_REGISTRATION(RELU6, lg_unary, LG_UNARY_RELU6)
+LG_KERNEL_FAMILY_REGISTRATION(RELU_N1_TO_1, lg_unary, LG_UNARY_RELU_N1_TO_1)
+LG_KERNEL_FAMILY_REGISTRATION(RELU_0_TO_1, lg_unary, LG_UNARY_RELU_0_TO_1)
+LG_KERNEL_FAMILY_REGISTRATION(ELU, lg_unary, LG_UNARY_ELU)
+LG_KERNEL_FAMILY_REGISTRATION(HARD_SWISH, lg_unary, LG_UNARY_HARD_SWISH)
+LG_KERNEL_FAMILY_REGISTRATION(LEAKY_RELU, lg_unary, LG_UNARY_LEAKY_RELU)
+LG_KERNEL_FAMILY_REGISTRATION(GELU, lg_unary, LG_UNARY_GELU)
