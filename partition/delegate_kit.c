@@ -31,6 +31,18 @@ static const lg_kit_op* find_op(const lg_delegate_kit* kit,
   return NULL;
 }
 
+/* The op's own check, then the delegate-wide one. */
+static bool node_passes(const lg_delegate_kit* kit, const lg_kit_op* op,
+                        TfLiteContext* context, const TfLiteNode* node,
+                        const TfLiteRegistration* reg, char* reason,
+                        size_t size) {
+  if (op->check != NULL && !op->check(context, node, reg, reason, size)) {
+    return false;
+  }
+  return kit->node_check == NULL ||
+         kit->node_check(kit->user_data, context, node, reg, reason, size);
+}
+
 /* Step 1: one decision per plan entry; claimed nodes into `supported`. */
 static TfLiteStatus decide_nodes(lg_delegate_kit* kit, TfLiteContext* context,
                                  TfLiteIntArray* supported) {
@@ -57,8 +69,8 @@ static TfLiteStatus decide_nodes(lg_delegate_kit* kit, TfLiteContext* context,
       snprintf(d->reason, sizeof(d->reason),
                "Max version supported: %d. Requested version %d.",
                op->max_version, reg->version);
-    } else if (op->check == NULL ||
-               op->check(context, node, reg, d->reason, sizeof(d->reason))) {
+    } else if (node_passes(kit, op, context, node, reg, d->reason,
+                           sizeof(d->reason))) {
       d->claimed = true;
       d->reason[0] = '\0';
       supported->data[supported->size++] = plan->data[i];

@@ -42,6 +42,16 @@ typedef bool (*lg_kit_check_fn)(TfLiteContext* context, const TfLiteNode* node,
                                 const TfLiteRegistration* registration,
                                 char* reason, size_t reason_size);
 
+/* A delegate-wide check run after an op's own check passes (the op is in
+ * the table, its version and parameters are supported): the delegate's
+ * view of the node beyond the op table (its tensors, whether its kernels
+ * build on the device). `user_data` is the kit's. Same contract as
+ * lg_kit_check_fn. */
+typedef bool (*lg_kit_node_check_fn)(void* user_data, TfLiteContext* context,
+                                     const TfLiteNode* node,
+                                     const TfLiteRegistration* registration,
+                                     char* reason, size_t reason_size);
+
 typedef struct lg_kit_op {
   int32_t builtin_code;
   const char* custom_name; /* for kTfLiteBuiltinCustom, else NULL */
@@ -68,9 +78,11 @@ typedef struct lg_delegate_kit {
   const char* report_target;
   const lg_kit_op* ops;
   int num_ops;
-  TfLiteRegistration kernel;    /* init receives TfLiteDelegateParams */
-  int max_delegated_partitions; /* 0 or less: no limit */
-  int min_nodes_per_partition;  /* 0 or less: no minimum */
+  lg_kit_node_check_fn node_check; /* NULL: the ops table decides alone */
+  void* user_data;                 /* passed to node_check */
+  TfLiteRegistration kernel;       /* init receives TfLiteDelegateParams */
+  int max_delegated_partitions;    /* 0 or less: no limit */
+  int min_nodes_per_partition;     /* 0 or less: no minimum */
 
   /* Filled by lg_delegate_kit_prepare. */
   lg_kit_decision* decisions; /* one per plan entry, in plan order */

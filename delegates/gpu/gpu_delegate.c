@@ -68,26 +68,21 @@ static bool tensor_types_supported(const TfLiteContext* context,
   return true;
 }
 
-/* The backend of the delegate whose Prepare is running on this thread (the
- * kit's checks take no user data). */
-static _Thread_local lg_gpu_backend* g_preparing_backend;
-
-static bool gpu_check(TfLiteContext* context, const TfLiteNode* node,
-                      const TfLiteRegistration* registration, char* reason,
-                      size_t reason_size) {
-  const int32_t code = registration->builtin_code;
-  const char* name = registration->custom_name;
-  const lg_kit_op* table = lg_gpu_op_find(code, name);
-  const lg_gpu_lowering* lowering = lg_gpu_lowering_find(code, name);
-  if (table == NULL || lowering == NULL) {
+/* The kit's node check (after the op table's own check passed): tensor
+ * types, this implementation's limits, and a trial lowering on the
+ * delegate's backend (`user_data`). */
+static bool gpu_node_check(void* user_data, TfLiteContext* context,
+                           const TfLiteNode* node,
+                           const TfLiteRegistration* registration, char* reason,
+                           size_t reason_size) {
+  lg_gpu_backend* backend = user_data;
+  const lg_gpu_lowering* lowering = lg_gpu_lowering_find(
+      registration->builtin_code, registration->custom_name);
+  if (lowering == NULL) {
     snprintf(reason, reason_size, "Operation is not supported.");
     return false;
   }
-  if (table->check != NULL &&
-      !table->check(context, node, registration, reason, reason_size)) {
-    return false;
-  }
-  if (!tensor_types_supported(context, node, code)) {
+  if (!tensor_types_supported(context, node, registration->builtin_code)) {
     snprintf(reason, reason_size,
              "GPU delegate: only float32 tensors (int32 indices) run on the "
              "GPU.");
@@ -95,15 +90,14 @@ static bool gpu_check(TfLiteContext* context, const TfLiteNode* node,
   }
   char detail[LG_KIT_REASON_SIZE];
   detail[0] = '\0';
-  if (lowering->check != NULL &&
-      !lowering->check(context, node, registration, detail, sizeof(detail))) {
+  if (!lowering->check(context, node, registration, detail, sizeof(detail))) {
     snprintf(reason, reason_size, "GPU delegate: %s", detail);
     return false;
   }
   /* A trial lowering: the backend has every kernel the node needs and the
    * lowering succeeds, so a claimed partition always builds. */
-  if (!lg_gpu_program_can_lower(g_preparing_backend, context, node,
-                                registration, detail, sizeof(detail))) {
+  if (!lg_gpu_program_can_lower(backend, context, node, registration, detail,
+                                sizeof(detail))) {
     snprintf(reason, reason_size, "GPU delegate: %s", detail);
     return false;
   }
@@ -113,13 +107,10 @@ static bool gpu_check(TfLiteContext* context, const TfLiteNode* node,
 /* ---- The delegate ----------------------------------------------------------
  */
 
-#define MAX_GPU_OPS 96
-
 typedef struct gpu_delegate {
   TfLiteDelegate base; /* first: the TfLiteDelegate* converts back */
   litegpu_gpu_delegate_options options;
   lg_gpu_backend* backend;
-  lg_kit_op ops[MAX_GPU_OPS];
   lg_delegate_kit kit;
   lg_gpu_kernel_cache kernels; /* shared by every partition */
   /* The live partition programs, for stats and profiles. */
@@ -258,11 +249,7 @@ static TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
 static TfLiteStatus delegate_prepare(TfLiteContext* context,
                                      TfLiteDelegate* delegate) {
   gpu_delegate* gd = from_base(delegate);
-  g_preparing_backend = gd->backend;
-  const TfLiteStatus status =
-      lg_delegate_kit_prepare(&gd->kit, context, delegate);
-  g_preparing_backend = NULL;
-  return status;
+  return lg_delegate_kit_prepare(&gd->kit, context, delegate);
 }
 
 TfLiteGpuDelegateOptionsV2 TfLiteGpuDelegateOptionsV2Default(void) {
@@ -376,17 +363,6 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
     free(gd);
     return create_failed(error, error_size, message);
   }
-  int table_size = 0;
-  const lg_kit_op* table = lg_gpu_op_table(&table_size);
-  int count = 0;
-  for (int i = 0; i < table_size && count < MAX_GPU_OPS; ++i) {
-    if (lg_gpu_lowering_find(table[i].builtin_code, table[i].custom_name) ==
-        NULL) {
-      continue;
-    }
-    gd->ops[count++] = (lg_kit_op){table[i].builtin_code, table[i].custom_name,
-                                   table[i].max_version, gpu_check};
-  }
   gd->base = TfLiteDelegateCreate();
   gd->base.data_ = gd;
   gd->base.Prepare = delegate_prepare;
@@ -394,8 +370,9 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
   gd->kit.name = LG_GPU_KERNEL_NAME;
   gd->kit.report_name = "GPU delegate";
   gd->kit.report_target = "GPU";
-  gd->kit.ops = gd->ops;
-  gd->kit.num_ops = count;
+  gd->kit.ops = lg_gpu_op_table(&gd->kit.num_ops);
+  gd->kit.node_check = gpu_node_check;
+  gd->kit.user_data = gd->backend;
   gd->kit.max_delegated_partitions = o.tflite.max_delegated_partitions <= 0
                                          ? 1
                                          : o.tflite.max_delegated_partitions;
