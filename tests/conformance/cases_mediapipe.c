@@ -12,6 +12,7 @@
  * activation). The CPU reference is litegpu's kernel for each op. */
 #include <string.h>
 
+#include "runtime/kernels/mediapipe_ops.h"
 #include "tests/conformance/conformance.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -149,15 +150,18 @@ void conf_add_mediapipe_cases(conf_case_list* list) {
   for (size_t i = 0; i < COUNT(kTransposeConv); ++i) {
     conf_case_add(list, kTfLiteBuiltinCustom, build_transpose_conv_bias,
                   &kTransposeConv[i], kTfLiteActNone, 0,
-                  "transpose_conv_bias_%s", kTransposeConv[i].label);
+                  "transpose_conv_bias_%s", kTransposeConv[i].label)
+        ->custom_name = LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS;
   }
   for (size_t i = 0; i < COUNT(kPool); ++i) {
     conf_case_add(list, kTfLiteBuiltinCustom, build_pool_argmax, &kPool[i],
-                  kTfLiteActNone, 0, "max_pool_argmax_%s", kPool[i].label);
+                  kTfLiteActNone, 0, "max_pool_argmax_%s", kPool[i].label)
+        ->custom_name = LG_MEDIAPIPE_MAX_POOL_ARGMAX;
   }
   for (size_t i = 0; i < COUNT(kUnpool); ++i) {
     conf_case_add(list, kTfLiteBuiltinCustom, build_max_unpool, &kUnpool[i],
-                  kTfLiteActNone, 0, "max_unpool_%s", kUnpool[i].label);
+                  kTfLiteActNone, 0, "max_unpool_%s", kUnpool[i].label)
+        ->custom_name = LG_MEDIAPIPE_MAX_UNPOOL;
   }
   conf_case_add(list, kTfLiteBuiltinCustom, build_pool_unpool, &kPoolUnpool,
                 kTfLiteActNone, 0, "max_pool_argmax_then_unpool_%s",

@@ -151,10 +151,11 @@ typedef int (*conf_build_fn)(conf_builder* b, const struct conf_case* c);
 
 typedef struct conf_case {
   char name[80];
-  int32_t op;          /* the builtin under test */
-  conf_build_fn build; /* returns 0, or -1 when the model cannot be built */
-  const void* args;    /* the family's table row (static storage) */
-  int index;           /* a second row index of the family's own */
+  int32_t op;              /* the builtin under test */
+  const char* custom_name; /* its name when op is kTfLiteBuiltinCustom */
+  conf_build_fn build;     /* returns 0, or -1 when the model cannot be built */
+  const void* args;        /* the family's table row (static storage) */
+  int index;               /* a second row index of the family's own */
   TfLiteFusedActivation act; /* for ops with a fused activation */
   double tol;                /* fp32 bound; 0 means CONF_TOL_FP32 */
   /* When set, the delegate must refuse the node with a reason containing

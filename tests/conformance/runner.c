@@ -2,7 +2,8 @@
  * against the CPU; or whole models (models.c).
  *
  *   litegpu_conformance --delegate=gpu|reference [--backend=cl|vk|auto]
- *       [--fp16] [--expect-fp16] [--expect-claimed=ADD,CONV_2D|all]
+ *       [--fp16] [--expect-fp16]
+ *       [--expect-claimed=ADD,CONV_2D|all|gpu-manifest]
  *       [--filter=SUBSTR] [--list] [--model=PATH ...] [--model-dir=DIR ...]
  *       [--record-opencl-programs=DIR]
  *
@@ -10,11 +11,15 @@
  * element is within the bound (conformance.h), or when the delegate refused
  * the node with a reason. Anything else fails: an output off the bound, a
  * failed interpreter creation or Invoke, a refusal without a reason, a
- * refusal of an op named in --expect-claimed, a claim while the delegate
+ * refusal of an op named in --expect-claimed (gpu-manifest: every builtin
+ * ops/ops.def gives the GPU), a claim while the delegate
  * does not report fp16 under --expect-fp16 (so a device or backend that
  * silently stays in float32 fails an fp16 run). Each row also gives the
  * case's wall time in ms. --fp16 rounds float inputs to half for both runs
  * (conf_set_half_inputs).
+ *
+ * Every op ops/ops.def gives the GPU must have a case: a missing one fails
+ * the run (unless --filter narrows it) and names the file to add it to.
  *
  * With --model or --model-dir only those models run (--expect-claimed does
  * not apply to them); see models.c.
@@ -34,6 +39,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "ops/op_manifest.h"
 #include "runtime/model/builtin_options.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tests/conformance/conformance.h"
@@ -327,9 +333,26 @@ static int32_t builtin_by_name(const char* name, size_t length) {
   return -1;
 }
 
+/* The ops the op manifest says the GPU delegate runs (ops/ops.def). */
+static void expect_manifest_gpu_ops(conf_settings* s) {
+  int count = 0;
+  const lg_op_info* ops = lg_op_manifest(&count);
+  for (int i = 0; i < count; ++i) {
+    const int32_t code = ops[i].builtin_code;
+    if (ops[i].gpu_max_version > 0 && code >= 0 && code < CONF_MAX_BUILTIN &&
+        code != kTfLiteBuiltinCustom) {
+      s->expect[code] = true;
+    }
+  }
+}
+
 static int parse_expect(conf_settings* s, const char* list) {
   if (strcmp(list, "all") == 0) {
     s->expect_all = true;
+    return 0;
+  }
+  if (strcmp(list, "gpu-manifest") == 0) {
+    expect_manifest_gpu_ops(s);
     return 0;
   }
   while (*list) {
@@ -351,7 +374,8 @@ static int usage(void) {
   fprintf(stderr,
           "usage: litegpu_conformance --delegate=gpu|reference "
           "[--backend=cl|vk|auto] [--fp16] [--expect-fp16]\n"
-          "         [--expect-claimed=OP,...|all] [--filter=SUBSTR] [--list]\n"
+          "         [--expect-claimed=OP,...|all|gpu-manifest] "
+          "[--filter=SUBSTR] [--list]\n"
           "         [--model=PATH ...] [--model-dir=DIR ...]\n"
           "         [--compare-backends] (gpu: OpenCL against Vulkan)\n"
           "         [--random-graphs=N [--seed=S] [--graph-nodes=MAX]\n"
@@ -469,6 +493,36 @@ static void run_cases(const conf_settings* s, const conf_case_list* cases,
   free(summary);
 }
 
+/* Whether some case runs the manifest row `op`. */
+static bool has_case(const conf_case_list* cases, const lg_op_info* op) {
+  for (int i = 0; i < cases->count; ++i) {
+    const conf_case* c = &cases->items[i];
+    if (c->op != op->builtin_code) continue;
+    if (op->custom_name == NULL) return true;
+    if (c->custom_name != NULL &&
+        strcmp(c->custom_name, op->custom_name) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Every op the manifest gives the GPU has cases: adding a GPU op without
+ * conformance cases fails the suite. Returns the number missing. */
+static int check_manifest_coverage(const conf_case_list* cases) {
+  int count = 0, missing = 0;
+  const lg_op_info* ops = lg_op_manifest(&count);
+  for (int i = 0; i < count; ++i) {
+    if (ops[i].gpu_max_version <= 0 || has_case(cases, &ops[i])) continue;
+    printf(
+        "no conformance case for %s (ops/ops.def gives it to the GPU): "
+        "add one to tests/conformance/cases_%s.c\n",
+        ops[i].custom_name ? ops[i].custom_name : ops[i].name, ops[i].family);
+    ++missing;
+  }
+  return missing;
+}
+
 int main(int argc, char** argv) {
   lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   conf_settings s;
@@ -519,6 +573,7 @@ int main(int argc, char** argv) {
   if (conf_graphs_requested(&s.graphs)) {
     conf_run_graphs(&s.graphs, s.adapter, d, &s.pair, &totals);
   } else if (s.num_models == 0 && s.num_model_dirs == 0) {
+    if (s.filter == NULL) totals.failed += check_manifest_coverage(&cases);
     run_cases(&s, &cases, d, &totals);
   }
   for (int i = 0; i < s.num_models; ++i) {
