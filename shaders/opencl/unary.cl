@@ -62,11 +62,14 @@ __kernel void unary(__global const LG_DATA* x, __global LG_DATA* out, int n,
   t = t < 0.0f ? 0.0f : (t > 6.0f ? 6.0f : t);
   const float r = v * t / 6.0f; /* float: v * t can pass 65504 */
 #elif LG_OP == 17
-  /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
-  const float r =
-      0.5f * v * (1.0f + tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
+  /* 0.5 x (1 + tanh u), u = sqrt(2/pi) (x + 0.044715 x^3), written as
+   * x / (1 + e^(-2u)): no cancellation of 1 + tanh u for negative x, where
+   * a tanh that rounds short of -1 would leave x * 6e-8 instead of 0. */
+  const float u = 0.7978845608f * (v + 0.044715f * v * v * v);
+  const float r = v / (1.0f + exp(-2.0f * u));
 #elif LG_OP == 18
-  const float r = 0.5f * v * (1.0f + erf(v * 0.7071067812f));
+  /* 0.5 x (1 + erf(x / sqrt 2)) = 0.5 x erfc(-x / sqrt 2), likewise. */
+  const float r = 0.5f * v * erfc(v * -0.7071067812f);
 #elif LG_OP == 19
   const lg_real r = v < R(0.0f) ? R(alpha) * v : v;
 #else

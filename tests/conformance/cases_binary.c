@@ -6,26 +6,60 @@
  * Fused TANH is left out: litegpu's float kernels (like TFLite's) accept
  * only NONE, RELU, RELU_N1_TO_1 and RELU6, so the CPU reference refuses it.
  * Domains: DIV's divisor lies in [0.5, 2]; POW's base in [0.1, 2] with
- * exponents in [-2, 2]. */
+ * exponents in [-2, 2]. Each op also runs over its full useful range
+ * (operands up to |x| = 30000 where the result stays within float16's
+ * range; MUL to 250, SQUARED_DIFFERENCE to 120, POW's base to 30 with
+ * exponents to 3). */
 #include "tests/conformance/conformance.h"
+
+typedef struct operand_range {
+  float a_lo, a_hi, b_lo, b_hi;
+} operand_range;
 
 typedef struct binary_op {
   int32_t code;
   const char* name;
-  float a_lo, a_hi, b_lo, b_hi;
+  operand_range usual;
+  /* The op's full useful range: the widest operands whose results stay
+   * within float16's range (|y| <= 65504), for one extra case per op, so
+   * that an intermediate computed in half that overflows is caught. */
+  operand_range full;
   bool has_activation;
 } binary_op;
 
 static const binary_op kOps[] = {
-    {kTfLiteBuiltinAdd, "add", -2, 2, -2, 2, true},
-    {kTfLiteBuiltinSub, "sub", -2, 2, -2, 2, true},
-    {kTfLiteBuiltinMul, "mul", -2, 2, -2, 2, true},
-    {kTfLiteBuiltinDiv, "div", -2, 2, 0.5f, 2, true},
-    {kTfLiteBuiltinMaximum, "maximum", -2, 2, -2, 2, false},
-    {kTfLiteBuiltinMinimum, "minimum", -2, 2, -2, 2, false},
-    {kTfLiteBuiltinSquaredDifference, "squared_difference", -2, 2, -2, 2,
+    {kTfLiteBuiltinAdd,
+     "add",
+     {-2, 2, -2, 2},
+     {-3e4f, 3e4f, -3e4f, 3e4f},
+     true},
+    {kTfLiteBuiltinSub,
+     "sub",
+     {-2, 2, -2, 2},
+     {-3e4f, 3e4f, -3e4f, 3e4f},
+     true},
+    {kTfLiteBuiltinMul, "mul", {-2, 2, -2, 2}, {-250, 250, -250, 250}, true},
+    {kTfLiteBuiltinDiv,
+     "div",
+     {-2, 2, 0.5f, 2},
+     {-3e4f, 3e4f, 0.5f, 3e4f},
+     true},
+    {kTfLiteBuiltinMaximum,
+     "maximum",
+     {-2, 2, -2, 2},
+     {-3e4f, 3e4f, -3e4f, 3e4f},
      false},
-    {kTfLiteBuiltinPow, "pow", 0.1f, 2, -2, 2, false},
+    {kTfLiteBuiltinMinimum,
+     "minimum",
+     {-2, 2, -2, 2},
+     {-3e4f, 3e4f, -3e4f, 3e4f},
+     false},
+    {kTfLiteBuiltinSquaredDifference,
+     "squared_difference",
+     {-2, 2, -2, 2},
+     {-120, 120, -120, 120},
+     false},
+    {kTfLiteBuiltinPow, "pow", {0.1f, 2, -2, 2}, {0.1f, 30, -2, 3}, false},
 };
 #define NUM_OPS ((int)(sizeof(kOps) / sizeof(kOps[0])))
 
@@ -51,6 +85,9 @@ static const binary_shapes kShapes[] = {
     {"large_64x64", {4, {1, 64, 64, 3}}, {4, {1, 64, 64, 3}}, false, false},
 };
 #define NUM_SHAPES ((int)(sizeof(kShapes) / sizeof(kShapes[0])))
+
+/* conf_case.index of the cases over an op's full useful range. */
+#define FULL_RANGE 1
 
 static const binary_op* find_op(int32_t code) {
   for (int i = 0; i < NUM_OPS; ++i) {
@@ -84,10 +121,11 @@ static activation_params params_of(int32_t code, TfLiteFusedActivation act) {
 static int build_binary_at(conf_builder* b, const conf_case* c, int version) {
   const binary_op* op = find_op(c->op);
   const binary_shapes* s = c->args;
+  const operand_range* r = c->index == FULL_RANGE ? &op->full : &op->usual;
   int32_t in[2];
-  in[0] = conf_input(b, s->a, op->a_lo, op->a_hi);
-  in[1] = s->b_const ? conf_weights(b, s->b, op->b_lo, op->b_hi)
-                     : conf_input(b, s->b, op->b_lo, op->b_hi);
+  in[0] = conf_input(b, s->a, r->a_lo, r->a_hi);
+  in[1] = s->b_const ? conf_weights(b, s->b, r->b_lo, r->b_hi)
+                     : conf_input(b, s->b, r->b_lo, r->b_hi);
   const activation_params p = params_of(c->op, c->act);
   const int32_t out = conf_output(b);
   return conf_op(b, c->op, version, in, 2, &out, 1,
@@ -116,6 +154,15 @@ void conf_add_binary_cases(conf_case_list* list) {
                     kTfLiteActNone, 0, "%s_%s", kOps[o].name, kShapes[s].label)
           ->may_refuse = kShapes[s].may_refuse;
     }
+    /* Full range: equal shapes and a broadcast input. Not a constant:
+     * half storage rounds constants on the device only, and near-equal
+     * operands of 30000 would cancel to less than that rounding. */
+    conf_case_add(list, kOps[o].code, build_binary, &kShapes[1], kTfLiteActNone,
+                  0, "%s_full_range_%s", kOps[o].name, kShapes[1].label)
+        ->index = FULL_RANGE;
+    conf_case_add(list, kOps[o].code, build_binary, &kShapes[6], kTfLiteActNone,
+                  0, "%s_full_range_%s", kOps[o].name, kShapes[6].label)
+        ->index = FULL_RANGE;
     if (!kOps[o].has_activation) continue;
     for (int a = 0; a < 3; ++a) {
       /* Equal shapes and a constant channel broadcast. */

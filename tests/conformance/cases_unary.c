@@ -6,7 +6,10 @@
  * float16 weight feeding ADD; CAST int32 -> float32.
  *
  * Domains: LOG, SQRT and RSQRT get inputs in [0.1, 4]; the others [-4, 4]
- * (wide enough to cross every clamp and saturation). */
+ * (wide enough to cross every clamp and saturation). Each op also runs
+ * once over its full useful range (up to |x| = 30000 where the output
+ * stays within float16's range; EXP up to 11, SQUARE to 250): an
+ * intermediate computed in half that overflows shows up there. */
 #include "tests/conformance/conformance.h"
 
 static const TfLiteSoftmaxParams kBeta1 = {1.0f};
@@ -18,7 +21,11 @@ static const TfLiteGeluParams kGeluApprox = {true};
 typedef struct unary_op {
   int32_t code;
   const char* name;
-  float lo, hi;
+  float lo, hi; /* the usual domain: crosses every clamp and saturation */
+  /* The op's full useful range: the widest inputs whose outputs stay within
+   * float16's range (|y| <= 65504), for one extra case per op, so that an
+   * intermediate a kernel computes in half and overflows is caught. */
+  float full_lo, full_hi;
   const void* params; /* NULL: the op has none */
   /* TFLite's GPU rules refuse these parameters (SOFTMAX beta != 1), so a
    * delegate may reject the case with a reason even when it runs the op. */
@@ -26,28 +33,31 @@ typedef struct unary_op {
 } unary_op;
 
 static const unary_op kOps[] = {
-    {kTfLiteBuiltinLogistic, "logistic", -4, 4, NULL, false},
-    {kTfLiteBuiltinTanh, "tanh", -4, 4, NULL, false},
-    {kTfLiteBuiltinRelu, "relu", -4, 4, NULL, false},
-    {kTfLiteBuiltinRelu6, "relu6", -4, 8, NULL, false},
-    {kTfLiteBuiltinReluN1To1, "relu_n1_to_1", -4, 4, NULL, false},
-    {kTfLiteBuiltinLeakyRelu, "leaky_relu", -4, 4, &kAlpha, false},
-    {kTfLiteBuiltinElu, "elu", -4, 4, NULL, false},
-    {kTfLiteBuiltinHardSwish, "hard_swish", -5, 5, NULL, false},
-    {kTfLiteBuiltinGelu, "gelu", -4, 4, &kGeluExact, false},
-    {kTfLiteBuiltinGelu, "gelu_approximate", -4, 4, &kGeluApprox, false},
-    {kTfLiteBuiltinExp, "exp", -4, 4, NULL, false},
-    {kTfLiteBuiltinLog, "log", 0.1f, 4, NULL, false},
-    {kTfLiteBuiltinSqrt, "sqrt", 0.1f, 4, NULL, false},
-    {kTfLiteBuiltinRsqrt, "rsqrt", 0.1f, 4, NULL, false},
-    {kTfLiteBuiltinSquare, "square", -4, 4, NULL, false},
-    {kTfLiteBuiltinAbs, "abs", -4, 4, NULL, false},
-    {kTfLiteBuiltinNeg, "neg", -4, 4, NULL, false},
-    {kTfLiteBuiltinSin, "sin", -4, 4, NULL, false},
-    {kTfLiteBuiltinCos, "cos", -4, 4, NULL, false},
-    {kTfLiteBuiltinFloor, "floor", -4, 4, NULL, false},
-    {kTfLiteBuiltinSoftmax, "softmax_beta1", -4, 4, &kBeta1, false},
-    {kTfLiteBuiltinSoftmax, "softmax_beta0.5", -4, 4, &kBetaHalf, true},
+    {kTfLiteBuiltinLogistic, "logistic", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinTanh, "tanh", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinRelu, "relu", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinRelu6, "relu6", -4, 8, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinReluN1To1, "relu_n1_to_1", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinLeakyRelu, "leaky_relu", -4, 4, -3e4f, 3e4f, &kAlpha, false},
+    {kTfLiteBuiltinElu, "elu", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinHardSwish, "hard_swish", -5, 5, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinGelu, "gelu", -4, 4, -3e4f, 3e4f, &kGeluExact, false},
+    {kTfLiteBuiltinGelu, "gelu_approximate", -4, 4, -3e4f, 3e4f, &kGeluApprox,
+     false},
+    {kTfLiteBuiltinExp, "exp", -4, 4, -20, 11, NULL, false},
+    {kTfLiteBuiltinLog, "log", 0.1f, 4, 1e-3f, 3e4f, NULL, false},
+    {kTfLiteBuiltinSqrt, "sqrt", 0.1f, 4, 0, 3e4f, NULL, false},
+    {kTfLiteBuiltinRsqrt, "rsqrt", 0.1f, 4, 1e-3f, 3e4f, NULL, false},
+    {kTfLiteBuiltinSquare, "square", -4, 4, -250, 250, NULL, false},
+    {kTfLiteBuiltinAbs, "abs", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinNeg, "neg", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinSin, "sin", -4, 4, -100, 100, NULL, false},
+    {kTfLiteBuiltinCos, "cos", -4, 4, -100, 100, NULL, false},
+    {kTfLiteBuiltinFloor, "floor", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinSoftmax, "softmax_beta1", -4, 4, -3e4f, 3e4f, &kBeta1,
+     false},
+    {kTfLiteBuiltinSoftmax, "softmax_beta0.5", -4, 4, -3e4f, 3e4f, &kBetaHalf,
+     true},
 };
 #define NUM_OPS ((int)(sizeof(kOps) / sizeof(kOps[0])))
 
@@ -70,6 +80,14 @@ static const labelled_shape kShapes[] = {
 static int build_unary(conf_builder* b, const conf_case* c) {
   const unary_op* op = c->args;
   const int32_t in = conf_input(b, kShapes[c->index].shape, op->lo, op->hi);
+  return conf_op1(b, op->code, &in, 1, op->params) < 0 ? -1 : 0;
+}
+
+/* The op over its full useful range (unary_op.full_lo/hi). */
+static int build_unary_full_range(conf_builder* b, const conf_case* c) {
+  const unary_op* op = c->args;
+  const int32_t in =
+      conf_input(b, kShapes[c->index].shape, op->full_lo, op->full_hi);
   return conf_op1(b, op->code, &in, 1, op->params) < 0 ? -1 : 0;
 }
 
@@ -138,6 +156,11 @@ void conf_add_unary_cases(conf_case_list* list) {
       c->index = s;
       c->may_refuse = kOps[o].may_refuse;
     }
+    conf_case* full =
+        conf_case_add(list, kOps[o].code, build_unary_full_range, &kOps[o],
+                      kTfLiteActNone, 0, "%s_full_range", kOps[o].name);
+    full->index = 1; /* batch2_c7 */
+    full->may_refuse = kOps[o].may_refuse;
     if (kOps[o].code == kTfLiteBuiltinSoftmax) {
       conf_case* c = conf_case_add(list, kOps[o].code, build_unary, &kOps[o],
                                    kTfLiteActNone, 0, "%s_%s", kOps[o].name,
