@@ -174,6 +174,43 @@ TfLiteStatus lg_gpu_lower_check_loops(lg_gpu_program* p, int64_t iterations,
 /* ---- Helpers for lowerings ------------------------------------------------
  */
 
+/* The parameter list of lg_kit_check_fn, as lowerings' limit checks take
+ * it: bool lg_gpu_limits_x(LG_GPU_CHECK_ARGS). */
+#define LG_GPU_CHECK_ARGS                         \
+  TfLiteContext *context, const TfLiteNode *node, \
+      const TfLiteRegistration *registration, char *reason, size_t size
+
+/* The context tensor at position `i` of a node's `list` (inputs or
+ * outputs); the position must exist. */
+static inline const TfLiteTensor* lg_gpu_node_tensor(
+    const TfLiteContext* context, const TfLiteIntArray* list, int i) {
+  return &context->tensors[list->data[i]];
+}
+
+/* The tensor's rank, -1 when it has no shape. */
+static inline int lg_gpu_rank(const TfLiteTensor* t) {
+  return t->dims != NULL ? t->dims->size : -1;
+}
+
+/* TFLite's padding before the first element of a pooling window (the
+ * smaller half of the total), for an output of `out` along a dim of `in`. */
+static inline int lg_gpu_pool_padding(int in, int filter, int stride, int out) {
+  const int64_t total = ((int64_t)out - 1) * stride + filter - in;
+  return total > 0 ? (int)(total / 2) : 0;
+}
+
+/* The limits every lowering of one input and one output shares: input 0
+ * and output 0 have shapes, are non-empty and small enough for the
+ * kernels' 32-bit indexing. Writes the reason and returns false if not. */
+bool lg_gpu_lower_check_sizes(const TfLiteContext* context,
+                              const TfLiteNode* node, char* reason,
+                              size_t size);
+
+/* The work-group size of kernels that need a fixed one: the largest power
+ * of two within the device's limit and 128 (so it also fits kernels whose
+ * own limit is below the device's). */
+size_t lg_gpu_lower_group_size(const lg_gpu_program* p);
+
 /* Number of elements of a tensor (0 when a dim is 0). */
 size_t lg_gpu_elements(const TfLiteTensor* t);
 

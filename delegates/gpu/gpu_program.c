@@ -612,6 +612,40 @@ size_t lg_gpu_elements(const TfLiteTensor* t) {
   return n;
 }
 
+bool lg_gpu_lower_check_sizes(const TfLiteContext* context,
+                              const TfLiteNode* node, char* reason,
+                              size_t size) {
+  if (node->inputs->size < 1 || node->outputs->size != 1) {
+    snprintf(reason, size, "expects an input and 1 output.");
+    return false;
+  }
+  const TfLiteTensor* in = lg_gpu_node_tensor(context, node->inputs, 0);
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  if (in->dims == NULL || out->dims == NULL) {
+    snprintf(reason, size, "tensors without a shape are not supported.");
+    return false;
+  }
+  const size_t n_in = lg_gpu_elements(in), n_out = lg_gpu_elements(out);
+  if (n_in == 0 || n_out == 0) {
+    snprintf(reason, size, "empty tensors stay on the CPU.");
+    return false;
+  }
+  if (n_in > INT32_MAX || n_out > INT32_MAX) {
+    snprintf(reason, size, "tensors above %d elements are not supported.",
+             INT32_MAX);
+    return false;
+  }
+  return true;
+}
+
+size_t lg_gpu_lower_group_size(const lg_gpu_program* p) {
+  size_t limit = lg_gpu_lower_max_work_group(p);
+  if (limit > 128) limit = 128;
+  size_t n = 1;
+  while (n * 2 <= limit) n *= 2;
+  return n;
+}
+
 bool lg_gpu_shape4(const TfLiteTensor* t, int32_t out[4]) {
   const int rank = t->dims != NULL ? t->dims->size : 0;
   if (rank > 4) return false;

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "delegates/gpu/gpu_program.h"
 #include "delegates/gpu/gpu_program_internal.h"
-#include "base/clock.h"
 #include "runtime/kernels/fp16.h"
 
 /* ---- Memory plan -----------------------------------------------------------

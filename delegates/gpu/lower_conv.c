@@ -29,10 +29,6 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
-#define CHECK_ARGS                                \
-  TfLiteContext *context, const TfLiteNode *node, \
-      const TfLiteRegistration *registration, char *reason, size_t size
-
 enum {
   kInputTensor = 0,
   kFilterTensor = 1,
@@ -277,7 +273,7 @@ static size_t group_items(const lg_gpu_program* p) {
   return limit > 0 && limit < LG_CONV_GROUP_ITEMS ? limit : LG_CONV_GROUP_ITEMS;
 }
 
-bool lg_gpu_limits_conv(CHECK_ARGS) {
+bool lg_gpu_limits_conv(LG_GPU_CHECK_ARGS) {
   (void)registration;
   conv_geo g;
   if (!read_geo(context, node, false, &g, reason, size)) return false;
@@ -531,7 +527,7 @@ TfLiteStatus lg_gpu_lower_conv(lg_gpu_program* p, TfLiteContext* context,
 #define LG_DW_PIX 4
 #define LG_DW_CHUNK 32
 
-bool lg_gpu_limits_depthwise(CHECK_ARGS) {
+bool lg_gpu_limits_depthwise(LG_GPU_CHECK_ARGS) {
   (void)registration;
   conv_geo g;
   if (!read_geo(context, node, true, &g, reason, size)) return false;

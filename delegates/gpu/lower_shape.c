@@ -36,10 +36,6 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
-#define CHECK_ARGS                                \
-  TfLiteContext *context, const TfLiteNode *node, \
-      const TfLiteRegistration *registration, char *reason, size_t size
-
 /* ---- CONCATENATION, SPLIT, SPLIT_V --------------------------------------- */
 
 static bool build_concatenation(lg_gpu_shape_plan* plan, const TfLiteNode* node,
@@ -470,7 +466,7 @@ static bool build_plan(lg_gpu_shape_plan* plan, const TfLiteNode* node,
   return build(plan, node, code);
 }
 
-bool lg_gpu_limits_remap(CHECK_ARGS) {
+bool lg_gpu_limits_remap(LG_GPU_CHECK_ARGS) {
   lg_gpu_shape_plan plan;
   lg_gpu_shape_plan_init(&plan, context, reason, size);
   const bool ok = build_plan(&plan, node, registration->builtin_code);
@@ -515,7 +511,7 @@ TfLiteStatus lg_gpu_lower_remap(lg_gpu_program* p, TfLiteContext* context,
 
 /* ---- RESHAPE, SQUEEZE ---------------------------------------------------- */
 
-bool lg_gpu_limits_reshape(CHECK_ARGS) {
+bool lg_gpu_limits_reshape(LG_GPU_CHECK_ARGS) {
   (void)registration;
   const TfLiteTensor* in = lg_gpu_shape_input(context, node, 0);
   const TfLiteTensor* out = lg_gpu_shape_output(context, node, 0);
@@ -611,7 +607,7 @@ static bool gather_plan(lg_gpu_shape_plan* plan, const TfLiteNode* node,
   return true;
 }
 
-bool lg_gpu_limits_gather(CHECK_ARGS) {
+bool lg_gpu_limits_gather(LG_GPU_CHECK_ARGS) {
   (void)registration;
   lg_gpu_shape_plan plan;
   gather_shape g;

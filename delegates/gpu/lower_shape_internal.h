@@ -1,5 +1,5 @@
 /* Internal to the shape family's GPU lowerings (lower_shape.c, with the
- * plan machinery in lower_shape2.c): remap jobs for shaders/opencl/remap.cl
+ * plan machinery in lower_shape_plan.c): remap jobs for shaders/opencl/remap.cl
  * and the tensor helpers the op builders share.
  *
  * A builder describes each data movement as an lg_gpu_remap_job and hands

@@ -186,7 +186,7 @@ conf_case* conf_case_add(conf_case_list* list, int32_t op, conf_build_fn build,
 /* The families (cases_*.c). */
 void conf_add_binary_cases(conf_case_list* list);
 void conf_add_conv_cases(conf_case_list* list);
-void conf_add_pool_reduce_cases(conf_case_list* list);
+void conf_add_reduce_cases(conf_case_list* list);
 void conf_add_shape_cases(conf_case_list* list);
 void conf_add_unary_cases(conf_case_list* list);
 void conf_add_mediapipe_cases(conf_case_list* list);

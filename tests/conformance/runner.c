@@ -532,7 +532,7 @@ int main(int argc, char** argv) {
   conf_add_binary_cases(&cases);
   conf_add_unary_cases(&cases);
   conf_add_conv_cases(&cases);
-  conf_add_pool_reduce_cases(&cases);
+  conf_add_reduce_cases(&cases);
   conf_add_shape_cases(&cases);
   conf_add_mediapipe_cases(&cases);
   if (s.list) {

@@ -1,5 +1,5 @@
 /* Test helpers shared by the elementwise kernel suites
- * (tests/unit/test_kernels_elementwise*.c): a seeded generator, running a
+ * (tests/unit/test_kernels_binary*.c): a seeded generator, running a
  * binary or ternary kernel through the kernel runner, exact comparisons that
  * name the first differing index, a numpy-style broadcast reference index,
  * and the error-message check.

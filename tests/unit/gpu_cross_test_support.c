@@ -266,7 +266,7 @@ int round_up(int x, int m) { return ceil_div(x, m) * m; }
 int block_of(int count) { return count >= 8 ? 8 : (count >= 4 ? 4 : 1); }
 
 /* TFLite's padding before, as lower_reduce.c takes it for pool (and
- * lower_matmul.c for transpose_conv). */
+ * lower_conv_matmul.c for transpose_conv). */
 int pool_pad(int in, int filter, int stride, int out) {
   const int total = (out - 1) * stride + filter - in;
   return total > 0 ? total / 2 : 0;

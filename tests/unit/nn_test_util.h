@@ -1,5 +1,5 @@
-/* Helpers shared by the nn kernel suites (test_kernels_nn.c,
- * test_kernels_nn_matmul.c): a seeded generator, runner shortcuts and
+/* Helpers shared by the conv family kernel suites (test_kernels_conv.c,
+ * test_kernels_conv_matmul.c): a seeded generator, runner shortcuts and
  * comparisons that name the first failing index. Header-only (static
  * functions), since every tests/unit/test_*.c is its own executable. */
 #ifndef LITEGPU_TESTS_UNIT_NN_TEST_UTIL_H_

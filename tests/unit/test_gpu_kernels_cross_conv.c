@@ -227,7 +227,7 @@ static void run_tconv(const tconv_spec* s, uint32_t seed) {
                            : ceil_div(s->out_h - s->kh + 1, s->sh);
   const int in_w = s->same ? ceil_div(s->out_w, s->sw)
                            : ceil_div(s->out_w - s->kw + 1, s->sw);
-  /* lg_nn_pad_before(out, k, s, 1, in), as lower_matmul.c: 0 for VALID. */
+  /* lg_nn_pad_before(out, k, s, 1, in), as lower_conv_matmul.c: 0 for VALID. */
   const int pad_top = pool_pad(s->out_h, s->kh, s->sh, in_h);
   const int pad_left = pool_pad(s->out_w, s->kw, s->sw, in_w);
   const int vec = (s->out_c >= 32 || s->out_c % 8 == 0) ? 8 : 4;

@@ -6,7 +6,7 @@
  * ranges, and seeded random shapes up to 6-D against double-precision
  * reference loops on 1 to 3 threads. The runner checks guard bytes after
  * every output. Comparisons and SELECT_V2 are in
- * test_kernels_elementwise_compare.c. */
+ * test_kernels_binary_compare.c. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>

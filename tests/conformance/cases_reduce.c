@@ -78,7 +78,7 @@ static int build_reduce(conf_builder* b, const conf_case* c) {
 
 /* ---- Registration -------------------------------------------------------- */
 
-void conf_add_pool_reduce_cases(conf_case_list* list) {
+void conf_add_reduce_cases(conf_case_list* list) {
   static const struct {
     int32_t code;
     const char* name;

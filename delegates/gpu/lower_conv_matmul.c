@@ -30,10 +30,6 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
-#define CHECK_ARGS                                \
-  TfLiteContext *context, const TfLiteNode *node, \
-      const TfLiteRegistration *registration, char *reason, size_t size
-
 /* A block of 8 (or 4) rows or output columns per work item once there are
  * that many; fewer get one each. On PoCL (AVX-512, 2 cores) 8 rows x 8
  * columns ran a 256x1024x1024 product at about 50-70 GMAC/s, 4 x 8 at
@@ -50,10 +46,6 @@ static const TfLiteTensor* input_at(const TfLiteContext* context,
 static const TfLiteTensor* output0(const TfLiteContext* context,
                                    const TfLiteNode* node) {
   return &context->tensors[node->outputs->data[0]];
-}
-
-static int rank_of(const TfLiteTensor* t) {
-  return t->dims != NULL ? t->dims->size : 0;
 }
 
 static bool is_constant(const TfLiteTensor* t) {
@@ -217,7 +209,7 @@ static TfLiteStatus emit_matmul(lg_gpu_program* p, const TfLiteContext* context,
 
 enum { kFcInput = 0, kFcWeights = 1, kFcBias = 2 };
 
-bool lg_gpu_limits_fully_connected(CHECK_ARGS) {
+bool lg_gpu_limits_fully_connected(LG_GPU_CHECK_ARGS) {
   (void)registration;
   const TfLiteFullyConnectedParams* params = node->builtin_data;
   if (params == NULL) return fail(reason, size, "missing FC parameters.");
@@ -246,7 +238,7 @@ bool lg_gpu_limits_fully_connected(CHECK_ARGS) {
   if (weights->sparsity != NULL) {
     return fail(reason, size, "sparse weights are not supported.");
   }
-  if (rank_of(weights) != 2 || weights->dims->data[1] <= 0) {
+  if (lg_gpu_rank(weights) != 2 || weights->dims->data[1] <= 0) {
     return fail(reason, size, "weights must be 2-D [out, in] with in > 0.");
   }
   const size_t in_depth = (size_t)weights->dims->data[1];
@@ -314,8 +306,8 @@ static bool bmm_shape_of(const TfLiteContext* context, const TfLiteNode* node,
   const TfLiteBatchMatMulParams* params = node->builtin_data;
   s->adj_x = params != NULL && params->adj_x;
   s->adj_y = params != NULL && params->adj_y;
-  if (rank_of(x) < 2 || rank_of(y) < 2 || rank_of(x) > BMM_MAX_RANK ||
-      rank_of(y) > BMM_MAX_RANK) {
+  if (lg_gpu_rank(x) < 2 || lg_gpu_rank(y) < 2 ||
+      lg_gpu_rank(x) > BMM_MAX_RANK || lg_gpu_rank(y) > BMM_MAX_RANK) {
     return fail(reason, size, "operands must have rank 2 to 4.");
   }
   lg_gpu_shape4(x, s->x);
@@ -335,7 +327,7 @@ static bool bmm_shape_of(const TfLiteContext* context, const TfLiteNode* node,
   return true;
 }
 
-bool lg_gpu_limits_batch_matmul(CHECK_ARGS) {
+bool lg_gpu_limits_batch_matmul(LG_GPU_CHECK_ARGS) {
   (void)registration;
   if (node->inputs->size != 2 || node->outputs->size != 1) {
     return fail(reason, size, "expects 2 inputs and 1 output.");
@@ -455,8 +447,8 @@ static bool tconv_shape_of(const TfLiteContext* context, const tconv_op* op,
   const TfLiteTensor* w = tensor_or_null(context, op->weights);
   const TfLiteTensor* in = tensor_or_null(context, op->input);
   const TfLiteTensor* out = tensor_or_null(context, op->output);
-  if (w == NULL || in == NULL || out == NULL || rank_of(w) != 4 ||
-      rank_of(in) != 4 || rank_of(out) != 4) {
+  if (w == NULL || in == NULL || out == NULL || lg_gpu_rank(w) != 4 ||
+      lg_gpu_rank(in) != 4 || lg_gpu_rank(out) != 4) {
     return fail(reason, size, "weights, input and output must be 4-D.");
   }
   *g = (tconv_shape){
@@ -488,7 +480,7 @@ static bool tconv_shape_of(const TfLiteContext* context, const tconv_op* op,
   return true;
 }
 
-bool lg_gpu_limits_transpose_conv(CHECK_ARGS) {
+bool lg_gpu_limits_transpose_conv(LG_GPU_CHECK_ARGS) {
   tconv_op op;
   if (!tconv_op_of(node, registration, &op, reason, size)) return false;
   const TfLiteTransposeConvParams* params = &op.params;

@@ -1,0 +1,135 @@
+/* GPU lowerings of the binary family (ops/ops.def): two operands with
+ * broadcasting and fused activations (shaders/opencl/binary.cl; the op
+ * code LG_OP is the manifest row's), PRELU included. Semantics are the CPU
+ * kernels' (runtime/kernels/binary.c, prelu.c). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/gpu/gpu_lower.h"
+#include "ops/op_manifest.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+
+/* The LG_OP of an op's GPU kernel: its manifest row's code. */
+static int manifest_opcode(int32_t code) {
+  const lg_op_info* op = lg_op_find(code, NULL);
+  return op != NULL ? op->gpu_opcode : -1;
+}
+
+/* ---- Binary ----------------------------------------------------------------
+ */
+
+static TfLiteFusedActivation binary_activation(int32_t code, const void* data) {
+  if (data == NULL) return kTfLiteActNone;
+  switch (code) {
+    case kTfLiteBuiltinAdd:
+      return ((const TfLiteAddParams*)data)->activation;
+    case kTfLiteBuiltinSub:
+      return ((const TfLiteSubParams*)data)->activation;
+    case kTfLiteBuiltinMul:
+      return ((const TfLiteMulParams*)data)->activation;
+    case kTfLiteBuiltinDiv:
+      return ((const TfLiteDivParams*)data)->activation;
+    default:
+      return kTfLiteActNone;
+  }
+}
+
+/* Whether `small`'s dims, after its leading 1s, equal `out`'s trailing
+ * dims (or it has one element): then flat index modulo its size works. */
+static bool flat_broadcast(const TfLiteTensor* small, const TfLiteTensor* out) {
+  if (lg_gpu_elements(small) == 1) return true;
+  const TfLiteIntArray* s = small->dims;
+  const TfLiteIntArray* o = out->dims;
+  int first = 0;
+  while (first < s->size && s->data[first] == 1) ++first;
+  const int count = s->size - first;
+  if (count > o->size) return false;
+  for (int i = 0; i < count; ++i) {
+    if (s->data[first + i] != o->data[o->size - count + i]) return false;
+  }
+  return true;
+}
+
+/* Operand strides over the 4-D output (0 where broadcast). */
+static void broadcast_strides(const TfLiteTensor* t, const int32_t out4[4],
+                              int32_t strides[4]) {
+  int32_t d[4];
+  lg_gpu_shape4(t, d);
+  int32_t stride = 1;
+  for (int i = 3; i >= 0; --i) {
+    strides[i] = (d[i] == 1 && out4[i] != 1) ? 0 : stride;
+    stride *= d[i];
+  }
+}
+
+bool lg_gpu_limits_binary(LG_GPU_CHECK_ARGS) {
+  (void)registration;
+  if (node->inputs->size != 2 || node->outputs->size != 1) {
+    snprintf(reason, size, "expects 2 inputs and 1 output.");
+    return false;
+  }
+  float lo, hi;
+  const char* define;
+  if (!lg_gpu_activation(
+          binary_activation(registration->builtin_code, node->builtin_data),
+          &lo, &hi, &define)) {
+    snprintf(reason, size, "the fused activation is not supported.");
+    return false;
+  }
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  if (out->dims == NULL || out->dims->size > 4) {
+    snprintf(reason, size, "outputs of rank above 4 are not supported.");
+    return false;
+  }
+  return true;
+}
+
+TfLiteStatus lg_gpu_lower_binary(lg_gpu_program* p, TfLiteContext* context,
+                                 const TfLiteNode* node,
+                                 const TfLiteRegistration* reg) {
+  const TfLiteTensor* a = lg_gpu_node_tensor(context, node->inputs, 0);
+  const TfLiteTensor* b = lg_gpu_node_tensor(context, node->inputs, 1);
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  const int n = (int)lg_gpu_elements(out);
+  float lo, hi;
+  const char* act;
+  lg_gpu_activation(binary_activation(reg->builtin_code, node->builtin_data),
+                    &lo, &hi, &act);
+  int32_t o4[4], sa[4], sb[4];
+  lg_gpu_shape4(out, o4);
+  broadcast_strides(a, o4, sa);
+  broadcast_strides(b, o4, sb);
+  const bool flat = flat_broadcast(a, out) && flat_broadcast(b, out);
+  char defines[96];
+  snprintf(defines, sizeof(defines), "-DLG_OP=%d -DLG_BCAST=%d %s",
+           manifest_opcode(reg->builtin_code), flat ? 0 : 1, act);
+  const lg_gpu_operand args[] = {
+      LG_GPU_TENSOR(node->inputs->data[0]),
+      LG_GPU_TENSOR(node->inputs->data[1]),
+      LG_GPU_TENSOR(node->outputs->data[0]),
+      LG_GPU_INT(n),
+      LG_GPU_INT(lg_gpu_elements(a)),
+      LG_GPU_INT(lg_gpu_elements(b)),
+      LG_GPU_FLOAT(lo),
+      LG_GPU_FLOAT(hi),
+      LG_GPU_INT(o4[1]),
+      LG_GPU_INT(o4[2]),
+      LG_GPU_INT(o4[3]),
+      LG_GPU_INT(sa[0]),
+      LG_GPU_INT(sa[1]),
+      LG_GPU_INT(sa[2]),
+      LG_GPU_INT(sa[3]),
+      LG_GPU_INT(sb[0]),
+      LG_GPU_INT(sb[1]),
+      LG_GPU_INT(sb[2]),
+      LG_GPU_INT(sb[3]),
+  };
+  const size_t global[1] = {(size_t)n};
+  return lg_gpu_lower_dispatch(p, "binary", defines, args,
+                               (int)(sizeof(args) / sizeof(args[0])), 1, global,
+                               NULL);
+}
