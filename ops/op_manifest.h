@@ -23,7 +23,7 @@
  *     to keep or drop rows), cpu_min and cpu_max (0 without a CPU kernel),
  *     gpu (GPU or NO_GPU), gpu_max (TFLite's GPU kMaxVersion,
  *     LG_OP_ANY_VERSION for ANY; 0 without GPU), support and lowering (bare
- *     words naming lg_gpu_supports_<support>, lg_gpu_lower_<lowering> and
+ *     words naming gpu_check_<support>, lg_gpu_lower_<lowering> and
  *     lg_gpu_limits_<lowering>; `none` without GPU) and opcode (-1: none).
  *
  * The table is static and read-only; any thread may read it.
