@@ -7,7 +7,7 @@
  * every slot has a comment and (optional) slots may be NULL.
  *
  *   lg_gpu_backend* be = NULL;
- *   if (lg_opencl_backend_create(&options, &be, &error) != kTfLiteOk) ...
+ *   if (lg_gpu_backends(NULL)[0].create(&options, &be, &error) != kTfLiteOk)
  *   lg_gpu_buffer* buf = NULL;
  *   be->ops->buffer_create(be, bytes, &buf, &error);
  *   be->ops->buffer_upload(be, buf, 0, host, bytes, &error);
@@ -40,11 +40,6 @@
 typedef struct lg_gpu_error {
   char message[LG_GPU_ERROR_SIZE];
 } lg_gpu_error;
-
-typedef enum lg_gpu_backend_kind {
-  LG_GPU_BACKEND_OPENCL = 1,
-  LG_GPU_BACKEND_VULKAN = 2,
-} lg_gpu_backend_kind;
 
 /* What the device can do; read from the device, never assumed. */
 typedef struct lg_gpu_device_info {
@@ -119,6 +114,16 @@ typedef struct lg_gpu_kernel_use {
   const size_t* local; /* NULL: the backend's choice, as in dispatch */
 } lg_gpu_kernel_use;
 
+/* Kernels built so far, and how: compiled, or served from the cache in
+ * lg_gpu_backend_options.cache_dir (OpenCL: program binaries; Vulkan:
+ * pipelines the driver reports as cache hits), and cache entries loaded
+ * from disk. */
+typedef struct lg_gpu_cache_stats {
+  int programs_compiled;
+  int programs_from_cache;
+  int cache_files_loaded;
+} lg_gpu_cache_stats;
+
 typedef struct lg_gpu_backend_ops {
   /* Allocates `bytes` of device memory (contents undefined). */
   TfLiteStatus (*buffer_create)(lg_gpu_backend* be, size_t bytes,
@@ -191,13 +196,17 @@ typedef struct lg_gpu_backend_ops {
                                 lg_gpu_error* error);
   void (*recording_release)(lg_gpu_backend* be, lg_gpu_recording* rec);
 
+  /* Optional: what the kernel cache did so far (for the delegate's
+   * stats). */
+  void (*cache_stats)(const lg_gpu_backend* be, lg_gpu_cache_stats* out);
+
   /* Frees the backend and everything it still holds. */
   void (*destroy)(lg_gpu_backend* be);
 } lg_gpu_backend_ops;
 
 struct lg_gpu_backend {
   const lg_gpu_backend_ops* ops;
-  lg_gpu_backend_kind kind;
+  const char* name; /* the API, for messages and stats: "OpenCL" */
   lg_gpu_device_info device;
   /* Kernels are built for half precision (-DLG_FP16): float32 tensors and
    * float constants live on the device as float16. Set at creation when
@@ -212,6 +221,24 @@ typedef struct lg_gpu_backend_options {
   bool allow_fp16;       /* build kernels with half storage/math */
   const char* cache_dir; /* program/pipeline cache folder, or NULL */
 } lg_gpu_backend_options;
+
+/* ---- The backends ---------------------------------------------------------
+ * Backends are rows of a registry (gpu_backends.c), not cases of an enum:
+ * the delegate tries them in the registry's order for AUTO and picks one by
+ * its option value otherwise. Adding a backend is a row there. */
+
+typedef TfLiteStatus (*lg_gpu_backend_create_fn)(
+    const lg_gpu_backend_options* options, lg_gpu_backend** out,
+    lg_gpu_error* error);
+
+typedef struct lg_gpu_backend_entry {
+  const char* name; /* "OpenCL": messages ("no usable OpenCL device") */
+  int option;       /* the litegpu_gpu_backend value that asks for it */
+  lg_gpu_backend_create_fn create;
+} lg_gpu_backend_entry;
+
+/* The registry, in AUTO's order of preference; *count gets its length. */
+const lg_gpu_backend_entry* lg_gpu_backends(int* count);
 
 /* Copies `bytes` of `buffer` at `offset` to `data`: a batch of one. */
 static inline TfLiteStatus lg_gpu_buffer_download(lg_gpu_backend* be,

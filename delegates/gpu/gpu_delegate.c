@@ -1,12 +1,13 @@
 /* The GPU delegate (include/tensorflow/lite/delegates/gpu/delegate.h and
- * include/litegpu/gpu_delegate.h) on the OpenCL backend.
+ * include/litegpu/gpu_delegate.h) on a backend of the registry
+ * (gpu_backends.c: OpenCL, Vulkan).
  *
- * Prepare runs the delegate kit with an allow-list of the ops that are both
- * in the GPU op table (op_support.h: TFLite's kMaxVersion and rules) and
- * lowered by an op family (gpu_lower.h); a node is claimed when the table's
- * check passes, its tensors are float32 (int32 where the op takes indices),
- * and its lowering's own check passes. Every other op gets the kit's
- * "Operation is not supported.".
+ * Prepare runs the delegate kit with the GPU op table (op_support.h: the
+ * op manifest's GPU rows, TFLite's kMaxVersion and rules) and a node check
+ * whose user data is the backend; a node is claimed when the table's
+ * check passes, its tensors are float32 (int32 where the op takes
+ * indices), its lowering's own check passes and a trial lowering succeeds.
+ * Every other op gets the kit's "Operation is not supported.".
  *
  * Each partition becomes an lg_gpu_program (gpu_program.h): lowered at the
  * kernel's Init, memory planned and constants uploaded at Prepare, run at
@@ -30,8 +31,6 @@
 #include "delegates/gpu/gpu_lower.h"
 #include "delegates/gpu/gpu_program.h"
 #include "delegates/gpu/op_support.h"
-#include "delegates/opencl/opencl_backend.h"
-#include "delegates/vulkan/vulkan_backend.h"
 #include "partition/delegate_kit.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -302,8 +301,9 @@ static bool precision_loss_allowed(const TfLiteGpuDelegateOptionsV2* o) {
   return false;
 }
 
-/* The backend the options ask for. AUTO takes OpenCL when it has a device
- * and Vulkan otherwise; a failure names each backend's reason. */
+/* The backend the options ask for: that registry row, or for AUTO the
+ * first row that has a device (gpu_backends.c). A failure names each
+ * backend tried and its reason. */
 static TfLiteStatus create_backend(const litegpu_gpu_delegate_options* o,
                                    lg_gpu_backend** out, char* message,
                                    size_t size) {
@@ -313,29 +313,28 @@ static TfLiteStatus create_backend(const litegpu_gpu_delegate_options* o,
       .device_index = o->device_index,
       .allow_fp16 = precision_loss_allowed(&o->tflite),
       .cache_dir = o->tflite.serialization_dir};
-  lg_gpu_error cl_error = {{0}}, vk_error = {{0}};
-  if (o->backend != LITEGPU_GPU_BACKEND_VULKAN) {
-    if (lg_opencl_backend_create(&bo, out, &cl_error) == kTfLiteOk) {
-      return kTfLiteOk;
+  int count = 0;
+  const lg_gpu_backend_entry* backends = lg_gpu_backends(&count);
+  size_t used = (size_t)snprintf(message, size, "GPU delegate: ");
+  int tried = 0;
+  for (int i = 0; i < count; ++i) {
+    if (o->backend != LITEGPU_GPU_BACKEND_AUTO &&
+        o->backend != (litegpu_gpu_backend)backends[i].option) {
+      continue;
     }
-    if (o->backend == LITEGPU_GPU_BACKEND_OPENCL) {
-      snprintf(message, size, "GPU delegate: no usable OpenCL device: %s",
-               cl_error.message);
-      return kTfLiteError;
+    lg_gpu_error error = {{0}};
+    if (backends[i].create(&bo, out, &error) == kTfLiteOk) return kTfLiteOk;
+    /* One backend asked for: "...: reason"; AUTO: "... (reason) and ...". */
+    const bool automatic = o->backend == LITEGPU_GPU_BACKEND_AUTO;
+    if (used < size) {
+      used += (size_t)snprintf(
+          message + used, size - used, "%sno usable %s device%s%s%s",
+          tried == 0 ? "" : " and ", backends[i].name, automatic ? " (" : ": ",
+          error.message, automatic ? ")" : "");
     }
+    ++tried;
   }
-  if (lg_vulkan_backend_create(&bo, out, &vk_error) == kTfLiteOk) {
-    return kTfLiteOk;
-  }
-  if (o->backend == LITEGPU_GPU_BACKEND_VULKAN) {
-    snprintf(message, size, "GPU delegate: no usable Vulkan device: %s",
-             vk_error.message);
-  } else {
-    snprintf(message, size,
-             "GPU delegate: no usable OpenCL device (%s) and no usable "
-             "Vulkan device (%s)",
-             cl_error.message, vk_error.message);
-  }
+  if (tried == 0) snprintf(message, size, "GPU delegate: no such backend");
   return kTfLiteError;
 }
 
@@ -423,8 +422,7 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
   if (delegate == NULL || out == NULL) return kTfLiteError;
   const gpu_delegate* gd = from_base(delegate);
   memset(out, 0, sizeof(*out));
-  out->backend =
-      gd->backend->kind == LG_GPU_BACKEND_VULKAN ? "Vulkan" : "OpenCL";
+  out->backend = gd->backend->name;
   snprintf(out->device_name, sizeof(out->device_name), "%s",
            gd->backend->device.name);
   out->partitions = gd->kit.num_partitions;
@@ -437,16 +435,12 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
     out->bytes_uploaded += ps.bytes_uploaded;
     out->bytes_downloaded += ps.bytes_downloaded;
   }
-  lg_opencl_stats cl;
-  lg_vulkan_stats vk;
-  if (lg_opencl_backend_stats(gd->backend, &cl) == kTfLiteOk) {
-    out->programs_compiled = cl.source_builds;
-    out->programs_from_cache = cl.binary_loads;
-    out->cache_files_loaded = cl.binary_loads;
-  } else if (lg_vulkan_backend_stats(gd->backend, &vk) == kTfLiteOk) {
-    out->programs_compiled = vk.pipelines_created - vk.pipeline_cache_hits;
-    out->programs_from_cache = vk.pipeline_cache_hits;
-    out->cache_files_loaded = vk.cache_loads;
+  if (gd->backend->ops->cache_stats != NULL) {
+    lg_gpu_cache_stats cache = {0, 0, 0};
+    gd->backend->ops->cache_stats(gd->backend, &cache);
+    out->programs_compiled = cache.programs_compiled;
+    out->programs_from_cache = cache.programs_from_cache;
+    out->cache_files_loaded = cache.cache_files_loaded;
   }
   out->fp16 = gd->backend->fp16_storage ? 1 : 0;
   return kTfLiteOk;

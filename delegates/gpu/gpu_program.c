@@ -348,9 +348,8 @@ TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
   }
   if (p->dry_run) {
     if (!p->be->ops->has_kernel(p->be, kernel)) {
-      return lg_gpu_lower_fail(
-          p, "the %s backend has no kernel '%s'",
-          p->be->kind == LG_GPU_BACKEND_VULKAN ? "Vulkan" : "OpenCL", kernel);
+      return lg_gpu_lower_fail(p, "the %s backend has no kernel '%s'",
+                               p->be->name, kernel);
     }
     return kTfLiteOk;
   }

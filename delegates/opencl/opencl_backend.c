@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "delegates/opencl/opencl_device.h"
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
 #include "delegates/opencl/opencl_sources.h"
-#include "base/clock.h"
 
 /* The largest work group dispatch picks by itself: big enough to fill a
  * GPU's SIMD units, small enough to leave registers for the kernel. */
@@ -443,6 +443,16 @@ static bool lg_cl_has_kernel(const lg_gpu_backend* be, const char* name) {
   return lg_opencl_kernel_find(name) != NULL;
 }
 
+/* OpenCL's kernel cache holds program binaries: a program loaded from one
+ * is a cache file loaded. */
+static void lg_cl_cache_stats(const lg_gpu_backend* be,
+                              lg_gpu_cache_stats* out) {
+  const lg_cl_impl* impl = be->impl;
+  out->programs_compiled = (int)impl->stats.source_builds;
+  out->programs_from_cache = (int)impl->stats.binary_loads;
+  out->cache_files_loaded = (int)impl->stats.binary_loads;
+}
+
 static const lg_gpu_backend_ops lg_cl_ops = {
     .buffer_create = lg_cl_buffer_create,
     .buffer_upload = lg_cl_buffer_upload,
@@ -455,6 +465,7 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .submit = lg_cl_submit,
     .finish = lg_cl_finish,
     .has_kernel = lg_cl_has_kernel,
+    .cache_stats = lg_cl_cache_stats,
     .destroy = lg_cl_destroy,
 };
 
@@ -479,7 +490,7 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
     goto fail;
   }
   be->ops = &lg_cl_ops;
-  be->kind = LG_GPU_BACKEND_OPENCL;
+  be->name = "OpenCL";
   be->impl = impl;
   if (options->cache_dir != NULL && options->cache_dir[0] != '\0') {
     impl->cache_dir = strdup(options->cache_dir);
@@ -530,8 +541,7 @@ fail:
 
 TfLiteStatus lg_opencl_backend_stats(const lg_gpu_backend* be,
                                      lg_opencl_stats* out) {
-  if (be == NULL || out == NULL || be->kind != LG_GPU_BACKEND_OPENCL ||
-      be->ops != &lg_cl_ops) {
+  if (be == NULL || out == NULL || be->ops != &lg_cl_ops) {
     return kTfLiteError;
   }
   const lg_cl_impl* impl = be->impl;

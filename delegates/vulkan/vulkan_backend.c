@@ -52,6 +52,17 @@ static void lg_vk_destroy(lg_gpu_backend* be) {
   free(be);
 }
 
+/* Vulkan's cache is the driver's pipeline cache: a pipeline counts as
+ * from the cache when the driver reports a hit (lavapipe reports none). */
+static void lg_vk_cache_stats(const lg_gpu_backend* be,
+                              lg_gpu_cache_stats* out) {
+  const lg_vk_impl* impl = be->impl;
+  out->programs_compiled =
+      (int)(impl->stats.pipelines_created - impl->stats.pipeline_cache_hits);
+  out->programs_from_cache = (int)impl->stats.pipeline_cache_hits;
+  out->cache_files_loaded = (int)impl->stats.cache_loads;
+}
+
 static const lg_gpu_backend_ops lg_vk_ops = {
     .buffer_create = lg_vk_buffer_create,
     .buffer_upload = lg_vk_buffer_upload,
@@ -69,6 +80,7 @@ static const lg_gpu_backend_ops lg_vk_ops = {
     .recording_end = lg_vk_recording_end,
     .recording_run = lg_vk_recording_run,
     .recording_release = lg_vk_recording_release,
+    .cache_stats = lg_vk_cache_stats,
     .destroy = lg_vk_destroy,
 };
 
@@ -110,7 +122,7 @@ TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
     goto fail;
   }
   be->ops = &lg_vk_ops;
-  be->kind = LG_GPU_BACKEND_VULKAN;
+  be->name = "Vulkan";
   be->impl = impl;
   if (options->cache_dir != NULL && options->cache_dir[0] != '\0') {
     impl->cache_dir = strdup(options->cache_dir);
@@ -150,8 +162,7 @@ TfLiteStatus lg_vulkan_backend_create(const lg_gpu_backend_options* options,
 
 TfLiteStatus lg_vulkan_backend_stats(const lg_gpu_backend* be,
                                      lg_vulkan_stats* out) {
-  if (be == NULL || out == NULL || be->kind != LG_GPU_BACKEND_VULKAN ||
-      be->ops != &lg_vk_ops) {
+  if (be == NULL || out == NULL || be->ops != &lg_vk_ops) {
     return kTfLiteError;
   }
   const lg_vk_impl* impl = be->impl;
