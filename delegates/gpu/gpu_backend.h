@@ -10,11 +10,11 @@
  *   if (lg_gpu_backends(NULL)[0].create(&options, &be, &error) != kTfLiteOk)
  *   lg_gpu_buffer* buf = NULL;
  *   be->ops->buffer_create(be, bytes, &buf, &error);
- *   be->ops->buffer_upload(be, buf, 0, host, bytes, &error);
+ *   lg_gpu_buffer_upload(be, buf, 0, host, bytes, &error);
  *   lg_gpu_kernel* k = NULL;
  *   be->ops->kernel_create(be, "add", "-DACTIVATION=1", &k, &error);
  *   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(buf), LG_GPU_ARG_INT(n)};
- *   be->ops->dispatch(be, k, args, 2, global, local_or_null, &error);
+ *   lg_gpu_dispatch(be, k, args, 2, 1, global, local_or_null, &error);
  *   be->ops->finish(be, &error);
  *   lg_gpu_buffer_download(be, buf, 0, host, bytes, &error);
  *   be->ops->kernel_release(be, k); be->ops->buffer_release(be, buf);
@@ -221,6 +221,25 @@ typedef struct lg_gpu_backend_options {
   bool allow_fp16;       /* build kernels with half storage/math */
   const char* cache_dir; /* program/pipeline cache folder, or NULL */
 } lg_gpu_backend_options;
+
+/* ---- Core wrappers --------------------------------------------------------
+ * Callers go through these, not through the slots: the arguments every
+ * backend would check alike are checked once here (a NULL kernel, buffer
+ * or size array, dims outside 1..3, a zero global or local size, a NULL
+ * data pointer), with one wording, and the slot then sees only valid
+ * arguments; backends check what is theirs (their device's limits, a
+ * kernel's interface, a buffer's size). */
+
+/* be->ops->dispatch after the common checks. */
+TfLiteStatus lg_gpu_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
+                             const lg_gpu_arg* args, int num_args, int dims,
+                             const size_t* global, const size_t* local,
+                             lg_gpu_error* error);
+
+/* be->ops->buffer_upload after the common checks. */
+TfLiteStatus lg_gpu_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
+                                  size_t offset, const void* data,
+                                  size_t bytes, lg_gpu_error* error);
 
 /* ---- The backends ---------------------------------------------------------
  * Backends are rows of a registry (gpu_backends.c), not cases of an enum:

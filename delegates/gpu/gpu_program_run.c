@@ -143,8 +143,8 @@ static TfLiteStatus create_buffers(lg_gpu_program* p,
     }
     if (be->ops->buffer_create(be, device_size(x->bytes), &x->own, &error) !=
             kTfLiteOk ||
-        (x->bytes > 0 && be->ops->buffer_upload(be, x->own, 0, data, x->bytes,
-                                                &error) != kTfLiteOk)) {
+        (x->bytes > 0 && lg_gpu_buffer_upload(be, x->own, 0, data, x->bytes,
+                                              &error) != kTfLiteOk)) {
       lg_gpu_error ignored = {{0}};
       be->ops->finish(be, &ignored); /* earlier uploads read host copies */
       return lg_gpu_lower_fail(p, "%s", error.message);
@@ -191,9 +191,9 @@ static TfLiteStatus record_each_dispatch(lg_gpu_program* p,
                                          lg_gpu_error* error) {
   for (int d = 0; d < p->num_dispatches; ++d) {
     const dispatch* x = &p->dispatches[d];
-    if (p->be->ops->dispatch(p->be, x->kernel, x->resolved, x->num_args,
-                             x->dims, x->global, x->has_local ? x->local : NULL,
-                             error) != kTfLiteOk) {
+    if (lg_gpu_dispatch(p->be, x->kernel, x->resolved, x->num_args, x->dims,
+                        x->global, x->has_local ? x->local : NULL,
+                        error) != kTfLiteOk) {
       return kTfLiteError;
     }
   }
@@ -263,8 +263,8 @@ static TfLiteStatus upload_inputs(lg_gpu_program* p, TfLiteContext* context,
       }
       data = x->staging;
     }
-    if (p->be->ops->buffer_upload(p->be, buffer_of(p, v), 0, data, x->bytes,
-                                  error) != kTfLiteOk) {
+    if (lg_gpu_buffer_upload(p->be, buffer_of(p, v), 0, data, x->bytes,
+                             error) != kTfLiteOk) {
       return kTfLiteError;
     }
     p->bytes_uploaded += x->bytes;
@@ -338,9 +338,9 @@ static TfLiteStatus run_timed(lg_gpu_program* p, lg_gpu_error* error) {
   for (int d = 0; d < p->num_dispatches; ++d) {
     dispatch* x = &p->dispatches[d];
     const uint64_t start = lg_now_ns();
-    if (be->ops->dispatch(be, x->kernel, x->resolved, x->num_args, x->dims,
-                          x->global, x->has_local ? x->local : NULL,
-                          error) != kTfLiteOk ||
+    if (lg_gpu_dispatch(be, x->kernel, x->resolved, x->num_args, x->dims,
+                        x->global, x->has_local ? x->local : NULL,
+                        error) != kTfLiteOk ||
         (be->ops->submit != NULL && be->ops->submit(be, error) != kTfLiteOk) ||
         be->ops->finish(be, error) != kTfLiteOk) {
       return kTfLiteError;

@@ -154,7 +154,7 @@ static void run_on(int b, const xcall* call, const xarg* args, int n,
     for (size_t w = 0; w < words; ++w) fill[a][w] = kSentinel;
     if (args[a].data != NULL) memcpy(fill[a], args[a].data, args[a].bytes);
     assert_int_equal(
-        ops->buffer_upload(be, buffers[a], 0, fill[a], words * 4, &error),
+        lg_gpu_buffer_upload(be, buffers[a], 0, fill[a], words * 4, &error),
         kTfLiteOk);
     gpu_args[a] = LG_GPU_ARG_BUFFER(buffers[a]);
     if (args[a].data == NULL) out[k++] = fill[a]; /* downloaded into below */
@@ -165,8 +165,8 @@ static void run_on(int b, const xcall* call, const xarg* args, int n,
     fail_msg("%s on %s: %s", call->label, kBackendName[b], error.message);
   }
   const bool has_local = call->local[0] != 0;
-  if (ops->dispatch(be, kernel, gpu_args, n, call->dims, call->global,
-                    has_local ? call->local : NULL, &error) != kTfLiteOk ||
+  if (lg_gpu_dispatch(be, kernel, gpu_args, n, call->dims, call->global,
+                      has_local ? call->local : NULL, &error) != kTfLiteOk ||
       ops->finish(be, &error) != kTfLiteOk) {
     fail_msg("%s on %s: %s", call->label, kBackendName[b], error.message);
   }

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "runtime/writer/model_writer.h"
 #include "runtime/operator.h"
+#include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_opaque.h"

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "runtime/kernels/gemm.h"
 #include "base/thread_pool.h"
+#include "runtime/kernels/gemm.h"
 
 #define ARRAY_SIZE(a) ((int)(sizeof(a) / sizeof((a)[0])))
 /* Written around and between outputs; a GEMM must never touch it. */
@@ -559,13 +559,14 @@ static void check_direct_kernel(lg_gemm_direct_kernel_fn kernel,
   for (int rows = 1; rows <= bl->mr; ++rows) {
     for (int cols = 1; cols <= bl->nr; ++cols) {
       for (unsigned flags = 0; flags < 4; ++flags) {
-        float c[(LG_GEMM_MAX_MR + 1) * kLdc], before[(LG_GEMM_MAX_MR + 1) * kLdc];
+        float c[(LG_GEMM_MAX_MR + 1) * kLdc],
+            before[(LG_GEMM_MAX_MR + 1) * kLdc];
         for (int i = 0; i < (LG_GEMM_MAX_MR + 1) * kLdc; ++i) {
           c[i] = before[i] = (float)(i % 5) - 2.0f;
         }
         const bool with_bias = (cols % 2) == 0;
-        kernel(rows, cols, kDepth, a, kLda, b, c, kLdc,
-               with_bias ? bias : NULL, flags, -0.5f, 0.75f);
+        kernel(rows, cols, kDepth, a, kLda, b, c, kLdc, with_bias ? bias : NULL,
+               flags, -0.5f, 0.75f);
         for (int r = 0; r <= LG_GEMM_MAX_MR; ++r) {
           for (int j = 0; j < kLdc; ++j) {
             double want = before[r * kLdc + j];
@@ -582,10 +583,10 @@ static void check_direct_kernel(lg_gemm_direct_kernel_fn kernel,
               }
             }
             if (!(fabs(c[r * kLdc + j] - want) <= 1e-5)) {
-              fail_msg("%s direct rows=%d cols=%d flags=%u: C[%d,%d] = %g, "
-                       "want %g",
-                       name, rows, cols, flags, r, j, (double)c[r * kLdc + j],
-                       want);
+              fail_msg(
+                  "%s direct rows=%d cols=%d flags=%u: C[%d,%d] = %g, "
+                  "want %g",
+                  name, rows, cols, flags, r, j, (double)c[r * kLdc + j], want);
             }
           }
         }
@@ -612,8 +613,7 @@ static void test_direct_kernels(void** state) {
 
 /* Checks C = A * B (no bias, no clamp) against sums in double. */
 static void check_product(const char* what, const float* a, int lda,
-                          const float* b, const float* c, int m, int n,
-                          int k) {
+                          const float* b, const float* c, int m, int n, int k) {
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
       double want = 0.0, mag = 0.0;
@@ -624,8 +624,8 @@ static void check_product(const char* what, const float* a, int lda,
       }
       const double tol = 1e-6 + 2.0 * (k + 1) * FLT_EPSILON * mag;
       if (!(fabs(c[i * n + j] - want) <= tol)) {
-        fail_msg("%s: C[%d,%d] = %g, want %g", what, i, j,
-                 (double)c[i * n + j], want);
+        fail_msg("%s: C[%d,%d] = %g, want %g", what, i, j, (double)c[i * n + j],
+                 want);
       }
     }
   }
@@ -653,10 +653,16 @@ static void test_a_in_place(void** state) {
       float* c = alloc_floats((size_t)m * n);
       for (int i = 0; i < m * lda; ++i) a[i] = rng_float(&seed);
       for (int i = 0; i < k * n; ++i) b[i] = rng_float(&seed);
-      lg_gemm g = {.isa = (lg_gemm_isa)isa, .m = m, .n = n, .k = k,
+      lg_gemm g = {.isa = (lg_gemm_isa)isa,
+                   .m = m,
+                   .n = n,
+                   .k = k,
                    .a = {.data = a, .row_stride = lda, .col_stride = 1},
                    .b = {.data = b, .row_stride = n, .col_stride = 1},
-                   .c = c, .ldc = n, .min = -INFINITY, .max = INFINITY};
+                   .c = c,
+                   .ldc = n,
+                   .min = -INFINITY,
+                   .max = INFINITY};
       float* scratch = alloc_floats(lg_gemm_scratch_floats(&g, 1));
       if (split) {
         const int nc = n > bl->nr ? bl->nr : n;

@@ -822,14 +822,14 @@ static void test_remap_kernel_6d_modes(void** state) {
   assert_int_equal(ops->buffer_create(be, dst_bytes, &bd, &error), kTfLiteOk);
   assert_int_equal(ops->buffer_create(be, sizeof(table), &bt, &error),
                    kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, bs, 0, src, src_bytes, &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, bs, 0, src, src_bytes, &error),
                    kTfLiteOk);
   float* sentinel = malloc(dst_bytes);
   for (int k = 0; k < dst_n + base; ++k) sentinel[k] = -1.0f;
-  assert_int_equal(ops->buffer_upload(be, bd, 0, sentinel, dst_bytes, &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, bd, 0, sentinel, dst_bytes, &error),
                    kTfLiteOk); /* the first `base` elements stay -1 */
-  assert_int_equal(ops->buffer_upload(be, bt, 0, table, sizeof(table), &error),
-                   kTfLiteOk);
+  assert_int_equal(
+      lg_gpu_buffer_upload(be, bt, 0, table, sizeof(table), &error), kTfLiteOk);
   if (ops->kernel_create(be, "remap", "-DLG_MODES", &kernel, &error) !=
       kTfLiteOk) {
     fail_msg("%s", error.message);
@@ -843,8 +843,8 @@ static void test_remap_kernel_6d_modes(void** state) {
   const size_t global[3] = {
       (size_t)(d[5].size + LG_REMAP_CHUNK - 1) / LG_REMAP_CHUNK,
       (size_t)d[4].size, (size_t)table[2]};
-  assert_int_equal(ops->dispatch(be, kernel, args, 7, 3, global, NULL, &error),
-                   kTfLiteOk);
+  assert_int_equal(
+      lg_gpu_dispatch(be, kernel, args, 7, 3, global, NULL, &error), kTfLiteOk);
   if (ops->submit != NULL) {
     assert_int_equal(ops->submit(be, &error), kTfLiteOk);
   }

@@ -41,8 +41,7 @@ static void test_names_are_the_schema_names(void** state) {
 
 static bool same_op(const lg_op_info* a, const lg_op_info* b) {
   if (a->builtin_code != b->builtin_code) return false;
-  return a->custom_name == NULL ||
-         strcmp(a->custom_name, b->custom_name) == 0;
+  return a->custom_name == NULL || strcmp(a->custom_name, b->custom_name) == 0;
 }
 
 static void test_one_row_per_op(void** state) {
@@ -81,8 +80,8 @@ static void test_cpu_table_is_the_cpu_rows(void** state) {
     ++cpu_rows;
     assert_true(op->cpu_min_version <= op->cpu_max_version);
     int lo = 0, hi = 0;
-    const lg_builtin_kernel* k = lg_builtin_kernel_find(
-        op->builtin_code, op->cpu_min_version, &lo, &hi);
+    const lg_builtin_kernel* k =
+        lg_builtin_kernel_find(op->builtin_code, op->cpu_min_version, &lo, &hi);
     if (k == NULL) fail_msg("%s: no CPU kernel", op->name);
     assert_int_equal(k->min_version, op->cpu_min_version);
     assert_int_equal(k->max_version, op->cpu_max_version);

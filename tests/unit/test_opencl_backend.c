@@ -22,10 +22,10 @@
 
 #include <cmocka.h>
 
+#include "base/clock.h"
 #include "delegates/opencl/opencl_backend.h"
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
-#include "base/clock.h"
 #include "runtime/kernels/fp16.h"
 #include "tests/support/cache_dir_util.h"
 
@@ -100,8 +100,8 @@ static lg_gpu_buffer* upload_values(lg_gpu_backend* be, const float* v,
   lg_gpu_error error = {{0}};
   lg_gpu_buffer* buf = NULL;
   assert_int_equal(be->ops->buffer_create(be, bytes, &buf, &error), kTfLiteOk);
-  assert_int_equal(be->ops->buffer_upload(
-                       be, buf, 0, half ? (void*)h : (void*)f, bytes, &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, buf, 0, half ? (void*)h : (void*)f,
+                                        bytes, &error),
                    kTfLiteOk);
   assert_int_equal(be->ops->finish(be, &error), kTfLiteOk); /* f, h freed */
   free(h);
@@ -160,7 +160,7 @@ static void run_add(lg_gpu_backend* be, size_t n, const char* defines,
   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(ba), LG_GPU_ARG_BUFFER(bb),
                        LG_GPU_ARG_BUFFER(bo), LG_GPU_ARG_INT((int32_t)n)};
   size_t global[1] = {n};
-  assert_int_equal(ops->dispatch(be, k, args, 4, 1, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 4, 1, global, NULL, &error),
                    kTfLiteOk);
   assert_int_equal(ops->submit(be, &error), kTfLiteOk);
   assert_int_equal(ops->finish(be, &error), kTfLiteOk);
@@ -252,7 +252,7 @@ static void test_buffer_round_trip(void** state) {
   for (int i = 0; i < kBytes; ++i) host[i] = (unsigned char)(i * 7 + 3);
   lg_gpu_buffer* buf = NULL;
   assert_int_equal(ops->buffer_create(be, kBytes, &buf, &error), kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, buf, 0, host, kBytes, &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, buf, 0, host, kBytes, &error),
                    kTfLiteOk);
   memset(back, 0, sizeof(back));
   assert_int_equal(lg_gpu_buffer_download(be, buf, 0, back, kBytes, &error),
@@ -263,7 +263,7 @@ static void test_buffer_round_trip(void** state) {
   unsigned char patch[37];
   memset(patch, 0xAB, sizeof(patch));
   assert_int_equal(
-      ops->buffer_upload(be, buf, 1001, patch, sizeof(patch), &error),
+      lg_gpu_buffer_upload(be, buf, 1001, patch, sizeof(patch), &error),
       kTfLiteOk);
   memcpy(host + 1001, patch, sizeof(patch));
   assert_int_equal(lg_gpu_buffer_download(be, buf, 0, back, kBytes, &error),
@@ -277,7 +277,7 @@ static void test_buffer_round_trip(void** state) {
                    kTfLiteOk); /* empty range at the end */
 
   /* Out of range: past the end, offset beyond size, wrap-around. */
-  assert_int_equal(ops->buffer_upload(be, buf, kBytes - 4, patch, 5, &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, buf, kBytes - 4, patch, 5, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "outside the 4099-byte buffer"));
   assert_int_equal(lg_gpu_buffer_download(be, buf, kBytes + 1, tail, 0, &error),
@@ -286,7 +286,7 @@ static void test_buffer_round_trip(void** state) {
       lg_gpu_buffer_download(be, buf, 8, tail, SIZE_MAX - 4, &error),
       kTfLiteError);
   assert_non_null(strstr(error.message, "buffer_download"));
-  assert_int_equal(ops->buffer_upload(be, NULL, 0, patch, 1, &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, NULL, 0, patch, 1, &error),
                    kTfLiteError);
   /* The failed calls changed nothing. */
   assert_int_equal(lg_gpu_buffer_download(be, buf, 0, back, kBytes, &error),
@@ -324,8 +324,10 @@ static void test_download_batch(void** state) {
   lg_gpu_buffer *buf_a = NULL, *buf_b = NULL;
   assert_int_equal(ops->buffer_create(be, kA, &buf_a, &error), kTfLiteOk);
   assert_int_equal(ops->buffer_create(be, kB, &buf_b, &error), kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, buf_a, 0, a, kA, &error), kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, buf_b, 0, b, kB, &error), kTfLiteOk);
+  assert_int_equal(lg_gpu_buffer_upload(be, buf_a, 0, a, kA, &error),
+                   kTfLiteOk);
+  assert_int_equal(lg_gpu_buffer_upload(be, buf_b, 0, b, kB, &error),
+                   kTfLiteOk);
   memset(back_a, 0, kA);
   memset(back_b, 0, kB);
   memset(tail, 0, sizeof(tail));
@@ -443,13 +445,13 @@ static void test_kernel_errors(void** state) {
   assert_int_equal(ops->kernel_create(be, "copy", NULL, &k, &error), kTfLiteOk);
   size_t global[3] = {8, 1, 1};
   size_t zero[1] = {0};
-  assert_int_equal(ops->dispatch(be, k, NULL, 0, 4, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, NULL, 0, 4, global, NULL, &error),
                    kTfLiteError);
-  assert_int_equal(ops->dispatch(be, k, NULL, 0, 1, zero, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, NULL, 0, 1, zero, NULL, &error),
                    kTfLiteError);
   lg_gpu_arg null_buffer[] = {LG_GPU_ARG_BUFFER(NULL)};
   assert_int_equal(
-      ops->dispatch(be, k, null_buffer, 1, 1, global, NULL, &error),
+      lg_gpu_dispatch(be, k, null_buffer, 1, 1, global, NULL, &error),
       kTfLiteError);
   assert_non_null(strstr(error.message, "NULL buffer"));
   assert_string_equal(lg_cl_error_name(-5), "CL_OUT_OF_RESOURCES");
@@ -538,7 +540,7 @@ static void test_local_size_selection(void** state) {
   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(buf), LG_GPU_ARG_INT(width),
                        LG_GPU_ARG_INT(height)};
   size_t global[2] = {(size_t)width, (size_t)height};
-  assert_int_equal(ops->dispatch(be, k, args, 3, 2, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 3, 2, global, NULL, &error),
                    kTfLiteOk);
   lg_opencl_stats stats;
   assert_int_equal(lg_opencl_backend_stats(be, &stats), kTfLiteOk);
@@ -559,13 +561,13 @@ static void test_local_size_selection(void** state) {
   }
   /* A caller's local size is used as given, or rejected past the limits. */
   size_t local2[2] = {1, 1};
-  assert_int_equal(ops->dispatch(be, k, args, 3, 2, global, local2, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 3, 2, global, local2, &error),
                    kTfLiteOk);
   assert_int_equal(lg_opencl_backend_stats(be, &stats), kTfLiteOk);
   assert_int_equal(stats.last_local[0], 1);
   assert_int_equal(stats.last_global[0], (size_t)width);
   size_t too_big[2] = {be->device.max_work_item_sizes[0] + 1, 1};
-  assert_int_equal(ops->dispatch(be, k, args, 3, 2, global, too_big, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 3, 2, global, too_big, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "CL_DEVICE_MAX_WORK_ITEM_SIZES"));
   assert_int_equal(ops->finish(be, &error), kTfLiteOk);
@@ -714,11 +716,11 @@ static void check_half_add(lg_gpu_backend* be, const char* defines, bool relu) {
   assert_int_equal(ops->buffer_create(be, sizeof(a), &ba, &error), kTfLiteOk);
   assert_int_equal(ops->buffer_create(be, sizeof(b), &bb, &error), kTfLiteOk);
   assert_int_equal(ops->buffer_create(be, sizeof(out), &bo, &error), kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, ba, 0, a, sizeof(a), &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, ba, 0, a, sizeof(a), &error),
                    kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, bb, 0, b, sizeof(b), &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, bb, 0, b, sizeof(b), &error),
                    kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, bo, 0, out, sizeof(out), &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, bo, 0, out, sizeof(out), &error),
                    kTfLiteOk);
   if (ops->kernel_create(be, "add", defines, &k, &error) != kTfLiteOk) {
     fail_msg("kernel_create(add, %s) in half storage: %s", defines,
@@ -727,7 +729,7 @@ static void check_half_add(lg_gpu_backend* be, const char* defines, bool relu) {
   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(ba), LG_GPU_ARG_BUFFER(bb),
                        LG_GPU_ARG_BUFFER(bo), LG_GPU_ARG_INT(kN)};
   size_t global[1] = {kN};
-  assert_int_equal(ops->dispatch(be, k, args, 4, 1, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 4, 1, global, NULL, &error),
                    kTfLiteOk);
   assert_int_equal(ops->finish(be, &error), kTfLiteOk);
   memset(out, 0, sizeof(out));
@@ -856,14 +858,14 @@ static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
   if (status == kTfLiteOk)
     status = ops->buffer_create(be, sizeof(out), &dst, error);
   if (status == kTfLiteOk)
-    status = ops->buffer_upload(be, src, 0, in, sizeof(in), error);
+    status = lg_gpu_buffer_upload(be, src, 0, in, sizeof(in), error);
   if (status == kTfLiteOk)
     status = ops->kernel_create(be, "copy", NULL, &k, error);
   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(src), LG_GPU_ARG_BUFFER(dst),
                        LG_GPU_ARG_INT(5)};
   size_t global[1] = {5};
   if (status == kTfLiteOk)
-    status = ops->dispatch(be, k, args, 3, 1, global, NULL, error);
+    status = lg_gpu_dispatch(be, k, args, 3, 1, global, NULL, error);
   if (status == kTfLiteOk) status = ops->submit(be, error);
   if (status == kTfLiteOk) status = ops->finish(be, error);
   if (status == kTfLiteOk)

@@ -157,7 +157,7 @@ static void buffer_round_trip(bool staged) {
   unsigned char patch[37];
   memset(patch, 0xAB, sizeof(patch));
   assert_int_equal(
-      ops->buffer_upload(be, buf, 1001, patch, sizeof(patch), &error),
+      lg_gpu_buffer_upload(be, buf, 1001, patch, sizeof(patch), &error),
       kTfLiteOk);
   memcpy(host + 1001, patch, sizeof(patch));
   download(be, buf, back, kBytes);
@@ -170,7 +170,7 @@ static void buffer_round_trip(bool staged) {
                    kTfLiteOk); /* empty range at the end */
 
   /* Out of range: past the end, offset beyond size, wrap-around. */
-  assert_int_equal(ops->buffer_upload(be, buf, kBytes - 4, patch, 5, &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, buf, kBytes - 4, patch, 5, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "outside the 4099-byte buffer"));
   assert_int_equal(lg_gpu_buffer_download(be, buf, kBytes + 1, tail, 0, &error),
@@ -179,9 +179,9 @@ static void buffer_round_trip(bool staged) {
       lg_gpu_buffer_download(be, buf, 8, tail, SIZE_MAX - 4, &error),
       kTfLiteError);
   assert_non_null(strstr(error.message, "buffer_download"));
-  assert_int_equal(ops->buffer_upload(be, NULL, 0, patch, 1, &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, NULL, 0, patch, 1, &error),
                    kTfLiteError);
-  assert_int_equal(ops->buffer_upload(be, buf, 0, NULL, 1, &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, buf, 0, NULL, 1, &error),
                    kTfLiteError);
   download(be, buf, back, kBytes); /* the failed calls changed nothing */
   assert_memory_equal(back, host, kBytes);
@@ -290,14 +290,13 @@ static void upload_ordering(bool staged) {
   lg_gpu_error error = {{0}};
   run_1d(be, k, ab, 3, kN);
   assert_int_equal(
-      be->ops->buffer_upload(be, a, 0, second, sizeof(second), &error),
+      lg_gpu_buffer_upload(be, a, 0, second, sizeof(second), &error),
       kTfLiteOk);
   run_1d(be, k, ac, 3, kN);
   assert_int_equal(be->ops->submit(be, &error), kTfLiteOk);
   /* Recording after a submission, before the finish. */
-  assert_int_equal(
-      be->ops->buffer_upload(be, a, 0, first, sizeof(first), &error),
-      kTfLiteOk);
+  assert_int_equal(lg_gpu_buffer_upload(be, a, 0, first, sizeof(first), &error),
+                   kTfLiteOk);
   assert_int_equal(be->ops->finish(be, &error), kTfLiteOk);
   download(be, b, out_b, sizeof(out_b));
   download(be, c, out_c, sizeof(out_c));
@@ -746,33 +745,34 @@ static void test_defines(void** state) {
   lg_gpu_arg null_buffer[] = {LG_GPU_ARG_BUFFER(NULL), LG_GPU_ARG_BUFFER(buf),
                               LG_GPU_ARG_INT(8)};
   const lg_gpu_backend_ops* ops = be->ops;
-  assert_int_equal(ops->dispatch(be, k, few, 2, 1, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, few, 2, 1, global, NULL, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "takes 2 buffers and 1 scalars"));
-  assert_int_equal(ops->dispatch(be, k, wrong_kind, 3, 1, global, NULL, &error),
-                   kTfLiteError);
+  assert_int_equal(
+      lg_gpu_dispatch(be, k, wrong_kind, 3, 1, global, NULL, &error),
+      kTfLiteError);
   assert_non_null(strstr(error.message, "is a float but push constant 0"));
   assert_int_equal(
-      ops->dispatch(be, k, null_buffer, 3, 1, global, NULL, &error),
+      lg_gpu_dispatch(be, k, null_buffer, 3, 1, global, NULL, &error),
       kTfLiteError);
   assert_non_null(strstr(error.message, "NULL buffer"));
-  assert_int_equal(ops->dispatch(be, k, good, 3, 4, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, good, 3, 4, global, NULL, &error),
                    kTfLiteError);
-  assert_int_equal(ops->dispatch(be, k, good, 3, 1, zero, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, good, 3, 1, zero, NULL, &error),
                    kTfLiteError);
-  assert_int_equal(ops->dispatch(be, NULL, good, 3, 1, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, NULL, good, 3, 1, global, NULL, &error),
                    kTfLiteError);
   size_t too_big[1] = {be->device.max_work_item_sizes[0] + 1};
-  assert_int_equal(ops->dispatch(be, k, good, 3, 1, global, too_big, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, good, 3, 1, global, too_big, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "maxComputeWorkGroupSize"));
   size_t too_many[3] = {be->device.max_work_item_sizes[0],
                         be->device.max_work_item_sizes[1], 1};
-  assert_int_equal(ops->dispatch(be, k, good, 3, 2, global, too_many, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, good, 3, 2, global, too_many, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "maxComputeWorkGroupInvocations"));
   size_t huge[1] = {(size_t)UINT32_MAX};
-  assert_int_equal(ops->dispatch(be, k, good, 3, 1, huge, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, good, 3, 1, huge, NULL, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "global size"));
   assert_int_equal(ops->kernel_max_work_group_size(be, k),
@@ -814,7 +814,7 @@ static void test_local_size_and_split(void** state) {
   lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(buf), LG_GPU_ARG_INT(kW),
                        LG_GPU_ARG_INT(kH)};
   size_t global[2] = {kW, kH};
-  assert_int_equal(ops->dispatch(be, k, args, 3, 2, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 3, 2, global, NULL, &error),
                    kTfLiteOk);
   lg_vulkan_stats s = stats_of(be);
   assert_int_equal(s.last_dims, 2);
@@ -832,7 +832,7 @@ static void test_local_size_and_split(void** state) {
   }
   /* A caller's local size is used as given. */
   size_t local[2] = {1, 1};
-  assert_int_equal(ops->dispatch(be, k, args, 3, 2, global, local, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 3, 2, global, local, &error),
                    kTfLiteOk);
   s = stats_of(be);
   assert_int_equal(s.last_local[0], 1);
@@ -863,7 +863,7 @@ static void test_local_size_and_split(void** state) {
   size_t big_global[2] = {(size_t)width, (size_t)height};
   uint64_t before = stats_of(be).dispatches;
   assert_int_equal(
-      ops->dispatch(be, k, big_args, 3, 2, big_global, local, &error),
+      lg_gpu_dispatch(be, k, big_args, 3, 2, big_global, local, &error),
       kTfLiteOk);
   assert_int_equal(stats_of(be).dispatches - before, 2);
   download(be, buf, big, cells * sizeof(float));

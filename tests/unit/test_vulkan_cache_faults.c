@@ -24,11 +24,11 @@
 
 #include <cmocka.h>
 
+#include "base/clock.h"
 #include "delegates/gpu/cache_file.h"
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
-#include "base/clock.h"
 #include "runtime/kernels/fp16.h"
 #include "tests/support/cache_dir_util.h"
 #include "tests/support/vulkan_hold.h"
@@ -198,9 +198,8 @@ static void run_add(lg_gpu_backend* be, lg_gpu_kernel* add, size_t n,
   binary_flat_args(ba, bb, bo, (int32_t)n, args);
   lg_gpu_error error = {{0}};
   const size_t global[1] = {n};
-  assert_int_equal(
-      be->ops->dispatch(be, add, args, 19, 1, global, local, &error),
-      kTfLiteOk);
+  assert_int_equal(lg_gpu_dispatch(be, add, args, 19, 1, global, local, &error),
+                   kTfLiteOk);
   download(be, bo, out, n * sizeof(float));
   for (size_t i = 0; i < n; ++i) assert_true(out[i] == a[i] + b[i]);
   be->ops->buffer_release(be, bo);
@@ -359,10 +358,10 @@ static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
   if (status == kTfLiteOk)
     status = ops->buffer_create(be, sizeof(bias_data), &bias, error);
   if (status == kTfLiteOk)
-    status = ops->buffer_upload(be, w, 0, w_data, sizeof(w_data), error);
+    status = lg_gpu_buffer_upload(be, w, 0, w_data, sizeof(w_data), error);
   if (status == kTfLiteOk)
     status =
-        ops->buffer_upload(be, bias, 0, bias_data, sizeof(bias_data), error);
+        lg_gpu_buffer_upload(be, bias, 0, bias_data, sizeof(bias_data), error);
   if (status == kTfLiteOk)
     status = ops->kernel_create(be, "copy", NULL, &k, error);
   if (status == kTfLiteOk)
@@ -375,15 +374,15 @@ static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
   size_t global[2] = {5, 1};
   for (int round = 0; round < 2 && status == kTfLiteOk; ++round) {
     in[0] = (float)(10 + round);
-    status = ops->buffer_upload(be, src, 0, in, sizeof(in), error);
+    status = lg_gpu_buffer_upload(be, src, 0, in, sizeof(in), error);
     if (status == kTfLiteOk)
-      status = ops->dispatch(be, k, args, 3, 1, global, NULL, error);
+      status = lg_gpu_dispatch(be, k, args, 3, 1, global, NULL, error);
     /* Recorded after a dispatch: staged on every device. */
     in[1] = (float)(20 + round);
     if (status == kTfLiteOk)
-      status = ops->buffer_upload(be, src, 4, &in[1], 4, error);
+      status = lg_gpu_buffer_upload(be, src, 4, &in[1], 4, error);
     if (status == kTfLiteOk)
-      status = ops->dispatch(be, conv, conv_args, 10, 2, global, NULL, error);
+      status = lg_gpu_dispatch(be, conv, conv_args, 10, 2, global, NULL, error);
     if (status == kTfLiteOk) status = ops->submit(be, error);
     if (status == kTfLiteOk) status = ops->finish(be, error);
     if (status == kTfLiteOk)
@@ -492,7 +491,7 @@ static void test_injected_failures(void** state) {
   assert_non_null(strstr(error.message, "vkQueueSubmit"));
   assert_int_equal(be->ops->finish(be, &error), kTfLiteError);
   size_t global[1] = {4};
-  assert_int_equal(be->ops->dispatch(be, k, args, 3, 1, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 3, 1, global, NULL, &error),
                    kTfLiteError);
   be->ops->kernel_release(be, k);
   be->ops->buffer_release(be, b);
@@ -522,7 +521,7 @@ static double round_trip_us(bool staged) {
   for (int r = 0; r < kWarm + kRuns; ++r) {
     a[0] = (float)r;
     double start = lg_now_seconds();
-    assert_int_equal(be->ops->buffer_upload(be, ba, 0, a, sizeof(a), &error),
+    assert_int_equal(lg_gpu_buffer_upload(be, ba, 0, a, sizeof(a), &error),
                      kTfLiteOk);
     run_1d(be, k, args, 19, kN);
     download(be, bo, out, sizeof(out));
@@ -731,7 +730,7 @@ static void conv_1x1_exact(lg_gpu_backend* be, int ic) {
   conv_1x1_args(bin, bw, bb, bout, kPixels, ic, kOc, args);
   const size_t global[2] = {3, 1};
   lg_gpu_error error = {{0}};
-  assert_int_equal(be->ops->dispatch(be, k, args, 10, 2, global, NULL, &error),
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 10, 2, global, NULL, &error),
                    kTfLiteOk);
   download(be, bout, out, sizeof(out));
   for (int p = 0; p < kPixels; ++p) {

@@ -24,10 +24,10 @@
 
 #include <cmocka.h>
 
+#include "base/clock.h"
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
-#include "base/clock.h"
 #include "tests/support/vulkan_hold.h"
 #include "tests/unit/vulkan_test_support.h"
 
@@ -98,10 +98,10 @@ static TfLiteStatus rec_job_record(lg_gpu_backend* be, rec_job* j,
   *out = NULL;
   TfLiteStatus status = ops->recording_begin(be, error);
   if (status != kTfLiteOk) return status;
-  status = ops->dispatch(be, j->sub, j->sub_args, 19, 1, global, NULL, error);
+  status = lg_gpu_dispatch(be, j->sub, j->sub_args, 19, 1, global, NULL, error);
   if (status == kTfLiteOk) {
-    status =
-        ops->dispatch(be, j->square, j->square_args, 4, 1, global, NULL, error);
+    status = lg_gpu_dispatch(be, j->square, j->square_args, 4, 1, global, NULL,
+                             error);
   }
   /* Always closed, as the GPU program does; a failed dispatch makes the
    * end fail too, and the dispatch's error is the one kept. */
@@ -158,9 +158,9 @@ static void recording_rounds(bool staged) {
   float a[kRecN], b[kRecN], want[kRecN], got[kRecN];
   for (int round = 0; round < 3; ++round) {
     rec_round_values(round, a, b, want);
-    assert_int_equal(ops->buffer_upload(be, j.a, 0, a, sizeof(a), &error),
+    assert_int_equal(lg_gpu_buffer_upload(be, j.a, 0, a, sizeof(a), &error),
                      kTfLiteOk);
-    assert_int_equal(ops->buffer_upload(be, j.b, 0, b, sizeof(b), &error),
+    assert_int_equal(lg_gpu_buffer_upload(be, j.b, 0, b, sizeof(b), &error),
                      kTfLiteOk);
     if (ops->recording_run(be, rec, &error) != kTfLiteOk) {
       fail_msg("recording_run round %d: %s", round, error.message);
@@ -188,9 +188,9 @@ static void recording_rounds(bool staged) {
    * download: the last inputs win. */
   rec_round_values(7, a, b, want);
   assert_int_equal(ops->recording_run(be, rec, &error), kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, j.a, 0, a, sizeof(a), &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, j.a, 0, a, sizeof(a), &error),
                    kTfLiteOk);
-  assert_int_equal(ops->buffer_upload(be, j.b, 0, b, sizeof(b), &error),
+  assert_int_equal(lg_gpu_buffer_upload(be, j.b, 0, b, sizeof(b), &error),
                    kTfLiteOk);
   assert_int_equal(ops->recording_run(be, rec, &error), kTfLiteOk);
   assert_int_equal(ops->recording_run(be, rec, &error), kTfLiteOk);
@@ -249,7 +249,7 @@ static void test_recording_errors(void** state) {
   expect_error(ops->recording_end(be, NULL, &error), &error, "NULL out",
                "end with NULL out");
   assert_int_equal(
-      ops->dispatch(be, j.sub, j.sub_args, 19, 1, global, NULL, &error),
+      lg_gpu_dispatch(be, j.sub, j.sub_args, 19, 1, global, NULL, &error),
       kTfLiteOk);
   assert_int_equal(ops->recording_end(be, &rec, &error), kTfLiteOk);
   assert_non_null(rec);
@@ -257,7 +257,7 @@ static void test_recording_errors(void** state) {
   /* Recording while work is pending: a plain dispatch not yet finished,
    * then a run not yet waited for. */
   assert_int_equal(
-      ops->dispatch(be, j.square, j.square_args, 4, 1, global, NULL, &error),
+      lg_gpu_dispatch(be, j.square, j.square_args, 4, 1, global, NULL, &error),
       kTfLiteOk);
   expect_error(ops->recording_begin(be, &error), &error, "work is pending",
                "begin with a dispatch pending");
@@ -271,8 +271,9 @@ static void test_recording_errors(void** state) {
   assert_int_equal(ops->recording_begin(be, &error), kTfLiteOk);
   expect_error(ops->recording_run(be, rec, &error), &error,
                "a recording is being captured", "run during a capture");
-  expect_error(ops->dispatch(be, j.sub, j.sub_args, 3, 1, global, NULL, &error),
-               &error, "takes 3 buffers", "bad dispatch while recording");
+  expect_error(
+      lg_gpu_dispatch(be, j.sub, j.sub_args, 3, 1, global, NULL, &error),
+      &error, "takes 3 buffers", "bad dispatch while recording");
   lg_gpu_recording* incomplete = (lg_gpu_recording*)&error;
   expect_error(ops->recording_end(be, &incomplete, &error), &error,
                "incomplete", "end after a failed dispatch");
@@ -305,7 +306,7 @@ static void test_recording_errors(void** state) {
   /* Destroy with a live recording and an open capture frees both. */
   assert_int_equal(ops->recording_begin(be, &error), kTfLiteOk);
   assert_int_equal(
-      ops->dispatch(be, j.sub, j.sub_args, 19, 1, global, NULL, &error),
+      lg_gpu_dispatch(be, j.sub, j.sub_args, 19, 1, global, NULL, &error),
       kTfLiteOk);
   rec_job_free(be, &j);
   destroy_clean(be, errors);
@@ -326,9 +327,9 @@ static TfLiteStatus rec_scenario(const char* call, int nth,
   float a[kRecN], b[kRecN], want[kRecN], got[kRecN];
   for (int round = 0; round < 2 && status == kTfLiteOk; ++round) {
     rec_round_values(round, a, b, want);
-    status = ops->buffer_upload(be, j.a, 0, a, sizeof(a), error);
+    status = lg_gpu_buffer_upload(be, j.a, 0, a, sizeof(a), error);
     if (status == kTfLiteOk)
-      status = ops->buffer_upload(be, j.b, 0, b, sizeof(b), error);
+      status = lg_gpu_buffer_upload(be, j.b, 0, b, sizeof(b), error);
     if (status == kTfLiteOk) status = ops->recording_run(be, rec, error);
     if (status == kTfLiteOk)
       status = lg_gpu_buffer_download(be, j.out, 0, got, sizeof(got), error);
@@ -423,7 +424,7 @@ static double add_round_trip_us(bool recorded, bool staged) {
   assert_int_equal(ops->finish(be, &error), kTfLiteOk);
   if (recorded) {
     assert_int_equal(ops->recording_begin(be, &error), kTfLiteOk);
-    assert_int_equal(ops->dispatch(be, k, args, 19, 1, global, NULL, &error),
+    assert_int_equal(lg_gpu_dispatch(be, k, args, 19, 1, global, NULL, &error),
                      kTfLiteOk);
     assert_int_equal(ops->recording_end(be, &rec, &error), kTfLiteOk);
   }
@@ -431,11 +432,11 @@ static double add_round_trip_us(bool recorded, bool staged) {
   for (int r = 0; r < kWarm + kRuns; ++r) {
     a[r % kN] = (float)r;
     const double start = lg_now_seconds();
-    TfLiteStatus status = ops->buffer_upload(be, ba, 0, a, sizeof(a), &error);
+    TfLiteStatus status = lg_gpu_buffer_upload(be, ba, 0, a, sizeof(a), &error);
     if (status == kTfLiteOk && recorded) {
       status = ops->recording_run(be, rec, &error);
     } else if (status == kTfLiteOk) {
-      status = ops->dispatch(be, k, args, 19, 1, global, NULL, &error);
+      status = lg_gpu_dispatch(be, k, args, 19, 1, global, NULL, &error);
       if (status == kTfLiteOk) status = ops->submit(be, &error);
     }
     if (status == kTfLiteOk) {

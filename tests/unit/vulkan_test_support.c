@@ -75,7 +75,7 @@ lg_gpu_buffer* make_buffer(lg_gpu_backend* be, const void* data, size_t bytes) {
     fail_msg("buffer_create(%zu): %s", bytes, error.message);
   }
   if (data != NULL &&
-      be->ops->buffer_upload(be, b, 0, data, bytes, &error) != kTfLiteOk) {
+      lg_gpu_buffer_upload(be, b, 0, data, bytes, &error) != kTfLiteOk) {
     fail_msg("buffer_upload(%zu): %s", bytes, error.message);
   }
   return b;
@@ -103,7 +103,7 @@ void run_1d(lg_gpu_backend* be, lg_gpu_kernel* k, const lg_gpu_arg* args,
             int num_args, size_t n) {
   lg_gpu_error error = {{0}};
   size_t global[1] = {n};
-  if (be->ops->dispatch(be, k, args, num_args, 1, global, NULL, &error) !=
+  if (lg_gpu_dispatch(be, k, args, num_args, 1, global, NULL, &error) !=
       kTfLiteOk) {
     fail_msg("dispatch: %s", error.message);
   }
