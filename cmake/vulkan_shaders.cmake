@@ -1,11 +1,18 @@
-# Compiles the Vulkan compute shaders (shaders/vulkan/*.comp, GLSL 450) to
-# SPIR-V at build time and embeds them in the library, so no shader
-# compiler is needed at run time; adding a shader is adding a file.
+# Compiles the Vulkan compute shaders to SPIR-V at build time and embeds
+# them in the library, so no shader compiler is needed at run time; adding a
+# shader is adding a file. A shader is either
+#   * shaders/kernels/NAME.lgk, a kernel in the shared dialect
+#     (shaders/kernels/lg_kernel.h) that the OpenCL backend compiles from the
+#     same file: glslc compiles a generated wrapper, `#version 450`,
+#     `#include "lg_dialect_glsl.h"`, `#include "NAME.lgk"`; or
+#   * shaders/vulkan/NAME.comp, GLSL 450 written for Vulkan alone (a twin of
+#     shaders/opencl/NAME.cl not yet in the shared dialect).
+# A name may exist only once.
 #
 # Used two ways:
 #   * include()d from CMakeLists.txt, it defines
-#       lg_vulkan_shaders(OUTPUT <file.c> SOURCES <a.comp...>
-#                         [INCLUDES <b.glsl...>])
+#       lg_vulkan_shaders(OUTPUT <file.c> SOURCES <a.comp|a.lgk...>
+#                         [INCLUDES <b.glsl...>] [INCLUDE_DIRS <dir...>])
 #     Each shader is compiled four times from its one source: as written
 #     (float32, NAME.spv), with -DLG_FP16 (float16 tensor data,
 #     NAME.fp16.spv; shaders/vulkan/lg_types.glsl), and both again with
@@ -18,8 +25,21 @@
 #     uint32 arrays plus a registry sorted by name (types in
 #     delegates/vulkan/vulkan_shaders.h).
 #   * run with `cmake -P` (script mode, as that second command does) with
-#     -DLG_VK_OUTPUT=... -DLG_VK_SOURCES=a.comp|b.comp -DLG_VK_SPV_DIR=...
+#     -DLG_VK_OUTPUT=... -DLG_VK_SOURCES=a.comp|b.lgk -DLG_VK_SPV_DIR=...
 #     it writes the file.
+#
+# What the generator reads from each .lgk (the declarations of
+# shaders/kernels/lg_kernel.h; a broken rule fails the build with the
+# file's name):
+#   * `LG_KERNEL_BEGIN(NAME)` with the file's name;
+#   * `LG_ARG_<KIND>(K, name)`: argument K, numbered 0.. in the order
+#     written, buffers first (binding K: TENSOR_IN 't', the other tensors
+#     and INTS_* 's'), then scalars (INT 'i', UINT 'u', FLOAT 'f': the push
+#     constants, between LG_SCALARS_BEGIN and LG_SCALARS_END);
+#   * `LG_SPEC(N, NAME, default)` (N >= 3, unique), each inside
+#     `#ifndef NAME` (the OpenCL default): the define -> specialization
+#     constant table;
+#   * `lg_value WORD = N` comment lines, as below.
 #
 # What the generator reads from each .comp (and checks, failing the build
 # with the file's name when a rule is broken):
@@ -188,6 +208,141 @@ function(_lg_vk_parse src prefix)
   set(${prefix}_PUSH "${push}" PARENT_SCOPE)
 endfunction()
 
+# Reads the `lg_value WORD = N` comment lines of `raw`; sets <out_var>.
+function(_lg_vk_parse_values raw out_var)
+  string(REGEX MATCHALL "lg_value[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*-?[0-9]+"
+         value_decls "${raw}")
+  set(values "")
+  foreach(decl IN LISTS value_decls)
+    string(REGEX MATCH "lg_value[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(-?[0-9]+)"
+           _ "${decl}")
+    list(APPEND values "${CMAKE_MATCH_1}=${CMAKE_MATCH_2}")
+  endforeach()
+  set(${out_var} "${values}" PARENT_SCOPE)
+endfunction()
+
+# Parses the interface of one shared-dialect kernel (shaders/kernels/*.lgk,
+# the declarations of lg_kernel.h); sets the same <prefix>_* variables as
+# _lg_vk_parse.
+function(_lg_vk_parse_lgk src prefix)
+  file(READ "${src}" raw)
+  get_filename_component(file "${src}" NAME)
+  get_filename_component(name "${src}" NAME_WE)
+  _lg_vk_parse_values("${raw}" values)
+  _lg_vk_strip_comments("${raw}" text)
+
+  if(NOT text MATCHES "LG_KERNEL_BEGIN[ \t]*\\([ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\)")
+    message(FATAL_ERROR "${file}: no LG_KERNEL_BEGIN(${name})")
+  endif()
+  if(NOT CMAKE_MATCH_1 STREQUAL name)
+    message(FATAL_ERROR "${file}: LG_KERNEL_BEGIN(${CMAKE_MATCH_1}) must name "
+            "the file, ${name}")
+  endif()
+  if(NOT text MATCHES "LG_KERNEL_END")
+    message(FATAL_ERROR "${file}: no LG_KERNEL_END")
+  endif()
+
+  # Arguments in the order written: buffers, then scalars.
+  set(arg_re "LG_ARG_([A-Z_]+)[ \t]*\\([ \t]*([0-9]+)[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\)")
+  string(REGEX MATCHALL "${arg_re}" arg_decls "${text}")
+  string(REGEX MATCHALL "LG_ARG_" all_args "${text}")
+  list(LENGTH arg_decls n_args)
+  list(LENGTH all_args n_all)
+  if(NOT n_args EQUAL n_all)
+    message(FATAL_ERROR "${file}: an argument is not of the form "
+            "LG_ARG_<KIND>(index, name)")
+  endif()
+  set(kinds "")
+  set(push "")
+  set(index 0)
+  set(n_buffers 0)
+  foreach(decl IN LISTS arg_decls)
+    string(REGEX MATCH "${arg_re}" _ "${decl}")
+    set(kind "${CMAKE_MATCH_1}")
+    if(NOT CMAKE_MATCH_2 EQUAL index)
+      message(FATAL_ERROR "${file}: argument ${CMAKE_MATCH_3} has index "
+              "${CMAKE_MATCH_2}; arguments are numbered 0.. in order, "
+              "expected ${index}")
+    endif()
+    if(kind MATCHES "^(TENSOR_IN|TENSOR_RO|TENSOR_OUT|TENSOR_RW|INTS_IN|INTS_OUT|INTS_RW)$")
+      if(NOT push STREQUAL "")
+        message(FATAL_ERROR "${file}: buffer ${CMAKE_MATCH_3} follows a "
+                "scalar; buffers come first")
+      endif()
+      if(kind STREQUAL "TENSOR_IN")
+        string(APPEND kinds "t")
+      else()
+        string(APPEND kinds "s")
+      endif()
+      math(EXPR n_buffers "${n_buffers} + 1")
+    elseif(kind MATCHES "^(INT|UINT|FLOAT)$")
+      string(TOLOWER "${kind}" letter)
+      string(SUBSTRING "${letter}" 0 1 letter)
+      string(APPEND push "${letter}")
+    else()
+      message(FATAL_ERROR "${file}: unknown argument kind LG_ARG_${kind}")
+    endif()
+    math(EXPR index "${index} + 1")
+  endforeach()
+  # Scalars (and only they) between LG_SCALARS_BEGIN and LG_SCALARS_END.
+  string(FIND "${text}" "LG_SCALARS_BEGIN" begin)
+  string(FIND "${text}" "LG_SCALARS_END" end)
+  if(push STREQUAL "" AND NOT begin EQUAL -1)
+    message(FATAL_ERROR "${file}: LG_SCALARS_BEGIN without scalars")
+  endif()
+  foreach(decl IN LISTS arg_decls)
+    string(FIND "${text}" "${decl}" at)
+    if(decl MATCHES "^LG_ARG_(INT|UINT|FLOAT)[ \t(]")
+      set(inside TRUE)
+    else()
+      set(inside FALSE)
+    endif()
+    if(inside AND (begin EQUAL -1 OR end LESS at OR at LESS begin))
+      message(FATAL_ERROR "${file}: scalar ${decl} must stand between "
+              "LG_SCALARS_BEGIN and LG_SCALARS_END")
+    endif()
+    if(NOT inside AND NOT begin EQUAL -1 AND begin LESS at)
+      message(FATAL_ERROR "${file}: buffer ${decl} must come before "
+              "LG_SCALARS_BEGIN")
+    endif()
+  endforeach()
+
+  # Defines: LG_SPEC(N, NAME, default) inside #ifndef NAME.
+  set(spec_re "LG_SPEC[ \t]*\\([ \t]*([0-9]+)[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*,")
+  string(REGEX MATCHALL "${spec_re}" spec_decls "${text}")
+  string(REGEX MATCHALL "LG_SPEC" all_specs "${text}")
+  list(LENGTH spec_decls n_specs)
+  list(LENGTH all_specs n_all)
+  if(NOT n_specs EQUAL n_all)
+    message(FATAL_ERROR "${file}: a define is not of the form "
+            "LG_SPEC(id, NAME, default)")
+  endif()
+  set(constants "")
+  set(seen_ids "0;1;2")
+  foreach(decl IN LISTS spec_decls)
+    string(REGEX MATCH "${spec_re}" _ "${decl}")
+    set(id "${CMAKE_MATCH_1}")
+    set(const_name "${CMAKE_MATCH_2}")
+    list(FIND seen_ids "${id}" dup)
+    if(NOT dup EQUAL -1)
+      message(FATAL_ERROR "${file}: LG_SPEC id ${id} (${const_name}) is used "
+              "twice or collides with the work-group size ids 0..2")
+    endif()
+    if(NOT text MATCHES "#[ \t]*ifndef[ \t]+${const_name}[ \t]*\n[ \t]*LG_SPEC[ \t]*\\([ \t]*${id}[ \t]*,[ \t]*${const_name}[ \t]*,[^\n]*\n[ \t]*#[ \t]*endif")
+      message(FATAL_ERROR "${file}: LG_SPEC(${id}, ${const_name}, ...) must "
+              "stand alone inside #ifndef ${const_name} ... #endif")
+    endif()
+    list(APPEND seen_ids "${id}")
+    list(APPEND constants "${const_name}=${id}")
+  endforeach()
+
+  set(${prefix}_CONSTANTS "${constants}" PARENT_SCOPE)
+  set(${prefix}_VALUES "${values}" PARENT_SCOPE)
+  set(${prefix}_BUFFERS "${n_buffers}" PARENT_SCOPE)
+  set(${prefix}_KINDS "${kinds}" PARENT_SCOPE)
+  set(${prefix}_PUSH "${push}" PARENT_SCOPE)
+endfunction()
+
 # Reads one .spv file; sets <code_var> to the C definition of the array
 # `array` holding its words and <words_var> to their count.
 function(_lg_vk_embed_spirv spv array code_var words_var)
@@ -210,14 +365,35 @@ endfunction()
 
 # Writes the generated C file (script mode).
 function(_lg_vk_generate output spv_dir sources)
-  set(body "/* Generated by cmake/vulkan_shaders.cmake from shaders/vulkan/; do not edit. */\n")
+  set(body "/* Generated by cmake/vulkan_shaders.cmake from shaders/kernels/ and shaders/vulkan/; do not edit. */\n")
   string(APPEND body "#include \"delegates/vulkan/vulkan_shaders.h\"\n\n")
   set(entries "")
-  list(SORT sources)
+  set(names "")
+  # Sorted by name (the registry's order), whichever folder holds them.
+  set(keyed "")
   foreach(src IN LISTS sources)
     get_filename_component(name "${src}" NAME_WE)
+    list(APPEND keyed "${name}|${src}")
+  endforeach()
+  list(SORT keyed)
+  foreach(key IN LISTS keyed)
+    string(REGEX REPLACE "^[^|]*\\|" "" src "${key}")
+    get_filename_component(name "${src}" NAME_WE)
+    get_filename_component(ext "${src}" LAST_EXT)
+    get_filename_component(dir "${src}" DIRECTORY)
+    get_filename_component(dir "${dir}" NAME)
     string(MAKE_C_IDENTIFIER "${name}" ident)
-    _lg_vk_parse("${src}" meta)
+    list(FIND names "${name}" dup)
+    if(NOT dup EQUAL -1)
+      message(FATAL_ERROR "Vulkan shader ${name} exists twice (a shared "
+              "shaders/kernels/${name}.lgk replaces shaders/vulkan/${name}.comp)")
+    endif()
+    list(APPEND names "${name}")
+    if(ext STREQUAL ".lgk")
+      _lg_vk_parse_lgk("${src}" meta)
+    else()
+      _lg_vk_parse("${src}" meta)
+    endif()
 
     # The texel builds differ only where the shader has LG_TENSOR_IN
     # bindings; the others reuse the storage-buffer arrays.
@@ -273,7 +449,8 @@ function(_lg_vk_generate output spv_dir sources)
                           "     ${words_fp16}, ${texel_code}, ${words_texel},\n"
                           "     ${texel_fp16_code}, ${words_texel_fp16},\n"
                           "     ${meta_BUFFERS}u, \"${meta_KINDS}\", \"${meta_PUSH}\",\n"
-                          "     ${const_ptr}, ${n_const}, ${value_ptr}, ${n_values}},\n")
+                          "     ${const_ptr}, ${n_const}, ${value_ptr}, ${n_values},\n"
+                          "     \"shaders/${dir}/${name}${ext}\"},\n")
   endforeach()
   list(LENGTH sources n)
   if(n EQUAL 0)
@@ -300,13 +477,32 @@ find_program(LITEGPU_GLSLC NAMES glslc HINTS "${Vulkan_GLSLC_EXECUTABLE}"
 find_program(LITEGPU_SPIRV_VAL NAMES spirv-val REQUIRED)
 
 function(lg_vulkan_shaders)
-  cmake_parse_arguments(ARG "" "OUTPUT" "SOURCES;INCLUDES" ${ARGN})
+  cmake_parse_arguments(ARG "" "OUTPUT" "SOURCES;INCLUDES;INCLUDE_DIRS" ${ARGN})
   set(spv_dir "${PROJECT_BINARY_DIR}/generated/vulkan_spv")
-  file(MAKE_DIRECTORY "${spv_dir}")
+  set(wrap_dir "${PROJECT_BINARY_DIR}/generated/vulkan_lgk")
+  file(MAKE_DIRECTORY "${spv_dir}" "${wrap_dir}")
+  set(include_flags "")
+  foreach(dir IN LISTS ARG_INCLUDE_DIRS)
+    list(APPEND include_flags "-I${dir}")
+  endforeach()
   set(spvs "")
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(name "${src}" NAME_WE)
+    get_filename_component(ext "${src}" LAST_EXT)
     get_filename_component(dir "${src}" DIRECTORY)
+    set(input "${src}")
+    if(ext STREQUAL ".lgk")
+      # The shared-dialect kernel behind its GLSL prelude (written only when
+      # it changes, so nothing rebuilds for nothing).
+      set(input "${wrap_dir}/${name}.comp")
+      set(wrapper "// Generated by cmake/vulkan_shaders.cmake (do not edit).\n"
+                  "#version 450\n"
+                  "#extension GL_GOOGLE_include_directive : require\n"
+                  "#include \"lg_dialect_glsl.h\"\n"
+                  "#include \"${name}.lgk\"\n")
+      string(CONCAT wrapper ${wrapper})
+      file(CONFIGURE OUTPUT "${input}" CONTENT "${wrapper}" @ONLY)
+    endif()
     # One source, four modules: float32 and float16 (-DLG_FP16), each with
     # LG_TENSOR_IN bindings as storage buffers and as texel buffers
     # (-DLG_TEXEL; the same code for a shader without such bindings, which
@@ -326,12 +522,12 @@ function(lg_vulkan_shaders)
       add_custom_command(
         OUTPUT "${spv}"
         COMMAND "${LITEGPU_GLSLC}" -O -Werror --target-env=vulkan1.1
-                -fshader-stage=compute "-I${dir}" ${defines} -o "${spv}.tmp"
-                "${src}"
+                -fshader-stage=compute "-I${dir}" ${include_flags} ${defines}
+                -o "${spv}.tmp" "${input}"
         COMMAND "${LITEGPU_SPIRV_VAL}" --target-env vulkan1.1 "${spv}.tmp"
         COMMAND ${CMAKE_COMMAND} -E rename "${spv}.tmp" "${spv}"
-        DEPENDS "${src}" ${ARG_INCLUDES}
-        COMMENT "Compiling and validating Vulkan shader ${name}.comp${label}"
+        DEPENDS "${src}" "${input}" ${ARG_INCLUDES}
+        COMMENT "Compiling and validating Vulkan shader ${name}${ext}${label}"
         VERBATIM)
       list(APPEND spvs "${spv}")
     endforeach()

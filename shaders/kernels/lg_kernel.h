@@ -1,0 +1,111 @@
+/* The shared GPU kernel dialect: one source per kernel for OpenCL and Vulkan.
+ *
+ * Every shaders/kernels/NAME.lgk is written once, in the common subset of
+ * OpenCL C 1.2 and GLSL 450 plus the macros below, and built twice:
+ *
+ *   OpenCL  cmake/embed_sources.cmake embeds the file's text; the program
+ *           builder (delegates/opencl/opencl_program.c) compiles it at run
+ *           time after the preamble shaders/opencl/lg_types.cl (tensor
+ *           storage macros), lg_dialect_cl.h and this file, with the
+ *           lowering's -D defines (-DLG_OP=2) and -DLG_FP16 /
+ *           -DLG_HALF_MATH from the backend.
+ *   Vulkan  cmake/vulkan_shaders.cmake compiles a generated two-line
+ *           wrapper (#version 450, #include "lg_dialect_glsl.h", #include
+ *           "NAME.lgk") with glslc into the four SPIR-V variants, and reads
+ *           the kernel's interface (bindings, push constants,
+ *           specialization constants) from the declarations below.
+ *
+ * ---- Interface ------------------------------------------------------------
+ * Arguments are numbered in the order the lowering passes them (buffers
+ * first, then scalars, delegates/gpu/gpu_lower.h); the number is the
+ * OpenCL argument index and, for buffers, the Vulkan binding. Scalars are
+ * Vulkan push constants, so they sit between LG_SCALARS_BEGIN and
+ * LG_SCALARS_END (omit both when there are none):
+ *
+ *   LG_KERNEL_BEGIN(unary)               the file's name
+ *     LG_ARG_TENSOR_IN(0, x)             read-only float tensor; Vulkan
+ *                                        binds it as a texel buffer in the
+ *                                        LG_TEXEL builds: read lg_in/lg_in4
+ *     LG_ARG_TENSOR_OUT(1, y)            write-only float tensor: lg_st
+ *   LG_SCALARS_BEGIN
+ *     LG_ARG_INT(2, n)                   int scalar (LG_ARG_UINT, LG_ARG_FLOAT)
+ *     LG_ARG_FLOAT(3, alpha)
+ *   LG_SCALARS_END
+ *   LG_KERNEL_END {
+ *     const int i = lg_gid(0);
+ *     ...
+ *   }
+ *
+ * Other buffers: LG_ARG_TENSOR_RO (read-only float tensor, always a storage
+ * buffer: lg_ld), LG_ARG_TENSOR_RW (lg_ld and lg_st), LG_ARG_INTS_IN /
+ * _OUT / _RW (int32 buffers, indexed directly: idx[i]). Names must not be
+ * GLSL keywords (in, out, input, output, filter, sample, ...).
+ *
+ * ---- Compile-time selection -----------------------------------------------
+ * A define the lowering passes (-DLG_OP=2, -DLG_ACT_TANH) is declared as
+ *
+ *   #ifndef LG_OP
+ *   LG_SPEC(3, LG_OP, 0)
+ *   #endif
+ *
+ * OpenCL: the -D macro when given, else an enum constant with the default;
+ * Vulkan: specialization constant 3 (ids from 3 up, unique) that the
+ * backend sets from the same define string. Branch on it with plain C
+ * (`if (LG_OP == 2)`, `switch`, `?:`), never `#if`: both compilers fold the
+ * constant and drop the dead code. A define whose value is a word
+ * (-DLG_SRC=float) lists its words in `lg_value WORD = N` comment lines;
+ * compare with LG_WORD(LG_SRC) == N.
+ *
+ * ---- Types and expressions --------------------------------------------------
+ * int, uint, float, bool, float2/float4/int2/int4/uint4 and their .xyzw
+ * swizzles; float literals carry an f (0.5f) so OpenCL does not compute in
+ * double. Conversions are lg_cvt_float(x), lg_cvt_int(x), lg_cvt_uint(x),
+ * lg_cvt_real(x); vectors are built with lg_float4(a, b, c, d) and
+ * lg_float4s(s). `%` only on non-negative ints (GLSL's differs from C's
+ * for negative ones: use lg_rem). Helper functions take and return values
+ * only (no pointers, no out parameters, no buffers).
+ *
+ * Work items: lg_gid(d) (global id), lg_lid(d), lg_group(d), as int.
+ * Math: sqrt, floor, mix, min/max on ints work in both; float min, max and
+ * clamps are written as comparisons so that NaN passes as on the CPU
+ * (lg_clamp_act). lg_abs, lg_exp, lg_expm1, lg_log, lg_tanh, lg_logistic,
+ * lg_sin, lg_cos, lg_erfc and lg_pow are precise float functions on both
+ * APIs (OpenCL's built-ins; shaders/vulkan/lg_math.glsl on Vulkan, whose
+ * GLSL built-ins are only loosely bounded).
+ *
+ * ---- Precision (LG_FP16, LG_HALF_MATH) -- the rules for every kernel -------
+ *   * Storage: without LG_FP16 float tensors hold float32. With LG_FP16
+ *     (the backend's fp16_storage) every float tensor buffer (inputs,
+ *     outputs, weights, biases, float scratch) holds float16; lg_in, lg_ld
+ *     return float32 and lg_st rounds to float16 (a magnitude past 65504
+ *     becomes +-inf). Int buffers stay int32 and scalar float arguments
+ *     (clamp bounds, pad values, softmax beta) stay float32.
+ *   * lg_real is the type of per-element arithmetic: float16 when
+ *     LG_HALF_MATH is defined, float32 otherwise. OpenCL defines it only
+ *     with LG_FP16 on devices with cl_khr_fp16; the Vulkan prelude defines
+ *     it in every LG_FP16 build (that backend needs shaderFloat16). Only an
+ *     op that rounds once from half inputs and stays within the fp16 bound
+ *     (1e-2 * max(1, |ref|)) may be written in lg_real (lg_inr, lg_str):
+ *     the binary ops but pow, and the piecewise-linear unary ops (relus,
+ *     neg, abs, floor, leaky relu) and square. This is TFLite GPU's
+ *     F32_F16 mode.
+ *   * Everything else stays float32 and is rounded once when stored: sums
+ *     over many terms (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
+ *     FULLY_CONNECTED, BATCH_MATMUL, AVERAGE_POOL_2D, MEAN, SUM, SOFTMAX's
+ *     sum), transcendental functions (evaluated from the half inputs),
+ *     bilinear interpolation, products that may pass 65504 before a final
+ *     division (HARD_SWISH's x * relu6(x + 3)), and the fused-activation
+ *     clamps, which compare in float32 against the float32 bounds (NaN
+ *     passes).
+ */
+#ifndef LG_KERNEL_H_
+#define LG_KERNEL_H_
+
+/* The fused activation's clamp to [lo, hi]; NaN passes. */
+float lg_clamp_act(float v, float lo, float hi) {
+  if (v < lo) v = lo;
+  if (v > hi) v = hi;
+  return v;
+}
+
+#endif /* LG_KERNEL_H_ */
