@@ -33,13 +33,15 @@
 # file's name):
 #   * `LG_KERNEL_BEGIN(NAME)` with the file's name;
 #   * `LG_ARG_<KIND>(K, name)`: argument K, numbered 0.. in the order
-#     written, buffers first (binding K: TENSOR_IN 't', the other tensors
-#     and INTS_* 's'), then scalars (INT 'i', UINT 'u', FLOAT 'f': the push
-#     constants, between LG_SCALARS_BEGIN and LG_SCALARS_END);
+#     written, buffers first (binding K: TENSOR_IN 't'; the other
+#     tensors, INTS_* and WORDS_* 's'), then scalars (INT 'i', UINT 'u',
+#     FLOAT 'f': the push constants, between LG_SCALARS_BEGIN and
+#     LG_SCALARS_END);
 #   * `LG_SPEC(N, NAME, default)` (N >= 3, unique), each inside
 #     `#ifndef NAME` (the OpenCL default): the define -> specialization
 #     constant table;
-#   * `lg_value WORD = N` comment lines, as below.
+#   * `#define LG_WORD_<word> N` lines: words a define may use as its value
+#     (cast.lgk: -DLG_SRC=float).
 #
 # What the generator reads from each .comp (and checks, failing the build
 # with the file's name when a rule is broken):
@@ -208,19 +210,6 @@ function(_lg_vk_parse src prefix)
   set(${prefix}_PUSH "${push}" PARENT_SCOPE)
 endfunction()
 
-# Reads the `lg_value WORD = N` comment lines of `raw`; sets <out_var>.
-function(_lg_vk_parse_values raw out_var)
-  string(REGEX MATCHALL "lg_value[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*-?[0-9]+"
-         value_decls "${raw}")
-  set(values "")
-  foreach(decl IN LISTS value_decls)
-    string(REGEX MATCH "lg_value[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(-?[0-9]+)"
-           _ "${decl}")
-    list(APPEND values "${CMAKE_MATCH_1}=${CMAKE_MATCH_2}")
-  endforeach()
-  set(${out_var} "${values}" PARENT_SCOPE)
-endfunction()
-
 # Parses the interface of one shared-dialect kernel (shaders/kernels/*.lgk,
 # the declarations of lg_kernel.h); sets the same <prefix>_* variables as
 # _lg_vk_parse.
@@ -228,8 +217,15 @@ function(_lg_vk_parse_lgk src prefix)
   file(READ "${src}" raw)
   get_filename_component(file "${src}" NAME)
   get_filename_component(name "${src}" NAME_WE)
-  _lg_vk_parse_values("${raw}" values)
   _lg_vk_strip_comments("${raw}" text)
+  # Value words: `#define LG_WORD_<word> N` (the OpenCL side's LG_WORD).
+  string(REGEX MATCHALL "#[ \t]*define[ \t]+LG_WORD_[A-Za-z_][A-Za-z0-9_]*[ \t]+-?[0-9]+"
+         value_decls "${text}")
+  set(values "")
+  foreach(decl IN LISTS value_decls)
+    string(REGEX MATCH "LG_WORD_([A-Za-z_][A-Za-z0-9_]*)[ \t]+(-?[0-9]+)" _ "${decl}")
+    list(APPEND values "${CMAKE_MATCH_1}=${CMAKE_MATCH_2}")
+  endforeach()
 
   if(NOT text MATCHES "LG_KERNEL_BEGIN[ \t]*\\([ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\)")
     message(FATAL_ERROR "${file}: no LG_KERNEL_BEGIN(${name})")
@@ -264,7 +260,7 @@ function(_lg_vk_parse_lgk src prefix)
               "${CMAKE_MATCH_2}; arguments are numbered 0.. in order, "
               "expected ${index}")
     endif()
-    if(kind MATCHES "^(TENSOR_IN|TENSOR_RO|TENSOR_OUT|TENSOR_RW|INTS_IN|INTS_OUT|INTS_RW)$")
+    if(kind MATCHES "^(TENSOR_IN|TENSOR_RO|TENSOR_OUT|TENSOR_RW|INTS_IN|INTS_OUT|INTS_RW|WORDS_IN|WORDS_RW)$")
       if(NOT push STREQUAL "")
         message(FATAL_ERROR "${file}: buffer ${CMAKE_MATCH_3} follows a "
                 "scalar; buffers come first")

@@ -50,13 +50,17 @@
 #define LG_ARG_INTS_IN(k, name) LG_SEP(k) __global const int* name
 #define LG_ARG_INTS_OUT(k, name) LG_SEP(k) __global int* name
 #define LG_ARG_INTS_RW(k, name) LG_SEP(k) __global int* name
+#define LG_ARG_WORDS_IN(k, name) LG_SEP(k) __global const uint* name
+#define LG_ARG_WORDS_RW(k, name) LG_SEP(k) __global uint* name
 #define LG_ARG_INT(k, name) LG_SEP(k) int name
 #define LG_ARG_UINT(k, name) LG_SEP(k) uint name
 #define LG_ARG_FLOAT(k, name) LG_SEP(k) float name
 
-/* A define's default (only reached when the define was not given). */
-#define LG_SPEC(id, name, value) enum { name = (value) };
-/* A define whose value is a word: LG_WORD_<word> is its number. */
+/* A define's default (only reached when the define was not given), also
+ * as LG_WORD_<name> for LG_WORD. */
+#define LG_SPEC(id, name, value) enum { name = (value), LG_WORD_##name = (value) };
+/* A define whose value is a word (-DLG_SRC=float): LG_WORD_<word> is its
+ * number. */
 #define LG_WORD(x) LG_CAT(LG_WORD_, x)
 
 /* Work items. */
@@ -74,6 +78,19 @@
 /* dst[j] = src[i] as bits (every pattern survives). */
 #define lg_mov(dst, j, src, i) \
   (((__global LG_BITS*)(dst))[j] = ((__global const LG_BITS*)(src))[i])
+
+/* Elements of word buffers (LG_ARG_WORDS_*): element i of an array of
+ * bytes, float16 or float32 values held in 32-bit words. The float ones
+ * are float tensor elements: float16 under LG_FP16. */
+#define lg_word_u8(w, i) ((uint)((__global const uchar*)(w))[i])
+#define lg_word_st_u8(w, i, v) (((__global uchar*)(w))[i] = (uchar)(v))
+#ifdef LG_FP16
+#define lg_word_float(w, i) vload_half((i), (__global const half*)(w))
+#define lg_word_st_float(w, i, v) vstore_half_rte((v), (i), (__global half*)(w))
+#else
+#define lg_word_float(w, i) as_float((w)[i])
+#define lg_word_st_float(w, i, v) ((w)[i] = as_uint((float)(v)))
+#endif
 
 /* Conversions and vectors. */
 #define lg_cvt_float(x) ((float)(x))

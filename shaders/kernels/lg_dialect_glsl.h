@@ -46,6 +46,14 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
   layout(std430, set = 0, binding = k) buffer name##_ { \
     int name[];                                         \
   };
+#define LG_ARG_WORDS_IN(k, name)                                 \
+  layout(std430, set = 0, binding = k) readonly buffer name##_ { \
+    uint name[];                                                 \
+  };
+#define LG_ARG_WORDS_RW(k, name)                        \
+  layout(std430, set = 0, binding = k) buffer name##_ { \
+    uint name[];                                        \
+  };
 #define LG_ARG_INT(k, name) int name;
 #define LG_ARG_UINT(k, name) uint name;
 #define LG_ARG_FLOAT(k, name) float name;
@@ -71,6 +79,33 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define lg_inr(name, i) lg_real(lg_in(name, i))
 #define lg_str(name, i, v) (name[i] = lg_store(v))
 #define lg_mov(dst, j, src, i) (dst[j] = src[i])
+
+// Elements of word buffers (LG_ARG_WORDS_*): element i of an array of
+// bytes, float16 or float32 values held in 32-bit words (no 8- or 16-bit
+// storage feature needed). A byte or float16 is written with two atomics on
+// its word, as other invocations write the word's other parts at the same
+// time; the backend sizes buffers to whole words.
+#define lg_word_u8(w, i) ((w[(i) >> 2] >> (8u * uint((i)&3))) & 0xffu)
+// The store macros are statements in braces.
+#define lg_word_st_u8(w, i, v)                                     \
+  {                                                                \
+    const uint lg_shift_ = 8u * uint((i)&3);                       \
+    atomicAnd(w[(i) >> 2], ~(0xffu << lg_shift_));                 \
+    atomicOr(w[(i) >> 2], (uint(v) & 0xffu) << lg_shift_);         \
+  }
+#ifdef LG_FP16
+#define lg_word_float(w, i) unpackHalf2x16(w[(i) >> 1])[(i)&1]
+#define lg_word_st_float(w, i, v)                                    \
+  {                                                                  \
+    const uint lg_shift_ = 16u * uint((i)&1);                        \
+    atomicAnd(w[(i) >> 1], ~(0xffffu << lg_shift_));                 \
+    atomicOr(w[(i) >> 1], (packHalf2x16(vec2((v), 0.0)) & 0xffffu)  \
+                              << lg_shift_);                         \
+  }
+#else
+#define lg_word_float(w, i) uintBitsToFloat(w[i])
+#define lg_word_st_float(w, i, v) (w[i] = floatBitsToUint(float(v)))
+#endif
 
 // Conversions and vectors.
 #define float2 vec2

@@ -38,8 +38,12 @@
  *
  * Other buffers: LG_ARG_TENSOR_RO (read-only float tensor, always a storage
  * buffer: lg_ld), LG_ARG_TENSOR_RW (lg_ld and lg_st), LG_ARG_INTS_IN /
- * _OUT / _RW (int32 buffers, indexed directly: idx[i]). Names must not be
- * GLSL keywords (in, out, input, output, filter, sample, ...).
+ * _OUT / _RW (int32 buffers, indexed directly: idx[i]), LG_ARG_WORDS_IN /
+ * _RW (uint32 words holding bytes or float tensor elements: lg_word_u8,
+ * lg_word_float, and the statements lg_word_st_u8, lg_word_st_float; on
+ * Vulkan a byte or half store is two atomics on its word). Names must not
+ * be GLSL keywords (in, out, input, output, filter, sample, ...). Tensor
+ * copies that keep every bit pattern use lg_mov(dst, j, src, i).
  *
  * ---- Compile-time selection -----------------------------------------------
  * A define the lowering passes (-DLG_OP=2, -DLG_ACT_TANH) is declared as
@@ -52,9 +56,12 @@
  * Vulkan: specialization constant 3 (ids from 3 up, unique) that the
  * backend sets from the same define string. Branch on it with plain C
  * (`if (LG_OP == 2)`, `switch`, `?:`), never `#if`: both compilers fold the
- * constant and drop the dead code. A define whose value is a word
- * (-DLG_SRC=float) lists its words in `lg_value WORD = N` comment lines;
- * compare with LG_WORD(LG_SRC) == N.
+ * constant and drop the dead code. Test one value per condition and use a
+ * switch for sets of values (clang warns about `LG_OP == 2 || LG_OP == 3`,
+ * a || of constants). A define whose value is a word (-DLG_SRC=float)
+ * numbers its words with `#define LG_WORD_float 0` lines in the kernel
+ * (read by the Vulkan interface parser too) and is compared as
+ * LG_WORD(LG_SRC) == 0.
  *
  * ---- Types and expressions --------------------------------------------------
  * int, uint, float, bool, float2/float4/int2/int4/uint4 and their .xyzw
