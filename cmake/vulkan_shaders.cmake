@@ -31,12 +31,13 @@
 # What the generator reads from each .lgk (the declarations of
 # shaders/kernels/lg_kernel.h; a broken rule fails the build with the
 # file's name):
-#   * `LG_KERNEL_BEGIN(NAME)` with the file's name;
-#   * `LG_ARG_<KIND>(K, name)`: argument K, numbered 0.. in the order
-#     written, buffers first (binding K: TENSOR_IN 't'; the other
-#     tensors, INTS_* and WORDS_* 's'), then scalars (INT 'i', UINT 'u',
-#     FLOAT 'f': the push constants, between LG_SCALARS_BEGIN and
-#     LG_SCALARS_END);
+#   * `LG_KERNEL(NAME, LG_ARGS)` or `LG_KERNEL_LOCAL(NAME, LG_ARGS, ...)`
+#     with the file's name;
+#   * the entries of `#define LG_ARGS(BUF, VAL)`, the arguments in order:
+#     BUF(K, KIND, name) is buffer binding K, numbered 0.. in order
+#     (TENSOR_IN 't'; the other tensors, INTS_* and WORDS_* 's'),
+#     VAL(KIND, name) the next push constant (INT 'i', UINT 'u', FLOAT
+#     'f');
 #   * `LG_SPEC(N, NAME, default)` (N >= 3, unique), each inside
 #     `#ifndef NAME` (the OpenCL default): the define -> specialization
 #     constant table;
@@ -227,81 +228,77 @@ function(_lg_vk_parse_lgk src prefix)
     list(APPEND values "${CMAKE_MATCH_1}=${CMAKE_MATCH_2}")
   endforeach()
 
-  if(NOT text MATCHES "LG_KERNEL_BEGIN[ \t]*\\([ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\)")
-    message(FATAL_ERROR "${file}: no LG_KERNEL_BEGIN(${name})")
+  if(NOT text MATCHES "LG_KERNEL(_LOCAL)?[ \t]*\\([ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*,[ \t]*LG_ARGS[ \t]*[,)]")
+    message(FATAL_ERROR "${file}: no LG_KERNEL(${name}, LG_ARGS) or "
+            "LG_KERNEL_LOCAL(${name}, LG_ARGS, ...)")
   endif()
-  if(NOT CMAKE_MATCH_1 STREQUAL name)
-    message(FATAL_ERROR "${file}: LG_KERNEL_BEGIN(${CMAKE_MATCH_1}) must name "
-            "the file, ${name}")
-  endif()
-  if(NOT text MATCHES "LG_KERNEL_END")
-    message(FATAL_ERROR "${file}: no LG_KERNEL_END")
+  if(NOT CMAKE_MATCH_2 STREQUAL name)
+    message(FATAL_ERROR "${file}: LG_KERNEL names ${CMAKE_MATCH_2}; it must "
+            "name the file, ${name}")
   endif()
 
-  # Arguments in the order written: buffers, then scalars.
-  set(arg_re "LG_ARG_([A-Z_]+)[ \t]*\\([ \t]*([0-9]+)[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\)")
-  string(REGEX MATCHALL "${arg_re}" arg_decls "${text}")
-  string(REGEX MATCHALL "LG_ARG_" all_args "${text}")
+  # The arguments: the BUF(...) and VAL(...) entries of
+  # `#define LG_ARGS(BUF, VAL)`, which comes right before the LG_KERNEL.
+  string(FIND "${text}" "#define LG_ARGS(BUF, VAL)" start)
+  if(start EQUAL -1)
+    message(FATAL_ERROR "${file}: no #define LG_ARGS(BUF, VAL) argument list")
+  endif()
+  string(SUBSTRING "${text}" ${start} -1 args)
+  string(FIND "${args}" "LG_KERNEL" end)
+  if(end EQUAL -1)
+    message(FATAL_ERROR "${file}: LG_ARGS must come before LG_KERNEL")
+  endif()
+  string(SUBSTRING "${args}" 0 ${end} args)
+  set(buf_re "BUF[ \t]*\\([ \t]*([0-9]+)[ \t]*,[ \t]*([A-Z_]+)[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\)")
+  set(val_re "VAL[ \t]*\\([ \t]*([A-Z_]+)[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\)")
+  string(REGEX MATCHALL "${buf_re}|${val_re}" arg_decls "${args}")
+  string(REGEX MATCHALL "(BUF|VAL)[ \t]*\\(" all_args "${args}")
   list(LENGTH arg_decls n_args)
   list(LENGTH all_args n_all)
-  if(NOT n_args EQUAL n_all)
-    message(FATAL_ERROR "${file}: an argument is not of the form "
-            "LG_ARG_<KIND>(index, name)")
+  if(NOT n_args EQUAL n_all OR n_args EQUAL 0)
+    message(FATAL_ERROR "${file}: LG_ARGS entries must be "
+            "BUF(binding, KIND, name) or VAL(KIND, name)")
   endif()
   set(kinds "")
   set(push "")
-  set(index 0)
   set(n_buffers 0)
   foreach(decl IN LISTS arg_decls)
-    string(REGEX MATCH "${arg_re}" _ "${decl}")
-    set(kind "${CMAKE_MATCH_1}")
-    if(NOT CMAKE_MATCH_2 EQUAL index)
-      message(FATAL_ERROR "${file}: argument ${CMAKE_MATCH_3} has index "
-              "${CMAKE_MATCH_2}; arguments are numbered 0.. in order, "
-              "expected ${index}")
-    endif()
-    if(kind MATCHES "^(TENSOR_IN|TENSOR_RO|TENSOR_OUT|TENSOR_RW|INTS_IN|INTS_OUT|INTS_RW|WORDS_IN|WORDS_RW)$")
-      if(NOT push STREQUAL "")
-        message(FATAL_ERROR "${file}: buffer ${CMAKE_MATCH_3} follows a "
-                "scalar; buffers come first")
+    if(decl MATCHES "^${buf_re}$")
+      set(kind "${CMAKE_MATCH_2}")
+      if(NOT CMAKE_MATCH_1 EQUAL n_buffers)
+        message(FATAL_ERROR "${file}: buffer ${CMAKE_MATCH_3} has binding "
+                "${CMAKE_MATCH_1}; bindings are numbered 0.. in order, "
+                "expected ${n_buffers}")
       endif()
       if(kind STREQUAL "TENSOR_IN")
         string(APPEND kinds "t")
-      else()
+      elseif(kind MATCHES "^(TENSOR_RO|TENSOR_OUT|TENSOR_RW|INTS_IN|INTS_OUT|INTS_RW|WORDS_IN|WORDS_RW)$")
         string(APPEND kinds "s")
+      else()
+        message(FATAL_ERROR "${file}: unknown buffer kind ${kind}")
       endif()
       math(EXPR n_buffers "${n_buffers} + 1")
-    elseif(kind MATCHES "^(INT|UINT|FLOAT)$")
-      string(TOLOWER "${kind}" letter)
-      string(SUBSTRING "${letter}" 0 1 letter)
-      string(APPEND push "${letter}")
     else()
-      message(FATAL_ERROR "${file}: unknown argument kind LG_ARG_${kind}")
+      string(REGEX MATCH "^${val_re}$" _ "${decl}")
+      if(n_buffers EQUAL 0)
+        message(FATAL_ERROR "${file}: the first argument must be BUF(0, ...)")
+      endif()
+      if(CMAKE_MATCH_1 MATCHES "^(INT|UINT|FLOAT)$")
+        string(TOLOWER "${CMAKE_MATCH_1}" letter)
+        string(SUBSTRING "${letter}" 0 1 letter)
+        string(APPEND push "${letter}")
+      else()
+        message(FATAL_ERROR "${file}: unknown scalar kind ${CMAKE_MATCH_1}")
+      endif()
     endif()
-    math(EXPR index "${index} + 1")
   endforeach()
-  # Scalars (and only they) between LG_SCALARS_BEGIN and LG_SCALARS_END.
-  string(FIND "${text}" "LG_SCALARS_BEGIN" begin)
-  string(FIND "${text}" "LG_SCALARS_END" end)
-  if(push STREQUAL "" AND NOT begin EQUAL -1)
-    message(FATAL_ERROR "${file}: LG_SCALARS_BEGIN without scalars")
+  if(push STREQUAL "")
+    message(FATAL_ERROR "${file}: a kernel needs at least one VAL argument "
+            "(its push-constant block cannot be empty)")
   endif()
-  foreach(decl IN LISTS arg_decls)
-    string(FIND "${text}" "${decl}" at)
-    if(decl MATCHES "^LG_ARG_(INT|UINT|FLOAT)[ \t(]")
-      set(inside TRUE)
-    else()
-      set(inside FALSE)
-    endif()
-    if(inside AND (begin EQUAL -1 OR end LESS at OR at LESS begin))
-      message(FATAL_ERROR "${file}: scalar ${decl} must stand between "
-              "LG_SCALARS_BEGIN and LG_SCALARS_END")
-    endif()
-    if(NOT inside AND NOT begin EQUAL -1 AND begin LESS at)
-      message(FATAL_ERROR "${file}: buffer ${decl} must come before "
-              "LG_SCALARS_BEGIN")
-    endif()
-  endforeach()
+  if(n_buffers GREATER 8)
+    message(FATAL_ERROR "${file}: at most 8 buffers (lg_dialect_cl.h)")
+  endif()
 
   # Defines: LG_SPEC(N, NAME, default) inside #ifndef NAME.
   set(spec_re "LG_SPEC[ \t]*\\([ \t]*([0-9]+)[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*,")
@@ -482,9 +479,16 @@ function(lg_vulkan_shaders)
     list(APPEND include_flags "-I${dir}")
   endforeach()
   set(spvs "")
+  set(names "")
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(name "${src}" NAME_WE)
     get_filename_component(ext "${src}" LAST_EXT)
+    list(FIND names "${name}" dup)
+    if(NOT dup EQUAL -1)
+      message(FATAL_ERROR "Vulkan shader ${name} exists twice (a shared "
+              "shaders/kernels/${name}.lgk replaces shaders/vulkan/${name}.comp)")
+    endif()
+    list(APPEND names "${name}")
     get_filename_component(dir "${src}" DIRECTORY)
     set(input "${src}")
     if(ext STREQUAL ".lgk")

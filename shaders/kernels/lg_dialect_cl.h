@@ -3,58 +3,37 @@
  * (LG_DATA, LG_LOADn, LG_STOREn, lg_real) and before lg_kernel.h. */
 #define LG_OPENCL 1
 
-/* Argument k is preceded by a comma unless it is the first. */
-#define LG_SEP(k) LG_CAT(LG_SEP_, k)
-#define LG_SEP_0
-#define LG_SEP_1 ,
-#define LG_SEP_2 ,
-#define LG_SEP_3 ,
-#define LG_SEP_4 ,
-#define LG_SEP_5 ,
-#define LG_SEP_6 ,
-#define LG_SEP_7 ,
-#define LG_SEP_8 ,
-#define LG_SEP_9 ,
-#define LG_SEP_10 ,
-#define LG_SEP_11 ,
-#define LG_SEP_12 ,
-#define LG_SEP_13 ,
-#define LG_SEP_14 ,
-#define LG_SEP_15 ,
-#define LG_SEP_16 ,
-#define LG_SEP_17 ,
-#define LG_SEP_18 ,
-#define LG_SEP_19 ,
-#define LG_SEP_20 ,
-#define LG_SEP_21 ,
-#define LG_SEP_22 ,
-#define LG_SEP_23 ,
-#define LG_SEP_24 ,
-#define LG_SEP_25 ,
-#define LG_SEP_26 ,
-#define LG_SEP_27 ,
-#define LG_SEP_28 ,
-#define LG_SEP_29 ,
-#define LG_SEP_30 ,
-#define LG_SEP_31 ,
+/* The interface (lg_kernel.h): LG_KERNEL(name, LG_ARGS) is the kernel's
+ * head, its parameters in the order LG_ARGS lists them. Buffer binding 0
+ * is the first parameter; every other parameter follows a comma. */
+#define LG_KERNEL(name, args) __kernel void name(args(LG_CL_BUF_, LG_CL_VAL_))
+#define LG_KERNEL_LOCAL(name, args, decls) LG_KERNEL(name, args) { decls
+#define LG_KERNEL_CLOSE }
+#define LG_LOCAL(type, name, size) __local type name[size];
+#define lg_barrier() barrier(CLK_LOCAL_MEM_FENCE)
 
-/* The interface: the kernel's parameter list. */
-#define LG_KERNEL_BEGIN(name) __kernel void name(
-#define LG_KERNEL_END )
-#define LG_SCALARS_BEGIN
-#define LG_SCALARS_END
-#define LG_ARG_TENSOR_IN(k, name) LG_SEP(k) __global const LG_DATA* name
-#define LG_ARG_TENSOR_RO(k, name) LG_SEP(k) __global const LG_DATA* name
-#define LG_ARG_TENSOR_OUT(k, name) LG_SEP(k) __global LG_DATA* name
-#define LG_ARG_TENSOR_RW(k, name) LG_SEP(k) __global LG_DATA* name
-#define LG_ARG_INTS_IN(k, name) LG_SEP(k) __global const int* name
-#define LG_ARG_INTS_OUT(k, name) LG_SEP(k) __global int* name
-#define LG_ARG_INTS_RW(k, name) LG_SEP(k) __global int* name
-#define LG_ARG_WORDS_IN(k, name) LG_SEP(k) __global const uint* name
-#define LG_ARG_WORDS_RW(k, name) LG_SEP(k) __global uint* name
-#define LG_ARG_INT(k, name) LG_SEP(k) int name
-#define LG_ARG_UINT(k, name) LG_SEP(k) uint name
-#define LG_ARG_FLOAT(k, name) LG_SEP(k) float name
+#define LG_CL_BUF_(b, kind, name) LG_CAT(LG_CL_SEP_, b) LG_CL_##kind name
+#define LG_CL_VAL_(kind, name) , LG_CL_##kind name
+#define LG_CL_SEP_0
+#define LG_CL_SEP_1 ,
+#define LG_CL_SEP_2 ,
+#define LG_CL_SEP_3 ,
+#define LG_CL_SEP_4 ,
+#define LG_CL_SEP_5 ,
+#define LG_CL_SEP_6 ,
+#define LG_CL_SEP_7 ,
+#define LG_CL_TENSOR_IN __global const LG_DATA*
+#define LG_CL_TENSOR_RO __global const LG_DATA*
+#define LG_CL_TENSOR_OUT __global LG_DATA*
+#define LG_CL_TENSOR_RW __global LG_DATA*
+#define LG_CL_INTS_IN __global const int*
+#define LG_CL_INTS_OUT __global int*
+#define LG_CL_INTS_RW __global int*
+#define LG_CL_WORDS_IN __global const uint*
+#define LG_CL_WORDS_RW __global uint*
+#define LG_CL_INT int
+#define LG_CL_UINT uint
+#define LG_CL_FLOAT float
 
 /* A define's default (only reached when the define was not given), also
  * as LG_WORD_<name> for LG_WORD. */
@@ -73,6 +52,8 @@
 #define lg_in4(name, q) LG_LOAD4((q), (name))
 #define lg_ld(name, i) LG_LOAD1((i), (name))
 #define lg_st(name, i, v) LG_STORE1((v), (i), (name))
+#define lg_ld4(name, i) LG_LOAD4(0, (name) + (i))
+#define lg_st4(name, i, v) LG_STORE4((v), 0, (name) + (i))
 #define lg_inr(name, i) LG_LOADR1((i), (name))
 #define lg_str(name, i, v) LG_STORER1((v), (i), (name))
 /* dst[j] = src[i] as bits (every pattern survives). */
@@ -99,6 +80,15 @@
 #define lg_cvt_real(x) ((lg_real)(x))
 #define lg_float4(a, b, c, d) ((float4)((a), (b), (c), (d)))
 #define lg_float4s(s) ((float4)(s))
+#define lg_int_as_float(x) as_float(x)
+/* Lane-wise a > b, a < b (false with NaN) and c ? b : a. */
+#define lg_gt4(a, b) isgreater((a), (b))
+#define lg_lt4(a, b) isless((a), (b))
+#define lg_select4(a, b, c) select((a), (b), (c))
+/* Exact evaluation order: LG_NO_FP_CONTRACT at file scope, and LG_PRECISE
+ * on the variables whose expressions must not be fused (Vulkan). */
+#define LG_NO_FP_CONTRACT _Pragma("OPENCL FP_CONTRACT OFF")
+#define LG_PRECISE
 
 /* Math: OpenCL's built-ins are precise enough. */
 #define LG_FLT_MAX FLT_MAX

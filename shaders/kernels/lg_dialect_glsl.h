@@ -16,47 +16,40 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
-// The interface: bindings, push constants, main().
-#define LG_KERNEL_BEGIN(name)
-#define LG_KERNEL_END void main()
-#define LG_SCALARS_BEGIN layout(push_constant) uniform lg_scalars_ {
-#define LG_SCALARS_END };
-#define LG_ARG_TENSOR_IN(k, name) LG_TENSOR_IN(k, name);
-#define LG_ARG_TENSOR_RO(k, name)                                \
-  layout(std430, set = 0, binding = k) readonly buffer name##_ { \
-    lg_store name[];                                             \
+// The interface (lg_kernel.h): LG_ARGS is expanded twice, for the buffer
+// bindings and for the push-constant block of the scalars.
+#define LG_KERNEL(name, args)                            \
+  args(LG_GL_BUF_, LG_GL_SKIP2_)                         \
+  layout(push_constant) uniform lg_scalars_ {            \
+    args(LG_GL_SKIP3_, LG_GL_VAL_)                       \
+  };                                                     \
+  void main()
+#define LG_KERNEL_LOCAL(name, args, decls) \
+  decls LG_KERNEL(name, args) {
+#define LG_KERNEL_CLOSE }
+#define LG_LOCAL(type, name, size) shared type name[size];
+#define lg_barrier() barrier()
+
+#define LG_GL_SKIP2_(kind, name)
+#define LG_GL_SKIP3_(b, kind, name)
+#define LG_GL_BUF_(b, kind, name) LG_GL_##kind(b, name)
+#define LG_GL_VAL_(kind, name) LG_GL_##kind name;
+#define LG_GL_TENSOR_IN(b, name) LG_TENSOR_IN(b, name);
+#define LG_GL_BUFFER_(b, qualifier, type, name)                     \
+  layout(std430, set = 0, binding = b) qualifier buffer name##_ { \
+    type name[];                                                  \
   };
-#define LG_ARG_TENSOR_OUT(k, name)                                \
-  layout(std430, set = 0, binding = k) writeonly buffer name##_ { \
-    lg_store name[];                                              \
-  };
-#define LG_ARG_TENSOR_RW(k, name)                       \
-  layout(std430, set = 0, binding = k) buffer name##_ { \
-    lg_store name[];                                    \
-  };
-#define LG_ARG_INTS_IN(k, name)                                  \
-  layout(std430, set = 0, binding = k) readonly buffer name##_ { \
-    int name[];                                                  \
-  };
-#define LG_ARG_INTS_OUT(k, name)                                  \
-  layout(std430, set = 0, binding = k) writeonly buffer name##_ { \
-    int name[];                                                   \
-  };
-#define LG_ARG_INTS_RW(k, name)                         \
-  layout(std430, set = 0, binding = k) buffer name##_ { \
-    int name[];                                         \
-  };
-#define LG_ARG_WORDS_IN(k, name)                                 \
-  layout(std430, set = 0, binding = k) readonly buffer name##_ { \
-    uint name[];                                                 \
-  };
-#define LG_ARG_WORDS_RW(k, name)                        \
-  layout(std430, set = 0, binding = k) buffer name##_ { \
-    uint name[];                                        \
-  };
-#define LG_ARG_INT(k, name) int name;
-#define LG_ARG_UINT(k, name) uint name;
-#define LG_ARG_FLOAT(k, name) float name;
+#define LG_GL_TENSOR_RO(b, name) LG_GL_BUFFER_(b, readonly, lg_store, name)
+#define LG_GL_TENSOR_OUT(b, name) LG_GL_BUFFER_(b, writeonly, lg_store, name)
+#define LG_GL_TENSOR_RW(b, name) LG_GL_BUFFER_(b, , lg_store, name)
+#define LG_GL_INTS_IN(b, name) LG_GL_BUFFER_(b, readonly, int, name)
+#define LG_GL_INTS_OUT(b, name) LG_GL_BUFFER_(b, writeonly, int, name)
+#define LG_GL_INTS_RW(b, name) LG_GL_BUFFER_(b, , int, name)
+#define LG_GL_WORDS_IN(b, name) LG_GL_BUFFER_(b, readonly, uint, name)
+#define LG_GL_WORDS_RW(b, name) LG_GL_BUFFER_(b, , uint, name)
+#define LG_GL_INT int
+#define LG_GL_UINT uint
+#define LG_GL_FLOAT float
 
 // A define is a specialization constant (the backend maps the define's
 // name to the id); word values are numbered by the lg_value lines.
@@ -76,6 +69,17 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // Float tensors (LG_FP16: float16 storage converted at the access).
 #define lg_ld(name, i) float(name[i])
 #define lg_st(name, i, v) (name[i] = lg_store(v))
+#define lg_ld4(name, i)                                           \
+  vec4(float(name[i]), float(name[(i) + 1]), float(name[(i) + 2]), \
+       float(name[(i) + 3]))
+#define lg_st4(name, i, v)                    \
+  {                                           \
+    const lg_store4 lg_h_ = lg_store4(v);     \
+    name[i] = lg_h_.x;                        \
+    name[(i) + 1] = lg_h_.y;                  \
+    name[(i) + 2] = lg_h_.z;                  \
+    name[(i) + 3] = lg_h_.w;                  \
+  }
 #define lg_inr(name, i) lg_real(lg_in(name, i))
 #define lg_str(name, i, v) (name[i] = lg_store(v))
 #define lg_mov(dst, j, src, i) (dst[j] = src[i])
@@ -119,6 +123,12 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define lg_cvt_real(x) lg_real(x)
 #define lg_float4(a, b, c, d) vec4((a), (b), (c), (d))
 #define lg_float4s(s) vec4(s)
+#define lg_int_as_float(x) intBitsToFloat(x)
+#define lg_gt4(a, b) greaterThan((a), (b))
+#define lg_lt4(a, b) lessThan((a), (b))
+#define lg_select4(a, b, c) mix((a), (b), (c))
+#define LG_NO_FP_CONTRACT
+#define LG_PRECISE precise
 
 // Math: lg_math.glsl's precise functions (lg_exp, lg_expm1, lg_log,
 // lg_tanh, lg_logistic, lg_sin, lg_cos, lg_erfc, lg_pow).

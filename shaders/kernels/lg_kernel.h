@@ -16,34 +16,44 @@
  *           specialization constants) from the declarations below.
  *
  * ---- Interface ------------------------------------------------------------
- * Arguments are numbered in the order the lowering passes them (buffers
- * first, then scalars, delegates/gpu/gpu_lower.h); the number is the
- * OpenCL argument index and, for buffers, the Vulkan binding. Scalars are
- * Vulkan push constants, so they sit between LG_SCALARS_BEGIN and
- * LG_SCALARS_END (omit both when there are none):
+ * The arguments are listed once, in the order the lowering passes them
+ * (delegates/gpu/gpu_lower.h), as the entries of an LG_ARGS macro that the
+ * kernel's head expands: BUF(K, KIND, name) is buffer K (the Vulkan
+ * binding; buffers are numbered 0.. in order and the first argument is
+ * BUF(0, ...)), VAL(KIND, name) the next scalar (a Vulkan push constant;
+ * at least one). OpenCL takes them as the kernel's parameters in this
+ * order; Vulkan expands the list twice, for the bindings and for the
+ * push-constant block, so buffers and scalars may interleave:
  *
- *   LG_KERNEL_BEGIN(unary)               the file's name
- *     LG_ARG_TENSOR_IN(0, x)             read-only float tensor; Vulkan
- *                                        binds it as a texel buffer in the
- *                                        LG_TEXEL builds: read lg_in/lg_in4
- *     LG_ARG_TENSOR_OUT(1, y)            write-only float tensor: lg_st
- *   LG_SCALARS_BEGIN
- *     LG_ARG_INT(2, n)                   int scalar (LG_ARG_UINT, LG_ARG_FLOAT)
- *     LG_ARG_FLOAT(3, alpha)
- *   LG_SCALARS_END
- *   LG_KERNEL_END {
+ *   #define LG_ARGS(BUF, VAL)  \
+ *     BUF(0, TENSOR_IN, x)     \
+ *     BUF(1, TENSOR_OUT, y)    \
+ *     VAL(INT, n)              \
+ *     VAL(FLOAT, alpha)
+ *   LG_KERNEL(unary, LG_ARGS) {
  *     const int i = lg_gid(0);
  *     ...
  *   }
  *
- * Other buffers: LG_ARG_TENSOR_RO (read-only float tensor, always a storage
- * buffer: lg_ld), LG_ARG_TENSOR_RW (lg_ld and lg_st), LG_ARG_INTS_IN /
- * _OUT / _RW (int32 buffers, indexed directly: idx[i]), LG_ARG_WORDS_IN /
- * _RW (uint32 words holding bytes or float tensor elements: lg_word_u8,
- * lg_word_float, and the statements lg_word_st_u8, lg_word_st_float; on
- * Vulkan a byte or half store is two atomics on its word). Names must not
- * be GLSL keywords (in, out, input, output, filter, sample, ...). Tensor
- * copies that keep every bit pattern use lg_mov(dst, j, src, i).
+ * Buffer kinds: TENSOR_IN (read-only float tensor; Vulkan binds it as a
+ * texel buffer in the LG_TEXEL builds: read with lg_in, lg_in4, lg_inr),
+ * TENSOR_RO (read-only float tensor, always a storage buffer: lg_ld,
+ * lg_ld4), TENSOR_OUT (lg_st, lg_st4, lg_str), TENSOR_RW (both), INTS_IN,
+ * INTS_OUT, INTS_RW (int32, indexed directly: idx[i]), WORDS_IN, WORDS_RW
+ * (uint32 words holding bytes or float tensor elements: lg_word_u8,
+ * lg_word_float and the statements lg_word_st_u8, lg_word_st_float; on
+ * Vulkan a byte or half store is two atomics on its word). Scalar kinds:
+ * INT, UINT, FLOAT. Names must not be GLSL keywords (in, out, input,
+ * output, filter, sample, ...). Tensor copies that keep every bit pattern
+ * use lg_mov(dst, j, src, i).
+ *
+ * A kernel with work-group local arrays declares them with its head and
+ * ends with LG_KERNEL_CLOSE instead of braces of its own (OpenCL wants
+ * them at kernel function scope, GLSL at global scope):
+ *   LG_KERNEL_LOCAL(softmax, LG_ARGS, LG_LOCAL(float, part, 64))
+ *     ... lg_barrier(); ...
+ *   LG_KERNEL_CLOSE
+ * A work group leaves together or not at all.
  *
  * ---- Compile-time selection -----------------------------------------------
  * A define the lowering passes (-DLG_OP=2, -DLG_ACT_TANH) is declared as
@@ -56,12 +66,12 @@
  * Vulkan: specialization constant 3 (ids from 3 up, unique) that the
  * backend sets from the same define string. Branch on it with plain C
  * (`if (LG_OP == 2)`, `switch`, `?:`), never `#if`: both compilers fold the
- * constant and drop the dead code. Test one value per condition and use a
- * switch for sets of values (clang warns about `LG_OP == 2 || LG_OP == 3`,
- * a || of constants). A define whose value is a word (-DLG_SRC=float)
- * numbers its words with `#define LG_WORD_float 0` lines in the kernel
- * (read by the Vulkan interface parser too) and is compared as
- * LG_WORD(LG_SRC) == 0.
+ * constant and drop the dead code. Never join two such tests with || or
+ * && (clang warns about a logical operator with a constant operand): nest
+ * the ifs, or use a switch for sets of values. A define whose value is a
+ * word (-DLG_SRC=float) numbers its words with `#define LG_WORD_float 0`
+ * lines in the kernel (read by the Vulkan interface parser too) and is
+ * compared as LG_WORD(LG_SRC) == 0.
  *
  * ---- Types and expressions --------------------------------------------------
  * int, uint, float, bool, float2/float4/int2/int4/uint4 and their .xyzw
@@ -73,6 +83,11 @@
  * only (no pointers, no out parameters, no buffers).
  *
  * Work items: lg_gid(d) (global id), lg_lid(d), lg_group(d), as int.
+ * Four consecutive float tensor elements: lg_ld4(t, i), lg_st4(t, i, v)
+ * (a statement); lanes: lg_gt4, lg_lt4 (false with NaN) and
+ * lg_select4(a, b, cond) (cond ? b : a per lane). Exact evaluation order
+ * (no fused multiply-add): LG_NO_FP_CONTRACT at file scope and LG_PRECISE
+ * on each variable that needs it.
  * Math: sqrt, floor, mix, min/max on ints work in both; float min, max and
  * clamps are written as comparisons so that NaN passes as on the CPU
  * (lg_clamp_act). lg_abs, lg_exp, lg_expm1, lg_log, lg_tanh, lg_logistic,
@@ -113,6 +128,20 @@ float lg_clamp_act(float v, float lo, float hi) {
   if (v < lo) v = lo;
   if (v > hi) v = hi;
   return v;
+}
+
+float4 lg_clamp_act4(float4 v, float lo, float hi) {
+  v = lg_select4(v, lg_float4s(lo), lg_lt4(v, lg_float4s(lo)));
+  return lg_select4(v, lg_float4s(hi), lg_gt4(v, lg_float4s(hi)));
+}
+
+/* One step of a maximum that skips NaN: x replaces acc only when greater. */
+float4 lg_max_step4(float4 acc, float4 x) {
+  return lg_select4(acc, x, lg_gt4(x, acc));
+}
+
+float4 lg_tanh4(float4 v) {
+  return lg_float4(lg_tanh(v.x), lg_tanh(v.y), lg_tanh(v.z), lg_tanh(v.w));
 }
 
 #endif /* LG_KERNEL_H_ */
