@@ -37,7 +37,8 @@
 
 /* A define's default (only reached when the define was not given), also
  * as LG_WORD_<name> for LG_WORD. */
-#define LG_SPEC(id, name, value) enum { name = (value), LG_WORD_##name = (value) };
+#define LG_SPEC(id, name, value) \
+  enum { name = (value), LG_WORD_##name = (value) };
 /* A define whose value is a word (-DLG_SRC=float): LG_WORD_<word> is its
  * number. */
 #define LG_WORD(x) LG_CAT(LG_WORD_, x)

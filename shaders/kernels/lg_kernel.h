@@ -9,8 +9,8 @@
  *           storage macros), lg_dialect_cl.h and this file, with the
  *           lowering's -D defines (-DLG_OP=2) and -DLG_FP16 /
  *           -DLG_HALF_MATH from the backend.
- *   Vulkan  cmake/vulkan_shaders.cmake compiles a generated two-line
- *           wrapper (#version 450, #include "lg_dialect_glsl.h", #include
+ *   Vulkan  cmake/vulkan_shaders.cmake compiles a generated wrapper
+ *           (#version 450, #include "lg_dialect_glsl.h", #include
  *           "NAME.lgk") with glslc into the four SPIR-V variants, and reads
  *           the kernel's interface (bindings, push constants,
  *           specialization constants) from the declarations below.
@@ -19,10 +19,10 @@
  * The arguments are listed once, in the order the lowering passes them
  * (delegates/gpu/gpu_lower.h), as the entries of an LG_ARGS macro that the
  * kernel's head expands: BUF(K, KIND, name) is buffer K (the Vulkan
- * binding; buffers are numbered 0.. in order and the first argument is
- * BUF(0, ...)), VAL(KIND, name) the next scalar (a Vulkan push constant;
- * at least one). OpenCL takes them as the kernel's parameters in this
- * order; Vulkan expands the list twice, for the bindings and for the
+ * binding; buffers are numbered 0.. in order, at most 8, and the first
+ * argument is BUF(0, ...)), VAL(KIND, name) the next scalar (a Vulkan push
+ * constant; at least one). OpenCL takes them as the kernel's parameters in
+ * this order; Vulkan expands the list twice, for the bindings and for the
  * push-constant block, so buffers and scalars may interleave:
  *
  *   #define LG_ARGS(BUF, VAL)  \
@@ -88,12 +88,13 @@
  * lg_select4(a, b, cond) (cond ? b : a per lane). Exact evaluation order
  * (no fused multiply-add): LG_NO_FP_CONTRACT at file scope and LG_PRECISE
  * on each variable that needs it.
- * Math: sqrt, floor, mix, min/max on ints work in both; float min, max and
- * clamps are written as comparisons so that NaN passes as on the CPU
- * (lg_clamp_act). lg_abs, lg_exp, lg_expm1, lg_log, lg_tanh, lg_logistic,
- * lg_sin, lg_cos, lg_erfc and lg_pow are precise float functions on both
- * APIs (OpenCL's built-ins; shaders/vulkan/lg_math.glsl on Vulkan, whose
- * GLSL built-ins are only loosely bounded).
+ * Math: sqrt, floor, mix, fma, and min, max and clamp on ints work in
+ * both; float min, max and clamps are written as comparisons so that NaN
+ * passes as on the CPU (lg_clamp_act). lg_abs, lg_exp, lg_expm1, lg_log,
+ * lg_tanh, lg_logistic, lg_sin, lg_cos, lg_erfc and lg_pow are precise
+ * float functions on both APIs (OpenCL's built-ins;
+ * shaders/vulkan/lg_math.glsl on Vulkan, whose GLSL built-ins are only
+ * loosely bounded).
  *
  * ---- Precision (LG_FP16, LG_HALF_MATH) -- the rules for every kernel -------
  *   * Storage: without LG_FP16 float tensors hold float32. With LG_FP16
@@ -114,7 +115,9 @@
  *   * Everything else stays float32 and is rounded once when stored: sums
  *     over many terms (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
  *     FULLY_CONNECTED, BATCH_MATMUL, AVERAGE_POOL_2D, MEAN, SUM, SOFTMAX's
- *     sum), transcendental functions (evaluated from the half inputs),
+ *     sum; an intermediate kept in a float tensor, as SOFTMAX's
+ *     exponentials, is computed again rather than stored in half and read
+ *     back), transcendental functions (evaluated from the half inputs),
  *     bilinear interpolation, products that may pass 65504 before a final
  *     division (HARD_SWISH's x * relu6(x + 3)), and the fused-activation
  *     clamps, which compare in float32 against the float32 bounds (NaN
