@@ -8,10 +8,13 @@
  * also runs on machines without a GPU. options->device_index picks among the
  * candidates (0 = first).
  *
- * Kernels come from shaders/opencl/<name>.cl, embedded at build time; the
- * file must define a __kernel function with the same name, and is compiled
- * after the preamble shaders/opencl/lg_types.cl (the macros for float
- * tensor data). Precision: with options->allow_fp16 and a device with
+ * Kernels come from shaders/kernels/<name>.lgk (the shared dialect of
+ * shaders/kernels/lg_kernel.h, one source with the Vulkan backend) or
+ * shaders/opencl/<name>.cl (OpenCL only), embedded at build time; the file
+ * must define a __kernel function with the same name, and is compiled
+ * after the preamble (shaders/opencl/lg_types.cl, the macros for float
+ * tensor data, then shaders/kernels/lg_dialect_cl.h and lg_kernel.h,
+ * opencl_sources.h). Precision: with options->allow_fp16 and a device with
  * cl_khr_fp16, the backend sets fp16_storage and builds every kernel with
  * "-DLG_FP16 -DLG_HALF_MATH" (half storage, per-element half arithmetic,
  * float32 sums); otherwise float32 and no extra define.
@@ -28,7 +31,7 @@
  *
  * dispatch without a local size picks one within the kernel's and device's
  * limits and rounds each global size up to a multiple of it, so kernels must
- * check their global index against the real extent (shaders/opencl/add.cl).
+ * check their global index against the real extent (shaders/kernels/add.lgk).
  *
  * Ownership: the backend owns its context, queue, buffers and kernels until
  * they are released or the backend is destroyed; destroy the backend last

@@ -33,8 +33,9 @@ __attribute__((format(printf, 1, 2))) static char* lg_strdup_printf(
  * kernel file's own lines. */
 static const char kKernelStart[] = "#line 1\n";
 
-/* The lines a program is built from: the preamble, kKernelStart, then the
- * kernel's own lines (the preamble is part of every build). */
+/* The lines a program is built from: the preamble sources
+ * (lg_opencl_preamble), kKernelStart, then the kernel's own lines (the
+ * preamble is part of every build). */
 typedef struct lg_program_text {
   const char** lines; /* malloc'ed array; the strings are static */
   size_t count;
@@ -43,8 +44,12 @@ typedef struct lg_program_text {
 static TfLiteStatus lg_program_text_make(const lg_embedded_source* src,
                                          lg_program_text* text,
                                          lg_gpu_error* error) {
-  const lg_embedded_source* pre = lg_opencl_source_find(LG_OPENCL_PREAMBLE);
-  const size_t pre_count = pre != NULL ? pre->line_count : 0;
+  const lg_embedded_source* pre[LG_OPENCL_PREAMBLE_COUNT];
+  size_t pre_count = 0;
+  for (size_t p = 0; p < LG_OPENCL_PREAMBLE_COUNT; ++p) {
+    pre[p] = lg_opencl_source_find(lg_opencl_preamble[p]);
+    pre_count += pre[p] != NULL ? pre[p]->line_count : 0;
+  }
   text->count = pre_count + 1 + src->line_count;
   text->lines = malloc(text->count * sizeof(*text->lines));
   if (text->lines == NULL) {
@@ -52,7 +57,11 @@ static TfLiteStatus lg_program_text_make(const lg_embedded_source* src,
     return kTfLiteError;
   }
   size_t n = 0;
-  for (size_t i = 0; i < pre_count; ++i) text->lines[n++] = pre->lines[i];
+  for (size_t p = 0; p < LG_OPENCL_PREAMBLE_COUNT; ++p) {
+    for (size_t i = 0; pre[p] != NULL && i < pre[p]->line_count; ++i) {
+      text->lines[n++] = pre[p]->lines[i];
+    }
+  }
   text->lines[n++] = kKernelStart;
   for (size_t i = 0; i < src->line_count; ++i) {
     text->lines[n++] = src->lines[i];
@@ -243,7 +252,9 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
   if (src == NULL || strlen(name) >= sizeof(kernel->name)) {
     lg_gpu_error_set(error,
                      "kernel_create: no embedded OpenCL source named "
-                     "'%s' (expected shaders/opencl/%s.cl)",
+                     "'%s' (expected shaders/kernels/%s.lgk or "
+                     "shaders/opencl/%s.cl)",
+                     name != NULL ? name : "(null)",
                      name != NULL ? name : "(null)",
                      name != NULL ? name : "(null)");
     goto fail;

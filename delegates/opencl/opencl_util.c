@@ -154,7 +154,13 @@ const lg_embedded_source* lg_opencl_source_find(const char* name) {
   return NULL;
 }
 
+const char* const lg_opencl_preamble[LG_OPENCL_PREAMBLE_COUNT] = {
+    LG_OPENCL_PREAMBLE, "lg_dialect_cl", "lg_kernel"};
+
 const lg_embedded_source* lg_opencl_kernel_find(const char* name) {
-  if (name == NULL || strcmp(name, LG_OPENCL_PREAMBLE) == 0) return NULL;
+  if (name == NULL) return NULL;
+  for (size_t i = 0; i < LG_OPENCL_PREAMBLE_COUNT; ++i) {
+    if (strcmp(name, lg_opencl_preamble[i]) == 0) return NULL;
+  }
   return lg_opencl_source_find(name);
 }

@@ -12,16 +12,18 @@
  * together with storageBuffer16BitAccess; when options->allow_fp16 is set
  * too, the device is created with both enabled, every kernel is built from
  * its shader's -DLG_FP16 SPIR-V (float16 tensor data, float32 sums:
- * shaders/vulkan/lg_types.glsl) and be->fp16_storage is true; otherwise
+ * shaders/kernels/lg_kernel.h) and be->fp16_storage is true; otherwise
  * float32 kernels and fp16_storage false. device.max_compute_units is 1:
  * Vulkan has no such query.
  *
- * Kernels come from shaders/vulkan/<name>.comp, compiled to SPIR-V at build
+ * Kernels come from shaders/kernels/<name>.lgk (the shared dialect of
+ * shaders/kernels/lg_kernel.h, one source with the OpenCL backend) or
+ * shaders/vulkan/<name>.comp (Vulkan only), compiled to SPIR-V at build
  * time (vulkan_shaders.h). kernel_create's defines ("-DLG_OP=3 -DLG_ACT")
  * become specialization constants: each NAME must be one the shader
  * declares (an unknown NAME is an error naming it), a define without a
  * value means 1, and a value is an integer or one of the shader's value
- * words (cast.comp: -DLG_SRC=float). Arguments: buffers bind to storage
+ * words (cast.lgk: -DLG_SRC=float). Arguments: buffers bind to storage
  * buffers 0..k-1 in argument order, ints and floats are push constants,
  * 4 bytes each, in argument order; dispatch checks both against the shader.
  * The work-group size is a specialization constant too: a kernel keeps one

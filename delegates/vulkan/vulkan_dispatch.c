@@ -247,9 +247,9 @@ static TfLiteStatus lg_vk_pack_args(lg_vk_impl* impl,
       if (scalars < push_count && want_float != is_float) {
         lg_gpu_error_set(error,
                          "dispatch: kernel '%s' argument %d is %s but "
-                         "push constant %u of shaders/vulkan/%s.comp is %s",
+                         "push constant %u of %s is %s",
                          kernel->name, i, is_float ? "a float" : "an int",
-                         scalars, s->name, want_float ? "a float" : "an int");
+                         scalars, s->source, want_float ? "a float" : "an int");
         return kTfLiteError;
       }
       if (scalars < push_count) {
@@ -269,8 +269,8 @@ static TfLiteStatus lg_vk_pack_args(lg_vk_impl* impl,
   if (buffers != s->buffer_count || scalars != push_count) {
     lg_gpu_error_set(error,
                      "dispatch: kernel '%s' takes %u buffers and %u "
-                     "scalars (shaders/vulkan/%s.comp), got %u and %u",
-                     kernel->name, s->buffer_count, push_count, s->name,
+                     "scalars (%s), got %u and %u",
+                     kernel->name, s->buffer_count, push_count, s->source,
                      buffers, scalars);
     return kTfLiteError;
   }

@@ -91,10 +91,10 @@ static TfLiteStatus lg_vk_parse_defines(lg_gpu_kernel* k, const char* defines,
     if (c == NULL) {
       lg_vk_constant_names(s, names, sizeof(names));
       lg_gpu_error_set(error,
-                       "kernel_create: shaders/vulkan/%s.comp has no "
+                       "kernel_create: %s has no "
                        "specialization constant named '%.*s' (from define "
                        "'%.*s'); it declares: %s",
-                       s->name, (int)name_len, name, token_len, start, names);
+                       s->source, (int)name_len, name, token_len, start, names);
       return kTfLiteError;
     }
     int32_t value = 0;
@@ -493,26 +493,26 @@ static TfLiteStatus lg_vk_check_interface(const lg_vk_impl* impl,
   if (s->buffer_count > LG_VK_MAX_BUFFER_ARGS ||
       storage > l->maxPerStageDescriptorStorageBuffers) {
     lg_gpu_error_set(error,
-                     "kernel_create: shaders/vulkan/%s.comp binds %u "
+                     "kernel_create: %s binds %u "
                      "storage buffers; the device allows %u per stage (and "
                      "litegpu %u)",
-                     s->name, storage, l->maxPerStageDescriptorStorageBuffers,
+                     s->source, storage, l->maxPerStageDescriptorStorageBuffers,
                      LG_VK_MAX_BUFFER_ARGS);
     return kTfLiteError;
   }
   if (impl->texel_reads && texels > l->maxPerStageDescriptorSampledImages) {
     lg_gpu_error_set(error,
-                     "kernel_create: shaders/vulkan/%s.comp binds %u "
+                     "kernel_create: %s binds %u "
                      "texel buffers; the device allows %u per stage",
-                     s->name, texels, l->maxPerStageDescriptorSampledImages);
+                     s->source, texels, l->maxPerStageDescriptorSampledImages);
     return kTfLiteError;
   }
   if (push_bytes > l->maxPushConstantsSize ||
       push_bytes > LG_VK_MAX_PUSH_WORDS * 4u) {
     lg_gpu_error_set(error,
-                     "kernel_create: shaders/vulkan/%s.comp has %u bytes "
+                     "kernel_create: %s has %u bytes "
                      "of push constants; maxPushConstantsSize is %u",
-                     s->name, push_bytes, l->maxPushConstantsSize);
+                     s->source, push_bytes, l->maxPushConstantsSize);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -528,7 +528,9 @@ TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
   if (shader == NULL || strlen(name) >= sizeof(kernel->name)) {
     lg_gpu_error_set(error,
                      "kernel_create: no embedded Vulkan shader named "
-                     "'%s' (expected shaders/vulkan/%s.comp)",
+                     "'%s' (expected shaders/kernels/%s.lgk or "
+                     "shaders/vulkan/%s.comp)",
+                     name != NULL ? name : "(null)",
                      name != NULL ? name : "(null)",
                      name != NULL ? name : "(null)");
     return kTfLiteError;

@@ -1,11 +1,12 @@
 /* The Vulkan compute shaders embedded in the library as SPIR-V.
  *
- * cmake/vulkan_shaders.cmake compiles every shaders/vulkan/NAME.comp with
- * glslc as written (float32 tensor data) and with -DLG_FP16 (float16
- * tensor data, shaders/vulkan/lg_types.glsl), each also with -DLG_TEXEL
- * (read-only tensors as texel buffers), validates them with spirv-val and
- * generates this table at build time
- * (build/generated/vulkan_shaders.c), sorted by name, together with
+ * cmake/vulkan_shaders.cmake compiles every shared-dialect kernel
+ * shaders/kernels/NAME.lgk (behind shaders/kernels/lg_dialect_glsl.h) and
+ * every Vulkan-only shaders/vulkan/NAME.comp with glslc as written (float32
+ * tensor data) and with -DLG_FP16 (float16 tensor data,
+ * shaders/vulkan/lg_types.glsl), each also with -DLG_TEXEL (read-only tensors
+ * as texel buffers), validates them with spirv-val and generates this table at
+ * build time (build/generated/vulkan_shaders.c), sorted by name, together with
  * what the backend needs to know about each shader's interface: its
  * specialization constants by define name, the words a define may use as a
  * value, its buffer bindings and their kinds, and the kinds of its push
@@ -22,7 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* `layout(constant_id = id) const int name = ...;` in the shader. */
+/* `layout(constant_id = id) const int name = ...;` in the shader
+ * (LG_SPEC(id, name, ...) in a .lgk). */
 typedef struct lg_vk_spec_constant {
   const char* name;
   uint32_t id;
@@ -57,6 +59,9 @@ typedef struct lg_vk_shader {
   size_t constant_count;
   const lg_vk_named_value* values;
   size_t value_count;
+  /* The source file, for messages: "shaders/kernels/NAME.lgk" (a kernel
+   * shared with OpenCL) or "shaders/vulkan/NAME.comp". */
+  const char* source;
 } lg_vk_shader;
 
 /* Generated. */

@@ -1,27 +1,25 @@
-/* The preamble of every OpenCL kernel, not a kernel itself: the program
- * builder (delegates/opencl/opencl_program.c) puts this file in front of
- * each shaders/opencl/NAME.cl it compiles, so these macros are the one
- * place where the precision of tensor data is decided.
+/* The first part of the preamble of every OpenCL kernel, not a kernel
+ * itself: the program builder (delegates/opencl/opencl_program.c) puts this
+ * file, then shaders/kernels/lg_dialect_cl.h and lg_kernel.h, in front of
+ * each kernel it compiles (shaders/kernels/NAME.lgk, or an OpenCL-only
+ * shaders/opencl/NAME.cl). These macros store float tensor data; what may
+ * be computed in half is stated once, for both APIs, in
+ * shaders/kernels/lg_kernel.h ("Precision").
  *
  * Float tensor buffers (inputs, outputs, weights, biases, float scratch)
  * are `__global LG_DATA*` and are only touched through the macros below;
  * int buffers stay int and float scalar arguments stay float.
  *
- *   (default)    LG_DATA is float: plain reads, vloadN and vstoreN, the
- *                code exactly as written before half storage existed.
+ *   (default)    LG_DATA is float: plain reads, vloadN and vstoreN.
  *   LG_FP16      half storage (the backend's fp16_storage): LG_DATA is
  *                half, read into float by vload_half/vload_halfN and
  *                written by vstore_half_rte/vstore_halfN_rte (round to
  *                nearest, ties to even). These are OpenCL 1.2 core
- *                built-ins, usable without cl_khr_fp16, so arithmetic is
- *                float32 throughout.
+ *                built-ins, usable without cl_khr_fp16.
  *   LG_HALF_MATH with LG_FP16, passed only for devices with cl_khr_fp16
- *                (which this file then enables): lg_real is half, so
- *                per-element arithmetic written in lg_real (binary ops,
- *                piecewise-linear unary ops) runs in half. Sums over many
- *                terms (conv, depthwise, transpose conv, matmul, average
- *                pool, MEAN/SUM, softmax) stay in float accumulators, and
- *                transcendental functions stay float: TFLite GPU's F32_F16.
+ *                (which this file then enables): lg_real, the type of the
+ *                per-element arithmetic lg_kernel.h allows in half, is
+ *                half; otherwise it is float.
  *
  * LG_LOADn(i, p) reads the n values at p + i * n as float (n = 1) or
  * floatn; LG_STOREn(v, i, p) writes float(n) v there; LG_STOREAn is

@@ -10,28 +10,12 @@
 // and every float constant as float16 on the device and converts on the
 // host (delegates/gpu/gpu_lower.h).
 //
-// Precision policy under LG_FP16 (TFLite's GPU delegate runs the same way
-// in its F32_F16 mode):
-//   * Storage is float16: every float tensor buffer (inputs, outputs,
-//     weights, biases, float scratch) holds lg_store elements. Int buffers
-//     (indices, coordinate and remap tables) stay int32, and push-constant
-//     floats (clamp bounds, pad values, softmax beta) stay float32.
-//   * Per-element arithmetic is float16 (lg_half) where the result stays
-//     within the fp16 bound 1e-2 * max(1, |ref|): the binary ops and the
-//     piecewise-linear unary ops round once, from half inputs.
-//   * Sums over many terms accumulate in float32 and only the result is
-//     rounded to half: CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
-//     FULLY_CONNECTED and BATCH_MATMUL, AVERAGE_POOL_2D, MEAN and SUM, and
-//     SOFTMAX's sum (its exponentials are not stored as half in between).
-//   * Transcendental functions (lg_math.glsl: exp, log, tanh, logistic,
-//     sin, cos, erfc, pow, the GELUs) and bilinear interpolation are
-//     evaluated in float32 from the half inputs and rounded to half.
-//   * Fused-activation clamps compare in float32 against float32 bounds;
-//     NaN still passes.
-//   * A value whose magnitude exceeds 65504 becomes +-inf when it is
-//     stored (the device's float32 -> float16 conversion), as on any fp16
-//     GPU; nothing guards against it. Stores round as the device's
-//     conversion does (to nearest or toward zero: Vulkan allows either).
+// What runs in float16 under LG_FP16 (storage, per-element arithmetic in
+// lg_half, float32 sums, transcendental functions and clamps) is stated
+// once, for both APIs, in shaders/kernels/lg_kernel.h ("Precision"); the
+// shared-dialect kernels use lg_half as lg_real. Stores round as the
+// device's float32 -> float16 conversion does (to nearest or toward zero:
+// Vulkan allows either); a magnitude past 65504 becomes +-inf.
 #ifndef LG_TYPES_GLSL_
 #define LG_TYPES_GLSL_
 
@@ -42,7 +26,7 @@
 // One element of a float tensor in a storage buffer, and four of them.
 #define lg_store float16_t
 #define lg_store4 f16vec4
-// Per-element arithmetic (see the policy above).
+// Per-element arithmetic (lg_kernel.h: precision).
 #define lg_half float16_t
 #define lg_half4 f16vec4
 // A tensor element moved as raw bits (every pattern survives a copy),

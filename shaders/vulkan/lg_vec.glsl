@@ -1,5 +1,7 @@
-// Helpers shared by the Vulkan twins of the OpenCL kernels, included with
-// #include "lg_vec.glsl" (it includes lg_math.glsl itself).
+// Helpers shared by the Vulkan-only shaders (shaders/vulkan/*.comp, the
+// twins of OpenCL kernels not yet in the shared dialect; lg_kernel.h has
+// the shared kernels' versions), included with #include "lg_vec.glsl" (it
+// includes lg_math.glsl itself).
 //
 // OpenCL's select(a, b, isgreater(b, a)) and its fused-activation clamps
 // become mix() with a boolean vector: a comparison with NaN is false, so a

@@ -1,0 +1,106 @@
+/* The OpenCL side of the shared kernel dialect (shaders/kernels/lg_kernel.h
+ * describes it). Part of the OpenCL preamble, after shaders/opencl/lg_types.cl
+ * (LG_DATA, LG_LOADn, LG_STOREn, lg_real) and before lg_kernel.h. */
+#define LG_OPENCL 1
+
+/* The interface (lg_kernel.h): LG_KERNEL(name, LG_ARGS) is the kernel's
+ * head, its parameters in the order LG_ARGS lists them. Buffer binding 0
+ * is the first parameter; every other parameter follows a comma. */
+#define LG_KERNEL(name, args) __kernel void name(args(LG_CL_BUF_, LG_CL_VAL_))
+#define LG_KERNEL_LOCAL(name, args, decls) LG_KERNEL(name, args) { decls
+#define LG_KERNEL_CLOSE }
+#define LG_LOCAL(type, name, size) __local type name[size];
+#define lg_barrier() barrier(CLK_LOCAL_MEM_FENCE)
+
+#define LG_CL_BUF_(b, kind, name) LG_CAT(LG_CL_SEP_, b) LG_CL_##kind name
+#define LG_CL_VAL_(kind, name) , LG_CL_##kind name
+#define LG_CL_SEP_0
+#define LG_CL_SEP_1 ,
+#define LG_CL_SEP_2 ,
+#define LG_CL_SEP_3 ,
+#define LG_CL_SEP_4 ,
+#define LG_CL_SEP_5 ,
+#define LG_CL_SEP_6 ,
+#define LG_CL_SEP_7 ,
+#define LG_CL_TENSOR_IN __global const LG_DATA*
+#define LG_CL_TENSOR_RO __global const LG_DATA*
+#define LG_CL_TENSOR_OUT __global LG_DATA*
+#define LG_CL_TENSOR_RW __global LG_DATA*
+#define LG_CL_INTS_IN __global const int*
+#define LG_CL_INTS_OUT __global int*
+#define LG_CL_INTS_RW __global int*
+#define LG_CL_WORDS_IN __global const uint*
+#define LG_CL_WORDS_RW __global uint*
+#define LG_CL_INT int
+#define LG_CL_UINT uint
+#define LG_CL_FLOAT float
+
+/* A define's default (only reached when the define was not given), also
+ * as LG_WORD_<name> for LG_WORD. */
+#define LG_SPEC(id, name, value) \
+  enum { name = (value), LG_WORD_##name = (value) };
+/* A define whose value is a word (-DLG_SRC=float): LG_WORD_<word> is its
+ * number. */
+#define LG_WORD(x) LG_CAT(LG_WORD_, x)
+
+/* Work items. */
+#define lg_gid(d) ((int)get_global_id(d))
+#define lg_lid(d) ((int)get_local_id(d))
+#define lg_group(d) ((int)get_group_id(d))
+
+/* Float tensors (LG_FP16: half storage converted at the access). */
+#define lg_in(name, i) LG_LOAD1((i), (name))
+#define lg_in4(name, q) LG_LOAD4((q), (name))
+#define lg_ld(name, i) LG_LOAD1((i), (name))
+#define lg_st(name, i, v) LG_STORE1((v), (i), (name))
+#define lg_ld4(name, i) LG_LOAD4(0, (name) + (i))
+#define lg_st4(name, i, v) LG_STORE4((v), 0, (name) + (i))
+#define lg_inr(name, i) LG_LOADR1((i), (name))
+#define lg_str(name, i, v) LG_STORER1((v), (i), (name))
+/* dst[j] = src[i] as bits (every pattern survives). */
+#define lg_mov(dst, j, src, i) \
+  (((__global LG_BITS*)(dst))[j] = ((__global const LG_BITS*)(src))[i])
+
+/* Elements of word buffers (LG_ARG_WORDS_*): element i of an array of
+ * bytes, float16 or float32 values held in 32-bit words. The float ones
+ * are float tensor elements: float16 under LG_FP16. */
+#define lg_word_u8(w, i) ((uint)((__global const uchar*)(w))[i])
+#define lg_word_st_u8(w, i, v) (((__global uchar*)(w))[i] = (uchar)(v))
+#ifdef LG_FP16
+#define lg_word_float(w, i) vload_half((i), (__global const half*)(w))
+#define lg_word_st_float(w, i, v) vstore_half_rte((v), (i), (__global half*)(w))
+#else
+#define lg_word_float(w, i) as_float((w)[i])
+#define lg_word_st_float(w, i, v) ((w)[i] = as_uint((float)(v)))
+#endif
+
+/* Conversions and vectors. */
+#define lg_cvt_float(x) ((float)(x))
+#define lg_cvt_int(x) ((int)(x))
+#define lg_cvt_uint(x) ((uint)(x))
+#define lg_cvt_real(x) ((lg_real)(x))
+#define lg_float4(a, b, c, d) ((float4)((a), (b), (c), (d)))
+#define lg_float4s(s) ((float4)(s))
+#define lg_int_as_float(x) as_float(x)
+/* Lane-wise a > b, a < b (false with NaN) and c ? b : a. */
+#define lg_gt4(a, b) isgreater((a), (b))
+#define lg_lt4(a, b) isless((a), (b))
+#define lg_select4(a, b, c) select((a), (b), (c))
+/* Exact evaluation order: LG_NO_FP_CONTRACT at file scope, and LG_PRECISE
+ * on the variables whose expressions must not be fused (Vulkan). */
+#define LG_NO_FP_CONTRACT _Pragma("OPENCL FP_CONTRACT OFF")
+#define LG_PRECISE
+
+/* Math: OpenCL's built-ins are precise enough. */
+#define LG_FLT_MAX FLT_MAX
+#define lg_abs(x) fabs(x)
+#define lg_exp(x) exp(x)
+#define lg_expm1(x) expm1(x)
+#define lg_log(x) log(x)
+#define lg_tanh(x) tanh(x)
+#define lg_sin(x) sin(x)
+#define lg_cos(x) cos(x)
+#define lg_erfc(x) erfc(x)
+#define lg_pow(x, y) pow((x), (y))
+#define lg_logistic(x) (1.0f / (1.0f + exp(-(x))))
+#define lg_rem(a, b) ((a) % (b))
