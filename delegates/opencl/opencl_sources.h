@@ -11,8 +11,8 @@
  * LG_OPENCL_PREAMBLE_COUNT entries are not kernels but the preamble
  * (lg_opencl_preamble), which the program builder puts in front of every
  * kernel's lines, in this order: shaders/opencl/lg_types.cl (the macros for
- * float tensor data in float32 or half storage), then
- * shaders/kernels/lg_dialect_cl.h and lg_kernel.h (the shared dialect's
+ * float tensor data in float32 or half storage), lg_op_codes.h (generated
+ * from ops/ops.def), then shaders/kernels/lg_dialect_cl.h and lg_kernel.h (the shared dialect's
  * OpenCL macros and helpers).
  *
  *   const lg_embedded_source* src = lg_opencl_kernel_find("add");
@@ -38,8 +38,9 @@ extern const size_t lg_opencl_source_count;
 #define LG_OPENCL_PREAMBLE "lg_types"
 
 /* The names of the preamble sources, in the order they are put in front of
- * a kernel: "lg_types", "lg_dialect_cl", "lg_kernel". */
-#define LG_OPENCL_PREAMBLE_COUNT 3
+ * a kernel: "lg_types", "lg_op_codes" (the op codes written from the op
+ * manifest at build time), "lg_dialect_cl", "lg_kernel". */
+#define LG_OPENCL_PREAMBLE_COUNT 4
 extern const char* const lg_opencl_preamble[LG_OPENCL_PREAMBLE_COUNT];
 
 /* The source named `name` (kernel or preamble), or NULL. */

@@ -155,7 +155,7 @@ const lg_embedded_source* lg_opencl_source_find(const char* name) {
 }
 
 const char* const lg_opencl_preamble[LG_OPENCL_PREAMBLE_COUNT] = {
-    LG_OPENCL_PREAMBLE, "lg_dialect_cl", "lg_kernel"};
+    LG_OPENCL_PREAMBLE, "lg_op_codes", "lg_dialect_cl", "lg_kernel"};
 
 const lg_embedded_source* lg_opencl_kernel_find(const char* name) {
   if (name == NULL) return NULL;

@@ -6,6 +6,8 @@
 
 // Its #extension lines (LG_FP16) must precede every declaration.
 #include "lg_types.glsl"
+// The op codes LG_OP selects, written from ops/ops.def at build time.
+#include "lg_op_codes.h"
 
 #define LG_GLSL 1
 // The Vulkan backend only runs LG_FP16 builds on devices with
