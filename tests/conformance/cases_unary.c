@@ -1,6 +1,6 @@
 /* Unary and activation cases: LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1,
- * LEAKY_RELU, ELU, HARD_SWISH, GELU (exact and approximate), EXP, LOG,
- * SQRT, RSQRT, SQUARE, ABS, NEG, SIN, COS, FLOOR and SOFTMAX (beta 1 and
+ * RELU_0_TO_1, LEAKY_RELU, ELU, HARD_SWISH, GELU (exact and approximate), EXP,
+ * LOG, SQRT, RSQRT, SQUARE, ABS, NEG, SIN, COS, FLOOR and SOFTMAX (beta 1 and
  * 0.5) over shapes with odd channel counts, a batch, rank 2 and 64x64;
  * PRELU with per-channel and broadcast alphas; DEQUANTIZE of a constant
  * float16 weight feeding ADD; CAST int32 -> float32.
@@ -38,6 +38,7 @@ static const unary_op kOps[] = {
     {kTfLiteBuiltinRelu, "relu", -4, 4, -3e4f, 3e4f, NULL, false},
     {kTfLiteBuiltinRelu6, "relu6", -4, 8, -3e4f, 3e4f, NULL, false},
     {kTfLiteBuiltinReluN1To1, "relu_n1_to_1", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinRelu0To1, "relu_0_to_1", -4, 4, -3e4f, 3e4f, NULL, false},
     {kTfLiteBuiltinLeakyRelu, "leaky_relu", -4, 4, -3e4f, 3e4f, &kAlpha, false},
     {kTfLiteBuiltinElu, "elu", -4, 4, -3e4f, 3e4f, NULL, false},
     {kTfLiteBuiltinHardSwish, "hard_swish", -5, 5, -3e4f, 3e4f, NULL, false},

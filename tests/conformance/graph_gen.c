@@ -1351,6 +1351,7 @@ static const op_entry kOps[] = {
     UNARY(Relu, "RELU", 3),
     UNARY(Relu6, "RELU6", 2),
     UNARY(ReluN1To1, "RELU_N1_TO_1", 1),
+    UNARY(Relu0To1, "RELU_0_TO_1", 1),
     UNARY(LeakyRelu, "LEAKY_RELU", 1),
     UNARY(Logistic, "LOGISTIC", 2),
     UNARY(Tanh, "TANH", 2),

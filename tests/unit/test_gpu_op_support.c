@@ -180,6 +180,7 @@ static const expected_op kExpected[] = {
     {kTfLiteBuiltinRelu, 2},
     {kTfLiteBuiltinRelu6, 2},
     {kTfLiteBuiltinReluN1To1, 2},
+    {kTfLiteBuiltinRelu0To1, 2},
     {kTfLiteBuiltinLeakyRelu, 2},
     {kTfLiteBuiltinPrelu, 1},
     {kTfLiteBuiltinElu, 2},
@@ -303,7 +304,8 @@ static void test_relu_family(void** state) {
   const int x5 = RT(f, F32, 2, 1, 4, 4, 2);
   const TfLiteLeakyReluParams leaky = {.alpha = 0.2f};
   const int32_t codes[] = {kTfLiteBuiltinRelu, kTfLiteBuiltinRelu6,
-                           kTfLiteBuiltinReluN1To1, kTfLiteBuiltinLeakyRelu};
+                           kTfLiteBuiltinReluN1To1, kTfLiteBuiltinRelu0To1,
+                           kTfLiteBuiltinLeakyRelu};
   for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); ++i) {
     const void* p = codes[i] == kTfLiteBuiltinLeakyRelu ? &leaky : NULL;
     IO(f, ((int[]){x}), ((int[]){y}));
