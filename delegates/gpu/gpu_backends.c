@@ -1,5 +1,5 @@
 /* The GPU backend registry (gpu_backend.h). */
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 
 #include <stddef.h>
 

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 #include "delegates/gpu/gpu_lower.h"
 #include "delegates/gpu/gpu_program.h"
 #include "delegates/gpu/op_support.h"

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 #include "delegates/gpu/gpu_lower.h"
 #include "litegpu/gpu_delegate.h"
 #include "tensorflow/lite/c/common.h"

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 #include "delegates/gpu/gpu_lower.h"
 #include "delegates/gpu/gpu_program.h"
 #include "tensorflow/lite/c/common.h"

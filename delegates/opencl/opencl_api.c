@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "delegates/gpu/gpu_library.h"
+#include "delegates/backend/gpu_library.h"
 
 lg_cl_functions lg_cl_fn;
 

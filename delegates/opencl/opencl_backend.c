@@ -211,13 +211,6 @@ static TfLiteStatus lg_cl_set_args(lg_gpu_kernel* kernel,
     if (lg_cl_inject("clSetKernelArg")) {
       err = CL_INVALID_ARG_VALUE;
     } else if (args[i].kind == LG_GPU_ARG_KIND_BUFFER) {
-      if (args[i].value.buffer == NULL) {
-        lg_gpu_error_set(error,
-                         "dispatch: kernel '%s' argument %d is a NULL "
-                         "buffer",
-                         kernel->name, i);
-        return kTfLiteError;
-      }
       err = clSetKernelArg(kernel->kernel, (cl_uint)i, sizeof(cl_mem),
                            &args[i].value.buffer->mem);
     } else if (args[i].kind == LG_GPU_ARG_KIND_INT) {
@@ -321,23 +314,7 @@ static TfLiteStatus lg_cl_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
   lg_cl_impl* impl = be->impl;
   size_t chosen[3] = {1, 1, 1};
   size_t rounded[3] = {1, 1, 1};
-  if (kernel == NULL || global == NULL || dims < 1 || dims > 3 ||
-      num_args < 0 || (num_args > 0 && args == NULL)) {
-    lg_gpu_error_set(error,
-                     "dispatch: invalid arguments (kernel %p, dims %d, "
-                     "%d args)",
-                     (const void*)kernel, dims, num_args);
-    return kTfLiteError;
-  }
-  for (int d = 0; d < dims; ++d) {
-    if (global[d] == 0) {
-      lg_gpu_error_set(error,
-                       "dispatch: kernel '%s' global size is 0 in "
-                       "dimension %d",
-                       kernel->name, d);
-      return kTfLiteError;
-    }
-  }
+  /* lg_gpu_dispatch checked the arguments every backend shares. */
   if (local != NULL) {
     if (lg_cl_check_local(be, kernel, dims, local, error) != kTfLiteOk) {
       return kTfLiteError;

@@ -1,5 +1,5 @@
 /* The OpenCL implementation of the GPU backend interface
- * (delegates/gpu/gpu_backend.h), through the ICD loader, OpenCL 1.2 API.
+ * (delegates/backend/gpu_backend.h), through the ICD loader, OpenCL 1.2 API.
  *
  * Device choice: every platform's devices are listed in platform order and
  * devices older than OpenCL 1.2 are dropped. If any GPU device remains, the
@@ -25,9 +25,9 @@
  * half-storage kernels run on devices without cl_khr_fp16 (PoCL) in
  * tests. Build options are the caller's defines plus those. With
  * options->cache_dir set,
- * compiled program binaries are cached there (see delegates/gpu/cache_file.h):
- * a later kernel_create with the same device, driver, options and source loads
- * the binary instead of compiling.
+ * compiled program binaries are cached there (see
+ * delegates/backend/cache_file.h): a later kernel_create with the same device,
+ * driver, options and source loads the binary instead of compiling.
  *
  * dispatch without a local size picks one within the kernel's and device's
  * limits and rounds each global size up to a multiple of it, so kernels must
@@ -47,7 +47,7 @@
 #ifndef LITEGPU_DELEGATES_OPENCL_OPENCL_BACKEND_H_
 #define LITEGPU_DELEGATES_OPENCL_OPENCL_BACKEND_H_
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 
 #ifdef __cplusplus
 extern "C" {

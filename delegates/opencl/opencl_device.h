@@ -6,7 +6,7 @@
 
 #include "delegates/opencl/opencl_api.h" /* CL/cl.h, the loaded calls */
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 
 typedef struct lg_cl_device_entry {
   cl_platform_id platform;

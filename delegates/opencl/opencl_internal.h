@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "delegates/gpu/gpu_backend.h"
-#include "delegates/gpu/gpu_error.h"
+#include "delegates/backend/gpu_backend.h"
+#include "delegates/backend/gpu_error.h"
 #include "delegates/opencl/opencl_api.h" /* CL/cl.h, the loaded calls */
 
 /* The ICD loader's "no platform" code (cl_khr_icd, in cl_ext.h). */
@@ -65,7 +65,7 @@ bool lg_cl_inject(const char* call_name);
 void lg_cl_fail(lg_gpu_error* error, const char* call, cl_int code,
                 const char* detail_format, ...)
     __attribute__((format(printf, 4, 5)));
-/* Free-form messages: lg_gpu_error_set (delegates/gpu/gpu_error.h). */
+/* Free-form messages: lg_gpu_error_set (delegates/backend/gpu_error.h). */
 
 void lg_cl_object_created(void);
 void lg_cl_object_released(void);

@@ -1,11 +1,12 @@
 /* Program building for the OpenCL backend: embedded source lookup, build
- * options, the on-disk binary cache (delegates/gpu/cache_file.h), kernels. */
+ * options, the on-disk binary cache (delegates/backend/cache_file.h), kernels.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "delegates/gpu/cache_file.h"
+#include "delegates/backend/cache_file.h"
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
 #include "delegates/opencl/opencl_sources.h"

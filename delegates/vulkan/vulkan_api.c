@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "delegates/gpu/gpu_library.h"
+#include "delegates/backend/gpu_library.h"
 
 lg_vk_functions lg_vk_fn;
 

@@ -1,5 +1,5 @@
 /* The Vulkan implementation of the GPU backend interface
- * (delegates/gpu/gpu_backend.h): Vulkan 1.1 through the loader, compute
+ * (delegates/backend/gpu_backend.h): Vulkan 1.1 through the loader, compute
  * only (no surface, no graphics queue needed).
  *
  * Device choice: the physical devices of Vulkan 1.1 or later that have a
@@ -94,7 +94,7 @@
 #ifndef LITEGPU_DELEGATES_VULKAN_VULKAN_BACKEND_H_
 #define LITEGPU_DELEGATES_VULKAN_VULKAN_BACKEND_H_
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 
 #ifdef __cplusplus
 extern "C" {

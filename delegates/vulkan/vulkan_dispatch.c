@@ -221,13 +221,6 @@ static TfLiteStatus lg_vk_pack_args(lg_vk_impl* impl,
   for (int i = 0; i < num_args; ++i) {
     const lg_gpu_arg* a = &args[i];
     if (a->kind == LG_GPU_ARG_KIND_BUFFER) {
-      if (a->value.buffer == NULL) {
-        lg_gpu_error_set(error,
-                         "dispatch: kernel '%s' argument %d is a NULL "
-                         "buffer",
-                         kernel->name, i);
-        return kTfLiteError;
-      }
       if (buffers < s->buffer_count) {
         bindings->infos[buffers] =
             (VkDescriptorBufferInfo){a->value.buffer->buffer, 0, VK_WHOLE_SIZE};
@@ -334,14 +327,7 @@ static TfLiteStatus lg_vk_dispatch_record(lg_gpu_backend* be,
   lg_vk_bindings bindings;
   uint32_t push[LG_VK_MAX_PUSH_WORDS];
   uint32_t chosen[3] = {1, 1, 1}, groups[3] = {1, 1, 1};
-  if (kernel == NULL || global == NULL || dims < 1 || dims > 3 ||
-      num_args < 0 || (num_args > 0 && args == NULL)) {
-    lg_gpu_error_set(error,
-                     "dispatch: invalid arguments (kernel %p, dims %d, "
-                     "%d args)",
-                     (const void*)kernel, dims, num_args);
-    return kTfLiteError;
-  }
+  /* lg_gpu_dispatch checked the arguments every backend shares. */
   if (lg_vk_check_usable(impl, "dispatch", error) != kTfLiteOk ||
       lg_vk_pack_args(impl, kernel, args, num_args, &bindings, push, error) !=
           kTfLiteOk) {

@@ -22,7 +22,7 @@
 
 #include <vulkan/vulkan.h>
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_shaders.h"
 

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "delegates/gpu/gpu_backend.h"
-#include "delegates/gpu/gpu_error.h"
+#include "delegates/backend/gpu_backend.h"
+#include "delegates/backend/gpu_error.h"
 #include "delegates/vulkan/vulkan_api.h" /* vulkan.h, the loaded calls */
 
 /* ---- Test hooks --------------------------------------------------------- */
@@ -66,7 +66,7 @@ const char* lg_vk_result_name(VkResult result);
 void lg_vk_fail(lg_gpu_error* error, const char* call, VkResult result,
                 const char* detail_format, ...)
     __attribute__((format(printf, 4, 5)));
-/* Free-form messages: lg_gpu_error_set (delegates/gpu/gpu_error.h). */
+/* Free-form messages: lg_gpu_error_set (delegates/backend/gpu_error.h). */
 
 void lg_vk_object_created(void);
 void lg_vk_object_released(void);

@@ -3,8 +3,8 @@
  * that shader (each kernel of the shader adds its own).
  *
  * File "litegpu-vk-<16 hex digits>.bin" in the cache folder in the format
- * of delegates/gpu/cache_file.h (magic "LGVKPLC"), keyed by the device name,
- * vendor and device ids, driver version and name, API version,
+ * of delegates/backend/cache_file.h (magic "LGVKPLC"), keyed by the device
+ * name, vendor and device ids, driver version and name, API version,
  * pipelineCacheUUID, shader name and a hash of the SPIR-V the kernel was
  * built from (so the float32 and the LG_FP16 build of a shader have
  * different keys, hence different files).
@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delegates/gpu/cache_file.h"
+#include "delegates/backend/cache_file.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
 
-/* "litegpu-vk-*.bin" files (format in delegates/gpu/cache_file.h). */
+/* "litegpu-vk-*.bin" files (format in delegates/backend/cache_file.h). */
 static const lg_cache_file_format kPipelineCache = {"vk", "LGVKPLC", 1u};
 
 static uint32_t lg_vk_get_u32(const unsigned char* p) {

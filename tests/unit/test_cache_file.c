@@ -1,4 +1,4 @@
-/* The GPU backends' cache files (delegates/gpu/cache_file.h): a stored
+/* The GPU backends' cache files (delegates/backend/cache_file.h): a stored
  * entry loads back whole, a damaged or foreign one is rejected, and stores
  * of one key from several threads at once (two delegates sharing a
  * serialization_dir) always leave one whole entry behind. */
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "delegates/gpu/cache_file.h"
+#include "delegates/backend/cache_file.h"
 
 static const lg_cache_file_format kFormat = {"test", "LGTEST\0\0", 1};
 static const char kKey[] = "device=test;driver=1;kernel=add";

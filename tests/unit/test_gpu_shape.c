@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 #include "delegates/gpu/lower_shape_internal.h"
 #include "delegates/opencl/opencl_backend.h"
 #include "litegpu/gpu_delegate.h"

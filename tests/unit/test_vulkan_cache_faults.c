@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "base/clock.h"
-#include "delegates/gpu/cache_file.h"
+#include "delegates/backend/cache_file.h"
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 #include "delegates/vulkan/vulkan_backend.h"
 
 /* ---- Backends ----------------------------------------------------------- */

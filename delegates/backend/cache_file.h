@@ -27,8 +27,8 @@
  *   static const lg_cache_file_format kFormat = {"cl", "LGCLPRG", 1};
  *   if (lg_cache_file_load(&kFormat, dir, key, &data, &n) == LG_CACHE_HIT)
  */
-#ifndef LITEGPU_DELEGATES_GPU_CACHE_FILE_H_
-#define LITEGPU_DELEGATES_GPU_CACHE_FILE_H_
+#ifndef LITEGPU_DELEGATES_BACKEND_CACHE_FILE_H_
+#define LITEGPU_DELEGATES_BACKEND_CACHE_FILE_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,4 +67,4 @@ lg_cache_result lg_cache_file_load(const lg_cache_file_format* format,
 bool lg_cache_file_store(const lg_cache_file_format* format, const char* dir,
                          const char* key, const void* payload, size_t bytes);
 
-#endif /* LITEGPU_DELEGATES_GPU_CACHE_FILE_H_ */
+#endif /* LITEGPU_DELEGATES_BACKEND_CACHE_FILE_H_ */

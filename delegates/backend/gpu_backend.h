@@ -26,8 +26,8 @@
  * builds, the log. Nothing aborts. Release slots accept NULL.
  * Thread safety: a backend instance is used by one thread at a time.
  */
-#ifndef LITEGPU_DELEGATES_GPU_GPU_BACKEND_H_
-#define LITEGPU_DELEGATES_GPU_GPU_BACKEND_H_
+#ifndef LITEGPU_DELEGATES_BACKEND_GPU_BACKEND_H_
+#define LITEGPU_DELEGATES_BACKEND_GPU_BACKEND_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -238,8 +238,8 @@ TfLiteStatus lg_gpu_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
 
 /* be->ops->buffer_upload after the common checks. */
 TfLiteStatus lg_gpu_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
-                                  size_t offset, const void* data,
-                                  size_t bytes, lg_gpu_error* error);
+                                  size_t offset, const void* data, size_t bytes,
+                                  lg_gpu_error* error);
 
 /* ---- The backends ---------------------------------------------------------
  * Backends are rows of a registry (gpu_backends.c), not cases of an enum:
@@ -274,4 +274,4 @@ static inline void lg_gpu_backend_destroy(lg_gpu_backend* be) {
   if (be != NULL) be->ops->destroy(be);
 }
 
-#endif /* LITEGPU_DELEGATES_GPU_GPU_BACKEND_H_ */
+#endif /* LITEGPU_DELEGATES_BACKEND_GPU_BACKEND_H_ */

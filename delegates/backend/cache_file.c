@@ -1,5 +1,5 @@
 /* The GPU backends' cache files (format in cache_file.h). */
-#include "delegates/gpu/cache_file.h"
+#include "delegates/backend/cache_file.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

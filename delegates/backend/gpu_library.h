@@ -1,8 +1,8 @@
 /* Opening a GPU API's loader library at run time (the OpenCL and Vulkan
  * backends' opencl_api.c / vulkan_api.c), so that liblitegpu links neither
  * and loads on machines that lack one. */
-#ifndef LITEGPU_DELEGATES_GPU_GPU_LIBRARY_H_
-#define LITEGPU_DELEGATES_GPU_GPU_LIBRARY_H_
+#ifndef LITEGPU_DELEGATES_BACKEND_GPU_LIBRARY_H_
+#define LITEGPU_DELEGATES_BACKEND_GPU_LIBRARY_H_
 
 #include <stddef.h>
 
@@ -16,4 +16,4 @@ void* lg_gpu_library_open(const char* test_env, const char* const* names,
                           int count, const char* what, const char* hint,
                           char* why, size_t why_size);
 
-#endif /* LITEGPU_DELEGATES_GPU_GPU_LIBRARY_H_ */
+#endif /* LITEGPU_DELEGATES_BACKEND_GPU_LIBRARY_H_ */

@@ -1,9 +1,9 @@
 /* The core wrappers around the backend slots (gpu_backend.h). */
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 
 #include <stddef.h>
 
-#include "delegates/gpu/gpu_error.h"
+#include "delegates/backend/gpu_error.h"
 
 TfLiteStatus lg_gpu_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
                              const lg_gpu_arg* args, int num_args, int dims,

@@ -1,5 +1,5 @@
 /* Run-time opening of a GPU API's loader library (gpu_library.h). */
-#include "delegates/gpu/gpu_library.h"
+#include "delegates/backend/gpu_library.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Error messages and fault injection shared by the GPU backends
  * (gpu_error.h). */
-#include "delegates/gpu/gpu_error.h"
+#include "delegates/backend/gpu_error.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -17,13 +17,13 @@
  * A fault fires once, then disarms; `fired` says whether it did. Not thread
  * safe: tests arm and trigger on one thread.
  */
-#ifndef LITEGPU_DELEGATES_GPU_GPU_ERROR_H_
-#define LITEGPU_DELEGATES_GPU_GPU_ERROR_H_
+#ifndef LITEGPU_DELEGATES_BACKEND_GPU_ERROR_H_
+#define LITEGPU_DELEGATES_BACKEND_GPU_ERROR_H_
 
 #include <stdarg.h>
 #include <stdbool.h>
 
-#include "delegates/gpu/gpu_backend.h"
+#include "delegates/backend/gpu_backend.h"
 
 void lg_gpu_error_set(lg_gpu_error* error, const char* format, ...)
 #if defined(__GNUC__)
@@ -50,4 +50,4 @@ void lg_gpu_fault_arm(lg_gpu_fault* fault, const char* call_name, int nth);
 /* True when this use of `call_name` is the one to fail. */
 bool lg_gpu_fault_hit(lg_gpu_fault* fault, const char* call_name);
 
-#endif /* LITEGPU_DELEGATES_GPU_GPU_ERROR_H_ */
+#endif /* LITEGPU_DELEGATES_BACKEND_GPU_ERROR_H_ */
