@@ -52,7 +52,8 @@
 #     the define -> constant table the backend uses to turn "-DNAME=value"
 #     into a specialization constant; only int constants;
 #   * `// lg_value WORD = N` lines: words a define may use as its value
-#     (cast.comp: -DLG_SRC=float);
+#     (e.g. -DLG_SRC=float; shared kernels declare theirs as
+#     `#define LG_WORD_float 0` lines);
 #   * storage buffers `layout(..., binding = K) ... buffer` and read-only
 #     tensors `LG_TENSOR_IN(K, name);` (lg_types.glsl: texel buffers in the
 #     -DLG_TEXEL builds): bindings must be 0..k-1 (set 0), one per buffer

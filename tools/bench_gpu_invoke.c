@@ -400,7 +400,7 @@ static bool vk_make_pipeline(vk_path* p) {
                                   &p->pipeline) == VK_SUCCESS;
 }
 
-/* binary.comp's push constants for a same-shape add of n floats: n, na,
+/* binary.lgk's push constants for a same-shape add of n floats: n, na,
  * nb, lo, hi, then the (unused) broadcast dims and strides. */
 static void vk_push_values(int n, uint32_t words[16]) {
   const float lo = -FLT_MAX, hi = FLT_MAX;

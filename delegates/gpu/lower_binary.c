@@ -1,5 +1,5 @@
 /* GPU lowerings of the binary family (ops/ops.def): two operands with
- * broadcasting and fused activations (shaders/opencl/binary.cl; the op
+ * broadcasting and fused activations (shaders/kernels/binary.lgk; the op
  * code LG_OP is the manifest row's), PRELU included. Semantics are the CPU
  * kernels' (runtime/kernels/binary.c, prelu.c). */
 #include <math.h>

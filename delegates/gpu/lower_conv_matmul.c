@@ -9,7 +9,7 @@
  * with vector loads and no bound checks (on a GPU the neighbouring work
  * items' loads are whole 16- or 32-byte sectors). Constant operands are
  * packed here, once, into a device constant; runtime ones are packed on the
- * device by matmul_pack.cl into a scratch buffer before the product.
+ * device by matmul_pack.lgk into a scratch buffer before the product.
  * Activations are read in their own (host) layout.
  *
  * Each matmul work item computes up to 8 rows x 4 or 8 columns; each
@@ -84,7 +84,7 @@ typedef struct b_source {
 
 /* Packs a constant B on the host into a device constant (its id, or -1):
  * npad / vec column blocks per matrix, each k vectors of vec columns (the
- * layout of matmul_pack.cl). */
+ * layout of matmul_pack.lgk). */
 static int pack_constant(lg_gpu_program* p, const float* src, const b_source* s,
                          int npad, int vec) {
   const size_t count = (size_t)s->batches * (size_t)s->k * (size_t)npad;

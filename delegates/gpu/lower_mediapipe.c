@@ -1,6 +1,6 @@
 /* GPU lowerings of the mediapipe family (ops/ops.def): MediaPipe's
- * MaxPoolingWithArgmax2D and MaxUnpooling2D (shaders/opencl/pool_argmax.cl,
- * max_unpool.cl). Convolution2DTransposeBias shares TRANSPOSE_CONV's
+ * MaxPoolingWithArgmax2D and MaxUnpooling2D (shaders/kernels/pool_argmax.lgk,
+ * max_unpool.lgk). Convolution2DTransposeBias shares TRANSPOSE_CONV's
  * lowering (lower_conv_matmul.c). Semantics are the CPU kernels'
  * (runtime/kernels/mediapipe_ops.c). */
 #include <math.h>

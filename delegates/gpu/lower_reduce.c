@@ -1,6 +1,6 @@
 /* GPU lowerings of the reduce family (ops/ops.def): AVERAGE_POOL_2D and
- * MAX_POOL_2D (shaders/opencl/pool.cl), MEAN, SUM and REDUCE_MAX
- * (reduce.cl).
+ * MAX_POOL_2D (shaders/kernels/pool.lgk), MEAN, SUM and REDUCE_MAX
+ * (reduce.lgk).
  *
  * Semantics are the CPU kernels' (runtime/kernels/pooling.c, reduce.c),
  * which are tested against LiteRT:
@@ -107,7 +107,7 @@ TfLiteStatus lg_gpu_lower_pool(lg_gpu_program* p, TfLiteContext* context,
 
 /* ---- MEAN, SUM, REDUCE_MAX ----------------------------------------------- */
 
-/* The loop plan of one reduction (see shaders/opencl/reduce.cl). */
+/* The loop plan of one reduction (see shaders/kernels/reduce.lgk). */
 typedef struct reduce_plan {
   int32_t table[4 * REDUCE_GROUPS];
   int64_t out_count;  /* output elements */

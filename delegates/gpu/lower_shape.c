@@ -3,8 +3,8 @@
  * GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH.
  *
  * RESHAPE and SQUEEZE only rename bytes: the output aliases the input
- * (lg_gpu_lower_alias). GATHER is one dispatch of shape_gather.cl. Every
- * other op is a list of remap jobs for remap.cl: one job walks an N-D
+ * (lg_gpu_lower_alias). GATHER is one dispatch of shape_gather.lgk. Every
+ * other op is a list of remap jobs for remap.lgk: one job walks an N-D
  * iteration space and moves element (i_0, .., i_n) from the source
  * coordinate start_d + i_d * step_d of each dim (through a per-dim mode:
  * plain, constant outside the source (PAD), mirrored (MIRROR_PAD) or

@@ -1,11 +1,11 @@
 /* Internal to the shape family's GPU lowerings (lower_shape.c, with the
- * plan machinery in lower_shape_plan.c): remap jobs for shaders/opencl/remap.cl
+ * plan machinery in lower_shape_plan.c): remap jobs for shaders/kernels/remap.lgk
  * and the tensor helpers the op builders share.
  *
  * A builder describes each data movement as an lg_gpu_remap_job and hands
  * it to lg_gpu_shape_plan_add, which simplifies it, checks that every
  * offset it reaches lies inside its tensors, and appends its table (the
- * layout remap.cl reads) and its dispatch to the plan:
+ * layout remap.lgk reads) and its dispatch to the plan:
  *
  *   lg_gpu_shape_plan plan;
  *   lg_gpu_shape_plan_init(&plan, context, reason, sizeof(reason));
@@ -30,12 +30,12 @@
 
 #include "tensorflow/lite/c/common.h"
 
-/* remap.cl's table: a header and LG_REMAP_DIMS dims of LG_REMAP_FIELDS ints. */
+/* remap.lgk's table: a header and LG_REMAP_DIMS dims of LG_REMAP_FIELDS ints. */
 #define LG_REMAP_DIMS 6
 #define LG_REMAP_HEADER 3
 #define LG_REMAP_FIELDS 7
 #define LG_REMAP_INTS (LG_REMAP_HEADER + LG_REMAP_DIMS * LG_REMAP_FIELDS)
-/* Elements of the innermost dim one work item moves (remap.cl's LG_CHUNK):
+/* Elements of the innermost dim one work item moves (remap.lgk's LG_CHUNK):
  * global[0] is ceil(size / LG_REMAP_CHUNK). */
 #define LG_REMAP_CHUNK 8
 /* Dims a builder may describe before merging (6-D views of rank-4 data,
@@ -66,7 +66,7 @@ typedef struct lg_gpu_remap_job {
   int64_t src_base, dst_base;
 } lg_gpu_remap_job;
 
-/* One dispatch of remap.cl. */
+/* One dispatch of remap.lgk. */
 typedef struct lg_gpu_remap_call {
   int src, dst;
   int offset; /* of its table in lg_gpu_shape_plan.table */

@@ -1,6 +1,6 @@
 /* The shape family's plan machinery (lower_shape_internal.h): tensor
  * helpers, and the simplification, bounds check and table layout of remap
- * jobs for shaders/opencl/remap.cl. */
+ * jobs for shaders/kernels/remap.lgk. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>

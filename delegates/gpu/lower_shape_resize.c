@@ -1,5 +1,5 @@
 /* GPU lowerings of the shape family's resizes (ops/ops.def):
- * RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR (shaders/opencl/resize.cl).
+ * RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR (shaders/kernels/resize.lgk).
  * Source coordinates are computed here, on the host, with the CPU kernel's
  * float arithmetic (runtime/kernels/resize.c), into a small constant table,
  * so every index and weight is exactly the CPU's. Channels are read as
@@ -87,7 +87,7 @@ static void nearest_entries(int in, int out, bool align, bool half_pixel,
   }
 }
 
-/* The coordinate table (resize.cl) as a device constant; its id or -1. */
+/* The coordinate table (resize.lgk) as a device constant; its id or -1. */
 static int resize_table(lg_gpu_program* p, bool nearest, const int* id,
                         const int* od, bool align, bool half_pixel) {
   const int per = nearest ? 1 : 3;

@@ -1,8 +1,8 @@
 /* GPU lowerings of the unary family (ops/ops.def): elementwise unary ops
- * and activations (shaders/opencl/unary.cl; the op code LG_OP is the
- * manifest row's), CAST (cast.cl), DEQUANTIZE of constant float16 weights
+ * and activations (shaders/kernels/unary.lgk; the op code LG_OP is the
+ * manifest row's), CAST (cast.lgk), DEQUANTIZE of constant float16 weights
  * (converted on the host into a device constant) and SOFTMAX
- * (softmax.cl: it subtracts the row maximum; wide rows use a work group
+ * (softmax.lgk: it subtracts the row maximum; wide rows use a work group
  * each). Semantics are the CPU kernels' (runtime/kernels/unary.c, cast.c,
  * dequantize.c, softmax.c). */
 #include <math.h>

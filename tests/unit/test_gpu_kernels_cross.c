@@ -48,7 +48,7 @@ static int pool_out(bool same, int in, int filter, int stride) {
   return same ? ceil_div(in, stride) : (in - filter) / stride + 1;
 }
 
-/* One pool.cl dispatch as lower_pool makes it; got[b] (may be NULL) gets
+/* One pool.lgk dispatch as lower_pool makes it; got[b] (may be NULL) gets
  * each backend's output. */
 static void run_pool(const pool_spec* s, const float* input,
                      float* got[kBackends]) {
@@ -136,7 +136,7 @@ static void test_pool_hand(void** state) {
 
 /* ---- reduce ------------------------------------------------------------- */
 
-/* A reduce.cl dispatch: the plan written by hand as lower_reduce.c merges
+/* A reduce.lgk dispatch: the plan written by hand as lower_reduce.c merges
  * the dims (kept sizes, kept strides, reduced sizes, reduced strides; each
  * padded at the front with 1 / 0). */
 typedef struct reduce_spec {
@@ -257,7 +257,7 @@ static void test_reduce_hand(void** state) {
 
 /* ---- softmax ------------------------------------------------------------ */
 
-/* A softmax.cl dispatch as lower_softmax makes it: one invocation per row
+/* A softmax.lgk dispatch as lower_softmax makes it: one invocation per row
  * below 128 elements, else a work group per row. */
 static void run_softmax(const char* label, const float* input, int rows,
                         int depth, float beta, float* got[kBackends]) {
@@ -409,7 +409,7 @@ static void test_resize(void** state) {
 
 /* ---- remap -------------------------------------------------------------- */
 
-/* One dim of a remap job (remap.cl's 7 fields). */
+/* One dim of a remap job (remap.lgk's 7 fields). */
 typedef struct remap_dim {
   int size, src_stride, dst_stride, start, step, src_dim, mode;
 } remap_dim;

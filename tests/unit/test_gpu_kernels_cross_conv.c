@@ -34,7 +34,7 @@
 
 /* ---- matmul_pack, matmul ------------------------------------------------ */
 
-/* The packed B layout (matmul_pack.cl), on the host: per matrix npad / vec
+/* The packed B layout (matmul_pack.lgk), on the host: per matrix npad / vec
  * column blocks of k vectors of vec columns, zeros past n. */
 static float* pack_b(const float* src, int batches, int k, int n,
                      bool transposed, int npad, int vec) {

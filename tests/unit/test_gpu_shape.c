@@ -657,7 +657,7 @@ static void test_gather(void** state) {
 }
 
 /* Runtime indices out of range: the CPU fails its Invoke; the GPU clamps
- * into [0, axis_size) (documented in shape_gather.cl). params[r, c] =
+ * into [0, axis_size) (documented in shape_gather.lgk). params[r, c] =
  * value_at(11, 3r + c) (a constant), so the expected rows are known. */
 static void test_gather_clamps_runtime_indices(void** state) {
   (void)state;
@@ -720,15 +720,15 @@ static void test_refusals(void** state) {
   om_free(&m);
 }
 
-/* ---- remap.cl itself ------------------------------------------------------
+/* ---- remap.lgk itself ------------------------------------------------------
  */
 
 /* Tensors of TFLite's GPU rules stay at rank 4 and SYMMETRIC stays on the
- * CPU, so this runs remap.cl directly: a 6-D table (every dim used, so the
+ * CPU, so this runs remap.lgk directly: a 6-D table (every dim used, so the
  * z decomposition covers dims 0..3) that reverses the dims of a [11,3,2,3,
  * 2,4] source and puts a different mode on five of them (the innermost
  * over more than one LG_REMAP_CHUNK), against a plain host loop. Table
- * layout: shaders/opencl/remap.cl. */
+ * layout: shaders/kernels/remap.lgk. */
 typedef struct kdim {
   int size, src_stride, start, src_dim, mode;
 } kdim;
