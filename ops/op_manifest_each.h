@@ -10,10 +10,10 @@
 #endif
 
 #define ANY LG_OP_ANY_VERSION
-#define LG_OP(NAME, Code, family, cpu, gpu)                           \
-  LG_MANIFEST_ROW(LG_MANIFEST_EACH, NAME, kTfLiteBuiltin##Code, NULL, \
-                  family, cpu, gpu)
-#define LG_CUSTOM_OP(NAME, custom, family, cpu, gpu)                     \
+#define LG_OP(NAME, Code, family, cpu, gpu)                                   \
+  LG_MANIFEST_ROW(LG_MANIFEST_EACH, NAME, kTfLiteBuiltin##Code, NULL, family, \
+                  cpu, gpu)
+#define LG_CUSTOM_OP(NAME, custom, family, cpu, gpu)                    \
   LG_MANIFEST_ROW(LG_MANIFEST_EACH, NAME, kTfLiteBuiltinCustom, custom, \
                   family, cpu, gpu)
 

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "runtime/kernels/gemm.h"
 #include "base/thread_pool.h"
+#include "runtime/kernels/gemm.h"
 
 typedef struct bench_shape {
   const char* name;

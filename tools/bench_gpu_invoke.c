@@ -36,9 +36,9 @@
 #include <string.h>
 #include <vulkan/vulkan.h>
 
+#include "base/clock.h"
 #include "delegates/vulkan/vulkan_shaders.h"
 #include "litegpu/gpu_delegate.h"
-#include "base/clock.h"
 #include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/c_api.h"

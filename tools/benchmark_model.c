@@ -128,9 +128,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "litegpu/interpreter_info.h"
 #include "litegpu/profiling.h"
-#include "base/clock.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tools/benchmark/benchmark.h"

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "litegpu/interpreter_info.h"
 #include "base/clock.h"
+#include "litegpu/interpreter_info.h"
 #include "tensorflow/lite/c/c_api.h"
 
 #define MAX_INPUT_VALUES 4096

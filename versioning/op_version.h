@@ -30,8 +30,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/model/model.h"
 #include "base/report.h"
+#include "runtime/model/model.h"
 #include "tensorflow/lite/c/common.h"
 
 /* Tensors a signature describes per side; the rules read at most the first

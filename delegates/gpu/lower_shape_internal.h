@@ -1,6 +1,6 @@
 /* Internal to the shape family's GPU lowerings (lower_shape.c, with the
- * plan machinery in lower_shape_plan.c): remap jobs for shaders/kernels/remap.lgk
- * and the tensor helpers the op builders share.
+ * plan machinery in lower_shape_plan.c): remap jobs for
+ * shaders/kernels/remap.lgk and the tensor helpers the op builders share.
  *
  * A builder describes each data movement as an lg_gpu_remap_job and hands
  * it to lg_gpu_shape_plan_add, which simplifies it, checks that every
@@ -30,7 +30,8 @@
 
 #include "tensorflow/lite/c/common.h"
 
-/* remap.lgk's table: a header and LG_REMAP_DIMS dims of LG_REMAP_FIELDS ints. */
+/* remap.lgk's table: a header, then LG_REMAP_DIMS dims of LG_REMAP_FIELDS
+ * ints. */
 #define LG_REMAP_DIMS 6
 #define LG_REMAP_HEADER 3
 #define LG_REMAP_FIELDS 7

@@ -12,8 +12,8 @@
  * (lg_opencl_preamble), which the program builder puts in front of every
  * kernel's lines, in this order: shaders/opencl/lg_types.cl (the macros for
  * float tensor data in float32 or half storage), lg_op_codes.h (generated
- * from ops/ops.def), then shaders/kernels/lg_dialect_cl.h and lg_kernel.h (the shared dialect's
- * OpenCL macros and helpers).
+ * from ops/ops.def), then shaders/kernels/lg_dialect_cl.h and lg_kernel.h (the
+ * shared dialect's OpenCL macros and helpers).
  *
  *   const lg_embedded_source* src = lg_opencl_kernel_find("add");
  *   if (src != NULL) clCreateProgramWithSource(ctx, (cl_uint)src->line_count,

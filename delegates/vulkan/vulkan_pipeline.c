@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "delegates/vulkan/vulkan_impl.h"
-#include "delegates/vulkan/vulkan_internal.h"
 #include "base/clock.h"
 #include "base/thread_pool.h"
+#include "delegates/vulkan/vulkan_impl.h"
+#include "delegates/vulkan/vulkan_internal.h"
 
 /* ---- Defines ------------------------------------------------------------ */
 

@@ -1,16 +1,16 @@
 /* VkResult names, error messages, fault injection, object accounting,
  * hashing and the shader registry lookup for the Vulkan backend (see
  * vulkan_internal.h). */
-#include <stdarg.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "delegates/vulkan/vulkan_internal.h"
 #include "delegates/vulkan/vulkan_shaders.h"
-#include "base/clock.h"
 
 /* ---- Result names ------------------------------------------------------- */
 

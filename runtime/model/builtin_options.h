@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/model/model.h"
 #include "base/report.h"
+#include "runtime/model/model.h"
 #include "tensorflow/lite/c/c_api_types.h"
 
 /* How a schema field is stored and converted into the params struct. */

@@ -702,7 +702,7 @@ static bool lg_check_operator(lg_parser* p, const lg_model_subgraph* sg,
  * overflows. Sub-byte types (INT4, UINT4, INT2) are packed, as TFLite stores
  * them. */
 static bool model_tensor_data_bytes(const lg_model_tensor* t, unsigned bits,
-                                uint64_t* bytes) {
+                                    uint64_t* bytes) {
   /* Bounding the element count this way keeps count * bits + 7 in range. */
   const uint64_t max_count = UINT64_MAX / 8 / bits;
   uint64_t count = 1;

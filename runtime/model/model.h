@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/model/flatbuffer.h"
 #include "base/report.h"
+#include "runtime/model/flatbuffer.h"
 #include "tensorflow/lite/c/c_api_types.h"
 
 /* The schema's per-tensor quantization parameters (vectors may be empty). */

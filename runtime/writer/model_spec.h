@@ -75,8 +75,8 @@
 
 #include <stdio.h>
 
-#include "runtime/writer/model_writer.h"
 #include "base/report.h"
+#include "runtime/writer/model_writer.h"
 
 /* Reads a spec from `in` into a new writer and returns it (the caller
  * finishes or writes it, then destroys it), or NULL after reporting the

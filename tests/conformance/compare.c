@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "litegpu/gpu_delegate.h"
 #include "base/clock.h"
+#include "litegpu/gpu_delegate.h"
 #include "tests/conformance/conformance.h"
 
 /* Index k of every per-backend array: the name the delegate reports (and
