@@ -18,13 +18,20 @@ const lg_op_info* lg_op_manifest(int* count) {
   return kOps;
 }
 
+bool lg_op_same(int32_t op_code, const char* op_custom_name, int32_t code,
+                const char* custom_name) {
+  if (op_code != code) return false;
+  if (code != kTfLiteBuiltinCustom) return true;
+  return op_custom_name != NULL && custom_name != NULL &&
+         strcmp(op_custom_name, custom_name) == 0;
+}
+
 const lg_op_info* lg_op_find(int32_t builtin_code, const char* custom_name) {
-  const bool custom = builtin_code == kTfLiteBuiltinCustom;
-  if (custom && custom_name == NULL) return NULL;
   for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); ++i) {
-    const lg_op_info* op = &kOps[i];
-    if (op->builtin_code != builtin_code) continue;
-    if (!custom || strcmp(op->custom_name, custom_name) == 0) return op;
+    if (lg_op_same(kOps[i].builtin_code, kOps[i].custom_name, builtin_code,
+                   custom_name)) {
+      return &kOps[i];
+    }
   }
   return NULL;
 }

@@ -56,6 +56,12 @@ typedef struct lg_op_info {
   int gpu_opcode;      /* LG_OP of its GPU kernel, -1: none */
 } lg_op_info;
 
+/* Whether (code, custom_name) names the op (op_code, op_custom_name): the
+ * same builtin code and, for kTfLiteBuiltinCustom, the same name (a custom
+ * op without a name names nothing). Every op table lookup matches this way. */
+bool lg_op_same(int32_t op_code, const char* op_custom_name, int32_t code,
+                const char* custom_name);
+
 /* Every row, in manifest order; *count (may be NULL) gets the number. */
 const lg_op_info* lg_op_manifest(int* count);
 

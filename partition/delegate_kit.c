@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/op_manifest.h"
 #include "runtime/model/builtin_options.h"
 #include "tensorflow/lite/builtin_ops.h"
 
@@ -21,10 +22,8 @@ static const lg_kit_op* find_op(const lg_delegate_kit* kit,
                                 const TfLiteRegistration* r) {
   for (int i = 0; i < kit->num_ops; ++i) {
     const lg_kit_op* op = &kit->ops[i];
-    if (op->builtin_code != r->builtin_code) continue;
-    if (op->builtin_code != kTfLiteBuiltinCustom) return op;
-    if (op->custom_name && r->custom_name &&
-        strcmp(op->custom_name, r->custom_name) == 0) {
+    if (lg_op_same(op->builtin_code, op->custom_name, r->builtin_code,
+                   r->custom_name)) {
       return op;
     }
   }

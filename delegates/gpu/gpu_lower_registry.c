@@ -1,8 +1,6 @@
 /* The lowering table, derived from the op manifest's GPU rows
  * (ops/ops.def, gpu_lower.h). */
-#include <stdbool.h>
 #include <stddef.h>
-#include <string.h>
 
 #include "delegates/gpu/gpu_lower.h"
 
@@ -18,17 +16,11 @@ static const lg_gpu_lowering kLowerings[] = {
 #include "ops/op_manifest_each.h"
 };
 
-static bool same_op(const lg_gpu_lowering* l, int32_t builtin_code,
-                    const char* custom_name) {
-  if (l->builtin_code != builtin_code) return false;
-  if (l->custom_name == NULL) return true;
-  return custom_name != NULL && strcmp(l->custom_name, custom_name) == 0;
-}
-
 const lg_gpu_lowering* lg_gpu_lowering_find(int32_t builtin_code,
                                             const char* custom_name) {
   for (size_t i = 0; i < sizeof(kLowerings) / sizeof(kLowerings[0]); ++i) {
-    if (same_op(&kLowerings[i], builtin_code, custom_name)) {
+    if (lg_op_same(kLowerings[i].builtin_code, kLowerings[i].custom_name,
+                   builtin_code, custom_name)) {
       return &kLowerings[i];
     }
   }

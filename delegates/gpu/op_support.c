@@ -808,12 +808,12 @@ const lg_kit_op* lg_gpu_op_table(int* count) {
 }
 
 const lg_kit_op* lg_gpu_op_find(int32_t builtin_code, const char* custom_name) {
-  const bool custom = builtin_code == kTfLiteBuiltinCustom;
-  if (custom && custom_name == NULL) return NULL;
   for (size_t i = 0; i < sizeof(kGpuOps) / sizeof(kGpuOps[0]); ++i) {
     const lg_kit_op* op = &kGpuOps[i];
-    if (op->builtin_code != builtin_code) continue;
-    if (!custom || strcmp(op->custom_name, custom_name) == 0) return op;
+    if (lg_op_same(op->builtin_code, op->custom_name, builtin_code,
+                   custom_name)) {
+      return op;
+    }
   }
   return NULL;
 }
