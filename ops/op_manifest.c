@@ -35,3 +35,8 @@ const lg_op_info* lg_op_find(int32_t builtin_code, const char* custom_name) {
   }
   return NULL;
 }
+
+int lg_op_gpu_opcode(int32_t builtin_code) {
+  const lg_op_info* op = lg_op_find(builtin_code, NULL);
+  return op != NULL ? op->gpu_opcode : -1;
+}

@@ -62,6 +62,10 @@ typedef struct lg_op_info {
 bool lg_op_same(int32_t op_code, const char* op_custom_name, int32_t code,
                 const char* custom_name);
 
+/* The op code (LG_OP) the GPU kernel of a builtin selects: its row's
+ * gpu_opcode, or -1 for an op without a row or without a code. */
+int lg_op_gpu_opcode(int32_t builtin_code);
+
 /* Every row, in manifest order; *count (may be NULL) gets the number. */
 const lg_op_info* lg_op_manifest(int* count);
 

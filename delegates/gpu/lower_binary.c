@@ -10,33 +10,12 @@
 
 #include "delegates/gpu/gpu_lower.h"
 #include "ops/op_manifest.h"
+#include "runtime/kernels/kernel_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
-/* The LG_OP of an op's GPU kernel: its manifest row's code. */
-static int manifest_opcode(int32_t code) {
-  const lg_op_info* op = lg_op_find(code, NULL);
-  return op != NULL ? op->gpu_opcode : -1;
-}
-
 /* ---- Binary ----------------------------------------------------------------
  */
-
-static TfLiteFusedActivation binary_activation(int32_t code, const void* data) {
-  if (data == NULL) return kTfLiteActNone;
-  switch (code) {
-    case kTfLiteBuiltinAdd:
-      return ((const TfLiteAddParams*)data)->activation;
-    case kTfLiteBuiltinSub:
-      return ((const TfLiteSubParams*)data)->activation;
-    case kTfLiteBuiltinMul:
-      return ((const TfLiteMulParams*)data)->activation;
-    case kTfLiteBuiltinDiv:
-      return ((const TfLiteDivParams*)data)->activation;
-    default:
-      return kTfLiteActNone;
-  }
-}
 
 /* Whether `small`'s dims, after its leading 1s, equal `out`'s trailing
  * dims (or it has one element): then flat index modulo its size works. */
@@ -74,9 +53,9 @@ bool lg_gpu_limits_binary(LG_GPU_CHECK_ARGS) {
   }
   float lo, hi;
   const char* define;
-  if (!lg_gpu_activation(
-          binary_activation(registration->builtin_code, node->builtin_data),
-          &lo, &hi, &define)) {
+  if (!lg_gpu_activation(lg_kernel_binary_activation(registration->builtin_code,
+                                                     node->builtin_data),
+                         &lo, &hi, &define)) {
     snprintf(reason, size, "the fused activation is not supported.");
     return false;
   }
@@ -97,8 +76,9 @@ TfLiteStatus lg_gpu_lower_binary(lg_gpu_program* p, TfLiteContext* context,
   const int n = (int)lg_gpu_elements(out);
   float lo, hi;
   const char* act;
-  lg_gpu_activation(binary_activation(reg->builtin_code, node->builtin_data),
-                    &lo, &hi, &act);
+  lg_gpu_activation(
+      lg_kernel_binary_activation(reg->builtin_code, node->builtin_data), &lo,
+      &hi, &act);
   int32_t o4[4], sa[4], sb[4];
   lg_gpu_shape4(out, o4);
   broadcast_strides(a, o4, sa);
@@ -106,7 +86,7 @@ TfLiteStatus lg_gpu_lower_binary(lg_gpu_program* p, TfLiteContext* context,
   const bool flat = flat_broadcast(a, out) && flat_broadcast(b, out);
   char defines[96];
   snprintf(defines, sizeof(defines), "-DLG_OP=%d -DLG_BCAST=%d %s",
-           manifest_opcode(reg->builtin_code), flat ? 0 : 1, act);
+           lg_op_gpu_opcode(reg->builtin_code), flat ? 0 : 1, act);
   const lg_gpu_operand args[] = {
       LG_GPU_TENSOR(node->inputs->data[0]),
       LG_GPU_TENSOR(node->inputs->data[1]),

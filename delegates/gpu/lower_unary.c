@@ -20,12 +20,6 @@
 /* SOFTMAX rows from which one work group per row beats one work item. */
 #define SOFTMAX_GROUP_MIN_DEPTH 128
 
-/* The LG_OP of an op's GPU kernel: its manifest row's code. */
-static int manifest_opcode(int32_t code) {
-  const lg_op_info* op = lg_op_find(code, NULL);
-  return op != NULL ? op->gpu_opcode : -1;
-}
-
 /* ---- Unary ------------------------------------------------------------------
  */
 
@@ -34,7 +28,7 @@ static int unary_lg_op(int32_t code, const void* data) {
       ((const TfLiteGeluParams*)data)->approximate) {
     return LG_OPCODE_GELU_APPROXIMATE;
   }
-  return manifest_opcode(code);
+  return lg_op_gpu_opcode(code);
 }
 
 bool lg_gpu_limits_unary(LG_GPU_CHECK_ARGS) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/mediapipe_ops.h"
 #include "runtime/model/builtin_options.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -314,29 +315,23 @@ static bool check_add_or_mul(CHECK_ARGS, const char* name,
 }
 
 static bool check_add(CHECK_ARGS) {
-  const TfLiteAddParams* p = node->builtin_data;
-  return check_add_or_mul(context, node, registration, reason, size, "ADD",
-                          p != NULL ? p->activation : kTfLiteActNone);
+  return check_add_or_mul(
+      context, node, registration, reason, size, "ADD",
+      lg_kernel_binary_activation(kTfLiteBuiltinAdd, node->builtin_data));
 }
 
 static bool check_mul(CHECK_ARGS) {
-  const TfLiteMulParams* p = node->builtin_data;
-  return check_add_or_mul(context, node, registration, reason, size, "MUL",
-                          p != NULL ? p->activation : kTfLiteActNone);
+  return check_add_or_mul(
+      context, node, registration, reason, size, "MUL",
+      lg_kernel_binary_activation(kTfLiteBuiltinMul, node->builtin_data));
 }
 
 /* SUB, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, POW. */
 static bool check_binary(CHECK_ARGS) {
   if (!check_operands(context, node, reason, size)) return false;
-  TfLiteFusedActivation activation = kTfLiteActNone;
-  if (node->builtin_data != NULL &&
-      registration->builtin_code == kTfLiteBuiltinSub) {
-    activation = ((const TfLiteSubParams*)node->builtin_data)->activation;
-  } else if (node->builtin_data != NULL &&
-             registration->builtin_code == kTfLiteBuiltinDiv) {
-    activation = ((const TfLiteDivParams*)node->builtin_data)->activation;
-  }
-  return check_activation(activation, reason, size);
+  return check_activation(lg_kernel_binary_activation(
+                              registration->builtin_code, node->builtin_data),
+                          reason, size);
 }
 
 /* One runtime input, no constants, one output. */

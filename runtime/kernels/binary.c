@@ -247,24 +247,6 @@ static TfLiteStatus lg_binary_check_types(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* The fused activation of ADD, SUB, MUL and DIV (NONE without params). */
-static TfLiteFusedActivation lg_binary_activation(const lg_binary_op* op,
-                                                  const void* builtin_data) {
-  if (builtin_data == NULL) return kTfLiteActNone;
-  switch (op->builtin_code) {
-    case kTfLiteBuiltinAdd:
-      return ((const TfLiteAddParams*)builtin_data)->activation;
-    case kTfLiteBuiltinSub:
-      return ((const TfLiteSubParams*)builtin_data)->activation;
-    case kTfLiteBuiltinMul:
-      return ((const TfLiteMulParams*)builtin_data)->activation;
-    case kTfLiteBuiltinDiv:
-      return ((const TfLiteDivParams*)builtin_data)->activation;
-    default:
-      return kTfLiteActNone;
-  }
-}
-
 /* The clamp range of the op's activation for `type`: TFLite's, whose
  * unbounded ends are the type's finite extremes. */
 static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
@@ -277,7 +259,8 @@ static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
   params->min_i = INT32_MIN;
   params->max_i = INT32_MAX;
   if (!op->has_activation) return kTfLiteOk;
-  const TfLiteFusedActivation act = lg_binary_activation(op, builtin_data);
+  const TfLiteFusedActivation act =
+      lg_kernel_binary_activation(op->builtin_code, builtin_data);
   if (type == kTfLiteInt32) {
     return lg_kernel_activation_range_int32(context, op->name, act,
                                             &params->min_i, &params->max_i);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tensorflow/lite/builtin_ops.h"
+
 /* Long enough for any message a kernel writes; longer ones are cut. */
 #define LG_KERNEL_MESSAGE_SIZE 512
 /* Room for a shape of LG_KERNEL_MAX_RANK 11-character dims, and more. */
@@ -213,6 +215,23 @@ TfLiteStatus lg_kernel_broadcast_shape(TfLiteContext* context, const char* op,
   for (int i = 0; i < rank; ++i) shape->data[i] = dims[i];
   *out = shape;
   return kTfLiteOk;
+}
+
+TfLiteFusedActivation lg_kernel_binary_activation(int32_t builtin_code,
+                                                  const void* builtin_data) {
+  if (builtin_data == NULL) return kTfLiteActNone;
+  switch (builtin_code) {
+    case kTfLiteBuiltinAdd:
+      return ((const TfLiteAddParams*)builtin_data)->activation;
+    case kTfLiteBuiltinSub:
+      return ((const TfLiteSubParams*)builtin_data)->activation;
+    case kTfLiteBuiltinMul:
+      return ((const TfLiteMulParams*)builtin_data)->activation;
+    case kTfLiteBuiltinDiv:
+      return ((const TfLiteDivParams*)builtin_data)->activation;
+    default:
+      return kTfLiteActNone;
+  }
 }
 
 const char* lg_kernel_activation_name(TfLiteFusedActivation activation) {

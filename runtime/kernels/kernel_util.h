@@ -100,6 +100,13 @@ TfLiteStatus lg_kernel_activation_range_int32(TfLiteContext* context,
                                               TfLiteFusedActivation activation,
                                               int32_t* min, int32_t* max);
 
+/* The fused activation in the builtin params of ADD, SUB, MUL or DIV
+ * (TfLite{Add,Sub,Mul,Div}Params); NONE for any other op or without params.
+ * The CPU kernels, the GPU support checks and the GPU lowering read it
+ * here. */
+TfLiteFusedActivation lg_kernel_binary_activation(int32_t builtin_code,
+                                                  const void* builtin_data);
+
 /* "NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT", "SIGMOID", or
  * "UNKNOWN". */
 const char* lg_kernel_activation_name(TfLiteFusedActivation activation);

@@ -497,10 +497,7 @@ static void run_cases(const conf_settings* s, const conf_case_list* cases,
 static bool has_case(const conf_case_list* cases, const lg_op_info* op) {
   for (int i = 0; i < cases->count; ++i) {
     const conf_case* c = &cases->items[i];
-    if (c->op != op->builtin_code) continue;
-    if (op->custom_name == NULL) return true;
-    if (c->custom_name != NULL &&
-        strcmp(c->custom_name, op->custom_name) == 0) {
+    if (lg_op_same(op->builtin_code, op->custom_name, c->op, c->custom_name)) {
       return true;
     }
   }
