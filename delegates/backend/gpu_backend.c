@@ -35,14 +35,55 @@ TfLiteStatus lg_gpu_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
                            error);
 }
 
+/* A copy of `bytes` at `offset` between `buffer` and host `data`. */
+static TfLiteStatus check_copy(const lg_gpu_backend* be, const char* slot,
+                               const lg_gpu_buffer* buffer, size_t offset,
+                               const void* data, size_t bytes,
+                               lg_gpu_error* error) {
+  if (buffer == NULL || (data == NULL && bytes > 0)) {
+    lg_gpu_error_set(error, "%s: NULL %s", slot,
+                     buffer == NULL ? "buffer" : "host pointer");
+    return kTfLiteError;
+  }
+  const size_t size = be->ops->buffer_bytes(buffer);
+  if (offset > size || bytes > size - offset) {
+    lg_gpu_error_set(error,
+                     "%s: range [%zu, %zu + %zu) is outside the %zu-byte "
+                     "buffer",
+                     slot, offset, offset, bytes, size);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 TfLiteStatus lg_gpu_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                   size_t offset, const void* data, size_t bytes,
                                   lg_gpu_error* error) {
-  if (be == NULL || buffer == NULL || (data == NULL && bytes > 0)) {
-    lg_gpu_error_set(
-        error, "buffer_upload: NULL %s",
-        be == NULL ? "backend" : (buffer == NULL ? "buffer" : "data"));
+  if (be == NULL) {
+    lg_gpu_error_set(error, "buffer_upload: NULL backend");
+    return kTfLiteError;
+  }
+  if (check_copy(be, "buffer_upload", buffer, offset, data, bytes, error) !=
+      kTfLiteOk) {
     return kTfLiteError;
   }
   return be->ops->buffer_upload(be, buffer, offset, data, bytes, error);
+}
+
+TfLiteStatus lg_gpu_buffer_download_batch(lg_gpu_backend* be,
+                                          const lg_gpu_download* list,
+                                          int count, lg_gpu_error* error) {
+  if (be == NULL || count < 0 || (count > 0 && list == NULL)) {
+    lg_gpu_error_set(error, "buffer_download: %d copies from %p", count,
+                     (const void*)list);
+    return kTfLiteError;
+  }
+  for (int i = 0; i < count; ++i) {
+    const lg_gpu_download* d = &list[i];
+    if (check_copy(be, "buffer_download", d->buffer, d->offset, d->data,
+                   d->bytes, error) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+  }
+  return be->ops->buffer_download_batch(be, list, count, error);
 }

@@ -144,6 +144,9 @@ typedef struct lg_gpu_backend_ops {
                                         const lg_gpu_download* list, int count,
                                         lg_gpu_error* error);
   void (*buffer_release)(lg_gpu_backend* be, lg_gpu_buffer* buffer);
+  /* The buffer's size in bytes, as created (the core wrappers check
+   * copies against it). */
+  size_t (*buffer_bytes)(const lg_gpu_buffer* buffer);
 
   /* Builds (or loads from the program cache) the kernel `name` from the
    * backend's embedded sources, with preprocessor `defines` such as
@@ -226,9 +229,9 @@ typedef struct lg_gpu_backend_options {
  * Callers go through these, not through the slots: the arguments every
  * backend would check alike are checked once here (a NULL kernel, buffer
  * or size array, dims outside 1..3, a zero global or local size, a NULL
- * data pointer), with one wording, and the slot then sees only valid
- * arguments; backends check what is theirs (their device's limits, a
- * kernel's interface, a buffer's size). */
+ * data pointer, a copy outside its buffer), with one wording, and the slot then
+ * sees only valid arguments; backends check what is theirs (their device's
+ * limits, a kernel's interface, a buffer's size). */
 
 /* be->ops->dispatch after the common checks. */
 TfLiteStatus lg_gpu_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
@@ -236,10 +239,16 @@ TfLiteStatus lg_gpu_dispatch(lg_gpu_backend* be, lg_gpu_kernel* kernel,
                              const size_t* global, const size_t* local,
                              lg_gpu_error* error);
 
-/* be->ops->buffer_upload after the common checks. */
+/* be->ops->buffer_upload after the common checks (a NULL buffer or host
+ * pointer, a range outside the buffer). */
 TfLiteStatus lg_gpu_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                   size_t offset, const void* data, size_t bytes,
                                   lg_gpu_error* error);
+
+/* be->ops->buffer_download_batch after the same checks on every copy. */
+TfLiteStatus lg_gpu_buffer_download_batch(lg_gpu_backend* be,
+                                          const lg_gpu_download* list,
+                                          int count, lg_gpu_error* error);
 
 /* ---- The backends ---------------------------------------------------------
  * Backends are rows of a registry (gpu_backends.c), not cases of an enum:
@@ -266,7 +275,7 @@ static inline TfLiteStatus lg_gpu_buffer_download(lg_gpu_backend* be,
                                                   size_t bytes,
                                                   lg_gpu_error* error) {
   const lg_gpu_download one = {buffer, offset, data, bytes};
-  return be->ops->buffer_download_batch(be, &one, 1, error);
+  return lg_gpu_buffer_download_batch(be, &one, 1, error);
 }
 
 /* NULL is a no-op. */

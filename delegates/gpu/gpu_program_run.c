@@ -306,8 +306,8 @@ static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
     p->downloads[count++] = (lg_gpu_download){buffer_of(p, p->output_values[i]),
                                               0, target, x->bytes};
   }
-  if (count > 0 && p->be->ops->buffer_download_batch(p->be, p->downloads, count,
-                                                     error) != kTfLiteOk) {
+  if (count > 0 && lg_gpu_buffer_download_batch(p->be, p->downloads, count,
+                                                error) != kTfLiteOk) {
     return kTfLiteError;
   }
   for (int i = 0; i < p->num_outputs; ++i) {

@@ -65,24 +65,8 @@ static void lg_cl_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer) {
   free(buffer);
 }
 
-/* Checks [offset, offset + bytes) against the buffer. */
-static TfLiteStatus lg_cl_check_range(const char* slot,
-                                      const lg_gpu_buffer* buffer,
-                                      size_t offset, const void* data,
-                                      size_t bytes, lg_gpu_error* error) {
-  if (buffer == NULL || (data == NULL && bytes > 0)) {
-    lg_gpu_error_set(error, "%s: NULL %s", slot,
-                     buffer == NULL ? "buffer" : "host pointer");
-    return kTfLiteError;
-  }
-  if (offset > buffer->bytes || bytes > buffer->bytes - offset) {
-    lg_gpu_error_set(error,
-                     "%s: range [%zu, %zu + %zu) is outside the "
-                     "%zu-byte buffer",
-                     slot, offset, offset, bytes, buffer->bytes);
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
+static size_t lg_cl_buffer_bytes(const lg_gpu_buffer* buffer) {
+  return buffer->bytes;
 }
 
 static TfLiteStatus lg_cl_buffer_upload(lg_gpu_backend* be,
@@ -90,10 +74,7 @@ static TfLiteStatus lg_cl_buffer_upload(lg_gpu_backend* be,
                                         const void* data, size_t bytes,
                                         lg_gpu_error* error) {
   lg_cl_impl* impl = be->impl;
-  if (lg_cl_check_range("buffer_upload", buffer, offset, data, bytes, error) !=
-      kTfLiteOk) {
-    return kTfLiteError;
-  }
+  /* lg_gpu_buffer_upload checked the buffer, the pointer and the range. */
   if (bytes == 0) return kTfLiteOk;
   /* Not blocking: a command fewer to wait for (PoCL wakes its workers per
    * blocking call); the interface makes the caller keep `data` until the
@@ -149,18 +130,7 @@ static TfLiteStatus lg_cl_buffer_download_batch(lg_gpu_backend* be,
                                                 int count,
                                                 lg_gpu_error* error) {
   lg_cl_impl* impl = be->impl;
-  if (count < 0 || (count > 0 && list == NULL)) {
-    lg_gpu_error_set(error, "buffer_download: %d copies from %p", count,
-                     (const void*)list);
-    return kTfLiteError;
-  }
-  for (int i = 0; i < count; ++i) {
-    const lg_gpu_download* d = &list[i];
-    if (lg_cl_check_range("buffer_download", d->buffer, d->offset, d->data,
-                          d->bytes, error) != kTfLiteOk) {
-      return kTfLiteError;
-    }
-  }
+  /* lg_gpu_buffer_download_batch checked every copy. */
   cl_event last = NULL;
   size_t total = 0;
   for (int i = 0; i < count; ++i) {
@@ -435,6 +405,7 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .buffer_upload = lg_cl_buffer_upload,
     .buffer_download_batch = lg_cl_buffer_download_batch,
     .buffer_release = lg_cl_buffer_release,
+    .buffer_bytes = lg_cl_buffer_bytes,
     .kernel_create = lg_cl_kernel_create,
     .kernel_release = lg_cl_kernel_release,
     .kernel_max_work_group_size = lg_cl_kernel_max_work_group_size,

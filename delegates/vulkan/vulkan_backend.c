@@ -68,6 +68,7 @@ static const lg_gpu_backend_ops lg_vk_ops = {
     .buffer_upload = lg_vk_buffer_upload,
     .buffer_download_batch = lg_vk_buffer_download_batch,
     .buffer_release = lg_vk_buffer_release,
+    .buffer_bytes = lg_vk_buffer_bytes,
     .kernel_create = lg_vk_kernel_create,
     .kernel_release = lg_vk_kernel_release,
     .kernel_max_work_group_size = lg_vk_kernel_max_work_group_size,

@@ -199,6 +199,7 @@ void lg_vk_choose_texel_reads(lg_vk_impl* impl, lg_gpu_device_info* info);
 TfLiteStatus lg_vk_buffer_create(lg_gpu_backend* be, size_t bytes,
                                  lg_gpu_buffer** out, lg_gpu_error* error);
 void lg_vk_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer);
+size_t lg_vk_buffer_bytes(const lg_gpu_buffer* buffer);
 TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                  size_t offset, const void* data, size_t bytes,
                                  lg_gpu_error* error);

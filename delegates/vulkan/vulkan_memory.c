@@ -310,32 +310,14 @@ void lg_vk_staging_destroy(lg_vk_impl* impl) {
 
 /* ---- Upload and download ------------------------------------------------ */
 
-/* Checks [offset, offset + bytes) against the buffer. */
-static TfLiteStatus lg_vk_check_range(const char* slot,
-                                      const lg_gpu_buffer* buffer,
-                                      size_t offset, const void* data,
-                                      size_t bytes, lg_gpu_error* error) {
-  if (buffer == NULL || (data == NULL && bytes > 0)) {
-    lg_gpu_error_set(error, "%s: NULL %s", slot,
-                     buffer == NULL ? "buffer" : "host pointer");
-    return kTfLiteError;
-  }
-  if (offset > buffer->bytes || bytes > buffer->bytes - offset) {
-    lg_gpu_error_set(
-        error, "%s: range [%zu, %zu + %zu) is outside the %zu-byte buffer",
-        slot, offset, offset, bytes, buffer->bytes);
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
-}
+size_t lg_vk_buffer_bytes(const lg_gpu_buffer* buffer) { return buffer->bytes; }
 
 TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                  size_t offset, const void* data, size_t bytes,
                                  lg_gpu_error* error) {
   lg_vk_impl* impl = be->impl;
-  if (lg_vk_check_range("buffer_upload", buffer, offset, data, bytes, error) !=
-          kTfLiteOk ||
-      lg_vk_check_usable(impl, "buffer_upload", error) != kTfLiteOk) {
+  /* lg_gpu_buffer_upload checked the buffer, the pointer and the range. */
+  if (lg_vk_check_usable(impl, "buffer_upload", error) != kTfLiteOk) {
     return kTfLiteError;
   }
   if (bytes == 0) return kTfLiteOk;
@@ -402,18 +384,10 @@ static TfLiteStatus lg_vk_check_downloads(lg_vk_impl* impl,
                                           const lg_gpu_download* list,
                                           int count, size_t* total,
                                           size_t* staged, lg_gpu_error* error) {
-  if (count < 0 || (count > 0 && list == NULL)) {
-    lg_gpu_error_set(error, "buffer_download: %d copies from %p", count,
-                     (const void*)list);
-    return kTfLiteError;
-  }
+  /* lg_gpu_buffer_download_batch checked every copy. */
   *total = *staged = 0;
   for (int i = 0; i < count; ++i) {
     const lg_gpu_download* d = &list[i];
-    if (lg_vk_check_range("buffer_download", d->buffer, d->offset, d->data,
-                          d->bytes, error) != kTfLiteOk) {
-      return kTfLiteError;
-    }
     *total += d->bytes;
     if (d->buffer->map == NULL) *staged += d->bytes;
   }

@@ -338,7 +338,8 @@ static void test_download_batch(void** state) {
       {buf_a, kA - 7, tail, 7},
   };
   lg_opencl_fail_call("clWaitForEvents", 2);
-  assert_int_equal(ops->buffer_download_batch(be, list, 4, &error), kTfLiteOk);
+  assert_int_equal(lg_gpu_buffer_download_batch(be, list, 4, &error),
+                   kTfLiteOk);
   assert_false(lg_opencl_fail_fired());
   assert_memory_equal(back_a, a, kA);
   assert_memory_equal(back_b, b, kB);
@@ -354,17 +355,18 @@ static void test_download_batch(void** state) {
   memset(back_a, 0, kA);
   const lg_gpu_download bad[] = {
       {buf_a, 0, back_a, kA}, {buf_b, 0, back_b, kB}, {buf_b, 1, back_b, kB}};
-  assert_int_equal(ops->buffer_download_batch(be, bad, 3, &error),
+  assert_int_equal(lg_gpu_buffer_download_batch(be, bad, 3, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "outside the 333-byte buffer"));
   assert_int_equal(back_a[1], 0);
-  assert_int_equal(ops->buffer_download_batch(be, NULL, 2, &error),
+  assert_int_equal(lg_gpu_buffer_download_batch(be, NULL, 2, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "buffer_download"));
-  assert_int_equal(ops->buffer_download_batch(be, list, 0, &error), kTfLiteOk);
+  assert_int_equal(lg_gpu_buffer_download_batch(be, list, 0, &error),
+                   kTfLiteOk);
 
   lg_opencl_fail_call("clEnqueueReadBuffer", 2);
-  assert_int_equal(ops->buffer_download_batch(be, list, 4, &error),
+  assert_int_equal(lg_gpu_buffer_download_batch(be, list, 4, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "clEnqueueReadBuffer failed"));
   lg_opencl_fail_call(NULL, 0);

@@ -242,7 +242,7 @@ static void test_download_batch(void** state) {
       {a, 0, tail, 0},
       {a, (kN - 3) * sizeof(float), tail, sizeof(tail)},
   };
-  assert_int_equal(be->ops->buffer_download_batch(be, list, 4, &error),
+  assert_int_equal(lg_gpu_buffer_download_batch(be, list, 4, &error),
                    kTfLiteOk);
   assert_memory_equal(out_c, first, sizeof(first));
   assert_memory_equal(out_b, second, sizeof(second));
@@ -254,12 +254,12 @@ static void test_download_batch(void** state) {
 
   const lg_gpu_download bad[] = {{b, 0, out_b, sizeof(out_b)},
                                  {c, 4, out_c, sizeof(out_c)}};
-  assert_int_equal(be->ops->buffer_download_batch(be, bad, 2, &error),
+  assert_int_equal(lg_gpu_buffer_download_batch(be, bad, 2, &error),
                    kTfLiteError);
   assert_non_null(strstr(error.message, "outside the 4000-byte buffer"));
-  assert_int_equal(be->ops->buffer_download_batch(be, NULL, 1, &error),
+  assert_int_equal(lg_gpu_buffer_download_batch(be, NULL, 1, &error),
                    kTfLiteError);
-  assert_int_equal(be->ops->buffer_download_batch(be, list, 0, &error),
+  assert_int_equal(lg_gpu_buffer_download_batch(be, list, 0, &error),
                    kTfLiteOk);
   assert_int_equal(stats_of(be).submits, after.submits);
   be->ops->kernel_release(be, k);
