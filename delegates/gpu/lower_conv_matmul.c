@@ -1,5 +1,5 @@
 /* GPU lowerings of the matmul family: FULLY_CONNECTED, BATCH_MATMUL
- * (shaders/opencl/matmul.cl) and TRANSPOSE_CONV with MediaPipe's
+ * (shaders/kernels/matmul.lgk) and TRANSPOSE_CONV with MediaPipe's
  * Convolution2DTransposeBias (transpose_conv.cl).
  *
  * Every B operand (FC weights, BATCH_MATMUL's rhs, TRANSPOSE_CONV's
@@ -143,7 +143,7 @@ static TfLiteStatus packed_b(lg_gpu_program* p, const TfLiteContext* context,
 
 /* ---- The matmul dispatch ------------------------------------------------- */
 
-/* One matmul.cl dispatch: out[batch] = act(A[...] x B[...] + bias). */
+/* One matmul.lgk dispatch: out[batch] = act(A[...] x B[...] + bias). */
 typedef struct matmul_spec {
   int m, n, k;
   int batches, d1;        /* output batches = d0 * d1 */

@@ -57,6 +57,57 @@
 #define lg_st4(name, i, v) LG_STORE4((v), 0, (name) + (i))
 #define lg_inr(name, i) LG_LOADR1((i), (name))
 #define lg_str(name, i, v) LG_STORER1((v), (i), (name))
+/* A window into a float tensor from element `offset` on (lg_kernel.h):
+ * a pointer here, so that reads through several windows at one common
+ * index are base + index addresses. */
+#define LG_WINDOW(t, v, offset) \
+  __global const LG_DATA* const v = (t) + (offset)
+#define lg_in_at(t, v, i) LG_LOAD1((i), (v))
+
+/* Pieces of n-lane blocks (lg_kernel.h: "Wide blocks"): OpenCL keeps a
+ * block of n = 4, 8 or 16 lanes as one floatn, so a piece is the whole
+ * block (n must be a literal or a -D define here: floatn is a type). */
+#define LG_LANES(n) (n)
+#define lg_floatn(n) LG_CAT(float, n)
+#define lg_floatns(n, s) ((LG_CAT(float, n))(s))
+#define lg_inn(n, t, i) LG_CAT(LG_LOAD, n)(0, (t) + (i))
+#define lg_ldn(n, t, i) LG_CAT(LG_LOAD, n)(0, (t) + (i))
+#define lg_stn(n, t, i, v) LG_CAT(LG_STORE, n)((v), 0, (t) + (i))
+#define lg_inn_part(n, t, i, lanes) LG_CAT(lg_cl_in_part, n)((t) + (i), (lanes))
+#define lg_stn_part(n, t, i, v, lanes) \
+  LG_CAT(lg_cl_st_part, n)((t) + (i), (v), (lanes))
+#define lg_clamp_actn(n, v, lo, hi) LG_CAT(lg_cl_clamp_act, n)((v), (lo), (hi))
+#define lg_tanhn(n, v) tanh(v)
+/* The first `lanes` lanes of a piece (all of them when lanes >= n; zeros
+ * past them on loads), and the fused activation's clamp (NaN passes). */
+#define LG_CL_PART(n)                                                      \
+  static inline LG_CAT(float, n)                                           \
+      lg_cl_in_part##n(const __global LG_DATA* p, int lanes) {             \
+    if (lanes >= n) return LG_LOAD##n(0, p);                               \
+    float tmp[n];                                                          \
+    for (int l = 0; l < n; ++l) tmp[l] = l < lanes ? LG_LOAD1(l, p) : 0.0f; \
+    return vload##n(0, tmp);                                               \
+  }                                                                        \
+  static inline void lg_cl_st_part##n(__global LG_DATA* p,                 \
+                                      LG_CAT(float, n) v, int lanes) {     \
+    if (lanes >= n) {                                                      \
+      LG_STORE##n(v, 0, p);                                                \
+      return;                                                              \
+    }                                                                      \
+    float tmp[n];                                                          \
+    vstore##n(v, 0, tmp);                                                  \
+    for (int l = 0; l < lanes; ++l) LG_STORE1(tmp[l], l, p);               \
+  }                                                                        \
+  static inline LG_CAT(float, n)                                           \
+      lg_cl_clamp_act##n(LG_CAT(float, n) v, float lo, float hi) {         \
+    v = select(v, (LG_CAT(float, n))(lo), isless(v, (LG_CAT(float, n))(lo))); \
+    return select(v, (LG_CAT(float, n))(hi),                               \
+                  isgreater(v, (LG_CAT(float, n))(hi)));                   \
+  }
+LG_CL_PART(4)
+LG_CL_PART(8)
+LG_CL_PART(16)
+
 /* dst[j] = src[i] as bits (every pattern survives). */
 #define lg_mov(dst, j, src, i) \
   (((__global LG_BITS*)(dst))[j] = ((__global const LG_BITS*)(src))[i])
@@ -89,6 +140,9 @@
 /* Exact evaluation order: LG_NO_FP_CONTRACT at file scope, and LG_PRECISE
  * on the variables whose expressions must not be fused (Vulkan). */
 #define LG_NO_FP_CONTRACT _Pragma("OPENCL FP_CONTRACT OFF")
+/* A loop with constant bounds unrolled whole (its private arrays then live
+ * in registers). */
+#define LG_UNROLL _Pragma("unroll")
 #define LG_PRECISE
 
 /* Math: OpenCL's built-ins are precise enough. */

@@ -96,6 +96,33 @@
  * shaders/vulkan/lg_math.glsl on Vulkan, whose GLSL built-ins are only
  * loosely bounded).
  *
+ * ---- Register blocking (the GEMM-like kernels) ----------------------------
+ * A work item that computes a block of outputs keeps it in private arrays
+ * with constant bounds, in loops marked LG_UNROLL (OpenCL's #pragma
+ * unroll, GLSL's [[unroll]]): unrolled, the arrays live in registers.
+ * Integer offsets must not sit in such arrays where a loop adds a common
+ * index to each of them (PoCL's vectorizer packs them into vector
+ * registers and extracts each one on every step): read through windows
+ * instead, one per row, named through an X-macro,
+ *   LG_WINDOW(a, a0, offset);        (a window of tensor a from offset)
+ *   x = lg_in_at(a, a0, q);          (its element q)
+ * a pointer on OpenCL, an offset on Vulkan.
+ * Wide blocks: n lanes of consecutive channels (n = 4, 8 or 16; a literal
+ * or a define the lowering passes, as -DLG_VEC=8: on OpenCL it names the
+ * type floatn) are kept as pieces of LG_LANES(n) lanes (n on OpenCL, which
+ * has float8 and float16; 4 on Vulkan), so a block is n / LG_LANES(n)
+ * pieces of type lg_floatn(n):
+ *   lg_floatns(n, s)                 a piece of s in every lane
+ *   lg_inn(n, t, i), lg_ldn(n, t, i) the piece at element i (a multiple
+ *                                    of 4) of a TENSOR_IN / TENSOR_RO
+ *   lg_inn_part(n, t, i, lanes)      its first `lanes` lanes, zeros past
+ *   lg_stn(n, t, i, v)               store a piece (a statement)
+ *   lg_stn_part(n, t, i, v, lanes)   store its first `lanes` lanes
+ *   lg_clamp_actn(n, v, lo, hi), lg_tanhn(n, v)
+ * Piece arithmetic is +, -, * and fma. OpenCL computes a block in one
+ * wide vector (one AVX instruction on PoCL), Vulkan in vec4s (what GPUs
+ * and lavapipe load and compute natively).
+ *
  * ---- Precision (LG_FP16, LG_HALF_MATH) -- the rules for every kernel -------
  *   * Storage: without LG_FP16 float tensors hold float32. With LG_FP16
  *     (the backend's fp16_storage) every float tensor buffer (inputs,

@@ -103,7 +103,7 @@ static void test_matmul_pack(void** state) {
   }
 }
 
-/* One matmul.cl dispatch as emit_matmul makes it (B given packed). */
+/* One matmul.lgk dispatch as emit_matmul makes it (B given packed). */
 typedef struct matmul_spec {
   const char* label;
   int m, n, k;
