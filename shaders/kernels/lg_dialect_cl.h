@@ -63,6 +63,7 @@
 #define LG_WINDOW(t, v, offset) \
   __global const LG_DATA* const v = (t) + (offset)
 #define lg_in_at(t, v, i) LG_LOAD1((i), (v))
+#define lg_in4_at(t, v, i) LG_LOAD4(0, (v) + (i))
 
 /* Pieces of n-lane blocks (lg_kernel.h: "Wide blocks"): OpenCL keeps a
  * block of n = 4, 8 or 16 lanes as one floatn, so a piece is the whole
@@ -73,6 +74,9 @@
 #define lg_inn(n, t, i) LG_CAT(LG_LOAD, n)(0, (t) + (i))
 #define lg_ldn(n, t, i) LG_CAT(LG_LOAD, n)(0, (t) + (i))
 #define lg_stn(n, t, i, v) LG_CAT(LG_STORE, n)((v), 0, (t) + (i))
+/* A store at an element i that is a multiple of n: one aligned vector
+ * store (vstoren may be split). */
+#define lg_stna(n, t, i, v) LG_CAT(LG_STOREA, n)((v), 0, (t) + (i))
 #define lg_inn_part(n, t, i, lanes) LG_CAT(lg_cl_in_part, n)((t) + (i), (lanes))
 #define lg_stn_part(n, t, i, v, lanes) \
   LG_CAT(lg_cl_st_part, n)((t) + (i), (v), (lanes))

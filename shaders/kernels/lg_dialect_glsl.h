@@ -87,6 +87,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // only the offset here.
 #define LG_WINDOW(t, v, offset) const int v = (offset)
 #define lg_in_at(t, v, i) lg_in(t, (v) + (i))
+#define lg_in4_at(t, v, i) lg_in4(t, ((v) + (i)) >> 2)
 
 // Pieces of n-lane blocks (lg_kernel.h: "Wide blocks"): a piece is a
 // vec4 here, so a block of n lanes is n / 4 pieces.
@@ -96,6 +97,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define lg_inn(n, t, i) lg_in4(t, (i) >> 2)
 #define lg_ldn(n, t, i) lg_ld4(t, i)
 #define lg_stn(n, t, i, v) lg_st4(t, i, v)
+#define lg_stna(n, t, i, v) lg_st4(t, i, v)
 // Straight-line on purpose: a loop over the lanes kept NIR from unrolling
 // the callers' loops around it, so their accumulator arrays were indexed
 // dynamically and lived in memory (conv_1x1 six times slower on lavapipe).

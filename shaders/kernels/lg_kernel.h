@@ -106,6 +106,8 @@
  * instead, one per row, named through an X-macro,
  *   LG_WINDOW(a, a0, offset);        (a window of tensor a from offset)
  *   x = lg_in_at(a, a0, q);          (its element q)
+ *   x4 = lg_in4_at(a, a0, q);        (elements q..q+3; a0 + q a
+ *                                     multiple of 4)
  * a pointer on OpenCL, an offset on Vulkan.
  * Wide blocks: n lanes of consecutive channels (n = 4, 8 or 16; a literal
  * or a define the lowering passes, as -DLG_VEC=8: on OpenCL it names the
@@ -117,6 +119,8 @@
  *                                    of 4) of a TENSOR_IN / TENSOR_RO
  *   lg_inn_part(n, t, i, lanes)      its first `lanes` lanes, zeros past
  *   lg_stn(n, t, i, v)               store a piece (a statement)
+ *   lg_stna(n, t, i, v)              the same at i a multiple of n (one
+ *                                    aligned store on OpenCL)
  *   lg_stn_part(n, t, i, v, lanes)   store its first `lanes` lanes
  *   lg_clamp_actn(n, v, lo, hi), lg_tanhn(n, v)
  * Piece arithmetic is +, -, * and fma. OpenCL computes a block in one
