@@ -577,13 +577,13 @@ static int depthwise_width(int in_c, int out_c, size_t simd, bool* broadcast) {
   return simd > 0 && cv > 4 ? 4 : cv;
 }
 
-/* Uploads the [kh * kw][c_pad] weights, the padded bias and a zero input
- * row; ids in w_b_z[3]. */
+/* Uploads the [kh * kw][c_pad] weights and the padded bias; ids in
+ * w_b[2]. */
 static TfLiteStatus upload_depthwise_constants(lg_gpu_program* p,
                                                const TfLiteContext* context,
                                                const TfLiteNode* node,
                                                const conv_geo* g, int c_pad,
-                                               int w_b_z[3]) {
+                                               int w_b[2]) {
   const int out_c = g->out[3], taps = g->kh * g->kw;
   const float* filter =
       lg_gpu_constant_floats(input_of(context, node, kFilterTensor));
@@ -592,14 +592,11 @@ static TfLiteStatus upload_depthwise_constants(lg_gpu_program* p,
     memcpy(w + (size_t)t * c_pad, filter + (size_t)t * out_c,
            sizeof(float) * (size_t)out_c);
   }
-  w_b_z[0] = upload(p, w, (size_t)taps * (size_t)c_pad + 16);
-  if (w_b_z[0] < 0) return kTfLiteError;
-  w_b_z[1] =
+  w_b[0] = upload(p, w, (size_t)taps * (size_t)c_pad + 16);
+  if (w_b[0] < 0) return kTfLiteError;
+  w_b[1] =
       upload(p, padded_bias(context, node, out_c, c_pad), (size_t)c_pad + 16);
-  if (w_b_z[1] < 0) return kTfLiteError;
-  const size_t zero_row = (size_t)g->in[2] * (size_t)g->in[3] + 32;
-  w_b_z[2] = upload(p, calloc(zero_row, sizeof(float)), zero_row);
-  return w_b_z[2] < 0 ? kTfLiteError : kTfLiteOk;
+  return w_b[1] < 0 ? kTfLiteError : kTfLiteOk;
 }
 
 /* Output columns per step: LG_DW_PIX, or 8 where lanes are known
@@ -644,7 +641,7 @@ TfLiteStatus lg_gpu_lower_depthwise(lg_gpu_program* p, TfLiteContext* context,
       kTfLiteOk) {
     return kTfLiteError;
   }
-  int ids[3];
+  int ids[2];
   if (upload_depthwise_constants(p, context, node, &g, c_pad, ids) !=
       kTfLiteOk) {
     return kTfLiteError;
@@ -664,7 +661,6 @@ TfLiteStatus lg_gpu_lower_depthwise(lg_gpu_program* p, TfLiteContext* context,
       LG_GPU_TENSOR(node->inputs->data[kInputTensor]),
       LG_GPU_CONSTANT(ids[0]),
       LG_GPU_CONSTANT(ids[1]),
-      LG_GPU_CONSTANT(ids[2]),
       LG_GPU_TENSOR(node->outputs->data[kOutputTensor]),
       LG_GPU_INT(rows),
       LG_GPU_INT(g.in[1]),

@@ -62,16 +62,33 @@
  * index are base + index addresses. */
 #define LG_WINDOW(t, v, offset) \
   __global const LG_DATA* const v = (t) + (offset)
+/* An array of windows: LG_WINDOWS(t, v, count); then
+ * LG_WINDOW_SET(t, v[i], offset) points v[i] at element offset. */
+#define LG_WINDOWS(t, v, count) __global const LG_DATA* v[count]
+#define LG_WINDOW_SET(t, v, offset) ((v) = (t) + (offset))
 #define lg_in_at(t, v, i) LG_LOAD1((i), (v))
 #define lg_in4_at(t, v, i) LG_LOAD4(0, (v) + (i))
 
-/* Pieces of n-lane blocks (lg_kernel.h: "Wide blocks"): OpenCL keeps a
- * block of n = 4, 8 or 16 lanes as one floatn, so a piece is the whole
- * block (n must be a literal or a -D define here: floatn is a type). */
+/* Whether a kernel writes a loop body out twice to fold a run-time test
+ * in each copy (unswitching by hand): the compilers keep each copy in
+ * registers (depthwise_conv's column checks: 1.2-2.2x the time on PoCL
+ * with the test inside). */
+#define LG_UNSWITCH 1
+
+/* Pieces of n-lane blocks (lg_kernel.h: "Register blocking"): OpenCL keeps
+ * a block of n = 1, 4, 8 or 16 lanes as one value of type lg_vfn (float or
+ * floatn), so a piece is the whole block (n must be a literal or a -D
+ * define here: it names a type). */
+typedef float lg_vf1;
+typedef float4 lg_vf4;
+typedef float8 lg_vf8;
+typedef float16 lg_vf16;
+#define LG_STOREA1(v, i, p) LG_STORE1(v, i, p)
 #define LG_LANES(n) (n)
-#define lg_floatn(n) LG_CAT(float, n)
-#define lg_floatns(n, s) ((LG_CAT(float, n))(s))
+#define lg_floatn(n) LG_CAT(lg_vf, n)
+#define lg_floatns(n, s) ((LG_CAT(lg_vf, n))(s))
 #define lg_inn(n, t, i) LG_CAT(LG_LOAD, n)(0, (t) + (i))
+#define lg_inn_at(n, t, v, i) LG_CAT(LG_LOAD, n)(0, (v) + (i))
 #define lg_ldn(n, t, i) LG_CAT(LG_LOAD, n)(0, (t) + (i))
 #define lg_stn(n, t, i, v) LG_CAT(LG_STORE, n)((v), 0, (t) + (i))
 /* A store at an element i that is a multiple of n: one aligned vector
@@ -84,33 +101,43 @@
 #define lg_tanhn(n, v) tanh(v)
 /* The first `lanes` lanes of a piece (all of them when lanes >= n; zeros
  * past them on loads), and the fused activation's clamp (NaN passes). */
-#define LG_CL_PART(n)                                                      \
-  static inline LG_CAT(float, n)                                           \
-      lg_cl_in_part##n(const __global LG_DATA* p, int lanes) {             \
-    if (lanes >= n) return LG_LOAD##n(0, p);                               \
-    float tmp[n];                                                          \
+#define LG_CL_PART(n)                                                       \
+  static inline lg_vf##n lg_cl_in_part##n(const __global LG_DATA* p,        \
+                                          int lanes) {                      \
+    if (lanes >= n) return LG_LOAD##n(0, p);                                \
+    float tmp[n];                                                           \
     for (int l = 0; l < n; ++l) tmp[l] = l < lanes ? LG_LOAD1(l, p) : 0.0f; \
-    return vload##n(0, tmp);                                               \
-  }                                                                        \
-  static inline void lg_cl_st_part##n(__global LG_DATA* p,                 \
-                                      LG_CAT(float, n) v, int lanes) {     \
-    if (lanes >= n) {                                                      \
-      LG_STORE##n(v, 0, p);                                                \
-      return;                                                              \
-    }                                                                      \
-    float tmp[n];                                                          \
-    vstore##n(v, 0, tmp);                                                  \
-    for (int l = 0; l < lanes; ++l) LG_STORE1(tmp[l], l, p);               \
-  }                                                                        \
-  static inline LG_CAT(float, n)                                           \
-      lg_cl_clamp_act##n(LG_CAT(float, n) v, float lo, float hi) {         \
-    v = select(v, (LG_CAT(float, n))(lo), isless(v, (LG_CAT(float, n))(lo))); \
-    return select(v, (LG_CAT(float, n))(hi),                               \
-                  isgreater(v, (LG_CAT(float, n))(hi)));                   \
+    return vload##n(0, tmp);                                                \
+  }                                                                         \
+  static inline void lg_cl_st_part##n(__global LG_DATA* p, lg_vf##n v,      \
+                                      int lanes) {                          \
+    if (lanes >= n) {                                                       \
+      LG_STORE##n(v, 0, p);                                                 \
+      return;                                                               \
+    }                                                                       \
+    float tmp[n];                                                           \
+    vstore##n(v, 0, tmp);                                                   \
+    for (int l = 0; l < lanes; ++l) LG_STORE1(tmp[l], l, p);                \
+  }                                                                         \
+  static inline lg_vf##n lg_cl_clamp_act##n(lg_vf##n v, float lo,           \
+                                            float hi) {                     \
+    v = select(v, (lg_vf##n)(lo), isless(v, (lg_vf##n)(lo)));               \
+    return select(v, (lg_vf##n)(hi), isgreater(v, (lg_vf##n)(hi)));         \
   }
 LG_CL_PART(4)
 LG_CL_PART(8)
 LG_CL_PART(16)
+static inline float lg_cl_in_part1(const __global LG_DATA* p, int lanes) {
+  return lanes >= 1 ? LG_LOAD1(0, p) : 0.0f;
+}
+static inline void lg_cl_st_part1(__global LG_DATA* p, float v, int lanes) {
+  if (lanes >= 1) LG_STORE1(v, 0, p);
+}
+static inline float lg_cl_clamp_act1(float v, float lo, float hi) {
+  if (v < lo) v = lo;
+  if (v > hi) v = hi;
+  return v;
+}
 
 /* dst[j] = src[i] as bits (every pattern survives). */
 #define lg_mov(dst, j, src, i) \

@@ -86,36 +86,50 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // A window into a float tensor from element `offset` on (lg_kernel.h):
 // only the offset here.
 #define LG_WINDOW(t, v, offset) const int v = (offset)
+#define LG_WINDOWS(t, v, count) int v[count]
+#define LG_WINDOW_SET(t, v, offset) ((v) = (offset))
 #define lg_in_at(t, v, i) lg_in(t, (v) + (i))
 #define lg_in4_at(t, v, i) lg_in4(t, ((v) + (i)) >> 2)
 
-// Pieces of n-lane blocks (lg_kernel.h: "Wide blocks"): a piece is a
-// vec4 here, so a block of n lanes is n / 4 pieces.
-#define LG_LANES(n) 4
+// Whether a kernel writes a loop body out twice to fold a run-time test
+// (lg_kernel.h): not here, lavapipe ran depthwise_conv 1.2-1.45x slower
+// with its column checks unswitched (each copy's registers and code).
+#define LG_UNSWITCH 0
+
+// Pieces of n-lane blocks (lg_kernel.h: "Register blocking"): a piece is
+// a vec4 here, so a block of n = 4, 8 or 16 lanes is n / 4 pieces; a block
+// of 1 lane is lane x of one vec4 (the other lanes are neither read nor
+// written).
+#define LG_LANES(n) ((n) >= 4 ? 4 : 1)
 #define lg_floatn(n) vec4
 #define lg_floatns(n, s) vec4(s)
-#define lg_inn(n, t, i) lg_in4(t, (i) >> 2)
-#define lg_ldn(n, t, i) lg_ld4(t, i)
-#define lg_stn(n, t, i, v) lg_st4(t, i, v)
-#define lg_stna(n, t, i, v) lg_st4(t, i, v)
+#define lg_inn(n, t, i) \
+  (LG_LANES(n) == 4 ? lg_in4(t, (i) >> 2) : vec4(lg_in(t, i), 0.0, 0.0, 0.0))
+#define lg_inn_at(n, t, v, i) lg_inn(n, t, (v) + (i))
+#define lg_ldn(n, t, i) \
+  (LG_LANES(n) == 4 ? lg_ld4(t, i) : vec4(lg_ld(t, i), 0.0, 0.0, 0.0))
 // Straight-line on purpose: a loop over the lanes kept NIR from unrolling
 // the callers' loops around it, so their accumulator arrays were indexed
 // dynamically and lived in memory (conv_1x1 six times slower on lavapipe).
-#define lg_inn_part(n, t, i, lanes)                        \
-  vec4((lanes) > 0 ? lg_in(t, i) : 0.0,                    \
-       (lanes) > 1 ? lg_in(t, (i) + 1) : 0.0,              \
-       (lanes) > 2 ? lg_in(t, (i) + 2) : 0.0,              \
-       (lanes) > 3 ? lg_in(t, (i) + 3) : 0.0)
+#define lg_inn_part(n, t, i, lanes)                                  \
+  vec4((lanes) > 0 ? lg_in(t, i) : 0.0,                              \
+       min((lanes), LG_LANES(n)) > 1 ? lg_in(t, (i) + 1) : 0.0,      \
+       min((lanes), LG_LANES(n)) > 2 ? lg_in(t, (i) + 2) : 0.0,      \
+       min((lanes), LG_LANES(n)) > 3 ? lg_in(t, (i) + 3) : 0.0)
 #define lg_stn_part(n, t, i, v, lanes)                   \
   {                                                      \
+    const int lg_l_ = min((lanes), LG_LANES(n));         \
     const lg_store4 lg_p_ = lg_store4(v);                \
-    if ((lanes) > 0) t[i] = lg_p_.x;                     \
-    if ((lanes) > 1) t[(i) + 1] = lg_p_.y;               \
-    if ((lanes) > 2) t[(i) + 2] = lg_p_.z;               \
-    if ((lanes) > 3) t[(i) + 3] = lg_p_.w;               \
+    if (lg_l_ > 0) t[i] = lg_p_.x;                       \
+    if (lg_l_ > 1) t[(i) + 1] = lg_p_.y;                 \
+    if (lg_l_ > 2) t[(i) + 2] = lg_p_.z;                 \
+    if (lg_l_ > 3) t[(i) + 3] = lg_p_.w;                 \
   }
+#define lg_stn(n, t, i, v) lg_stn_part(n, t, i, v, 4)
+#define lg_stna(n, t, i, v) lg_stn_part(n, t, i, v, 4)
 #define lg_clamp_actn(n, v, lo, hi) lg_clamp_act4(v, lo, hi)
-#define lg_tanhn(n, v) lg_tanh4(v)
+#define lg_tanhn(n, v) \
+  (LG_LANES(n) == 4 ? lg_tanh4(v) : vec4(lg_tanh((v).x), 0.0, 0.0, 0.0))
 #define lg_inr(name, i) lg_real(lg_in(name, i))
 #define lg_str(name, i, v) (name[i] = lg_store(v))
 #define lg_mov(dst, j, src, i) (dst[j] = src[i])

@@ -108,12 +108,18 @@
  *   x = lg_in_at(a, a0, q);          (its element q)
  *   x4 = lg_in4_at(a, a0, q);        (elements q..q+3; a0 + q a
  *                                     multiple of 4)
- * a pointer on OpenCL, an offset on Vulkan.
- * Wide blocks: n lanes of consecutive channels (n = 4, 8 or 16; a literal
- * or a define the lowering passes, as -DLG_VEC=8: on OpenCL it names the
- * type floatn) are kept as pieces of LG_LANES(n) lanes (n on OpenCL, which
- * has float8 and float16; 4 on Vulkan), so a block is n / LG_LANES(n)
- * pieces of type lg_floatn(n):
+ *   p = lg_inn_at(n, a, a0, q);      (the piece at element q, below)
+ * a pointer on OpenCL, an offset on Vulkan; where the count is a define,
+ * an array of them: LG_WINDOWS(a, rows, LG_KH); then
+ * LG_WINDOW_SET(a, rows[i], offset) and lg_in_at(a, rows[i], q).
+ * LG_UNSWITCH (1 on OpenCL, 0 on Vulkan) says whether to write a loop
+ * body out twice to fold a run-time test in each copy: PoCL keeps each
+ * copy in registers, lavapipe ran slower for the second copy's code.
+ * Wide blocks: n lanes of consecutive channels (n = 1, 4, 8 or 16; a
+ * literal or a define the lowering passes, as -DLG_VEC=8: on OpenCL it
+ * names the type) are kept as pieces of LG_LANES(n) lanes (n on OpenCL,
+ * which has float8 and float16; 4 on Vulkan, 1 for n = 1: lane x of a
+ * vec4), so a block is n / LG_LANES(n) pieces of type lg_floatn(n):
  *   lg_floatns(n, s)                 a piece of s in every lane
  *   lg_inn(n, t, i), lg_ldn(n, t, i) the piece at element i (a multiple
  *                                    of 4) of a TENSOR_IN / TENSOR_RO
