@@ -67,6 +67,13 @@
 #define LG_WINDOWS(t, v, count) __global const LG_DATA* v[count]
 #define LG_WINDOW_SET(t, v, offset) ((v) = (t) + (offset))
 #define lg_in_at(t, v, i) LG_LOAD1((i), (v))
+/* Windows that read zeros where they fall outside the input: a pointer to
+ * t + offset, or to z, a buffer of zeros as long as the reads (no test at
+ * the read). */
+#define LG_ZERO_WINDOWS(t, z, v, count) __global const LG_DATA* v[count]
+#define LG_ZERO_WINDOW_SET(t, z, v, inside, offset) \
+  ((v) = (inside) ? (t) + (offset) : (z))
+#define lg_in_atz(t, z, v, i) LG_LOAD1((i), (v))
 #define lg_in4_at(t, v, i) LG_LOAD4(0, (v) + (i))
 
 /* Whether a kernel writes a loop body out twice to fold a run-time test
@@ -174,6 +181,10 @@ static inline float lg_cl_clamp_act1(float v, float lo, float hi) {
 /* A loop with constant bounds unrolled whole (its private arrays then live
  * in registers). */
 #define LG_UNROLL _Pragma("unroll")
+/* A loop with a large body whose count may be a compile-time constant:
+ * unrolled whole where it is (#pragma unroll leaves a run-time count
+ * alone). */
+#define LG_UNROLL_LARGE _Pragma("unroll")
 #define LG_PRECISE
 
 /* Math: OpenCL's built-ins are precise enough. */

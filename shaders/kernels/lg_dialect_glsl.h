@@ -89,6 +89,15 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define LG_WINDOWS(t, v, count) int v[count]
 #define LG_WINDOW_SET(t, v, offset) ((v) = (offset))
 #define lg_in_at(t, v, i) lg_in(t, (v) + (i))
+// Windows that read zeros where they fall outside the input: the offset,
+// or -1 outside; a read there loads a valid element (i) and returns 0.0 in
+// its place (mix with a bool: a select, the load unconditional, no
+// branch). z is not read here.
+#define LG_ZERO_WINDOWS(t, z, v, count) int v[count]
+#define LG_ZERO_WINDOW_SET(t, z, v, inside, offset) \
+  ((v) = (inside) ? (offset) : -1)
+#define lg_in_atz(t, z, v, i) \
+  mix(0.0, lg_in(t, max((v), 0) + (i)), (v) >= 0)
 #define lg_in4_at(t, v, i) lg_in4(t, ((v) + (i)) >> 2)
 
 // Whether a kernel writes a loop body out twice to fold a run-time test
@@ -180,6 +189,9 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define LG_NO_FP_CONTRACT
 #define LG_PRECISE precise
 #define LG_UNROLL [[unroll]]
+// A loop with a large body (lg_kernel.h): kept rolled here; lavapipe's
+// compile time grows with every copy.
+#define LG_UNROLL_LARGE [[dont_unroll]]
 
 // Math: lg_math.glsl's precise functions (lg_exp, lg_expm1, lg_log,
 // lg_tanh, lg_logistic, lg_sin, lg_cos, lg_erfc, lg_pow).

@@ -100,6 +100,9 @@
  * A work item that computes a block of outputs keeps it in private arrays
  * with constant bounds, in loops marked LG_UNROLL (OpenCL's #pragma
  * unroll, GLSL's [[unroll]]): unrolled, the arrays live in registers.
+ * LG_UNROLL_LARGE marks a loop with a large body whose count may be a
+ * constant (a fixed small filter window): unrolled on OpenCL where the
+ * count is known, kept rolled on Vulkan (lavapipe's compile time).
  * Integer offsets must not sit in such arrays where a loop adds a common
  * index to each of them (PoCL's vectorizer packs them into vector
  * registers and extracts each one on every step): read through windows
@@ -112,6 +115,13 @@
  * a pointer on OpenCL, an offset on Vulkan; where the count is a define,
  * an array of them: LG_WINDOWS(a, rows, LG_KH); then
  * LG_WINDOW_SET(a, rows[i], offset) and lg_in_at(a, rows[i], q).
+ * Windows that may fall outside the input read zeros there:
+ *   LG_ZERO_WINDOWS(a, zeros, px, LG_PIX);
+ *   LG_ZERO_WINDOW_SET(a, zeros, px[r], inside, offset);
+ *   x = lg_in_atz(a, zeros, px[r], c);
+ * zeros is a buffer argument of zeros as long as the reads; OpenCL points
+ * the window at it (a plain load; a select per read made conv_general
+ * 1.5-1.8x slower on PoCL), Vulkan loads from the tensor and selects 0.0.
  * LG_UNSWITCH (1 on OpenCL, 0 on Vulkan) says whether to write a loop
  * body out twice to fold a run-time test in each copy: PoCL keeps each
  * copy in registers, lavapipe ran slower for the second copy's code.
