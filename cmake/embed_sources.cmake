@@ -1,8 +1,7 @@
-# Embeds kernel source files (the shared-dialect kernels shaders/kernels/*.lgk,
-# the OpenCL-only shaders/opencl/*.cl and the preamble files) into the
-# library as C string arrays plus a name -> source registry, so adding a
-# kernel is adding a file. A name may exist only once (a shared NAME.lgk
-# replaces shaders/opencl/NAME.cl).
+# Embeds kernel source files (the shared-dialect kernels shaders/kernels/*.lgk
+# and the preamble files) into the library as C string arrays plus a
+# name -> source registry, so adding a kernel is adding a file. A name may
+# exist only once.
 #
 # Used two ways:
 #   * include()d from CMakeLists.txt, it defines

@@ -1,17 +1,14 @@
 # Compiles the Vulkan compute shaders to SPIR-V at build time and embeds
 # them in the library, so no shader compiler is needed at run time; adding a
-# shader is adding a file. A shader is either
-#   * shaders/kernels/NAME.lgk, a kernel in the shared dialect
-#     (shaders/kernels/lg_kernel.h) that the OpenCL backend compiles from the
-#     same file: glslc compiles a generated wrapper, `#version 450`,
-#     `#include "lg_dialect_glsl.h"`, `#include "NAME.lgk"`; or
-#   * shaders/vulkan/NAME.comp, GLSL 450 written for Vulkan alone (a twin of
-#     shaders/opencl/NAME.cl not yet in the shared dialect).
-# A name may exist only once.
+# shader is adding a file. Every shader is shaders/kernels/NAME.lgk, a
+# kernel in the shared dialect (shaders/kernels/lg_kernel.h) that the
+# OpenCL backend compiles from the same file: glslc compiles a generated
+# wrapper, `#version 450`, `#include "lg_dialect_glsl.h"`,
+# `#include "NAME.lgk"`.
 #
 # Used two ways:
 #   * include()d from CMakeLists.txt, it defines
-#       lg_vulkan_shaders(OUTPUT <file.c> SOURCES <a.comp|a.lgk...>
+#       lg_vulkan_shaders(OUTPUT <file.c> SOURCES <a.lgk...>
 #                         [INCLUDES <b.glsl...>] [INCLUDE_DIRS <dir...>])
 #     Each shader is compiled four times from its one source: as written
 #     (float32, NAME.spv), with -DLG_FP16 (float16 tensor data,
@@ -25,7 +22,7 @@
 #     uint32 arrays plus a registry sorted by name (types in
 #     delegates/vulkan/vulkan_shaders.h).
 #   * run with `cmake -P` (script mode, as that second command does) with
-#     -DLG_VK_OUTPUT=... -DLG_VK_SOURCES=a.comp|b.lgk -DLG_VK_SPV_DIR=...
+#     -DLG_VK_OUTPUT=... -DLG_VK_SOURCES=a.lgk|b.lgk -DLG_VK_SPV_DIR=...
 #     it writes the file.
 #
 # What the generator reads from each .lgk (the declarations of
@@ -44,25 +41,6 @@
 #   * `#define LG_WORD_<word> N` lines: words a define may use as its value
 #     (cast.lgk: -DLG_SRC=float).
 #
-# What the generator reads from each .comp (and checks, failing the build
-# with the file's name when a rule is broken):
-#   * `layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2)
-#     in;`: the work-group size is specialization constants 0..2;
-#   * `layout(constant_id = N) const int NAME = default;` (N >= 3, unique):
-#     the define -> constant table the backend uses to turn "-DNAME=value"
-#     into a specialization constant; only int constants;
-#   * `// lg_value WORD = N` lines: words a define may use as its value
-#     (e.g. -DLG_SRC=float; shared kernels declare theirs as
-#     `#define LG_WORD_float 0` lines);
-#   * storage buffers `layout(..., binding = K) ... buffer` and read-only
-#     tensors `LG_TENSOR_IN(K, name);` (lg_types.glsl: texel buffers in the
-#     -DLG_TEXEL builds): bindings must be 0..k-1 (set 0), one per buffer
-#     argument in argument order; their kinds are embedded ('s' storage
-#     buffer, 't' LG_TENSOR_IN);
-#   * `layout(push_constant) uniform NAME { int a; float b; ... }`: scalar
-#     int/uint/float members only, one per scalar argument in argument order
-#     (their kinds are embedded so dispatch can check its arguments).
-
 # Strips /* */ and // comments (keeps newlines' count irrelevant).
 function(_lg_vk_strip_comments text out_var)
   string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" " " text "${text}")
@@ -70,151 +48,11 @@ function(_lg_vk_strip_comments text out_var)
   set(${out_var} "${text}" PARENT_SCOPE)
 endfunction()
 
-# Parses one shader's metadata; sets <prefix>_CONSTANTS ("NAME=ID;..."),
-# <prefix>_VALUES ("WORD=N;..."), <prefix>_BUFFERS (count) and
-# <prefix>_PUSH ("ifu..." one letter per push constant).
-function(_lg_vk_parse src prefix)
-  file(READ "${src}" raw)
-  get_filename_component(file "${src}" NAME)
-  # Value words live in comments: read them before stripping.
-  string(REGEX MATCHALL "lg_value[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*-?[0-9]+"
-         value_decls "${raw}")
-  set(values "")
-  foreach(decl IN LISTS value_decls)
-    string(REGEX MATCH "lg_value[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(-?[0-9]+)"
-           _ "${decl}")
-    list(APPEND values "${CMAKE_MATCH_1}=${CMAKE_MATCH_2}")
-  endforeach()
-  _lg_vk_strip_comments("${raw}" text)
-
-  foreach(axis x y z)
-    if(axis STREQUAL "x")
-      set(id 0)
-    elseif(axis STREQUAL "y")
-      set(id 1)
-    else()
-      set(id 2)
-    endif()
-    if(NOT text MATCHES "local_size_${axis}_id[ \t]*=[ \t]*${id}[^0-9]")
-      message(FATAL_ERROR "${file}: the work-group size must be specialization "
-              "constants: layout(local_size_x_id = 0, local_size_y_id = 1, "
-              "local_size_z_id = 2) in;")
-    endif()
-  endforeach()
-
-  string(REGEX MATCHALL
-         "layout[ \t]*\\([ \t]*constant_id[ \t]*=[ \t]*[0-9]+[ \t]*\\)[ \t\n]*const[ \t\n]+[a-z0-9]+[ \t\n]+[A-Za-z_][A-Za-z0-9_]*"
-         const_decls "${text}")
-  set(constants "")
-  set(seen_ids "0;1;2")
-  foreach(decl IN LISTS const_decls)
-    string(REGEX MATCH
-           "constant_id[ \t]*=[ \t]*([0-9]+)[ \t]*\\)[ \t\n]*const[ \t\n]+([a-z0-9]+)[ \t\n]+([A-Za-z_][A-Za-z0-9_]*)"
-           _ "${decl}")
-    set(id "${CMAKE_MATCH_1}")
-    set(type "${CMAKE_MATCH_2}")
-    set(name "${CMAKE_MATCH_3}")
-    if(NOT type STREQUAL "int")
-      message(FATAL_ERROR "${file}: specialization constant ${name} is "
-              "'${type}'; only int constants can come from defines")
-    endif()
-    list(FIND seen_ids "${id}" dup)
-    if(NOT dup EQUAL -1)
-      message(FATAL_ERROR "${file}: constant_id ${id} (${name}) is used twice "
-              "or collides with the work-group size ids 0..2")
-    endif()
-    list(APPEND seen_ids "${id}")
-    list(APPEND constants "${name}=${id}")
-  endforeach()
-  string(REGEX MATCHALL "constant_id" all_ids "${text}")
-  list(LENGTH all_ids n_all)
-  list(LENGTH constants n_parsed)
-  if(NOT n_all EQUAL n_parsed)
-    message(FATAL_ERROR "${file}: a constant_id declaration is not of the "
-            "form 'layout(constant_id = N) const int NAME = ...;'")
-  endif()
-
-  string(REGEX MATCHALL "binding[ \t]*=[ \t]*[0-9]+" binding_decls "${text}")
-  string(REGEX MATCHALL
-         "binding[ \t]*=[ \t]*[0-9]+[ \t]*\\)[ \t\n]*((readonly|writeonly|restrict|coherent|volatile)[ \t\n]+)*buffer"
-         buffer_decls "${text}")
-  list(LENGTH binding_decls n_bindings)
-  list(LENGTH buffer_decls n_buffers)
-  if(NOT n_bindings EQUAL n_buffers)
-    message(FATAL_ERROR "${file}: every binding must be a storage buffer "
-            "whose layout() ends with the binding, e.g. "
-            "layout(std430, set = 0, binding = 0) readonly buffer A {...};")
-  endif()
-  set(bindings "")
-  foreach(decl IN LISTS binding_decls)
-    string(REGEX MATCH "([0-9]+)$" _ "${decl}")
-    list(APPEND bindings "${CMAKE_MATCH_1}")
-  endforeach()
-  # LG_TENSOR_IN(K, name): a float tensor read through lg_in/lg_in4, a
-  # uniform texel buffer in the LG_TEXEL builds (lg_types.glsl).
-  string(REGEX MATCHALL "LG_TENSOR_IN[ \t]*\\([ \t]*[0-9]+" texel_decls
-         "${text}")
-  set(texel_bindings "")
-  foreach(decl IN LISTS texel_decls)
-    string(REGEX MATCH "([0-9]+)$" _ "${decl}")
-    list(APPEND texel_bindings "${CMAKE_MATCH_1}")
-    list(APPEND bindings "${CMAKE_MATCH_1}")
-  endforeach()
-  list(LENGTH bindings n_buffers)
-  set(kinds "")
-  if(n_buffers GREATER 0)
-    math(EXPR last "${n_buffers} - 1")
-    foreach(k RANGE ${last})
-      list(FIND bindings "${k}" found)
-      if(found EQUAL -1)
-        message(FATAL_ERROR "${file}: buffer bindings must be 0..${last} "
-                "(binding ${k} is missing or used twice)")
-      endif()
-      list(FIND texel_bindings "${k}" texel)
-      if(texel EQUAL -1)
-        string(APPEND kinds "s")
-      else()
-        string(APPEND kinds "t")
-      endif()
-    endforeach()
-  endif()
-  if(text MATCHES "[^A-Za-z0-9_]set[ \t]*=[ \t]*[1-9]")
-    message(FATAL_ERROR "${file}: all buffers must be in descriptor set 0")
-  endif()
-
-  set(push "")
-  if(text MATCHES "push_constant")
-    if(NOT text MATCHES
-       "layout[ \t]*\\([ \t]*push_constant[ \t]*\\)[ \t\n]*uniform[ \t\n]+[A-Za-z_][A-Za-z0-9_]*[ \t\n]*{([^}]*)}")
-      message(FATAL_ERROR "${file}: cannot read the push_constant block")
-    endif()
-    # The members are ';'-separated: CMake sees them as a list.
-    set(members "${CMAKE_MATCH_1}")
-    foreach(member IN LISTS members)
-      string(STRIP "${member}" member)
-      if(member STREQUAL "")
-        continue()
-      endif()
-      if(member MATCHES "^(int|uint|float)[ \t\n]+[A-Za-z_][A-Za-z0-9_]*$")
-        string(SUBSTRING "${CMAKE_MATCH_1}" 0 1 letter)
-        string(APPEND push "${letter}")
-      else()
-        message(FATAL_ERROR "${file}: push constant '${member}' must be one "
-                "int, uint or float scalar per declaration")
-      endif()
-    endforeach()
-  endif()
-
-  set(${prefix}_CONSTANTS "${constants}" PARENT_SCOPE)
-  set(${prefix}_VALUES "${values}" PARENT_SCOPE)
-  set(${prefix}_BUFFERS "${n_buffers}" PARENT_SCOPE)
-  set(${prefix}_KINDS "${kinds}" PARENT_SCOPE)
-  set(${prefix}_PUSH "${push}" PARENT_SCOPE)
-endfunction()
-
 # Parses the interface of one shared-dialect kernel (shaders/kernels/*.lgk,
-# the declarations of lg_kernel.h); sets the same <prefix>_* variables as
-# _lg_vk_parse.
+# the declarations of lg_kernel.h); sets <prefix>_CONSTANTS
+# ("NAME=ID;..."), <prefix>_VALUES ("WORD=N;..."), <prefix>_BUFFERS
+# (count), <prefix>_KINDS (one letter per buffer) and <prefix>_PUSH
+# ("ifu..." one letter per push constant).
 function(_lg_vk_parse_lgk src prefix)
   file(READ "${src}" raw)
   get_filename_component(file "${src}" NAME)
@@ -359,11 +197,10 @@ endfunction()
 
 # Writes the generated C file (script mode).
 function(_lg_vk_generate output spv_dir sources)
-  set(body "/* Generated by cmake/vulkan_shaders.cmake from shaders/kernels/ and shaders/vulkan/; do not edit. */\n")
+  set(body "/* Generated by cmake/vulkan_shaders.cmake from shaders/kernels/; do not edit. */\n")
   string(APPEND body "#include \"delegates/vulkan/vulkan_shaders.h\"\n\n")
   set(entries "")
-  set(names "")
-  # Sorted by name (the registry's order), whichever folder holds them.
+  # Sorted by name (the registry's order).
   set(keyed "")
   foreach(src IN LISTS sources)
     get_filename_component(name "${src}" NAME_WE)
@@ -373,21 +210,8 @@ function(_lg_vk_generate output spv_dir sources)
   foreach(key IN LISTS keyed)
     string(REGEX REPLACE "^[^|]*\\|" "" src "${key}")
     get_filename_component(name "${src}" NAME_WE)
-    get_filename_component(ext "${src}" LAST_EXT)
-    get_filename_component(dir "${src}" DIRECTORY)
-    get_filename_component(dir "${dir}" NAME)
     string(MAKE_C_IDENTIFIER "${name}" ident)
-    list(FIND names "${name}" dup)
-    if(NOT dup EQUAL -1)
-      message(FATAL_ERROR "Vulkan shader ${name} exists twice (a shared "
-              "shaders/kernels/${name}.lgk replaces shaders/vulkan/${name}.comp)")
-    endif()
-    list(APPEND names "${name}")
-    if(ext STREQUAL ".lgk")
-      _lg_vk_parse_lgk("${src}" meta)
-    else()
-      _lg_vk_parse("${src}" meta)
-    endif()
+    _lg_vk_parse_lgk("${src}" meta)
 
     # The texel builds differ only where the shader has LG_TENSOR_IN
     # bindings; the others reuse the storage-buffer arrays.
@@ -444,7 +268,7 @@ function(_lg_vk_generate output spv_dir sources)
                           "     ${texel_fp16_code}, ${words_texel_fp16},\n"
                           "     ${meta_BUFFERS}u, \"${meta_KINDS}\", \"${meta_PUSH}\",\n"
                           "     ${const_ptr}, ${n_const}, ${value_ptr}, ${n_values},\n"
-                          "     \"shaders/${dir}/${name}${ext}\"},\n")
+                          "     \"shaders/kernels/${name}.lgk\"},\n")
   endforeach()
   list(LENGTH sources n)
   if(n EQUAL 0)
@@ -480,30 +304,24 @@ function(lg_vulkan_shaders)
     list(APPEND include_flags "-I${dir}")
   endforeach()
   set(spvs "")
-  set(names "")
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(name "${src}" NAME_WE)
     get_filename_component(ext "${src}" LAST_EXT)
-    list(FIND names "${name}" dup)
-    if(NOT dup EQUAL -1)
-      message(FATAL_ERROR "Vulkan shader ${name} exists twice (a shared "
-              "shaders/kernels/${name}.lgk replaces shaders/vulkan/${name}.comp)")
+    if(NOT ext STREQUAL ".lgk")
+      message(FATAL_ERROR "${src}: a Vulkan shader is a shared-dialect kernel "
+              "shaders/kernels/NAME.lgk")
     endif()
-    list(APPEND names "${name}")
     get_filename_component(dir "${src}" DIRECTORY)
-    set(input "${src}")
-    if(ext STREQUAL ".lgk")
-      # The shared-dialect kernel behind its GLSL prelude (written only when
-      # it changes, so nothing rebuilds for nothing).
-      set(input "${wrap_dir}/${name}.comp")
-      set(wrapper "// Generated by cmake/vulkan_shaders.cmake (do not edit).\n"
-                  "#version 450\n"
-                  "#extension GL_GOOGLE_include_directive : require\n"
-                  "#include \"lg_dialect_glsl.h\"\n"
-                  "#include \"${name}.lgk\"\n")
-      string(CONCAT wrapper ${wrapper})
-      file(CONFIGURE OUTPUT "${input}" CONTENT "${wrapper}" @ONLY)
-    endif()
+    # The kernel behind its GLSL prelude (written only when it changes, so
+    # nothing rebuilds for nothing).
+    set(input "${wrap_dir}/${name}.comp")
+    set(wrapper "// Generated by cmake/vulkan_shaders.cmake (do not edit).\n"
+                "#version 450\n"
+                "#extension GL_GOOGLE_include_directive : require\n"
+                "#include \"lg_dialect_glsl.h\"\n"
+                "#include \"${name}.lgk\"\n")
+    string(CONCAT wrapper ${wrapper})
+    file(CONFIGURE OUTPUT "${input}" CONTENT "${wrapper}" @ONLY)
     # One source, four modules: float32 and float16 (-DLG_FP16), each with
     # LG_TENSOR_IN bindings as storage buffers and as texel buffers
     # (-DLG_TEXEL; the same code for a shader without such bindings, which

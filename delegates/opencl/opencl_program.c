@@ -253,9 +253,7 @@ TfLiteStatus lg_cl_kernel_create(lg_gpu_backend* be, const char* name,
   if (src == NULL || strlen(name) >= sizeof(kernel->name)) {
     lg_gpu_error_set(error,
                      "kernel_create: no embedded OpenCL source named "
-                     "'%s' (expected shaders/kernels/%s.lgk or "
-                     "shaders/opencl/%s.cl)",
-                     name != NULL ? name : "(null)",
+                     "'%s' (expected shaders/kernels/%s.lgk)",
                      name != NULL ? name : "(null)",
                      name != NULL ? name : "(null)");
     goto fail;

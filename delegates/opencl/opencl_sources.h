@@ -2,8 +2,8 @@
  *
  * cmake/embed_sources.cmake generates the table at build time from every
  * shared-dialect kernel shaders/kernels/NAME.lgk (one source for OpenCL and
- * Vulkan, shaders/kernels/lg_kernel.h), every OpenCL-only
- * shaders/opencl/NAME.cl and the preamble files: one entry per file, named
+ * Vulkan, shaders/kernels/lg_kernel.h) and the preamble files: one entry
+ * per file, named
  * NAME, sorted by name; each source is kept as an array of lines (newlines
  * kept) that clCreateProgramWithSource takes as is. The data is static and
  * immutable; any thread may read it.

@@ -17,9 +17,8 @@
  * Vulkan has no such query.
  *
  * Kernels come from shaders/kernels/<name>.lgk (the shared dialect of
- * shaders/kernels/lg_kernel.h, one source with the OpenCL backend) or
- * shaders/vulkan/<name>.comp (Vulkan only), compiled to SPIR-V at build
- * time (vulkan_shaders.h). kernel_create's defines ("-DLG_OP=3 -DLG_ACT")
+ * shaders/kernels/lg_kernel.h, one source with the OpenCL backend),
+ * compiled to SPIR-V at build time (vulkan_shaders.h). kernel_create's defines ("-DLG_OP=3 -DLG_ACT")
  * become specialization constants: each NAME must be one the shader
  * declares (an unknown NAME is an error naming it), a define without a
  * value means 1, and a value is an integer or one of the shader's value

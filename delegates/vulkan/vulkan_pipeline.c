@@ -528,9 +528,7 @@ TfLiteStatus lg_vk_kernel_create(lg_gpu_backend* be, const char* name,
   if (shader == NULL || strlen(name) >= sizeof(kernel->name)) {
     lg_gpu_error_set(error,
                      "kernel_create: no embedded Vulkan shader named "
-                     "'%s' (expected shaders/kernels/%s.lgk or "
-                     "shaders/vulkan/%s.comp)",
-                     name != NULL ? name : "(null)",
+                     "'%s' (expected shaders/kernels/%s.lgk)",
                      name != NULL ? name : "(null)",
                      name != NULL ? name : "(null)");
     return kTfLiteError;

@@ -1,9 +1,8 @@
 /* The Vulkan compute shaders embedded in the library as SPIR-V.
  *
- * cmake/vulkan_shaders.cmake compiles every shared-dialect kernel
- * shaders/kernels/NAME.lgk (behind shaders/kernels/lg_dialect_glsl.h) and
- * every Vulkan-only shaders/vulkan/NAME.comp with glslc as written (float32
- * tensor data) and with -DLG_FP16 (float16 tensor data,
+ * cmake/vulkan_shaders.cmake compiles every kernel, a shared-dialect
+ * shaders/kernels/NAME.lgk behind shaders/kernels/lg_dialect_glsl.h, with
+ * glslc as written (float32 tensor data) and with -DLG_FP16 (float16 tensor data,
  * shaders/vulkan/lg_types.glsl), each also with -DLG_TEXEL (read-only tensors
  * as texel buffers), validates them with spirv-val and generates this table at
  * build time (build/generated/vulkan_shaders.c), sorted by name, together with
@@ -59,8 +58,7 @@ typedef struct lg_vk_shader {
   size_t constant_count;
   const lg_vk_named_value* values;
   size_t value_count;
-  /* The source file, for messages: "shaders/kernels/NAME.lgk" (a kernel
-   * shared with OpenCL) or "shaders/vulkan/NAME.comp". */
+  /* The source file, for messages: "shaders/kernels/NAME.lgk". */
   const char* source;
 } lg_vk_shader;
 

@@ -1,8 +1,7 @@
 /* The first part of the preamble of every OpenCL kernel, not a kernel
  * itself: the program builder (delegates/opencl/opencl_program.c) puts this
  * file, then shaders/kernels/lg_dialect_cl.h and lg_kernel.h, in front of
- * each kernel it compiles (shaders/kernels/NAME.lgk, or an OpenCL-only
- * shaders/opencl/NAME.cl). These macros store float tensor data; what may
+ * each kernel it compiles (shaders/kernels/NAME.lgk). These macros store float tensor data; what may
  * be computed in half is stated once, for both APIs, in
  * shaders/kernels/lg_kernel.h ("Precision").
  *

@@ -1,8 +1,8 @@
 /* Cross-backend kernel test, part 2 of 2: matmul_pack, matmul,
  * transpose_conv, conv_1x1, conv_general and depthwise_conv (the other
  * kernels are in test_gpu_kernels_cross.c). Each kernel
- * runs on the OpenCL backend (shaders/opencl/NAME.cl, PoCL here) and on
- * the Vulkan backend (shaders/vulkan/NAME.comp, lavapipe here, with the
+ * (shaders/kernels/NAME.lgk) runs on the OpenCL backend (PoCL here) and on
+ * the Vulkan backend (lavapipe here, with the
  * Khronos validation layer on) with the same defines, arguments and
  * global/local sizes, on the same seeded inputs; the downloads must agree
  * element by element: |vk - cl| <= 1e-5 * max(1, |cl|) (NaN matches NaN).

@@ -428,7 +428,7 @@ static void test_kernel_errors(void** state) {
   assert_int_equal(ops->kernel_create(be, "no_such_kernel", NULL, &k, &error),
                    kTfLiteError);
   assert_null(k);
-  assert_non_null(strstr(error.message, "shaders/opencl/no_such_kernel.cl"));
+  assert_non_null(strstr(error.message, "shaders/kernels/no_such_kernel.lgk"));
   /* The preamble every kernel is built with is not a kernel itself. */
   assert_true(ops->has_kernel(be, "add"));
   assert_false(ops->has_kernel(be, "lg_types"));

@@ -729,8 +729,8 @@ static void test_defines(void** state) {
   expect_kernel_error(be, "binary", "-D", "not a -DNAME[=VALUE] define");
   expect_kernel_error(be, "cast", "-DLG_SRC=double", "value words");
   expect_kernel_error(be, "no_such_kernel", NULL,
-                      "shaders/vulkan/no_such_kernel.comp");
-  expect_kernel_error(be, "lg_math", NULL, "shaders/vulkan/lg_math.comp");
+                      "shaders/kernels/no_such_kernel.lgk");
+  expect_kernel_error(be, "lg_math", NULL, "shaders/kernels/lg_math.lgk");
 
   /* Arguments are checked against the shader's interface. */
   lg_gpu_kernel* k = make_kernel(be, "copy", NULL);
