@@ -107,17 +107,17 @@ typedef float16 lg_vf16;
 #define lg_clamp_actn(n, v, lo, hi) LG_CAT(lg_cl_clamp_act, n)((v), (lo), (hi))
 #define lg_tanhn(n, v) tanh(v)
 /* The first `lanes` lanes of a piece (all of them when lanes >= n; zeros
- * past them on loads), and the fused activation's clamp (NaN passes). */
+ * past them on loads), and the fused activation's clamp (NaN passes).
+ * Plain functions, as lg_kernel.h's: a kernel that uses none of them
+ * compiles without an unused-function warning. */
 #define LG_CL_PART(n)                                                       \
-  static inline lg_vf##n lg_cl_in_part##n(const __global LG_DATA* p,        \
-                                          int lanes) {                      \
+  lg_vf##n lg_cl_in_part##n(const __global LG_DATA* p, int lanes) {         \
     if (lanes >= n) return LG_LOAD##n(0, p);                                \
     float tmp[n];                                                           \
     for (int l = 0; l < n; ++l) tmp[l] = l < lanes ? LG_LOAD1(l, p) : 0.0f; \
     return vload##n(0, tmp);                                                \
   }                                                                         \
-  static inline void lg_cl_st_part##n(__global LG_DATA* p, lg_vf##n v,      \
-                                      int lanes) {                          \
+  void lg_cl_st_part##n(__global LG_DATA* p, lg_vf##n v, int lanes) {       \
     if (lanes >= n) {                                                       \
       LG_STORE##n(v, 0, p);                                                 \
       return;                                                               \
@@ -126,21 +126,20 @@ typedef float16 lg_vf16;
     vstore##n(v, 0, tmp);                                                   \
     for (int l = 0; l < lanes; ++l) LG_STORE1(tmp[l], l, p);                \
   }                                                                         \
-  static inline lg_vf##n lg_cl_clamp_act##n(lg_vf##n v, float lo,           \
-                                            float hi) {                     \
+  lg_vf##n lg_cl_clamp_act##n(lg_vf##n v, float lo, float hi) {             \
     v = select(v, (lg_vf##n)(lo), isless(v, (lg_vf##n)(lo)));               \
     return select(v, (lg_vf##n)(hi), isgreater(v, (lg_vf##n)(hi)));         \
   }
 LG_CL_PART(4)
 LG_CL_PART(8)
 LG_CL_PART(16)
-static inline float lg_cl_in_part1(const __global LG_DATA* p, int lanes) {
+float lg_cl_in_part1(const __global LG_DATA* p, int lanes) {
   return lanes >= 1 ? LG_LOAD1(0, p) : 0.0f;
 }
-static inline void lg_cl_st_part1(__global LG_DATA* p, float v, int lanes) {
+void lg_cl_st_part1(__global LG_DATA* p, float v, int lanes) {
   if (lanes >= 1) LG_STORE1(v, 0, p);
 }
-static inline float lg_cl_clamp_act1(float v, float lo, float hi) {
+float lg_cl_clamp_act1(float v, float lo, float hi) {
   if (v < lo) v = lo;
   if (v > hi) v = hi;
   return v;
