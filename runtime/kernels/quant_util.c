@@ -1,0 +1,191 @@
+/* Quantization helpers (quant_util.h). */
+#include "runtime/kernels/quant_util.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "runtime/kernels/kernel_util.h"
+
+void lg_quantize_multiplier(double m, int32_t* multiplier, int* shift) {
+  *multiplier = 0;
+  *shift = 0;
+  if (m == 0.0 || !isfinite(m)) return;
+  int exponent = 0;
+  const double fraction = frexp(m, &exponent); /* m = fraction * 2^exponent */
+  int64_t fixed = (int64_t)round(fraction * (double)(1LL << 31));
+  if (fixed == (1LL << 31)) { /* the fraction rounded up to 1.0 */
+    fixed /= 2;
+    ++exponent;
+  }
+  if (exponent < -31) return; /* every bit would shift out: m is 0 */
+  *multiplier = (int32_t)fixed;
+  *shift = exponent;
+}
+
+/* gemmlowp's SaturatingRoundingDoublingHighMul: the high 32 bits of 2ab,
+ * rounded half away from zero; INT32_MIN * INT32_MIN saturates. */
+static int32_t lg_rounding_doubling_high_mul(int32_t a, int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  const int64_t ab = (int64_t)a * (int64_t)b;
+  const int64_t nudge = ab >= 0 ? (1LL << 30) : 1 - (1LL << 30);
+  return (int32_t)((ab + nudge) / (1LL << 31)); /* C division truncates */
+}
+
+/* gemmlowp's RoundingDivideByPOT: x / 2^exponent rounded half away from
+ * zero (exponent 0..31). */
+static int32_t lg_rounding_divide_by_pot(int32_t x, int exponent) {
+  const int32_t mask = (int32_t)((1LL << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  /* >> of a negative int is arithmetic on every compiler litegpu targets,
+   * as TFLite assumes. */
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+int32_t lg_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
+                                            int shift) {
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  /* TFLite multiplies in int32; wrap as its machine code does. */
+  const int32_t scaled = (int32_t)((uint32_t)x << left);
+  return lg_rounding_divide_by_pot(
+      lg_rounding_doubling_high_mul(scaled, multiplier), right);
+}
+
+bool lg_quant_type_range(TfLiteType type, int32_t* lo, int32_t* hi) {
+  switch (type) {
+    case kTfLiteUInt8:
+      *lo = 0;
+      *hi = 255;
+      return true;
+    case kTfLiteInt8:
+      *lo = -128;
+      *hi = 127;
+      return true;
+    case kTfLiteInt16:
+      *lo = -32768;
+      *hi = 32767;
+      return true;
+    case kTfLiteInt32:
+      *lo = INT32_MIN;
+      *hi = INT32_MAX;
+      return true;
+    default:
+      return false;
+  }
+}
+
+static const char* lg_quant_name(const TfLiteTensor* t) {
+  return t->name != NULL ? t->name : "(unnamed)";
+}
+
+/* Checks one scale and zero point of tensor t. */
+static TfLiteStatus lg_quant_check_pair(TfLiteContext* context, const char* op,
+                                        const char* role, const TfLiteTensor* t,
+                                        float scale, int32_t zero_point) {
+  if (!(isfinite(scale) && scale > 0.0f)) {
+    lg_kernel_log(context, op,
+                  "%s tensor '%s' has scale %g (a quantization scale must be "
+                  "finite and greater than 0)",
+                  role, lg_quant_name(t), (double)scale);
+    return kTfLiteError;
+  }
+  int32_t lo = 0, hi = 0;
+  if (lg_quant_type_range(t->type, &lo, &hi) &&
+      (zero_point < lo || zero_point > hi)) {
+    lg_kernel_log(context, op,
+                  "%s tensor '%s' has zero point %d, outside %s's range "
+                  "[%d, %d]",
+                  role, lg_quant_name(t), (int)zero_point,
+                  TfLiteTypeGetName(t->type), (int)lo, (int)hi);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_quant_per_channel(TfLiteContext* context, const char* op,
+                                         const char* role,
+                                         const TfLiteTensor* t,
+                                         const TfLiteAffineQuantization* q,
+                                         lg_quant_layout* layout) {
+  const TfLiteIntArray* dims = t->dims;
+  const int axis = q->quantized_dimension;
+  char shape[96];
+  if (dims == NULL || axis < 0 || axis >= dims->size) {
+    lg_kernel_log(context, op,
+                  "%s tensor '%s' has quantized_dimension %d, outside its "
+                  "shape %s",
+                  role, lg_quant_name(t), axis,
+                  lg_kernel_format_shape(dims, shape, sizeof(shape)));
+    return kTfLiteError;
+  }
+  if (dims->data[axis] != q->scale->size) {
+    lg_kernel_log(context, op,
+                  "%s tensor '%s' has %d scales for dimension %d of shape %s "
+                  "(size %d)",
+                  role, lg_quant_name(t), q->scale->size, axis,
+                  lg_kernel_format_shape(dims, shape, sizeof(shape)),
+                  dims->data[axis]);
+    return kTfLiteError;
+  }
+  if (q->zero_point->size != 1 && q->zero_point->size != q->scale->size) {
+    lg_kernel_log(context, op,
+                  "%s tensor '%s' has %d zero points for %d scales (expected "
+                  "1 or %d)",
+                  role, lg_quant_name(t), q->zero_point->size, q->scale->size,
+                  q->scale->size);
+    return kTfLiteError;
+  }
+  for (int c = 0; c < q->scale->size; ++c) {
+    const int32_t zp = q->zero_point->data[q->zero_point->size > 1 ? c : 0];
+    TF_LITE_ENSURE_STATUS(
+        lg_quant_check_pair(context, op, role, t, q->scale->data[c], zp));
+  }
+  layout->outer = 1;
+  layout->inner = 1;
+  for (int i = 0; i < axis; ++i) layout->outer *= dims->data[i];
+  for (int i = axis + 1; i < dims->size; ++i) layout->inner *= dims->data[i];
+  layout->channels = q->scale->size;
+  layout->scale0 = q->scale->data[0];
+  layout->zero_point0 = q->zero_point->data[0];
+  layout->scales = q->scale->data;
+  layout->zero_points = q->zero_point->data;
+  layout->per_channel_zero_point = q->zero_point->size > 1;
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_quant_layout_read(TfLiteContext* context, const char* op,
+                                  const char* role, const TfLiteTensor* t,
+                                  lg_quant_layout* layout) {
+  layout->outer = 1;
+  layout->channels = 1;
+  layout->inner = lg_kernel_num_elements(t);
+  layout->scales = NULL;
+  layout->zero_points = NULL;
+  layout->per_channel_zero_point = false;
+  const TfLiteAffineQuantization* q = NULL;
+  if (t->quantization.type == kTfLiteAffineQuantization) {
+    q = t->quantization.params;
+  }
+  if (q != NULL && (q->scale == NULL || q->scale->size < 1 ||
+                    q->zero_point == NULL || q->zero_point->size < 1)) {
+    lg_kernel_log(context, op,
+                  "%s tensor '%s' has affine quantization without scales or "
+                  "zero points",
+                  role, lg_quant_name(t));
+    return kTfLiteError;
+  }
+  if (q != NULL && q->scale->size > 1) {
+    return lg_quant_per_channel(context, op, role, t, q, layout);
+  }
+  if (q == NULL && t->params.scale == 0.0f) {
+    lg_kernel_log(context, op, "%s tensor '%s' (%s) has no quantization", role,
+                  lg_quant_name(t), TfLiteTypeGetName(t->type));
+    return kTfLiteError;
+  }
+  layout->scale0 = q != NULL ? q->scale->data[0] : t->params.scale;
+  layout->zero_point0 =
+      q != NULL ? q->zero_point->data[0] : t->params.zero_point;
+  return lg_quant_check_pair(context, op, role, t, layout->scale0,
+                             layout->zero_point0);
+}

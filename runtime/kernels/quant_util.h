@@ -1,0 +1,70 @@
+/* Quantization helpers every quantized kernel uses: the fixed-point
+ * requantization TFLite computes (so results match it bit for bit) and the
+ * checked reading of a tensor's affine quantization parameters.
+ *
+ * Requantization (TFLite's QuantizeMultiplier and
+ * MultiplyByQuantizedMultiplier, the double-rounding form TFLite builds by
+ * default): a real multiplier m becomes (multiplier, shift) with
+ * m ~= multiplier * 2^(shift - 31), multiplier in [2^30, 2^31); then
+ *   x * m ~= RoundingDivideByPOT(
+ *              SaturatingRoundingDoublingHighMul(x * 2^max(shift, 0),
+ *                                                multiplier),
+ *              max(-shift, 0))
+ * with gemmlowp's rounding (the high product rounds half away from zero,
+ * the power-of-two division half away from zero too).
+ */
+#ifndef LITEGPU_RUNTIME_KERNELS_QUANT_UTIL_H_
+#define LITEGPU_RUNTIME_KERNELS_QUANT_UTIL_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tensorflow/lite/c/common.h"
+
+/* m as (multiplier, shift); m == 0 (and |m| < 2^-31) gives (0, 0). m must
+ * be finite (callers pass ratios of checked scales). */
+void lg_quantize_multiplier(double m, int32_t* multiplier, int* shift);
+
+/* round(x * m) for the (multiplier, shift) of m, as TFLite computes it. */
+int32_t lg_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
+                                            int shift);
+
+/* The smallest and largest value of an integer tensor type (UINT8, INT8,
+ * INT16, INT32); false for other types. */
+bool lg_quant_type_range(TfLiteType type, int32_t* lo, int32_t* hi);
+
+/* A tensor's affine quantization: elements = outer * channels * inner and
+ * element (o, c, i) has scale lg_quant_scale(layout, c) and zero point
+ * lg_quant_zero_point(layout, c). Per tensor is one channel with scale0
+ * and zero_point0; per channel reads the tensor's arrays (which stay the
+ * tensor's). */
+typedef struct lg_quant_layout {
+  int64_t outer, channels, inner;
+  float scale0;
+  int32_t zero_point0;
+  const float* scales;        /* per channel, else NULL */
+  const int32_t* zero_points; /* per channel, else NULL */
+  bool per_channel_zero_point;
+} lg_quant_layout;
+
+static inline float lg_quant_scale(const lg_quant_layout* layout, int64_t c) {
+  return layout->scales != NULL ? layout->scales[c] : layout->scale0;
+}
+
+static inline int32_t lg_quant_zero_point(const lg_quant_layout* layout,
+                                          int64_t c) {
+  if (layout->zero_points == NULL) return layout->zero_point0;
+  return layout->zero_points[layout->per_channel_zero_point ? c : 0];
+}
+
+/* Reads and checks the quantization of tensor `t` (`role` names it in
+ * messages, e.g. "output"): affine parameters (or TfLiteTensor.params
+ * alone), every scale finite and > 0, every zero point within the type's
+ * range, per channel only along a dimension of the tensor with one scale per
+ * index and 1 or as many zero points. Errors name the op, the tensor and
+ * the problem. */
+TfLiteStatus lg_quant_layout_read(TfLiteContext* context, const char* op,
+                                  const char* role, const TfLiteTensor* t,
+                                  lg_quant_layout* layout);
+
+#endif /* LITEGPU_RUNTIME_KERNELS_QUANT_UTIL_H_ */
