@@ -52,6 +52,16 @@ int32_t lg_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
       lg_rounding_doubling_high_mul(scaled, multiplier), right);
 }
 
+int32_t lg_quant_round_to_int(float v) {
+  const float r = roundf(v);
+  return (r >= -2147483648.0f && r < 2147483648.0f) ? (int32_t)r : INT32_MIN;
+}
+
+int32_t lg_quant_round_to_int_double(double v) {
+  const double r = round(v);
+  return (r >= -2147483648.0 && r < 2147483648.0) ? (int32_t)r : INT32_MIN;
+}
+
 bool lg_quant_type_range(TfLiteType type, int32_t* lo, int32_t* hi) {
   switch (type) {
     case kTfLiteUInt8:
@@ -73,6 +83,57 @@ bool lg_quant_type_range(TfLiteType type, int32_t* lo, int32_t* hi) {
     default:
       return false;
   }
+}
+
+TfLiteStatus lg_quant_activation_range(TfLiteContext* context, const char* op,
+                                       TfLiteFusedActivation activation,
+                                       TfLiteType type, float scale,
+                                       int32_t zero_point, int32_t* act_min,
+                                       int32_t* act_max) {
+  int32_t lo = 0, hi = 0;
+  if (!lg_quant_type_range(type, &lo, &hi)) {
+    lg_kernel_log(context, op, "no quantized range for type %s",
+                  TfLiteTypeGetName(type));
+    return kTfLiteError;
+  }
+  float bottom = 0.0f, top = 0.0f;
+  bool has_top = false;
+  switch (activation) {
+    case kTfLiteActNone:
+      *act_min = lo;
+      *act_max = hi;
+      return kTfLiteOk;
+    case kTfLiteActRelu:
+      break;
+    case kTfLiteActRelu6:
+      top = 6.0f;
+      has_top = true;
+      break;
+    case kTfLiteActReluN1To1:
+      bottom = -1.0f;
+      top = 1.0f;
+      has_top = true;
+      break;
+    default:
+      lg_kernel_log(context, op,
+                    "fused activation %s is not supported on a quantized "
+                    "output",
+                    lg_kernel_activation_name(activation));
+      return kTfLiteError;
+  }
+  /* zero_point + q wraps as TFLite's int32 addition does. */
+  const int32_t q_bottom =
+      (int32_t)((uint32_t)zero_point +
+                (uint32_t)lg_quant_round_to_int(bottom / scale));
+  *act_min = q_bottom > lo ? q_bottom : lo;
+  *act_max = hi;
+  if (has_top) {
+    const int32_t q_top =
+        (int32_t)((uint32_t)zero_point +
+                  (uint32_t)lg_quant_round_to_int(top / scale));
+    *act_max = q_top < hi ? q_top : hi;
+  }
+  return kTfLiteOk;
 }
 
 static const char* lg_quant_name(const TfLiteTensor* t) {

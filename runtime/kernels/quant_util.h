@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
 
 /* m as (multiplier, shift); m == 0 (and |m| < 2^-31) gives (0, 0). m must
@@ -28,6 +29,15 @@ void lg_quantize_multiplier(double m, int32_t* multiplier, int* shift);
 /* round(x * m) for the (multiplier, shift) of m, as TFLite computes it. */
 int32_t lg_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
                                             int shift);
+
+/* (int32)round(v), round half away from zero, as TFLite's
+ * static_cast<int32_t>(TfLiteRound(v)) gives on x86: a value outside
+ * int32's range, and NaN, convert to INT32_MIN (cvttss2si's "integer
+ * indefinite"), which TFLite's unchecked cast then carries on. */
+int32_t lg_quant_round_to_int(float v);
+
+/* The same for a double, as static_cast<int32_t>(round(v)). */
+int32_t lg_quant_round_to_int_double(double v);
 
 /* The smallest and largest value of an integer tensor type (UINT8, INT8,
  * INT16, INT32); false for other types. */
@@ -66,5 +76,17 @@ static inline int32_t lg_quant_zero_point(const lg_quant_layout* layout,
 TfLiteStatus lg_quant_layout_read(TfLiteContext* context, const char* op,
                                   const char* role, const TfLiteTensor* t,
                                   lg_quant_layout* layout);
+
+/* The quantized range a fused activation leaves on an output of `type`
+ * with `scale` and `zero_point`, as TFLite's
+ * CalculateActivationRangeQuantized: NONE the type's range, RELU from
+ * q(0), RELU6 [q(0), q(6)], RELU_N1_TO_1 [q(-1), q(1)], each within the
+ * type's range, with q(f) = zero_point + (int32)round(f / scale) (float).
+ * Other activations are an error naming them. */
+TfLiteStatus lg_quant_activation_range(TfLiteContext* context, const char* op,
+                                       TfLiteFusedActivation activation,
+                                       TfLiteType type, float scale,
+                                       int32_t zero_point, int32_t* act_min,
+                                       int32_t* act_max);
 
 #endif /* LITEGPU_RUNTIME_KERNELS_QUANT_UTIL_H_ */

@@ -18,7 +18,6 @@
  * channel are computed; 4 (INT4) and 5 (UINT4) are rejected in Prepare
  * with the type's name.
  */
-#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -163,9 +162,7 @@ static TfLiteStatus lg_quantize_prepare(TfLiteContext* context,
 /* One float quantized as TFLite's reference kernel does (see the header). */
 static int32_t lg_quantize_one(float x, float scale, int32_t zero_point,
                                int32_t lo, int32_t hi) {
-  const float r = roundf(x / scale);
-  const int32_t i =
-      (r >= -2147483648.0f && r < 2147483648.0f) ? (int32_t)r : INT32_MIN;
+  const int32_t i = lg_quant_round_to_int(x / scale);
   const int32_t q = (int32_t)((uint32_t)i + (uint32_t)zero_point);
   return q < lo ? lo : (q > hi ? hi : q);
 }

@@ -723,9 +723,16 @@ static void fc_type_error(TfLiteType tin, TfLiteType tw, TfLiteType tb,
 static void test_fc_type_errors(void** state) {
   (void)state;
   const TfLiteType f32 = kTfLiteFloat32;
+  fc_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteInt32, kTfLiteUInt8,
+                "FULLY_CONNECTED: input type UINT8 with weights type UINT8 is "
+                "not supported (expected FLOAT32 and FLOAT32, or INT8 and "
+                "INT8)");
+  /* INT8 needs quantization parameters (these tensors have none). */
   fc_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt32, kTfLiteInt8,
-                "FULLY_CONNECTED: input type INT8 with weights type INT8 is "
-                "not supported (expected FLOAT32 and FLOAT32)");
+                "FULLY_CONNECTED: input tensor");
+  fc_type_error(kTfLiteInt8, kTfLiteInt8, f32, kTfLiteInt8,
+                "FULLY_CONNECTED: bias type FLOAT32 is not supported with "
+                "INT8 weights (expected INT32)");
   /* Hybrid (version 3/9/12): float input, int8 weights. */
   fc_type_error(f32, kTfLiteInt8, f32, f32,
                 "FULLY_CONNECTED: input type FLOAT32 with weights type INT8");
