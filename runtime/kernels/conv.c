@@ -8,9 +8,10 @@
  * filter_c], optional bias [out_c]. Grouped convolution (version 6): the
  * input's channels are a multiple of the filter's, groups = in_c /
  * filter_c, and out_c must be a multiple of groups. Padding follows
- * TFLite's formula (lg_nn_out_size, lg_nn_pad_before). Every type variant
- * the versions up to 8 add (int8, int16, hybrid, int4) is rejected in
- * Prepare with the type's name.
+ * TFLite's formula (lg_nn_out_size, lg_nn_pad_before). INT8 (version 3,
+ * per-channel filters included) runs conv_int8.c's kernel, bit for bit
+ * with TFLite's reference; every other type variant the versions up to 8
+ * add (int16, hybrid, int4) is rejected in Prepare with the type's name.
  *
  * Fast path: each group is one GEMM with m = output pixels, n = the group's
  * output channels, k = filter_h * filter_w * filter_c. A 1x1 filter with
@@ -77,6 +78,8 @@ typedef struct lg_conv_data {
   bool gather;
   int32_t* gather_table;
   size_t gather_capacity; /* entries */
+  bool quantized;         /* INT8: conv_int8.c */
+  lg_conv_int8 q;
 } lg_conv_data;
 
 /* Copies in[idx[j]] (0.0f where idx[j] < 0) to dst[j] for j < count. */
@@ -110,6 +113,7 @@ static void lg_conv_free(TfLiteContext* context, void* buffer) {
   if (data != NULL) {
     lg_nn_buffer_free(&data->weights);
     free(data->gather_table);
+    lg_conv_int8_free(&data->q);
   }
   free(data);
 }
@@ -290,24 +294,43 @@ static void lg_conv_pack_gather(const void* ctx, int i0, int rows, int p0,
 
 /* ---- Prepare ------------------------------------------------------------ */
 
+/* INT8 input, filter and output with an INT32 bias. */
+static TfLiteStatus lg_conv_check_int8_types(TfLiteContext* context,
+                                             const TfLiteTensor* filter,
+                                             const TfLiteTensor* bias,
+                                             const TfLiteTensor* output) {
+  if (filter->type != kTfLiteInt8 || output->type != kTfLiteInt8 ||
+      (bias != NULL && bias->type != kTfLiteInt32)) {
+    lg_kernel_log(context, LG_CONV_OP,
+                  "INT8 input with filter %s, bias %s and output %s is not "
+                  "supported (expected INT8, INT32 and INT8)",
+                  TfLiteTypeGetName(filter->type),
+                  bias != NULL ? TfLiteTypeGetName(bias->type) : "(none)",
+                  TfLiteTypeGetName(output->type));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_conv_check_types(TfLiteContext* context,
                                         const TfLiteTensor* input,
                                         const TfLiteTensor* filter,
                                         const TfLiteTensor* bias,
                                         const TfLiteTensor* output) {
+  if (filter->sparsity != NULL) {
+    lg_kernel_log(context, LG_CONV_OP, "sparse filters are not supported");
+    return kTfLiteError;
+  }
+  if (input->type == kTfLiteInt8) {
+    return lg_conv_check_int8_types(context, filter, bias, output);
+  }
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_CONV_OP, "input", input));
   TF_LITE_ENSURE_STATUS(
       lg_nn_check_float(context, LG_CONV_OP, "filter", filter));
   if (bias != NULL) {
     TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_CONV_OP, "bias", bias));
   }
-  TF_LITE_ENSURE_STATUS(
-      lg_nn_check_float(context, LG_CONV_OP, "output", output));
-  if (filter->sparsity != NULL) {
-    lg_kernel_log(context, LG_CONV_OP, "sparse filters are not supported");
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
+  return lg_nn_check_float(context, LG_CONV_OP, "output", output);
 }
 
 /* Channel and group checks; fills groups. */
@@ -533,7 +556,14 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   data->has_bias = bias != NULL;
   data->input_elements = lg_kernel_num_elements(input);
-  TF_LITE_ENSURE_STATUS(lg_conv_plan(context, node, data));
+  data->quantized = input->type == kTfLiteInt8;
+  if (data->quantized) {
+    TF_LITE_ENSURE_STATUS(
+        lg_conv_int8_prepare(context, LG_CONV_OP, input, filter, output,
+                             params->activation, data->geo.out_c, 0, &data->q));
+  } else {
+    TF_LITE_ENSURE_STATUS(lg_conv_plan(context, node, data));
+  }
 
   const lg_conv_geometry* g = &data->geo;
   TfLiteIntArray* shape = TfLiteIntArrayCreate(4);
@@ -707,6 +737,12 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* filter = io.filter;
   const TfLiteTensor* bias = io.bias;
   TfLiteTensor* output = io.output;
+  if (data->quantized) {
+    lg_conv_int8_run(&data->geo, data->groups, &data->q, input->data.int8,
+                     filter->data.int8, bias != NULL ? bias->data.i32 : NULL,
+                     output->data.int8);
+    return kTfLiteOk;
+  }
   float* scratch = lg_nn_temporary(context, node, LG_CONV_OP, kScratchTemporary,
                                    data->scratch_floats);
   if (scratch == NULL) return kTfLiteError;

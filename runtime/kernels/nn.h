@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -113,6 +114,35 @@ typedef struct lg_nn_buffer {
 TfLiteStatus lg_nn_buffer_reserve(TfLiteContext* context, const char* op,
                                   lg_nn_buffer* buffer, size_t floats);
 void lg_nn_buffer_free(lg_nn_buffer* buffer);
+
+/* ---- INT8 convolution (conv_int8.c) ------------------------------------ */
+
+/* What an INT8 convolution needs beyond its geometry: TFLite's offsets,
+ * per-output-channel fixed-point multipliers and the activation's range. */
+typedef struct lg_conv_int8 {
+  int32_t input_offset, output_offset;
+  int32_t act_min, act_max;
+  int32_t* multipliers; /* [out_c] */
+  int* shifts;          /* [out_c] */
+} lg_conv_int8;
+
+/* Reads and checks the quantization of INT8 input, filter and output (the
+ * filter per tensor, or per channel along `filter_axis` with out_c scales,
+ * zero points 0) and fills `q` (its arrays are replaced). */
+TfLiteStatus lg_conv_int8_prepare(TfLiteContext* context, const char* op,
+                                  const TfLiteTensor* input,
+                                  const TfLiteTensor* filter,
+                                  const TfLiteTensor* output,
+                                  TfLiteFusedActivation activation, int out_c,
+                                  int filter_axis, lg_conv_int8* q);
+void lg_conv_int8_free(lg_conv_int8* q);
+
+/* CONV_2D on INT8 NHWC data with an OHWI filter and `groups` groups, as
+ * TFLite's reference ConvPerChannel; bias may be NULL. */
+void lg_conv_int8_run(const lg_conv_geometry* g, int groups,
+                      const lg_conv_int8* q, const int8_t* input,
+                      const int8_t* filter, const int32_t* bias,
+                      int8_t* output);
 
 /* ---- Reference implementations ----------------------------------------- */
 

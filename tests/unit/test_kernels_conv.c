@@ -425,16 +425,16 @@ static void test_conv_rejections(void** state) {
   conv_valid_case(&c);
   c.r.node.builtin_data = NULL;
   conv_expect_error(&c, "CONV_2D: missing Conv2DOptions parameters");
-  /* Types: int8 (version 3), hybrid float input with int8 filter (2, 5),
-   * int32 bias, int16 output. */
+  /* Types: int8 input with float tensors beside it, hybrid float input
+   * with int8 filter (2, 5), int32 bias, int16 output. */
   const struct {
     int which;
     TfLiteType type;
     const char* message;
   } types[] = {
       {0, kTfLiteInt8,
-       "CONV_2D: input type INT8 is not supported (expected "
-       "FLOAT32)"},
+       "CONV_2D: INT8 input with filter FLOAT32, bias FLOAT32 and output "
+       "FLOAT32 is not supported (expected INT8, INT32 and INT8)"},
       {0, kTfLiteInt16, "CONV_2D: input type INT16 is not supported"},
       {1, kTfLiteInt8, "CONV_2D: filter type INT8 is not supported"},
       {1, kTfLiteFloat16, "CONV_2D: filter type FLOAT16 is not supported"},

@@ -180,21 +180,53 @@ def test_conv_nan_inf():
     assert out[0][0, 1, 1, 0] == np.finfo(np.float32).max
 
 
-def test_conv_int8_rejected():
-    """Quantized CONV_2D (version 3): LiteRT runs it, litegpu refuses the
-    type by name."""
+@pytest.mark.parametrize("shape,filt,stride,dil,pad,act,per_channel,groups", [
+    ((1, 5, 5, 1), (1, 1, 1, 1), 1, 1, "SAME", "NONE", True, 1),
+    ((2, 9, 8, 3), (8, 3, 3, 3), 2, 1, "SAME", "RELU", True, 1),
+    ((1, 7, 7, 4), (5, 3, 3, 4), 1, 2, "VALID", "RELU6", False, 1),
+    ((1, 6, 6, 8), (6, 2, 2, 4), 1, 1, "SAME", "RELU_N1_TO_1", True, 2),
+    ((1, 12, 10, 16), (32, 1, 1, 16), 1, 1, "VALID", "NONE", True, 1),
+])
+def test_conv_int8(shape, filt, stride, dil, pad, act, per_channel, groups):
+    """Quantized CONV_2D (version 3), bit for bit with LiteRT's reference:
+    asymmetric int8 input, symmetric filter per channel or per tensor, int32
+    bias, grouped, strided, dilated, every quantized activation."""
+    rng = np.random.default_rng(900 + shape[1] * 10 + filt[0])
+    x = rng.integers(-128, 128, shape, dtype=np.int8)
+    w = rng.integers(-127, 128, filt, dtype=np.int8)
+    in_scale, out_q = 0.031, (0.047, -9)
+    out_c = filt[0]
+    if per_channel:
+        scales = rng.uniform(0.002, 0.03, out_c).astype(np.float32).tolist()
+        w_q = (scales, [0] * out_c, 0)
+        b_q = ([in_scale * s for s in scales], [0] * out_c, 0)
+    else:
+        w_q = (0.011, 0)
+        b_q = (in_scale * 0.011, 0)
+    b = rng.integers(-4000, 4000, out_c, dtype=np.int32)
+    check_case(OpCase(op="CONV_2D", version=3 if groups == 1 else 6,
+                      inputs=[Input(x, quant=(in_scale, 3)), Const(w, quant=w_q),
+                              Const(b, quant=b_q)],
+                      params={"padding": pad, "stride_w": stride,
+                              "stride_h": stride, "dilation_w_factor": dil,
+                              "dilation_h_factor": dil,
+                              "fused_activation_function": act},
+                      outputs=[Output(np.int8, quant=out_q)],
+                      rtol=0.0, atol=0.0))
+
+
+def test_conv_int8_asymmetric_filter_rejected():
+    """INT8 filters are symmetric (zero point 0), as TFLite requires."""
     x = np.ones((1, 3, 3, 1), np.int8)
     w = np.ones((1, 1, 1, 1), np.int8)
     check_rejected(OpCase(op="CONV_2D", version=3,
                           inputs=[Input(x, quant=(0.5, 0)),
-                                  Const(w, quant=([0.5], [0], 0)),
-                                  Const(np.zeros(1, np.int32),
-                                        quant=([0.25], [0], 0))],
+                                  Const(w, quant=(0.5, 4)), None],
                           params={"padding": "SAME", "stride_w": 1,
                                   "stride_h": 1},
                           outputs=[Output(np.int8, quant=(1.0, 0))]),
-                   match=r"CONV_2D: input type INT8 is not supported",
-                   litert_accepts=True)
+                   match=r"CONV_2D: filter zero point 4 \(channel 0\): INT8 "
+                         r"filters are symmetric")
 
 
 def test_conv_hybrid_rejected():
