@@ -294,24 +294,6 @@ static void lg_conv_pack_gather(const void* ctx, int i0, int rows, int p0,
 
 /* ---- Prepare ------------------------------------------------------------ */
 
-/* INT8 input, filter and output with an INT32 bias. */
-static TfLiteStatus lg_conv_check_int8_types(TfLiteContext* context,
-                                             const TfLiteTensor* filter,
-                                             const TfLiteTensor* bias,
-                                             const TfLiteTensor* output) {
-  if (filter->type != kTfLiteInt8 || output->type != kTfLiteInt8 ||
-      (bias != NULL && bias->type != kTfLiteInt32)) {
-    lg_kernel_log(context, LG_CONV_OP,
-                  "INT8 input with filter %s, bias %s and output %s is not "
-                  "supported (expected INT8, INT32 and INT8)",
-                  TfLiteTypeGetName(filter->type),
-                  bias != NULL ? TfLiteTypeGetName(bias->type) : "(none)",
-                  TfLiteTypeGetName(output->type));
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
-}
-
 static TfLiteStatus lg_conv_check_types(TfLiteContext* context,
                                         const TfLiteTensor* input,
                                         const TfLiteTensor* filter,
@@ -322,7 +304,7 @@ static TfLiteStatus lg_conv_check_types(TfLiteContext* context,
     return kTfLiteError;
   }
   if (input->type == kTfLiteInt8) {
-    return lg_conv_check_int8_types(context, filter, bias, output);
+    return lg_conv_int8_check_types(context, LG_CONV_OP, filter, bias, output);
   }
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_CONV_OP, "input", input));
   TF_LITE_ENSURE_STATUS(

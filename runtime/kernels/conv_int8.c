@@ -1,6 +1,5 @@
-/* INT8 CONV_2D (version 3; per-channel filters, version 5 for hybrid is not
- * this), TFLite's reference integer kernel bit for bit (nn.h,
- * lg_conv_int8):
+/* INT8 CONV_2D (version 3) and DEPTHWISE_CONV_2D (version 3), TFLite's
+ * reference integer kernels bit for bit (nn.h, lg_conv_int8):
  *   acc = sum over the window's taps inside the input and the group's
  *         channels of filter * (input + input_offset), + bias (int32)
  *   output = clamp(MultiplyByQuantizedMultiplier(acc, M_o, S_o) + out_zp)
@@ -14,6 +13,23 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/nn.h"
 #include "runtime/kernels/quant_util.h"
+
+TfLiteStatus lg_conv_int8_check_types(TfLiteContext* context, const char* op,
+                                      const TfLiteTensor* filter,
+                                      const TfLiteTensor* bias,
+                                      const TfLiteTensor* output) {
+  if (filter->type != kTfLiteInt8 || output->type != kTfLiteInt8 ||
+      (bias != NULL && bias->type != kTfLiteInt32)) {
+    lg_kernel_log(context, op,
+                  "INT8 input with filter %s, bias %s and output %s is not "
+                  "supported (expected INT8, INT32 and INT8)",
+                  TfLiteTypeGetName(filter->type),
+                  bias != NULL ? TfLiteTypeGetName(bias->type) : "(none)",
+                  TfLiteTypeGetName(output->type));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
 
 void lg_conv_int8_free(lg_conv_int8* q) {
   free(q->multipliers);
@@ -129,6 +145,54 @@ void lg_conv_int8_run(const lg_conv_geometry* g, int groups,
         for (int o = 0; o < g->out_c; ++o) {
           out[o] = lg_conv_int8_one(g, q, image, filter, bias, y0, x0, o,
                                     (o / per_group) * g->filter_c);
+        }
+      }
+    }
+  }
+}
+
+/* One DEPTHWISE output value: output channel o of the window at (y0, x0),
+ * reading input channel c. */
+static int8_t lg_depthwise_int8_one(const lg_conv_geometry* g,
+                                    const lg_conv_int8* q, const int8_t* image,
+                                    const int8_t* filter, const int32_t* bias,
+                                    int y0, int x0, int c, int o) {
+  int32_t acc = 0;
+  for (int fy = 0; fy < g->filter_h; ++fy) {
+    const int y = y0 + fy * g->dilation_h;
+    if (y < 0 || y >= g->in_h) continue;
+    for (int fx = 0; fx < g->filter_w; ++fx) {
+      const int x = x0 + fx * g->dilation_w;
+      if (x < 0 || x >= g->in_w) continue;
+      const int32_t in = image[((size_t)y * g->in_w + x) * g->in_c + c];
+      const int32_t w = filter[((size_t)fy * g->filter_w + fx) * g->out_c + o];
+      acc += w * (in + q->input_offset);
+    }
+  }
+  if (bias != NULL) acc += bias[o];
+  acc =
+      lg_multiply_by_quantized_multiplier(acc, q->multipliers[o], q->shifts[o]);
+  acc += q->output_offset;
+  if (acc < q->act_min) acc = q->act_min;
+  if (acc > q->act_max) acc = q->act_max;
+  return (int8_t)acc;
+}
+
+void lg_depthwise_int8_run(const lg_conv_geometry* g, const lg_conv_int8* q,
+                           const int8_t* input, const int8_t* filter,
+                           const int32_t* bias, int8_t* output) {
+  const int multiplier = g->out_c / g->in_c;
+  for (int n = 0; n < g->batch; ++n) {
+    const int8_t* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    for (int oy = 0; oy < g->out_h; ++oy) {
+      const int y0 = oy * g->stride_h - g->pad_top;
+      for (int ox = 0; ox < g->out_w; ++ox) {
+        const int x0 = ox * g->stride_w - g->pad_left;
+        int8_t* out =
+            output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c;
+        for (int o = 0; o < g->out_c; ++o) {
+          out[o] = lg_depthwise_int8_one(g, q, image, filter, bias, y0, x0,
+                                         o / multiplier, o);
         }
       }
     }

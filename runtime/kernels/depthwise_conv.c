@@ -7,8 +7,10 @@
  * Filter layout [1, filter_h, filter_w, out_c]; out_c must be a multiple of
  * the input's channels, and (as in TFLite's float kernel) the multiplier is
  * out_c / in_c: the depth_multiplier option is redundant and not read.
- * Dilation is version 2; the int8, int16, hybrid and int4 variants of
- * versions 3..7 are rejected in Prepare with the type's name.
+ * Dilation is version 2. INT8 (version 3; per-channel filters along dim
+ * 3) runs conv_int8.c's kernel, bit for bit with TFLite's reference; the
+ * int16, hybrid and int4 variants of versions 4..7 are rejected in Prepare
+ * with the type's name.
  *
  * Fast path: a dedicated loop, no GEMM. Each output pixel lists the filter
  * taps that fall inside the input (so padding costs nothing), then for
@@ -65,6 +67,8 @@ typedef struct lg_dw_data {
   ptrdiff_t* taps;
   size_t taps_capacity;
   int max_tasks;
+  bool quantized; /* INT8: conv_int8.c */
+  lg_conv_int8 q;
 } lg_dw_data;
 
 /* One Invoke's work, shared read-only by its tasks. */
@@ -92,7 +96,10 @@ static void* lg_dw_init(TfLiteContext* context, const char* buffer,
 static void lg_dw_free(TfLiteContext* context, void* buffer) {
   (void)context;
   lg_dw_data* data = buffer;
-  if (data != NULL) free(data->taps);
+  if (data != NULL) {
+    free(data->taps);
+    lg_conv_int8_free(&data->q);
+  }
   free(data);
 }
 
@@ -651,6 +658,9 @@ static TfLiteStatus lg_dw_check_types(TfLiteContext* context,
                                       const TfLiteTensor* filter,
                                       const TfLiteTensor* bias,
                                       const TfLiteTensor* output) {
+  if (input->type == kTfLiteInt8) {
+    return lg_conv_int8_check_types(context, LG_DW_OP, filter, bias, output);
+  }
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_DW_OP, "input", input));
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_DW_OP, "filter", filter));
   if (bias != NULL) {
@@ -810,7 +820,14 @@ static TfLiteStatus lg_dw_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   data->has_bias = bias != NULL;
   data->input_elements = lg_kernel_num_elements(input);
-  TF_LITE_ENSURE_STATUS(lg_dw_reserve_taps(context, data));
+  data->quantized = input->type == kTfLiteInt8;
+  if (data->quantized) {
+    TF_LITE_ENSURE_STATUS(lg_conv_int8_prepare(context, LG_DW_OP, input, filter,
+                                               output, params->activation,
+                                               g->out_c, 3, &data->q));
+  } else {
+    TF_LITE_ENSURE_STATUS(lg_dw_reserve_taps(context, data));
+  }
   TfLiteIntArray* shape = TfLiteIntArrayCreate(4);
   if (shape == NULL) {
     lg_kernel_log(context, LG_DW_OP, "out of memory for the output shape");
@@ -846,6 +863,12 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* bias = io.bias;
   TfLiteTensor* output = io.output;
   const lg_conv_geometry* g = &data->geo;
+  if (data->quantized) {
+    lg_depthwise_int8_run(g, &data->q, input->data.int8, filter->data.int8,
+                          bias != NULL ? bias->data.i32 : NULL,
+                          output->data.int8);
+    return kTfLiteOk;
+  }
   lg_dw_job job = {
       .geo = g,
       .input = input->data.f,

@@ -137,6 +137,20 @@ TfLiteStatus lg_conv_int8_prepare(TfLiteContext* context, const char* op,
                                   int filter_axis, lg_conv_int8* q);
 void lg_conv_int8_free(lg_conv_int8* q);
 
+/* INT8 input with INT8 filter and output and an INT32 bias (or none); an
+ * error naming the four types otherwise. */
+TfLiteStatus lg_conv_int8_check_types(TfLiteContext* context, const char* op,
+                                      const TfLiteTensor* filter,
+                                      const TfLiteTensor* bias,
+                                      const TfLiteTensor* output);
+
+/* DEPTHWISE_CONV_2D on INT8 NHWC data with a [1, h, w, out_c] filter
+ * (multiplier out_c / in_c), as TFLite's reference
+ * DepthwiseConvPerChannel; bias may be NULL. */
+void lg_depthwise_int8_run(const lg_conv_geometry* g, const lg_conv_int8* q,
+                           const int8_t* input, const int8_t* filter,
+                           const int32_t* bias, int8_t* output);
+
 /* CONV_2D on INT8 NHWC data with an OHWI filter and `groups` groups, as
  * TFLite's reference ConvPerChannel; bias may be NULL. */
 void lg_conv_int8_run(const lg_conv_geometry* g, int groups,

@@ -757,8 +757,9 @@ static void test_dw_rejections(void** state) {
   dw_valid_case(&c);
   lg_kernel_runner_tensor(&c.r, c.input)->type = kTfLiteInt8;
   dw_expect_error(&c,
-                  "DEPTHWISE_CONV_2D: input type INT8 is not supported "
-                  "(expected FLOAT32)");
+                  "DEPTHWISE_CONV_2D: INT8 input with filter FLOAT32, bias "
+                  "FLOAT32 and output FLOAT32 is not supported (expected "
+                  "INT8, INT32 and INT8)");
   dw_valid_case(&c);
   lg_kernel_runner_tensor(&c.r, c.filter)->type = kTfLiteInt8;
   dw_expect_error(&c, "DEPTHWISE_CONV_2D: filter type INT8 is not supported");

@@ -337,19 +337,39 @@ def test_depthwise_bad_filter_rejected():
                          r"have 1 as its first dimension")
 
 
-def test_depthwise_int8_rejected():
-    x = np.ones((1, 3, 3, 2), np.int8)
-    check_rejected(OpCase(op="DEPTHWISE_CONV_2D", version=3,
-                          inputs=[Input(x, quant=(0.5, 0)),
-                                  Const(np.ones((1, 3, 3, 2), np.int8),
-                                        quant=([0.5, 0.5], [0, 0], 3)),
-                                  Const(np.zeros(2, np.int32),
-                                        quant=([0.25, 0.25], [0, 0], 0))],
-                          params={"padding": "SAME", "stride_w": 1,
-                                  "stride_h": 1, "depth_multiplier": 1},
-                          outputs=[Output(np.int8, quant=(1.0, 0))]),
-                   match=r"DEPTHWISE_CONV_2D: input type INT8 is not "
-                         r"supported", litert_accepts=True)
+@pytest.mark.parametrize("shape,k,mult,stride,dil,pad,act,per_channel", [
+    ((1, 5, 5, 2), 3, 1, 1, 1, "SAME", "NONE", True),
+    ((2, 9, 8, 8), 3, 1, 2, 1, "SAME", "RELU6", True),
+    ((1, 7, 7, 3), 3, 2, 1, 2, "VALID", "RELU", False),
+    ((1, 6, 5, 4), 5, 1, 1, 1, "SAME", "RELU_N1_TO_1", True),
+])
+def test_depthwise_int8(shape, k, mult, stride, dil, pad, act, per_channel):
+    """Quantized DEPTHWISE_CONV_2D (version 3), bit for bit with LiteRT's
+    reference: per-channel (dim 3) and per-tensor filters, multiplier 2,
+    strides, dilation, every quantized activation."""
+    rng = np.random.default_rng(950 + shape[3] * 10 + k)
+    out_c = shape[3] * mult
+    x = rng.integers(-128, 128, shape, dtype=np.int8)
+    w = rng.integers(-127, 128, (1, k, k, out_c), dtype=np.int8)
+    in_scale = 0.027
+    if per_channel:
+        scales = rng.uniform(0.003, 0.04, out_c).astype(np.float32).tolist()
+        w_q = (scales, [0] * out_c, 3)
+        b_q = ([in_scale * s for s in scales], [0] * out_c, 0)
+    else:
+        w_q = (0.013, 0)
+        b_q = (in_scale * 0.013, 0)
+    b = rng.integers(-2000, 2000, out_c, dtype=np.int32)
+    check_case(OpCase(op="DEPTHWISE_CONV_2D", version=3,
+                      inputs=[Input(x, quant=(in_scale, -5)),
+                              Const(w, quant=w_q), Const(b, quant=b_q)],
+                      params={"padding": pad, "stride_w": stride,
+                              "stride_h": stride, "depth_multiplier": mult,
+                              "dilation_w_factor": dil,
+                              "dilation_h_factor": dil,
+                              "fused_activation_function": act},
+                      outputs=[Output(np.int8, quant=(0.05, 4))],
+                      rtol=0.0, atol=0.0))
 
 
 # ---- TRANSPOSE_CONV ----------------------------------------------------------
