@@ -16,7 +16,13 @@
  * bit.
  *
  * Invoke splits output rows (batch x output height) over the thread pool.
- * Quantized and int16 inputs (AVERAGE/MAX_POOL_2D versions 1..3) are
+ *
+ * INT8 AVERAGE_POOL_2D and MAX_POOL_2D (version 2) are TFLite's reference
+ * integer kernels bit for bit: the int32 sum of the window's valid
+ * elements divided by their number rounding half away from zero (MAX: the
+ * largest), then clamped to the fused activation's quantized range. The
+ * output keeps the input's scale and zero point (TFLite assumes it; a
+ * mismatch is an error here). UINT8 (version 1) and INT16 (version 3) are
  * rejected in Prepare with the type's name.
  */
 #include <float.h>
@@ -24,11 +30,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/thread_pool.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -61,8 +69,10 @@ typedef struct lg_pool_data {
   int out_h, out_w;
   int stride_h, stride_w;
   int filter_h, filter_w;
-  int pad_h, pad_w; /* padding before (top, left) */
-  float min, max;   /* fused activation */
+  int pad_h, pad_w;   /* padding before (top, left) */
+  float min, max;     /* fused activation */
+  bool quantized;     /* INT8 */
+  int32_t qmin, qmax; /* INT8: the fused activation's quantized range */
 } lg_pool_data;
 
 /* One Invoke's work, shared read-only by its tasks. */
@@ -126,10 +136,12 @@ static TfLiteStatus lg_pool_check_params(TfLiteContext* context, const char* op,
 static TfLiteStatus lg_pool_check_input(TfLiteContext* context, const char* op,
                                         const TfLiteTensor* input,
                                         const TfLiteTensor* output) {
-  if (input->type != kTfLiteFloat32) {
+  const bool int8_ok = input->type == kTfLiteInt8 && strcmp(op, "L2_POOL_2D");
+  if (input->type != kTfLiteFloat32 && !int8_ok) {
     lg_kernel_log(context, op,
-                  "input type %s is not supported (expected FLOAT32)",
-                  TfLiteTypeGetName(input->type));
+                  "input type %s is not supported (expected FLOAT32%s)",
+                  TfLiteTypeGetName(input->type),
+                  strcmp(op, "L2_POOL_2D") ? " or INT8" : "");
     return kTfLiteError;
   }
   if (output->type != input->type) {
@@ -178,6 +190,32 @@ static TfLiteStatus lg_pool_geometry(TfLiteContext* context, lg_pool_data* data,
   return kTfLiteOk;
 }
 
+/* INT8: one scale and zero point shared by input and output, and the
+ * activation's quantized range. */
+static TfLiteStatus lg_pool_prepare_int8(TfLiteContext* context,
+                                         lg_pool_data* data,
+                                         const TfLiteTensor* input,
+                                         const TfLiteTensor* output,
+                                         const TfLitePoolParams* params) {
+  lg_quant_layout in_q, out_q;
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_layout_read(context, data->name, "input", input, &in_q));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_layout_read(context, data->name, "output", output, &out_q));
+  if (in_q.channels != 1 || out_q.channels != 1 ||
+      in_q.scale0 != out_q.scale0 || in_q.zero_point0 != out_q.zero_point0) {
+    lg_kernel_log(context, data->name,
+                  "INT8 input and output must share one scale and zero point "
+                  "(input %g/%d, output %g/%d)",
+                  (double)in_q.scale0, (int)in_q.zero_point0,
+                  (double)out_q.scale0, (int)out_q.zero_point0);
+    return kTfLiteError;
+  }
+  return lg_quant_activation_range(context, data->name, params->activation,
+                                   kTfLiteInt8, out_q.scale0, out_q.zero_point0,
+                                   &data->qmin, &data->qmax);
+}
+
 static TfLiteStatus lg_pool_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_pool_data* data = node->user_data;
   if (data == NULL) {
@@ -196,6 +234,11 @@ static TfLiteStatus lg_pool_prepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLitePoolParams* params = node->builtin_data;
   TF_LITE_ENSURE_STATUS(lg_pool_check_params(context, op, params));
   TF_LITE_ENSURE_STATUS(lg_pool_check_input(context, op, input, output));
+  data->quantized = input->type == kTfLiteInt8;
+  if (data->quantized) {
+    TF_LITE_ENSURE_STATUS(
+        lg_pool_prepare_int8(context, data, input, output, params));
+  }
   TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
       context, op, params->activation, &data->min, &data->max));
   /* TFLite's float activation range is finite (lowest() / max() where
@@ -325,6 +368,54 @@ static void lg_pool_task(void* ctx, int index) {
   }
 }
 
+/* ---- INT8 --------------------------------------------------------------- */
+
+/* One INT8 output value of the rows x cols window whose top-left element
+ * is `first` (channel c), TFLite's reference integer pooling. */
+static int8_t lg_pool_int8_value(const lg_pool_data* d, const int8_t* first,
+                                 int rows, int cols) {
+  const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * d->channels;
+  int32_t acc = d->kind == LG_POOL_MAX ? -128 : 0;
+  for (int fy = 0; fy < rows; ++fy) {
+    for (int fx = 0; fx < cols; ++fx) {
+      const int32_t x = first[fy * row_stride + (ptrdiff_t)fx * d->channels];
+      if (d->kind == LG_POOL_MAX) {
+        if (x > acc) acc = x;
+      } else {
+        acc += x;
+      }
+    }
+  }
+  if (d->kind == LG_POOL_AVERAGE) {
+    const int32_t count = rows * cols; /* > 0: windows overlap the input */
+    acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+  }
+  if (acc < d->qmin) acc = d->qmin;
+  if (acc > d->qmax) acc = d->qmax;
+  return (int8_t)acc;
+}
+
+static void lg_pool_run_int8(const lg_pool_data* d, const int8_t* input,
+                             int8_t* output) {
+  for (int r = 0; r < d->batch * d->out_h; ++r) {
+    const int b = r / d->out_h;
+    int y, rows;
+    lg_pool_window(r % d->out_h, d->stride_h, d->pad_h, d->filter_h, d->in_h,
+                   &y, &rows);
+    for (int ox = 0; ox < d->out_w; ++ox) {
+      int x, cols;
+      lg_pool_window(ox, d->stride_w, d->pad_w, d->filter_w, d->in_w, &x,
+                     &cols);
+      const int8_t* first =
+          input + (((ptrdiff_t)b * d->in_h + y) * d->in_w + x) * d->channels;
+      int8_t* out = output + ((ptrdiff_t)r * d->out_w + ox) * d->channels;
+      for (int c = 0; c < d->channels; ++c) {
+        out[c] = lg_pool_int8_value(d, first + c, rows, cols);
+      }
+    }
+  }
+}
+
 /* ---- Invoke ------------------------------------------------------------- */
 
 static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
@@ -351,9 +442,13 @@ static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (out_count == 0) return kTfLiteOk;
-  if (input->data.f == NULL || output->data.f == NULL) {
+  if (input->data.data == NULL || output->data.data == NULL) {
     lg_kernel_log(context, op, "a tensor has no data");
     return kTfLiteError;
+  }
+  if (data->quantized) {
+    lg_pool_run_int8(data, input->data.int8, output->data.int8);
+    return kTfLiteOk;
   }
   lg_pool_job job = {
       .data = data,

@@ -103,15 +103,40 @@ def test_pool_versions_float(op, version):
     check_case(pool_case(op, x, (2, 2), (2, 2), "VALID", version=version))
 
 
-def test_pool_int8_rejected():
+@pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
+@pytest.mark.parametrize("filt,stride,pad,act", [
+    ((2, 2), (2, 2), "VALID", "NONE"),
+    ((3, 3), (1, 1), "SAME", "RELU"),
+    ((3, 2), (2, 1), "SAME", "RELU6"),
+    ((5, 5), (3, 3), "SAME", "RELU_N1_TO_1"),
+])
+def test_pool_int8(op, filt, stride, pad, act):
+    """INT8 pooling (version 2) against LiteRT's reference, exactly: odd
+    windows cut at the edges (the average's rounding of ties), negative
+    sums, every quantized activation."""
+    rng = np.random.default_rng(120 + filt[0] * 10 + stride[1])
+    x = rng.integers(-128, 128, (2, 9, 8, 5), dtype=np.int8)
+    case = OpCase(op=op, version=2, inputs=[Input(x, quant=(0.07, -6))],
+                  params={"padding": pad, "stride_h": stride[0],
+                          "stride_w": stride[1], "filter_height": filt[0],
+                          "filter_width": filt[1],
+                          "fused_activation_function": act},
+                  outputs=[Output(np.int8, quant=(0.07, -6))],
+                  rtol=0.0, atol=0.0)
+    check_case(case)
+
+
+def test_pool_int8_rescale_rejected():
+    """TFLite assumes INT8 pooling keeps its scale; litegpu says so."""
     x = np.zeros((1, 4, 4, 1), np.int8)
     case = OpCase(op="AVERAGE_POOL_2D", version=2,
                   inputs=[Input(x, quant=(0.5, 0))],
                   params={"padding": "VALID", "stride_h": 1, "stride_w": 1,
                           "filter_height": 2, "filter_width": 2},
-                  outputs=[Output(np.int8, (1, 3, 3, 1), quant=(0.5, 0))])
-    check_rejected(case, r"AVERAGE_POOL_2D: input type INT8 is not supported",
-                   litert_accepts=True)
+                  outputs=[Output(np.int8, (1, 3, 3, 1), quant=(0.25, 0))])
+    check_rejected(case, r"AVERAGE_POOL_2D: INT8 input and output must "
+                         r"share one scale and zero point \(input 0.5/0, "
+                         r"output 0.25/0\)")
 
 
 def test_pool_bad_stride_rejected():
