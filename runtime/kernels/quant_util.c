@@ -24,7 +24,7 @@ void lg_quantize_multiplier(double m, int32_t* multiplier, int* shift) {
 
 /* gemmlowp's SaturatingRoundingDoublingHighMul: the high 32 bits of 2ab,
  * rounded half away from zero; INT32_MIN * INT32_MIN saturates. */
-static int32_t lg_rounding_doubling_high_mul(int32_t a, int32_t b) {
+int32_t lg_fixed_mul(int32_t a, int32_t b) {
   if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
   const int64_t ab = (int64_t)a * (int64_t)b;
   const int64_t nudge = ab >= 0 ? (1LL << 30) : 1 - (1LL << 30);
@@ -33,7 +33,7 @@ static int32_t lg_rounding_doubling_high_mul(int32_t a, int32_t b) {
 
 /* gemmlowp's RoundingDivideByPOT: x / 2^exponent rounded half away from
  * zero (exponent 0..31). */
-static int32_t lg_rounding_divide_by_pot(int32_t x, int exponent) {
+int32_t lg_fixed_divide_by_pot(int32_t x, int exponent) {
   const int32_t mask = (int32_t)((1LL << exponent) - 1);
   const int32_t remainder = x & mask;
   const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
@@ -48,8 +48,7 @@ int32_t lg_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
   const int right = shift > 0 ? 0 : -shift;
   /* TFLite multiplies in int32; wrap as its machine code does. */
   const int32_t scaled = (int32_t)((uint32_t)x << left);
-  return lg_rounding_divide_by_pot(
-      lg_rounding_doubling_high_mul(scaled, multiplier), right);
+  return lg_fixed_divide_by_pot(lg_fixed_mul(scaled, multiplier), right);
 }
 
 int32_t lg_quant_round_to_int(float v) {
@@ -249,4 +248,73 @@ TfLiteStatus lg_quant_layout_read(TfLiteContext* context, const char* op,
       q != NULL ? q->zero_point->data[0] : t->params.zero_point;
   return lg_quant_check_pair(context, op, role, t, layout->scale0,
                              layout->zero_point0);
+}
+
+/* ---- gemmlowp fixed point ------------------------------------------------ */
+
+/* x * 2^exponent (exponent > 0) saturating at int32's range. */
+static int32_t lg_fixed_saturating_shift_left(int32_t x, int exponent) {
+  const int32_t threshold = (int32_t)((1LL << (31 - exponent)) - 1);
+  if (x > threshold) return INT32_MAX;
+  if (x < -threshold) return INT32_MIN;
+  return (int32_t)((uint32_t)x << exponent);
+}
+
+/* exp(a) for a Q0 value a in [-1/4, 0): a Taylor expansion around -1/8. */
+static int32_t lg_fixed_exp_quarter(int32_t a) {
+  const int32_t exp_minus_one_eighth = 1895147668; /* exp(-1/8) in Q0 */
+  const int32_t one_third = 715827883;             /* 1/3 in Q0 */
+  const int32_t x = a + (1 << 28);                 /* a + 1/8 */
+  const int32_t x2 = lg_fixed_mul(x, x);
+  const int32_t x3 = lg_fixed_mul(x2, x);
+  const int32_t x4 = lg_fixed_mul(x2, x2);
+  const int32_t x4_over_4 = lg_fixed_divide_by_pot(x4, 2);
+  const int32_t poly =
+      lg_fixed_divide_by_pot(lg_fixed_mul(x4_over_4 + x3, one_third) + x2, 1);
+  return exp_minus_one_eighth + lg_fixed_mul(exp_minus_one_eighth, x + poly);
+}
+
+int32_t lg_fixed_exp_on_negative_q5(int32_t a) {
+  enum { kFractionalBits = 26 }; /* Q5 */
+  const int32_t one_quarter = 1 << (kFractionalBits - 2);
+  const int32_t a_mod_quarter_minus_quarter =
+      (a & (one_quarter - 1)) - one_quarter;
+  int32_t result = lg_fixed_exp_quarter(lg_fixed_saturating_shift_left(
+      a_mod_quarter_minus_quarter, 5)); /* Q5 -> Q0 */
+  const int32_t remainder = a_mod_quarter_minus_quarter - a;
+  /* exp(-2^k) in Q0 for k = -2..4, applied for each bit of the rest. */
+  static const int32_t kMultipliers[7] = {
+      1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+  for (int k = -2; k <= 4; ++k) {
+    if (remainder & (1 << (kFractionalBits + k))) {
+      result = lg_fixed_mul(result, kMultipliers[k + 2]);
+    }
+  }
+  return a == 0 ? INT32_MAX : result; /* exp(0) is Q0's 1 */
+}
+
+/* 1 / (1 + a) for a Q0 value a in [0, 1), by Newton-Raphson in Q2. */
+static int32_t lg_fixed_one_over_one_plus(int32_t a) {
+  /* (a + 1) / 2 rounded, gemmlowp's RoundingHalfSum with Q0's 1. */
+  const int64_t sum = (int64_t)a + INT32_MAX;
+  const int32_t half_denominator = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+  const int32_t q2_one = 1 << 29;
+  int32_t x = 1515870810 + lg_fixed_mul(half_denominator, -1010580540);
+  for (int i = 0; i < 3; ++i) { /* 48/17 - 32/17 d, then three steps */
+    const int32_t one_minus_dx = q2_one - lg_fixed_mul(half_denominator, x);
+    x = x + lg_fixed_saturating_shift_left(lg_fixed_mul(x, one_minus_dx), 2);
+  }
+  return lg_fixed_saturating_shift_left(x, 1); /* x / 2, Q1 -> Q0 */
+}
+
+int32_t lg_fixed_reciprocal_q12(int32_t x, int* num_bits_over_unit) {
+  int headroom_plus_one = 0;
+  while (headroom_plus_one < 32 &&
+         !((uint32_t)x & (0x80000000u >> headroom_plus_one))) {
+    ++headroom_plus_one;
+  }
+  *num_bits_over_unit = 12 - headroom_plus_one;
+  const int32_t shifted_minus_one =
+      (int32_t)(((uint32_t)x << headroom_plus_one) - (1u << 31));
+  return lg_fixed_one_over_one_plus(shifted_minus_one);
 }

@@ -89,4 +89,19 @@ TfLiteStatus lg_quant_activation_range(TfLiteContext* context, const char* op,
                                        int32_t zero_point, int32_t* act_min,
                                        int32_t* act_max);
 
+/* ---- gemmlowp's fixed-point arithmetic, as TFLite's quantized softmax
+ * (and logistic / tanh) use it. A Qm value is an int32 with m integer bits
+ * and 31 - m fractional bits. */
+
+/* The high half of 2ab, rounded (gemmlowp's SaturatingRoundingDoubling-
+ * HighMul): the product of two fixed-point values. */
+int32_t lg_fixed_mul(int32_t a, int32_t b);
+/* x / 2^exponent rounded half away from zero (exponent 0..31). */
+int32_t lg_fixed_divide_by_pot(int32_t x, int exponent);
+/* exp(a) for a Q5 value a <= 0, as a Q0 value (exp_on_negative_values). */
+int32_t lg_fixed_exp_on_negative_q5(int32_t a);
+/* The reciprocal of a Q12 sum as TFLite's GetReciprocal: a Q0 scale and
+ * the number of bits the sum has above 1.0. */
+int32_t lg_fixed_reciprocal_q12(int32_t x, int* num_bits_over_unit);
+
 #endif /* LITEGPU_RUNTIME_KERNELS_QUANT_UTIL_H_ */

@@ -26,6 +26,7 @@
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -46,6 +47,12 @@ typedef struct lg_softmax_data {
   float beta; /* SOFTMAX only */
   int64_t rows;
   int64_t depth; /* the last dim */
+  /* INT8 SOFTMAX: beta * input_scale as a Q5 rescale of input differences
+   * (multiplier, left shift) and the smallest difference that counts. */
+  bool quantized;
+  int32_t input_multiplier;
+  int input_left_shift;
+  int32_t diff_min;
 } lg_softmax_data;
 
 static void* lg_softmax_create(bool log) {
@@ -77,13 +84,21 @@ static TfLiteStatus lg_softmax_check(TfLiteContext* context,
                                      const lg_softmax_data* data,
                                      const TfLiteTensor* input,
                                      const TfLiteTensor* output) {
-  if (input->type != kTfLiteFloat32) {
+  if (input->type == kTfLiteInt8 && !data->log) {
+    if (output->type != kTfLiteInt8) {
+      lg_kernel_log(context, data->name,
+                    "output type %s is not supported with INT8 input "
+                    "(expected INT8)",
+                    TfLiteTypeGetName(output->type));
+      return kTfLiteError;
+    }
+  } else if (input->type != kTfLiteFloat32) {
     lg_kernel_log(context, data->name,
                   "input type %s is not supported (expected FLOAT32)",
                   TfLiteTypeGetName(input->type));
     return kTfLiteError;
   }
-  if (output->type != kTfLiteFloat32) {
+  if (input->type == kTfLiteFloat32 && output->type != kTfLiteFloat32) {
     lg_kernel_log(context, data->name,
                   "output type %s is not supported (expected FLOAT32)",
                   TfLiteTypeGetName(output->type));
@@ -96,6 +111,46 @@ static TfLiteStatus lg_softmax_check(TfLiteContext* context,
                   "input must have at least 1 dimension, got a scalar");
     return kTfLiteError;
   }
+  return kTfLiteOk;
+}
+
+/* INT8 SOFTMAX, TFLite's reference: the output is Q0.8 probabilities
+ * (scale 1/256, zero point -128, as TFLite requires); beta * input_scale
+ * becomes a Q5 rescale of the differences to the row's maximum
+ * (PreprocessSoftmaxScaling) and differences below diff_min
+ * (CalculateInputRadius) count as exp = 0. */
+static TfLiteStatus lg_softmax_prepare_int8(TfLiteContext* context,
+                                            lg_softmax_data* data,
+                                            const TfLiteTensor* input,
+                                            const TfLiteTensor* output) {
+  lg_quant_layout in_q, out_q;
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_layout_read(context, data->name, "input", input, &in_q));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_layout_read(context, data->name, "output", output, &out_q));
+  if (in_q.channels != 1 || out_q.zero_point0 != -128 ||
+      out_q.scale0 != 1.0f / 256.0f) {
+    lg_kernel_log(context, data->name,
+                  "INT8 output must have scale 1/256 and zero point -128 "
+                  "(got %g and %d), and the input one scale",
+                  (double)out_q.scale0, (int)out_q.zero_point0);
+    return kTfLiteError;
+  }
+  const double max_multiplier = (double)((1LL << 31) - 1);
+  double real = (double)data->beta * (double)in_q.scale0 * (double)(1 << 26);
+  if (real > max_multiplier) real = max_multiplier;
+  if (!(real > 1.0)) {
+    lg_kernel_log(context, data->name,
+                  "beta %g times input scale %g is too small for INT8 "
+                  "softmax (TFLite needs beta * scale * 2^26 > 1)",
+                  (double)data->beta, (double)in_q.scale0);
+    return kTfLiteError;
+  }
+  lg_quantize_multiplier(real, &data->input_multiplier,
+                         &data->input_left_shift);
+  const double radius =
+      31.0 * (double)(1LL << 26) / (double)(1LL << data->input_left_shift);
+  data->diff_min = -(int32_t)floor(radius);
   return kTfLiteOk;
 }
 
@@ -118,6 +173,11 @@ static TfLiteStatus lg_softmax_prepare(TfLiteContext* context,
   const TfLiteSoftmaxParams* params = node->builtin_data;
   /* A missing options table means the schema default, beta = 0. */
   data->beta = !data->log && params != NULL ? params->beta : 0.0f;
+  data->quantized = input->type == kTfLiteInt8;
+  if (data->quantized) {
+    TF_LITE_ENSURE_STATUS(
+        lg_softmax_prepare_int8(context, data, input, output));
+  }
   data->depth = input->dims->data[input->dims->size - 1];
   const int64_t count = lg_kernel_num_elements(input);
   data->rows = data->depth > 0 ? count / data->depth : 0;
@@ -185,6 +245,38 @@ static void lg_softmax_task(void* ctx, int index) {
   }
 }
 
+/* One INT8 row, TFLite's reference fixed-point softmax bit for bit. */
+static void lg_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
+                                int8_t* out) {
+  int32_t max = -128;
+  for (int64_t c = 0; c < d->depth; ++c) max = x[c] > max ? x[c] : max;
+  int32_t sum_q12 = 0;
+  for (int64_t c = 0; c < d->depth; ++c) {
+    const int32_t diff = x[c] - max;
+    if (diff < d->diff_min) continue;
+    const int32_t scaled = lg_fixed_mul(
+        (int32_t)((uint32_t)diff << d->input_left_shift), d->input_multiplier);
+    sum_q12 += lg_fixed_divide_by_pot(lg_fixed_exp_on_negative_q5(scaled), 12);
+  }
+  int bits_over_unit = 0;
+  const int32_t reciprocal = lg_fixed_reciprocal_q12(sum_q12, &bits_over_unit);
+  const int exponent = bits_over_unit + 31 - 8;
+  for (int64_t c = 0; c < d->depth; ++c) {
+    const int32_t diff = x[c] - max;
+    if (diff < d->diff_min) {
+      out[c] = -128;
+      continue;
+    }
+    const int32_t scaled = lg_fixed_mul(
+        (int32_t)((uint32_t)diff << d->input_left_shift), d->input_multiplier);
+    const int32_t p = lg_fixed_divide_by_pot(
+        lg_fixed_mul(reciprocal, lg_fixed_exp_on_negative_q5(scaled)),
+        exponent);
+    const int32_t q = p - 128;
+    out[c] = (int8_t)(q < -128 ? -128 : (q > 127 ? 127 : q));
+  }
+}
+
 static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
                                       TfLiteNode* node) {
   const lg_softmax_data* data = node->user_data;
@@ -206,9 +298,16 @@ static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
     return kTfLiteError;
   }
   if (count == 0) return kTfLiteOk;
-  if (input->data.f == NULL || output->data.f == NULL) {
+  if (input->data.data == NULL || output->data.data == NULL) {
     lg_kernel_log(context, data->name, "a tensor has no data");
     return kTfLiteError;
+  }
+  if (data->quantized) {
+    for (int64_t r = 0; r < data->rows; ++r) {
+      lg_softmax_row_int8(data, input->data.int8 + r * data->depth,
+                          output->data.int8 + r * data->depth);
+    }
+    return kTfLiteOk;
   }
   lg_softmax_job job = {.data = data,
                         .input = input->data.f,

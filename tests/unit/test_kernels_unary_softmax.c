@@ -145,10 +145,19 @@ static void test_softmax_rejections(void** state) {
   expect_one_rejected(lg_register_LOG_SOFTMAX(), NULL, kTfLiteFloat32,
                       kTfLiteFloat32, NULL, 0, f,
                       "LOG_SOFTMAX: input must have at least 1 dimension");
+  /* INT8 needs quantization parameters (this tensor has none); INT8 to
+   * FLOAT32 is not a signature TFLite's SOFTMAX has; LOG_SOFTMAX is float
+   * only here. */
   expect_one_rejected(lg_register_SOFTMAX(), &params, kTfLiteInt8, kTfLiteInt8,
+                      (int[]){4}, 1, i8, "SOFTMAX: input tensor");
+  expect_one_rejected(lg_register_SOFTMAX(), &params, kTfLiteInt8,
+                      kTfLiteFloat32, (int[]){4}, 1, i8,
+                      "SOFTMAX: output type FLOAT32 is not supported with "
+                      "INT8 input (expected INT8)");
+  expect_one_rejected(lg_register_LOG_SOFTMAX(), NULL, kTfLiteInt8, kTfLiteInt8,
                       (int[]){4}, 1, i8,
-                      "SOFTMAX: input type INT8 is not supported (expected "
-                      "FLOAT32)");
+                      "LOG_SOFTMAX: input type INT8 is not supported "
+                      "(expected FLOAT32)");
   expect_one_rejected(lg_register_SOFTMAX(), &params, kTfLiteInt16,
                       kTfLiteInt16, (int[]){2}, 1, i8,
                       "SOFTMAX: input type INT16 is not supported");

@@ -481,13 +481,14 @@ def test_quantized_activation_rejected():
                    litert_accepts=True)
 
 
-def test_quantized_softmax_rejected():
+def test_quantized_log_softmax_rejected():
+    """INT8 LOG_SOFTMAX (version 2): LiteRT runs it, litegpu names the type
+    (INT8 SOFTMAX runs: tests/python/test_quantized_models.py)."""
     q = np.array([[-128, 0, 127]], np.int8)
-    check_rejected(OpCase(op="SOFTMAX", version=2,
+    check_rejected(OpCase(op="LOG_SOFTMAX", version=2,
                           inputs=[Input(q, quant=(0.1, 0))],
-                          params={"beta": 1.0},
-                          outputs=[Output(np.int8, quant=(1 / 256, -128))]),
-                   match=r"SOFTMAX: input type INT8 is not supported "
+                          outputs=[Output(np.int8, quant=(16 / 256, 127))]),
+                   match=r"LOG_SOFTMAX: input type INT8 is not supported "
                          r"\(expected FLOAT32\)",
                    litert_accepts=True)
 
