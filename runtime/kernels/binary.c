@@ -37,6 +37,7 @@
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -97,6 +98,34 @@ static inline int32_t lg_wrap_mul(int32_t a, int32_t b) {
   return (int32_t)((uint32_t)a * (uint32_t)b);
 }
 
+/* INT8 ADD / SUB (sign -1) / MUL as TFLite's reference integer kernels:
+ * ADD and SUB bring both inputs to the common scale 2 * max(scale) in
+ * fixed point with 2^left_shift headroom, add, and rescale to the output;
+ * MUL multiplies the offset values and rescales once. */
+static inline int8_t lg_add_q8(int32_t a, int32_t b, int sign,
+                               const lg_binary_params* p) {
+  const int32_t x = lg_multiply_by_quantized_multiplier(
+      (a + p->in1_offset) * (1 << p->left_shift), p->in1_multiplier,
+      p->in1_shift);
+  const int32_t y = lg_multiply_by_quantized_multiplier(
+      (b + p->in2_offset) * (1 << p->left_shift), p->in2_multiplier,
+      p->in2_shift);
+  const int32_t sum = sign > 0 ? x + y : x - y;
+  const int32_t q = lg_multiply_by_quantized_multiplier(sum, p->out_multiplier,
+                                                        p->out_shift) +
+                    p->out_offset;
+  return (int8_t)(q < p->min_i ? p->min_i : (q > p->max_i ? p->max_i : q));
+}
+
+static inline int8_t lg_mul_q8(int32_t a, int32_t b,
+                               const lg_binary_params* p) {
+  const int32_t q = lg_multiply_by_quantized_multiplier(
+                        (a + p->in1_offset) * (b + p->in2_offset),
+                        p->out_multiplier, p->out_shift) +
+                    p->out_offset;
+  return (int8_t)(q < p->min_i ? p->min_i : (q > p->max_i ? p->max_i : q));
+}
+
 /* Truncating division; b == 0 never reaches here (Invoke checks first). */
 static inline int32_t lg_div_i32(int32_t a, int32_t b) {
   if (b == 0) return 0;
@@ -130,6 +159,9 @@ static int32_t lg_pow_i32(int32_t base, int32_t exponent) {
 
 /* ---- Row functions ------------------------------------------------------ */
 
+LG_BINARY_ROW(lg_add_i8, int8_t, int8_t, lg_add_q8(a, b, 1, p))
+LG_BINARY_ROW(lg_sub_i8, int8_t, int8_t, lg_add_q8(a, b, -1, p))
+LG_BINARY_ROW(lg_mul_i8, int8_t, int8_t, lg_mul_q8(a, b, p))
 LG_BINARY_ROW(lg_add_f32, float, float, lg_clamp_f32(a + b, p))
 LG_BINARY_ROW(lg_add_i32, int32_t, int32_t, lg_clamp_i32(lg_wrap_add(a, b), p))
 LG_BINARY_ROW(lg_sub_f32, float, float, lg_clamp_f32(a - b, p))
@@ -210,6 +242,8 @@ static lg_binary_row_fn lg_binary_row_for(const lg_binary_op* op,
       return op->i64;
     case kTfLiteBool:
       return op->boolean;
+    case kTfLiteInt8:
+      return op->i8;
     default:
       return NULL;
   }
@@ -261,6 +295,7 @@ static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
   if (!op->has_activation) return kTfLiteOk;
   const TfLiteFusedActivation act =
       lg_kernel_binary_activation(op->builtin_code, builtin_data);
+  if (type == kTfLiteInt8) return kTfLiteOk; /* lg_binary_params_int8 */
   if (type == kTfLiteInt32) {
     return lg_kernel_activation_range_int32(context, op->name, act,
                                             &params->min_i, &params->max_i);
@@ -270,6 +305,51 @@ static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
   if (params->min_f < -FLT_MAX) params->min_f = -FLT_MAX;
   if (params->max_f > FLT_MAX) params->max_f = FLT_MAX;
   return kTfLiteOk;
+}
+
+/* INT8: TFLite's quantized parameters (ADD / SUB: add.cc's and sub.cc's
+ * Prepare; MUL: the scales' product over the output scale) and the
+ * activation's quantized range. */
+static TfLiteStatus lg_binary_params_int8(
+    TfLiteContext* context, const lg_binary_op* op, const void* builtin_data,
+    const TfLiteTensor* input1, const TfLiteTensor* input2,
+    const TfLiteTensor* output, lg_binary_params* params) {
+  lg_quant_layout q1, q2, qo;
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_layout_read(context, op->name, "input 0", input1, &q1));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_layout_read(context, op->name, "input 1", input2, &q2));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_layout_read(context, op->name, "output", output, &qo));
+  if (q1.channels != 1 || q2.channels != 1 || qo.channels != 1) {
+    lg_kernel_log(context, op->name,
+                  "INT8 inputs and output must be quantized per tensor");
+    return kTfLiteError;
+  }
+  params->in1_offset = -q1.zero_point0;
+  params->in2_offset = -q2.zero_point0;
+  params->out_offset = qo.zero_point0;
+  if (op->builtin_code == kTfLiteBuiltinMul) {
+    lg_quantize_multiplier(
+        (double)q1.scale0 * (double)q2.scale0 / (double)qo.scale0,
+        &params->out_multiplier, &params->out_shift);
+  } else {
+    params->left_shift = 20;
+    const double twice_max =
+        2.0 * (double)(q1.scale0 > q2.scale0 ? q1.scale0 : q2.scale0);
+    lg_quantize_multiplier((double)q1.scale0 / twice_max,
+                           &params->in1_multiplier, &params->in1_shift);
+    lg_quantize_multiplier((double)q2.scale0 / twice_max,
+                           &params->in2_multiplier, &params->in2_shift);
+    lg_quantize_multiplier(
+        twice_max / ((double)(1 << params->left_shift) * (double)qo.scale0),
+        &params->out_multiplier, &params->out_shift);
+  }
+  const TfLiteFusedActivation act =
+      lg_kernel_binary_activation(op->builtin_code, builtin_data);
+  return lg_quant_activation_range(context, op->name, act, kTfLiteInt8,
+                                   qo.scale0, qo.zero_point0, &params->min_i,
+                                   &params->max_i);
 }
 
 /* Checks the shapes, resizes the output and builds the plan. */
@@ -332,6 +412,11 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
       lg_binary_check_types(context, op, input1, input2, output));
   TF_LITE_ENSURE_STATUS(lg_binary_params_for(context, op, node->builtin_data,
                                              input1->type, &data->params));
+  if (input1->type == kTfLiteInt8) {
+    TF_LITE_ENSURE_STATUS(lg_binary_params_int8(context, op, node->builtin_data,
+                                                input1, input2, output,
+                                                &data->params));
+  }
   data->row = lg_binary_row_for(op, input1->type);
   data->check = input1->type == kTfLiteInt32 ? op->check_i32 : NULL;
   TF_LITE_ENSURE_STATUS(
@@ -429,25 +514,28 @@ static const lg_binary_op kAdd = {
     .name = "ADD",
     .builtin_code = kTfLiteBuiltinAdd,
     .has_activation = true,
-    .types = "FLOAT32 or INT32",
+    .types = "FLOAT32, INT32 or INT8",
     .f32 = lg_add_f32,
     .i32 = lg_add_i32,
+    .i8 = lg_add_i8,
 };
 static const lg_binary_op kSub = {
     .name = "SUB",
     .builtin_code = kTfLiteBuiltinSub,
     .has_activation = true,
-    .types = "FLOAT32 or INT32",
+    .types = "FLOAT32, INT32 or INT8",
     .f32 = lg_sub_f32,
     .i32 = lg_sub_i32,
+    .i8 = lg_sub_i8,
 };
 static const lg_binary_op kMul = {
     .name = "MUL",
     .builtin_code = kTfLiteBuiltinMul,
     .has_activation = true,
-    .types = "FLOAT32 or INT32",
+    .types = "FLOAT32, INT32 or INT8",
     .f32 = lg_mul_f32,
     .i32 = lg_mul_i32,
+    .i8 = lg_mul_i8,
 };
 static const lg_binary_op kDiv = {
     .name = "DIV",

@@ -22,10 +22,19 @@
 
 #include "tensorflow/lite/c/common.h"
 
-/* What a row function may read besides the inputs: the activation clamp. */
+/* What a row function may read besides the inputs: the activation clamp
+ * (min_i / max_i: the quantized range for INT8), and for INT8 TFLite's
+ * quantized arithmetic parameters (offsets minus the zero points;
+ * multiplier / shift pairs as quant_util.h's; ADD and SUB scale both
+ * inputs to 2 * max(scale) and shift them left by left_shift first, MUL
+ * uses only the output pair). */
 typedef struct lg_binary_params {
   float min_f, max_f;
   int32_t min_i, max_i;
+  int32_t in1_offset, in2_offset, out_offset;
+  int32_t in1_multiplier, in2_multiplier, out_multiplier;
+  int in1_shift, in2_shift, out_shift;
+  int left_shift;
 } lg_binary_params;
 
 /* out[i] = f(x[i * sx], y[i * sy]) for i in [0, n), sx and sy in {0, 1}. */
@@ -47,7 +56,7 @@ typedef struct lg_binary_op {
   bool bool_output;    /* comparisons */
   const char* types;   /* the accepted input types, for messages */
   /* Row functions by input type; NULL where the op rejects the type. */
-  lg_binary_row_fn f32, i32, i64, boolean;
+  lg_binary_row_fn f32, i32, i64, boolean, i8;
   lg_binary_check_fn check_i32; /* optional, for INT32 inputs */
 } lg_binary_op;
 

@@ -472,11 +472,12 @@ static void test_add_type_errors(void** state) {
   (void)state;
   add_type_error(kTfLiteFloat32, kTfLiteInt32, kTfLiteFloat32,
                  "ADD: input types FLOAT32 and INT32 differ");
+  /* INT8 needs quantization parameters (these tensors have none). */
   add_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt8,
-                 "ADD: input type INT8 is not supported (expected FLOAT32 or "
-                 "INT32)");
+                 "ADD: input 0 tensor");
   add_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteUInt8,
-                 "ADD: input type UINT8 is not supported");
+                 "ADD: input type UINT8 is not supported (expected FLOAT32, "
+                 "INT32 or INT8)");
   add_type_error(kTfLiteInt16, kTfLiteInt16, kTfLiteInt16,
                  "ADD: input type INT16 is not supported");
   add_type_error(kTfLiteInt64, kTfLiteInt64, kTfLiteInt64,
