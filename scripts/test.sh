@@ -2,7 +2,9 @@
 # Runs every test of litegpu:
 #   1. scripts/setup.sh (system packages, Python venv),
 #   2. the release and asan builds, and ctest in each,
-#   3. the pytest model tests (tests/python) against the release build,
+#   3. the pytest model tests (tests/python) against the release build, and
+#      the per-op suites and quantized models again against the asan build
+#      under ASan+UBSan,
 #   4. the loader fuzzer for a bounded time (tests/fuzz/run_fuzzer.sh),
 #   5. the install test (tests/install/run_install_test.sh).
 # Every step runs even when an earlier one failed; the exit status is non-zero
@@ -126,6 +128,34 @@ if [[ -x $VENV_PYTHON ]]; then
 else
   echo "test: no virtual environment at $VENV_PYTHON"
   note_failure pytest
+  failed=$((failed + 1))
+fi
+
+# ---- 3b. pytest under ASan+UBSan ---------------------------------------------
+# The per-op suites and the quantized models once more against the asan
+# build: the kernels they drive (every quantized one among them) run only
+# from Python, so this is their sanitizer run. Python loads the library,
+# so the sanitizer runtimes are preloaded; leaks are not checked (Python
+# and LiteRT keep memory to exit by design).
+banner "pytest asan (tests/python/ops, quantized models)"
+asan_rt=$(cc -print-file-name=libasan.so)
+ubsan_rt=$(cc -print-file-name=libubsan.so)
+if [[ -x $VENV_PYTHON && -f $asan_rt && -f $ubsan_rt &&
+      -f $BUILD_ROOT/asan/liblitegpu.so ]]; then
+  LD_PRELOAD="$asan_rt:$ubsan_rt" ASAN_OPTIONS=detect_leaks=0 \
+    LITEGPU_BUILD_DIR=$BUILD_ROOT/asan run_logged pytest-asan \
+    "$VENV_PYTHON" -m pytest tests/python/ops \
+    tests/python/test_quantized_models.py -q -rfEs -p no:cacheprovider
+  rc=$?
+  failed_before=$failed
+  count_pytest "$LOGS/pytest-asan.log" || true
+  if ((rc != 0)); then
+    note_failure "pytest asan"
+    ((failed > failed_before)) || failed=$((failed + 1))
+  fi
+else
+  echo "test: no asan library, sanitizer runtimes or virtual environment"
+  note_failure "pytest asan"
   failed=$((failed + 1))
 fi
 

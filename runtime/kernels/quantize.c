@@ -224,9 +224,11 @@ static void lg_quantize_requantize(const lg_quantize_data* data, const void* in,
   lg_quant_type_range(data->out_type, &lo, &hi);
   const int32_t out_zero_point = data->out_q.zero_point0;
   for (int64_t i = 0; i < data->count; ++i) {
-    /* TFLite subtracts and adds the zero points in int32 too. */
+    /* TFLite subtracts and adds the zero points in int32 too; an INT32
+     * input near its ends wraps there as TFLite's machine code does. */
     const int32_t x =
-        lg_quantize_read_int(in, data->in_type, i) - data->in_zero_point;
+        (int32_t)((uint32_t)lg_quantize_read_int(in, data->in_type, i) -
+                  (uint32_t)data->in_zero_point);
     const int32_t scaled =
         lg_multiply_by_quantized_multiplier(x, data->multiplier, data->shift);
     const int32_t q = (int32_t)((uint32_t)scaled + (uint32_t)out_zero_point);
