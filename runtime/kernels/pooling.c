@@ -30,7 +30,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/thread_pool.h"
 #include "runtime/kernels/kernel_context.h"
@@ -134,14 +133,15 @@ static TfLiteStatus lg_pool_check_params(TfLiteContext* context, const char* op,
 }
 
 static TfLiteStatus lg_pool_check_input(TfLiteContext* context, const char* op,
+                                        lg_pool_kind kind,
                                         const TfLiteTensor* input,
                                         const TfLiteTensor* output) {
-  const bool int8_ok = input->type == kTfLiteInt8 && strcmp(op, "L2_POOL_2D");
+  /* L2_POOL_2D is float only, as in TFLite. */
+  const bool int8_ok = input->type == kTfLiteInt8 && kind != LG_POOL_L2;
   if (input->type != kTfLiteFloat32 && !int8_ok) {
-    lg_kernel_log(context, op,
-                  "input type %s is not supported (expected FLOAT32%s)",
-                  TfLiteTypeGetName(input->type),
-                  strcmp(op, "L2_POOL_2D") ? " or INT8" : "");
+    lg_kernel_log(
+        context, op, "input type %s is not supported (expected FLOAT32%s)",
+        TfLiteTypeGetName(input->type), kind != LG_POOL_L2 ? " or INT8" : "");
     return kTfLiteError;
   }
   if (output->type != input->type) {
@@ -202,8 +202,10 @@ static TfLiteStatus lg_pool_prepare_int8(TfLiteContext* context,
       lg_quant_layout_read(context, data->name, "input", input, &in_q));
   TF_LITE_ENSURE_STATUS(
       lg_quant_layout_read(context, data->name, "output", output, &out_q));
+  /* TFLite's (debug-build) check: scales within 1e-6, zero points equal. */
   if (in_q.channels != 1 || out_q.channels != 1 ||
-      in_q.scale0 != out_q.scale0 || in_q.zero_point0 != out_q.zero_point0) {
+      fabs((double)in_q.scale0 - (double)out_q.scale0) > 1e-6 ||
+      in_q.zero_point0 != out_q.zero_point0) {
     lg_kernel_log(context, data->name,
                   "INT8 input and output must share one scale and zero point "
                   "(input %g/%d, output %g/%d)",
@@ -233,7 +235,8 @@ static TfLiteStatus lg_pool_prepare(TfLiteContext* context, TfLiteNode* node) {
       lg_kernel_output(context, node, op, kOutputTensor, &output));
   const TfLitePoolParams* params = node->builtin_data;
   TF_LITE_ENSURE_STATUS(lg_pool_check_params(context, op, params));
-  TF_LITE_ENSURE_STATUS(lg_pool_check_input(context, op, input, output));
+  TF_LITE_ENSURE_STATUS(
+      lg_pool_check_input(context, op, data->kind, input, output));
   data->quantized = input->type == kTfLiteInt8;
   if (data->quantized) {
     TF_LITE_ENSURE_STATUS(
