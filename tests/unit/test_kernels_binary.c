@@ -39,11 +39,11 @@ typedef struct op_info {
 
 static const op_info kOps[NUM_OPS] = {
     [ADD] = {"ADD", lg_register_ADD, kTfLiteBuiltinAdd, true, 1, 5,
-             "FLOAT32 or INT32"},
+             "FLOAT32, INT32 or INT8"},
     [SUB] = {"SUB", lg_register_SUB, kTfLiteBuiltinSub, true, 1, 5,
-             "FLOAT32 or INT32"},
+             "FLOAT32, INT32 or INT8"},
     [MUL] = {"MUL", lg_register_MUL, kTfLiteBuiltinMul, true, 1, 7,
-             "FLOAT32 or INT32"},
+             "FLOAT32, INT32 or INT8"},
     [DIV] = {"DIV", lg_register_DIV, kTfLiteBuiltinDiv, true, 1, 2,
              "FLOAT32 or INT32"},
     [SQD] = {"SQUARED_DIFFERENCE", lg_register_SQUARED_DIFFERENCE,
@@ -519,8 +519,17 @@ static void test_type_errors(void** state) {
   char text[160];
   for (int op = 0; op < NUM_OPS; ++op) {
     const bool has_i64 = op == MAX || op == MIN;
+    /* INT8 ADD, SUB and MUL are computed (quantized: their errors without
+     * quantization parameters are checked below). */
+    const bool has_i8 = op == ADD || op == SUB || op == MUL;
     for (int i = 0; i < EW_ARRAY_SIZE(rejected); ++i) {
       if (rejected[i] == kTfLiteInt64 && has_i64) continue;
+      if (rejected[i] == kTfLiteInt8 && has_i8) {
+        expect_type_error(op, kTfLiteInt8, kTfLiteInt8, kTfLiteInt8,
+                          "input 0 tensor '(unnamed)' (INT8) has no "
+                          "quantization");
+        continue;
+      }
       snprintf(text, sizeof(text),
                "input type %s is not supported (expected %s)",
                TfLiteTypeGetName(rejected[i]), kOps[op].types);
