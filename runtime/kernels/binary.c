@@ -316,16 +316,11 @@ static TfLiteStatus lg_binary_params_int8(
     const TfLiteTensor* output, lg_binary_params* params) {
   lg_quant_layout q1, q2, qo;
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, op->name, "input 0", input1, &q1));
+      lg_quant_tensor_read(context, op->name, "input 0", input1, &q1));
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, op->name, "input 1", input2, &q2));
+      lg_quant_tensor_read(context, op->name, "input 1", input2, &q2));
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, op->name, "output", output, &qo));
-  if (q1.channels != 1 || q2.channels != 1 || qo.channels != 1) {
-    lg_kernel_log(context, op->name,
-                  "INT8 inputs and output must be quantized per tensor");
-    return kTfLiteError;
-  }
+      lg_quant_tensor_read(context, op->name, "output", output, &qo));
   params->in1_offset = -q1.zero_point0;
   params->in2_offset = -q2.zero_point0;
   params->out_offset = qo.zero_point0;

@@ -46,17 +46,11 @@ TfLiteStatus lg_conv_int8_prepare(TfLiteContext* context, const char* op,
                                   int filter_axis, lg_conv_int8* q) {
   lg_quant_layout in_q, f_q, out_q;
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, op, "input", input, &in_q));
+      lg_quant_tensor_read(context, op, "input", input, &in_q));
   TF_LITE_ENSURE_STATUS(
       lg_quant_layout_read(context, op, "filter", filter, &f_q));
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, op, "output", output, &out_q));
-  if (in_q.channels != 1 || out_q.channels != 1) {
-    lg_kernel_log(context, op,
-                  "the %s has per-channel quantization (expected per tensor)",
-                  in_q.channels != 1 ? "input" : "output");
-    return kTfLiteError;
-  }
+      lg_quant_tensor_read(context, op, "output", output, &out_q));
   if (f_q.channels != 1 &&
       (f_q.channels != out_c ||
        filter->quantization.type != kTfLiteAffineQuantization ||

@@ -308,17 +308,11 @@ static TfLiteStatus lg_fc_prepare_int8(TfLiteContext* context, lg_fc_data* data,
                                        TfLiteFusedActivation activation) {
   lg_quant_layout in_q, w_q, out_q;
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, LG_FC_OP, "input", input, &in_q));
+      lg_quant_tensor_read(context, LG_FC_OP, "input", input, &in_q));
   TF_LITE_ENSURE_STATUS(
       lg_quant_layout_read(context, LG_FC_OP, "weights", weights, &w_q));
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, LG_FC_OP, "output", output, &out_q));
-  if (in_q.channels != 1 || out_q.channels != 1) {
-    lg_kernel_log(context, LG_FC_OP,
-                  "the %s has per-channel quantization (expected per tensor)",
-                  in_q.channels != 1 ? "input" : "output");
-    return kTfLiteError;
-  }
+      lg_quant_tensor_read(context, LG_FC_OP, "output", output, &out_q));
   const bool per_channel = w_q.channels != 1;
   if (per_channel && (w_q.outer != 1 || w_q.channels != data->out_depth)) {
     lg_kernel_log(context, LG_FC_OP,

@@ -199,12 +199,11 @@ static TfLiteStatus lg_pool_prepare_int8(TfLiteContext* context,
                                          const TfLitePoolParams* params) {
   lg_quant_layout in_q, out_q;
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, data->name, "input", input, &in_q));
+      lg_quant_tensor_read(context, data->name, "input", input, &in_q));
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, data->name, "output", output, &out_q));
+      lg_quant_tensor_read(context, data->name, "output", output, &out_q));
   /* TFLite's (debug-build) check: scales within 1e-6, zero points equal. */
-  if (in_q.channels != 1 || out_q.channels != 1 ||
-      fabs((double)in_q.scale0 - (double)out_q.scale0) > 1e-6 ||
+  if (fabs((double)in_q.scale0 - (double)out_q.scale0) > 1e-6 ||
       in_q.zero_point0 != out_q.zero_point0) {
     lg_kernel_log(context, data->name,
                   "INT8 input and output must share one scale and zero point "
@@ -331,23 +330,35 @@ static inline void lg_pool_window(int o, int stride, int pad, int filter,
   *size = f1 - f0;
 }
 
+/* Output row r of batch * out_h: the element offset of its windows' top
+ * input row (batch and y) and their number of rows. */
+static inline ptrdiff_t lg_pool_row_window(const lg_pool_data* d, int r,
+                                           int* rows) {
+  int y;
+  lg_pool_window(r % d->out_h, d->stride_h, d->pad_h, d->filter_h, d->in_h, &y,
+                 rows);
+  return (((ptrdiff_t)(r / d->out_h) * d->in_h + y) * d->in_w) * d->channels;
+}
+
+/* Output column ox: the element offset of its windows' left input column
+ * within a row, and their number of columns. */
+static inline ptrdiff_t lg_pool_col_window(const lg_pool_data* d, int ox,
+                                           int* cols) {
+  int x;
+  lg_pool_window(ox, d->stride_w, d->pad_w, d->filter_w, d->in_w, &x, cols);
+  return (ptrdiff_t)x * d->channels;
+}
+
 /* Output rows [r0, r1) of batch * out_h. */
 LG_POOL_INLINE void lg_pool_rows(lg_pool_kind kind, const lg_pool_job* job,
                                  int r0, int r1) {
   const lg_pool_data* d = job->data;
-  const ptrdiff_t channels = d->channels;
   for (int r = r0; r < r1; ++r) {
-    const int b = r / d->out_h;
-    int y, rows;
-    lg_pool_window(r % d->out_h, d->stride_h, d->pad_h, d->filter_h, d->in_h,
-                   &y, &rows);
+    int rows, cols;
+    const float* row = job->input + lg_pool_row_window(d, r, &rows);
     for (int ox = 0; ox < d->out_w; ++ox) {
-      int x, cols;
-      lg_pool_window(ox, d->stride_w, d->pad_w, d->filter_w, d->in_w, &x,
-                     &cols);
-      const float* first =
-          job->input + (((ptrdiff_t)b * d->in_h + y) * d->in_w + x) * channels;
-      float* out = job->output + ((ptrdiff_t)r * d->out_w + ox) * channels;
+      const float* first = row + lg_pool_col_window(d, ox, &cols);
+      float* out = job->output + ((ptrdiff_t)r * d->out_w + ox) * d->channels;
       lg_pool_pixel(kind, d, first, rows, cols, out);
     }
   }
@@ -401,16 +412,10 @@ static int8_t lg_pool_int8_value(const lg_pool_data* d, const int8_t* first,
 static void lg_pool_run_int8(const lg_pool_data* d, const int8_t* input,
                              int8_t* output) {
   for (int r = 0; r < d->batch * d->out_h; ++r) {
-    const int b = r / d->out_h;
-    int y, rows;
-    lg_pool_window(r % d->out_h, d->stride_h, d->pad_h, d->filter_h, d->in_h,
-                   &y, &rows);
+    int rows, cols;
+    const int8_t* row = input + lg_pool_row_window(d, r, &rows);
     for (int ox = 0; ox < d->out_w; ++ox) {
-      int x, cols;
-      lg_pool_window(ox, d->stride_w, d->pad_w, d->filter_w, d->in_w, &x,
-                     &cols);
-      const int8_t* first =
-          input + (((ptrdiff_t)b * d->in_h + y) * d->in_w + x) * d->channels;
+      const int8_t* first = row + lg_pool_col_window(d, ox, &cols);
       int8_t* out = output + ((ptrdiff_t)r * d->out_w + ox) * d->channels;
       for (int c = 0; c < d->channels; ++c) {
         out[c] = lg_pool_int8_value(d, first + c, rows, cols);

@@ -318,3 +318,16 @@ int32_t lg_fixed_reciprocal_q12(int32_t x, int* num_bits_over_unit) {
       (int32_t)(((uint32_t)x << headroom_plus_one) - (1u << 31));
   return lg_fixed_one_over_one_plus(shifted_minus_one);
 }
+
+TfLiteStatus lg_quant_tensor_read(TfLiteContext* context, const char* op,
+                                  const char* role, const TfLiteTensor* t,
+                                  lg_quant_layout* layout) {
+  TF_LITE_ENSURE_STATUS(lg_quant_layout_read(context, op, role, t, layout));
+  if (layout->channels != 1) {
+    lg_kernel_log(context, op,
+                  "%s tensor '%s' has %lld scales (expected one, per tensor)",
+                  role, lg_quant_name(t), (long long)layout->channels);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}

@@ -77,6 +77,12 @@ TfLiteStatus lg_quant_layout_read(TfLiteContext* context, const char* op,
                                   const char* role, const TfLiteTensor* t,
                                   lg_quant_layout* layout);
 
+/* lg_quant_layout_read for a tensor that must be quantized per tensor (one
+ * scale): more scales are an error naming the tensor and their number. */
+TfLiteStatus lg_quant_tensor_read(TfLiteContext* context, const char* op,
+                                  const char* role, const TfLiteTensor* t,
+                                  lg_quant_layout* layout);
+
 /* The quantized range a fused activation leaves on an output of `type`
  * with `scale` and `zero_point`, as TFLite's
  * CalculateActivationRangeQuantized: NONE the type's range, RELU from

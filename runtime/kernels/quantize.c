@@ -94,15 +94,14 @@ static TfLiteStatus lg_quantize_prepare_requantize(TfLiteContext* context,
                                                    const TfLiteTensor* input) {
   lg_quant_layout in_q;
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, LG_QUANTIZE_OP, "input", input, &in_q));
-  if (in_q.channels != 1 || data->out_q.channels != 1) {
-    lg_kernel_log(
-        context, LG_QUANTIZE_OP,
-        "requantizing %s to %s takes per-tensor quantization "
-        "(the %s has %lld scales)",
-        TfLiteTypeGetName(data->in_type), TfLiteTypeGetName(data->out_type),
-        in_q.channels != 1 ? "input" : "output",
-        (long long)(in_q.channels != 1 ? in_q.channels : data->out_q.channels));
+      lg_quant_tensor_read(context, LG_QUANTIZE_OP, "input", input, &in_q));
+  if (data->out_q.channels != 1) {
+    lg_kernel_log(context, LG_QUANTIZE_OP,
+                  "requantizing %s to %s takes per-tensor quantization (the "
+                  "output has %lld scales)",
+                  TfLiteTypeGetName(data->in_type),
+                  TfLiteTypeGetName(data->out_type),
+                  (long long)data->out_q.channels);
     return kTfLiteError;
   }
   if (data->in_type == kTfLiteInt16 && data->out_type == kTfLiteInt16 &&

@@ -125,14 +125,13 @@ static TfLiteStatus lg_softmax_prepare_int8(TfLiteContext* context,
                                             const TfLiteTensor* output) {
   lg_quant_layout in_q, out_q;
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, data->name, "input", input, &in_q));
+      lg_quant_tensor_read(context, data->name, "input", input, &in_q));
   TF_LITE_ENSURE_STATUS(
-      lg_quant_layout_read(context, data->name, "output", output, &out_q));
-  if (in_q.channels != 1 || out_q.zero_point0 != -128 ||
-      out_q.scale0 != 1.0f / 256.0f) {
+      lg_quant_tensor_read(context, data->name, "output", output, &out_q));
+  if (out_q.zero_point0 != -128 || out_q.scale0 != 1.0f / 256.0f) {
     lg_kernel_log(context, data->name,
                   "INT8 output must have scale 1/256 and zero point -128 "
-                  "(got %g and %d), and the input one scale",
+                  "(got %g and %d)",
                   (double)out_q.scale0, (int)out_q.zero_point0);
     return kTfLiteError;
   }
