@@ -98,11 +98,13 @@ static inline int32_t lg_wrap_mul(int32_t a, int32_t b) {
   return (int32_t)((uint32_t)a * (uint32_t)b);
 }
 
-/* INT8 ADD / SUB (sign -1) / MUL as TFLite's reference integer kernels:
- * ADD and SUB bring both inputs to the common scale 2 * max(scale) in
- * fixed point with 2^left_shift headroom, add, and rescale to the output;
- * MUL multiplies the offset values and rescales once. */
-static inline int8_t lg_add_q8(int32_t a, int32_t b, int sign,
+/* INT8 and INT16 ADD / SUB (sign -1) / MUL as TFLite's reference integer
+ * kernels: ADD and SUB bring both inputs to the common scale
+ * 2 * max(scale) in fixed point with 2^left_shift headroom (20 bits for
+ * INT8, 15 for INT16), add, and rescale to the output; MUL multiplies the
+ * offset values and rescales once. The result is clamped to the
+ * activation's quantized range, which lies within the output type's. */
+static inline int32_t lg_add_q(int32_t a, int32_t b, int sign,
                                const lg_binary_params* p) {
   const int32_t x = lg_multiply_by_quantized_multiplier(
       (a + p->in1_offset) * (1 << p->left_shift), p->in1_multiplier,
@@ -114,16 +116,29 @@ static inline int8_t lg_add_q8(int32_t a, int32_t b, int sign,
   const int32_t q = lg_multiply_by_quantized_multiplier(sum, p->out_multiplier,
                                                         p->out_shift) +
                     p->out_offset;
-  return (int8_t)(q < p->min_i ? p->min_i : (q > p->max_i ? p->max_i : q));
+  return lg_clamp_i32(q, p);
 }
 
-static inline int8_t lg_mul_q8(int32_t a, int32_t b,
+/* INT16 ADD / SUB with power-of-two scales and zero points 0 (TFLite's
+ * path for pot_scale_int16, meant for LSTM cells): each input is brought
+ * to the output's scale by a rounding right shift (at most one of the two
+ * shifts is non-zero), then added and clamped. */
+static inline int32_t lg_add_pot16(int32_t a, int32_t b, int sign,
+                                   const lg_binary_params* p) {
+  const int32_t x = lg_fixed_divide_by_pot(a, -p->in1_shift);
+  const int32_t y = lg_fixed_divide_by_pot(b, -p->in2_shift);
+  return lg_clamp_i32(sign > 0 ? x + y : x - y, p);
+}
+
+/* INT16 products of two int16 values stay within int32: |a * b| <= 2^30
+ * (TFLite requires zero points 0 for INT16, so the offsets are 0). */
+static inline int32_t lg_mul_q(int32_t a, int32_t b,
                                const lg_binary_params* p) {
   const int32_t q = lg_multiply_by_quantized_multiplier(
                         (a + p->in1_offset) * (b + p->in2_offset),
                         p->out_multiplier, p->out_shift) +
                     p->out_offset;
-  return (int8_t)(q < p->min_i ? p->min_i : (q > p->max_i ? p->max_i : q));
+  return lg_clamp_i32(q, p);
 }
 
 /* Truncating division; b == 0 never reaches here (Invoke checks first). */
@@ -159,9 +174,14 @@ static int32_t lg_pow_i32(int32_t base, int32_t exponent) {
 
 /* ---- Row functions ------------------------------------------------------ */
 
-LG_BINARY_ROW(lg_add_i8, int8_t, int8_t, lg_add_q8(a, b, 1, p))
-LG_BINARY_ROW(lg_sub_i8, int8_t, int8_t, lg_add_q8(a, b, -1, p))
-LG_BINARY_ROW(lg_mul_i8, int8_t, int8_t, lg_mul_q8(a, b, p))
+LG_BINARY_ROW(lg_add_i8, int8_t, int8_t, lg_add_q(a, b, 1, p))
+LG_BINARY_ROW(lg_sub_i8, int8_t, int8_t, lg_add_q(a, b, -1, p))
+LG_BINARY_ROW(lg_mul_i8, int8_t, int8_t, lg_mul_q(a, b, p))
+LG_BINARY_ROW(lg_add_i16, int16_t, int16_t, lg_add_q(a, b, 1, p))
+LG_BINARY_ROW(lg_sub_i16, int16_t, int16_t, lg_add_q(a, b, -1, p))
+LG_BINARY_ROW(lg_mul_i16, int16_t, int16_t, lg_mul_q(a, b, p))
+LG_BINARY_ROW(lg_add_pot_i16, int16_t, int16_t, lg_add_pot16(a, b, 1, p))
+LG_BINARY_ROW(lg_sub_pot_i16, int16_t, int16_t, lg_add_pot16(a, b, -1, p))
 LG_BINARY_ROW(lg_add_f32, float, float, lg_clamp_f32(a + b, p))
 LG_BINARY_ROW(lg_add_i32, int32_t, int32_t, lg_clamp_i32(lg_wrap_add(a, b), p))
 LG_BINARY_ROW(lg_sub_f32, float, float, lg_clamp_f32(a - b, p))
@@ -244,6 +264,8 @@ static lg_binary_row_fn lg_binary_row_for(const lg_binary_op* op,
       return op->boolean;
     case kTfLiteInt8:
       return op->i8;
+    case kTfLiteInt16:
+      return op->i16;
     default:
       return NULL;
   }
@@ -295,7 +317,8 @@ static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
   if (!op->has_activation) return kTfLiteOk;
   const TfLiteFusedActivation act =
       lg_kernel_binary_activation(op->builtin_code, builtin_data);
-  if (type == kTfLiteInt8) return kTfLiteOk; /* lg_binary_params_int8 */
+  /* lg_binary_params_quantized */
+  if (type == kTfLiteInt8 || type == kTfLiteInt16) return kTfLiteOk;
   if (type == kTfLiteInt32) {
     return lg_kernel_activation_range_int32(context, op->name, act,
                                             &params->min_i, &params->max_i);
@@ -307,43 +330,109 @@ static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* INT8: TFLite's quantized parameters (ADD / SUB: add.cc's and sub.cc's
- * Prepare; MUL: the scales' product over the output scale) and the
- * activation's quantized range. */
-static TfLiteStatus lg_binary_params_int8(
+/* INT16 ADD and SUB take the power-of-two path when the op's
+ * pot_scale_int16 is set and every scale is a power of two (TFLite's
+ * CheckedLog2: log2 within 1e-3 of an integer, computed in float). */
+static bool lg_scale_log2(float scale, int* log2_rounded) {
+  const float x = logf(scale) * (1.0f / logf(2.0f));
+  const float rounded = roundf(x);
+  *log2_rounded = (int)rounded;
+  return fabsf(x - rounded) < 1e-3f;
+}
+
+static bool lg_binary_pot_scale_option(const lg_binary_op* op,
+                                       const void* builtin_data) {
+  if (builtin_data == NULL) return false;
+  if (op->builtin_code == kTfLiteBuiltinAdd) {
+    return ((const TfLiteAddParams*)builtin_data)->pot_scale_int16;
+  }
+  if (op->builtin_code == kTfLiteBuiltinSub) {
+    return ((const TfLiteSubParams*)builtin_data)->pot_scale_int16;
+  }
+  return false;
+}
+
+/* The power-of-two INT16 path's shifts: each input's scale over the
+ * output's, as a non-positive power of two, at most one of them non-zero
+ * (TFLite's conditions, reported here by name). */
+static TfLiteStatus lg_binary_params_pot16(TfLiteContext* context,
+                                           const lg_binary_op* op,
+                                           const int log2s[3],
+                                           lg_binary_params* params) {
+  params->in1_shift = log2s[0] - log2s[2];
+  params->in2_shift = log2s[1] - log2s[2];
+  if (params->in1_shift > 0 || params->in2_shift > 0 ||
+      (params->in1_shift != 0 && params->in2_shift != 0)) {
+    lg_kernel_log(context, op->name,
+                  "INT16 with power-of-two scales needs one input at the "
+                  "output's scale and the other at or below it (input "
+                  "scales 2^%d and 2^%d, output 2^%d)",
+                  log2s[0], log2s[1], log2s[2]);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* ADD and SUB in general scales: add.cc's and sub.cc's Prepare. */
+static void lg_binary_params_add_general(const lg_quant_layout* q1,
+                                         const lg_quant_layout* q2,
+                                         const lg_quant_layout* qo,
+                                         TfLiteType type,
+                                         lg_binary_params* params) {
+  params->left_shift = type == kTfLiteInt16 ? 15 : 20;
+  const double twice_max =
+      2.0 * (double)(q1->scale0 > q2->scale0 ? q1->scale0 : q2->scale0);
+  lg_quantize_multiplier((double)q1->scale0 / twice_max,
+                         &params->in1_multiplier, &params->in1_shift);
+  lg_quantize_multiplier((double)q2->scale0 / twice_max,
+                         &params->in2_multiplier, &params->in2_shift);
+  lg_quantize_multiplier(
+      twice_max / ((double)(1 << params->left_shift) * (double)qo->scale0),
+      &params->out_multiplier, &params->out_shift);
+}
+
+/* INT8 and INT16: TFLite's quantized parameters (ADD / SUB: add.cc's and
+ * sub.cc's Prepare; MUL: the scales' product over the output scale) and
+ * the activation's quantized range. INT16 is symmetric: every zero point
+ * must be 0. Sets *pot for INT16 ADD / SUB on the power-of-two path. */
+static TfLiteStatus lg_binary_params_quantized(
     TfLiteContext* context, const lg_binary_op* op, const void* builtin_data,
-    const TfLiteTensor* input1, const TfLiteTensor* input2,
-    const TfLiteTensor* output, lg_binary_params* params) {
-  lg_quant_layout q1, q2, qo;
-  TF_LITE_ENSURE_STATUS(
-      lg_quant_tensor_read(context, op->name, "input 0", input1, &q1));
-  TF_LITE_ENSURE_STATUS(
-      lg_quant_tensor_read(context, op->name, "input 1", input2, &q2));
-  TF_LITE_ENSURE_STATUS(
-      lg_quant_tensor_read(context, op->name, "output", output, &qo));
-  params->in1_offset = -q1.zero_point0;
-  params->in2_offset = -q2.zero_point0;
-  params->out_offset = qo.zero_point0;
-  if (op->builtin_code == kTfLiteBuiltinMul) {
+    const TfLiteTensor* const tensors[3], lg_binary_params* params, bool* pot) {
+  static const char* const kRoles[3] = {"input 0", "input 1", "output"};
+  const TfLiteType type = tensors[0]->type;
+  lg_quant_layout q[3];
+  int log2s[3];
+  bool all_pot = true;
+  for (int i = 0; i < 3; ++i) {
+    TF_LITE_ENSURE_STATUS(
+        lg_quant_tensor_read(context, op->name, kRoles[i], tensors[i], &q[i]));
+    if (type == kTfLiteInt16 && q[i].zero_point0 != 0) {
+      lg_kernel_log(context, op->name,
+                    "%s of type INT16 has zero point %d; INT16 quantization "
+                    "is symmetric (zero point 0)",
+                    kRoles[i], (int)q[i].zero_point0);
+      return kTfLiteError;
+    }
+    all_pot = lg_scale_log2(q[i].scale0, &log2s[i]) && all_pot;
+  }
+  params->in1_offset = -q[0].zero_point0;
+  params->in2_offset = -q[1].zero_point0;
+  params->out_offset = q[2].zero_point0;
+  *pot = type == kTfLiteInt16 && op->builtin_code != kTfLiteBuiltinMul &&
+         lg_binary_pot_scale_option(op, builtin_data) && all_pot;
+  if (*pot) {
+    TF_LITE_ENSURE_STATUS(lg_binary_params_pot16(context, op, log2s, params));
+  } else if (op->builtin_code == kTfLiteBuiltinMul) {
     lg_quantize_multiplier(
-        (double)q1.scale0 * (double)q2.scale0 / (double)qo.scale0,
+        (double)q[0].scale0 * (double)q[1].scale0 / (double)q[2].scale0,
         &params->out_multiplier, &params->out_shift);
   } else {
-    params->left_shift = 20;
-    const double twice_max =
-        2.0 * (double)(q1.scale0 > q2.scale0 ? q1.scale0 : q2.scale0);
-    lg_quantize_multiplier((double)q1.scale0 / twice_max,
-                           &params->in1_multiplier, &params->in1_shift);
-    lg_quantize_multiplier((double)q2.scale0 / twice_max,
-                           &params->in2_multiplier, &params->in2_shift);
-    lg_quantize_multiplier(
-        twice_max / ((double)(1 << params->left_shift) * (double)qo.scale0),
-        &params->out_multiplier, &params->out_shift);
+    lg_binary_params_add_general(&q[0], &q[1], &q[2], type, params);
   }
   const TfLiteFusedActivation act =
       lg_kernel_binary_activation(op->builtin_code, builtin_data);
-  return lg_quant_activation_range(context, op->name, act, kTfLiteInt8,
-                                   qo.scale0, qo.zero_point0, &params->min_i,
+  return lg_quant_activation_range(context, op->name, act, type, q[2].scale0,
+                                   q[2].zero_point0, &params->min_i,
                                    &params->max_i);
 }
 
@@ -407,12 +496,15 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
       lg_binary_check_types(context, op, input1, input2, output));
   TF_LITE_ENSURE_STATUS(lg_binary_params_for(context, op, node->builtin_data,
                                              input1->type, &data->params));
-  if (input1->type == kTfLiteInt8) {
-    TF_LITE_ENSURE_STATUS(lg_binary_params_int8(context, op, node->builtin_data,
-                                                input1, input2, output,
-                                                &data->params));
-  }
   data->row = lg_binary_row_for(op, input1->type);
+  if (input1->type == kTfLiteInt8 || input1->type == kTfLiteInt16) {
+    bool pot = false;
+    TF_LITE_ENSURE_STATUS(lg_binary_params_quantized(
+        context, op, node->builtin_data,
+        (const TfLiteTensor* const[]){input1, input2, output}, &data->params,
+        &pot));
+    if (pot) data->row = op->i16_pot;
+  }
   data->check = input1->type == kTfLiteInt32 ? op->check_i32 : NULL;
   TF_LITE_ENSURE_STATUS(
       lg_binary_prepare_shapes(context, op, data, input1, input2, output));
@@ -509,28 +601,33 @@ static const lg_binary_op kAdd = {
     .name = "ADD",
     .builtin_code = kTfLiteBuiltinAdd,
     .has_activation = true,
-    .types = "FLOAT32, INT32 or INT8",
+    .types = "FLOAT32, INT32, INT8 or INT16",
     .f32 = lg_add_f32,
     .i32 = lg_add_i32,
     .i8 = lg_add_i8,
+    .i16 = lg_add_i16,
+    .i16_pot = lg_add_pot_i16,
 };
 static const lg_binary_op kSub = {
     .name = "SUB",
     .builtin_code = kTfLiteBuiltinSub,
     .has_activation = true,
-    .types = "FLOAT32, INT32 or INT8",
+    .types = "FLOAT32, INT32, INT8 or INT16",
     .f32 = lg_sub_f32,
     .i32 = lg_sub_i32,
     .i8 = lg_sub_i8,
+    .i16 = lg_sub_i16,
+    .i16_pot = lg_sub_pot_i16,
 };
 static const lg_binary_op kMul = {
     .name = "MUL",
     .builtin_code = kTfLiteBuiltinMul,
     .has_activation = true,
-    .types = "FLOAT32, INT32 or INT8",
+    .types = "FLOAT32, INT32, INT8 or INT16",
     .f32 = lg_mul_f32,
     .i32 = lg_mul_i32,
     .i8 = lg_mul_i8,
+    .i16 = lg_mul_i16,
 };
 static const lg_binary_op kDiv = {
     .name = "DIV",

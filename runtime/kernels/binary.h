@@ -23,11 +23,12 @@
 #include "tensorflow/lite/c/common.h"
 
 /* What a row function may read besides the inputs: the activation clamp
- * (min_i / max_i: the quantized range for INT8), and for INT8 TFLite's
- * quantized arithmetic parameters (offsets minus the zero points;
+ * (min_i / max_i: the quantized range for INT8 and INT16), and for
+ * them TFLite's quantized arithmetic parameters (offsets minus the zero points;
  * multiplier / shift pairs as quant_util.h's; ADD and SUB scale both
  * inputs to 2 * max(scale) and shift them left by left_shift first, MUL
- * uses only the output pair). */
+ * uses only the output pair; INT16 ADD / SUB with power-of-two scales
+ * use in1_shift / in2_shift alone, as right shifts by their negation). */
 typedef struct lg_binary_params {
   float min_f, max_f;
   int32_t min_i, max_i;
@@ -56,7 +57,9 @@ typedef struct lg_binary_op {
   bool bool_output;    /* comparisons */
   const char* types;   /* the accepted input types, for messages */
   /* Row functions by input type; NULL where the op rejects the type. */
-  lg_binary_row_fn f32, i32, i64, boolean, i8;
+  lg_binary_row_fn f32, i32, i64, boolean, i8, i16;
+  /* INT16 ADD / SUB on TFLite's power-of-two scale path. */
+  lg_binary_row_fn i16_pot;
   lg_binary_check_fn check_i32; /* optional, for INT32 inputs */
 } lg_binary_op;
 

@@ -456,6 +456,106 @@ def test_int8_mul_rescale_above_one():
                       rtol=0.0, atol=0.0))
 
 
+INT16_VERSION = {"ADD": 3, "SUB": 5, "MUL": 4}
+
+
+@pytest.mark.parametrize("op", ["ADD", "SUB", "MUL"])
+@pytest.mark.parametrize("shape1,shape2,s1,s2,so,act", [
+    ((2, 3, 4, 5), (2, 3, 4, 5), 0.0005, 0.0007, 0.001, "NONE"),
+    ((1, 4, 4, 8), (8,), 0.003, 0.0002, 0.0004, "RELU"),
+    ((3, 1, 6), (1, 5, 1), 1.1e-4, 1.3e-4, 2e-4, "RELU6"),
+    ((7,), (7,), 1.5e-5, 1e-3, 6e-5, "RELU_N1_TO_1"),
+    ((2, 9), (2, 9), 2.0 ** -10, 2.0 ** -12, 2.0 ** -10, "NONE"),
+])
+def test_int16_arithmetic_general_scales(op, shape1, shape2, s1, s2, so,
+                                         act):
+    """INT16 ADD (version 3), SUB (5) and MUL (4) with pot_scale_int16 off
+    (what the converter writes for 16x8 models): TFLite's general rescale
+    with 15 bits of headroom, bit for bit with LiteRT's reference, for
+    broadcasting, every quantized activation and power-of-two scales too."""
+    rng = np.random.default_rng(2200 + len(shape1) * 7 + shape1[-1])
+    a = rng.integers(-32768, 32768, shape1, dtype=np.int16)
+    b = rng.integers(-32768, 32768, shape2, dtype=np.int16)
+    a.reshape(-1)[:2] = [-32768, 32767]
+    b.reshape(-1)[:2] = [32767, -32768]
+    params = {"fused_activation_function": act}
+    if op != "MUL":
+        params["pot_scale_int16"] = False
+    check_case(OpCase(op=op, version=INT16_VERSION[op],
+                      inputs=[Input(a, quant=(s1, 0)), Input(b, quant=(s2, 0))],
+                      params=params,
+                      outputs=[Output(np.int16, quant=(so, 0))],
+                      output_shapes=[np.broadcast_shapes(shape1, shape2)],
+                      rtol=0.0, atol=0.0))
+
+
+@pytest.mark.parametrize("op", ["ADD", "SUB"])
+@pytest.mark.parametrize("log2s,act", [
+    ((-12, -12, -12), "NONE"),
+    ((-15, -12, -12), "NONE"),
+    ((-10, -13, -10), "RELU"),
+    ((-10, -10, -10), "RELU_N1_TO_1"),
+])
+def test_int16_add_sub_power_of_two_scales(op, log2s, act):
+    """INT16 ADD / SUB (version 1) with pot_scale_int16 on and every scale a
+    power of two: TFLite's LSTM path, one input shifted right (rounding) to
+    the output's scale, saturating. Equal shapes: LiteRT's ADD has no
+    broadcasting on this path."""
+    rng = np.random.default_rng(2300 + log2s[0] * 3 + log2s[1])
+    a = rng.integers(-32768, 32768, (3, 4, 5), dtype=np.int16)
+    b = rng.integers(-32768, 32768, (3, 4, 5), dtype=np.int16)
+    a.reshape(-1)[:3] = [-32768, 32767, 32767]
+    b.reshape(-1)[:3] = [-32768, 32767, 1]
+    s1, s2, so = (2.0 ** e for e in log2s)
+    check_case(OpCase(op=op, version=1,
+                      inputs=[Input(a, quant=(s1, 0)), Input(b, quant=(s2, 0))],
+                      params={"fused_activation_function": act,
+                              "pot_scale_int16": True},
+                      outputs=[Output(np.int16, quant=(so, 0))],
+                      rtol=0.0, atol=0.0))
+
+
+def test_int16_sub_power_of_two_broadcast():
+    """SUB's power-of-two path broadcasts in LiteRT (ADD's does not)."""
+    rng = np.random.default_rng(2399)
+    a = rng.integers(-32768, 32768, (2, 3, 4), dtype=np.int16)
+    b = rng.integers(-32768, 32768, (4,), dtype=np.int16)
+    check_case(OpCase(op="SUB", version=1,
+                      inputs=[Input(a, quant=(2.0 ** -11, 0)),
+                              Input(b, quant=(2.0 ** -13, 0))],
+                      params={"pot_scale_int16": True},
+                      outputs=[Output(np.int16, quant=(2.0 ** -11, 0))],
+                      output_shapes=[(2, 3, 4)], rtol=0.0, atol=0.0))
+
+
+@pytest.mark.parametrize("op", ["ADD", "SUB", "MUL"])
+def test_int16_nonzero_zero_point_rejected(op):
+    """LiteRT refuses these in Prepare (ADD, SUB) or Invoke (MUL); litegpu
+    in Prepare for all three, naming the tensor."""
+    a = np.array([[1, 2, 3]], np.int16)
+    params = {} if op == "MUL" else {"pot_scale_int16": False}
+    check_rejected(OpCase(op=op, version=INT16_VERSION[op],
+                          inputs=[Input(a, quant=(0.5, 0)),
+                                  Input(a, quant=(0.5, 3))],
+                          params=params,
+                          outputs=[Output(np.int16, quant=(1.0, 0))]),
+                   match=rf"{op}: input 1 of type INT16 has zero point 3; "
+                         r"INT16 quantization is symmetric",
+                   litert_accepts=None if op == "MUL" else False)
+
+
+def test_int16_power_of_two_both_shifted_rejected():
+    a = np.array([[1, 2, 3]], np.int16)
+    check_rejected(OpCase(op="ADD", version=1,
+                          inputs=[Input(a, quant=(2.0 ** -12, 0)),
+                                  Input(a, quant=(2.0 ** -13, 0))],
+                          params={"pot_scale_int16": True},
+                          outputs=[Output(np.int16, quant=(2.0 ** -11, 0))]),
+                   match=r"ADD: INT16 with power-of-two scales needs one "
+                         r"input at the output's scale",
+                   litert_accepts=False)
+
+
 @pytest.mark.parametrize("op,version,dtype", [
     ("ADD", 1, np.uint8), ("ADD", 4, np.int64),
     ("SUB", 4, np.int64),
