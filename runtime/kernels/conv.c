@@ -9,9 +9,10 @@
  * input's channels are a multiple of the filter's, groups = in_c /
  * filter_c, and out_c must be a multiple of groups. Padding follows
  * TFLite's formula (lg_nn_out_size, lg_nn_pad_before). INT8 (version 3,
- * per-channel filters included) runs conv_int8.c's kernel, bit for bit
- * with TFLite's reference; every other type variant the versions up to 8
- * add (int16, hybrid, int4) is rejected in Prepare with the type's name.
+ * per-channel filters included) and 16x8 (INT16 activations, INT8
+ * filters, INT64 bias: version 4) run conv_quant.c's kernel, bit for bit
+ * with TFLite's reference; the hybrid and int4 variants of versions up to
+ * 8 are rejected in Prepare with the type's name.
  *
  * Fast path: each group is one GEMM with m = output pixels, n = the group's
  * output channels, k = filter_h * filter_w * filter_c. A 1x1 filter with
@@ -78,8 +79,8 @@ typedef struct lg_conv_data {
   bool gather;
   int32_t* gather_table;
   size_t gather_capacity; /* entries */
-  bool quantized;         /* INT8: conv_int8.c */
-  lg_conv_int8 q;
+  bool quantized;         /* INT8 or INT16: conv_quant.c */
+  lg_conv_quant q;
 } lg_conv_data;
 
 /* Copies in[idx[j]] (0.0f where idx[j] < 0) to dst[j] for j < count. */
@@ -113,7 +114,7 @@ static void lg_conv_free(TfLiteContext* context, void* buffer) {
   if (data != NULL) {
     lg_nn_buffer_free(&data->weights);
     free(data->gather_table);
-    lg_conv_int8_free(&data->q);
+    lg_conv_quant_free(&data->q);
   }
   free(data);
 }
@@ -303,8 +304,9 @@ static TfLiteStatus lg_conv_check_types(TfLiteContext* context,
     lg_kernel_log(context, LG_CONV_OP, "sparse filters are not supported");
     return kTfLiteError;
   }
-  if (input->type == kTfLiteInt8) {
-    return lg_conv_int8_check_types(context, LG_CONV_OP, filter, bias, output);
+  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16) {
+    return lg_conv_quant_check_types(context, LG_CONV_OP, input, filter, bias,
+                                     output);
   }
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_CONV_OP, "input", input));
   TF_LITE_ENSURE_STATUS(
@@ -538,11 +540,11 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   data->has_bias = bias != NULL;
   data->input_elements = lg_kernel_num_elements(input);
-  data->quantized = input->type == kTfLiteInt8;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
   if (data->quantized) {
-    TF_LITE_ENSURE_STATUS(
-        lg_conv_int8_prepare(context, LG_CONV_OP, input, filter, output,
-                             params->activation, data->geo.out_c, 0, &data->q));
+    TF_LITE_ENSURE_STATUS(lg_conv_quant_prepare(
+        context, LG_CONV_OP, input, filter, bias, output, params->activation,
+        data->geo.out_c, 0, &data->q));
   } else {
     TF_LITE_ENSURE_STATUS(lg_conv_plan(context, node, data));
   }
@@ -720,9 +722,9 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* bias = io.bias;
   TfLiteTensor* output = io.output;
   if (data->quantized) {
-    lg_conv_int8_run(&data->geo, data->groups, &data->q, input->data.int8,
-                     filter->data.int8, bias != NULL ? bias->data.i32 : NULL,
-                     output->data.int8);
+    lg_conv_quant_run(&data->geo, data->groups, &data->q, input->data.data,
+                      filter->data.int8, bias != NULL ? bias->data.data : NULL,
+                      output->data.data);
     return kTfLiteOk;
   }
   float* scratch = lg_nn_temporary(context, node, LG_CONV_OP, kScratchTemporary,

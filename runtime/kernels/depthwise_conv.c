@@ -8,9 +8,9 @@
  * the input's channels, and (as in TFLite's float kernel) the multiplier is
  * out_c / in_c: the depth_multiplier option is redundant and not read.
  * Dilation is version 2. INT8 (version 3; per-channel filters along dim
- * 3) runs conv_int8.c's kernel, bit for bit with TFLite's reference; the
- * int16, hybrid and int4 variants of versions 4..7 are rejected in Prepare
- * with the type's name.
+ * 3) and 16x8 (INT16 activations, INT8 filters, INT64 bias: version 5) run
+ * conv_quant.c's kernel, bit for bit with TFLite's reference; the hybrid
+ * and int4 variants are rejected in Prepare with the type's name.
  *
  * Fast path: a dedicated loop, no GEMM. Each output pixel lists the filter
  * taps that fall inside the input (so padding costs nothing), then for
@@ -67,8 +67,8 @@ typedef struct lg_dw_data {
   ptrdiff_t* taps;
   size_t taps_capacity;
   int max_tasks;
-  bool quantized; /* INT8: conv_int8.c */
-  lg_conv_int8 q;
+  bool quantized; /* INT8 or INT16: conv_quant.c */
+  lg_conv_quant q;
 } lg_dw_data;
 
 /* One Invoke's work, shared read-only by its tasks. */
@@ -98,7 +98,7 @@ static void lg_dw_free(TfLiteContext* context, void* buffer) {
   lg_dw_data* data = buffer;
   if (data != NULL) {
     free(data->taps);
-    lg_conv_int8_free(&data->q);
+    lg_conv_quant_free(&data->q);
   }
   free(data);
 }
@@ -658,8 +658,9 @@ static TfLiteStatus lg_dw_check_types(TfLiteContext* context,
                                       const TfLiteTensor* filter,
                                       const TfLiteTensor* bias,
                                       const TfLiteTensor* output) {
-  if (input->type == kTfLiteInt8) {
-    return lg_conv_int8_check_types(context, LG_DW_OP, filter, bias, output);
+  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16) {
+    return lg_conv_quant_check_types(context, LG_DW_OP, input, filter, bias,
+                                     output);
   }
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_DW_OP, "input", input));
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_DW_OP, "filter", filter));
@@ -820,11 +821,11 @@ static TfLiteStatus lg_dw_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   data->has_bias = bias != NULL;
   data->input_elements = lg_kernel_num_elements(input);
-  data->quantized = input->type == kTfLiteInt8;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
   if (data->quantized) {
-    TF_LITE_ENSURE_STATUS(lg_conv_int8_prepare(context, LG_DW_OP, input, filter,
-                                               output, params->activation,
-                                               g->out_c, 3, &data->q));
+    TF_LITE_ENSURE_STATUS(
+        lg_conv_quant_prepare(context, LG_DW_OP, input, filter, bias, output,
+                              params->activation, g->out_c, 3, &data->q));
   } else {
     TF_LITE_ENSURE_STATUS(lg_dw_reserve_taps(context, data));
   }
@@ -864,9 +865,9 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = io.output;
   const lg_conv_geometry* g = &data->geo;
   if (data->quantized) {
-    lg_depthwise_int8_run(g, &data->q, input->data.int8, filter->data.int8,
-                          bias != NULL ? bias->data.i32 : NULL,
-                          output->data.int8);
+    lg_depthwise_quant_run(g, &data->q, input->data.data, filter->data.int8,
+                           bias != NULL ? bias->data.data : NULL,
+                           output->data.data);
     return kTfLiteOk;
   }
   lg_dw_job job = {

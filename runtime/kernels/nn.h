@@ -115,48 +115,61 @@ TfLiteStatus lg_nn_buffer_reserve(TfLiteContext* context, const char* op,
                                   lg_nn_buffer* buffer, size_t floats);
 void lg_nn_buffer_free(lg_nn_buffer* buffer);
 
-/* ---- INT8 convolution (conv_int8.c) ------------------------------------ */
+/* ---- Quantized convolution (conv_quant.c) ------------------------------ */
 
-/* What an INT8 convolution needs beyond its geometry: TFLite's offsets,
- * per-output-channel fixed-point multipliers and the activation's range. */
-typedef struct lg_conv_int8 {
+/* What a quantized convolution needs beyond its geometry: the activation
+ * type (INT8, or INT16 for 16x8), whether the bias (and so TFLite's
+ * accumulator and rescale) is 64-bit, TFLite's offsets, per-output-channel
+ * fixed-point multipliers and the activation's range. */
+typedef struct lg_conv_quant {
+  TfLiteType type;
+  bool wide_bias; /* INT64 bias: int64 accumulators and rescale */
   int32_t input_offset, output_offset;
   int32_t act_min, act_max;
   int32_t* multipliers; /* [out_c] */
   int* shifts;          /* [out_c] */
-} lg_conv_int8;
+} lg_conv_quant;
 
-/* Reads and checks the quantization of INT8 input, filter and output (the
+/* Reads and checks the quantization of the input, filter and output (the
  * filter per tensor, or per channel along `filter_axis` with out_c scales,
- * zero points 0) and fills `q` (its arrays are replaced). */
-TfLiteStatus lg_conv_int8_prepare(TfLiteContext* context, const char* op,
-                                  const TfLiteTensor* input,
-                                  const TfLiteTensor* filter,
-                                  const TfLiteTensor* output,
-                                  TfLiteFusedActivation activation, int out_c,
-                                  int filter_axis, lg_conv_int8* q);
-void lg_conv_int8_free(lg_conv_int8* q);
+ * zero points 0; INT16 input and output zero points 0) and fills `q` (its
+ * arrays are replaced). */
+TfLiteStatus lg_conv_quant_prepare(TfLiteContext* context, const char* op,
+                                   const TfLiteTensor* input,
+                                   const TfLiteTensor* filter,
+                                   const TfLiteTensor* bias,
+                                   const TfLiteTensor* output,
+                                   TfLiteFusedActivation activation, int out_c,
+                                   int filter_axis, lg_conv_quant* q);
+void lg_conv_quant_free(lg_conv_quant* q);
 
-/* INT8 input with INT8 filter and output and an INT32 bias (or none); an
- * error naming the four types otherwise. */
-TfLiteStatus lg_conv_int8_check_types(TfLiteContext* context, const char* op,
-                                      const TfLiteTensor* filter,
-                                      const TfLiteTensor* bias,
-                                      const TfLiteTensor* output);
+/* INT8 input with INT8 filter and output and an INT32 bias (or none), or
+ * INT16 input with INT8 filter, INT16 output and an INT64 or INT32 bias (or
+ * none); an error naming the four types otherwise. */
+TfLiteStatus lg_conv_quant_check_types(TfLiteContext* context, const char* op,
+                                       const TfLiteTensor* input,
+                                       const TfLiteTensor* filter,
+                                       const TfLiteTensor* bias,
+                                       const TfLiteTensor* output);
 
-/* DEPTHWISE_CONV_2D on INT8 NHWC data with a [1, h, w, out_c] filter
- * (multiplier out_c / in_c), as TFLite's reference
- * DepthwiseConvPerChannel; bias may be NULL. */
-void lg_depthwise_int8_run(const lg_conv_geometry* g, const lg_conv_int8* q,
-                           const int8_t* input, const int8_t* filter,
-                           const int32_t* bias, int8_t* output);
+/* CONV_2D on quantized NHWC data with an OHWI filter and `groups` groups,
+ * as TFLite's reference ConvPerChannel; bias may be NULL. */
+void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
+                       const lg_conv_quant* q, const void* input,
+                       const int8_t* filter, const void* bias, void* output);
 
-/* CONV_2D on INT8 NHWC data with an OHWI filter and `groups` groups, as
- * TFLite's reference ConvPerChannel; bias may be NULL. */
-void lg_conv_int8_run(const lg_conv_geometry* g, int groups,
-                      const lg_conv_int8* q, const int8_t* input,
-                      const int8_t* filter, const int32_t* bias,
-                      int8_t* output);
+/* DEPTHWISE_CONV_2D with a [1, h, w, out_c] filter (multiplier
+ * out_c / in_c), as TFLite's reference DepthwiseConvPerChannel. */
+void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
+                            const void* input, const int8_t* filter,
+                            const void* bias, void* output);
+
+/* TRANSPOSE_CONV with OHWI weights (g's in/out sizes and padding are the
+ * transpose's), as TFLite's reference integer TransposeConv. */
+void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
+                                 const lg_conv_quant* q, const void* input,
+                                 const int8_t* filter, const void* bias,
+                                 void* output);
 
 /* ---- Reference implementations ----------------------------------------- */
 

@@ -51,6 +51,21 @@ int32_t lg_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
   return lg_fixed_divide_by_pot(lg_fixed_mul(scaled, multiplier), right);
 }
 
+int32_t lg_multiply_by_quantized_multiplier_int64(int64_t x, int32_t multiplier,
+                                                  int shift) {
+  /* The multiplier rounded to 15 bits (0x7FFF at the top), then one
+   * rounding shift right by 15 - shift: TFLite's int64 variant. */
+  const int64_t reduced = multiplier < 0x7FFF0000
+                              ? ((int64_t)multiplier + (1 << 15)) >> 16
+                              : 0x7FFF;
+  const int total_shift = 15 - shift;
+  /* Products wrap in unsigned arithmetic (C has no signed overflow); the
+   * shift is arithmetic, as on every target TFLite runs on. */
+  const uint64_t product =
+      (uint64_t)x * (uint64_t)reduced + ((uint64_t)1 << (total_shift - 1));
+  return (int32_t)(uint32_t)(uint64_t)((int64_t)product >> total_shift);
+}
+
 int32_t lg_quant_round_to_int(float v) {
   const float r = roundf(v);
   return (r >= -2147483648.0f && r < 2147483648.0f) ? (int32_t)r : INT32_MIN;

@@ -30,6 +30,13 @@ void lg_quantize_multiplier(double m, int32_t* multiplier, int* shift);
 int32_t lg_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
                                             int shift);
 
+/* The same for an int64 x (TFLite's 16x8 convolutions, whose accumulators
+ * and biases are int64): the multiplier reduced to 16 bits and a single
+ * rounding shift. shift must lie in [-31, 14] (lg_quantize_multiplier of
+ * a factor below 2^14). */
+int32_t lg_multiply_by_quantized_multiplier_int64(int64_t x, int32_t multiplier,
+                                                  int shift);
+
 /* (int32)round(v), round half away from zero, as TFLite's
  * static_cast<int32_t>(TfLiteRound(v)) gives on x86: a value outside
  * int32's range, and NaN, convert to INT32_MIN (cvttss2si's "integer

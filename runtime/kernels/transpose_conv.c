@@ -8,8 +8,10 @@
  * TFLite's: that of a CONV_2D from the output's size with the same filter,
  * strides and padding mode (lg_nn_out_size / lg_nn_pad_before applied to
  * the output dims), and as in TFLite that CONV_2D must map the output's
- * size back to the input's. int8 weights (version 2) and the int16 variant (5)
- * are rejected in Prepare with the type's name.
+ * size back to the input's. Quantized TRANSPOSE_CONV (INT8, version 2, and
+ * 16x8 with an INT64 bias, version 5; per-channel weights along dim 0)
+ * runs conv_quant.c's kernel, bit for bit with TFLite's reference; hybrid
+ * (float input, INT8 weights) is rejected in Prepare with the type's name.
  *
  * Fast path: one GEMM computes the column buffer col[p, t * out_c + o] =
  * sum_c input[p, c] * weights[o, t, c] for every input pixel p and filter
@@ -72,6 +74,8 @@ typedef struct lg_tc_data {
   int temporaries[kNumTemporaries];
   size_t sizes[kNumTemporaries];
   int64_t input_elements;
+  bool quantized; /* INT8 or INT16: conv_quant.c, no GEMM plan */
+  lg_conv_quant q;
 } lg_tc_data;
 
 /* What the B-packing callback reads. */
@@ -105,7 +109,10 @@ static void* lg_tc_init(TfLiteContext* context, const char* buffer,
 static void lg_tc_free(TfLiteContext* context, void* buffer) {
   (void)context;
   lg_tc_data* data = buffer;
-  if (data != NULL) lg_nn_buffer_free(&data->weights);
+  if (data != NULL) {
+    lg_nn_buffer_free(&data->weights);
+    lg_conv_quant_free(&data->q);
+  }
   free(data);
 }
 
@@ -160,6 +167,10 @@ static TfLiteStatus lg_tc_check_types(TfLiteContext* context,
                   "output_shape type %s is not supported (expected INT32)",
                   TfLiteTypeGetName(output_shape->type));
     return kTfLiteError;
+  }
+  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16) {
+    return lg_conv_quant_check_types(context, LG_TC_OP, input, weights, bias,
+                                     output);
   }
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_TC_OP, "input", input));
   TF_LITE_ENSURE_STATUS(
@@ -392,8 +403,15 @@ static TfLiteStatus lg_tc_prepare(TfLiteContext* context, TfLiteNode* node) {
   g->stride_h = params->stride_height;
   g->stride_w = params->stride_width;
   g->dilation_h = g->dilation_w = 1;
-  TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
-      context, LG_TC_OP, params->activation, &g->act_min, &g->act_max));
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  if (data->quantized) {
+    TF_LITE_ENSURE_STATUS(
+        lg_conv_quant_prepare(context, LG_TC_OP, input, weights, bias, output,
+                              params->activation, g->out_c, 0, &data->q));
+  } else {
+    TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
+        context, LG_TC_OP, params->activation, &g->act_min, &g->act_max));
+  }
   data->padding = params->padding;
   data->has_bias = bias != NULL;
   data->input_elements = lg_kernel_num_elements(input);
@@ -402,7 +420,7 @@ static TfLiteStatus lg_tc_prepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_STATUS(lg_tc_output_geometry(context, output_shape->data.i32,
                                                 data->padding, g));
   }
-  TF_LITE_ENSURE_STATUS(lg_tc_plan(context, node, data));
+  if (!data->quantized) TF_LITE_ENSURE_STATUS(lg_tc_plan(context, node, data));
   TF_LITE_ENSURE_STATUS(
       lg_kernel_output(context, node, LG_TC_OP, kOutputTensor, &output));
   if (data->dynamic_output) {
@@ -558,6 +576,12 @@ static TfLiteStatus lg_tc_invoke(TfLiteContext* context, TfLiteNode* node) {
       output->data.f == NULL || (bias != NULL && bias->data.f == NULL)) {
     lg_kernel_log(context, LG_TC_OP, "a tensor has no data");
     return kTfLiteError;
+  }
+  if (data->quantized) {
+    lg_transpose_conv_quant_run(
+        g, &data->q, input->data.data, weights->data.int8,
+        bias != NULL ? bias->data.data : NULL, output->data.data);
+    return kTfLiteOk;
   }
   return lg_tc_compute(context, node, data, weights, input, bias, output);
 }

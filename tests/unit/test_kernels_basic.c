@@ -472,14 +472,13 @@ static void test_add_type_errors(void** state) {
   (void)state;
   add_type_error(kTfLiteFloat32, kTfLiteInt32, kTfLiteFloat32,
                  "ADD: input types FLOAT32 and INT32 differ");
-  /* INT8 needs quantization parameters (these tensors have none). */
-  add_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt8,
-                 "ADD: input 0 tensor");
+  /* INT8 and INT16 need quantization parameters (these have none). */
+  add_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt8, "ADD: input 0 tensor");
   add_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteUInt8,
                  "ADD: input type UINT8 is not supported (expected FLOAT32, "
-                 "INT32 or INT8)");
+                 "INT32, INT8 or INT16)");
   add_type_error(kTfLiteInt16, kTfLiteInt16, kTfLiteInt16,
-                 "ADD: input type INT16 is not supported");
+                 "ADD: input 0 tensor");
   add_type_error(kTfLiteInt64, kTfLiteInt64, kTfLiteInt64,
                  "ADD: input type INT64 is not supported");
   add_type_error(kTfLiteFloat16, kTfLiteFloat16, kTfLiteFloat16,
@@ -728,7 +727,7 @@ static void test_fc_type_errors(void** state) {
                 "FULLY_CONNECTED: input type UINT8 with weights type UINT8 is "
                 "not supported (expected FLOAT32 and FLOAT32, or INT8 and "
                 "INT8)");
-  /* INT8 needs quantization parameters (these tensors have none). */
+  /* INT8 and INT16 need quantization parameters (these have none). */
   fc_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt32, kTfLiteInt8,
                 "FULLY_CONNECTED: input tensor");
   fc_type_error(kTfLiteInt8, kTfLiteInt8, f32, kTfLiteInt8,

@@ -435,7 +435,9 @@ static void test_conv_rejections(void** state) {
       {0, kTfLiteInt8,
        "CONV_2D: INT8 input with filter FLOAT32, bias FLOAT32 and output "
        "FLOAT32 is not supported (expected INT8, INT32 and INT8)"},
-      {0, kTfLiteInt16, "CONV_2D: input type INT16 is not supported"},
+      {0, kTfLiteInt16,
+       "CONV_2D: INT16 input with filter FLOAT32, bias FLOAT32 and output "
+       "FLOAT32 is not supported (expected INT8, INT64 or INT32 and INT16)"},
       {1, kTfLiteInt8, "CONV_2D: filter type INT8 is not supported"},
       {1, kTfLiteFloat16, "CONV_2D: filter type FLOAT16 is not supported"},
       {2, kTfLiteInt32, "CONV_2D: bias type INT32 is not supported"},

@@ -175,7 +175,8 @@ static void test_tc_rejections(void** state) {
   tc_expect_error(&c,
                   "TRANSPOSE_CONV: output_shape type INT64 is not "
                   "supported (expected INT32)");
-  /* int8 weights (version 2), int16 activations (5). */
+  /* int8 weights with float input (hybrid, version 2); int16 input with
+   * float weights (16x8 needs INT8 weights and an INT16 output). */
   tc_valid_case(&c);
   lg_kernel_runner_tensor(&c.r, c.weights)->type = kTfLiteInt8;
   tc_expect_error(&c,
@@ -183,7 +184,10 @@ static void test_tc_rejections(void** state) {
                   "(expected FLOAT32)");
   tc_valid_case(&c);
   lg_kernel_runner_tensor(&c.r, c.input)->type = kTfLiteInt16;
-  tc_expect_error(&c, "TRANSPOSE_CONV: input type INT16 is not supported");
+  tc_expect_error(&c,
+                  "TRANSPOSE_CONV: INT16 input with filter FLOAT32, bias "
+                  "FLOAT32 and output FLOAT32 is not supported (expected "
+                  "INT8, INT64 or INT32 and INT16)");
   tc_valid_case(&c);
   lg_kernel_runner_tensor(&c.r, c.bias)->type = kTfLiteInt64;
   tc_expect_error(&c, "TRANSPOSE_CONV: bias type INT64 is not supported");

@@ -215,6 +215,73 @@ def test_conv_int8(shape, filt, stride, dil, pad, act, per_channel, groups):
                       rtol=0.0, atol=0.0))
 
 
+@pytest.mark.parametrize("shape,filt,stride,dil,pad,act,per_channel", [
+    ((1, 5, 5, 2), (3, 3, 3, 2), 1, 1, "SAME", "NONE", True),
+    ((2, 9, 8, 3), (8, 3, 3, 3), 2, 1, "VALID", "RELU", True),
+    ((1, 7, 7, 4), (5, 3, 3, 4), 1, 2, "SAME", "RELU6", False),
+    ((1, 4, 30, 16), (8, 1, 3, 16), 1, 1, "VALID", "NONE", True),
+])
+def test_conv_int16x8(shape, filt, stride, dil, pad, act, per_channel):
+    """16x8 CONV_2D (version 4): INT16 activations with zero point 0, INT8
+    filters, INT64 bias; bit for bit with LiteRT's reference (its int64
+    accumulator and int64 rescale), full-range inputs and biases."""
+    rng = np.random.default_rng(1900 + shape[1] * 10 + filt[0])
+    x = rng.integers(-32768, 32768, shape, dtype=np.int16)
+    x.reshape(-1)[:2] = [-32768, 32767]
+    w = rng.integers(-127, 128, filt, dtype=np.int8)
+    in_scale, out_scale = 3.1e-4, 2.3e-3
+    out_c = filt[0]
+    if per_channel:
+        scales = rng.uniform(0.002, 0.03, out_c).astype(np.float32).tolist()
+        w_q = (scales, [0] * out_c, 0)
+        b_q = ([in_scale * s for s in scales], [0] * out_c, 0)
+    else:
+        w_q = (0.011, 0)
+        b_q = (in_scale * 0.011, 0)
+    b = rng.integers(-4_000_000, 4_000_000, out_c, dtype=np.int64)
+    check_case(OpCase(op="CONV_2D", version=4,
+                      inputs=[Input(x, quant=(in_scale, 0)),
+                              Const(w, quant=w_q), Const(b, quant=b_q)],
+                      params={"padding": pad, "stride_w": stride,
+                              "stride_h": stride, "dilation_w_factor": dil,
+                              "dilation_h_factor": dil,
+                              "fused_activation_function": act},
+                      outputs=[Output(np.int16, quant=(out_scale, 0))],
+                      rtol=0.0, atol=0.0))
+
+
+def test_conv_int16_nonzero_zero_point_rejected():
+    x = np.ones((1, 3, 3, 1), np.int16)
+    w = np.ones((1, 1, 1, 1), np.int8)
+    check_rejected(OpCase(op="CONV_2D", version=4,
+                          inputs=[Input(x, quant=(0.5, 7)),
+                                  Const(w, quant=(0.5, 0)),
+                                  Const(np.zeros(1, np.int64),
+                                        quant=(0.25, 0))],
+                          params={"padding": "SAME", "stride_w": 1,
+                                  "stride_h": 1},
+                          outputs=[Output(np.int16, quant=(1.0, 0))]),
+                   match=r"CONV_2D: input of type INT16 has zero point 7",
+                   litert_accepts=False)
+
+
+def test_conv_int16_int8_bias_rejected():
+    x = np.ones((1, 3, 3, 1), np.int16)
+    w = np.ones((1, 1, 1, 1), np.int8)
+    check_rejected(OpCase(op="CONV_2D", version=4,
+                          inputs=[Input(x, quant=(0.5, 0)),
+                                  Const(w, quant=(0.5, 0)),
+                                  Const(np.zeros(1, np.int8),
+                                        quant=(0.25, 0))],
+                          params={"padding": "SAME", "stride_w": 1,
+                                  "stride_h": 1},
+                          outputs=[Output(np.int16, quant=(1.0, 0))]),
+                   match=r"CONV_2D: INT16 input with filter INT8, bias INT8 "
+                         r"and output INT16 is not supported \(expected "
+                         r"INT8, INT64 or INT32 and INT16\)",
+                   litert_accepts=False)
+
+
 def test_conv_int8_asymmetric_filter_rejected():
     """INT8 filters are symmetric (zero point 0), as TFLite requires."""
     x = np.ones((1, 3, 3, 1), np.int8)
@@ -372,6 +439,33 @@ def test_depthwise_int8(shape, k, mult, stride, dil, pad, act, per_channel):
                       rtol=0.0, atol=0.0))
 
 
+@pytest.mark.parametrize("shape,k,mult,stride,pad,act", [
+    ((1, 5, 5, 2), 3, 1, 1, "SAME", "NONE"),
+    ((2, 9, 8, 8), 3, 1, 2, "VALID", "RELU"),
+    ((1, 7, 7, 3), 3, 2, 1, "SAME", "RELU6"),
+])
+def test_depthwise_int16x8(shape, k, mult, stride, pad, act):
+    """16x8 DEPTHWISE_CONV_2D (version 5), INT64 bias, per-channel filters,
+    bit for bit with LiteRT's reference."""
+    rng = np.random.default_rng(1950 + shape[3] * 10 + k)
+    out_c = shape[3] * mult
+    x = rng.integers(-32768, 32768, shape, dtype=np.int16)
+    w = rng.integers(-127, 128, (1, k, k, out_c), dtype=np.int8)
+    in_scale = 2.7e-4
+    scales = rng.uniform(0.003, 0.04, out_c).astype(np.float32).tolist()
+    b = rng.integers(-2_000_000, 2_000_000, out_c, dtype=np.int64)
+    check_case(OpCase(op="DEPTHWISE_CONV_2D", version=5,
+                      inputs=[Input(x, quant=(in_scale, 0)),
+                              Const(w, quant=(scales, [0] * out_c, 3)),
+                              Const(b, quant=([in_scale * s for s in scales],
+                                              [0] * out_c, 0))],
+                      params={"padding": pad, "stride_w": stride,
+                              "stride_h": stride, "depth_multiplier": mult,
+                              "fused_activation_function": act},
+                      outputs=[Output(np.int16, quant=(1.9e-3, 0))],
+                      rtol=0.0, atol=0.0))
+
+
 # ---- TRANSPOSE_CONV ----------------------------------------------------------
 
 # (input NHWC, (out_c, fh, fw), stride, output (h, w), padding)
@@ -434,8 +528,8 @@ def test_transpose_conv_runtime_output_shape():
     check_case(tc_case(x, w, None, (2, 2), (6, 8), "SAME", shape_input=True))
 
 
-def test_transpose_conv_int8_weights_rejected():
-    """int8 weights (version 2)."""
+def test_transpose_conv_hybrid_rejected():
+    """int8 weights with a float input (hybrid, version 2)."""
     x = np.ones((1, 2, 2, 1), np.float32)
     check_rejected(OpCase(op="TRANSPOSE_CONV", version=2,
                           inputs=[Const(np.array([1, 4, 4, 1], np.int32)),
@@ -447,6 +541,46 @@ def test_transpose_conv_int8_weights_rejected():
                           output_shapes=[(1, 4, 4, 1)]),
                    match=r"TRANSPOSE_CONV: weights type INT8 is not "
                          r"supported")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+@pytest.mark.parametrize("shape,filt,stride,out_hw,padding,per_channel", [
+    ((1, 3, 3, 2), (3, 3, 3), (2, 2), (6, 6), "SAME", True),
+    ((2, 4, 5, 7), (17, 3, 3), (2, 2), (9, 11), "VALID", False),
+    ((1, 2, 40, 8), (16, 3, 4), (1, 2), (4, 82), "VALID", True),
+])
+def test_transpose_conv_quantized(dtype, shape, filt, stride, out_hw,
+                                  padding, per_channel):
+    """Quantized TRANSPOSE_CONV: INT8 (version 3 with a bias; asymmetric
+    input and output) and 16x8 (version 5, INT64 bias, zero points 0),
+    per-channel (dim 0) and per-tensor weights, bit for bit with LiteRT's
+    reference."""
+    rng = np.random.default_rng(2500 + shape[3] + filt[0])
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max + 1, shape, dtype=dtype)
+    w = rng.integers(-127, 128, (filt[0], filt[1], filt[2], shape[3]),
+                     dtype=np.int8)
+    out_c = filt[0]
+    wide = dtype == np.int16
+    in_q = (2.1e-4, 0) if wide else (0.037, -4)
+    out_q = (1.3e-3, 0) if wide else (0.09, 6)
+    if per_channel:
+        scales = rng.uniform(0.002, 0.03, out_c).astype(np.float32).tolist()
+        w_q = (scales, [0] * out_c, 0)
+        b_q = ([in_q[0] * s for s in scales], [0] * out_c, 0)
+    else:
+        w_q = (0.012, 0)
+        b_q = (in_q[0] * 0.012, 0)
+    b = rng.integers(-30000, 30000, out_c).astype(np.int64 if wide
+                                                  else np.int32)
+    out_shape = np.array([shape[0], out_hw[0], out_hw[1], out_c], np.int32)
+    check_case(OpCase(op="TRANSPOSE_CONV", version=5 if wide else 3,
+                      inputs=[Const(out_shape), Const(w, quant=w_q),
+                              Input(x, quant=in_q), Const(b, quant=b_q)],
+                      params={"padding": padding, "stride_h": stride[0],
+                              "stride_w": stride[1]},
+                      outputs=[Output(dtype, quant=out_q)],
+                      output_shapes=[tuple(out_shape)], rtol=0.0, atol=0.0))
 
 
 def test_transpose_conv_channel_mismatch_rejected():
