@@ -25,6 +25,18 @@
  * Integer ABS and NEG wrap (INT32_MIN stays INT32_MIN), as TFLite's do in
  * practice, computed in unsigned arithmetic so that C has no overflow.
  *
+ * Quantized (INT8, and INT16 with zero points 0), as TFLite's kernels:
+ *   RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1  out_zp + M(x - in_zp) clamped
+ *       to [max(qmin, out_zp + round(lo / s_out)),
+ *           min(qmax, out_zp + round(hi / s_out))], M = s_in / s_out;
+ *   LEAKY_RELU  out_zp + M(x - in_zp) for x >= in_zp, else
+ *       out_zp + M_alpha(x - in_zp) with M_alpha = s_in * alpha / s_out
+ *       (a negative alpha rescales by |alpha| and negates), clamped to the
+ *       type's range;
+ * with M the fixed-point rescale (lg_multiply_by_quantized_multiplier).
+ * INT8 runs through a 256-entry table built in Prepare from the same
+ * element function, INT16 computes each element.
+ *
  * Invoke splits large tensors into contiguous ranges over the context's
  * thread pool; every element is computed the same way on any thread count.
  */
@@ -39,6 +51,7 @@
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -65,8 +78,18 @@ typedef struct lg_unary_params {
   bool approximate; /* GELU */
 } lg_unary_params;
 
+/* A quantized op's parameters, from the tensors' quantization. */
+typedef struct lg_unary_qparams {
+  int32_t in_zp, out_zp;
+  int32_t identity_multiplier, alpha_multiplier;
+  int identity_shift, alpha_shift;
+  bool alpha_negative;
+  int32_t act_min, act_max;
+} lg_unary_qparams;
+
 typedef void (*lg_unary_f32_fn)(const float* in, float* out, int64_t n,
                                 const lg_unary_params* params);
+typedef int32_t (*lg_unary_q_fn)(int32_t x, const lg_unary_qparams* p);
 typedef void (*lg_unary_i32_fn)(const int32_t* in, int32_t* out, int64_t n);
 typedef void (*lg_unary_i64_fn)(const int64_t* in, int64_t* out, int64_t n);
 
@@ -75,6 +98,9 @@ typedef struct lg_unary_op {
   lg_unary_f32_fn f32; /* every op has a float32 path */
   lg_unary_i32_fn i32; /* NULL: no int32 path */
   lg_unary_i64_fn i64; /* NULL: no int64 path */
+  lg_unary_q_fn q;     /* NULL: no quantized path; else INT8 */
+  bool q_int16;        /* the quantized path takes INT16 too */
+  float q_lo, q_hi;    /* the RELU family's real clamp range */
 } lg_unary_op;
 
 typedef struct lg_unary_data {
@@ -83,6 +109,8 @@ typedef struct lg_unary_data {
   TfLiteType type;
   int64_t count; /* elements, checked again in Invoke */
   lg_unary_params params;
+  lg_unary_qparams qparams;
+  int8_t table[256]; /* INT8: output by input + 128 */
 } lg_unary_data;
 
 /* ---- Scalar functions ---------------------------------------------------- */
@@ -209,6 +237,33 @@ enum {
   LG_UNARY_COUNT,
 };
 
+/* ---- Quantized element functions ---------------------------------------- */
+
+static inline int32_t lg_unary_q_clamp(int32_t v, const lg_unary_qparams* p) {
+  return v < p->act_min ? p->act_min : (v > p->act_max ? p->act_max : v);
+}
+
+static int32_t lg_unary_q_relu(int32_t x, const lg_unary_qparams* p) {
+  return lg_unary_q_clamp(
+      p->out_zp + lg_multiply_by_quantized_multiplier(
+                      x - p->in_zp, p->identity_multiplier, p->identity_shift),
+      p);
+}
+
+static int32_t lg_unary_q_leaky_relu(int32_t x, const lg_unary_qparams* p) {
+  const int32_t v = x - p->in_zp;
+  if (v >= 0) {
+    return lg_unary_q_clamp(
+        p->out_zp + lg_multiply_by_quantized_multiplier(
+                        v, p->identity_multiplier, p->identity_shift),
+        p);
+  }
+  const int32_t scaled = lg_multiply_by_quantized_multiplier(
+      v, p->alpha_multiplier, p->alpha_shift);
+  return lg_unary_q_clamp(p->out_zp + (p->alpha_negative ? -scaled : scaled),
+                          p);
+}
+
 static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
     [LG_UNARY_EXP] = {"EXP", lg_unary_f32_exp, NULL, NULL},
     [LG_UNARY_LOG] = {"LOG", lg_unary_f32_log, NULL, NULL},
@@ -226,15 +281,18 @@ static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
     [LG_UNARY_SIGN] = {"SIGN", lg_unary_f32_sign, lg_unary_sign_i32, NULL},
     [LG_UNARY_LOGISTIC] = {"LOGISTIC", lg_unary_f32_logistic, NULL, NULL},
     [LG_UNARY_TANH] = {"TANH", lg_unary_f32_tanh, NULL, NULL},
-    [LG_UNARY_RELU] = {"RELU", lg_unary_f32_relu, NULL, NULL},
-    [LG_UNARY_RELU6] = {"RELU6", lg_unary_f32_relu6, NULL, NULL},
+    [LG_UNARY_RELU] = {"RELU", lg_unary_f32_relu, NULL, NULL, lg_unary_q_relu,
+                       true, 0.0f, INFINITY},
+    [LG_UNARY_RELU6] = {"RELU6", lg_unary_f32_relu6, NULL, NULL,
+                        lg_unary_q_relu, true, 0.0f, 6.0f},
     [LG_UNARY_RELU_N1_TO_1] = {"RELU_N1_TO_1", lg_unary_f32_relu_n1_to_1, NULL,
-                               NULL},
+                               NULL, lg_unary_q_relu, false, -1.0f, 1.0f},
     [LG_UNARY_RELU_0_TO_1] = {"RELU_0_TO_1", lg_unary_f32_relu_0_to_1, NULL,
-                              NULL},
+                              NULL, lg_unary_q_relu, false, 0.0f, 1.0f},
     [LG_UNARY_ELU] = {"ELU", lg_unary_f32_elu, NULL, NULL},
     [LG_UNARY_HARD_SWISH] = {"HARD_SWISH", lg_unary_f32_hard_swish, NULL, NULL},
-    [LG_UNARY_LEAKY_RELU] = {"LEAKY_RELU", lg_unary_f32_leaky_relu, NULL, NULL},
+    [LG_UNARY_LEAKY_RELU] = {"LEAKY_RELU", lg_unary_f32_leaky_relu, NULL, NULL,
+                             lg_unary_q_leaky_relu, true, -INFINITY, INFINITY},
     [LG_UNARY_GELU] = {"GELU", lg_unary_f32_gelu, NULL, NULL},
 };
 
@@ -249,7 +307,9 @@ static void* lg_unary_init_variant(int op, const char* name) {
 
 static bool lg_unary_supports(const lg_unary_op* op, TfLiteType type) {
   return type == kTfLiteFloat32 || (type == kTfLiteInt32 && op->i32 != NULL) ||
-         (type == kTfLiteInt64 && op->i64 != NULL);
+         (type == kTfLiteInt64 && op->i64 != NULL) ||
+         (type == kTfLiteInt8 && op->q != NULL) ||
+         (type == kTfLiteInt16 && op->q_int16);
 }
 
 static TfLiteStatus lg_unary_check_types(TfLiteContext* context,
@@ -258,9 +318,15 @@ static TfLiteStatus lg_unary_check_types(TfLiteContext* context,
                                          const TfLiteTensor* output) {
   if (!lg_unary_supports(op, input->type)) {
     char expected[64];
-    snprintf(expected, sizeof(expected), "FLOAT32%s%s",
-             op->i32 != NULL ? (op->i64 != NULL ? ", INT32" : " or INT32") : "",
-             op->i64 != NULL ? " or INT64" : "");
+    if (op->q != NULL) {
+      snprintf(expected, sizeof(expected), "FLOAT32%s",
+               op->q_int16 ? ", INT8 or INT16" : " or INT8");
+    } else {
+      snprintf(
+          expected, sizeof(expected), "FLOAT32%s%s",
+          op->i32 != NULL ? (op->i64 != NULL ? ", INT32" : " or INT32") : "",
+          op->i64 != NULL ? " or INT64" : "");
+    }
     lg_kernel_log(context, op->name,
                   "input type %s is not supported (expected %s)",
                   TfLiteTypeGetName(input->type), expected);
@@ -290,6 +356,69 @@ static void lg_unary_read_params(const lg_unary_data* data,
   }
 }
 
+/* The quantized clamp range of the RELU family: [lo, hi] in real values
+ * as quantized values of the output, within the type's range (TFLite's
+ * QuantizedReluX, rounding in float). */
+static void lg_unary_q_range(const lg_unary_op* op, TfLiteType type,
+                             const lg_quant_layout* out_q,
+                             lg_unary_qparams* p) {
+  int32_t qmin = 0, qmax = 0;
+  lg_quant_type_range(type, &qmin, &qmax);
+  p->act_min = qmin;
+  p->act_max = qmax;
+  if (isfinite(op->q_lo)) {
+    const int32_t lo =
+        out_q->zero_point0 + lg_quant_round_to_int(op->q_lo / out_q->scale0);
+    if (lo > qmin) p->act_min = lo;
+  }
+  if (isfinite(op->q_hi)) {
+    const int32_t hi =
+        out_q->zero_point0 + lg_quant_round_to_int(op->q_hi / out_q->scale0);
+    if (hi < qmax) p->act_max = hi;
+  }
+}
+
+/* Reads the quantization of a quantized node and fills its parameters and,
+ * for INT8, its table. */
+static TfLiteStatus lg_unary_prepare_quantized(TfLiteContext* context,
+                                               lg_unary_data* data,
+                                               const TfLiteTensor* input,
+                                               const TfLiteTensor* output) {
+  const char* name = data->op->name;
+  lg_quant_layout in_q, out_q;
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, name, "input", input, &in_q));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, name, "output", output, &out_q));
+  if (input->type == kTfLiteInt16 &&
+      (in_q.zero_point0 != 0 || out_q.zero_point0 != 0)) {
+    lg_kernel_log(context, name,
+                  "INT16 zero points must be 0 (input %d, output %d): INT16 "
+                  "quantization is symmetric",
+                  (int)in_q.zero_point0, (int)out_q.zero_point0);
+    return kTfLiteError;
+  }
+  lg_unary_qparams* p = &data->qparams;
+  p->in_zp = in_q.zero_point0;
+  p->out_zp = out_q.zero_point0;
+  /* TFLite computes both ratios in float, then widens them. */
+  const float identity = in_q.scale0 / out_q.scale0;
+  lg_quantize_multiplier((double)identity, &p->identity_multiplier,
+                         &p->identity_shift);
+  const float alpha = data->params.alpha;
+  p->alpha_negative = alpha < 0.0f;
+  const float alpha_ratio = in_q.scale0 * fabsf(alpha) / out_q.scale0;
+  lg_quantize_multiplier((double)alpha_ratio, &p->alpha_multiplier,
+                         &p->alpha_shift);
+  lg_unary_q_range(data->op, input->type, &out_q, p);
+  if (input->type == kTfLiteInt8) {
+    for (int v = -128; v < 128; ++v) {
+      data->table[v + 128] = (int8_t)data->op->q(v, p);
+    }
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_unary_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_unary_data* data = node->user_data;
   if (data == NULL) {
@@ -308,6 +437,10 @@ static TfLiteStatus lg_unary_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(lg_unary_check_types(context, data->op, input, output));
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, name, "input", input));
   lg_unary_read_params(data, node, &data->params);
+  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16) {
+    TF_LITE_ENSURE_STATUS(
+        lg_unary_prepare_quantized(context, data, input, output));
+  }
   data->type = input->type;
   data->count = lg_kernel_num_elements(input);
   TfLiteIntArray* shape = TfLiteIntArrayCopy(input->dims);
@@ -343,6 +476,20 @@ static void lg_unary_range(const lg_unary_job* job, int64_t begin,
       data->op->i64((const int64_t*)job->input + begin,
                     (int64_t*)job->output + begin, n);
       break;
+    case kTfLiteInt8: {
+      const int8_t* in = (const int8_t*)job->input + begin;
+      int8_t* out = (int8_t*)job->output + begin;
+      for (int64_t i = 0; i < n; ++i) out[i] = data->table[in[i] + 128];
+      break;
+    }
+    case kTfLiteInt16: {
+      const int16_t* in = (const int16_t*)job->input + begin;
+      int16_t* out = (int16_t*)job->output + begin;
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = (int16_t)data->op->q(in[i], &data->qparams);
+      }
+      break;
+    }
     default:
       data->op->f32((const float*)job->input + begin,
                     (float*)job->output + begin, n, &data->params);

@@ -194,6 +194,68 @@ def test_leaky_relu_version_2_float():
                       params={"alpha": 0.3}, **EXACT))
 
 
+# (op, version for INT8, version for INT16 or None where TFLite has none)
+QUANT_RELUS = [("RELU", 2, 3), ("RELU6", 2, 3), ("RELU_N1_TO_1", 1, None),
+               ("RELU_0_TO_1", 1, None)]
+
+
+@pytest.mark.parametrize("op,v8,v16", QUANT_RELUS)
+@pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
+                                        ((0.021, 17), (0.034, -100)),
+                                        ((0.9, -128), (0.0031, 127))])
+def test_relu_family_int8(op, v8, v16, in_q, out_q):
+    """INT8 RELU, RELU6, RELU_N1_TO_1 and RELU_0_TO_1 for every input value,
+    with equal and different input/output quantization: bit for bit with
+    LiteRT's reference (rescale, then clamp to the quantized range)."""
+    x = np.arange(-128, 128, dtype=np.int8).reshape(4, 64)
+    check_case(OpCase(op=op, version=v8, inputs=[Input(x, quant=in_q)],
+                      outputs=[Output(np.int8, quant=out_q)],
+                      rtol=0.0, atol=0.0))
+
+
+@pytest.mark.parametrize("op,v8,v16", [r for r in QUANT_RELUS if r[2]])
+@pytest.mark.parametrize("in_s,out_s", [(1e-3, 1e-3), (2.1e-4, 3.7e-4)])
+def test_relu_family_int16(op, v8, v16, in_s, out_s):
+    x = np.arange(-32768, 32768, 7, dtype=np.int16)
+    check_case(OpCase(op=op, version=v16, inputs=[Input(x, quant=(in_s, 0))],
+                      outputs=[Output(np.int16, quant=(out_s, 0))],
+                      rtol=0.0, atol=0.0))
+
+
+@pytest.mark.parametrize("alpha", [0.2, -0.5, 1.5, 0.0])
+@pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
+                                        ((0.021, 17), (0.034, -100))])
+def test_leaky_relu_int8(alpha, in_q, out_q):
+    """INT8 LEAKY_RELU (version 1) for every input value: TFLite's identity
+    and alpha rescales (ratios in float), negative alpha included."""
+    x = np.arange(-128, 128, dtype=np.int8)
+    check_case(OpCase(op="LEAKY_RELU", inputs=[Input(x, quant=in_q)],
+                      params={"alpha": alpha},
+                      outputs=[Output(np.int8, quant=out_q)],
+                      rtol=0.0, atol=0.0))
+
+
+@pytest.mark.parametrize("alpha", [0.2, -0.5, 1.5])
+def test_leaky_relu_int16(alpha):
+    """INT16 LEAKY_RELU (version 2), zero points 0."""
+    x = np.arange(-32768, 32768, 5, dtype=np.int16)
+    check_case(OpCase(op="LEAKY_RELU", version=2,
+                      inputs=[Input(x, quant=(5.1e-4, 0))],
+                      params={"alpha": alpha},
+                      outputs=[Output(np.int16, quant=(4.6e-4, 0))],
+                      rtol=0.0, atol=0.0))
+
+
+def test_leaky_relu_int16_zero_point_rejected():
+    x = np.array([1, 2], np.int16)
+    check_rejected(OpCase(op="LEAKY_RELU", version=2,
+                          inputs=[Input(x, quant=(0.5, 2))],
+                          params={"alpha": 0.1},
+                          outputs=[Output(np.int16, quant=(0.5, 0))]),
+                   match=r"LEAKY_RELU: INT16 zero points must be 0 \(input "
+                         r"2, output 0\)", litert_accepts=False)
+
+
 @pytest.mark.parametrize("shape", [(7,), (2, 3, 17), (0, 2)], ids=str)
 @pytest.mark.parametrize("approximate", [False, True])
 def test_gelu(approximate, shape):
