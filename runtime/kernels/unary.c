@@ -90,6 +90,7 @@ typedef struct lg_unary_qparams {
 typedef void (*lg_unary_f32_fn)(const float* in, float* out, int64_t n,
                                 const lg_unary_params* params);
 typedef int32_t (*lg_unary_q_fn)(int32_t x, const lg_unary_qparams* p);
+typedef float (*lg_unary_lut_fn)(float x, const lg_unary_params* p);
 typedef void (*lg_unary_i32_fn)(const int32_t* in, int32_t* out, int64_t n);
 typedef void (*lg_unary_i64_fn)(const int64_t* in, int64_t* out, int64_t n);
 
@@ -101,6 +102,10 @@ typedef struct lg_unary_op {
   lg_unary_q_fn q;     /* NULL: no quantized path; else INT8 */
   bool q_int16;        /* the quantized path takes INT16 too */
   float q_lo, q_hi;    /* the RELU family's real clamp range */
+  /* INT8 through a table of the float function (TFLite's LUTPopulate);
+   * lut_scale > 0: the output scale TFLite requires. */
+  lg_unary_lut_fn lut;
+  float lut_scale;
 } lg_unary_op;
 
 typedef struct lg_unary_data {
@@ -264,6 +269,24 @@ static int32_t lg_unary_q_leaky_relu(int32_t x, const lg_unary_qparams* p) {
                           p);
 }
 
+/* The float functions TFLite tabulates for INT8 (its LUT lambdas, in
+ * float with libm's float functions). */
+static float lg_unary_lut_logistic(float x, const lg_unary_params* p) {
+  (void)p;
+  return 1.0f / (1.0f + expf(-x));
+}
+static float lg_unary_lut_tanh(float x, const lg_unary_params* p) {
+  (void)p;
+  return tanhf(x);
+}
+static float lg_unary_lut_elu(float x, const lg_unary_params* p) {
+  (void)p;
+  return x < 0.0f ? expm1f(x) : x;
+}
+static float lg_unary_lut_gelu(float x, const lg_unary_params* p) {
+  return lg_unary_gelu(x, p->approximate);
+}
+
 static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
     [LG_UNARY_EXP] = {"EXP", lg_unary_f32_exp, NULL, NULL},
     [LG_UNARY_LOG] = {"LOG", lg_unary_f32_log, NULL, NULL},
@@ -279,8 +302,11 @@ static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
     [LG_UNARY_CEIL] = {"CEIL", lg_unary_f32_ceil, NULL, NULL},
     [LG_UNARY_ROUND] = {"ROUND", lg_unary_f32_round, NULL, NULL},
     [LG_UNARY_SIGN] = {"SIGN", lg_unary_f32_sign, lg_unary_sign_i32, NULL},
-    [LG_UNARY_LOGISTIC] = {"LOGISTIC", lg_unary_f32_logistic, NULL, NULL},
-    [LG_UNARY_TANH] = {"TANH", lg_unary_f32_tanh, NULL, NULL},
+    [LG_UNARY_LOGISTIC] = {"LOGISTIC", lg_unary_f32_logistic, NULL, NULL,
+                           .lut = lg_unary_lut_logistic,
+                           .lut_scale = 1.0f / 256.0f},
+    [LG_UNARY_TANH] = {"TANH", lg_unary_f32_tanh, NULL, NULL,
+                       .lut = lg_unary_lut_tanh},
     [LG_UNARY_RELU] = {"RELU", lg_unary_f32_relu, NULL, NULL, lg_unary_q_relu,
                        true, 0.0f, INFINITY},
     [LG_UNARY_RELU6] = {"RELU6", lg_unary_f32_relu6, NULL, NULL,
@@ -289,11 +315,13 @@ static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
                                NULL, lg_unary_q_relu, false, -1.0f, 1.0f},
     [LG_UNARY_RELU_0_TO_1] = {"RELU_0_TO_1", lg_unary_f32_relu_0_to_1, NULL,
                               NULL, lg_unary_q_relu, false, 0.0f, 1.0f},
-    [LG_UNARY_ELU] = {"ELU", lg_unary_f32_elu, NULL, NULL},
+    [LG_UNARY_ELU] = {"ELU", lg_unary_f32_elu, NULL, NULL,
+                      .lut = lg_unary_lut_elu},
     [LG_UNARY_HARD_SWISH] = {"HARD_SWISH", lg_unary_f32_hard_swish, NULL, NULL},
     [LG_UNARY_LEAKY_RELU] = {"LEAKY_RELU", lg_unary_f32_leaky_relu, NULL, NULL,
                              lg_unary_q_leaky_relu, true, -INFINITY, INFINITY},
-    [LG_UNARY_GELU] = {"GELU", lg_unary_f32_gelu, NULL, NULL},
+    [LG_UNARY_GELU] = {"GELU", lg_unary_f32_gelu, NULL, NULL,
+                       .lut = lg_unary_lut_gelu},
 };
 
 /* ---- Kernel -------------------------------------------------------------- */
@@ -308,7 +336,7 @@ static void* lg_unary_init_variant(int op, const char* name) {
 static bool lg_unary_supports(const lg_unary_op* op, TfLiteType type) {
   return type == kTfLiteFloat32 || (type == kTfLiteInt32 && op->i32 != NULL) ||
          (type == kTfLiteInt64 && op->i64 != NULL) ||
-         (type == kTfLiteInt8 && op->q != NULL) ||
+         (type == kTfLiteInt8 && (op->q != NULL || op->lut != NULL)) ||
          (type == kTfLiteInt16 && op->q_int16);
 }
 
@@ -318,7 +346,7 @@ static TfLiteStatus lg_unary_check_types(TfLiteContext* context,
                                          const TfLiteTensor* output) {
   if (!lg_unary_supports(op, input->type)) {
     char expected[64];
-    if (op->q != NULL) {
+    if (op->q != NULL || op->lut != NULL) {
       snprintf(expected, sizeof(expected), "FLOAT32%s",
                op->q_int16 ? ", INT8 or INT16" : " or INT8");
     } else {
@@ -378,6 +406,32 @@ static void lg_unary_q_range(const lg_unary_op* op, TfLiteType type,
   }
 }
 
+/* INT8 through the op's float function, as TFLite's LUTPopulate: each
+ * input value dequantized in float, transformed, divided by the output
+ * scale (times its float inverse), rounded, offset and clamped. */
+static TfLiteStatus lg_unary_prepare_lut(TfLiteContext* context,
+                                         lg_unary_data* data,
+                                         const lg_quant_layout* in_q,
+                                         const lg_quant_layout* out_q) {
+  const lg_unary_op* op = data->op;
+  if (op->lut_scale > 0.0f && out_q->scale0 != op->lut_scale) {
+    lg_kernel_log(context, op->name,
+                  "INT8 output scale %g is not supported (expected 1/%g)",
+                  (double)out_q->scale0, 1.0 / (double)op->lut_scale);
+    return kTfLiteError;
+  }
+  const float inverse_scale = 1.0f / out_q->scale0;
+  for (int32_t v = -128; v < 128; ++v) {
+    const float real = in_q->scale0 * (float)(v - in_q->zero_point0);
+    const float y = op->lut(real, &data->params);
+    const float rescaled = roundf(y * inverse_scale);
+    int32_t q = lg_quant_round_to_int(rescaled + (float)out_q->zero_point0);
+    q = q < -128 ? -128 : (q > 127 ? 127 : q);
+    data->table[v + 128] = (int8_t)q;
+  }
+  return kTfLiteOk;
+}
+
 /* Reads the quantization of a quantized node and fills its parameters and,
  * for INT8, its table. */
 static TfLiteStatus lg_unary_prepare_quantized(TfLiteContext* context,
@@ -397,6 +451,9 @@ static TfLiteStatus lg_unary_prepare_quantized(TfLiteContext* context,
                   "quantization is symmetric",
                   (int)in_q.zero_point0, (int)out_q.zero_point0);
     return kTfLiteError;
+  }
+  if (data->op->lut != NULL) {
+    return lg_unary_prepare_lut(context, data, &in_q, &out_q);
   }
   lg_unary_qparams* p = &data->qparams;
   p->in_zp = in_q.zero_point0;

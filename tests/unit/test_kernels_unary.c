@@ -464,12 +464,20 @@ static void test_type_rejections(void** state) {
                       1, i8,
                       "NEG: input type UINT8 is not supported (expected "
                       "FLOAT32, INT32 or INT64)");
-  /* TFLite's SQUARE is float only, so are the activations. */
+  /* TFLite's SQUARE is float only; the activations take quantized INT8
+   * (and some INT16), which needs quantization parameters, and no other
+   * integer type. */
   expect_one_rejected(lg_register_SQUARE(), NULL, kTfLiteInt32, kTfLiteInt32,
                       dims, 1, i32,
                       "SQUARE: input type INT32 is not supported");
   expect_one_rejected(lg_register_LOGISTIC(), NULL, kTfLiteInt8, kTfLiteInt8,
-                      dims, 1, i8, "LOGISTIC: input type INT8");
+                      dims, 1, i8,
+                      "LOGISTIC: input tensor '(unnamed)' (INT8) has no "
+                      "quantization");
+  expect_one_rejected(lg_register_LOGISTIC(), NULL, kTfLiteInt32, kTfLiteInt32,
+                      dims, 1, i32,
+                      "LOGISTIC: input type INT32 is not supported (expected "
+                      "FLOAT32 or INT8)");
   expect_one_rejected(lg_register_RELU(), NULL, kTfLiteFloat32, kTfLiteInt32,
                       dims, 1, f32,
                       "RELU: output type INT32 differs from input type "

@@ -222,6 +222,30 @@ def test_relu_family_int16(op, v8, v16, in_s, out_s):
                       rtol=0.0, atol=0.0))
 
 
+# (op, version, params, output quantization or None for "as the input")
+LUT_OPS = [("LOGISTIC", 2, {}, (1 / 256, -128)),
+           ("TANH", 2, {}, (1 / 128, 0)),
+           ("TANH", 2, {}, (0.0123, 9)),
+           ("ELU", 1, {}, None),
+           ("GELU", 2, {"approximate": False}, None),
+           ("GELU", 2, {"approximate": True}, (0.031, -20))]
+
+
+@pytest.mark.parametrize("op,version,params,out_q", LUT_OPS)
+@pytest.mark.parametrize("in_q", [(0.05, -3), (0.11, 60), (0.0021, -128)])
+def test_lut_activation_int8(op, version, params, out_q, in_q):
+    """INT8 LOGISTIC, TANH, ELU and GELU for every input value: TFLite's
+    table of the float function (dequantize, transform, requantize),
+    bit for bit with LiteRT's reference (ELU: its builtin kernels)."""
+    x = np.arange(-128, 128, dtype=np.int8).reshape(2, 128)
+    case = OpCase(op=op, version=version, inputs=[Input(x, quant=in_q)],
+                  params=params,
+                  outputs=[Output(np.int8, quant=out_q or in_q)],
+                  rtol=0.0, atol=0.0)
+    # ELU is absent from LiteRT's reference kernel set: its builtin ones.
+    (check_case_builtin if op in BUILTIN_ONLY_OPS else check_case)(case)
+
+
 @pytest.mark.parametrize("alpha", [0.2, -0.5, 1.5, 0.0])
 @pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
                                         ((0.021, 17), (0.034, -100))])
@@ -533,14 +557,15 @@ def test_dequantize_all_halves():
 # ---- Rejections -------------------------------------------------------------
 
 
-def test_quantized_activation_rejected():
-    """LOGISTIC version 2 (int8): LiteRT runs it, litegpu names the type."""
+def test_logistic_int8_output_scale_rejected():
+    """INT8 LOGISTIC's output scale must be 1/256, as TFLite requires."""
     q = np.array([[-128, 0, 127]], np.int8)
     check_rejected(OpCase(op="LOGISTIC", version=2,
                           inputs=[Input(q, quant=(0.1, 0))],
-                          outputs=[Output(np.int8, quant=(1 / 256, -128))]),
-                   match=r"LOGISTIC: input type INT8 is not supported",
-                   litert_accepts=True)
+                          outputs=[Output(np.int8, quant=(1 / 128, -128))]),
+                   match=r"LOGISTIC: INT8 output scale 0.0078125 is not "
+                         r"supported \(expected 1/256\)",
+                   litert_accepts=False)
 
 
 def test_quantized_log_softmax_rejected():
