@@ -1,4 +1,5 @@
-/* MEAN, SUM, REDUCE_PROD, REDUCE_MAX and REDUCE_MIN: float32 and int32.
+/* MEAN, SUM, REDUCE_PROD, REDUCE_MAX and REDUCE_MIN: float32 and int32;
+ * MEAN, REDUCE_MAX and REDUCE_MIN also quantized INT8 and INT16.
  *
  * Inputs: the data and an INT32 axes tensor of any shape whose elements are
  * the axes to reduce (negative ones count from the end, duplicates are
@@ -15,7 +16,15 @@
  *   - MAX and MIN start from the lowest / highest finite value and take a
  *     value only when it is strictly greater / smaller: NaN is skipped, an
  *     empty reduction gives -FLT_MAX / FLT_MAX (INT32_MIN / INT32_MAX), and
- *     a reduction over -inf only gives -FLT_MAX.
+ *     a reduction over -inf only gives -FLT_MAX;
+ *   - quantized MEAN (TFLite's QuantizedMeanOrSum): the integer sum S of n
+ *     elements, then out_zp + M'(S - in_zp * n) clamped, where M' is the
+ *     rescale in_scale / out_scale with 1/n folded into its fixed-point
+ *     multiplier (multiplier << k / n with k = floor(log2 n), at most 32
+ *     and at most 31 + shift, and shift - k); INT16 zero points are 0;
+ *   - quantized REDUCE_MAX / REDUCE_MIN compare the stored integers (the
+ *     input and output quantization must be equal, as TFLite requires);
+ *     an empty reduction gives the type's lowest / highest value.
  *
  * One set of helpers serves the five ops: lg_reduce_axes turns the axes
  * tensor into a mask of reduced dims, lg_reduce_output_shape gives the
@@ -42,6 +51,7 @@
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -94,12 +104,23 @@ typedef struct lg_reduce_plan {
   int64_t units;
 } lg_reduce_plan;
 
+/* Quantized MEAN's arithmetic (lg_reduce_quant_mean_params). */
+typedef struct lg_reduce_quant {
+  int32_t in_zp, out_zp;
+  int32_t base_multiplier; /* in_scale / out_scale */
+  int base_shift;
+  int32_t multiplier; /* with 1 / fold_count folded in */
+  int shift;
+  int32_t type_min, type_max;
+} lg_reduce_quant;
+
 typedef struct lg_reduce_data {
   lg_reduce_op op;
   const char* name;
   bool prepared;
   bool dynamic; /* the axes are read in Invoke */
   lg_reduce_plan plan;
+  lg_reduce_quant quant;
 } lg_reduce_data;
 
 /* A row-major walk over some groups, tracking the input offset. */
@@ -118,10 +139,26 @@ typedef struct lg_reduce_job {
   TfLiteType type;
   const void* input;
   void* output;
+  const lg_reduce_quant* quant;
   int num_tasks;
 } lg_reduce_job;
 
 /* ---- Axes, output shape and plan (shared by the five ops) --------------- */
+
+/* Folds 1 / count into quantized MEAN's rescale, as TFLite's
+ * QuantizedMeanOrSum does (count 0 leaves it: nothing is divided). */
+static void lg_reduce_quant_fold(lg_reduce_quant* q, int64_t count) {
+  q->multiplier = q->base_multiplier;
+  q->shift = q->base_shift;
+  if (count <= 0) return;
+  int k = 63;
+  while (!((uint64_t)count >> k)) --k; /* floor(log2 count) */
+  if (k > 32) k = 32;
+  if (k > 31 + q->base_shift) k = 31 + q->base_shift;
+  q->multiplier =
+      (int32_t)(((int64_t)q->base_multiplier * ((int64_t)1 << k)) / count);
+  q->shift = q->base_shift - k;
+}
 
 /* Marks the dims the axes tensor names in reduced[0..rank). Errors: an axis
  * outside [-rank, rank), or axes without data. */
@@ -249,21 +286,32 @@ static TfLiteStatus lg_reduce_configure(TfLiteContext* context,
     return kTfLiteError;
   }
   lg_reduce_make_plan(input->dims, reduced, &data->plan);
+  lg_reduce_quant_fold(&data->quant, data->plan.fold_count);
   /* ResizeTensor owns `shape` from here on, also when it fails. */
   return context->ResizeTensor(context, output, shape);
 }
 
 /* ---- Prepare ------------------------------------------------------------ */
 
+static bool lg_reduce_is_quantized_type(TfLiteType type) {
+  return type == kTfLiteInt8 || type == kTfLiteInt16;
+}
+
 static TfLiteStatus lg_reduce_check_types(TfLiteContext* context,
-                                          const char* op,
+                                          const lg_reduce_data* data,
                                           const TfLiteTensor* input,
                                           const TfLiteTensor* axis,
                                           const TfLiteTensor* output) {
-  if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32) {
+  const char* op = data->name;
+  const bool quantized_op = data->op == LG_REDUCE_MEAN ||
+                            data->op == LG_REDUCE_MAX ||
+                            data->op == LG_REDUCE_MIN;
+  if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32 &&
+      !(quantized_op && lg_reduce_is_quantized_type(input->type))) {
     lg_kernel_log(context, op,
-                  "input type %s is not supported (expected FLOAT32 or INT32)",
-                  TfLiteTypeGetName(input->type));
+                  "input type %s is not supported (expected FLOAT32%s)",
+                  TfLiteTypeGetName(input->type),
+                  quantized_op ? ", INT32, INT8 or INT16" : " or INT32");
     return kTfLiteError;
   }
   if (output->type != input->type) {
@@ -277,6 +325,45 @@ static TfLiteStatus lg_reduce_check_types(TfLiteContext* context,
                   TfLiteTypeGetName(axis->type));
     return kTfLiteError;
   }
+  return kTfLiteOk;
+}
+
+/* The quantization of INT8 / INT16 input and output: INT16 zero points 0;
+ * MEAN's rescale; REDUCE_MAX / REDUCE_MIN need equal parameters. */
+static TfLiteStatus lg_reduce_prepare_quantized(TfLiteContext* context,
+                                                lg_reduce_data* data,
+                                                const TfLiteTensor* input,
+                                                const TfLiteTensor* output) {
+  const char* op = data->name;
+  lg_quant_layout in_q, out_q;
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, op, "input", input, &in_q));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, op, "output", output, &out_q));
+  if (input->type == kTfLiteInt16 &&
+      (in_q.zero_point0 != 0 || out_q.zero_point0 != 0)) {
+    lg_kernel_log(context, op,
+                  "INT16 zero points must be 0 (input %d, output %d): INT16 "
+                  "quantization is symmetric",
+                  (int)in_q.zero_point0, (int)out_q.zero_point0);
+    return kTfLiteError;
+  }
+  if (data->op != LG_REDUCE_MEAN &&
+      (in_q.scale0 != out_q.scale0 || in_q.zero_point0 != out_q.zero_point0)) {
+    lg_kernel_log(context, op,
+                  "input quantization (%g, %d) and output quantization (%g, "
+                  "%d) must be equal",
+                  (double)in_q.scale0, (int)in_q.zero_point0,
+                  (double)out_q.scale0, (int)out_q.zero_point0);
+    return kTfLiteError;
+  }
+  lg_reduce_quant* q = &data->quant;
+  q->in_zp = in_q.zero_point0;
+  q->out_zp = out_q.zero_point0;
+  lg_quant_type_range(input->type, &q->type_min, &q->type_max);
+  lg_quantize_multiplier((double)in_q.scale0 / (double)out_q.scale0,
+                         &q->base_multiplier, &q->base_shift);
+  lg_reduce_quant_fold(q, data->plan.fold_count);
   return kTfLiteOk;
 }
 
@@ -311,7 +398,11 @@ static TfLiteStatus lg_reduce_prepare(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(
       lg_reduce_get(context, node, op, &input, &axis, &output));
   TF_LITE_ENSURE_STATUS(
-      lg_reduce_check_types(context, op, input, axis, output));
+      lg_reduce_check_types(context, data, input, axis, output));
+  if (lg_reduce_is_quantized_type(input->type)) {
+    TF_LITE_ENSURE_STATUS(
+        lg_reduce_prepare_quantized(context, data, input, output));
+  }
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "input", input));
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "axis", axis));
   if (input->dims->size > LG_REDUCE_MAX_RANK) {
@@ -566,10 +657,104 @@ LG_REDUCE_INLINE void lg_reduce_fold_rows_i32(lg_reduce_op op,
   }
 }
 
+/* Quantized: MAX and MIN keep the stored integer; MEAN rescales its sum. */
+LG_REDUCE_INLINE int32_t lg_reduce_final_q(lg_reduce_op op, int64_t acc,
+                                           int64_t count,
+                                           const lg_reduce_quant* q) {
+  if (op != LG_REDUCE_MEAN) return (int32_t)acc;
+  if (count == 0) return 0;
+  /* TFLite keeps S - zp * n in int32 (it wraps there). */
+  const int32_t centered =
+      (int32_t)(uint32_t)(uint64_t)(acc - (int64_t)q->in_zp * count);
+  int32_t v =
+      lg_multiply_by_quantized_multiplier(centered, q->multiplier, q->shift) +
+      q->out_zp;
+  v = v < q->type_min ? q->type_min : v;
+  return v > q->type_max ? q->type_max : v;
+}
+
+LG_REDUCE_INLINE int64_t lg_reduce_init_q(lg_reduce_op op,
+                                          const lg_reduce_quant* q) {
+  if (op == LG_REDUCE_MAX) return q->type_min;
+  if (op == LG_REDUCE_MIN) return q->type_max;
+  return 0;
+}
+
+/* The quantized twins of the loops, for storage type T: int64 sums. */
+#define LG_REDUCE_QUANT_LOOPS(SUFFIX, T)                                     \
+  LG_REDUCE_INLINE void lg_reduce_fold_runs_##SUFFIX(                        \
+      lg_reduce_op op, const lg_reduce_plan* p, const lg_reduce_quant* q,    \
+      const T* in, T* out, int64_t u0, int64_t u1) {                         \
+    lg_reduce_odometer outer, red;                                           \
+    lg_reduce_odometer_start(&outer, p->num_outer, p->outer_size,            \
+                             p->outer_stride, u0);                           \
+    for (int64_t u = u0; u < u1; ++u, lg_reduce_odometer_next(&outer)) {     \
+      int64_t acc = lg_reduce_init_q(op, q);                                 \
+      lg_reduce_odometer_start(&red, p->num_red, p->red_size, p->red_stride, \
+                               0);                                           \
+      for (int64_t r = 0; r < p->red_count; ++r) {                           \
+        const T* x = in + outer.offset + red.offset;                         \
+        for (int64_t i = 0; i < p->inner; ++i) {                             \
+          acc = lg_reduce_step_i32(op, acc, x[i]);                           \
+        }                                                                    \
+        lg_reduce_odometer_next(&red);                                       \
+      }                                                                      \
+      out[u] = (T)lg_reduce_final_q(op, acc, p->fold_count, q);              \
+    }                                                                        \
+  }                                                                          \
+                                                                             \
+  LG_REDUCE_INLINE void lg_reduce_fold_rows_##SUFFIX(                        \
+      lg_reduce_op op, const lg_reduce_plan* p, const lg_reduce_quant* q,    \
+      const T* in, T* out, int64_t u0, int64_t u1) {                         \
+    lg_reduce_odometer outer, red;                                           \
+    int64_t row = u0 / p->chunks;                                            \
+    lg_reduce_odometer_start(&outer, p->num_outer, p->outer_size,            \
+                             p->outer_stride, row);                          \
+    for (int64_t u = u0; u < u1; ++u) {                                      \
+      if (u / p->chunks != row) {                                            \
+        lg_reduce_odometer_next(&outer);                                     \
+        ++row;                                                               \
+      }                                                                      \
+      const int64_t c0 = u % p->chunks * LG_REDUCE_CHUNK;                    \
+      const int64_t rest = p->inner - c0;                                    \
+      const int m = rest < LG_REDUCE_CHUNK ? (int)rest : LG_REDUCE_CHUNK;    \
+      int64_t acc[LG_REDUCE_CHUNK];                                          \
+      for (int k = 0; k < m; ++k) acc[k] = lg_reduce_init_q(op, q);          \
+      lg_reduce_odometer_start(&red, p->num_red, p->red_size, p->red_stride, \
+                               0);                                           \
+      for (int64_t r = 0; r < p->red_count; ++r) {                           \
+        const T* x = in + outer.offset + red.offset + c0;                    \
+        for (int k = 0; k < m; ++k) {                                        \
+          acc[k] = lg_reduce_step_i32(op, acc[k], x[k]);                     \
+        }                                                                    \
+        lg_reduce_odometer_next(&red);                                       \
+      }                                                                      \
+      T* dst = out + row * p->inner + c0;                                    \
+      for (int k = 0; k < m; ++k) {                                          \
+        dst[k] = (T)lg_reduce_final_q(op, acc[k], p->fold_count, q);         \
+      }                                                                      \
+    }                                                                        \
+  }
+
+LG_REDUCE_QUANT_LOOPS(i8, int8_t)
+LG_REDUCE_QUANT_LOOPS(i16, int16_t)
+
 LG_REDUCE_INLINE void lg_reduce_units(lg_reduce_op op, const lg_reduce_job* j,
                                       int64_t u0, int64_t u1) {
   const lg_reduce_plan* p = j->plan;
-  if (j->type == kTfLiteFloat32) {
+  if (j->type == kTfLiteInt8) {
+    if (p->inner_reduced) {
+      lg_reduce_fold_runs_i8(op, p, j->quant, j->input, j->output, u0, u1);
+    } else {
+      lg_reduce_fold_rows_i8(op, p, j->quant, j->input, j->output, u0, u1);
+    }
+  } else if (j->type == kTfLiteInt16) {
+    if (p->inner_reduced) {
+      lg_reduce_fold_runs_i16(op, p, j->quant, j->input, j->output, u0, u1);
+    } else {
+      lg_reduce_fold_rows_i16(op, p, j->quant, j->input, j->output, u0, u1);
+    }
+  } else if (j->type == kTfLiteFloat32) {
     if (p->inner_reduced) {
       lg_reduce_fold_runs_f32(op, p, j->input, j->output, u0, u1);
     } else {
@@ -646,6 +831,7 @@ static TfLiteStatus lg_reduce_invoke(TfLiteContext* context, TfLiteNode* node) {
       .type = input->type,
       .input = input->data.raw,
       .output = output->data.raw,
+      .quant = &data->quant,
       .num_tasks = 1,
   };
   lg_thread_pool* pool = lg_kernel_thread_pool(context);

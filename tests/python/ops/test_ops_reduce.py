@@ -252,6 +252,72 @@ def test_reduce_bit_exact(op):
     check_case(case)
 
 
+QUANT_REDUCE_CASES = [0, 3, 4, 5, 6, 9, 10, 13, 14]
+
+
+@pytest.mark.parametrize("index", QUANT_REDUCE_CASES)
+@pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
+                                        ((0.021, 17), (0.0031, -100)),
+                                        ((0.9, -128), (0.31, 127))])
+def test_mean_int8(index, in_q, out_q):
+    """INT8 MEAN (version 2), bit for bit with LiteRT's reference: the sum
+    rescaled with 1/n folded into the fixed-point multiplier, for reduced
+    counts from 1 to 130,000 (a global pooling), kept dims or not, and
+    scale ratios far from 1."""
+    shape, axes, keep = REDUCE_CASES[index]
+    rng = np.random.default_rng(300 + index)
+    x = rng.integers(-128, 128, shape, dtype=np.int8)
+    a = np.array(axes, np.int32)
+    check_case(OpCase(op="MEAN", version=2,
+                      inputs=[Input(x, quant=in_q), Const(a)],
+                      params={"keep_dims": keep},
+                      outputs=[Output(np.int8, quant=out_q)],
+                      output_shapes=[reduce_out_shape(shape, axes, keep)],
+                      rtol=0.0, atol=0.0))
+
+
+@pytest.mark.parametrize("index", [0, 5, 9, 13])
+def test_mean_int16(index):
+    """INT16 MEAN (version 3), zero points 0."""
+    shape, axes, keep = REDUCE_CASES[index]
+    rng = np.random.default_rng(400 + index)
+    x = rng.integers(-32768, 32768, shape, dtype=np.int16)
+    check_case(OpCase(op="MEAN", version=3,
+                      inputs=[Input(x, quant=(3.1e-4, 0)),
+                              Const(np.array(axes, np.int32))],
+                      params={"keep_dims": keep},
+                      outputs=[Output(np.int16, quant=(2.3e-4, 0))],
+                      output_shapes=[reduce_out_shape(shape, axes, keep)],
+                      rtol=0.0, atol=0.0))
+
+
+@pytest.mark.parametrize("op", ["REDUCE_MAX", "REDUCE_MIN"])
+@pytest.mark.parametrize("dtype,version", [(np.int8, 2), (np.int16, 3)])
+def test_reduce_max_min_quantized(op, dtype, version):
+    rng = np.random.default_rng(500)
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max + 1, (2, 33, 65), dtype=dtype)
+    q = (0.5, 3) if dtype == np.int8 else (0.5, 0)
+    check_case(OpCase(op=op, version=version,
+                      inputs=[Input(x, quant=q),
+                              Const(np.array([1], np.int32))],
+                      params={"keep_dims": False},
+                      outputs=[Output(dtype, quant=q)],
+                      output_shapes=[(2, 65)], rtol=0.0, atol=0.0))
+
+
+def test_reduce_max_requantizing_rejected():
+    x = np.zeros((2, 3), np.int8)
+    check_rejected(OpCase(op="REDUCE_MAX", version=2,
+                          inputs=[Input(x, quant=(0.5, 0)),
+                                  Const(np.array([1], np.int32))],
+                          params={"keep_dims": False},
+                          outputs=[Output(np.int8, (2,), quant=(0.25, 0))]),
+                   r"REDUCE_MAX: input quantization \(0.5, 0\) and output "
+                   r"quantization \(0.25, 0\) must be equal",
+                   litert_accepts=None)
+
+
 @pytest.mark.parametrize("op,version", [("MEAN", 3), ("SUM", 2),
                                         ("REDUCE_MAX", 3), ("REDUCE_PROD", 2)])
 def test_reduce_versions_float(op, version):
