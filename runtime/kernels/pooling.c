@@ -17,13 +17,13 @@
  *
  * Invoke splits output rows (batch x output height) over the thread pool.
  *
- * INT8 AVERAGE_POOL_2D and MAX_POOL_2D (version 2) are TFLite's reference
- * integer kernels bit for bit: the int32 sum of the window's valid
- * elements divided by their number rounding half away from zero (MAX: the
- * largest), then clamped to the fused activation's quantized range. The
- * output keeps the input's scale and zero point (TFLite assumes it; a
- * mismatch is an error here). UINT8 (version 1) and INT16 (version 3) are
- * rejected in Prepare with the type's name.
+ * INT8 (version 2) and INT16 (version 3, zero point 0) AVERAGE_POOL_2D and
+ * MAX_POOL_2D are TFLite's reference integer kernels bit for bit: the
+ * int32 sum of the window's valid elements divided by their number
+ * rounding half away from zero (MAX: the largest), then clamped to the
+ * fused activation's quantized range. The output keeps the input's scale
+ * and zero point (TFLite assumes it; a mismatch is an error here). UINT8
+ * (version 1) is rejected in Prepare with the type's name.
  */
 #include <float.h>
 #include <math.h>
@@ -70,8 +70,8 @@ typedef struct lg_pool_data {
   int filter_h, filter_w;
   int pad_h, pad_w;   /* padding before (top, left) */
   float min, max;     /* fused activation */
-  bool quantized;     /* INT8 */
-  int32_t qmin, qmax; /* INT8: the fused activation's quantized range */
+  bool quantized;     /* INT8 or INT16 */
+  int32_t qmin, qmax; /* quantized: the fused activation's range */
 } lg_pool_data;
 
 /* One Invoke's work, shared read-only by its tasks. */
@@ -137,11 +137,14 @@ static TfLiteStatus lg_pool_check_input(TfLiteContext* context, const char* op,
                                         const TfLiteTensor* input,
                                         const TfLiteTensor* output) {
   /* L2_POOL_2D is float only, as in TFLite. */
-  const bool int8_ok = input->type == kTfLiteInt8 && kind != LG_POOL_L2;
-  if (input->type != kTfLiteFloat32 && !int8_ok) {
-    lg_kernel_log(
-        context, op, "input type %s is not supported (expected FLOAT32%s)",
-        TfLiteTypeGetName(input->type), kind != LG_POOL_L2 ? " or INT8" : "");
+  const bool quantized_ok =
+      (input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
+      kind != LG_POOL_L2;
+  if (input->type != kTfLiteFloat32 && !quantized_ok) {
+    lg_kernel_log(context, op,
+                  "input type %s is not supported (expected FLOAT32%s)",
+                  TfLiteTypeGetName(input->type),
+                  kind != LG_POOL_L2 ? ", INT8 or INT16" : "");
     return kTfLiteError;
   }
   if (output->type != input->type) {
@@ -190,13 +193,13 @@ static TfLiteStatus lg_pool_geometry(TfLiteContext* context, lg_pool_data* data,
   return kTfLiteOk;
 }
 
-/* INT8: one scale and zero point shared by input and output, and the
- * activation's quantized range. */
-static TfLiteStatus lg_pool_prepare_int8(TfLiteContext* context,
-                                         lg_pool_data* data,
-                                         const TfLiteTensor* input,
-                                         const TfLiteTensor* output,
-                                         const TfLitePoolParams* params) {
+/* INT8 and INT16: one scale and zero point shared by input and output
+ * (INT16: zero point 0), and the activation's quantized range. */
+static TfLiteStatus lg_pool_prepare_quantized(TfLiteContext* context,
+                                              lg_pool_data* data,
+                                              const TfLiteTensor* input,
+                                              const TfLiteTensor* output,
+                                              const TfLitePoolParams* params) {
   lg_quant_layout in_q, out_q;
   TF_LITE_ENSURE_STATUS(
       lg_quant_tensor_read(context, data->name, "input", input, &in_q));
@@ -206,14 +209,22 @@ static TfLiteStatus lg_pool_prepare_int8(TfLiteContext* context,
   if (fabs((double)in_q.scale0 - (double)out_q.scale0) > 1e-6 ||
       in_q.zero_point0 != out_q.zero_point0) {
     lg_kernel_log(context, data->name,
-                  "INT8 input and output must share one scale and zero point "
+                  "%s input and output must share one scale and zero point "
                   "(input %g/%d, output %g/%d)",
-                  (double)in_q.scale0, (int)in_q.zero_point0,
-                  (double)out_q.scale0, (int)out_q.zero_point0);
+                  TfLiteTypeGetName(input->type), (double)in_q.scale0,
+                  (int)in_q.zero_point0, (double)out_q.scale0,
+                  (int)out_q.zero_point0);
+    return kTfLiteError;
+  }
+  if (input->type == kTfLiteInt16 && in_q.zero_point0 != 0) {
+    lg_kernel_log(context, data->name,
+                  "INT16 zero point %d: INT16 quantization is symmetric (zero "
+                  "point 0)",
+                  (int)in_q.zero_point0);
     return kTfLiteError;
   }
   return lg_quant_activation_range(context, data->name, params->activation,
-                                   kTfLiteInt8, out_q.scale0, out_q.zero_point0,
+                                   input->type, out_q.scale0, out_q.zero_point0,
                                    &data->qmin, &data->qmax);
 }
 
@@ -236,10 +247,10 @@ static TfLiteStatus lg_pool_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(lg_pool_check_params(context, op, params));
   TF_LITE_ENSURE_STATUS(
       lg_pool_check_input(context, op, data->kind, input, output));
-  data->quantized = input->type == kTfLiteInt8;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
   if (data->quantized) {
     TF_LITE_ENSURE_STATUS(
-        lg_pool_prepare_int8(context, data, input, output, params));
+        lg_pool_prepare_quantized(context, data, input, output, params));
   }
   TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
       context, op, params->activation, &data->min, &data->max));
@@ -382,47 +393,54 @@ static void lg_pool_task(void* ctx, int index) {
   }
 }
 
-/* ---- INT8 --------------------------------------------------------------- */
+/* ---- INT8 and INT16 -------------------------------------------------- */
 
-/* One INT8 output value of the rows x cols window whose top-left element
- * is `first` (channel c), TFLite's reference integer pooling. */
-static int8_t lg_pool_int8_value(const lg_pool_data* d, const int8_t* first,
-                                 int rows, int cols) {
-  const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * d->channels;
-  int32_t acc = d->kind == LG_POOL_MAX ? -128 : 0;
-  for (int fy = 0; fy < rows; ++fy) {
-    for (int fx = 0; fx < cols; ++fx) {
-      const int32_t x = first[fy * row_stride + (ptrdiff_t)fx * d->channels];
-      if (d->kind == LG_POOL_MAX) {
-        if (x > acc) acc = x;
-      } else {
-        acc += x;
-      }
-    }
+/* One quantized output value of the rows x cols window whose top-left
+ * element is `first` (channel c), TFLite's reference integer pooling:
+ * the largest value, or the sum divided by the count rounding half away
+ * from zero; then the activation's clamp. */
+#define LG_POOL_QUANT(SUFFIX, T, LOWEST)                                      \
+  static T lg_pool_value_##SUFFIX(const lg_pool_data* d, const T* first,      \
+                                  int rows, int cols) {                       \
+    const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * d->channels;            \
+    int32_t acc = d->kind == LG_POOL_MAX ? (LOWEST) : 0;                      \
+    for (int fy = 0; fy < rows; ++fy) {                                       \
+      for (int fx = 0; fx < cols; ++fx) {                                     \
+        const int32_t x =                                                     \
+            first[fy * row_stride + (ptrdiff_t)fx * d->channels];             \
+        if (d->kind == LG_POOL_MAX) {                                         \
+          if (x > acc) acc = x;                                               \
+        } else {                                                              \
+          acc += x;                                                           \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+    if (d->kind == LG_POOL_AVERAGE) {                                         \
+      const int32_t count = rows * cols; /* > 0: windows overlap the input */ \
+      acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;  \
+    }                                                                         \
+    if (acc < d->qmin) acc = d->qmin;                                         \
+    if (acc > d->qmax) acc = d->qmax;                                         \
+    return (T)acc;                                                            \
+  }                                                                           \
+                                                                              \
+  static void lg_pool_run_##SUFFIX(const lg_pool_data* d, const T* input,     \
+                                   T* output) {                               \
+    for (int r = 0; r < d->batch * d->out_h; ++r) {                           \
+      int rows, cols;                                                         \
+      const T* row = input + lg_pool_row_window(d, r, &rows);                 \
+      for (int ox = 0; ox < d->out_w; ++ox) {                                 \
+        const T* first = row + lg_pool_col_window(d, ox, &cols);              \
+        T* out = output + ((ptrdiff_t)r * d->out_w + ox) * d->channels;       \
+        for (int c = 0; c < d->channels; ++c) {                               \
+          out[c] = lg_pool_value_##SUFFIX(d, first + c, rows, cols);          \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
   }
-  if (d->kind == LG_POOL_AVERAGE) {
-    const int32_t count = rows * cols; /* > 0: windows overlap the input */
-    acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-  }
-  if (acc < d->qmin) acc = d->qmin;
-  if (acc > d->qmax) acc = d->qmax;
-  return (int8_t)acc;
-}
 
-static void lg_pool_run_int8(const lg_pool_data* d, const int8_t* input,
-                             int8_t* output) {
-  for (int r = 0; r < d->batch * d->out_h; ++r) {
-    int rows, cols;
-    const int8_t* row = input + lg_pool_row_window(d, r, &rows);
-    for (int ox = 0; ox < d->out_w; ++ox) {
-      const int8_t* first = row + lg_pool_col_window(d, ox, &cols);
-      int8_t* out = output + ((ptrdiff_t)r * d->out_w + ox) * d->channels;
-      for (int c = 0; c < d->channels; ++c) {
-        out[c] = lg_pool_int8_value(d, first + c, rows, cols);
-      }
-    }
-  }
-}
+LG_POOL_QUANT(int8, int8_t, -128)
+LG_POOL_QUANT(int16, int16_t, -32768)
 
 /* ---- Invoke ------------------------------------------------------------- */
 
@@ -455,7 +473,11 @@ static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (data->quantized) {
-    lg_pool_run_int8(data, input->data.int8, output->data.int8);
+    if (input->type == kTfLiteInt16) {
+      lg_pool_run_int16(data, input->data.i16, output->data.i16);
+    } else {
+      lg_pool_run_int8(data, input->data.int8, output->data.int8);
+    }
     return kTfLiteOk;
   }
   lg_pool_job job = {

@@ -110,18 +110,22 @@ def test_pool_versions_float(op, version):
     ((3, 2), (2, 1), "SAME", "RELU6"),
     ((5, 5), (3, 3), "SAME", "RELU_N1_TO_1"),
 ])
-def test_pool_int8(op, filt, stride, pad, act):
-    """INT8 pooling (version 2) against LiteRT's reference, exactly: odd
-    windows cut at the edges (the average's rounding of ties), negative
-    sums, every quantized activation."""
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+def test_pool_quantized(op, filt, stride, pad, act, dtype):
+    """INT8 (version 2) and INT16 (version 3) pooling against LiteRT's
+    reference, exactly: odd windows cut at the edges (the average's
+    rounding of ties), negative sums, every quantized activation."""
     rng = np.random.default_rng(120 + filt[0] * 10 + stride[1])
-    x = rng.integers(-128, 128, (2, 9, 8, 5), dtype=np.int8)
-    case = OpCase(op=op, version=2, inputs=[Input(x, quant=(0.07, -6))],
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max + 1, (2, 9, 8, 5), dtype=dtype)
+    q = (0.07, -6) if dtype == np.int8 else (3e-4, 0)
+    case = OpCase(op=op, version=2 if dtype == np.int8 else 3,
+                  inputs=[Input(x, quant=q)],
                   params={"padding": pad, "stride_h": stride[0],
                           "stride_w": stride[1], "filter_height": filt[0],
                           "filter_width": filt[1],
                           "fused_activation_function": act},
-                  outputs=[Output(np.int8, quant=(0.07, -6))],
+                  outputs=[Output(dtype, quant=q)],
                   rtol=0.0, atol=0.0)
     check_case(case)
 
