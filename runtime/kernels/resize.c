@@ -1,5 +1,5 @@
-/* RESIZE_BILINEAR (float32) and RESIZE_NEAREST_NEIGHBOR (float32, int32) on
- * NHWC images.
+/* RESIZE_BILINEAR (float32, INT8, INT16) and RESIZE_NEAREST_NEIGHBOR
+ * (float32, int32, INT8, INT16) on NHWC images.
  *
  * Inputs: the image [batch, height, width, channels] and an INT32 size
  * tensor [2] holding (new_height, new_width); the output is [batch,
@@ -21,8 +21,16 @@
  * The bilinear sum is evaluated in TFLite's order, so results agree bit for
  * bit without FMA contraction.
  *
+ * Quantized bilinear is TFLite's ResizeBilinearInteger, without floats:
+ * scale10 = round(1024 * in / out) (align_corners: (in - 1) / (out - 1)),
+ * the source s = v * scale10 (half_pixel_centers: + scale10 / 2 - 512),
+ * neighbours max(s / 1024, 0) and min((s + 1023) / 1024, in - 1) (C
+ * division), and the four products of values and 10-bit weights summed in
+ * int64 and divided by 2^20 rounding half away from zero. Quantized nearest
+ * copies elements. Both keep the input's quantization: the output's must
+ * equal it (TFLite assumes so).
+ *
  * Invoke splits output rows (batch x new_height) over the thread pool.
- * Quantized and int16 inputs (versions 2 and 4) are rejected in Prepare.
  */
 #include <math.h>
 #include <stddef.h>
@@ -34,6 +42,7 @@
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -62,13 +71,16 @@ typedef struct lg_resize_data {
   bool half_pixel_centers;
   int batch, in_h, in_w, channels;
   int out_h, out_w;
-  float scale_h, scale_w; /* bilinear source scale */
+  float scale_h, scale_w;       /* bilinear source scale */
+  int32_t scale10_h, scale10_w; /* quantized bilinear: 10-bit fixed point */
+  TfLiteType type;
+  size_t element_size;
 } lg_resize_data;
 
 /* One Invoke's work, shared read-only by its tasks. */
 typedef struct lg_resize_job {
   const lg_resize_data* data;
-  const void* input; /* float32, or int32 for nearest */
+  const void* input; /* data->type */
   void* output;
   int rows; /* batch * out_h */
   int num_tasks;
@@ -83,6 +95,37 @@ static float lg_resize_scale(int in, int out, bool align_corners) {
   return (float)in / (float)out;
 }
 
+/* TFLite's quantized resizes keep the input's values: the output must have
+ * the input's scale and zero point. */
+/* The quantized bilinear scale in 10-bit fixed point, rounded. */
+static int32_t lg_resize_scale10(int in, int out, bool align_corners) {
+  if (out == 0) return 0;
+  if (align_corners && out > 1) {
+    return (int32_t)(((int64_t)1024 * (in - 1) + (out - 1) / 2) / (out - 1));
+  }
+  return (int32_t)(((int64_t)1024 * in + out / 2) / out);
+}
+
+static TfLiteStatus lg_resize_check_quantization(TfLiteContext* context,
+                                                 const char* op,
+                                                 const TfLiteTensor* input,
+                                                 const TfLiteTensor* output) {
+  lg_quant_layout in_q, out_q;
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, op, "input", input, &in_q));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, op, "output", output, &out_q));
+  if (in_q.scale0 != out_q.scale0 || in_q.zero_point0 != out_q.zero_point0) {
+    lg_kernel_log(context, op,
+                  "input quantization (%g, %d) and output quantization (%g, "
+                  "%d) must be equal",
+                  (double)in_q.scale0, (int)in_q.zero_point0,
+                  (double)out_q.scale0, (int)out_q.zero_point0);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_resize_check(TfLiteContext* context,
                                     const lg_resize_data* data,
                                     const TfLiteTensor* input,
@@ -91,13 +134,16 @@ static TfLiteStatus lg_resize_check(TfLiteContext* context,
   const char* op = data->name;
   char shape[64];
   /* Nearest only copies elements: int32 is as easy as float32 (and LiteRT
-   * accepts it too); bilinear is float32 only. */
+   * accepts it too). */
   const bool nearest = data->kind == LG_RESIZE_NEAREST;
-  if (input->type != kTfLiteFloat32 &&
+  const bool quantized =
+      input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  if (input->type != kTfLiteFloat32 && !quantized &&
       !(nearest && input->type == kTfLiteInt32)) {
-    lg_kernel_log(context, op, "input type %s is not supported (expected %s)",
-                  TfLiteTypeGetName(input->type),
-                  nearest ? "FLOAT32 or INT32" : "FLOAT32");
+    lg_kernel_log(
+        context, op, "input type %s is not supported (expected %s)",
+        TfLiteTypeGetName(input->type),
+        nearest ? "FLOAT32, INT32, INT8 or INT16" : "FLOAT32, INT8 or INT16");
     return kTfLiteError;
   }
   if (output->type != input->type) {
@@ -111,6 +157,10 @@ static TfLiteStatus lg_resize_check(TfLiteContext* context,
     lg_kernel_log(context, op, "input must be 4-D (NHWC), got %s",
                   lg_kernel_format_shape(input->dims, shape, sizeof(shape)));
     return kTfLiteError;
+  }
+  if (quantized) {
+    TF_LITE_ENSURE_STATUS(
+        lg_resize_check_quantization(context, op, input, output));
   }
   if (size->type != kTfLiteInt32) {
     lg_kernel_log(context, op, "size type %s is not supported (expected INT32)",
@@ -160,6 +210,8 @@ static TfLiteStatus lg_resize_configure(TfLiteContext* context,
   data->out_w = w;
   data->scale_h = lg_resize_scale(data->in_h, h, data->align_corners);
   data->scale_w = lg_resize_scale(data->in_w, w, data->align_corners);
+  data->scale10_h = lg_resize_scale10(data->in_h, h, data->align_corners);
+  data->scale10_w = lg_resize_scale10(data->in_w, w, data->align_corners);
   TfLiteIntArray* shape = TfLiteIntArrayCreate(4);
   if (shape == NULL) {
     lg_kernel_log(context, op, "out of memory for the output shape");
@@ -218,6 +270,8 @@ static TfLiteStatus lg_resize_prepare(TfLiteContext* context,
   data->in_h = input->dims->data[1];
   data->in_w = input->dims->data[2];
   data->channels = input->dims->data[3];
+  data->type = input->type;
+  TF_LITE_ENSURE_STATUS(TfLiteGetSizeOfType(input->type, &data->element_size));
   data->dynamic = !lg_kernel_is_constant(size);
   if (data->dynamic) {
     lg_kernel_set_dynamic(output);
@@ -287,20 +341,73 @@ static void lg_resize_bilinear_row(const lg_resize_job* job, int r) {
   }
 }
 
+/* TFLite's integer source of output index v: 10-bit position, lower and
+ * upper input neighbours. */
+static inline void lg_resize_source10(int v, int32_t scale10, bool half_pixel,
+                                      int in, int32_t* pos, int* lo, int* hi) {
+  const int32_t s =
+      half_pixel ? v * scale10 + scale10 / 2 - (1 << 9) : v * scale10;
+  const int32_t lower = s / (1 << 10);
+  const int32_t upper = (s + (1 << 10) - 1) / (1 << 10);
+  *pos = s;
+  *lo = lower > 0 ? lower : 0;
+  *hi = upper < in - 1 ? upper : in - 1;
+}
+
+/* Quantized bilinear rows for element type T. */
+#define LG_RESIZE_BILINEAR_INTEGER(SUFFIX, T)                                  \
+  static void lg_resize_bilinear_row_##SUFFIX(const lg_resize_job* job,        \
+                                              int r) {                         \
+    const lg_resize_data* d = job->data;                                       \
+    const ptrdiff_t channels = d->channels;                                    \
+    const int b = r / d->out_h;                                                \
+    int32_t sy;                                                                \
+    int y0, y1;                                                                \
+    lg_resize_source10(r % d->out_h, d->scale10_h, d->half_pixel_centers,      \
+                       d->in_h, &sy, &y0, &y1);                                \
+    const int64_t dy = sy - (1 << 10) * y0, wy = (1 << 10) - dy;               \
+    const T* input = job->input;                                               \
+    const T* row0 =                                                            \
+        input + ((ptrdiff_t)b * d->in_h + y0) * d->in_w * channels;            \
+    const T* row1 =                                                            \
+        input + ((ptrdiff_t)b * d->in_h + y1) * d->in_w * channels;            \
+    T* out = (T*)job->output + (ptrdiff_t)r * d->out_w * channels;             \
+    for (int x = 0; x < d->out_w; ++x, out += channels) {                      \
+      int32_t sx;                                                              \
+      int x0, x1;                                                              \
+      lg_resize_source10(x, d->scale10_w, d->half_pixel_centers, d->in_w, &sx, \
+                         &x0, &x1);                                            \
+      const int64_t dx = sx - (1 << 10) * x0, wx = (1 << 10) - dx;             \
+      const T* p00 = row0 + x0 * channels;                                     \
+      const T* p01 = row0 + x1 * channels;                                     \
+      const T* p10 = row1 + x0 * channels;                                     \
+      const T* p11 = row1 + x1 * channels;                                     \
+      for (ptrdiff_t c = 0; c < channels; ++c) {                               \
+        const int64_t sum = p00[c] * wy * wx + p10[c] * dy * wx +              \
+                            p01[c] * wy * dx + p11[c] * dy * dx;               \
+        const int64_t round = sum > 0 ? (1 << 19) : -(1 << 19);                \
+        out[c] = (T)((sum + round) / (1 << 20));                               \
+      }                                                                        \
+    }                                                                          \
+  }
+
+LG_RESIZE_BILINEAR_INTEGER(i8, int8_t)
+LG_RESIZE_BILINEAR_INTEGER(i16, int16_t)
+
 static void lg_resize_nearest_row(const lg_resize_job* job, int r) {
   const lg_resize_data* d = job->data;
-  const size_t channels = (size_t)d->channels;
+  const size_t pixel = (size_t)d->channels * d->element_size;
   const int b = r / d->out_h;
   const int y = lg_resize_nearest_index(
       r % d->out_h, d->in_h, d->out_h, d->align_corners, d->half_pixel_centers);
-  /* 4-byte elements of either type, copied as they are. */
-  const uint32_t* row = (const uint32_t*)job->input +
-                        ((size_t)b * d->in_h + (size_t)y) * d->in_w * channels;
-  uint32_t* out = (uint32_t*)job->output + (size_t)r * d->out_w * channels;
-  for (int x = 0; x < d->out_w; ++x, out += channels) {
+  /* Elements of any type, copied as they are. */
+  const uint8_t* row = (const uint8_t*)job->input +
+                       ((size_t)b * d->in_h + (size_t)y) * d->in_w * pixel;
+  uint8_t* out = (uint8_t*)job->output + (size_t)r * d->out_w * pixel;
+  for (int x = 0; x < d->out_w; ++x, out += pixel) {
     const int ix = lg_resize_nearest_index(
         x, d->in_w, d->out_w, d->align_corners, d->half_pixel_centers);
-    memcpy(out, row + (size_t)ix * channels, channels * sizeof(uint32_t));
+    memcpy(out, row + (size_t)ix * pixel, pixel);
   }
 }
 
@@ -310,10 +417,14 @@ static void lg_resize_task(void* ctx, int index) {
   const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
   for (int r = r0; r < r1; ++r) {
-    if (job->data->kind == LG_RESIZE_BILINEAR) {
-      lg_resize_bilinear_row(job, r);
-    } else {
+    if (job->data->kind == LG_RESIZE_NEAREST) {
       lg_resize_nearest_row(job, r);
+    } else if (job->data->type == kTfLiteInt8) {
+      lg_resize_bilinear_row_i8(job, r);
+    } else if (job->data->type == kTfLiteInt16) {
+      lg_resize_bilinear_row_i16(job, r);
+    } else {
+      lg_resize_bilinear_row(job, r);
     }
   }
 }

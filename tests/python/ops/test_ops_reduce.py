@@ -416,6 +416,38 @@ def test_resize_nearest_int32(flags):
     check_case(case)
 
 
+@pytest.mark.parametrize("op,flags", RESIZE_OP_FLAGS, ids=str)
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+@pytest.mark.parametrize("index", [0, 1, 2, 5, 6])
+def test_resize_quantized(op, flags, dtype, index):
+    """INT8 and INT16 RESIZE_BILINEAR (TFLite's integer interpolation: 10-bit
+    weights, int64 sums) and RESIZE_NEAREST_NEIGHBOR, up and down, every
+    flag combination, bit for bit with LiteRT's reference."""
+    align, half = flags
+    shape, size = RESIZE_CASES[index]
+    rng = np.random.default_rng(600 + index)
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max + 1, shape, dtype=dtype)
+    q = (0.03, -5) if dtype == np.int8 else (2e-4, 0)
+    version = (4 if op == "RESIZE_BILINEAR" else 4) if dtype == np.int16 \
+        else 3 if half or align else 2
+    case = resize_case(op, x, size, align, half, size_input=index % 2,
+                       version=version)
+    case.inputs[0] = Input(x, quant=q)
+    case.outputs = [Output(dtype, quant=q)]
+    case.rtol = case.atol = 0.0
+    check_case(case)
+
+
+def test_resize_requantizing_rejected():
+    x = np.zeros((1, 2, 2, 1), np.int8)
+    case = resize_case("RESIZE_BILINEAR", x, (4, 4), False, False, version=2)
+    case.inputs[0] = Input(x, quant=(0.5, 1))
+    case.outputs = [Output(np.int8, quant=(0.25, 1))]
+    check_rejected(case, r"RESIZE_BILINEAR: input quantization \(0.5, 1\) "
+                         r"and output quantization \(0.25, 1\) must be equal")
+
+
 def test_resize_nearest_empty_size():
     # Nearest allows a zero size (an empty output); bilinear refuses it.
     x = normal(np.random.default_rng(13), (1, 2, 2, 3))
@@ -431,13 +463,13 @@ def test_resize_rejections():
     check_rejected(resize_case("RESIZE_BILINEAR", x, (4, 4), True, True),
                    r"RESIZE_BILINEAR: align_corners and half_pixel_centers "
                    r"cannot both be true", litert_accepts=False)
-    q = np.zeros((1, 2, 2, 1), np.int8)
+    q = np.zeros((1, 2, 2, 1), np.uint8)
     case = OpCase(op="RESIZE_NEAREST_NEIGHBOR", version=2,
                   inputs=[Input(q, quant=(0.5, 0)),
                           Const(np.array([4, 4], np.int32))],
                   params={},
-                  outputs=[Output(np.int8, (1, 4, 4, 1), quant=(0.5, 0))])
-    check_rejected(case, r"RESIZE_NEAREST_NEIGHBOR: input type INT8 is not "
+                  outputs=[Output(np.uint8, (1, 4, 4, 1), quant=(0.5, 0))])
+    check_rejected(case, r"RESIZE_NEAREST_NEIGHBOR: input type UINT8 is not "
                    r"supported", litert_accepts=True)
 
 
