@@ -16,9 +16,12 @@
  * (TFLite's reference integer kernel with float scales), and the clamp the
  * fused activation's quantized range.
  *
- * Every other variant the versions up to 13 add (uint8, hybrid, int16,
- * shuffled or sparse weights) is rejected in Prepare with a message naming
- * the types or the format.
+ * 16x8 (INT16 input and output with zero points 0, INT8 weights, INT64 or
+ * INT32 bias) is the same formula with an int64 (INT32 bias: int32) sum.
+ *
+ * Every other variant the versions up to 13 add (uint8, hybrid, shuffled
+ * or sparse weights) is rejected in Prepare with a message naming the
+ * types or the format.
  *
  * Fast path: one GEMM (m = batch, n = out_depth, k = in_depth) with the
  * weights as a transposed B. Constant weights are packed once in Prepare
@@ -67,8 +70,10 @@ typedef struct lg_fc_data {
   lg_nn_buffer weights;
   int temporaries[kNumTemporaries];
   size_t scratch_floats;
-  /* INT8 */
+  /* INT8 and 16x8 */
   bool quantized;
+  TfLiteType type;
+  bool wide_bias; /* INT64 bias */
   int32_t input_offset, weights_offset, output_offset;
   int32_t act_min, act_max;
   /* input_scale * weights_scale[o] / output_scale, per output channel */
@@ -165,22 +170,29 @@ static TfLiteStatus lg_fc_plan(TfLiteContext* context, TfLiteNode* node,
   return kTfLiteOk;
 }
 
-/* The INT8 signature: INT8 input, weights and output, INT32 bias. */
-static TfLiteStatus lg_fc_check_int8_types(TfLiteContext* context,
-                                           const TfLiteTensor* bias,
-                                           const TfLiteTensor* output) {
-  if (bias != NULL && bias->type != kTfLiteInt32) {
+/* The quantized signatures: INT8 input, weights and output with an INT32
+ * bias; INT16 input and output, INT8 weights, INT64 or INT32 bias. */
+static TfLiteStatus lg_fc_check_quantized_types(TfLiteContext* context,
+                                                const TfLiteTensor* input,
+                                                const TfLiteTensor* bias,
+                                                const TfLiteTensor* output) {
+  const bool wide = input->type == kTfLiteInt16;
+  if (bias != NULL && bias->type != kTfLiteInt32 &&
+      !(wide && bias->type == kTfLiteInt64)) {
     lg_kernel_log(context, LG_FC_OP,
-                  "bias type %s is not supported with INT8 weights (expected "
-                  "INT32)",
-                  TfLiteTypeGetName(bias->type));
+                  "bias type %s is not supported with %s input and INT8 "
+                  "weights (expected %s)",
+                  TfLiteTypeGetName(bias->type), TfLiteTypeGetName(input->type),
+                  wide ? "INT64 or INT32" : "INT32");
     return kTfLiteError;
   }
-  if (output->type != kTfLiteInt8) {
+  if (output->type != input->type) {
     lg_kernel_log(context, LG_FC_OP,
-                  "output type %s is not supported with INT8 input (expected "
-                  "INT8)",
-                  TfLiteTypeGetName(output->type));
+                  "output type %s is not supported with %s input (expected "
+                  "%s)",
+                  TfLiteTypeGetName(output->type),
+                  TfLiteTypeGetName(input->type),
+                  TfLiteTypeGetName(input->type));
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -195,13 +207,15 @@ static TfLiteStatus lg_fc_check_types(TfLiteContext* context,
     lg_kernel_log(context, LG_FC_OP, "sparse weights are not supported");
     return kTfLiteError;
   }
-  if (input->type == kTfLiteInt8 && weights->type == kTfLiteInt8) {
-    return lg_fc_check_int8_types(context, bias, output);
+  if ((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
+      weights->type == kTfLiteInt8) {
+    return lg_fc_check_quantized_types(context, input, bias, output);
   }
   if (input->type != kTfLiteFloat32 || weights->type != kTfLiteFloat32) {
     lg_kernel_log(context, LG_FC_OP,
                   "input type %s with weights type %s is not supported "
-                  "(expected FLOAT32 and FLOAT32, or INT8 and INT8)",
+                  "(expected FLOAT32 with FLOAT32 weights, or INT8 or INT16 "
+                  "with INT8 weights)",
                   TfLiteTypeGetName(input->type),
                   TfLiteTypeGetName(weights->type));
     return kTfLiteError;
@@ -300,12 +314,11 @@ static TfLiteIntArray* lg_fc_output_shape(const lg_fc_data* data,
   return shape;
 }
 
-/* INT8: offsets, per-channel multipliers and the activation's range. */
-static TfLiteStatus lg_fc_prepare_int8(TfLiteContext* context, lg_fc_data* data,
-                                       const TfLiteTensor* input,
-                                       const TfLiteTensor* weights,
-                                       const TfLiteTensor* output,
-                                       TfLiteFusedActivation activation) {
+/* Quantized: offsets, per-channel scales and the activation's range. */
+static TfLiteStatus lg_fc_prepare_quantized(
+    TfLiteContext* context, lg_fc_data* data, const TfLiteTensor* input,
+    const TfLiteTensor* weights, const TfLiteTensor* bias,
+    const TfLiteTensor* output, TfLiteFusedActivation activation) {
   lg_quant_layout in_q, w_q, out_q;
   TF_LITE_ENSURE_STATUS(
       lg_quant_tensor_read(context, LG_FC_OP, "input", input, &in_q));
@@ -331,6 +344,16 @@ static TfLiteStatus lg_fc_prepare_int8(TfLiteContext* context, lg_fc_data* data,
       return kTfLiteError;
     }
   }
+  if (input->type == kTfLiteInt16 &&
+      (in_q.zero_point0 != 0 || out_q.zero_point0 != 0)) {
+    lg_kernel_log(context, LG_FC_OP,
+                  "INT16 zero points must be 0 (input %d, output %d): INT16 "
+                  "quantization is symmetric",
+                  (int)in_q.zero_point0, (int)out_q.zero_point0);
+    return kTfLiteError;
+  }
+  data->type = input->type;
+  data->wide_bias = bias != NULL && bias->type == kTfLiteInt64;
   data->input_offset = -in_q.zero_point0;
   data->weights_offset = -w_q.zero_point0;
   data->output_offset = out_q.zero_point0;
@@ -346,7 +369,7 @@ static TfLiteStatus lg_fc_prepare_int8(TfLiteContext* context, lg_fc_data* data,
                                 (double)lg_quant_scale(&w_q, o) /
                                 (double)out_q.scale0;
   }
-  return lg_quant_activation_range(context, LG_FC_OP, activation, kTfLiteInt8,
+  return lg_quant_activation_range(context, LG_FC_OP, activation, input->type,
                                    out_q.scale0, out_q.zero_point0,
                                    &data->act_min, &data->act_max);
 }
@@ -388,13 +411,13 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   TF_LITE_ENSURE_STATUS(
       lg_fc_check_types(context, input, weights, bias, output));
-  data->quantized = input->type == kTfLiteInt8;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
   TF_LITE_ENSURE_STATUS(
       lg_fc_check_shapes(context, data, input, weights, bias, keep_num_dims));
   data->has_bias = bias != NULL;
   if (data->quantized) {
-    TF_LITE_ENSURE_STATUS(
-        lg_fc_prepare_int8(context, data, input, weights, output, activation));
+    TF_LITE_ENSURE_STATUS(lg_fc_prepare_quantized(context, data, input, weights,
+                                                  bias, output, activation));
   } else {
     TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
         context, LG_FC_OP, activation, &data->min, &data->max));
@@ -417,34 +440,50 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-/* INT8, TFLite's reference order: one int32 sum per output. */
-static void lg_fc_run_int8(const lg_fc_data* data, const int8_t* input,
-                           const int8_t* weights, const int32_t* bias,
-                           int8_t* output) {
-  const int depth = data->in_depth;
-  for (int b = 0; b < data->batch; ++b) {
-    const int8_t* x = input + (size_t)b * depth;
-    for (int o = 0; o < data->out_depth; ++o) {
-      const int8_t* w = weights + (size_t)o * depth;
-      int32_t acc = 0;
-      for (int i = 0; i < depth; ++i) {
-        acc += ((int32_t)w[i] + data->weights_offset) *
-               ((int32_t)x[i] + data->input_offset);
-      }
-      if (bias != NULL) acc += bias[o];
-      /* One rounding in double, half away from zero, as TFLite's reference
-       * integer kernel with float scales (and XNNPACK) computes; the
-       * fixed-point multiplier of its optimized builtin kernel rounds twice
-       * and differs on 21 of hello_world_int8's 256 inputs. */
-      acc =
-          lg_quant_round_to_int_double((double)acc * data->effective_scales[o]);
-      acc += data->output_offset;
-      if (acc < data->act_min) acc = data->act_min;
-      if (acc > data->act_max) acc = data->act_max;
-      output[(size_t)b * data->out_depth + o] = (int8_t)acc;
-    }
-  }
+/* One quantized output: the sum rounded once in double, half away from
+ * zero, as TFLite's reference integer kernel with float scales (and
+ * XNNPACK) computes (the fixed-point multiplier of its optimized builtin
+ * kernel rounds twice and differs on 21 of hello_world_int8's 256 inputs),
+ * offset and clamped. */
+static int32_t lg_fc_finish(const lg_fc_data* data, int64_t acc, int o) {
+  int32_t v =
+      lg_quant_round_to_int_double((double)acc * data->effective_scales[o]);
+  v += data->output_offset;
+  if (v < data->act_min) v = data->act_min;
+  if (v > data->act_max) v = data->act_max;
+  return v;
 }
+
+/* INT8 (int32 sums, TFLite's) and INT16 (int64 sums; with an INT32 bias
+ * TFLite sums in int32, whose wrap the cast reproduces), in TFLite's
+ * reference order. */
+#define LG_FC_QUANT_RUN(SUFFIX, T, ACC)                                   \
+  static void lg_fc_run_##SUFFIX(const lg_fc_data* data, const T* input,  \
+                                 const int8_t* weights, const void* bias, \
+                                 T* output) {                             \
+    const int depth = data->in_depth;                                     \
+    for (int b = 0; b < data->batch; ++b) {                               \
+      const T* x = input + (size_t)b * depth;                             \
+      for (int o = 0; o < data->out_depth; ++o) {                         \
+        const int8_t* w = weights + (size_t)o * depth;                    \
+        ACC acc = 0;                                                      \
+        for (int i = 0; i < depth; ++i) {                                 \
+          acc += ((ACC)w[i] + data->weights_offset) *                     \
+                 ((ACC)x[i] + data->input_offset);                        \
+        }                                                                 \
+        if (bias != NULL) {                                               \
+          acc += data->wide_bias ? (ACC)((const int64_t*)bias)[o]         \
+                                 : (ACC)((const int32_t*)bias)[o];        \
+        }                                                                 \
+        if (!data->wide_bias) acc = (int32_t)(uint32_t)(uint64_t)acc;     \
+        output[(size_t)b * data->out_depth + o] =                         \
+            (T)lg_fc_finish(data, acc, o);                                \
+      }                                                                   \
+    }                                                                     \
+  }
+
+LG_FC_QUANT_RUN(int8, int8_t, int32_t)
+LG_FC_QUANT_RUN(int16, int16_t, int64_t)
 
 static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_fc_data* data = node->user_data;
@@ -479,8 +518,14 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (data->quantized) {
-    lg_fc_run_int8(data, input->data.int8, weights->data.int8,
-                   bias != NULL ? bias->data.i32 : NULL, output->data.int8);
+    const void* bias_data = bias != NULL ? bias->data.data : NULL;
+    if (data->type == kTfLiteInt16) {
+      lg_fc_run_int16(data, input->data.i16, weights->data.int8, bias_data,
+                      output->data.i16);
+    } else {
+      lg_fc_run_int8(data, input->data.int8, weights->data.int8, bias_data,
+                     output->data.int8);
+    }
     return kTfLiteOk;
   }
 

@@ -152,6 +152,34 @@ def test_int8_fully_connected_large_multiplier():
                             in_q=(0.5, 10), out_q=(0.01, -7)))
 
 
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("bias", [None, np.int64])
+@pytest.mark.parametrize("act", ["NONE", "RELU6"])
+def test_int16x8_fully_connected(per_channel, bias, act):
+    """16x8 FULLY_CONNECTED: INT16 input and output (zero points 0), INT8
+    weights per tensor or per channel, INT64 bias or none; TFLite's
+    reference sums in int64 and rounds once in double."""
+    rng = np.random.default_rng(810 + per_channel)
+    batch, depth, units = 3, 29, 6
+    in_s, out_s = 2.7e-4, 9.1e-4
+    x = rng.integers(-32768, 32768, (batch, depth), dtype=np.int16)
+    x.reshape(-1)[:2] = [-32768, 32767]
+    w = rng.integers(-127, 128, (units, depth), dtype=np.int8)
+    scales = (rng.uniform(0.005, 0.05, units).astype(np.float32).tolist()
+              if per_channel else [0.02] * units)
+    w_q = (scales, [0] * units, 0) if per_channel else (0.02, 0)
+    inputs = [Input(x, quant=(in_s, 0)), Const(w, quant=w_q)]
+    if bias is not None:
+        b = rng.integers(-2_000_000, 2_000_000, units).astype(bias)
+        inputs.append(Const(b, quant=([in_s * v for v in scales],
+                                      [0] * units, 0)))
+    check_case(OpCase(op="FULLY_CONNECTED", version=7,
+                      inputs=inputs,
+                      params={"fused_activation_function": act},
+                      outputs=[Output(np.int16, quant=(out_s, 0))],
+                      rtol=0.0, atol=0.0))
+
+
 PERSON = shared_dir() / "models" / "tflite-micro" / "person_detect.tflite"
 
 
