@@ -85,6 +85,9 @@ typedef struct lg_unary_qparams {
   int identity_shift, alpha_shift;
   bool alpha_negative;
   int32_t act_min, act_max;
+  /* HARD_SWISH: 16-bit fixed-point multipliers and their exponents */
+  int16_t hs_output_multiplier, hs_reluish_multiplier;
+  int hs_output_exponent, hs_reluish_exponent;
 } lg_unary_qparams;
 
 typedef void (*lg_unary_f32_fn)(const float* in, float* out, int64_t n,
@@ -269,6 +272,92 @@ static int32_t lg_unary_q_leaky_relu(int32_t x, const lg_unary_qparams* p) {
                           p);
 }
 
+/* ---- INT8 HARD_SWISH, TFLite's 16-bit fixed-point reference ------------- */
+
+/* gemmlowp's 16-bit saturating rounding doubling high multiply. */
+static int16_t lg_hs_rounding_high_mul(int16_t a, int16_t b) {
+  if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
+  const int32_t ab = (int32_t)a * (int32_t)b;
+  const int32_t nudge = ab >= 0 ? (1 << 14) : 1 - (1 << 14);
+  return (int16_t)((ab + nudge) / (1 << 15));
+}
+
+/* TFLite's truncating (not rounding) variant for the final product. */
+static int16_t lg_hs_high_mul(int16_t a, int16_t b) {
+  if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
+  return (int16_t)(((int32_t)a * (int32_t)b) / (1 << 15));
+}
+
+/* gemmlowp's RoundingDivideByPOT on int16 values: the mask and threshold
+ * are int16 too (a mask of 16 or more bits truncates to -1). */
+static int16_t lg_hs_divide_by_pot(int16_t x, int exponent) {
+  const int16_t mask = (int16_t)((1LL << exponent) - 1);
+  const int16_t remainder = (int16_t)(x & mask);
+  const int16_t threshold = (int16_t)((mask >> 1) + (x < 0 ? 1 : 0));
+  return (int16_t)((x >> exponent) + (remainder > threshold ? 1 : 0));
+}
+
+static int16_t lg_hs_saturating_left_shift(int16_t v, int amount) {
+  const int64_t r = (int64_t)v * ((int64_t)1 << amount);
+  return (int16_t)(r > INT16_MAX ? INT16_MAX : (r < INT16_MIN ? INT16_MIN : r));
+}
+
+/* x * relu6(x + 3) / 6: the input at 2^7 times its scale; a "reluish"
+ * factor in [0, 1] from (x + 3) / 6 at scale 3/32768; their product
+ * rescaled to the output. */
+static int32_t lg_unary_q_hard_swish(int32_t x, const lg_unary_qparams* p) {
+  const int16_t value = (int16_t)(x - p->in_zp);
+  const int16_t hires = (int16_t)(value * (1 << 7));
+  const int16_t preshift_output =
+      lg_hs_rounding_high_mul(hires, p->hs_output_multiplier);
+  int16_t reluish = hires;
+  if (p->hs_reluish_exponent > 0) {
+    reluish = lg_hs_saturating_left_shift(reluish, p->hs_reluish_exponent - 1);
+  }
+  reluish = lg_hs_rounding_high_mul(reluish, p->hs_reluish_multiplier);
+  if (p->hs_reluish_exponent > 0) {
+    reluish = lg_hs_saturating_left_shift(reluish, 1);
+  }
+  if (p->hs_reluish_exponent < 0) {
+    reluish = lg_hs_divide_by_pot(reluish, -p->hs_reluish_exponent);
+  }
+  reluish = (int16_t)((reluish + (1 << 15)) >> 1);
+  const int16_t product = lg_hs_high_mul(reluish, preshift_output);
+  int16_t out = lg_hs_divide_by_pot(product, -p->hs_output_exponent);
+  out = (int16_t)(out + p->out_zp); /* int16 arithmetic, as TFLite's */
+  return out < -128 ? -128 : (out > 127 ? 127 : out);
+}
+
+/* TFLite's DownScaleInt32ToInt16Multiplier: the top 16 bits, rounded. */
+static int16_t lg_hs_multiplier16(int32_t m) {
+  if (m >= INT32_MAX - (1 << 15)) return INT16_MAX;
+  return (int16_t)((m + (1 << 15)) >> 16);
+}
+
+/* HARD_SWISH's fixed-point parameters from the scales (in float, as
+ * TFLite); the output rescale must not be above 1. */
+static TfLiteStatus lg_unary_hard_swish_params(TfLiteContext* context,
+                                               float in_scale, float out_scale,
+                                               lg_unary_qparams* p) {
+  const float hires_scale = (1.0f / 128.0f) * in_scale;
+  const float reluish_scale = 3.0f / 32768.0f;
+  int32_t m = 0;
+  lg_quantize_multiplier((double)(hires_scale / out_scale), &m,
+                         &p->hs_output_exponent);
+  p->hs_output_multiplier = lg_hs_multiplier16(m);
+  if (p->hs_output_exponent > 0) {
+    lg_kernel_log(context, "HARD_SWISH",
+                  "input scale %g over output scale %g is too large for "
+                  "TFLite's fixed-point kernel (at most 128)",
+                  (double)in_scale, (double)out_scale);
+    return kTfLiteError;
+  }
+  lg_quantize_multiplier((double)(hires_scale / reluish_scale), &m,
+                         &p->hs_reluish_exponent);
+  p->hs_reluish_multiplier = lg_hs_multiplier16(m);
+  return kTfLiteOk;
+}
+
 /* The float functions TFLite tabulates for INT8 (its LUT lambdas, in
  * float with libm's float functions). */
 static float lg_unary_lut_logistic(float x, const lg_unary_params* p) {
@@ -317,7 +406,8 @@ static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
                               NULL, lg_unary_q_relu, false, 0.0f, 1.0f},
     [LG_UNARY_ELU] = {"ELU", lg_unary_f32_elu, NULL, NULL,
                       .lut = lg_unary_lut_elu},
-    [LG_UNARY_HARD_SWISH] = {"HARD_SWISH", lg_unary_f32_hard_swish, NULL, NULL},
+    [LG_UNARY_HARD_SWISH] = {"HARD_SWISH", lg_unary_f32_hard_swish, NULL, NULL,
+                             lg_unary_q_hard_swish, false, -INFINITY, INFINITY},
     [LG_UNARY_LEAKY_RELU] = {"LEAKY_RELU", lg_unary_f32_leaky_relu, NULL, NULL,
                              lg_unary_q_leaky_relu, true, -INFINITY, INFINITY},
     [LG_UNARY_GELU] = {"GELU", lg_unary_f32_gelu, NULL, NULL,
@@ -468,6 +558,10 @@ static TfLiteStatus lg_unary_prepare_quantized(TfLiteContext* context,
   lg_quantize_multiplier((double)alpha_ratio, &p->alpha_multiplier,
                          &p->alpha_shift);
   lg_unary_q_range(data->op, input->type, &out_q, p);
+  if (data->op == &kLgUnaryOps[LG_UNARY_HARD_SWISH]) {
+    TF_LITE_ENSURE_STATUS(
+        lg_unary_hard_swish_params(context, in_q.scale0, out_q.scale0, p));
+  }
   if (input->type == kTfLiteInt8) {
     for (int v = -128; v < 128; ++v) {
       data->table[v + 128] = (int8_t)data->op->q(v, p);

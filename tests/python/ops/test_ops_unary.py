@@ -246,6 +246,31 @@ def test_lut_activation_int8(op, version, params, out_q, in_q):
     (check_case_builtin if op in BUILTIN_ONLY_OPS else check_case)(case)
 
 
+@pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
+                                        ((0.021, 17), (0.0031, -100)),
+                                        ((0.11, -128), (0.2, 40)),
+                                        ((0.08, 5), (0.6, -128)),
+                                        ((0.0004, 0), (0.001, 10))])
+def test_hard_swish_int8(in_q, out_q):
+    """INT8 HARD_SWISH (version 1) for every input value: TFLite's 16-bit
+    fixed-point reference (hi-res input, "reluish" factor, truncating
+    product), bit for bit, with the output's scale above, below and far
+    from the input's."""
+    x = np.arange(-128, 128, dtype=np.int8).reshape(16, 16)
+    check_case(OpCase(op="HARD_SWISH", inputs=[Input(x, quant=in_q)],
+                      outputs=[Output(np.int8, quant=out_q)],
+                      rtol=0.0, atol=0.0))
+
+
+def test_hard_swish_int8_scale_ratio_rejected():
+    """TFLite requires input scale / output scale <= 128."""
+    x = np.array([1, 2], np.int8)
+    check_rejected(OpCase(op="HARD_SWISH", inputs=[Input(x, quant=(1.0, 0))],
+                          outputs=[Output(np.int8, quant=(0.001, 0))]),
+                   match=r"HARD_SWISH: input scale 1 over output scale "
+                         r"0.001 is too large", litert_accepts=False)
+
+
 @pytest.mark.parametrize("alpha", [0.2, -0.5, 1.5, 0.0])
 @pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
                                         ((0.021, 17), (0.034, -100))])
