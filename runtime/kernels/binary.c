@@ -130,6 +130,24 @@ static inline int32_t lg_add_pot16(int32_t a, int32_t b, int sign,
   return lg_clamp_i32(sign > 0 ? x + y : x - y, p);
 }
 
+/* INT8 SQUARED_DIFFERENCE as TFLite's: both inputs brought to
+ * 2 * max(scale) with 7 bits of headroom, the difference squared (at most
+ * 255^2 * 2^14, within int32) and rescaled to the output. */
+static inline int32_t lg_sqdiff_q(int32_t a, int32_t b,
+                                  const lg_binary_params* p) {
+  const int32_t x = lg_multiply_by_quantized_multiplier(
+      (a + p->in1_offset) * (1 << p->left_shift), p->in1_multiplier,
+      p->in1_shift);
+  const int32_t y = lg_multiply_by_quantized_multiplier(
+      (b + p->in2_offset) * (1 << p->left_shift), p->in2_multiplier,
+      p->in2_shift);
+  const int32_t d = x - y;
+  const int32_t q = lg_multiply_by_quantized_multiplier(
+                        d * d, p->out_multiplier, p->out_shift) +
+                    p->out_offset;
+  return lg_clamp_i32(q, p);
+}
+
 /* INT16 products of two int16 values stay within int32: |a * b| <= 2^30
  * (TFLite requires zero points 0 for INT16, so the offsets are 0). */
 static inline int32_t lg_mul_q(int32_t a, int32_t b,
@@ -192,6 +210,7 @@ LG_BINARY_ROW(lg_div_f32, float, float, lg_clamp_f32(a / b, p))
 LG_BINARY_ROW(lg_div_i32_row, int32_t, int32_t,
               lg_clamp_i32(lg_div_i32(a, b), p))
 LG_BINARY_ROW(lg_sqdiff_f32, float, float, lg_squared_difference_f32(a, b))
+LG_BINARY_ROW(lg_sqdiff_i8, int8_t, int8_t, lg_sqdiff_q(a, b, p))
 LG_BINARY_ROW(lg_sqdiff_i32, int32_t, int32_t, lg_squared_difference_i32(a, b))
 LG_BINARY_ROW(lg_max_f32, float, float, a > b ? a : b)
 LG_BINARY_ROW(lg_max_i32, int32_t, int32_t, a > b ? a : b)
@@ -391,6 +410,37 @@ static void lg_binary_params_add_general(const lg_quant_layout* q1,
       &params->out_multiplier, &params->out_shift);
 }
 
+/* SQUARED_DIFFERENCE: squared_difference.cc's Prepare (2 * max(scale) in
+ * float, as TFLite computes it). Its output rescale must stay below 1:
+ * TFLite aborts above it. */
+static TfLiteStatus lg_binary_params_sqdiff(TfLiteContext* context,
+                                            const lg_binary_op* op,
+                                            const lg_quant_layout* q1,
+                                            const lg_quant_layout* q2,
+                                            const lg_quant_layout* qo,
+                                            lg_binary_params* params) {
+  params->left_shift = 7;
+  const double twice_max =
+      (double)(2.0f * (q1->scale0 > q2->scale0 ? q1->scale0 : q2->scale0));
+  const double out_real =
+      twice_max * twice_max / (double)((float)(1 << 14) * qo->scale0);
+  if (!(out_real < 1.0)) {
+    lg_kernel_log(context, op->name,
+                  "output scale %g is too small for the input scales %g and "
+                  "%g (TFLite's rescale (2 * max input scale)^2 / 2^14 / "
+                  "output scale = %g must be below 1)",
+                  (double)qo->scale0, (double)q1->scale0, (double)q2->scale0,
+                  out_real);
+    return kTfLiteError;
+  }
+  lg_quantize_multiplier((double)q1->scale0 / twice_max,
+                         &params->in1_multiplier, &params->in1_shift);
+  lg_quantize_multiplier((double)q2->scale0 / twice_max,
+                         &params->in2_multiplier, &params->in2_shift);
+  lg_quantize_multiplier(out_real, &params->out_multiplier, &params->out_shift);
+  return kTfLiteOk;
+}
+
 /* INT8 and INT16: TFLite's quantized parameters (ADD / SUB: add.cc's and
  * sub.cc's Prepare; MUL: the scales' product over the output scale) and
  * the activation's quantized range. INT16 is symmetric: every zero point
@@ -422,6 +472,9 @@ static TfLiteStatus lg_binary_params_quantized(
          lg_binary_pot_scale_option(op, builtin_data) && all_pot;
   if (*pot) {
     TF_LITE_ENSURE_STATUS(lg_binary_params_pot16(context, op, log2s, params));
+  } else if (op->builtin_code == kTfLiteBuiltinSquaredDifference) {
+    TF_LITE_ENSURE_STATUS(
+        lg_binary_params_sqdiff(context, op, &q[0], &q[1], &q[2], params));
   } else if (op->builtin_code == kTfLiteBuiltinMul) {
     lg_quantize_multiplier(
         (double)q[0].scale0 * (double)q[1].scale0 / (double)q[2].scale0,
@@ -641,9 +694,10 @@ static const lg_binary_op kDiv = {
 static const lg_binary_op kSquaredDifference = {
     .name = "SQUARED_DIFFERENCE",
     .builtin_code = kTfLiteBuiltinSquaredDifference,
-    .types = "FLOAT32 or INT32",
+    .types = "FLOAT32, INT32 or INT8",
     .f32 = lg_sqdiff_f32,
     .i32 = lg_sqdiff_i32,
+    .i8 = lg_sqdiff_i8,
 };
 static const lg_binary_op kMaximum = {
     .name = "MAXIMUM",

@@ -322,6 +322,44 @@ static int32_t lg_fixed_one_over_one_plus(int32_t a) {
   return lg_fixed_saturating_shift_left(x, 1); /* x / 2, Q1 -> Q0 */
 }
 
+void lg_fixed_inv_sqrt(int32_t input, int32_t* multiplier, int* shift) {
+  if (input <= 1) { /* 0 is taken as 1, as TFLite does */
+    *multiplier = INT32_MAX;
+    *shift = 0;
+    return;
+  }
+  int right_shift = 11;
+  while (input >= (1 << 29)) {
+    input /= 4;
+    ++right_shift;
+  }
+  /* Normalize to [2^27, 2^29) by an even left shift. */
+  int leading_zeros = 0;
+  while (!((uint32_t)input & (0x80000000u >> leading_zeros))) ++leading_zeros;
+  const int pairs = (leading_zeros - 1) / 2 - 1;
+  right_shift -= pairs;
+  input <<= 2 * pairs;
+  /* Newton-Raphson for 1/sqrt in Q3 (3 integer bits), from x = 1. */
+  const int32_t q3_input = input >> 1;
+  const int32_t q3_half_input = lg_fixed_divide_by_pot(q3_input, 1);
+  const int32_t q3_three_halves = (1 << 28) + (1 << 27);
+  int32_t x = 1 << 28;
+  for (int i = 0; i < 5; ++i) {
+    const int32_t x3 = lg_fixed_saturating_shift_left(
+        lg_fixed_mul(lg_fixed_mul(x, x), x), 6); /* Q9 -> Q3 */
+    const int32_t diff = (int32_t)((uint32_t)lg_fixed_mul(q3_three_halves, x) -
+                                   (uint32_t)lg_fixed_mul(q3_half_input, x3));
+    x = lg_fixed_saturating_shift_left(diff, 3); /* Q6 -> Q3 */
+  }
+  x = lg_fixed_mul(x, 1518500250); /* times sqrt(2) / 2 */
+  if (right_shift < 0) {
+    x = (int32_t)((uint32_t)x << -right_shift);
+    right_shift = 0;
+  }
+  *multiplier = x;
+  *shift = -right_shift;
+}
+
 int32_t lg_fixed_reciprocal_q12(int32_t x, int* num_bits_over_unit) {
   int headroom_plus_one = 0;
   while (headroom_plus_one < 32 &&

@@ -113,6 +113,11 @@ int32_t lg_fixed_mul(int32_t a, int32_t b);
 int32_t lg_fixed_divide_by_pot(int32_t x, int exponent);
 /* exp(a) for a Q5 value a <= 0, as a Q0 value (exp_on_negative_values). */
 int32_t lg_fixed_exp_on_negative_q5(int32_t a);
+/* 1 / sqrt(input) for input >= 0 (0 and 1 give the largest multiplier)
+ * as a (multiplier, shift) pair for lg_multiply_by_quantized_multiplier
+ * (positive shift: left), TFLite's GetInvSqrtQuantizedMultiplierExp: the
+ * input normalized by powers of 4, five Newton-Raphson steps in Q3. */
+void lg_fixed_inv_sqrt(int32_t input, int32_t* multiplier, int* shift);
 /* The reciprocal of a Q12 sum as TFLite's GetReciprocal: a Q0 scale and
  * the number of bits the sum has above 1.0. */
 int32_t lg_fixed_reciprocal_q12(int32_t x, int* num_bits_over_unit);

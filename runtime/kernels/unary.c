@@ -109,6 +109,8 @@ typedef struct lg_unary_op {
    * lut_scale > 0: the output scale TFLite requires. */
   lg_unary_lut_fn lut;
   float lut_scale;
+  /* Quantized inputs below the zero point are an error in Invoke. */
+  bool q_positive;
 } lg_unary_op;
 
 typedef struct lg_unary_data {
@@ -328,6 +330,26 @@ static int32_t lg_unary_q_hard_swish(int32_t x, const lg_unary_qparams* p) {
   return out < -128 ? -128 : (out > 127 ? 127 : out);
 }
 
+/* INT8 RSQRT as TFLite's: 1/sqrt of the integer value x - in_zp in fixed
+ * point (lg_fixed_inv_sqrt), taken to 2^20 times its value, then rescaled
+ * by 1 / (sqrt(input scale) * output scale) and offset; 0 gives the
+ * largest output. Values below the zero point are refused in Invoke. */
+static int32_t lg_unary_q_rsqrt(int32_t x, const lg_unary_qparams* p) {
+  enum { kShift = 20 };
+  const int32_t value = x - p->in_zp;
+  if (value <= 0) return 127;
+  int32_t m = 0;
+  int shift = 0;
+  lg_fixed_inv_sqrt(value, &m, &shift);
+  const int32_t scaled =
+      lg_multiply_by_quantized_multiplier(1, m, shift + kShift);
+  const int32_t out =
+      lg_multiply_by_quantized_multiplier(scaled, p->identity_multiplier,
+                                          p->identity_shift - kShift) +
+      p->out_zp;
+  return out < -128 ? -128 : (out > 127 ? 127 : out);
+}
+
 /* TFLite's DownScaleInt32ToInt16Multiplier: the top 16 bits, rounded. */
 static int16_t lg_hs_multiplier16(int32_t m) {
   if (m >= INT32_MAX - (1 << 15)) return INT16_MAX;
@@ -380,7 +402,9 @@ static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
     [LG_UNARY_EXP] = {"EXP", lg_unary_f32_exp, NULL, NULL},
     [LG_UNARY_LOG] = {"LOG", lg_unary_f32_log, NULL, NULL},
     [LG_UNARY_SQRT] = {"SQRT", lg_unary_f32_sqrt, NULL, NULL},
-    [LG_UNARY_RSQRT] = {"RSQRT", lg_unary_f32_rsqrt, NULL, NULL},
+    [LG_UNARY_RSQRT] = {"RSQRT", lg_unary_f32_rsqrt, NULL, NULL,
+                        lg_unary_q_rsqrt, false, -INFINITY, INFINITY,
+                        .q_positive = true},
     [LG_UNARY_SQUARE] = {"SQUARE", lg_unary_f32_square, NULL, NULL},
     [LG_UNARY_ABS] = {"ABS", lg_unary_f32_abs, lg_unary_abs_i32, NULL},
     [LG_UNARY_NEG] = {"NEG", lg_unary_f32_neg, lg_unary_neg_i32,
@@ -558,6 +582,11 @@ static TfLiteStatus lg_unary_prepare_quantized(TfLiteContext* context,
   lg_quantize_multiplier((double)alpha_ratio, &p->alpha_multiplier,
                          &p->alpha_shift);
   lg_unary_q_range(data->op, input->type, &out_q, p);
+  if (data->op == &kLgUnaryOps[LG_UNARY_RSQRT]) {
+    /* 1 / (sqrt(input scale) * output scale), the product in float. */
+    lg_quantize_multiplier(1.0 / (double)(sqrtf(in_q.scale0) * out_q.scale0),
+                           &p->identity_multiplier, &p->identity_shift);
+  }
   if (data->op == &kLgUnaryOps[LG_UNARY_HARD_SWISH]) {
     TF_LITE_ENSURE_STATUS(
         lg_unary_hard_swish_params(context, in_q.scale0, out_q.scale0, p));
@@ -655,6 +684,24 @@ static void lg_unary_task(void* ctx, int index) {
                  total * (index + 1) / job->num_tasks);
 }
 
+/* RSQRT's quantized input must not lie below the zero point (TFLite checks
+ * every element before computing). */
+static TfLiteStatus lg_unary_check_positive(TfLiteContext* context,
+                                            const lg_unary_data* data,
+                                            const TfLiteTensor* input) {
+  const int8_t* in = input->data.int8;
+  for (int64_t i = 0; i < data->count; ++i) {
+    if (in[i] < data->qparams.in_zp) {
+      lg_kernel_log(context, data->op->name,
+                    "input element %lld is %d, below the zero point %d: the "
+                    "op is only defined for non-negative values",
+                    (long long)i, (int)in[i], (int)data->qparams.in_zp);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_unary_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_unary_data* data = node->user_data;
   if (data == NULL || !data->prepared) {
@@ -679,6 +726,9 @@ static TfLiteStatus lg_unary_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (input->data.data == NULL || output->data.data == NULL) {
     lg_kernel_log(context, name, "a tensor has no data");
     return kTfLiteError;
+  }
+  if (data->op->q_positive && data->type == kTfLiteInt8) {
+    TF_LITE_ENSURE_STATUS(lg_unary_check_positive(context, data, input));
   }
   lg_unary_job job = {.data = data,
                       .input = input->data.data,

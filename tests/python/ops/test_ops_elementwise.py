@@ -456,6 +456,37 @@ def test_int8_mul_rescale_above_one():
                       rtol=0.0, atol=0.0))
 
 
+@pytest.mark.parametrize("shape1,shape2,q1,q2,qo", [
+    ((2, 3, 4, 5), (2, 3, 4, 5), (0.05, -3), (0.07, 10), (0.5, -128)),
+    ((1, 4, 4, 8), (8,), (0.5, 0), (0.02, -128), (4.0, -100)),
+    ((3, 1, 6), (1, 5, 1), (0.011, 127), (0.013, -128), (0.002, -128)),
+])
+def test_int8_squared_difference(shape1, shape2, q1, q2, qo):
+    """INT8 SQUARED_DIFFERENCE (version 2), bit for bit with LiteRT's
+    reference: inputs at 2 * max(scale) with 7 bits of headroom, squared,
+    rescaled; broadcasting."""
+    rng = np.random.default_rng(2600 + shape1[-1])
+    a = rng.integers(-128, 128, shape1, dtype=np.int8)
+    b = rng.integers(-128, 128, shape2, dtype=np.int8)
+    check_case(OpCase(op="SQUARED_DIFFERENCE", version=2,
+                      inputs=[Input(a, quant=q1), Input(b, quant=q2)],
+                      outputs=[Output(np.int8, quant=qo)],
+                      output_shapes=[np.broadcast_shapes(shape1, shape2)],
+                      rtol=0.0, atol=0.0))
+
+
+def test_int8_squared_difference_output_scale_rejected():
+    """TFLite aborts when the output rescale reaches 1; litegpu refuses it
+    in Prepare."""
+    a = np.array([1, 2, 3], np.int8)
+    check_rejected(OpCase(op="SQUARED_DIFFERENCE", version=2,
+                          inputs=[Input(a, quant=(1.0, 0)),
+                                  Input(a, quant=(1.0, 0))],
+                          outputs=[Output(np.int8, quant=(1e-4, 0))]),
+                   match=r"SQUARED_DIFFERENCE: output scale 0.0001 is too "
+                         r"small for the input scales 1 and 1")
+
+
 INT16_VERSION = {"ADD": 3, "SUB": 5, "MUL": 4}
 
 
@@ -560,7 +591,7 @@ def test_int16_power_of_two_both_shifted_rejected():
     ("ADD", 1, np.uint8), ("ADD", 4, np.int64),
     ("SUB", 4, np.int64),
     ("MUL", 5, np.int64), ("DIV", 1, np.uint8),
-    ("SQUARED_DIFFERENCE", 2, np.int8), ("MAXIMUM", 2, np.int8),
+    ("SQUARED_DIFFERENCE", 2, np.uint8), ("MAXIMUM", 2, np.int8),
     ("MINIMUM", 1, np.uint8),
 ])
 def test_other_types_rejected_by_name(op, version, dtype):

@@ -271,6 +271,40 @@ def test_hard_swish_int8_scale_ratio_rejected():
                          r"0.001 is too large", litert_accepts=False)
 
 
+@pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
+                                        ((0.021, -128), (0.031, -100)),
+                                        ((0.9, 0), (0.004, -128)),
+                                        ((0.0004, 100), (0.6, 5))])
+def test_rsqrt_int8(in_q, out_q):
+    """INT8 RSQRT (version 2) for every input value from the zero point up:
+    TFLite's fixed-point inverse square root (five Newton-Raphson steps)
+    and rescale, bit for bit; the zero point itself gives 127."""
+    x = np.arange(in_q[1], 128, dtype=np.int8)
+    check_case(OpCase(op="RSQRT", version=2, inputs=[Input(x, quant=in_q)],
+                      outputs=[Output(np.int8, quant=out_q)],
+                      rtol=0.0, atol=0.0))
+
+
+def test_rsqrt_int8_below_zero_point_fails_invoke():
+    """A value below the zero point is negative: LiteRT and litegpu fail
+    Invoke, litegpu naming the element."""
+    import litegpu_ctypes as lg
+    x = np.array([5, 9, 2, 7], np.int8)
+    case = OpCase(op="RSQRT", version=2, inputs=[Input(x, quant=(0.1, 3))],
+                  outputs=[Output(np.int8, quant=(0.1, 0))])
+    with oh._CaseRun(case) as run:
+        run.build()
+        lib = lg.load_library()
+        with lg.Model.from_file(lib, str(run.model)) as model, \
+                lg.Interpreter(lib, model) as interp:
+            interp.allocate_tensors()
+            interp.input(0).copy_from(x)
+            with pytest.raises(lg.LiteGpuError,
+                               match=r"RSQRT: input element 2 is 2, below "
+                                     r"the zero point 3"):
+                interp.invoke()
+
+
 @pytest.mark.parametrize("alpha", [0.2, -0.5, 1.5, 0.0])
 @pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
                                         ((0.021, 17), (0.034, -100))])
