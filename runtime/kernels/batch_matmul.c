@@ -2,8 +2,15 @@
  * where x is lhs (or its last two dims transposed with adj_x) and y is rhs
  * (transposed with adj_y). Ranks 2..5; the leading (batch) dims broadcast
  * numpy-style after both shapes are extended with leading 1s to the larger
- * rank, which is the output's. The int8 and int16 variants (versions 2, 3)
- * and the hybrid one (4) are rejected in Prepare with the type's name.
+ * rank, which is the output's.
+ *
+ * INT8 (version 2) and INT16 (version 3, zero points 0) are TFLite's
+ * reference kernel bit for bit: sum_p (x - x_zp)(y - y_zp) in int32
+ * (INT16: int64), rescaled by lhs_scale * rhs_scale / output_scale (the
+ * scales' product in float) with the fixed-point multiplier (INT16: its
+ * int64 variant), offset and clamped to the type. The hybrid variant
+ * (float lhs, INT8 rhs: version 4) is rejected in Prepare with the type's
+ * name.
  *
  * Fast path: one GEMM per output batch; the transposes are free (they are
  * strides of the GEMM's operands). A constant rhs is packed once in Prepare
@@ -24,6 +31,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/nn.h"
+#include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -57,6 +65,13 @@ typedef struct lg_bmm_data {
   int temporaries[kNumTemporaries];
   size_t scratch_floats;
   int64_t lhs_elements, rhs_elements, output_elements;
+  /* INT8 / INT16 */
+  bool quantized;
+  TfLiteType type;
+  int32_t lhs_offset, rhs_offset, output_offset;
+  int32_t multiplier;
+  int shift;
+  int32_t out_min, out_max;
 } lg_bmm_data;
 
 /* Whole GEMMs split over tasks by batch. */
@@ -145,6 +160,18 @@ static TfLiteStatus lg_bmm_check_types(TfLiteContext* context,
                                        const TfLiteTensor* lhs,
                                        const TfLiteTensor* rhs,
                                        const TfLiteTensor* output) {
+  if (lhs->type == kTfLiteInt8 || lhs->type == kTfLiteInt16) {
+    if (rhs->type != lhs->type || output->type != lhs->type) {
+      lg_kernel_log(context, LG_BMM_OP,
+                    "%s lhs with rhs %s and output %s is not supported "
+                    "(expected all three %s)",
+                    TfLiteTypeGetName(lhs->type), TfLiteTypeGetName(rhs->type),
+                    TfLiteTypeGetName(output->type),
+                    TfLiteTypeGetName(lhs->type));
+      return kTfLiteError;
+    }
+    return kTfLiteOk;
+  }
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_BMM_OP, "lhs", lhs));
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_BMM_OP, "rhs", rhs));
   return lg_nn_check_float(context, LG_BMM_OP, "output", output);
@@ -284,6 +311,44 @@ static TfLiteStatus lg_bmm_plan(TfLiteContext* context, TfLiteNode* node,
   return kTfLiteOk;
 }
 
+/* INT8 / INT16: offsets, the rescale and the type's range. */
+static TfLiteStatus lg_bmm_prepare_quantized(TfLiteContext* context,
+                                             lg_bmm_data* data,
+                                             const TfLiteTensor* lhs,
+                                             const TfLiteTensor* rhs,
+                                             const TfLiteTensor* output) {
+  lg_quant_layout lq, rq, oq;
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, LG_BMM_OP, "lhs", lhs, &lq));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, LG_BMM_OP, "rhs", rhs, &rq));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, LG_BMM_OP, "output", output, &oq));
+  if (lhs->type == kTfLiteInt16 &&
+      (lq.zero_point0 != 0 || rq.zero_point0 != 0 || oq.zero_point0 != 0)) {
+    lg_kernel_log(context, LG_BMM_OP,
+                  "INT16 zero points must be 0 (lhs %d, rhs %d, output %d): "
+                  "INT16 quantization is symmetric",
+                  (int)lq.zero_point0, (int)rq.zero_point0,
+                  (int)oq.zero_point0);
+    return kTfLiteError;
+  }
+  data->type = lhs->type;
+  data->lhs_offset = -lq.zero_point0;
+  data->rhs_offset = -rq.zero_point0;
+  data->output_offset = oq.zero_point0;
+  lg_quantize_multiplier((double)(lq.scale0 * rq.scale0) / (double)oq.scale0,
+                         &data->multiplier, &data->shift);
+  if (lhs->type == kTfLiteInt16 && data->shift > 14) {
+    lg_kernel_log(context, LG_BMM_OP,
+                  "the rescale lhs scale x rhs scale / output scale is above "
+                  "2^14");
+    return kTfLiteError;
+  }
+  lg_quant_type_range(lhs->type, &data->out_min, &data->out_max);
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_bmm_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_bmm_data* data = node->user_data;
   if (data == NULL) {
@@ -311,7 +376,13 @@ static TfLiteStatus lg_bmm_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(lg_bmm_sizes(context, data));
   data->lhs_elements = lg_kernel_num_elements(lhs);
   data->rhs_elements = lg_kernel_num_elements(rhs);
-  TF_LITE_ENSURE_STATUS(lg_bmm_plan(context, node, data));
+  data->quantized = lhs->type == kTfLiteInt8 || lhs->type == kTfLiteInt16;
+  if (data->quantized) {
+    TF_LITE_ENSURE_STATUS(
+        lg_bmm_prepare_quantized(context, data, lhs, rhs, output));
+  } else {
+    TF_LITE_ENSURE_STATUS(lg_bmm_plan(context, node, data));
+  }
 
   TfLiteIntArray* shape = TfLiteIntArrayCreate(data->geo.rank);
   if (shape == NULL) {
@@ -345,6 +416,48 @@ static lg_gemm lg_bmm_batch_gemm(const lg_bmm_data* data, const float* lhs,
   }
   return gemm;
 }
+
+/* Quantized products for element type T with accumulator ACC. */
+#define LG_BMM_QUANT(SUFFIX, T, ACC)                                           \
+  static void lg_bmm_run_##SUFFIX(const lg_bmm_data* d, const T* lhs,          \
+                                  const T* rhs, T* output) {                   \
+    const lg_batch_matmul_geometry* g = &d->geo;                               \
+    const int m = d->m, n = d->n, k = d->k;                                    \
+    for (int b = 0; b < d->batches; ++b) {                                     \
+      size_t lb, rb;                                                           \
+      lg_bmm_batch_offsets(g, b, &lb, &rb);                                    \
+      const T* x = lhs + lb * (size_t)m * k;                                   \
+      const T* y = rhs + rb * (size_t)k * n;                                   \
+      T* out = output + (size_t)b * m * n;                                     \
+      for (int i = 0; i < m; ++i) {                                            \
+        for (int j = 0; j < n; ++j) {                                          \
+          ACC total = 0;                                                       \
+          for (int p = 0; p < k; ++p) {                                        \
+            const ACC xv =                                                     \
+                g->adj_x ? x[(size_t)p * m + i] : x[(size_t)i * k + p];        \
+            const ACC yv =                                                     \
+                g->adj_y ? y[(size_t)j * k + p] : y[(size_t)p * n + j];        \
+            total += (xv + d->lhs_offset) * (yv + d->rhs_offset);              \
+          }                                                                    \
+          int32_t v = lg_bmm_rescale_##SUFFIX(d, total) + d->output_offset;    \
+          v = v < d->out_min ? d->out_min : (v > d->out_max ? d->out_max : v); \
+          out[(size_t)i * n + j] = (T)v;                                       \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+static inline int32_t lg_bmm_rescale_i8(const lg_bmm_data* d, int32_t total) {
+  return lg_multiply_by_quantized_multiplier(total, d->multiplier, d->shift);
+}
+
+static inline int32_t lg_bmm_rescale_i16(const lg_bmm_data* d, int64_t total) {
+  return lg_multiply_by_quantized_multiplier_int64(total, d->multiplier,
+                                                   d->shift);
+}
+
+LG_BMM_QUANT(i8, int8_t, int32_t)
+LG_BMM_QUANT(i16, int16_t, int64_t)
 
 static void lg_bmm_task(void* ctx, int index) {
   const lg_bmm_job* job = ctx;
@@ -384,6 +497,14 @@ static TfLiteStatus lg_bmm_invoke(TfLiteContext* context, TfLiteNode* node) {
       (data->k > 0 && (lhs->data.f == NULL || rhs->data.f == NULL))) {
     lg_kernel_log(context, LG_BMM_OP, "a tensor has no data");
     return kTfLiteError;
+  }
+  if (data->quantized) {
+    if (data->type == kTfLiteInt16) {
+      lg_bmm_run_i16(data, lhs->data.i16, rhs->data.i16, output->data.i16);
+    } else {
+      lg_bmm_run_i8(data, lhs->data.int8, rhs->data.int8, output->data.int8);
+    }
+    return kTfLiteOk;
   }
   float* scratch = lg_nn_temporary(context, node, LG_BMM_OP, kScratchTemporary,
                                    data->scratch_floats);

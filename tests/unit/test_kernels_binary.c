@@ -47,7 +47,8 @@ static const op_info kOps[NUM_OPS] = {
     [DIV] = {"DIV", lg_register_DIV, kTfLiteBuiltinDiv, true, 1, 2,
              "FLOAT32 or INT32"},
     [SQD] = {"SQUARED_DIFFERENCE", lg_register_SQUARED_DIFFERENCE,
-             kTfLiteBuiltinSquaredDifference, false, 1, 2, "FLOAT32 or INT32"},
+             kTfLiteBuiltinSquaredDifference, false, 1, 2,
+             "FLOAT32, INT32 or INT8"},
     [MAX] = {"MAXIMUM", lg_register_MAXIMUM, kTfLiteBuiltinMaximum, false, 1, 4,
              "FLOAT32, INT32 or INT64"},
     [MIN] = {"MINIMUM", lg_register_MINIMUM, kTfLiteBuiltinMinimum, false, 1, 4,
@@ -519,13 +520,15 @@ static void test_type_errors(void** state) {
   char text[160];
   for (int op = 0; op < NUM_OPS; ++op) {
     const bool has_i64 = op == MAX || op == MIN;
-    /* INT8 and INT16 ADD, SUB and MUL are computed (quantized: without
-     * quantization parameters they fail naming the tensor). */
-    const bool has_i8 = op == ADD || op == SUB || op == MUL;
+    /* INT8 and INT16 ADD, SUB and MUL and INT8 SQUARED_DIFFERENCE are
+     * computed (quantized: without quantization parameters they fail naming
+     * the tensor). */
+    const bool has_i8 = op == ADD || op == SUB || op == MUL || op == SQD;
+    const bool has_i16 = op == ADD || op == SUB || op == MUL;
     for (int i = 0; i < EW_ARRAY_SIZE(rejected); ++i) {
       if (rejected[i] == kTfLiteInt64 && has_i64) continue;
-      if ((rejected[i] == kTfLiteInt8 || rejected[i] == kTfLiteInt16) &&
-          has_i8) {
+      if ((rejected[i] == kTfLiteInt8 && has_i8) ||
+          (rejected[i] == kTfLiteInt16 && has_i16)) {
         snprintf(text, sizeof(text),
                  "input 0 tensor '(unnamed)' (%s) has no quantization",
                  TfLiteTypeGetName(rejected[i]));

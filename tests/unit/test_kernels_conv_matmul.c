@@ -601,9 +601,11 @@ static void test_bmm_rejections(void** state) {
     const char* message;
   } types[] = {
       {0, kTfLiteInt8,
-       "BATCH_MATMUL: lhs type INT8 is not supported "
-       "(expected FLOAT32)"},
-      {0, kTfLiteInt16, "BATCH_MATMUL: lhs type INT16 is not supported"},
+       "BATCH_MATMUL: INT8 lhs with rhs FLOAT32 and output FLOAT32 is not "
+       "supported (expected all three INT8)"},
+      {0, kTfLiteInt16,
+       "BATCH_MATMUL: INT16 lhs with rhs FLOAT32 and output FLOAT32 is not "
+       "supported"},
       {1, kTfLiteInt8, "BATCH_MATMUL: rhs type INT8 is not supported"},
       {2, kTfLiteInt32, "BATCH_MATMUL: output type INT32 is not supported"},
   };

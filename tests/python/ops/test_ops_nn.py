@@ -699,13 +699,41 @@ def test_batch_matmul_bad_shapes_rejected(ls, rs, match):
                    match=match)
 
 
-def test_batch_matmul_int8_rejected():
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+@pytest.mark.parametrize("lhs_shape,rhs_shape,adj_x,adj_y", [
+    ((3, 5), (5, 4), False, False),
+    ((2, 1, 4, 7), (3, 7, 6), False, False),   # broadcast batch dims
+    ((2, 16, 16), (2, 16, 16), False, True),   # attention's Q K^T
+    ((4, 9, 3), (4, 9, 5), True, False),
+])
+def test_batch_matmul_quantized(dtype, lhs_shape, rhs_shape, adj_x, adj_y):
+    """INT8 (version 2) and INT16 (version 3) BATCH_MATMUL, bit for bit with
+    LiteRT's reference: offsets, the fixed-point rescale (INT16: int64),
+    broadcast batches and both adjoints; a constant rhs too."""
+    rng = np.random.default_rng(2700 + lhs_shape[-1] + rhs_shape[-1])
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max + 1, lhs_shape, dtype=dtype)
+    y = rng.integers(info.min, info.max + 1, rhs_shape, dtype=dtype)
+    wide = dtype == np.int16
+    lq = (3.1e-4, 0) if wide else (0.05, -7)
+    rq = (2.2e-4, 0) if wide else (0.03, 11)
+    oq = (0.02, 0) if wide else (0.9, 3)
+    for rhs in (Input(y, quant=rq), Const(y, quant=rq)):
+        check_case(OpCase(op="BATCH_MATMUL", version=3 if wide else 2,
+                          inputs=[Input(x, quant=lq), rhs],
+                          params={"adj_x": adj_x, "adj_y": adj_y},
+                          outputs=[Output(dtype, quant=oq)],
+                          rtol=0.0, atol=0.0))
+
+
+def test_batch_matmul_int8_int32_output_rejected():
+    """INT8 inputs with an INT32 output (TFLite's unquantized integer
+    product) is not computed; the message names the types."""
     x = np.ones((2, 3), np.int8)
     y = np.ones((3, 2), np.int8)
     check_rejected(OpCase(op="BATCH_MATMUL", version=2,
                           inputs=[Input(x, quant=(0.5, 0)),
                                   Input(y, quant=(0.5, 0))],
-                          outputs=[Output(np.int8, shape=(2, 2),
-                                          quant=(1.0, 0))]),
-                   match=r"BATCH_MATMUL: lhs type INT8 is not supported",
-                   litert_accepts=True)
+                          outputs=[Output(np.int32, shape=(2, 2))]),
+                   match=r"BATCH_MATMUL: INT8 lhs with rhs INT8 and output "
+                         r"INT32 is not supported")
