@@ -186,7 +186,7 @@ def run_converter(converter, fp16_weights):
 
 # ---- Keras networks ---------------------------------------------------------
 
-def make_mobilenet_v2():
+def build_mobilenet_v2():
     tf.keras.utils.set_random_seed(SEED_MOBILENET)
     # A batch-1 input tensor so that the file has no unknown dimension.
     image = tf.keras.Input(shape=(224, 224, 3), batch_size=1, name="image")
@@ -196,7 +196,11 @@ def make_mobilenet_v2():
     rng = np.random.default_rng(SEED_MOBILENET)
     batch = rng.uniform(-1.0, 1.0, (4, 224, 224, 3)).astype(np.float32)
     calibrate_batch_norms(model, batch, rng)
-    return convert_keras(model)
+    return model
+
+
+def make_mobilenet_v2():
+    return convert_keras(build_mobilenet_v2())
 
 
 def calibrate_batch_norms(model, batch, rng):
@@ -223,7 +227,7 @@ def calibrate_batch_norms(model, batch, rng):
         layer.momentum = 0.99
 
 
-def make_kws_cnn():
+def build_kws_cnn():
     """DS-CNN (Zhang et al., "Hello Edge", 2017), small size: a 10x4 stride-2
     convolution over 49 MFCC frames x 10 coefficients, four depthwise-
     separable blocks, average pooling over the whole map, 12 classes."""
@@ -249,10 +253,14 @@ def make_kws_cnn():
     rng = np.random.default_rng(SEED_KWS)
     batch = rng.standard_normal((16, 49, 10, 1)).astype(np.float32)
     calibrate_batch_norms(model, batch, rng)
-    return convert_keras(model)
+    return model
 
 
-def make_mobilenet_v3_small():
+def make_kws_cnn():
+    return convert_keras(build_kws_cnn())
+
+
+def build_mobilenet_v3_small():
     """Keras MobileNetV3Small at width 0.75 with 100 classes (a smaller
     file): hard-swish, squeeze-and-excitation blocks (global average
     pooling, two 1x1 convolutions, hard-sigmoid, a broadcast multiply),
@@ -266,10 +274,14 @@ def make_mobilenet_v3_small():
     rng = np.random.default_rng(SEED_MOBILENET_V3)
     batch = rng.uniform(-1.0, 1.0, (4, 224, 224, 3)).astype(np.float32)
     calibrate_batch_norms(model, batch, rng)
-    return convert_keras(model)
+    return model
 
 
-def make_tiny_transformer():
+def make_mobilenet_v3_small():
+    return convert_keras(build_mobilenet_v3_small())
+
+
+def build_tiny_transformer():
     """Two pre-norm transformer encoder blocks over 16 tokens of width 64:
     layer normalization, 4-head self-attention (Keras MultiHeadAttention,
     key size 16), an exact-GELU feed-forward layer of width 128, residual
@@ -289,10 +301,14 @@ def make_tiny_transformer():
     h = layers.LayerNormalization(epsilon=1e-5)(h)
     h = layers.GlobalAveragePooling1D()(h)
     outputs = layers.Dense(10, activation="softmax")(h)
-    return convert_keras(tf.keras.Model(tokens, outputs))
+    return tf.keras.Model(tokens, outputs)
 
 
-def make_small_unet():
+def make_tiny_transformer():
+    return convert_keras(build_tiny_transformer())
+
+
+def build_small_unet():
     """A two-level U-Net for 64x64 RGB segmentation: 3x3 convolutions with
     RELU, 2x2 max pooling, a stride-2 transposed convolution and a bilinear
     2x upsampling on the way up, skip connections by concatenation, a 1x1
@@ -313,10 +329,15 @@ def make_small_unet():
     u1 = layers.UpSampling2D(interpolation="bilinear")(c3)
     c4 = conv(layers.Concatenate()([u1, c1]), 16)
     mask = layers.Conv2D(1, 1, activation="sigmoid")(c4)
-    return convert_keras(tf.keras.Model(image, mask))
+    return tf.keras.Model(image, mask)
 
 
 # ---- all_ops ----------------------------------------------------------------
+
+
+def make_small_unet():
+    return convert_keras(build_small_unet())
+
 
 def const(rng, shape, fan_in):
     """Seeded normal weights scaled by 1/sqrt(fan_in) (unit-scale outputs)."""

@@ -1,0 +1,121 @@
+"""The converter-made quantized models (tests/models/quantized/) in litegpu
+against LiteRT's reference kernels (BUILTIN_REF), whole graph, bit for bit.
+
+Every model of the directory is listed below: either its outputs must
+equal LiteRT's exactly (integer outputs, and the float outputs of the
+int8_float_io models, which DEQUANTIZE exact integers), single- and
+multi-threaded, on seeded inputs that span each input's range; or litegpu
+must refuse it when the interpreter is created, with the message given
+(the variants whose kernels it lacks: when one lands, its test fails until
+the model moves to the first list). A file in the directory that neither
+list names fails the test.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import litegpu_ctypes as lg  # noqa: E402
+
+try:
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+except ImportError:  # the fallback package setup.sh may install instead
+    from tflite_runtime.interpreter import Interpreter, OpResolverType
+
+MODELS = lg.REPO_ROOT / "tests" / "models" / "quantized"
+
+BIT_EXACT = [
+    "kws_cnn_int8", "kws_cnn_int8_float_io",
+    "small_unet_int8", "small_unet_int8_float_io",
+    "tiny_transformer_int8", "tiny_transformer_int8_float_io",
+    "mobilenet_v3_small_int8", "mobilenet_v2_int8",
+]
+
+# Model -> the start of litegpu's refusal.
+NOT_YET = {
+    "kws_cnn_16x8": r"SOFTMAX: input type INT16 is not supported",
+    "small_unet_16x8": r"LOGISTIC: input type INT16 is not supported",
+    "kws_cnn_dynamic": r"CONV_2D: filter type INT8 is not supported",
+    "small_unet_dynamic": r"CONV_2D: filter type INT8 is not supported",
+    "tiny_transformer_dynamic": r"FULLY_CONNECTED: input type FLOAT32 with "
+                                r"weights type INT8 is not supported",
+}
+
+
+def test_every_file_is_listed():
+    files = {p.stem for p in MODELS.glob("*.tflite")}
+    assert files == set(BIT_EXACT) | set(NOT_YET), files ^ (
+        set(BIT_EXACT) | set(NOT_YET))
+
+
+def seeded_inputs(details, seed):
+    rng = np.random.default_rng(seed)
+    inputs = []
+    for d in details:
+        if d["dtype"] == np.float32:
+            x = rng.uniform(-1.0, 1.0, d["shape"]).astype(np.float32)
+        else:
+            info = np.iinfo(d["dtype"])
+            x = rng.integers(info.min, info.max + 1, d["shape"],
+                             dtype=d["dtype"])
+        inputs.append(x)
+    return inputs
+
+
+def litert_run(path, inputs):
+    interp = Interpreter(model_path=str(path),
+                         experimental_op_resolver_type=(
+                             OpResolverType.BUILTIN_REF))
+    interp.allocate_tensors()
+    for d, x in zip(interp.get_input_details(), inputs):
+        interp.set_tensor(d["index"], x)
+    interp.invoke()
+    return [interp.get_tensor(d["index"])
+            for d in interp.get_output_details()]
+
+
+def litegpu_run(path, inputs, threads):
+    lib = lg.load_library()
+    with lg.Model.from_file(lib, str(path)) as model, \
+            lg.Interpreter(lib, model, num_threads=threads) as interp:
+        interp.allocate_tensors()
+        for i, x in enumerate(inputs):
+            interp.input(i).copy_from(x)
+        interp.invoke()
+        return [interp.output(i).to_numpy()
+                for i in range(interp.output_count)]
+
+
+@pytest.mark.parametrize("name", BIT_EXACT)
+def test_bit_exact_with_litert(name):
+    path = MODELS / f"{name}.tflite"
+    assert path.is_file(), f"{path} is missing"
+    probe = Interpreter(model_path=str(path))
+    for seed in (1, 2):
+        inputs = seeded_inputs(probe.get_input_details(), seed)
+        want = litert_run(path, inputs)
+        for threads in (1, 2):
+            got = litegpu_run(path, inputs, threads)
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and g.shape == w.shape
+                bad = np.count_nonzero(g != w)
+                assert bad == 0, (
+                    f"{name} ({threads} threads, seed {seed}): {bad} of "
+                    f"{w.size} outputs differ; max difference "
+                    f"{np.abs(g.astype(np.float64) - w).max()}")
+        # The outputs carry information (the test can fail).
+        assert len(np.unique(want[0])) > 1
+
+
+@pytest.mark.parametrize("name", sorted(NOT_YET))
+def test_variants_without_kernels_are_refused(name):
+    path = MODELS / f"{name}.tflite"
+    lib = lg.load_library()
+    with lg.Model.from_file(lib, str(path)) as model:
+        with pytest.raises(lg.LiteGpuError, match=NOT_YET[name]):
+            with lg.Interpreter(lib, model) as interp:
+                interp.allocate_tensors()
