@@ -545,6 +545,9 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_STATUS(lg_conv_quant_prepare(
         context, LG_CONV_OP, input, filter, bias, output, params->activation,
         data->geo.out_c, 0, &data->q));
+    TF_LITE_ENSURE_STATUS(lg_conv_quant_pack(
+        context, LG_CONV_OP, &data->q, &data->geo, data->groups, filter,
+        lg_thread_pool_size(lg_kernel_thread_pool(context))));
   } else {
     TF_LITE_ENSURE_STATUS(lg_conv_plan(context, node, data));
   }
@@ -724,7 +727,7 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->quantized) {
     lg_conv_quant_run(&data->geo, data->groups, &data->q, input->data.data,
                       filter->data.int8, bias != NULL ? bias->data.data : NULL,
-                      output->data.data);
+                      output->data.data, lg_kernel_thread_pool(context));
     return kTfLiteOk;
   }
   float* scratch = lg_nn_temporary(context, node, LG_CONV_OP, kScratchTemporary,

@@ -19,9 +19,20 @@
  *          rescales in 32 bits, and so does this.
  * Integer sums do not depend on their order, so TRANSPOSE_CONV gathers
  * each output from the input pixels that reach it where TFLite scatters.
+ *
+ * Fast path (INT8 CONV_2D with one group and a constant filter, on CPUs
+ * with AVX2): the filter is packed once as int16 rows; each output pixel
+ * gathers its window as int16 (input + input_offset, 0 for taps in the
+ * padding, which TFLite skips) and takes its dot products with every row
+ * (conv_quant_avx2.c); the sums are exactly the reference's, so is the
+ * output. Output rows are split over the thread pool.
  */
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/thread_pool.h"
+#include "runtime/kernels/conv_quant_simd.h"
+#include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/nn.h"
 #include "runtime/kernels/quant_util.h"
@@ -48,11 +59,22 @@ TfLiteStatus lg_conv_quant_check_types(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
+static void lg_conv_quant_free_fast(lg_conv_quant* q) {
+  free(q->packed);
+  free(q->rows);
+  free(q->sums);
+  q->packed = NULL;
+  q->rows = NULL;
+  q->sums = NULL;
+  q->slots = 0;
+}
+
 void lg_conv_quant_free(lg_conv_quant* q) {
   free(q->multipliers);
   free(q->shifts);
   q->multipliers = NULL;
   q->shifts = NULL;
+  lg_conv_quant_free_fast(q);
 }
 
 /* Per-channel filters: one scale per output channel along filter_axis;
@@ -105,12 +127,16 @@ static TfLiteStatus lg_conv_quant_multipliers(TfLiteContext* context,
                                               const lg_quant_layout* f_q,
                                               const lg_quant_layout* out_q,
                                               int out_c, lg_conv_quant* q) {
-  lg_conv_quant_free(q);
+  free(q->multipliers);
+  free(q->shifts);
   const size_t n = out_c > 0 ? (size_t)out_c : 1;
   q->multipliers = malloc(sizeof(int32_t) * n);
   q->shifts = malloc(sizeof(int) * n);
   if (q->multipliers == NULL || q->shifts == NULL) {
-    lg_conv_quant_free(q);
+    free(q->multipliers);
+    free(q->shifts);
+    q->multipliers = NULL;
+    q->shifts = NULL;
     lg_kernel_log(context, op, "out of memory for %zu multipliers", n);
     return kTfLiteError;
   }
@@ -160,6 +186,8 @@ TfLiteStatus lg_conv_quant_prepare(TfLiteContext* context, const char* op,
       lg_conv_quant_multipliers(context, op, &in_q, &f_q, &out_q, out_c, q));
   q->input_offset = -in_q.zero_point0;
   q->output_offset = out_q.zero_point0;
+  q->simd = LG_GEMM_HAVE_X86 && q->type == kTfLiteInt8 &&
+            lg_gemm_isa_supported(LG_GEMM_ISA_AVX2);
   return lg_quant_activation_range(context, op, activation, output->type,
                                    out_q.scale0, out_q.zero_point0, &q->act_min,
                                    &q->act_max);
@@ -183,6 +211,64 @@ static inline int64_t lg_conv_quant_bias(const lg_conv_quant* q,
                                          const void* bias, int o) {
   if (bias == NULL) return 0;
   return q->wide_bias ? ((const int64_t*)bias)[o] : ((const int32_t*)bias)[o];
+}
+
+/* The outputs of channels [c0, c0 + m) from their sums: the bias added
+ * (in int32 for INT8, as TFLite's accumulator; int64 for INT16), then
+ * lg_conv_quant_finish, vectorized for INT8 where the CPU allows. */
+static void lg_conv_quant_block_i8(const lg_conv_quant* q, int32_t* acc,
+                                   const void* bias, int c0, int m,
+                                   int8_t* out) {
+  if (bias != NULL) {
+    for (int k = 0; k < m; ++k) {
+      acc[k] = (int32_t)((uint32_t)acc[k] +
+                         (uint32_t)lg_conv_quant_bias(q, bias, c0 + k));
+    }
+  }
+#if LG_GEMM_HAVE_X86
+  if (q->simd) {
+    lg_requantize_int8_avx2(acc, m, q->multipliers + c0, q->shifts + c0,
+                            q->output_offset, q->act_min, q->act_max, out + c0);
+    return;
+  }
+#endif
+  for (int k = 0; k < m; ++k) {
+    out[c0 + k] = (int8_t)lg_conv_quant_finish(q, acc[k], c0 + k);
+  }
+}
+
+static void lg_conv_quant_block_i16(const lg_conv_quant* q, int64_t* acc,
+                                    const void* bias, int c0, int m,
+                                    int16_t* out) {
+  for (int k = 0; k < m; ++k) {
+    const int64_t total =
+        (int64_t)((uint64_t)acc[k] +
+                  (uint64_t)lg_conv_quant_bias(q, bias, c0 + k));
+    out[c0 + k] = (int16_t)lg_conv_quant_finish(q, total, c0 + k);
+  }
+}
+
+/* acc[k] += w[k] * (v[k] + input_offset), channels side by side. */
+static inline void lg_depthwise_madd_i8(const lg_conv_quant* q, int32_t* acc,
+                                        const int8_t* w, const int8_t* v,
+                                        int m) {
+#if LG_GEMM_HAVE_X86
+  if (q->simd) {
+    lg_int8_madd_avx2(acc, w, v, m, q->input_offset);
+    return;
+  }
+#endif
+  for (int k = 0; k < m; ++k) {
+    acc[k] += (int32_t)w[k] * ((int32_t)v[k] + q->input_offset);
+  }
+}
+
+static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
+                                         const int8_t* w, const int16_t* v,
+                                         int m) {
+  for (int k = 0; k < m; ++k) {
+    acc[k] += (int64_t)w[k] * ((int64_t)v[k] + q->input_offset);
+  }
 }
 
 /* Defines the CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV loops for
@@ -237,35 +323,45 @@ static inline int64_t lg_conv_quant_bias(const lg_conv_quant* q,
     }                                                                          \
   }                                                                            \
                                                                                \
-  static void lg_depthwise_quant_run_##SUFFIX(                                 \
+  /* Output rows [r0, r1) of batch * out_h, channels in chunks of              \
+   * LG_DW_CHUNK accumulated side by side (contiguous in the input and         \
+   * the filter, so the loops vectorize). */                                   \
+  static void lg_depthwise_quant_rows_##SUFFIX(                                \
       const lg_conv_geometry* g, const lg_conv_quant* q, const T* input,       \
-      const int8_t* filter, const void* bias, T* output) {                     \
+      const int8_t* filter, const void* bias, T* output, int r0, int r1) {     \
     const int multiplier = g->out_c / g->in_c;                                 \
-    for (int n = 0; n < g->batch; ++n) {                                       \
+    ACC acc[LG_DW_CHUNK];                                                      \
+    for (int r = r0; r < r1; ++r) {                                            \
+      const int n = r / g->out_h, oy = r % g->out_h;                           \
       const T* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;        \
-      for (int oy = 0; oy < g->out_h; ++oy) {                                  \
-        const int y0 = oy * g->stride_h - g->pad_top;                          \
-        for (int ox = 0; ox < g->out_w; ++ox) {                                \
-          const int x0 = ox * g->stride_w - g->pad_left;                       \
-          T* out = output +                                                    \
-                   (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c;   \
-          for (int o = 0; o < g->out_c; ++o) {                                 \
-            const int c = o / multiplier;                                      \
-            ACC acc = (ACC)lg_conv_quant_bias(q, bias, o);                     \
-            for (int fy = 0; fy < g->filter_h; ++fy) {                         \
-              const int y = y0 + fy * g->dilation_h;                           \
-              if (y < 0 || y >= g->in_h) continue;                             \
-              for (int fx = 0; fx < g->filter_w; ++fx) {                       \
-                const int x = x0 + fx * g->dilation_w;                         \
-                if (x < 0 || x >= g->in_w) continue;                           \
-                const ACC v = image[((size_t)y * g->in_w + x) * g->in_c + c];  \
-                const ACC w =                                                  \
-                    filter[((size_t)fy * g->filter_w + fx) * g->out_c + o];    \
-                acc += w * (v + q->input_offset);                              \
+      const int y0 = oy * g->stride_h - g->pad_top;                            \
+      for (int ox = 0; ox < g->out_w; ++ox) {                                  \
+        const int x0 = ox * g->stride_w - g->pad_left;                         \
+        T* out = output + ((size_t)r * g->out_w + ox) * g->out_c;              \
+        for (int c0 = 0; c0 < g->out_c; c0 += LG_DW_CHUNK) {                   \
+          const int m =                                                        \
+              g->out_c - c0 < LG_DW_CHUNK ? g->out_c - c0 : LG_DW_CHUNK;       \
+          for (int k = 0; k < m; ++k) acc[k] = 0;                              \
+          for (int fy = 0; fy < g->filter_h; ++fy) {                           \
+            const int y = y0 + fy * g->dilation_h;                             \
+            if (y < 0 || y >= g->in_h) continue;                               \
+            for (int fx = 0; fx < g->filter_w; ++fx) {                         \
+              const int x = x0 + fx * g->dilation_w;                           \
+              if (x < 0 || x >= g->in_w) continue;                             \
+              const T* in = image + ((size_t)y * g->in_w + x) * g->in_c;       \
+              const int8_t* w =                                                \
+                  filter + ((size_t)fy * g->filter_w + fx) * g->out_c + c0;    \
+              if (multiplier == 1) {                                           \
+                lg_depthwise_madd_##SUFFIX(q, acc, w, in + c0, m);             \
+              } else {                                                         \
+                for (int k = 0; k < m; ++k) {                                  \
+                  const ACC v = in[(c0 + k) / multiplier];                     \
+                  acc[k] += (ACC)w[k] * (v + q->input_offset);                 \
+                }                                                              \
               }                                                                \
             }                                                                  \
-            out[o] = (T)lg_conv_quant_finish(q, acc, o);                       \
           }                                                                    \
+          lg_conv_quant_block_##SUFFIX(q, acc, bias, c0, m, out);              \
         }                                                                      \
       }                                                                        \
     }                                                                          \
@@ -314,12 +410,135 @@ static inline int64_t lg_conv_quant_bias(const lg_conv_quant* q,
     }                                                                          \
   }
 
+/* Channels a depthwise pixel accumulates at once (stack accumulators). */
+#define LG_DW_CHUNK 256
+
 LG_CONV_QUANT_LOOPS(i8, int8_t, int32_t)
 LG_CONV_QUANT_LOOPS(i16, int16_t, int64_t)
 
+/* ---- INT8 CONV_2D fast path ------------------------------------------ */
+
+TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
+                                lg_conv_quant* q, const lg_conv_geometry* g,
+                                int groups, const TfLiteTensor* filter,
+                                int threads) {
+  lg_conv_quant_free_fast(q);
+  if (!LG_GEMM_HAVE_X86 || q->type != kTfLiteInt8 || groups != 1 ||
+      !lg_nn_is_constant(filter) || filter->data.int8 == NULL ||
+      !lg_gemm_isa_supported(LG_GEMM_ISA_AVX2) || g->out_c <= 0) {
+    return kTfLiteOk;
+  }
+  const int64_t k = (int64_t)g->filter_h * g->filter_w * g->filter_c;
+  const int64_t k_pad =
+      (k + LG_INT16_DOT_ALIGN - 1) / LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  if (k_pad == 0 || k_pad > (1 << 24)) return kTfLiteOk;
+  q->k_pad = (int)k_pad;
+  q->slots = threads > 0 ? threads : 1;
+  q->packed = calloc((size_t)g->out_c * (size_t)k_pad, sizeof(int16_t));
+  /* Two pixels per task at a time. */
+  q->rows = calloc((size_t)q->slots * 2 * (size_t)k_pad, sizeof(int16_t));
+  q->sums = calloc((size_t)q->slots * 2 * (size_t)g->out_c, sizeof(int32_t));
+  if (q->packed == NULL || q->rows == NULL || q->sums == NULL) {
+    lg_conv_quant_free_fast(q);
+    lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
+    return kTfLiteError;
+  }
+  for (int o = 0; o < g->out_c; ++o) {
+    const int8_t* src = filter->data.int8 + (size_t)o * (size_t)k;
+    int16_t* dst = q->packed + (size_t)o * (size_t)k_pad;
+    for (int64_t i = 0; i < k; ++i) dst[i] = src[i];
+  }
+  return kTfLiteOk;
+}
+
+/* One task's share of the fast path: output rows [r0, r1) of
+ * batch * out_h. */
+typedef struct lg_conv_quant_job {
+  const lg_conv_geometry* g;
+  const lg_conv_quant* q;
+  const int8_t* input;
+  const void* bias;
+  int8_t* output;
+  int rows;
+  int num_tasks;
+} lg_conv_quant_job;
+
+/* The window of output pixel (oy, ox) as int16 input + input_offset, zero
+ * for taps outside the input. */
+static void lg_conv_quant_gather(const lg_conv_geometry* g,
+                                 const lg_conv_quant* q, const int8_t* image,
+                                 int y0, int x0, int16_t* row) {
+  int16_t* dst = row;
+  for (int fy = 0; fy < g->filter_h; ++fy) {
+    const int y = y0 + fy * g->dilation_h;
+    for (int fx = 0; fx < g->filter_w; ++fx, dst += g->filter_c) {
+      const int x = x0 + fx * g->dilation_w;
+      if (y < 0 || y >= g->in_h || x < 0 || x >= g->in_w) {
+        memset(dst, 0, sizeof(int16_t) * (size_t)g->filter_c);
+        continue;
+      }
+      const int8_t* in = image + ((size_t)y * g->in_w + x) * g->in_c;
+      for (int c = 0; c < g->filter_c; ++c) {
+        dst[c] = (int16_t)(in[c] + q->input_offset);
+      }
+    }
+  }
+}
+
+static void lg_conv_quant_task(void* ctx, int index) {
+  const lg_conv_quant_job* job = ctx;
+  const lg_conv_geometry* g = job->g;
+  const lg_conv_quant* q = job->q;
+  int16_t* row0 = q->rows + (size_t)index * 2 * q->k_pad;
+  int16_t* row1 = row0 + q->k_pad;
+  int32_t* sums0 = q->sums + (size_t)index * 2 * g->out_c;
+  int32_t* sums1 = sums0 + g->out_c;
+  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
+  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  for (int r = r0; r < r1; ++r) {
+    const int n = r / g->out_h, oy = r % g->out_h;
+    const int8_t* image = job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    const int y0 = oy * g->stride_h - g->pad_top;
+    int8_t* out_row = job->output + (size_t)r * g->out_w * g->out_c;
+    for (int ox = 0; ox < g->out_w; ox += 2) {
+      const bool pair = ox + 1 < g->out_w;
+      lg_conv_quant_gather(g, q, image, y0, ox * g->stride_w - g->pad_left,
+                           row0);
+#if LG_GEMM_HAVE_X86
+      if (pair) {
+        lg_conv_quant_gather(g, q, image, y0,
+                             (ox + 1) * g->stride_w - g->pad_left, row1);
+        lg_int16_dots2_avx2(row0, row1, q->packed, q->k_pad, g->out_c, sums0,
+                            sums1);
+      } else {
+        lg_int16_dots_avx2(row0, q->packed, q->k_pad, g->out_c, sums0);
+      }
+#endif
+      int8_t* out = out_row + (size_t)ox * g->out_c;
+      lg_conv_quant_block_i8(q, sums0, job->bias, 0, g->out_c, out);
+      if (pair) {
+        lg_conv_quant_block_i8(q, sums1, job->bias, 0, g->out_c,
+                               out + g->out_c);
+      }
+    }
+  }
+}
+
 void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
                        const lg_conv_quant* q, const void* input,
-                       const int8_t* filter, const void* bias, void* output) {
+                       const int8_t* filter, const void* bias, void* output,
+                       lg_thread_pool* pool) {
+  if (q->packed != NULL) {
+    lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h, 1};
+    const int threads = lg_thread_pool_size(pool);
+    const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * q->k_pad;
+    if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+      job.num_tasks = threads < q->slots ? threads : q->slots;
+      if (job.num_tasks > job.rows) job.num_tasks = job.rows;
+    }
+    lg_thread_pool_run(pool, lg_conv_quant_task, &job, job.num_tasks);
+    return;
+  }
   if (q->type == kTfLiteInt16) {
     lg_conv_quant_run_i16(g, groups, q, input, filter, bias, output);
   } else {
@@ -327,14 +546,44 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
   }
 }
 
+/* One task's output rows of a quantized DEPTHWISE_CONV_2D. */
+typedef struct lg_depthwise_quant_job {
+  const lg_conv_geometry* g;
+  const lg_conv_quant* q;
+  const void* input;
+  const int8_t* filter;
+  const void* bias;
+  void* output;
+  int rows;
+  int num_tasks;
+} lg_depthwise_quant_job;
+
+static void lg_depthwise_quant_task(void* ctx, int index) {
+  const lg_depthwise_quant_job* j = ctx;
+  const int r0 = (int)((int64_t)j->rows * index / j->num_tasks);
+  const int r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
+  if (j->q->type == kTfLiteInt16) {
+    lg_depthwise_quant_rows_i16(j->g, j->q, j->input, j->filter, j->bias,
+                                j->output, r0, r1);
+  } else {
+    lg_depthwise_quant_rows_i8(j->g, j->q, j->input, j->filter, j->bias,
+                               j->output, r0, r1);
+  }
+}
+
 void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                             const void* input, const int8_t* filter,
-                            const void* bias, void* output) {
-  if (q->type == kTfLiteInt16) {
-    lg_depthwise_quant_run_i16(g, q, input, filter, bias, output);
-  } else {
-    lg_depthwise_quant_run_i8(g, q, input, filter, bias, output);
+                            const void* bias, void* output,
+                            lg_thread_pool* pool) {
+  lg_depthwise_quant_job job = {
+      g, q, input, filter, bias, output, g->batch * g->out_h, 1};
+  const int threads = lg_thread_pool_size(pool);
+  const int64_t macs =
+      (int64_t)job.rows * g->out_w * g->out_c * g->filter_h * g->filter_w;
+  if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+    job.num_tasks = threads < job.rows ? threads : job.rows;
   }
+  lg_thread_pool_run(pool, lg_depthwise_quant_task, &job, job.num_tasks);
 }
 
 void lg_transpose_conv_quant_run(const lg_conv_geometry* g,

@@ -867,7 +867,7 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->quantized) {
     lg_depthwise_quant_run(g, &data->q, input->data.data, filter->data.int8,
                            bias != NULL ? bias->data.data : NULL,
-                           output->data.data);
+                           output->data.data, lg_kernel_thread_pool(context));
     return kTfLiteOk;
   }
   lg_dw_job job = {

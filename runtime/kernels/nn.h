@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/thread_pool.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -128,6 +129,15 @@ typedef struct lg_conv_quant {
   int32_t act_min, act_max;
   int32_t* multipliers; /* [out_c] */
   int* shifts;          /* [out_c] */
+  bool simd;            /* INT8 on a CPU with AVX2: vector requantization */
+  /* INT8 CONV_2D's fast path (lg_conv_quant_pack): the constant filter as
+   * int16 rows of k_pad, and per-task scratch (an input row and the sums
+   * of one output pixel). NULL: the reference loops. */
+  int16_t* packed;
+  int k_pad;
+  int16_t* rows; /* [slots][k_pad] */
+  int32_t* sums; /* [slots][out_c] */
+  int slots;
 } lg_conv_quant;
 
 /* Reads and checks the quantization of the input, filter and output (the
@@ -152,17 +162,28 @@ TfLiteStatus lg_conv_quant_check_types(TfLiteContext* context, const char* op,
                                        const TfLiteTensor* bias,
                                        const TfLiteTensor* output);
 
+/* Prepares INT8 CONV_2D's fast path when it applies (INT8, one group, a
+ * constant filter, a CPU with AVX2): packs the filter and reserves scratch
+ * for `threads` tasks. Otherwise leaves the reference loops in place. */
+TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
+                                lg_conv_quant* q, const lg_conv_geometry* g,
+                                int groups, const TfLiteTensor* filter,
+                                int threads);
+
 /* CONV_2D on quantized NHWC data with an OHWI filter and `groups` groups,
- * as TFLite's reference ConvPerChannel; bias may be NULL. */
+ * as TFLite's reference ConvPerChannel (bit for bit also on the fast
+ * path, split over `pool`'s threads); bias may be NULL. */
 void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
                        const lg_conv_quant* q, const void* input,
-                       const int8_t* filter, const void* bias, void* output);
+                       const int8_t* filter, const void* bias, void* output,
+                       lg_thread_pool* pool);
 
 /* DEPTHWISE_CONV_2D with a [1, h, w, out_c] filter (multiplier
  * out_c / in_c), as TFLite's reference DepthwiseConvPerChannel. */
 void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                             const void* input, const int8_t* filter,
-                            const void* bias, void* output);
+                            const void* bias, void* output,
+                            lg_thread_pool* pool);
 
 /* TRANSPOSE_CONV with OHWI weights (g's in/out sizes and padding are the
  * transpose's), as TFLite's reference integer TransposeConv. */

@@ -22,35 +22,6 @@ void lg_quantize_multiplier(double m, int32_t* multiplier, int* shift) {
   *shift = exponent;
 }
 
-/* gemmlowp's SaturatingRoundingDoublingHighMul: the high 32 bits of 2ab,
- * rounded half away from zero; INT32_MIN * INT32_MIN saturates. */
-int32_t lg_fixed_mul(int32_t a, int32_t b) {
-  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
-  const int64_t ab = (int64_t)a * (int64_t)b;
-  const int64_t nudge = ab >= 0 ? (1LL << 30) : 1 - (1LL << 30);
-  return (int32_t)((ab + nudge) / (1LL << 31)); /* C division truncates */
-}
-
-/* gemmlowp's RoundingDivideByPOT: x / 2^exponent rounded half away from
- * zero (exponent 0..31). */
-int32_t lg_fixed_divide_by_pot(int32_t x, int exponent) {
-  const int32_t mask = (int32_t)((1LL << exponent) - 1);
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  /* >> of a negative int is arithmetic on every compiler litegpu targets,
-   * as TFLite assumes. */
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
-int32_t lg_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
-                                            int shift) {
-  const int left = shift > 0 ? shift : 0;
-  const int right = shift > 0 ? 0 : -shift;
-  /* TFLite multiplies in int32; wrap as its machine code does. */
-  const int32_t scaled = (int32_t)((uint32_t)x << left);
-  return lg_fixed_divide_by_pot(lg_fixed_mul(scaled, multiplier), right);
-}
-
 int32_t lg_multiply_by_quantized_multiplier_int64(int64_t x, int32_t multiplier,
                                                   int shift) {
   /* The multiplier rounded to 15 bits (0x7FFF at the top), then one

@@ -26,9 +26,39 @@
  * be finite (callers pass ratios of checked scales). */
 void lg_quantize_multiplier(double m, int32_t* multiplier, int* shift);
 
-/* round(x * m) for the (multiplier, shift) of m, as TFLite computes it. */
-int32_t lg_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
-                                            int shift);
+/* The high half of 2ab, rounded (gemmlowp's SaturatingRoundingDoubling-
+ * HighMul): the product of two fixed-point values (a Qm value is an int32
+ * with m integer bits and 31 - m fractional bits). Inline: every quantized
+ * kernel calls these per output. */
+static inline int32_t lg_fixed_mul(int32_t a, int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  const int64_t ab = (int64_t)a * (int64_t)b;
+  const int64_t nudge = ab >= 0 ? (1LL << 30) : 1 - (1LL << 30);
+  return (int32_t)((ab + nudge) / (1LL << 31)); /* C division truncates */
+}
+
+/* gemmlowp's RoundingDivideByPOT: x / 2^exponent rounded half away from
+ * zero (exponent 0..31). */
+static inline int32_t lg_fixed_divide_by_pot(int32_t x, int exponent) {
+  const int32_t mask = (int32_t)((1LL << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  /* >> of a negative int is arithmetic on every compiler litegpu targets,
+   * as TFLite assumes. */
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/* round(x * m) for the (multiplier, shift) of m, as TFLite computes it:
+ * the left shift (wrapping in int32, as TFLite's machine code does), the
+ * rounding high multiply, the rounding right shift. */
+static inline int32_t lg_multiply_by_quantized_multiplier(int32_t x,
+                                                          int32_t multiplier,
+                                                          int shift) {
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  const int32_t scaled = (int32_t)((uint32_t)x << left);
+  return lg_fixed_divide_by_pot(lg_fixed_mul(scaled, multiplier), right);
+}
 
 /* The same for an int64 x (TFLite's 16x8 convolutions, whose accumulators
  * and biases are int64): the multiplier reduced to 16 bits and a single
@@ -103,14 +133,9 @@ TfLiteStatus lg_quant_activation_range(TfLiteContext* context, const char* op,
                                        int32_t* act_max);
 
 /* ---- gemmlowp's fixed-point arithmetic, as TFLite's quantized softmax
- * (and logistic / tanh) use it. A Qm value is an int32 with m integer bits
- * and 31 - m fractional bits. */
+ * (and logistic / tanh) use it (lg_fixed_mul and lg_fixed_divide_by_pot
+ * above). */
 
-/* The high half of 2ab, rounded (gemmlowp's SaturatingRoundingDoubling-
- * HighMul): the product of two fixed-point values. */
-int32_t lg_fixed_mul(int32_t a, int32_t b);
-/* x / 2^exponent rounded half away from zero (exponent 0..31). */
-int32_t lg_fixed_divide_by_pot(int32_t x, int exponent);
 /* exp(a) for a Q5 value a <= 0, as a Q0 value (exp_on_negative_values). */
 int32_t lg_fixed_exp_on_negative_q5(int32_t a);
 /* 1 / sqrt(input) for input >= 0 (0 and 1 give the largest multiplier)

@@ -1,0 +1,199 @@
+/* The AVX2 dot products of the INT8 convolutions (conv_quant.c): int16
+ * rows against int16 weight rows, 16 products per _mm256_madd_epi16, int32
+ * sums. Exact integer arithmetic, so the results equal the scalar loop's.
+ *
+ * The function carries target("avx2") itself (no -m flags), so it builds
+ * into the same binary as the scalar path and runs only when the caller
+ * has checked the CPU (lg_gemm_isa_supported). */
+#include "runtime/kernels/conv_quant_simd.h"
+
+#include "runtime/kernels/gemm.h"
+#include "runtime/kernels/quant_util.h"
+
+#if LG_GEMM_HAVE_X86
+
+#include <immintrin.h>
+
+#define LG_AVX2_INLINE \
+  static inline __attribute__((always_inline, target("avx2")))
+
+LG_AVX2_INLINE int32_t lg_hsum_epi32(__m256i v) {
+  const __m128i s =
+      _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  const __m128i t = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+  const __m128i u = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+  return _mm_cvtsi128_si32(u);
+}
+
+__attribute__((target("avx2"))) void lg_int16_dots_avx2(const int16_t* row,
+                                                        const int16_t* weights,
+                                                        int k_pad, int n,
+                                                        int32_t* dots) {
+  int o = 0;
+  for (; o + 4 <= n; o += 4) {
+    const int16_t* w0 = weights + (size_t)o * k_pad;
+    const int16_t* w1 = w0 + k_pad;
+    const int16_t* w2 = w1 + k_pad;
+    const int16_t* w3 = w2 + k_pad;
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    for (int k = 0; k < k_pad; k += 16) {
+      const __m256i x = _mm256_loadu_si256((const __m256i*)(row + k));
+      a0 = _mm256_add_epi32(
+          a0,
+          _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(w0 + k))));
+      a1 = _mm256_add_epi32(
+          a1,
+          _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(w1 + k))));
+      a2 = _mm256_add_epi32(
+          a2,
+          _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(w2 + k))));
+      a3 = _mm256_add_epi32(
+          a3,
+          _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(w3 + k))));
+    }
+    dots[o] = lg_hsum_epi32(a0);
+    dots[o + 1] = lg_hsum_epi32(a1);
+    dots[o + 2] = lg_hsum_epi32(a2);
+    dots[o + 3] = lg_hsum_epi32(a3);
+  }
+  for (; o < n; ++o) {
+    const int16_t* w = weights + (size_t)o * k_pad;
+    __m256i a = _mm256_setzero_si256();
+    for (int k = 0; k < k_pad; k += 16) {
+      a = _mm256_add_epi32(
+          a, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i*)(row + k)),
+                               _mm256_loadu_si256((const __m256i*)(w + k))));
+    }
+    dots[o] = lg_hsum_epi32(a);
+  }
+}
+
+/* Sums of 4 accumulators' lanes: {a0, a1, a2, a3} as 4 int32. */
+LG_AVX2_INLINE __m128i lg_hsum4_epi32(__m256i a0, __m256i a1, __m256i a2,
+                                      __m256i a3) {
+  const __m256i s01 = _mm256_hadd_epi32(a0, a1);
+  const __m256i s23 = _mm256_hadd_epi32(a2, a3);
+  const __m256i s = _mm256_hadd_epi32(s01, s23);
+  return _mm_add_epi32(_mm256_castsi256_si128(s),
+                       _mm256_extracti128_si256(s, 1));
+}
+
+__attribute__((target("avx2"))) void lg_int16_dots2_avx2(
+    const int16_t* row0, const int16_t* row1, const int16_t* weights, int k_pad,
+    int n, int32_t* dots0, int32_t* dots1) {
+  int o = 0;
+  for (; o + 4 <= n; o += 4) {
+    const int16_t* w0 = weights + (size_t)o * k_pad;
+    const int16_t* w1 = w0 + k_pad;
+    const int16_t* w2 = w1 + k_pad;
+    const int16_t* w3 = w2 + k_pad;
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    __m256i b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    for (int k = 0; k < k_pad; k += 16) {
+      const __m256i x = _mm256_loadu_si256((const __m256i*)(row0 + k));
+      const __m256i y = _mm256_loadu_si256((const __m256i*)(row1 + k));
+      __m256i w = _mm256_loadu_si256((const __m256i*)(w0 + k));
+      a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(x, w));
+      b0 = _mm256_add_epi32(b0, _mm256_madd_epi16(y, w));
+      w = _mm256_loadu_si256((const __m256i*)(w1 + k));
+      a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(x, w));
+      b1 = _mm256_add_epi32(b1, _mm256_madd_epi16(y, w));
+      w = _mm256_loadu_si256((const __m256i*)(w2 + k));
+      a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(x, w));
+      b2 = _mm256_add_epi32(b2, _mm256_madd_epi16(y, w));
+      w = _mm256_loadu_si256((const __m256i*)(w3 + k));
+      a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(x, w));
+      b3 = _mm256_add_epi32(b3, _mm256_madd_epi16(y, w));
+    }
+    _mm_storeu_si128((__m128i*)(dots0 + o), lg_hsum4_epi32(a0, a1, a2, a3));
+    _mm_storeu_si128((__m128i*)(dots1 + o), lg_hsum4_epi32(b0, b1, b2, b3));
+  }
+  if (o < n) {
+    lg_int16_dots_avx2(row0, weights + (size_t)o * k_pad, k_pad, n - o,
+                       dots0 + o);
+    lg_int16_dots_avx2(row1, weights + (size_t)o * k_pad, k_pad, n - o,
+                       dots1 + o);
+  }
+}
+
+__attribute__((target("avx2"))) void lg_int8_madd_avx2(int32_t* acc,
+                                                       const int8_t* w,
+                                                       const int8_t* v, int n,
+                                                       int32_t offset) {
+  /* (v + offset) lies in [-255, 255] and w in [-128, 127]: each product
+   * fits int16 exactly. */
+  const __m256i off = _mm256_set1_epi16((int16_t)offset);
+  int k = 0;
+  for (; k + 16 <= n; k += 16) {
+    const __m256i w16 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(w + k)));
+    const __m256i v16 = _mm256_add_epi16(
+        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(v + k))), off);
+    const __m256i p = _mm256_mullo_epi16(w16, v16);
+    __m256i* a = (__m256i*)(acc + k);
+    _mm256_storeu_si256(
+        a, _mm256_add_epi32(_mm256_loadu_si256(a),
+                            _mm256_cvtepi16_epi32(_mm256_castsi256_si128(p))));
+    _mm256_storeu_si256(
+        a + 1, _mm256_add_epi32(
+                   _mm256_loadu_si256(a + 1),
+                   _mm256_cvtepi16_epi32(_mm256_extracti128_si256(p, 1))));
+  }
+  for (; k < n; ++k) acc[k] += (int32_t)w[k] * ((int32_t)v[k] + offset);
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier on 8 lanes, exactly: the left
+ * shift; the rounding doubling high multiply, which for a multiplier that
+ * is never INT32_MIN is (x * m + 2^30) >> 31 (arithmetic; its low 32 bits
+ * equal the logical shift's); the rounding right shift. */
+LG_AVX2_INLINE __m256i lg_mbqm_avx2(__m256i x, __m256i m, __m256i shift) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i left = _mm256_max_epi32(shift, zero);
+  const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+  x = _mm256_sllv_epi32(x, left);
+  const __m256i round = _mm256_set1_epi64x(1LL << 30);
+  const __m256i even =
+      _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, m), round), 31);
+  const __m256i odd = _mm256_srli_epi64(
+      _mm256_add_epi64(
+          _mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)),
+          round),
+      31);
+  const __m256i high =
+      _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+  const __m256i remainder = _mm256_and_si256(high, mask);
+  const __m256i threshold = _mm256_sub_epi32(_mm256_srli_epi32(mask, 1),
+                                             _mm256_cmpgt_epi32(zero, high));
+  return _mm256_sub_epi32(_mm256_srav_epi32(high, right),
+                          _mm256_cmpgt_epi32(remainder, threshold));
+}
+
+__attribute__((target("avx2"))) void lg_requantize_int8_avx2(
+    const int32_t* acc, int n, const int32_t* multipliers, const int* shifts,
+    int32_t zero_point, int32_t lo, int32_t hi, int8_t* out) {
+  const __m256i zp = _mm256_set1_epi32(zero_point);
+  const __m256i vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i v =
+        lg_mbqm_avx2(_mm256_loadu_si256((const __m256i*)(acc + i)),
+                     _mm256_loadu_si256((const __m256i*)(multipliers + i)),
+                     _mm256_loadu_si256((const __m256i*)(shifts + i)));
+    v = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v, zp), vlo), vhi);
+    /* 8 int32 in [-128, 127] to 8 int8. */
+    const __m128i lo16 = _mm_packs_epi32(_mm256_castsi256_si128(v),
+                                         _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64((__m128i*)(out + i), _mm_packs_epi16(lo16, lo16));
+  }
+  for (; i < n; ++i) {
+    int32_t v =
+        lg_multiply_by_quantized_multiplier(acc[i], multipliers[i], shifts[i]) +
+        zero_point;
+    v = v < lo ? lo : (v > hi ? hi : v);
+    out[i] = (int8_t)v;
+  }
+}
+
+#endif /* LG_GEMM_HAVE_X86 */
