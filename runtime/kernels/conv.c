@@ -11,8 +11,9 @@
  * TFLite's formula (lg_nn_out_size, lg_nn_pad_before). INT8 (version 3,
  * per-channel filters included) and 16x8 (INT16 activations, INT8
  * filters, INT64 bias: version 4) run conv_quant.c's kernel, bit for bit
- * with TFLite's reference; the hybrid and int4 variants of versions up to
- * 8 are rejected in Prepare with the type's name.
+ * with TFLite's reference. Hybrid (float input, INT8 filter: versions 2
+ * and 5) runs hybrid.c's kernel, bit for bit with TFLite's; int4 filters
+ * are rejected in Prepare with the type's name.
  *
  * Fast path: each group is one GEMM with m = output pixels, n = the group's
  * output channels, k = filter_h * filter_w * filter_c. A 1x1 filter with
@@ -81,6 +82,8 @@ typedef struct lg_conv_data {
   size_t gather_capacity; /* entries */
   bool quantized;         /* INT8 or INT16: conv_quant.c */
   lg_conv_quant q;
+  bool hybrid; /* float input, INT8 filter: hybrid.c */
+  lg_hybrid hybrid_data;
 } lg_conv_data;
 
 /* Copies in[idx[j]] (0.0f where idx[j] < 0) to dst[j] for j < count. */
@@ -115,6 +118,7 @@ static void lg_conv_free(TfLiteContext* context, void* buffer) {
     lg_nn_buffer_free(&data->weights);
     free(data->gather_table);
     lg_conv_quant_free(&data->q);
+    lg_hybrid_free(&data->hybrid_data);
   }
   free(data);
 }
@@ -309,8 +313,11 @@ static TfLiteStatus lg_conv_check_types(TfLiteContext* context,
                                      output);
   }
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_CONV_OP, "input", input));
-  TF_LITE_ENSURE_STATUS(
-      lg_nn_check_float(context, LG_CONV_OP, "filter", filter));
+  /* Hybrid (dynamic range): float input, INT8 filter. */
+  if (filter->type != kTfLiteInt8) {
+    TF_LITE_ENSURE_STATUS(
+        lg_nn_check_float(context, LG_CONV_OP, "filter", filter));
+  }
   if (bias != NULL) {
     TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_CONV_OP, "bias", bias));
   }
@@ -541,6 +548,7 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
   data->has_bias = bias != NULL;
   data->input_elements = lg_kernel_num_elements(input);
   data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  data->hybrid = false;
   if (data->quantized) {
     TF_LITE_ENSURE_STATUS(lg_conv_quant_prepare(
         context, LG_CONV_OP, input, filter, bias, output, params->activation,
@@ -548,6 +556,11 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_STATUS(lg_conv_quant_pack(
         context, LG_CONV_OP, &data->q, &data->geo, data->groups, filter,
         lg_thread_pool_size(lg_kernel_thread_pool(context))));
+  } else if (filter->type == kTfLiteInt8) {
+    data->hybrid = true;
+    TF_LITE_ENSURE_STATUS(lg_hybrid_prepare(
+        context, LG_CONV_OP, filter, data->geo.out_c, 0, false,
+        data->input_elements, data->geo.batch, &data->hybrid_data));
   } else {
     TF_LITE_ENSURE_STATUS(lg_conv_plan(context, node, data));
   }
@@ -724,6 +737,12 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* filter = io.filter;
   const TfLiteTensor* bias = io.bias;
   TfLiteTensor* output = io.output;
+  if (data->hybrid) {
+    lg_conv_hybrid_run(&data->hybrid_data, &data->geo, data->groups,
+                       input->data.f, filter->data.int8,
+                       bias != NULL ? bias->data.f : NULL, output->data.f);
+    return kTfLiteOk;
+  }
   if (data->quantized) {
     lg_conv_quant_run(&data->geo, data->groups, &data->q, input->data.data,
                       filter->data.int8, bias != NULL ? bias->data.data : NULL,

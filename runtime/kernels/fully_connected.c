@@ -19,9 +19,13 @@
  * 16x8 (INT16 input and output with zero points 0, INT8 weights, INT64 or
  * INT32 bias) is the same formula with an int64 (INT32 bias: int32) sum.
  *
- * Every other variant the versions up to 13 add (uint8, hybrid, shuffled
- * or sparse weights) is rejected in Prepare with a message naming the
- * types or the format.
+ * Hybrid (float input and output, INT8 weights: versions 3, 9 with
+ * asymmetric_quantize_inputs) is TFLite's dynamic-range kernel bit for bit
+ * (hybrid.c).
+ *
+ * Every other variant the versions up to 13 add (uint8, int4, shuffled or
+ * sparse weights) is rejected in Prepare with a message naming the types
+ * or the format.
  *
  * Fast path: one GEMM (m = batch, n = out_depth, k = in_depth) with the
  * weights as a transposed B. Constant weights are packed once in Prepare
@@ -78,6 +82,9 @@ typedef struct lg_fc_data {
   int32_t act_min, act_max;
   /* input_scale * weights_scale[o] / output_scale, per output channel */
   double* effective_scales;
+  /* Hybrid: float input, INT8 weights */
+  bool hybrid;
+  lg_hybrid hybrid_data;
 } lg_fc_data;
 
 /* Stands in for the packed weights while only sizes matter (the scratch
@@ -100,6 +107,7 @@ static void lg_fc_free(TfLiteContext* context, void* buffer) {
   if (data != NULL) {
     lg_nn_buffer_free(&data->weights);
     free(data->effective_scales);
+    lg_hybrid_free(&data->hybrid_data);
   }
   free(data);
 }
@@ -211,11 +219,14 @@ static TfLiteStatus lg_fc_check_types(TfLiteContext* context,
       weights->type == kTfLiteInt8) {
     return lg_fc_check_quantized_types(context, input, bias, output);
   }
-  if (input->type != kTfLiteFloat32 || weights->type != kTfLiteFloat32) {
+  const bool hybrid =
+      input->type == kTfLiteFloat32 && weights->type == kTfLiteInt8;
+  if (input->type != kTfLiteFloat32 ||
+      (weights->type != kTfLiteFloat32 && !hybrid)) {
     lg_kernel_log(context, LG_FC_OP,
                   "input type %s with weights type %s is not supported "
-                  "(expected FLOAT32 with FLOAT32 weights, or INT8 or INT16 "
-                  "with INT8 weights)",
+                  "(expected FLOAT32 with FLOAT32 or INT8 weights, or INT8 "
+                  "or INT16 with INT8 weights)",
                   TfLiteTypeGetName(input->type),
                   TfLiteTypeGetName(weights->type));
     return kTfLiteError;
@@ -415,9 +426,18 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(
       lg_fc_check_shapes(context, data, input, weights, bias, keep_num_dims));
   data->has_bias = bias != NULL;
+  data->hybrid = input->type == kTfLiteFloat32 && weights->type == kTfLiteInt8;
   if (data->quantized) {
     TF_LITE_ENSURE_STATUS(lg_fc_prepare_quantized(context, data, input, weights,
                                                   bias, output, activation));
+  } else if (data->hybrid) {
+    TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
+        context, LG_FC_OP, activation, &data->min, &data->max));
+    TF_LITE_ENSURE_STATUS(
+        lg_hybrid_prepare(context, LG_FC_OP, weights, data->out_depth, 0,
+                          params != NULL && params->asymmetric_quantize_inputs,
+                          (int64_t)data->batch * data->in_depth, data->batch,
+                          &data->hybrid_data));
   } else {
     TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
         context, LG_FC_OP, activation, &data->min, &data->max));
@@ -516,6 +536,13 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
       (bias != NULL && bias->data.data == NULL) || output->data.data == NULL) {
     lg_kernel_log(context, LG_FC_OP, "a tensor has no data");
     return kTfLiteError;
+  }
+  if (data->hybrid) {
+    lg_fc_hybrid_run(&data->hybrid_data, data->batch, data->in_depth,
+                     data->out_depth, input->data.f, weights->data.int8,
+                     bias != NULL ? bias->data.f : NULL, data->min, data->max,
+                     output->data.f);
+    return kTfLiteOk;
   }
   if (data->quantized) {
     const void* bias_data = bias != NULL ? bias->data.data : NULL;

@@ -116,6 +116,54 @@ TfLiteStatus lg_nn_buffer_reserve(TfLiteContext* context, const char* op,
                                   lg_nn_buffer* buffer, size_t floats);
 void lg_nn_buffer_free(lg_nn_buffer* buffer);
 
+/* ---- Dynamic-range (hybrid) kernels (hybrid.c) -------------------------- */
+
+/* A hybrid node's weight scales and its per-Invoke scratch: the quantized
+ * input and each batch element's scale and zero point. */
+typedef struct lg_hybrid {
+  float* scales;           /* [out_c] weight scales */
+  bool per_channel_layout; /* the weights carry one scale per channel */
+  bool per_channel;        /* and they differ */
+  bool asymmetric;         /* FULLY_CONNECTED's asymmetric_quantize_inputs */
+  int8_t* quantized;       /* [input elements] */
+  float* input_scales;     /* [batch] */
+  int32_t* zero_points;    /* [batch] */
+} lg_hybrid;
+
+/* TFLite's on-the-fly input quantizations (hybrid.c describes them). */
+void lg_hybrid_quantize_symmetric(const float* x, int64_t n, int8_t* q,
+                                  float* scale);
+void lg_hybrid_quantize_asymmetric(const float* x, int64_t n, int8_t* q,
+                                   float* scale, int32_t* zero_point);
+
+/* Reads the INT8 weights' quantization (per tensor, or per channel along
+ * channel_axis with out_c scales; zero points 0) and sizes the scratch
+ * for `batch` elements of input_elements in all. */
+TfLiteStatus lg_hybrid_prepare(TfLiteContext* context, const char* op,
+                               const TfLiteTensor* weights, int out_c,
+                               int channel_axis, bool asymmetric,
+                               int64_t input_elements, int batch, lg_hybrid* h);
+void lg_hybrid_free(lg_hybrid* h);
+
+/* Hybrid FULLY_CONNECTED on [batch, depth] input and [units, depth]
+ * weights; bias may be NULL; the activation clamps to [act_min, act_max]. */
+void lg_fc_hybrid_run(const lg_hybrid* h, int batch, int depth, int units,
+                      const float* input, const int8_t* weights,
+                      const float* bias, float act_min, float act_max,
+                      float* output);
+
+/* Hybrid TRANSPOSE_CONV (TFLite's HybridTransposeConv: asymmetric input
+ * quantization, float terms summed in TFLite's input order) with OHWI
+ * weights; the clamp is g's. */
+void lg_transpose_conv_hybrid_run(const lg_hybrid* h, const lg_conv_geometry* g,
+                                  const float* input, const int8_t* weights,
+                                  const float* bias, float* output);
+
+/* Hybrid CONV_2D on NHWC input with an OHWI filter; the clamp is g's. */
+void lg_conv_hybrid_run(const lg_hybrid* h, const lg_conv_geometry* g,
+                        int groups, const float* input, const int8_t* filter,
+                        const float* bias, float* output);
+
 /* ---- Quantized convolution (conv_quant.c) ------------------------------ */
 
 /* What a quantized convolution needs beyond its geometry: the activation

@@ -11,7 +11,7 @@
  * size back to the input's. Quantized TRANSPOSE_CONV (INT8, version 2, and
  * 16x8 with an INT64 bias, version 5; per-channel weights along dim 0)
  * runs conv_quant.c's kernel, bit for bit with TFLite's reference; hybrid
- * (float input, INT8 weights) is rejected in Prepare with the type's name.
+ * (float input, INT8 weights) runs hybrid.c's, bit for bit too.
  *
  * Fast path: one GEMM computes the column buffer col[p, t * out_c + o] =
  * sum_c input[p, c] * weights[o, t, c] for every input pixel p and filter
@@ -76,6 +76,8 @@ typedef struct lg_tc_data {
   int64_t input_elements;
   bool quantized; /* INT8 or INT16: conv_quant.c, no GEMM plan */
   lg_conv_quant q;
+  bool hybrid; /* float input, INT8 weights: hybrid.c, no GEMM plan */
+  lg_hybrid hybrid_data;
 } lg_tc_data;
 
 /* What the B-packing callback reads. */
@@ -112,6 +114,7 @@ static void lg_tc_free(TfLiteContext* context, void* buffer) {
   if (data != NULL) {
     lg_nn_buffer_free(&data->weights);
     lg_conv_quant_free(&data->q);
+    lg_hybrid_free(&data->hybrid_data);
   }
   free(data);
 }
@@ -173,8 +176,10 @@ static TfLiteStatus lg_tc_check_types(TfLiteContext* context,
                                      output);
   }
   TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_TC_OP, "input", input));
-  TF_LITE_ENSURE_STATUS(
-      lg_nn_check_float(context, LG_TC_OP, "weights", weights));
+  if (weights->type != kTfLiteInt8) { /* INT8: hybrid */
+    TF_LITE_ENSURE_STATUS(
+        lg_nn_check_float(context, LG_TC_OP, "weights", weights));
+  }
   if (bias != NULL) {
     TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, LG_TC_OP, "bias", bias));
   }
@@ -412,6 +417,12 @@ static TfLiteStatus lg_tc_prepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
         context, LG_TC_OP, params->activation, &g->act_min, &g->act_max));
   }
+  data->hybrid = !data->quantized && weights->type == kTfLiteInt8;
+  if (data->hybrid) {
+    TF_LITE_ENSURE_STATUS(lg_hybrid_prepare(
+        context, LG_TC_OP, weights, g->out_c, 0, true,
+        lg_kernel_num_elements(input), g->batch, &data->hybrid_data));
+  }
   data->padding = params->padding;
   data->has_bias = bias != NULL;
   data->input_elements = lg_kernel_num_elements(input);
@@ -420,7 +431,9 @@ static TfLiteStatus lg_tc_prepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_STATUS(lg_tc_output_geometry(context, output_shape->data.i32,
                                                 data->padding, g));
   }
-  if (!data->quantized) TF_LITE_ENSURE_STATUS(lg_tc_plan(context, node, data));
+  if (!data->quantized && !data->hybrid) {
+    TF_LITE_ENSURE_STATUS(lg_tc_plan(context, node, data));
+  }
   TF_LITE_ENSURE_STATUS(
       lg_kernel_output(context, node, LG_TC_OP, kOutputTensor, &output));
   if (data->dynamic_output) {
@@ -576,6 +589,12 @@ static TfLiteStatus lg_tc_invoke(TfLiteContext* context, TfLiteNode* node) {
       output->data.f == NULL || (bias != NULL && bias->data.f == NULL)) {
     lg_kernel_log(context, LG_TC_OP, "a tensor has no data");
     return kTfLiteError;
+  }
+  if (data->hybrid) {
+    lg_transpose_conv_hybrid_run(
+        &data->hybrid_data, g, input->data.f, weights->data.int8,
+        bias != NULL ? bias->data.f : NULL, output->data.f);
+    return kTfLiteOk;
   }
   if (data->quantized) {
     lg_transpose_conv_quant_run(

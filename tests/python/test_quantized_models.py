@@ -180,6 +180,44 @@ def test_int16x8_fully_connected(per_channel, bias, act):
                       rtol=0.0, atol=0.0))
 
 
+@pytest.mark.parametrize("asymmetric", [False, True])
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("bias,act", [(True, "NONE"), (False, "RELU")])
+def test_hybrid_fully_connected(asymmetric, per_channel, bias, act):
+    """Dynamic-range FULLY_CONNECTED (float input, INT8 weights): TFLite's
+    on-the-fly input quantization per batch row (symmetric, or asymmetric
+    with asymmetric_quantize_inputs), the int32 dot products and their
+    float rescale, bit for bit with LiteRT's reference; one all-zero
+    row."""
+    rng = np.random.default_rng(820 + 2 * asymmetric + per_channel)
+    batch, depth, units = 4, 37, 9
+    x = rng.normal(0.0, 2.0, (batch, depth)).astype(np.float32)
+    x[2] = 0.0
+    x[1] += 1.5  # a row away from zero: the asymmetric zero point moves
+    w = rng.integers(-127, 128, (units, depth), dtype=np.int8)
+    w_q = ((rng.uniform(0.001, 0.02, units).astype(np.float32).tolist(),
+            [0] * units, 0) if per_channel else (0.013, 0))
+    inputs = [Input(x), Const(w, quant=w_q)]
+    if bias:
+        inputs.append(Const(rng.normal(0.0, 1.0, units).astype(np.float32)))
+    check_case(OpCase(op="FULLY_CONNECTED", version=9 if asymmetric else 3,
+                      inputs=inputs,
+                      params={"fused_activation_function": act,
+                              "asymmetric_quantize_inputs": asymmetric},
+                      outputs=[np.float32], rtol=0.0, atol=0.0))
+
+
+def test_hybrid_fully_connected_zero_input():
+    """An all-zero input skips the product: activation(bias) exactly."""
+    w = np.ones((3, 5), np.int8)
+    b = np.array([-1.5, 0.25, 2.0], np.float32)
+    check_case(OpCase(op="FULLY_CONNECTED", version=3,
+                      inputs=[Input(np.zeros((2, 5), np.float32)),
+                              Const(w, quant=(0.1, 0)), Const(b)],
+                      params={"fused_activation_function": "RELU"},
+                      outputs=[np.float32], rtol=0.0, atol=0.0))
+
+
 PERSON = shared_dir() / "models" / "tflite-micro" / "person_detect.tflite"
 
 

@@ -725,17 +725,19 @@ static void test_fc_type_errors(void** state) {
   const TfLiteType f32 = kTfLiteFloat32;
   fc_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteInt32, kTfLiteUInt8,
                 "FULLY_CONNECTED: input type UINT8 with weights type UINT8 is "
-                "not supported (expected FLOAT32 with FLOAT32 weights, or "
-                "INT8 or INT16 with INT8 weights)");
+                "not supported (expected FLOAT32 with FLOAT32 or INT8 "
+                "weights, or INT8 or INT16 with INT8 weights)");
   /* INT8 and INT16 need quantization parameters (these have none). */
   fc_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt32, kTfLiteInt8,
                 "FULLY_CONNECTED: input tensor");
   fc_type_error(kTfLiteInt8, kTfLiteInt8, f32, kTfLiteInt8,
                 "FULLY_CONNECTED: bias type FLOAT32 is not supported with "
                 "INT8 input and INT8 weights (expected INT32)");
-  /* Hybrid (version 3/9/12): float input, int8 weights. */
+  /* Hybrid (version 3/9/12): float input, int8 weights, which need
+   * quantization parameters (these have none). */
   fc_type_error(f32, kTfLiteInt8, f32, f32,
-                "FULLY_CONNECTED: input type FLOAT32 with weights type INT8");
+                "FULLY_CONNECTED: weights tensor '(unnamed)' (INT8) has no "
+                "quantization");
   /* 16x8 needs quantization parameters too; an INT8 bias is no 16x8. */
   fc_type_error(kTfLiteInt16, kTfLiteInt8, kTfLiteInt64, kTfLiteInt16,
                 "FULLY_CONNECTED: input tensor");

@@ -426,7 +426,8 @@ static void test_conv_rejections(void** state) {
   c.r.node.builtin_data = NULL;
   conv_expect_error(&c, "CONV_2D: missing Conv2DOptions parameters");
   /* Types: int8 input with float tensors beside it, hybrid float input
-   * with int8 filter (2, 5), int32 bias, int16 output. */
+   * with int8 filter (2, 5) without quantization, int32 bias, int16
+   * output. */
   const struct {
     int which;
     TfLiteType type;
@@ -438,7 +439,8 @@ static void test_conv_rejections(void** state) {
       {0, kTfLiteInt16,
        "CONV_2D: INT16 input with filter FLOAT32, bias FLOAT32 and output "
        "FLOAT32 is not supported (expected INT8, INT64 or INT32 and INT16)"},
-      {1, kTfLiteInt8, "CONV_2D: filter type INT8 is not supported"},
+      {1, kTfLiteInt8,
+       "CONV_2D: weights tensor '(unnamed)' (INT8) has no quantization"},
       {1, kTfLiteFloat16, "CONV_2D: filter type FLOAT16 is not supported"},
       {2, kTfLiteInt32, "CONV_2D: bias type INT32 is not supported"},
       {3, kTfLiteInt16, "CONV_2D: output type INT16 is not supported"},

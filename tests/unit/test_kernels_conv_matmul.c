@@ -175,13 +175,14 @@ static void test_tc_rejections(void** state) {
   tc_expect_error(&c,
                   "TRANSPOSE_CONV: output_shape type INT64 is not "
                   "supported (expected INT32)");
-  /* int8 weights with float input (hybrid, version 2); int16 input with
-   * float weights (16x8 needs INT8 weights and an INT16 output). */
+  /* int8 weights with float input (hybrid, version 2) need quantization
+   * parameters; int16 input with float weights (16x8 needs INT8 weights
+   * and an INT16 output). */
   tc_valid_case(&c);
   lg_kernel_runner_tensor(&c.r, c.weights)->type = kTfLiteInt8;
   tc_expect_error(&c,
-                  "TRANSPOSE_CONV: weights type INT8 is not supported "
-                  "(expected FLOAT32)");
+                  "TRANSPOSE_CONV: weights tensor '(unnamed)' (INT8) has no "
+                  "quantization");
   tc_valid_case(&c);
   lg_kernel_runner_tensor(&c.r, c.input)->type = kTfLiteInt16;
   tc_expect_error(&c,

@@ -296,16 +296,35 @@ def test_conv_int8_asymmetric_filter_rejected():
                          r"filters are symmetric")
 
 
-def test_conv_hybrid_rejected():
-    """Hybrid CONV_2D (float input, int8 filter: version 2)."""
-    x = np.ones((1, 3, 3, 2), np.float32)
-    w = np.ones((1, 1, 1, 2), np.int8)
-    check_rejected(OpCase(op="CONV_2D", version=2,
-                          inputs=[Input(x), Const(w, quant=(0.5, 0))],
-                          params={"padding": "SAME", "stride_w": 1,
-                                  "stride_h": 1},
-                          output_shapes=[(1, 3, 3, 1)]),
-                   match=r"CONV_2D: filter type INT8 is not supported")
+@pytest.mark.parametrize("shape,filt,stride,dil,pad,act,scales,groups", [
+    ((1, 6, 6, 3), (4, 3, 3, 3), 1, 1, "SAME", "NONE", "equal", 1),
+    ((2, 9, 8, 4), (8, 3, 3, 4), 2, 1, "VALID", "RELU", "equal", 1),
+    ((1, 7, 7, 4), (5, 3, 3, 4), 1, 2, "SAME", "RELU6", "differ", 1),
+    ((2, 6, 5, 8), (6, 2, 2, 4), 1, 1, "SAME", "NONE", "differ", 2),
+    ((1, 5, 5, 8), (4, 1, 1, 8), 1, 1, "VALID", "NONE", "equal", 1),
+])
+def test_conv_hybrid(shape, filt, stride, dil, pad, act, scales, groups):
+    """Dynamic-range CONV_2D (float input, INT8 filter): TFLite's symmetric
+    per-image input quantization when every filter scale is equal
+    (HybridConv), asymmetric with per-channel scales or groups
+    (HybridConvPerChannel), bit for bit with LiteRT's reference."""
+    rng = np.random.default_rng(1700 + shape[1] * 10 + filt[0])
+    x = rng.normal(0.3, 2.0, shape).astype(np.float32)
+    w = rng.integers(-127, 128, filt, dtype=np.int8)
+    out_c = filt[0]
+    if scales == "equal":
+        w_q = ([0.011] * out_c, [0] * out_c, 0)
+    else:
+        w_q = (rng.uniform(0.002, 0.03, out_c).astype(np.float32).tolist(),
+               [0] * out_c, 0)
+    b = rng.normal(0.0, 1.0, out_c).astype(np.float32)
+    check_case(OpCase(op="CONV_2D", version=5 if scales == "differ" else 2,
+                      inputs=[Input(x), Const(w, quant=w_q), Const(b)],
+                      params={"padding": pad, "stride_w": stride,
+                              "stride_h": stride, "dilation_w_factor": dil,
+                              "dilation_h_factor": dil,
+                              "fused_activation_function": act},
+                      outputs=[np.float32], rtol=0.0, atol=0.0))
 
 
 @pytest.mark.parametrize("w_shape,match", [
@@ -528,19 +547,32 @@ def test_transpose_conv_runtime_output_shape():
     check_case(tc_case(x, w, None, (2, 2), (6, 8), "SAME", shape_input=True))
 
 
-def test_transpose_conv_hybrid_rejected():
-    """int8 weights with a float input (hybrid, version 2)."""
-    x = np.ones((1, 2, 2, 1), np.float32)
-    check_rejected(OpCase(op="TRANSPOSE_CONV", version=2,
-                          inputs=[Const(np.array([1, 4, 4, 1], np.int32)),
-                                  Const(np.ones((1, 2, 2, 1), np.int8),
-                                        quant=(0.5, 0)),
-                                  Input(x)],
-                          params={"padding": "VALID", "stride_h": 2,
-                                  "stride_w": 2},
-                          output_shapes=[(1, 4, 4, 1)]),
-                   match=r"TRANSPOSE_CONV: weights type INT8 is not "
-                         r"supported")
+@pytest.mark.parametrize("shape,filt,stride,out_hw,padding,per_channel", [
+    ((1, 3, 3, 2), (3, 3, 3), (2, 2), (6, 6), "SAME", True),
+    ((2, 4, 5, 7), (5, 3, 3), (2, 2), (9, 11), "VALID", False),
+    ((1, 4, 4, 8), (6, 2, 2), (2, 2), (8, 8), "SAME", True),
+])
+def test_transpose_conv_hybrid(shape, filt, stride, out_hw, padding,
+                               per_channel):
+    """Dynamic-range TRANSPOSE_CONV (float input, INT8 weights): TFLite's
+    asymmetric input quantization and its float terms summed in input
+    order, bit for bit with LiteRT's reference."""
+    rng = np.random.default_rng(2800 + shape[3] + filt[0])
+    x = rng.normal(0.2, 1.5, shape).astype(np.float32)
+    out_c = filt[0]
+    w = rng.integers(-127, 128, (out_c, filt[1], filt[2], shape[3]),
+                     dtype=np.int8)
+    scales = (rng.uniform(0.002, 0.03, out_c).astype(np.float32).tolist()
+              if per_channel else [0.012] * out_c)
+    b = rng.normal(0.0, 1.0, out_c).astype(np.float32)
+    out_shape = np.array([shape[0], out_hw[0], out_hw[1], out_c], np.int32)
+    check_case(OpCase(op="TRANSPOSE_CONV", version=3,
+                      inputs=[Const(out_shape),
+                              Const(w, quant=(scales, [0] * out_c, 0)),
+                              Input(x), Const(b)],
+                      params={"padding": padding, "stride_h": stride[0],
+                              "stride_w": stride[1]},
+                      output_shapes=[tuple(out_shape)], rtol=0.0, atol=0.0))
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int16])
