@@ -293,6 +293,35 @@ static int32_t lg_fixed_one_over_one_plus(int32_t a) {
   return lg_fixed_saturating_shift_left(x, 1); /* x / 2, Q1 -> Q0 */
 }
 
+void lg_quant_lut16_populate(double input_scale, int32_t input_zero_point,
+                             double output_scale, int32_t output_zero_point,
+                             double (*f)(double), int16_t* lut) {
+  const double input_min = input_scale * (-32768.0 - input_zero_point);
+  const double input_max = input_scale * (32767.0 - input_zero_point);
+  const double output_min = output_scale * (-32768.0 - output_zero_point);
+  const double output_max = output_scale * (32767.0 - output_zero_point);
+  enum { kSteps = LG_QUANT_LUT16_SIZE - 1 };
+  const double step = (input_max - input_min) / kSteps;
+  const double half_step = step / 2;
+  const double inverse = 65536.0 / (output_max - output_min);
+  for (int i = 0; i < kSteps; ++i) {
+    const double v = f(input_min + i * step);
+    const double v_mid = f(input_min + i * step + half_step);
+    const double v_next = f(input_min + (i + 1) * step);
+    const double sample = round(v * inverse);
+    const double mid_interp =
+        round((v_next * inverse + round(v * inverse)) / 2);
+    const double mid = round(v_mid * inverse);
+    const double bias = round((mid_interp - mid) / 2);
+    double e = sample - bias;
+    e = e < -32768.0 ? -32768.0 : (e > 32767.0 ? 32767.0 : e);
+    lut[i] = (int16_t)e;
+  }
+  double last = round(f(input_max) * inverse);
+  last = last < -32768.0 ? -32768.0 : (last > 32767.0 ? 32767.0 : last);
+  lut[kSteps] = (int16_t)last;
+}
+
 void lg_fixed_inv_sqrt(int32_t input, int32_t* multiplier, int* shift) {
   if (input <= 1) { /* 0 is taken as 1, as TFLite does */
     *multiplier = INT32_MAX;

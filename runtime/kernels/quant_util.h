@@ -138,6 +138,25 @@ TfLiteStatus lg_quant_activation_range(TfLiteContext* context, const char* op,
 
 /* exp(a) for a Q5 value a <= 0, as a Q0 value (exp_on_negative_values). */
 int32_t lg_fixed_exp_on_negative_q5(int32_t a);
+/* TFLite's 513-entry int16 lookup tables (LUTPopulate<int16_t> with a
+ * double transform): f sampled at 512 steps over the input range
+ * input_scale * ([-32768, 32767] - input_zero_point), each sample nudged by
+ * half the error of linear interpolation at its step's midpoint, plus the
+ * end point; outputs as output_scale steps around output_zero_point. */
+#define LG_QUANT_LUT16_SIZE 513
+void lg_quant_lut16_populate(double input_scale, int32_t input_zero_point,
+                             double output_scale, int32_t output_zero_point,
+                             double (*f)(double), int16_t* lut);
+/* The table's value at x: the entry of x's top 9 bits, interpolated by its
+ * low 7 bits (TFLite's LUTLookup). */
+static inline int16_t lg_quant_lut16_lookup(int16_t x, const int16_t* lut) {
+  const int index = 256 + (x >> 7);
+  const int offset = x & 0x7f;
+  const int base = lut[index];
+  const int slope = lut[index + 1] - lut[index];
+  return (int16_t)(base + ((slope * offset + 64) >> 7));
+}
+
 /* 1 / sqrt(input) for input >= 0 (0 and 1 give the largest multiplier)
  * as a (multiplier, shift) pair for lg_multiply_by_quantized_multiplier
  * (positive shift: left), TFLite's GetInvSqrtQuantizedMultiplierExp: the

@@ -10,10 +10,15 @@
  * whole row NaN through the sum; a row of -inf gives 0/0 = NaN; beta may be
  * any value, including 0 (a uniform distribution) or negative.
  *
- * The input needs rank >= 1 (a scalar has no axis). SOFTMAX's int8 (version
- * 2), int16 (version 3) and float16 (version 4) variants and LOG_SOFTMAX's
- * int8 one (version 2) are rejected in Prepare with the type's name. Invoke
- * splits rows over the context's thread pool.
+ * The input needs rank >= 1 (a scalar has no axis). INT8 SOFTMAX (version
+ * 2) is TFLite's fixed-point kernel and INT16 SOFTMAX (version 3) its
+ * table-based one, both bit for bit: the differences to the row's maximum
+ * rescaled so that [-65535, 0] spans [-10, 0], exp from a 513-entry table
+ * (lg_quant_lut16_populate), the sum's reciprocal from a 1 / (1 + x)
+ * table, and the product rounded to Q0.15. The float16 variant (version
+ * 4) and LOG_SOFTMAX's int8 one (version 2) are rejected in Prepare with
+ * the type's name. Invoke splits float rows over the context's thread
+ * pool.
  */
 #include <float.h>
 #include <math.h>
@@ -53,6 +58,10 @@ typedef struct lg_softmax_data {
   int32_t input_multiplier;
   int input_left_shift;
   int32_t diff_min;
+  /* INT16 SOFTMAX: exp on [-10, 0] and 1 / (1 + x) on [0, 1]. */
+  TfLiteType type;
+  int16_t exp_lut[LG_QUANT_LUT16_SIZE];
+  int16_t reciprocal_lut[LG_QUANT_LUT16_SIZE];
 } lg_softmax_data;
 
 static void* lg_softmax_create(bool log) {
@@ -84,18 +93,22 @@ static TfLiteStatus lg_softmax_check(TfLiteContext* context,
                                      const lg_softmax_data* data,
                                      const TfLiteTensor* input,
                                      const TfLiteTensor* output) {
-  if (input->type == kTfLiteInt8 && !data->log) {
-    if (output->type != kTfLiteInt8) {
+  if ((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
+      !data->log) {
+    if (output->type != input->type) {
       lg_kernel_log(context, data->name,
-                    "output type %s is not supported with INT8 input "
-                    "(expected INT8)",
-                    TfLiteTypeGetName(output->type));
+                    "output type %s is not supported with %s input "
+                    "(expected %s)",
+                    TfLiteTypeGetName(output->type),
+                    TfLiteTypeGetName(input->type),
+                    TfLiteTypeGetName(input->type));
       return kTfLiteError;
     }
   } else if (input->type != kTfLiteFloat32) {
     lg_kernel_log(context, data->name,
-                  "input type %s is not supported (expected FLOAT32)",
-                  TfLiteTypeGetName(input->type));
+                  "input type %s is not supported (expected FLOAT32%s)",
+                  TfLiteTypeGetName(input->type),
+                  data->log ? "" : ", INT8 or INT16");
     return kTfLiteError;
   }
   if (input->type == kTfLiteFloat32 && output->type != kTfLiteFloat32) {
@@ -153,6 +166,38 @@ static TfLiteStatus lg_softmax_prepare_int8(TfLiteContext* context,
   return kTfLiteOk;
 }
 
+static double lg_softmax_exp(double x) { return exp(x); }
+static double lg_softmax_one_over_one_plus(double x) { return 1.0 / (1.0 + x); }
+
+/* INT16 SOFTMAX, TFLite's: zero points 0; the two tables; beta * input
+ * scale over 10/65535 as a fixed-point rescale of the differences. */
+static TfLiteStatus lg_softmax_prepare_int16(TfLiteContext* context,
+                                             lg_softmax_data* data,
+                                             const TfLiteTensor* input,
+                                             const TfLiteTensor* output) {
+  lg_quant_layout in_q, out_q;
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, data->name, "input", input, &in_q));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, data->name, "output", output, &out_q));
+  if (in_q.zero_point0 != 0 || out_q.zero_point0 != 0) {
+    lg_kernel_log(context, data->name,
+                  "INT16 zero points must be 0 (input %d, output %d): INT16 "
+                  "quantization is symmetric",
+                  (int)in_q.zero_point0, (int)out_q.zero_point0);
+    return kTfLiteError;
+  }
+  const double range = 65535.0;
+  lg_quant_lut16_populate(10.0 / range, 32767, 2.0 / range, 0, lg_softmax_exp,
+                          data->exp_lut);
+  lg_quant_lut16_populate(1.0 / range, -32768, 2.0 / range, 0,
+                          lg_softmax_one_over_one_plus, data->reciprocal_lut);
+  /* The product in float, as TFLite's. */
+  lg_quantize_multiplier((double)(in_q.scale0 * data->beta) / (10.0 / 65535.0),
+                         &data->input_multiplier, &data->input_left_shift);
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_softmax_prepare(TfLiteContext* context,
                                        TfLiteNode* node) {
   lg_softmax_data* data = node->user_data;
@@ -172,10 +217,13 @@ static TfLiteStatus lg_softmax_prepare(TfLiteContext* context,
   const TfLiteSoftmaxParams* params = node->builtin_data;
   /* A missing options table means the schema default, beta = 0. */
   data->beta = !data->log && params != NULL ? params->beta : 0.0f;
-  data->quantized = input->type == kTfLiteInt8;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  data->type = input->type;
   if (data->quantized) {
     TF_LITE_ENSURE_STATUS(
-        lg_softmax_prepare_int8(context, data, input, output));
+        input->type == kTfLiteInt16
+            ? lg_softmax_prepare_int16(context, data, input, output)
+            : lg_softmax_prepare_int8(context, data, input, output));
   }
   data->depth = input->dims->data[input->dims->size - 1];
   const int64_t count = lg_kernel_num_elements(input);
@@ -276,6 +324,45 @@ static void lg_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
   }
 }
 
+/* One INT16 row, TFLite's SoftmaxInt16 bit for bit. */
+static void lg_softmax_row_int16(const lg_softmax_data* d, const int16_t* x,
+                                 int16_t* out) {
+  const int64_t depth = d->depth;
+  int16_t max = INT16_MIN;
+  for (int64_t c = 0; c < depth; ++c) max = x[c] > max ? x[c] : max;
+  /* exp(x - max) in Q0.15, kept in the output; their sum in Q16.15. */
+  int32_t sum = 0;
+  for (int64_t c = 0; c < depth; ++c) {
+    const int32_t scaled =
+        lg_multiply_by_quantized_multiplier(x[c] - max, d->input_multiplier,
+                                            d->input_left_shift) +
+        32767;
+    const int16_t arg =
+        (int16_t)(scaled < -32768 ? -32768 : (scaled > 32767 ? 32767 : scaled));
+    out[c] = lg_quant_lut16_lookup(arg, d->exp_lut);
+    sum = (int32_t)((uint32_t)sum + (uint32_t)out[c]);
+  }
+  /* 1 / sum through the 1 / (1 + x) table, the sum normalized to [1, 2). */
+  int headroom_plus_one = 0;
+  while (headroom_plus_one < 32 &&
+         !((uint32_t)sum & (0x80000000u >> headroom_plus_one))) {
+    ++headroom_plus_one;
+  }
+  const int32_t shifted =
+      (int32_t)((((int64_t)sum << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+  int32_t centered = shifted - ((1 << 15) + (1 << 16));
+  centered = centered < -32768 ? -32768 : (centered > 32767 ? 32767 : centered);
+  const int16_t reciprocal =
+      lg_quant_lut16_lookup((int16_t)centered, d->reciprocal_lut);
+  const int right_shift = 31 - headroom_plus_one;
+  const int64_t round = right_shift > 0 ? (int64_t)1 << (right_shift - 1) : 0;
+  for (int64_t c = 0; c < depth; ++c) {
+    int64_t r = ((int64_t)out[c] * reciprocal + round) >> right_shift;
+    r = r < 0 ? 0 : (r > 32767 ? 32767 : r);
+    out[c] = (int16_t)r;
+  }
+}
+
 static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
                                       TfLiteNode* node) {
   const lg_softmax_data* data = node->user_data;
@@ -300,6 +387,13 @@ static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
   if (input->data.data == NULL || output->data.data == NULL) {
     lg_kernel_log(context, data->name, "a tensor has no data");
     return kTfLiteError;
+  }
+  if (data->quantized && data->type == kTfLiteInt16) {
+    for (int64_t r = 0; r < data->rows; ++r) {
+      lg_softmax_row_int16(data, input->data.i16 + r * data->depth,
+                           output->data.i16 + r * data->depth);
+    }
+    return kTfLiteOk;
   }
   if (data->quantized) {
     for (int64_t r = 0; r < data->rows; ++r) {

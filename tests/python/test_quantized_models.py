@@ -315,3 +315,23 @@ def test_softmax_int8(shape, in_q, beta):
                       params={"beta": beta},
                       outputs=[Output(np.int8, quant=(1 / 256, -128))],
                       rtol=0.0, atol=0.0))
+
+
+@pytest.mark.parametrize("shape,in_scale,beta", [
+    ((1, 2), 1e-3, 1.0),
+    ((3, 10), 2.5e-4, 1.0),
+    ((2, 5, 7), 3e-3, 0.5),       # differences beyond the table's -10
+    ((1, 1000), 1e-4, 1.0),
+    ((4, 1), 5e-4, 2.0),
+])
+def test_softmax_int16(shape, in_scale, beta):
+    """INT16 SOFTMAX (version 3): TFLite's exp and 1 / (1 + x) tables with
+    interpolation, bit for bit with LiteRT's reference; output Q0.15."""
+    rng = np.random.default_rng(1400 + shape[-1])
+    x = rng.integers(-32768, 32768, shape, dtype=np.int16)
+    x.reshape(-1)[:2] = [32767, -32768]
+    check_case(OpCase(op="SOFTMAX", version=3,
+                      inputs=[Input(x, quant=(in_scale, 0))],
+                      params={"beta": beta},
+                      outputs=[Output(np.int16, quant=(1 / 32768, 0))],
+                      rtol=0.0, atol=0.0))

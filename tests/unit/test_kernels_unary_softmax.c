@@ -158,9 +158,15 @@ static void test_softmax_rejections(void** state) {
                       (int[]){4}, 1, i8,
                       "LOG_SOFTMAX: input type INT8 is not supported "
                       "(expected FLOAT32)");
+  /* INT16 needs quantization parameters (these tensors have none). */
   expect_one_rejected(lg_register_SOFTMAX(), &params, kTfLiteInt16,
                       kTfLiteInt16, (int[]){2}, 1, i8,
-                      "SOFTMAX: input type INT16 is not supported");
+                      "SOFTMAX: input tensor '(unnamed)' (INT16) has no "
+                      "quantization");
+  expect_one_rejected(lg_register_SOFTMAX(), &params, kTfLiteInt32,
+                      kTfLiteInt32, (int[]){1}, 1, i8,
+                      "SOFTMAX: input type INT32 is not supported (expected "
+                      "FLOAT32, INT8 or INT16)");
   expect_one_rejected(lg_register_LOG_SOFTMAX(), NULL, kTfLiteUInt8,
                       kTfLiteUInt8, (int[]){4}, 1, i8,
                       "LOG_SOFTMAX: input type UINT8 is not supported");
