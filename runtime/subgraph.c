@@ -3,6 +3,7 @@
  * running live in execute.c. */
 #include "runtime/subgraph.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,88 @@ static TfLiteStatus map_constant(lg_subgraph* s, int index,
   return kTfLiteOk;
 }
 
+/* The integer range of a quantized storage type; false for other types
+ * (float tensors may carry min / max statistics, int32 / int64 biases a
+ * scale derived from others, and neither is checked here). */
+static bool quantized_storage_range(TfLiteType type, int64_t* lo, int64_t* hi) {
+  switch (type) {
+    case kTfLiteInt8:
+      *lo = -128;
+      *hi = 127;
+      return true;
+    case kTfLiteUInt8:
+      *lo = 0;
+      *hi = 255;
+      return true;
+    case kTfLiteInt16:
+      *lo = -32768;
+      *hi = 32767;
+      return true;
+    case kTfLiteInt4:
+      *lo = -8;
+      *hi = 7;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* Invalid quantization of an INT8 / UINT8 / INT16 / INT4 tensor fails the
+ * interpreter's creation with a message naming the tensor and the problem
+ * (a kernel reading it would compute garbage): every scale finite and above
+ * 0, every zero point within the type's range, per channel one scale per
+ * index of a quantized_dimension inside the shape and 0, 1 or as many
+ * zero points. */
+static TfLiteStatus check_quantization(lg_subgraph* s, int index,
+                                       const lg_model_tensor* mt) {
+  const lg_model_quantization* q = &mt->quantization;
+  int64_t lo = 0, hi = 0;
+  if (!mt->has_quantization || q->num_scale == 0 ||
+      !quantized_storage_range(mt->type, &lo, &hi)) {
+    return kTfLiteOk;
+  }
+  const lg_reporter* rep = &s->interpreter->reporter;
+  const char* type = TfLiteTypeGetName(mt->type);
+  for (int i = 0; i < q->num_scale; ++i) {
+    if (!(isfinite(q->scale[i]) && q->scale[i] > 0.0f)) {
+      lg_report(rep,
+                "Tensor %d ('%s', %s) has scale %g at %d: a quantization "
+                "scale must be finite and greater than 0",
+                index, mt->name, type, (double)q->scale[i], i);
+      return kTfLiteError;
+    }
+  }
+  for (int i = 0; i < q->num_zero_point; ++i) {
+    if (q->zero_point[i] < lo || q->zero_point[i] > hi) {
+      lg_report(rep,
+                "Tensor %d ('%s', %s) has zero point %lld at %d, outside "
+                "%s's range [%lld, %lld]",
+                index, mt->name, type, (long long)q->zero_point[i], i, type,
+                (long long)lo, (long long)hi);
+      return kTfLiteError;
+    }
+  }
+  /* No zero point means 0 for every channel. */
+  if (q->num_zero_point > 1 && q->num_zero_point != q->num_scale) {
+    lg_report(rep,
+              "Tensor %d ('%s') has %d zero points for %d scales (expected 1 "
+              "or %d)",
+              index, mt->name, q->num_zero_point, q->num_scale, q->num_scale);
+    return kTfLiteError;
+  }
+  if (q->num_scale > 1 &&
+      (q->quantized_dimension < 0 || q->quantized_dimension >= mt->num_dims ||
+       mt->shape[q->quantized_dimension] != q->num_scale)) {
+    lg_report(rep,
+              "Tensor %d ('%s') has %d scales for dimension %d of its %d-D "
+              "shape, which does not have that many entries",
+              index, mt->name, q->num_scale, q->quantized_dimension,
+              mt->num_dims);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus init_tensor(lg_subgraph* s, int index,
                                 const lg_model_tensor* mt) {
   const lg_model* model = s->interpreter->model->model;
@@ -299,6 +382,7 @@ static TfLiteStatus init_tensor(lg_subgraph* s, int index,
         int_array_from(mt->shape_signature, mt->num_dims_signature);
     if (t->dims_signature == NULL) return kTfLiteError;
   }
+  if (check_quantization(s, index, mt) != kTfLiteOk) return kTfLiteError;
   if (mt->has_quantization &&
       copy_quantization(&mt->quantization, t) != kTfLiteOk) {
     return kTfLiteError;
