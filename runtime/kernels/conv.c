@@ -554,7 +554,7 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
         context, LG_CONV_OP, input, filter, bias, output, params->activation,
         data->geo.out_c, 0, &data->q));
     TF_LITE_ENSURE_STATUS(lg_conv_quant_pack(
-        context, LG_CONV_OP, &data->q, &data->geo, data->groups, filter,
+        context, LG_CONV_OP, &data->q, &data->geo, data->groups, filter, bias,
         lg_thread_pool_size(lg_kernel_thread_pool(context))));
   } else if (filter->type == kTfLiteInt8) {
     data->hybrid = true;

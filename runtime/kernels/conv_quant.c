@@ -63,10 +63,21 @@ static void lg_conv_quant_free_fast(lg_conv_quant* q) {
   free(q->packed);
   free(q->rows);
   free(q->sums);
+  free(q->packed8);
+  free(q->weight_sums);
+  free(q->rows8);
+  free(q->sums16);
+  free(q->fused_bias);
+  q->sums16 = NULL;
+  q->fused_bias = NULL;
   q->packed = NULL;
   q->rows = NULL;
   q->sums = NULL;
+  q->packed8 = NULL;
+  q->weight_sums = NULL;
+  q->rows8 = NULL;
   q->slots = 0;
+  q->vnni = false;
 }
 
 void lg_conv_quant_free(lg_conv_quant* q) {
@@ -187,7 +198,8 @@ TfLiteStatus lg_conv_quant_prepare(TfLiteContext* context, const char* op,
   q->input_offset = -in_q.zero_point0;
   q->output_offset = out_q.zero_point0;
   q->simd = LG_GEMM_HAVE_X86 && q->type == kTfLiteInt8 &&
-            lg_gemm_isa_supported(LG_GEMM_ISA_AVX2);
+            lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2;
+  q->simd512 = q->simd && lg_int8_vnni_supported();
   return lg_quant_activation_range(context, op, activation, output->type,
                                    out_q.scale0, out_q.zero_point0, &q->act_min,
                                    &q->act_max);
@@ -227,8 +239,9 @@ static void lg_conv_quant_block_i8(const lg_conv_quant* q, int32_t* acc,
   }
 #if LG_GEMM_HAVE_X86
   if (q->simd) {
-    lg_requantize_int8_avx2(acc, m, q->multipliers + c0, q->shifts + c0,
-                            q->output_offset, q->act_min, q->act_max, out + c0);
+    (q->simd512 ? lg_requantize_int8_avx512 : lg_requantize_int8_avx2)(
+        acc, m, q->multipliers + c0, q->shifts + c0, q->output_offset,
+        q->act_min, q->act_max, out + c0);
     return;
   }
 #endif
@@ -418,34 +431,90 @@ LG_CONV_QUANT_LOOPS(i16, int16_t, int64_t)
 
 /* ---- INT8 CONV_2D fast path ------------------------------------------ */
 
-TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
-                                lg_conv_quant* q, const lg_conv_geometry* g,
-                                int groups, const TfLiteTensor* filter,
-                                int threads) {
-  lg_conv_quant_free_fast(q);
-  if (!LG_GEMM_HAVE_X86 || q->type != kTfLiteInt8 || groups != 1 ||
-      !lg_nn_is_constant(filter) || filter->data.int8 == NULL ||
-      !lg_gemm_isa_supported(LG_GEMM_ISA_AVX2) || g->out_c <= 0) {
+/* The VNNI layout (conv_quant_simd.h) and per-task scratch for 4 pixels. */
+static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
+                                            const char* op, lg_conv_quant* q,
+                                            const lg_conv_geometry* g,
+                                            const TfLiteTensor* filter,
+                                            const TfLiteTensor* bias, int64_t k,
+                                            int threads) {
+  const int64_t k4 = (k + 3) / 4;
+  const int64_t blocks = (g->out_c + LG_VNNI_LANES - 1) / LG_VNNI_LANES;
+  if (k4 == 0 || k4 > (1 << 22)) {
+    q->vnni = false;
     return kTfLiteOk;
   }
-  const int64_t k = (int64_t)g->filter_h * g->filter_w * g->filter_c;
-  const int64_t k_pad =
-      (k + LG_INT16_DOT_ALIGN - 1) / LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
-  if (k_pad == 0 || k_pad > (1 << 24)) return kTfLiteOk;
-  q->k_pad = (int)k_pad;
+  q->k4 = (int)k4;
+  q->blocks = (int)blocks;
   q->slots = threads > 0 ? threads : 1;
-  q->packed = calloc((size_t)g->out_c * (size_t)k_pad, sizeof(int16_t));
-  /* Two pixels per task at a time. */
-  q->rows = calloc((size_t)q->slots * 2 * (size_t)k_pad, sizeof(int16_t));
-  q->sums = calloc((size_t)q->slots * 2 * (size_t)g->out_c, sizeof(int32_t));
-  if (q->packed == NULL || q->rows == NULL || q->sums == NULL) {
+  const size_t row = (size_t)k4 * 4, lanes = (size_t)blocks * LG_VNNI_LANES;
+  q->packed8 = calloc((size_t)blocks * row * LG_VNNI_LANES, 1);
+  q->weight_sums = calloc((size_t)g->out_c, sizeof(int32_t));
+  q->rows8 = calloc((size_t)q->slots * 4 * row, 1);
+  q->sums16 = calloc((size_t)q->slots * 4 * lanes, sizeof(int32_t));
+  q->fused_bias = calloc(lanes, sizeof(int32_t));
+  if (q->packed8 == NULL || q->weight_sums == NULL || q->rows8 == NULL ||
+      q->sums16 == NULL || q->fused_bias == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
     return kTfLiteError;
   }
   for (int o = 0; o < g->out_c; ++o) {
     const int8_t* src = filter->data.int8 + (size_t)o * (size_t)k;
-    int16_t* dst = q->packed + (size_t)o * (size_t)k_pad;
+    const int b = o / LG_VNNI_LANES, lane = o % LG_VNNI_LANES;
+    int32_t sum = 0;
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t group = i / 4, j = i % 4;
+      q->packed8[(((size_t)b * k4 + group) * LG_VNNI_LANES + lane) * 4 + j] =
+          src[i];
+      sum += src[i];
+    }
+    q->weight_sums[o] = sum;
+    /* int32 wrapping, as TFLite's accumulator. */
+    q->fused_bias[o] =
+        (int32_t)((uint32_t)lg_conv_quant_bias(
+                      q, bias != NULL ? bias->data.data : NULL, o) +
+                  (uint32_t)(q->input_offset - 128) * (uint32_t)sum);
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
+                                lg_conv_quant* q, const lg_conv_geometry* g,
+                                int groups, const TfLiteTensor* filter,
+                                const TfLiteTensor* bias, int threads) {
+  lg_conv_quant_free_fast(q);
+  if (!LG_GEMM_HAVE_X86 || q->type != kTfLiteInt8 || groups != 1 ||
+      !lg_nn_is_constant(filter) || filter->data.int8 == NULL ||
+      lg_gemm_isa_default() < LG_GEMM_ISA_AVX2 || g->out_c <= 0) {
+    return kTfLiteOk;
+  }
+  const int64_t k = (int64_t)g->filter_h * g->filter_w * g->filter_c;
+  /* VNNI folds the bias into its starting sums: it must be constant. */
+  q->vnni =
+      lg_int8_vnni_supported() &&
+      (bias == NULL || (lg_nn_is_constant(bias) && bias->data.data != NULL));
+  if (q->vnni) {
+    return lg_conv_quant_pack_vnni(context, op, q, g, filter, bias, k, threads);
+  }
+  const int64_t k_pad =
+      (k + LG_INT16_DOT_ALIGN - 1) / LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  if (k_pad == 0 || k_pad > (1 << 24)) return kTfLiteOk;
+  q->k_pad = (int)k_pad;
+  q->slots = threads > 0 ? threads : 1;
+  const size_t out_c = (size_t)g->out_c;
+  /* Two pixels per task at a time. */
+  q->sums = calloc((size_t)q->slots * 2 * out_c, sizeof(int32_t));
+  q->packed = calloc(out_c * (size_t)k_pad, sizeof(int16_t));
+  q->rows = calloc((size_t)q->slots * 2 * (size_t)k_pad, sizeof(int16_t));
+  if (q->sums == NULL || q->packed == NULL || q->rows == NULL) {
+    lg_conv_quant_free_fast(q);
+    lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
+    return kTfLiteError;
+  }
+  for (size_t o = 0; o < out_c; ++o) {
+    const int8_t* src = filter->data.int8 + o * (size_t)k;
+    int16_t* dst = q->packed + o * (size_t)k_pad;
     for (int64_t i = 0; i < k; ++i) dst[i] = src[i];
   }
   return kTfLiteOk;
@@ -481,6 +550,68 @@ static void lg_conv_quant_gather(const lg_conv_geometry* g,
       for (int c = 0; c < g->filter_c; ++c) {
         dst[c] = (int16_t)(in[c] + q->input_offset);
       }
+    }
+  }
+}
+
+/* The window of output pixel (oy, ox) as unsigned bytes input + 128; taps
+ * outside the input hold 128 - input_offset, whose term the weight-sum
+ * correction cancels (TFLite skips those taps). */
+static void lg_conv_quant_gather8(const lg_conv_geometry* g,
+                                  const lg_conv_quant* q, const int8_t* image,
+                                  int y0, int x0, uint8_t* row) {
+  uint8_t* dst = row;
+  const uint8_t pad = (uint8_t)(128 - q->input_offset);
+  for (int fy = 0; fy < g->filter_h; ++fy) {
+    const int y = y0 + fy * g->dilation_h;
+    for (int fx = 0; fx < g->filter_w; ++fx, dst += g->filter_c) {
+      const int x = x0 + fx * g->dilation_w;
+      if (y < 0 || y >= g->in_h || x < 0 || x >= g->in_w) {
+        memset(dst, pad, (size_t)g->filter_c);
+        continue;
+      }
+      const uint8_t* in =
+          (const uint8_t*)image + ((size_t)y * g->in_w + x) * g->in_c;
+      for (int c = 0; c < g->filter_c; ++c) dst[c] = in[c] ^ 0x80u;
+    }
+  }
+}
+
+/* lg_conv_quant_task on the VNNI kernel, 4 pixels of a row at a time. */
+static void lg_conv_quant_task_vnni(void* ctx, int index) {
+  const lg_conv_quant_job* job = ctx;
+  const lg_conv_geometry* g = job->g;
+  const lg_conv_quant* q = job->q;
+  const size_t row_bytes = (size_t)q->k4 * 4;
+  const size_t lanes = (size_t)q->blocks * LG_VNNI_LANES;
+  uint8_t* rows[4];
+  int32_t* sums[4];
+  for (int p = 0; p < 4; ++p) {
+    rows[p] = q->rows8 + ((size_t)index * 4 + p) * row_bytes;
+    sums[p] = q->sums16 + ((size_t)index * 4 + p) * lanes;
+  }
+  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
+  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  for (int r = r0; r < r1; ++r) {
+    const int n = r / g->out_h, oy = r % g->out_h;
+    const int8_t* image = job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    const int y0 = oy * g->stride_h - g->pad_top;
+    int8_t* out_row = job->output + (size_t)r * g->out_w * g->out_c;
+    for (int ox = 0; ox < g->out_w; ox += 4) {
+      const int pixels = g->out_w - ox < 4 ? g->out_w - ox : 4;
+      for (int p = 0; p < pixels; ++p) {
+        lg_conv_quant_gather8(g, q, image, y0,
+                              (ox + p) * g->stride_w - g->pad_left, rows[p]);
+      }
+#if LG_GEMM_HAVE_X86
+      lg_uint8_conv_vnni((const uint8_t* const*)rows, pixels, q->packed8, q->k4,
+                         q->blocks, q->fused_bias, sums);
+      for (int p = 0; p < pixels; ++p) {
+        lg_requantize_int8_avx512(sums[p], g->out_c, q->multipliers, q->shifts,
+                                  q->output_offset, q->act_min, q->act_max,
+                                  out_row + (size_t)(ox + p) * g->out_c);
+      }
+#endif
     }
   }
 }
@@ -528,7 +659,7 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
                        const lg_conv_quant* q, const void* input,
                        const int8_t* filter, const void* bias, void* output,
                        lg_thread_pool* pool) {
-  if (q->packed != NULL) {
+  if (q->packed != NULL || (q->vnni && q->packed8 != NULL)) {
     lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h, 1};
     const int threads = lg_thread_pool_size(pool);
     const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * q->k_pad;
@@ -536,7 +667,9 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
       job.num_tasks = threads < q->slots ? threads : q->slots;
       if (job.num_tasks > job.rows) job.num_tasks = job.rows;
     }
-    lg_thread_pool_run(pool, lg_conv_quant_task, &job, job.num_tasks);
+    lg_thread_pool_run(pool,
+                       q->vnni ? lg_conv_quant_task_vnni : lg_conv_quant_task,
+                       &job, job.num_tasks);
     return;
   }
   if (q->type == kTfLiteInt16) {

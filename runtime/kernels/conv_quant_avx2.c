@@ -196,4 +196,114 @@ __attribute__((target("avx2"))) void lg_requantize_int8_avx2(
   }
 }
 
+/* ---- AVX-512 VNNI ------------------------------------------------------ */
+
+#define LG_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+bool lg_int8_vnni_supported(void) {
+  /* LITEGPU_GEMM_ISA's cap (lg_gemm_isa_default) applies here too. */
+  if (lg_gemm_isa_default() < LG_GEMM_ISA_AVX512) return false;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vnni");
+}
+
+/* Output channels in lanes: for each block of 16 channels, each 4-byte
+ * group of every pixel's row is broadcast to all lanes and multiplied with
+ * the block's weights for those 4 depths (u8 x s8, four products summed
+ * into each int32 lane); up to 4 pixels share each weight load. */
+LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* rows, int pixels,
+                                const int8_t* packed, int k4, int blocks,
+                                const int32_t* init, int32_t* const* sums) {
+  for (int b = 0; b < blocks; ++b) {
+    const int8_t* w = packed + (size_t)b * k4 * 64;
+    __m512i a0 = _mm512_loadu_si512(init + (size_t)b * 16), a1 = a0, a2 = a0,
+            a3 = a0;
+    if (pixels == 4) {
+      const int32_t* r0 = (const int32_t*)rows[0];
+      const int32_t* r1 = (const int32_t*)rows[1];
+      const int32_t* r2 = (const int32_t*)rows[2];
+      const int32_t* r3 = (const int32_t*)rows[3];
+      for (int k = 0; k < k4; ++k, w += 64) {
+        const __m512i wv = _mm512_loadu_si512(w);
+        a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(r0[k]), wv);
+        a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(r1[k]), wv);
+        a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(r2[k]), wv);
+        a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(r3[k]), wv);
+      }
+    } else {
+      for (int k = 0; k < k4; ++k, w += 64) {
+        const __m512i wv = _mm512_loadu_si512(w);
+        a0 = _mm512_dpbusd_epi32(
+            a0, _mm512_set1_epi32(((const int32_t*)rows[0])[k]), wv);
+        if (pixels > 1) {
+          a1 = _mm512_dpbusd_epi32(
+              a1, _mm512_set1_epi32(((const int32_t*)rows[1])[k]), wv);
+        }
+        if (pixels > 2) {
+          a2 = _mm512_dpbusd_epi32(
+              a2, _mm512_set1_epi32(((const int32_t*)rows[2])[k]), wv);
+        }
+      }
+    }
+    _mm512_storeu_si512(sums[0] + (size_t)b * 16, a0);
+    if (pixels > 1) _mm512_storeu_si512(sums[1] + (size_t)b * 16, a1);
+    if (pixels > 2) _mm512_storeu_si512(sums[2] + (size_t)b * 16, a2);
+    if (pixels > 3) _mm512_storeu_si512(sums[3] + (size_t)b * 16, a3);
+  }
+}
+
+/* lg_mbqm_avx2 on 16 lanes (AVX-512F). */
+static inline __attribute__((always_inline, target("avx512f"))) __m512i
+lg_mbqm_avx512(__m512i x, __m512i m, __m512i shift) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i left = _mm512_max_epi32(shift, zero);
+  const __m512i right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
+  x = _mm512_sllv_epi32(x, left);
+  const __m512i round = _mm512_set1_epi64(1LL << 30);
+  const __m512i even =
+      _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, m), round), 31);
+  const __m512i odd = _mm512_srli_epi64(
+      _mm512_add_epi64(
+          _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32)),
+          round),
+      31);
+  const __m512i high = _mm512_mask_blend_epi32((__mmask16)0xAAAA, even,
+                                               _mm512_slli_epi64(odd, 32));
+  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+  const __m512i remainder = _mm512_and_si512(high, mask);
+  const __m512i threshold = _mm512_mask_add_epi32(
+      _mm512_srli_epi32(mask, 1), _mm512_cmplt_epi32_mask(high, zero),
+      _mm512_srli_epi32(mask, 1), one);
+  return _mm512_mask_add_epi32(_mm512_srav_epi32(high, right),
+                               _mm512_cmpgt_epi32_mask(remainder, threshold),
+                               _mm512_srav_epi32(high, right), one);
+}
+
+LG_VNNI void lg_requantize_int8_avx512(const int32_t* acc, int n,
+                                       const int32_t* multipliers,
+                                       const int* shifts, int32_t zero_point,
+                                       int32_t lo, int32_t hi, int8_t* out) {
+  const __m512i zp = _mm512_set1_epi32(zero_point);
+  const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512i v = lg_mbqm_avx512(_mm512_loadu_si512(acc + i),
+                               _mm512_loadu_si512(multipliers + i),
+                               _mm512_loadu_si512(shifts + i));
+    v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, zp), vlo), vhi);
+    _mm_storeu_si128((__m128i*)(out + i), _mm512_cvtepi32_epi8(v));
+  }
+  if (i < n) {
+    lg_requantize_int8_avx2(acc + i, n - i, multipliers + i, shifts + i,
+                            zero_point, lo, hi, out + i);
+  }
+}
+
+#else
+
+bool lg_int8_vnni_supported(void) { return false; }
+
 #endif /* LG_GEMM_HAVE_X86 */

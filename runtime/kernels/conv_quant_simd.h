@@ -2,6 +2,7 @@
 #ifndef LITEGPU_RUNTIME_KERNELS_CONV_QUANT_SIMD_H_
 #define LITEGPU_RUNTIME_KERNELS_CONV_QUANT_SIMD_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,29 @@ void lg_int16_dots_avx2(const int16_t* row, const int16_t* weights, int k_pad,
 void lg_int16_dots2_avx2(const int16_t* row0, const int16_t* row1,
                          const int16_t* weights, int k_pad, int n,
                          int32_t* dots0, int32_t* dots1);
+
+/* Whether this CPU runs the AVX-512 VNNI kernel below and
+ * LITEGPU_GEMM_ISA allows AVX-512 (the callers' AVX2 paths likewise follow
+ * lg_gemm_isa_default()). */
+bool lg_int8_vnni_supported(void);
+/* The VNNI kernel's layout: depths in groups of 4 bytes, output channels
+ * in blocks of 16 lanes. packed holds, for block b and group k, the 16
+ * channels' 4 weights: packed[((b * k4 + k) * 16 + lane) * 4 + j] =
+ * w[16 b + lane][4 k + j] (0 past the filter). For each of `pixels` (1 to
+ * 4) rows of 4 * k4 unsigned bytes, sums[p][c] = sum_k rows[p][k] *
+ * w[c][k] + init[c] for c < 16 * blocks. Only when
+ * lg_int8_vnni_supported(). */
+#define LG_VNNI_LANES 16
+void lg_uint8_conv_vnni(const uint8_t* const* rows, int pixels,
+                        const int8_t* packed, int k4, int blocks,
+                        const int32_t* init, int32_t* const* sums);
+
+/* lg_requantize_int8_avx2 16 lanes at a time (AVX-512; with the VNNI
+ * kernel, the same CPUs). */
+void lg_requantize_int8_avx512(const int32_t* acc, int n,
+                               const int32_t* multipliers, const int* shifts,
+                               int32_t zero_point, int32_t lo, int32_t hi,
+                               int8_t* out);
 
 /* acc[k] += w[k] * (v[k] + offset) for k in [0, n): int8 values and an
  * offset in [-127, 128] (minus an int8 zero point). AVX2 only. */

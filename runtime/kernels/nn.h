@@ -178,6 +178,7 @@ typedef struct lg_conv_quant {
   int32_t* multipliers; /* [out_c] */
   int* shifts;          /* [out_c] */
   bool simd;            /* INT8 on a CPU with AVX2: vector requantization */
+  bool simd512;         /* and AVX-512 VNNI: 16 lanes at a time */
   /* INT8 CONV_2D's fast path (lg_conv_quant_pack): the constant filter as
    * int16 rows of k_pad, and per-task scratch (an input row and the sums
    * of one output pixel). NULL: the reference loops. */
@@ -186,6 +187,18 @@ typedef struct lg_conv_quant {
   int16_t* rows; /* [slots][k_pad] */
   int32_t* sums; /* [slots][out_c] */
   int slots;
+  /* On CPUs with AVX-512 VNNI instead: the filter in the VNNI kernel's
+   * blocks (conv_quant_simd.h), its per-channel sums, and unsigned rows
+   * (input + 128) of 4 * k4 bytes. */
+  bool vnni;
+  int k4, blocks;
+  int8_t* packed8;
+  int32_t* weight_sums; /* [out_c] */
+  uint8_t* rows8;       /* [slots][4][4 * k4] */
+  /* The constant bias plus (input_offset - 128) * weight_sums: the
+   * kernel's starting sums [16 * blocks]. */
+  int32_t* fused_bias;
+  int32_t* sums16; /* [slots][4][16 * blocks] */
 } lg_conv_quant;
 
 /* Reads and checks the quantization of the input, filter and output (the
@@ -211,12 +224,13 @@ TfLiteStatus lg_conv_quant_check_types(TfLiteContext* context, const char* op,
                                        const TfLiteTensor* output);
 
 /* Prepares INT8 CONV_2D's fast path when it applies (INT8, one group, a
- * constant filter, a CPU with AVX2): packs the filter and reserves scratch
- * for `threads` tasks. Otherwise leaves the reference loops in place. */
+ * constant filter, a CPU with AVX2; AVX-512 VNNI with a constant bias or
+ * none): packs the filter and reserves scratch for `threads` tasks.
+ * Otherwise leaves the reference loops in place. */
 TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
                                 lg_conv_quant* q, const lg_conv_geometry* g,
                                 int groups, const TfLiteTensor* filter,
-                                int threads);
+                                const TfLiteTensor* bias, int threads);
 
 /* CONV_2D on quantized NHWC data with an OHWI filter and `groups` groups,
  * as TFLite's reference ConvPerChannel (bit for bit also on the fast

@@ -140,3 +140,42 @@ def test_variants_without_kernels_are_refused(name):
         with pytest.raises(lg.LiteGpuError, match=NOT_YET[name]):
             with lg.Interpreter(lib, model) as interp:
                 interp.allocate_tensors()
+
+
+ISA_MODELS = ["kws_cnn_int8", "small_unet_int8", "mobilenet_v2_int8"]
+
+
+@pytest.mark.parametrize("isa", ["scalar", "avx2"])
+def test_bit_exact_on_capped_isas(isa, tmp_path):
+    """The INT8 convolution kernels have a path per instruction set (AVX-512
+    VNNI, AVX2, scalar); LITEGPU_GEMM_ISA caps the choice for a process, so
+    each capped path runs in a child process and must match LiteRT too."""
+    import os
+    import subprocess
+    code = (
+        "import sys, numpy as np\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+        "import test_quantized_converted as t\n"
+        "from ai_edge_litert.interpreter import Interpreter\n"
+        "out = {}\n"
+        f"for name in {ISA_MODELS!r}:\n"
+        "    path = t.MODELS / f'{name}.tflite'\n"
+        "    inputs = t.seeded_inputs(\n"
+        "        Interpreter(model_path=str(path)).get_input_details(), 7)\n"
+        "    for i, g in enumerate(t.litegpu_run(path, inputs, 2)):\n"
+        "        out[f'{name}_{i}'] = g\n"
+        f"np.savez({str(tmp_path / 'out.npz')!r}, **out)\n")
+    env = dict(os.environ, LITEGPU_GEMM_ISA=isa)
+    proc = subprocess.run([sys.executable, "-c", code], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = np.load(tmp_path / "out.npz")
+    for name in ISA_MODELS:
+        path = MODELS / f"{name}.tflite"
+        inputs = seeded_inputs(Interpreter(model_path=str(path))
+                               .get_input_details(), 7)
+        for i, w in enumerate(litert_run(path, inputs)):
+            g = got[f"{name}_{i}"]
+            assert g.dtype == w.dtype and np.array_equal(g, w), (
+                f"{name} with LITEGPU_GEMM_ISA={isa}: "
+                f"{np.count_nonzero(g != w)} outputs differ")
