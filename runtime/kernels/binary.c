@@ -34,9 +34,11 @@
 
 #include "base/thread_pool.h"
 #include "runtime/kernels/broadcast_plan.h"
+#include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/quant_simd.h"
 #include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -260,6 +262,46 @@ static TfLiteStatus lg_check_no_negative_exponent(TfLiteContext* context,
   }
   return kTfLiteOk;
 }
+
+/* INT8 ADD / SUB rows with AVX2 (quant_simd.c) where both operands run
+ * along the row; the scalar rows otherwise. Bit for bit the same. */
+#if LG_GEMM_HAVE_X86
+static void lg_add_sub_i8_simd(const void* xv, ptrdiff_t sx, const void* yv,
+                               ptrdiff_t sy, void* ov, int n,
+                               const lg_binary_params* p, int sign) {
+  if (sx != 1 || sy != 1) {
+    (sign > 0 ? lg_add_i8 : lg_sub_i8)(xv, sx, yv, sy, ov, n, p);
+    return;
+  }
+  const lg_int8_add_params q = {
+      .in1_offset = p->in1_offset,
+      .in2_offset = p->in2_offset,
+      .out_offset = p->out_offset,
+      .in1_multiplier = p->in1_multiplier,
+      .in2_multiplier = p->in2_multiplier,
+      .out_multiplier = p->out_multiplier,
+      .in1_shift = p->in1_shift,
+      .in2_shift = p->in2_shift,
+      .out_shift = p->out_shift,
+      .left_shift = p->left_shift,
+      .min = p->min_i,
+      .max = p->max_i,
+  };
+  lg_add_int8_avx2(xv, yv, n, sign, &q, ov);
+}
+
+static void lg_add_i8_simd(const void* x, ptrdiff_t sx, const void* y,
+                           ptrdiff_t sy, void* out, int n,
+                           const lg_binary_params* p) {
+  lg_add_sub_i8_simd(x, sx, y, sy, out, n, p, 1);
+}
+
+static void lg_sub_i8_simd(const void* x, ptrdiff_t sx, const void* y,
+                           ptrdiff_t sy, void* out, int n,
+                           const lg_binary_params* p) {
+  lg_add_sub_i8_simd(x, sx, y, sy, out, n, p, -1);
+}
+#endif
 
 /* ---- The shared kernel -------------------------------------------------- */
 
@@ -557,6 +599,12 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
         (const TfLiteTensor* const[]){input1, input2, output}, &data->params,
         &pot));
     if (pot) data->row = op->i16_pot;
+#if LG_GEMM_HAVE_X86
+    if (lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2) {
+      if (data->row == lg_add_i8) data->row = lg_add_i8_simd;
+      if (data->row == lg_sub_i8) data->row = lg_sub_i8_simd;
+    }
+#endif
   }
   data->check = input1->type == kTfLiteInt32 ? op->check_i32 : NULL;
   TF_LITE_ENSURE_STATUS(

@@ -24,14 +24,14 @@
  * with AVX2): the filter is packed once as int16 rows; each output pixel
  * gathers its window as int16 (input + input_offset, 0 for taps in the
  * padding, which TFLite skips) and takes its dot products with every row
- * (conv_quant_avx2.c); the sums are exactly the reference's, so is the
+ * (quant_simd.c); the sums are exactly the reference's, so is the
  * output. Output rows are split over the thread pool.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/thread_pool.h"
-#include "runtime/kernels/conv_quant_simd.h"
+#include "runtime/kernels/quant_simd.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/nn.h"
@@ -431,7 +431,7 @@ LG_CONV_QUANT_LOOPS(i16, int16_t, int64_t)
 
 /* ---- INT8 CONV_2D fast path ------------------------------------------ */
 
-/* The VNNI layout (conv_quant_simd.h) and per-task scratch for 4 pixels. */
+/* The VNNI layout (quant_simd.h) and per-task scratch for 4 pixels. */
 static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
                                             const char* op, lg_conv_quant* q,
                                             const lg_conv_geometry* g,

@@ -188,7 +188,7 @@ typedef struct lg_conv_quant {
   int32_t* sums; /* [slots][out_c] */
   int slots;
   /* On CPUs with AVX-512 VNNI instead: the filter in the VNNI kernel's
-   * blocks (conv_quant_simd.h), its per-channel sums, and unsigned rows
+   * blocks (quant_simd.h), its per-channel sums, and unsigned rows
    * (input + 128) of 4 * k4 bytes. */
   bool vnni;
   int k4, blocks;

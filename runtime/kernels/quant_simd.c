@@ -1,11 +1,15 @@
-/* The AVX2 dot products of the INT8 convolutions (conv_quant.c): int16
- * rows against int16 weight rows, 16 products per _mm256_madd_epi16, int32
- * sums. Exact integer arithmetic, so the results equal the scalar loop's.
+/* SIMD kernels of the INT8 quantized ops, exact integer arithmetic, so
+ * the results equal the scalar loops' bit for bit:
+ *   - the convolutions' (conv_quant.c) AVX2 dot products (int16 rows
+ *     against int16 weight rows, 16 products per _mm256_madd_epi16) and
+ *     AVX-512 VNNI kernel (output channels in lanes), the depthwise
+ *     channel accumulation, and requantization 8 or 16 lanes at a time;
+ *   - INT8 ADD / SUB rows (binary.c).
  *
- * The function carries target("avx2") itself (no -m flags), so it builds
- * into the same binary as the scalar path and runs only when the caller
- * has checked the CPU (lg_gemm_isa_supported). */
-#include "runtime/kernels/conv_quant_simd.h"
+ * Each function carries its target attribute itself (no -m flags), so it
+ * builds into the same binary as the scalar path and runs only when the
+ * caller has checked the CPU (lg_gemm_isa_default). */
+#include "runtime/kernels/quant_simd.h"
 
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/quant_util.h"
@@ -168,6 +172,57 @@ LG_AVX2_INLINE __m256i lg_mbqm_avx2(__m256i x, __m256i m, __m256i shift) {
                                              _mm256_cmpgt_epi32(zero, high));
   return _mm256_sub_epi32(_mm256_srav_epi32(high, right),
                           _mm256_cmpgt_epi32(remainder, threshold));
+}
+
+__attribute__((target("avx2"))) void lg_add_int8_avx2(
+    const int8_t* a, const int8_t* b, int n, int sign,
+    const lg_int8_add_params* p, int8_t* out) {
+  const __m256i off1 = _mm256_set1_epi32(p->in1_offset);
+  const __m256i off2 = _mm256_set1_epi32(p->in2_offset);
+  const __m256i m1 = _mm256_set1_epi32(p->in1_multiplier);
+  const __m256i m2 = _mm256_set1_epi32(p->in2_multiplier);
+  const __m256i mo = _mm256_set1_epi32(p->out_multiplier);
+  const __m256i s1 = _mm256_set1_epi32(p->in1_shift);
+  const __m256i s2 = _mm256_set1_epi32(p->in2_shift);
+  const __m256i so = _mm256_set1_epi32(p->out_shift);
+  const __m256i zp = _mm256_set1_epi32(p->out_offset);
+  const __m256i lo = _mm256_set1_epi32(p->min), hi = _mm256_set1_epi32(p->max);
+  const __m128i left = _mm_cvtsi32_si128(p->left_shift);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i x = _mm256_sll_epi32(
+        _mm256_add_epi32(
+            _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*)(a + i))),
+            off1),
+        left);
+    const __m256i y = _mm256_sll_epi32(
+        _mm256_add_epi32(
+            _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*)(b + i))),
+            off2),
+        left);
+    const __m256i sx = lg_mbqm_avx2(x, m1, s1);
+    const __m256i sy = lg_mbqm_avx2(y, m2, s2);
+    const __m256i sum =
+        sign > 0 ? _mm256_add_epi32(sx, sy) : _mm256_sub_epi32(sx, sy);
+    __m256i v = _mm256_add_epi32(lg_mbqm_avx2(sum, mo, so), zp);
+    v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+    const __m128i v16 = _mm_packs_epi32(_mm256_castsi256_si128(v),
+                                        _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64((__m128i*)(out + i), _mm_packs_epi16(v16, v16));
+  }
+  for (; i < n; ++i) {
+    const int32_t x = lg_multiply_by_quantized_multiplier(
+        (a[i] + p->in1_offset) * (1 << p->left_shift), p->in1_multiplier,
+        p->in1_shift);
+    const int32_t y = lg_multiply_by_quantized_multiplier(
+        (b[i] + p->in2_offset) * (1 << p->left_shift), p->in2_multiplier,
+        p->in2_shift);
+    int32_t v = lg_multiply_by_quantized_multiplier(
+                    sign > 0 ? x + y : x - y, p->out_multiplier, p->out_shift) +
+                p->out_offset;
+    v = v < p->min ? p->min : (v > p->max ? p->max : v);
+    out[i] = (int8_t)v;
+  }
 }
 
 __attribute__((target("avx2"))) void lg_requantize_int8_avx2(

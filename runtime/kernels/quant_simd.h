@@ -1,6 +1,6 @@
-/* SIMD kernels of the quantized convolutions (conv_quant.c). Internal. */
-#ifndef LITEGPU_RUNTIME_KERNELS_CONV_QUANT_SIMD_H_
-#define LITEGPU_RUNTIME_KERNELS_CONV_QUANT_SIMD_H_
+/* SIMD kernels of the INT8 quantized ops (quant_simd.c). Internal. */
+#ifndef LITEGPU_RUNTIME_KERNELS_QUANT_SIMD_H_
+#define LITEGPU_RUNTIME_KERNELS_QUANT_SIMD_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,4 +60,17 @@ void lg_requantize_int8_avx2(const int32_t* acc, int n,
                              int32_t zero_point, int32_t lo, int32_t hi,
                              int8_t* out);
 
-#endif /* LITEGPU_RUNTIME_KERNELS_CONV_QUANT_SIMD_H_ */
+/* TFLite's INT8 ADD / SUB parameters (binary.c's lg_binary_params). */
+typedef struct lg_int8_add_params {
+  int32_t in1_offset, in2_offset, out_offset;
+  int32_t in1_multiplier, in2_multiplier, out_multiplier;
+  int in1_shift, in2_shift, out_shift, left_shift;
+  int32_t min, max;
+} lg_int8_add_params;
+
+/* out[i] = a[i] + b[i] (sign -1: a[i] - b[i]) in TFLite's INT8 ADD / SUB
+ * arithmetic, 8 at a time. AVX2 only. */
+void lg_add_int8_avx2(const int8_t* a, const int8_t* b, int n, int sign,
+                      const lg_int8_add_params* p, int8_t* out);
+
+#endif /* LITEGPU_RUNTIME_KERNELS_QUANT_SIMD_H_ */
