@@ -58,6 +58,10 @@ typedef struct lg_softmax_data {
   int32_t input_multiplier;
   int input_left_shift;
   int32_t diff_min;
+  /* INT8 SOFTMAX: exp of the rescaled difference -d to the row's maximum,
+   * for d in [0, 255] (filled in Prepare; the differences below diff_min
+   * are not used). */
+  int32_t exp_q0[256];
   /* INT16 SOFTMAX: exp on [-10, 0] and 1 / (1 + x) on [0, 1]. */
   TfLiteType type;
   int16_t exp_lut[LG_QUANT_LUT16_SIZE];
@@ -163,6 +167,12 @@ static TfLiteStatus lg_softmax_prepare_int8(TfLiteContext* context,
   const double radius =
       31.0 * (double)(1LL << 26) / (double)(1LL << data->input_left_shift);
   data->diff_min = -(int32_t)floor(radius);
+  for (int32_t d = 0; d < 256; ++d) {
+    const int32_t scaled =
+        lg_fixed_mul((int32_t)((uint32_t)-d << data->input_left_shift),
+                     data->input_multiplier);
+    data->exp_q0[d] = lg_fixed_exp_on_negative_q5(scaled);
+  }
   return kTfLiteOk;
 }
 
@@ -297,13 +307,12 @@ static void lg_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
                                 int8_t* out) {
   int32_t max = -128;
   for (int64_t c = 0; c < d->depth; ++c) max = x[c] > max ? x[c] : max;
+  /* exp of each difference from the table Prepare filled. */
   int32_t sum_q12 = 0;
   for (int64_t c = 0; c < d->depth; ++c) {
     const int32_t diff = x[c] - max;
     if (diff < d->diff_min) continue;
-    const int32_t scaled = lg_fixed_mul(
-        (int32_t)((uint32_t)diff << d->input_left_shift), d->input_multiplier);
-    sum_q12 += lg_fixed_divide_by_pot(lg_fixed_exp_on_negative_q5(scaled), 12);
+    sum_q12 += lg_fixed_divide_by_pot(d->exp_q0[-diff], 12);
   }
   int bits_over_unit = 0;
   const int32_t reciprocal = lg_fixed_reciprocal_q12(sum_q12, &bits_over_unit);
@@ -314,11 +323,8 @@ static void lg_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
       out[c] = -128;
       continue;
     }
-    const int32_t scaled = lg_fixed_mul(
-        (int32_t)((uint32_t)diff << d->input_left_shift), d->input_multiplier);
     const int32_t p = lg_fixed_divide_by_pot(
-        lg_fixed_mul(reciprocal, lg_fixed_exp_on_negative_q5(scaled)),
-        exponent);
+        lg_fixed_mul(reciprocal, d->exp_q0[-diff]), exponent);
     const int32_t q = p - 128;
     out[c] = (int8_t)(q < -128 ? -128 : (q > 127 ? 127 : q));
   }
