@@ -31,6 +31,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/nn.h"
+#include "runtime/kernels/quant_simd.h"
 #include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -72,6 +73,12 @@ typedef struct lg_bmm_data {
   int32_t multiplier;
   int shift;
   int32_t out_min, out_max;
+  /* INT8 fast path (AVX2): one batch's lhs rows and rhs columns as int16
+   * rows of k_pad (the values plus their offsets), and one row's sums. */
+  int16_t* lhs_rows;
+  int16_t* rhs_cols;
+  int32_t* sums;
+  int k_pad;
 } lg_bmm_data;
 
 /* Whole GEMMs split over tasks by batch. */
@@ -98,7 +105,12 @@ static void* lg_bmm_init(TfLiteContext* context, const char* buffer,
 static void lg_bmm_free(TfLiteContext* context, void* buffer) {
   (void)context;
   lg_bmm_data* data = buffer;
-  if (data != NULL) lg_nn_buffer_free(&data->packed_rhs);
+  if (data != NULL) {
+    lg_nn_buffer_free(&data->packed_rhs);
+    free(data->lhs_rows);
+    free(data->rhs_cols);
+    free(data->sums);
+  }
   free(data);
 }
 
@@ -311,6 +323,34 @@ static TfLiteStatus lg_bmm_plan(TfLiteContext* context, TfLiteNode* node,
   return kTfLiteOk;
 }
 
+/* The INT8 fast path's scratch, on AVX2 CPUs. */
+static TfLiteStatus lg_bmm_prepare_fast(TfLiteContext* context,
+                                        lg_bmm_data* data) {
+  free(data->lhs_rows);
+  free(data->rhs_cols);
+  free(data->sums);
+  data->lhs_rows = NULL;
+  data->rhs_cols = NULL;
+  data->sums = NULL;
+  if (!LG_GEMM_HAVE_X86 || data->type != kTfLiteInt8 || data->k <= 0 ||
+      data->m <= 0 || data->n <= 0 ||
+      lg_gemm_isa_default() < LG_GEMM_ISA_AVX2) {
+    return kTfLiteOk;
+  }
+  const int64_t k_pad = ((int64_t)data->k + LG_INT16_DOT_ALIGN - 1) /
+                        LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  data->k_pad = (int)k_pad;
+  data->lhs_rows = calloc((size_t)data->m * (size_t)k_pad, sizeof(int16_t));
+  data->rhs_cols = calloc((size_t)data->n * (size_t)k_pad, sizeof(int16_t));
+  data->sums = calloc((size_t)data->n, sizeof(int32_t));
+  if (data->lhs_rows == NULL || data->rhs_cols == NULL || data->sums == NULL) {
+    lg_kernel_log(context, LG_BMM_OP, "out of memory for %d x %d x %d", data->m,
+                  data->n, data->k);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 /* INT8 / INT16: offsets, the rescale and the type's range. */
 static TfLiteStatus lg_bmm_prepare_quantized(TfLiteContext* context,
                                              lg_bmm_data* data,
@@ -346,7 +386,7 @@ static TfLiteStatus lg_bmm_prepare_quantized(TfLiteContext* context,
     return kTfLiteError;
   }
   lg_quant_type_range(lhs->type, &data->out_min, &data->out_max);
-  return kTfLiteOk;
+  return lg_bmm_prepare_fast(context, data);
 }
 
 static TfLiteStatus lg_bmm_prepare(TfLiteContext* context, TfLiteNode* node) {
@@ -457,6 +497,47 @@ static inline int32_t lg_bmm_rescale_i16(const lg_bmm_data* d, int64_t total) {
 }
 
 LG_BMM_QUANT(i8, int8_t, int32_t)
+
+/* INT8 on AVX2: per batch, the lhs rows and rhs columns (adjoints
+ * resolved) become int16 rows with their offsets added, then each output
+ * row is one set of dot products (quant_simd.c): the reference's sums. */
+static void lg_bmm_run_i8_fast(const lg_bmm_data* d, const int8_t* lhs,
+                               const int8_t* rhs, int8_t* output) {
+  const lg_batch_matmul_geometry* g = &d->geo;
+  const int m = d->m, n = d->n, k = d->k;
+  for (int b = 0; b < d->batches; ++b) {
+    size_t lb, rb;
+    lg_bmm_batch_offsets(g, b, &lb, &rb);
+    const int8_t* x = lhs + lb * (size_t)m * k;
+    const int8_t* y = rhs + rb * (size_t)k * n;
+    for (int i = 0; i < m; ++i) {
+      int16_t* row = d->lhs_rows + (size_t)i * d->k_pad;
+      for (int p = 0; p < k; ++p) {
+        const int8_t v = g->adj_x ? x[(size_t)p * m + i] : x[(size_t)i * k + p];
+        row[p] = (int16_t)(v + d->lhs_offset);
+      }
+    }
+    for (int j = 0; j < n; ++j) {
+      int16_t* col = d->rhs_cols + (size_t)j * d->k_pad;
+      for (int p = 0; p < k; ++p) {
+        const int8_t v = g->adj_y ? y[(size_t)j * k + p] : y[(size_t)p * n + j];
+        col[p] = (int16_t)(v + d->rhs_offset);
+      }
+    }
+    int8_t* out = output + (size_t)b * m * n;
+    for (int i = 0; i < m; ++i) {
+#if LG_GEMM_HAVE_X86
+      lg_int16_dots_avx2(d->lhs_rows + (size_t)i * d->k_pad, d->rhs_cols,
+                         d->k_pad, n, d->sums);
+#endif
+      for (int j = 0; j < n; ++j) {
+        int32_t v = lg_bmm_rescale_i8(d, d->sums[j]) + d->output_offset;
+        v = v < d->out_min ? d->out_min : (v > d->out_max ? d->out_max : v);
+        out[(size_t)i * n + j] = (int8_t)v;
+      }
+    }
+  }
+}
 LG_BMM_QUANT(i16, int16_t, int64_t)
 
 static void lg_bmm_task(void* ctx, int index) {
@@ -502,7 +583,12 @@ static TfLiteStatus lg_bmm_invoke(TfLiteContext* context, TfLiteNode* node) {
     if (data->type == kTfLiteInt16) {
       lg_bmm_run_i16(data, lhs->data.i16, rhs->data.i16, output->data.i16);
     } else {
-      lg_bmm_run_i8(data, lhs->data.int8, rhs->data.int8, output->data.int8);
+      if (data->lhs_rows != NULL) {
+        lg_bmm_run_i8_fast(data, lhs->data.int8, rhs->data.int8,
+                           output->data.int8);
+      } else {
+        lg_bmm_run_i8(data, lhs->data.int8, rhs->data.int8, output->data.int8);
+      }
     }
     return kTfLiteOk;
   }

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/thread_pool.h"
 #include "runtime/kernels/broadcast_plan.h"
@@ -263,14 +264,31 @@ static TfLiteStatus lg_check_no_negative_exponent(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* INT8 ADD / SUB rows with AVX2 (quant_simd.c) where both operands run
- * along the row; the scalar rows otherwise. Bit for bit the same. */
+/* INT8 ADD / SUB / MUL rows with AVX2 (quant_simd.c) where both operands
+ * run along the row; the scalar rows otherwise. Bit for bit the same. */
 #if LG_GEMM_HAVE_X86
+/* sign 1: ADD, -1: SUB, 0: MUL. */
 static void lg_add_sub_i8_simd(const void* xv, ptrdiff_t sx, const void* yv,
                                ptrdiff_t sy, void* ov, int n,
                                const lg_binary_params* p, int sign) {
-  if (sx != 1 || sy != 1) {
-    (sign > 0 ? lg_add_i8 : lg_sub_i8)(xv, sx, yv, sy, ov, n, p);
+  if ((sx != 1 && sy != 1) || (sx == 0 && sy == 0)) {
+    (sign > 0   ? lg_add_i8
+     : sign < 0 ? lg_sub_i8
+                : lg_mul_i8)(xv, sx, yv, sy, ov, n, p);
+    return;
+  }
+  /* One operand repeated along the row: blocks of copies of it. */
+  if (sx == 0 || sy == 0) {
+    int8_t repeated[256];
+    memset(repeated, sx == 0 ? *(const int8_t*)xv : *(const int8_t*)yv,
+           sizeof(repeated));
+    for (int i = 0; i < n; i += (int)sizeof(repeated)) {
+      const int m =
+          n - i < (int)sizeof(repeated) ? n - i : (int)sizeof(repeated);
+      const int8_t* x = sx == 0 ? repeated : (const int8_t*)xv + i;
+      const int8_t* y = sy == 0 ? repeated : (const int8_t*)yv + i;
+      lg_add_sub_i8_simd(x, 1, y, 1, (int8_t*)ov + i, m, p, sign);
+    }
     return;
   }
   const lg_int8_add_params q = {
@@ -287,7 +305,17 @@ static void lg_add_sub_i8_simd(const void* xv, ptrdiff_t sx, const void* yv,
       .min = p->min_i,
       .max = p->max_i,
   };
-  lg_add_int8_avx2(xv, yv, n, sign, &q, ov);
+  if (sign == 0) {
+    lg_mul_int8_avx2(xv, yv, n, &q, ov);
+  } else {
+    lg_add_int8_avx2(xv, yv, n, sign, &q, ov);
+  }
+}
+
+static void lg_mul_i8_simd(const void* x, ptrdiff_t sx, const void* y,
+                           ptrdiff_t sy, void* out, int n,
+                           const lg_binary_params* p) {
+  lg_add_sub_i8_simd(x, sx, y, sy, out, n, p, 0);
 }
 
 static void lg_add_i8_simd(const void* x, ptrdiff_t sx, const void* y,
@@ -603,6 +631,7 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
     if (lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2) {
       if (data->row == lg_add_i8) data->row = lg_add_i8_simd;
       if (data->row == lg_sub_i8) data->row = lg_sub_i8_simd;
+      if (data->row == lg_mul_i8) data->row = lg_mul_i8_simd;
     }
 #endif
   }

@@ -225,6 +225,38 @@ __attribute__((target("avx2"))) void lg_add_int8_avx2(
   }
 }
 
+__attribute__((target("avx2"))) void lg_mul_int8_avx2(
+    const int8_t* a, const int8_t* b, int n, const lg_int8_add_params* p,
+    int8_t* out) {
+  const __m256i off1 = _mm256_set1_epi32(p->in1_offset);
+  const __m256i off2 = _mm256_set1_epi32(p->in2_offset);
+  const __m256i mo = _mm256_set1_epi32(p->out_multiplier);
+  const __m256i so = _mm256_set1_epi32(p->out_shift);
+  const __m256i zp = _mm256_set1_epi32(p->out_offset);
+  const __m256i lo = _mm256_set1_epi32(p->min), hi = _mm256_set1_epi32(p->max);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i x = _mm256_add_epi32(
+        _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*)(a + i))), off1);
+    const __m256i y = _mm256_add_epi32(
+        _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*)(b + i))), off2);
+    __m256i v =
+        _mm256_add_epi32(lg_mbqm_avx2(_mm256_mullo_epi32(x, y), mo, so), zp);
+    v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+    const __m128i v16 = _mm_packs_epi32(_mm256_castsi256_si128(v),
+                                        _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64((__m128i*)(out + i), _mm_packs_epi16(v16, v16));
+  }
+  for (; i < n; ++i) {
+    int32_t v = lg_multiply_by_quantized_multiplier(
+                    (a[i] + p->in1_offset) * (b[i] + p->in2_offset),
+                    p->out_multiplier, p->out_shift) +
+                p->out_offset;
+    v = v < p->min ? p->min : (v > p->max ? p->max : v);
+    out[i] = (int8_t)v;
+  }
+}
+
 __attribute__((target("avx2"))) void lg_requantize_int8_avx2(
     const int32_t* acc, int n, const int32_t* multipliers, const int* shifts,
     int32_t zero_point, int32_t lo, int32_t hi, int8_t* out) {
