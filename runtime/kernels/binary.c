@@ -264,17 +264,20 @@ static TfLiteStatus lg_check_no_negative_exponent(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* INT8 ADD / SUB / MUL rows with AVX2 (quant_simd.c) where both operands
- * run along the row; the scalar rows otherwise. Bit for bit the same. */
+/* INT8 ADD / SUB / MUL / SQUARED_DIFFERENCE rows with AVX2 (quant_simd.c) where
+ * both operands run along the row; the scalar rows otherwise. Bit for bit the
+ * same. */
 #if LG_GEMM_HAVE_X86
-/* sign 1: ADD, -1: SUB, 0: MUL. */
+/* sign 1: ADD, -1: SUB, 0: MUL, 2: SQUARED_DIFFERENCE. */
 static void lg_add_sub_i8_simd(const void* xv, ptrdiff_t sx, const void* yv,
                                ptrdiff_t sy, void* ov, int n,
                                const lg_binary_params* p, int sign) {
   if ((sx != 1 && sy != 1) || (sx == 0 && sy == 0)) {
-    (sign > 0   ? lg_add_i8
-     : sign < 0 ? lg_sub_i8
-                : lg_mul_i8)(xv, sx, yv, sy, ov, n, p);
+    const lg_binary_row_fn scalar = sign == 1    ? lg_add_i8
+                                    : sign == -1 ? lg_sub_i8
+                                    : sign == 2  ? lg_sqdiff_i8
+                                                 : lg_mul_i8;
+    scalar(xv, sx, yv, sy, ov, n, p);
     return;
   }
   /* One operand repeated along the row: blocks of copies of it. */
@@ -310,6 +313,12 @@ static void lg_add_sub_i8_simd(const void* xv, ptrdiff_t sx, const void* yv,
   } else {
     lg_add_int8_avx2(xv, yv, n, sign, &q, ov);
   }
+}
+
+static void lg_sqdiff_i8_simd(const void* x, ptrdiff_t sx, const void* y,
+                              ptrdiff_t sy, void* out, int n,
+                              const lg_binary_params* p) {
+  lg_add_sub_i8_simd(x, sx, y, sy, out, n, p, 2);
 }
 
 static void lg_mul_i8_simd(const void* x, ptrdiff_t sx, const void* y,
@@ -632,6 +641,7 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
       if (data->row == lg_add_i8) data->row = lg_add_i8_simd;
       if (data->row == lg_sub_i8) data->row = lg_sub_i8_simd;
       if (data->row == lg_mul_i8) data->row = lg_mul_i8_simd;
+      if (data->row == lg_sqdiff_i8) data->row = lg_sqdiff_i8_simd;
     }
 #endif
   }

@@ -177,6 +177,8 @@ LG_AVX2_INLINE __m256i lg_mbqm_avx2(__m256i x, __m256i m, __m256i shift) {
 __attribute__((target("avx2"))) void lg_add_int8_avx2(
     const int8_t* a, const int8_t* b, int n, int sign,
     const lg_int8_add_params* p, int8_t* out) {
+  /* sign 2: SQUARED_DIFFERENCE, the difference squared before the
+   * output rescale. */
   const __m256i off1 = _mm256_set1_epi32(p->in1_offset);
   const __m256i off2 = _mm256_set1_epi32(p->in2_offset);
   const __m256i m1 = _mm256_set1_epi32(p->in1_multiplier);
@@ -202,8 +204,9 @@ __attribute__((target("avx2"))) void lg_add_int8_avx2(
         left);
     const __m256i sx = lg_mbqm_avx2(x, m1, s1);
     const __m256i sy = lg_mbqm_avx2(y, m2, s2);
-    const __m256i sum =
-        sign > 0 ? _mm256_add_epi32(sx, sy) : _mm256_sub_epi32(sx, sy);
+    __m256i sum =
+        sign == 1 ? _mm256_add_epi32(sx, sy) : _mm256_sub_epi32(sx, sy);
+    if (sign == 2) sum = _mm256_mullo_epi32(sum, sum);
     __m256i v = _mm256_add_epi32(lg_mbqm_avx2(sum, mo, so), zp);
     v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
     const __m128i v16 = _mm_packs_epi32(_mm256_castsi256_si128(v),
@@ -217,8 +220,9 @@ __attribute__((target("avx2"))) void lg_add_int8_avx2(
     const int32_t y = lg_multiply_by_quantized_multiplier(
         (b[i] + p->in2_offset) * (1 << p->left_shift), p->in2_multiplier,
         p->in2_shift);
+    const int32_t d = sign == 1 ? x + y : x - y;
     int32_t v = lg_multiply_by_quantized_multiplier(
-                    sign > 0 ? x + y : x - y, p->out_multiplier, p->out_shift) +
+                    sign == 2 ? d * d : d, p->out_multiplier, p->out_shift) +
                 p->out_offset;
     v = v < p->min ? p->min : (v > p->max ? p->max : v);
     out[i] = (int8_t)v;

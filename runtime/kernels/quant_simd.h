@@ -68,8 +68,9 @@ typedef struct lg_int8_add_params {
   int32_t min, max;
 } lg_int8_add_params;
 
-/* out[i] = a[i] + b[i] (sign -1: a[i] - b[i]) in TFLite's INT8 ADD / SUB
- * arithmetic, 8 at a time. AVX2 only. */
+/* out[i] = a[i] + b[i] (sign -1: a[i] - b[i]; 2: (a[i] - b[i])^2) in
+ * TFLite's INT8 ADD / SUB / SQUARED_DIFFERENCE arithmetic, 8 at a time.
+ * AVX2 only. */
 void lg_add_int8_avx2(const int8_t* a, const int8_t* b, int n, int sign,
                       const lg_int8_add_params* p, int8_t* out);
 
