@@ -31,10 +31,10 @@
 #include <string.h>
 
 #include "base/thread_pool.h"
-#include "runtime/kernels/quant_simd.h"
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/nn.h"
+#include "runtime/kernels/quant_simd.h"
 #include "runtime/kernels/quant_util.h"
 
 TfLiteStatus lg_conv_quant_check_types(TfLiteContext* context, const char* op,
@@ -719,11 +719,96 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
   lg_thread_pool_run(pool, lg_depthwise_quant_task, &job, job.num_tasks);
 }
 
+/* INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the weights
+ * as int16 rows per filter tap, [tap][out_c][k_pad]. */
+TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
+                                          const char* op, lg_conv_quant* q,
+                                          const lg_conv_geometry* g,
+                                          const TfLiteTensor* weights) {
+  lg_conv_quant_free_fast(q);
+  if (!LG_GEMM_HAVE_X86 || !q->simd || !lg_nn_is_constant(weights) ||
+      weights->data.int8 == NULL || g->in_c <= 0 || g->out_c <= 0) {
+    return kTfLiteOk;
+  }
+  const int64_t k_pad = ((int64_t)g->in_c + LG_INT16_DOT_ALIGN - 1) /
+                        LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
+  q->k_pad = (int)k_pad;
+  q->packed = calloc((size_t)(taps * g->out_c * k_pad), sizeof(int16_t));
+  q->rows = calloc((size_t)k_pad, sizeof(int16_t));
+  q->sums = calloc((size_t)g->out_c * 2, sizeof(int32_t));
+  if (q->packed == NULL || q->rows == NULL || q->sums == NULL) {
+    lg_conv_quant_free_fast(q);
+    lg_kernel_log(context, op, "out of memory for the packed INT8 weights");
+    return kTfLiteError;
+  }
+  for (int o = 0; o < g->out_c; ++o) {
+    for (int64_t t = 0; t < taps; ++t) {
+      const int8_t* src = weights->data.int8 + ((size_t)o * taps + t) * g->in_c;
+      int16_t* dst = q->packed + ((size_t)t * g->out_c + o) * k_pad;
+      for (int c = 0; c < g->in_c; ++c) dst[c] = src[c];
+    }
+  }
+  return kTfLiteOk;
+}
+
+/* Each output pixel: the int16 dot products of every input pixel that
+ * reaches it with its tap's weights, summed; then the bias and the
+ * rescale. The reference's sums, so its output. */
+static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
+                                             const lg_conv_quant* q,
+                                             const int8_t* input,
+                                             const void* bias, int8_t* output) {
+  int32_t* acc = q->sums;
+  int32_t* part = q->sums + g->out_c;
+  for (int n = 0; n < g->batch; ++n) {
+    const int8_t* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    for (int oy = 0; oy < g->out_h; ++oy) {
+      for (int ox = 0; ox < g->out_w; ++ox) {
+        memset(acc, 0, sizeof(int32_t) * (size_t)g->out_c);
+        for (int kh = 0; kh < g->filter_h; ++kh) {
+          const int sy = oy + g->pad_top - kh;
+          if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
+            continue;
+          }
+          for (int kw = 0; kw < g->filter_w; ++kw) {
+            const int sx = ox + g->pad_left - kw;
+            if (sx < 0 || sx % g->stride_w != 0 ||
+                sx / g->stride_w >= g->in_w) {
+              continue;
+            }
+            const int8_t* in = image + ((size_t)(sy / g->stride_h) * g->in_w +
+                                        sx / g->stride_w) *
+                                           g->in_c;
+            for (int c = 0; c < g->in_c; ++c) {
+              q->rows[c] = (int16_t)(in[c] + q->input_offset);
+            }
+#if LG_GEMM_HAVE_X86
+            lg_int16_dots_avx2(q->rows,
+                               q->packed + ((size_t)kh * g->filter_w + kw) *
+                                               g->out_c * (size_t)q->k_pad,
+                               q->k_pad, g->out_c, part);
+#endif
+            for (int o = 0; o < g->out_c; ++o) {
+              acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)part[o]);
+            }
+          }
+        }
+        lg_conv_quant_block_i8(
+            q, acc, bias, 0, g->out_c,
+            output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c);
+      }
+    }
+  }
+}
+
 void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
                                  const lg_conv_quant* q, const void* input,
                                  const int8_t* filter, const void* bias,
                                  void* output) {
-  if (q->type == kTfLiteInt16) {
+  if (q->packed != NULL && q->type == kTfLiteInt8) {
+    lg_transpose_conv_quant_run_fast(g, q, input, bias, output);
+  } else if (q->type == kTfLiteInt16) {
     lg_transpose_conv_quant_run_i16(g, q, input, filter, bias, output);
   } else {
     lg_transpose_conv_quant_run_i8(g, q, input, filter, bias, output);

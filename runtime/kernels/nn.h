@@ -247,6 +247,13 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                             const void* bias, void* output,
                             lg_thread_pool* pool);
 
+/* Prepares INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the
+ * weights packed per filter tap. Otherwise leaves the reference loops. */
+TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
+                                          const char* op, lg_conv_quant* q,
+                                          const lg_conv_geometry* g,
+                                          const TfLiteTensor* weights);
+
 /* TRANSPOSE_CONV with OHWI weights (g's in/out sizes and padding are the
  * transpose's), as TFLite's reference integer TransposeConv. */
 void lg_transpose_conv_quant_run(const lg_conv_geometry* g,

@@ -413,6 +413,8 @@ static TfLiteStatus lg_tc_prepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_STATUS(
         lg_conv_quant_prepare(context, LG_TC_OP, input, weights, bias, output,
                               params->activation, g->out_c, 0, &data->q));
+    TF_LITE_ENSURE_STATUS(
+        lg_transpose_conv_quant_pack(context, LG_TC_OP, &data->q, g, weights));
   } else {
     TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
         context, LG_TC_OP, params->activation, &g->act_min, &g->act_max));
