@@ -459,6 +459,9 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
                           params != NULL && params->asymmetric_quantize_inputs,
                           (int64_t)data->batch * data->in_depth, data->batch,
                           &data->hybrid_data));
+    TF_LITE_ENSURE_STATUS(lg_hybrid_pack_fc(context, LG_FC_OP,
+                                            &data->hybrid_data, weights,
+                                            data->out_depth, data->in_depth));
   } else {
     TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
         context, LG_FC_OP, activation, &data->min, &data->max));

@@ -32,8 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/nn.h"
+#include "runtime/kernels/quant_simd.h"
 #include "runtime/kernels/quant_util.h"
 
 void lg_hybrid_quantize_symmetric(const float* x, int64_t n, int8_t* q,
@@ -150,6 +152,14 @@ TfLiteStatus lg_hybrid_prepare(TfLiteContext* context, const char* op,
 }
 
 void lg_hybrid_free(lg_hybrid* h) {
+  free(h->packed);
+  free(h->row_sums);
+  free(h->row16);
+  free(h->dots);
+  h->packed = NULL;
+  h->row_sums = NULL;
+  h->row16 = NULL;
+  h->dots = NULL;
   free(h->scales);
   free(h->quantized);
   free(h->input_scales);
@@ -161,6 +171,39 @@ void lg_hybrid_free(lg_hybrid* h) {
 }
 
 /* ---- FULLY_CONNECTED ---------------------------------------------------- */
+
+TfLiteStatus lg_hybrid_pack_fc(TfLiteContext* context, const char* op,
+                               lg_hybrid* h, const TfLiteTensor* weights,
+                               int units, int depth) {
+  if (!LG_GEMM_HAVE_X86 || lg_gemm_isa_default() < LG_GEMM_ISA_AVX2 ||
+      !lg_nn_is_constant(weights) || weights->data.int8 == NULL || units <= 0 ||
+      depth <= 0) {
+    return kTfLiteOk;
+  }
+  const int64_t k_pad = ((int64_t)depth + LG_INT16_DOT_ALIGN - 1) /
+                        LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  h->k_pad = (int)k_pad;
+  h->packed = calloc((size_t)units * (size_t)k_pad, sizeof(int16_t));
+  h->row_sums = calloc((size_t)units, sizeof(int32_t));
+  h->row16 = calloc((size_t)k_pad, sizeof(int16_t));
+  h->dots = calloc((size_t)units, sizeof(int32_t));
+  if (h->packed == NULL || h->row_sums == NULL || h->row16 == NULL ||
+      h->dots == NULL) {
+    lg_kernel_log(context, op, "out of memory for the packed weights");
+    return kTfLiteError;
+  }
+  for (int o = 0; o < units; ++o) {
+    const int8_t* w = weights->data.int8 + (size_t)o * depth;
+    int16_t* dst = h->packed + (size_t)o * k_pad;
+    int32_t sum = 0;
+    for (int i = 0; i < depth; ++i) {
+      dst[i] = w[i];
+      sum += w[i];
+    }
+    h->row_sums[o] = sum;
+  }
+  return kTfLiteOk;
+}
 
 static bool lg_hybrid_all_zero(const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
@@ -194,12 +237,23 @@ void lg_fc_hybrid_run(const lg_hybrid* h, int batch, int depth, int units,
     }
     for (int b = 0; b < batch; ++b) {
       const int8_t* q = h->quantized + (size_t)b * depth;
+#if LG_GEMM_HAVE_X86
+      if (h->packed != NULL) { /* the same int32 sums, 16 per instruction */
+        for (int i = 0; i < depth; ++i) h->row16[i] = q[i];
+        lg_int16_dots_avx2(h->row16, h->packed, h->k_pad, units, h->dots);
+      }
+#endif
       for (int o = 0; o < units; ++o) {
-        const int8_t* w = weights + (size_t)o * depth;
         int32_t dot = 0, row_sum = 0;
-        for (int i = 0; i < depth; ++i) {
-          dot += (int32_t)w[i] * q[i];
-          row_sum += w[i];
+        if (h->packed != NULL) {
+          dot = h->dots[o];
+          row_sum = h->row_sums[o];
+        } else {
+          const int8_t* w = weights + (size_t)o * depth;
+          for (int i = 0; i < depth; ++i) {
+            dot += (int32_t)w[i] * q[i];
+            row_sum += w[i];
+          }
         }
         dot -= row_sum * h->zero_points[b];
         const float scale = h->per_channel_layout

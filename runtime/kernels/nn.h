@@ -128,6 +128,13 @@ typedef struct lg_hybrid {
   int8_t* quantized;       /* [input elements] */
   float* input_scales;     /* [batch] */
   int32_t* zero_points;    /* [batch] */
+  /* FULLY_CONNECTED's fast path (AVX2, constant weights): the weights as
+   * int16 rows of k_pad and their sums, one int16 input row, its sums. */
+  int16_t* packed;
+  int32_t* row_sums;
+  int16_t* row16;
+  int32_t* dots;
+  int k_pad;
 } lg_hybrid;
 
 /* TFLite's on-the-fly input quantizations (hybrid.c describes them). */
@@ -144,6 +151,12 @@ TfLiteStatus lg_hybrid_prepare(TfLiteContext* context, const char* op,
                                int channel_axis, bool asymmetric,
                                int64_t input_elements, int batch, lg_hybrid* h);
 void lg_hybrid_free(lg_hybrid* h);
+
+/* Packs constant [units, depth] INT8 weights for the hybrid
+ * FULLY_CONNECTED fast path on AVX2 CPUs (a no-op otherwise). */
+TfLiteStatus lg_hybrid_pack_fc(TfLiteContext* context, const char* op,
+                               lg_hybrid* h, const TfLiteTensor* weights,
+                               int units, int depth);
 
 /* Hybrid FULLY_CONNECTED on [batch, depth] input and [units, depth]
  * weights; bias may be NULL; the activation clamps to [act_min, act_max]. */
