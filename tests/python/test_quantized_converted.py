@@ -179,3 +179,31 @@ def test_bit_exact_on_capped_isas(isa, tmp_path):
             assert g.dtype == w.dtype and np.array_equal(g, w), (
                 f"{name} with LITEGPU_GEMM_ISA={isa}: "
                 f"{np.count_nonzero(g != w)} outputs differ")
+
+
+def test_dynamic_range_on_scalar_isa(tmp_path):
+    """The hybrid kernels' scalar loops (LITEGPU_GEMM_ISA=scalar, in a child
+    process) against LiteRT, within the dynamic-range tolerance."""
+    import os
+    import subprocess
+    name = "tiny_transformer_dynamic"
+    code = (
+        "import sys, numpy as np\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+        "import test_quantized_converted as t\n"
+        "from ai_edge_litert.interpreter import Interpreter\n"
+        f"path = t.MODELS / '{name}.tflite'\n"
+        "inputs = t.seeded_inputs(\n"
+        "    Interpreter(model_path=str(path)).get_input_details(), 3)\n"
+        f"np.save({str(tmp_path / 'out.npy')!r}, t.litegpu_run(path, inputs, 1)[0])\n")
+    env = dict(os.environ, LITEGPU_GEMM_ISA="scalar")
+    proc = subprocess.run([sys.executable, "-c", code], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = np.load(tmp_path / "out.npy")
+    path = MODELS / f"{name}.tflite"
+    want = litert_run(path, seeded_inputs(
+        Interpreter(model_path=str(path)).get_input_details(), 3))[0]
+    bound = DYNAMIC_TOLERANCE * max(1.0, float(np.abs(want).max()))
+    assert got.shape == want.shape
+    assert float(np.abs(got - want).max()) <= bound
