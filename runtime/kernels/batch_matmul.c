@@ -337,8 +337,7 @@ static TfLiteStatus lg_bmm_prepare_fast(TfLiteContext* context,
       lg_gemm_isa_default() < LG_GEMM_ISA_AVX2) {
     return kTfLiteOk;
   }
-  const int64_t k_pad = ((int64_t)data->k + LG_INT16_DOT_ALIGN - 1) /
-                        LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  const int64_t k_pad = lg_int16_dot_pad(data->k);
   data->k_pad = (int)k_pad;
   data->lhs_rows = calloc((size_t)data->m * (size_t)k_pad, sizeof(int16_t));
   data->rhs_cols = calloc((size_t)data->n * (size_t)k_pad, sizeof(int16_t));

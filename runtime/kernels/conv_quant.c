@@ -497,8 +497,7 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
   if (q->vnni) {
     return lg_conv_quant_pack_vnni(context, op, q, g, filter, bias, k, threads);
   }
-  const int64_t k_pad =
-      (k + LG_INT16_DOT_ALIGN - 1) / LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  const int64_t k_pad = lg_int16_dot_pad(k);
   if (k_pad == 0 || k_pad > (1 << 24)) return kTfLiteOk;
   q->k_pad = (int)k_pad;
   q->slots = threads > 0 ? threads : 1;
@@ -512,11 +511,8 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
     return kTfLiteError;
   }
-  for (size_t o = 0; o < out_c; ++o) {
-    const int8_t* src = filter->data.int8 + o * (size_t)k;
-    int16_t* dst = q->packed + o * (size_t)k_pad;
-    for (int64_t i = 0; i < k; ++i) dst[i] = src[i];
-  }
+  lg_int16_rows_from_int8(filter->data.int8, (size_t)k, g->out_c, (int)k,
+                          q->packed, q->k_pad);
   return kTfLiteOk;
 }
 
@@ -730,8 +726,7 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
       weights->data.int8 == NULL || g->in_c <= 0 || g->out_c <= 0) {
     return kTfLiteOk;
   }
-  const int64_t k_pad = ((int64_t)g->in_c + LG_INT16_DOT_ALIGN - 1) /
-                        LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  const int64_t k_pad = lg_int16_dot_pad(g->in_c);
   const int64_t taps = (int64_t)g->filter_h * g->filter_w;
   q->k_pad = (int)k_pad;
   q->packed = calloc((size_t)(taps * g->out_c * k_pad), sizeof(int16_t));
@@ -742,12 +737,11 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
     lg_kernel_log(context, op, "out of memory for the packed INT8 weights");
     return kTfLiteError;
   }
-  for (int o = 0; o < g->out_c; ++o) {
-    for (int64_t t = 0; t < taps; ++t) {
-      const int8_t* src = weights->data.int8 + ((size_t)o * taps + t) * g->in_c;
-      int16_t* dst = q->packed + ((size_t)t * g->out_c + o) * k_pad;
-      for (int c = 0; c < g->in_c; ++c) dst[c] = src[c];
-    }
+  /* Tap t's rows: every output channel's in_c weights at that tap. */
+  for (int64_t t = 0; t < taps; ++t) {
+    lg_int16_rows_from_int8(weights->data.int8 + (size_t)t * g->in_c,
+                            (size_t)(taps * g->in_c), g->out_c, g->in_c,
+                            q->packed + (size_t)t * g->out_c * k_pad, q->k_pad);
   }
   return kTfLiteOk;
 }

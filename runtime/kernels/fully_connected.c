@@ -540,8 +540,7 @@ static TfLiteStatus lg_fc_pack_int8(TfLiteContext* context, lg_fc_data* data,
       data->out_depth <= 0 || lg_gemm_isa_default() < LG_GEMM_ISA_AVX2) {
     return kTfLiteOk;
   }
-  const int64_t k_pad = ((int64_t)data->in_depth + LG_INT16_DOT_ALIGN - 1) /
-                        LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  const int64_t k_pad = lg_int16_dot_pad(data->in_depth);
   data->k_pad = (int)k_pad;
   data->packed =
       calloc((size_t)data->out_depth * (size_t)k_pad, sizeof(int16_t));
@@ -552,11 +551,9 @@ static TfLiteStatus lg_fc_pack_int8(TfLiteContext* context, lg_fc_data* data,
     lg_kernel_log(context, LG_FC_OP, "out of memory for the packed weights");
     return kTfLiteError;
   }
-  for (int o = 0; o < data->out_depth; ++o) {
-    const int8_t* src = weights->data.int8 + (size_t)o * data->in_depth;
-    int16_t* dst = data->packed + (size_t)o * k_pad;
-    for (int i = 0; i < data->in_depth; ++i) dst[i] = src[i];
-  }
+  lg_int16_rows_from_int8(weights->data.int8, (size_t)data->in_depth,
+                          data->out_depth, data->in_depth, data->packed,
+                          data->k_pad);
   return kTfLiteOk;
 }
 

@@ -180,8 +180,7 @@ TfLiteStatus lg_hybrid_pack_fc(TfLiteContext* context, const char* op,
       depth <= 0) {
     return kTfLiteOk;
   }
-  const int64_t k_pad = ((int64_t)depth + LG_INT16_DOT_ALIGN - 1) /
-                        LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+  const int64_t k_pad = lg_int16_dot_pad(depth);
   h->k_pad = (int)k_pad;
   h->packed = calloc((size_t)units * (size_t)k_pad, sizeof(int16_t));
   h->row_sums = calloc((size_t)units, sizeof(int32_t));
@@ -192,14 +191,12 @@ TfLiteStatus lg_hybrid_pack_fc(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op, "out of memory for the packed weights");
     return kTfLiteError;
   }
+  lg_int16_rows_from_int8(weights->data.int8, (size_t)depth, units, depth,
+                          h->packed, h->k_pad);
   for (int o = 0; o < units; ++o) {
     const int8_t* w = weights->data.int8 + (size_t)o * depth;
-    int16_t* dst = h->packed + (size_t)o * k_pad;
     int32_t sum = 0;
-    for (int i = 0; i < depth; ++i) {
-      dst[i] = w[i];
-      sum += w[i];
-    }
+    for (int i = 0; i < depth; ++i) sum += w[i];
     h->row_sums[o] = sum;
   }
   return kTfLiteOk;

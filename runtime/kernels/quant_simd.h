@@ -10,6 +10,24 @@
  * holds zeros in both operands). */
 #define LG_INT16_DOT_ALIGN 16
 
+/* k rounded up to LG_INT16_DOT_ALIGN. */
+static inline int64_t lg_int16_dot_pad(int64_t k) {
+  return (k + LG_INT16_DOT_ALIGN - 1) / LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
+}
+
+/* Widens `rows` int8 rows of k values (row r at src + r * src_stride) to
+ * int16 rows of k_pad (row r at dst + r * k_pad); the padding is left as it
+ * is (zero in a calloc'd block). The layout lg_int16_dots_avx2 reads. */
+static inline void lg_int16_rows_from_int8(const int8_t* src, size_t src_stride,
+                                           int rows, int k, int16_t* dst,
+                                           int k_pad) {
+  for (int r = 0; r < rows; ++r) {
+    const int8_t* s = src + (size_t)r * src_stride;
+    int16_t* d = dst + (size_t)r * (size_t)k_pad;
+    for (int i = 0; i < k; ++i) d[i] = s[i];
+  }
+}
+
 /* dots[o] = sum_k row[k] * weights[o * k_pad + k] for o in [0, n), in
  * int32 (each pair of products must fit int32, as for values in int8's
  * range plus an offset); k_pad a multiple of LG_INT16_DOT_ALIGN. AVX2:
