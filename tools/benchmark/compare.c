@@ -51,7 +51,8 @@
  *   nodes_delegated, nodes_total, partitions, bytes_uploaded,
  *   bytes_downloaded, bytes_per_inference (the last Invoke's), fp16,
  *   programs_cold, programs_warm ({compiled, from_cache, cache_files}
- *   after each init; null on the CPU), max_abs_diff (null without float
+ *   after each init; null on the CPU), max_abs_diff (real values:
+ *   quantized outputs dequantized; null without float or quantized
  *   outputs), speedup (CPU mean / this mean).
  * A row that failed: backend, listed, ok: false, reason.
  */
@@ -93,6 +94,7 @@ typedef struct cmp_output {
   TfLiteType type;
   size_t bytes;
   void* data;
+  TfLiteQuantizationParams quant; /* INT8/UINT8: compared dequantized */
 } cmp_output;
 
 typedef struct cmp_run {
@@ -281,6 +283,16 @@ static size_t float_size(TfLiteType type) {
   }
 }
 
+/* The size of an output's elements when compared as real values: floats,
+ * and INT8/UINT8 with a quantization scale (dequantized); 0 otherwise. */
+static size_t value_size(const cmp_output* o) {
+  if ((o->type == kTfLiteInt8 || o->type == kTfLiteUInt8) &&
+      o->quant.scale > 0.0f) {
+    return 1;
+  }
+  return float_size(o->type);
+}
+
 static double float_value(const void* data, TfLiteType type, size_t i) {
   const char* at = (const char*)data + i * float_size(type);
   if (type == kTfLiteFloat32) {
@@ -308,6 +320,7 @@ static bool keep_reference(cmp_run* c, TfLiteInterpreter* ip) {
     cmp_output* ref = &c->reference[i];
     ref->type = TfLiteTensorType(t);
     ref->bytes = TfLiteTensorByteSize(t);
+    ref->quant = TfLiteTensorQuantizationParams(t);
     ref->data = malloc(ref->bytes + 1);
     if (ref->data == NULL) return false;
     if (ref->bytes > 0) memcpy(ref->data, TfLiteTensorData(t), ref->bytes);
@@ -315,22 +328,34 @@ static bool keep_reference(cmp_run* c, TfLiteInterpreter* ip) {
   return true;
 }
 
-/* The largest |backend - CPU| over every float output; NAN without one,
- * INFINITY when an output differs in type or size. */
+/* Element i of an output's data as a real value (quantized ones
+ * dequantized). */
+static double real_value(const cmp_output* o, const void* data, size_t i) {
+  if (o->type == kTfLiteInt8 || o->type == kTfLiteUInt8) {
+    const int q = o->type == kTfLiteInt8 ? ((const int8_t*)data)[i]
+                                         : ((const uint8_t*)data)[i];
+    return ((double)q - o->quant.zero_point) * o->quant.scale;
+  }
+  return float_value(data, o->type, i);
+}
+
+/* The largest |backend - CPU| over every float or quantized output (real
+ * values); NAN without one, INFINITY when an output differs in type or
+ * size. */
 static double max_abs_diff(const cmp_run* c, TfLiteInterpreter* ip) {
   double worst = NAN;
   for (int i = 0; i < c->num_reference; ++i) {
     const cmp_output* ref = &c->reference[i];
-    if (float_size(ref->type) == 0) continue;
+    if (value_size(ref) == 0) continue;
     const TfLiteTensor* t = TfLiteInterpreterGetOutputTensor(ip, i);
     if (TfLiteTensorType(t) != ref->type ||
         TfLiteTensorByteSize(t) != ref->bytes) {
       return INFINITY;
     }
     if (isnan(worst)) worst = 0.0;
-    for (size_t k = 0; k < ref->bytes / float_size(ref->type); ++k) {
-      double a = float_value(ref->data, ref->type, k);
-      double b = float_value(TfLiteTensorData(t), ref->type, k);
+    for (size_t k = 0; k < ref->bytes / value_size(ref); ++k) {
+      double a = real_value(ref, ref->data, k);
+      double b = real_value(ref, TfLiteTensorData(t), k);
       double d = isnan(a) && isnan(b) ? 0.0 : fabs(a - b);
       worst = fmax(worst, isnan(d) ? INFINITY : d);
     }
