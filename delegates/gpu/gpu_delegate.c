@@ -5,8 +5,10 @@
  * Prepare runs the delegate kit with the GPU op table (op_support.h: the
  * op manifest's GPU rows, TFLite's kMaxVersion and rules) and a node check
  * whose user data is the backend; a node is claimed when the table's
- * check passes, its tensors are float32 (int32 where the op takes
- * indices), its lowering's own check passes and a trial lowering succeeds.
+ * check passes, its tensors hold floats on the device (float32, or INT8/UINT8
+ * quantized per tensor with ENABLE_QUANT: gpu_quant.c; int32 where the op
+ * takes indices), its lowering's own check passes and a trial lowering
+ * succeeds.
  * Every other op gets the kit's "Operation is not supported.".
  *
  * Each partition becomes an lg_gpu_program (gpu_program.h): lowered at the
@@ -37,17 +39,33 @@
 
 #define LG_GPU_KERNEL_NAME "TfLiteGpuDelegateV2"
 
+typedef struct gpu_delegate gpu_delegate;
+struct gpu_delegate {
+  TfLiteDelegate base; /* first: the TfLiteDelegate* converts back */
+  litegpu_gpu_delegate_options options;
+  lg_gpu_backend* backend;
+  lg_delegate_kit kit;
+  lg_gpu_kernel_cache kernels; /* shared by every partition */
+  /* The live partition programs, for stats and profiles. */
+  lg_gpu_program** programs;
+  int num_programs, programs_capacity;
+  bool profiling; /* litegpu_gpu_delegate_enable_profiling */
+};
+
 /* ---- Which nodes the delegate claims ----------------------------------------
  */
 
-/* Tensors the kernels read and write are float32. Other types pass only
- * as constant inputs (axes, shapes, paddings), GATHER's runtime int32
- * indices, and for CAST and DEQUANTIZE, whose lowerings check their own. */
+/* Tensors the kernels read and write hold floats on the device: float32,
+ * and with ENABLE_QUANT (TFLite's allow_quant_ops) INT8/UINT8 tensors
+ * quantized per tensor (gpu_lower.h, "Quantized tensors"). Other types
+ * pass only as constant inputs (weights the lowerings dequantize, axes,
+ * shapes, paddings), GATHER's runtime int32 indices, and for CAST, whose
+ * lowering checks its own. */
 static bool tensor_types_supported(const TfLiteContext* context,
-                                   const TfLiteNode* node, int32_t code) {
-  if (code == kTfLiteBuiltinCast || code == kTfLiteBuiltinDequantize) {
-    return true;
-  }
+                                   const TfLiteNode* node, int32_t code,
+                                   bool allow_quant, char* reason,
+                                   size_t size) {
+  if (code == kTfLiteBuiltinCast) return true;
   const TfLiteIntArray* lists[2] = {node->inputs, node->outputs};
   for (int l = 0; l < 2; ++l) {
     for (int i = 0; lists[l] != NULL && i < lists[l]->size; ++i) {
@@ -61,6 +79,23 @@ static bool tensor_types_supported(const TfLiteContext* context,
       const bool indices = code == kTfLiteBuiltinGather && i == 1 &&
                            tensor->type == kTfLiteInt32;
       if (input && (constant || indices)) continue;
+      if (lg_gpu_quantized_activation(tensor, NULL)) {
+        if (allow_quant) continue;
+        snprintf(reason, size,
+                 "GPU delegate: quantized tensors run on the GPU only with "
+                 "TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_QUANT.");
+        return false;
+      }
+      if (tensor->type == kTfLiteInt8 || tensor->type == kTfLiteUInt8) {
+        snprintf(reason, size,
+                 "GPU delegate: tensor %d (%s): only per-tensor affine "
+                 "quantization with a positive scale runs on the GPU.",
+                 t, TfLiteTypeGetName(tensor->type));
+        return false;
+      }
+      snprintf(reason, size,
+               "GPU delegate: only float32 tensors (int32 indices, quantized "
+               "INT8/UINT8 with ENABLE_QUANT) run on the GPU.");
       return false;
     }
   }
@@ -74,17 +109,17 @@ static bool gpu_node_check(void* user_data, TfLiteContext* context,
                            const TfLiteNode* node,
                            const TfLiteRegistration* registration, char* reason,
                            size_t reason_size) {
-  lg_gpu_backend* backend = user_data;
+  const gpu_delegate* gd = user_data;
   const lg_gpu_lowering* lowering = lg_gpu_lowering_find(
       registration->builtin_code, registration->custom_name);
   if (lowering == NULL) {
     snprintf(reason, reason_size, "Operation is not supported.");
     return false;
   }
-  if (!tensor_types_supported(context, node, registration->builtin_code)) {
-    snprintf(reason, reason_size,
-             "GPU delegate: only float32 tensors (int32 indices) run on the "
-             "GPU.");
+  const bool allow_quant = (gd->options.tflite.experimental_flags &
+                            TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_QUANT) != 0;
+  if (!tensor_types_supported(context, node, registration->builtin_code,
+                              allow_quant, reason, reason_size)) {
     return false;
   }
   char detail[LG_KIT_REASON_SIZE];
@@ -95,8 +130,8 @@ static bool gpu_node_check(void* user_data, TfLiteContext* context,
   }
   /* A trial lowering: the backend has every kernel the node needs and the
    * lowering succeeds, so a claimed partition always builds. */
-  if (!lg_gpu_program_can_lower(backend, context, node, registration, detail,
-                                sizeof(detail))) {
+  if (!lg_gpu_program_can_lower(gd->backend, context, node, registration,
+                                detail, sizeof(detail))) {
     snprintf(reason, reason_size, "GPU delegate: %s", detail);
     return false;
   }
@@ -105,18 +140,6 @@ static bool gpu_node_check(void* user_data, TfLiteContext* context,
 
 /* ---- The delegate ----------------------------------------------------------
  */
-
-typedef struct gpu_delegate {
-  TfLiteDelegate base; /* first: the TfLiteDelegate* converts back */
-  litegpu_gpu_delegate_options options;
-  lg_gpu_backend* backend;
-  lg_delegate_kit kit;
-  lg_gpu_kernel_cache kernels; /* shared by every partition */
-  /* The live partition programs, for stats and profiles. */
-  lg_gpu_program** programs;
-  int num_programs, programs_capacity;
-  bool profiling; /* litegpu_gpu_delegate_enable_profiling */
-} gpu_delegate;
 
 static gpu_delegate* from_base(const TfLiteDelegate* d) {
   return (gpu_delegate*)d;
@@ -371,7 +394,7 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
   gd->kit.report_target = "GPU";
   gd->kit.ops = lg_gpu_op_table(&gd->kit.num_ops);
   gd->kit.node_check = gpu_node_check;
-  gd->kit.user_data = gd->backend;
+  gd->kit.user_data = gd;
   gd->kit.max_delegated_partitions = o.tflite.max_delegated_partitions <= 0
                                          ? 1
                                          : o.tflite.max_delegated_partitions;

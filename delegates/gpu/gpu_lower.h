@@ -230,8 +230,61 @@ TfLiteStatus lg_gpu_lower_constant_tensor(lg_gpu_program* p, int t,
 bool lg_gpu_activation(TfLiteFusedActivation act, float* lo, float* hi,
                        const char** define);
 
-/* A constant tensor's (kTfLiteMmapRo) float data, or NULL. */
-const float* lg_gpu_constant_floats(const TfLiteTensor* t);
+/* ---- Quantized tensors (TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_QUANT) ------
+ * As TFLite's GPU delegate runs a quantized graph (gpu_quant.c): an INT8 or
+ * UINT8 activation with per-tensor affine quantization is float on the
+ * device (float16 in half precision), dequantized on the host when it
+ * enters a partition and quantized on the host when it leaves;
+ * quantized constants (weights, INT32 biases, per tensor or per channel)
+ * are dequantized once at lowering; after every node whose output TFLite
+ * quantizes and another node of the partition reads, a fake-quantization
+ * dispatch (shaders/kernels/fake_quant.lgk) snaps the floats to the
+ * output's quantization grid, so the graph follows the integer one. */
+
+/* A per-tensor quantization as the GPU applies it: the grid's real-valued
+ * ends lo = (qmin - zero_point) * scale and hi = (qmax - zero_point) *
+ * scale. */
+typedef struct lg_gpu_quant {
+  float scale;
+  int32_t zero_point;
+  int32_t qmin, qmax;
+  float lo, hi;
+} lg_gpu_quant;
+
+/* True (filling *q when q is not NULL) for a non-constant INT8 or UINT8
+ * tensor with one finite positive scale and a zero point in its type's
+ * range. */
+bool lg_gpu_quantized_activation(const TfLiteTensor* t, lg_gpu_quant* q);
+
+/* True for a constant INT8, UINT8 or INT32 tensor with affine quantization,
+ * per tensor or per channel (one finite positive scale per slice of its
+ * quantized dimension; zero points in range), which the GPU dequantizes
+ * at lowering. */
+bool lg_gpu_dequantizable_constant(const TfLiteTensor* t);
+
+/* True when the device holds the tensor as float data: float32, a
+ * quantized activation or a dequantizable constant. */
+bool lg_gpu_float_tensor(const TfLiteTensor* t);
+
+/* True for a constant tensor whose floats lg_gpu_constant_floats gives:
+ * float32, or a dequantizable constant. */
+bool lg_gpu_is_constant_floats(const TfLiteTensor* t);
+
+/* A constant tensor's float data (kTfLiteMmapRo or kTfLitePersistentRo):
+ * float32 data as is, a dequantizable constant's values dequantized once
+ * per program (the program owns the copy); NULL for anything else or when
+ * out of memory. Only during lowering. */
+const float* lg_gpu_constant_floats(lg_gpu_program* p, const TfLiteTensor* t);
+
+/* The first value of a constant float32 or dequantizable tensor into *v;
+ * false for anything else. */
+bool lg_gpu_constant_scalar(const TfLiteTensor* t, float* v);
+
+/* Records a fake-quantization dispatch onto `q`'s grid from tensor `in` to
+ * tensor `out` (the same index: in place); ties go up, or away from zero
+ * with `ties_away` (a QUANTIZE of float data, as the CPU rounds it). */
+TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
+                                     const lg_gpu_quant* q, bool ties_away);
 
 /* ---- Per-op lowering table ------------------------------------------------
  */

@@ -146,6 +146,10 @@ void lg_gpu_program_destroy(lg_gpu_program* p) {
   free(p->output_values);
   free(p->output_tensors);
   free(p->downloads);
+  for (int i = 0; p->dequantized != NULL && i < p->num_context_tensors; ++i) {
+    free(p->dequantized[i]);
+  }
+  free(p->dequantized);
   TfLiteIntArrayFree(p->partition_nodes);
   TfLiteIntArrayFree(p->partition_outputs);
   free(p->absorbed);
@@ -193,18 +197,32 @@ static int tensor_value(lg_gpu_program* p, const TfLiteContext* context,
   }
   if (p->value_of_tensor[tensor] >= 0) return p->value_of_tensor[tensor];
   const TfLiteTensor* t = &context->tensors[tensor];
-  const bool half = p->be->fp16_storage && t->type == kTfLiteFloat32;
-  value v = {.tensor = tensor,
-             .alias_of = -1,
-             .bytes = half ? t->bytes / 2 : t->bytes,
-             .half = half};
+  value v = {.tensor = tensor, .alias_of = -1, .host_size = t->bytes};
   v.kind = is_constant_tensor(t) ? VALUE_CONSTANT : VALUE_TENSOR;
   if (v.kind == VALUE_CONSTANT && t->data.raw == NULL && t->bytes > 0) {
     lg_gpu_lower_fail(p, "constant tensor %d has no data", tensor);
     return -1;
   }
+  /* Quantized data is float on the device: activations are converted at
+   * the boundary, constants dequantized now (gpu_quant.c). */
+  v.quantized = lg_gpu_quantized_activation(t, &v.quant);
+  const bool dequantized =
+      v.kind == VALUE_CONSTANT && lg_gpu_dequantizable_constant(t);
+  if (dequantized) {
+    v.host_copy = lg_gpu_quant_dequantized_copy(t);
+    if (v.host_copy == NULL) {
+      lg_gpu_lower_fail(p, "out of host memory");
+      return -1;
+    }
+  }
+  const bool as_float = t->type == kTfLiteFloat32 || v.quantized || dequantized;
+  v.half = p->be->fp16_storage && as_float;
+  v.bytes = as_float ? lg_gpu_elements(t) *
+                           (v.half ? sizeof(uint16_t) : sizeof(float))
+                     : t->bytes;
   const int id = add_value(p, v);
   if (id >= 0) p->value_of_tensor[tensor] = id;
+  if (id < 0) free(v.host_copy);
   return id;
 }
 
@@ -219,6 +237,7 @@ int lg_gpu_lower_constant(lg_gpu_program* p, const void* data, size_t bytes) {
                                       .tensor = -1,
                                       .alias_of = -1,
                                       .bytes = bytes,
+                                      .host_size = bytes,
                                       .host_copy = copy});
   if (id < 0) free(copy);
   return id;
@@ -239,6 +258,7 @@ int lg_gpu_lower_scratch(lg_gpu_program* p, size_t bytes) {
                               .tensor = -1,
                               .alias_of = -1,
                               .bytes = bytes,
+                              .host_size = bytes,
                               .produced = true});
 }
 
@@ -407,7 +427,10 @@ static TfLiteStatus lower(lg_gpu_program* p, TfLiteContext* context,
   }
   p->lowering = context;
   p->lowering_op = lg_builtin_op_name(reg->builtin_code);
-  const TfLiteStatus status = lowering->lower(p, context, node, reg);
+  TfLiteStatus status = lowering->lower(p, context, node, reg);
+  if (status == kTfLiteOk) {
+    status = lg_gpu_quant_after_node(p, context, node, reg);
+  }
   p->lowering = NULL;
   if (status != kTfLiteOk && p->error[0] == '\0') {
     lg_gpu_lower_fail(p, "lowering failed");
@@ -510,8 +533,11 @@ bool lg_gpu_lower_fuse_add(lg_gpu_program* p, int t, int* addend, int* out,
   const TfLiteTensor* a = &context->tensors[t];
   const TfLiteTensor* b = &context->tensors[other];
   const TfLiteTensor* y = &context->tensors[add->outputs->data[0]];
-  if (other < 0 || b->type != kTfLiteFloat32 || !same_shape(a, b) ||
-      !same_shape(a, y) || !ready_before_current_node(p, context, other)) {
+  /* A quantized sum is fake-quantized before the ADD reads it (TFLite
+   * GPU's order), which a fused ADD would skip. */
+  if (other < 0 || b->type != kTfLiteFloat32 || a->type != kTfLiteFloat32 ||
+      y->type != kTfLiteFloat32 || !same_shape(a, b) || !same_shape(a, y) ||
+      !ready_before_current_node(p, context, other)) {
     return false;
   }
   const TfLiteAddParams* params = add->builtin_data;
@@ -678,13 +704,6 @@ bool lg_gpu_activation(TfLiteFusedActivation act, float* lo, float* hi,
     default:
       return false;
   }
-}
-
-const float* lg_gpu_constant_floats(const TfLiteTensor* t) {
-  if (t == NULL || t->type != kTfLiteFloat32 || !is_constant_tensor(t)) {
-    return NULL;
-  }
-  return t->data.f;
 }
 
 TfLiteStatus lg_gpu_program_build_kernels(lg_gpu_program* p) {

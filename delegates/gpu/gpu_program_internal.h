@@ -1,7 +1,7 @@
-/* Private to gpu_program.c (kernel cache, values, lowering) and
- * gpu_program_run.c (memory plan, execution): the program's state, shared by
- * the two halves. Nothing else includes this header; the public API is
- * gpu_program.h and gpu_lower.h.
+/* Private to gpu_program.c (kernel cache, values, lowering),
+ * gpu_program_run.c (memory plan, execution) and gpu_quant.c (quantized
+ * tensors): the program's state, shared by them. Nothing else includes this
+ * header; the public API is gpu_program.h and gpu_lower.h.
  *
  * Lowering fills `values` and `dispatches` (operands still name values);
  * lg_gpu_program_prepare places the values into buffers and resolves each
@@ -41,7 +41,11 @@ typedef struct value {
   int first, last; /* dispatch range using it (after alias merge: root's) */
   bool produced;   /* a node in the partition writes it */
   bool boundary_input, output;
-  bool half;          /* float32 on the host, float16 on the device */
+  bool half;          /* float16 on the device (float32 or quantized on
+                         the host) */
+  bool quantized;     /* INT8/UINT8 on the host, floats on the device */
+  lg_gpu_quant quant; /* its grid, when quantized */
+  size_t host_size;   /* bytes on the host (tensor values) */
   void* host_copy;    /* lowering constants: the data to upload (float32 when
                          half) */
   uint16_t* staging;  /* half values: host-side float16 copy for transfers */
@@ -97,14 +101,13 @@ struct lg_gpu_program {
   bool* absorbed; /* per partition node: lowered by an earlier node */
   int fused_nodes;
   lg_gpu_recording* recording; /* the dispatches, when the backend records */
+  float** dequantized; /* per context tensor: lg_gpu_constant_floats copies */
   uint64_t bytes_uploaded, bytes_downloaded;
   char error[PROGRAM_ERROR_SIZE];
 };
 
-/* The value's size in host memory (float32 for half values). */
-static inline size_t host_bytes(const value* x) {
-  return x->half ? x->bytes * 2 : x->bytes;
-}
+/* The value's size in host memory. */
+static inline size_t host_bytes(const value* x) { return x->host_size; }
 
 /* The value an operand names; -1 for ints and floats. */
 static inline int operand_value(const lg_gpu_program* p,
@@ -118,5 +121,16 @@ static inline int operand_value(const lg_gpu_program* p,
   }
   return -1;
 }
+
+/* gpu_quant.c: the fake quantization after a lowered node's quantized
+ * outputs; a dequantizable constant's floats (malloc'd, NULL when out of
+ * memory); a quantized value's host data into its device form (x->bytes)
+ * and back. */
+TfLiteStatus lg_gpu_quant_after_node(lg_gpu_program* p, TfLiteContext* context,
+                                     const TfLiteNode* node,
+                                     const TfLiteRegistration* reg);
+float* lg_gpu_quant_dequantized_copy(const TfLiteTensor* t);
+void lg_gpu_quant_to_device(const value* x, const void* host, void* device);
+void lg_gpu_quant_from_device(const value* x, const void* device, void* host);
 
 #endif /* LITEGPU_DELEGATES_GPU_GPU_PROGRAM_INTERNAL_H_ */

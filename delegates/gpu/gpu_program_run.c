@@ -108,16 +108,27 @@ static size_t device_size(size_t bytes) {
   return (bytes + 15) & ~(size_t)15;
 }
 
-/* The float16 copy of `floats` (a half value's host data) in x->staging,
- * allocated on first use. */
-static TfLiteStatus fill_staging(value* x, const void* floats) {
-  if (x->staging == NULL) {
-    x->staging = malloc(x->bytes > 0 ? x->bytes : 2);
-    if (x->staging == NULL) return kTfLiteError;
+/* x->staging, the host copy of a value's device bytes, allocated on first
+ * use. */
+static TfLiteStatus ensure_staging(value* x) {
+  if (x->staging == NULL) x->staging = malloc(x->bytes > 0 ? x->bytes : 2);
+  return x->staging != NULL ? kTfLiteOk : kTfLiteError;
+}
+
+/* The device form of `host` (a half or quantized value's host data) in
+ * x->staging: float16 of float32 data, or dequantized INT8/UINT8. */
+static TfLiteStatus fill_staging(value* x, const void* host) {
+  if (ensure_staging(x) != kTfLiteOk) return kTfLiteError;
+  if (x->quantized) {
+    lg_gpu_quant_to_device(x, host, x->staging);
+  } else {
+    lg_fp32_to_fp16_array(host, x->staging, x->bytes / sizeof(uint16_t));
   }
-  lg_fp32_to_fp16_array(floats, x->staging, x->bytes / sizeof(uint16_t));
   return kTfLiteOk;
 }
+
+/* Whether a value's device bytes differ from its host bytes. */
+static bool converted(const value* x) { return x->half || x->quantized; }
 
 static TfLiteStatus create_buffers(lg_gpu_program* p,
                                    const TfLiteContext* context) {
@@ -256,7 +267,7 @@ static TfLiteStatus upload_inputs(lg_gpu_program* p, TfLiteContext* context,
       return kTfLiteError;
     }
     const void* data = t->data.raw;
-    if (x->half) {
+    if (converted(x)) {
       if (fill_staging(&p->values[v], data) != kTfLiteOk) {
         snprintf(error->message, sizeof(error->message), "out of host memory");
         return kTfLiteError;
@@ -272,8 +283,8 @@ static TfLiteStatus upload_inputs(lg_gpu_program* p, TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* Where output `i` is copied to: its tensor, or the half-precision
- * staging that download_outputs widens into it. */
+/* Where output `i` is copied to: its tensor, or the staging that
+ * download_outputs widens (half) or quantizes into it. */
 static void* output_target(lg_gpu_program* p, TfLiteContext* context, int i,
                            lg_gpu_error* error) {
   value* x = &p->values[p->output_values[i]];
@@ -283,18 +294,16 @@ static void* output_target(lg_gpu_program* p, TfLiteContext* context, int i,
              "output tensor %d has no data", p->output_tensors[i]);
     return NULL;
   }
-  if (x->half && x->staging == NULL) {
-    x->staging = malloc(x->bytes);
-    if (x->staging == NULL) {
-      snprintf(error->message, sizeof(error->message), "out of host memory");
-      return NULL;
-    }
+  if (!converted(x)) return t->data.raw;
+  if (ensure_staging(x) != kTfLiteOk) {
+    snprintf(error->message, sizeof(error->message), "out of host memory");
+    return NULL;
   }
-  return x->half ? (void*)x->staging : t->data.raw;
+  return x->staging;
 }
 
 /* Every output in one batch (one wait), then the half-precision ones
- * widened into their tensors. */
+ * widened and the quantized ones quantized into their tensors. */
 static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
                                      lg_gpu_error* error) {
   int count = 0;
@@ -313,8 +322,10 @@ static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
   for (int i = 0; i < p->num_outputs; ++i) {
     value* x = &p->values[p->output_values[i]];
     if (x->bytes == 0) continue;
-    if (x->half) {
-      TfLiteTensor* t = &context->tensors[p->output_tensors[i]];
+    TfLiteTensor* t = &context->tensors[p->output_tensors[i]];
+    if (x->quantized) {
+      lg_gpu_quant_from_device(x, x->staging, t->data.raw);
+    } else if (x->half) {
       lg_fp16_to_fp32_array(x->staging, t->data.f, x->bytes / sizeof(uint16_t));
     }
     p->bytes_downloaded += x->bytes;

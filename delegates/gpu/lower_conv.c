@@ -104,8 +104,9 @@ static bool read_tensors(const TfLiteContext* context, const TfLiteNode* node,
     snprintf(reason, size, "input, filter and output must be 4-D.");
     return false;
   }
-  if (lg_gpu_constant_floats(filter) == NULL) {
-    snprintf(reason, size, "the filter must be a constant float32 tensor.");
+  if (!lg_gpu_is_constant_floats(filter)) {
+    snprintf(reason, size,
+             "the filter must be a constant float32 or quantized tensor.");
     return false;
   }
   lg_gpu_shape4(in, g->in);
@@ -113,10 +114,11 @@ static bool read_tensors(const TfLiteContext* context, const TfLiteNode* node,
   g->kh = filter->dims->data[1];
   g->kw = filter->dims->data[2];
   g->filter_c = filter->dims->data[3];
-  if (bias != NULL && (lg_gpu_constant_floats(bias) == NULL ||
+  if (bias != NULL && (!lg_gpu_is_constant_floats(bias) ||
                        (int64_t)lg_gpu_elements(bias) != g->out[3])) {
     snprintf(reason, size,
-             "the bias must be a constant float32 tensor of %d values.",
+             "the bias must be a constant float32 or quantized tensor of %d "
+             "values.",
              (int)g->out[3]);
     return false;
   }
@@ -165,12 +167,14 @@ static bool read_geo(const TfLiteContext* context, const TfLiteNode* node,
 
 /* The bias as [padded] floats (zeros past out_c or without a bias); NULL
  * when out of memory. */
-static float* padded_bias(const TfLiteContext* context, const TfLiteNode* node,
-                          int out_c, int padded) {
-  float* b = calloc((size_t)padded + 16, sizeof(float));
+static float* padded_bias(lg_gpu_program* p, const TfLiteContext* context,
+                          const TfLiteNode* node, int out_c, int padded) {
   const TfLiteTensor* bias = input_of(context, node, kBiasTensor);
-  if (b != NULL && bias != NULL) {
-    memcpy(b, lg_gpu_constant_floats(bias), sizeof(float) * (size_t)out_c);
+  const float* values = bias != NULL ? lg_gpu_constant_floats(p, bias) : NULL;
+  if (bias != NULL && values == NULL) return NULL;
+  float* b = calloc((size_t)padded + 16, sizeof(float));
+  if (b != NULL && values != NULL) {
+    memcpy(b, values, sizeof(float) * (size_t)out_c);
   }
   return b;
 }
@@ -315,12 +319,13 @@ static TfLiteStatus upload_conv_constants(
   const int padded = round_up(oc, block);
   const int64_t k = (int64_t)g->kh * g->kw * g->in[3];
   const float* filter =
-      lg_gpu_constant_floats(input_of(context, node, kFilterTensor));
+      lg_gpu_constant_floats(p, input_of(context, node, kFilterTensor));
+  if (filter == NULL) return lg_gpu_lower_fail(p, "out of host memory");
   out->w = upload(p, pack_conv_filter(filter, oc, k, block),
                   (size_t)padded * (size_t)k + 16);
   if (out->w < 0) return kTfLiteError;
   out->b =
-      upload(p, padded_bias(context, node, oc, padded), (size_t)padded + 16);
+      upload(p, padded_bias(p, context, node, oc, padded), (size_t)padded + 16);
   if (out->b < 0) return kTfLiteError;
   out->zeros = -1;
   if (zeros) {
@@ -586,7 +591,8 @@ static TfLiteStatus upload_depthwise_constants(lg_gpu_program* p,
                                                int w_b[2]) {
   const int out_c = g->out[3], taps = g->kh * g->kw;
   const float* filter =
-      lg_gpu_constant_floats(input_of(context, node, kFilterTensor));
+      lg_gpu_constant_floats(p, input_of(context, node, kFilterTensor));
+  if (filter == NULL) return lg_gpu_lower_fail(p, "out of host memory");
   float* w = calloc((size_t)taps * (size_t)c_pad + 16, sizeof(float));
   for (int t = 0; w != NULL && t < taps; ++t) {
     memcpy(w + (size_t)t * c_pad, filter + (size_t)t * out_c,
@@ -594,8 +600,8 @@ static TfLiteStatus upload_depthwise_constants(lg_gpu_program* p,
   }
   w_b[0] = upload(p, w, (size_t)taps * (size_t)c_pad + 16);
   if (w_b[0] < 0) return kTfLiteError;
-  w_b[1] =
-      upload(p, padded_bias(context, node, out_c, c_pad), (size_t)c_pad + 16);
+  w_b[1] = upload(p, padded_bias(p, context, node, out_c, c_pad),
+                  (size_t)c_pad + 16);
   return w_b[1] < 0 ? kTfLiteError : kTfLiteOk;
 }
 
@@ -641,7 +647,7 @@ TfLiteStatus lg_gpu_lower_depthwise(lg_gpu_program* p, TfLiteContext* context,
       kTfLiteOk) {
     return kTfLiteError;
   }
-  int ids[2];
+  int ids[2] = {-1, -1};
   if (upload_depthwise_constants(p, context, node, &g, c_pad, ids) !=
       kTfLiteOk) {
     return kTfLiteError;

@@ -115,7 +115,7 @@ static int pack_constant(lg_gpu_program* p, const float* src, const b_source* s,
 static TfLiteStatus packed_b(lg_gpu_program* p, const TfLiteContext* context,
                              const b_source* s, int npad, int vec,
                              lg_gpu_operand* out) {
-  const float* data = lg_gpu_constant_floats(&context->tensors[s->tensor]);
+  const float* data = lg_gpu_constant_floats(p, &context->tensors[s->tensor]);
   if (data != NULL) {
     const int id = pack_constant(p, data, s, npad, vec);
     if (id < 0) return kTfLiteError;
@@ -228,12 +228,13 @@ bool lg_gpu_limits_fully_connected(LG_GPU_CHECK_ARGS) {
   const TfLiteTensor* weights = input_at(context, node, kFcWeights);
   const TfLiteTensor* bias = input_at(context, node, kFcBias);
   const TfLiteTensor* out = output0(context, node);
-  if (input == NULL || weights == NULL || input->type != kTfLiteFloat32 ||
-      weights->type != kTfLiteFloat32 ||
-      (bias != NULL && bias->type != kTfLiteFloat32)) {
+  if (input == NULL || weights == NULL || !lg_gpu_float_tensor(input) ||
+      !lg_gpu_float_tensor(weights) ||
+      (bias != NULL && !lg_gpu_float_tensor(bias))) {
     return fail(reason, size,
-                "input, weights and bias must be float32 (no quantized or "
-                "hybrid FULLY_CONNECTED).");
+                "input, weights and bias must be float32 or quantized as the "
+                "GPU takes them (INT8/UINT8 per tensor, constant weights per "
+                "channel).");
   }
   if (weights->sparsity != NULL) {
     return fail(reason, size, "sparse weights are not supported.");
@@ -335,9 +336,9 @@ bool lg_gpu_limits_batch_matmul(LG_GPU_CHECK_ARGS) {
   const TfLiteTensor* x = input_at(context, node, 0);
   const TfLiteTensor* y = input_at(context, node, 1);
   const TfLiteTensor* out = output0(context, node);
-  if (x == NULL || y == NULL || x->type != kTfLiteFloat32 ||
-      y->type != kTfLiteFloat32) {
-    return fail(reason, size, "operands must be float32.");
+  if (x == NULL || y == NULL || !lg_gpu_float_tensor(x) ||
+      !lg_gpu_float_tensor(y)) {
+    return fail(reason, size, "operands must be float32 or quantized.");
   }
   bmm_shape s;
   if (!bmm_shape_of(context, node, &s, reason, size)) return false;
@@ -502,12 +503,12 @@ bool lg_gpu_limits_transpose_conv(LG_GPU_CHECK_ARGS) {
   const TfLiteTensor* w = tensor_or_null(context, op.weights);
   const TfLiteTensor* in = tensor_or_null(context, op.input);
   const TfLiteTensor* bias = tensor_or_null(context, op.bias);
-  if (w == NULL || in == NULL || w->type != kTfLiteFloat32 ||
-      in->type != kTfLiteFloat32 ||
-      (bias != NULL && bias->type != kTfLiteFloat32)) {
+  if (w == NULL || in == NULL || !lg_gpu_float_tensor(w) ||
+      !lg_gpu_float_tensor(in) ||
+      (bias != NULL && !lg_gpu_float_tensor(bias))) {
     return fail(reason, size,
-                "input, weights and bias must be float32 (no quantized "
-                "TRANSPOSE_CONV).");
+                "input, weights and bias must be float32 or quantized as the "
+                "GPU takes them.");
   }
   tconv_shape g;
   if (!tconv_shape_of(context, &op, &g, reason, size)) return false;

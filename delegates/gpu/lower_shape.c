@@ -174,12 +174,11 @@ static bool build_pad(lg_gpu_shape_plan* plan, const TfLiteNode* node,
   } else {
     const TfLiteTensor* value = lg_gpu_shape_input(plan->context, node, 2);
     if (value != NULL) {
-      if (!lg_gpu_shape_is_constant(value) || value->type != kTfLiteFloat32 ||
-          lg_gpu_elements(value) < 1 || value->data.raw == NULL) {
-        return lg_gpu_shape_fail(plan,
-                                 "constant_values must be a constant float32.");
+      if (!lg_gpu_shape_is_constant(value) || lg_gpu_elements(value) < 1 ||
+          !lg_gpu_constant_scalar(value, &plan->value)) {
+        return lg_gpu_shape_fail(
+            plan, "constant_values must be a constant float32 or quantized.");
       }
-      plan->value = value->data.f[0];
     }
   }
   lg_gpu_shape_strides(id, rank, is);
@@ -556,9 +555,9 @@ static bool gather_plan(lg_gpu_shape_plan* plan, const TfLiteNode* node,
   if (indices->type != kTfLiteInt32) {
     return lg_gpu_shape_fail(plan, "indices must be int32.");
   }
-  if (lg_gpu_shape_input(plan->context, node, 0)->type != kTfLiteFloat32 ||
-      lg_gpu_shape_output(plan->context, node, 0)->type != kTfLiteFloat32) {
-    return lg_gpu_shape_fail(plan, "params must be float32.");
+  if (!lg_gpu_float_tensor(lg_gpu_shape_input(plan->context, node, 0)) ||
+      !lg_gpu_float_tensor(lg_gpu_shape_output(plan->context, node, 0))) {
+    return lg_gpu_shape_fail(plan, "params must be float32 or quantized.");
   }
   lg_gpu_shape_dims(indices, xd, &index_rank);
   const int a = params != NULL ? params->axis : 0;

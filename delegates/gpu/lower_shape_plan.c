@@ -316,8 +316,9 @@ bool lg_gpu_shape_plan_add(lg_gpu_shape_plan* plan,
                            const lg_gpu_remap_job* job) {
   const TfLiteTensor* src = &plan->context->tensors[job->src];
   const TfLiteTensor* dst = &plan->context->tensors[job->dst];
-  if (src->type != kTfLiteFloat32 || dst->type != kTfLiteFloat32) {
-    return lg_gpu_shape_fail(plan, "only float32 data is moved on the GPU.");
+  if (!lg_gpu_float_tensor(src) || !lg_gpu_float_tensor(dst)) {
+    return lg_gpu_shape_fail(
+        plan, "only float32 (and quantized) data is moved on the GPU.");
   }
   const int64_t src_n = (int64_t)lg_gpu_elements(src);
   const int64_t dst_n = (int64_t)lg_gpu_elements(dst);

@@ -1,7 +1,8 @@
 /* GPU lowerings of the unary family (ops/ops.def): elementwise unary ops
  * and activations (shaders/kernels/unary.lgk; the op code LG_OP is the
- * manifest row's), CAST (cast.lgk), DEQUANTIZE of constant float16 weights
- * (converted on the host into a device constant) and SOFTMAX
+ * manifest row's), CAST (cast.lgk), DEQUANTIZE (constants converted on the
+ * host into a device constant, runtime tensors fake-quantized), QUANTIZE
+ * (fake quantization: gpu_quant.c) and SOFTMAX
  * (softmax.lgk: it subtracts the row maximum; wide rows use a work group
  * each). Semantics are the CPU kernels' (runtime/kernels/unary.c, cast.c,
  * dequantize.c, softmax.c). */
@@ -109,22 +110,29 @@ TfLiteStatus lg_gpu_lower_cast(lg_gpu_program* p, TfLiteContext* context,
   return lg_gpu_lower_dispatch(p, "cast", defines, args, 3, 1, global, NULL);
 }
 
-/* ---- DEQUANTIZE
- * ---------------------------------------------------------------- */
+/* ---- DEQUANTIZE and QUANTIZE ------------------------------------------- */
 
 bool lg_gpu_limits_dequantize(LG_GPU_CHECK_ARGS) {
   (void)registration;
   const TfLiteTensor* in = lg_gpu_node_tensor(context, node->inputs, 0);
   const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
-  if (in->type != kTfLiteFloat16 || out->type != kTfLiteFloat32 ||
-      in->data.raw == NULL) {
+  const bool half_constant = in->type == kTfLiteFloat16 &&
+                             in->allocation_type == kTfLiteMmapRo &&
+                             in->data.raw != NULL;
+  if (out->type != kTfLiteFloat32 ||
+      (!half_constant && !lg_gpu_dequantizable_constant(in) &&
+       !lg_gpu_quantized_activation(in, NULL))) {
     snprintf(reason, size,
-             "DEQUANTIZE runs only from constant float16 to float32.");
+             "DEQUANTIZE runs from a constant float16, INT8 or UINT8 tensor "
+             "or a per-tensor quantized INT8/UINT8 one, to float32.");
     return false;
   }
   return true;
 }
 
+/* A constant's values dequantized on the host into a device constant
+ * (float16 weights, quantized weights), or a runtime tensor's fake
+ * quantization onto its own grid (TFLite's DequantizeOperationParser). */
 TfLiteStatus lg_gpu_lower_dequantize(lg_gpu_program* p, TfLiteContext* context,
                                      const TfLiteNode* node,
                                      const TfLiteRegistration* reg) {
@@ -133,8 +141,19 @@ TfLiteStatus lg_gpu_lower_dequantize(lg_gpu_program* p, TfLiteContext* context,
   const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
   /* The CPU kernel converts a constant input in Prepare and leaves a
    * read-only output: the program uploads that tensor as a constant. */
-  if (lg_gpu_constant_floats(out) != NULL) return kTfLiteOk;
+  if (lg_gpu_is_constant_floats(out)) return kTfLiteOk;
+  lg_gpu_quant q;
+  if (lg_gpu_quantized_activation(in, &q)) {
+    return lg_gpu_lower_fake_quant(p, node->inputs->data[0],
+                                   node->outputs->data[0], &q, false);
+  }
   const size_t n = lg_gpu_elements(in);
+  if (in->type != kTfLiteFloat16) {
+    const float* values = lg_gpu_constant_floats(p, in);
+    if (values == NULL) return lg_gpu_lower_fail(p, "out of host memory");
+    return lg_gpu_lower_constant_tensor(p, node->outputs->data[0], values,
+                                        n * sizeof(float));
+  }
   float* values = malloc((n > 0 ? n : 1) * sizeof(float));
   if (values == NULL) return lg_gpu_lower_fail(p, "out of host memory");
   lg_fp16_to_fp32_array((const uint16_t*)in->data.raw, values, n);
@@ -143,6 +162,37 @@ TfLiteStatus lg_gpu_lower_dequantize(lg_gpu_program* p, TfLiteContext* context,
   free(values);
   return status;
 }
+
+bool lg_gpu_limits_quantize(LG_GPU_CHECK_ARGS) {
+  (void)registration;
+  const TfLiteTensor* in = lg_gpu_node_tensor(context, node->inputs, 0);
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  if ((in->type != kTfLiteFloat32 && !lg_gpu_quantized_activation(in, NULL)) ||
+      !lg_gpu_quantized_activation(out, NULL)) {
+    snprintf(reason, size,
+             "QUANTIZE runs from float32 or per-tensor INT8/UINT8 to "
+             "per-tensor INT8/UINT8 (%s to %s).",
+             TfLiteTypeGetName(in->type), TfLiteTypeGetName(out->type));
+    return false;
+  }
+  return true;
+}
+
+/* The input's floats snapped onto the output's grid (TFLite's
+ * QuantizeOperationParser): quantization and requantization alike. */
+TfLiteStatus lg_gpu_lower_quantize(lg_gpu_program* p, TfLiteContext* context,
+                                   const TfLiteNode* node,
+                                   const TfLiteRegistration* reg) {
+  (void)reg;
+  lg_gpu_quant q;
+  lg_gpu_quantized_activation(lg_gpu_node_tensor(context, node->outputs, 0),
+                              &q);
+  const bool from_float =
+      lg_gpu_node_tensor(context, node->inputs, 0)->type == kTfLiteFloat32;
+  return lg_gpu_lower_fake_quant(p, node->inputs->data[0],
+                                 node->outputs->data[0], &q, from_float);
+}
+
 /* ---- SOFTMAX ------------------------------------------------------------- */
 
 bool lg_gpu_limits_softmax(LG_GPU_CHECK_ARGS) {

@@ -265,20 +265,25 @@ static bool tensors_allowed(const TfLiteContext* context,
   return true;
 }
 
-/* TFLite's GetOpsToReplace filter (without quantized types). */
+/* TFLite's GetOpsToReplace filter with allow_quant_ops (INT8 and UINT8
+ * runtime tensors; the delegate's node check refuses them without
+ * TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_QUANT). */
 static bool check_tensors(const TfLiteContext* context, const TfLiteNode* node,
                           int32_t code, char* reason, size_t size) {
-  static const TfLiteType cast_types[2] = {kTfLiteInt32, kTfLiteBool};
-  static const TfLiteType gather_types[1] = {kTfLiteInt32};
-  const TfLiteType* in_extra = NULL;
-  const TfLiteType* out_extra = NULL;
-  int in_n = 0, out_n = 0;
+  static const TfLiteType quant_types[2] = {kTfLiteInt8, kTfLiteUInt8};
+  static const TfLiteType cast_types[4] = {kTfLiteInt8, kTfLiteUInt8,
+                                           kTfLiteInt32, kTfLiteBool};
+  static const TfLiteType gather_types[3] = {kTfLiteInt8, kTfLiteUInt8,
+                                             kTfLiteInt32};
+  const TfLiteType* in_extra = quant_types;
+  const TfLiteType* out_extra = quant_types;
+  int in_n = 2, out_n = 2;
   if (code == kTfLiteBuiltinCast) {
     in_extra = out_extra = cast_types;
-    in_n = out_n = 2;
+    in_n = out_n = 4;
   } else if (code == kTfLiteBuiltinGather) {
     in_extra = gather_types;
-    in_n = 1;
+    in_n = 3;
   }
   if (!tensors_allowed(context, node->inputs, in_extra, in_n) ||
       !tensors_allowed(context, node->outputs, out_extra, out_n)) {
@@ -661,8 +666,9 @@ static bool check_softmax(CHECK_ARGS) {
   return true;
 }
 
-/* DEQUANTIZE: only of constant float16 weights, which the GPU takes as
- * constants (as TFLite's FP16GraphPartitionHelper). */
+/* DEQUANTIZE (TFLite's rule): one input and one output, not INT16. A
+ * constant input becomes a constant on the device; a runtime one (INT8 or
+ * UINT8, ENABLE_QUANT) a fake quantization onto its grid. */
 static bool check_dequantize(CHECK_ARGS) {
   (void)registration;
   if (num_inputs(node) != 1 || num_outputs(node) != 1) {
@@ -674,11 +680,14 @@ static bool check_dequantize(CHECK_ARGS) {
   if (in != NULL && in->type == kTfLiteInt16) {
     return fail(reason, size, "Unsupported dequantization type.");
   }
-  if (in == NULL || in->type != kTfLiteFloat16 || !is_const(in)) {
-    return fail(reason, size,
-                "DEQUANTIZE is supported only of a constant float16 tensor.");
-  }
   return true;
+}
+
+/* QUANTIZE (TFLite's QuantizeOperationParser, a parser only with
+ * allow_quant_ops): one runtime input and one output. */
+static bool check_quantize(CHECK_ARGS) {
+  (void)registration;
+  return check_io(context, node, 1, 1, reason, size);
 }
 
 static bool is_float(TfLiteType t) {
@@ -775,6 +784,7 @@ GPU_CHECK(check_block)
 GPU_CHECK(check_resize)
 GPU_CHECK(check_softmax)
 GPU_CHECK(check_dequantize)
+GPU_CHECK(check_quantize)
 GPU_CHECK(check_cast)
 GPU_CHECK(check_transpose_conv_bias)
 GPU_CHECK(check_mediapipe_pool)

@@ -138,6 +138,22 @@ int32_t conf_intermediate(conf_builder* b, TfLiteType type, conf_shape shape) {
   return add_tensor(b, type, shape, 0);
 }
 
+int32_t conf_intermediate_quant(conf_builder* b, TfLiteType type,
+                                conf_shape shape, float scale,
+                                int64_t zero_point) {
+  char name[32];
+  const lg_writer_quantization q = {.scale = &scale,
+                                    .num_scale = 1,
+                                    .zero_point = &zero_point,
+                                    .num_zero_point = 1};
+  lg_writer_tensor t = {.name = next_name(b, name, sizeof(name)),
+                        .type = type,
+                        .shape = shape.d,
+                        .num_dims = shape.rank,
+                        .quantization = &q};
+  return lg_model_writer_add_tensor(b->writer, &t);
+}
+
 int32_t conf_output_typed(conf_builder* b, TfLiteType type) {
   if (b->num_outputs >= CONF_MAX_IO) return -1;
   conf_shape shape = CONF_SHAPE(1);

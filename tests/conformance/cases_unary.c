@@ -139,6 +139,78 @@ static int build_dequantize(conf_builder* b, const conf_case* c) {
   return conf_op1(b, kTfLiteBuiltinAdd, in, 2, &add) < 0 ? -1 : 0;
 }
 
+/* ---- QUANTIZE (the GPU's quantized path) ---------------------------------
+ * Float inputs quantized, carried through quantized tensors and
+ * dequantized to a float output: on the GPU, fake quantization onto each
+ * grid (TFLite's ENABLE_QUANT). The bound, 0.0625 * max(1, |ref|), is at
+ * least one step of the coarsest grid on the way (1/16; 1/8 for the
+ * requantization) and at most four. */
+
+typedef struct quantize_case {
+  const char* label;
+  conf_shape shape;
+  int kind; /* 0 int8 round trip, 1 uint8 requantized to int8, 2 int8 ADDs */
+} quantize_case;
+
+static const quantize_case kQuantize[] = {
+    {"int8_roundtrip", {4, {1, 8, 8, 5}}, 0},
+    {"uint8_requantize_int8", {4, {2, 4, 4, 7}}, 1},
+    {"int8_adds", {4, {1, 6, 6, 9}}, 2},
+};
+
+static int build_quantize(conf_builder* b, const conf_case* c) {
+  const quantize_case* p = c->args;
+  const int32_t x = conf_input(b, p->shape, -4, 4);
+  const int32_t q =
+      conf_intermediate_quant(b, kTfLiteInt8, p->shape, 1.0f / 32.0f, 3);
+  int32_t last = q;
+  if (p->kind == 1) {
+    const int32_t u =
+        conf_intermediate_quant(b, kTfLiteUInt8, p->shape, 1.0f / 16.0f, 128);
+    if (conf_op(b, kTfLiteBuiltinQuantize, 0, &x, 1, &u, 1, NULL) < 0) {
+      return -1;
+    }
+    const int32_t r =
+        conf_intermediate_quant(b, kTfLiteInt8, p->shape, 1.0f / 8.0f, -5);
+    if (conf_op(b, kTfLiteBuiltinQuantize, 0, &u, 1, &r, 1, NULL) < 0) {
+      return -1;
+    }
+    last = r;
+  } else {
+    if (conf_op(b, kTfLiteBuiltinQuantize, 0, &x, 1, &q, 1, NULL) < 0) {
+      return -1;
+    }
+  }
+  if (p->kind == 2) {
+    const int32_t y = conf_input(b, p->shape, -4, 4);
+    const int32_t qy =
+        conf_intermediate_quant(b, kTfLiteInt8, p->shape, 1.0f / 16.0f, -2);
+    if (conf_op(b, kTfLiteBuiltinQuantize, 0, &y, 1, &qy, 1, NULL) < 0) {
+      return -1;
+    }
+    /* The sum's grid ends at +-2 and the doubled sum's at +-8: a GPU that
+     * skipped the fake quantization after the first ADD would carry sums
+     * beyond 2 into the second. */
+    const int32_t sum =
+        conf_intermediate_quant(b, kTfLiteInt8, p->shape, 1.0f / 64.0f, 0);
+    const int32_t in[2] = {q, qy};
+    const TfLiteAddParams add = {kTfLiteActNone, false};
+    if (conf_op(b, kTfLiteBuiltinAdd, 0, in, 2, &sum, 1, &add) < 0) return -1;
+    const int32_t doubled =
+        conf_intermediate_quant(b, kTfLiteInt8, p->shape, 1.0f / 16.0f, 0);
+    const int32_t twice[2] = {sum, sum};
+    const TfLiteAddParams relu = {kTfLiteActRelu, false};
+    if (conf_op(b, kTfLiteBuiltinAdd, 0, twice, 2, &doubled, 1, &relu) < 0) {
+      return -1;
+    }
+    last = doubled;
+  }
+  const int32_t out = conf_output(b);
+  return conf_op(b, kTfLiteBuiltinDequantize, 0, &last, 1, &out, 1, NULL) < 0
+             ? -1
+             : 0;
+}
+
 /* ---- CAST int32 -> float32 ---------------------------------------------- */
 
 static int build_cast(conf_builder* b, const conf_case* c) {
@@ -178,6 +250,10 @@ void conf_add_unary_cases(conf_case_list* list) {
     conf_case_add(list, kTfLiteBuiltinDequantize, build_dequantize,
                   &kDequantize[i], kTfLiteActNone, 0, "dequantize_%s",
                   kDequantize[i].label);
+  }
+  for (size_t i = 0; i < sizeof(kQuantize) / sizeof(kQuantize[0]); ++i) {
+    conf_case_add(list, kTfLiteBuiltinQuantize, build_quantize, &kQuantize[i],
+                  kTfLiteActNone, 0.0625, "quantize_%s", kQuantize[i].label);
   }
   for (int s = 0; s < 4; ++s) {
     conf_case_add(list, kTfLiteBuiltinCast, build_cast, NULL, kTfLiteActNone, 0,

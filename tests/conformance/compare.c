@@ -275,6 +275,7 @@ static bool float_outputs(const conf_run_result* r) {
 /* One backend's run of a model against the CPU: true when it ran, its
  * refusals have reasons and its outputs are within the bound. */
 static bool model_backend_ok(const conf_pair* pair, int k, TfLiteModel* model,
+                             const conf_model_bounds* q,
                              const conf_run_result* cpu, conf_run_result* got,
                              decisions* dec, conf_pair_verdict* v) {
   TfLiteDelegate* d = pair->delegates[k];
@@ -293,7 +294,9 @@ static bool model_backend_ok(const conf_pair* pair, int k, TfLiteModel* model,
     return false;
   }
   conf_compare cmp;
-  conf_compare_runs(cpu, got, pair_tol(pair, 0), &cmp);
+  const double tol =
+      q->hybrid ? fmax(CONF_TOL_FP16, pair_tol(pair, 0)) : pair_tol(pair, 0);
+  conf_compare_runs_bounded(cpu, got, tol, q->bounds, &cmp);
   v->max_abs[k] = cmp.max_abs;
   if (!cmp.ok) {
     snprintf(v->detail, sizeof(v->detail), "%s: %.450s", kBackendName[k],
@@ -308,19 +311,28 @@ static const char* base_name(const char* path) {
   return slash ? slash + 1 : path;
 }
 
-/* The pair's verdict on a model; `skip` set when it is not a float model. */
-static void judge_model(const conf_pair* pair, TfLiteModel* model,
+/* The pair's verdict on a model; `skip` set when it is neither a float nor
+ * a quantized model. A quantized one (conf_read_model_bounds) is checked
+ * per backend against the CPU with its bounds; the two backends, each
+ * within two steps of the CPU, are not compared with each other. */
+static void judge_model(const conf_pair* pair, const char* path,
+                        TfLiteModel* model,
                         conf_run_result runs[1 + CONF_PAIR_BACKENDS],
                         conf_pair_verdict* v, bool* skip) {
+  conf_model_bounds q;
+  if (!conf_read_model_bounds(path, &q, v->detail, sizeof(v->detail))) {
+    *skip = strstr(v->detail, "neither") != NULL;
+    return;
+  }
   conf_run_model(model, NULL, 0, NULL, true, &runs[0]);
   if (runs[0].status != kTfLiteOk) {
     snprintf(v->detail, sizeof(v->detail), "the CPU run failed at %s",
              runs[0].failed_step);
     return;
   }
-  if (!float_outputs(&runs[0])) {
-    snprintf(v->detail, sizeof(v->detail),
-             "not a float model (quantized-only)");
+  const bool quantized = q.quantized || q.hybrid;
+  if (!quantized && !float_outputs(&runs[0])) {
+    snprintf(v->detail, sizeof(v->detail), "not a float model");
     *skip = true;
     return;
   }
@@ -328,10 +340,12 @@ static void judge_model(const conf_pair* pair, TfLiteModel* model,
   memset(dec, 0, sizeof(dec));
   bool ok = true;
   for (int k = 0; ok && k < CONF_PAIR_BACKENDS; ++k) {
-    ok = model_backend_ok(pair, k, model, &runs[0], &runs[1 + k], &dec[k], v);
+    ok = model_backend_ok(pair, k, model, &q, &runs[0], &runs[1 + k], &dec[k],
+                          v);
   }
   if (ok && decisions_match(&dec[0], &dec[1], v->detail, sizeof(v->detail)) &&
-      backends_agree(pair, pair_tol(pair, 0), &runs[0], &runs[1], v)) {
+      (quantized ||
+       backends_agree(pair, pair_tol(pair, 0), &runs[0], &runs[1], v))) {
     v->pass = true;
     v->claimed = dec[0].claimed > 0;
     snprintf(v->detail, sizeof(v->detail), "%d of %d nodes claimed on both",
@@ -351,7 +365,7 @@ void conf_pair_check_model(const conf_pair* pair, const char* path,
   if (model == NULL) {
     snprintf(v.detail, sizeof(v.detail), "cannot load the model");
   } else {
-    judge_model(pair, model, runs, &v, &skip);
+    judge_model(pair, path, model, runs, &v, &skip);
   }
   const char* outcome = skip        ? "SKIP"
                         : !v.pass   ? "FAIL"

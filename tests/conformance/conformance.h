@@ -121,6 +121,11 @@ int32_t conf_const_i32_vec(conf_builder* b, int count, const int32_t* values);
 /* A tensor between two operators (neither input nor output). */
 int32_t conf_intermediate(conf_builder* b, TfLiteType type, conf_shape shape);
 
+/* A tensor between two operators quantized per tensor (INT8 or UINT8). */
+int32_t conf_intermediate_quant(conf_builder* b, TfLiteType type,
+                                conf_shape shape, float scale,
+                                int64_t zero_point);
+
 /* A graph output of `type`, shaped from the first pass (see above). */
 int32_t conf_output_typed(conf_builder* b, TfLiteType type);
 int32_t conf_output(conf_builder* b); /* float32 */
@@ -157,7 +162,8 @@ typedef struct conf_case {
   const void* args;        /* the family's table row (static storage) */
   int index;               /* a second row index of the family's own */
   TfLiteFusedActivation act; /* for ops with a fused activation */
-  double tol;                /* fp32 bound; 0 means CONF_TOL_FP32 */
+  double tol; /* fp32 bound (0: CONF_TOL_FP32); in fp16 the larger of it
+                 and CONF_TOL_FP16 */
   /* When set, the delegate must refuse the node with a reason containing
    * this text (the version case); --expect-claimed does not apply. */
   const char* expect_reason;
@@ -281,6 +287,32 @@ typedef struct conf_compare {
 
 void conf_compare_runs(const conf_run_result* ref, const conf_run_result* got,
                        double tol, conf_compare* out);
+
+/* What a model file's quantization asks of the comparison (models.c):
+ * bounds[k] >= 0 is output k's absolute bound (2 for a quantized output,
+ * compared as raw integers; 2 * scale for a float output made from a
+ * quantized tensor: TFLite's GPU delegate stays within two quantization
+ * steps of the CPU), -1 the float bound; `quantized` when some bound is
+ * set; `hybrid` for a dynamic-range model (an op reads a float32 runtime
+ * tensor and a constant INT8 one: the CPU quantizes activations to 8 bits,
+ * the GPU computes in float), whose float outputs get the fp16 bound. */
+typedef struct conf_model_bounds {
+  double bounds[CONF_MAX_IO];
+  bool quantized, hybrid;
+} conf_model_bounds;
+
+/* Reads them from the file; false when the file cannot be read or an input
+ * or output is neither float32 nor quantized ("neither" in `why`). */
+bool conf_read_model_bounds(const char* path, conf_model_bounds* out, char* why,
+                            size_t size);
+
+/* conf_compare_runs with an absolute bound per output: output k passes
+ * within abs_bounds[k] when that is >= 0 (quantized outputs, compared as
+ * raw integers or dequantized floats), within the relative tol otherwise;
+ * abs_bounds NULL: tol for all. */
+void conf_compare_runs_bounded(const conf_run_result* ref,
+                               const conf_run_result* got, double tol,
+                               const double* abs_bounds, conf_compare* out);
 
 /* Two delegates' runs a and b of one model against each other, element by
  * element, with the bound tol * max(scale, |cpu|): scale is scales[k] for

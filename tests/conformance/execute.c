@@ -24,8 +24,9 @@ static void capture_report(void* user_data, const char* format, va_list args) {
   r->log[r->log_length] = '\0';
 }
 
-/* Seeded values in [lo, hi] (float32 in [-0.5, 0.5] without a spec); other
- * types are zero-filled. */
+/* Seeded values in [lo, hi] (float32 in [-0.5, 0.5] without a spec);
+ * INT8, UINT8 and INT16 over their whole range; other types are
+ * zero-filled. */
 static bool g_half_inputs; /* conf_set_half_inputs */
 
 void conf_set_half_inputs(bool on) { g_half_inputs = on; }
@@ -41,6 +42,20 @@ static void fill_input(TfLiteTensor* t, const conf_input_spec* spec,
     for (size_t i = 0; i < n; ++i) {
       v[i] = lo + (hi - lo) * conf_random(&seed);
       if (g_half_inputs) v[i] = lg_fp16_to_fp32(lg_fp32_to_fp16(v[i]));
+    }
+  } else if (type == kTfLiteInt8 || type == kTfLiteUInt8 ||
+             type == kTfLiteInt16) {
+    /* Quantized inputs: seeded integers over the whole range. */
+    const size_t n = TfLiteTensorByteSize(t) / (type == kTfLiteInt16 ? 2 : 1);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t r = (uint32_t)(conf_random(&seed) * 65536.0f);
+      if (type == kTfLiteInt8) {
+        ((int8_t*)data)[i] = (int8_t)(int)((r & 0xffu) - 128u);
+      } else if (type == kTfLiteUInt8) {
+        ((uint8_t*)data)[i] = (uint8_t)(r & 0xffu);
+      } else {
+        ((int16_t*)data)[i] = (int16_t)(int)(r - 32768u);
+      }
     }
   } else if (type == kTfLiteInt32) {
     int32_t* v = data;
@@ -82,6 +97,9 @@ static void collect_output(const TfLiteTensor* t, bool with_data,
         break;
       case kTfLiteUInt8:
         out->values[i] = (float)((const uint8_t*)data)[i];
+        break;
+      case kTfLiteInt16:
+        out->values[i] = (float)((const int16_t*)data)[i];
         break;
       default:
         out->values[i] = NAN;
@@ -154,6 +172,12 @@ static bool same_shape(conf_shape a, conf_shape b) {
 
 void conf_compare_runs(const conf_run_result* ref, const conf_run_result* got,
                        double tol, conf_compare* out) {
+  conf_compare_runs_bounded(ref, got, tol, NULL, out);
+}
+
+void conf_compare_runs_bounded(const conf_run_result* ref,
+                               const conf_run_result* got, double tol,
+                               const double* abs_bounds, conf_compare* out) {
   memset(out, 0, sizeof(*out));
   out->ok = true;
   double err2 = 0, ref2 = 0;
@@ -176,7 +200,9 @@ void conf_compare_runs(const conf_run_result* ref, const conf_run_result* got,
     for (size_t i = 0; i < r->count; ++i) {
       const double rv = r->values[i], gv = g->values[i];
       const double diff = same_nan(gv, rv) ? 0 : fabs(gv - rv);
-      const double bound = tol * fmax(1.0, fabs(rv));
+      const double bound = abs_bounds != NULL && abs_bounds[k] >= 0
+                               ? abs_bounds[k]
+                               : tol * fmax(1.0, fabs(rv));
       if (!(diff <= bound) && out->ok) {
         out->ok = false;
         snprintf(out->why, sizeof(out->why),

@@ -1,13 +1,13 @@
 /* Whole-model mode of litegpu_conformance: a model file on the CPU and with
  * the delegate, every output compared with the fp32 bound (the fp16 bound
- * when the delegate reports half precision).
+ * when the delegate reports half precision); quantized models' outputs
+ * within two quantization steps (readable_io).
  *
- * Inputs: seeded values in [-0.5, 0.5]. The only golden inputs among the
- * shared models (tflite-micro/seanet/OP/NAME_inputK_TYPE.csv) belong to
- * quantized models, which this mode skips: a model whose graph inputs or
- * outputs are not all float32 is printed as SKIP (quantized-only) and never
- * counts as a pass. The verdict also requires a reason for every node the
- * delegate did not take. */
+ * Inputs: seeded values in [-0.5, 0.5] for float32, the whole range for
+ * quantized inputs. A model whose graph inputs or outputs are neither
+ * float32 nor quantized is printed as SKIP and never counts as a pass. The
+ * verdict also requires a reason for every node the delegate did not
+ * take. conf_read_model_bounds: conformance.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
@@ -18,10 +18,18 @@
 #include "runtime/model/model.h"
 #include "tests/conformance/conformance.h"
 
-/* Whether every graph input and output of the main subgraph is float32,
- * read from the file itself (an interpreter could not even be created for
- * quantized models whose ops the CPU lacks); else `why` says which. */
-static bool float_io(const char* path, char* why, size_t size) {
+static bool quantized_type(const lg_model_tensor* t) {
+  return (t->type == kTfLiteInt8 || t->type == kTfLiteUInt8 ||
+          t->type == kTfLiteInt16) &&
+         t->has_quantization && t->quantization.num_scale >= 1;
+}
+
+bool conf_read_model_bounds(const char* path, conf_model_bounds* out, char* why,
+                            size_t size) {
+  double* bounds = out->bounds;
+  bool* hybrid = &out->hybrid;
+  for (int k = 0; k < CONF_MAX_IO; ++k) bounds[k] = -1.0;
+  out->quantized = false;
   lg_model* m = NULL;
   if (lg_model_load_file(path, NULL, &m) != kTfLiteOk) {
     snprintf(why, size, "cannot read the model");
@@ -33,12 +41,44 @@ static bool float_io(const char* path, char* why, size_t size) {
     const bool input = k < g->num_inputs;
     const int i = input ? k : k - g->num_inputs;
     const int32_t t = input ? g->inputs[i] : g->outputs[i];
-    if (t >= 0 && g->tensors[t].type != kTfLiteFloat32) {
-      snprintf(why, size, "%s %d is %s: not a float model (quantized-only)",
-               input ? "input" : "output", i,
-               TfLiteTypeGetName(g->tensors[t].type));
+    if (t < 0) continue;
+    const lg_model_tensor* x = &g->tensors[t];
+    if (x->type != kTfLiteFloat32 && !quantized_type(x)) {
+      snprintf(why, size, "%s %d is %s: neither float32 nor quantized",
+               input ? "input" : "output", i, TfLiteTypeGetName(x->type));
       ok = false;
+      break;
     }
+    if (input || i >= CONF_MAX_IO) continue;
+    bounds[i] = quantized_type(x) ? 2.0 : -1.0;
+    if (quantized_type(x)) out->quantized = true;
+    for (int op = 0; x->type == kTfLiteFloat32 && op < g->num_operators; ++op) {
+      const lg_model_operator* o = &g->operators[op];
+      if (o->num_outputs < 1 || o->outputs[0] != t || o->num_inputs < 1 ||
+          o->inputs[0] < 0) {
+        continue;
+      }
+      const lg_model_tensor* from = &g->tensors[o->inputs[0]];
+      if (quantized_type(from)) {
+        bounds[i] = 2.0 * from->quantization.scale[0];
+        out->quantized = true;
+      }
+    }
+  }
+  *hybrid = false;
+  for (int op = 0; op < g->num_operators; ++op) {
+    const lg_model_operator* o = &g->operators[op];
+    bool float_input = false, int8_constant = false;
+    for (int i = 0; i < o->num_inputs; ++i) {
+      if (o->inputs[i] < 0) continue;
+      const lg_model_tensor* x = &g->tensors[o->inputs[i]];
+      const bool constant = m->buffers[x->buffer].data != NULL;
+      if (!constant && x->type == kTfLiteFloat32) float_input = true;
+      if (constant && x->type == kTfLiteInt8 && quantized_type(x)) {
+        int8_constant = true;
+      }
+    }
+    if (float_input && int8_constant) *hybrid = true;
   }
   lg_model_destroy(m);
   return ok;
@@ -71,8 +111,9 @@ void conf_check_model(const char* path, const char* label,
                       conf_totals* totals) {
   char detail[512] = "";
   const char* name = label ? label : base_name(path);
-  if (!float_io(path, detail, sizeof(detail))) {
-    const bool unreadable = strstr(detail, "quantized-only") == NULL;
+  conf_model_bounds q;
+  if (!conf_read_model_bounds(path, &q, detail, sizeof(detail))) {
+    const bool unreadable = strstr(detail, "neither") == NULL;
     conf_print_row(name, "(model)", unreadable ? "FAIL" : "SKIP", 0, 0, detail);
     if (unreadable) {
       totals->failed++;
@@ -105,8 +146,8 @@ void conf_check_model(const char* path, const char* label,
     } else if (count_claims(adapter, delegate, &claimed, &nodes, detail,
                             sizeof(detail))) {
       const double tol =
-          adapter->fp16(delegate) ? CONF_TOL_FP16 : CONF_TOL_FP32;
-      conf_compare_runs(&runs[0], &runs[1], tol, &cmp);
+          adapter->fp16(delegate) || q.hybrid ? CONF_TOL_FP16 : CONF_TOL_FP32;
+      conf_compare_runs_bounded(&runs[0], &runs[1], tol, q.bounds, &cmp);
       pass = cmp.ok;
       if (pass) {
         snprintf(detail, sizeof(detail), "%d of %d nodes claimed", claimed,

@@ -197,8 +197,8 @@ static void judge(const conf_settings* s, const conf_case* c, TfLiteDelegate* d,
                  "(--expect-fp16)");
     return;
   }
-  const double tol =
-      fp16 ? CONF_TOL_FP16 : (c->tol > 0 ? c->tol : CONF_TOL_FP32);
+  const double tol = fp16 ? fmax(CONF_TOL_FP16, c->tol)
+                          : (c->tol > 0 ? c->tol : CONF_TOL_FP32);
   conf_compare_runs(ref, got, tol, &v->cmp);
   if (!v->cmp.ok) {
     verdict_fail(v, "%s %s",

@@ -456,12 +456,14 @@ _BACKENDS = {"auto": 0, "cl": 1, "vk": 2}
 
 class GpuDelegate(_Closing):
     """litegpu_gpu_delegate_create with TFLite's defaults, on `backend`
-    ("cl", "vk" or "auto"); precision_loss sets is_precision_loss_allowed.
+    ("cl", "vk" or "auto"); precision_loss sets is_precision_loss_allowed,
+    experimental_flags (None: the default, ENABLE_QUANT) TFLite's flags.
     Pass `.pointer` in an Interpreter's delegates and keep this object alive
     while the interpreter exists. Raises LiteGpuError with the delegate's
     reason when it cannot be created (no device)."""
 
-    def __init__(self, lib, backend="auto", precision_loss=False):
+    def __init__(self, lib, backend="auto", precision_loss=False,
+                 experimental_flags=None):
         dll = lib._dll
         dll.litegpu_gpu_delegate_options_default.restype = _GpuOptions
         dll.litegpu_gpu_delegate_create.restype = _P
@@ -475,6 +477,8 @@ class GpuDelegate(_Closing):
         options = dll.litegpu_gpu_delegate_options_default()
         options.backend = _BACKENDS[backend]
         options.tflite.is_precision_loss_allowed = 1 if precision_loss else 0
+        if experimental_flags is not None:  # TFLite's default: ENABLE_QUANT
+            options.tflite.experimental_flags = experimental_flags
         error = ctypes.create_string_buffer(2048)
         self.pointer = dll.litegpu_gpu_delegate_create(
             ctypes.byref(options), error, len(error))

@@ -197,6 +197,7 @@ static const expected_op kExpected[] = {
     {kTfLiteBuiltinCos, 2},
     {kTfLiteBuiltinFloor, 2},
     {kTfLiteBuiltinDequantize, 3},
+    {kTfLiteBuiltinQuantize, 2},
     {kTfLiteBuiltinCast, ANY},
 };
 #define NUM_EXPECTED ((int)(sizeof(kExpected) / sizeof(kExpected[0])))
@@ -300,7 +301,7 @@ static void test_relu_family(void** state) {
   fixture* f = *state;
   const int x = RT(f, F32, 1, 4, 4, 2), y = RT(f, F32, 1, 4, 4, 2);
   const int xh = RT(f, kTfLiteFloat16, 1, 4, 4, 2);
-  const int xi = RT(f, kTfLiteInt8, 1, 4, 4, 2);
+  const int xi = RT(f, kTfLiteInt16, 1, 4, 4, 2);
   const int x5 = RT(f, F32, 2, 1, 4, 4, 2);
   const TfLiteLeakyReluParams leaky = {.alpha = 0.2f};
   const int32_t codes[] = {kTfLiteBuiltinRelu, kTfLiteBuiltinRelu6,
@@ -635,7 +636,7 @@ static void test_one_runtime_input_ops(void** state) {
   fixture* f = *state;
   const int x = RT(f, F32, 1, 4, 4, 2), y = RT(f, F32, 1, 4, 4, 2);
   const int shape = CST(f, I32, 4), shape_rt = RT(f, I32, 4);
-  const int alpha = CST(f, F32, 2), xi = RT(f, kTfLiteUInt8, 1, 4, 4, 2);
+  const int alpha = CST(f, F32, 2), xi = RT(f, kTfLiteInt16, 1, 4, 4, 2);
   const TfLiteReshapeParams reshape = {.shape = {1, 4, 4, 2},
                                        .num_dimensions = 4};
   const TfLiteSqueezeParams squeeze = {.num_squeeze_dims = 0};
@@ -866,11 +867,16 @@ static void test_resize(void** state) {
 static void test_softmax(void** state) {
   fixture* f = *state;
   const int x = RT(f, F32, 1, 10), y = RT(f, F32, 1, 10);
-  const int xh = RT(f, kTfLiteFloat16, 1, 10), xi = RT(f, kTfLiteInt8, 1, 10);
+  const int xh = RT(f, kTfLiteFloat16, 1, 10), xi = RT(f, kTfLiteInt16, 1, 10);
+  const int x8 = RT(f, kTfLiteInt8, 1, 10), u8 = RT(f, kTfLiteUInt8, 1, 10);
   TfLiteSoftmaxParams p = {.beta = 1.0f};
   IO(f, ((int[]){x}), ((int[]){y}));
   ACCEPT(f, kTfLiteBuiltinSoftmax, &p);
   IO(f, ((int[]){xh}), ((int[]){y}));
+  ACCEPT(f, kTfLiteBuiltinSoftmax, &p);
+  /* TFLite's filter with allow_quant_ops: INT8 and UINT8, not INT16 (the
+   * delegate's node check refuses them without ENABLE_QUANT). */
+  IO(f, ((int[]){x8}), ((int[]){u8}));
   ACCEPT(f, kTfLiteBuiltinSoftmax, &p);
   IO(f, ((int[]){xi}), ((int[]){y}));
   REFUSE(f, kTfLiteBuiltinSoftmax, &p, kTensors);
@@ -890,17 +896,37 @@ static void test_dequantize(void** state) {
   IO(f, ((int[]){w16}), ((int[]){y}));
   ACCEPT(f, kTfLiteBuiltinDequantize, NULL);
   expect(f, kTfLiteBuiltinDequantize, 3, NULL, NULL);
+  /* TFLite's rule refuses only INT16 and the wrong arity (the lowering
+   * then takes constants and quantized INT8/UINT8 tensors). */
   IO(f, ((int[]){rt16}), ((int[]){y}));
-  REFUSE(f, kTfLiteBuiltinDequantize, NULL,
-         "DEQUANTIZE is supported only of a constant float16 tensor.");
+  ACCEPT(f, kTfLiteBuiltinDequantize, NULL);
   IO(f, ((int[]){w8}), ((int[]){y}));
-  REFUSE(f, kTfLiteBuiltinDequantize, NULL,
-         "DEQUANTIZE is supported only of a constant float16 tensor.");
+  ACCEPT(f, kTfLiteBuiltinDequantize, NULL);
   IO(f, ((int[]){w_i16}), ((int[]){y}));
   REFUSE(f, kTfLiteBuiltinDequantize, NULL, "Unsupported dequantization type.");
   IO(f, ((int[]){w16, w16}), ((int[]){y}));
   REFUSE(f, kTfLiteBuiltinDequantize, NULL,
          "Expected 1 input & output each from Dequantize, got: 2, 1");
+}
+
+/* QUANTIZE: one runtime input and one output (TFLite's parser with
+ * allow_quant_ops), INT8/UINT8 out; INT16 out is refused by the filter. */
+static void test_quantize(void** state) {
+  fixture* f = *state;
+  const int x = RT(f, F32, 4, 8), q8 = RT(f, kTfLiteInt8, 4, 8);
+  const int u8 = RT(f, kTfLiteUInt8, 4, 8), q16 = RT(f, kTfLiteInt16, 4, 8);
+  const int c = CST(f, F32, 4, 8);
+  IO(f, ((int[]){x}), ((int[]){q8}));
+  ACCEPT(f, kTfLiteBuiltinQuantize, NULL);
+  expect(f, kTfLiteBuiltinQuantize, 2, NULL, NULL);
+  IO(f, ((int[]){u8}), ((int[]){q8}));
+  ACCEPT(f, kTfLiteBuiltinQuantize, NULL);
+  IO(f, ((int[]){x}), ((int[]){q16}));
+  REFUSE(f, kTfLiteBuiltinQuantize, NULL, kTensors);
+  IO(f, ((int[]){c}), ((int[]){q8}));
+  REFUSE(f, kTfLiteBuiltinQuantize, NULL,
+         "Expected 1 runtime input tensor(s), but node has 0 runtime "
+         "input(s).");
 }
 
 static void test_cast(void** state) {
@@ -1159,6 +1185,7 @@ int main(void) {
       T(test_resize),
       T(test_softmax),
       T(test_dequantize),
+      T(test_quantize),
       T(test_cast),
       T(test_kit_refuses_transpose_conv_v4),
       T(test_kit_tensor_filter_keeps_all_on_cpu),

@@ -1,0 +1,345 @@
+/* Quantized graphs on the GPU, as TFLite's GPU delegate runs them with
+ * TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_QUANT (gpu_lower.h, "Quantized
+ * tensors"): which tensors the device holds as floats, dequantization of
+ * constants, the fake quantization after nodes, and the host-side
+ * conversions at the partition boundary (gpu_program_run.c).
+ *
+ * TFLite's rules, kept here: only INT8 and UINT8 activations (no INT16);
+ * a partition input is dequantized as (q - zero_point) * scale, an output
+ * quantized as round(v / scale) + zero_point (half away from zero) clamped
+ * to the type; QUANTIZE and DEQUANTIZE of a runtime tensor become fake
+ * quantization onto the output's (QUANTIZE) or the input's (DEQUANTIZE)
+ * grid; a node's quantized output read by another node of the partition is
+ * fake-quantized after the node; in half precision the grid's scale is at
+ * least 2^-14 (0.000062, float16's smallest normal). Ties on the grid go
+ * up (TFLite GPU's rounding, and the CPU's fixed-point requantization's),
+ * except in a QUANTIZE of float data, where they go away from zero as on
+ * the CPU (shaders/kernels/fake_quant.lgk). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/gpu/gpu_lower.h"
+#include "delegates/gpu/gpu_program_internal.h"
+#include "runtime/kernels/fp16.h"
+#include "tensorflow/lite/builtin_ops.h"
+
+/* TFLite GPU's floor for the fake-quantization scale in half precision. */
+#define HALF_MIN_QUANT_SCALE 0.000062f
+
+static bool is_constant(const TfLiteTensor* t) {
+  return t->allocation_type == kTfLiteMmapRo ||
+         t->allocation_type == kTfLitePersistentRo;
+}
+
+static bool type_range(TfLiteType type, int64_t* qmin, int64_t* qmax) {
+  switch (type) {
+    case kTfLiteInt8:
+      *qmin = -128;
+      *qmax = 127;
+      return true;
+    case kTfLiteUInt8:
+      *qmin = 0;
+      *qmax = 255;
+      return true;
+    case kTfLiteInt32:
+      *qmin = INT32_MIN;
+      *qmax = INT32_MAX;
+      return true;
+    default:
+      return false;
+  }
+}
+
+static bool valid_scale(float s) { return isfinite(s) && s > 0.0f; }
+
+static const TfLiteAffineQuantization* affine_of(const TfLiteTensor* t) {
+  if (t->quantization.type != kTfLiteAffineQuantization) return NULL;
+  const TfLiteAffineQuantization* a = t->quantization.params;
+  if (a == NULL || a->scale == NULL || a->scale->size < 1) return NULL;
+  return a;
+}
+
+bool lg_gpu_quantized_activation(const TfLiteTensor* t, lg_gpu_quant* q) {
+  int64_t qmin, qmax;
+  if (t == NULL || is_constant(t) ||
+      (t->type != kTfLiteInt8 && t->type != kTfLiteUInt8) ||
+      !type_range(t->type, &qmin, &qmax)) {
+    return false;
+  }
+  const TfLiteAffineQuantization* a = affine_of(t);
+  if (a == NULL || a->scale->size != 1) return false;
+  const float scale = a->scale->data[0];
+  const int64_t zero_point = a->zero_point != NULL && a->zero_point->size >= 1
+                                 ? a->zero_point->data[0]
+                                 : 0;
+  if (!valid_scale(scale) || zero_point < qmin || zero_point > qmax) {
+    return false;
+  }
+  if (q != NULL) {
+    q->scale = scale;
+    q->zero_point = (int32_t)zero_point;
+    q->qmin = (int32_t)qmin;
+    q->qmax = (int32_t)qmax;
+    q->lo = (float)(qmin - zero_point) * scale;
+    q->hi = (float)(qmax - zero_point) * scale;
+  }
+  return true;
+}
+
+/* The axis of per-channel scales: quantized_dimension, except that a 1-D
+ * tensor's channels can only run along its one axis (tflite-micro's
+ * person_detect marks its biases 3; the CPU kernels read biases by index
+ * and never look); -1 when out of range. */
+static int quantized_axis(const TfLiteTensor* t,
+                          const TfLiteAffineQuantization* a) {
+  if (t->dims == NULL) return -1;
+  if (t->dims->size == 1) return 0;
+  const int d = a->quantized_dimension;
+  return d >= 0 && d < t->dims->size ? d : -1;
+}
+
+bool lg_gpu_dequantizable_constant(const TfLiteTensor* t) {
+  int64_t qmin, qmax;
+  if (t == NULL || !is_constant(t) || t->data.raw == NULL ||
+      !type_range(t->type, &qmin, &qmax)) {
+    return false;
+  }
+  const TfLiteAffineQuantization* a = affine_of(t);
+  if (a == NULL) return false;
+  const int n = a->scale->size;
+  if (n > 1 && (t->dims == NULL || quantized_axis(t, a) < 0 ||
+                t->dims->data[quantized_axis(t, a)] != n)) {
+    return false;
+  }
+  if (a->zero_point != NULL && a->zero_point->size != n &&
+      a->zero_point->size != 1) {
+    return false;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!valid_scale(a->scale->data[i])) return false;
+    const int64_t zp = a->zero_point == NULL      ? 0
+                       : a->zero_point->size == 1 ? a->zero_point->data[0]
+                                                  : a->zero_point->data[i];
+    if (zp < qmin || zp > qmax) return false;
+  }
+  return true;
+}
+
+bool lg_gpu_is_constant_floats(const TfLiteTensor* t) {
+  if (t == NULL || !is_constant(t)) return false;
+  if (t->type == kTfLiteFloat32) return t->data.raw != NULL;
+  return lg_gpu_dequantizable_constant(t);
+}
+
+bool lg_gpu_float_tensor(const TfLiteTensor* t) {
+  if (t == NULL) return false;
+  if (t->type == kTfLiteFloat32) return true;
+  return lg_gpu_quantized_activation(t, NULL) ||
+         lg_gpu_dequantizable_constant(t);
+}
+
+static int64_t raw_value(const TfLiteTensor* t, size_t i) {
+  switch (t->type) {
+    case kTfLiteInt8:
+      return ((const int8_t*)t->data.raw)[i];
+    case kTfLiteUInt8:
+      return ((const uint8_t*)t->data.raw)[i];
+    default:
+      return t->data.i32[i];
+  }
+}
+
+/* The dequantized values of a dequantizable constant (malloc'd), or NULL
+ * when out of memory. Slice c of the quantized dimension uses scale[c] and
+ * zero_point[c]. */
+static float* dequantize_constant(const TfLiteTensor* t) {
+  const TfLiteAffineQuantization* a = t->quantization.params;
+  const size_t n = lg_gpu_elements(t);
+  float* out = malloc((n > 0 ? n : 1) * sizeof(float));
+  if (out == NULL) return NULL;
+  const int channels = a->scale->size;
+  size_t inner = 1;
+  if (channels > 1) {
+    for (int d = quantized_axis(t, a) + 1; d < t->dims->size; ++d) {
+      inner *= (size_t)t->dims->data[d];
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const int c = channels > 1 ? (int)((i / inner) % (size_t)channels) : 0;
+    const int64_t zp = a->zero_point == NULL      ? 0
+                       : a->zero_point->size == 1 ? a->zero_point->data[0]
+                                                  : a->zero_point->data[c];
+    out[i] = (float)((double)(raw_value(t, i) - zp) * a->scale->data[c]);
+  }
+  return out;
+}
+
+const float* lg_gpu_constant_floats(lg_gpu_program* p, const TfLiteTensor* t) {
+  if (!lg_gpu_is_constant_floats(t)) return NULL;
+  if (t->type == kTfLiteFloat32) return t->data.f;
+  const TfLiteContext* context = p->lowering;
+  if (context == NULL || t < context->tensors ||
+      t >= context->tensors + p->num_context_tensors) {
+    return NULL;
+  }
+  const int index = (int)(t - context->tensors);
+  if (p->dequantized == NULL) {
+    p->dequantized =
+        calloc((size_t)p->num_context_tensors + 1, sizeof(*p->dequantized));
+    if (p->dequantized == NULL) return NULL;
+  }
+  if (p->dequantized[index] == NULL) {
+    p->dequantized[index] = dequantize_constant(t);
+  }
+  return p->dequantized[index];
+}
+
+bool lg_gpu_constant_scalar(const TfLiteTensor* t, float* v) {
+  if (!lg_gpu_is_constant_floats(t) || lg_gpu_elements(t) < 1) return false;
+  if (t->type == kTfLiteFloat32) {
+    *v = t->data.f[0];
+    return true;
+  }
+  const TfLiteAffineQuantization* a = t->quantization.params;
+  const int64_t zp = a->zero_point != NULL ? a->zero_point->data[0] : 0;
+  *v = (float)((double)(raw_value(t, 0) - zp) * a->scale->data[0]);
+  return true;
+}
+
+float* lg_gpu_quant_dequantized_copy(const TfLiteTensor* t) {
+  return lg_gpu_dequantizable_constant(t) ? dequantize_constant(t) : NULL;
+}
+
+TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
+                                     const lg_gpu_quant* q, bool ties_away) {
+  const TfLiteContext* context = p->lowering;
+  if (context == NULL) {
+    return lg_gpu_lower_fail(p, "fake quantization outside lowering");
+  }
+  float scale = q->scale;
+  if (p->be->fp16_storage && scale < HALF_MIN_QUANT_SCALE) {
+    scale = HALF_MIN_QUANT_SCALE;
+  }
+  const int n = (int)lg_gpu_elements(&context->tensors[out]);
+  const lg_gpu_operand args[] = {LG_GPU_TENSOR(in),   LG_GPU_TENSOR(out),
+                                 LG_GPU_INT(n),       LG_GPU_FLOAT(q->lo),
+                                 LG_GPU_FLOAT(q->hi), LG_GPU_FLOAT(scale)};
+  const size_t global[1] = {(size_t)n};
+  char defines[48];
+  snprintf(defines, sizeof(defines), "%s%s", in == out ? "-DLG_IN_PLACE=1" : "",
+           ties_away ? " -DLG_TIES_AWAY=1" : "");
+  return lg_gpu_lower_dispatch(p, "fake_quant", defines, args, 6, 1, global,
+                               NULL);
+}
+
+/* Whether a node of the partition reads tensor `t`; in a trial lowering
+ * (no partition yet) assumed, so the kernel's presence is checked. */
+static bool read_in_partition(const lg_gpu_program* p, TfLiteContext* context,
+                              int t) {
+  if (p->partition_nodes == NULL) return true;
+  for (int k = 0; k < p->partition_nodes->size; ++k) {
+    TfLiteNode* node = NULL;
+    TfLiteRegistration* reg = NULL;
+    if (context->GetNodeAndRegistration(context, p->partition_nodes->data[k],
+                                        &node, &reg) != kTfLiteOk) {
+      continue;
+    }
+    for (int i = 0; i < node->inputs->size; ++i) {
+      if (node->inputs->data[i] == t) return true;
+    }
+  }
+  return false;
+}
+
+static bool same_grid(const lg_gpu_quant* a, const lg_gpu_quant* b) {
+  return a->scale == b->scale && a->zero_point == b->zero_point &&
+         a->qmin == b->qmin;
+}
+
+TfLiteStatus lg_gpu_quant_after_node(lg_gpu_program* p, TfLiteContext* context,
+                                     const TfLiteNode* node,
+                                     const TfLiteRegistration* reg) {
+  /* QUANTIZE and DEQUANTIZE are fake quantizations themselves. */
+  if (reg->builtin_code == kTfLiteBuiltinQuantize ||
+      reg->builtin_code == kTfLiteBuiltinDequantize) {
+    return kTfLiteOk;
+  }
+  for (int i = 0; i < node->outputs->size; ++i) {
+    const int t = node->outputs->data[i];
+    const int v =
+        t >= 0 && t < p->num_context_tensors ? p->value_of_tensor[t] : -1;
+    if (v < 0) continue;
+    const value* x = &p->values[v];
+    if (!x->quantized || x->kind != VALUE_TENSOR) continue;
+    if (x->alias_of >= 0) {
+      /* A RESHAPE-like alias shares its input's bytes: already on the
+       * input's grid, which TFLite requires to be the output's. */
+      const value* root = &p->values[x->alias_of];
+      if (!root->quantized || !same_grid(&root->quant, &x->quant)) {
+        return lg_gpu_lower_fail(
+            p,
+            "tensor %d renames a tensor of another quantization (scale or "
+            "zero point differ)",
+            t);
+      }
+      continue;
+    }
+    if (!read_in_partition(p, context, t)) continue;
+    if (lg_gpu_lower_fake_quant(p, t, t, &x->quant, false) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+/* ---- The partition boundary ------------------------------------------ */
+
+#define CHUNK 256
+
+void lg_gpu_quant_to_device(const value* x, const void* host, void* device) {
+  const size_t n = x->bytes / (x->half ? sizeof(uint16_t) : sizeof(float));
+  const float scale = x->quant.scale;
+  const int32_t zp = x->quant.zero_point;
+  float chunk[CHUNK];
+  for (size_t start = 0; start < n; start += CHUNK) {
+    const size_t count = n - start < CHUNK ? n - start : CHUNK;
+    float* dst = x->half ? chunk : (float*)device + start;
+    for (size_t i = 0; i < count; ++i) {
+      const int32_t q = x->quant.qmin < 0
+                            ? (int32_t)((const int8_t*)host)[start + i]
+                            : (int32_t)((const uint8_t*)host)[start + i];
+      dst[i] = (float)(q - zp) * scale;
+    }
+    if (x->half) {
+      lg_fp32_to_fp16_array(chunk, (uint16_t*)device + start, count);
+    }
+  }
+}
+
+void lg_gpu_quant_from_device(const value* x, const void* device, void* host) {
+  const size_t n = x->bytes / (x->half ? sizeof(uint16_t) : sizeof(float));
+  const float scale = x->quant.scale;
+  const float zp = (float)x->quant.zero_point;
+  const float qmin = (float)x->quant.qmin, qmax = (float)x->quant.qmax;
+  float chunk[CHUNK];
+  for (size_t start = 0; start < n; start += CHUNK) {
+    const size_t count = n - start < CHUNK ? n - start : CHUNK;
+    const float* src = (const float*)device + start;
+    if (x->half) {
+      lg_fp16_to_fp32_array((const uint16_t*)device + start, chunk, count);
+      src = chunk;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      float q = roundf(src[i] / scale) + zp;
+      if (!(q >= qmin)) q = qmin; /* NaN too */
+      if (q > qmax) q = qmax;
+      if (x->quant.qmin < 0) {
+        ((int8_t*)host)[start + i] = (int8_t)q;
+      } else {
+        ((uint8_t*)host)[start + i] = (uint8_t)q;
+      }
+    }
+  }
+}
