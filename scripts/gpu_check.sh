@@ -18,9 +18,11 @@
 #      cl_khr_fp16);
 #   3. the kept graph cases and random graphs (150 per precision) on both
 #      backends, compared with the CPU and with each other;
-#   4. the converted networks (tests/models) on both backends, judged as
-#      ctest judges them;
-#   5. benchmark_model --compare=cpu,cl,vk on MobileNetV2 and six corpus
+#   4. the converted networks (tests/models) and their quantized versions
+#      (tests/models/quantized) on both backends, judged as ctest judges
+#      them;
+#   5. benchmark_model --compare=cpu,cl,vk on MobileNetV2 (float and int8)
+#      and six corpus
 #      models: this GPU's timings against 8 CPU threads and each backend's
 #      largest difference from the CPU (the corpus's bounds are
 #      tests/python/test_corpus.py's, which needs LiteRT: figures here).
@@ -103,6 +105,14 @@ models() {
     small_unet; do
     args+=("--model=$ROOT/tests/models/$m.tflite")
   done
+  # Their quantized versions (ENABLE_QUANT: within two quantization steps
+  # of the CPU; dynamic range within the fp16 bound; 16x8 refused).
+  for m in kws_cnn_int8 kws_cnn_int8_float_io kws_cnn_dynamic kws_cnn_16x8 \
+    mobilenet_v2_int8 mobilenet_v3_small_int8 small_unet_int8 \
+    small_unet_int8_float_io small_unet_dynamic tiny_transformer_int8 \
+    tiny_transformer_int8_float_io tiny_transformer_dynamic; do
+    args+=("--model=$ROOT/tests/models/quantized/$m.tflite")
+  done
   for precision in "" --fp16; do
     "$CONF" --delegate=gpu --compare-backends $precision "${args[@]}" 2>&1 |
       grep -E "\(model\)|^total:|comparing"
@@ -112,11 +122,17 @@ models() {
 }
 
 benchmarks() {
-  local list=("$ROOT/tests/models/mobilenet_v2.tflite") rc=0
+  local list=("$ROOT/tests/models/mobilenet_v2.tflite"
+    "$ROOT/tests/models/quantized/mobilenet_v2_int8.tflite") rc=0
   if [[ -n $CORPUS ]]; then
     for m in face_detection_short_range face_landmark hand_landmark_full \
       iris_landmark palm_detection_full pose_landmark_full; do
-      list+=("$CORPUS/$m.tflite")
+      # A corpus model left out of CORPUS_DIR (to fit a transfer) is named.
+      if [[ -f $CORPUS/$m.tflite ]]; then
+        list+=("$CORPUS/$m.tflite")
+      else
+        echo "-- $m: not in $CORPUS, skipped"
+      fi
     done
   fi
   for m in "${list[@]}"; do
