@@ -1,5 +1,5 @@
 /* MEAN, SUM, REDUCE_PROD, REDUCE_MAX and REDUCE_MIN: float32 and int32;
- * MEAN, REDUCE_MAX and REDUCE_MIN also quantized INT8 and INT16.
+ * MEAN, REDUCE_MAX and REDUCE_MIN also quantized INT8 and INT16, SUM INT8.
  *
  * Inputs: the data and an INT32 axes tensor of any shape whose elements are
  * the axes to reduce (negative ones count from the end, duplicates are
@@ -22,6 +22,13 @@
  *     rescale in_scale / out_scale with 1/n folded into its fixed-point
  *     multiplier (multiplier << k / n with k = floor(log2 n), at most 32
  *     and at most 31 + shift, and shift - k); INT16 zero points are 0;
+ *   - quantized SUM (INT8, version 2), as LiteRT's builtin kernel
+ *     computes it in float: round(S * r + b) + out_zp clamped, with the
+ *     integer sum S of the stored values, r = in_scale / out_scale and
+ *     b = -in_zp * r * n, all float32, rounding half away from zero; an
+ *     empty reduction gives 0. (LiteRT 2.3's reference kernel reads INT8
+ *     data as UINT8 there, and XNNPACK breaks ties to even: the builtin
+ *     kernel is the one followed.)
  *   - quantized REDUCE_MAX / REDUCE_MIN compare the stored integers (the
  *     input and output quantization must be equal, as TFLite requires);
  *     an empty reduction gives the type's lowest / highest value.
@@ -111,6 +118,7 @@ typedef struct lg_reduce_quant {
   int base_shift;
   int32_t multiplier; /* with 1 / fold_count folded in */
   int shift;
+  float sum_scale; /* SUM: in_scale / out_scale, in float as TFLite */
   int32_t type_min, type_max;
 } lg_reduce_quant;
 
@@ -306,12 +314,16 @@ static TfLiteStatus lg_reduce_check_types(TfLiteContext* context,
   const bool quantized_op = data->op == LG_REDUCE_MEAN ||
                             data->op == LG_REDUCE_MAX ||
                             data->op == LG_REDUCE_MIN;
+  const bool int8_sum = data->op == LG_REDUCE_SUM && input->type == kTfLiteInt8;
   if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32 &&
-      !(quantized_op && lg_reduce_is_quantized_type(input->type))) {
+      !(quantized_op && lg_reduce_is_quantized_type(input->type)) &&
+      !int8_sum) {
     lg_kernel_log(context, op,
                   "input type %s is not supported (expected FLOAT32%s)",
                   TfLiteTypeGetName(input->type),
-                  quantized_op ? ", INT32, INT8 or INT16" : " or INT32");
+                  quantized_op                ? ", INT32, INT8 or INT16"
+                  : data->op == LG_REDUCE_SUM ? ", INT32 or INT8"
+                                              : " or INT32");
     return kTfLiteError;
   }
   if (output->type != input->type) {
@@ -348,7 +360,8 @@ static TfLiteStatus lg_reduce_prepare_quantized(TfLiteContext* context,
                   (int)in_q.zero_point0, (int)out_q.zero_point0);
     return kTfLiteError;
   }
-  if (data->op != LG_REDUCE_MEAN &&
+  const bool rescales = data->op == LG_REDUCE_MEAN || data->op == LG_REDUCE_SUM;
+  if (!rescales &&
       (in_q.scale0 != out_q.scale0 || in_q.zero_point0 != out_q.zero_point0)) {
     lg_kernel_log(context, op,
                   "input quantization (%g, %d) and output quantization (%g, "
@@ -363,6 +376,7 @@ static TfLiteStatus lg_reduce_prepare_quantized(TfLiteContext* context,
   lg_quant_type_range(input->type, &q->type_min, &q->type_max);
   lg_quantize_multiplier((double)in_q.scale0 / (double)out_q.scale0,
                          &q->base_multiplier, &q->base_shift);
+  q->sum_scale = in_q.scale0 / out_q.scale0;
   lg_reduce_quant_fold(q, data->plan.fold_count);
   return kTfLiteOk;
 }
@@ -657,10 +671,25 @@ LG_REDUCE_INLINE void lg_reduce_fold_rows_i32(lg_reduce_op op,
   }
 }
 
-/* Quantized: MAX and MIN keep the stored integer; MEAN rescales its sum. */
+/* Quantized SUM: TFLite's float rescale of the int32 sum (see the top). */
+LG_REDUCE_INLINE int32_t lg_reduce_final_sum_q(int64_t acc, int64_t count,
+                                               const lg_reduce_quant* q) {
+  if (count == 0) return 0;
+  const float scale = q->sum_scale;
+  const float bias = (float)-q->in_zp * scale * (float)count;
+  /* TFLite keeps the sum in int32 (it wraps there). */
+  const float scaled = (float)(int32_t)(uint32_t)(uint64_t)acc * scale;
+  const float v = roundf(scaled + bias) + (float)q->out_zp;
+  if (!(v >= (float)q->type_min)) return q->type_min;
+  return v > (float)q->type_max ? q->type_max : (int32_t)v;
+}
+
+/* Quantized: MAX and MIN keep the stored integer; MEAN and SUM rescale
+ * their sum. */
 LG_REDUCE_INLINE int32_t lg_reduce_final_q(lg_reduce_op op, int64_t acc,
                                            int64_t count,
                                            const lg_reduce_quant* q) {
+  if (op == LG_REDUCE_SUM) return lg_reduce_final_sum_q(acc, count, q);
   if (op != LG_REDUCE_MEAN) return (int32_t)acc;
   if (count == 0) return 0;
   /* TFLite keeps S - zp * n in int32 (it wraps there). */

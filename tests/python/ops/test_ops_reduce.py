@@ -280,6 +280,44 @@ def test_mean_int8(index, in_q, out_q):
                       rtol=0.0, atol=0.0))
 
 
+@pytest.mark.parametrize("index", QUANT_REDUCE_CASES)
+@pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
+                                        ((0.021, 17), (0.31, -100)),
+                                        ((0.5, 0), (1.0, 0)),
+                                        ((0.9, -128), (0.0031, 127))])
+def test_sum_int8(index, in_q, out_q):
+    """INT8 SUM (version 2), bit for bit with LiteRT's builtin kernel: the
+    int32 sum rescaled in float32 with the zero point's share as a bias,
+    rounded half away from zero (0.5 to 1.0 makes ties) and clamped. LiteRT
+    2.3's reference kernel reads the data as UINT8 here (its outputs are
+    garbage), so the builtin kernel is the reference."""
+    shape, axes, keep = REDUCE_CASES[index]
+    rng = np.random.default_rng(500 + index)
+    x = rng.integers(-128, 128, shape, dtype=np.int8)
+    check_case(OpCase(op="SUM", version=2,
+                      inputs=[Input(x, quant=in_q),
+                              Const(np.array(axes, np.int32))],
+                      params={"keep_dims": keep},
+                      outputs=[Output(np.int8, quant=out_q)],
+                      output_shapes=[reduce_out_shape(shape, axes, keep)],
+                      rtol=0.0, atol=0.0, litert_kernels="BUILTIN"))
+
+
+def test_sum_int8_runtime_axes():
+    """INT8 SUM with axes known only at Invoke. (Over an empty dim LiteRT
+    2.3's builtin kernel leaves some outputs unwritten; litegpu writes 0,
+    the value its reference kernels reset the output to.)"""
+    rng = np.random.default_rng(7)
+    x = rng.integers(-128, 128, (3, 4, 5), dtype=np.int8)
+    check_case(OpCase(op="SUM", version=2,
+                      inputs=[Input(x, quant=(0.2, 4)),
+                              Input(np.array([0, 2], np.int32))],
+                      params={"keep_dims": True},
+                      outputs=[Output(np.int8, quant=(0.6, -7))],
+                      output_shapes=[(1, 4, 1)],
+                      rtol=0.0, atol=0.0, litert_kernels="BUILTIN"))
+
+
 @pytest.mark.parametrize("index", [0, 5, 9, 13])
 def test_mean_int16(index):
     """INT16 MEAN (version 3), zero points 0."""
@@ -335,12 +373,12 @@ def test_reduce_rejections():
                    r"MEAN: axis 2 is out of range for an input of rank 2",
                    litert_accepts=False)
     q = np.zeros((2, 3), np.int8)
-    case = OpCase(op="SUM", version=2,
+    case = OpCase(op="REDUCE_PROD", version=2,
                   inputs=[Input(q, quant=(0.5, 0)),
                           Const(np.array([1], np.int32))],
                   params={"keep_dims": False},
                   outputs=[Output(np.int8, (2,), quant=(0.5, 0))])
-    check_rejected(case, r"SUM: input type INT8 is not supported",
+    check_rejected(case, r"REDUCE_PROD: input type INT8 is not supported",
                    litert_accepts=True)
 
 
