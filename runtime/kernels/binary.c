@@ -362,6 +362,8 @@ static lg_binary_row_fn lg_binary_row_for(const lg_binary_op* op,
       return op->boolean;
     case kTfLiteInt8:
       return op->i8;
+    case kTfLiteUInt8:
+      return op->u8;
     case kTfLiteInt16:
       return op->i16;
     default:
@@ -629,7 +631,12 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(lg_binary_params_for(context, op, node->builtin_data,
                                              input1->type, &data->params));
   data->row = lg_binary_row_for(op, input1->type);
-  if (input1->type == kTfLiteInt8 || input1->type == kTfLiteInt16) {
+  const bool quant8 =
+      input1->type == kTfLiteInt8 || input1->type == kTfLiteUInt8;
+  if (quant8 && op->quant_params != NULL) {
+    TF_LITE_ENSURE_STATUS(
+        op->quant_params(context, op, input1, input2, &data->params));
+  } else if (input1->type == kTfLiteInt8 || input1->type == kTfLiteInt16) {
     bool pot = false;
     TF_LITE_ENSURE_STATUS(lg_binary_params_quantized(
         context, op, node->builtin_data,

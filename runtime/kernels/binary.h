@@ -28,7 +28,9 @@
  * multiplier / shift pairs as quant_util.h's; ADD and SUB scale both
  * inputs to 2 * max(scale) and shift them left by left_shift first, MUL
  * uses only the output pair; INT16 ADD / SUB with power-of-two scales
- * use in1_shift / in2_shift alone, as right shifts by their negation). */
+ * use in1_shift / in2_shift alone, as right shifts by their negation).
+ * INT8 / UINT8 comparisons use the input pairs and left_shift alone (see
+ * comparison.c). */
 typedef struct lg_binary_params {
   float min_f, max_f;
   int32_t min_i, max_i;
@@ -50,6 +52,17 @@ typedef TfLiteStatus (*lg_binary_check_fn)(TfLiteContext* context,
                                            const TfLiteTensor* input1,
                                            const TfLiteTensor* input2);
 
+struct lg_binary_op;
+
+/* An op's own quantized parameters, computed in Prepare from the inputs'
+ * quantization (the comparisons': their output is BOOL); reports and
+ * fails on quantization the op cannot compute. */
+typedef TfLiteStatus (*lg_binary_quant_fn)(TfLiteContext* context,
+                                           const struct lg_binary_op* op,
+                                           const TfLiteTensor* input1,
+                                           const TfLiteTensor* input2,
+                                           lg_binary_params* params);
+
 typedef struct lg_binary_op {
   const char* name; /* "ADD" */
   int32_t builtin_code;
@@ -57,10 +70,13 @@ typedef struct lg_binary_op {
   bool bool_output;    /* comparisons */
   const char* types;   /* the accepted input types, for messages */
   /* Row functions by input type; NULL where the op rejects the type. */
-  lg_binary_row_fn f32, i32, i64, boolean, i8, i16;
+  lg_binary_row_fn f32, i32, i64, boolean, i8, u8, i16;
   /* INT16 ADD / SUB on TFLite's power-of-two scale path. */
   lg_binary_row_fn i16_pot;
   lg_binary_check_fn check_i32; /* optional, for INT32 inputs */
+  /* Optional: the parameters of INT8 and UINT8 inputs, in place of the
+   * arithmetic ops' (which also read the output's quantization). */
+  lg_binary_quant_fn quant_params;
 } lg_binary_op;
 
 /* The family callbacks of LG_KERNEL_FAMILY_REGISTRATION (kernel_util.h):

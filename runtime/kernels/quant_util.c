@@ -121,7 +121,7 @@ TfLiteStatus lg_quant_activation_range(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
-static const char* lg_quant_name(const TfLiteTensor* t) {
+const char* lg_quant_tensor_name(const TfLiteTensor* t) {
   return t->name != NULL ? t->name : "(unnamed)";
 }
 
@@ -133,7 +133,7 @@ static TfLiteStatus lg_quant_check_pair(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op,
                   "%s tensor '%s' has scale %g (a quantization scale must be "
                   "finite and greater than 0)",
-                  role, lg_quant_name(t), (double)scale);
+                  role, lg_quant_tensor_name(t), (double)scale);
     return kTfLiteError;
   }
   int32_t lo = 0, hi = 0;
@@ -142,7 +142,7 @@ static TfLiteStatus lg_quant_check_pair(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op,
                   "%s tensor '%s' has zero point %d, outside %s's range "
                   "[%d, %d]",
-                  role, lg_quant_name(t), (int)zero_point,
+                  role, lg_quant_tensor_name(t), (int)zero_point,
                   TfLiteTypeGetName(t->type), (int)lo, (int)hi);
     return kTfLiteError;
   }
@@ -161,7 +161,7 @@ static TfLiteStatus lg_quant_per_channel(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op,
                   "%s tensor '%s' has quantized_dimension %d, outside its "
                   "shape %s",
-                  role, lg_quant_name(t), axis,
+                  role, lg_quant_tensor_name(t), axis,
                   lg_kernel_format_shape(dims, shape, sizeof(shape)));
     return kTfLiteError;
   }
@@ -169,7 +169,7 @@ static TfLiteStatus lg_quant_per_channel(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op,
                   "%s tensor '%s' has %d scales for dimension %d of shape %s "
                   "(size %d)",
-                  role, lg_quant_name(t), q->scale->size, axis,
+                  role, lg_quant_tensor_name(t), q->scale->size, axis,
                   lg_kernel_format_shape(dims, shape, sizeof(shape)),
                   dims->data[axis]);
     return kTfLiteError;
@@ -178,8 +178,8 @@ static TfLiteStatus lg_quant_per_channel(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op,
                   "%s tensor '%s' has %d zero points for %d scales (expected "
                   "1 or %d)",
-                  role, lg_quant_name(t), q->zero_point->size, q->scale->size,
-                  q->scale->size);
+                  role, lg_quant_tensor_name(t), q->zero_point->size,
+                  q->scale->size, q->scale->size);
     return kTfLiteError;
   }
   for (int c = 0; c < q->scale->size; ++c) {
@@ -218,7 +218,7 @@ TfLiteStatus lg_quant_layout_read(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op,
                   "%s tensor '%s' has affine quantization without scales or "
                   "zero points",
-                  role, lg_quant_name(t));
+                  role, lg_quant_tensor_name(t));
     return kTfLiteError;
   }
   if (q != NULL && q->scale->size > 1) {
@@ -226,7 +226,7 @@ TfLiteStatus lg_quant_layout_read(TfLiteContext* context, const char* op,
   }
   if (q == NULL && t->params.scale == 0.0f) {
     lg_kernel_log(context, op, "%s tensor '%s' (%s) has no quantization", role,
-                  lg_quant_name(t), TfLiteTypeGetName(t->type));
+                  lg_quant_tensor_name(t), TfLiteTypeGetName(t->type));
     return kTfLiteError;
   }
   layout->scale0 = q != NULL ? q->scale->data[0] : t->params.scale;
@@ -379,7 +379,7 @@ TfLiteStatus lg_quant_tensor_read(TfLiteContext* context, const char* op,
   if (layout->channels != 1) {
     lg_kernel_log(context, op,
                   "%s tensor '%s' has %lld scales (expected one, per tensor)",
-                  role, lg_quant_name(t), (long long)layout->channels);
+                  role, lg_quant_tensor_name(t), (long long)layout->channels);
     return kTfLiteError;
   }
   return kTfLiteOk;

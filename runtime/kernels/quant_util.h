@@ -120,6 +120,10 @@ TfLiteStatus lg_quant_tensor_read(TfLiteContext* context, const char* op,
                                   const char* role, const TfLiteTensor* t,
                                   lg_quant_layout* layout);
 
+/* The tensor's name for messages ("(unnamed)" when it has none), as the
+ * checks above name it. */
+const char* lg_quant_tensor_name(const TfLiteTensor* t);
+
 /* The quantized range a fused activation leaves on an output of `type`
  * with `scale` and `zero_point`, as TFLite's
  * CalculateActivationRangeQuantized: NONE the type's range, RELU from

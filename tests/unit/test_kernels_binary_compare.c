@@ -37,18 +37,19 @@ typedef struct op_info {
 
 static const op_info kOps[NUM_OPS] = {
     [LESS] = {"LESS", lg_register_LESS, kTfLiteBuiltinLess, 1, 3,
-              "FLOAT32, INT32 or INT64"},
+              "FLOAT32, INT32, INT64, INT8 or UINT8"},
     [LESS_EQUAL] = {"LESS_EQUAL", lg_register_LESS_EQUAL,
-                    kTfLiteBuiltinLessEqual, 1, 2, "FLOAT32, INT32 or INT64"},
+                    kTfLiteBuiltinLessEqual, 1, 2,
+                    "FLOAT32, INT32, INT64, INT8 or UINT8"},
     [GREATER] = {"GREATER", lg_register_GREATER, kTfLiteBuiltinGreater, 1, 2,
-                 "FLOAT32, INT32 or INT64"},
+                 "FLOAT32, INT32, INT64, INT8 or UINT8"},
     [GREATER_EQUAL] = {"GREATER_EQUAL", lg_register_GREATER_EQUAL,
                        kTfLiteBuiltinGreaterEqual, 1, 3,
-                       "FLOAT32, INT32 or INT64"},
+                       "FLOAT32, INT32, INT64, INT8 or UINT8"},
     [EQUAL] = {"EQUAL", lg_register_EQUAL, kTfLiteBuiltinEqual, 1, 5,
-               "FLOAT32, INT32, INT64 or BOOL"},
+               "FLOAT32, INT32, INT64, BOOL, INT8 or UINT8"},
     [NOT_EQUAL] = {"NOT_EQUAL", lg_register_NOT_EQUAL, kTfLiteBuiltinNotEqual,
-                   1, 4, "FLOAT32, INT32, INT64 or BOOL"},
+                   1, 4, "FLOAT32, INT32, INT64, BOOL, INT8 or UINT8"},
 };
 
 /* The comparison in double (exact for float, int32 and the int64 values
@@ -195,6 +196,15 @@ static void test_compare_errors(void** state) {
   for (int op = 0; op < NUM_OPS; ++op) {
     for (int i = 0; i < EW_ARRAY_SIZE(rejected); ++i) {
       if (rejected[i] == kTfLiteBool && (op == EQUAL || op == NOT_EQUAL)) {
+        continue;
+      }
+      /* INT8 and UINT8 are computed (quantized: without quantization
+       * parameters they fail naming the tensor). */
+      if (rejected[i] == kTfLiteInt8 || rejected[i] == kTfLiteUInt8) {
+        snprintf(text, sizeof(text),
+                 "input 0 tensor '(unnamed)' (%s) has no quantization",
+                 TfLiteTypeGetName(rejected[i]));
+        expect_compare_error(op, rejected[i], rejected[i], kTfLiteBool, text);
         continue;
       }
       snprintf(text, sizeof(text),

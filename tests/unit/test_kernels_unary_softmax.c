@@ -339,18 +339,25 @@ static void test_prelu_rejections(void** state) {
   prelu_run(x, (int[]){1, 3}, 2, x, (int[]){2, 3}, 2, got, 1,
             "PRELU: alpha shape [2,3] does not broadcast to input shape "
             "[1,3]");
-  /* Types. */
+  /* Types. INT8 and UINT8 are computed (quantized: without quantization
+   * parameters they fail naming the tensor); INT16 is not. */
   lg_kernel_runner r;
-  lg_kernel_runner_init(&r, lg_register_PRELU(), NULL);
-  int xi = add_tensor(&r, kTfLiteInt8, (int[]){2}, 1, x);
-  int ai = add_tensor(&r, kTfLiteInt8, (int[]){2}, 1, x);
-  int o = add_tensor(&r, kTfLiteInt8, NULL, 0, NULL);
-  lg_kernel_runner_set_inputs(&r, (int[]){xi, ai}, 2);
-  lg_kernel_runner_set_outputs(&r, &o, 1);
-  expect_error_text(&r, lg_kernel_runner_prepare(&r),
-                    "PRELU: input type INT8 is not supported (expected "
-                    "FLOAT32)");
-  lg_kernel_runner_release(&r);
+  const TfLiteType types[] = {kTfLiteInt8, kTfLiteInt16};
+  const char* const errors[] = {
+      "PRELU: input tensor '(unnamed)' (INT8) has no quantization",
+      "PRELU: input type INT16 is not supported (expected FLOAT32, INT8 or "
+      "UINT8)"};
+  int xi, ai, o;
+  for (int i = 0; i < 2; ++i) {
+    lg_kernel_runner_init(&r, lg_register_PRELU(), NULL);
+    xi = add_tensor(&r, types[i], (int[]){2}, 1, x);
+    ai = add_tensor(&r, types[i], (int[]){2}, 1, x);
+    o = add_tensor(&r, types[i], NULL, 0, NULL);
+    lg_kernel_runner_set_inputs(&r, (int[]){xi, ai}, 2);
+    lg_kernel_runner_set_outputs(&r, &o, 1);
+    expect_error_text(&r, lg_kernel_runner_prepare(&r), errors[i]);
+    lg_kernel_runner_release(&r);
+  }
   lg_kernel_runner_init(&r, lg_register_PRELU(), NULL);
   xi = add_tensor(&r, kTfLiteFloat32, (int[]){2}, 1, x);
   ai = add_tensor(&r, kTfLiteInt32, (int[]){2}, 1, x);
@@ -358,7 +365,8 @@ static void test_prelu_rejections(void** state) {
   lg_kernel_runner_set_inputs(&r, (int[]){xi, ai}, 2);
   lg_kernel_runner_set_outputs(&r, &o, 1);
   expect_error_text(&r, lg_kernel_runner_prepare(&r),
-                    "PRELU: alpha type INT32 is not supported");
+                    "PRELU: alpha type INT32 is not supported (expected "
+                    "FLOAT32, the input's)");
   lg_kernel_runner_release(&r);
   /* One input only. */
   lg_kernel_runner_init(&r, lg_register_PRELU(), NULL);

@@ -1,6 +1,7 @@
 """The elementwise family against LiteRT's reference kernels: ADD, SUB, MUL,
 DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, POW, the comparisons (LESS,
-LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL, NOT_EQUAL) and SELECT_V2.
+LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL, NOT_EQUAL), SELECT_V2 and
+quantized PRELU (its float cases are with the unary family's).
 
 Every case runs in LiteRT (the expected values) and in litegpu on 1 and 2
 threads through op_harness. Inputs are seeded. Bounds are the harness
@@ -608,16 +609,213 @@ def test_other_types_rejected_by_name(op, version, dtype):
                          r"supported", litert_accepts=True)
 
 
-@pytest.mark.parametrize("op,version", [("LESS", 2), ("EQUAL", 2),
-                                        ("GREATER_EQUAL", 1)])
-def test_compare_int8_uint8_rejected(op, version):
-    dtype = np.int8 if version == 2 else np.uint8
-    a = np.array([1, 2, 3], dtype)
-    check_rejected(OpCase(op=op, version=version,
-                          inputs=[Input(a, quant=QUANT), Input(a, quant=QUANT)],
-                          outputs=[np.bool_]),
-                   match=rf"{op}: input type {oh.type_name(dtype)} is not "
-                         r"supported", litert_accepts=True)
+# ---- Quantized comparisons --------------------------------------------------
+
+# The version a converter writes: TFLite's rule gives 2 for int8 inputs and
+# 1 for uint8 (op_version.cc).
+QUANT_VERSION = {np.dtype(np.int8): 2, np.dtype(np.uint8): 1}
+
+
+def quant_values(rng, dtype, shape, zero_point):
+    """Seeded values of a quantized type: the type's extremes and the zero
+    point first, then half random over the range, half near the zero point
+    (so that ties between the rescaled inputs occur)."""
+    info = np.iinfo(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    wide = rng.integers(info.min, info.max, n, endpoint=True)
+    near = np.clip(zero_point + rng.integers(-3, 4, n), info.min, info.max)
+    v = np.where(rng.random(n) < 0.5, wide, near)
+    v[:3] = [info.min, info.max, zero_point][:min(3, n)]
+    return v.astype(dtype).reshape(shape)
+
+
+def zero_point_for(dtype, zp):
+    """An int8 zero point as the same offset from the middle of uint8."""
+    return zp + 128 if np.dtype(dtype) == np.uint8 else zp
+
+
+# (shape 1, shape 2, (scale, int8 zero point) of each input)
+QUANT_COMPARE_CASES = [
+    ((2, 3, 4, 5), (2, 3, 4, 5), (0.05, 3), (0.05, 3)),     # same params
+    ((2, 3, 4, 5), (5,), (0.05, 3), (0.07, -5)),            # trailing
+    ((3, 1, 5), (1, 4, 1), (0.02, 4), (0.01, -6)),          # ratio 2: ties
+    ((4, 1), (1, 3), (0.001, 3), (0.0013, -5)),             # rounding ties
+    ((2, 1, 3, 1, 7), (1, 5, 1, 4, 1), (1e-4, 0), (1e-4, 1)),  # 5-D, coarse
+    ((7,), (), (0.9, -128), (0.5, 127)),                    # scalar, shift 0
+    ((), (9,), (0.3, 10), (1e-10, 0)),                      # multiplier 0
+    ((1031,), (1031,), (0.0123, -17), (0.0456, 33)),        # long rows
+    ((0, 3), (3,), (0.1, 0), (0.2, 0)),                     # empty
+]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8],
+                         ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("shape1,shape2,q1,q2", QUANT_COMPARE_CASES, ids=str)
+@pytest.mark.parametrize("op", COMPARISONS)
+def test_compare_quantized(op, shape1, shape2, q1, q2, dtype):
+    """INT8 (version 2) and UINT8 (version 1) comparisons, bit for bit with
+    LiteRT's reference: each input rescaled by its own scale with 8 bits of
+    headroom, different scales and zero points, broadcasting up to 5-D,
+    scalars, ties created by equal reals and by rounding, a scale so small
+    its multiplier is 0 (every value compares equal)."""
+    rng = np.random.default_rng(seed_of(op, shape1, shape2, q1, q2,
+                                        np.dtype(dtype).name))
+    z1, z2 = zero_point_for(dtype, q1[1]), zero_point_for(dtype, q2[1])
+    a = quant_values(rng, dtype, shape1, z1)
+    b = quant_values(rng, dtype, shape2, z2)
+    check_case(case(op, [Input(a, quant=(q1[0], z1)),
+                         Input(b, quant=(q2[0], z2))],
+                    outputs=[np.bool_],
+                    version=QUANT_VERSION[np.dtype(dtype)]))
+
+
+@pytest.mark.parametrize("op", COMPARISONS)
+def test_compare_quantized_const_and_threads(op):
+    """A constant right operand, and an output above litegpu's split
+    threshold (2^16) with rows the 2-thread split cuts."""
+    rng = np.random.default_rng(seed_of(op, "q-large"))
+    a = quant_values(rng, np.int8, (3, 70001), -3)
+    b = quant_values(rng, np.int8, (70001,), 2)
+    check_case(case(op, [Input(a, quant=(0.02, -3)),
+                         Const(b, quant=(0.04, 2))],
+                    outputs=[np.bool_], version=2))
+    u = quant_values(rng, np.uint8, (4, 6), 128)
+    c = quant_values(rng, np.uint8, (6,), 100)
+    check_case(case(op, [Input(u, quant=(0.25, 128)),
+                         Const(c, quant=(0.125, 100))],
+                    outputs=[np.bool_], version=1))
+
+
+@pytest.mark.parametrize("op", COMPARISONS)
+def test_compare_quantized_scale_one_or_more_rejected(op):
+    """TFLite's rescale is a right shift: a scale of 1 or more makes its
+    kernel abort or shift by a negative amount. litegpu refuses it in
+    Prepare, naming the tensor (LiteRT is not run: it may abort)."""
+    a = np.array([1, 2, 3], np.int8)
+    check_rejected(case(op, [Input(a, quant=(0.5, 0)),
+                             Input(a, quant=(1.5, 0))],
+                        outputs=[np.bool_], version=2),
+                   match=rf"{op}: input 1 tensor 'in1' has scale 1.5; "
+                         r"TFLite's quantized comparison takes scales "
+                         r"below 1")
+
+
+def test_compare_quantized_bad_quantization_rejected():
+    """Missing or per-channel quantization fails at Prepare with the
+    tensor's name (LiteRT is not run: it aborts on a zero scale)."""
+    a = np.array([[1, 2, 3]], np.int8)
+    check_rejected(case("LESS", [Input(a), Input(a, quant=(0.5, 0))],
+                        outputs=[np.bool_], version=2),
+                   match=r"LESS: input 0 tensor 'in0' \(INT8\) has no "
+                         r"quantization")
+    check_rejected(case("EQUAL", [Input(a, quant=(0.5, 0)),
+                                  Const(a, quant=([0.1, 0.2, 0.3],
+                                                  [0, 0, 0], 1))],
+                        outputs=[np.bool_], version=2),
+                   match=r"EQUAL: input 1 tensor 'c1' has 3 scales "
+                         r"\(expected one, per tensor\)")
+
+
+@pytest.mark.parametrize("op,version", [("LESS", 3), ("GREATER_EQUAL", 3)])
+def test_compare_int16_rejected(op, version):
+    a = np.array([1, 2, 3], np.int16)
+    check_rejected(case(op, [Input(a), Input(a)], outputs=[np.bool_],
+                        version=version),
+                   match=rf"{op}: input type INT16 is not supported",
+                   litert_accepts=True)
+
+
+# ---- Quantized PRELU --------------------------------------------------------
+# (PRELU's float cases are in test_ops_unary.py.)
+
+PRELU_QUANT_SHAPES = [
+    ((1, 4, 4, 3), (3,)),          # per channel
+    ((2, 4, 4, 3), (1, 1, 3)),     # per channel, rank 3
+    ((2, 3, 5, 7), (3, 5, 7)),     # full per-sample alpha
+    ((2, 3, 5, 7), ()),            # scalar alpha
+    ((2, 5, 2, 3), (5, 1, 3)),     # (H, C) pairs
+    ((1, 5, 2, 3), (5, 1, 1)),     # along H
+    ((33,), (33,)),
+    ((0, 3), (3,)),                # empty
+]
+
+# ((input scale, zp), (alpha scale, zp), (output scale, zp)) for int8;
+# uint8 shifts each zero point by 128.
+PRELU_QUANTS = [
+    ((0.05, -10), (0.004, 0), (0.05, -10)),      # identity rescale 1
+    ((0.1, 20), (0.01, -40), (0.03, -100)),      # rescales above 1
+    ((0.02, 0), (0.008, 100), (0.5, 5)),         # negative alphas too
+]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8],
+                         ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("quants", PRELU_QUANTS, ids=str)
+@pytest.mark.parametrize("const_alpha", [True, False])
+@pytest.mark.parametrize("shapes", PRELU_QUANT_SHAPES, ids=str)
+def test_prelu_quantized(shapes, const_alpha, quants, dtype):
+    """INT8 and UINT8 PRELU (version 1, TFLite has no other), bit for bit
+    with LiteRT's reference: the identity branch rescaled by input / output
+    scale, the alpha branch by input x alpha / output scale, with the alpha
+    zero point; per-channel-shaped, full and scalar alphas, constant or
+    not."""
+    (si, zi), (sa, za), (so, zo) = quants
+    zi, za, zo = (zero_point_for(dtype, z) for z in (zi, za, zo))
+    rng = np.random.default_rng(seed_of(shapes, const_alpha, quants,
+                                        np.dtype(dtype).name))
+    x = quant_values(rng, dtype, shapes[0], zi)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, shapes[1],
+                     endpoint=True).astype(dtype)
+    alpha = (Const if const_alpha else Input)(a, quant=(sa, za))
+    check_case(OpCase(op="PRELU", inputs=[Input(x, quant=(si, zi)), alpha],
+                      outputs=[Output(dtype, quant=(so, zo))],
+                      rtol=0.0, atol=0.0))
+
+
+def test_prelu_quantized_large_two_threads():
+    rng = np.random.default_rng(74)
+    x = quant_values(rng, np.int8, (4, 33, 33, 16), 3)
+    a = rng.integers(-128, 128, (16,)).astype(np.int8)
+    check_case(OpCase(op="PRELU", inputs=[Input(x, quant=(0.03, 3)),
+                                          Const(a, quant=(0.002, -7))],
+                      outputs=[Output(np.int8, quant=(0.02, -1))],
+                      rtol=0.0, atol=0.0))
+
+
+def test_prelu_quantized_rejected():
+    """Mixed types, per-channel alpha quantization, a rescale of 2^31 or
+    more, and INT16 (which LiteRT computes with an INT8 alpha) fail at
+    Prepare with the tensor and the problem."""
+    x = np.array([[-3, 0, 5]], np.int8)
+    out = Output(np.int8, quant=(0.1, 0))
+    check_rejected(OpCase(op="PRELU", inputs=[Input(x, quant=(0.1, 0)),
+                                              Const(np.ones(3, np.float32))],
+                          outputs=[out]),
+                   match=r"PRELU: alpha type FLOAT32 is not supported "
+                         r"\(expected INT8, the input's\)")
+    check_rejected(OpCase(op="PRELU", inputs=[
+                       Input(x, quant=(0.1, 0)),
+                       Const(x[0], quant=([0.1, 0.2, 0.3], [0, 0, 0], 0))],
+                          outputs=[out]),
+                   match=r"PRELU: alpha tensor 'c1' has 3 scales "
+                         r"\(expected one, per tensor\)")
+    check_rejected(OpCase(op="PRELU", inputs=[Input(x, quant=(1.0, 0)),
+                                              Const(x[0], quant=(0.1, 0))],
+                          outputs=[Output(np.int8, quant=(1e-10, 0))]),
+                   match=r"PRELU: the identity \(input scale / output "
+                         r"scale\) rescale 1e\+10 is 2\^31 or more")
+    check_rejected(OpCase(op="PRELU", inputs=[Input(x), Const(x[0])],
+                          outputs=[np.int8]),
+                   match=r"PRELU: input tensor 'in0' \(INT8\) has no "
+                         r"quantization")
+    w = np.array([[-3, 0, 5]], np.int16)
+    check_rejected(OpCase(op="PRELU", inputs=[Input(w, quant=(0.1, 0)),
+                                              Const(x[0], quant=(0.1, 0))],
+                          outputs=[Output(np.int16, quant=(0.1, 0))]),
+                   match=r"PRELU: input type INT16 is not supported "
+                         r"\(expected FLOAT32, INT8 or UINT8\)",
+                   litert_accepts=True)
 
 
 def test_mixed_and_output_types_rejected():
