@@ -790,11 +790,11 @@ static void test_reduce_rejections(void** state) {
             false, false);
   expect_run_error(&c.r,
                    "MEAN: axis -3 is out of range for an input of rank 2");
-  red_setup(&c, R_SUM, kTfLiteInt8, (int[]){2, 4}, 2, x, (int32_t[]){0}, 1,
+  red_setup(&c, R_SUM, kTfLiteInt16, (int[]){2, 4}, 2, x, (int32_t[]){0}, 1,
             false, false);
   expect_run_error(&c.r,
-                   "SUM: input type INT8 is not supported (expected "
-                   "FLOAT32 or INT32)");
+                   "SUM: input type INT16 is not supported (expected "
+                   "FLOAT32, INT32 or INT8)");
   red_setup(&c, R_PROD, kTfLiteInt64, (int[]){2}, 1, x, (int32_t[]){0}, 1,
             false, false);
   expect_run_error(&c.r, "REDUCE_PROD: input type INT64 is not supported");
