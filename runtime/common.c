@@ -194,6 +194,19 @@ void TfLiteQuantizationFree(TfLiteQuantization* quantization) {
   quantization->type = kTfLiteNoQuantization;
 }
 
+void TfLiteSparsityFree(TfLiteSparsity* sparsity) {
+  if (sparsity == NULL) return;
+  TfLiteIntArrayFree(sparsity->traversal_order);
+  TfLiteIntArrayFree(sparsity->block_map);
+  for (int i = 0;
+       sparsity->dim_metadata != NULL && i < sparsity->dim_metadata_size; ++i) {
+    TfLiteIntArrayFree(sparsity->dim_metadata[i].array_segments);
+    TfLiteIntArrayFree(sparsity->dim_metadata[i].array_indices);
+  }
+  free(sparsity->dim_metadata);
+  free(sparsity);
+}
+
 TfLiteDelegate TfLiteDelegateCreate(void) {
   TfLiteDelegate d;
   memset(&d, 0, sizeof(d));

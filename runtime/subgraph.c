@@ -238,6 +238,50 @@ static TfLiteIntArray* int_array_from(const int32_t* data, int32_t count) {
   return a;
 }
 
+/* An index vector of the model (1-, 2- or 4-byte entries) as ints. */
+static TfLiteIntArray* index_array_from(const lg_sparse_index* v) {
+  TfLiteIntArray* a = TfLiteIntArrayCreate(v->count);
+  for (int32_t i = 0; a != NULL && i < v->count; ++i) {
+    a->data[i] = v->bytes == 1   ? ((const uint8_t*)v->data)[i]
+                 : v->bytes == 2 ? ((const uint16_t*)v->data)[i]
+                                 : ((const int32_t*)v->data)[i];
+  }
+  return a;
+}
+
+/* The tensor's TfLiteSparsity (TFLite's layout) from the model's. */
+static TfLiteStatus copy_sparsity(const lg_model_sparsity* ms,
+                                  TfLiteTensor* t) {
+  TfLiteSparsity* s = calloc(1, sizeof(*s));
+  if (s == NULL) return kTfLiteError;
+  t->sparsity = s;
+  s->traversal_order =
+      int_array_from(ms->traversal_order, ms->num_traversal_order);
+  s->block_map = int_array_from(ms->block_map, ms->num_block_map);
+  s->dim_metadata =
+      calloc((size_t)ms->num_levels + 1, sizeof(*s->dim_metadata));
+  if (s->traversal_order == NULL || s->block_map == NULL ||
+      s->dim_metadata == NULL) {
+    return kTfLiteError;
+  }
+  s->dim_metadata_size = ms->num_levels;
+  for (int32_t k = 0; k < ms->num_levels; ++k) {
+    const lg_sparse_level* level = &ms->levels[k];
+    TfLiteDimensionMetadata* d = &s->dim_metadata[k];
+    d->format =
+        level->format == LG_SPARSE_CSR ? kTfLiteDimSparseCSR : kTfLiteDimDense;
+    d->dense_size = level->dense_size;
+    if (level->format == LG_SPARSE_CSR) {
+      d->array_segments = index_array_from(&level->segments);
+      d->array_indices = index_array_from(&level->indices);
+      if (d->array_segments == NULL || d->array_indices == NULL) {
+        return kTfLiteError;
+      }
+    }
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus copy_quantization(const lg_model_quantization* q,
                                       TfLiteTensor* t) {
   if (q->num_scale == 0) return kTfLiteOk;
@@ -385,6 +429,9 @@ static TfLiteStatus init_tensor(lg_subgraph* s, int index,
   if (check_quantization(s, index, mt) != kTfLiteOk) return kTfLiteError;
   if (mt->has_quantization &&
       copy_quantization(&mt->quantization, t) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (mt->has_sparsity && copy_sparsity(&mt->sparsity, t) != kTfLiteOk) {
     return kTfLiteError;
   }
   if (t->type == kTfLiteString) {
@@ -641,6 +688,7 @@ void lg_subgraph_release(lg_subgraph* s) {
     TfLiteIntArrayFree(t->dims);
     TfLiteIntArrayFree((TfLiteIntArray*)t->dims_signature);
     TfLiteQuantizationFree(&t->quantization);
+    TfLiteSparsityFree(t->sparsity);
     free(s->tensor_info[i].heap);
   }
   free(s->context.tensors);

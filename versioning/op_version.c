@@ -238,6 +238,7 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinRelu0To1),
     NO_RULES(kTfLiteBuiltinShape),
     NO_RULES(kTfLiteBuiltinZerosLike),
+    NO_RULES(kTfLiteBuiltinDensify),
 };
 
 #undef T

@@ -298,6 +298,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinHardSwish, 1, "1.15.0"},
     {kTfLiteBuiltinSelectV2, 1, "2.2.0"},
     {kTfLiteBuiltinSelectV2, 2, "2.12.0"},
+    {kTfLiteBuiltinDensify, 1, "2.2.0"},
     {kTfLiteBuiltinBatchMatmul, 1, "2.3.0"},
     {kTfLiteBuiltinBatchMatmul, 2, "2.3.0"},
     {kTfLiteBuiltinBatchMatmul, 3, "2.4.0"},

@@ -78,7 +78,9 @@ static bool tensor_types_supported(const TfLiteContext* context,
                             tensor->allocation_type == kTfLitePersistentRo;
       const bool indices = code == kTfLiteBuiltinGather && i == 1 &&
                            tensor->type == kTfLiteInt32;
-      if (input && (constant || indices)) continue;
+      /* A constant output is one the CPU computed in Prepare (DENSIFY,
+       * DEQUANTIZE of weights): the lowering leaves it alone. */
+      if (constant || (input && indices)) continue;
       if (lg_gpu_quantized_activation(tensor, NULL)) {
         if (allow_quant) continue;
         snprintf(reason, size,

@@ -117,10 +117,12 @@ bool lg_gpu_limits_dequantize(LG_GPU_CHECK_ARGS) {
   const TfLiteTensor* in = lg_gpu_node_tensor(context, node->inputs, 0);
   const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
   const bool half_constant = in->type == kTfLiteFloat16 &&
-                             in->allocation_type == kTfLiteMmapRo &&
+                             (in->allocation_type == kTfLiteMmapRo ||
+                              in->allocation_type == kTfLitePersistentRo) &&
                              in->data.raw != NULL;
   if (out->type != kTfLiteFloat32 ||
-      (!half_constant && !lg_gpu_dequantizable_constant(in) &&
+      (!half_constant && !lg_gpu_is_constant_floats(out) &&
+       !lg_gpu_dequantizable_constant(in) &&
        !lg_gpu_quantized_activation(in, NULL))) {
     snprintf(reason, size,
              "DEQUANTIZE runs from a constant float16, INT8 or UINT8 tensor "
@@ -191,6 +193,32 @@ TfLiteStatus lg_gpu_lower_quantize(lg_gpu_program* p, TfLiteContext* context,
       lg_gpu_node_tensor(context, node->inputs, 0)->type == kTfLiteFloat32;
   return lg_gpu_lower_fake_quant(p, node->inputs->data[0],
                                  node->outputs->data[0], &q, from_float);
+}
+
+/* ---- DENSIFY --------------------------------------------------------------
+ * The CPU kernel densifies its constant input in Prepare and leaves a
+ * read-only output; its consumers upload that as a constant (TFLite GPU's
+ * MergeDensify folds it into their weights the same way). */
+
+bool lg_gpu_limits_densify(LG_GPU_CHECK_ARGS) {
+  (void)registration;
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  if (out->allocation_type != kTfLitePersistentRo || out->data.raw == NULL) {
+    snprintf(reason, size,
+             "DENSIFY runs only when the CPU made its output a constant.");
+    return false;
+  }
+  return true;
+}
+
+TfLiteStatus lg_gpu_lower_densify(lg_gpu_program* p, TfLiteContext* context,
+                                  const TfLiteNode* node,
+                                  const TfLiteRegistration* reg) {
+  (void)p;
+  (void)context;
+  (void)node;
+  (void)reg;
+  return kTfLiteOk;
 }
 
 /* ---- SOFTMAX ------------------------------------------------------------- */

@@ -683,6 +683,12 @@ static bool check_dequantize(CHECK_ARGS) {
   return true;
 }
 
+/* DENSIFY (TFLite's rule): no runtime input, one output. */
+static bool check_densify(CHECK_ARGS) {
+  (void)registration;
+  return check_io(context, node, 0, 1, reason, size);
+}
+
 /* QUANTIZE (TFLite's QuantizeOperationParser, a parser only with
  * allow_quant_ops): one runtime input and one output. */
 static bool check_quantize(CHECK_ARGS) {
@@ -785,6 +791,7 @@ GPU_CHECK(check_resize)
 GPU_CHECK(check_softmax)
 GPU_CHECK(check_dequantize)
 GPU_CHECK(check_quantize)
+GPU_CHECK(check_densify)
 GPU_CHECK(check_cast)
 GPU_CHECK(check_transpose_conv_bias)
 GPU_CHECK(check_mediapipe_pool)

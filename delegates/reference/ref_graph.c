@@ -102,8 +102,8 @@ static TfLiteStatus get_metadata(const TfLiteContext* context, const char* name,
 /* ---- Building
  * ------------------------------------------------------------------ */
 
-/* Mirrors main tensor `i`: metadata copied, quantization borrowed (never
- * freed here), constant data shared. */
+/* Mirrors main tensor `i`: metadata copied, quantization and sparsity
+ * borrowed (never freed here), constant data shared. */
 static TfLiteStatus mirror_tensor(ref_graph* g, int i) {
   const TfLiteTensor* src = &g->main->tensors[i];
   TfLiteTensor* t = &g->context.tensors[i];
@@ -111,6 +111,7 @@ static TfLiteStatus mirror_tensor(ref_graph* g, int i) {
   t->type = src->type;
   t->params = src->params;
   t->quantization = src->quantization;
+  t->sparsity = src->sparsity;
   t->name = src->name;
   t->is_variable = src->is_variable;
   t->bytes = src->bytes;

@@ -70,6 +70,19 @@ enum {
 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum {
+  SPARSITY_TRAVERSAL_ORDER = 0,
+  SPARSITY_BLOCK_MAP = 1,
+  SPARSITY_DIM_METADATA = 2
+};
+/* DimensionMetadata: a union takes two slots (type, then value). */
+enum {
+  DIM_FORMAT = 0,
+  DIM_DENSE_SIZE = 1,
+  DIM_ARRAY_SEGMENTS_TYPE = 2,
+  DIM_ARRAY_INDICES_TYPE = 4
+};
+enum { INDEX_VECTOR_VALUES = 0 };
+enum {
   OP_OPCODE_INDEX = 0,
   OP_INPUTS = 1,
   OP_OUTPUTS = 2,
@@ -445,18 +458,72 @@ static bool lg_parse_quantization(lg_item* it, lg_model_quantization* q) {
   return true;
 }
 
-/* The sub-tables of a tensor: quantization (parsed) and sparsity (only its
- * header is verified; sparse tensors are not executed). */
+/* A SparseIndexVector union (Int32Vector 1, Uint16Vector 2, Uint8Vector
+ * 3) in field `type_id`; absent: an empty vector. */
+static bool lg_parse_index_vector(lg_item* it, uint16_t type_id,
+                                  const char* name, lg_sparse_index* out) {
+  static const uint8_t kBytes[4] = {0, 4, 2, 1};
+  uint8_t type;
+  lg_item vec = {.p = it->p};
+  memset(out, 0, sizeof(*out));
+  if (!lg_item_union(it, type_id, name, &type, &vec.t)) return false;
+  if (type == 0 || vec.t.pos == 0) return true;
+  if (type > 3) {
+    return lg_item_error(it, "%s has unknown index vector type %u", name,
+                         (unsigned)type);
+  }
+  lg_fb_vector values;
+  lg_item_locate(&vec, "%s %s", it->where, name);
+  if (!lg_item_scalars(&vec, INDEX_VECTOR_VALUES, "values", kBytes[type],
+                       &values)) {
+    return false;
+  }
+  out->data = values.count > 0 ? lg_fb_vector_data(&values) : NULL;
+  out->count = (int32_t)values.count;
+  out->bytes = kBytes[type];
+  return true;
+}
+
+static bool lg_parse_dim_metadata(lg_item* it, void* out) {
+  lg_sparse_level* level = out;
+  int8_t format;
+  if (!lg_item_i8(it, DIM_FORMAT, "format", &format) ||
+      !lg_item_i32(it, DIM_DENSE_SIZE, "dense_size", 0, &level->dense_size) ||
+      !lg_parse_index_vector(it, DIM_ARRAY_SEGMENTS_TYPE, "array_segments",
+                             &level->segments) ||
+      !lg_parse_index_vector(it, DIM_ARRAY_INDICES_TYPE, "array_indices",
+                             &level->indices)) {
+    return false;
+  }
+  level->format = format;
+  return true;
+}
+
+static bool lg_parse_sparsity(lg_item* it, lg_model_sparsity* s) {
+  return lg_item_ints(it, SPARSITY_TRAVERSAL_ORDER, "traversal_order",
+                      &s->traversal_order, &s->num_traversal_order) &&
+         lg_item_ints(it, SPARSITY_BLOCK_MAP, "block_map", &s->block_map,
+                      &s->num_block_map) &&
+         lg_item_tables(it, SPARSITY_DIM_METADATA, "dim_metadata", "level",
+                        sizeof(lg_sparse_level), lg_parse_dim_metadata,
+                        (void**)&s->levels, &s->num_levels);
+}
+
+/* The sub-tables of a tensor: quantization and sparsity. */
 static bool lg_parse_tensor_tables(lg_item* it, lg_model_tensor* tensor) {
   lg_item quant = {.p = it->p};
-  lg_fb_table sparsity;
+  lg_item sparsity = {.p = it->p};
   if (!lg_fb_table_table(&it->p->fb, &it->t, TENSOR_QUANTIZATION, &quant.t)) {
     return lg_item_fail(it, "quantization");
   }
-  if (!lg_fb_table_table(&it->p->fb, &it->t, TENSOR_SPARSITY, &sparsity)) {
+  if (!lg_fb_table_table(&it->p->fb, &it->t, TENSOR_SPARSITY, &sparsity.t)) {
     return lg_item_fail(it, "sparsity");
   }
-  tensor->has_sparsity = sparsity.pos != 0;
+  tensor->has_sparsity = sparsity.t.pos != 0;
+  if (tensor->has_sparsity) {
+    lg_item_locate(&sparsity, "%s sparsity", it->where);
+    if (!lg_parse_sparsity(&sparsity, &tensor->sparsity)) return false;
+  }
   tensor->has_quantization = quant.t.pos != 0;
   if (!tensor->has_quantization) return true;
   lg_item_locate(&quant, "%s quantization", it->where);
@@ -715,6 +782,49 @@ static bool model_tensor_data_bytes(const lg_model_tensor* t, unsigned bits,
   return *bytes <= SIZE_MAX;
 }
 
+void lg_model_sparse_layout(const lg_model_tensor* t, lg_sparse_layout* out) {
+  const lg_model_sparsity* s = &t->sparsity;
+  memset(out, 0, sizeof(*out));
+  out->rank = t->num_dims;
+  out->shape = t->shape;
+  out->num_levels = s->num_traversal_order;
+  out->traversal_order = s->traversal_order;
+  out->num_blocks = s->num_block_map;
+  out->block_map = s->block_map;
+  for (int k = 0; k < s->num_levels && k < LG_SPARSE_MAX_LEVELS; ++k) {
+    out->levels[k] = s->levels[k];
+  }
+}
+
+/* A sparse tensor: constant, of whole-byte elements, with a layout that
+ * places exactly its stored values inside its dense shape. */
+static bool lg_check_sparse_tensor(lg_parser* p, const lg_model_tensor* t,
+                                   const lg_type_info* info,
+                                   const char* owner) {
+  const lg_model_buffer* buffer = &p->model->buffers[t->buffer];
+  const lg_model_sparsity* s = &t->sparsity;
+  const size_t elem = info->bits / 8;
+  if (buffer->size == 0 || info->bits % 8 != 0 || buffer->size % elem != 0) {
+    return lg_check_fail(p,
+                         "%s: a sparse tensor must be a constant of whole-byte "
+                         "elements (%s, %llu bytes of data)",
+                         owner, info->name, (unsigned long long)buffer->size);
+  }
+  if (s->num_levels != s->num_traversal_order) {
+    return lg_check_fail(p,
+                         "%s: its sparsity has %d dim_metadata levels for %d "
+                         "traversal_order entries",
+                         owner, s->num_levels, s->num_traversal_order);
+  }
+  lg_sparse_layout layout;
+  lg_model_sparse_layout(t, &layout);
+  char why[192];
+  if (!lg_sparse_check(&layout, buffer->size / elem, why, sizeof(why))) {
+    return lg_check_fail(p, "%s: %s", owner, why);
+  }
+  return true;
+}
+
 static bool lg_check_tensor_data(lg_parser* p, const lg_model_tensor* t,
                                  const char* owner) {
   const lg_type_info* info = &lg_type_infos[t->schema_type];
@@ -728,7 +838,8 @@ static bool lg_check_tensor_data(lg_parser* p, const lg_model_tensor* t,
   }
   const lg_model_buffer* buffer = &p->model->buffers[t->buffer];
   /* Sparse tensors store only their non-zero blocks. */
-  if (t->buffer == 0 || buffer->size == 0 || t->has_sparsity) return true;
+  if (t->has_sparsity) return lg_check_sparse_tensor(p, t, info, owner);
+  if (t->buffer == 0 || buffer->size == 0) return true;
   if (buffer->size != bytes) {
     return lg_check_fail(p,
                          "%s: constant buffer %u holds %llu bytes, but the %s "

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "base/report.h"
+#include "base/sparse_layout.h"
 #include "runtime/model/flatbuffer.h"
 #include "tensorflow/lite/c/c_api_types.h"
 
@@ -36,6 +37,19 @@ typedef struct lg_model_quantization {
   uint8_t details_type; /* 0 = none; other kinds are not executed */
 } lg_model_quantization;
 
+/* The schema's SparsityParameters: traversal order, block map and one
+ * level per traversal position (base/sparse_layout.h), index vectors
+ * pointing into the model. Verified against the tensor's shape and buffer
+ * at load. */
+typedef struct lg_model_sparsity {
+  const int32_t* traversal_order;
+  int32_t num_traversal_order;
+  const int32_t* block_map;
+  int32_t num_block_map;
+  lg_sparse_level* levels;
+  int32_t num_levels;
+} lg_model_sparsity;
+
 typedef struct lg_model_tensor {
   const int32_t* shape; /* NULL when num_dims is 0 */
   int32_t num_dims;
@@ -48,7 +62,8 @@ typedef struct lg_model_tensor {
   bool has_quantization;
   lg_model_quantization quantization;
   bool is_variable;
-  bool has_sparsity; /* sparse tensors are read but not executed */
+  bool has_sparsity; /* DENSIFY turns them dense; other kernels refuse */
+  lg_model_sparsity sparsity;
   bool has_rank;
 } lg_model_tensor;
 
@@ -155,5 +170,9 @@ TfLiteType lg_model_convert_tensor_type(int8_t schema_type);
 
 /* The schema TensorType of a runtime type; -1 when it has none. */
 int8_t lg_model_schema_tensor_type(TfLiteType type);
+
+/* The sparse layout of a tensor with has_sparsity (valid after a
+ * successful parse, which checked it). */
+void lg_model_sparse_layout(const lg_model_tensor* t, lg_sparse_layout* out);
 
 #endif /* LITEGPU_RUNTIME_MODEL_MODEL_H_ */

@@ -92,6 +92,7 @@ typedef struct lg_wtensor {
   bool is_variable;
   bool has_rank;
   const lg_writer_quantization* quantization; /* arena copy, or NULL */
+  const lg_writer_sparsity* sparsity;         /* arena copy, or NULL */
 } lg_wtensor;
 
 /* One non-default field of an options table, already in schema form. */
@@ -393,6 +394,27 @@ static TfLiteStatus lg_check_quantization(lg_model_writer* w,
   return kTfLiteOk;
 }
 
+static TfLiteStatus lg_check_sparsity(lg_model_writer* w,
+                                      const lg_writer_tensor* t) {
+  const lg_writer_sparsity* s = t->sparsity;
+  bool ok = s->num_traversal_order >= 0 && s->num_block_map >= 0 &&
+            s->num_levels >= 0 &&
+            (s->num_traversal_order == 0 || s->traversal_order != NULL) &&
+            (s->num_block_map == 0 || s->block_map != NULL) &&
+            (s->num_levels == 0 || s->levels != NULL);
+  for (int k = 0; ok && k < s->num_levels; ++k) {
+    const lg_writer_sparse_level* l = &s->levels[k];
+    ok = l->num_segments >= 0 && l->num_indices >= 0 &&
+         (l->num_segments == 0 || l->segments != NULL) &&
+         (l->num_indices == 0 || l->indices != NULL);
+  }
+  if (!ok) {
+    lg_fail(w, "tensor '%s': bad sparsity arrays", lg_name_or(t->name));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_check_tensor(lg_model_writer* w,
                                     const lg_writer_tensor* t) {
   if (t == NULL) {
@@ -410,6 +432,9 @@ static TfLiteStatus lg_check_tensor(lg_model_writer* w,
     return kTfLiteError;
   }
   if (lg_check_shape(w, t) != kTfLiteOk) return kTfLiteError;
+  if (t->sparsity != NULL && lg_check_sparsity(w, t) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   if (t->quantization != NULL) return lg_check_quantization(w, t);
   return kTfLiteOk;
 }
@@ -425,6 +450,32 @@ static const lg_writer_quantization* lg_copy_quantization(
   c->min = lg_copy(w, q->min, sizeof(float) * (size_t)q->num_min);
   c->max = lg_copy(w, q->max, sizeof(float) * (size_t)q->num_max);
   bool ok = c->scale && c->zero_point && c->min && c->max;
+  return ok ? c : NULL;
+}
+
+static const lg_writer_sparsity* lg_copy_sparsity(lg_model_writer* w,
+                                                  const lg_writer_sparsity* s) {
+  lg_writer_sparsity* c = lg_alloc(w, sizeof(*c));
+  lg_writer_sparse_level* levels =
+      lg_alloc(w, sizeof(*levels) * (size_t)(s->num_levels + 1));
+  if (c == NULL || levels == NULL) return NULL;
+  *c = *s;
+  c->traversal_order = lg_copy(
+      w, s->traversal_order, sizeof(int32_t) * (size_t)s->num_traversal_order);
+  c->block_map =
+      lg_copy(w, s->block_map, sizeof(int32_t) * (size_t)s->num_block_map);
+  c->levels = levels;
+  bool ok = c->traversal_order != NULL && c->block_map != NULL;
+  for (int k = 0; ok && k < s->num_levels; ++k) {
+    levels[k] = s->levels[k];
+    levels[k].segments =
+        lg_copy(w, s->levels[k].segments,
+                sizeof(int32_t) * (size_t)s->levels[k].num_segments);
+    levels[k].indices =
+        lg_copy(w, s->levels[k].indices,
+                sizeof(int32_t) * (size_t)s->levels[k].num_indices);
+    ok = levels[k].segments != NULL && levels[k].indices != NULL;
+  }
   return ok ? c : NULL;
 }
 
@@ -448,6 +499,10 @@ static TfLiteStatus lg_copy_tensor(lg_model_writer* w,
   if (t->quantization != NULL) {
     c->quantization = lg_copy_quantization(w, t->quantization);
     if (c->quantization == NULL) return kTfLiteError;
+  }
+  if (t->sparsity != NULL) {
+    c->sparsity = lg_copy_sparsity(w, t->sparsity);
+    if (c->sparsity == NULL) return kTfLiteError;
   }
   return kTfLiteOk;
 }
@@ -1356,6 +1411,57 @@ static size_t emit_quantization(lg_emit* e, const lg_writer_quantization* q) {
   return at;
 }
 
+/* An Int32Vector table (a SparseIndexVector member). */
+static size_t emit_index_vector(lg_emit* e, const int32_t* values, int n) {
+  lg_wtable t = {0};
+  int field = tb_offset(&t, 0);
+  size_t at = tb_end(&e->o, &t);
+  tb_link(&e->o, &t, field, out_i32_vector(&e->o, values, n));
+  return at;
+}
+
+/* DimensionMetadata: format 0, dense_size 1, array_segments (type 2, value
+ * 3), array_indices (type 4, value 5); Int32Vector is union member 1. */
+static size_t emit_sparse_level(lg_emit* e, const void* items, int32_t i) {
+  const lg_writer_sparse_level* l = (const lg_writer_sparse_level*)items + i;
+  lg_wtable t = {0};
+  int segments = -1, indices = -1;
+  tb_scalar(&t, 0, 1, l->csr ? 1 : 0, 0);
+  tb_scalar(&t, 1, 4, (uint32_t)l->dense_size, 0);
+  if (l->csr) {
+    tb_scalar(&t, 2, 1, 1, 0);
+    segments = tb_offset(&t, 3);
+    tb_scalar(&t, 4, 1, 1, 0);
+    indices = tb_offset(&t, 5);
+  }
+  size_t at = tb_end(&e->o, &t);
+  if (segments >= 0) {
+    tb_link(&e->o, &t, segments,
+            emit_index_vector(e, l->segments, l->num_segments));
+    tb_link(&e->o, &t, indices,
+            emit_index_vector(e, l->indices, l->num_indices));
+  }
+  return at;
+}
+
+/* SparsityParameters: traversal_order 0, block_map 1, dim_metadata 2. */
+static size_t emit_sparsity(lg_emit* e, const lg_writer_sparsity* s) {
+  lg_wtable t = {0};
+  int order = tb_offset(&t, 0);
+  int map = s->num_block_map > 0 ? tb_offset(&t, 1) : -1;
+  int levels = tb_offset(&t, 2);
+  size_t at = tb_end(&e->o, &t);
+  lg_out* o = &e->o;
+  tb_link(o, &t, order,
+          out_i32_vector(o, s->traversal_order, s->num_traversal_order));
+  if (map >= 0) {
+    tb_link(o, &t, map, out_i32_vector(o, s->block_map, s->num_block_map));
+  }
+  tb_link(o, &t, levels,
+          emit_tables(e, s->levels, s->num_levels, emit_sparse_level));
+  return at;
+}
+
 static size_t emit_tensor(lg_emit* e, const void* items, int32_t i) {
   const lg_wtensor* x = (const lg_wtensor*)items + i;
   lg_wtable t = {0};
@@ -1365,6 +1471,7 @@ static size_t emit_tensor(lg_emit* e, const void* items, int32_t i) {
   int name = tb_offset(&t, 3);
   int quant = x->quantization != NULL ? tb_offset(&t, 4) : -1;
   tb_scalar(&t, 5, 1, x->is_variable, 0);
+  int sparsity = x->sparsity != NULL ? tb_offset(&t, 6) : -1;
   int signature = x->shape_signature != NULL ? tb_offset(&t, 7) : -1;
   tb_scalar(&t, 8, 1, x->has_rank, 0);
   size_t at = tb_end(&e->o, &t);
@@ -1372,6 +1479,9 @@ static size_t emit_tensor(lg_emit* e, const void* items, int32_t i) {
   tb_link(o, &t, shape, out_i32_vector(o, x->shape, x->num_dims));
   tb_link(o, &t, name, out_string(o, x->name));
   if (quant >= 0) tb_link(o, &t, quant, emit_quantization(e, x->quantization));
+  if (sparsity >= 0) {
+    tb_link(o, &t, sparsity, emit_sparsity(e, x->sparsity));
+  }
   if (signature >= 0) {
     tb_link(o, &t, signature,
             out_i32_vector(o, x->shape_signature, x->num_dims));

@@ -68,6 +68,29 @@ typedef struct lg_writer_quantization {
   int num_max;
 } lg_writer_quantization;
 
+/* One level of a sparse tensor's layout (the schema's DimensionMetadata):
+ * DENSE with its dense_size, or SPARSE_CSR with its segments and indices
+ * (written as Int32Vector). */
+typedef struct lg_writer_sparse_level {
+  bool csr;
+  int32_t dense_size;
+  const int32_t* segments;
+  int num_segments;
+  const int32_t* indices;
+  int num_indices;
+} lg_writer_sparse_level;
+
+/* A sparse tensor's layout (the schema's SparsityParameters), written as
+ * given: the reader checks it against the shape and the stored values. */
+typedef struct lg_writer_sparsity {
+  const int32_t* traversal_order;
+  int num_traversal_order;
+  const int32_t* block_map;
+  int num_block_map;
+  const lg_writer_sparse_level* levels;
+  int num_levels;
+} lg_writer_sparsity;
+
 typedef struct lg_writer_tensor {
   const char* name; /* NULL writes "" */
   TfLiteType type;
@@ -79,6 +102,7 @@ typedef struct lg_writer_tensor {
   bool is_variable;
   bool has_rank;
   const lg_writer_quantization* quantization; /* NULL: none */
+  const lg_writer_sparsity* sparsity;         /* NULL: dense */
 } lg_writer_tensor;
 
 /* One named signature input or output. */

@@ -138,6 +138,58 @@ int32_t conf_intermediate(conf_builder* b, TfLiteType type, conf_shape shape) {
   return add_tensor(b, type, shape, 0);
 }
 
+int32_t conf_sparse_weights(conf_builder* b, TfLiteType type, int rows,
+                            int cols, float lo, float hi) {
+  const size_t n = (size_t)rows * (size_t)cols;
+  const size_t elem = type == kTfLiteFloat16 ? 2 : 4;
+  int32_t* segments = malloc(sizeof(int32_t) * ((size_t)rows + 1));
+  int32_t* indices = malloc(sizeof(int32_t) * (n + 1));
+  unsigned char* values = malloc(elem * (n + 1));
+  int32_t t = -1;
+  if (segments != NULL && indices != NULL && values != NULL) {
+    int32_t kept = 0;
+    segments[0] = 0;
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < cols; ++c) {
+        if (conf_random(&b->seed) >= 1.0f / 3.0f) continue;
+        const float v = lo + (hi - lo) * conf_random(&b->seed);
+        const uint16_t h = lg_fp32_to_fp16(v);
+        memcpy(values + (size_t)kept * elem, elem == 2 ? (const void*)&h : &v,
+               elem);
+        indices[kept++] = c;
+      }
+      segments[r + 1] = kept;
+    }
+    const int32_t order[2] = {0, 1};
+    const lg_writer_sparse_level levels[2] = {
+        {.csr = false, .dense_size = rows},
+        {.csr = true,
+         .segments = segments,
+         .num_segments = rows + 1,
+         .indices = indices,
+         .num_indices = kept}};
+    const lg_writer_sparsity sparsity = {.traversal_order = order,
+                                         .num_traversal_order = 2,
+                                         .levels = levels,
+                                         .num_levels = 2};
+    const int32_t buffer =
+        lg_model_writer_add_buffer(b->writer, values, (size_t)kept * elem);
+    const int32_t shape[2] = {rows, cols};
+    char name[32];
+    const lg_writer_tensor tensor = {.name = next_name(b, name, sizeof(name)),
+                                     .type = type,
+                                     .shape = shape,
+                                     .num_dims = 2,
+                                     .buffer = buffer,
+                                     .sparsity = &sparsity};
+    if (buffer >= 0) t = lg_model_writer_add_tensor(b->writer, &tensor);
+  }
+  free(segments);
+  free(indices);
+  free(values);
+  return t;
+}
+
 int32_t conf_intermediate_quant(conf_builder* b, TfLiteType type,
                                 conf_shape shape, float scale,
                                 int64_t zero_point) {

@@ -211,6 +211,41 @@ static int build_quantize(conf_builder* b, const conf_case* c) {
              : 0;
 }
 
+/* ---- DENSIFY (sparse weights, made dense on the CPU in Prepare) ---------- */
+
+typedef struct densify_case {
+  const char* label;
+  int rows, cols;
+  TfLiteType type; /* FLOAT16: a DEQUANTIZE follows, as in MediaPipe */
+} densify_case;
+
+static const densify_case kDensify[] = {
+    {"f32_add", 6, 10, kTfLiteFloat32},
+    {"f16_dequantize_add", 5, 17, kTfLiteFloat16},
+};
+
+static int build_densify(conf_builder* b, const conf_case* c) {
+  const densify_case* p = c->args;
+  const conf_shape shape = {2, {p->rows, p->cols}};
+  const int32_t x = conf_input(b, shape, -2, 2);
+  const int32_t sparse =
+      conf_sparse_weights(b, p->type, p->rows, p->cols, -2, 2);
+  int32_t w = conf_intermediate(b, p->type, shape);
+  if (conf_op(b, kTfLiteBuiltinDensify, 0, &sparse, 1, &w, 1, NULL) < 0) {
+    return -1;
+  }
+  if (p->type == kTfLiteFloat16) {
+    const int32_t w16 = w;
+    w = conf_intermediate(b, kTfLiteFloat32, shape);
+    if (conf_op(b, kTfLiteBuiltinDequantize, 0, &w16, 1, &w, 1, NULL) < 0) {
+      return -1;
+    }
+  }
+  const int32_t in[2] = {x, w};
+  const TfLiteAddParams add = {kTfLiteActNone, false};
+  return conf_op1(b, kTfLiteBuiltinAdd, in, 2, &add) < 0 ? -1 : 0;
+}
+
 /* ---- CAST int32 -> float32 ---------------------------------------------- */
 
 static int build_cast(conf_builder* b, const conf_case* c) {
@@ -250,6 +285,10 @@ void conf_add_unary_cases(conf_case_list* list) {
     conf_case_add(list, kTfLiteBuiltinDequantize, build_dequantize,
                   &kDequantize[i], kTfLiteActNone, 0, "dequantize_%s",
                   kDequantize[i].label);
+  }
+  for (size_t i = 0; i < sizeof(kDensify) / sizeof(kDensify[0]); ++i) {
+    conf_case_add(list, kTfLiteBuiltinDensify, build_densify, &kDensify[i],
+                  kTfLiteActNone, 0, "densify_%s", kDensify[i].label);
   }
   for (size_t i = 0; i < sizeof(kQuantize) / sizeof(kQuantize[0]); ++i) {
     conf_case_add(list, kTfLiteBuiltinQuantize, build_quantize, &kQuantize[i],

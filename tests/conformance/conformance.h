@@ -121,6 +121,13 @@ int32_t conf_const_i32_vec(conf_builder* b, int count, const int32_t* values);
 /* A tensor between two operators (neither input nor output). */
 int32_t conf_intermediate(conf_builder* b, TfLiteType type, conf_shape shape);
 
+/* A constant [rows, cols] FLOAT32 or FLOAT16 tensor stored sparse (dim 0
+ * dense, dim 1 CSR: TFLite's SparsityParameters) whose dense values are
+ * seeded in [lo, hi] with about a third kept and the rest 0: the input of
+ * a DENSIFY. */
+int32_t conf_sparse_weights(conf_builder* b, TfLiteType type, int rows,
+                            int cols, float lo, float hi);
+
 /* A tensor between two operators quantized per tensor (INT8 or UINT8). */
 int32_t conf_intermediate_quant(conf_builder* b, TfLiteType type,
                                 conf_shape shape, float scale,

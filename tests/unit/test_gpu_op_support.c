@@ -198,6 +198,7 @@ static const expected_op kExpected[] = {
     {kTfLiteBuiltinFloor, 2},
     {kTfLiteBuiltinDequantize, 3},
     {kTfLiteBuiltinQuantize, 2},
+    {kTfLiteBuiltinDensify, 1},
     {kTfLiteBuiltinCast, ANY},
 };
 #define NUM_EXPECTED ((int)(sizeof(kExpected) / sizeof(kExpected[0])))

@@ -185,7 +185,7 @@ typedef struct TfLiteAffineQuantization {
 /* Frees the params of `quantization` and resets it to no quantization. */
 TFL_CAPI_EXPORT void TfLiteQuantizationFree(TfLiteQuantization* quantization);
 
-/* ---- Sparsity (described, not executed by litegpu's kernels) ---------- */
+/* ---- Sparsity (DENSIFY executes it; other kernels refuse it) ---------- */
 
 typedef enum TfLiteDimensionType {
   kTfLiteDimDense = 0,
@@ -205,6 +205,9 @@ typedef struct TfLiteSparsity {
   TfLiteDimensionMetadata* dim_metadata;
   int dim_metadata_size;
 } TfLiteSparsity;
+
+/* Frees `sparsity` (a heap TfLiteSparsity and its arrays); NULL is a no-op. */
+TFL_CAPI_EXPORT void TfLiteSparsityFree(TfLiteSparsity* sparsity);
 
 /* ---- Tensors ----------------------------------------------------------- */
 
