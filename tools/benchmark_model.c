@@ -130,6 +130,7 @@
 
 #include "base/clock.h"
 #include "litegpu/interpreter_info.h"
+#include "litegpu/mediapipe_ops.h"
 #include "litegpu/profiling.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
@@ -746,6 +747,9 @@ static bool create_interpreter(lg_bench* b, TfLiteModel* model,
   TfLiteInterpreterOptionsSetNumThreads(in->options, p->num_threads);
   TfLiteInterpreterOptionsSetErrorReporter(in->options,
                                            lg_bench_report_library_error, NULL);
+  /* litegpu has CPU kernels for MediaPipe's custom ops: models that use
+   * them (selfie segmentation) run on the CPU too. */
+  litegpu_add_mediapipe_ops(in->options);
   if (p->use_gpu && !create_gpu_delegate(b, in)) return false;
   double t0 = lg_bench_now_us();
   in->ip = TfLiteInterpreterCreate(model, in->options);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "litegpu/interpreter_info.h"
+#include "litegpu/mediapipe_ops.h"
 #include "litegpu/reference_delegate.h"
 #include "runtime/model/builtin_options.h"
 #include "runtime/model/model.h"
@@ -148,6 +149,7 @@ static TfLiteInterpreter* create(TfLiteModel* model, TfLiteDelegate* d) {
   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetNumThreads(o, 1);
   TfLiteInterpreterOptionsSetEnableDelegateFallback(o, true);
+  litegpu_add_mediapipe_ops(o); /* MediaPipe's custom ops have kernels */
   if (d != NULL) TfLiteInterpreterOptionsAddDelegate(o, d);
   TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
   TfLiteInterpreterOptionsDelete(o);

@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "litegpu/interpreter_info.h"
+#include "litegpu/mediapipe_ops.h"
 #include "tensorflow/lite/c/c_api.h"
 
 #define MAX_INPUT_VALUES 4096
@@ -158,6 +159,7 @@ static int run(const run_options* o) {
   if (model == NULL) goto done;
   options = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetNumThreads(options, o->num_threads);
+  litegpu_add_mediapipe_ops(options); /* MediaPipe's custom ops' kernels */
   t0 = now_ms();
   ip = TfLiteInterpreterCreate(model, options);
   double t_create = now_ms() - t0;

@@ -4,7 +4,8 @@
  * that MediaPipe registers with its own op resolver; TFLite's
  * BuiltinOpResolver has none of them, and neither has litegpu's by
  * default. This call registers litegpu's kernels for them on the options,
- * as MediaPipe's resolver would:
+ * as MediaPipe's resolver would (litegpu's tools, benchmark_model,
+ * litegpu_run and inspect, always do):
  *   Convolution2DTransposeBias  input, weights [O, kh, kw, I], bias [O]:
  *                               a transposed convolution plus bias, with
  *                               MediaPipe's output size (custom options: a

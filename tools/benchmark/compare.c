@@ -65,6 +65,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "litegpu/mediapipe_ops.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tools/benchmark/benchmark.h"
 
@@ -203,6 +204,7 @@ static bool create_interpreter(cmp_run* c, cmp_row* row,
   TfLiteInterpreterOptionsSetNumThreads(in->options, c->params.num_threads);
   TfLiteInterpreterOptionsSetErrorReporter(
       in->options, lg_bench_report_library_error, &c->last);
+  litegpu_add_mediapipe_ops(in->options); /* as benchmark_model.c */
   c->last.text[0] = '\0';
   in->ip = TfLiteInterpreterCreate(c->model, in->options);
   if (in->ip == NULL) {
