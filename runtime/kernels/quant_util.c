@@ -293,6 +293,73 @@ static int32_t lg_fixed_one_over_one_plus(int32_t a) {
   return lg_fixed_saturating_shift_left(x, 1); /* x / 2, Q1 -> Q0 */
 }
 
+/* x * 2^exponent for any exponent: saturating to the left, rounding to
+ * the right (gemmlowp's SaturatingRoundingMultiplyByPOT). */
+static int32_t lg_fixed_mul_pot(int32_t x, int exponent) {
+  if (exponent > 0) return lg_fixed_saturating_shift_left(x, exponent);
+  return exponent < 0 ? lg_fixed_divide_by_pot(x, -exponent) : x;
+}
+
+static int32_t lg_fixed_saturate(int64_t x) {
+  return x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : (int32_t)x;
+}
+
+/* gemmlowp's + on raw values: wraps. */
+static int32_t lg_fixed_add(int32_t a, int32_t b) {
+  return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+static int lg_fixed_leading_zeros(uint32_t x) {
+  return x == 0 ? 32 : __builtin_clz(x);
+}
+
+int32_t lg_fixed_log_q12_to_q5(int32_t x) {
+  enum { kInputBits = 12, kAccumBits = 6 }; /* output 5 bits, plus one */
+  const int32_t log_2 = 1488522236;         /* Q0 constants */
+  const int32_t sqrt_sqrt_half = 1805811301;
+  const int32_t sqrt_half = 1518500250;
+  const int32_t alpha_n = 117049297;  /* 11/240 * 2^(1/4) */
+  const int32_t alpha_d = 127690142;  /* 1/20 * 2^(1/4) */
+  const int32_t alpha_i = 1057819769; /* 2 / 2^(1/4) - 2^(1/4) */
+  const int32_t alpha_f = 638450708;  /* 1/4 * 2^(1/4) */
+  const int32_t shifted_quarter = lg_fixed_divide_by_pot(1 << 29, kAccumBits);
+  /* x = 2^k * r with r in [sqrt(1/2), 1): two candidate normalizations,
+   * around 1 and around sqrt(1/2), and the one with the smaller r kept. */
+  const int a_headroom_plus_1 = lg_fixed_leading_zeros((uint32_t)x);
+  const int32_t r_a_tmp = lg_fixed_mul_pot(x, a_headroom_plus_1 - 1);
+  const int32_t r_a = lg_fixed_mul_pot(lg_fixed_mul(r_a_tmp, sqrt_half), 1);
+  const int32_t a_pow_2_adj =
+      lg_fixed_saturate((int64_t)lg_fixed_mul_pot(
+                            kInputBits - a_headroom_plus_1, 31 - kAccumBits) +
+                        shifted_quarter);
+  const int32_t z_b = lg_fixed_mul(x, sqrt_half);
+  const int b_headroom = lg_fixed_leading_zeros((uint32_t)z_b) - 1;
+  const int32_t r_b = lg_fixed_mul_pot(x, b_headroom);
+  const int32_t b_pow_2_adj = lg_fixed_saturate(
+      (int64_t)lg_fixed_mul_pot(kInputBits - b_headroom, 31 - kAccumBits) -
+      shifted_quarter);
+  const int32_t r = r_a < r_b ? r_a : r_b;
+  const int32_t pow_2_adj =
+      a_pow_2_adj > b_pow_2_adj ? a_pow_2_adj : b_pow_2_adj;
+  /* log(r) by a rational approximation around 2^(-1/4). */
+  const int64_t half_sum = (int64_t)r + sqrt_sqrt_half;
+  const int32_t p = (int32_t)((half_sum + (half_sum >= 0 ? 1 : -1)) / 2);
+  int32_t q = lg_fixed_add(r, -sqrt_sqrt_half);
+  q = lg_fixed_add(q, q);
+  const int32_t common_sq = lg_fixed_mul(q, q);
+  const int32_t num = lg_fixed_add(
+      lg_fixed_mul(q, r), lg_fixed_mul(lg_fixed_mul(q, common_sq), alpha_n));
+  const int32_t denom_minus_one = lg_fixed_add(
+      lg_fixed_mul(p, lg_fixed_add(lg_fixed_add(alpha_i, q),
+                                   lg_fixed_mul(alpha_d, common_sq))),
+      lg_fixed_mul(alpha_f, q));
+  const int32_t recip_denom = lg_fixed_one_over_one_plus(denom_minus_one);
+  const int32_t num_scaled = lg_fixed_divide_by_pot(num, kAccumBits);
+  const int32_t sum = lg_fixed_add(lg_fixed_mul(pow_2_adj, log_2),
+                                   lg_fixed_mul(num_scaled, recip_denom));
+  return lg_fixed_mul_pot(sum, kAccumBits - 5);
+}
+
 void lg_quant_lut16_populate(double input_scale, int32_t input_zero_point,
                              double output_scale, int32_t output_zero_point,
                              double (*f)(double), int16_t* lut) {

@@ -166,6 +166,11 @@ static inline int16_t lg_quant_lut16_lookup(int16_t x, const int16_t* lut) {
  * (positive shift: left), TFLite's GetInvSqrtQuantizedMultiplierExp: the
  * input normalized by powers of 4, five Newton-Raphson steps in Q3. */
 void lg_fixed_inv_sqrt(int32_t input, int32_t* multiplier, int* shift);
+/* log(x) of a Q12 value x >= 1 as a Q5 value (TFLite's
+ * log_x_for_x_greater_than_or_equal_to_1<5> of a 12-integer-bit input):
+ * x normalized to 2^k * r, k * log 2 plus a rational approximation of
+ * log r, in gemmlowp's saturating and rounding steps. */
+int32_t lg_fixed_log_q12_to_q5(int32_t x);
 /* The reciprocal of a Q12 sum as TFLite's GetReciprocal: a Q0 scale and
  * the number of bits the sum has above 1.0. */
 int32_t lg_fixed_reciprocal_q12(int32_t x, int* num_bits_over_unit);

@@ -15,10 +15,16 @@
  * table-based one, both bit for bit: the differences to the row's maximum
  * rescaled so that [-65535, 0] spans [-10, 0], exp from a 513-entry table
  * (lg_quant_lut16_populate), the sum's reciprocal from a 1 / (1 + x)
- * table, and the product rounded to Q0.15. The float16 variant (version
- * 4) and LOG_SOFTMAX's int8 one (version 2) are rejected in Prepare with
- * the type's name. Invoke splits float rows over the context's thread
- * pool.
+ * table, and the product rounded to Q0.15. INT8 LOG_SOFTMAX (version 2)
+ * is TFLite's reference fixed-point kernel bit for bit: the output is
+ * fixed at scale 16/256 and zero point 127 (it covers [-255/16, 0]); the
+ * Q5 differences' exps summed in Q12, their log in Q5
+ * (lg_fixed_log_q12_to_q5), out = (d - log sum) rounded to 1/16 + 127, and
+ * the differences too small to show (below the input radius, or below the
+ * log sum taken back to input steps) give -128. The float16 SOFTMAX
+ * (version 4) and UINT8 LOG_SOFTMAX (version 1) are rejected in Prepare
+ * with the type's name. Invoke splits float rows over the context's
+ * thread pool.
  */
 #include <float.h>
 #include <math.h>
@@ -58,7 +64,11 @@ typedef struct lg_softmax_data {
   int32_t input_multiplier;
   int input_left_shift;
   int32_t diff_min;
-  /* INT8 SOFTMAX: exp of the rescaled difference -d to the row's maximum,
+  /* INT8 LOG_SOFTMAX: the Q5 rescale taken back (log sum -> input steps). */
+  int32_t reverse_multiplier;
+  int reverse_shift;
+  /* INT8 SOFTMAX and LOG_SOFTMAX: exp of the rescaled difference -d to the
+   * row's maximum,
    * for d in [0, 255] (filled in Prepare; the differences below diff_min
    * are not used). */
   int32_t exp_q0[256];
@@ -97,8 +107,9 @@ static TfLiteStatus lg_softmax_check(TfLiteContext* context,
                                      const lg_softmax_data* data,
                                      const TfLiteTensor* input,
                                      const TfLiteTensor* output) {
-  if ((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
-      !data->log) {
+  if ((input->type == kTfLiteInt8 && data->log) ||
+      ((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
+       !data->log)) {
     if (output->type != input->type) {
       lg_kernel_log(context, data->name,
                     "output type %s is not supported with %s input "
@@ -112,7 +123,7 @@ static TfLiteStatus lg_softmax_check(TfLiteContext* context,
     lg_kernel_log(context, data->name,
                   "input type %s is not supported (expected FLOAT32%s)",
                   TfLiteTypeGetName(input->type),
-                  data->log ? "" : ", INT8 or INT16");
+                  data->log ? " or INT8" : ", INT8 or INT16");
     return kTfLiteError;
   }
   if (input->type == kTfLiteFloat32 && output->type != kTfLiteFloat32) {
@@ -145,13 +156,18 @@ static TfLiteStatus lg_softmax_prepare_int8(TfLiteContext* context,
       lg_quant_tensor_read(context, data->name, "input", input, &in_q));
   TF_LITE_ENSURE_STATUS(
       lg_quant_tensor_read(context, data->name, "output", output, &out_q));
-  if (out_q.zero_point0 != -128 || out_q.scale0 != 1.0f / 256.0f) {
+  const float want_scale = data->log ? 16.0f / 256.0f : 1.0f / 256.0f;
+  const int32_t want_zero_point = data->log ? 127 : -128;
+  if (out_q.zero_point0 != want_zero_point || out_q.scale0 != want_scale) {
     lg_kernel_log(context, data->name,
-                  "INT8 output must have scale 1/256 and zero point -128 "
-                  "(got %g and %d)",
+                  "INT8 output must have scale %s and zero point %d (got %g "
+                  "and %d)",
+                  data->log ? "16/256" : "1/256", (int)want_zero_point,
                   (double)out_q.scale0, (int)out_q.zero_point0);
     return kTfLiteError;
   }
+  /* LOG_SOFTMAX has no beta: TFLite's is 1. */
+  if (data->log) data->beta = 1.0f;
   const double max_multiplier = (double)((1LL << 31) - 1);
   double real = (double)data->beta * (double)in_q.scale0 * (double)(1 << 26);
   if (real > max_multiplier) real = max_multiplier;
@@ -164,6 +180,20 @@ static TfLiteStatus lg_softmax_prepare_int8(TfLiteContext* context,
   }
   lg_quantize_multiplier(real, &data->input_multiplier,
                          &data->input_left_shift);
+  if (data->log) {
+    /* TFLite's PreprocessLogSoftmaxScalingExp: the reverse rescale, a
+     * multiplier below 1. */
+    const double reverse = (double)(1LL << (31 - data->input_left_shift)) /
+                           (double)data->input_multiplier;
+    lg_quantize_multiplier(reverse, &data->reverse_multiplier,
+                           &data->reverse_shift);
+    if (data->reverse_shift > 0) {
+      lg_kernel_log(context, data->name,
+                    "input scale %g is too large for INT8 LOG_SOFTMAX",
+                    (double)in_q.scale0);
+      return kTfLiteError;
+    }
+  }
   const double radius =
       31.0 * (double)(1LL << 26) / (double)(1LL << data->input_left_shift);
   data->diff_min = -(int32_t)floor(radius);
@@ -330,6 +360,38 @@ static void lg_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
   }
 }
 
+/* One INT8 LOG_SOFTMAX row, TFLite's reference fixed-point kernel bit for
+ * bit. */
+static void lg_log_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
+                                    int8_t* out) {
+  int32_t max = -128;
+  for (int64_t c = 0; c < d->depth; ++c) max = x[c] > max ? x[c] : max;
+  int32_t sum_q12 = 0;
+  for (int64_t c = 0; c < d->depth; ++c) {
+    const int32_t diff = x[c] - max;
+    if (diff < d->diff_min) continue;
+    sum_q12 += lg_fixed_divide_by_pot(d->exp_q0[-diff], 12);
+  }
+  const int32_t log_sum_q5 = lg_fixed_log_q12_to_q5(sum_q12);
+  /* The log sum in input steps, below which the output is -128. */
+  const int32_t reverse = lg_multiply_by_quantized_multiplier(
+      log_sum_q5 + INT32_MIN, d->reverse_multiplier, d->reverse_shift);
+  const int32_t floor = reverse > d->diff_min - 1 ? reverse : d->diff_min - 1;
+  for (int64_t c = 0; c < d->depth; ++c) {
+    const int32_t diff = x[c] - max;
+    if (diff <= floor) {
+      out[c] = -128;
+      continue;
+    }
+    const int32_t diff_q5 = lg_multiply_by_quantized_multiplier(
+        diff, d->input_multiplier, d->input_left_shift);
+    /* Q5 (26 fraction bits) to the output's 1/16 steps: 22 bits. */
+    const int32_t q =
+        lg_fixed_divide_by_pot(diff_q5 - log_sum_q5, 31 - 5 - 4) + 127;
+    out[c] = (int8_t)(q < -128 ? -128 : (q > 127 ? 127 : q));
+  }
+}
+
 /* One INT16 row, TFLite's SoftmaxInt16 bit for bit. */
 static void lg_softmax_row_int16(const lg_softmax_data* d, const int16_t* x,
                                  int16_t* out) {
@@ -403,8 +465,13 @@ static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
   }
   if (data->quantized) {
     for (int64_t r = 0; r < data->rows; ++r) {
-      lg_softmax_row_int8(data, input->data.int8 + r * data->depth,
-                          output->data.int8 + r * data->depth);
+      const int8_t* x = input->data.int8 + r * data->depth;
+      int8_t* out = output->data.int8 + r * data->depth;
+      if (data->log) {
+        lg_log_softmax_row_int8(data, x, out);
+      } else {
+        lg_softmax_row_int8(data, x, out);
+      }
     }
     return kTfLiteOk;
   }

@@ -317,6 +317,28 @@ def test_softmax_int8(shape, in_q, beta):
                       rtol=0.0, atol=0.0))
 
 
+@pytest.mark.parametrize("shape,in_q", [
+    ((1, 2), (0.1, 0)),
+    ((3, 10), (0.0625, -17)),
+    ((2, 5, 7), (0.5, 30)),       # many differences below diff_min
+    ((1, 1000), (0.02, 3)),
+    ((4, 1), (0.3, 0)),
+    ((6, 33), (0.004, -128)),     # every difference counts
+    ((2, 300), (0.25, 5)),        # many outputs at -128
+])
+def test_log_softmax_int8(shape, in_q):
+    """INT8 LOG_SOFTMAX (version 2), bit for bit with LiteRT's reference:
+    output scale 16/256 and zero point 127, the log of the Q12 sum of exps
+    in gemmlowp's fixed point."""
+    rng = np.random.default_rng(1500 + shape[-1])
+    x = rng.integers(-128, 128, shape, dtype=np.int8)
+    x.reshape(-1)[:2] = [127, -128]
+    check_case(OpCase(op="LOG_SOFTMAX", version=2,
+                      inputs=[Input(x, quant=in_q)],
+                      outputs=[Output(np.int8, quant=(16 / 256, 127))],
+                      rtol=0.0, atol=0.0))
+
+
 @pytest.mark.parametrize("shape,in_scale,beta", [
     ((1, 2), 1e-3, 1.0),
     ((3, 10), 2.5e-4, 1.0),
