@@ -22,7 +22,7 @@
 #      (tests/models/quantized) on both backends, judged as ctest judges
 #      them;
 #   5. benchmark_model --compare=cpu,cl,vk on MobileNetV2 (float and int8)
-#      and six corpus
+#      and nine corpus
 #      models: this GPU's timings against 8 CPU threads and each backend's
 #      largest difference from the CPU (the corpus's bounds are
 #      tests/python/test_corpus.py's, which needs LiteRT: figures here).
@@ -126,7 +126,8 @@ benchmarks() {
     "$ROOT/tests/models/quantized/mobilenet_v2_int8.tflite") rc=0
   if [[ -n $CORPUS ]]; then
     for m in face_detection_short_range face_landmark hand_landmark_full \
-      iris_landmark palm_detection_full pose_landmark_full; do
+      iris_landmark palm_detection_full pose_landmark_full \
+      face_detection_full_range_sparse pose_detection selfie_segmentation; do
       # A corpus model left out of CORPUS_DIR (to fit a transfer) is named.
       if [[ -f $CORPUS/$m.tflite ]]; then
         list+=("$CORPUS/$m.tflite")
