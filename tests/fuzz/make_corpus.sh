@@ -4,7 +4,8 @@
 #   tests/fuzz/make_corpus.sh OUT_DIR [MODELS_DIR]
 #
 # Copies every .tflite under MODELS_DIR (default: tests/shared/models, or
-# $LITEGPU_SHARED_DIR/models) into OUT_DIR, plus
+# $LITEGPU_SHARED_DIR/models) and tests/fuzz/seeds (sparse tensors, made by
+# tests/python/test_densify.py's builder) into OUT_DIR, plus
 # damaged copies of each: two truncations and two copies with a few bytes
 # overwritten. The damage is seeded, so the corpus is the same on every run.
 set -euo pipefail
@@ -44,7 +45,8 @@ flip_bytes() {
 
 n=0
 while IFS= read -r -d '' model; do
-  name=$(echo "${model#"$models"/}" | tr '/' '_')
+  rel=${model#"$models"/}
+  name=$(echo "${rel#"$here"/}" | tr '/' '_')
   name=${name%.tflite}
   size=$(stat -c %s "$model")
   cat "$model" > "$out/$name.tflite"
@@ -55,6 +57,7 @@ while IFS= read -r -d '' model; do
     flip_bytes "$out/$name.flip$k" $((k * 4))
   done
   n=$((n + 1))
-done < <(find "$models" -name '*.tflite' -type f -print0 | sort -z)
+done < <(find "$models" "$here/seeds" -name '*.tflite' -type f -print0 |
+  sort -z)
 
 echo "corpus: $n models, $(find "$out" -type f | wc -l) files in $out"
