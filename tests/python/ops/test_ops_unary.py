@@ -628,14 +628,22 @@ def test_logistic_int8_output_scale_rejected():
 
 
 def test_quantized_log_softmax_rejected():
-    """INT8 LOG_SOFTMAX (version 2): LiteRT runs it, litegpu names the type
-    (INT8 SOFTMAX runs: tests/python/test_quantized_models.py)."""
+    """INT8 LOG_SOFTMAX (version 2) runs (tests/python/
+    test_quantized_models.py) with TFLite's fixed output quantization, 16/256
+    and 127; another one is refused with what it must be (LiteRT refuses it
+    too). UINT8 (version 1) is refused by its type, which LiteRT runs."""
     q = np.array([[-128, 0, 127]], np.int8)
     check_rejected(OpCase(op="LOG_SOFTMAX", version=2,
                           inputs=[Input(q, quant=(0.1, 0))],
-                          outputs=[Output(np.int8, quant=(16 / 256, 127))]),
-                   match=r"LOG_SOFTMAX: input type INT8 is not supported "
-                         r"\(expected FLOAT32\)",
+                          outputs=[Output(np.int8, quant=(1 / 256, -128))]),
+                   match=r"LOG_SOFTMAX: INT8 output must have scale 16/256 "
+                         r"and zero point 127",
+                   litert_accepts=False)
+    u = np.array([[0, 128, 255]], np.uint8)
+    check_rejected(OpCase(op="LOG_SOFTMAX", version=1,
+                          inputs=[Input(u, quant=(0.1, 128))],
+                          outputs=[Output(np.uint8, quant=(16 / 256, 255))]),
+                   match=r"LOG_SOFTMAX: input type UINT8 is not supported",
                    litert_accepts=True)
 
 
