@@ -673,7 +673,9 @@ long lg_bench_file_size(const char* path) {
   FILE* f = fopen(path, "rb");
   if (f == NULL) return -1;
   long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  const int error = errno;
   fclose(f);
+  errno = error;
   return size;
 }
 
@@ -768,7 +770,8 @@ static bool init_interpreter(lg_bench* b, lg_bench_inputs* inputs,
   const lg_bench_params* p = b->p;
   b->model_bytes = lg_bench_file_size(p->graph);
   if (b->model_bytes < 0) {
-    fprintf(stderr, "benchmark_model: cannot open model '%s'\n", p->graph);
+    fprintf(stderr, "benchmark_model: cannot open model '%s': %s\n", p->graph,
+            strerror(errno));
     return false;
   }
   double t0 = lg_bench_now_us();

@@ -30,6 +30,7 @@ typedef struct inspect_options {
   bool json;
   int max_partitions;
   int min_nodes;
+  bool help;
 } inspect_options;
 
 /* ---- Output helpers: text, or JSON with a comma state ------------------ */
@@ -156,7 +157,8 @@ static TfLiteInterpreter* create(TfLiteModel* model, TfLiteDelegate* d) {
   return ip;
 }
 
-static void print_memory(TfLiteModel* model, bool json) {
+/* False when the CPU interpreter cannot allocate the model. */
+static bool print_memory(TfLiteModel* model, bool json) {
   TfLiteInterpreter* ip = create(model, NULL);
   litegpu_memory_info info;
   const bool ok = ip != NULL &&
@@ -184,6 +186,7 @@ static void print_memory(TfLiteModel* model, bool json) {
         "messages above)\n");
   }
   TfLiteInterpreterDelete(ip);
+  return ok;
 }
 
 static void print_partitions(TfLiteDelegate* d, bool json) {
@@ -267,7 +270,10 @@ static void to_stderr(void* user, const char* format, va_list args) {
 static int parse(int argc, char** argv, inspect_options* o) {
   memset(o, 0, sizeof(*o));
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--json") == 0) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      o->help = true;
+      return 0;
+    } else if (strcmp(argv[i], "--json") == 0) {
       o->json = true;
     } else if (strncmp(argv[i], "--max_delegated_partitions=", 27) == 0) {
       o->max_partitions = atoi(argv[i] + 27);
@@ -283,14 +289,27 @@ static int parse(int argc, char** argv, inspect_options* o) {
   return o->path ? 0 : -1;
 }
 
+static void usage(FILE* out) {
+  fprintf(out,
+          "usage: inspect MODEL [--json] [--max_delegated_partitions=N] "
+          "[--min_nodes_per_partition=N]\n");
+}
+
 int main(int argc, char** argv) {
   inspect_options o;
   if (parse(argc, argv, &o) != 0) {
-    fprintf(stderr,
-            "usage: inspect MODEL [--json] "
-            "[--max_delegated_partitions=N] "
-            "[--min_nodes_per_partition=N]\n");
+    usage(stderr);
     return 2;
+  }
+  if (o.help) {
+    usage(stdout);
+    printf(
+        "Prints a model's operators (with their versions), tensors, the CPU\n"
+        "interpreter's memory plan and the partitions the reference\n"
+        "delegate would make; --json prints one JSON object. Exit status 1\n"
+        "when the model does not load or cannot be allocated, 2 on a bad\n"
+        "argument.\n");
+    return 0;
   }
   lg_reporter rep = {to_stderr, NULL};
   lg_model* m = NULL;
@@ -318,10 +337,14 @@ int main(int argc, char** argv) {
   }
   print_operators(m, o.json);
   print_tensors(m, o.json);
-  print_memory(model, o.json);
+  const bool allocated = print_memory(model, o.json);
   print_delegates(model, &o);
   if (o.json) printf("}\n");
   TfLiteModelDelete(model);
   lg_model_destroy(m);
-  return 0;
+  if (!allocated) {
+    fprintf(stderr, "inspect: the CPU interpreter cannot allocate '%s'\n",
+            o.path);
+  }
+  return allocated ? 0 : 1;
 }

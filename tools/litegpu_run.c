@@ -2,10 +2,13 @@
  * timing and memory plan.
  *
  *   litegpu_run MODEL [--input=V,V,...] [--num_threads=N] [--num_runs=N]
+ *   litegpu_run --help
  *
- * Input 0 takes the --input values (repeated to fill the tensor); other
- * inputs, and input 0 without --input, get seeded pseudo-random values in
- * [0, 1) (integers: 0..9), so runs are reproducible.
+ * Input 0 takes the --input values (repeated to fill the tensor; more
+ * values than it has elements is an error; integer and quantized tensors
+ * take them as stored integers, clamped to the type); other inputs, and
+ * input 0 without --input, get seeded pseudo-random values in [0, 1)
+ * (integers: 0..9), so runs are reproducible.
  */
 #include <math.h>
 #include <stdint.h>
@@ -27,14 +30,31 @@ typedef struct run_options {
   int num_input_values;
   int num_threads;
   int num_runs;
+  int help;
 } run_options;
 
 static double now_ms(void) { return (double)lg_now_ns() / 1e6; }
 
-static void usage(void) {
-  fprintf(stderr,
+static void usage(FILE* out) {
+  fprintf(out,
           "usage: litegpu_run MODEL [--input=V,V,...] [--num_threads=N] "
           "[--num_runs=N]\n");
+}
+
+static void help(void) {
+  usage(stdout);
+  printf(
+      "Runs a .tflite model on litegpu's CPU through TFLite's C API and\n"
+      "prints its inputs and outputs, the load / create / allocate / first\n"
+      "invoke times, the invoke time over --num_runs runs and the memory\n"
+      "plan. MediaPipe's custom ops are registered.\n"
+      "  --input=V,V,...   input 0's values, repeated to fill it (at most\n"
+      "                    its element count; integer and quantized\n"
+      "                    tensors take them as stored integers)\n"
+      "  --num_threads=N   interpreter threads (default 1; -1: the default)\n"
+      "  --num_runs=N      timed invokes after the first (default 10)\n"
+      "Other inputs get seeded pseudo-random values. Exit status: 0, 1 when\n"
+      "the model fails, 2 on a bad argument.\n");
 }
 
 static int parse_values(const char* text, run_options* o) {
@@ -64,7 +84,10 @@ static int parse_args(int argc, char** argv, run_options* o) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     int bad = 0;
-    if (strncmp(a, "--input=", 8) == 0) {
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      o->help = 1;
+      return 0;
+    } else if (strncmp(a, "--input=", 8) == 0) {
       bad = parse_values(a + 8, o);
     } else if (strncmp(a, "--num_threads=", 14) == 0) {
       bad = parse_int(a + 14, -1, &o->num_threads);
@@ -89,10 +112,47 @@ static double next_random(uint32_t* state) {
   return (*state >> 8) / 16777216.0;
 }
 
+/* v as a stored integer of a type spanning [lo, hi], clamped. */
+static int64_t clamp_value(double v, double lo, double hi) {
+  if (!(v >= lo)) return (int64_t)lo; /* NaN too */
+  return (int64_t)(v > hi ? hi : v);
+}
+
+/* --input values as stored integers (quantized and integer types other
+ * than INT32); false for the types that take them otherwise. */
+static int fill_integers(TfLiteTensor* t, const run_options* o) {
+  void* data = TfLiteTensorData(t);
+  const size_t bytes = TfLiteTensorByteSize(t);
+  for (size_t i = 0;; ++i) {
+    const double v = o->input_values[i % (size_t)o->num_input_values];
+    switch (TfLiteTensorType(t)) {
+      case kTfLiteInt8:
+        if (i >= bytes) return 1;
+        ((int8_t*)data)[i] = (int8_t)clamp_value(v, -128, 127);
+        break;
+      case kTfLiteUInt8:
+        if (i >= bytes) return 1;
+        ((uint8_t*)data)[i] = (uint8_t)clamp_value(v, 0, 255);
+        break;
+      case kTfLiteInt16:
+        if (i >= bytes / 2) return 1;
+        ((int16_t*)data)[i] = (int16_t)clamp_value(v, -32768, 32767);
+        break;
+      case kTfLiteInt64:
+        if (i >= bytes / 8) return 1;
+        ((int64_t*)data)[i] = clamp_value(v, -9.2e18, 9.2e18);
+        break;
+      default:
+        return 0;
+    }
+  }
+}
+
 static void fill_input(TfLiteTensor* t, const run_options* o, int use_values,
                        uint32_t* rng) {
   size_t bytes = TfLiteTensorByteSize(t);
   void* data = TfLiteTensorData(t);
+  if (use_values && fill_integers(t, o)) return;
   switch (TfLiteTensorType(t)) {
     case kTfLiteFloat32:
       for (size_t i = 0; i < bytes / sizeof(float); ++i) {
@@ -168,6 +228,20 @@ static int run(const run_options* o) {
   if (TfLiteInterpreterAllocateTensors(ip) != kTfLiteOk) goto done;
   double t_alloc = now_ms() - t0;
   uint32_t rng = 12345;
+  if (o->num_input_values > 0 && TfLiteInterpreterGetInputTensorCount(ip) > 0) {
+    const TfLiteTensor* t0_in = TfLiteInterpreterGetInputTensor(ip, 0);
+    size_t elements = 1;
+    for (int d = 0; d < TfLiteTensorNumDims(t0_in); ++d) {
+      elements *= (size_t)TfLiteTensorDim(t0_in, d);
+    }
+    if ((size_t)o->num_input_values > elements) {
+      fprintf(stderr,
+              "litegpu_run: --input has %d values, but input 0 '%s' has %zu "
+              "elements\n",
+              o->num_input_values, TfLiteTensorName(t0_in), elements);
+      goto done;
+    }
+  }
   for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
     TfLiteTensor* t = TfLiteInterpreterGetInputTensor(ip, i);
     fill_input(t, o, i == 0 && o->num_input_values > 0, &rng);
@@ -216,8 +290,12 @@ done:
 int main(int argc, char** argv) {
   run_options o;
   if (parse_args(argc, argv, &o) != 0) {
-    usage();
+    usage(stderr);
     return 2;
+  }
+  if (o.help) {
+    help();
+    return 0;
   }
   return run(&o);
 }

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/model/builtin_options.h"
 #include "runtime/model/model.h"
@@ -130,8 +131,18 @@ static int count_operators(const lg_model* m) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s MODEL.tflite\n", argv[0]);
+  if (argc == 2 &&
+      (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    printf(
+        "usage: op_versions MODEL.tflite\n"
+        "Prints, as JSON, each operator's recorded version next to the one\n"
+        "TFLite's rules compute for it, and the model's recorded\n"
+        "min_runtime_version next to the computed one. Exit status 1 when\n"
+        "the model does not load, 2 on a bad argument.\n");
+    return 0;
+  }
+  if (argc != 2 || argv[1][0] == '-') {
+    fprintf(stderr, "usage: op_versions MODEL.tflite (or --help)\n");
     return 2;
   }
   lg_model* m = NULL;

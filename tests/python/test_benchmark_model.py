@@ -302,6 +302,7 @@ def test_missing_model(bench, tmp_path):
     proc = run(bench, f"--graph={tmp_path / 'none.tflite'}")
     assert proc.returncode == 1
     assert "cannot open model" in proc.stderr
+    assert "No such file or directory" in proc.stderr  # the reason
 
 
 def test_malformed_model(bench, models):

@@ -87,7 +87,9 @@ def test_model_the_cpu_cannot_run_is_still_listed():
         run.build()
         model = Path(run.model)
         proc = inspect(model, "--json")
-        assert proc.returncode == 0, proc.stderr
+        # Listed, but not allocatable: exit status 1 (it was 0).
+        assert proc.returncode == 1, proc.stderr
+        assert "cannot allocate" in proc.stderr
         report = json.loads(proc.stdout)
         ops, tensors = litert_view(model)
     assert [(o["op"], o["version"]) for o in report["operators"]] == \
@@ -96,6 +98,13 @@ def test_model_the_cpu_cannot_run_is_still_listed():
     assert report["delegates"][0]["applied"] is False
     assert report["memory"] is None
     assert "zero point 3" in proc.stderr
+
+
+def test_help():
+    proc = inspect("--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: inspect MODEL")
+    assert "Exit status" in proc.stdout
 
 
 def test_bad_arguments():

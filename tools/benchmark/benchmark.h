@@ -229,7 +229,8 @@ typedef struct lg_bench_message {
 } lg_bench_message;
 void lg_bench_report_library_error(void* user_data, const char* format,
                                    va_list args);
-/* The file's size in bytes, -1 when it cannot be opened. */
+/* The file's size in bytes, -1 (errno says why) when it cannot be
+ * opened. */
 long lg_bench_file_size(const char* path);
 
 /* ---- GPU delegate (delegate.c) ------------------------------------------- */

@@ -695,8 +695,8 @@ static void quiet_pocl_cache(cmp_run* c) {
 static bool load_model(cmp_run* c) {
   c->model_bytes = lg_bench_file_size(c->params.graph);
   if (c->model_bytes < 0) {
-    fprintf(stderr, "benchmark_model: cannot open model '%s'\n",
-            c->params.graph);
+    fprintf(stderr, "benchmark_model: cannot open model '%s': %s\n",
+            c->params.graph, strerror(errno));
     return false;
   }
   c->model = TfLiteModelCreateFromFileWithErrorReporter(

@@ -1,0 +1,61 @@
+"""The small tools' command lines: --help (exit 0, on stdout), bad
+arguments (exit 2), and litegpu_run's --input checks. benchmark_model and
+inspect have their own files."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD_DIR = Path(os.environ.get("LITEGPU_BUILD_DIR", REPO / "build" / "release"))
+SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO / "tests" / "shared"))
+MICRO = SHARED / "models" / "tflite-micro"
+
+
+def tool(name, *args):
+    path = BUILD_DIR / name
+    assert path.is_file(), f"{path} is missing: build the project first"
+    return subprocess.run([str(path), *map(str, args)], capture_output=True,
+                          text=True, timeout=60)
+
+
+@pytest.mark.parametrize("name,usage", [
+    ("litegpu_run", "usage: litegpu_run MODEL"),
+    ("op_versions", "usage: op_versions MODEL.tflite"),
+])
+def test_help_exits_0_on_stdout(name, usage):
+    for flag in ("--help", "-h"):
+        proc = tool(name, flag)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.startswith(usage)
+        assert "Exit status" in proc.stdout
+
+
+@pytest.mark.parametrize("name,args", [
+    ("litegpu_run", ["--bogus"]),
+    ("litegpu_run", []),
+    ("op_versions", ["--bogus"]),
+    ("op_versions", []),
+])
+def test_bad_arguments_exit_2(name, args):
+    proc = tool(name, *args)
+    assert proc.returncode == 2
+    assert "usage:" in proc.stderr
+
+
+def test_litegpu_run_refuses_more_values_than_the_input_holds():
+    proc = tool("litegpu_run", MICRO / "hello_world_float.tflite",
+                "--input=1,2", "--num_runs=1")
+    assert proc.returncode == 1
+    assert "--input has 2 values, but input 0" in proc.stderr
+    assert "has 1 elements" in proc.stderr
+
+
+def test_litegpu_run_gives_int8_inputs_the_values():
+    proc = tool("litegpu_run", MICRO / "hello_world_int8.tflite",
+                "--input=300", "--num_runs=1")
+    assert proc.returncode == 0, proc.stderr
+    # Clamped to the type, as a stored integer.
+    assert "INT8 [1,1]: 127" in proc.stdout
