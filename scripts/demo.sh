@@ -7,7 +7,8 @@
 # the backends taking turns (paired). A backend that cannot run (no device)
 # gets a row with its reason.
 #
-#   bash scripts/demo.sh [MODEL.tflite [benchmark_model flags...]]
+#   bash scripts/demo.sh [MODEL.tflite] [benchmark_model flags...]
+#   bash scripts/demo.sh --help
 #
 # MODEL defaults to MediaPipe's short-range face detector from the model
 # corpus (build/corpus/models/face_detection_short_range.tflite, fetched by
@@ -16,7 +17,8 @@
 # in well under a minute on a small machine (most of it is PoCL building
 # the OpenCL kernels cold); flags given after MODEL come later on the
 # command line and win (e.g. --num_runs=1000, --compare=cpu,cl,
-# --report=json).
+# --report=json); flags alone run the default model. Setup and build
+# messages go to stderr, so stdout holds only benchmark_model's report.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,17 +27,26 @@ BUILD_ROOT=$(realpath -m "${LITEGPU_BUILD_ROOT:-build}")
 CORPUS=${LITEGPU_CORPUS_DIR:-$ROOT/build/corpus}
 DEFAULT_MODEL=$CORPUS/models/face_detection_short_range.tflite
 
-model=$(realpath -m "${1:-$DEFAULT_MODEL}")
-(($# > 0)) && shift
-bash scripts/setup.sh # fetches the corpus, the default model among it
+if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'
+  exit 0
+fi
+# A first argument that is a flag leaves the default model.
+if (($# > 0)) && [[ $1 != -* ]]; then
+  model=$(realpath -m -- "$1")
+  shift
+else
+  model=$DEFAULT_MODEL
+fi
+bash scripts/setup.sh >&2 # fetches the corpus, the default model among it
 if [[ ! -f $model ]]; then
   printf 'demo: model not found: %s\n' "$model" >&2
   exit 1
 fi
 
-bash scripts/build.sh release --target benchmark_model
+bash scripts/build.sh release --target benchmark_model >&2
 
 flags=(--graph="$model" "--compare=cpu,cl,vk" --warmup_runs=10
        --warmup_min_secs=0.1 --num_runs=100 --min_secs=0.5)
-printf '\ndemo: benchmark_model %s %s\n' "${flags[*]}" "$*"
+printf '\ndemo: benchmark_model %s %s\n' "${flags[*]}" "$*" >&2
 exec "$BUILD_ROOT/release/benchmark_model" "${flags[@]}" "$@"

@@ -59,3 +59,14 @@ def test_litegpu_run_gives_int8_inputs_the_values():
     assert proc.returncode == 0, proc.stderr
     # Clamped to the type, as a stored integer.
     assert "INT8 [1,1]: 127" in proc.stdout
+
+
+def test_demo_help_describes_the_demo():
+    proc = subprocess.run(["bash", str(REPO / "scripts" / "demo.sh"),
+                           "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("The main job:")
+    assert "bash scripts/demo.sh [MODEL.tflite] [benchmark_model flags...]" \
+        in proc.stdout
+    assert "realpath" not in proc.stdout + proc.stderr
