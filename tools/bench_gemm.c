@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/thread_pool.h"
 #include "runtime/kernels/gemm.h"
+#include "tools/tool_help.h"
 
 typedef struct bench_shape {
   const char* name;
@@ -117,7 +118,15 @@ static double bench_one(const bench_shape* s, lg_gemm_isa isa, int threads,
   return best;
 }
 
+static const char kUsage[] =
+    "usage: bench_gemm [--min_seconds S] [--threads N] [--isa NAME] "
+    "[--shape MxNxK] [--unpacked]\n";
+
 int main(int argc, char** argv) {
+  if (lg_tool_help_asked(argc, argv)) {
+    fputs(kUsage, stdout);
+    return 0;
+  }
   double min_seconds = 0.3;
   int only_threads = 0, packed_b = 1, only_isa = -1;
   bench_shape custom = {"custom", 0, 0, 0};
@@ -139,10 +148,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      fprintf(stderr,
-              "usage: %s [--min_seconds S] [--threads N] [--isa NAME] "
-              "[--shape MxNxK] [--unpacked]\n",
-              argv[0]);
+      fputs(kUsage, stderr);
       return 2;
     }
   }

@@ -38,6 +38,7 @@
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/delegates/gpu/delegate.h"
+#include "tools/tool_help.h"
 
 #define EXTRA_COPIES 6
 
@@ -423,7 +424,18 @@ static bool parse_layer(const char* text, layer* l) {
 
 #define MAX_LAYERS 32
 
+static const char kUsage[] =
+    "usage: bench_gpu_conv [--model=FILE | --layer=conv:H,W,IC,OC,K,S | "
+    "--layer=dw:H,W,C,K,S | --layer=tconv:H,W,IC,OC,K,S | "
+    "--layer=fc:M,K,N ...] [--threads=N] [--runs=N] [--cpu_time] "
+    "[--gpu_only] [--gpu_backend=cl|vk] "
+    "[--gpu_precision_loss_allowed=true|false]\n";
+
 int main(int argc, char** argv) {
+  if (lg_tool_help_asked(argc, argv)) {
+    fputs(kUsage, stdout);
+    return 0;
+  }
   int threads = 2, runs = 30;
   const char* model = NULL;
   layer chosen[MAX_LAYERS];
@@ -452,12 +464,7 @@ int main(int argc, char** argv) {
                parse_layer(a + 8, &chosen[count])) {
       ++count;
     } else {
-      fprintf(stderr,
-              "usage: bench_gpu_conv [--model=FILE | --layer=conv:H,W,IC,OC,"
-              "K,S | --layer=dw:H,W,C,K,S | --layer=tconv:H,W,IC,OC,K,S | "
-              "--layer=fc:M,K,N ...] [--threads=N] [--runs=N] [--cpu_time] "
-              "[--gpu_only] [--gpu_backend=cl|vk] "
-              "[--gpu_precision_loss_allowed=true|false]\n");
+      fputs(kUsage, stderr);
       return 2;
     }
   }

@@ -43,6 +43,7 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/delegates/gpu/delegate.h"
+#include "tools/tool_help.h"
 
 #define WARMUP_RUNS 200
 #define BLOCK_RUNS 50
@@ -689,7 +690,14 @@ static bool valid_backends(const char* list) {
   return true;
 }
 
+static const char kUsage[] =
+    "usage: bench_gpu_invoke [--n=1000] [--runs=2000] [--backends=cl,vk]\n";
+
 int main(int argc, char** argv) {
+  if (lg_tool_help_asked(argc, argv)) {
+    fputs(kUsage, stdout);
+    return 0;
+  }
   int n = 1000, runs = 2000;
   const char* backends = "cl,vk";
   for (int i = 1; i < argc; ++i) {
@@ -702,9 +710,7 @@ int main(int argc, char** argv) {
       backends = argv[i] + 11;
       continue;
     }
-    fprintf(stderr,
-            "usage: bench_gpu_invoke [--n=1000] [--runs=2000] "
-            "[--backends=cl,vk]\n");
+    fputs(kUsage, stderr);
     return 2;
   }
   size_t size = 0;

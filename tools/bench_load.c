@@ -16,6 +16,7 @@
 
 #include "base/clock.h"
 #include "tensorflow/lite/c/c_api.h"
+#include "tools/tool_help.h"
 
 static double now_us(void) { return (double)lg_now_ns() / 1e3; }
 
@@ -67,6 +68,10 @@ done:
 }
 
 int main(int argc, char** argv) {
+  if (lg_tool_help_asked(argc, argv)) {
+    printf("usage: bench_load [--runs=N] MODEL...\n");
+    return 0;
+  }
   int runs = 50;
   int first_model = 1;
   if (argc > 1 && strncmp(argv[1], "--runs=", 7) == 0) {

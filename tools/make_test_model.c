@@ -14,6 +14,7 @@
 #include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
+#include "tools/tool_help.h"
 
 #define LG_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -242,16 +243,20 @@ static long file_size(const char* path) {
   return size;
 }
 
-static void usage(void) {
-  fprintf(stderr,
+static void usage(FILE* out) {
+  fprintf(out,
           "usage: make_test_model NAME OUT.tflite [SIZE]\n"
           "NAME: add_const, fc_relu, add_atan, big_weights (SIZE bytes of "
           "weights), two_subgraphs, external_buffers, quant_dequant\n");
 }
 
 int main(int argc, char** argv) {
+  if (lg_tool_help_asked(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
   if (argc < 3 || argc > 4) {
-    usage();
+    usage(stderr);
     return 2;
   }
   lg_tool_model m = {.w = lg_model_writer_create(NULL)};

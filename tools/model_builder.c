@@ -15,6 +15,7 @@
 
 #include "runtime/writer/model_spec.h"
 #include "runtime/writer/model_writer.h"
+#include "tools/tool_help.h"
 
 /* The directory part of `path` ("." when none); NULL when out of memory. */
 static char* lg_dir_of(const char* path) {
@@ -53,12 +54,17 @@ static int lg_run(const char* spec_path, const char* out_path) {
   return status;
 }
 
+static const char kUsage[] =
+    "usage: model_builder SPEC OUT.tflite   (SPEC \"-\" reads stdin; the "
+    "spec language is described in runtime/writer/model_spec.h)\n";
+
 int main(int argc, char** argv) {
+  if (lg_tool_help_asked(argc, argv)) {
+    fputs(kUsage, stdout);
+    return 0;
+  }
   if (argc != 3) {
-    fprintf(stderr,
-            "usage: %s SPEC OUT.tflite   (SPEC \"-\" reads stdin; the spec "
-            "language is described in runtime/writer/model_spec.h)\n",
-            argc > 0 ? argv[0] : "model_builder");
+    fputs(kUsage, stderr);
     return 1;
   }
   return lg_run(argv[1], argv[2]);

@@ -33,6 +33,15 @@ def test_help_exits_0_on_stdout(name, usage):
         assert "Exit status" in proc.stdout
 
 
+@pytest.mark.parametrize("name", ["model_builder", "make_test_model",
+                                  "bench_load", "bench_gemm",
+                                  "bench_gpu_conv", "bench_gpu_invoke"])
+def test_every_other_tool_has_help(name):
+    proc = tool(name, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"usage: {name} "), proc.stdout
+
+
 @pytest.mark.parametrize("name,args", [
     ("litegpu_run", ["--bogus"]),
     ("litegpu_run", []),
