@@ -79,3 +79,27 @@ def test_demo_help_describes_the_demo():
     assert "bash scripts/demo.sh [MODEL.tflite] [benchmark_model flags...]" \
         in proc.stdout
     assert "realpath" not in proc.stdout + proc.stderr
+
+
+def test_readme_c_example_builds_and_runs(tmp_path):
+    """The README's C program, taken from the README itself, compiles with
+    warnings as errors against the built library and runs a model."""
+    import re
+    text = (REPO / "README.md").read_text()
+    match = re.search(r"```c\n(#include <stdio.h>.*?)```", text, re.S)
+    assert match, "README has no C example with main()"
+    (tmp_path / "app.c").write_text(match.group(1))
+    flags = ["-std=c11", "-Wall", "-Wextra", "-Werror"]
+    if "asan" in BUILD_DIR.name:  # the library is instrumented there
+        flags += ["-fsanitize=address,undefined"]
+    build = subprocess.run(
+        ["cc", *flags, f"-I{REPO / 'include'}", str(tmp_path / "app.c"),
+         str(BUILD_DIR / "liblitegpu.so"), f"-Wl,-rpath,{BUILD_DIR}", "-o",
+         str(tmp_path / "app")], capture_output=True, text=True, timeout=120)
+    assert build.returncode == 0, build.stderr
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1")
+    run = subprocess.run([str(tmp_path / "app"),
+                          str(MICRO / "hello_world_float.tflite")],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("output 0: ")
