@@ -332,18 +332,28 @@ static void lg_softmax_task(void* ctx, int index) {
   }
 }
 
-/* One INT8 row, TFLite's reference fixed-point softmax bit for bit. */
-static void lg_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
-                                int8_t* out) {
-  int32_t max = -128;
-  for (int64_t c = 0; c < d->depth; ++c) max = x[c] > max ? x[c] : max;
-  /* exp of each difference from the table Prepare filled. */
+/* An INT8 row's maximum (*max) and the Q12 sum of the exps of its
+ * differences to it, from the table Prepare filled; the differences below
+ * diff_min count as 0 (SOFTMAX and LOG_SOFTMAX alike). */
+static int32_t lg_softmax_int8_sum_exps(const lg_softmax_data* d,
+                                        const int8_t* x, int32_t* max) {
+  int32_t m = -128;
+  for (int64_t c = 0; c < d->depth; ++c) m = x[c] > m ? x[c] : m;
   int32_t sum_q12 = 0;
   for (int64_t c = 0; c < d->depth; ++c) {
-    const int32_t diff = x[c] - max;
+    const int32_t diff = x[c] - m;
     if (diff < d->diff_min) continue;
     sum_q12 += lg_fixed_divide_by_pot(d->exp_q0[-diff], 12);
   }
+  *max = m;
+  return sum_q12;
+}
+
+/* One INT8 row, TFLite's reference fixed-point softmax bit for bit. */
+static void lg_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
+                                int8_t* out) {
+  int32_t max;
+  const int32_t sum_q12 = lg_softmax_int8_sum_exps(d, x, &max);
   int bits_over_unit = 0;
   const int32_t reciprocal = lg_fixed_reciprocal_q12(sum_q12, &bits_over_unit);
   const int exponent = bits_over_unit + 31 - 8;
@@ -364,14 +374,8 @@ static void lg_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
  * bit. */
 static void lg_log_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
                                     int8_t* out) {
-  int32_t max = -128;
-  for (int64_t c = 0; c < d->depth; ++c) max = x[c] > max ? x[c] : max;
-  int32_t sum_q12 = 0;
-  for (int64_t c = 0; c < d->depth; ++c) {
-    const int32_t diff = x[c] - max;
-    if (diff < d->diff_min) continue;
-    sum_q12 += lg_fixed_divide_by_pot(d->exp_q0[-diff], 12);
-  }
+  int32_t max;
+  const int32_t sum_q12 = lg_softmax_int8_sum_exps(d, x, &max);
   const int32_t log_sum_q5 = lg_fixed_log_q12_to_q5(sum_q12);
   /* The log sum in input steps, below which the output is -128. */
   const int32_t reverse = lg_multiply_by_quantized_multiplier(
