@@ -272,8 +272,9 @@ bool lg_gpu_is_constant_floats(const TfLiteTensor* t);
 
 /* A constant tensor's float data (kTfLiteMmapRo or kTfLitePersistentRo):
  * float32 data as is, a dequantizable constant's values dequantized once
- * per program (the program owns the copy); NULL for anything else or when
- * out of memory. Only during lowering. */
+ * per program (the program owns the copy, until Prepare has uploaded the
+ * constants); NULL for anything else or when out of memory. Only during
+ * lowering. */
 const float* lg_gpu_constant_floats(lg_gpu_program* p, const TfLiteTensor* t);
 
 /* The first value of a constant float32 or dequantizable tensor into *v;

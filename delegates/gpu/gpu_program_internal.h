@@ -101,7 +101,8 @@ struct lg_gpu_program {
   bool* absorbed; /* per partition node: lowered by an earlier node */
   int fused_nodes;
   lg_gpu_recording* recording; /* the dispatches, when the backend records */
-  float** dequantized; /* per context tensor: lg_gpu_constant_floats copies */
+  float** dequantized; /* per context tensor: lg_gpu_constant_floats copies
+                          (during lowering; freed once uploaded) */
   uint64_t bytes_uploaded, bytes_downloaded;
   char error[PROGRAM_ERROR_SIZE];
 };

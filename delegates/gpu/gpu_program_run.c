@@ -165,6 +165,12 @@ static TfLiteStatus create_buffers(lg_gpu_program* p,
   if (be->ops->finish(be, &error) != kTfLiteOk) {
     return lg_gpu_lower_fail(p, "%s", error.message);
   }
+  /* The dequantized weights lowering read (lg_gpu_constant_floats) are
+   * on the device too, packed as their kernels want them. */
+  for (int t = 0; p->dequantized != NULL && t < p->num_context_tensors; ++t) {
+    free(p->dequantized[t]);
+    p->dequantized[t] = NULL;
+  }
   for (int v = 0; v < p->num_values; ++v) {
     value* x = &p->values[v];
     free(x->host_copy); /* on the device now */

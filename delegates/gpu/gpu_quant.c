@@ -23,33 +23,17 @@
 #include "delegates/gpu/gpu_lower.h"
 #include "delegates/gpu/gpu_program_internal.h"
 #include "runtime/kernels/fp16.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/quant_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 
 /* TFLite GPU's floor for the fake-quantization scale in half precision. */
 #define HALF_MIN_QUANT_SCALE 0.000062f
 
-static bool is_constant(const TfLiteTensor* t) {
-  return t->allocation_type == kTfLiteMmapRo ||
-         t->allocation_type == kTfLitePersistentRo;
-}
-
-static bool type_range(TfLiteType type, int64_t* qmin, int64_t* qmax) {
-  switch (type) {
-    case kTfLiteInt8:
-      *qmin = -128;
-      *qmax = 127;
-      return true;
-    case kTfLiteUInt8:
-      *qmin = 0;
-      *qmax = 255;
-      return true;
-    case kTfLiteInt32:
-      *qmin = INT32_MIN;
-      *qmax = INT32_MAX;
-      return true;
-    default:
-      return false;
-  }
+/* The stored range of the types the GPU dequantizes: INT8, UINT8 and
+ * INT32 (biases); false for others (INT16 stays on the CPU). */
+static bool quant_range(TfLiteType type, int32_t* qmin, int32_t* qmax) {
+  return type != kTfLiteInt16 && lg_quant_type_range(type, qmin, qmax);
 }
 
 static bool valid_scale(float s) { return isfinite(s) && s > 0.0f; }
@@ -61,29 +45,34 @@ static const TfLiteAffineQuantization* affine_of(const TfLiteTensor* t) {
   return a;
 }
 
+/* Channel c's zero point: one shared by all channels or one each; 0
+ * without any. */
+static int64_t zero_point_of(const TfLiteAffineQuantization* a, int c) {
+  if (a->zero_point == NULL || a->zero_point->size < 1) return 0;
+  return a->zero_point->data[a->zero_point->size == 1 ? 0 : c];
+}
+
 bool lg_gpu_quantized_activation(const TfLiteTensor* t, lg_gpu_quant* q) {
-  int64_t qmin, qmax;
-  if (t == NULL || is_constant(t) ||
+  int32_t qmin, qmax;
+  if (t == NULL || lg_kernel_is_constant(t) ||
       (t->type != kTfLiteInt8 && t->type != kTfLiteUInt8) ||
-      !type_range(t->type, &qmin, &qmax)) {
+      !quant_range(t->type, &qmin, &qmax)) {
     return false;
   }
   const TfLiteAffineQuantization* a = affine_of(t);
   if (a == NULL || a->scale->size != 1) return false;
   const float scale = a->scale->data[0];
-  const int64_t zero_point = a->zero_point != NULL && a->zero_point->size >= 1
-                                 ? a->zero_point->data[0]
-                                 : 0;
+  const int64_t zero_point = zero_point_of(a, 0);
   if (!valid_scale(scale) || zero_point < qmin || zero_point > qmax) {
     return false;
   }
   if (q != NULL) {
     q->scale = scale;
     q->zero_point = (int32_t)zero_point;
-    q->qmin = (int32_t)qmin;
-    q->qmax = (int32_t)qmax;
-    q->lo = (float)(qmin - zero_point) * scale;
-    q->hi = (float)(qmax - zero_point) * scale;
+    q->qmin = qmin;
+    q->qmax = qmax;
+    q->lo = (float)((int64_t)qmin - zero_point) * scale;
+    q->hi = (float)((int64_t)qmax - zero_point) * scale;
   }
   return true;
 }
@@ -101,9 +90,9 @@ static int quantized_axis(const TfLiteTensor* t,
 }
 
 bool lg_gpu_dequantizable_constant(const TfLiteTensor* t) {
-  int64_t qmin, qmax;
-  if (t == NULL || !is_constant(t) || t->data.raw == NULL ||
-      !type_range(t->type, &qmin, &qmax)) {
+  int32_t qmin, qmax;
+  if (t == NULL || !lg_kernel_is_constant(t) || t->data.raw == NULL ||
+      !quant_range(t->type, &qmin, &qmax)) {
     return false;
   }
   const TfLiteAffineQuantization* a = affine_of(t);
@@ -119,16 +108,14 @@ bool lg_gpu_dequantizable_constant(const TfLiteTensor* t) {
   }
   for (int i = 0; i < n; ++i) {
     if (!valid_scale(a->scale->data[i])) return false;
-    const int64_t zp = a->zero_point == NULL      ? 0
-                       : a->zero_point->size == 1 ? a->zero_point->data[0]
-                                                  : a->zero_point->data[i];
+    const int64_t zp = zero_point_of(a, i);
     if (zp < qmin || zp > qmax) return false;
   }
   return true;
 }
 
 bool lg_gpu_is_constant_floats(const TfLiteTensor* t) {
-  if (t == NULL || !is_constant(t)) return false;
+  if (t == NULL || !lg_kernel_is_constant(t)) return false;
   if (t->type == kTfLiteFloat32) return t->data.raw != NULL;
   return lg_gpu_dequantizable_constant(t);
 }
@@ -140,15 +127,23 @@ bool lg_gpu_float_tensor(const TfLiteTensor* t) {
          lg_gpu_dequantizable_constant(t);
 }
 
-static int64_t raw_value(const TfLiteTensor* t, size_t i) {
+/* Element i, in channel c, of a dequantizable constant as a float: the
+ * product in double, rounded once (as the CPU's DEQUANTIZE). */
+static float dequantized_at(const TfLiteTensor* t,
+                            const TfLiteAffineQuantization* a, size_t i,
+                            int c) {
+  int64_t q;
   switch (t->type) {
     case kTfLiteInt8:
-      return ((const int8_t*)t->data.raw)[i];
+      q = ((const int8_t*)t->data.raw)[i];
+      break;
     case kTfLiteUInt8:
-      return ((const uint8_t*)t->data.raw)[i];
+      q = ((const uint8_t*)t->data.raw)[i];
+      break;
     default:
-      return t->data.i32[i];
+      q = t->data.i32[i];
   }
+  return (float)((double)(q - zero_point_of(a, c)) * a->scale->data[c]);
 }
 
 /* The dequantized values of a dequantizable constant (malloc'd), or NULL
@@ -168,10 +163,7 @@ static float* dequantize_constant(const TfLiteTensor* t) {
   }
   for (size_t i = 0; i < n; ++i) {
     const int c = channels > 1 ? (int)((i / inner) % (size_t)channels) : 0;
-    const int64_t zp = a->zero_point == NULL      ? 0
-                       : a->zero_point->size == 1 ? a->zero_point->data[0]
-                                                  : a->zero_point->data[c];
-    out[i] = (float)((double)(raw_value(t, i) - zp) * a->scale->data[c]);
+    out[i] = dequantized_at(t, a, i, c);
   }
   return out;
 }
@@ -202,9 +194,7 @@ bool lg_gpu_constant_scalar(const TfLiteTensor* t, float* v) {
     *v = t->data.f[0];
     return true;
   }
-  const TfLiteAffineQuantization* a = t->quantization.params;
-  const int64_t zp = a->zero_point != NULL ? a->zero_point->data[0] : 0;
-  *v = (float)((double)(raw_value(t, 0) - zp) * a->scale->data[0]);
+  *v = dequantized_at(t, t->quantization.params, 0, 0);
   return true;
 }
 

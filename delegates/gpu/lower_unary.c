@@ -15,6 +15,7 @@
 #include "delegates/gpu/gpu_lower.h"
 #include "ops/op_manifest.h"
 #include "runtime/kernels/fp16.h"
+#include "runtime/kernels/kernel_util.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
@@ -117,9 +118,7 @@ bool lg_gpu_limits_dequantize(LG_GPU_CHECK_ARGS) {
   const TfLiteTensor* in = lg_gpu_node_tensor(context, node->inputs, 0);
   const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
   const bool half_constant = in->type == kTfLiteFloat16 &&
-                             (in->allocation_type == kTfLiteMmapRo ||
-                              in->allocation_type == kTfLitePersistentRo) &&
-                             in->data.raw != NULL;
+                             lg_kernel_is_constant(in) && in->data.raw != NULL;
   if (out->type != kTfLiteFloat32 ||
       (!half_constant && !lg_gpu_is_constant_floats(out) &&
        !lg_gpu_dequantizable_constant(in) &&
