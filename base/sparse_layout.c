@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int64_t index_at(const lg_sparse_index* v, int64_t i) {
+int64_t lg_sparse_index_at(const lg_sparse_index* v, int64_t i) {
   switch (v->bytes) {
     case 1:
       return ((const uint8_t*)v->data)[i];
@@ -100,8 +100,9 @@ static bool expand(const lg_sparse_layout* l, expanded_dims* x, char* why,
  * the number of its indices last, and each index inside its dim. */
 static bool check_csr(const lg_sparse_level* v, int k, int64_t parents,
                       int64_t extent, char* why, size_t size) {
-  if (v->segments.count != parents + 1 || index_at(&v->segments, 0) != 0 ||
-      index_at(&v->segments, parents) != v->indices.count) {
+  if (v->segments.count != parents + 1 ||
+      lg_sparse_index_at(&v->segments, 0) != 0 ||
+      lg_sparse_index_at(&v->segments, parents) != v->indices.count) {
     snprintf(why, size,
              "its sparsity level %d (CSR) needs %lld + 1 segments from 0 to "
              "its %d indices, and has %d",
@@ -110,13 +111,14 @@ static bool check_csr(const lg_sparse_level* v, int k, int64_t parents,
     return false;
   }
   for (int64_t n = 0; n < parents; ++n) {
-    if (index_at(&v->segments, n + 1) < index_at(&v->segments, n)) {
+    if (lg_sparse_index_at(&v->segments, n + 1) <
+        lg_sparse_index_at(&v->segments, n)) {
       snprintf(why, size, "its sparsity level %d (CSR) segments decrease", k);
       return false;
     }
   }
   for (int32_t i = 0; i < v->indices.count; ++i) {
-    const int64_t x = index_at(&v->indices, i);
+    const int64_t x = lg_sparse_index_at(&v->indices, i);
     if (x < 0 || x >= extent) {
       snprintf(why, size,
                "its sparsity level %d (CSR) index %d is %lld, outside its "
@@ -207,9 +209,9 @@ static void walk(densify_walk* w, int k, int64_t node) {
     }
     return;
   }
-  const int64_t end = index_at(&v->segments, node + 1);
-  for (int64_t i = index_at(&v->segments, node); i < end; ++i) {
-    w->index[e] = index_at(&v->indices, i);
+  const int64_t end = lg_sparse_index_at(&v->segments, node + 1);
+  for (int64_t i = lg_sparse_index_at(&v->segments, node); i < end; ++i) {
+    w->index[e] = lg_sparse_index_at(&v->indices, i);
     walk(w, k + 1, i);
   }
 }

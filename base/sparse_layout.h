@@ -46,6 +46,9 @@ typedef struct lg_sparse_layout {
   lg_sparse_level levels[LG_SPARSE_MAX_LEVELS];
 } lg_sparse_layout;
 
+/* Entry i of an index vector. */
+int64_t lg_sparse_index_at(const lg_sparse_index* v, int64_t i);
+
 /* Checks the layout against its dense shape and the number of stored
  * values; false with the first problem in `why` (a sentence without the
  * tensor's name). */

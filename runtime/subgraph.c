@@ -242,9 +242,7 @@ static TfLiteIntArray* int_array_from(const int32_t* data, int32_t count) {
 static TfLiteIntArray* index_array_from(const lg_sparse_index* v) {
   TfLiteIntArray* a = TfLiteIntArrayCreate(v->count);
   for (int32_t i = 0; a != NULL && i < v->count; ++i) {
-    a->data[i] = v->bytes == 1   ? ((const uint8_t*)v->data)[i]
-                 : v->bytes == 2 ? ((const uint16_t*)v->data)[i]
-                                 : ((const int32_t*)v->data)[i];
+    a->data[i] = (int)lg_sparse_index_at(v, i);
   }
   return a;
 }
