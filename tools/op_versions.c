@@ -28,6 +28,7 @@
 #include "runtime/model/builtin_options.h"
 #include "runtime/model/model.h"
 #include "tensorflow/lite/builtin_ops.h"
+#include "tools/tool_help.h"
 #include "versioning/op_version.h"
 #include "versioning/runtime_version.h"
 
@@ -131,8 +132,7 @@ static int count_operators(const lg_model* m) {
 }
 
 int main(int argc, char** argv) {
-  if (argc == 2 &&
-      (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+  if (lg_tool_help_asked(argc, argv)) {
     printf(
         "usage: op_versions MODEL.tflite\n"
         "Prints, as JSON, each operator's recorded version next to the one\n"
