@@ -6,7 +6,12 @@
 TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
                                  size_t* bytes) {
   size_t size = 0;
-  if (TfLiteGetSizeOfType(type, &size) != kTfLiteOk) return kTfLiteError;
+  /* A RESOURCE tensor holds int32 resource ids (what VAR_HANDLE writes). */
+  if (type == kTfLiteResource) {
+    size = sizeof(int32_t);
+  } else if (TfLiteGetSizeOfType(type, &size) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   if (dims == NULL) {
     *bytes = 0;
     return kTfLiteOk;

@@ -9,7 +9,8 @@
 #include "tensorflow/lite/c/common.h"
 
 /* The byte size of `dims` elements of `type` into *bytes; kTfLiteError on
- * overflow or a type without a fixed element size. */
+ * overflow or a type without a fixed element size. A RESOURCE element is an
+ * int32 resource id. */
 TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
                                  size_t* bytes);
 

@@ -12,6 +12,7 @@
 #include "runtime/delegate.h"
 #include "runtime/interpreter.h"
 #include "runtime/operator.h"
+#include "runtime/resource_variables.h"
 #include "runtime/subgraph.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 
@@ -140,6 +141,7 @@ TfLiteInterpreterOptions* TfLiteInterpreterOptionsCopy(
   copy->num_threads = from->num_threads;
   copy->reporter = from->reporter;
   copy->enable_delegate_fallback = from->enable_delegate_fallback;
+  copy->enable_cancellation = from->enable_cancellation;
   if (lg_op_resolver_copy(&copy->resolver, &from->resolver) != kTfLiteOk ||
       delegate_list_copy(&copy->delegates, &from->delegates) != kTfLiteOk) {
     TfLiteInterpreterOptionsDelete(copy);
@@ -203,6 +205,15 @@ void TfLiteInterpreterOptionsSetEnableDelegateFallback(
     return;
   }
   options->enable_delegate_fallback = enable;
+}
+
+void TfLiteInterpreterOptionsEnableCancellation(
+    TfLiteInterpreterOptions* options, bool enable) {
+  if (options == NULL) {
+    api_error("TfLiteInterpreterOptionsEnableCancellation: options is NULL");
+    return;
+  }
+  options->enable_cancellation = enable;
 }
 
 void TfLiteInterpreterOptionsAddOperator(TfLiteInterpreterOptions* options,
@@ -274,13 +285,48 @@ static int32_t resolve_num_threads(int32_t requested) {
   return cpus > 0 ? (int32_t)cpus : 1;
 }
 
+static void remove_all_delegates(TfLiteInterpreter* ip) {
+  for (int i = 0; i < ip->num_subgraphs; ++i) {
+    lg_subgraph_remove_delegates(&ip->subgraphs[i]);
+  }
+}
+
+/* Applies `delegate` to every subgraph, subgraph 0 first (whose Prepare
+ * plans the control-flow callees it reaches), as TFLite does. A failure
+ * in a later subgraph removes every delegate from every subgraph, as a
+ * failure in subgraph 0 does there, so the interpreter is left whole. */
+static TfLiteStatus apply_delegate_everywhere(TfLiteInterpreter* ip,
+                                              TfLiteDelegate* delegate) {
+  for (int i = 0; i < ip->num_subgraphs; ++i) {
+    const TfLiteStatus status =
+        lg_subgraph_apply_delegate(&ip->subgraphs[i], delegate);
+    if (status == kTfLiteOk) continue;
+    if (i > 0) {
+      lg_report(&ip->reporter,
+                "The delegate could not be applied to subgraph %d; every "
+                "delegate is removed.",
+                i);
+      remove_all_delegates(ip);
+    }
+    return status;
+  }
+  return kTfLiteOk;
+}
+
+static bool any_delegates(const TfLiteInterpreter* ip) {
+  for (int i = 0; i < ip->num_subgraphs; ++i) {
+    if (lg_subgraph_has_delegates(&ip->subgraphs[i])) return true;
+  }
+  return false;
+}
+
 /* Applies the options' delegates in order. A failure fails creation, as in
  * TFLite, unless fallback is on: then the failed delegate (already undone)
  * is skipped with a warning. */
 static TfLiteStatus apply_delegates(TfLiteInterpreter* ip) {
   for (int i = 0; i < ip->delegates.count; ++i) {
     TfLiteStatus status =
-        lg_subgraph_apply_delegate(&ip->subgraphs[0], ip->delegates.items[i]);
+        apply_delegate_everywhere(ip, ip->delegates.items[i]);
     if (status == kTfLiteOk) continue;
     if (!ip->enable_delegate_fallback) return status;
     lg_report(&ip->reporter,
@@ -296,6 +342,22 @@ static TfLiteStatus apply_delegates(TfLiteInterpreter* ip) {
     return lg_subgraph_allocate_tensors(&ip->subgraphs[0]);
   }
   return kTfLiteOk;
+}
+
+/* Every subgraph of the model; each builds (and reports) on its own, so a
+ * model with unresolved ops in two subgraphs names them all. */
+static TfLiteStatus build_subgraphs(TfLiteInterpreter* ip) {
+  const int count = ip->model->model->num_subgraphs;
+  ip->subgraphs = calloc((size_t)(count > 0 ? count : 1), sizeof(lg_subgraph));
+  if (ip->subgraphs == NULL) return kTfLiteError;
+  ip->num_subgraphs = count;
+  TfLiteStatus status = kTfLiteOk;
+  for (int i = 0; i < count; ++i) {
+    TfLiteStatus s = lg_subgraph_build(&ip->subgraphs[i], ip, i);
+    if (s != kTfLiteOk && status == kTfLiteOk) status = s;
+    if (s == kTfLiteError) break; /* out of memory or a malformed node */
+  }
+  return status;
 }
 
 static TfLiteInterpreter* create_interpreter(
@@ -320,11 +382,9 @@ static TfLiteInterpreter* create_interpreter(
   ip->resolver.use_builtin_kernels = use_builtin_kernels;
   ip->num_threads = resolve_num_threads(options ? options->num_threads : -1);
   ip->thread_pool = lg_thread_pool_create(ip->num_threads);
-  ip->subgraphs = calloc(1, sizeof(lg_subgraph));
-  if (ip->thread_pool == NULL || ip->subgraphs == NULL) goto fail;
-  ip->num_subgraphs = 1;
-  if (lg_subgraph_build(&ip->subgraphs[0], ip, 0) != kTfLiteOk) goto fail;
+  if (ip->thread_pool == NULL || build_subgraphs(ip) != kTfLiteOk) goto fail;
   if (options != NULL) {
+    ip->cancellation_enabled = options->enable_cancellation;
     ip->enable_delegate_fallback = options->enable_delegate_fallback;
     if (delegate_list_copy(&ip->delegates, &options->delegates) != kTfLiteOk ||
         apply_delegates(ip) != kTfLiteOk) {
@@ -352,7 +412,7 @@ TfLiteStatus TfLiteInterpreterModifyGraphWithDelegate(
     const TfLiteInterpreter* interpreter, TfLiteDelegate* delegate) {
   if (interpreter == NULL) return kTfLiteError;
   TfLiteInterpreter* ip = (TfLiteInterpreter*)interpreter;
-  return lg_subgraph_apply_delegate(&ip->subgraphs[0], delegate);
+  return apply_delegate_everywhere(ip, delegate);
 }
 
 void TfLiteInterpreterDelete(TfLiteInterpreter* interpreter) {
@@ -361,6 +421,7 @@ void TfLiteInterpreterDelete(TfLiteInterpreter* interpreter) {
     lg_subgraph_release(&interpreter->subgraphs[i]);
   }
   free(interpreter->subgraphs);
+  lg_resources_release(&interpreter->resources);
   lg_thread_pool_destroy(interpreter->thread_pool);
   lg_op_resolver_release(&interpreter->resolver);
   free(interpreter->delegates.items);
@@ -453,6 +514,67 @@ TfLiteStatus TfLiteInterpreterResizeInputTensor(TfLiteInterpreter* interpreter,
                                   input_dims_size);
 }
 
+TfLiteStatus TfLiteInterpreterResizeInputTensorStrict(
+    TfLiteInterpreter* interpreter, int32_t input_index, const int* input_dims,
+    int32_t input_dims_size) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterResizeInputTensorStrict",
+                    kTfLiteError);
+  return lg_subgraph_resize_input_strict(primary(interpreter), input_index,
+                                         input_dims, input_dims_size);
+}
+
+TfLiteStatus TfLiteInterpreterCancel(const TfLiteInterpreter* interpreter) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterCancel", kTfLiteError);
+  if (!interpreter->cancellation_enabled) {
+    lg_report(&interpreter->reporter,
+              "TfLiteInterpreterCancel: cancellation is not enabled (see "
+              "TfLiteInterpreterOptionsEnableCancellation)");
+    return kTfLiteError;
+  }
+  TfLiteInterpreter* ip = (TfLiteInterpreter*)interpreter;
+  atomic_store(&ip->cancel_requested, true);
+  return kTfLiteOk;
+}
+
+/* The value a reset variable holds: 0, or the zero point of a quantized
+ * tensor (in its storage type). */
+static void reset_variable(TfLiteTensor* t) {
+  memset(t->data.raw, 0, t->bytes);
+  const int32_t zp = t->params.zero_point;
+  if (zp == 0) return;
+  if (t->type == kTfLiteInt8 || t->type == kTfLiteUInt8) {
+    memset(t->data.raw, zp, t->bytes);
+  } else if (t->type == kTfLiteInt16) {
+    int16_t* d = (int16_t*)t->data.raw;
+    for (size_t i = 0; i < t->bytes / sizeof(int16_t); ++i) d[i] = (int16_t)zp;
+  }
+}
+
+TfLiteStatus TfLiteInterpreterResetVariableTensors(
+    TfLiteInterpreter* interpreter) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterResetVariableTensors",
+                    kTfLiteError);
+  for (int g = 0; g < interpreter->num_subgraphs; ++g) {
+    lg_subgraph* s = &interpreter->subgraphs[g];
+    for (size_t i = 0; i < s->context.tensors_size; ++i) {
+      TfLiteTensor* t = &s->context.tensors[i];
+      if (!t->is_variable) continue;
+      /* A subgraph no node has run yet starts from its initial values. */
+      if (t->data.raw == NULL && g > 0) continue;
+      if (t->data.raw == NULL) {
+        lg_report(&interpreter->reporter,
+                  "TfLiteInterpreterResetVariableTensors: variable tensor %zu "
+                  "(%s) of subgraph %d has no memory yet; call "
+                  "TfLiteInterpreterAllocateTensors first",
+                  i, t->name ? t->name : "", g);
+        return kTfLiteError;
+      }
+      reset_variable(t);
+    }
+  }
+  return kTfLiteOk;
+}
+
 TfLiteStatus TfLiteInterpreterAllocateTensors(TfLiteInterpreter* interpreter) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterAllocateTensors",
                     kTfLiteError);
@@ -477,7 +599,7 @@ static TfLiteStatus invoke_without_delegates(TfLiteInterpreter* ip) {
     }
   }
   if (status == kTfLiteOk) {
-    lg_subgraph_remove_delegates(s);
+    remove_all_delegates(ip);
     status = lg_subgraph_allocate_tensors(s);
   }
   for (int i = 0; i < s->num_inputs && status == kTfLiteOk; ++i) {
@@ -494,9 +616,11 @@ static TfLiteStatus invoke_without_delegates(TfLiteInterpreter* ip) {
 TfLiteStatus TfLiteInterpreterInvoke(TfLiteInterpreter* interpreter) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterInvoke", kTfLiteError);
   lg_subgraph* s = primary(interpreter);
+  /* A Cancel before this Invoke began does not cancel it (TFLite). */
+  atomic_store(&interpreter->cancel_requested, false);
   TfLiteStatus status = lg_subgraph_invoke(s);
   if (status != kTfLiteOk && interpreter->enable_delegate_fallback &&
-      lg_subgraph_has_delegates(s) && s->state == LG_STATE_INVOKABLE) {
+      any_delegates(interpreter) && s->state == LG_STATE_INVOKABLE) {
     return invoke_without_delegates(interpreter);
   }
   return status;

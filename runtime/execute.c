@@ -242,8 +242,7 @@ done:
 /* ---- Public steps
  * ------------------------------------------------------------ */
 
-TfLiteStatus lg_subgraph_allocate_tensors(lg_subgraph* s) {
-  if (s->state == LG_STATE_INVOKABLE) return kTfLiteOk;
+static TfLiteStatus prepare_static_part(lg_subgraph* s) {
   const int plan_size = s->execution_plan->size;
   s->first_unprepared = plan_size;
   for (int p = 0; p < plan_size; ++p) {
@@ -253,9 +252,25 @@ TfLiteStatus lg_subgraph_allocate_tensors(lg_subgraph* s) {
       break;
     }
   }
-  TF_LITE_ENSURE_STATUS(plan_memory(s));
-  s->state = LG_STATE_INVOKABLE;
-  return kTfLiteOk;
+  return plan_memory(s);
+}
+
+TfLiteStatus lg_subgraph_allocate_tensors(lg_subgraph* s) {
+  if (s->state == LG_STATE_INVOKABLE) return kTfLiteOk;
+  /* A control-flow node whose callee (through any chain) is this subgraph
+   * would prepare it again from inside its own preparation. */
+  if (s->preparing) {
+    lg_report(&s->interpreter->reporter,
+              "Subgraph %d is prepared again while it is being prepared: the "
+              "model's control flow is recursive",
+              s->index);
+    return kTfLiteError;
+  }
+  s->preparing = true;
+  TfLiteStatus status = prepare_static_part(s);
+  s->preparing = false;
+  if (status == kTfLiteOk) s->state = LG_STATE_INVOKABLE;
+  return status;
 }
 
 /* Late preparation of a node after a dynamic tensor: prepare, then give its
@@ -318,7 +333,14 @@ static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
 }
 
 static TfLiteStatus run_plan(lg_subgraph* s) {
+  atomic_bool* cancel = &s->interpreter->cancel_requested;
   for (int p = 0; p < s->execution_plan->size; ++p) {
+    if (atomic_load(cancel)) {
+      lg_report(&s->interpreter->reporter,
+                "Invoke was cancelled before node number %d (%s)",
+                node_at(s, p)->op_index, lg_node_op_name(node_at(s, p)));
+      return kTfLiteCancelled;
+    }
     TF_LITE_ENSURE_STATUS(run_node(s, p));
   }
   return kTfLiteOk;
@@ -377,4 +399,36 @@ TfLiteStatus lg_subgraph_resize_input(lg_subgraph* s, int input_index,
   TF_LITE_ENSURE_STATUS(lg_subgraph_set_dims(s, t, new_dims));
   s->state = LG_STATE_UNPREPARED;
   return kTfLiteOk;
+}
+
+TfLiteStatus lg_subgraph_resize_input_strict(lg_subgraph* s, int input_index,
+                                             const int* dims, int num_dims) {
+  const lg_reporter* rep = &s->interpreter->reporter;
+  if (input_index < 0 || input_index >= s->num_inputs) {
+    return lg_subgraph_resize_input(s, input_index, dims, num_dims);
+  }
+  const int tensor_index = s->inputs[input_index];
+  const TfLiteTensor* t = &s->context.tensors[tensor_index];
+  if (num_dims != t->dims->size || (num_dims > 0 && dims == NULL)) {
+    lg_report(rep,
+              "ResizeInputTensorStrict: tensor %d has rank %d; the new shape "
+              "has rank %d",
+              tensor_index, t->dims->size, num_dims);
+    return kTfLiteError;
+  }
+  const TfLiteIntArray* signature =
+      t->dims_signature != NULL && t->dims_signature->size == num_dims
+          ? t->dims_signature
+          : t->dims;
+  for (int i = 0; i < num_dims; ++i) {
+    if (signature->data[i] != -1 && signature->data[i] != dims[i]) {
+      lg_report(rep,
+                "Attempting to resize dimension %d of tensor %d with value %d "
+                "to %d. ResizeInputTensorStrict only allows mutating unknown "
+                "dimensions identified by -1.",
+                i, tensor_index, signature->data[i], dims[i]);
+      return kTfLiteError;
+    }
+  }
+  return lg_subgraph_resize_input(s, input_index, dims, num_dims);
 }

@@ -1,7 +1,9 @@
 /* The interpreter's internal structures, shared by the C API, the opaque
  * operator API, the arena planner and the kernels.
  *
- * One lg_subgraph per model subgraph (only subgraph 0 runs today). Its
+ * One lg_subgraph per model subgraph, all built at creation; subgraph 0 is
+ * the one the interpreter's inputs and outputs belong to, the others run
+ * through control-flow nodes (IF, WHILE, CALL_ONCE) or signatures. Its
  * TfLiteContext's impl_ points back at the lg_subgraph; its nodes are
  * lg_node structs whose first member is the TfLiteNode handed to kernels, so
  * a kernel's TfLiteNode* converts back with lg_node_from_tflite.
@@ -50,6 +52,7 @@ struct TfLiteInterpreterOptions {
   lg_op_resolver resolver; /* registrations added through the options */
   lg_delegate_list delegates;
   bool enable_delegate_fallback;
+  bool enable_cancellation;
 };
 
 typedef enum lg_state {
@@ -115,6 +118,7 @@ typedef struct lg_subgraph {
   bool tolerate_unresolved;
 
   lg_state state;
+  bool preparing; /* inside AllocateTensors: a control-flow cycle fails */
   /* Nodes [0, first_unprepared) are prepared with static shapes; a node whose
    * outputs became dynamic stops static preparation, and the rest are
    * prepared during Invoke (their arena tensors then live on the heap). */
@@ -124,6 +128,29 @@ typedef struct lg_subgraph {
   bool profiling; /* time each node (litegpu/profiling.h) */
   TfLiteExternalContext* external_contexts[kTfLiteMaxExternalContexts];
 } lg_subgraph;
+
+/* A resource variable (ASSIGN_VARIABLE, READ_VARIABLE): a value that lives
+ * as long as the interpreter, shared by every subgraph. */
+typedef struct lg_resource_variable {
+  int32_t id;
+  TfLiteType type;
+  TfLiteIntArray* dims;
+  void* data;
+  size_t bytes;
+} lg_resource_variable;
+
+/* The interpreter's resources: the ids VAR_HANDLE hands out, one per
+ * (container, shared_name) pair in order of first use, and the variables
+ * assigned so far. */
+typedef struct lg_resources {
+  const char** containers; /* id -> container; strings point into the model */
+  const char** shared_names;
+  int32_t num_ids;
+  int32_t ids_capacity;
+  lg_resource_variable* variables;
+  int32_t num_variables;
+  int32_t variables_capacity;
+} lg_resources;
 
 struct TfLiteInterpreter {
   TfLiteModel* model; /* a reference */
@@ -135,6 +162,11 @@ struct TfLiteInterpreter {
   lg_thread_pool* thread_pool;
   lg_subgraph* subgraphs;
   int num_subgraphs;
+  lg_resources resources;
+  /* TfLiteInterpreterCancel sets the flag when cancellation is enabled; the
+   * running Invoke stops before its next node and clears it. */
+  bool cancellation_enabled;
+  atomic_bool cancel_requested;
 };
 
 static inline lg_node* lg_node_from_tflite(TfLiteNode* node) {

@@ -27,6 +27,12 @@ TfLiteStatus lg_subgraph_invoke(lg_subgraph* subgraph);
 TfLiteStatus lg_subgraph_resize_input(lg_subgraph* subgraph, int input_index,
                                       const int* dims, int num_dims);
 
+/* As lg_subgraph_resize_input, but only dimensions that are -1 in the
+ * tensor's dims_signature may change (TFLite's ResizeInputTensorStrict). */
+TfLiteStatus lg_subgraph_resize_input_strict(lg_subgraph* subgraph,
+                                             int input_index, const int* dims,
+                                             int num_dims);
+
 /* Sets a tensor's dims and byte size (reallocating a dynamic tensor); takes
  * ownership of new_size, also on failure. Backs context->ResizeTensor. */
 TfLiteStatus lg_subgraph_set_dims(lg_subgraph* subgraph, TfLiteTensor* tensor,

@@ -239,6 +239,15 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinShape),
     NO_RULES(kTfLiteBuiltinZerosLike),
     NO_RULES(kTfLiteBuiltinDensify),
+    NO_RULES(kTfLiteBuiltinLogicalAnd),
+    NO_RULES(kTfLiteBuiltinLogicalOr),
+    NO_RULES(kTfLiteBuiltinLogicalNot),
+    NO_RULES(kTfLiteBuiltinIf),
+    NO_RULES(kTfLiteBuiltinWhile),
+    NO_RULES(kTfLiteBuiltinCallOnce),
+    NO_RULES(kTfLiteBuiltinVarHandle),
+    NO_RULES(kTfLiteBuiltinReadVariable),
+    NO_RULES(kTfLiteBuiltinAssignVariable),
 };
 
 #undef T

@@ -267,6 +267,32 @@ static const lg_option_field lg_gelu_fields[] = {
     LG_FIELD(0, BOOL, TfLiteGeluParams, approximate, 0, "approximate"),
 };
 
+static const lg_option_field lg_if_fields[] = {
+    LG_FIELD(0, I32, TfLiteIfParams, then_subgraph_index, 0,
+             "then_subgraph_index"),
+    LG_FIELD(1, I32, TfLiteIfParams, else_subgraph_index, 0,
+             "else_subgraph_index"),
+};
+
+static const lg_option_field lg_while_fields[] = {
+    LG_FIELD(0, I32, TfLiteWhileParams, cond_subgraph_index, 0,
+             "cond_subgraph_index"),
+    LG_FIELD(1, I32, TfLiteWhileParams, body_subgraph_index, 0,
+             "body_subgraph_index"),
+};
+
+static const lg_option_field lg_call_once_fields[] = {
+    LG_FIELD(0, I32, TfLiteCallOnceParams, init_subgraph_index, 0,
+             "init_subgraph_index"),
+};
+
+static const lg_option_field lg_var_handle_fields[] = {
+    LG_FIELD(0, LG_OPTION_STRING, TfLiteVarHandleParams, container, 0,
+             "container"),
+    LG_FIELD(1, LG_OPTION_STRING, TfLiteVarHandleParams, shared_name, 0,
+             "shared_name"),
+};
+
 #undef PAD
 #undef ACT
 #undef I32
@@ -360,6 +386,13 @@ static const lg_builtin_options_desc lg_descs[] = {
             TfLiteBatchMatMulParams, lg_batch_matmul_fields),
     LG_DESC(kTfLiteBuiltinGelu, 116, "GeluOptions", TfLiteGeluParams,
             lg_gelu_fields),
+    LG_DESC(kTfLiteBuiltinIf, 92, "IfOptions", TfLiteIfParams, lg_if_fields),
+    LG_DESC(kTfLiteBuiltinWhile, 93, "WhileOptions", TfLiteWhileParams,
+            lg_while_fields),
+    LG_DESC(kTfLiteBuiltinCallOnce, 103, "CallOnceOptions",
+            TfLiteCallOnceParams, lg_call_once_fields),
+    LG_DESC(kTfLiteBuiltinVarHandle, 111, "VarHandleOptions",
+            TfLiteVarHandleParams, lg_var_handle_fields),
 };
 
 const lg_builtin_options_desc* lg_builtin_options_find(int32_t builtin_code) {
@@ -389,6 +422,9 @@ void lg_builtin_options_set_defaults(const lg_builtin_options_desc* desc,
       memcpy(at, &value, sizeof(value));
     } else if (f->kind == LG_OPTION_INT32_VECTOR) {
       lg_store_int(params, f->count_offset, 0); /* absent: no elements */
+    } else if (f->kind == LG_OPTION_STRING) {
+      const char* empty = "";
+      memcpy(at, &empty, sizeof(empty));
     } else {
       lg_store_int(params, f->offset, (int)f->default_value);
     }
@@ -516,6 +552,13 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
     }
     case LG_OPTION_INT32_VECTOR:
       return lg_option_read_vector(r, f, params);
+    case LG_OPTION_STRING: {
+      const char* value = NULL;
+      if (!lg_fb_table_string(fb, r->table, f->field_id, &value, NULL)) break;
+      if (value == NULL) value = "";
+      memcpy(at, &value, sizeof(value));
+      return true;
+    }
     default: {
       int8_t raw;
       if (!lg_fb_table_i8(fb, r->table, f->field_id, 0, &raw)) break;

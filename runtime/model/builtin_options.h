@@ -32,6 +32,9 @@ typedef enum lg_option_kind {
   /* schema [int] -> int array[capacity] at `offset`, count at
    * `count_offset`; more elements than capacity is an error. */
   LG_OPTION_INT32_VECTOR,
+  /* schema string -> const char* into the model ("" when absent); the
+   * writer takes only empty strings (it omits the field). */
+  LG_OPTION_STRING,
 } lg_option_kind;
 
 typedef struct lg_option_field {

@@ -645,8 +645,9 @@ static const char* const kKindHints[] = {
     "REFLECT or SYMMETRIC",
     "DEFAULT or SHUFFLED4x16INT8",
     "a list of 32-bit integers",
+    "nothing: string options are not written",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_INT32_VECTOR + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_STRING + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,
@@ -679,6 +680,8 @@ static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
   bool ok;
   if (f->kind == LG_OPTION_INT32_VECTOR) {
     return lg_set_vector_field(s, op, f, text, params);
+  } else if (f->kind == LG_OPTION_STRING) {
+    ok = false;
   } else if (f->kind == LG_OPTION_BOOL) {
     bool b;
     if ((ok = lg_parse_bool(text, &b))) memcpy(at, &b, sizeof(b));

@@ -669,6 +669,14 @@ static TfLiteStatus lg_option_field_convert(lg_model_writer* w, const char* op,
     if (out->vec_len > 0) out->id = f->field_id;
     return kTfLiteOk;
   }
+  if (f->kind == LG_OPTION_STRING) {
+    const char* text;
+    memcpy(&text, params + f->offset, sizeof(text));
+    if (text == NULL || text[0] == '\0') return kTfLiteOk; /* the default */
+    lg_fail(w, "add_operator(%s): %s: the writer writes no string options", op,
+            f->name);
+    return kTfLiteError;
+  }
   double v = lg_option_read(f, params);
   if (lg_option_is_default(f, v)) return kTfLiteOk;
   if (!lg_option_encode(f->kind, v, &out->bits, &out->size)) {

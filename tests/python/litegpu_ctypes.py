@@ -131,6 +131,23 @@ _SIGNATURES = {
     "TfLiteInterpreterOptionsAddDelegate": (None, [_P, _P]),
     "TfLiteInterpreterOptionsSetEnableDelegateFallback":
         (None, [_P, ctypes.c_bool]),
+    "TfLiteInterpreterResetVariableTensors": (ctypes.c_int, [_P]),
+    "TfLiteInterpreterGetSignatureCount": (ctypes.c_int32, [_P]),
+    "TfLiteInterpreterGetSignatureKey": (ctypes.c_char_p, [_P, ctypes.c_int32]),
+    "TfLiteInterpreterGetSignatureRunner": (_P, [_P, ctypes.c_char_p]),
+    "TfLiteSignatureRunnerGetInputCount": (ctypes.c_size_t, [_P]),
+    "TfLiteSignatureRunnerGetInputName": (ctypes.c_char_p, [_P, ctypes.c_int32]),
+    "TfLiteSignatureRunnerResizeInputTensor":
+        (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
+                        ctypes.c_int32]),
+    "TfLiteSignatureRunnerAllocateTensors": (ctypes.c_int, [_P]),
+    "TfLiteSignatureRunnerGetInputTensor": (_P, [_P, ctypes.c_char_p]),
+    "TfLiteSignatureRunnerInvoke": (ctypes.c_int, [_P]),
+    "TfLiteSignatureRunnerGetOutputCount": (ctypes.c_size_t, [_P]),
+    "TfLiteSignatureRunnerGetOutputName":
+        (ctypes.c_char_p, [_P, ctypes.c_int32]),
+    "TfLiteSignatureRunnerGetOutputTensor": (_P, [_P, ctypes.c_char_p]),
+    "TfLiteSignatureRunnerDelete": (None, [_P]),
     "litegpu_add_mediapipe_ops": (ctypes.c_int, [_P]),
     "litegpu_reference_delegate_create": (_P, [_P]),
     "litegpu_reference_delegate_delete": (None, [_P]),
@@ -331,6 +348,7 @@ class Interpreter(_Closing):
         self.model = model  # keeps the model alive
         self.errors = ErrorCollector()
         self.handle = None
+        self._runners = []
         options = lib.TfLiteInterpreterOptionsCreate()
         if not options:
             raise LiteGpuError("TfLiteInterpreterOptionsCreate failed")
@@ -408,9 +426,105 @@ class Interpreter(_Closing):
     def get_output(self, index):
         return self.output(index).to_numpy()
 
+    def reset_variable_tensors(self):
+        self._check("TfLiteInterpreterResetVariableTensors",
+                    self.lib.TfLiteInterpreterResetVariableTensors(
+                        self.handle))
+
+    @property
+    def signature_keys(self):
+        count = self.lib.TfLiteInterpreterGetSignatureCount(self.handle)
+        return [self.lib.TfLiteInterpreterGetSignatureKey(self.handle,
+                                                          i).decode()
+                for i in range(count)]
+
+    def signature_runner(self, key):
+        """A SignatureRunner for `key` (closed before this interpreter)."""
+        handle = self.lib.TfLiteInterpreterGetSignatureRunner(
+            self.handle, key.encode())
+        if not handle:
+            self._raise(f"TfLiteInterpreterGetSignatureRunner({key!r})", None)
+        runner = SignatureRunner(self, handle)
+        self._runners.append(runner)
+        return runner
+
     def close(self):
+        for runner in getattr(self, "_runners", ()):
+            runner.close()
         if self.handle:
             self.lib.TfLiteInterpreterDelete(self.handle)
+            self.handle = None
+
+
+class SignatureRunner(_Closing):
+    """A TfLiteSignatureRunner: named inputs and outputs of one signature."""
+
+    def __init__(self, interpreter, handle):
+        self.interpreter = interpreter
+        self.lib = interpreter.lib
+        self.handle = handle
+
+    def _check(self, what, status):
+        self.interpreter._check(what, status)
+
+    @property
+    def input_names(self):
+        n = self.lib.TfLiteSignatureRunnerGetInputCount(self.handle)
+        return [self.lib.TfLiteSignatureRunnerGetInputName(self.handle,
+                                                           i).decode()
+                for i in range(n)]
+
+    @property
+    def output_names(self):
+        n = self.lib.TfLiteSignatureRunnerGetOutputCount(self.handle)
+        return [self.lib.TfLiteSignatureRunnerGetOutputName(self.handle,
+                                                            i).decode()
+                for i in range(n)]
+
+    def input(self, name):
+        handle = self.lib.TfLiteSignatureRunnerGetInputTensor(
+            self.handle, name.encode())
+        if not handle:
+            self.interpreter._raise(f"no signature input {name!r}", None)
+        return Tensor(self.lib, handle)
+
+    def output(self, name):
+        handle = self.lib.TfLiteSignatureRunnerGetOutputTensor(
+            self.handle, name.encode())
+        if not handle:
+            self.interpreter._raise(f"no signature output {name!r}", None)
+        return Tensor(self.lib, handle)
+
+    def resize_input(self, name, shape):
+        dims = (ctypes.c_int * len(shape))(*shape)
+        self._check("TfLiteSignatureRunnerResizeInputTensor",
+                    self.lib.TfLiteSignatureRunnerResizeInputTensor(
+                        self.handle, name.encode(), dims, len(shape)))
+
+    def allocate_tensors(self):
+        self._check("TfLiteSignatureRunnerAllocateTensors",
+                    self.lib.TfLiteSignatureRunnerAllocateTensors(self.handle))
+
+    def invoke(self):
+        self._check("TfLiteSignatureRunnerInvoke",
+                    self.lib.TfLiteSignatureRunnerInvoke(self.handle))
+
+    def __call__(self, **inputs):
+        """Runs the signature on named numpy inputs (resizing inputs whose
+        shape differs) and returns {output name: array}."""
+        for name, array in inputs.items():
+            if list(self.input(name).shape) != list(array.shape):
+                self.resize_input(name, array.shape)
+        self.allocate_tensors()
+        for name, array in inputs.items():
+            self.input(name).copy_from(array)
+        self.invoke()
+        return {name: self.output(name).to_numpy()
+                for name in self.output_names}
+
+    def close(self):
+        if self.handle:
+            self.lib.TfLiteSignatureRunnerDelete(self.handle)
             self.handle = None
 
 

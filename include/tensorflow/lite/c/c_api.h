@@ -101,6 +101,9 @@ TFL_CAPI_EXPORT void TfLiteInterpreterOptionsAddDelegate(
 TFL_CAPI_EXPORT void TfLiteInterpreterOptionsSetErrorReporter(
     TfLiteInterpreterOptions* options, TfLiteErrorReporterCallback reporter,
     void* user_data);
+/* Lets TfLiteInterpreterCancel stop an Invoke (default off, as in TFLite). */
+TFL_CAPI_EXPORT void TfLiteInterpreterOptionsEnableCancellation(
+    TfLiteInterpreterOptions* options, bool enable);
 
 /* ---- Interpreter -------------------------------------------------------- */
 
@@ -134,6 +137,57 @@ TFL_CAPI_EXPORT const TfLiteTensor* TfLiteInterpreterGetOutputTensor(
 /* Any tensor of the primary subgraph by index; NULL when out of range. */
 TFL_CAPI_EXPORT TfLiteTensor* TfLiteInterpreterGetTensor(
     const TfLiteInterpreter* interpreter, int index);
+
+/* Stops the Invoke in flight (of the interpreter or any of its signature
+ * runners) before its next node, or before the next iteration of a WHILE
+ * loop; that Invoke returns kTfLiteCancelled. An Invoke that starts after
+ * this call is not cancelled. Thread safe. kTfLiteError unless cancellation
+ * was enabled in the options. */
+TFL_CAPI_EXPORT TfLiteStatus
+TfLiteInterpreterCancel(const TfLiteInterpreter* interpreter);
+
+/* ---- Signatures ----------------------------------------------------------
+ * A model's SignatureDefs: each names a subgraph and maps input and output
+ * names to its tensors. A runner runs its signature's subgraph with that
+ * subgraph's own tensors; runners of one signature share them (and subgraph
+ * 0's signature shares them with the interpreter's own API). Delete every
+ * runner before the interpreter. */
+
+TFL_CAPI_EXPORT int32_t
+TfLiteInterpreterGetSignatureCount(const TfLiteInterpreter* interpreter);
+/* NULL when the index is out of range. */
+TFL_CAPI_EXPORT const char* TfLiteInterpreterGetSignatureKey(
+    const TfLiteInterpreter* interpreter, int32_t signature_index);
+/* NULL when no signature has that key. */
+TFL_CAPI_EXPORT TfLiteSignatureRunner* TfLiteInterpreterGetSignatureRunner(
+    const TfLiteInterpreter* interpreter, const char* signature_key);
+TFL_CAPI_EXPORT size_t TfLiteSignatureRunnerGetInputCount(
+    const TfLiteSignatureRunner* signature_runner);
+TFL_CAPI_EXPORT const char* TfLiteSignatureRunnerGetInputName(
+    const TfLiteSignatureRunner* signature_runner, int32_t input_index);
+/* Resizes only the dimensions the model leaves unknown (-1 in the tensor's
+ * dims_signature), as TfLiteInterpreterResizeInputTensorStrict; takes
+ * effect at the next TfLiteSignatureRunnerAllocateTensors. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteSignatureRunnerResizeInputTensor(
+    TfLiteSignatureRunner* signature_runner, const char* input_name,
+    const int* input_dims, int32_t input_dims_size);
+TFL_CAPI_EXPORT TfLiteStatus
+TfLiteSignatureRunnerAllocateTensors(TfLiteSignatureRunner* signature_runner);
+/* NULL when the signature has no input of that name. */
+TFL_CAPI_EXPORT TfLiteTensor* TfLiteSignatureRunnerGetInputTensor(
+    TfLiteSignatureRunner* signature_runner, const char* input_name);
+TFL_CAPI_EXPORT TfLiteStatus
+TfLiteSignatureRunnerInvoke(TfLiteSignatureRunner* signature_runner);
+TFL_CAPI_EXPORT size_t TfLiteSignatureRunnerGetOutputCount(
+    const TfLiteSignatureRunner* signature_runner);
+TFL_CAPI_EXPORT const char* TfLiteSignatureRunnerGetOutputName(
+    const TfLiteSignatureRunner* signature_runner, int32_t output_index);
+/* NULL when the signature has no output of that name. */
+TFL_CAPI_EXPORT const TfLiteTensor* TfLiteSignatureRunnerGetOutputTensor(
+    const TfLiteSignatureRunner* signature_runner, const char* output_name);
+/* NULL is a no-op. */
+TFL_CAPI_EXPORT void TfLiteSignatureRunnerDelete(
+    TfLiteSignatureRunner* signature_runner);
 
 /* ---- Tensor ------------------------------------------------------------- */
 

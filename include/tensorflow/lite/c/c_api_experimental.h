@@ -60,6 +60,19 @@ TFL_CAPI_EXPORT TfLiteStatus TfLiteInterpreterModifyGraphWithDelegate(
 TFL_CAPI_EXPORT TfLiteInterpreter* TfLiteInterpreterCreateWithSelectedOps(
     const TfLiteModel* model, const TfLiteInterpreterOptions* options);
 
+/* Resets every variable tensor (is_variable) of every subgraph to zero
+ * (its zero point when quantized), as TFLite does; resource variables keep
+ * their values. kTfLiteError before the tensors are allocated. */
+TFL_CAPI_EXPORT TfLiteStatus
+TfLiteInterpreterResetVariableTensors(TfLiteInterpreter* interpreter);
+
+/* As TfLiteInterpreterResizeInputTensor, but only dimensions the model
+ * leaves unknown (-1 in dims_signature) may change, and the rank must stay;
+ * a tensor without a shape signature allows no change. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteInterpreterResizeInputTensorStrict(
+    TfLiteInterpreter* interpreter, int32_t input_index, const int* input_dims,
+    int32_t input_dims_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,20 @@
+/* Resource variables: the interpreter's table of resource ids and values,
+ * and the kernels that use it (VAR_HANDLE, ASSIGN_VARIABLE, READ_VARIABLE,
+ * registered through the op manifest).
+ *
+ * TFLite's semantics: VAR_HANDLE writes the id of its (container,
+ * shared_name) pair into its RESOURCE output, the same id in every subgraph
+ * and every Invoke; ASSIGN_VARIABLE replaces the variable's value, shape and
+ * type included; READ_VARIABLE copies the value into its output, which is
+ * dynamic (its shape is the variable's). Variables live as long as the
+ * interpreter.
+ */
+#ifndef LITEGPU_RUNTIME_RESOURCE_VARIABLES_H_
+#define LITEGPU_RUNTIME_RESOURCE_VARIABLES_H_
+
+#include "runtime/interpreter.h"
+
+/* Frees every variable and id; the table is empty afterwards. */
+void lg_resources_release(lg_resources* resources);
+
+#endif /* LITEGPU_RUNTIME_RESOURCE_VARIABLES_H_ */
