@@ -31,6 +31,7 @@ typedef struct inspect_options {
   int max_partitions;
   int min_nodes;
   bool help;
+  int num_subgraphs; /* of the model, set after loading it */
 } inspect_options;
 
 /* ---- Output helpers: text, or JSON with a comma state ------------------ */
@@ -88,8 +89,8 @@ static void min_runtime_version(const lg_model* m, char* out, size_t size) {
 /* ---- Sections
  * ---------------------------------------------------------------- */
 
-static void print_operators(const lg_model* m, bool json) {
-  const lg_model_subgraph* g = &m->subgraphs[0];
+static void print_operators(const lg_model* m, int index, bool json) {
+  const lg_model_subgraph* g = &m->subgraphs[index];
   if (json) printf("\"operators\":[");
   if (!json) printf("operators (%d):\n", g->num_operators);
   for (int i = 0; i < g->num_operators; ++i) {
@@ -123,8 +124,8 @@ static size_t tensor_bytes(const lg_model* m, const lg_model_tensor* t) {
   return bytes;
 }
 
-static void print_tensors(const lg_model* m, bool json) {
-  const lg_model_subgraph* g = &m->subgraphs[0];
+static void print_tensors(const lg_model* m, int index, bool json) {
+  const lg_model_subgraph* g = &m->subgraphs[index];
   if (json) printf("\"tensors\":[");
   if (!json) printf("tensors (%d):\n", g->num_tensors);
   for (int i = 0; i < g->num_tensors; ++i) {
@@ -141,6 +142,72 @@ static void print_tensors(const lg_model* m, bool json) {
       printf("  #%-3d %-40s %-8s ", i, t->name, TfLiteTypeGetName(t->type));
       text_ints(t->shape, t->num_dims);
       printf(" %zu bytes %s\n", tensor_bytes(m, t), kind);
+    }
+  }
+  if (json) printf("],");
+}
+
+/* Every subgraph after the main one: its name, inputs, outputs, operators
+ * and tensors (JSON: "graphs", each with the main graph's keys). */
+static void print_other_subgraphs(const lg_model* m, bool json) {
+  if (json) printf("\"graphs\":[");
+  for (int i = 1; i < m->num_subgraphs; ++i) {
+    const lg_model_subgraph* g = &m->subgraphs[i];
+    if (json) {
+      printf(i > 1 ? ",{\"index\":%d,\"name\":" : "{\"index\":%d,\"name\":", i);
+      json_string(g->name);
+      printf(",\"inputs\":");
+      json_ints(g->inputs, g->num_inputs);
+      printf(",\"outputs\":");
+      json_ints(g->outputs, g->num_outputs);
+      putchar(',');
+    } else {
+      printf("subgraph %d '%s': inputs ", i, g->name);
+      text_ints(g->inputs, g->num_inputs);
+      printf(" outputs ");
+      text_ints(g->outputs, g->num_outputs);
+      putchar('\n');
+    }
+    print_operators(m, i, json);
+    print_tensors(m, i, json);
+    if (json) printf("\"end\":true}");
+  }
+  if (json) printf("],");
+}
+
+static void print_tensor_map(const lg_model_tensor_map* map, int count,
+                             bool json) {
+  for (int i = 0; i < count; ++i) {
+    if (json) {
+      printf(i ? ",{\"name\":" : "{\"name\":");
+      json_string(map[i].name);
+      printf(",\"tensor\":%u}", map[i].tensor_index);
+    } else {
+      printf("%s%s=#%u", i ? ", " : "", map[i].name, map[i].tensor_index);
+    }
+  }
+}
+
+/* The model's SignatureDefs: key, subgraph, named inputs and outputs. */
+static void print_signatures(const lg_model* m, bool json) {
+  if (json) printf("\"signatures\":[");
+  if (!json) printf("signatures (%d):\n", m->num_signatures);
+  for (int i = 0; i < m->num_signatures; ++i) {
+    const lg_model_signature* sig = &m->signatures[i];
+    if (json) {
+      printf(i ? ",{\"key\":" : "{\"key\":");
+      json_string(sig->key);
+      printf(",\"subgraph\":%u,\"inputs\":[", sig->subgraph_index);
+      print_tensor_map(sig->inputs, sig->num_inputs, true);
+      printf("],\"outputs\":[");
+      print_tensor_map(sig->outputs, sig->num_outputs, true);
+      printf("]}");
+    } else {
+      printf("  '%s' on subgraph %u: inputs ", sig->key, sig->subgraph_index);
+      print_tensor_map(sig->inputs, sig->num_inputs, false);
+      printf("; outputs ");
+      print_tensor_map(sig->outputs, sig->num_outputs, false);
+      putchar('\n');
     }
   }
   if (json) printf("],");
@@ -252,6 +319,14 @@ static void print_delegates(TfLiteModel* model, const inspect_options* o) {
     printf("delegate reference: %d partition(s)%s\n",
            litegpu_reference_delegate_num_partitions(d),
            applied ? "" : " (not applied: the graph cannot be prepared)");
+    /* The delegate is applied to every subgraph in order; it keeps the
+     * decisions of the last. */
+    if (applied && o->num_subgraphs > 1) {
+      printf(
+          "  (the partitions and decisions below are those of subgraph %d, "
+          "the last the delegate was applied to)\n",
+          o->num_subgraphs - 1);
+    }
   }
   print_partitions(d, o->json);
   print_rejections(d, o->json);
@@ -304,8 +379,9 @@ int main(int argc, char** argv) {
   if (o.help) {
     usage(stdout);
     printf(
-        "Prints a model's operators (with their versions), tensors, the CPU\n"
-        "interpreter's memory plan and the partitions the reference\n"
+        "Prints a model's operators (with their versions) and tensors, those\n"
+        "of every other subgraph, its signatures, the CPU interpreter's\n"
+        "memory plan and the partitions the reference\n"
         "delegate would make; --json prints one JSON object. Exit status 1\n"
         "when the model does not load or cannot be allocated, 2 on a bad\n"
         "argument.\n");
@@ -335,9 +411,12 @@ int main(int argc, char** argv) {
            lg_model_min_runtime_version(m)[0] ? lg_model_min_runtime_version(m)
                                               : "(unknown)");
   }
-  print_operators(m, o.json);
-  print_tensors(m, o.json);
+  print_operators(m, 0, o.json);
+  print_tensors(m, 0, o.json);
+  print_other_subgraphs(m, o.json);
+  print_signatures(m, o.json);
   const bool allocated = print_memory(model, o.json);
+  o.num_subgraphs = m->num_subgraphs;
   print_delegates(model, &o);
   if (o.json) printf("}\n");
   TfLiteModelDelete(model);
