@@ -33,7 +33,8 @@
 /* The subgraph `index` that a node of op `op` names in its `role` field. */
 static TfLiteStatus callee_at(TfLiteContext* context, const char* op,
                               const char* role, int index, lg_subgraph** out) {
-  lg_subgraph* self = lg_subgraph_from_context(context);
+  lg_subgraph* self = lg_subgraph_of_kernel(context, op);
+  if (self == NULL) return kTfLiteError;
   const TfLiteInterpreter* ip = self->interpreter;
   if (index < 0 || index >= ip->num_subgraphs) {
     lg_kernel_log(context, op,

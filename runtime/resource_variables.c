@@ -6,6 +6,7 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/subgraph.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
 void lg_resources_release(lg_resources* r) {
@@ -72,8 +73,9 @@ static lg_resource_variable* add_variable(lg_resources* r, int32_t id) {
   return v;
 }
 
-static lg_resources* resources_of(TfLiteContext* context) {
-  return &lg_subgraph_from_context(context)->interpreter->resources;
+static lg_resources* resources_of(TfLiteContext* context, const char* op) {
+  lg_subgraph* s = lg_subgraph_of_kernel(context, op);
+  return s != NULL ? &s->interpreter->resources : NULL;
 }
 
 /* The resource id held by the RESOURCE tensor at input 0. */
@@ -128,8 +130,10 @@ static TfLiteStatus var_handle_invoke(TfLiteContext* context,
   const TfLiteVarHandleParams* params = node->builtin_data;
   TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
   int32_t id = 0;
-  if (resource_id(resources_of(context), params->container, params->shared_name,
-                  &id) != kTfLiteOk) {
+  lg_resources* r = resources_of(context, "VAR_HANDLE");
+  if (r == NULL) return kTfLiteError;
+  if (resource_id(r, params->container, params->shared_name, &id) !=
+      kTfLiteOk) {
     lg_kernel_log(context, "VAR_HANDLE", "out of memory");
     return kTfLiteError;
   }
@@ -164,7 +168,8 @@ static TfLiteStatus assign_variable_invoke(TfLiteContext* context,
   int32_t id = 0;
   TF_LITE_ENSURE_STATUS(read_resource_id(context, node, kOp, &id));
   const TfLiteTensor* value = &context->tensors[node->inputs->data[1]];
-  lg_resources* r = resources_of(context);
+  lg_resources* r = resources_of(context, kOp);
+  if (r == NULL) return kTfLiteError;
   lg_resource_variable* v = find_variable(r, id);
   if (v == NULL) v = add_variable(r, id);
   TfLiteIntArray* dims = TfLiteIntArrayCopy(value->dims);
@@ -208,7 +213,9 @@ static TfLiteStatus read_variable_invoke(TfLiteContext* context,
   static const char kOp[] = "READ_VARIABLE";
   int32_t id = 0;
   TF_LITE_ENSURE_STATUS(read_resource_id(context, node, kOp, &id));
-  const lg_resource_variable* v = find_variable(resources_of(context), id);
+  lg_resources* r = resources_of(context, kOp);
+  if (r == NULL) return kTfLiteError;
+  const lg_resource_variable* v = find_variable(r, id);
   TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
   if (v == NULL) {
     lg_kernel_log(context, kOp,

@@ -651,6 +651,7 @@ TfLiteStatus lg_subgraph_build(lg_subgraph* s,
   memset(s, 0, sizeof(*s));
   s->interpreter = interpreter;
   s->kernel_env.thread_pool = interpreter->thread_pool;
+  s->kernel_env.interpreter_subgraph = s;
   s->index = index;
   s->model_subgraph = &interpreter->model->model->subgraphs[index];
   init_context(s);
@@ -697,4 +698,17 @@ void lg_subgraph_release(lg_subgraph* s) {
   TfLiteIntArrayFree(s->execution_plan);
   lg_arena_release(&s->arena);
   memset(s, 0, sizeof(*s));
+}
+
+lg_subgraph* lg_subgraph_of_kernel(TfLiteContext* context, const char* op) {
+  const lg_kernel_env* env = context->impl_;
+  if (env == NULL || env->interpreter_subgraph == NULL) {
+    context->ReportError(context,
+                         "%s: runs only in the interpreter's own graphs (it "
+                         "calls other subgraphs or the interpreter's "
+                         "resources), not inside a delegate's partition",
+                         op);
+    return NULL;
+  }
+  return env->interpreter_subgraph;
 }

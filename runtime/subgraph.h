@@ -38,6 +38,12 @@ TfLiteStatus lg_subgraph_resize_input_strict(lg_subgraph* subgraph,
 TfLiteStatus lg_subgraph_set_dims(lg_subgraph* subgraph, TfLiteTensor* tensor,
                                   TfLiteIntArray* new_size);
 
+/* The interpreter subgraph a kernel of op `op` runs in, or NULL (reported)
+ * when its context belongs to something else (a delegate's private
+ * graph). For kernels that call other subgraphs or the interpreter's
+ * resources. */
+lg_subgraph* lg_subgraph_of_kernel(TfLiteContext* context, const char* op);
+
 /* The op's name for messages: the schema name of a builtin or the custom
  * name. */
 const char* lg_node_op_name(const lg_node* node);

@@ -147,6 +147,14 @@ static const char* const kCustomOps[] = {LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS,
                                          LG_MEDIAPIPE_MAX_UNPOOL};
 #define NUM_CUSTOM_OPS ((int)(sizeof(kCustomOps) / sizeof(kCustomOps[0])))
 
+/* Control flow and resource variables (the manifest's "control" family)
+ * call into the interpreter's subgraphs and resources, which a partition's
+ * private graph does not have: they stay with the interpreter. */
+static bool runs_subgraphs(int32_t code) {
+  const lg_op_info* info = lg_op_find(code, NULL);
+  return info != NULL && strcmp(info->family, "control") == 0;
+}
+
 /* Every builtin with a litegpu kernel (and allowed by the options), at the
  * highest version its kernel accepts unless limited, and MediaPipe's
  * custom ops (version 1) where the options allow kTfLiteBuiltinCustom. */
@@ -161,7 +169,7 @@ static TfLiteStatus build_ops(reference_delegate* rd) {
       continue;
     }
     lg_builtin_kernel_find(code, INT_MAX, &lo, &hi);
-    if (hi == 0) continue;
+    if (hi == 0 || runs_subgraphs(code)) continue;
     rd->ops[count++] =
         (lg_kit_op){code, NULL, limit_of(&rd->options, code, hi), NULL};
   }

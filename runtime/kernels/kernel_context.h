@@ -30,6 +30,11 @@
 typedef struct lg_kernel_env {
   /* The pool kernels may split work over; NULL: lg_thread_pool_default(). */
   lg_thread_pool* thread_pool;
+  /* The interpreter's subgraph when the owner is one, else NULL. Only the
+   * kernels that call other subgraphs or the interpreter's resources
+   * (runtime/control_flow.c, runtime/resource_variables.c) read it, and
+   * refuse to run where it is NULL (e.g. inside a delegate's partition). */
+  void* interpreter_subgraph;
 } lg_kernel_env;
 
 /* The thread pool of the context's owner (never NULL: a context without an

@@ -33,9 +33,9 @@ def inspect(*args):
                           text=True, timeout=60)
 
 
-def litert_view(path):
+def litert_view(path, subgraph=0):
     model = schema.Model.GetRootAs(path.read_bytes(), 0)
-    graph = model.Subgraphs(0)
+    graph = model.Subgraphs(subgraph)
     ops = []
     for i in range(graph.OperatorsLength()):
         op = graph.Operators(i)
@@ -114,3 +114,53 @@ def test_bad_arguments():
     proc = inspect("/nonexistent/model.tflite")
     assert proc.returncode == 1
     assert "/nonexistent/model.tflite" in proc.stderr
+
+
+CONTROL_FLOW = REPO / "tests" / "models" / "control_flow"
+
+
+@pytest.mark.parametrize("name", ["while_cond", "two_signatures",
+                                  "stream_state"])
+def test_json_lists_every_subgraph_and_signature(name):
+    path = CONTROL_FLOW / f"{name}.tflite"
+    proc = inspect(path, "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    model = schema.Model.GetRootAs(path.read_bytes(), 0)
+    assert report["subgraphs"] == model.SubgraphsLength() > 1
+    graphs = report["graphs"]
+    assert [g["index"] for g in graphs] == list(
+        range(1, model.SubgraphsLength()))
+    for g in graphs:
+        graph = model.Subgraphs(g["index"])
+        assert g["name"] == (graph.Name() or b"").decode()
+        assert g["inputs"] == list(graph.InputsAsNumpy()) \
+            if graph.InputsLength() else g["inputs"] == []
+        ops, tensors = litert_view(path, g["index"])
+        assert [(o["op"], o["version"], o["inputs"], o["outputs"])
+                for o in g["operators"]] == ops
+        assert [(t["name"], t["type"], t["shape"])
+                for t in g["tensors"]] == tensors
+    want = []
+    for i in range(model.SignatureDefsLength()):
+        sig = model.SignatureDefs(i)
+        want.append({
+            "key": sig.SignatureKey().decode(),
+            "subgraph": sig.SubgraphIndex(),
+            "inputs": [{"name": sig.Inputs(k).Name().decode(),
+                        "tensor": sig.Inputs(k).TensorIndex()}
+                       for k in range(sig.InputsLength())],
+            "outputs": [{"name": sig.Outputs(k).Name().decode(),
+                         "tensor": sig.Outputs(k).TensorIndex()}
+                        for k in range(sig.OutputsLength())],
+        })
+    assert report["signatures"] == want
+
+
+def test_text_names_signatures():
+    proc = inspect(CONTROL_FLOW / "two_signatures.tflite")
+    assert proc.returncode == 0, proc.stderr
+    assert "signatures (2):" in proc.stdout
+    assert "'encode' on subgraph 1: inputs x=#0; outputs code=#5" in \
+        proc.stdout
+    assert "subgraph 1 'encode': inputs [0] outputs [5]" in proc.stdout
