@@ -161,6 +161,10 @@ static TfLiteStatus context_add_tensors(TfLiteContext* context,
     return kTfLiteError;
   }
   const size_t first = context->tensors_size;
+  if (first_new_tensor_index != NULL) *first_new_tensor_index = (int)first;
+  /* A graph without tensors has no array to add to (found by the
+   * interpreter fuzzer). */
+  if (tensors_to_add == 0) return kTfLiteOk;
   if (grow_tensors(s, first + (size_t)tensors_to_add) != kTfLiteOk) {
     lg_report(&s->interpreter->reporter, "AddTensors: out of memory");
     return kTfLiteError;
@@ -173,7 +177,6 @@ static TfLiteStatus context_add_tensors(TfLiteContext* context,
     context->tensors[i].buffer_handle = kTfLiteNullBufferHandle;
   }
   context->tensors_size = first + (size_t)tensors_to_add;
-  if (first_new_tensor_index != NULL) *first_new_tensor_index = (int)first;
   return kTfLiteOk;
 }
 
@@ -443,6 +446,12 @@ static TfLiteStatus init_tensor(lg_subgraph* s, int index,
   const lg_model_buffer* buffer = &model->buffers[mt->buffer];
   if (buffer->data != NULL && buffer->size > 0 && !mt->is_variable) {
     return map_constant(s, index, buffer);
+  } else if (mt->has_sparsity) {
+    /* A sparse constant without stored values: every block is zero. */
+    static const char kNoValues[1];
+    t->allocation_type = kTfLiteMmapRo;
+    t->data.raw_const = kNoValues;
+    t->bytes = 0;
   } else if (mt->is_variable) {
     t->allocation_type = kTfLiteArenaRwPersistent;
   } else if (t->type == kTfLiteString) {

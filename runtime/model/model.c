@@ -797,14 +797,16 @@ void lg_model_sparse_layout(const lg_model_tensor* t, lg_sparse_layout* out) {
 }
 
 /* A sparse tensor: constant, of whole-byte elements, with a layout that
- * places exactly its stored values inside its dense shape. */
+ * places exactly its stored values inside its dense shape. A tensor
+ * without stored values (every block zero) has an empty buffer; TFLite
+ * densifies it to zeros. */
 static bool lg_check_sparse_tensor(lg_parser* p, const lg_model_tensor* t,
                                    const lg_type_info* info,
                                    const char* owner) {
   const lg_model_buffer* buffer = &p->model->buffers[t->buffer];
   const lg_model_sparsity* s = &t->sparsity;
   const size_t elem = info->bits / 8;
-  if (buffer->size == 0 || info->bits % 8 != 0 || buffer->size % elem != 0) {
+  if (info->bits % 8 != 0 || buffer->size % elem != 0) {
     return lg_check_fail(p,
                          "%s: a sparse tensor must be a constant of whole-byte "
                          "elements (%s, %llu bytes of data)",
