@@ -5,7 +5,8 @@
 #   3. the pytest model tests (tests/python) against the release build, and
 #      the per-op suites and quantized models again against the asan build
 #      under ASan+UBSan,
-#   4. the loader fuzzer for a bounded time (tests/fuzz/run_fuzzer.sh),
+#   4. the loader and interpreter fuzzers for a bounded time each
+#      (tests/fuzz/run_fuzzer.sh),
 #   5. the install test (tests/install/run_install_test.sh).
 # Every step runs even when an earlier one failed; the exit status is non-zero
 # when anything failed. The last line is the summary, "N passed, N failed",
@@ -14,7 +15,8 @@
 #
 #   bash scripts/test.sh
 #
-# Environment: LITEGPU_FUZZ_SECONDS (default 60), LITEGPU_BUILD_ROOT (see
+# Environment: LITEGPU_FUZZ_SECONDS (per fuzz target, default 30),
+# LITEGPU_BUILD_ROOT (see
 # scripts/build.sh). Logs are kept in <build root>/test-logs/.
 set -uo pipefail
 
@@ -24,7 +26,7 @@ BUILD_ROOT=$(realpath -m "${LITEGPU_BUILD_ROOT:-build}")
 export LITEGPU_BUILD_ROOT=$BUILD_ROOT
 LOGS=$BUILD_ROOT/test-logs
 VENV_PYTHON=${LITEGPU_VENV:-$ROOT/build/venv}/bin/python
-FUZZ_SECONDS=${LITEGPU_FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${LITEGPU_FUZZ_SECONDS:-30}
 
 passed=0
 failed=0
@@ -165,7 +167,7 @@ fi
 
 # ---- 4. Fuzzer ----------------------------------------------------------------
 if [[ -f tests/fuzz/run_fuzzer.sh ]]; then
-  banner "fuzz (${FUZZ_SECONDS}s)"
+  banner "fuzz (${FUZZ_SECONDS}s per target)"
   if run_logged fuzz bash tests/fuzz/run_fuzzer.sh "$FUZZ_SECONDS" "$BUILD_ROOT/fuzz"; then
     passed=$((passed + 1))
   else

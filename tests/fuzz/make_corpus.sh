@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
-# Builds a seed corpus for fuzz_model_loader.
+# Builds a seed corpus for the fuzz targets.
 #
-#   tests/fuzz/make_corpus.sh OUT_DIR [MODELS_DIR]
+#   tests/fuzz/make_corpus.sh OUT_DIR [MODELS_DIR...]
 #
-# Copies every .tflite under MODELS_DIR (default: tests/shared/models, or
-# $LITEGPU_SHARED_DIR/models) and tests/fuzz/seeds (sparse tensors, made by
+# Copies every .tflite of at most 400 kB (the fuzzers' -max_len) under each
+# MODELS_DIR (default: tests/shared/models, or $LITEGPU_SHARED_DIR/models)
+# and tests/fuzz/seeds (sparse tensors, made by
 # tests/python/test_densify.py's builder) into OUT_DIR, plus
 # damaged copies of each: two truncations and two copies with a few bytes
 # overwritten. The damage is seeded, so the corpus is the same on every run.
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
-  echo "usage: $0 OUT_DIR [MODELS_DIR]" >&2
+  echo "usage: $0 OUT_DIR [MODELS_DIR...]" >&2
   exit 2
 fi
 out=$1
+shift
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 shared=${LITEGPU_SHARED_DIR:-$here/../shared}
-models=${2:-$shared/models}
-if [[ ! -d $models ]]; then
-  echo "$0: no models folder at $models" >&2
-  exit 1
+if [[ $# -eq 0 ]]; then
+  set -- "$shared/models"
 fi
+for models in "$@"; do
+  if [[ ! -d $models ]]; then
+    echo "$0: no models folder at $models" >&2
+    exit 1
+  fi
+done
 mkdir -p "$out"
 
 RANDOM=20240521  # seeds bash's generator: the same damage on every run
@@ -45,8 +51,7 @@ flip_bytes() {
 
 n=0
 while IFS= read -r -d '' model; do
-  rel=${model#"$models"/}
-  name=$(echo "${rel#"$here"/}" | tr '/' '_')
+  name=$(realpath --relative-to="$here/../.." "$model" | tr '/' '_')
   name=${name%.tflite}
   size=$(stat -c %s "$model")
   cat "$model" > "$out/$name.tflite"
@@ -57,7 +62,7 @@ while IFS= read -r -d '' model; do
     flip_bytes "$out/$name.flip$k" $((k * 4))
   done
   n=$((n + 1))
-done < <(find "$models" "$here/seeds" -name '*.tflite' -type f -print0 |
-  sort -z)
+done < <(find "$@" "$here/seeds" -name '*.tflite' -type f -size -401k \
+  -print0 | sort -z)
 
 echo "corpus: $n models, $(find "$out" -type f | wc -l) files in $out"

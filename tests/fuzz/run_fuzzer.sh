@@ -1,55 +1,73 @@
 #!/usr/bin/env bash
-# Builds fuzz_model_loader with clang (libFuzzer + ASan + UBSan), makes the
-# seed corpus and fuzzes for a bounded time.
+# Builds the libFuzzer targets with clang (libFuzzer + ASan + UBSan), makes
+# their seed corpora and fuzzes each for a bounded time.
 #
-#   tests/fuzz/run_fuzzer.sh [SECONDS] [BUILD_DIR]
+#   tests/fuzz/run_fuzzer.sh [SECONDS] [BUILD_DIR] [TARGET...]
 #
-# SECONDS defaults to 60; BUILD_DIR to build/fuzz in the checkout. Exits
-# non-zero when the fuzzer finds a crash; the crashing input is written to
-# BUILD_DIR/fuzz_artifacts/ (copy it to tests/fuzz/regressions/ once fixed).
-# The corpus grows in BUILD_DIR/fuzz_corpus across runs. Extra libFuzzer
-# flags may be given in LITEGPU_FUZZ_FLAGS (e.g. -use_value_profile=1).
+# SECONDS (per target) defaults to 60; BUILD_DIR to build/fuzz in the
+# checkout; the targets to both: fuzz_model_loader (the .tflite reader) and
+# fuzz_interpreter (create, AllocateTensors, Invoke through the C API).
+# The normal test command runs them briefly (scripts/test.sh); a long
+# session is the same command with more seconds, e.g.
+#   tests/fuzz/run_fuzzer.sh 3600 build/fuzz fuzz_interpreter
+# Exits non-zero when a fuzzer finds a crash; the crashing input is written
+# to BUILD_DIR/fuzz_artifacts/ (copy it to tests/fuzz/regressions/ once
+# fixed). Each target's corpus grows in BUILD_DIR/corpus_TARGET across runs.
+# Extra libFuzzer flags may be given in LITEGPU_FUZZ_FLAGS (e.g.
+# -use_value_profile=1).
 set -euo pipefail
 
 seconds=${1:-60}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${2:-$root/build/fuzz}
+shift $(($# > 2 ? 2 : $#))
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+  targets=(fuzz_model_loader fuzz_interpreter)
+fi
 
 CC=${CC:-clang} cmake -S "$root" -B "$build" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DLITEGPU_BUILD_FUZZERS=ON -DLITEGPU_SANITIZE=ON -DLITEGPU_WERROR=ON \
   -DLITEGPU_BUILD_TESTS=OFF > /dev/null
-cmake --build "$build" --target fuzz_model_loader -j2
+cmake --build "$build" --target "${targets[@]}" -j2
 
-corpus=$build/fuzz_corpus
 artifacts=$build/fuzz_artifacts
-if [[ ! -d $corpus ]]; then
-  "$here/make_corpus.sh" "$corpus"
-fi
 mkdir -p "$artifacts"
-
-# The saved regressions run first, then the corpus; new coverage is written
-# back into the corpus folder (the first one named).
-# libFuzzer's progress lines go to a log; the last lines (the final stats, or
-# the crash report) are printed.
+shared=${LITEGPU_SHARED_DIR:-$here/../shared}
 status=0
-log=$build/fuzz.log
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-  "$build/tests/fuzz/fuzz_model_loader" \
-  -max_len=400000 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 -artifact_prefix="$artifacts/" \
-  ${LITEGPU_FUZZ_FLAGS:-} "$corpus" "$here/regressions" >"$log" 2>&1 ||
-  status=$?
-if [[ $status -ne 0 ]]; then
-  tail -n 60 "$log"
-else
-  grep -E '^(Done|stat::)' "$log" || tail -n 10 "$log"
-fi
-
-if [[ $status -ne 0 ]]; then
-  echo "fuzz_model_loader failed (status $status); inputs in $artifacts:" >&2
-  ls -l "$artifacts" >&2
-fi
+for target in "${targets[@]}"; do
+  corpus=$build/corpus_$target
+  if [[ ! -d $corpus ]]; then
+    if [[ $target == fuzz_interpreter ]]; then
+      # Models that run, control flow and quantized ones included.
+      "$here/make_corpus.sh" "$corpus" "$shared/models" "$root/tests/models"
+    else
+      "$here/make_corpus.sh" "$corpus"
+    fi
+  fi
+  # The saved regressions run first, then the corpus; new coverage is
+  # written back into the corpus folder (the first one named). libFuzzer's
+  # progress lines go to a log; the last lines (the final stats, or the
+  # crash report) are printed.
+  log=$build/$target.log
+  rc=0
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+  UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    "$build/tests/fuzz/$target" \
+    -max_len=400000 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" \
+    ${LITEGPU_FUZZ_FLAGS:-} "$corpus" "$here/regressions" >"$log" 2>&1 ||
+    rc=$?
+  echo "== $target"
+  if [[ $rc -ne 0 ]]; then
+    tail -n 60 "$log"
+    echo "$target failed (status $rc); inputs in $artifacts:" >&2
+    ls -l "$artifacts" >&2
+    status=$rc
+  else
+    grep -E '^(Done|stat::)' "$log" || tail -n 10 "$log"
+  fi
+done
 exit "$status"
