@@ -291,17 +291,19 @@ static void remove_all_delegates(TfLiteInterpreter* ip) {
   }
 }
 
-/* Applies `delegate` to every subgraph, subgraph 0 first (whose Prepare
- * plans the control-flow callees it reaches), as TFLite does. A failure
- * in a later subgraph removes every delegate from every subgraph, as a
- * failure in subgraph 0 does there, so the interpreter is left whole. */
+/* Applies `delegate` to every subgraph, as TFLite does. Subgraph 0 comes
+ * last, so that what a delegate keeps of its last Prepare (the GPU and
+ * reference delegates' per-node decisions and partitions) describes the
+ * main graph. A failure after the first subgraph removes every delegate
+ * from every subgraph, so the interpreter is left whole. */
 static TfLiteStatus apply_delegate_everywhere(TfLiteInterpreter* ip,
                                               TfLiteDelegate* delegate) {
-  for (int i = 0; i < ip->num_subgraphs; ++i) {
+  for (int k = 0; k < ip->num_subgraphs; ++k) {
+    const int i = (k + 1) % ip->num_subgraphs; /* 1, 2, ..., then 0 */
     const TfLiteStatus status =
         lg_subgraph_apply_delegate(&ip->subgraphs[i], delegate);
     if (status == kTfLiteOk) continue;
-    if (i > 0) {
+    if (k > 0) {
       lg_report(&ip->reporter,
                 "The delegate could not be applied to subgraph %d; every "
                 "delegate is removed.",
@@ -325,8 +327,7 @@ static bool any_delegates(const TfLiteInterpreter* ip) {
  * is skipped with a warning. */
 static TfLiteStatus apply_delegates(TfLiteInterpreter* ip) {
   for (int i = 0; i < ip->delegates.count; ++i) {
-    TfLiteStatus status =
-        apply_delegate_everywhere(ip, ip->delegates.items[i]);
+    TfLiteStatus status = apply_delegate_everywhere(ip, ip->delegates.items[i]);
     if (status == kTfLiteOk) continue;
     if (!ip->enable_delegate_fallback) return status;
     lg_report(&ip->reporter,

@@ -12,8 +12,9 @@
  * warm up (at least --warmup_runs runs and --warmup_min_secs seconds); then
  * the steady state (at least --num_runs runs and --min_secs seconds). A
  * phase starts no run once --max_secs have passed (its first run always
- * happens). Each time is the wall clock around one TfLiteInterpreterInvoke,
- * in microseconds; --run_delay sleeps between runs, outside the timing.
+ * happens). Each time is the wall clock around one TfLiteInterpreterInvoke
+ * (with a signature, TfLiteSignatureRunnerInvoke), in microseconds;
+ * --run_delay sleeps between runs, outside the timing.
  * Operator profiles (--enable_op_profiling) cover the steady state only.
  * With --use_gpu they add the GPU delegate's dispatch profile, taken over
  * up to 50 extra runs after the steady state (each dispatch is waited for
@@ -29,6 +30,27 @@
  * TFLite, the list must cover every input in the interpreter's order and a
  * name that differs from the model's only draws a warning. A shape in
  * --input_layer_shape resizes the input of the same position in the list.
+ *
+ * Signatures (TFLite's --signature_to_run_for=KEY): runs the SignatureDef
+ * KEY through its signature runner, on the subgraph it names (which may be
+ * another than 0): the inputs are the signature's input names in its
+ * order, and --input_layer and --input_layer_value_range use those names
+ * (as TFLite's tool does); the reports list the signature's inputs and
+ * outputs by those names (with the tensors' own names beside them). A
+ * signature resizes strictly: --input_layer_shape may change only the
+ * dimensions the model leaves unknown (-1 in the input's shape signature);
+ * any other shape fails, naming the shape signature (exit 1). A key the
+ * model lacks fails with the model's keys (exit 1). Empty (the default):
+ * the interpreter's own inputs and outputs, on subgraph 0. The operator
+ * profile, the memory plan, the node count and the delegate's execution
+ * plan are read from the interpreter, which describes subgraph 0: for a
+ * signature on another subgraph --enable_op_profiling and (with --use_gpu)
+ * --require_full_delegation are refused (exit 1), and the node count, the
+ * arena figures and the delegate's plan counts are reported as unknown.
+ * --use_gpu works: the interpreter applies the delegate to every subgraph.
+ * A signature runner has no Invoke-time delegate fallback: a delegate that
+ * fails in Invoke fails the run. --compare does not take a
+ * signature (exit 2).
  *
  * GPU flags (TFLite's GPU delegate provider; include/litegpu/gpu_delegate.h):
  *   --use_gpu                     apply the GPU delegate (with delegate
@@ -62,16 +84,20 @@
  * POCL_KERNEL_CACHE=0 unless the environment sets it, so that PoCL's own
  * cache does not make cold numbers warm. --use_gpu, --gpu_backend,
  * --delegate_serialize_dir, --enable_op_profiling and --json_run_times are
- * not used there.
+ * not used there; --signature_to_run_for is refused (exit 2).
  *
  * litegpu additions:
  *   --report=text|json  text (default): the report for people.
  *                       json: one JSON object on stdout, nothing else there:
  *     tool, tflite_version, flags {every flag: its value},
- *     model {path, size_bytes, num_nodes (the model's nodes),
- *            inputs/outputs [{name, type, shape}] (shapes after resizing;
- *            an input adds values {count, low, high, min, max}: the random
- *            range and the extremes drawn)},
+ *     signature (the --signature_to_run_for key that ran, or null),
+ *     model {path, size_bytes, num_nodes (the model's nodes: those of
+ *            subgraph 0; null for a signature on another subgraph),
+ *            inputs/outputs [{name, tensor, type, shape}] (name: the
+ *            signature's name for it, without a signature the tensor's;
+ *            tensor: the tensor's name; shapes after resizing; an input
+ *            adds values {count, low, high, min, max}: the random range and
+ *            the extremes drawn)},
  *     init_us {load, delegate (creating the GPU delegate; 0 without),
  *              create, allocate (resizing the inputs and AllocateTensors),
  *              total},
@@ -83,7 +109,8 @@
  *     memory {peak_rss_bytes, ru_maxrss_bytes, rss_at_start_bytes,
  *             peak_rss_after_init_bytes,
  *             arena_bytes, non_constant_tensor_bytes, heap_bytes,
- *             constant_bytes},
+ *             constant_bytes (these four of subgraph 0: absent for a
+ *             signature on another subgraph)},
  *     op_profile: null, or [{node, op, version, avg_us, total_us, share_pct,
  *                            count}] one entry per node, slowest first,
  *     op_type_summary: null, or [{op, nodes, avg_us_per_run, share_pct}],
@@ -95,7 +122,10 @@
  *               bytes_downloaded, bytes_per_inference (the last Invoke's
  *               uploads + downloads), dispatches_per_invoke, device_bytes,
  *               programs_compiled, programs_from_cache,
- *               cache_files_loaded, fell_back}.
+ *               cache_files_loaded, fell_back}; for a signature on
+ *               another subgraph than 0, partitions, nodes_delegated,
+ *               nodes_total and dispatches_per_invoke are null (the
+ *               execution plan the interpreter reports is subgraph 0's).
  *   With --compare the object is instead: tool, tflite_version, flags,
  *     model {path, size_bytes, num_nodes}, pocl_kernel_cache (the value
  *     the comparison ran with), comparison [one object per backend, listed
@@ -110,8 +140,10 @@
  * /proc/self/status: Linux carries getrusage's ru_maxrss (also reported)
  * across execve, so a tool started by a larger process (a Python script)
  * would report that one's size. Messages go to stderr. Exit status: 0 done;
- * 1 the model failed (load, create, resize, allocate, invoke) or memory ran
- * out; 2 a bad command line. With --compare a backend that fails only
+ * 1 the model failed (load, create, resize, allocate, invoke), does not
+ * have what the flags name (an --input_layer name, a --signature_to_run_for
+ * key; a flag refused for the signature's subgraph) or memory ran out; 2 a
+ * bad command line. With --compare a backend that fails only
  * fails its row: the status is 1 only when the CPU reference fails.
  */
 #include <errno.h>
@@ -173,6 +205,10 @@ const lg_bench_flag lg_bench_flags[] = {
      "'1,224,224,3:1,10'"},
     {"input_layer_value_range", FLAG_STRING, FIELD(input_layer_value_range), "",
      0, 0, NULL, "inclusive random value ranges, e.g. 'x,0,9:y,-1,1'"},
+    {"signature_to_run_for", FLAG_STRING, FIELD(signature_to_run_for), "", 0, 0,
+     NULL,
+     "the key of the SignatureDef to run (its input names, its subgraph); "
+     "empty: the interpreter's own inputs and outputs (subgraph 0)"},
     {"random_seed", FLAG_INT, FIELD(random_seed), "1234", 0, INT_MAX, NULL,
      "seed of the random input values"},
     {"verbose", FLAG_BOOL, FIELD(verbose), "false", 0, 0, NULL,
@@ -372,6 +408,14 @@ static lg_parse_status parse_flags(int argc, char** argv, lg_bench_params* p,
             "(platform default) or a positive count\n");
     return PARSE_ERROR;
   }
+  if (p->compare[0] != '\0' && p->signature_to_run_for[0] != '\0') {
+    fprintf(stderr,
+            "benchmark_model: --signature_to_run_for cannot be combined with "
+            "--compare: the comparison runs the model's own inputs and "
+            "outputs (subgraph 0); benchmark the signature on each backend "
+            "without --compare (--use_gpu, --gpu_backend)\n");
+    return PARSE_ERROR;
+  }
   if (!lg_bench_compare_check(p->compare, why, sizeof(why))) {
     fprintf(stderr, "benchmark_model: bad value in '--compare=%s': %s\n",
             p->compare, why);
@@ -537,9 +581,8 @@ static bool compute_stats(lg_samples* s, lg_stats* st) {
 
 /* At least `min_runs` runs and `min_secs` seconds; no run starts after
  * max_secs, except the first. */
-static bool run_phase(TfLiteInterpreter* ip, const lg_bench_params* p,
-                      int min_runs, double min_secs, const char* phase,
-                      lg_samples* out) {
+static bool run_phase(lg_bench_graph* g, const lg_bench_params* p, int min_runs,
+                      double min_secs, const char* phase, lg_samples* out) {
   size_t expected = (size_t)min_runs;
   if (!samples_reserve(
           out, expected < LG_EXACT_SAMPLES ? expected : LG_EXACT_SAMPLES)) {
@@ -551,7 +594,7 @@ static bool run_phase(TfLiteInterpreter* ip, const lg_bench_params* p,
     if (run >= (uint64_t)min_runs && elapsed >= min_secs) break;
     if (run > 0 && elapsed >= p->max_secs) break;
     double t0 = lg_bench_now_us();
-    TfLiteStatus status = TfLiteInterpreterInvoke(ip);
+    TfLiteStatus status = lg_bench_graph_invoke(g);
     double t = lg_bench_now_us() - t0;
     if (status == kTfLiteDelegateError) { /* rerun on the CPU: valid */
       fprintf(stderr,
@@ -711,6 +754,7 @@ static bool apply_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
     fprintf(stderr,
             "benchmark_model: warning: the GPU delegate could not be "
             "applied; the graph runs without it\n");
+    b->delegate_refused = true;
     return true;
   }
   if (status != kTfLiteOk) {
@@ -722,10 +766,25 @@ static bool apply_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
   return true;
 }
 
+/* What the delegate did. A signature on another subgraph than 0 runs
+ * through its runner, which has no Invoke-time fallback: the delegate was
+ * removed only if applying it failed. */
+static bool read_delegate(lg_bench* b, const lg_bench_instance* in) {
+  if (!lg_bench_delegate_read(in->delegate, &in->graph, &b->delegate)) {
+    return false;
+  }
+  if (!in->graph.primary && b->delegate_refused) {
+    b->delegate.fell_back = true;
+    b->delegate.bytes_uploaded = 0;
+    b->delegate.bytes_downloaded = 0;
+  }
+  return true;
+}
+
 /* After AllocateTensors: what the delegate took, and whether that is all
  * of the graph when --require_full_delegation asks for it. */
 static bool check_delegation(lg_bench* b, lg_bench_instance* in) {
-  b->has_delegate = lg_bench_delegate_read(in->delegate, in->ip, &b->delegate);
+  b->has_delegate = read_delegate(b, in);
   if (!b->has_delegate) {
     fprintf(stderr, "benchmark_model: cannot read the GPU delegate's stats\n");
     return false;
@@ -764,6 +823,39 @@ static bool create_interpreter(lg_bench* b, TfLiteModel* model,
   return true;
 }
 
+/* The graph that runs: the interpreter's own, or the signature that
+ * --signature_to_run_for names. The reports that read subgraph 0 (the
+ * operator profile, --require_full_delegation's execution plan) are
+ * refused for a signature on another subgraph rather than given wrong. */
+static bool open_graph(lg_bench* b, lg_bench_instance* in) {
+  const lg_bench_params* p = b->p;
+  if (p->signature_to_run_for[0] == '\0') {
+    in->graph = lg_bench_graph_of(in->ip);
+    return true;
+  }
+  lg_bench_graph* g = &in->graph;
+  if (!lg_bench_graph_open_signature(g, in->ip, p->signature_to_run_for)) {
+    return false;
+  }
+  if (g->primary) return true;
+  const char* refused = NULL;
+  if (p->enable_op_profiling) {
+    refused = "--enable_op_profiling times the nodes of subgraph 0 only";
+  } else if (p->use_gpu && p->require_full_delegation) {
+    refused =
+        "--require_full_delegation reads the execution plan of subgraph 0 "
+        "only";
+  }
+  if (refused != NULL) {
+    fprintf(stderr,
+            "benchmark_model: %s, and signature '%s' (--signature_to_run_for) "
+            "runs another subgraph: drop one of the two flags\n",
+            refused, g->key);
+    return false;
+  }
+  return true;
+}
+
 /* Load, create, resize, allocate: the "init" of TFLite's report. */
 static bool init_interpreter(lg_bench* b, lg_bench_inputs* inputs,
                              TfLiteModel** model, lg_bench_instance* in) {
@@ -783,33 +875,39 @@ static bool init_interpreter(lg_bench* b, lg_bench_inputs* inputs,
     return false;
   }
   if (!create_interpreter(b, *model, in)) return false;
+  if (!open_graph(b, in)) return false;
   t0 = lg_bench_now_us();
-  if (!lg_bench_inputs_resize(in->ip, inputs)) return false;
+  if (!lg_bench_inputs_resize(&in->graph, inputs)) return false;
   const double resize_us = lg_bench_now_us() - t0;
   if (in->delegate != NULL && !apply_gpu_delegate(b, in)) return false;
   t0 = lg_bench_now_us();
-  if (TfLiteInterpreterAllocateTensors(in->ip) != kTfLiteOk) {
+  if (lg_bench_graph_allocate(&in->graph) != kTfLiteOk) {
     fprintf(stderr, "benchmark_model: AllocateTensors failed\n");
     return false;
   }
   b->allocate_us = resize_us + lg_bench_now_us() - t0;
-  b->num_nodes = litegpu_interpreter_op_profile(in->ip, NULL, 0);
-  b->has_mem = litegpu_interpreter_memory_info(in->ip, &b->mem) == kTfLiteOk;
+  /* The node count and the memory plan are subgraph 0's. */
+  b->num_nodes = -1;
+  if (in->graph.primary) {
+    b->num_nodes = litegpu_interpreter_op_profile(in->ip, NULL, 0);
+    b->has_mem = litegpu_interpreter_memory_info(in->ip, &b->mem) == kTfLiteOk;
+  }
   return in->delegate == NULL || check_delegation(b, in);
 }
 
-bool lg_bench_run(lg_bench* b, TfLiteInterpreter* ip) {
+bool lg_bench_run(lg_bench* b, lg_bench_graph* g) {
   const lg_bench_params* p = b->p;
-  if (!run_phase(ip, p, p->warmup_runs, p->warmup_min_secs, "warm-up",
+  if (!run_phase(g, p, p->warmup_runs, p->warmup_min_secs, "warm-up",
                  &b->warmup)) {
     return false;
   }
+  /* The profile is subgraph 0's: open_graph refused it for another. */
   if (p->enable_op_profiling &&
-      litegpu_interpreter_enable_op_profiling(ip, true) != kTfLiteOk) {
+      litegpu_interpreter_enable_op_profiling(g->ip, true) != kTfLiteOk) {
     return false;
   }
   double t0 = lg_bench_now_us();
-  if (!run_phase(ip, p, p->num_runs, p->min_secs, "benchmark", &b->steady))
+  if (!run_phase(g, p, p->num_runs, p->min_secs, "benchmark", &b->steady))
     return false;
   b->steady_secs = (lg_bench_now_us() - t0) / 1e6;
   const lg_samples* first = b->warmup.count ? &b->warmup : &b->steady;
@@ -819,7 +917,7 @@ bool lg_bench_run(lg_bench* b, TfLiteInterpreter* ip) {
     return false;
   }
   if (p->enable_op_profiling) {
-    b->has_profile = collect_profile(ip, b->steady.count, &b->profile);
+    b->has_profile = collect_profile(g->ip, b->steady.count, &b->profile);
     if (!b->has_profile) return false;
   }
   b->peak_end = peak_rss_bytes();
@@ -854,31 +952,27 @@ static int benchmark(const lg_bench_params* p, const bool* set) {
     goto done;
   }
   if (!init_interpreter(&b, &in, &model, &instance)) goto done;
-  TfLiteInterpreter* ip = instance.ip;
+  lg_bench_graph* g = &instance.graph;
   b.peak_after_init = peak_rss_bytes();
-  b.fills = calloc((size_t)TfLiteInterpreterGetInputTensorCount(ip) + 1,
-                   sizeof(lg_fill));
+  b.fills = calloc((size_t)lg_bench_graph_input_count(g) + 1, sizeof(lg_fill));
   if (b.fills == NULL) {
     out_of_memory("the inputs");
     goto done;
   }
-  if (!lg_bench_inputs_fill(ip, &in, p->random_seed, b.fills)) goto done;
-  if (!lg_bench_run(&b, ip)) goto done;
+  if (!lg_bench_inputs_fill(g, &in, p->random_seed, b.fills)) goto done;
+  if (!lg_bench_run(&b, g)) goto done;
   if (p->enable_op_profiling && b.has_delegate) {
     /* After the steady state: timing each dispatch alone slows the runs. */
     const uint64_t runs = b.steady.count < 50 ? b.steady.count : 50;
     b.has_gpu_profile = lg_bench_gpu_profile(
-        instance.delegate, ip, runs > 0 ? runs : 1, &b.gpu_profile);
+        instance.delegate, g, runs > 0 ? runs : 1, &b.gpu_profile);
     if (!b.has_gpu_profile) goto done;
   }
-  if (b.has_delegate &&
-      !lg_bench_delegate_read(instance.delegate, ip, &b.delegate)) {
-    goto done;
-  }
+  if (b.has_delegate && !read_delegate(&b, &instance)) goto done;
   if (json) {
-    lg_bench_print_json(stdout, &b, ip);
+    lg_bench_print_json(stdout, &b, g);
   } else {
-    lg_bench_print_text(stdout, &b, ip);
+    lg_bench_print_text(stdout, &b, g);
   }
   rc = fflush(stdout) == 0 ? 0 : EXIT_MODEL_FAILED;
 done:

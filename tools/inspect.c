@@ -319,12 +319,12 @@ static void print_delegates(TfLiteModel* model, const inspect_options* o) {
     printf("delegate reference: %d partition(s)%s\n",
            litegpu_reference_delegate_num_partitions(d),
            applied ? "" : " (not applied: the graph cannot be prepared)");
-    /* The delegate is applied to every subgraph in order; it keeps the
-     * decisions of the last. */
+    /* The delegate is applied to every subgraph, the main graph last; it
+     * keeps the decisions of the last. */
     if (applied && o->num_subgraphs > 1) {
       printf(
-          "  (the partitions and decisions below are those of subgraph %d, "
-          "the last the delegate was applied to)\n",
+          "  (the partitions and decisions below are the main graph's; "
+          "the delegate was also applied to the other %d subgraph(s))\n",
           o->num_subgraphs - 1);
     }
   }

@@ -11,7 +11,9 @@ model, bytes per inference derived by hand from the partition inputs and
 outputs), partition limits, --require_full_delegation naming the node,
 the kernel cache of --delegate_serialize_dir; --compare: the table and its
 JSON, the CPU reference, outputs within 1e-5 of the CPU's, the Vulkan row's
-reason. The GPU tests need an OpenCL device (PoCL on the CPU is enough);
+reason. --signature_to_run_for: a signature on subgraph 0 and one on
+another subgraph (their names, strict resizing, what is refused there), an
+unknown key. The GPU tests need an OpenCL device (PoCL on the CPU is enough);
 without one they fail, they never skip.
 compare_litert.py: one short comparison and its argument checks.
 
@@ -19,7 +21,11 @@ Models: tests/shared/models/tflite-micro/hello_world_float.tflite (three
 FULLY_CONNECTED, which the GPU delegate does not take yet), models written
 by make_test_model and some written by model_builder (five input types;
 elementwise ops only; elementwise ops around a FULLY_CONNECTED). Both tools
-come from LITEGPU_BUILD_DIR (default build/release).
+come from LITEGPU_BUILD_DIR (default build/release). Signatures:
+tests/models/control_flow/two_signatures.tflite ('combine' on subgraph 0:
+a, b [1,4] -> product, difference; 'encode' on subgraph 1: x with shape
+signature [-1,4] -> code) and lstm_keras.tflite (one signature,
+'serving_default').
 """
 
 import json
@@ -38,6 +44,9 @@ BUILD_DIR = Path(os.environ.get("LITEGPU_BUILD_DIR",
 SHARED = Path(os.environ.get("LITEGPU_SHARED_DIR", REPO / "tests" / "shared"))
 HELLO = SHARED / "models" / "tflite-micro" / "hello_world_float.tflite"
 HELLO_INPUT = "serving_default_dense_input:0"
+CONTROL_FLOW = REPO / "tests" / "models" / "control_flow"
+TWO_SIGNATURES = CONTROL_FLOW / "two_signatures.tflite"
+LSTM = CONTROL_FLOW / "lstm_keras.tflite"
 COMPARE = REPO / "tools" / "bench" / "compare_litert.py"
 LSAN_SUPP = REPO / "tests" / "lsan_opencl.supp"
 # No minimum time: run counts are then exactly the ones asked for.
@@ -47,8 +56,9 @@ BIG_WEIGHT_BYTES = 4000000
 TFLITE_FLAGS = ["graph", "num_runs", "warmup_runs", "min_secs",
                 "warmup_min_secs", "max_secs", "run_delay", "num_threads",
                 "enable_op_profiling", "input_layer", "input_layer_shape",
-                "input_layer_value_range", "verbose"]
-TOP_KEYS = {"tool", "tflite_version", "flags", "model", "init_us",
+                "input_layer_value_range", "signature_to_run_for", "verbose"]
+TOP_KEYS = {"tool", "tflite_version", "flags", "signature", "model",
+            "init_us",
             "first_inference_us", "warmup", "inference", "memory",
             "op_profile", "op_type_summary", "gpu_dispatch_profile",
             "delegate"}
@@ -240,6 +250,8 @@ BAD_FLAGS = [
      r"'--compare=cpu,xx': 'xx' is not one of cpu, cl, vk, gpu"),
     (["--compare=cl,vk,cl"], r"'--compare=cl,vk,cl': 'cl' is listed twice"),
     (["--compare=cpu,"], r"'--compare=cpu,': '' is not one of"),
+    (["--compare=cpu", "--signature_to_run_for=serving_default"],
+     r"--signature_to_run_for cannot be combined with --compare"),
 ]
 
 
@@ -366,7 +378,9 @@ def test_json_report(bench, hello):
     assert r["model"]["size_bytes"] == hello.stat().st_size
     [inp] = r["model"]["inputs"]
     assert inp["name"] == HELLO_INPUT and inp["shape"] == [1, 1]
+    assert inp["tensor"] == HELLO_INPUT  # no signature: the same name
     assert inp["type"] == "FLOAT32"
+    assert r["signature"] is None
     init = r["init_us"]
     assert init["delegate"] == 0  # no --use_gpu
     assert r["delegate"] is None
@@ -635,6 +649,182 @@ def test_verbose_lists_every_flag(bench, hello):
     assert "*--num_runs=3" in proc.stdout  # set flags are marked
     assert "--max_secs=150" in proc.stdout
     assert "Operator profile" not in proc.stdout
+
+
+# ---- Signatures (--signature_to_run_for) -----------------------------------
+
+@pytest.fixture(scope="session")
+def two_signatures():
+    assert TWO_SIGNATURES.is_file(), f"{TWO_SIGNATURES} is missing"
+    return TWO_SIGNATURES
+
+
+def signature_json(bench, path, key, *args):
+    return run_json(bench, f"--graph={path}", "--num_runs=3", *FAST,
+                    f"--signature_to_run_for={key}", *args)
+
+
+def test_signature_on_another_subgraph_with_a_resize(bench, two_signatures):
+    # 'encode' runs subgraph 1; x's shape signature [-1,4] lets the batch
+    # change, and its output follows.
+    r = signature_json(bench, two_signatures, "encode", "--input_layer=x",
+                       "--input_layer_shape=3,4", "--json_run_times")
+    assert set(r) == TOP_KEYS
+    assert r["signature"] == "encode"
+    assert r["flags"]["signature_to_run_for"] == "encode"
+    [x] = r["model"]["inputs"]
+    assert (x["name"], x["tensor"]) == ("x", "encode_x:0")
+    assert x["type"] == "FLOAT32" and x["shape"] == [3, 4]
+    assert x["values"]["count"] == 12
+    [code] = r["model"]["outputs"]
+    assert code["name"] == "code" and code["shape"] == [3, 4]
+    assert "values" not in code
+    assert r["inference"]["count"] == 3
+    assert len(r["inference"]["run_times_us"]) == 3
+    # What the interpreter reports for subgraph 0 is not given for it.
+    assert r["model"]["num_nodes"] is None
+    assert "arena_bytes" not in r["memory"]
+    assert r["memory"]["peak_rss_bytes"] > 0
+    assert r["op_profile"] is None and r["delegate"] is None
+
+
+def test_signature_on_subgraph_0(bench, two_signatures):
+    r = signature_json(bench, two_signatures, "combine")
+    assert r["signature"] == "combine"
+    inputs = {i["name"]: i for i in r["model"]["inputs"]}
+    outputs = {o["name"]: o for o in r["model"]["outputs"]}
+    assert set(inputs) == {"a", "b"}
+    assert set(outputs) == {"product", "difference"}
+    assert inputs["a"]["tensor"] == "combine_a:0"
+    assert inputs["b"]["tensor"] == "combine_b:0"
+    for t in [*inputs.values(), *outputs.values()]:
+        assert t["type"] == "FLOAT32" and t["shape"] == [1, 4]
+    # Subgraph 0 (MUL and SUB): the interpreter's figures are its own.
+    assert r["model"]["num_nodes"] == 2
+    assert set(r["memory"]) == MEMORY_KEYS
+
+
+def test_signature_on_subgraph_0_profiles_its_operators(bench, two_signatures):
+    r = signature_json(bench, two_signatures, "combine",
+                       "--enable_op_profiling")
+    assert sorted(e["op"] for e in r["op_profile"]) == ["MUL", "SUB"]
+    assert all(e["count"] == 3 for e in r["op_profile"])
+
+
+def test_signature_input_names_pick_inputs_and_ranges(bench, two_signatures):
+    # --input_layer and --input_layer_value_range take the signature's
+    # names; its inputs cannot grow past their shape signature [1,4].
+    r = signature_json(bench, two_signatures, "combine",
+                       "--input_layer_value_range=b,0.25,0.5")
+    inputs = {i["name"]: i["values"] for i in r["model"]["inputs"]}
+    assert (inputs["b"]["low"], inputs["b"]["high"]) == (0.25, 0.5)
+    assert 0.25 <= inputs["b"]["min"] <= inputs["b"]["max"] <= 0.5
+    assert (inputs["a"]["low"], inputs["a"]["high"]) == (-0.5, 0.5)
+    proc = run(bench, f"--graph={two_signatures}", *FAST,
+               "--signature_to_run_for=combine",
+               "--input_layer_value_range=combine_b::0,0,1")
+    assert proc.returncode == 1
+    # The tensor's own name is not one of the signature's names.
+    assert ("'combine_b:0', which is neither an --input_layer name nor a "
+            "signature input") in proc.stderr
+    assert "the inputs of signature 'combine', in order: 'a', 'b'" in (
+        proc.stderr)
+
+
+def test_single_signature_model_matches_its_subgraph_0(bench):
+    assert LSTM.is_file(), f"{LSTM} is missing"
+    plain = run_json(bench, f"--graph={LSTM}", "--num_runs=2", *FAST)
+    r = signature_json(bench, LSTM, "serving_default")
+    assert r["signature"] == "serving_default"
+    assert r["model"]["num_nodes"] == plain["model"]["num_nodes"]
+    for key in ("inputs", "outputs"):
+        tensors = [(t["tensor"], t["shape"]) for t in r["model"][key]]
+        assert tensors == [(t["tensor"], t["shape"])
+                           for t in plain["model"][key]]
+
+
+def test_unknown_signature_lists_the_keys(bench, two_signatures, hello):
+    proc = run(bench, f"--graph={two_signatures}", *FAST,
+               "--signature_to_run_for=nosuch", "--report=json")
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert ("--signature_to_run_for=nosuch: the model has no signature "
+            "'nosuch'") in proc.stderr
+    assert "the model's signature keys: 'combine', 'encode'" in proc.stderr
+    proc = run(bench, f"--graph={hello}", *FAST,
+               "--signature_to_run_for=encode")
+    assert proc.returncode == 1
+    assert "the model's signature keys: 'serving_default'" in proc.stderr
+
+
+def test_signature_resizes_strictly(bench, two_signatures):
+    # x is [-1,4]: only the batch may change.
+    proc = run(bench, f"--graph={two_signatures}", *FAST,
+               "--signature_to_run_for=encode", "--input_layer=x",
+               "--input_layer_shape=3,5")
+    assert proc.returncode == 1
+    assert ("resizing input 'x' of signature 'encode' to [3,5] failed"
+            in proc.stderr)
+    assert "shape signature is [-1,4]" in proc.stderr
+    proc = run(bench, f"--graph={two_signatures}", *FAST,
+               "--signature_to_run_for=combine", "--input_layer=a",
+               "--input_layer_shape=2,4")
+    assert proc.returncode == 1
+    assert "shape signature is [1,4]" in proc.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--enable_op_profiling"],
+     "--enable_op_profiling times the nodes of subgraph 0 only"),
+    (["--use_gpu", "--require_full_delegation"],
+     "--require_full_delegation reads the execution plan of subgraph 0 only"),
+])
+def test_another_subgraph_refuses_what_reads_subgraph_0(bench, two_signatures,
+                                                        args, message):
+    proc = run(bench, f"--graph={two_signatures}", *FAST,
+               "--signature_to_run_for=encode", *args)
+    assert proc.returncode == 1
+    assert message in proc.stderr
+    assert ("signature 'encode' (--signature_to_run_for) runs another "
+            "subgraph") in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_signature_text_report(bench, two_signatures):
+    proc = run(bench, f"--graph={two_signatures}", "--num_runs=2", *FAST,
+               "--signature_to_run_for=encode", "--input_layer=x",
+               "--input_layer_shape=2,4")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    for line in ["--signature_to_run_for=encode",
+                 "Signature: 'encode' (a subgraph other than 0)",
+                 "input 0 'x' (tensor 'encode_x:0') FLOAT32 [2,4]",
+                 "output 0 'code' (tensor ",
+                 "arena, heap and constants: not shown",
+                 "Steady state"]:
+        assert line in text, line
+    proc = run(bench, f"--graph={two_signatures}", "--num_runs=2", *FAST,
+               "--signature_to_run_for=combine")
+    assert proc.returncode == 0, proc.stderr
+    assert "Signature: 'combine' (subgraph 0)" in proc.stdout
+    assert " 2 nodes)" in proc.stdout
+
+
+def test_gpu_runs_a_signature_on_another_subgraph(bench, two_signatures):
+    # The interpreter applies the delegate to every subgraph; the counts
+    # read from subgraph 0's execution plan are unknown (null) here.
+    r = signature_json(bench, two_signatures, "encode", "--use_gpu",
+                       "--input_layer=x", "--input_layer_shape=3,4")
+    d = r["delegate"]
+    assert set(d) == DELEGATE_KEYS
+    assert d["backend"] == "OpenCL" and d["fell_back"] is False
+    for key in ("partitions", "nodes_delegated", "nodes_total",
+                "dispatches_per_invoke"):
+        assert d[key] is None, key
+    # MUL, ADD and TANH on the GPU: x [3,4] float32 in, code out.
+    assert (d["bytes_uploaded"], d["bytes_downloaded"]) == (48, 48)
+    assert d["bytes_per_inference"] == 96
+    assert r["model"]["outputs"][0]["shape"] == [3, 4]
 
 
 # ---- GPU delegate (--use_gpu and its flags) ---------------------------------

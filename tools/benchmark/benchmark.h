@@ -1,5 +1,8 @@
 /* Internals of the benchmark_model tool, shared by its files:
  *   tools/benchmark_model.c     main, the flag table, the timed phases
+ *   tools/benchmark/graph.c     the graph that runs: the interpreter's own
+ *                               inputs and outputs, or a signature's
+ *                               (--signature_to_run_for)
  *   tools/benchmark/inputs.c    --input_layer* flags and random input values
  *   tools/benchmark/delegate.c  the GPU flags: delegate options, creation,
  *                               what the delegate did, full delegation
@@ -41,6 +44,7 @@ typedef struct lg_bench_params {
   const char* input_layer;
   const char* input_layer_shape;
   const char* input_layer_value_range;
+  const char* signature_to_run_for; /* "": the interpreter's own subgraph 0 */
   int random_seed;
   bool verbose;
   const char* report;
@@ -75,13 +79,53 @@ static inline const void* lg_bench_flag_value(const lg_bench_params* p,
   return (const char*)p + f->offset;
 }
 
+/* ---- The graph that runs (graph.c) -------------------------------------- */
+
+/* What the tool resizes, allocates, fills, invokes and reports: the
+ * interpreter's own inputs and outputs (subgraph 0), or one SignatureDef
+ * (--signature_to_run_for) through its runner. A signature's inputs and
+ * outputs are its names, in its order, and may belong to a subgraph other
+ * than 0. Input i of a signature is the tensor named
+ * TfLiteSignatureRunnerGetInputName(runner, i). */
+typedef struct lg_bench_graph {
+  TfLiteInterpreter* ip;
+  TfLiteSignatureRunner* runner; /* NULL: the interpreter's own subgraph 0 */
+  const char* key;               /* the signature key; NULL without one */
+  /* It runs subgraph 0, the one that the interpreter-wide reports
+   * (operator profile, memory plan, execution plan) describe. */
+  bool primary;
+} lg_bench_graph;
+
+/* The interpreter's own inputs and outputs. */
+lg_bench_graph lg_bench_graph_of(TfLiteInterpreter* ip);
+/* The signature `key` of the interpreter's model; false after printing why
+ * (an unknown key: with the model's keys). */
+bool lg_bench_graph_open_signature(lg_bench_graph* g, TfLiteInterpreter* ip,
+                                   const char* key);
+/* Deletes the runner; before the interpreter. */
+void lg_bench_graph_close(lg_bench_graph* g);
+int lg_bench_graph_input_count(const lg_bench_graph* g);
+int lg_bench_graph_output_count(const lg_bench_graph* g);
+/* The name an input or output goes by: the signature's name, or without a
+ * signature the tensor's ("" for none). */
+const char* lg_bench_graph_input_name(const lg_bench_graph* g, int i);
+const char* lg_bench_graph_output_name(const lg_bench_graph* g, int i);
+TfLiteTensor* lg_bench_graph_input(const lg_bench_graph* g, int i);
+const TfLiteTensor* lg_bench_graph_output(const lg_bench_graph* g, int i);
+/* A signature resizes strictly: only the dimensions that the model leaves
+ * unknown (-1 in the tensor's dims_signature). */
+TfLiteStatus lg_bench_graph_resize(lg_bench_graph* g, int i,
+                                   const int32_t* dims, int num_dims);
+TfLiteStatus lg_bench_graph_allocate(lg_bench_graph* g);
+TfLiteStatus lg_bench_graph_invoke(lg_bench_graph* g);
+
 /* ---- Inputs (inputs.c) ------------------------------------------------- */
 
 typedef struct lg_bench_layer {
   const char* name; /* points into lg_bench_inputs.names */
   int32_t* dims;    /* NULL: keep the model's shape */
   int num_dims;
-  int input; /* the interpreter input it names; -1 until resolved */
+  int input; /* the graph input it names; -1 until resolved */
 } lg_bench_layer;
 
 typedef struct lg_bench_range {
@@ -108,10 +152,10 @@ typedef struct lg_fill {
 
 /* Syntax only (no model needed); false after printing why. */
 bool lg_bench_inputs_parse(const lg_bench_params* p, lg_bench_inputs* in);
-/* Maps the names to interpreter inputs and applies the shapes. */
-bool lg_bench_inputs_resize(TfLiteInterpreter* ip, lg_bench_inputs* in);
+/* Maps the names to the graph's inputs and applies the shapes. */
+bool lg_bench_inputs_resize(lg_bench_graph* g, lg_bench_inputs* in);
 /* Fills every input (after AllocateTensors); fills[i] describes input i. */
-bool lg_bench_inputs_fill(TfLiteInterpreter* ip, const lg_bench_inputs* in,
+bool lg_bench_inputs_fill(const lg_bench_graph* g, const lg_bench_inputs* in,
                           int random_seed, lg_fill* fills);
 void lg_bench_inputs_free(lg_bench_inputs* in);
 
@@ -173,7 +217,9 @@ typedef struct lg_gpu_profile {
 } lg_gpu_profile;
 
 /* What a GPU delegate did, read after the runs (the byte counts are the
- * last Invoke's). */
+ * last Invoke's). With a signature on a subgraph other than 0 the counts
+ * that come from the execution plan (partitions, nodes_delegated,
+ * nodes_total, dispatches_per_invoke) are -1: unknown. */
 typedef struct lg_bench_delegate_info {
   char backend[32];
   char device[256];
@@ -202,13 +248,14 @@ typedef struct lg_bench {
   size_t ru_maxrss;                            /* getrusage's peak at the end */
   litegpu_memory_info mem;
   bool has_mem;
-  int num_nodes;
+  int num_nodes; /* subgraph 0's; -1 for a signature on another one */
   lg_profile profile;
   bool has_profile;
   lg_gpu_profile gpu_profile;
   bool has_gpu_profile;
-  lg_fill* fills;    /* one per input: the random values given to it */
-  bool has_delegate; /* --use_gpu */
+  lg_fill* fills;        /* one per input: the random values given to it */
+  bool has_delegate;     /* --use_gpu */
+  bool delegate_refused; /* applying it failed: the graph ran without it */
   lg_bench_delegate_info delegate;
 } lg_bench;
 
@@ -218,7 +265,7 @@ double lg_bench_now_us(void);
 /* Warm-up, then the steady state: fills b->warmup, b->steady, their stats,
  * first_us, steady_secs, the profile and the peak RSS. False after printing
  * why. */
-bool lg_bench_run(lg_bench* b, TfLiteInterpreter* ip);
+bool lg_bench_run(lg_bench* b, lg_bench_graph* g);
 /* Frees what lg_bench_run allocated. */
 void lg_bench_free_runs(lg_bench* b);
 /* An error reporter for TfLiteInterpreterOptionsSetErrorReporter and the
@@ -235,11 +282,13 @@ long lg_bench_file_size(const char* path);
 
 /* ---- GPU delegate (delegate.c) ------------------------------------------- */
 
-/* An interpreter with its options and delegate (NULL on the CPU). */
+/* An interpreter with its options and delegate (NULL on the CPU), and the
+ * graph of it that runs. */
 typedef struct lg_bench_instance {
   TfLiteDelegate* delegate;
   TfLiteInterpreterOptions* options;
   TfLiteInterpreter* ip;
+  lg_bench_graph graph;
 } lg_bench_instance;
 
 /* "" (auto), "gpu" (auto), "cl", "vk"; -1 for anything else. */
@@ -253,18 +302,20 @@ TfLiteDelegate* lg_bench_gpu_create(const lg_bench_params* p,
                                     size_t why_size);
 /* The dispatch profile over `runs` extra Invokes (profiling is turned on
  * for them and off after); false after printing why. */
-bool lg_bench_gpu_profile(TfLiteDelegate* d, TfLiteInterpreter* ip,
-                          uint64_t runs, lg_gpu_profile* out);
+bool lg_bench_gpu_profile(TfLiteDelegate* d, lg_bench_graph* g, uint64_t runs,
+                          lg_gpu_profile* out);
 void lg_bench_gpu_profile_free(lg_gpu_profile* p);
-/* Reads the delegate's stats and the interpreter's execution plan. */
-bool lg_bench_delegate_read(const TfLiteDelegate* d, TfLiteInterpreter* ip,
+/* Reads the delegate's stats and the interpreter's execution plan (of
+ * subgraph 0: left out, -1, when the graph runs another). */
+bool lg_bench_delegate_read(const TfLiteDelegate* d, const lg_bench_graph* g,
                             lg_bench_delegate_info* info);
 /* True when every node was delegated; otherwise writes which node was not
  * and why ("node 0 (FULLY_CONNECTED) was not delegated: ..."). */
 bool lg_bench_fully_delegated(const TfLiteDelegate* d, TfLiteInterpreter* ip,
                               const lg_bench_delegate_info* info, char* why,
                               size_t why_size);
-/* Deletes the interpreter, then its options, then the delegate. */
+/* Deletes the graph's runner, the interpreter, then its options, then the
+ * delegate. */
 void lg_bench_instance_destroy(lg_bench_instance* in);
 
 /* ---- Comparison (compare.c) --------------------------------------------- */
@@ -286,7 +337,7 @@ void lg_bench_text_flags(FILE* out, const lg_bench_params* p, const bool* set);
 
 /* ---- Reports (report.c) ------------------------------------------------ */
 
-void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip);
-void lg_bench_print_json(FILE* out, const lg_bench* b, TfLiteInterpreter* ip);
+void lg_bench_print_text(FILE* out, const lg_bench* b, const lg_bench_graph* g);
+void lg_bench_print_json(FILE* out, const lg_bench* b, const lg_bench_graph* g);
 
 #endif /* LITEGPU_TOOLS_BENCHMARK_BENCHMARK_H_ */

@@ -210,7 +210,8 @@ static bool create_interpreter(cmp_run* c, cmp_row* row,
   if (in->ip == NULL) {
     return row_fail(row, "cannot create the interpreter: %s", last_message(c));
   }
-  if (!lg_bench_inputs_resize(in->ip, &c->inputs)) {
+  in->graph = lg_bench_graph_of(in->ip); /* no signatures with --compare */
+  if (!lg_bench_inputs_resize(&in->graph, &c->inputs)) {
     return row_fail(row, "resizing the inputs failed");
   }
   /* After the resize (the GPU delegate leaves the graph immutable). */
@@ -241,15 +242,15 @@ static bool instance_create(cmp_run* c, cmp_row* row, const char* dir,
 }
 
 /* Warm-up and steady runs on the seeded inputs. */
-static bool row_measure(cmp_run* c, cmp_row* row, TfLiteInterpreter* ip) {
+static bool row_measure(cmp_run* c, cmp_row* row, lg_bench_graph* g) {
   lg_bench b = {.p = &c->params};
-  int inputs = TfLiteInterpreterGetInputTensorCount(ip);
+  int inputs = lg_bench_graph_input_count(g);
   b.fills = calloc((size_t)inputs + 1, sizeof(lg_fill));
   c->last.text[0] = '\0';
   bool ok =
       b.fills != NULL &&
-      lg_bench_inputs_fill(ip, &c->inputs, c->params.random_seed, b.fills) &&
-      lg_bench_run(&b, ip);
+      lg_bench_inputs_fill(g, &c->inputs, c->params.random_seed, b.fills) &&
+      lg_bench_run(&b, g);
   if (ok) {
     row->first_us = b.first_us;
     row->stats = b.steady_stats;
@@ -370,7 +371,7 @@ static double max_abs_diff(const cmp_run* c, TfLiteInterpreter* ip) {
 static bool run_cpu(cmp_run* c, cmp_row* row) {
   lg_bench_instance* in = &row->live;
   bool ok = instance_create(c, row, NULL, in, &row->init_cold_us) &&
-            row_measure(c, row, in->ip);
+            row_measure(c, row, &in->graph);
   if (ok) {
     c->nodes_total = litegpu_interpreter_op_profile(in->ip, NULL, 0);
     row->info.nodes_total = c->nodes_total;
@@ -384,7 +385,7 @@ static bool run_cpu(cmp_run* c, cmp_row* row) {
 
 static bool read_programs(cmp_row* row, const lg_bench_instance* in,
                           cmp_programs* out) {
-  if (!lg_bench_delegate_read(in->delegate, in->ip, &row->info)) {
+  if (!lg_bench_delegate_read(in->delegate, &in->graph, &row->info)) {
     return row_fail(row, "cannot read the GPU delegate's stats");
   }
   out->compiled = row->info.programs_compiled;
@@ -446,8 +447,8 @@ static void run_gpu(cmp_run* c, cmp_row* row) {
   }
   memcpy(row->dir, dir, sizeof(dir));
   lg_bench_instance* in = &row->live;
-  bool ok = gpu_init_twice(c, row, dir, in) && row_measure(c, row, in->ip);
-  if (ok && !lg_bench_delegate_read(in->delegate, in->ip, &row->info)) {
+  bool ok = gpu_init_twice(c, row, dir, in) && row_measure(c, row, &in->graph);
+  if (ok && !lg_bench_delegate_read(in->delegate, &in->graph, &row->info)) {
     ok = row_fail(row, "cannot read the GPU delegate's stats");
   }
   if (ok) row->max_abs_diff = max_abs_diff(c, in->ip);

@@ -65,35 +65,70 @@ static bool is_delegate_kernel(const litegpu_op_profile* entry) {
   return entry->op_name != NULL && strcmp(entry->op_name, GPU_KERNEL_NAME) == 0;
 }
 
-bool lg_bench_delegate_read(const TfLiteDelegate* d, TfLiteInterpreter* ip,
+/* The delegate's own figures: the same whichever subgraph runs. */
+static void read_delegate_wide(const litegpu_gpu_delegate_stats* st,
+                               lg_bench_delegate_info* info) {
+  snprintf(info->backend, sizeof(info->backend), "%s",
+           st->backend ? st->backend : "?");
+  snprintf(info->device, sizeof(info->device), "%s", st->device_name);
+  info->fp16 = st->fp16 != 0;
+  info->device_bytes = st->device_bytes;
+  info->programs_compiled = st->programs_compiled;
+  info->programs_from_cache = st->programs_from_cache;
+  info->cache_files_loaded = st->cache_files_loaded;
+}
+
+/* The nodes the delegate's last Prepare claimed (its decisions with an
+ * empty reason). */
+static int claimed_nodes(const TfLiteDelegate* d) {
+  int claimed = 0;
+  const char* reason;
+  for (int node = 0;
+       (reason = litegpu_gpu_delegate_node_reason(d, node)) != NULL; ++node) {
+    claimed += reason[0] == '\0';
+  }
+  return claimed;
+}
+
+bool lg_bench_delegate_read(const TfLiteDelegate* d, const lg_bench_graph* g,
                             lg_bench_delegate_info* info) {
   memset(info, 0, sizeof(*info));
   litegpu_gpu_delegate_stats st;
   memset(&st, 0, sizeof(st));
   if (litegpu_gpu_delegate_get_stats(d, &st) != kTfLiteOk) return false;
+  read_delegate_wide(&st, info);
+  if (!g->primary) {
+    /* The execution plan the interpreter exposes is subgraph 0's, not the
+     * signature's: its counts are unknown. The byte counts are the last
+     * Invoke's of each partition, and only the signature's subgraph (with
+     * what it calls) ran. Whether the delegate was refused is known to the
+     * caller (a signature runner has no Invoke-time fallback). */
+    info->partitions = -1;
+    info->nodes_delegated = -1;
+    info->nodes_total = -1;
+    info->dispatches_per_invoke = -1;
+    info->bytes_uploaded = st.bytes_uploaded;
+    info->bytes_downloaded = st.bytes_downloaded;
+    return true;
+  }
   int plan_size = 0;
-  litegpu_op_profile* plan = plan_entries(ip, &plan_size);
+  litegpu_op_profile* plan = plan_entries(g->ip, &plan_size);
   if (plan == NULL) return false;
   int kernels = 0;
   for (int i = 0; i < plan_size; ++i) kernels += is_delegate_kernel(&plan[i]);
   free(plan);
-  snprintf(info->backend, sizeof(info->backend), "%s",
-           st.backend ? st.backend : "?");
-  snprintf(info->device, sizeof(info->device), "%s", st.device_name);
   /* No kernel left in the plan although the delegate kept partitions: the
    * runtime removed it (fallback), and the CPU runs everything. */
   info->fell_back = kernels == 0 && st.partitions > 0;
   info->partitions = kernels;
-  info->nodes_delegated = kernels > 0 ? st.nodes_delegated : 0;
+  /* The delegate's stats sum its programs over every subgraph; the nodes
+   * of subgraph 0 it took are its claimed decisions (the main graph is the
+   * last it was applied to). */
+  info->nodes_delegated = kernels > 0 ? claimed_nodes(d) : 0;
   info->nodes_total = plan_size - kernels + info->nodes_delegated;
-  info->fp16 = st.fp16 != 0;
   info->dispatches_per_invoke = kernels > 0 ? st.dispatches_per_invoke : 0;
-  info->device_bytes = st.device_bytes;
   info->bytes_uploaded = kernels > 0 ? st.bytes_uploaded : 0;
   info->bytes_downloaded = kernels > 0 ? st.bytes_downloaded : 0;
-  info->programs_compiled = st.programs_compiled;
-  info->programs_from_cache = st.programs_from_cache;
-  info->cache_files_loaded = st.cache_files_loaded;
   return true;
 }
 
@@ -167,8 +202,8 @@ static void group_kernels(lg_gpu_profile* out) {
         compare_kernels);
 }
 
-bool lg_bench_gpu_profile(TfLiteDelegate* d, TfLiteInterpreter* ip,
-                          uint64_t runs, lg_gpu_profile* out) {
+bool lg_bench_gpu_profile(TfLiteDelegate* d, lg_bench_graph* g, uint64_t runs,
+                          lg_gpu_profile* out) {
   memset(out, 0, sizeof(*out));
   if (litegpu_gpu_delegate_enable_profiling(d, true) != kTfLiteOk) {
     fprintf(stderr, "benchmark_model: cannot profile the GPU delegate\n");
@@ -176,7 +211,7 @@ bool lg_bench_gpu_profile(TfLiteDelegate* d, TfLiteInterpreter* ip,
   }
   bool ok = true;
   for (uint64_t r = 0; r < runs && ok; ++r) {
-    ok = TfLiteInterpreterInvoke(ip) == kTfLiteOk;
+    ok = lg_bench_graph_invoke(g) == kTfLiteOk;
   }
   const int n = litegpu_gpu_delegate_dispatch_profile(d, NULL, 0);
   out->dispatches =
@@ -205,6 +240,7 @@ void lg_bench_gpu_profile_free(lg_gpu_profile* p) {
 }
 
 void lg_bench_instance_destroy(lg_bench_instance* in) {
+  lg_bench_graph_close(&in->graph); /* a runner goes before its interpreter */
   TfLiteInterpreterDelete(in->ip);
   TfLiteInterpreterOptionsDelete(in->options);
   TfLiteGpuDelegateV2Delete(in->delegate);

@@ -165,48 +165,56 @@ static bool parse_ranges(const lg_bench_params* p, lg_bench_inputs* in) {
   return true;
 }
 
-static int model_input_named(TfLiteInterpreter* ip, const char* name) {
-  for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
-    const char* n = TfLiteTensorName(TfLiteInterpreterGetInputTensor(ip, i));
-    if (n != NULL && strcmp(n, name) == 0) return i;
+static int model_input_named(const lg_bench_graph* g, const char* name) {
+  for (int i = 0; i < lg_bench_graph_input_count(g); ++i) {
+    if (strcmp(lg_bench_graph_input_name(g, i), name) == 0) return i;
   }
   return -1;
 }
 
-static void print_model_inputs(TfLiteInterpreter* ip) {
-  fprintf(stderr, "benchmark_model: the model's inputs, in order:");
-  for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
-    const TfLiteTensor* t = TfLiteInterpreterGetInputTensor(ip, i);
-    fprintf(stderr, "%s '%s'", i ? "," : "", lg_bench_tensor_name(t));
+/* "the model's inputs" or "the inputs of signature 'KEY'" (at most 160
+ * bytes of the key). */
+static const char* inputs_phrase(const lg_bench_graph* g, char* buf,
+                                 size_t size) {
+  if (g->key == NULL) return "the model's inputs";
+  snprintf(buf, size, "the inputs of signature '%.160s'", g->key);
+  return buf;
+}
+
+static void print_model_inputs(const lg_bench_graph* g) {
+  char phrase[256];
+  fprintf(stderr, "benchmark_model: %s, in order:",
+          inputs_phrase(g, phrase, sizeof(phrase)));
+  for (int i = 0; i < lg_bench_graph_input_count(g); ++i) {
+    fprintf(stderr, "%s '%s'", i ? "," : "", lg_bench_graph_input_name(g, i));
   }
   fputc('\n', stderr);
 }
 
-/* Maps each --input_layer name to an interpreter input (see the header). */
-static bool resolve_layers(TfLiteInterpreter* ip, lg_bench_inputs* in) {
-  int count = TfLiteInterpreterGetInputTensorCount(ip);
+/* Maps each --input_layer name to a graph input (see the header). */
+static bool resolve_layers(const lg_bench_graph* g, lg_bench_inputs* in) {
+  int count = lg_bench_graph_input_count(g);
   bool by_name = true;
   for (int i = 0; i < in->num_layers; ++i) {
-    in->layers[i].input = model_input_named(ip, in->layers[i].name);
+    in->layers[i].input = model_input_named(g, in->layers[i].name);
     by_name = by_name && in->layers[i].input >= 0;
   }
   if (!by_name && in->num_layers != count) {
     fprintf(stderr,
             "benchmark_model: --input_layer names %d input(s) but "
-            "the model has %d and not every name is an input name\n",
-            in->num_layers, count);
-    print_model_inputs(ip);
+            "the %s has %d and not every name is an input name\n",
+            in->num_layers, g->key ? "signature" : "model", count);
+    print_model_inputs(g);
     return false;
   }
   for (int i = 0; i < in->num_layers; ++i) {
     lg_bench_layer* layer = &in->layers[i];
     if (!by_name) {
       layer->input = i;
-      const TfLiteTensor* t = TfLiteInterpreterGetInputTensor(ip, i);
       fprintf(stderr,
               "benchmark_model: warning: input %d is named '%s' but "
               "--input_layer calls it '%s'\n",
-              i, lg_bench_tensor_name(t), layer->name);
+              i, lg_bench_graph_input_name(g, i), layer->name);
     }
     for (int j = 0; j < i; ++j) {
       if (in->layers[j].input == layer->input) {
@@ -221,29 +229,64 @@ static bool resolve_layers(TfLiteInterpreter* ip, lg_bench_inputs* in) {
   return true;
 }
 
-bool lg_bench_inputs_resize(TfLiteInterpreter* ip, lg_bench_inputs* in) {
-  if (!resolve_layers(ip, in)) return false;
+static void print_dims(FILE* out, const int* dims, int num_dims) {
+  fputc('[', out);
+  for (int d = 0; d < num_dims; ++d) fprintf(out, d ? ",%d" : "%d", dims[d]);
+  fputc(']', out);
+}
+
+/* A signature resizes strictly (only the -1 dimensions of the tensor's
+ * shape signature): says so, with the shape signature. */
+static void print_resize_failure(const lg_bench_graph* g,
+                                 const lg_bench_layer* layer) {
+  const char* name = lg_bench_graph_input_name(g, layer->input);
+  if (g->key == NULL) {
+    fprintf(stderr, "benchmark_model: resizing input '%s' failed\n",
+            layer->name);
+    return;
+  }
+  const TfLiteTensor* t = lg_bench_graph_input(g, layer->input);
+  fprintf(stderr,
+          "benchmark_model: --input_layer_shape: resizing input '%s' of "
+          "signature '%s' to ",
+          name, g->key);
+  print_dims(stderr, layer->dims, layer->num_dims);
+  fprintf(stderr,
+          " failed: through a signature only the dimensions the model "
+          "leaves unknown (-1) can change, and its shape signature is ");
+  const TfLiteIntArray* sig = t ? t->dims_signature : NULL;
+  if (sig != NULL && sig->size > 0) {
+    print_dims(stderr, sig->data, sig->size);
+  } else if (t != NULL && t->dims != NULL) {
+    print_dims(stderr, t->dims->data, t->dims->size);
+  } else {
+    fputs("unknown", stderr);
+  }
+  fputc('\n', stderr);
+}
+
+bool lg_bench_inputs_resize(lg_bench_graph* g, lg_bench_inputs* in) {
+  if (!resolve_layers(g, in)) return false;
   for (int i = 0; i < in->num_layers; ++i) {
     const lg_bench_layer* layer = &in->layers[i];
     if (layer->dims == NULL) continue;
-    if (TfLiteInterpreterResizeInputTensor(ip, layer->input, layer->dims,
-                                           layer->num_dims) != kTfLiteOk) {
-      fprintf(stderr, "benchmark_model: resizing input '%s' failed\n",
-              layer->name);
+    if (lg_bench_graph_resize(g, layer->input, layer->dims, layer->num_dims) !=
+        kTfLiteOk) {
+      print_resize_failure(g, layer);
       return false;
     }
   }
   return true;
 }
 
-/* The interpreter input a --input_layer_value_range name means: a name from
- * --input_layer first, else a model input name; -1 when neither. */
-static int range_input(TfLiteInterpreter* ip, const lg_bench_inputs* in,
+/* The graph input a --input_layer_value_range name means: a name from
+ * --input_layer first, else a graph input name; -1 when neither. */
+static int range_input(const lg_bench_graph* g, const lg_bench_inputs* in,
                        const char* name) {
   for (int i = 0; i < in->num_layers; ++i) {
     if (strcmp(in->layers[i].name, name) == 0) return in->layers[i].input;
   }
-  return model_input_named(ip, name);
+  return model_input_named(g, name);
 }
 
 bool lg_bench_inputs_parse(const lg_bench_params* p, lg_bench_inputs* in) {
@@ -389,15 +432,14 @@ static void fill_tensor(TfLiteTensor* t, const lg_type_info* ti, lg_fill* f,
 
 /* The range for input `index`: its --input_layer_value_range, checked
  * against the type, or the type's default. */
-static bool input_range(TfLiteInterpreter* ip, const lg_bench_inputs* in,
+static bool input_range(const lg_bench_graph* g, const lg_bench_inputs* in,
                         int index, const lg_type_info* ti, lg_fill* f) {
   f->low = ti->low;
   f->high = ti->high;
-  const char* name =
-      lg_bench_tensor_name(TfLiteInterpreterGetInputTensor(ip, index));
+  const char* name = lg_bench_graph_input_name(g, index);
   for (int r = 0; r < in->num_ranges; ++r) {
     const lg_bench_range* range = &in->ranges[r];
-    if (range_input(ip, in, range->name) != index) continue;
+    if (range_input(g, in, range->name) != index) continue;
     bool integral = ti->real || (floor(range->low) == range->low &&
                                  floor(range->high) == range->high);
     if (!integral || range->low < ti->min || range->high > ti->max) {
@@ -414,38 +456,43 @@ static bool input_range(TfLiteInterpreter* ip, const lg_bench_inputs* in,
   return true;
 }
 
-static bool check_ranges_named(TfLiteInterpreter* ip,
+static bool check_ranges_named(const lg_bench_graph* g,
                                const lg_bench_inputs* in) {
   for (int r = 0; r < in->num_ranges; ++r) {
-    if (range_input(ip, in, in->ranges[r].name) < 0) {
+    if (range_input(g, in, in->ranges[r].name) < 0) {
       fprintf(stderr,
               "benchmark_model: --input_layer_value_range names "
-              "'%s', which is neither an --input_layer name nor a model "
+              "'%s', which is neither an --input_layer name nor a %s "
               "input\n",
-              in->ranges[r].name);
-      print_model_inputs(ip);
+              in->ranges[r].name, g->key ? "signature" : "model");
+      print_model_inputs(g);
       return false;
     }
   }
   return true;
 }
 
-bool lg_bench_inputs_fill(TfLiteInterpreter* ip, const lg_bench_inputs* in,
+bool lg_bench_inputs_fill(const lg_bench_graph* g, const lg_bench_inputs* in,
                           int random_seed, lg_fill* fills) {
-  if (!check_ranges_named(ip, in)) return false;
+  if (!check_ranges_named(g, in)) return false;
   uint64_t rng = (uint64_t)random_seed;
-  for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
-    TfLiteTensor* t = TfLiteInterpreterGetInputTensor(ip, i);
+  for (int i = 0; i < lg_bench_graph_input_count(g); ++i) {
+    TfLiteTensor* t = lg_bench_graph_input(g, i);
+    if (t == NULL) {
+      fprintf(stderr, "benchmark_model: input %d '%s' has no tensor\n", i,
+              lg_bench_graph_input_name(g, i));
+      return false;
+    }
     const lg_type_info* ti = type_info(TfLiteTensorType(t));
     if (ti == NULL) {
       fprintf(stderr,
               "benchmark_model: input %d '%s' is %s: random values "
               "of this type are not supported\n",
-              i, lg_bench_tensor_name(t),
+              i, lg_bench_graph_input_name(g, i),
               TfLiteTypeGetName(TfLiteTensorType(t)));
       return false;
     }
-    if (!input_range(ip, in, i, ti, &fills[i])) return false;
+    if (!input_range(g, in, i, ti, &fills[i])) return false;
     fill_tensor(t, ti, &fills[i], &rng);
   }
   return true;

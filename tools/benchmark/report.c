@@ -45,13 +45,24 @@ static void print_shape(FILE* out, const TfLiteTensor* t) {
   fputc(']', out);
 }
 
+/* A signature's name for a tensor, and the tensor's own name after it when
+ * they differ. */
+static void text_tensor_name(FILE* out, const char* name,
+                             const TfLiteTensor* t) {
+  const char* tensor = lg_bench_tensor_name(t);
+  fprintf(out, "'%s'", name);
+  if (strcmp(name, tensor) != 0) fprintf(out, " (tensor '%s')", tensor);
+}
+
 /* Inputs with the random values each received, then outputs. */
-static void text_tensors(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
-  for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
-    const TfLiteTensor* t = TfLiteInterpreterGetInputTensor(ip, i);
+static void text_tensors(FILE* out, const lg_bench* b,
+                         const lg_bench_graph* g) {
+  for (int i = 0; i < lg_bench_graph_input_count(g); ++i) {
+    const TfLiteTensor* t = lg_bench_graph_input(g, i);
     const lg_fill* f = &b->fills[i];
-    fprintf(out, "  input %d '%s' %s ", i, lg_bench_tensor_name(t),
-            TfLiteTypeGetName(TfLiteTensorType(t)));
+    fprintf(out, "  input %d ", i);
+    text_tensor_name(out, lg_bench_graph_input_name(g, i), t);
+    fprintf(out, " %s ", TfLiteTypeGetName(TfLiteTensorType(t)));
     print_shape(out, t);
     fprintf(out, ": random in [%g, %g], %zu value(s)", f->low, f->high,
             f->count);
@@ -60,10 +71,11 @@ static void text_tensors(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
     }
     fputc('\n', out);
   }
-  for (int i = 0; i < TfLiteInterpreterGetOutputTensorCount(ip); ++i) {
-    const TfLiteTensor* t = TfLiteInterpreterGetOutputTensor(ip, i);
-    fprintf(out, "  output %d '%s' %s ", i, lg_bench_tensor_name(t),
-            TfLiteTypeGetName(TfLiteTensorType(t)));
+  for (int i = 0; i < lg_bench_graph_output_count(g); ++i) {
+    const TfLiteTensor* t = lg_bench_graph_output(g, i);
+    fprintf(out, "  output %d ", i);
+    text_tensor_name(out, lg_bench_graph_output_name(g, i), t);
+    fprintf(out, " %s ", TfLiteTypeGetName(TfLiteTensorType(t)));
     print_shape(out, t);
     fputc('\n', out);
   }
@@ -147,7 +159,7 @@ static void text_gpu_profile(FILE* out, const lg_gpu_profile* g) {
           per_run_us(g->total_ns, g->runs));
 }
 
-static void text_memory(FILE* out, const lg_bench* b) {
+static void text_memory(FILE* out, const lg_bench* b, const lg_bench_graph* g) {
   const double mb = 1024.0 * 1024.0;
   fprintf(out, "\nMemory:\n");
   fprintf(out,
@@ -162,6 +174,20 @@ static void text_memory(FILE* out, const lg_bench* b) {
             "%zu bytes; constants %zu bytes (mapped from the model file)\n",
             b->mem.arena_bytes, b->mem.non_constant_tensor_bytes,
             b->mem.heap_bytes, b->mem.constant_bytes);
+  } else if (!g->primary) {
+    fprintf(out,
+            "  arena, heap and constants: not shown (the memory plan read "
+            "is subgraph 0's, and signature '%s' runs another subgraph)\n",
+            g->key);
+  }
+}
+
+/* A count of the delegate report, "?" when unknown (-1). */
+static void text_count(FILE* out, int v) {
+  if (v >= 0) {
+    fprintf(out, "%d", v);
+  } else {
+    fputc('?', out);
   }
 }
 
@@ -172,11 +198,21 @@ static void text_delegate(FILE* out, const lg_bench_delegate_info* d) {
           d->fell_back ? "; REMOVED by the runtime (delegate fallback): "
                          "the CPU ran every node"
                        : "");
-  fprintf(out,
-          "  partitions %d, nodes delegated %d of %d, %d dispatch%s per "
-          "inference\n",
-          d->partitions, d->nodes_delegated, d->nodes_total,
-          d->dispatches_per_invoke, d->dispatches_per_invoke == 1 ? "" : "es");
+  fputs("  partitions ", out);
+  text_count(out, d->partitions);
+  fputs(", nodes delegated ", out);
+  text_count(out, d->nodes_delegated);
+  fputs(" of ", out);
+  text_count(out, d->nodes_total);
+  fputs(", ", out);
+  text_count(out, d->dispatches_per_invoke);
+  fprintf(out, " dispatch%s per inference\n",
+          d->dispatches_per_invoke == 1 ? "" : "es");
+  if (d->nodes_total < 0) {
+    fprintf(out,
+            "  (?: not known; the execution plan the interpreter reports is "
+            "subgraph 0's, and the signature runs another subgraph)\n");
+  }
   fprintf(out,
           "  bytes per inference: %llu uploaded + %llu downloaded = %llu; "
           "device memory %llu bytes\n",
@@ -192,14 +228,23 @@ static void text_delegate(FILE* out, const lg_bench_delegate_info* d) {
           (unsigned long long)d->cache_files_loaded);
 }
 
-void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
+void lg_bench_print_text(FILE* out, const lg_bench* b,
+                         const lg_bench_graph* g) {
   const lg_bench_params* p = b->p;
   double init_us = b->load_us + b->delegate_us + b->create_us + b->allocate_us;
   fprintf(out, "litegpu benchmark_model (TFLite C API %s)\n", TfLiteVersion());
   lg_bench_text_flags(out, b->p, b->set);
-  fprintf(out, "\nModel: %s (%ld bytes, %d node%s)\n", p->graph, b->model_bytes,
-          b->num_nodes, b->num_nodes == 1 ? "" : "s");
-  text_tensors(out, b, ip);
+  fprintf(out, "\nModel: %s (%ld bytes, ", p->graph, b->model_bytes);
+  if (b->num_nodes >= 0) {
+    fprintf(out, "%d node%s)\n", b->num_nodes, b->num_nodes == 1 ? "" : "s");
+  } else {
+    fprintf(out, "nodes of the signature's subgraph not counted)\n");
+  }
+  if (g->key != NULL) {
+    fprintf(out, "Signature: '%s' (%s), its inputs and outputs:\n", g->key,
+            g->primary ? "subgraph 0" : "a subgraph other than 0");
+  }
+  text_tensors(out, b, g);
   fprintf(out, "\nInitialization:\n  load model %.3f ms\n", b->load_us / 1e3);
   if (b->has_delegate) {
     fprintf(out, "  create GPU delegate %.3f ms\n", b->delegate_us / 1e3);
@@ -225,7 +270,7 @@ void lg_bench_print_text(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
           init_us, b->first_us,
           b->warmup_stats.count ? b->warmup_stats.mean : 0.0, s->mean);
   if (b->has_delegate) text_delegate(out, &b->delegate);
-  text_memory(out, b);
+  text_memory(out, b, g);
   if (b->has_profile) text_profile(out, &b->profile);
   if (b->has_gpu_profile) text_gpu_profile(out, &b->gpu_profile);
 }
@@ -310,10 +355,14 @@ void lg_bench_json_flags(FILE* out, const lg_bench_params* p) {
   fputc('}', out);
 }
 
-/* {name, type, shape}; an input adds values {count, low, high, min, max}:
- * how many, the range asked for and the extremes drawn. */
-static void json_tensor(FILE* out, const TfLiteTensor* t, const lg_fill* f) {
+/* {name, tensor, type, shape}; an input adds values {count, low, high, min,
+ * max}: how many, the range asked for and the extremes drawn. `name` is the
+ * signature's name for it (without a signature the tensor's). */
+static void json_tensor(FILE* out, const char* name, const TfLiteTensor* t,
+                        const lg_fill* f) {
   fputs("{\"name\":", out);
+  lg_json_string(out, name);
+  fputs(",\"tensor\":", out);
   lg_json_string(out, lg_bench_tensor_name(t));
   fputs(",\"type\":", out);
   lg_json_string(out, TfLiteTypeGetName(TfLiteTensorType(t)));
@@ -334,19 +383,31 @@ static void json_tensor(FILE* out, const TfLiteTensor* t, const lg_fill* f) {
   fputc('}', out);
 }
 
-static void json_model(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
+/* A count, null when unknown (-1). */
+static void json_count(FILE* out, int v) {
+  if (v >= 0) {
+    fprintf(out, "%d", v);
+  } else {
+    fputs("null", out);
+  }
+}
+
+static void json_model(FILE* out, const lg_bench* b, const lg_bench_graph* g) {
   fputs("{\"path\":", out);
   lg_json_string(out, b->p->graph);
-  fprintf(out, ",\"size_bytes\":%ld,\"num_nodes\":%d,\"inputs\":[",
-          b->model_bytes, b->num_nodes);
-  for (int i = 0; i < TfLiteInterpreterGetInputTensorCount(ip); ++i) {
+  fprintf(out, ",\"size_bytes\":%ld,\"num_nodes\":", b->model_bytes);
+  json_count(out, b->num_nodes);
+  fputs(",\"inputs\":[", out);
+  for (int i = 0; i < lg_bench_graph_input_count(g); ++i) {
     if (i) fputc(',', out);
-    json_tensor(out, TfLiteInterpreterGetInputTensor(ip, i), &b->fills[i]);
+    json_tensor(out, lg_bench_graph_input_name(g, i),
+                lg_bench_graph_input(g, i), &b->fills[i]);
   }
   fputs("],\"outputs\":[", out);
-  for (int i = 0; i < TfLiteInterpreterGetOutputTensorCount(ip); ++i) {
+  for (int i = 0; i < lg_bench_graph_output_count(g); ++i) {
     if (i) fputc(',', out);
-    json_tensor(out, TfLiteInterpreterGetOutputTensor(ip, i), NULL);
+    json_tensor(out, lg_bench_graph_output_name(g, i),
+                lg_bench_graph_output(g, i), NULL);
   }
   fputs("]}", out);
 }
@@ -429,31 +490,45 @@ static void json_delegate(FILE* out, const lg_bench_delegate_info* d) {
   lg_json_string(out, d->backend);
   fputs(",\"device\":", out);
   lg_json_string(out, d->device);
+  fprintf(out, ",\"fp16\":%s,\"partitions\":", d->fp16 ? "true" : "false");
+  json_count(out, d->partitions);
+  fputs(",\"nodes_delegated\":", out);
+  json_count(out, d->nodes_delegated);
+  fputs(",\"nodes_total\":", out);
+  json_count(out, d->nodes_total);
   fprintf(out,
-          ",\"fp16\":%s,\"partitions\":%d,\"nodes_delegated\":%d,"
-          "\"nodes_total\":%d,\"bytes_uploaded\":%llu,"
+          ",\"bytes_uploaded\":%llu,"
           "\"bytes_downloaded\":%llu,\"bytes_per_inference\":%llu,"
-          "\"dispatches_per_invoke\":%d,\"device_bytes\":%llu,"
+          "\"dispatches_per_invoke\":",
+          (unsigned long long)d->bytes_uploaded,
+          (unsigned long long)d->bytes_downloaded,
+          (unsigned long long)(d->bytes_uploaded + d->bytes_downloaded));
+  json_count(out, d->dispatches_per_invoke);
+  fprintf(out,
+          ",\"device_bytes\":%llu,"
           "\"programs_compiled\":%llu,\"programs_from_cache\":%llu,"
           "\"cache_files_loaded\":%llu,\"fell_back\":%s}",
-          d->fp16 ? "true" : "false", d->partitions, d->nodes_delegated,
-          d->nodes_total, (unsigned long long)d->bytes_uploaded,
-          (unsigned long long)d->bytes_downloaded,
-          (unsigned long long)(d->bytes_uploaded + d->bytes_downloaded),
-          d->dispatches_per_invoke, (unsigned long long)d->device_bytes,
+          (unsigned long long)d->device_bytes,
           (unsigned long long)d->programs_compiled,
           (unsigned long long)d->programs_from_cache,
           (unsigned long long)d->cache_files_loaded,
           d->fell_back ? "true" : "false");
 }
 
-void lg_bench_print_json(FILE* out, const lg_bench* b, TfLiteInterpreter* ip) {
+void lg_bench_print_json(FILE* out, const lg_bench* b,
+                         const lg_bench_graph* g) {
   fputs("{\"tool\":\"litegpu benchmark_model\",\"tflite_version\":", out);
   lg_json_string(out, TfLiteVersion());
   fputs(",\"flags\":", out);
   lg_bench_json_flags(out, b->p);
+  fputs(",\"signature\":", out);
+  if (g->key != NULL) {
+    lg_json_string(out, g->key);
+  } else {
+    fputs("null", out);
+  }
   fputs(",\"model\":", out);
-  json_model(out, b, ip);
+  json_model(out, b, g);
   fputs(",\"init_us\":{\"load\":", out);
   lg_json_number(out, b->load_us);
   fputs(",\"delegate\":", out);
