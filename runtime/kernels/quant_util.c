@@ -29,6 +29,13 @@ int32_t lg_multiply_by_quantized_multiplier_int64(int64_t x, int32_t multiplier,
   const int64_t reduced = multiplier < 0x7FFF0000
                               ? ((int64_t)multiplier + (1 << 15)) >> 16
                               : 0x7FFF;
+  /* A factor of 2^15 or more has no rounding shift left (undefined in
+   * TFLite's code): the product saturates, as in the int32 variant. */
+  if (shift > 14) {
+    return x == 0 || multiplier == 0     ? 0
+           : (x > 0) == (multiplier > 0) ? INT32_MAX
+                                         : INT32_MIN;
+  }
   const int total_shift = 15 - shift;
   /* Products wrap in unsigned arithmetic (C has no signed overflow); the
    * shift is arithmetic, as on every target TFLite runs on. */

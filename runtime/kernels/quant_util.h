@@ -50,10 +50,18 @@ static inline int32_t lg_fixed_divide_by_pot(int32_t x, int exponent) {
 
 /* round(x * m) for the (multiplier, shift) of m, as TFLite computes it:
  * the left shift (wrapping in int32, as TFLite's machine code does), the
- * rounding high multiply, the rounding right shift. */
+ * rounding high multiply, the rounding right shift. A factor of 2^31 or more
+ * (shift above 31: scales no converter writes, but a file may hold) is
+ * undefined in TFLite's code; here the product saturates to int32's range,
+ * which every kernel then clamps to its output's. */
 static inline int32_t lg_multiply_by_quantized_multiplier(int32_t x,
                                                           int32_t multiplier,
                                                           int shift) {
+  if (shift > 31) {
+    return x == 0 || multiplier == 0     ? 0
+           : (x > 0) == (multiplier > 0) ? INT32_MAX
+                                         : INT32_MIN;
+  }
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
   const int32_t scaled = (int32_t)((uint32_t)x << left);
@@ -62,8 +70,8 @@ static inline int32_t lg_multiply_by_quantized_multiplier(int32_t x,
 
 /* The same for an int64 x (TFLite's 16x8 convolutions, whose accumulators
  * and biases are int64): the multiplier reduced to 16 bits and a single
- * rounding shift. shift must lie in [-31, 14] (lg_quantize_multiplier of
- * a factor below 2^14). */
+ * rounding shift; shift in [-31, 14] (lg_quantize_multiplier of a factor
+ * below 2^15), a larger one saturates. */
 int32_t lg_multiply_by_quantized_multiplier_int64(int64_t x, int32_t multiplier,
                                                   int shift);
 
