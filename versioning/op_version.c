@@ -248,6 +248,16 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinVarHandle),
     NO_RULES(kTfLiteBuiltinReadVariable),
     NO_RULES(kTfLiteBuiltinAssignVariable),
+    NO_RULES(kTfLiteBuiltinAddN),
+    NO_RULES(kTfLiteBuiltinOneHot),
+    NO_RULES(kTfLiteBuiltinCumsum),
+    LADDER(kTfLiteBuiltinFloorDiv, T(kTfLiteInt16, 3), T(kTfLiteInt8, 3),
+           T(kTfLiteFloat32, 2)),
+    LADDER(kTfLiteBuiltinFloorMod, T(kTfLiteInt16, 2), T(kTfLiteInt8, 2)),
+    LADDER(kTfLiteBuiltinReverseV2, T(kTfLiteInt8, 3), T(kTfLiteBool, 2)),
+    LADDER(kTfLiteBuiltinRange, T(kTfLiteInt64, 2)),
+    /* WHERE is version 2 unless its condition is BOOL. */
+    LADDER_ON(kTfLiteBuiltinWhere, 0, 2, T(kTfLiteBool, 1)),
 };
 
 #undef T
@@ -567,6 +577,31 @@ static int lg_rule_abs(const lg_op_signature* s) {
   return t == kTfLiteInt8 || t == kTfLiteUInt8 ? 2 : 1;
 }
 
+/* SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND: int16 first, then any rank
+ * other than 4, then int8. */
+static int lg_rule_space_batch(const lg_op_signature* s) {
+  if (lg_in_type(s, 0) == kTfLiteInt16) return 4;
+  if (lg_in(s, 0)->num_dims != 4) return 3;
+  return lg_in_type(s, 0) == kTfLiteInt8 ? 2 : 1;
+}
+
+/* GATHER_ND reads its indices (input 1) as well as its params. */
+static int lg_rule_gather_nd(const lg_op_signature* s) {
+  if (lg_in_type(s, 0) == kTfLiteBool) return 5;
+  if (lg_in_type(s, 1) == kTfLiteInt16) return 4;
+  if (lg_in_type(s, 0) == kTfLiteInt16) return 3;
+  return lg_in_type(s, 0) == kTfLiteString ? 2 : 1;
+}
+
+/* TOPK_V2: int16 values, k or indices (output 1) give 3; int8 values 2. */
+static int lg_rule_topk(const lg_op_signature* s) {
+  if (lg_in_type(s, 0) == kTfLiteInt16 || lg_in_type(s, 1) == kTfLiteInt16 ||
+      lg_out_type(s, 1) == kTfLiteInt16) {
+    return 3;
+  }
+  return lg_in_type(s, 0) == kTfLiteInt8 ? 2 : 1;
+}
+
 typedef struct lg_rule_fn {
   int32_t code;
   int (*version)(const lg_op_signature* s);
@@ -592,6 +627,10 @@ static const lg_rule_fn kRuleFns[] = {
     {kTfLiteBuiltinQuantize, lg_rule_quantize},
     {kTfLiteBuiltinCast, lg_rule_cast},
     {kTfLiteBuiltinAbs, lg_rule_abs},
+    {kTfLiteBuiltinSpaceToBatchNd, lg_rule_space_batch},
+    {kTfLiteBuiltinBatchToSpaceNd, lg_rule_space_batch},
+    {kTfLiteBuiltinGatherNd, lg_rule_gather_nd},
+    {kTfLiteBuiltinTopkV2, lg_rule_topk},
 };
 
 static const lg_rule_fn* lg_find_rule_fn(int32_t code) {

@@ -652,7 +652,10 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
     }
 #endif
   }
-  data->check = input1->type == kTfLiteInt32 ? op->check_i32 : NULL;
+  data->check = input1->type == kTfLiteInt32     ? op->check_i32
+                : input1->type == kTfLiteInt64   ? op->check_i64
+                : input1->type == kTfLiteFloat32 ? op->check_f32
+                                                 : NULL;
   TF_LITE_ENSURE_STATUS(
       lg_binary_prepare_shapes(context, op, data, input1, input2, output));
   data->prepared = true;

@@ -74,6 +74,8 @@ typedef struct lg_binary_op {
   /* INT16 ADD / SUB on TFLite's power-of-two scale path. */
   lg_binary_row_fn i16_pot;
   lg_binary_check_fn check_i32; /* optional, for INT32 inputs */
+  lg_binary_check_fn check_i64; /* optional, for INT64 inputs */
+  lg_binary_check_fn check_f32; /* optional, for FLOAT32 inputs */
   /* Optional: the parameters of INT8 and UINT8 inputs, in place of the
    * arithmetic ops' (which also read the output's quantization). */
   lg_binary_quant_fn quant_params;

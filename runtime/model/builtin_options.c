@@ -293,6 +293,15 @@ static const lg_option_field lg_var_handle_fields[] = {
              "shared_name"),
 };
 
+static const lg_option_field lg_cumsum_fields[] = {
+    LG_FIELD(0, BOOL, TfLiteCumsumParams, exclusive, 0, "exclusive"),
+    LG_FIELD(1, BOOL, TfLiteCumsumParams, reverse, 0, "reverse"),
+};
+
+static const lg_option_field lg_one_hot_fields[] = {
+    LG_FIELD(0, I32, TfLiteOneHotParams, axis, 0, "axis"),
+};
+
 #undef PAD
 #undef ACT
 #undef I32
@@ -391,6 +400,10 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_while_fields),
     LG_DESC(kTfLiteBuiltinCallOnce, 103, "CallOnceOptions",
             TfLiteCallOnceParams, lg_call_once_fields),
+    LG_DESC(kTfLiteBuiltinCumsum, 102, "CumsumOptions", TfLiteCumsumParams,
+            lg_cumsum_fields),
+    LG_DESC(kTfLiteBuiltinOneHot, 61, "OneHotOptions", TfLiteOneHotParams,
+            lg_one_hot_fields),
     LG_DESC(kTfLiteBuiltinVarHandle, 111, "VarHandleOptions",
             TfLiteVarHandleParams, lg_var_handle_fields),
 };

@@ -244,6 +244,15 @@ typedef struct {
   int init_subgraph_index;
 } TfLiteCallOnceParams;
 
+typedef struct {
+  bool exclusive;
+  bool reverse;
+} TfLiteCumsumParams;
+
+typedef struct {
+  int axis;
+} TfLiteOneHotParams;
+
 /* The strings point into the model, which outlives the interpreter. */
 typedef struct {
   const char* container;

@@ -1,0 +1,82 @@
+"""Converter-made graphs of the ops added for op breadth (tests/models/
+breadth: an atrous convolution written as SPACE_TO_BATCH_ND, CONV_2D,
+BATCH_TO_SPACE_ND; a graph of TOPK_V2, GATHER_ND, CUMSUM, ONE_HOT,
+REVERSE_V2, ADD_N, FLOOR_DIV, FLOOR_MOD, RANGE and WHERE) in litegpu and
+in LiteRT (default and reference kernels) on seeded inputs."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import litegpu_ctypes as lg
+
+litert = pytest.importorskip("ai_edge_litert.interpreter")
+
+MODELS = Path(__file__).resolve().parents[1] / "models" / "breadth"
+RESOLVERS = {"default": None}
+if hasattr(litert, "OpResolverType"):
+    RESOLVERS["builtin_ref"] = litert.OpResolverType.BUILTIN_REF
+
+
+def run_litert(name, inputs, resolver):
+    kwargs = {"model_path": str(MODELS / f"{name}.tflite")}
+    if RESOLVERS[resolver] is not None:
+        kwargs["experimental_op_resolver_type"] = RESOLVERS[resolver]
+    interp = litert.Interpreter(**kwargs)
+    interp.allocate_tensors()
+    for d in interp.get_input_details():
+        interp.set_tensor(d["index"], value_for(d["name"], inputs))
+    interp.invoke()
+    return {d["name"]: interp.get_tensor(d["index"]).copy()
+            for d in interp.get_output_details()}
+
+
+def run_litegpu(lib, name, inputs, threads):
+    with lg.Model.from_file(lib, MODELS / f"{name}.tflite") as model, \
+            lg.Interpreter(lib, model, num_threads=threads) as interp:
+        interp.allocate_tensors()
+        for i in range(interp.input_count):
+            interp.set_input(i, value_for(interp.input(i).name, inputs))
+        interp.invoke()
+        return {interp.output(i).name: interp.get_output(i)
+                for i in range(interp.output_count)}
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return lg.load_library()
+
+
+def inputs_for(name, seed):
+    """{input name part: value}."""
+    rng = np.random.default_rng(seed)
+    if name == "dilated_conv":
+        return {"image": rng.standard_normal((1, 16, 16, 3)).astype(np.float32)}
+    return {"_x": rng.standard_normal((3, 10)).astype(np.float32),
+            "_ids": rng.integers(0, 6, size=4).astype(np.int32)}
+
+
+def value_for(tensor_name, inputs):
+    (value,) = [v for k, v in inputs.items() if k in tensor_name]
+    return value
+
+
+@pytest.mark.parametrize("name", ["dilated_conv", "ops_graph"])
+@pytest.mark.parametrize("resolver", sorted(RESOLVERS))
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_matches_litert(lib, name, resolver, threads, seed):
+    inputs = inputs_for(name, seed)
+    want = run_litert(name, inputs, resolver)
+    got = run_litegpu(lib, name, inputs, threads)
+    assert set(got) == set(want)
+    for key, w in want.items():
+        g = got[key]
+        assert g.shape == w.shape and g.dtype == w.dtype, key
+        if w.dtype.kind == "f":
+            # The convolution accumulates 27 products: a few ulps apart.
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5,
+                                       err_msg=key)
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=key)
