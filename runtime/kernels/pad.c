@@ -110,14 +110,23 @@ static TfLiteStatus lg_pad_read(TfLiteContext* context, const char* op,
                         : "");
       return kTfLiteError;
     }
+    if ((int64_t)dim + lo + hi > INT_MAX) {
+      lg_kernel_log(context, op,
+                    "dim %d (size %d) padded by (%lld, %lld) exceeds %d", d,
+                    dim, (long long)lo, (long long)hi, INT_MAX);
+      return kTfLiteError;
+    }
     data->in_dims[d] = dim;
     data->before[d] = (int)lo;
-    data->out_dims[d] = (int)(dim + lo + hi); /* <= INT_MAX: lo, hi <= limit */
-    elements *= data->out_dims[d];
+    data->out_dims[d] = (int)(dim + lo + hi);
+    /* Many large dims overflowed the product (found by the interpreter
+     * fuzzer): it saturates just above INT_MAX. */
+    elements =
+        lg_shape_mul_capped(elements, data->out_dims[d], (int64_t)INT_MAX + 1);
   }
   if (elements > INT_MAX) {
-    lg_kernel_log(context, op, "the padded output has %lld elements, above %d",
-                  (long long)elements, INT_MAX);
+    lg_kernel_log(context, op, "the padded output has more than %d elements",
+                  INT_MAX);
     return kTfLiteError;
   }
   data->rank = rank;

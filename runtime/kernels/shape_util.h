@@ -98,6 +98,14 @@ TfLiteStatus lg_shape_check_data(TfLiteContext* context, const char* op,
 const char* lg_shape_format_dims(const int* dims, int rank, char* buf,
                                  size_t size);
 
+/* elements * dim, saturating at cap (> 0) so that many large dims cannot
+ * overflow a running product; a zero dim still gives 0. For element counts
+ * of shapes that the caller then checks against cap - 1. */
+static inline int64_t lg_shape_mul_capped(int64_t elements, int64_t dim,
+                                          int64_t cap) {
+  return dim > 0 && elements > cap / dim ? cap : elements * dim;
+}
+
 /* The product of dims[begin..end) (1 when empty). */
 int64_t lg_shape_product(const int* dims, int begin, int end);
 

@@ -108,11 +108,11 @@ static TfLiteStatus lg_tile_build(TfLiteContext* context, TfLiteNode* node,
       return kTfLiteError;
     }
     out_dims[d] = (int)(m[d] * in_dims[d]);
-    elements *= out_dims[d];
+    elements = lg_shape_mul_capped(elements, out_dims[d], (int64_t)INT_MAX + 1);
   }
   if (elements > INT_MAX) {
-    lg_kernel_log(context, LG_TILE_OP, "the output has %lld elements, above %d",
-                  (long long)elements, INT_MAX);
+    lg_kernel_log(context, LG_TILE_OP, "the output has more than %d elements",
+                  INT_MAX);
     return kTfLiteError;
   }
   ptrdiff_t in_stride[LG_SHAPE_MAX_RANK], out_stride[LG_SHAPE_MAX_RANK];

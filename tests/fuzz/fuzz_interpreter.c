@@ -8,6 +8,11 @@
  * every output read, and the interpreter deleted. Every call may fail; none
  * may crash, leak or read out of bounds (ASan, UBSan, LeakSanitizer).
  *
+ * Memory: run_fuzzer.sh caps one allocation at 1 GiB (ASan's
+ * max_allocation_size_mb with allocator_may_return_null), so a model whose
+ * plan needs more must fail AllocateTensors with a message, as on a device
+ * without the memory.
+ *
  * Models whose control flow never ends are legitimate: a watchdog thread
  * cancels an Invoke that runs longer than LG_FUZZ_INVOKE_MS
  * (TfLiteInterpreterCancel), so libFuzzer's own timeout only fires on a

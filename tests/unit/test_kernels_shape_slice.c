@@ -535,9 +535,7 @@ static void test_slice_limits(void** state) {
   sh_const(&s, kTfLiteFloat32, DIMS(1 << 16, 1 << 14), NULL);
   sh_const(&s, kTfLiteInt32, DIMS(2, 2), pads);
   sh_out(&s, kTfLiteFloat32);
-  sh_fails(&s,
-           "PAD: the padded output has 3221225472 elements, above "
-           "2147483647");
+  sh_fails(&s, "PAD: the padded output has more than 2147483647 elements");
 }
 
 /* ---- PAD / PADV2 --------------------------------------------------------*/
