@@ -22,6 +22,9 @@
 
 const char* TfLiteVersion(void) { return LG_TFLITE_API_VERSION; }
 
+/* TFLite versions its extension APIs with its own version string. */
+const char* TfLiteExtensionApisVersion(void) { return LG_TFLITE_API_VERSION; }
+
 int TfLiteSchemaVersion(void) { return LG_SCHEMA_VERSION; }
 
 /* Reports a misuse of the API to stderr (there is no reporter to use). */
@@ -276,6 +279,72 @@ void TfLiteInterpreterOptionsAddCustomOp(TfLiteInterpreterOptions* options,
          max_version);
 }
 
+/* Sets every resolver callback at once (TFLite's setters each replace all
+ * of them); any non-NULL callback makes them the only resolver. */
+static void set_resolver_callbacks(TfLiteInterpreterOptions* options,
+                                   const lg_resolver_callbacks* callbacks,
+                                   const char* function) {
+  if (options == NULL) {
+    api_error("%s: options is NULL", function);
+    return;
+  }
+  options->resolver.callbacks = *callbacks;
+}
+
+void TfLiteInterpreterOptionsSetOpResolver(
+    TfLiteInterpreterOptions* options,
+    const TfLiteRegistration* (*find_builtin_op)(void* user_data,
+                                                 TfLiteBuiltinOperator op,
+                                                 int version),
+    const TfLiteRegistration* (*find_custom_op)(void* user_data,
+                                                const char* custom_op,
+                                                int version),
+    void* op_resolver_user_data) {
+  lg_resolver_callbacks cb = {.find_builtin_op = find_builtin_op,
+                              .find_custom_op = find_custom_op,
+                              .user_data = op_resolver_user_data};
+  set_resolver_callbacks(options, &cb, "TfLiteInterpreterOptionsSetOpResolver");
+}
+
+void TfLiteInterpreterOptionsSetOpResolverExternal(
+    TfLiteInterpreterOptions* options,
+    const TfLiteOperator* (*find_builtin_op)(void* user_data, int op,
+                                             int version),
+    const TfLiteOperator* (*find_custom_op)(void* user_data,
+                                            const char* custom_op, int version),
+    void* op_resolver_user_data) {
+  lg_resolver_callbacks cb = {.find_builtin_op_external = find_builtin_op,
+                              .find_custom_op_external = find_custom_op,
+                              .user_data = op_resolver_user_data};
+  set_resolver_callbacks(options, &cb,
+                         "TfLiteInterpreterOptionsSetOpResolverExternal");
+}
+
+void TfLiteInterpreterOptionsSetOpResolverExternalWithFallback(
+    TfLiteInterpreterOptions* options,
+    const TfLiteOperator* (*find_builtin_op_external)(void* user_data, int op,
+                                                      int version),
+    const TfLiteOperator* (*find_custom_op_external)(void* user_data,
+                                                     const char* custom_op,
+                                                     int version),
+    const TfLiteRegistration* (*find_builtin_op)(void* user_data,
+                                                 TfLiteBuiltinOperator op,
+                                                 int version),
+    const TfLiteRegistration* (*find_custom_op)(void* user_data,
+                                                const char* custom_op,
+                                                int version),
+    void* op_resolver_user_data) {
+  lg_resolver_callbacks cb = {
+      .find_builtin_op_external = find_builtin_op_external,
+      .find_custom_op_external = find_custom_op_external,
+      .find_builtin_op = find_builtin_op,
+      .find_custom_op = find_custom_op,
+      .user_data = op_resolver_user_data};
+  set_resolver_callbacks(
+      options, &cb,
+      "TfLiteInterpreterOptionsSetOpResolverExternalWithFallback");
+}
+
 /* ---- Interpreter -----------------------------------------------------------
  */
 
@@ -422,6 +491,8 @@ void TfLiteInterpreterDelete(TfLiteInterpreter* interpreter) {
     lg_subgraph_release(&interpreter->subgraphs[i]);
   }
   free(interpreter->subgraphs);
+  /* After the subgraphs: a delegate kernel's Free is its operator's. */
+  lg_interpreter_free_operators(interpreter);
   lg_resources_release(&interpreter->resources);
   lg_thread_pool_destroy(interpreter->thread_pool);
   lg_op_resolver_release(&interpreter->resolver);
@@ -464,6 +535,63 @@ const int* TfLiteInterpreterOutputTensorIndices(
     const TfLiteInterpreter* interpreter) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterOutputTensorIndices", NULL);
   return primary(interpreter)->outputs;
+}
+
+static int32_t io_index(const TfLiteInterpreter* ip, const int* list, int count,
+                        int32_t index, const char* fn) {
+  if (index < 0 || index >= count) {
+    lg_report(&ip->reporter, "%s: index %d out of range [0, %d)", fn,
+              (int)index, count);
+    return -1;
+  }
+  return list[index];
+}
+
+int32_t TfLiteInterpreterGetInputTensorIndex(
+    const TfLiteInterpreter* interpreter, int32_t input_index) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetInputTensorIndex", -1);
+  const lg_subgraph* s = primary(interpreter);
+  return io_index(interpreter, s->inputs, s->num_inputs, input_index,
+                  "TfLiteInterpreterGetInputTensorIndex");
+}
+
+int32_t TfLiteInterpreterGetOutputTensorIndex(
+    const TfLiteInterpreter* interpreter, int32_t output_index) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetOutputTensorIndex", -1);
+  const lg_subgraph* s = primary(interpreter);
+  return io_index(interpreter, s->outputs, s->num_outputs, output_index,
+                  "TfLiteInterpreterGetOutputTensorIndex");
+}
+
+int32_t TfLiteInterpreterGetVariableTensorCount(
+    const TfLiteInterpreter* interpreter) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetVariableTensorCount", 0);
+  return primary(interpreter)->num_variables;
+}
+
+TfLiteTensor* TfLiteInterpreterGetVariableTensor(
+    const TfLiteInterpreter* interpreter, int32_t variable_index) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetVariableTensor", NULL);
+  const lg_subgraph* s = primary(interpreter);
+  const int32_t index =
+      io_index(interpreter, s->variables, s->num_variables, variable_index,
+               "TfLiteInterpreterGetVariableTensor");
+  return index < 0 ? NULL : &s->context.tensors[index];
+}
+
+TfLiteStatus TfLiteInterpreterEnsureTensorDataIsReadable(
+    TfLiteInterpreter* interpreter, int tensor_index) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterEnsureTensorDataIsReadable",
+                    kTfLiteError);
+  lg_subgraph* s = primary(interpreter);
+  if (tensor_index < 0 || (size_t)tensor_index >= s->context.tensors_size) {
+    lg_report(&interpreter->reporter,
+              "TfLiteInterpreterEnsureTensorDataIsReadable: index %d out of "
+              "range [0, %zu)",
+              tensor_index, s->context.tensors_size);
+    return kTfLiteError;
+  }
+  return lg_subgraph_ensure_readable(s, tensor_index, NULL);
 }
 
 static TfLiteTensor* io_tensor(const TfLiteInterpreter* ip, const int* list,

@@ -1,10 +1,14 @@
-/* The opaque kernel API (include/tensorflow/lite/c/c_api_opaque.h).
+/* The opaque kernel and delegate API
+ * (include/tensorflow/lite/c/c_api_opaque.h).
  *
- * TfLiteOpaqueContext, TfLiteOpaqueNode and TfLiteOpaqueTensor are the
- * TfLiteContext, TfLiteNode and TfLiteTensor of the interpreter seen through
- * a cast; every function here converts back and reads or writes the TfLite
- * structure. Functions tolerate NULL handles and bad indices: they return
- * NULL, -1 or kTfLiteError and leave everything unchanged.
+ * TfLiteOpaqueContext, TfLiteOpaqueNode, TfLiteOpaqueTensor and
+ * TfLiteOpaqueDelegate are the TfLiteContext, TfLiteNode, TfLiteTensor and
+ * TfLiteDelegate of the interpreter seen through a cast; every function here
+ * converts back and reads or writes the TfLite structure, and the delegate
+ * functions go through the context's own delegate functions
+ * (runtime/delegate.c), so legacy and opaque delegates share one path.
+ * Functions tolerate NULL handles and bad indices: they return NULL, -1 or
+ * kTfLiteError and leave everything unchanged.
  */
 #include "tensorflow/lite/c/c_api_opaque.h"
 
@@ -12,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/delegate.h"
 #include "runtime/interpreter.h"
 #include "runtime/model/model.h"
 
@@ -38,10 +43,12 @@ static TfLiteContext* mutable_context_of(TfLiteOpaqueContext* c) {
 }
 
 /* The interpreter's subgraph behind a context, or NULL for a context that
- * no interpreter made (impl_ unset). */
-static const lg_subgraph* subgraph_of(const TfLiteOpaqueContext* c) {
+ * no interpreter subgraph owns (impl_ unset, or another owner's
+ * lg_kernel_env, such as a delegate's private graph). */
+static lg_subgraph* subgraph_of(const TfLiteOpaqueContext* c) {
   if (c == NULL) return NULL;
-  return lg_subgraph_from_context(context_of(c));
+  const lg_kernel_env* env = context_of(c)->impl_;
+  return env == NULL ? NULL : env->interpreter_subgraph;
 }
 
 /* ---- Tensors ------------------------------------------------------------ */
@@ -452,6 +459,93 @@ TfLiteStatus TfLiteOpaqueNodeSetTemporaries(TfLiteOpaqueNode* opaque_node,
   return kTfLiteOk;
 }
 
+static int tensor_index_at(const TfLiteIntArray* list, int index) {
+  if (list == NULL || index < 0 || index >= list->size) return -1;
+  return list->data[index];
+}
+
+int TfLiteOpaqueNodeGetInputTensorIndex(const TfLiteOpaqueNode* opaque_node,
+                                        int index_of_input) {
+  const TfLiteNode* node = node_of(opaque_node);
+  return node == NULL ? -1 : tensor_index_at(node->inputs, index_of_input);
+}
+
+int TfLiteOpaqueNodeGetOutputTensorIndex(const TfLiteOpaqueNode* opaque_node,
+                                         int index_of_output) {
+  const TfLiteNode* node = node_of(opaque_node);
+  return node == NULL ? -1 : tensor_index_at(node->outputs, index_of_output);
+}
+
+/* ---- Context: delegate Prepare ------------------------------------------ */
+
+TfLiteStatus TfLiteOpaqueContextGetExecutionPlan(
+    TfLiteOpaqueContext* opaque_context, TfLiteIntArray** execution_plan) {
+  TfLiteContext* context = mutable_context_of(opaque_context);
+  if (context == NULL || context->GetExecutionPlan == NULL ||
+      execution_plan == NULL) {
+    return kTfLiteError;
+  }
+  return context->GetExecutionPlan(context, execution_plan);
+}
+
+TfLiteStatus TfLiteOpaqueContextGetNodeAndRegistration(
+    struct TfLiteOpaqueContext* opaque_context, int node_index,
+    TfLiteOpaqueNode** node, TfLiteOperator** registration_external) {
+  TfLiteContext* context = mutable_context_of(opaque_context);
+  lg_subgraph* sg = subgraph_of(opaque_context);
+  if (context == NULL || sg == NULL || node == NULL ||
+      registration_external == NULL) {
+    return kTfLiteError;
+  }
+  TfLiteNode* n = NULL;
+  TfLiteRegistration* r = NULL;
+  TF_LITE_ENSURE_STATUS(
+      context->GetNodeAndRegistration(context, node_index, &n, &r));
+  TfLiteOperator* op = lg_subgraph_node_operator(sg, node_index);
+  if (op == NULL) return kTfLiteError;
+  *node = (TfLiteOpaqueNode*)n;
+  *registration_external = op;
+  return kTfLiteOk;
+}
+
+TfLiteStatus TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(
+    struct TfLiteOpaqueContext* opaque_context,
+    TfLiteOperator* registration_external,
+    const TfLiteIntArray* nodes_to_replace,
+    TfLiteOpaqueDelegate* opaque_delegate) {
+  TfLiteContext* context = mutable_context_of(opaque_context);
+  if (context == NULL ||
+      context->ReplaceNodeSubsetsWithDelegateKernels == NULL) {
+    return kTfLiteError;
+  }
+  /* A registration that only carries the operator: the runtime reads its
+   * name, version and callbacks from there. */
+  TfLiteRegistration registration;
+  memset(&registration, 0, sizeof(registration));
+  registration.registration_external = registration_external;
+  return context->ReplaceNodeSubsetsWithDelegateKernels(
+      context, registration, nodes_to_replace, opaque_delegate);
+}
+
+TfLiteStatus TfLiteOpaqueContextAcquireSubgraphContext(
+    struct TfLiteOpaqueContext* opaque_context, int subgraph_index,
+    TfLiteOpaqueContext** acquired_opaque_context) {
+  lg_subgraph* sg = subgraph_of(opaque_context);
+  if (sg == NULL || acquired_opaque_context == NULL) return kTfLiteError;
+  TfLiteContext* acquired = NULL;
+  TF_LITE_ENSURE_STATUS(
+      lg_subgraph_acquire_context(sg, subgraph_index, &acquired));
+  *acquired_opaque_context = (TfLiteOpaqueContext*)acquired;
+  return kTfLiteOk;
+}
+
+TfLiteStatus TfLiteOpaqueContextReleaseSubgraphContext(
+    struct TfLiteOpaqueContext* opaque_context, int subgraph_index) {
+  lg_subgraph* sg = subgraph_of(opaque_context);
+  if (sg == NULL) return kTfLiteError;
+  return lg_subgraph_release_context(sg, subgraph_index);
+}
+
 /* ---- Context ------------------------------------------------------------ */
 
 TfLiteOpaqueTensor* TfLiteOpaqueContextGetOpaqueTensor(
@@ -486,6 +580,18 @@ TfLiteStatus TfLiteOpaqueContextGetOutputs(
   return kTfLiteOk;
 }
 
+TfLiteStatus TfLiteOpaqueContextGetVariables(
+    const struct TfLiteOpaqueContext* opaque_context, const int** variables,
+    int* num_variables) {
+  const lg_subgraph* sg = subgraph_of(opaque_context);
+  if (sg == NULL || variables == NULL || num_variables == NULL) {
+    return kTfLiteError;
+  }
+  *variables = sg->variables;
+  *num_variables = sg->num_variables;
+  return kTfLiteOk;
+}
+
 size_t TfLiteOpaqueContextGetNumNodes(
     const struct TfLiteOpaqueContext* opaque_context) {
   const lg_subgraph* sg = subgraph_of(opaque_context);
@@ -517,6 +623,20 @@ TfLiteStatus TfLiteOpaqueContextResizeTensor(TfLiteOpaqueContext* context,
     return kTfLiteError;
   }
   return c->ResizeTensor(c, mutable_tensor_of(tensor), new_size);
+}
+
+TfLiteStatus TfLiteOpaqueContextGetSizeOfType(TfLiteOpaqueContext* context,
+                                              TfLiteType type, size_t* bytes) {
+  if (bytes == NULL) return kTfLiteError;
+  if (TfLiteGetSizeOfType(type, bytes) == kTfLiteOk) return kTfLiteOk;
+  TfLiteContext* c = mutable_context_of(context);
+  if (c != NULL && c->ReportError != NULL) {
+    c->ReportError(c,
+                   "TfLiteOpaqueContextGetSizeOfType: type %s (%d) has no "
+                   "fixed element size.",
+                   TfLiteTypeGetName(type), (int)type);
+  }
+  return kTfLiteError;
 }
 
 TfLiteStatus TfLiteOpaqueContextGetMetadata(TfLiteOpaqueContext* context,
@@ -576,4 +696,35 @@ void TfLiteOpaqueContextReportError(struct TfLiteOpaqueContext* opaque_context,
   va_start(args, format);
   TfLiteOpaqueContextReportErrorVa(opaque_context, format, args);
   va_end(args);
+}
+
+/* ---- Opaque delegates --------------------------------------------------- */
+
+TfLiteOpaqueDelegate* TfLiteOpaqueDelegateCreate(
+    const TfLiteOpaqueDelegateBuilder* opaque_delegate_builder) {
+  if (opaque_delegate_builder == NULL) return NULL;
+  TfLiteDelegate* delegate = calloc(1, sizeof(*delegate));
+  TfLiteOpaqueDelegateBuilder* builder = malloc(sizeof(*builder));
+  if (delegate == NULL || builder == NULL) {
+    free(delegate);
+    free(builder);
+    return NULL;
+  }
+  *builder = *opaque_delegate_builder;
+  /* Prepare and the other TfLiteDelegate callbacks stay NULL: that is what
+   * makes the builder's count (lg_delegate_is_opaque). */
+  delegate->opaque_delegate_builder = builder;
+  return delegate;
+}
+
+void TfLiteOpaqueDelegateDelete(TfLiteOpaqueDelegate* opaque_delegate) {
+  if (opaque_delegate == NULL) return;
+  free(opaque_delegate->opaque_delegate_builder);
+  free(opaque_delegate);
+}
+
+void* TfLiteOpaqueDelegateGetData(const TfLiteOpaqueDelegate* delegate) {
+  if (delegate == NULL) return NULL;
+  if (delegate->opaque_delegate_builder == NULL) return delegate->data_;
+  return delegate->opaque_delegate_builder->data;
 }

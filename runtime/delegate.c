@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "partition/graph_partition.h"
+#include "runtime/operator.h"
 #include "runtime/subgraph.h"
 #include "tensorflow/lite/builtin_ops.h"
 
@@ -12,11 +13,28 @@ static const lg_reporter* reporter_of(const lg_subgraph* s) {
   return &s->interpreter->reporter;
 }
 
+/* The delegate-only functions work inside a delegate's Prepare and, for
+ * reading, on an acquired subgraph. */
 static bool forbidden(lg_subgraph* s) {
-  if (s->in_delegate_prepare) return false;
+  if (s->in_delegate_prepare || s->acquired > 0) return false;
   lg_report(reporter_of(s),
             "The function is forbidden if not calling in delegate.");
   return true;
+}
+
+static TfLiteOpaqueContext* opaque_context(lg_subgraph* s) {
+  return (TfLiteOpaqueContext*)&s->context;
+}
+
+bool lg_delegate_is_opaque(const TfLiteDelegate* delegate) {
+  return delegate != NULL && delegate->Prepare == NULL &&
+         delegate->opaque_delegate_builder != NULL;
+}
+
+static int64_t delegate_flags(const TfLiteDelegate* delegate) {
+  return lg_delegate_is_opaque(delegate)
+             ? delegate->opaque_delegate_builder->flags
+             : delegate->flags;
 }
 
 /* ---- Delegate-only context functions ------------------------------------ */
@@ -97,30 +115,51 @@ static TfLiteStatus check_claimed(lg_subgraph* s,
   return status;
 }
 
-static TfLiteDelegateParams* make_params(TfLiteDelegate* delegate,
-                                         const lg_node_subset* subset) {
-  TfLiteDelegateParams* p = calloc(1, sizeof(*p));
-  if (p == NULL) return NULL;
-  p->delegate = delegate;
-  p->nodes_to_replace = TfLiteIntArrayCopy(subset->nodes);
-  p->input_tensors = TfLiteIntArrayCopy(subset->input_tensors);
-  p->output_tensors = TfLiteIntArrayCopy(subset->output_tensors);
-  if (!p->nodes_to_replace || !p->input_tensors || !p->output_tensors) {
-    TfLiteIntArrayFree(p->nodes_to_replace);
-    TfLiteIntArrayFree(p->input_tensors);
-    TfLiteIntArrayFree(p->output_tensors);
-    free(p);
-    return NULL;
+/* A delegate kernel's builtin data, in one block that free() releases (as
+ * TFLite lays it out): the params struct, then copies of the subset's nodes,
+ * input tensors and output tensors. An opaque delegate's kernel gets
+ * TfLiteOpaqueDelegateParams (with its builder's data), any other
+ * TfLiteDelegateParams. The struct sizes are multiples of a pointer's
+ * alignment, so the int arrays after them are aligned. */
+static void* make_params(TfLiteDelegate* delegate,
+                         const lg_node_subset* subset) {
+  const bool opaque = lg_delegate_is_opaque(delegate);
+  const TfLiteIntArray* lists[3] = {subset->nodes, subset->input_tensors,
+                                    subset->output_tensors};
+  const size_t head = opaque ? sizeof(TfLiteOpaqueDelegateParams)
+                             : sizeof(TfLiteDelegateParams);
+  size_t total = head;
+  for (int k = 0; k < 3; ++k) {
+    total += TfLiteIntArrayGetSizeInBytes(lists[k]->size);
   }
-  return p;
-}
-
-static void free_params(TfLiteDelegateParams* p) {
-  if (p == NULL) return;
-  TfLiteIntArrayFree(p->nodes_to_replace);
-  TfLiteIntArrayFree(p->input_tensors);
-  TfLiteIntArrayFree(p->output_tensors);
-  free(p);
+  char* block = malloc(total);
+  if (block == NULL) return NULL;
+  TfLiteIntArray* copies[3];
+  char* at = block + head;
+  for (int k = 0; k < 3; ++k) {
+    copies[k] = (TfLiteIntArray*)(void*)at;
+    copies[k]->size = lists[k]->size;
+    if (lists[k]->size > 0) {
+      memcpy(copies[k]->data, lists[k]->data,
+             sizeof(int) * (size_t)lists[k]->size);
+    }
+    at += TfLiteIntArrayGetSizeInBytes(lists[k]->size);
+  }
+  if (opaque) {
+    TfLiteOpaqueDelegateParams* p = (TfLiteOpaqueDelegateParams*)(void*)block;
+    p->delegate = delegate;
+    p->delegate_data = delegate->opaque_delegate_builder->data;
+    p->nodes_to_replace = copies[0];
+    p->input_tensors = copies[1];
+    p->output_tensors = copies[2];
+  } else {
+    TfLiteDelegateParams* p = (TfLiteDelegateParams*)(void*)block;
+    p->delegate = delegate;
+    p->nodes_to_replace = copies[0];
+    p->input_tensors = copies[1];
+    p->output_tensors = copies[2];
+  }
+  return block;
 }
 
 /* Appends a delegate kernel node for `subset`; its index into *index. */
@@ -131,7 +170,7 @@ static TfLiteStatus add_kernel_node(lg_subgraph* s,
   if (s->num_nodes >= s->nodes_capacity) return kTfLiteError;
   lg_node* node = &s->nodes[s->num_nodes];
   memset(node, 0, sizeof(*node));
-  TfLiteDelegateParams* params = make_params(delegate, subset);
+  void* params = make_params(delegate, subset);
   if (params == NULL) return kTfLiteError;
   node->node.builtin_data = params;
   node->is_delegate_kernel = true;
@@ -186,13 +225,131 @@ static TfLiteStatus rebuild_plan(lg_subgraph* s, TfLiteRegistration reg,
   return kTfLiteOk;
 }
 
+/* ---- Operators the interpreter owns ------------------------------------ */
+
+static TfLiteStatus add_owned(TfLiteInterpreter* ip, TfLiteOperator* op,
+                              bool derived) {
+  if (ip->num_operators == ip->operators_capacity) {
+    const int capacity =
+        ip->operators_capacity ? 2 * ip->operators_capacity : 4;
+    lg_owned_operator* grown =
+        realloc(ip->operators, sizeof(*grown) * (size_t)capacity);
+    if (grown == NULL) return kTfLiteError;
+    ip->operators = grown;
+    ip->operators_capacity = capacity;
+  }
+  ip->operators[ip->num_operators].op = op;
+  ip->operators[ip->num_operators].derived = derived;
+  ++ip->num_operators;
+  return kTfLiteOk;
+}
+
+/* Takes ownership of an opaque delegate's kernel operator. The same
+ * operator handed over twice (two Replace calls) is owned once. When the
+ * list cannot grow the operator is deleted at once: it is ours either way,
+ * and the Replace fails. */
+static TfLiteStatus own_operator(lg_subgraph* s, TfLiteOperator* op) {
+  TfLiteInterpreter* ip = s->interpreter;
+  for (int i = 0; i < ip->num_operators; ++i) {
+    if (ip->operators[i].op == op) return kTfLiteOk;
+  }
+  if (add_owned(ip, op, false) == kTfLiteOk) return kTfLiteOk;
+  TfLiteOperatorDelete(op);
+  lg_report(reporter_of(s),
+            "ReplaceNodeSubsetsWithDelegateKernels: out of memory");
+  return kTfLiteError;
+}
+
+static bool same_name(const char* a, const char* b) {
+  if (a == NULL || b == NULL) return a == b;
+  return strcmp(a, b) == 0;
+}
+
+TfLiteOperator* lg_subgraph_node_operator(lg_subgraph* s, int node_index) {
+  const TfLiteRegistration* r = &s->nodes[node_index].registration;
+  if (r->registration_external != NULL) return r->registration_external;
+  TfLiteInterpreter* ip = s->interpreter;
+  for (int i = 0; i < ip->num_operators; ++i) {
+    TfLiteOperator* op = ip->operators[i].op;
+    if (ip->operators[i].derived &&
+        (int32_t)TfLiteOperatorGetBuiltInCode(op) == r->builtin_code &&
+        TfLiteOperatorGetVersion(op) == r->version &&
+        same_name(TfLiteOperatorGetCustomName(op), r->custom_name)) {
+      return op;
+    }
+  }
+  TfLiteOperator* op = lg_operator_describe(r);
+  if (op == NULL || add_owned(ip, op, true) != kTfLiteOk) {
+    TfLiteOperatorDelete(op);
+    lg_report(reporter_of(s), "GetNodeAndRegistration: out of memory");
+    return NULL;
+  }
+  return op;
+}
+
+void lg_interpreter_free_operators(TfLiteInterpreter* ip) {
+  for (int i = 0; i < ip->num_operators; ++i) {
+    TfLiteOperatorDelete(ip->operators[i].op);
+  }
+  free(ip->operators);
+  ip->operators = NULL;
+  ip->num_operators = 0;
+  ip->operators_capacity = 0;
+}
+
+/* ---- Replacing nodes ----------------------------------------------------- */
+
+/* The kernel registration of a Replace: a registration that only carries an
+ * operator (the opaque API's) takes its name and version from it. Opaque
+ * delegates must give an operator, and hand it over to the interpreter. */
+static TfLiteStatus kernel_registration(lg_subgraph* s,
+                                        TfLiteRegistration* registration,
+                                        TfLiteDelegate* delegate) {
+  TfLiteOperator* op = registration->registration_external;
+  if (lg_delegate_is_opaque(delegate)) {
+    if (op == NULL) {
+      lg_report(reporter_of(s),
+                "For a delegate with the 'opaque_delegate_builder' field set, "
+                "the delegate kernel's TfLiteRegistration object must have "
+                "the 'registration_external' field set.");
+      return kTfLiteDelegateError;
+    }
+    TF_LITE_ENSURE_STATUS(own_operator(s, op));
+  }
+  registration->builtin_code = kTfLiteBuiltinDelegate;
+  if (op == NULL) return kTfLiteOk;
+  lg_operator_set_builtin_code(op, kTfLiteBuiltinDelegate);
+  if (registration->custom_name == NULL) {
+    registration->custom_name = TfLiteOperatorGetCustomName(op);
+  }
+  if (registration->version == 0) {
+    registration->version = TfLiteOperatorGetVersion(op);
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus replace_node_subsets(TfLiteContext* context,
                                          TfLiteRegistration registration,
                                          const TfLiteIntArray* nodes,
                                          TfLiteDelegate* delegate) {
   lg_subgraph* s = lg_subgraph_from_context(context);
+  /* An opaque delegate's operator is the interpreter's from here on,
+   * whatever happens next. */
+  TfLiteStatus status = kernel_registration(s, &registration, delegate);
+  if (status != kTfLiteOk) {
+    if (s->in_delegate_prepare) s->delegate_replace_failed = true;
+    return status;
+  }
   if (forbidden(s)) return kTfLiteError;
-  TfLiteStatus status = check_claimed(s, nodes);
+  if (!s->in_delegate_prepare) {
+    lg_report(reporter_of(s),
+              "ReplaceNodeSubsetsWithDelegateKernels: subgraph %d is only "
+              "acquired (AcquireSubgraphContext); only the subgraph being "
+              "delegated can be changed",
+              s->index);
+    return kTfLiteError;
+  }
+  status = check_claimed(s, nodes);
   const TfLiteNode** view_nodes =
       malloc(sizeof(*view_nodes) * (size_t)(s->num_nodes + 1));
   lg_node_subset* subsets = NULL;
@@ -203,7 +360,6 @@ static TfLiteStatus replace_node_subsets(TfLiteContext* context,
     lg_graph_view view = view_of(s, view_nodes);
     status = lg_partition_graph(&view, nodes, reporter_of(s), &subsets, &count);
   }
-  registration.builtin_code = kTfLiteBuiltinDelegate;
   if (status == kTfLiteOk) {
     status =
         rebuild_plan(s, registration, delegate, subsets, count, &partitions);
@@ -281,11 +437,59 @@ static TfLiteStatus preview_partitioning(TfLiteContext* context,
   return status;
 }
 
+/* ---- Other subgraphs ------------------------------------------------------
+ */
+
+static lg_subgraph* other_subgraph(lg_subgraph* s, int index,
+                                   const char* function) {
+  TfLiteInterpreter* ip = s->interpreter;
+  if (index < 0 || index >= ip->num_subgraphs) {
+    lg_report(reporter_of(s), "%s: subgraph index %d out of range [0, %d)",
+              function, index, ip->num_subgraphs);
+    return NULL;
+  }
+  return &ip->subgraphs[index];
+}
+
+TfLiteStatus lg_subgraph_acquire_context(lg_subgraph* s, int index,
+                                         TfLiteContext** acquired) {
+  lg_subgraph* other = other_subgraph(s, index, "AcquireSubgraphContext");
+  if (other == NULL || acquired == NULL) return kTfLiteError;
+  ++other->acquired;
+  *acquired = &other->context;
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_subgraph_release_context(lg_subgraph* s, int index) {
+  lg_subgraph* other = other_subgraph(s, index, "ReleaseSubgraphContext");
+  if (other == NULL) return kTfLiteError;
+  /* An unbalanced release is harmless, as in TFLite. */
+  if (other->acquired > 0) --other->acquired;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus acquire_subgraph_context(TfLiteContext* context,
+                                             int subgraph_index,
+                                             TfLiteContext** acquired) {
+  lg_subgraph* s = lg_subgraph_from_context(context);
+  if (forbidden(s)) return kTfLiteError;
+  return lg_subgraph_acquire_context(s, subgraph_index, acquired);
+}
+
+static TfLiteStatus release_subgraph_context(TfLiteContext* context,
+                                             int subgraph_index) {
+  lg_subgraph* s = lg_subgraph_from_context(context);
+  if (forbidden(s)) return kTfLiteError;
+  return lg_subgraph_release_context(s, subgraph_index);
+}
+
 void lg_delegate_install_context(TfLiteContext* context) {
   context->GetExecutionPlan = get_execution_plan;
   context->GetNodeAndRegistration = get_node_and_registration;
   context->ReplaceNodeSubsetsWithDelegateKernels = replace_node_subsets;
   context->PreviewDelegatePartitioning = preview_partitioning;
+  context->AcquireSubgraphContext = acquire_subgraph_context;
+  context->ReleaseSubgraphContext = release_subgraph_context;
 }
 
 /* ---- Applying and removing ------------------------------------------------
@@ -297,9 +501,15 @@ bool lg_subgraph_has_delegates(const lg_subgraph* s) {
 
 static void free_buffer_handle(lg_subgraph* s, TfLiteTensor* t) {
   TfLiteDelegate* d = t->delegate;
-  if (d != NULL && t->buffer_handle != kTfLiteNullBufferHandle &&
-      d->FreeBufferHandle != NULL) {
-    d->FreeBufferHandle(&s->context, d, &t->buffer_handle);
+  if (d != NULL && t->buffer_handle != kTfLiteNullBufferHandle) {
+    if (lg_delegate_is_opaque(d)) {
+      const TfLiteOpaqueDelegateBuilder* b = d->opaque_delegate_builder;
+      if (b->FreeBufferHandle != NULL) {
+        b->FreeBufferHandle(opaque_context(s), d, b->data, &t->buffer_handle);
+      }
+    } else if (d->FreeBufferHandle != NULL) {
+      d->FreeBufferHandle(&s->context, d, &t->buffer_handle);
+    }
   }
   t->buffer_handle = kTfLiteNullBufferHandle;
   t->data_is_stale = false;
@@ -321,7 +531,7 @@ void lg_subgraph_remove_delegates(lg_subgraph* s) {
     TfLiteIntArrayFree(node->node.outputs);
     TfLiteIntArrayFree(node->node.intermediates);
     TfLiteIntArrayFree(node->node.temporaries);
-    free_params(node->node.builtin_data);
+    free(node->node.builtin_data);
     memset(node, 0, sizeof(*node));
   }
   s->num_nodes = s->num_model_nodes;
@@ -364,7 +574,13 @@ static TfLiteStatus undo(lg_subgraph* s) {
 static TfLiteStatus run_prepare(lg_subgraph* s, TfLiteDelegate* delegate) {
   s->in_delegate_prepare = true;
   s->delegate_replace_failed = false;
-  TfLiteStatus status = delegate->Prepare(&s->context, delegate);
+  TfLiteStatus status;
+  if (lg_delegate_is_opaque(delegate)) {
+    const TfLiteOpaqueDelegateBuilder* b = delegate->opaque_delegate_builder;
+    status = b->Prepare(opaque_context(s), delegate, b->data);
+  } else {
+    status = delegate->Prepare(&s->context, delegate);
+  }
   s->in_delegate_prepare = false;
   free_preview(s);
   if (status == kTfLiteOk && s->delegate_replace_failed) status = kTfLiteError;
@@ -380,14 +596,19 @@ TfLiteStatus lg_subgraph_apply_delegate(lg_subgraph* s,
     lg_report(reporter_of(s), "Null delegate.");
     return kTfLiteDelegateError;
   }
-  if (delegate->opaque_delegate_builder != NULL || delegate->Prepare == NULL) {
+  const bool has_prepare =
+      lg_delegate_is_opaque(delegate)
+          ? delegate->opaque_delegate_builder->Prepare != NULL
+          : delegate->Prepare != NULL;
+  if (!has_prepare) {
     lg_report(reporter_of(s),
-              "Delegate has no Prepare function (opaque delegate builders "
-              "are not supported yet)");
+              lg_delegate_is_opaque(delegate)
+                  ? "Opaque delegate builder has no Prepare function"
+                  : "Delegate has no Prepare function");
     return kTfLiteDelegateError;
   }
   const bool dynamic_ok =
-      (delegate->flags & kTfLiteDelegateFlagsAllowDynamicTensors) != 0;
+      (delegate_flags(delegate) & kTfLiteDelegateFlagsAllowDynamicTensors) != 0;
   s->tolerate_unresolved = true;
   const TfLiteStatus status = apply_delegate(s, delegate, dynamic_ok);
   s->tolerate_unresolved = false;
@@ -432,9 +653,18 @@ TfLiteStatus lg_subgraph_ensure_readable(lg_subgraph* s, int tensor,
     return kTfLiteOk;
   }
   TfLiteDelegate* d = t->delegate;
-  if (d->CopyFromBufferHandle == NULL ||
-      d->CopyFromBufferHandle(&s->context, d, t->buffer_handle, t) !=
-          kTfLiteOk) {
+  TfLiteStatus status = kTfLiteError;
+  if (lg_delegate_is_opaque(d)) {
+    const TfLiteOpaqueDelegateBuilder* b = d->opaque_delegate_builder;
+    if (b->CopyFromBufferHandle != NULL) {
+      status =
+          b->CopyFromBufferHandle(opaque_context(s), d, b->data,
+                                  t->buffer_handle, (TfLiteOpaqueTensor*)t);
+    }
+  } else if (d->CopyFromBufferHandle != NULL) {
+    status = d->CopyFromBufferHandle(&s->context, d, t->buffer_handle, t);
+  }
+  if (status != kTfLiteOk) {
     lg_report(reporter_of(s),
               "Tensor %d (%s): copying from the delegate's buffer handle %d "
               "failed",

@@ -67,13 +67,20 @@ typedef struct lg_node {
   bool initialized;                /* init ran; free is owed */
   uint64_t profile_ns;             /* time in Invoke while profiling */
   uint64_t profile_count;
-  /* A delegate kernel node: builtin_data is its TfLiteDelegateParams, owned
-   * by the node. */
+  /* A delegate kernel node: builtin_data is its TfLiteDelegateParams (an
+   * opaque delegate's: TfLiteOpaqueDelegateParams), one block with its
+   * arrays, owned by the node. */
   bool is_delegate_kernel;
   /* A custom op no registration resolved: a placeholder that a delegate
    * may claim; preparing it outside delegation fails in TFLite's words. */
   bool unresolved;
 } lg_node;
+
+/* An operator the interpreter owns (see TfLiteInterpreter.operators). */
+typedef struct lg_owned_operator {
+  TfLiteOperator* op;
+  bool derived; /* made by the runtime to describe a node */
+} lg_owned_operator;
 
 /* Memory the interpreter owns for one tensor beyond the arena. */
 typedef struct lg_tensor_info {
@@ -97,6 +104,8 @@ typedef struct lg_subgraph {
   int num_inputs;
   int* outputs;
   int num_outputs;
+  int* variables; /* the is_variable tensors, in index order */
+  int num_variables;
 
   lg_node* nodes;
   int num_nodes;
@@ -113,6 +122,9 @@ typedef struct lg_subgraph {
   TfLiteDelegateParams* preview_params; /* from PreviewDelegatePartitioning */
   int num_preview_params;
   bool immutable; /* a static-shape delegate is applied: no resizing */
+  /* AcquireSubgraphContext calls on this subgraph not yet released: the
+   * delegate-only functions that read the graph are allowed meanwhile. */
+  int acquired;
   /* While a delegate is applied, unresolved custom ops are passed over
    * (their outputs keep the model's shapes) instead of failing. */
   bool tolerate_unresolved;
@@ -163,6 +175,16 @@ struct TfLiteInterpreter {
   lg_subgraph* subgraphs;
   int num_subgraphs;
   lg_resources resources;
+  /* Operators the interpreter owns, deleted after every subgraph (whose
+   * delegate kernels call them) is released: the delegate kernels'
+   * operators that opaque delegates handed over, and the ones made for
+   * TfLiteOpaqueContextGetNodeAndRegistration of nodes without one
+   * (`derived`, one per builtin code, custom name and version). TFLite
+   * keeps them per subgraph; one list lets a delegate hand the same
+   * operator to several subgraphs without it being deleted twice. */
+  lg_owned_operator* operators;
+  int num_operators;
+  int operators_capacity;
   /* TfLiteInterpreterCancel sets the flag when cancellation is enabled; the
    * running Invoke stops before its next node and clears it. */
   bool cancellation_enabled;

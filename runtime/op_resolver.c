@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runtime/kernels/kernels.h"
+#include "runtime/operator.h"
 #include "tensorflow/lite/builtin_ops.h"
 
 void lg_op_resolver_init(lg_op_resolver* resolver) {
@@ -67,6 +68,7 @@ TfLiteStatus lg_op_resolver_copy(lg_op_resolver* dst,
                                  const lg_op_resolver* src) {
   lg_op_resolver_release(dst);
   dst->use_builtin_kernels = src->use_builtin_kernels;
+  dst->callbacks = src->callbacks;
   for (int i = 0; i < src->count; ++i) {
     const lg_resolver_entry* e = &src->entries[i];
     if (lg_op_resolver_add(dst, e->builtin_code, e->custom_name,
@@ -99,10 +101,59 @@ static void note_range(lg_resolve_result* result, int min_version,
   if (max_version > result->max_supported) result->max_supported = max_version;
 }
 
+static bool has_callbacks(const lg_resolver_callbacks* cb) {
+  return cb->find_builtin_op_external != NULL ||
+         cb->find_custom_op_external != NULL || cb->find_builtin_op != NULL ||
+         cb->find_custom_op != NULL;
+}
+
+/* TFLite's callback resolver: the operator callback, then the registration
+ * one. */
+static lg_resolve_result find_by_callbacks(const lg_resolver_callbacks* cb,
+                                           int32_t builtin_code,
+                                           const char* custom_name,
+                                           int version) {
+  lg_resolve_result result;
+  memset(&result, 0, sizeof(result));
+  result.status = LG_RESOLVE_NOT_FOUND;
+  const bool custom = builtin_code == kTfLiteBuiltinCustom;
+  if (custom && custom_name == NULL) return result;
+  const TfLiteOperator* op = NULL;
+  if (custom && cb->find_custom_op_external != NULL) {
+    op = cb->find_custom_op_external(cb->user_data, custom_name, version);
+  } else if (!custom && cb->find_builtin_op_external != NULL) {
+    op =
+        cb->find_builtin_op_external(cb->user_data, (int)builtin_code, version);
+  }
+  if (lg_operator_has_callbacks(op)) {
+    result.status = LG_RESOLVE_FOUND;
+    result.registration = lg_operator_registration(op);
+    return result;
+  }
+  const TfLiteRegistration* registration = NULL;
+  if (custom && cb->find_custom_op != NULL) {
+    registration = cb->find_custom_op(cb->user_data, custom_name, version);
+  } else if (!custom && cb->find_builtin_op != NULL) {
+    registration = cb->find_builtin_op(
+        cb->user_data, (TfLiteBuiltinOperator)builtin_code, version);
+  }
+  if (registration != NULL) {
+    result.status = LG_RESOLVE_FOUND;
+    result.registration = *registration;
+  }
+  return result;
+}
+
 lg_resolve_result lg_op_resolver_find(const lg_op_resolver* resolver,
                                       int32_t builtin_code,
                                       const char* custom_name, int version) {
-  lg_resolve_result result = {LG_RESOLVE_NOT_FOUND, NULL, 0, 0};
+  if (has_callbacks(&resolver->callbacks)) {
+    return find_by_callbacks(&resolver->callbacks, builtin_code, custom_name,
+                             version);
+  }
+  lg_resolve_result result;
+  memset(&result, 0, sizeof(result));
+  result.status = LG_RESOLVE_NOT_FOUND;
   for (int i = resolver->count - 1; i >= 0; --i) {
     const lg_resolver_entry* e = &resolver->entries[i];
     if (!same_op(e->builtin_code, e->custom_name, builtin_code, custom_name)) {
@@ -110,7 +161,7 @@ lg_resolve_result lg_op_resolver_find(const lg_op_resolver* resolver,
     }
     if (version >= e->min_version && version <= e->max_version) {
       result.status = LG_RESOLVE_FOUND;
-      result.registration = &e->registration;
+      result.registration = e->registration;
       return result;
     }
     note_range(&result, e->min_version, e->max_version);
@@ -123,7 +174,7 @@ lg_resolve_result lg_op_resolver_find(const lg_op_resolver* resolver,
       lg_builtin_kernel_find(builtin_code, version, &lo, &hi);
   if (k != NULL) {
     result.status = LG_RESOLVE_FOUND;
-    result.registration = k->registration();
+    result.registration = *k->registration();
   } else if (hi > 0) {
     note_range(&result, lo, hi);
   }

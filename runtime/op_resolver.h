@@ -5,6 +5,12 @@
  * newest first, so a later registration overrides an earlier one and any
  * builtin kernel; then litegpu's builtin kernel table unless
  * use_builtin_kernels is false. Each entry covers [min_version, max_version].
+ *
+ * Resolver callbacks (TfLiteInterpreterOptionsSetOpResolver and the
+ * ...External variants) replace all of that, as in TFLite: when any is set,
+ * only the callbacks are asked; per op, the TfLiteOperator callback first,
+ * then (when it gives NULL or an operator without callbacks) the
+ * TfLiteRegistration one.
  */
 #ifndef LITEGPU_RUNTIME_OP_RESOLVER_H_
 #define LITEGPU_RUNTIME_OP_RESOLVER_H_
@@ -13,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/common.h"
 
 typedef struct lg_resolver_entry {
@@ -23,11 +30,28 @@ typedef struct lg_resolver_entry {
   TfLiteRegistration registration;
 } lg_resolver_entry;
 
+/* The options' resolver callbacks; all NULL when none is set. */
+typedef struct lg_resolver_callbacks {
+  const TfLiteOperator* (*find_builtin_op_external)(void* user_data, int op,
+                                                    int version);
+  const TfLiteOperator* (*find_custom_op_external)(void* user_data,
+                                                   const char* custom_op,
+                                                   int version);
+  const TfLiteRegistration* (*find_builtin_op)(void* user_data,
+                                               TfLiteBuiltinOperator op,
+                                               int version);
+  const TfLiteRegistration* (*find_custom_op)(void* user_data,
+                                              const char* custom_op,
+                                              int version);
+  void* user_data;
+} lg_resolver_callbacks;
+
 typedef struct lg_op_resolver {
   lg_resolver_entry* entries;
   int count;
   int capacity;
   bool use_builtin_kernels;
+  lg_resolver_callbacks callbacks;
 } lg_op_resolver;
 
 typedef enum lg_resolve_status {
@@ -38,7 +62,7 @@ typedef enum lg_resolve_status {
 
 typedef struct lg_resolve_result {
   lg_resolve_status status;
-  const TfLiteRegistration* registration; /* when FOUND */
+  TfLiteRegistration registration; /* when FOUND (a copy) */
   /* When VERSION_UNSUPPORTED: the lowest and highest version any
    * registration of the op covers. */
   int min_supported;
@@ -47,7 +71,7 @@ typedef struct lg_resolve_result {
 
 void lg_op_resolver_init(lg_op_resolver* resolver);
 void lg_op_resolver_release(lg_op_resolver* resolver);
-/* dst must be initialised (it is released first). */
+/* dst must be initialised (it is released first). Copies the callbacks. */
 TfLiteStatus lg_op_resolver_copy(lg_op_resolver* dst,
                                  const lg_op_resolver* src);
 /* Copies the registration and the name. kTfLiteError on a bad range, an

@@ -216,6 +216,35 @@ bool lg_operator_has_async_kernel_only(const TfLiteOperator* op) {
   return has_async && !has_invoke;
 }
 
+bool lg_operator_has_callbacks(const TfLiteOperator* op) {
+  if (op == NULL) return false;
+  return op->init != NULL || op->init_with_data != NULL || op->free != NULL ||
+         op->free_with_data != NULL || op->prepare != NULL ||
+         op->prepare_with_data != NULL || op->invoke != NULL ||
+         op->invoke_with_data != NULL || op->async_kernel != NULL ||
+         op->async_kernel_with_data != NULL;
+}
+
+void lg_operator_set_builtin_code(TfLiteOperator* op,
+                                  TfLiteBuiltinOperator builtin_code) {
+  if (op != NULL) op->builtin_code = builtin_code;
+}
+
+TfLiteOperator* lg_operator_describe(const TfLiteRegistration* registration) {
+  TfLiteOperator* op = calloc(1, sizeof(*op));
+  if (op == NULL) return NULL;
+  if (registration->custom_name != NULL) {
+    op->custom_name = strdup(registration->custom_name);
+    if (op->custom_name == NULL) {
+      free(op);
+      return NULL;
+    }
+  }
+  op->builtin_code = (TfLiteBuiltinOperator)registration->builtin_code;
+  op->version = registration->version;
+  return op;
+}
+
 /* ---- Dispatchers (runtime/interpreter.h) -------------------------------- */
 
 /* The operator's callbacks take precedence; a registration that has

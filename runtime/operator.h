@@ -30,6 +30,21 @@ TfLiteRegistration lg_operator_registration(const TfLiteOperator* op);
  * operator when it is created. False for NULL. */
 bool lg_operator_has_async_kernel_only(const TfLiteOperator* op);
 
+/* True when `op` has any kernel callback (Init, Free, Prepare, Invoke or
+ * an async kernel, plain or WithData). False for NULL. */
+bool lg_operator_has_callbacks(const TfLiteOperator* op);
+
+/* Sets the operator's builtin code; a delegate kernel's operator becomes
+ * kTfLiteBuiltinDelegate when nodes are replaced with it, as in TFLite. */
+void lg_operator_set_builtin_code(TfLiteOperator* op,
+                                  TfLiteBuiltinOperator builtin_code);
+
+/* A new operator without callbacks that names a registration (code, custom
+ * name copied, version), unchecked (a delegate kernel may have version 0
+ * or no name); NULL when memory runs out. Delete with
+ * TfLiteOperatorDelete. */
+TfLiteOperator* lg_operator_describe(const TfLiteRegistration* registration);
+
 /* Registration callbacks, dispatching to a TfLiteOperator's callbacks when
  * registration_external is set . */
 void* lg_registration_init(TfLiteContext* context,

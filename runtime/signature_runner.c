@@ -7,6 +7,7 @@
 #include "runtime/interpreter.h"
 #include "runtime/subgraph.h"
 #include "tensorflow/lite/c/c_api.h"
+#include "tensorflow/lite/c/c_api_experimental.h"
 
 struct TfLiteSignatureRunner {
   TfLiteInterpreter* interpreter;
@@ -160,6 +161,13 @@ TfLiteStatus TfLiteSignatureRunnerAllocateTensors(
     TfLiteSignatureRunner* signature_runner) {
   if (signature_runner == NULL) return kTfLiteError;
   return lg_subgraph_allocate_tensors(signature_runner->subgraph);
+}
+
+TfLiteStatus TfLiteSignatureRunnerCancel(
+    TfLiteSignatureRunner* signature_runner) {
+  if (signature_runner == NULL) return kTfLiteError;
+  /* One flag per interpreter: it stops whichever of its graphs runs. */
+  return TfLiteInterpreterCancel(signature_runner->interpreter);
 }
 
 TfLiteStatus TfLiteSignatureRunnerInvoke(

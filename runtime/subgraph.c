@@ -555,7 +555,7 @@ static TfLiteStatus resolve_node(lg_subgraph* s, lg_node* node,
     *reported = true;
     return kTfLiteUnresolvedOps;
   }
-  node->registration = *r.registration;
+  node->registration = r.registration;
   node->registration.builtin_code = opcode->builtin_code;
   node->registration.custom_name =
       opcode->builtin_code == kTfLiteBuiltinCustom ? opcode->custom_code : NULL;
@@ -654,6 +654,22 @@ static TfLiteStatus copy_io(lg_subgraph* s) {
   return kTfLiteOk;
 }
 
+/* The variable tensors, in index order (TFLite's variables()). */
+static TfLiteStatus list_variables(lg_subgraph* s) {
+  int count = 0;
+  for (size_t i = 0; i < s->context.tensors_size; ++i) {
+    if (s->context.tensors[i].is_variable) ++count;
+  }
+  s->variables = malloc(sizeof(int) * (size_t)(count + 1));
+  if (s->variables == NULL) return kTfLiteError;
+  for (size_t i = 0; i < s->context.tensors_size; ++i) {
+    if (s->context.tensors[i].is_variable) {
+      s->variables[s->num_variables++] = (int)i;
+    }
+  }
+  return kTfLiteOk;
+}
+
 TfLiteStatus lg_subgraph_build(lg_subgraph* s,
                                struct TfLiteInterpreter* interpreter,
                                int index) {
@@ -664,7 +680,8 @@ TfLiteStatus lg_subgraph_build(lg_subgraph* s,
   s->index = index;
   s->model_subgraph = &interpreter->model->model->subgraphs[index];
   init_context(s);
-  if (build_tensors(s) != kTfLiteOk || copy_io(s) != kTfLiteOk) {
+  if (build_tensors(s) != kTfLiteOk || copy_io(s) != kTfLiteOk ||
+      list_variables(s) != kTfLiteOk) {
     lg_report(&interpreter->reporter,
               "Failed to create the tensors of "
               "subgraph %d",
@@ -704,6 +721,7 @@ void lg_subgraph_release(lg_subgraph* s) {
   free(s->nodes);
   free(s->inputs);
   free(s->outputs);
+  free(s->variables);
   TfLiteIntArrayFree(s->execution_plan);
   lg_arena_release(&s->arena);
   memset(s, 0, sizeof(*s));

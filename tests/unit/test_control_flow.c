@@ -545,6 +545,83 @@ static void test_signature_runner(void** state) {
   release(&f);
 }
 
+static TfLiteSignatureRunner* g_cancel_runner;
+
+/* A custom op that cancels through the signature runner it runs in. */
+static TfLiteStatus runner_cancel_invoke(TfLiteContext* context,
+                                         TfLiteNode* node) {
+  (void)context;
+  (void)node;
+  return TfLiteSignatureRunnerCancel(g_cancel_runner);
+}
+
+/* TfLiteSignatureRunnerCancel stops the runner's Invoke before its next
+ * node (MUL), as TfLiteInterpreterCancel does; without cancellation
+ * enabled it fails. */
+static void test_signature_runner_cancel(void** state) {
+  (void)state;
+  static const char kSpec[] =
+      "tensor x FLOAT32 2\n"
+      "tensor y FLOAT32 2\n"
+      "op ADD 1 in=x,x out=y\n"
+      "inputs x\n"
+      "outputs y\n"
+      "subgraph square\n"
+      "tensor p FLOAT32 2\n"
+      "tensor q FLOAT32 2\n"
+      "custom CANCELLER 1 in= out=\n"
+      "op MUL 1 in=p,p out=q\n"
+      "inputs p\n"
+      "outputs q\n";
+  static const signature_def kSquare = {"square",         1, {{"value", 0}}, 1,
+                                        {{"squared", 1}}, 1};
+  static const TfLiteRegistration kCanceller = {.prepare = cancel_prepare,
+                                                .invoke = runner_cancel_invoke};
+  assert_int_equal(TfLiteSignatureRunnerCancel(NULL), kTfLiteError);
+  for (int enabled = 0; enabled < 2; ++enabled) {
+    fixture f;
+    memset(&f, 0, sizeof f);
+    lg_model_writer* w = lg_model_spec_read_text(kSpec, "spec", NULL, NULL);
+    assert_non_null(w);
+    assert_true(lg_model_writer_add_signature(
+                    w, kSquare.key, kSquare.subgraph, kSquare.inputs,
+                    kSquare.num_inputs, kSquare.outputs,
+                    kSquare.num_outputs) >= 0);
+    size_t size = 0;
+    assert_int_equal(lg_model_writer_finish(w, &f.data, &size), kTfLiteOk);
+    lg_model_writer_destroy(w);
+    f.model = TfLiteModelCreate(f.data, size);
+    TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+    TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, &f.errors);
+    TfLiteInterpreterOptionsAddCustomOp(o, "CANCELLER", &kCanceller, 1, 1);
+    TfLiteInterpreterOptionsEnableCancellation(o, enabled);
+    f.interpreter = TfLiteInterpreterCreate(f.model, o);
+    TfLiteInterpreterOptionsDelete(o);
+    assert_non_null(f.interpreter);
+    TfLiteSignatureRunner* runner =
+        TfLiteInterpreterGetSignatureRunner(f.interpreter, "square");
+    assert_non_null(runner);
+    g_cancel_runner = runner;
+    assert_int_equal(TfLiteSignatureRunnerAllocateTensors(runner), kTfLiteOk);
+    if (!enabled) {
+      assert_int_equal(TfLiteSignatureRunnerInvoke(runner), kTfLiteError);
+      assert_non_null(strstr(f.errors.text, "cancellation is not enabled"));
+    } else {
+      assert_int_equal(TfLiteSignatureRunnerInvoke(runner), kTfLiteCancelled);
+      assert_non_null(strstr(f.errors.text, "Invoke was cancelled"));
+      /* The main graph's next Invoke starts afresh. */
+      assert_int_equal(TfLiteInterpreterAllocateTensors(f.interpreter),
+                       kTfLiteOk);
+      set_input(&f, 0, (const float[]){1.0f, 2.0f}, 8);
+      assert_int_equal(TfLiteInterpreterInvoke(f.interpreter), kTfLiteOk);
+      assert_floats(output_floats(&f, 0), (const float[]){2.0f, 4.0f}, 2);
+    }
+    TfLiteSignatureRunnerDelete(runner);
+    g_cancel_runner = NULL;
+    release(&f);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_if_picks_branch),
@@ -557,6 +634,7 @@ int main(void) {
       cmocka_unit_test(test_read_before_assign_fails),
       cmocka_unit_test(test_reset_variable_tensors),
       cmocka_unit_test(test_signature_runner),
+      cmocka_unit_test(test_signature_runner_cancel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

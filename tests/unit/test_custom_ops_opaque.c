@@ -313,6 +313,17 @@ static void test_opaque_on_fake_context(void** state) {
   assert_int_equal(TfLiteOpaqueNodeNumInputs(on), 3);
   assert_int_equal(TfLiteOpaqueNodeNumOutputs(on), 1);
   assert_int_equal(TfLiteOpaqueNodeNumberOfOutputs(NULL), -1);
+  /* Tensor indices by position: the omitted input reads as -1 too. */
+  assert_int_equal(TfLiteOpaqueNodeGetInputTensorIndex(on, 0), 0);
+  assert_int_equal(TfLiteOpaqueNodeGetInputTensorIndex(on, 1),
+                   kTfLiteOptionalTensor);
+  assert_int_equal(TfLiteOpaqueNodeGetInputTensorIndex(on, 2), 9);
+  assert_int_equal(TfLiteOpaqueNodeGetInputTensorIndex(on, 3), -1);
+  assert_int_equal(TfLiteOpaqueNodeGetInputTensorIndex(on, -1), -1);
+  assert_int_equal(TfLiteOpaqueNodeGetOutputTensorIndex(on, 0), 1);
+  assert_int_equal(TfLiteOpaqueNodeGetOutputTensorIndex(on, 1), -1);
+  assert_int_equal(TfLiteOpaqueNodeGetInputTensorIndex(NULL, 0), -1);
+  assert_int_equal(TfLiteOpaqueNodeGetOutputTensorIndex(NULL, 0), -1);
   const void* init = NULL;
   int size = 0;
   assert_int_equal(TfLiteOpaqueNodeGetCustomInitialData(on, &init, &size),
@@ -373,9 +384,34 @@ static void test_opaque_on_fake_context(void** state) {
   assert_int_equal(TfLiteOpaqueContextResizeTensor(oc, o0, shape), kTfLiteOk);
   assert_int_equal(TfLiteOpaqueTensorNumDims(o0), 1);
 
+  /* Element sizes, as TfLiteGetSizeOfType; a type without one is reported. */
+  size_t element = 0;
+  assert_int_equal(
+      TfLiteOpaqueContextGetSizeOfType(oc, kTfLiteFloat32, &element),
+      kTfLiteOk);
+  assert_int_equal(element, 4);
+  assert_int_equal(
+      TfLiteOpaqueContextGetSizeOfType(oc, kTfLiteComplex128, &element),
+      kTfLiteOk);
+  assert_int_equal(element, 16);
+  assert_int_equal(TfLiteOpaqueContextGetSizeOfType(oc, kTfLiteInt16, &element),
+                   kTfLiteOk);
+  assert_int_equal(element, 2);
+  assert_int_equal(
+      TfLiteOpaqueContextGetSizeOfType(oc, kTfLiteString, &element),
+      kTfLiteError);
+  assert_non_null(strstr(errors.text, "type STRING"));
+  assert_int_equal(
+      TfLiteOpaqueContextGetSizeOfType(NULL, kTfLiteResource, &element),
+      kTfLiteError);
+  assert_int_equal(TfLiteOpaqueContextGetSizeOfType(oc, kTfLiteInt8, NULL),
+                   kTfLiteError);
+
   /* A context no interpreter made: no subgraph to describe. */
   const int* list = NULL;
   int n = 0;
+  assert_int_equal(TfLiteOpaqueContextGetVariables(oc, &list, &n),
+                   kTfLiteError);
   assert_int_equal(TfLiteOpaqueContextGetInputs(oc, &list, &n), kTfLiteError);
   assert_int_equal(TfLiteOpaqueContextGetOutputs(NULL, &list, &n),
                    kTfLiteError);

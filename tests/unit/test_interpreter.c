@@ -18,7 +18,9 @@
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
+#include "tensorflow/lite/c/c_api_opaque.h"
 #include "tensorflow/lite/c/common.h"
+#include "tensorflow/lite/core/c/operator.h"
 
 /* ---- Helpers ----------------------------------------------------------------
  */
@@ -641,6 +643,169 @@ static void test_bad_arguments(void** state) {
   free_model(&m);
 }
 
+/* The main graph's input and output tensor indices one at a time: x is
+ * tensor 0, y tensor 3 (x, c, t, y in build_double_add). */
+static void test_io_tensor_indices(void** state) {
+  (void)state;
+  built_model m;
+  build_double_add(&m, 1);
+  capture c;
+  TfLiteInterpreterOptions* o = options_with_capture(&c);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterGetInputTensorIndex(ip, 0),
+                   TfLiteInterpreterInputTensorIndices(ip)[0]);
+  assert_int_equal(TfLiteInterpreterGetInputTensorIndex(ip, 0), 0);
+  assert_int_equal(TfLiteInterpreterGetOutputTensorIndex(ip, 0),
+                   TfLiteInterpreterOutputTensorIndices(ip)[0]);
+  assert_int_equal(TfLiteInterpreterGetOutputTensorIndex(ip, 0), 3);
+  assert_int_equal(TfLiteInterpreterGetInputTensorIndex(ip, 1), -1);
+  assert_non_null(strstr(c.text,
+                         "TfLiteInterpreterGetInputTensorIndex: index 1 out "
+                         "of range [0, 1)"));
+  assert_int_equal(TfLiteInterpreterGetOutputTensorIndex(ip, -1), -1);
+  assert_int_equal(TfLiteInterpreterGetInputTensorIndex(NULL, 0), -1);
+  assert_int_equal(TfLiteInterpreterGetOutputTensorIndex(NULL, 0), -1);
+  /* TFLite versions its extension APIs with its own version. */
+  assert_string_equal(TfLiteExtensionApisVersion(), "2.17.0");
+  assert_string_equal(TfLiteExtensionApisVersion(), TfLiteVersion());
+  TfLiteInterpreterDelete(ip);
+  TfLiteInterpreterOptionsDelete(o);
+  free_model(&m);
+}
+
+/* ---- Resolver callbacks ---------------------------------------------------
+ */
+
+typedef struct resolver_calls {
+  int builtin, custom, builtin_external;
+  const TfLiteOperator* op; /* what the operator callback gives for ADD */
+} resolver_calls;
+
+/* ADD version 2 resolves to the subtracting kernel, nothing else. */
+static const TfLiteRegistration* find_builtin(void* user_data,
+                                              TfLiteBuiltinOperator op,
+                                              int version) {
+  static const TfLiteRegistration kSub = {.prepare = sub_prepare,
+                                          .invoke = sub_invoke};
+  resolver_calls* calls = user_data;
+  ++calls->builtin;
+  return op == kTfLiteBuiltinAdd && version == 2 ? &kSub : NULL;
+}
+
+static const TfLiteRegistration* find_custom(void* user_data, const char* op,
+                                             int version) {
+  (void)op, (void)version;
+  ++((resolver_calls*)user_data)->custom;
+  return NULL;
+}
+
+static const TfLiteOperator* find_builtin_external(void* user_data, int op,
+                                                   int version) {
+  (void)version;
+  resolver_calls* calls = user_data;
+  ++calls->builtin_external;
+  return op == kTfLiteBuiltinAdd ? calls->op : NULL;
+}
+
+/* out = a - b (b broadcast), through the opaque API. */
+static TfLiteStatus opaque_sub_invoke(TfLiteOpaqueContext* context,
+                                      TfLiteOpaqueNode* node) {
+  const TfLiteOpaqueTensor* a = TfLiteOpaqueNodeGetInput(context, node, 0);
+  const TfLiteOpaqueTensor* b = TfLiteOpaqueNodeGetInput(context, node, 1);
+  TfLiteOpaqueTensor* out = TfLiteOpaqueNodeGetOutput(context, node, 0);
+  const float* pa = TfLiteOpaqueTensorData(a);
+  const float* pb = TfLiteOpaqueTensorData(b);
+  float* po = TfLiteOpaqueTensorData(out);
+  const size_t n = TfLiteOpaqueTensorByteSize(out) / sizeof(float);
+  const size_t nb = TfLiteOpaqueTensorByteSize(b) / sizeof(float);
+  for (size_t i = 0; i < n; ++i) po[i] = pa[i] - pb[i % nb];
+  return kTfLiteOk;
+}
+
+/* Creates an interpreter from `o` (selected ops or not) and expects the
+ * subtracting kernel's y = x - 2c = (8, 16, 24, 32, 40). */
+static void expect_subtracting(const built_model* m,
+                               const TfLiteInterpreterOptions* o,
+                               bool selected) {
+  TfLiteInterpreter* ip =
+      selected ? TfLiteInterpreterCreateWithSelectedOps(m->model, o)
+               : TfLiteInterpreterCreate(m->model, o);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
+  const float x[5] = {10, 20, 30, 40, 50};
+  set_input(ip, x, 5);
+  assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  const float y[5] = {8, 16, 24, 32, 40};
+  expect_output(ip, y, 5);
+  TfLiteInterpreterDelete(ip);
+}
+
+/* SetOpResolver and its ...External variants: once set, the callbacks are
+ * the only resolver (TFLite): registrations added to the options and the
+ * builtin kernels are not asked; each setter replaces the callbacks. */
+static void test_op_resolver_callbacks(void** state) {
+  (void)state;
+  built_model m;
+  build_double_add(&m, 2);
+  capture c;
+  TfLiteInterpreterOptions* o = options_with_capture(&c);
+  resolver_calls calls = {0};
+  /* Ignored once callbacks are set: it would fail every Invoke. */
+  TfLiteRegistration failing = {0};
+  failing.invoke = failing_invoke;
+  TfLiteInterpreterOptionsAddBuiltinOp(o, kTfLiteBuiltinAdd, &failing, 1, 3);
+  TfLiteInterpreterOptionsSetOpResolver(o, find_builtin, find_custom, &calls);
+  for (int selected = 0; selected < 2; ++selected) {
+    expect_subtracting(&m, o, selected);
+  }
+  assert_true(calls.builtin > 0);
+  assert_int_equal(calls.custom, 0);
+  /* A copy of the options carries the callbacks. */
+  TfLiteInterpreterOptions* copy = TfLiteInterpreterOptionsCopy(o);
+  expect_subtracting(&m, copy, false);
+  TfLiteInterpreterOptionsDelete(copy);
+
+  /* ADD version 1 is not found, and the builtin kernel is not asked. */
+  built_model m1;
+  build_double_add(&m1, 1);
+  assert_null(TfLiteInterpreterCreate(m1.model, o));
+  assert_non_null(strstr(c.text,
+                         "Didn't find op for builtin opcode 'ADD' version "
+                         "'1'"));
+  free_model(&m1);
+
+  /* Operator callbacks: the opaque kernel subtracts. */
+  TfLiteOperator* sub = TfLiteOperatorCreate(kTfLiteBuiltinAdd, NULL, 2);
+  TfLiteOperatorSetInvoke(sub, opaque_sub_invoke);
+  calls = (resolver_calls){.op = sub};
+  TfLiteInterpreterOptionsSetOpResolverExternal(o, find_builtin_external, NULL,
+                                                &calls);
+  expect_subtracting(&m, o, false);
+  assert_true(calls.builtin_external > 0);
+  assert_int_equal(calls.builtin, 0); /* replaced */
+
+  /* With fallback: an operator without callbacks sends the lookup on to
+   * the registration callback. */
+  TfLiteOperator* bare = TfLiteOperatorCreate(kTfLiteBuiltinAdd, NULL, 2);
+  calls = (resolver_calls){.op = bare};
+  TfLiteInterpreterOptionsSetOpResolverExternalWithFallback(
+      o, find_builtin_external, NULL, find_builtin, find_custom, &calls);
+  expect_subtracting(&m, o, false);
+  assert_true(calls.builtin_external > 0);
+  assert_int_equal(calls.builtin, calls.builtin_external);
+  /* ... and one with callbacks is used. */
+  calls = (resolver_calls){.op = sub};
+  expect_subtracting(&m, o, false);
+  assert_int_equal(calls.builtin, 0);
+
+  TfLiteInterpreterOptionsSetOpResolver(NULL, find_builtin, NULL, NULL);
+  TfLiteInterpreterOptionsDelete(o);
+  TfLiteOperatorDelete(sub);
+  TfLiteOperatorDelete(bare);
+  free_model(&m);
+}
+
 static void test_op_profiling(void** state) {
   (void)state;
   built_model m;
@@ -686,6 +851,8 @@ int main(void) {
       cmocka_unit_test(test_context_callbacks),
       cmocka_unit_test(test_bad_arguments),
       cmocka_unit_test(test_op_profiling),
+      cmocka_unit_test(test_io_tensor_indices),
+      cmocka_unit_test(test_op_resolver_callbacks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

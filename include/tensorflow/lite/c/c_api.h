@@ -53,6 +53,10 @@ typedef void (*TfLiteErrorReporterCallback)(void* user_data, const char* format,
 
 /* The TFLite version whose C API litegpu implements, e.g. "2.17.0". */
 TFL_CAPI_EXPORT const char* TfLiteVersion(void);
+/* The version of the extension APIs (custom operators and delegates:
+ * c_api_opaque.h, common.h, builtin_op_data.h, builtin_ops.h). As in
+ * TFLite, the same string as TfLiteVersion. */
+TFL_CAPI_EXPORT const char* TfLiteExtensionApisVersion(void);
 /* The .tflite schema version this runtime reads: 3. */
 TFL_CAPI_EXPORT int TfLiteSchemaVersion(void);
 

@@ -66,6 +66,86 @@ TFL_CAPI_EXPORT TfLiteInterpreter* TfLiteInterpreterCreateWithSelectedOps(
 TFL_CAPI_EXPORT TfLiteStatus
 TfLiteInterpreterResetVariableTensors(TfLiteInterpreter* interpreter);
 
+/* The number of variable tensors (is_variable) of the main graph. */
+TFL_CAPI_EXPORT int32_t
+TfLiteInterpreterGetVariableTensorCount(const TfLiteInterpreter* interpreter);
+
+/* Variable tensor `variable_index` of the main graph, counting the variable
+ * tensors in tensor-index order, as TFLite; NULL (reported) out of range. */
+TFL_CAPI_EXPORT TfLiteTensor* TfLiteInterpreterGetVariableTensor(
+    const TfLiteInterpreter* interpreter, int32_t variable_index);
+
+/* The tensor index of the main graph's input (output) `input_index`
+ * (`output_index`): TfLiteInterpreterInputTensorIndices(interpreter)[i].
+ * -1 (reported) out of range. */
+TFL_CAPI_EXPORT int32_t TfLiteInterpreterGetInputTensorIndex(
+    const TfLiteInterpreter* interpreter, int32_t input_index);
+TFL_CAPI_EXPORT int32_t TfLiteInterpreterGetOutputTensorIndex(
+    const TfLiteInterpreter* interpreter, int32_t output_index);
+
+/* Makes the CPU data of tensor `tensor_index` of the main graph current:
+ * when a delegate left it stale in its own buffer, copies it back with the
+ * delegate's CopyFromBufferHandle. Graph outputs are made readable after
+ * every Invoke anyway. kTfLiteError for an index out of range or a failed
+ * copy. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteInterpreterEnsureTensorDataIsReadable(
+    TfLiteInterpreter* interpreter, int tensor_index);
+
+/* Stops an Invoke in flight, as TfLiteInterpreterCancel: the cancellation
+ * reaches every signature runner of the runner's interpreter. kTfLiteError
+ * when cancellation is not enabled. */
+TFL_CAPI_EXPORT TfLiteStatus
+TfLiteSignatureRunnerCancel(TfLiteSignatureRunner* signature_runner);
+
+/* Operator resolver callbacks, consulted when an interpreter is created
+ * from these options. As in TFLite, once callbacks are set they are the
+ * only resolver: the registrations added with AddOperator, AddBuiltinOp and
+ * AddCustomOp and litegpu's builtin kernels are not consulted, so the
+ * callbacks must also resolve the builtin ops the model uses. Each call
+ * replaces every callback set before. `op_resolver_user_data` is passed to
+ * the callbacks; it and what they return must outlive the options and every
+ * interpreter made from them.
+ *
+ * SetOpResolver: the callbacks return TfLiteRegistrations (NULL: not
+ * found). */
+TFL_CAPI_EXPORT void TfLiteInterpreterOptionsSetOpResolver(
+    TfLiteInterpreterOptions* options,
+    const TfLiteRegistration* (*find_builtin_op)(void* user_data,
+                                                 TfLiteBuiltinOperator op,
+                                                 int version),
+    const TfLiteRegistration* (*find_custom_op)(void* user_data,
+                                                const char* custom_op,
+                                                int version),
+    void* op_resolver_user_data);
+
+/* SetOpResolverExternal: the callbacks return TfLiteOperators (NULL, or an
+ * operator without any callback: not found). */
+TFL_CAPI_EXPORT void TfLiteInterpreterOptionsSetOpResolverExternal(
+    TfLiteInterpreterOptions* options,
+    const TfLiteOperator* (*find_builtin_op)(void* user_data, int op,
+                                             int version),
+    const TfLiteOperator* (*find_custom_op)(void* user_data,
+                                            const char* custom_op, int version),
+    void* op_resolver_user_data);
+
+/* Both kinds: an op is looked up with the TfLiteOperator callback first;
+ * when that gives NULL or an operator without any callback, the
+ * TfLiteRegistration callback is asked. */
+TFL_CAPI_EXPORT void TfLiteInterpreterOptionsSetOpResolverExternalWithFallback(
+    TfLiteInterpreterOptions* options,
+    const TfLiteOperator* (*find_builtin_op_external)(void* user_data, int op,
+                                                      int version),
+    const TfLiteOperator* (*find_custom_op_external)(void* user_data,
+                                                     const char* custom_op,
+                                                     int version),
+    const TfLiteRegistration* (*find_builtin_op)(void* user_data,
+                                                 TfLiteBuiltinOperator op,
+                                                 int version),
+    const TfLiteRegistration* (*find_custom_op)(void* user_data,
+                                                const char* custom_op,
+                                                int version),
+    void* op_resolver_user_data);
+
 /* As TfLiteInterpreterResizeInputTensor, but only dimensions the model
  * leaves unknown (-1 in dims_signature) may change, and the rank must stay;
  * a tensor without a shape signature allows no change. */

@@ -1,4 +1,6 @@
-/* litegpu: the opaque kernel API used by TfLiteOperator callbacks.
+/* litegpu: the opaque kernel API used by TfLiteOperator callbacks, and the
+ * opaque delegate API (TfLiteOpaqueDelegateCreate and the context's
+ * delegate functions; see "Context: delegate Prepare" below).
  *
  * A custom operator sees the interpreter only through these handles:
  * TfLiteOpaqueContext (the graph), TfLiteOpaqueNode (one operator instance)
@@ -132,6 +134,78 @@ TfLiteOpaqueNodeTemporaries(const TfLiteOpaqueNode* opaque_node,
 TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueNodeSetTemporaries(
     TfLiteOpaqueNode* opaque_node, const int* temporaries, int num_temporaries);
 
+/* The tensor index of the node's input (output) at position
+ * `index_of_input` (`index_of_output`); -1 when out of range. */
+TFL_CAPI_EXPORT int TfLiteOpaqueNodeGetInputTensorIndex(
+    const TfLiteOpaqueNode* opaque_node, int index_of_input);
+TFL_CAPI_EXPORT int TfLiteOpaqueNodeGetOutputTensorIndex(
+    const TfLiteOpaqueNode* opaque_node, int index_of_output);
+
+/* ---- Context: delegate Prepare ------------------------------------------
+ *
+ * An opaque delegate's Prepare (TfLiteOpaqueDelegateBuilder) walks the plan
+ * and claims nodes:
+ *
+ *   TfLiteIntArray* plan;
+ *   TfLiteOpaqueContextGetExecutionPlan(context, &plan);
+ *   for each node index n in plan:
+ *     TfLiteOpaqueContextGetNodeAndRegistration(context, n, &node, &op);
+ *     if TfLiteOperatorGetBuiltInCode(op) is supported: claim n
+ *   TfLiteOperator* kernel =
+ *       TfLiteOperatorCreate(kTfLiteBuiltinDelegate, "MyDelegate", 1);
+ *   ... TfLiteOperatorSetInit/Prepare/Invoke/Free(kernel, ...)
+ *   TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(
+ *       context, kernel, claimed, delegate);
+ *
+ * These functions work only inside a delegate's Prepare (elsewhere they
+ * report "The function is forbidden if not calling in delegate."), or on a
+ * context acquired with TfLiteOpaqueContextAcquireSubgraphContext. */
+
+/* The node indices in execution order; the array belongs to the runtime and
+ * is valid until the graph changes. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueContextGetExecutionPlan(
+    TfLiteOpaqueContext* opaque_context, TfLiteIntArray** execution_plan);
+
+/* Node `node_index` and its operator. A node resolved to a TfLiteOperator
+ * gives that operator; any other node gives an operator the runtime makes
+ * (one per builtin code, custom name and version, owned by the
+ * interpreter) that carries the node's code, custom name and version and no
+ * callbacks. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueContextGetNodeAndRegistration(
+    struct TfLiteOpaqueContext* opaque_context, int node_index,
+    TfLiteOpaqueNode** node, TfLiteOperator** registration_external);
+
+/* Replaces the nodes `nodes_to_replace` with one delegate kernel node per
+ * partition of them (the partitioning of
+ * ReplaceNodeSubsetsWithDelegateKernels in common.h). The kernel runs
+ * `registration_external`'s callbacks; its Init receives a
+ * TfLiteOpaqueDelegateParams* as `buffer` (length 0), which is also the
+ * node's builtin data. The operator's builtin code becomes
+ * kTfLiteBuiltinDelegate. For an opaque delegate the runtime takes
+ * ownership of `registration_external` (also when the call fails) and
+ * deletes it with the interpreter, so pass a new operator to each call (as
+ * TFLite requires; the same one again in one interpreter is owned once);
+ * `nodes_to_replace` stays the caller's. An opaque delegate without an
+ * operator fails with kTfLiteDelegateError. A legacy delegate (one with
+ * TfLiteDelegate.Prepare) that calls this keeps its operator, and its
+ * kernel gets TfLiteDelegateParams instead. */
+TFL_CAPI_EXPORT TfLiteStatus
+TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels(
+    struct TfLiteOpaqueContext* opaque_context,
+    TfLiteOperator* registration_external,
+    const TfLiteIntArray* nodes_to_replace,
+    TfLiteOpaqueDelegate* opaque_delegate);
+
+/* The context of subgraph `subgraph_index` of the same interpreter, on
+ * which the delegate Prepare functions above work (reading only: it cannot
+ * be changed with ReplaceNodeSubsetsWithDelegateKernels) until it is
+ * released. Acquisitions nest; kTfLiteError for an index out of range. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueContextAcquireSubgraphContext(
+    struct TfLiteOpaqueContext* opaque_context, int subgraph_index,
+    TfLiteOpaqueContext** acquired_opaque_context);
+TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueContextReleaseSubgraphContext(
+    struct TfLiteOpaqueContext* opaque_context, int subgraph_index);
+
 /* ---- Context ------------------------------------------------------------ */
 
 TFL_CAPI_EXPORT TfLiteOpaqueTensor* TfLiteOpaqueContextGetOpaqueTensor(
@@ -142,6 +216,10 @@ TfLiteOpaqueContextGetInputs(const struct TfLiteOpaqueContext* opaque_context,
 TFL_CAPI_EXPORT TfLiteStatus
 TfLiteOpaqueContextGetOutputs(const struct TfLiteOpaqueContext* opaque_context,
                               const int** outputs, int* num_outputs);
+/* The subgraph's variable tensors (is_variable), in tensor-index order. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueContextGetVariables(
+    const struct TfLiteOpaqueContext* opaque_context, const int** variables,
+    int* num_variables);
 TFL_CAPI_EXPORT size_t TfLiteOpaqueContextGetNumNodes(
     const struct TfLiteOpaqueContext* opaque_context);
 TFL_CAPI_EXPORT size_t TfLiteOpaqueContextGetNumTensors(
@@ -157,6 +235,10 @@ TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueContextResizeTensor(
 TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueContextAddTensor(
     TfLiteOpaqueContext* context, TfLiteOpaqueTensorBuilder* builder,
     int* new_tensor_index);
+/* The size of one element of `type` into *bytes (TfLiteGetSizeOfType);
+ * kTfLiteError, reported, for a type without a fixed element size. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueContextGetSizeOfType(
+    TfLiteOpaqueContext* context, TfLiteType type, size_t* bytes);
 /* The model's metadata entry `name` (bytes in the model buffer). */
 TFL_CAPI_EXPORT TfLiteStatus
 TfLiteOpaqueContextGetMetadata(TfLiteOpaqueContext* context, const char* name,
@@ -166,6 +248,23 @@ TFL_CAPI_EXPORT void TfLiteOpaqueContextReportError(
 TFL_CAPI_EXPORT void TfLiteOpaqueContextReportErrorVa(
     struct TfLiteOpaqueContext* opaque_context, const char* format,
     va_list vlist);
+
+/* ---- Opaque delegates --------------------------------------------------- */
+
+/* A new delegate holding a copy of `opaque_delegate_builder` (its Prepare
+ * and callbacks get the builder's `data`); NULL when the builder is NULL or
+ * memory runs out. Add it with TfLiteInterpreterOptionsAddDelegate or apply
+ * it with TfLiteInterpreterModifyGraphWithDelegate; it must outlive the
+ * interpreters it is applied to. */
+TFL_CAPI_EXPORT TfLiteOpaqueDelegate* TfLiteOpaqueDelegateCreate(
+    const TfLiteOpaqueDelegateBuilder* opaque_delegate_builder);
+/* Deletes a delegate from TfLiteOpaqueDelegateCreate; NULL is a no-op. */
+TFL_CAPI_EXPORT void TfLiteOpaqueDelegateDelete(
+    TfLiteOpaqueDelegate* opaque_delegate);
+/* The builder's data of an opaque delegate, the data_ of any other
+ * TfLiteDelegate; NULL for NULL. */
+TFL_CAPI_EXPORT void* TfLiteOpaqueDelegateGetData(
+    const TfLiteOpaqueDelegate* delegate);
 
 /* ---- Macros ------------------------------------------------------------- */
 

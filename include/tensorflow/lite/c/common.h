@@ -373,7 +373,10 @@ typedef struct TfLiteContext {
   TfLiteStatus (*GetModelMetadata)(const struct TfLiteContext* context,
                                    const char* name, const char** ptr,
                                    size_t* bytes);
-  /* Control-flow subgraphs; NULL until litegpu runs control flow. */
+  /* The context of subgraph `subgraph_index` of the same interpreter, made
+   * ready for the delegate-only functions (GetExecutionPlan,
+   * GetNodeAndRegistration, PreviewDelegatePartitioning) until released.
+   * Like those, usable only inside a delegate's Prepare. */
   TfLiteStatus (*AcquireSubgraphContext)(
       struct TfLiteContext* context, int subgraph_index,
       struct TfLiteContext** acquired_context);
@@ -411,6 +414,12 @@ typedef enum TfLiteDelegateFlags {
   kTfLiteDelegateFlagsHintFullyDelegatedToSingleDelegate = 8,
 } TfLiteDelegateFlags;
 
+/* A delegate written against the stable ABI (c_api_opaque.h): the callbacks
+ * of TfLiteDelegate in opaque form, each given `data`. Make the delegate
+ * with TfLiteOpaqueDelegateCreate, which copies the builder. Prepare runs
+ * with the opaque context of each subgraph and claims nodes with
+ * TfLiteOpaqueContextReplaceNodeSubsetsWithDelegateKernels; `flags` replaces
+ * TfLiteDelegate's flags. */
 typedef struct TfLiteOpaqueDelegateBuilder {
   void* data;
   TfLiteStatus (*Prepare)(TfLiteOpaqueContext* context,
@@ -446,6 +455,8 @@ typedef struct TfLiteDelegate {
                            struct TfLiteDelegate* delegate,
                            TfLiteBufferHandle* handle);
   int64_t flags;
+  /* Set (with Prepare NULL) for an opaque delegate; then the builder's
+   * callbacks and flags are used instead of the ones above. */
   TfLiteOpaqueDelegateBuilder* opaque_delegate_builder;
 } TfLiteDelegate;
 
@@ -460,6 +471,9 @@ typedef struct TfLiteDelegateParams {
   TfLiteIntArray* output_tensors;
 } TfLiteDelegateParams;
 
+/* The builtin_data of an opaque delegate's kernel node, and the buffer its
+ * operator's Init receives (length 0): what it replaces, with the delegate
+ * and its builder's data. */
 typedef struct TfLiteOpaqueDelegateParams {
   TfLiteOpaqueDelegate* delegate;
   void* delegate_data;
