@@ -19,6 +19,7 @@
 #include "runtime/delegate.h"
 #include "runtime/interpreter.h"
 #include "runtime/model/model.h"
+#include "runtime/string_tensor.h"
 
 /* ---- Conversions -------------------------------------------------------- */
 
@@ -114,6 +115,25 @@ int TfLiteOpaqueTensorIsVariable(const TfLiteOpaqueTensor* opaque_tensor) {
 size_t TfLiteOpaqueTensorByteSize(const TfLiteOpaqueTensor* opaque_tensor) {
   const TfLiteTensor* t = tensor_of(opaque_tensor);
   return t == NULL ? 0 : t->bytes;
+}
+
+int TfLiteOpaqueTensorGetStringCount(const TfLiteOpaqueTensor* tensor) {
+  const TfLiteTensor* t = tensor_of(tensor);
+  if (t == NULL || t->type != kTfLiteString) return -1;
+  return lg_string_count(t, NULL);
+}
+
+TfLiteStatus TfLiteOpaqueTensorGetString(const TfLiteOpaqueTensor* tensor,
+                                         int index, const char** str,
+                                         int* len) {
+  const int count = TfLiteOpaqueTensorGetStringCount(tensor);
+  if (str == NULL || len == NULL || index < 0 || index >= count) {
+    return kTfLiteError;
+  }
+  size_t length = 0;
+  lg_string_at(tensor_of(tensor), index, str, &length);
+  *len = (int)length;
+  return kTfLiteOk;
 }
 
 void* TfLiteOpaqueTensorData(const TfLiteOpaqueTensor* opaque_tensor) {

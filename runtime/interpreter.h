@@ -162,6 +162,9 @@ typedef struct lg_resources {
   lg_resource_variable* variables;
   int32_t num_variables;
   int32_t variables_capacity;
+  struct lg_hashtable** tables; /* HASHTABLE resources (runtime/hashtable.c) */
+  int32_t num_tables;
+  int32_t tables_capacity;
 } lg_resources;
 
 struct TfLiteInterpreter {

@@ -15,6 +15,7 @@ void lg_resources_release(lg_resources* r) {
     free(r->variables[i].data);
   }
   free(r->variables);
+  lg_hashtables_release(r);
   free(r->containers);
   free(r->shared_names);
   memset(r, 0, sizeof(*r));

@@ -14,7 +14,11 @@
 
 #include "runtime/interpreter.h"
 
-/* Frees every variable and id; the table is empty afterwards. */
+/* Frees every variable, hash table and id; the table is empty
+ * afterwards. */
 void lg_resources_release(lg_resources* resources);
+
+/* Frees the hash tables (runtime/hashtable.c). */
+void lg_hashtables_release(lg_resources* resources);
 
 #endif /* LITEGPU_RUNTIME_RESOURCE_VARIABLES_H_ */

@@ -36,6 +36,21 @@ typedef struct litegpu_memory_info {
 TFL_CAPI_EXPORT TfLiteStatus litegpu_interpreter_memory_info(
     const TfLiteInterpreter* interpreter, litegpu_memory_info* info);
 
+/* Writes `count` strings (strings[k] of lengths[k] bytes, any bytes) into a
+ * STRING tensor of the interpreter (an input, typically) in TFLite's
+ * layout. The tensor keeps its shape, whose element count must be `count`;
+ * `dims` (num_dims entries), when not NULL, must equal it (to change the
+ * shape, resize the input and allocate tensors first, as for any input).
+ * TFLite's C API has no string writer; this is litegpu's. A constant
+ * tensor, another type, or a tensor of another interpreter is refused
+ * (reported). Reading needs nothing new:
+ * TfLiteTensorData and TfLiteTensorByteSize give the buffer, whose layout
+ * is TFLite's (an int32 count, count + 1 int32 offsets, the bytes). */
+TFL_CAPI_EXPORT TfLiteStatus litegpu_tensor_write_strings(
+    TfLiteInterpreter* interpreter, TfLiteTensor* tensor,
+    const char* const* strings, const size_t* lengths, int32_t count,
+    const int* dims, int num_dims);
+
 #ifdef __cplusplus
 }
 #endif

@@ -298,6 +298,14 @@ static const lg_option_field lg_cumsum_fields[] = {
     LG_FIELD(1, BOOL, TfLiteCumsumParams, reverse, 0, "reverse"),
 };
 
+static const lg_option_field lg_hashtable_fields[] = {
+    LG_FIELD(0, I32, TfLiteHashtableParams, table_id, 0, "table_id"),
+    LG_FIELD(1, TYPE, TfLiteHashtableParams, key_dtype, kTfLiteFloat32,
+             "key_dtype"),
+    LG_FIELD(2, TYPE, TfLiteHashtableParams, value_dtype, kTfLiteFloat32,
+             "value_dtype"),
+};
+
 static const lg_option_field lg_one_hot_fields[] = {
     LG_FIELD(0, I32, TfLiteOneHotParams, axis, 0, "axis"),
 };
@@ -404,6 +412,8 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_cumsum_fields),
     LG_DESC(kTfLiteBuiltinOneHot, 61, "OneHotOptions", TfLiteOneHotParams,
             lg_one_hot_fields),
+    LG_DESC(kTfLiteBuiltinHashtable, 107, "HashtableOptions",
+            TfLiteHashtableParams, lg_hashtable_fields),
     LG_DESC(kTfLiteBuiltinVarHandle, 111, "VarHandleOptions",
             TfLiteVarHandleParams, lg_var_handle_fields),
 };

@@ -42,6 +42,7 @@ LIBRARY_NAME = "liblitegpu.so"
 
 # TfLiteStatus
 kTfLiteOk = 0
+kTfLiteString = 5
 
 # TfLiteType -> numpy dtype (the types tests exchange as arrays).
 _NUMPY_TYPES = {
@@ -148,6 +149,10 @@ _SIGNATURES = {
         (ctypes.c_char_p, [_P, ctypes.c_int32]),
     "TfLiteSignatureRunnerGetOutputTensor": (_P, [_P, ctypes.c_char_p]),
     "TfLiteSignatureRunnerDelete": (None, [_P]),
+    "litegpu_tensor_write_strings":
+        (ctypes.c_int, [_P, _P, ctypes.POINTER(ctypes.c_char_p),
+                        ctypes.POINTER(ctypes.c_size_t), ctypes.c_int32,
+                        ctypes.POINTER(ctypes.c_int), ctypes.c_int]),
     "litegpu_add_mediapipe_ops": (ctypes.c_int, [_P]),
     "litegpu_reference_delegate_create": (_P, [_P]),
     "litegpu_reference_delegate_delete": (None, [_P]),
@@ -315,8 +320,26 @@ class Tensor:
         if status != kTfLiteOk:
             raise LiteGpuError("TfLiteTensorCopyFromBuffer failed", status)
 
+    def strings(self):
+        """A STRING tensor's contents as bytes objects (TFLite's layout:
+        an int32 count, count + 1 int32 offsets, the bytes)."""
+        size = self.byte_size
+        data = self.lib.TfLiteTensorData(self.handle)
+        if size == 0 or not data:
+            return np.array([], dtype=object).reshape(self.shape)
+        raw = ctypes.string_at(data, size)
+        count = int.from_bytes(raw[0:4], "little", signed=True)
+        offsets = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "little",
+                                  signed=True) for i in range(count + 1)]
+        items = [raw[offsets[i]:offsets[i + 1]] for i in range(count)]
+        out = np.empty(count, dtype=object)
+        out[:] = items
+        return out.reshape(self.shape)
+
     def to_numpy(self):
         """A copy of the tensor's contents, shaped like the tensor."""
+        if self.type == kTfLiteString:
+            return self.strings()
         out = np.empty(self.shape, dtype=self.dtype)
         status = self.lib.TfLiteTensorCopyToBuffer(
             self.handle, out.ctypes.data, out.nbytes)
@@ -421,7 +444,29 @@ class Interpreter(_Closing):
                     self.lib.TfLiteInterpreterInvoke(self.handle))
 
     def set_input(self, index, array):
-        self.input(index).copy_from(array)
+        if self.input(index).type == kTfLiteString:
+            array = np.asarray(array, dtype=object)
+            if list(self.input(index).shape) != list(array.shape):
+                self.resize_input(index, array.shape)
+                self.allocate_tensors()
+            self.write_strings(self.input(index), array)
+        else:
+            self.input(index).copy_from(array)
+
+    def write_strings(self, tensor, array):
+        """Writes an array of bytes/str into a STRING tensor
+        (litegpu_tensor_write_strings), shaping it like the array."""
+        array = np.asarray(array, dtype=object)
+        items = [x.encode() if isinstance(x, str) else bytes(x)
+                 for x in array.reshape(-1)]
+        n = len(items)
+        strings = (ctypes.c_char_p * max(n, 1))(*items)
+        lengths = (ctypes.c_size_t * max(n, 1))(*[len(x) for x in items])
+        dims = (ctypes.c_int * max(array.ndim, 1))(*array.shape)
+        self._check("litegpu_tensor_write_strings",
+                    self.lib.litegpu_tensor_write_strings(
+                        self.handle, tensor.handle, strings, lengths, n, dims,
+                        array.ndim))
 
     def get_output(self, index):
         return self.output(index).to_numpy()
@@ -512,12 +557,16 @@ class SignatureRunner(_Closing):
     def __call__(self, **inputs):
         """Runs the signature on named numpy inputs (resizing inputs whose
         shape differs) and returns {output name: array}."""
+        strings = {n for n in inputs if self.input(n).type == kTfLiteString}
         for name, array in inputs.items():
-            if list(self.input(name).shape) != list(array.shape):
-                self.resize_input(name, array.shape)
+            if list(self.input(name).shape) != list(np.shape(array)):
+                self.resize_input(name, np.shape(array))
         self.allocate_tensors()
         for name, array in inputs.items():
-            self.input(name).copy_from(array)
+            if name in strings:  # written with its shape
+                self.interpreter.write_strings(self.input(name), array)
+            else:
+                self.input(name).copy_from(array)
         self.invoke()
         return {name: self.output(name).to_numpy()
                 for name in self.output_names}

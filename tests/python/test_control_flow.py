@@ -220,3 +220,44 @@ def test_gpu_delegate_refuses_dynamic_loop_state(lib):
             lg.Interpreter(lib, model, num_threads=1,
                            delegates=[delegate.pointer])
         assert "only supports static-sized tensors" in str(raised.value)
+
+
+# ---- STRING tensors and hash tables ------------------------------------------
+
+@pytest.mark.parametrize("words", [
+    [b"cat", b"fish", b"cow", b"", b"bird", b"cat"], [b"dog"], []],
+    ids=["mixed", "one", "none"])
+def test_string_lookup(lib, words):
+    """A StaticHashTable from words to ids: the table is made and filled in
+    a CALL_ONCE subgraph, looked up (missing words give the default, -1)
+    and sized; STRING inputs are written with litegpu_tensor_write_strings
+    and compared with LiteRT's outputs."""
+    array = np.array(words, dtype=object)
+    ref = litert_interpreter("string_lookup", "default")
+    want = ref.get_signature_runner()(words=np.array(words, dtype=bytes)
+                                      if words else
+                                      np.array([], dtype=bytes))
+    path = MODELS / "string_lookup.tflite"
+    with lg.Model.from_file(lib, path) as model, \
+            lg.Interpreter(lib, model, num_threads=1) as interp:
+        got = interp.signature_runner("serving_default")(words=array)
+        for _ in range(2):  # a second Invoke: the import is not repeated
+            got = interp.signature_runner("serving_default")(words=array)
+    assert set(got) == set(want)
+    np.testing.assert_array_equal(got["ids"], want["ids"])
+    np.testing.assert_array_equal(got["n"], want["n"])
+    assert list(got["ids"]) == [{b"cat": 3, b"dog": 1, b"bird": 4,
+                                 b"fish": 1}.get(w, -1) for w in words]
+
+
+def test_string_input_through_interpreter(lib):
+    path = MODELS / "string_lookup.tflite"
+    with lg.Model.from_file(lib, path) as model, \
+            lg.Interpreter(lib, model, num_threads=1) as interp:
+        interp.allocate_tensors()
+        interp.set_input(0, np.array([b"bird", b"ant"], dtype=object))
+        assert interp.input(0).strings().tolist() == [b"bird", b"ant"]
+        interp.invoke()
+        outputs = [interp.get_output(i) for i in range(interp.output_count)]
+    assert sorted(o.tolist() if o.size > 1 else [int(o.reshape(-1)[0])]
+                  for o in outputs) == sorted([[4, -1], [4]])

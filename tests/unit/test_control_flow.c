@@ -622,6 +622,57 @@ static void test_signature_runner_cancel(void** state) {
   }
 }
 
+/* ---- Hash tables and STRING constants --------------------------------------
+ */
+
+/* HASHTABLE 7 (STRING -> INT64) imports keys ("a", "a") with values (5, 6):
+ * the first of the duplicate keys wins, so the size is 1. KEYS is the hex
+ * of the keys' STRING buffer: count 2, offsets 16, 17, 18, "aa". */
+#define LG_TABLE_SPEC(KEYS)                               \
+  "tensor h RESOURCE 1\n"                                 \
+  "tensor keys STRING 2 hex=" KEYS                        \
+  "\n"                                                    \
+  "tensor values INT64 2 values=5,6\n"                    \
+  "tensor n INT64 1\n"                                    \
+  "op HASHTABLE 1 in= out=h table_id=7 key_dtype=STRING " \
+  "value_dtype=INT64\n"                                   \
+  "op HASHTABLE_IMPORT 1 in=h,keys,values out=\n"         \
+  "op HASHTABLE_SIZE 1 in=h out=n\n"                      \
+  "inputs\n"                                              \
+  "outputs n\n"
+
+static void test_hashtable_import_and_size(void** state) {
+  (void)state;
+  fixture f;
+  build(&f,
+        LG_TABLE_SPEC("0200000010000000110000001200000061"
+                      "61"),
+        NULL, 0, false);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(f.interpreter), kTfLiteOk);
+  for (int run = 0; run < 2; ++run) { /* the second import is ignored */
+    assert_int_equal(TfLiteInterpreterInvoke(f.interpreter), kTfLiteOk);
+    const TfLiteTensor* n = TfLiteInterpreterGetOutputTensor(f.interpreter, 0);
+    assert_int_equal(*(const int64_t*)TfLiteTensorData(n), 1);
+  }
+  release(&f);
+}
+
+static void test_malformed_string_constant_fails(void** state) {
+  (void)state;
+  fixture f;
+  /* The count says 5 strings: the offsets would not fit 18 bytes. */
+  build(&f,
+        LG_TABLE_SPEC("0500000010000000110000001200000061"
+                      "61"),
+        NULL, 0, false);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(f.interpreter), kTfLiteOk);
+  assert_int_equal(TfLiteInterpreterInvoke(f.interpreter), kTfLiteError);
+  assert_non_null(strstr(f.errors.text,
+                         "HASHTABLE_IMPORT: keys is not a STRING buffer of 2 "
+                         "strings: its count does not fit its size"));
+  release(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_if_picks_branch),
@@ -634,6 +685,8 @@ int main(void) {
       cmocka_unit_test(test_read_before_assign_fails),
       cmocka_unit_test(test_reset_variable_tensors),
       cmocka_unit_test(test_signature_runner),
+      cmocka_unit_test(test_hashtable_import_and_size),
+      cmocka_unit_test(test_malformed_string_constant_fails),
       cmocka_unit_test(test_signature_runner_cancel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@ Models:
   stream_state    a streaming model with a tf.Variable ring buffer:
                   CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE
   two_signatures  a tf.Module with two signatures, each its own subgraph
+  string_lookup   a StaticHashTable over STRING keys: HASHTABLE* ops
 """
 
 import argparse
@@ -149,12 +150,34 @@ def make_two_signatures():
     })
 
 
+class StringLookup(tf.Module):
+    """A tf.lookup.StaticHashTable from words to ids, and its size."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant(["cat", "dog", "bird", "fish"]),
+                tf.constant([3, 1, 4, 1], tf.int64)),
+            default_value=-1)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def serve(self, words):
+        return {"ids": self.table.lookup(words), "n": self.table.size()}
+
+
+def make_string_lookup():
+    m = StringLookup()
+    return convert_module(m, {"serving_default": m.serve.get_concrete_function()})
+
+
 MODELS = [
     ("while_cond", make_while_cond, None),
     ("while_grow", make_while_grow, None),
     ("lstm_keras", make_lstm_keras, SEED_LSTM),
     ("stream_state", make_stream_state, SEED_STREAM),
     ("two_signatures", make_two_signatures, None),
+    ("string_lookup", make_string_lookup, None),
 ]
 
 DESCRIPTIONS = {
@@ -171,6 +194,10 @@ DESCRIPTIONS = {
                     "out) and a dense layer with ReLU reads it. The "
                     "converter initializes the variable in a CALL_ONCE "
                     "subgraph.",
+    "string_lookup": "A `tf.lookup.StaticHashTable` from STRING words to "
+                     "INT64 ids (initialized in a CALL_ONCE subgraph: "
+                     "HASHTABLE, HASHTABLE_IMPORT) looked up with "
+                     "HASHTABLE_FIND, and its HASHTABLE_SIZE.",
     "two_signatures": "A `tf.Module` with two signatures: `encode` (x [?, 4] "
                       "-> tanh(x/2 + 1/4)) and `combine` (a, b -> a*b, "
                       "a-b), each its own subgraph.",

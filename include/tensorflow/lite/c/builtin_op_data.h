@@ -253,6 +253,12 @@ typedef struct {
   int axis;
 } TfLiteOneHotParams;
 
+typedef struct {
+  int table_id;
+  TfLiteType key_dtype;
+  TfLiteType value_dtype;
+} TfLiteHashtableParams;
+
 /* The strings point into the model, which outlives the interpreter. */
 typedef struct {
   const char* container;

@@ -55,6 +55,13 @@ TFL_CAPI_EXPORT int TfLiteOpaqueTensorIsVariable(
     const TfLiteOpaqueTensor* opaque_tensor);
 TFL_CAPI_EXPORT size_t
 TfLiteOpaqueTensorByteSize(const TfLiteOpaqueTensor* opaque_tensor);
+/* The strings of a STRING tensor (TFLite's layout): their number, -1 for a
+ * malformed buffer or another type; string `index` (not NUL-terminated;
+ * kTfLiteError out of range). */
+TFL_CAPI_EXPORT int TfLiteOpaqueTensorGetStringCount(
+    const TfLiteOpaqueTensor* tensor);
+TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueTensorGetString(
+    const TfLiteOpaqueTensor* tensor, int index, const char** str, int* len);
 TFL_CAPI_EXPORT void* TfLiteOpaqueTensorData(
     const TfLiteOpaqueTensor* opaque_tensor);
 TFL_CAPI_EXPORT TfLiteAllocationType
