@@ -132,6 +132,15 @@
  *     in compare.c].
  *   --json_run_times    list every steady-state run time in the JSON.
  *   --verbose           (TFLite's) also lists the flags left at defaults.
+ *   --custom_op_library=PATH  (repeatable) a custom-op library
+ *                       (include/litegpu/custom_op_library.h): loaded before
+ *                       the model, its litegpu_register_custom_ops called on
+ *                       the options of every interpreter the tool creates
+ *                       (with --compare, every row's). A file that cannot be
+ *                       opened (dlerror's text), one without the function,
+ *                       or a function that fails: exit 2. The custom ops
+ *                       show in the operator profile by their names. JSON
+ *                       flags: a list of the paths.
  *
  * Percentiles are nearest-rank, exact up to 16384 runs and beyond that read
  * from a histogram with buckets under 0.8% wide (so that the tool's own
@@ -167,6 +176,7 @@
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tools/benchmark/benchmark.h"
+#include "tools/custom_op_library.h"
 
 #define EXIT_MODEL_FAILED 1
 #define EXIT_USAGE 2
@@ -234,6 +244,10 @@ const lg_bench_flag lg_bench_flags[] = {
     {"compare", FLAG_STRING, FIELD(compare), "", 0, 0, NULL,
      "litegpu: compare backends on the same inputs, e.g. cpu,cl,vk "
      "(gpu: automatic)"},
+    {"custom_op_library", FLAG_LIST, FIELD(custom_op_library), "", 0, 0, NULL,
+     "litegpu: load a custom-op library (a shared object exporting "
+     "litegpu_register_custom_ops) and register its ops on every "
+     "interpreter; repeatable"},
 };
 const int lg_bench_num_flags = LG_COUNT(lg_bench_flags);
 #define NUM_FLAGS LG_COUNT(lg_bench_flags)
@@ -298,6 +312,16 @@ static bool flag_set_value(lg_bench_params* p, const lg_bench_flag* f,
       }
       *(const char**)flag_field(p, f) = value;
       return true;
+    case FLAG_LIST: {
+      lg_bench_list* list = flag_field(p, f);
+      if (value[0] == '\0') return true; /* the default: no entries */
+      if (list->count == LG_BENCH_LIST_MAX) {
+        snprintf(why, why_size, "more than %d of this flag", LG_BENCH_LIST_MAX);
+        return false;
+      }
+      list->items[list->count++] = value;
+      return true;
+    }
   }
   snprintf(why, why_size, "%s",
            f->type == FLAG_INT ? "not an integer" : "not a finite number");
@@ -318,7 +342,8 @@ static void print_usage(FILE* out) {
           "usage: benchmark_model --graph=MODEL.tflite [--flag=value ...]\n"
           "Flags (TFLite's benchmark_model names; a bool flag alone means "
           "true):\n");
-  static const char* kTypeNames[] = {"int", "float", "bool", "string"};
+  static const char* kTypeNames[] = {"int", "float", "bool", "string",
+                                     "string"};
   for (int i = 0; i < NUM_FLAGS; ++i) {
     const lg_bench_flag* f = &lg_bench_flags[i];
     char left[64];
@@ -387,7 +412,8 @@ static lg_parse_status parse_flags(int argc, char** argv, lg_bench_params* p,
               (int)len + 2, arg);
       return PARSE_ERROR;
     }
-    if (eq == NULL && f->type != FLAG_BOOL) {
+    if ((eq == NULL && f->type != FLAG_BOOL) ||
+        (f->type == FLAG_LIST && eq[1] == '\0')) {
       fprintf(stderr, "benchmark_model: --%s needs a value: --%s=VALUE\n",
               f->name, f->name);
       return PARSE_ERROR;
@@ -712,6 +738,34 @@ void lg_bench_report_library_error(void* user_data, const char* format,
   }
 }
 
+/* The --custom_op_library files, opened by main before anything runs. */
+static lg_custom_op_libraries g_custom_ops;
+
+bool lg_bench_add_custom_ops(TfLiteInterpreterOptions* options) {
+  char why[1024];
+  if (lg_custom_op_libraries_register(&g_custom_ops, options, why,
+                                      sizeof(why))) {
+    return true;
+  }
+  fprintf(stderr, "benchmark_model: %s\n", why);
+  return false;
+}
+
+/* Loads every --custom_op_library (tools/custom_op_library.h: a bad
+ * library is a bad argument, found before the model loads). False after
+ * printing why. */
+static bool open_custom_ops(const lg_bench_params* p) {
+  char why[1024];
+  bool ok = true;
+  for (int i = 0; ok && i < p->custom_op_library.count; ++i) {
+    ok = lg_custom_op_libraries_add(
+        &g_custom_ops, p->custom_op_library.items[i], why, sizeof(why));
+  }
+  ok = ok && lg_custom_op_libraries_load(&g_custom_ops, why, sizeof(why));
+  if (!ok) fprintf(stderr, "benchmark_model: %s\n", why);
+  return ok;
+}
+
 long lg_bench_file_size(const char* path) {
   FILE* f = fopen(path, "rb");
   if (f == NULL) return -1;
@@ -811,6 +865,7 @@ static bool create_interpreter(lg_bench* b, TfLiteModel* model,
   /* litegpu has CPU kernels for MediaPipe's custom ops: models that use
    * them (selfie segmentation) run on the CPU too. */
   litegpu_add_mediapipe_ops(in->options);
+  if (!lg_bench_add_custom_ops(in->options)) return false;
   if (p->use_gpu && !create_gpu_delegate(b, in)) return false;
   double t0 = lg_bench_now_us();
   in->ip = TfLiteInterpreterCreate(model, in->options);
@@ -999,6 +1054,10 @@ int main(int argc, char** argv) {
     case PARSE_OK:
       break;
   }
-  if (p.compare[0] != '\0') return lg_bench_compare(&p, set);
-  return benchmark(&p, set);
+  int rc = EXIT_USAGE;
+  if (open_custom_ops(&p)) {
+    rc = p.compare[0] != '\0' ? lg_bench_compare(&p, set) : benchmark(&p, set);
+  }
+  lg_custom_op_libraries_close(&g_custom_ops);
+  return rc;
 }

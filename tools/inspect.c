@@ -1,13 +1,15 @@
 /* inspect: what a .tflite model holds and how litegpu would run it.
  *
  *   inspect MODEL [--json] [--max_delegated_partitions=N]
- *                 [--min_nodes_per_partition=N]
+ *                 [--min_nodes_per_partition=N] [--custom_op_library=PATH ...]
  *
  * Prints the operators with their versions, the tensors with shapes, types
  * and sizes, the model's recorded minimum runtime version, the CPU memory
  * plan (arena against the sum of non-constant tensors), and for each
  * available delegate a partition preview: each partition's nodes and every
  * rejected node with its reason. --json prints the same as one JSON object.
+ * Each --custom_op_library is loaded before the model and registers its ops
+ * on every interpreter inspect creates (tools/custom_op_library.h).
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,6 +25,8 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
+#include "tools/custom_op_library.h"
+#include "tools/tool_help.h"
 #include "versioning/runtime_version.h"
 
 typedef struct inspect_options {
@@ -31,7 +35,8 @@ typedef struct inspect_options {
   int max_partitions;
   int min_nodes;
   bool help;
-  int num_subgraphs; /* of the model, set after loading it */
+  int num_subgraphs;                /* of the model, set after loading it */
+  lg_custom_op_libraries libraries; /* --custom_op_library */
 } inspect_options;
 
 /* ---- Output helpers: text, or JSON with a comma state ------------------ */
@@ -213,11 +218,20 @@ static void print_signatures(const lg_model* m, bool json) {
   if (json) printf("],");
 }
 
-static TfLiteInterpreter* create(TfLiteModel* model, TfLiteDelegate* d) {
+/* NULL after a message when a custom-op library fails to register (main
+ * checked them all once already). */
+static TfLiteInterpreter* create(TfLiteModel* model, TfLiteDelegate* d,
+                                 const lg_custom_op_libraries* libraries) {
   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetNumThreads(o, 1);
   TfLiteInterpreterOptionsSetEnableDelegateFallback(o, true);
   litegpu_add_mediapipe_ops(o); /* MediaPipe's custom ops have kernels */
+  char why[1024];
+  if (!lg_custom_op_libraries_register(libraries, o, why, sizeof(why))) {
+    fprintf(stderr, "inspect: %s\n", why);
+    TfLiteInterpreterOptionsDelete(o);
+    return NULL;
+  }
   if (d != NULL) TfLiteInterpreterOptionsAddDelegate(o, d);
   TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
   TfLiteInterpreterOptionsDelete(o);
@@ -225,8 +239,9 @@ static TfLiteInterpreter* create(TfLiteModel* model, TfLiteDelegate* d) {
 }
 
 /* False when the CPU interpreter cannot allocate the model. */
-static bool print_memory(TfLiteModel* model, bool json) {
-  TfLiteInterpreter* ip = create(model, NULL);
+static bool print_memory(TfLiteModel* model, const inspect_options* o) {
+  const bool json = o->json;
+  TfLiteInterpreter* ip = create(model, NULL, &o->libraries);
   litegpu_memory_info info;
   const bool ok = ip != NULL &&
                   TfLiteInterpreterAllocateTensors(ip) == kTfLiteOk &&
@@ -308,7 +323,7 @@ static void print_delegates(TfLiteModel* model, const inspect_options* o) {
   ro.max_delegated_partitions = o->max_partitions;
   ro.min_nodes_per_partition = o->min_nodes;
   TfLiteDelegate* d = litegpu_reference_delegate_create(&ro);
-  TfLiteInterpreter* ip = create(model, d);
+  TfLiteInterpreter* ip = create(model, d, &o->libraries);
   /* The delegate's Prepare ran when it decided about the nodes; it does not
    * when the graph cannot even be prepared on the CPU first. */
   const bool applied = litegpu_reference_delegate_decisions(d, NULL, 0) > 0;
@@ -354,6 +369,13 @@ static int parse(int argc, char** argv, inspect_options* o) {
       o->max_partitions = atoi(argv[i] + 27);
     } else if (strncmp(argv[i], "--min_nodes_per_partition=", 26) == 0) {
       o->min_nodes = atoi(argv[i] + 26);
+    } else if (strncmp(argv[i], "--custom_op_library=", 20) == 0) {
+      char why[256];
+      if (!lg_custom_op_libraries_add(&o->libraries, argv[i] + 20, why,
+                                      sizeof(why))) {
+        fprintf(stderr, "inspect: %s\n", why);
+        return -1;
+      }
     } else if (argv[i][0] != '-' && o->path == NULL) {
       o->path = argv[i];
     } else {
@@ -367,7 +389,7 @@ static int parse(int argc, char** argv, inspect_options* o) {
 static void usage(FILE* out) {
   fprintf(out,
           "usage: inspect MODEL [--json] [--max_delegated_partitions=N] "
-          "[--min_nodes_per_partition=N]\n");
+          "[--min_nodes_per_partition=N] [--custom_op_library=PATH ...]\n");
 }
 
 int main(int argc, char** argv) {
@@ -382,14 +404,26 @@ int main(int argc, char** argv) {
         "Prints a model's operators (with their versions) and tensors, those\n"
         "of every other subgraph, its signatures, the CPU interpreter's\n"
         "memory plan and the partitions the reference\n"
-        "delegate would make; --json prints one JSON object. Exit status 1\n"
-        "when the model does not load or cannot be allocated, 2 on a bad\n"
-        "argument.\n");
+        "delegate would make; --json prints one JSON object.\n");
+    fputs(LG_TOOL_HELP_CUSTOM_OP_LIBRARY, stdout);
+    printf(
+        "Exit status 1 when the model does not load or cannot be allocated,\n"
+        "2 on a bad argument (a custom-op library that cannot be opened,\n"
+        "lacks litegpu_register_custom_ops or fails in it too).\n");
     return 0;
+  }
+  char why[1024];
+  if (!lg_custom_op_libraries_load(&o.libraries, why, sizeof(why))) {
+    fprintf(stderr, "inspect: %s\n", why);
+    lg_custom_op_libraries_close(&o.libraries);
+    return 2;
   }
   lg_reporter rep = {to_stderr, NULL};
   lg_model* m = NULL;
-  if (lg_model_load_file(o.path, &rep, &m) != kTfLiteOk) return 1;
+  if (lg_model_load_file(o.path, &rep, &m) != kTfLiteOk) {
+    lg_custom_op_libraries_close(&o.libraries);
+    return 1;
+  }
   TfLiteModel* model =
       TfLiteModelCreateFromFileWithErrorReporter(o.path, to_stderr, NULL);
   char version[64];
@@ -415,12 +449,13 @@ int main(int argc, char** argv) {
   print_tensors(m, 0, o.json);
   print_other_subgraphs(m, o.json);
   print_signatures(m, o.json);
-  const bool allocated = print_memory(model, o.json);
+  const bool allocated = print_memory(model, &o);
   o.num_subgraphs = m->num_subgraphs;
   print_delegates(model, &o);
   if (o.json) printf("}\n");
   TfLiteModelDelete(model);
   lg_model_destroy(m);
+  lg_custom_op_libraries_close(&o.libraries);
   if (!allocated) {
     fprintf(stderr, "inspect: the CPU interpreter cannot allocate '%s'\n",
             o.path);

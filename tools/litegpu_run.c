@@ -2,13 +2,16 @@
  * timing and memory plan.
  *
  *   litegpu_run MODEL [--input=V,V,...] [--num_threads=N] [--num_runs=N]
+ *               [--custom_op_library=PATH ...]
  *   litegpu_run --help
  *
  * Input 0 takes the --input values (repeated to fill the tensor; more
  * values than it has elements is an error; integer and quantized tensors
  * take them as stored integers, clamped to the type); other inputs, and
  * input 0 without --input, get seeded pseudo-random values in [0, 1)
- * (integers: 0..9), so runs are reproducible.
+ * (integers: 0..9), so runs are reproducible. Each --custom_op_library is
+ * loaded before the model and registers its ops on the interpreter's
+ * options (tools/custom_op_library.h).
  */
 #include <math.h>
 #include <stdint.h>
@@ -20,6 +23,8 @@
 #include "litegpu/interpreter_info.h"
 #include "litegpu/mediapipe_ops.h"
 #include "tensorflow/lite/c/c_api.h"
+#include "tools/custom_op_library.h"
+#include "tools/tool_help.h"
 
 #define MAX_INPUT_VALUES 4096
 #define PRINT_LIMIT 16
@@ -31,6 +36,7 @@ typedef struct run_options {
   int num_threads;
   int num_runs;
   int help;
+  lg_custom_op_libraries libraries; /* --custom_op_library */
 } run_options;
 
 static double now_ms(void) { return (double)lg_now_ns() / 1e6; }
@@ -38,7 +44,7 @@ static double now_ms(void) { return (double)lg_now_ns() / 1e6; }
 static void usage(FILE* out) {
   fprintf(out,
           "usage: litegpu_run MODEL [--input=V,V,...] [--num_threads=N] "
-          "[--num_runs=N]\n");
+          "[--num_runs=N] [--custom_op_library=PATH ...]\n");
 }
 
 static void help(void) {
@@ -52,9 +58,12 @@ static void help(void) {
       "                    its element count; integer and quantized\n"
       "                    tensors take them as stored integers)\n"
       "  --num_threads=N   interpreter threads (default 1; -1: the default)\n"
-      "  --num_runs=N      timed invokes after the first (default 10)\n"
+      "  --num_runs=N      timed invokes after the first (default 10)\n");
+  fputs(LG_TOOL_HELP_CUSTOM_OP_LIBRARY, stdout);
+  printf(
       "Other inputs get seeded pseudo-random values. Exit status: 0, 1 when\n"
-      "the model fails, 2 on a bad argument.\n");
+      "the model fails, 2 on a bad argument (a custom-op library that cannot\n"
+      "be opened, lacks litegpu_register_custom_ops or fails in it too).\n");
 }
 
 static int parse_values(const char* text, run_options* o) {
@@ -93,6 +102,13 @@ static int parse_args(int argc, char** argv, run_options* o) {
       bad = parse_int(a + 14, -1, &o->num_threads);
     } else if (strncmp(a, "--num_runs=", 11) == 0) {
       bad = parse_int(a + 11, 1, &o->num_runs);
+    } else if (strncmp(a, "--custom_op_library=", 20) == 0) {
+      char why[256];
+      if (!lg_custom_op_libraries_add(&o->libraries, a + 20, why,
+                                      sizeof(why))) {
+        fprintf(stderr, "litegpu_run: %s\n", why);
+        return -1;
+      }
     } else if (a[0] != '-' && o->model_path == NULL) {
       o->model_path = a;
     } else {
@@ -220,6 +236,13 @@ static int run(const run_options* o) {
   options = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetNumThreads(options, o->num_threads);
   litegpu_add_mediapipe_ops(options); /* MediaPipe's custom ops' kernels */
+  char why[1024];
+  if (!lg_custom_op_libraries_register(&o->libraries, options, why,
+                                       sizeof(why))) {
+    fprintf(stderr, "litegpu_run: %s\n", why);
+    rc = 2;
+    goto done;
+  }
   t0 = now_ms();
   ip = TfLiteInterpreterCreate(model, options);
   double t_create = now_ms() - t0;
@@ -279,7 +302,7 @@ static int run(const run_options* o) {
   }
   rc = 0;
 done:
-  if (rc != 0) fprintf(stderr, "litegpu_run: failed on %s\n", o->model_path);
+  if (rc == 1) fprintf(stderr, "litegpu_run: failed on %s\n", o->model_path);
   free(times);
   TfLiteInterpreterDelete(ip);
   TfLiteInterpreterOptionsDelete(options);
@@ -297,5 +320,13 @@ int main(int argc, char** argv) {
     help();
     return 0;
   }
-  return run(&o);
+  char why[1024];
+  if (!lg_custom_op_libraries_load(&o.libraries, why, sizeof(why))) {
+    fprintf(stderr, "litegpu_run: %s\n", why);
+    lg_custom_op_libraries_close(&o.libraries);
+    return 2;
+  }
+  const int rc = run(&o);
+  lg_custom_op_libraries_close(&o.libraries);
+  return rc;
 }

@@ -333,3 +333,39 @@ def test_counts_match_tables(doc):
         assert counts[header] == actual, (
             f"Counts row for {header} says (total, yes, no) = "
             f"{counts[header]}, the table has {actual}")
+
+
+# ---- TFLite 2.13 to 2.15's operator names -----------------------------------
+
+REGISTRATION_EXTERNAL = [
+    "TfLiteRegistrationExternalCreate", "TfLiteRegistrationExternalDelete",
+    "TfLiteRegistrationExternalGetBuiltInCode",
+    "TfLiteRegistrationExternalGetCustomName",
+    "TfLiteRegistrationExternalGetVersion",
+    "TfLiteRegistrationExternalSetInit", "TfLiteRegistrationExternalSetFree",
+    "TfLiteRegistrationExternalSetPrepare",
+    "TfLiteRegistrationExternalSetInvoke",
+    "TfLiteRegistrationExternalSetAsyncKernel",
+    "TfLiteRegistrationExternalSetInplaceOperator",
+]
+
+
+def test_registration_external_names_are_exported_functions(exported):
+    """core/c/registration_external.h declares the 2.13 to 2.15 names, each
+    exported as a function of its own (not a macro) beside its TfLiteOperator
+    counterpart."""
+    core = INCLUDE / "tensorflow" / "lite" / "core" / "c"
+    names = declared_functions(
+        (core / "registration_external.h").read_text(encoding="utf-8"))
+    assert names == REGISTRATION_EXTERNAL
+    operator_names = declared_functions(
+        (core / "operator.h").read_text(encoding="utf-8"))
+    missing = [n for n in names if not exported(n)]
+    assert not missing, f"declared but not exported: {missing}"
+    for name in names:
+        counterpart = name.replace("TfLiteRegistrationExternal",
+                                   "TfLiteOperator")
+        assert counterpart in operator_names, counterpart
+        assert exported(counterpart), counterpart
+    assert "registration_external.h" in (C_DIR / "c_api.h").read_text(
+        encoding="utf-8")

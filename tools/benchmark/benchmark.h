@@ -27,7 +27,21 @@
 
 /* ---- Flags ------------------------------------------------------------- */
 
-typedef enum { FLAG_INT, FLAG_FLOAT, FLAG_BOOL, FLAG_STRING } lg_flag_type;
+/* FLAG_LIST: a repeatable string flag; each occurrence appends its value
+ * to an lg_bench_list (the default "" is the empty list). */
+typedef enum {
+  FLAG_INT,
+  FLAG_FLOAT,
+  FLAG_BOOL,
+  FLAG_STRING,
+  FLAG_LIST
+} lg_flag_type;
+
+#define LG_BENCH_LIST_MAX 16
+typedef struct lg_bench_list {
+  const char* items[LG_BENCH_LIST_MAX]; /* point into argv */
+  int count;
+} lg_bench_list;
 
 /* Every flag's value; the defaults come from lg_bench_flags. Strings point
  * into argv or at the table's literals. */
@@ -58,6 +72,8 @@ typedef struct lg_bench_params {
   bool require_full_delegation;
   const char* delegate_serialize_dir;
   const char* compare; /* "cpu,cl,vk": the comparison mode */
+  /* Custom-op libraries (tools/custom_op_library.h), in flag order. */
+  lg_bench_list custom_op_library;
 } lg_bench_params;
 
 typedef struct lg_bench_flag {
@@ -279,6 +295,10 @@ void lg_bench_report_library_error(void* user_data, const char* format,
 /* The file's size in bytes, -1 (errno says why) when it cannot be
  * opened. */
 long lg_bench_file_size(const char* path);
+/* Registers the ops of every --custom_op_library (loaded by main) on
+ * `options`; every interpreter the tool creates gets them. False after
+ * printing why. */
+bool lg_bench_add_custom_ops(TfLiteInterpreterOptions* options);
 
 /* ---- GPU delegate (delegate.c) ------------------------------------------- */
 

@@ -205,6 +205,9 @@ static bool create_interpreter(cmp_run* c, cmp_row* row,
   TfLiteInterpreterOptionsSetErrorReporter(
       in->options, lg_bench_report_library_error, &c->last);
   litegpu_add_mediapipe_ops(in->options); /* as benchmark_model.c */
+  if (!lg_bench_add_custom_ops(in->options)) {
+    return row_fail(row, "a custom-op library failed to register its ops");
+  }
   c->last.text[0] = '\0';
   in->ip = TfLiteInterpreterCreate(c->model, in->options);
   if (in->ip == NULL) {

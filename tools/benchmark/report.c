@@ -23,6 +23,13 @@ static void print_flag_value(FILE* out, const lg_bench_params* p,
     case FLAG_STRING:
       fputs(*(const char* const*)v, out);
       break;
+    case FLAG_LIST: {
+      const lg_bench_list* list = v;
+      for (int i = 0; i < list->count; ++i) {
+        fprintf(out, i ? ",%s" : "%s", list->items[i]);
+      }
+      break;
+    }
   }
 }
 
@@ -350,6 +357,16 @@ void lg_bench_json_flags(FILE* out, const lg_bench_params* p) {
       case FLAG_STRING:
         lg_json_string(out, *(const char* const*)v);
         break;
+      case FLAG_LIST: {
+        const lg_bench_list* list = v;
+        fputc('[', out);
+        for (int k = 0; k < list->count; ++k) {
+          if (k) fputc(',', out);
+          lg_json_string(out, list->items[k]);
+        }
+        fputc(']', out);
+        break;
+      }
     }
   }
   fputc('}', out);

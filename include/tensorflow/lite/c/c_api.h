@@ -41,6 +41,7 @@
 #include "tensorflow/lite/c/c_api_types.h"
 #include "tensorflow/lite/c/common.h"
 #include "tensorflow/lite/core/c/operator.h"
+#include "tensorflow/lite/core/c/registration_external.h"
 
 #ifdef __cplusplus
 extern "C" {
