@@ -596,12 +596,8 @@ TfLiteStatus TfLiteInterpreterEnsureTensorDataIsReadable(
 
 static TfLiteTensor* io_tensor(const TfLiteInterpreter* ip, const int* list,
                                int count, int32_t index, const char* fn) {
-  if (index < 0 || index >= count) {
-    lg_report(&ip->reporter, "%s: index %d out of range [0, %d)", fn,
-              (int)index, count);
-    return NULL;
-  }
-  return &primary(ip)->context.tensors[list[index]];
+  const int32_t tensor = io_index(ip, list, count, index, fn);
+  return tensor < 0 ? NULL : &primary(ip)->context.tensors[tensor];
 }
 
 TfLiteTensor* TfLiteInterpreterGetInputTensor(

@@ -142,20 +142,19 @@ static TfLiteStatus copy_out(TfLiteContext* context, const char* op,
                   TfLiteTypeGetName(dst->type), TfLiteTypeGetName(src->type));
     return kTfLiteError;
   }
-  if (!TfLiteIntArrayEqual(dst->dims, src->dims)) {
-    if (dst->allocation_type != kTfLiteDynamic) {
-      char want[64], got[64];
-      lg_kernel_log(context, op,
-                    "output %d has the static shape %s, but its value has "
-                    "shape %s",
-                    index, lg_kernel_format_shape(dst->dims, want, sizeof want),
-                    lg_kernel_format_shape(src->dims, got, sizeof got));
-      return kTfLiteError;
-    }
-    TfLiteIntArray* dims = TfLiteIntArrayCopy(src->dims);
-    if (dims == NULL) return kTfLiteError;
-    TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, dst, dims));
-  } else if (dst->allocation_type == kTfLiteDynamic && dst->data.raw == NULL) {
+  const bool same_shape = TfLiteIntArrayEqual(dst->dims, src->dims);
+  const bool dynamic = dst->allocation_type == kTfLiteDynamic;
+  if (!same_shape && !dynamic) {
+    char want[64], got[64];
+    lg_kernel_log(context, op,
+                  "output %d has the static shape %s, but its value has "
+                  "shape %s",
+                  index, lg_kernel_format_shape(dst->dims, want, sizeof want),
+                  lg_kernel_format_shape(src->dims, got, sizeof got));
+    return kTfLiteError;
+  }
+  /* A dynamic output takes the shape, and gets memory the first time. */
+  if (dynamic && (!same_shape || dst->data.raw == NULL)) {
     TfLiteIntArray* dims = TfLiteIntArrayCopy(src->dims);
     if (dims == NULL) return kTfLiteError;
     TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, dst, dims));

@@ -130,11 +130,6 @@ static TfLiteStatus insert(lg_hashtable* t, const char* key, size_t key_length,
 
 /* ---- Resources ----------------------------------------------------------- */
 
-static lg_resources* resources_of(TfLiteContext* context, const char* op) {
-  lg_subgraph* s = lg_subgraph_of_kernel(context, op);
-  return s != NULL ? &s->interpreter->resources : NULL;
-}
-
 static lg_hashtable* find_table(lg_resources* r, int32_t id) {
   for (int32_t i = 0; i < r->num_tables; ++i) {
     if (r->tables[i]->id == id) return r->tables[i];
@@ -145,15 +140,11 @@ static lg_hashtable* find_table(lg_resources* r, int32_t id) {
 /* The table the RESOURCE tensor at input 0 names, or NULL (reported). */
 static lg_hashtable* table_of_input(TfLiteContext* context,
                                     const TfLiteNode* node, const char* op) {
-  const TfLiteTensor* handle = &context->tensors[node->inputs->data[0]];
-  lg_resources* r = resources_of(context, op);
-  if (r == NULL) return NULL;
-  if (handle->data.raw_const == NULL || handle->bytes < sizeof(int32_t)) {
-    lg_kernel_log(context, op, "its resource input holds no table id");
+  lg_resources* r = lg_resources_of_kernel(context, op);
+  int32_t id = 0;
+  if (r == NULL || lg_resource_read_id(context, node, op, &id) != kTfLiteOk) {
     return NULL;
   }
-  int32_t id;
-  memcpy(&id, handle->data.raw_const, sizeof id);
   lg_hashtable* t = find_table(r, id);
   if (t == NULL) {
     lg_kernel_log(context, op, "hash table %d does not exist", (int)id);
@@ -206,19 +197,6 @@ static TfLiteStatus check_elements(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
-static TfLiteStatus check_resource_input(TfLiteContext* context,
-                                         const TfLiteNode* node,
-                                         const char* op) {
-  const TfLiteTensor* handle;
-  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &handle));
-  if (handle->type != kTfLiteResource) {
-    lg_kernel_log(context, op, "input 0 is %s, expected a RESOURCE tensor",
-                  TfLiteTypeGetName(handle->type));
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
-}
-
 /* ---- HASHTABLE ------------------------------------------------------------
  */
 
@@ -250,7 +228,7 @@ static TfLiteStatus hashtable_prepare(TfLiteContext* context,
 static TfLiteStatus hashtable_invoke(TfLiteContext* context, TfLiteNode* node) {
   static const char kOp[] = "HASHTABLE";
   const TfLiteHashtableParams* params = node->builtin_data;
-  lg_resources* r = resources_of(context, kOp);
+  lg_resources* r = lg_resources_of_kernel(context, kOp);
   if (r == NULL) return kTfLiteError;
   lg_hashtable* t = find_table(r, params->table_id);
   if (t == NULL) {
@@ -289,7 +267,7 @@ LG_KERNEL_REGISTRATION(HASHTABLE, NULL, NULL, hashtable_prepare,
 static TfLiteStatus import_prepare(TfLiteContext* context, TfLiteNode* node) {
   static const char kOp[] = "HASHTABLE_IMPORT";
   TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, kOp, 3, 3, 0));
-  return check_resource_input(context, node, kOp);
+  return lg_resource_check_input(context, node, kOp);
 }
 
 static TfLiteStatus import_invoke(TfLiteContext* context, TfLiteNode* node) {
@@ -338,7 +316,7 @@ static TfLiteStatus find_prepare(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor *keys, *fallback;
   TfLiteTensor* output;
   TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, kOp, 3, 3, 1));
-  TF_LITE_ENSURE_STATUS(check_resource_input(context, node, kOp));
+  TF_LITE_ENSURE_STATUS(lg_resource_check_input(context, node, kOp));
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, kOp, 1, &keys));
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, kOp, 2, &fallback));
   TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, kOp, 0, &output));
@@ -427,7 +405,7 @@ static TfLiteStatus size_prepare(TfLiteContext* context, TfLiteNode* node) {
   static const char kOp[] = "HASHTABLE_SIZE";
   TfLiteTensor* output;
   TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, kOp, 1, 1, 1));
-  TF_LITE_ENSURE_STATUS(check_resource_input(context, node, kOp));
+  TF_LITE_ENSURE_STATUS(lg_resource_check_input(context, node, kOp));
   TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, kOp, 0, &output));
   if (output->type != kTfLiteInt64) {
     lg_kernel_log(context, kOp, "output is %s, expected INT64",

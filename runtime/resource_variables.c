@@ -74,15 +74,13 @@ static lg_resource_variable* add_variable(lg_resources* r, int32_t id) {
   return v;
 }
 
-static lg_resources* resources_of(TfLiteContext* context, const char* op) {
+lg_resources* lg_resources_of_kernel(TfLiteContext* context, const char* op) {
   lg_subgraph* s = lg_subgraph_of_kernel(context, op);
   return s != NULL ? &s->interpreter->resources : NULL;
 }
 
-/* The resource id held by the RESOURCE tensor at input 0. */
-static TfLiteStatus read_resource_id(TfLiteContext* context,
-                                     const TfLiteNode* node, const char* op,
-                                     int32_t* id) {
+TfLiteStatus lg_resource_read_id(TfLiteContext* context, const TfLiteNode* node,
+                                 const char* op, int32_t* id) {
   const TfLiteTensor* handle;
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &handle));
   if (handle->data.raw_const == NULL || handle->bytes < sizeof(int32_t)) {
@@ -93,9 +91,8 @@ static TfLiteStatus read_resource_id(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-static TfLiteStatus check_resource_input(TfLiteContext* context,
-                                         const TfLiteNode* node,
-                                         const char* op) {
+TfLiteStatus lg_resource_check_input(TfLiteContext* context,
+                                     const TfLiteNode* node, const char* op) {
   const TfLiteTensor* handle;
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &handle));
   if (handle->type != kTfLiteResource) {
@@ -131,7 +128,7 @@ static TfLiteStatus var_handle_invoke(TfLiteContext* context,
   const TfLiteVarHandleParams* params = node->builtin_data;
   TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
   int32_t id = 0;
-  lg_resources* r = resources_of(context, "VAR_HANDLE");
+  lg_resources* r = lg_resources_of_kernel(context, "VAR_HANDLE");
   if (r == NULL) return kTfLiteError;
   if (resource_id(r, params->container, params->shared_name, &id) !=
       kTfLiteOk) {
@@ -152,7 +149,7 @@ static TfLiteStatus assign_variable_prepare(TfLiteContext* context,
   static const char kOp[] = "ASSIGN_VARIABLE";
   const TfLiteTensor* value;
   TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, kOp, 2, 2, 0));
-  TF_LITE_ENSURE_STATUS(check_resource_input(context, node, kOp));
+  TF_LITE_ENSURE_STATUS(lg_resource_check_input(context, node, kOp));
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, kOp, 1, &value));
   if (value->type == kTfLiteString || value->type == kTfLiteResource ||
       value->type == kTfLiteVariant) {
@@ -167,9 +164,9 @@ static TfLiteStatus assign_variable_invoke(TfLiteContext* context,
                                            TfLiteNode* node) {
   static const char kOp[] = "ASSIGN_VARIABLE";
   int32_t id = 0;
-  TF_LITE_ENSURE_STATUS(read_resource_id(context, node, kOp, &id));
+  TF_LITE_ENSURE_STATUS(lg_resource_read_id(context, node, kOp, &id));
   const TfLiteTensor* value = &context->tensors[node->inputs->data[1]];
-  lg_resources* r = resources_of(context, kOp);
+  lg_resources* r = lg_resources_of_kernel(context, kOp);
   if (r == NULL) return kTfLiteError;
   lg_resource_variable* v = find_variable(r, id);
   if (v == NULL) v = add_variable(r, id);
@@ -202,7 +199,7 @@ static TfLiteStatus read_variable_prepare(TfLiteContext* context,
   static const char kOp[] = "READ_VARIABLE";
   TfLiteTensor* output;
   TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, kOp, 1, 1, 1));
-  TF_LITE_ENSURE_STATUS(check_resource_input(context, node, kOp));
+  TF_LITE_ENSURE_STATUS(lg_resource_check_input(context, node, kOp));
   TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, kOp, 0, &output));
   /* The shape is the variable's, known when it is read. */
   lg_kernel_set_dynamic(output);
@@ -213,8 +210,8 @@ static TfLiteStatus read_variable_invoke(TfLiteContext* context,
                                          TfLiteNode* node) {
   static const char kOp[] = "READ_VARIABLE";
   int32_t id = 0;
-  TF_LITE_ENSURE_STATUS(read_resource_id(context, node, kOp, &id));
-  lg_resources* r = resources_of(context, kOp);
+  TF_LITE_ENSURE_STATUS(lg_resource_read_id(context, node, kOp, &id));
+  lg_resources* r = lg_resources_of_kernel(context, kOp);
   if (r == NULL) return kTfLiteError;
   const lg_resource_variable* v = find_variable(r, id);
   TfLiteTensor* output = &context->tensors[node->outputs->data[0]];

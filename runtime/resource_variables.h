@@ -18,6 +18,18 @@
  * afterwards. */
 void lg_resources_release(lg_resources* resources);
 
+/* The interpreter's resources for a kernel of op `op`, or NULL (reported)
+ * outside the interpreter's graphs (lg_subgraph_of_kernel). */
+lg_resources* lg_resources_of_kernel(TfLiteContext* context, const char* op);
+
+/* Checks input 0 is a RESOURCE tensor (Prepare). */
+TfLiteStatus lg_resource_check_input(TfLiteContext* context,
+                                     const TfLiteNode* node, const char* op);
+
+/* The resource id input 0 holds (Invoke); an error when it holds none. */
+TfLiteStatus lg_resource_read_id(TfLiteContext* context, const TfLiteNode* node,
+                                 const char* op, int32_t* id);
+
 /* Frees the hash tables (runtime/hashtable.c). */
 void lg_hashtables_release(lg_resources* resources);
 
