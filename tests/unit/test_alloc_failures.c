@@ -29,6 +29,7 @@
 #include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
+#include "tests/support/spec_model.h"
 
 /* ---- The wrapped allocator ---------------------------------------------- */
 
@@ -78,34 +79,7 @@ char* __wrap_strdup(const char* s) {
 
 /* State (i, x); cond: i < 3; body: i + 1, x * 2. From (0, (1, -2)) the
  * outputs are 3 and (8, -16). */
-static const char kWhileSpec[] =
-    "tensor i INT32 -\n"
-    "tensor x FLOAT32 2\n"
-    "tensor i_out INT32 -\n"
-    "tensor x_out FLOAT32 2\n"
-    "op WHILE 1 in=i,x out=i_out,x_out cond_subgraph_index=1 "
-    "body_subgraph_index=2\n"
-    "inputs i,x\n"
-    "outputs i_out,x_out\n"
-    "subgraph cond\n"
-    "tensor i INT32 -\n"
-    "tensor x FLOAT32 2\n"
-    "tensor limit INT32 - values=3\n"
-    "tensor more BOOL -\n"
-    "op LESS 1 in=i,limit out=more\n"
-    "inputs i,x\n"
-    "outputs more\n"
-    "subgraph body\n"
-    "tensor i INT32 -\n"
-    "tensor x FLOAT32 2\n"
-    "tensor one INT32 - values=1\n"
-    "tensor two FLOAT32 - values=2\n"
-    "tensor i2 INT32 -\n"
-    "tensor x2 FLOAT32 2\n"
-    "op ADD 1 in=i,one out=i2\n"
-    "op MUL 1 in=x,two out=x2\n"
-    "inputs i,x\n"
-    "outputs i2,x2\n";
+static const char kWhileSpec[] = LG_TEST_WHILE_SPEC;
 
 /* CALL_ONCE assigns (10, 20); each Invoke reads the variable, adds x and
  * assigns the sum back: x = (1, 1) gives (11, 21). A CONV_2D 1x1 with

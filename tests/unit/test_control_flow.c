@@ -17,30 +17,15 @@
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tensorflow/lite/c/common.h"
+#include "tests/support/spec_model.h"
 
 /* ---- Helpers ------------------------------------------------------------- */
-
-typedef struct capture {
-  char text[8192];
-  size_t length;
-} capture;
-
-static void capture_report(void* user_data, const char* format, va_list args) {
-  capture* c = user_data;
-  if (c->length >= sizeof(c->text) - 2) return;
-  int n =
-      vsnprintf(c->text + c->length, sizeof(c->text) - c->length, format, args);
-  if (n > 0) c->length += (size_t)n;
-  if (c->length > sizeof(c->text) - 2) c->length = sizeof(c->text) - 2;
-  c->text[c->length++] = '\n';
-  c->text[c->length] = '\0';
-}
 
 typedef struct fixture {
   void* data;
   TfLiteModel* model;
   TfLiteInterpreter* interpreter;
-  capture errors;
+  lg_test_capture errors;
 } fixture;
 
 /* Signatures the spec language cannot state: added to the writer. */
@@ -53,8 +38,9 @@ typedef struct signature_def {
   int num_outputs;
 } signature_def;
 
-static void build(fixture* f, const char* spec, const signature_def* sigs,
-                  int num_sigs, bool cancellable) {
+/* The fixture's model from `spec` with `num_sigs` signatures added. */
+static void load_model(fixture* f, const char* spec, const signature_def* sigs,
+                       int num_sigs) {
   memset(f, 0, sizeof(*f));
   lg_model_writer* w = lg_model_spec_read_text(spec, "spec", NULL, NULL);
   assert_non_null(w);
@@ -64,14 +50,17 @@ static void build(fixture* f, const char* spec, const signature_def* sigs,
                     sigs[i].num_inputs, sigs[i].outputs,
                     sigs[i].num_outputs) >= 0);
   }
-  size_t size = 0;
-  assert_int_equal(lg_model_writer_finish(w, &f->data, &size), kTfLiteOk);
-  lg_model_writer_destroy(w);
-  f->model = TfLiteModelCreate(f->data, size);
+  f->model = lg_test_model_from_writer(w, &f->data);
   assert_non_null(f->model);
+}
+
+static void build(fixture* f, const char* spec, const signature_def* sigs,
+                  int num_sigs, bool cancellable) {
+  load_model(f, spec, sigs, num_sigs);
   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetNumThreads(o, 1);
-  TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, &f->errors);
+  TfLiteInterpreterOptionsSetErrorReporter(o, lg_test_capture_report,
+                                           &f->errors);
   TfLiteInterpreterOptionsEnableCancellation(o, cancellable);
   f->interpreter = TfLiteInterpreterCreate(f->model, o);
   TfLiteInterpreterOptionsDelete(o);
@@ -234,34 +223,7 @@ static void test_recursive_control_flow_fails(void** state) {
 
 /* State (i INT32, x FLOAT32 [2]); cond: i < 3; body: i + 1, x * 2. From
  * i = 0, x = (1, -2): three iterations give i = 3, x = (8, -16). */
-static const char kWhileSpec[] =
-    "tensor i INT32 -\n"
-    "tensor x FLOAT32 2\n"
-    "tensor i_out INT32 -\n"
-    "tensor x_out FLOAT32 2\n"
-    "op WHILE 1 in=i,x out=i_out,x_out cond_subgraph_index=1 "
-    "body_subgraph_index=2\n"
-    "inputs i,x\n"
-    "outputs i_out,x_out\n"
-    "subgraph cond\n"
-    "tensor i INT32 -\n"
-    "tensor x FLOAT32 2\n"
-    "tensor limit INT32 - values=3\n"
-    "tensor more BOOL -\n"
-    "op LESS 1 in=i,limit out=more\n"
-    "inputs i,x\n"
-    "outputs more\n"
-    "subgraph body\n"
-    "tensor i INT32 -\n"
-    "tensor x FLOAT32 2\n"
-    "tensor one INT32 - values=1\n"
-    "tensor two FLOAT32 - values=2\n"
-    "tensor i2 INT32 -\n"
-    "tensor x2 FLOAT32 2\n"
-    "op ADD 1 in=i,one out=i2\n"
-    "op MUL 1 in=x,two out=x2\n"
-    "inputs i,x\n"
-    "outputs i2,x2\n";
+static const char kWhileSpec[] = LG_TEST_WHILE_SPEC;
 
 static void test_while_loops(void** state) {
   (void)state;
@@ -342,15 +304,10 @@ static void test_cancellation(void** state) {
                                                 .invoke = cancel_invoke};
   for (int enabled = 0; enabled < 2; ++enabled) {
     fixture f;
-    memset(&f, 0, sizeof f);
-    lg_model_writer* w = lg_model_spec_read_text(spec, "spec", NULL, NULL);
-    assert_non_null(w);
-    size_t size = 0;
-    assert_int_equal(lg_model_writer_finish(w, &f.data, &size), kTfLiteOk);
-    lg_model_writer_destroy(w);
-    f.model = TfLiteModelCreate(f.data, size);
+    load_model(&f, spec, NULL, 0);
     TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
-    TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, &f.errors);
+    TfLiteInterpreterOptionsSetErrorReporter(o, lg_test_capture_report,
+                                             &f.errors);
     TfLiteInterpreterOptionsAddCustomOp(o, "CANCELLER", &kCanceller, 1, 1);
     TfLiteInterpreterOptionsEnableCancellation(o, enabled);
     f.interpreter = TfLiteInterpreterCreate(f.model, o);
@@ -580,19 +537,10 @@ static void test_signature_runner_cancel(void** state) {
   assert_int_equal(TfLiteSignatureRunnerCancel(NULL), kTfLiteError);
   for (int enabled = 0; enabled < 2; ++enabled) {
     fixture f;
-    memset(&f, 0, sizeof f);
-    lg_model_writer* w = lg_model_spec_read_text(kSpec, "spec", NULL, NULL);
-    assert_non_null(w);
-    assert_true(lg_model_writer_add_signature(
-                    w, kSquare.key, kSquare.subgraph, kSquare.inputs,
-                    kSquare.num_inputs, kSquare.outputs,
-                    kSquare.num_outputs) >= 0);
-    size_t size = 0;
-    assert_int_equal(lg_model_writer_finish(w, &f.data, &size), kTfLiteOk);
-    lg_model_writer_destroy(w);
-    f.model = TfLiteModelCreate(f.data, size);
+    load_model(&f, kSpec, &kSquare, 1);
     TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
-    TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, &f.errors);
+    TfLiteInterpreterOptionsSetErrorReporter(o, lg_test_capture_report,
+                                             &f.errors);
     TfLiteInterpreterOptionsAddCustomOp(o, "CANCELLER", &kCanceller, 1, 1);
     TfLiteInterpreterOptionsEnableCancellation(o, enabled);
     f.interpreter = TfLiteInterpreterCreate(f.model, o);

@@ -31,6 +31,7 @@
 #include "tensorflow/lite/c/c_api_opaque.h"
 #include "tensorflow/lite/core/c/operator.h"
 #include "tensorflow/lite/core/c/registration_external.h"
+#include "tests/support/spec_model.h"
 
 /* ---- Helpers ------------------------------------------------------------- */
 
@@ -66,44 +67,23 @@ static const char kAtanOnlySpec[] =
 
 static const float kInput[6] = {-8.0f, -1.5f, 0.0f, 0.5f, 2.2f, 201.0f};
 
-typedef struct capture {
-  char text[4096];
-  size_t length;
-} capture;
-
-static void capture_report(void* user_data, const char* format, va_list args) {
-  capture* c = user_data;
-  if (c->length >= sizeof(c->text) - 2) return;
-  int n =
-      vsnprintf(c->text + c->length, sizeof(c->text) - c->length, format, args);
-  if (n > 0) c->length += (size_t)n;
-  if (c->length > sizeof(c->text) - 2) c->length = sizeof(c->text) - 2;
-  c->text[c->length++] = '\n';
-  c->text[c->length] = '\0';
-}
-
 typedef struct fixture {
   void* data;
   TfLiteModel* model;
   TfLiteInterpreterOptions* options;
   TfLiteInterpreter* interpreter;
-  capture errors;
+  lg_test_capture errors;
 } fixture;
 
 /* The model and options; the caller registers, then calls create(). */
 static void build(fixture* f, const char* spec) {
   memset(f, 0, sizeof(*f));
-  lg_model_writer* w = lg_model_spec_read_text(spec, "spec", NULL, NULL);
-  assert_non_null(w);
-  size_t size = 0;
-  assert_int_equal(lg_model_writer_finish(w, &f->data, &size), kTfLiteOk);
-  lg_model_writer_destroy(w);
-  f->model = TfLiteModelCreate(f->data, size);
+  f->model = lg_test_model_from_spec(spec, &f->data);
   assert_non_null(f->model);
   f->options = TfLiteInterpreterOptionsCreate();
   assert_non_null(f->options);
   TfLiteInterpreterOptionsSetNumThreads(f->options, 1);
-  TfLiteInterpreterOptionsSetErrorReporter(f->options, capture_report,
+  TfLiteInterpreterOptionsSetErrorReporter(f->options, lg_test_capture_report,
                                            &f->errors);
 }
 

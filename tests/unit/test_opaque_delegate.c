@@ -31,40 +31,20 @@
 #include "tensorflow/lite/c/c_api_opaque.h"
 #include "tensorflow/lite/c/common.h"
 #include "tensorflow/lite/core/c/operator.h"
+#include "tests/support/spec_model.h"
 
 /* ---- Helpers ------------------------------------------------------------- */
-
-typedef struct capture {
-  char text[16384];
-  size_t length;
-} capture;
-
-static void capture_report(void* user_data, const char* format, va_list args) {
-  capture* c = user_data;
-  if (c->length >= sizeof(c->text) - 2) return;
-  int n =
-      vsnprintf(c->text + c->length, sizeof(c->text) - c->length, format, args);
-  if (n > 0) c->length += (size_t)n;
-  if (c->length > sizeof(c->text) - 2) c->length = sizeof(c->text) - 2;
-  c->text[c->length++] = '\n';
-  c->text[c->length] = '\0';
-}
 
 typedef struct fixture {
   void* data;
   TfLiteModel* model;
   TfLiteInterpreter* interpreter;
-  capture errors;
+  lg_test_capture errors;
 } fixture;
 
 static void load(fixture* f, const char* spec) {
   memset(f, 0, sizeof(*f));
-  lg_model_writer* w = lg_model_spec_read_text(spec, "spec", NULL, NULL);
-  assert_non_null(w);
-  size_t size = 0;
-  assert_int_equal(lg_model_writer_finish(w, &f->data, &size), kTfLiteOk);
-  lg_model_writer_destroy(w);
-  f->model = TfLiteModelCreate(f->data, size);
+  f->model = lg_test_model_from_spec(spec, &f->data);
   assert_non_null(f->model);
 }
 
@@ -73,7 +53,8 @@ static void load(fixture* f, const char* spec) {
 static void create(fixture* f, TfLiteOpaqueDelegate* delegate, bool fallback) {
   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetNumThreads(o, 1);
-  TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, &f->errors);
+  TfLiteInterpreterOptionsSetErrorReporter(o, lg_test_capture_report,
+                                           &f->errors);
   TfLiteInterpreterOptionsSetEnableDelegateFallback(o, fallback);
   if (delegate != NULL) TfLiteInterpreterOptionsAddDelegate(o, delegate);
   f->interpreter = TfLiteInterpreterCreate(f->model, o);
@@ -987,7 +968,8 @@ static void test_node_operators(void** state) {
   fixture f;
   load(&f, kSpec);
   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
-  TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, &f.errors);
+  TfLiteInterpreterOptionsSetErrorReporter(o, lg_test_capture_report,
+                                           &f.errors);
   TfLiteInterpreterOptionsAddOperator(o, copy);
   TfLiteInterpreterOptionsAddDelegate(o, delegate);
   f.interpreter = TfLiteInterpreterCreate(f.model, o);
