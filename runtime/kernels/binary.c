@@ -41,6 +41,7 @@
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/quant_simd.h"
 #include "runtime/kernels/quant_util.h"
+#include "runtime/kernels/simd_f32.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -195,6 +196,15 @@ static int32_t lg_pow_i32(int32_t base, int32_t exponent) {
 
 /* ---- Row functions ------------------------------------------------------ */
 
+/* Float rows run on simd_f32's vector rows (the same results as the
+ * scalar expressions; the activation clamp comes from the params). */
+#define LG_BINARY_F32_ROW(name, op)                                          \
+  static void name(const void* x, ptrdiff_t sx, const void* y, ptrdiff_t sy, \
+                   void* out, int n, const lg_binary_params* p) {            \
+    lg_f32_binary_row(op, (const float*)x, sx, (const float*)y, sy,          \
+                      (float*)out, n, p->min_f, p->max_f);                   \
+  }
+
 LG_BINARY_ROW(lg_add_i8, int8_t, int8_t, lg_add_q(a, b, 1, p))
 LG_BINARY_ROW(lg_sub_i8, int8_t, int8_t, lg_add_q(a, b, -1, p))
 LG_BINARY_ROW(lg_mul_i8, int8_t, int8_t, lg_mul_q(a, b, p))
@@ -203,22 +213,22 @@ LG_BINARY_ROW(lg_sub_i16, int16_t, int16_t, lg_add_q(a, b, -1, p))
 LG_BINARY_ROW(lg_mul_i16, int16_t, int16_t, lg_mul_q(a, b, p))
 LG_BINARY_ROW(lg_add_pot_i16, int16_t, int16_t, lg_add_pot16(a, b, 1, p))
 LG_BINARY_ROW(lg_sub_pot_i16, int16_t, int16_t, lg_add_pot16(a, b, -1, p))
-LG_BINARY_ROW(lg_add_f32, float, float, lg_clamp_f32(a + b, p))
+LG_BINARY_F32_ROW(lg_add_f32, LG_F32_ADD)
 LG_BINARY_ROW(lg_add_i32, int32_t, int32_t, lg_clamp_i32(lg_wrap_add(a, b), p))
-LG_BINARY_ROW(lg_sub_f32, float, float, lg_clamp_f32(a - b, p))
+LG_BINARY_F32_ROW(lg_sub_f32, LG_F32_SUB)
 LG_BINARY_ROW(lg_sub_i32, int32_t, int32_t, lg_clamp_i32(lg_wrap_sub(a, b), p))
-LG_BINARY_ROW(lg_mul_f32, float, float, lg_clamp_f32((a) * (b), p))
+LG_BINARY_F32_ROW(lg_mul_f32, LG_F32_MUL)
 LG_BINARY_ROW(lg_mul_i32, int32_t, int32_t, lg_clamp_i32(lg_wrap_mul(a, b), p))
-LG_BINARY_ROW(lg_div_f32, float, float, lg_clamp_f32(a / b, p))
+LG_BINARY_F32_ROW(lg_div_f32, LG_F32_DIV)
 LG_BINARY_ROW(lg_div_i32_row, int32_t, int32_t,
               lg_clamp_i32(lg_div_i32(a, b), p))
-LG_BINARY_ROW(lg_sqdiff_f32, float, float, lg_squared_difference_f32(a, b))
+LG_BINARY_F32_ROW(lg_sqdiff_f32, LG_F32_SQDIFF)
 LG_BINARY_ROW(lg_sqdiff_i8, int8_t, int8_t, lg_sqdiff_q(a, b, p))
 LG_BINARY_ROW(lg_sqdiff_i32, int32_t, int32_t, lg_squared_difference_i32(a, b))
-LG_BINARY_ROW(lg_max_f32, float, float, a > b ? a : b)
+LG_BINARY_F32_ROW(lg_max_f32, LG_F32_MAX)
 LG_BINARY_ROW(lg_max_i32, int32_t, int32_t, a > b ? a : b)
 LG_BINARY_ROW(lg_max_i64, int64_t, int64_t, a > b ? a : b)
-LG_BINARY_ROW(lg_min_f32, float, float, a < b ? a : b)
+LG_BINARY_F32_ROW(lg_min_f32, LG_F32_MIN)
 LG_BINARY_ROW(lg_min_i32, int32_t, int32_t, a < b ? a : b)
 LG_BINARY_ROW(lg_min_i64, int64_t, int64_t, a < b ? a : b)
 LG_BINARY_ROW(lg_pow_f32, float, float, powf(a, b))

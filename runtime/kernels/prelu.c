@@ -33,6 +33,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/quant_util.h"
+#include "runtime/kernels/simd_f32.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -264,13 +265,7 @@ static void lg_prelu_row_f32(const lg_prelu_job* job, int64_t at,
                              int64_t alpha_at, int64_t n, int64_t step) {
   const float* x = (const float*)job->input + at;
   const float* a = (const float*)job->alpha + alpha_at;
-  float* out = (float*)job->output + at;
-  if (step == 0) {
-    const float av = a[0];
-    for (int64_t i = 0; i < n; ++i) out[i] = x[i] >= 0.0f ? x[i] : x[i] * av;
-  } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = x[i] >= 0.0f ? x[i] : x[i] * a[i];
-  }
+  lg_f32_prelu_row(x, a, step, (float*)job->output + at, n);
 }
 
 /* One quantized element; |v * alpha| <= 255^2 stays within int32. */

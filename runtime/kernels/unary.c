@@ -52,6 +52,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/quant_util.h"
+#include "runtime/kernels/simd_f32.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -147,15 +148,6 @@ static inline float lg_unary_sign(float x) {
   return x != x ? x : 0.0f; /* NaN stays NaN; both zeros give +0 */
 }
 
-/* std::max(0, x + 3) and std::min(6, .) as TFLite writes them: a NaN sum
- * gives 0, and x * 0 keeps the NaN. */
-static inline float lg_unary_hard_swish(float x) {
-  float relu6 = x + 3.0f;
-  relu6 = 0.0f < relu6 ? relu6 : 0.0f;
-  relu6 = relu6 < 6.0f ? relu6 : 6.0f;
-  return x * relu6 / 6.0f;
-}
-
 static inline float lg_unary_gelu(float x, bool approximate) {
   if (approximate) {
     const float inner = LG_SQRT_2_OVER_PI * (x + 0.044715f * x * x * x);
@@ -181,6 +173,13 @@ static inline int32_t lg_unary_abs1_i32(int32_t x) {
       out[i] = (expr);                                                    \
     }                                                                     \
   }
+/* The same for the clamping activations, on simd_f32's vector rows. */
+#define LG_UNARY_F32_CLAMP(name, lo, hi)                                  \
+  static void lg_unary_f32_##name(const float* in, float* out, int64_t n, \
+                                  const lg_unary_params* p) {             \
+    (void)p;                                                              \
+    lg_f32_clamp_row(in, out, n, lo, hi);                                 \
+  }
 #define LG_UNARY_INT(name, type, expr)                                \
   static void lg_unary_##name(const type* in, type* out, int64_t n) { \
     for (int64_t i = 0; i < n; ++i) {                                 \
@@ -204,13 +203,21 @@ LG_UNARY_F32(round, lg_unary_round(x))
 LG_UNARY_F32(sign, lg_unary_sign(x))
 LG_UNARY_F32(logistic, lg_unary_logistic(x))
 LG_UNARY_F32(tanh, tanhf(x))
-LG_UNARY_F32(relu, x < 0.0f ? 0.0f : x)
-LG_UNARY_F32(relu6, lg_kernel_clamp_float(x, 0.0f, 6.0f))
-LG_UNARY_F32(relu_n1_to_1, lg_kernel_clamp_float(x, -1.0f, 1.0f))
-LG_UNARY_F32(relu_0_to_1, lg_kernel_clamp_float(x, 0.0f, 1.0f))
+/* RELU is `x < 0 ? 0 : x`: the clamp to [0, +inf] (NaN passes). */
+LG_UNARY_F32_CLAMP(relu, 0.0f, INFINITY)
+LG_UNARY_F32_CLAMP(relu6, 0.0f, 6.0f)
+LG_UNARY_F32_CLAMP(relu_n1_to_1, -1.0f, 1.0f)
+LG_UNARY_F32_CLAMP(relu_0_to_1, 0.0f, 1.0f)
 LG_UNARY_F32(elu, x < 0.0f ? expm1f(x) : x)
-LG_UNARY_F32(hard_swish, lg_unary_hard_swish(x))
-LG_UNARY_F32(leaky_relu, x > 0.0f ? x : x * p->alpha)
+static void lg_unary_f32_hard_swish(const float* in, float* out, int64_t n,
+                                    const lg_unary_params* p) {
+  (void)p;
+  lg_f32_hard_swish_row(in, out, n);
+}
+static void lg_unary_f32_leaky_relu(const float* in, float* out, int64_t n,
+                                    const lg_unary_params* p) {
+  lg_f32_leaky_relu_row(in, p->alpha, out, n);
+}
 LG_UNARY_F32(gelu, lg_unary_gelu(x, p->approximate))
 
 LG_UNARY_INT(abs_i32, int32_t, lg_unary_abs1_i32(x))

@@ -1,0 +1,481 @@
+/* Float32 elementwise rows (see simd_f32.h). One element expression per
+ * op, written three times: scalar C, AVX2 (8 lanes) and AVX-512F (16
+ * lanes). The vector forms use only operations whose lane results equal
+ * the scalar expression's:
+ *   max_ps(a, b) is `a > b ? a : b` and min_ps(a, b) is `a < b ? a : b`
+ *   (the second operand when either is NaN), so the clamp
+ *   `x < lo ? lo : (x > hi ? hi : x)` is max_ps(lo, min_ps(hi, x)) for
+ *   lo <= hi and a NaN comes through as NaN;
+ *   a selection `c ? x : x * a` is a blend on an ordered compare (false for
+ *   NaN, as C's comparison).
+ * The vector functions are compiled for "avx2" without "fma" so that no
+ * multiply and add are ever contracted. */
+#include "runtime/kernels/simd_f32.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel_util.h"
+
+#if LG_GEMM_HAVE_X86
+#include <immintrin.h>
+#endif
+
+/* ---- Scalar -------------------------------------------------------------- */
+
+static inline float lg_f32_binop_scalar(lg_f32_binop op, float a, float b,
+                                        float lo, float hi) {
+  switch (op) {
+    case LG_F32_ADD:
+      return lg_kernel_clamp_float(a + b, lo, hi);
+    case LG_F32_SUB:
+      return lg_kernel_clamp_float(a - b, lo, hi);
+    case LG_F32_MUL:
+      return lg_kernel_clamp_float(a * b, lo, hi);
+    case LG_F32_DIV:
+      return lg_kernel_clamp_float(a / b, lo, hi);
+    case LG_F32_MAX:
+      return a > b ? a : b;
+    case LG_F32_MIN:
+      return a < b ? a : b;
+    default: {
+      const float d = a - b;
+      return d * d;
+    }
+  }
+}
+
+static void lg_f32_binary_scalar(lg_f32_binop op, const float* x, ptrdiff_t sx,
+                                 const float* y, ptrdiff_t sy, float* out,
+                                 int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = lg_f32_binop_scalar(op, x[i * sx], y[i * sy], lo, hi);
+  }
+}
+
+/* std::max(0, x + 3) and std::min(6, .) as TFLite writes them: a NaN sum
+ * gives 0, and x * 0 keeps the NaN. */
+static inline float lg_f32_hard_swish_scalar(float x) {
+  float relu6 = x + 3.0f;
+  relu6 = 0.0f < relu6 ? relu6 : 0.0f;
+  relu6 = relu6 < 6.0f ? relu6 : 6.0f;
+  return x * relu6 / 6.0f;
+}
+
+#if LG_GEMM_HAVE_X86
+
+/* ---- AVX-512F ------------------------------------------------------------ */
+
+#define LG_F32_AVX512 __attribute__((target("avx512f")))
+#define LG_F32_AVX512_INLINE \
+  static inline __attribute__((always_inline, target("avx512f")))
+
+/* The first `n` (< 16) lanes. */
+LG_F32_AVX512_INLINE __mmask16 lg_f32_mask16(int64_t n) {
+  return (__mmask16)((1u << n) - 1u);
+}
+
+LG_F32_AVX512_INLINE __m512 lg_f32_clamp16(__m512 v, __m512 lo, __m512 hi) {
+  return _mm512_max_ps(lo, _mm512_min_ps(hi, v));
+}
+
+LG_F32_AVX512_INLINE __m512 lg_f32_binop16(const lg_f32_binop op, __m512 a,
+                                           __m512 b, __m512 lo, __m512 hi) {
+  switch (op) {
+    case LG_F32_ADD:
+      return lg_f32_clamp16(_mm512_add_ps(a, b), lo, hi);
+    case LG_F32_SUB:
+      return lg_f32_clamp16(_mm512_sub_ps(a, b), lo, hi);
+    case LG_F32_MUL:
+      return lg_f32_clamp16(_mm512_mul_ps(a, b), lo, hi);
+    case LG_F32_DIV:
+      return lg_f32_clamp16(_mm512_div_ps(a, b), lo, hi);
+    case LG_F32_MAX:
+      return _mm512_max_ps(a, b);
+    case LG_F32_MIN:
+      return _mm512_min_ps(a, b);
+    default: {
+      const __m512 d = _mm512_sub_ps(a, b);
+      return _mm512_mul_ps(d, d);
+    }
+  }
+}
+
+/* `op` is a constant in each caller below, so every switch folds away. */
+LG_F32_AVX512_INLINE void lg_f32_binary16(const lg_f32_binop op, const float* x,
+                                          ptrdiff_t sx, const float* y,
+                                          ptrdiff_t sy, float* out, int64_t n,
+                                          float lo_s, float hi_s) {
+  const __m512 lo = _mm512_set1_ps(lo_s), hi = _mm512_set1_ps(hi_s);
+  const __m512 xr = _mm512_set1_ps(x[0]), yr = _mm512_set1_ps(y[0]);
+  int64_t i = 0;
+  if (sx != 0 && sy != 0) {
+    for (; i + 16 <= n; i += 16) {
+      const __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(y + i);
+      _mm512_storeu_ps(out + i, lg_f32_binop16(op, a, b, lo, hi));
+    }
+  } else if (sx != 0) {
+    for (; i + 16 <= n; i += 16) {
+      const __m512 a = _mm512_loadu_ps(x + i);
+      _mm512_storeu_ps(out + i, lg_f32_binop16(op, a, yr, lo, hi));
+    }
+  } else {
+    for (; i + 16 <= n; i += 16) {
+      const __m512 b = sy != 0 ? _mm512_loadu_ps(y + i) : yr;
+      _mm512_storeu_ps(out + i, lg_f32_binop16(op, xr, b, lo, hi));
+    }
+  }
+  if (i < n) {
+    const __mmask16 m = lg_f32_mask16(n - i);
+    const __m512 a = sx != 0 ? _mm512_maskz_loadu_ps(m, x + i) : xr;
+    const __m512 b = sy != 0 ? _mm512_maskz_loadu_ps(m, y + i) : yr;
+    _mm512_mask_storeu_ps(out + i, m, lg_f32_binop16(op, a, b, lo, hi));
+  }
+}
+
+#define LG_F32_BINARY_FN(isa, width, op)                                      \
+  LG_F32_##isa static void lg_f32_##op##_##isa(                               \
+      const float* x, ptrdiff_t sx, const float* y, ptrdiff_t sy, float* out, \
+      int64_t n, float lo, float hi) {                                        \
+    lg_f32_binary##width(LG_F32_##op, x, sx, y, sy, out, n, lo, hi);          \
+  }
+
+typedef void (*lg_f32_binary_fn)(const float* x, ptrdiff_t sx, const float* y,
+                                 ptrdiff_t sy, float* out, int64_t n, float lo,
+                                 float hi);
+
+#define LG_F32_BINARY_TABLE(isa, width)                                   \
+  LG_F32_BINARY_FN(isa, width, ADD)                                       \
+  LG_F32_BINARY_FN(isa, width, SUB)                                       \
+  LG_F32_BINARY_FN(isa, width, MUL)                                       \
+  LG_F32_BINARY_FN(isa, width, DIV)                                       \
+  LG_F32_BINARY_FN(isa, width, MAX)                                       \
+  LG_F32_BINARY_FN(isa, width, MIN)                                       \
+  LG_F32_BINARY_FN(isa, width, SQDIFF)                                    \
+  static const lg_f32_binary_fn lg_f32_binary_##isa[LG_F32_BINOP_COUNT] = \
+      {                                                                   \
+          lg_f32_ADD_##isa,   lg_f32_SUB_##isa, lg_f32_MUL_##isa,         \
+          lg_f32_DIV_##isa,   lg_f32_MAX_##isa, lg_f32_MIN_##isa,         \
+          lg_f32_SQDIFF_##isa};
+
+LG_F32_BINARY_TABLE(AVX512, 16)
+
+LG_F32_AVX512 static void lg_f32_clamp_avx512(const float* x, float* out,
+                                              int64_t n, float lo_s,
+                                              float hi_s) {
+  const __m512 lo = _mm512_set1_ps(lo_s), hi = _mm512_set1_ps(hi_s);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm512_storeu_ps(out + i, lg_f32_clamp16(_mm512_loadu_ps(x + i), lo, hi));
+  }
+  if (i < n) {
+    const __mmask16 m = lg_f32_mask16(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    _mm512_mask_storeu_ps(out + i, m, lg_f32_clamp16(v, lo, hi));
+  }
+}
+
+/* x where x `predicate` 0, else x * a. */
+LG_F32_AVX512_INLINE __m512 lg_f32_select16(__m512 v, __m512 a,
+                                            const int predicate) {
+  const __mmask16 keep = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), predicate);
+  return _mm512_mask_blend_ps(keep, _mm512_mul_ps(v, a), v);
+}
+
+LG_F32_AVX512 static void lg_f32_prelu_avx512(const float* x,
+                                              const float* alpha,
+                                              ptrdiff_t alpha_step, float* out,
+                                              int64_t n) {
+  const __m512 ar = _mm512_set1_ps(alpha[0]);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 a = alpha_step != 0 ? _mm512_loadu_ps(alpha + i) : ar;
+    const __m512 v = _mm512_loadu_ps(x + i);
+    _mm512_storeu_ps(out + i, lg_f32_select16(v, a, _CMP_GE_OQ));
+  }
+  if (i < n) {
+    const __mmask16 m = lg_f32_mask16(n - i);
+    const __m512 a = alpha_step != 0 ? _mm512_maskz_loadu_ps(m, alpha + i) : ar;
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    _mm512_mask_storeu_ps(out + i, m, lg_f32_select16(v, a, _CMP_GE_OQ));
+  }
+}
+
+LG_F32_AVX512 static void lg_f32_leaky_relu_avx512(const float* x,
+                                                   float alpha_s, float* out,
+                                                   int64_t n) {
+  const __m512 a = _mm512_set1_ps(alpha_s);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = _mm512_loadu_ps(x + i);
+    _mm512_storeu_ps(out + i, lg_f32_select16(v, a, _CMP_GT_OQ));
+  }
+  if (i < n) {
+    const __mmask16 m = lg_f32_mask16(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    _mm512_mask_storeu_ps(out + i, m, lg_f32_select16(v, a, _CMP_GT_OQ));
+  }
+}
+
+LG_F32_AVX512_INLINE __m512 lg_f32_hard_swish16(__m512 v) {
+  __m512 relu6 = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
+  relu6 = _mm512_max_ps(relu6, _mm512_setzero_ps());  /* 0 < r ? r : 0 */
+  relu6 = _mm512_min_ps(relu6, _mm512_set1_ps(6.0f)); /* r < 6 ? r : 6 */
+  return _mm512_div_ps(_mm512_mul_ps(v, relu6), _mm512_set1_ps(6.0f));
+}
+
+LG_F32_AVX512 static void lg_f32_hard_swish_avx512(const float* x, float* out,
+                                                   int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm512_storeu_ps(out + i, lg_f32_hard_swish16(_mm512_loadu_ps(x + i)));
+  }
+  if (i < n) {
+    const __mmask16 m = lg_f32_mask16(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    _mm512_mask_storeu_ps(out + i, m, lg_f32_hard_swish16(v));
+  }
+}
+
+/* ---- AVX2 ---------------------------------------------------------------- */
+
+#define LG_F32_AVX2 __attribute__((target("avx2")))
+#define LG_F32_AVX2_INLINE \
+  static inline __attribute__((always_inline, target("avx2")))
+
+/* The first `n` (< 8) lanes, as maskload / maskstore want them. */
+LG_F32_AVX2_INLINE __m256i lg_f32_mask8(int64_t n) {
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), lanes);
+}
+
+LG_F32_AVX2_INLINE __m256 lg_f32_clamp8(__m256 v, __m256 lo, __m256 hi) {
+  return _mm256_max_ps(lo, _mm256_min_ps(hi, v));
+}
+
+LG_F32_AVX2_INLINE __m256 lg_f32_binop8(const lg_f32_binop op, __m256 a,
+                                        __m256 b, __m256 lo, __m256 hi) {
+  switch (op) {
+    case LG_F32_ADD:
+      return lg_f32_clamp8(_mm256_add_ps(a, b), lo, hi);
+    case LG_F32_SUB:
+      return lg_f32_clamp8(_mm256_sub_ps(a, b), lo, hi);
+    case LG_F32_MUL:
+      return lg_f32_clamp8(_mm256_mul_ps(a, b), lo, hi);
+    case LG_F32_DIV:
+      return lg_f32_clamp8(_mm256_div_ps(a, b), lo, hi);
+    case LG_F32_MAX:
+      return _mm256_max_ps(a, b);
+    case LG_F32_MIN:
+      return _mm256_min_ps(a, b);
+    default: {
+      const __m256 d = _mm256_sub_ps(a, b);
+      return _mm256_mul_ps(d, d);
+    }
+  }
+}
+
+LG_F32_AVX2_INLINE void lg_f32_binary8(const lg_f32_binop op, const float* x,
+                                       ptrdiff_t sx, const float* y,
+                                       ptrdiff_t sy, float* out, int64_t n,
+                                       float lo_s, float hi_s) {
+  const __m256 lo = _mm256_set1_ps(lo_s), hi = _mm256_set1_ps(hi_s);
+  const __m256 xr = _mm256_set1_ps(x[0]), yr = _mm256_set1_ps(y[0]);
+  int64_t i = 0;
+  if (sx != 0 && sy != 0) {
+    for (; i + 8 <= n; i += 8) {
+      const __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(y + i);
+      _mm256_storeu_ps(out + i, lg_f32_binop8(op, a, b, lo, hi));
+    }
+  } else if (sx != 0) {
+    for (; i + 8 <= n; i += 8) {
+      const __m256 a = _mm256_loadu_ps(x + i);
+      _mm256_storeu_ps(out + i, lg_f32_binop8(op, a, yr, lo, hi));
+    }
+  } else {
+    for (; i + 8 <= n; i += 8) {
+      const __m256 b = sy != 0 ? _mm256_loadu_ps(y + i) : yr;
+      _mm256_storeu_ps(out + i, lg_f32_binop8(op, xr, b, lo, hi));
+    }
+  }
+  if (i < n) {
+    const __m256i m = lg_f32_mask8(n - i);
+    const __m256 a = sx != 0 ? _mm256_maskload_ps(x + i, m) : xr;
+    const __m256 b = sy != 0 ? _mm256_maskload_ps(y + i, m) : yr;
+    _mm256_maskstore_ps(out + i, m, lg_f32_binop8(op, a, b, lo, hi));
+  }
+}
+
+LG_F32_BINARY_TABLE(AVX2, 8)
+
+LG_F32_AVX2 static void lg_f32_clamp_avx2(const float* x, float* out, int64_t n,
+                                          float lo_s, float hi_s) {
+  const __m256 lo = _mm256_set1_ps(lo_s), hi = _mm256_set1_ps(hi_s);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(out + i, lg_f32_clamp8(_mm256_loadu_ps(x + i), lo, hi));
+  }
+  if (i < n) {
+    const __m256i m = lg_f32_mask8(n - i);
+    const __m256 v = _mm256_maskload_ps(x + i, m);
+    _mm256_maskstore_ps(out + i, m, lg_f32_clamp8(v, lo, hi));
+  }
+}
+
+LG_F32_AVX2_INLINE __m256 lg_f32_select8(__m256 v, __m256 a,
+                                         const int predicate) {
+  const __m256 keep = _mm256_cmp_ps(v, _mm256_setzero_ps(), predicate);
+  return _mm256_blendv_ps(_mm256_mul_ps(v, a), v, keep);
+}
+
+LG_F32_AVX2 static void lg_f32_prelu_avx2(const float* x, const float* alpha,
+                                          ptrdiff_t alpha_step, float* out,
+                                          int64_t n) {
+  const __m256 ar = _mm256_set1_ps(alpha[0]);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 a = alpha_step != 0 ? _mm256_loadu_ps(alpha + i) : ar;
+    const __m256 v = _mm256_loadu_ps(x + i);
+    _mm256_storeu_ps(out + i, lg_f32_select8(v, a, _CMP_GE_OQ));
+  }
+  if (i < n) {
+    const __m256i m = lg_f32_mask8(n - i);
+    const __m256 a = alpha_step != 0 ? _mm256_maskload_ps(alpha + i, m) : ar;
+    const __m256 v = _mm256_maskload_ps(x + i, m);
+    _mm256_maskstore_ps(out + i, m, lg_f32_select8(v, a, _CMP_GE_OQ));
+  }
+}
+
+LG_F32_AVX2 static void lg_f32_leaky_relu_avx2(const float* x, float alpha_s,
+                                               float* out, int64_t n) {
+  const __m256 a = _mm256_set1_ps(alpha_s);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    _mm256_storeu_ps(out + i, lg_f32_select8(v, a, _CMP_GT_OQ));
+  }
+  if (i < n) {
+    const __m256i m = lg_f32_mask8(n - i);
+    const __m256 v = _mm256_maskload_ps(x + i, m);
+    _mm256_maskstore_ps(out + i, m, lg_f32_select8(v, a, _CMP_GT_OQ));
+  }
+}
+
+LG_F32_AVX2_INLINE __m256 lg_f32_hard_swish8(__m256 v) {
+  __m256 relu6 = _mm256_add_ps(v, _mm256_set1_ps(3.0f));
+  relu6 = _mm256_max_ps(relu6, _mm256_setzero_ps());
+  relu6 = _mm256_min_ps(relu6, _mm256_set1_ps(6.0f));
+  return _mm256_div_ps(_mm256_mul_ps(v, relu6), _mm256_set1_ps(6.0f));
+}
+
+LG_F32_AVX2 static void lg_f32_hard_swish_avx2(const float* x, float* out,
+                                               int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(out + i, lg_f32_hard_swish8(_mm256_loadu_ps(x + i)));
+  }
+  if (i < n) {
+    const __m256i m = lg_f32_mask8(n - i);
+    const __m256 v = _mm256_maskload_ps(x + i, m);
+    _mm256_maskstore_ps(out + i, m, lg_f32_hard_swish8(v));
+  }
+}
+
+#endif /* LG_GEMM_HAVE_X86 */
+
+/* ---- Dispatch ------------------------------------------------------------ */
+
+void lg_f32_binary_row(lg_f32_binop op, const float* x, ptrdiff_t sx,
+                       const float* y, ptrdiff_t sy, float* out, int64_t n,
+                       float lo, float hi) {
+  if (n <= 0) return;
+#if LG_GEMM_HAVE_X86
+  if ((unsigned)op < LG_F32_BINOP_COUNT) {
+    switch (lg_gemm_isa_default()) {
+      case LG_GEMM_ISA_AVX512:
+        lg_f32_binary_AVX512[op](x, sx, y, sy, out, n, lo, hi);
+        return;
+      case LG_GEMM_ISA_AVX2:
+        lg_f32_binary_AVX2[op](x, sx, y, sy, out, n, lo, hi);
+        return;
+      default:
+        break;
+    }
+  }
+#endif
+  lg_f32_binary_scalar(op, x, sx, y, sy, out, n, lo, hi);
+}
+
+void lg_f32_clamp_row(const float* x, float* out, int64_t n, float lo,
+                      float hi) {
+  if (n <= 0) return;
+#if LG_GEMM_HAVE_X86
+  switch (lg_gemm_isa_default()) {
+    case LG_GEMM_ISA_AVX512:
+      lg_f32_clamp_avx512(x, out, n, lo, hi);
+      return;
+    case LG_GEMM_ISA_AVX2:
+      lg_f32_clamp_avx2(x, out, n, lo, hi);
+      return;
+    default:
+      break;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = lg_kernel_clamp_float(x[i], lo, hi);
+}
+
+void lg_f32_prelu_row(const float* x, const float* alpha, ptrdiff_t alpha_step,
+                      float* out, int64_t n) {
+  if (n <= 0) return;
+#if LG_GEMM_HAVE_X86
+  switch (lg_gemm_isa_default()) {
+    case LG_GEMM_ISA_AVX512:
+      lg_f32_prelu_avx512(x, alpha, alpha_step, out, n);
+      return;
+    case LG_GEMM_ISA_AVX2:
+      lg_f32_prelu_avx2(x, alpha, alpha_step, out, n);
+      return;
+    default:
+      break;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = x[i] >= 0.0f ? x[i] : x[i] * alpha[i * alpha_step];
+  }
+}
+
+void lg_f32_leaky_relu_row(const float* x, float alpha, float* out, int64_t n) {
+  if (n <= 0) return;
+#if LG_GEMM_HAVE_X86
+  switch (lg_gemm_isa_default()) {
+    case LG_GEMM_ISA_AVX512:
+      lg_f32_leaky_relu_avx512(x, alpha, out, n);
+      return;
+    case LG_GEMM_ISA_AVX2:
+      lg_f32_leaky_relu_avx2(x, alpha, out, n);
+      return;
+    default:
+      break;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] > 0.0f ? x[i] : x[i] * alpha;
+}
+
+void lg_f32_hard_swish_row(const float* x, float* out, int64_t n) {
+  if (n <= 0) return;
+#if LG_GEMM_HAVE_X86
+  switch (lg_gemm_isa_default()) {
+    case LG_GEMM_ISA_AVX512:
+      lg_f32_hard_swish_avx512(x, out, n);
+      return;
+    case LG_GEMM_ISA_AVX2:
+      lg_f32_hard_swish_avx2(x, out, n);
+      return;
+    default:
+      break;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = lg_f32_hard_swish_scalar(x[i]);
+}

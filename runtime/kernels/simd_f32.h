@@ -1,0 +1,60 @@
+/* Float32 elementwise rows with run-time instruction-set dispatch: the
+ * arithmetic of the binary ops, the clamping activations, PRELU,
+ * LEAKY_RELU and HARD_SWISH.
+ *
+ * Each row gives exactly the scalar expression's result, lane for lane
+ * (the same IEEE operations in the same order, no contraction into FMA), so
+ * a kernel may call it wherever it computed the scalar loop before. The
+ * clamp is TFLite's `x < lo ? lo : (x > hi ? hi : x)`: a NaN passes
+ * through it. Without -march flags GCC's -O2 leaves these loops scalar and
+ * branchy (a RELU over random signs mispredicts half its elements), which
+ * made the activations the largest share of real models' time.
+ *
+ * The instruction set is the GEMM's (lg_gemm_isa_default, capped by
+ * LITEGPU_GEMM_ISA): AVX-512F rows with masked tails, AVX2 rows with
+ * masked tails, and the scalar loops. Rows may be computed in place
+ * (out == x or out == y); other overlaps are not allowed.
+ */
+#ifndef LITEGPU_RUNTIME_KERNELS_SIMD_F32_H_
+#define LITEGPU_RUNTIME_KERNELS_SIMD_F32_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum lg_f32_binop {
+  LG_F32_ADD,    /* clamp(x + y) */
+  LG_F32_SUB,    /* clamp(x - y) */
+  LG_F32_MUL,    /* clamp(x * y) */
+  LG_F32_DIV,    /* clamp(x / y) */
+  LG_F32_MAX,    /* x > y ? x : y  (no clamp) */
+  LG_F32_MIN,    /* x < y ? x : y  (no clamp) */
+  LG_F32_SQDIFF, /* (x - y) * (x - y)  (no clamp) */
+  LG_F32_BINOP_COUNT,
+} lg_f32_binop;
+
+/* out[i] = op(x[i * sx], y[i * sy]) for i in [0, n); sx and sy are 0 (the
+ * operand repeats) or 1. lo and hi are the clamp of ADD, SUB, MUL and DIV
+ * (-FLT_MAX / FLT_MAX for TFLite's activation NONE); the other ops ignore
+ * them. */
+void lg_f32_binary_row(lg_f32_binop op, const float* x, ptrdiff_t sx,
+                       const float* y, ptrdiff_t sy, float* out, int64_t n,
+                       float lo, float hi);
+
+/* out[i] = clamp(x[i], lo, hi): RELU (0, +inf), RELU6, RELU_N1_TO_1,
+ * RELU_0_TO_1. */
+void lg_f32_clamp_row(const float* x, float* out, int64_t n, float lo,
+                      float hi);
+
+/* out[i] = x[i] >= 0 ? x[i] : x[i] * alpha[i * alpha_step]; alpha_step is
+ * 0 (one alpha for the row) or 1. */
+void lg_f32_prelu_row(const float* x, const float* alpha, ptrdiff_t alpha_step,
+                      float* out, int64_t n);
+
+/* out[i] = x[i] > 0 ? x[i] : x[i] * alpha. */
+void lg_f32_leaky_relu_row(const float* x, float alpha, float* out, int64_t n);
+
+/* out[i] = x[i] * min(6, max(0, x[i] + 3)) / 6, with TFLite's order of
+ * operations (x times the clamp, then divided by 6). */
+void lg_f32_hard_swish_row(const float* x, float* out, int64_t n);
+
+#endif /* LITEGPU_RUNTIME_KERNELS_SIMD_F32_H_ */

@@ -1,0 +1,248 @@
+/* The float32 elementwise rows (runtime/kernels/simd_f32.h) on every
+ * instruction set this machine runs, against the ops' definitions written
+ * out here element by element (TFLite's expressions): every length from 0
+ * to 80 (vector bodies and every tail), both operands streamed or repeated,
+ * in place, and operands drawn from special values (NaN, +-inf, +-0,
+ * +-FLT_MAX, subnormals, the clamp bounds themselves) mixed with random
+ * ones. Results must match bit for bit (NaN for NaN); a guard after the
+ * row must stay untouched. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/kernels/gemm.h"
+#include "runtime/kernels/simd_f32.h"
+
+#define MAX_N 80
+#define GUARD_VALUE (-12345.5f)
+
+static uint32_t rng_next(uint32_t* state) {
+  uint32_t x = *state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  *state = x;
+  return x;
+}
+
+/* One in four values special, the rest uniform in [-8, 8). */
+static float draw(uint32_t* state) {
+  static const float special[] = {NAN,   -NAN,    INFINITY, -INFINITY, 0.0f,
+                                  -0.0f, FLT_MAX, -FLT_MAX, 1e-40f,    -1e-40f,
+                                  6.0f,  -1.0f,   1.0f,     -3.0f,     3.0f,
+                                  1e30f, -1e30f};
+  const uint32_t r = rng_next(state);
+  if ((r & 3u) == 0) {
+    return special[(r >> 2) % (sizeof(special) / sizeof(special[0]))];
+  }
+  return (float)((double)(r >> 8) / (double)(1u << 23) * 8.0 - 8.0);
+}
+
+static void fill(float* v, int n, uint32_t* state) {
+  for (int i = 0; i < n; ++i) v[i] = draw(state);
+}
+
+static bool same_float(float a, float b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+  return memcmp(&a, &b, sizeof(float)) == 0;
+}
+
+static void expect_row(const char* what, const float* got, const float* want,
+                       int n, lg_gemm_isa isa) {
+  for (int i = 0; i < n; ++i) {
+    if (!same_float(got[i], want[i])) {
+      fail_msg("%s on %s, n %d: element %d is %a, expected %a", what,
+               lg_gemm_isa_name(isa), n, i, (double)got[i], (double)want[i]);
+    }
+  }
+  if (memcmp(&got[n], &(float){GUARD_VALUE}, sizeof(float)) != 0) {
+    fail_msg("%s on %s, n %d: wrote past the row", what, lg_gemm_isa_name(isa),
+             n);
+  }
+}
+
+/* ---- The definitions ------------------------------------------------------
+ */
+
+static float clamp_def(float x, float lo, float hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+static float binop_def(lg_f32_binop op, float a, float b, float lo, float hi) {
+  switch (op) {
+    case LG_F32_ADD:
+      return clamp_def(a + b, lo, hi);
+    case LG_F32_SUB:
+      return clamp_def(a - b, lo, hi);
+    case LG_F32_MUL:
+      return clamp_def(a * b, lo, hi);
+    case LG_F32_DIV:
+      return clamp_def(a / b, lo, hi);
+    case LG_F32_MAX:
+      return a > b ? a : b;
+    case LG_F32_MIN:
+      return a < b ? a : b;
+    case LG_F32_SQDIFF:
+      return (a - b) * (a - b);
+    default:
+      return NAN;
+  }
+}
+
+static float hard_swish_def(float x) {
+  float r = x + 3.0f;
+  r = 0.0f < r ? r : 0.0f;
+  r = r < 6.0f ? r : 6.0f;
+  return x * r / 6.0f;
+}
+
+/* ---- Cases ------------------------------------------------------------------
+ */
+
+/* The ISAs this machine runs; restores the default when done. */
+static int supported_isas(lg_gemm_isa* isas) {
+  int count = 0;
+  for (int i = 0; i < LG_GEMM_ISA_COUNT; ++i) {
+    if (lg_gemm_isa_supported((lg_gemm_isa)i)) isas[count++] = (lg_gemm_isa)i;
+  }
+  return count;
+}
+
+static const float kClamps[][2] = {
+    {-FLT_MAX, FLT_MAX}, {0.0f, FLT_MAX}, {0.0f, 6.0f}, {-1.0f, 1.0f}};
+
+static void test_binary_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  uint32_t seed = 0x9E3779B9u;
+  float x[MAX_N + 1], y[MAX_N + 1], got[MAX_N + 1], want[MAX_N + 1];
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int op = 0; op < LG_F32_BINOP_COUNT; ++op) {
+      for (int n = 0; n <= MAX_N; ++n) {
+        for (int layout = 0; layout < 4; ++layout) {
+          const ptrdiff_t sx = layout & 1, sy = (layout >> 1) & 1;
+          const float* clamp = kClamps[(n + layout) % 4];
+          fill(x, MAX_N, &seed);
+          fill(y, MAX_N, &seed);
+          for (int i = 0; i < n; ++i) {
+            want[i] = binop_def((lg_f32_binop)op, x[i * sx], y[i * sy],
+                                clamp[0], clamp[1]);
+          }
+          got[n] = GUARD_VALUE;
+          lg_f32_binary_row((lg_f32_binop)op, x, sx, y, sy, got, n, clamp[0],
+                            clamp[1]);
+          char what[64];
+          snprintf(what, sizeof(what), "binary op %d, strides %d/%d", op,
+                   (int)sx, (int)sy);
+          expect_row(what, got, want, n, isas[k]);
+        }
+        /* In place over the first operand. */
+        fill(x, MAX_N, &seed);
+        fill(y, MAX_N, &seed);
+        for (int i = 0; i < n; ++i) {
+          want[i] = binop_def((lg_f32_binop)op, x[i], y[i], 0.0f, 6.0f);
+        }
+        x[n] = GUARD_VALUE;
+        lg_f32_binary_row((lg_f32_binop)op, x, 1, y, 1, x, n, 0.0f, 6.0f);
+        expect_row("binary in place", x, want, n, isas[k]);
+      }
+    }
+  }
+  lg_gemm_isa_set_default(before);
+}
+
+static void test_activation_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  uint32_t seed = 0x2545F491u;
+  float x[MAX_N + 1], a[MAX_N + 1], got[MAX_N + 1], want[MAX_N + 1];
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int n = 0; n <= MAX_N; ++n) {
+      fill(x, MAX_N, &seed);
+      fill(a, MAX_N, &seed);
+      const float* clamp = kClamps[n % 4];
+      const float lo = n % 5 == 0 ? 0.0f : clamp[0];
+      const float hi = n % 5 == 0 ? INFINITY : clamp[1];
+      for (int i = 0; i < n; ++i) want[i] = clamp_def(x[i], lo, hi);
+      got[n] = GUARD_VALUE;
+      lg_f32_clamp_row(x, got, n, lo, hi);
+      expect_row("clamp", got, want, n, isas[k]);
+
+      for (int step = 0; step < 2; ++step) {
+        for (int i = 0; i < n; ++i) {
+          want[i] = x[i] >= 0.0f ? x[i] : x[i] * a[i * step];
+        }
+        lg_f32_prelu_row(x, a, step, got, n);
+        expect_row(step ? "prelu (alpha per element)" : "prelu (one alpha)",
+                   got, want, n, isas[k]);
+      }
+
+      const float alpha = a[0];
+      for (int i = 0; i < n; ++i) want[i] = x[i] > 0.0f ? x[i] : x[i] * alpha;
+      lg_f32_leaky_relu_row(x, alpha, got, n);
+      expect_row("leaky relu", got, want, n, isas[k]);
+
+      for (int i = 0; i < n; ++i) want[i] = hard_swish_def(x[i]);
+      lg_f32_hard_swish_row(x, got, n);
+      expect_row("hard swish", got, want, n, isas[k]);
+
+      /* In place. */
+      x[n] = GUARD_VALUE;
+      lg_f32_hard_swish_row(x, x, n);
+      expect_row("hard swish in place", x, want, n, isas[k]);
+    }
+  }
+  lg_gemm_isa_set_default(before);
+}
+
+/* Hand-derived values, so that a definition above cannot drift with the
+ * code: RELU6 of -0 keeps -0, a NaN passes every clamp, inf clamps to
+ * FLT_MAX under activation NONE, PRELU of -2 by 0.25 is -0.5, HARD_SWISH
+ * of 1 is 4/6 and of NaN is NaN (NaN + 3 clamps to 0, NaN * 0 is NaN). */
+static void test_hand_values(void** state) {
+  (void)state;
+  const float x[3] = {-0.0f, NAN, 7.0f};
+  float out[3];
+  lg_f32_clamp_row(x, out, 3, 0.0f, 6.0f);
+  assert_true(out[0] == 0.0f && signbit(out[0]));
+  assert_true(isnan(out[1]));
+  assert_true(out[2] == 6.0f);
+
+  const float big[2] = {INFINITY, -INFINITY};
+  const float one[1] = {1.0f};
+  lg_f32_binary_row(LG_F32_ADD, big, 1, one, 0, out, 2, -FLT_MAX, FLT_MAX);
+  assert_true(out[0] == FLT_MAX && out[1] == -FLT_MAX);
+
+  const float p[2] = {-2.0f, 3.0f};
+  const float alpha[1] = {0.25f};
+  lg_f32_prelu_row(p, alpha, 0, out, 2);
+  assert_true(out[0] == -0.5f && out[1] == 3.0f);
+
+  const float h[2] = {1.0f, NAN};
+  lg_f32_hard_swish_row(h, out, 2);
+  assert_true(out[0] == 4.0f / 6.0f);
+  assert_true(isnan(out[1]));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_binary_rows),
+      cmocka_unit_test(test_activation_rows),
+      cmocka_unit_test(test_hand_values),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
