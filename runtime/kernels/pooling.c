@@ -32,6 +32,7 @@
 #include <stdlib.h>
 
 #include "base/thread_pool.h"
+#include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
@@ -39,6 +40,10 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
+
+#if LG_GEMM_HAVE_X86
+#include <immintrin.h>
+#endif
 
 /* Channels folded together per window (stack accumulators). */
 #define LG_POOL_CHUNK 64
@@ -79,7 +84,8 @@ typedef struct lg_pool_job {
   const lg_pool_data* data;
   const float* input;
   float* output;
-  int rows; /* batch * out_h */
+  lg_gemm_isa isa; /* AVERAGE and MAX take vector pixels from AVX2 on */
+  int rows;        /* batch * out_h */
   int num_tasks;
 } lg_pool_job;
 
@@ -375,11 +381,85 @@ LG_POOL_INLINE void lg_pool_rows(lg_pool_kind kind, const lg_pool_job* job,
   }
 }
 
+#if LG_GEMM_HAVE_X86
+/* AVERAGE and MAX pixels on vectors of channels: the same folds in the same
+ * (row, column) order lane by lane (max_ps(x, acc) is `x > acc ? x : acc`),
+ * so results equal the scalar loop's bit for bit; channels past the last
+ * full vector are masked. */
+#define LG_POOL_VECTOR_PIXEL(NAME, ISA, VEC, LANES, MASK_T, MASK_OF, LOAD,    \
+                             STORE, SET1, MAX, MIN, ADD, DIV)                 \
+  __attribute__((target(ISA))) static void NAME(const lg_pool_job* job,       \
+                                                int r0, int r1) {             \
+    const lg_pool_data* d = job->data;                                        \
+    const bool is_max = d->kind == LG_POOL_MAX;                               \
+    const int channels = d->channels;                                         \
+    const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * channels;               \
+    const VEC lo = SET1(d->min), hi = SET1(d->max);                           \
+    const VEC init = SET1(is_max ? -FLT_MAX : 0.0f);                          \
+    for (int r = r0; r < r1; ++r) {                                           \
+      int rows, cols;                                                         \
+      const float* row = job->input + lg_pool_row_window(d, r, &rows);        \
+      for (int ox = 0; ox < d->out_w; ++ox) {                                 \
+        const float* first = row + lg_pool_col_window(d, ox, &cols);          \
+        float* out = job->output + ((ptrdiff_t)r * d->out_w + ox) * channels; \
+        const VEC count = SET1((float)(rows * cols));                         \
+        for (int c = 0; c < channels; c += LANES) {                           \
+          const MASK_T m = MASK_OF(channels - c);                             \
+          VEC acc = init;                                                     \
+          for (int fy = 0; fy < rows; ++fy) {                                 \
+            const float* x = first + fy * row_stride + c;                     \
+            for (int fx = 0; fx < cols; ++fx, x += channels) {                \
+              const VEC v = LOAD(x, m);                                       \
+              acc = is_max ? MAX(v, acc) : ADD(acc, v);                       \
+            }                                                                 \
+          }                                                                   \
+          if (!is_max) acc = DIV(acc, count);                                 \
+          STORE(out + c, m, MAX(lo, MIN(hi, acc)));                           \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+  }
+
+static inline __attribute__((always_inline)) __mmask16 lg_pool_mask16(int n) {
+  return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+}
+static inline __attribute__((always_inline, target("avx2"))) __m256i
+lg_pool_mask8(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+#define LG_POOL_LOAD16(p, m) _mm512_maskz_loadu_ps(m, p)
+#define LG_POOL_STORE16(p, m, v) _mm512_mask_storeu_ps(p, m, v)
+#define LG_POOL_LOAD8(p, m) _mm256_maskload_ps(p, m)
+#define LG_POOL_STORE8(p, m, v) _mm256_maskstore_ps(p, m, v)
+
+LG_POOL_VECTOR_PIXEL(lg_pool_rows_avx512, "avx512f", __m512, 16, __mmask16,
+                     lg_pool_mask16, LG_POOL_LOAD16, LG_POOL_STORE16,
+                     _mm512_set1_ps, _mm512_max_ps, _mm512_min_ps,
+                     _mm512_add_ps, _mm512_div_ps)
+LG_POOL_VECTOR_PIXEL(lg_pool_rows_avx2, "avx2", __m256, 8, __m256i,
+                     lg_pool_mask8, LG_POOL_LOAD8, LG_POOL_STORE8,
+                     _mm256_set1_ps, _mm256_max_ps, _mm256_min_ps,
+                     _mm256_add_ps, _mm256_div_ps)
+#endif
+
 /* Task `index` of num_tasks equal shares of the output rows. */
 static void lg_pool_task(void* ctx, int index) {
   const lg_pool_job* job = ctx;
   const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+#if LG_GEMM_HAVE_X86
+  if (job->data->kind != LG_POOL_L2) {
+    if (job->isa == LG_GEMM_ISA_AVX512) {
+      lg_pool_rows_avx512(job, r0, r1);
+      return;
+    }
+    if (job->isa == LG_GEMM_ISA_AVX2) {
+      lg_pool_rows_avx2(job, r0, r1);
+      return;
+    }
+  }
+#endif
   switch (job->data->kind) {
     case LG_POOL_AVERAGE:
       lg_pool_rows(LG_POOL_AVERAGE, job, r0, r1);
@@ -484,6 +564,7 @@ static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
       .data = data,
       .input = input->data.f,
       .output = output->data.f,
+      .isa = lg_gemm_isa_default(),
       .rows = data->batch * data->out_h,
       .num_tasks = 1,
   };

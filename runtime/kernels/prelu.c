@@ -312,6 +312,13 @@ static void lg_prelu_task(void* ctx, int index) {
   const int64_t step = data->alpha_stride[data->rank - 1];
   const int64_t begin = job->rows * index / job->num_tasks;
   const int64_t end = job->rows * (index + 1) / job->num_tasks;
+  if (data->type == kTfLiteFloat32 && step == 1 && data->rank == 2 &&
+      data->alpha_stride[0] == 0) {
+    /* One alpha per channel, the same for every row. */
+    lg_f32_prelu_rows((const float*)job->input + begin * inner, job->alpha,
+                      (float*)job->output + begin * inner, end - begin, inner);
+    return;
+  }
   for (int64_t r = begin; r < end; ++r) {
     job->row(job, r * inner, lg_prelu_alpha_offset(data, r), inner, step);
   }

@@ -184,10 +184,9 @@ LG_F32_AVX512_INLINE __m512 lg_f32_select16(__m512 v, __m512 a,
   return _mm512_mask_blend_ps(keep, _mm512_mul_ps(v, a), v);
 }
 
-LG_F32_AVX512 static void lg_f32_prelu_avx512(const float* x,
-                                              const float* alpha,
-                                              ptrdiff_t alpha_step, float* out,
-                                              int64_t n) {
+LG_F32_AVX512_INLINE void lg_f32_prelu16(const float* x, const float* alpha,
+                                         ptrdiff_t alpha_step, float* out,
+                                         int64_t n) {
   const __m512 ar = _mm512_set1_ps(alpha[0]);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -200,6 +199,22 @@ LG_F32_AVX512 static void lg_f32_prelu_avx512(const float* x,
     const __m512 a = alpha_step != 0 ? _mm512_maskz_loadu_ps(m, alpha + i) : ar;
     const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
     _mm512_mask_storeu_ps(out + i, m, lg_f32_select16(v, a, _CMP_GE_OQ));
+  }
+}
+
+LG_F32_AVX512 static void lg_f32_prelu_avx512(const float* x,
+                                              const float* alpha,
+                                              ptrdiff_t alpha_step, float* out,
+                                              int64_t n) {
+  lg_f32_prelu16(x, alpha, alpha_step, out, n);
+}
+
+LG_F32_AVX512 static void lg_f32_prelu_rows_avx512(const float* x,
+                                                   const float* alpha,
+                                                   float* out, int64_t rows,
+                                                   int64_t inner) {
+  for (int64_t r = 0; r < rows; ++r) {
+    lg_f32_prelu16(x + r * inner, alpha, 1, out + r * inner, inner);
   }
 }
 
@@ -330,9 +345,9 @@ LG_F32_AVX2_INLINE __m256 lg_f32_select8(__m256 v, __m256 a,
   return _mm256_blendv_ps(_mm256_mul_ps(v, a), v, keep);
 }
 
-LG_F32_AVX2 static void lg_f32_prelu_avx2(const float* x, const float* alpha,
-                                          ptrdiff_t alpha_step, float* out,
-                                          int64_t n) {
+LG_F32_AVX2_INLINE void lg_f32_prelu8(const float* x, const float* alpha,
+                                      ptrdiff_t alpha_step, float* out,
+                                      int64_t n) {
   const __m256 ar = _mm256_set1_ps(alpha[0]);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -345,6 +360,20 @@ LG_F32_AVX2 static void lg_f32_prelu_avx2(const float* x, const float* alpha,
     const __m256 a = alpha_step != 0 ? _mm256_maskload_ps(alpha + i, m) : ar;
     const __m256 v = _mm256_maskload_ps(x + i, m);
     _mm256_maskstore_ps(out + i, m, lg_f32_select8(v, a, _CMP_GE_OQ));
+  }
+}
+
+LG_F32_AVX2 static void lg_f32_prelu_avx2(const float* x, const float* alpha,
+                                          ptrdiff_t alpha_step, float* out,
+                                          int64_t n) {
+  lg_f32_prelu8(x, alpha, alpha_step, out, n);
+}
+
+LG_F32_AVX2 static void lg_f32_prelu_rows_avx2(const float* x,
+                                               const float* alpha, float* out,
+                                               int64_t rows, int64_t inner) {
+  for (int64_t r = 0; r < rows; ++r) {
+    lg_f32_prelu8(x + r * inner, alpha, 1, out + r * inner, inner);
   }
 }
 
@@ -443,6 +472,30 @@ void lg_f32_prelu_row(const float* x, const float* alpha, ptrdiff_t alpha_step,
 #endif
   for (int64_t i = 0; i < n; ++i) {
     out[i] = x[i] >= 0.0f ? x[i] : x[i] * alpha[i * alpha_step];
+  }
+}
+
+void lg_f32_prelu_rows(const float* x, const float* alpha, float* out,
+                       int64_t rows, int64_t inner) {
+  if (rows <= 0 || inner <= 0) return;
+#if LG_GEMM_HAVE_X86
+  switch (lg_gemm_isa_default()) {
+    case LG_GEMM_ISA_AVX512:
+      lg_f32_prelu_rows_avx512(x, alpha, out, rows, inner);
+      return;
+    case LG_GEMM_ISA_AVX2:
+      lg_f32_prelu_rows_avx2(x, alpha, out, rows, inner);
+      return;
+    default:
+      break;
+  }
+#endif
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * inner;
+    float* o = out + r * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      o[i] = xr[i] >= 0.0f ? xr[i] : xr[i] * alpha[i];
+    }
   }
 }
 

@@ -50,6 +50,12 @@ void lg_f32_clamp_row(const float* x, float* out, int64_t n, float lo,
 void lg_f32_prelu_row(const float* x, const float* alpha, ptrdiff_t alpha_step,
                       float* out, int64_t n);
 
+/* PRELU over `rows` rows of `inner` elements with the same `inner` alphas
+ * for every row (a per-channel alpha): the row function above on each row,
+ * without a call per row. */
+void lg_f32_prelu_rows(const float* x, const float* alpha, float* out,
+                       int64_t rows, int64_t inner);
+
 /* out[i] = x[i] > 0 ? x[i] : x[i] * alpha. */
 void lg_f32_leaky_relu_row(const float* x, float alpha, float* out, int64_t n);
 

@@ -191,6 +191,17 @@ static void test_activation_rows(void** state) {
                    got, want, n, isas[k]);
       }
 
+      /* Rows of `inner` elements sharing one alpha per position. */
+      for (int inner = 1; inner <= 20 && inner <= n; inner += 3) {
+        const int rows = n / inner;
+        for (int i = 0; i < rows * inner; ++i) {
+          want[i] = x[i] >= 0.0f ? x[i] : x[i] * a[i % inner];
+        }
+        got[rows * inner] = GUARD_VALUE;
+        lg_f32_prelu_rows(x, a, got, rows, inner);
+        expect_row("prelu rows", got, want, rows * inner, isas[k]);
+      }
+
       const float alpha = a[0];
       for (int i = 0; i < n; ++i) want[i] = x[i] > 0.0f ? x[i] : x[i] * alpha;
       lg_f32_leaky_relu_row(x, alpha, got, n);
