@@ -369,6 +369,13 @@ DW_CASES = [
     ((1, 1, 1, 7), 1, (1, 1), (1, 1), (1, 1), "VALID"),
     ((1, 2, 2, 3), 1, (3, 3), (1, 1), (1, 1), "VALID"),      # empty output
     ((1, 44, 44, 144), 1, (3, 3), (1, 1), (1, 1), "SAME"),   # split (2T)
+    # Windows other than 3x3 sum four interior pixels at a time: rows
+    # with whole and partial groups of four, 1 or 2 channel vectors and
+    # masked tails of both instruction sets' widths.
+    ((1, 12, 21, 32), 1, (5, 5), (1, 1), (1, 1), "SAME"),
+    ((2, 10, 19, 17), 1, (5, 5), (2, 2), (1, 1), "SAME"),
+    ((1, 9, 23, 40), 1, (5, 3), (1, 1), (1, 2), "VALID"),
+    ((1, 8, 30, 9), 1, (7, 7), (1, 3), (1, 1), "SAME"),
 ]
 
 
