@@ -67,6 +67,7 @@ typedef struct lg_conv_data {
   lg_conv_geometry geo;
   int groups;
   bool direct; /* 1x1 filter, stride 1: A is the input itself */
+  bool narrow; /* few output channels: conv_narrow.c, no GEMM */
   bool has_bias;
   lg_gemm_isa isa;
   bool prepacked; /* the filter sits in `weights`, packed per group */
@@ -495,6 +496,15 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
   data->isa = lg_gemm_isa_default();
   data->direct = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 &&
                  g->stride_w == 1;
+  data->narrow = lg_conv_narrow_applies(g, data->groups, data->isa);
+  if (data->narrow) {
+    const int tasks = lg_thread_pool_size(lg_kernel_thread_pool(context));
+    data->scratch_floats = lg_conv_narrow_scratch_floats(g, tasks);
+    data->prepacked = false;
+    data->gather = false;
+    return lg_nn_set_temporaries(context, node, LG_CONV_OP, data->temporaries,
+                                 &data->scratch_floats, 1);
+  }
   lg_gemm gemm = lg_conv_gemm(data);
   /* Whether B is prepacked changes the scratch size: decide it first. */
   const TfLiteTensor* filter;
@@ -755,6 +765,12 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
 
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const lg_conv_geometry* g = &data->geo;
+  if (data->narrow) {
+    lg_conv_narrow_run(g, data->isa, input->data.f, filter->data.f,
+                       bias != NULL ? bias->data.f : NULL, output->data.f,
+                       scratch, data->scratch_floats, pool);
+    return kTfLiteOk;
+  }
   for (int gi = 0; gi < data->groups; ++gi) {
     lg_gemm gemm = lg_conv_gemm(data);
     const lg_conv_pack_ctx pack = {g,

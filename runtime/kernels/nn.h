@@ -274,6 +274,25 @@ void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
                                  const int8_t* filter, const void* bias,
                                  void* output);
 
+/* ---- CONV_2D with few output channels (conv_narrow.c) -------------------- */
+
+/* The most output channels the narrow path takes. */
+#define LG_CONV_NARROW_MAX 4
+
+/* Whether CONV_2D of geometry g (float32) takes the narrow path: one group,
+ * at most LG_CONV_NARROW_MAX output channels, and a vector ISA (isa is the
+ * GEMM's: lg_gemm_isa values; the scalar one never takes it). */
+bool lg_conv_narrow_applies(const lg_conv_geometry* g, int groups, int isa);
+/* Scratch floats lg_conv_narrow_run needs for up to `tasks` tasks. */
+size_t lg_conv_narrow_scratch_floats(const lg_conv_geometry* g, int tasks);
+/* The convolution (OHWI filter, optional bias) into output, split over the
+ * pool's threads as far as the scratch allows. Only where
+ * lg_conv_narrow_applies. */
+void lg_conv_narrow_run(const lg_conv_geometry* g, int isa, const float* input,
+                        const float* filter, const float* bias, float* output,
+                        float* scratch, size_t scratch_floats,
+                        lg_thread_pool* pool);
+
 /* ---- Reference implementations ----------------------------------------- */
 
 /* CONV_2D: output [batch, out_h, out_w, out_c]; bias may be NULL. */

@@ -78,6 +78,13 @@ CONV_CASES = [
     ((2, 12, 12, 16), (12, 3, 3), (1, 1), (1, 1), "SAME"),   # m > 256 rows
     ((1, 2, 2, 1), (2, 3, 3), (1, 1), (1, 1), "VALID"),      # empty output
     ((0, 4, 4, 3), (2, 3, 3), (1, 1), (1, 1), "SAME"),       # empty batch
+    # Up to 4 output channels: a dot product per pixel (conv_narrow.c):
+    # window rows cut at every edge, runs longer than a vector, dilated
+    # windows (a run per tap), 1x1.
+    ((1, 20, 19, 8), (1, 3, 3), (1, 1), (1, 1), "SAME"),
+    ((2, 9, 10, 40), (3, 5, 5), (2, 2), (1, 1), "SAME"),
+    ((1, 11, 12, 3), (2, 3, 3), (1, 1), (2, 2), "SAME"),
+    ((1, 7, 7, 64), (4, 1, 1), (1, 1), (1, 1), "VALID"),
 ]
 
 
@@ -140,6 +147,16 @@ def test_conv_split_over_threads():
     x = grid(rng, (1, 32, 32, 64), 4)
     w = grid(rng, (64, 3, 3, 64), 16)
     check_case(conv_case(x, w, grid(rng, (64,), 4), (1, 1), (1, 1), "SAME",
+                         "RELU6"))
+
+
+def test_conv_narrow_split_over_threads():
+    """1.2M multiply-adds into 2 channels: the narrow path splits output
+    rows over both threads, with a fused RELU6."""
+    rng = np.random.default_rng(107)
+    x = grid(rng, (1, 64, 64, 16), 4)
+    w = grid(rng, (2, 3, 3, 16), 16)
+    check_case(conv_case(x, w, grid(rng, (2,), 4), (1, 1), (1, 1), "SAME",
                          "RELU6"))
 
 
