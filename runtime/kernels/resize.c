@@ -43,6 +43,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/quant_util.h"
+#include "runtime/kernels/simd_f32.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -50,6 +51,9 @@
 /* Output elements below which splitting over threads costs more than it
  * saves. */
 #define LG_RESIZE_MIN_PARALLEL (1 << 14)
+/* Output columns whose sources a bilinear row computes at once (on the
+ * stack). */
+#define LG_RESIZE_CHUNK 256
 
 enum {
   kInputTensor = 0,
@@ -309,34 +313,42 @@ static inline int lg_resize_nearest_index(int v, int in, int out, bool align,
   return index;
 }
 
-static void lg_resize_bilinear_row(const lg_resize_job* job, int r) {
+/* Output rows [r0, r1) of batch * out_h. The columns' sources are the same
+ * for every row: they are computed a chunk of columns at a time, and each
+ * row blends that chunk in one call. */
+static void lg_resize_bilinear_rows(const lg_resize_job* job, int r0, int r1) {
   const lg_resize_data* d = job->data;
   const ptrdiff_t channels = d->channels;
-  const int b = r / d->out_h;
-  float sy;
-  int y0, y1;
-  lg_resize_source(r % d->out_h, d->scale_h, d->half_pixel_centers, d->in_h,
-                   &sy, &y0, &y1);
-  const float dy = sy - (float)y0, wy = 1.0f - dy;
-  const float* input = job->input;
-  const float* row0 =
-      input + ((ptrdiff_t)b * d->in_h + y0) * d->in_w * channels;
-  const float* row1 =
-      input + ((ptrdiff_t)b * d->in_h + y1) * d->in_w * channels;
-  float* out = (float*)job->output + (ptrdiff_t)r * d->out_w * channels;
-  for (int x = 0; x < d->out_w; ++x, out += channels) {
-    float sx;
-    int x0, x1;
-    lg_resize_source(x, d->scale_w, d->half_pixel_centers, d->in_w, &sx, &x0,
-                     &x1);
-    const float dx = sx - (float)x0, wx = 1.0f - dx;
-    const float* p00 = row0 + x0 * channels;
-    const float* p01 = row0 + x1 * channels;
-    const float* p10 = row1 + x0 * channels;
-    const float* p11 = row1 + x1 * channels;
-    for (ptrdiff_t c = 0; c < channels; ++c) {
-      out[c] = p00[c] * wy * wx + p10[c] * dy * wx + p01[c] * wy * dx +
-               p11[c] * dy * dx;
+  int32_t x_lo[LG_RESIZE_CHUNK], x_hi[LG_RESIZE_CHUNK];
+  float dx[LG_RESIZE_CHUNK];
+  for (int x0 = 0; x0 < d->out_w; x0 += LG_RESIZE_CHUNK) {
+    const int count =
+        d->out_w - x0 < LG_RESIZE_CHUNK ? d->out_w - x0 : LG_RESIZE_CHUNK;
+    for (int i = 0; i < count; ++i) {
+      float sx;
+      int lo, hi;
+      lg_resize_source(x0 + i, d->scale_w, d->half_pixel_centers, d->in_w, &sx,
+                       &lo, &hi);
+      x_lo[i] = (int32_t)(lo * channels);
+      x_hi[i] = (int32_t)(hi * channels);
+      dx[i] = sx - (float)lo;
+    }
+    for (int r = r0; r < r1; ++r) {
+      const int b = r / d->out_h;
+      float sy;
+      int y0, y1;
+      lg_resize_source(r % d->out_h, d->scale_h, d->half_pixel_centers, d->in_h,
+                       &sy, &y0, &y1);
+      const float dy = sy - (float)y0, wy = 1.0f - dy;
+      const float* input = job->input;
+      const float* row0 =
+          input + ((ptrdiff_t)b * d->in_h + y0) * d->in_w * channels;
+      const float* row1 =
+          input + ((ptrdiff_t)b * d->in_h + y1) * d->in_w * channels;
+      float* out =
+          (float*)job->output + ((ptrdiff_t)r * d->out_w + x0) * channels;
+      lg_f32_bilinear_pixels(row0, row1, x_lo, x_hi, dx, count, (int)channels,
+                             wy, dy, out);
     }
   }
 }
@@ -416,15 +428,18 @@ static void lg_resize_task(void* ctx, int index) {
   const lg_resize_job* job = ctx;
   const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  if (job->data->kind == LG_RESIZE_BILINEAR &&
+      job->data->type == kTfLiteFloat32) {
+    lg_resize_bilinear_rows(job, r0, r1);
+    return;
+  }
   for (int r = r0; r < r1; ++r) {
     if (job->data->kind == LG_RESIZE_NEAREST) {
       lg_resize_nearest_row(job, r);
     } else if (job->data->type == kTfLiteInt8) {
       lg_resize_bilinear_row_i8(job, r);
-    } else if (job->data->type == kTfLiteInt16) {
-      lg_resize_bilinear_row_i16(job, r);
     } else {
-      lg_resize_bilinear_row(job, r);
+      lg_resize_bilinear_row_i16(job, r);
     }
   }
 }

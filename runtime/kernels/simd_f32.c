@@ -254,6 +254,60 @@ LG_F32_AVX512 static void lg_f32_hard_swish_avx512(const float* x, float* out,
   }
 }
 
+LG_F32_AVX512_INLINE __m512 lg_f32_bilinear16(const float* p00,
+                                              const float* p01,
+                                              const float* p10,
+                                              const float* p11, __mmask16 m,
+                                              const __m512* w) {
+  __m512 v =
+      _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, p00), w[0]), w[2]);
+  v = _mm512_add_ps(
+      v,
+      _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, p10), w[1]), w[2]));
+  v = _mm512_add_ps(
+      v,
+      _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, p01), w[0]), w[3]));
+  return _mm512_add_ps(
+      v,
+      _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, p11), w[1]), w[3]));
+}
+
+LG_F32_AVX512 static void lg_f32_bilinear_avx512(
+    const float* p00, const float* p01, const float* p10, const float* p11,
+    float* out, int64_t n, float wy, float dy, float wx, float dx) {
+  const __m512 w[4] = {_mm512_set1_ps(wy), _mm512_set1_ps(dy),
+                       _mm512_set1_ps(wx), _mm512_set1_ps(dx)};
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : lg_f32_mask16(n - i);
+    _mm512_mask_storeu_ps(
+        out + i, m,
+        lg_f32_bilinear16(p00 + i, p01 + i, p10 + i, p11 + i, m, w));
+  }
+}
+
+LG_F32_AVX512 static void lg_f32_bilinear_pixels_avx512(
+    const float* row0, const float* row1, const int32_t* x_lo,
+    const int32_t* x_hi, const float* dx, int count, int channels, float wy,
+    float dy, float* out) {
+  __m512 w[4] = {_mm512_set1_ps(wy), _mm512_set1_ps(dy), _mm512_setzero_ps(),
+                 _mm512_setzero_ps()};
+  for (int p = 0; p < count; ++p, out += channels) {
+    w[2] = _mm512_set1_ps(1.0f - dx[p]);
+    w[3] = _mm512_set1_ps(dx[p]);
+    const float* p00 = row0 + x_lo[p];
+    const float* p01 = row0 + x_hi[p];
+    const float* p10 = row1 + x_lo[p];
+    const float* p11 = row1 + x_hi[p];
+    for (int c = 0; c < channels; c += 16) {
+      const __mmask16 m =
+          channels - c >= 16 ? (__mmask16)0xFFFF : lg_f32_mask16(channels - c);
+      _mm512_mask_storeu_ps(
+          out + c, m,
+          lg_f32_bilinear16(p00 + c, p01 + c, p10 + c, p11 + c, m, w));
+    }
+  }
+}
+
 /* ---- AVX2 ---------------------------------------------------------------- */
 
 #define LG_F32_AVX2 __attribute__((target("avx2")))
@@ -412,6 +466,29 @@ LG_F32_AVX2 static void lg_f32_hard_swish_avx2(const float* x, float* out,
   }
 }
 
+LG_F32_AVX2 static void lg_f32_bilinear_avx2(const float* p00, const float* p01,
+                                             const float* p10, const float* p11,
+                                             float* out, int64_t n, float wy,
+                                             float dy, float wx, float dx) {
+  const __m256 vwy = _mm256_set1_ps(wy), vdy = _mm256_set1_ps(dy);
+  const __m256 vwx = _mm256_set1_ps(wx), vdx = _mm256_set1_ps(dx);
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256i m = lg_f32_mask8(n - i);
+    __m256 v =
+        _mm256_mul_ps(_mm256_mul_ps(_mm256_maskload_ps(p00 + i, m), vwy), vwx);
+    v = _mm256_add_ps(
+        v,
+        _mm256_mul_ps(_mm256_mul_ps(_mm256_maskload_ps(p10 + i, m), vdy), vwx));
+    v = _mm256_add_ps(
+        v,
+        _mm256_mul_ps(_mm256_mul_ps(_mm256_maskload_ps(p01 + i, m), vwy), vdx));
+    v = _mm256_add_ps(
+        v,
+        _mm256_mul_ps(_mm256_mul_ps(_mm256_maskload_ps(p11 + i, m), vdy), vdx));
+    _mm256_maskstore_ps(out + i, m, v);
+  }
+}
+
 #endif /* LG_GEMM_HAVE_X86 */
 
 /* ---- Dispatch ------------------------------------------------------------ */
@@ -531,4 +608,44 @@ void lg_f32_hard_swish_row(const float* x, float* out, int64_t n) {
   }
 #endif
   for (int64_t i = 0; i < n; ++i) out[i] = lg_f32_hard_swish_scalar(x[i]);
+}
+
+void lg_f32_bilinear_row(const float* p00, const float* p01, const float* p10,
+                         const float* p11, float* out, int64_t n, float wy,
+                         float dy, float wx, float dx) {
+  if (n <= 0) return;
+#if LG_GEMM_HAVE_X86
+  switch (lg_gemm_isa_default()) {
+    case LG_GEMM_ISA_AVX512:
+      lg_f32_bilinear_avx512(p00, p01, p10, p11, out, n, wy, dy, wx, dx);
+      return;
+    case LG_GEMM_ISA_AVX2:
+      lg_f32_bilinear_avx2(p00, p01, p10, p11, out, n, wy, dy, wx, dx);
+      return;
+    default:
+      break;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = p00[i] * wy * wx + p10[i] * dy * wx + p01[i] * wy * dx +
+             p11[i] * dy * dx;
+  }
+}
+
+void lg_f32_bilinear_pixels(const float* row0, const float* row1,
+                            const int32_t* x_lo, const int32_t* x_hi,
+                            const float* dx, int count, int channels, float wy,
+                            float dy, float* out) {
+#if LG_GEMM_HAVE_X86
+  if (lg_gemm_isa_default() == LG_GEMM_ISA_AVX512) {
+    lg_f32_bilinear_pixels_avx512(row0, row1, x_lo, x_hi, dx, count, channels,
+                                  wy, dy, out);
+    return;
+  }
+#endif
+  for (int p = 0; p < count; ++p, out += channels) {
+    const float d = dx[p];
+    lg_f32_bilinear_row(row0 + x_lo[p], row0 + x_hi[p], row1 + x_lo[p],
+                        row1 + x_hi[p], out, channels, wy, dy, 1.0f - d, d);
+  }
 }

@@ -393,6 +393,7 @@ RESIZE_CASES = [
     ((1, 4, 6, 2), (1, 1)),       # to a single pixel
     ((2, 17, 3, 1), (33, 2)),
     ((2, 31, 17, 9), (63, 40)),   # threads
+    ((1, 3, 130, 20), (5, 300)),  # columns in chunks of 256, 2 vectors
 ]
 
 # (align_corners, half_pixel_centers)
