@@ -28,6 +28,13 @@
  * filter is packed once in Prepare into the GEMM's B layout. The GEMM's
  * packing scratch is a temporary tensor sized in Prepare (one slice per
  * thread), so Invoke allocates nothing.
+ *
+ * Two paths replace the single GEMM on the vector ISAs (one group): up to
+ * LG_CONV_NARROW_MAX output channels take a dot product per pixel
+ * (conv_narrow.c); up to LG_GEMM_DIRECT_MAX_PANELS B panels of them, with a
+ * constant filter and dilation_w 1, take one GEMM per window row over the
+ * input read in place (conv_rows.c), where packing patches cost more than
+ * the few B panels that reuse them save.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -68,6 +75,7 @@ typedef struct lg_conv_data {
   int groups;
   bool direct; /* 1x1 filter, stride 1: A is the input itself */
   bool narrow; /* few output channels: conv_narrow.c, no GEMM */
+  bool rows;   /* a GEMM per window row: conv_rows.c (filter in weights) */
   bool has_bias;
   lg_gemm_isa isa;
   bool prepacked; /* the filter sits in `weights`, packed per group */
@@ -489,6 +497,27 @@ static TfLiteStatus lg_conv_prepack(TfLiteContext* context, lg_conv_data* data,
   return kTfLiteOk;
 }
 
+/* The window-row path: its scratch and the filter packed per window row. */
+static TfLiteStatus lg_conv_plan_rows(TfLiteContext* context, TfLiteNode* node,
+                                      lg_conv_data* data) {
+  const int threads = lg_thread_pool_size(lg_kernel_thread_pool(context));
+  data->scratch_floats =
+      lg_conv_rows_scratch_floats(&data->geo, data->isa, threads);
+  data->gather = false;
+  data->prepacked = false;
+  TF_LITE_ENSURE_STATUS(lg_nn_set_temporaries(
+      context, node, LG_CONV_OP, data->temporaries, &data->scratch_floats, 1));
+  /* AddTensors may have moved the tensors: look the filter up again. */
+  const TfLiteTensor* filter;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
+  TF_LITE_ENSURE_STATUS(
+      lg_nn_buffer_reserve(context, LG_CONV_OP, &data->weights,
+                           lg_conv_rows_packed_floats(&data->geo, data->isa)));
+  lg_conv_rows_pack(&data->geo, data->isa, filter->data.f, data->weights.data);
+  return kTfLiteOk;
+}
+
 /* Chooses the path, sizes the scratch temporary and packs the filter. */
 static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
                                  lg_conv_data* data) {
@@ -505,11 +534,14 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
     return lg_nn_set_temporaries(context, node, LG_CONV_OP, data->temporaries,
                                  &data->scratch_floats, 1);
   }
-  lg_gemm gemm = lg_conv_gemm(data);
-  /* Whether B is prepacked changes the scratch size: decide it first. */
   const TfLiteTensor* filter;
   TF_LITE_ENSURE_STATUS(
       lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
+  data->rows = lg_conv_rows_applies(g, data->groups, data->isa,
+                                    lg_nn_is_constant(filter));
+  if (data->rows) return lg_conv_plan_rows(context, node, data);
+  lg_gemm gemm = lg_conv_gemm(data);
+  /* Whether B is prepacked changes the scratch size: decide it first. */
   static const float kPackedMarker = 0.0f;
   gemm.b.packed = lg_nn_is_constant(filter) ? &kPackedMarker : NULL;
   const int threads = lg_thread_pool_size(lg_kernel_thread_pool(context));
@@ -765,6 +797,12 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
 
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const lg_conv_geometry* g = &data->geo;
+  if (data->rows) {
+    lg_conv_rows_run(g, data->isa, input->data.f, data->weights.data,
+                     bias != NULL ? bias->data.f : NULL, output->data.f,
+                     scratch, data->scratch_floats, pool);
+    return kTfLiteOk;
+  }
   if (data->narrow) {
     lg_conv_narrow_run(g, data->isa, input->data.f, filter->data.f,
                        bias != NULL ? bias->data.f : NULL, output->data.f,

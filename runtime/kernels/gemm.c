@@ -313,13 +313,15 @@ static void lg_gemm_pack_a_block(const lg_gemm_a* a, const lg_gemm_blocking* bl,
 
 /* ---- One task ----------------------------------------------------------- */
 
-/* k == 0: every output is clamp(bias) (or clamp(0)). */
+/* k == 0: every output is clamp(bias) (or clamp(0)); clamp(C) when
+ * accumulating. */
 static void lg_gemm_fill_bias(const lg_gemm* g, int m0, int m1, int n0,
                               int n1) {
   for (int i = m0; i < m1; ++i) {
     float* row = g->c + (ptrdiff_t)i * g->ldc;
     for (int j = n0; j < n1; ++j) {
-      const float v = g->bias != NULL ? g->bias[j] : 0.0f;
+      const float v =
+          g->accumulate ? row[j] : (g->bias != NULL ? g->bias[j] : 0.0f);
       row[j] = v < g->min ? g->min : (v > g->max ? g->max : v);
     }
   }
@@ -363,13 +365,8 @@ static void lg_gemm_macro_direct(const lg_gemm* g, const lg_gemm_isa_info* info,
   }
 }
 
-/* Whether the tile reads A in place instead of packing it. Packing pays
- * when each A panel meets many B panels; a row-major A (say a 1x1
- * convolution's input) met by at most LG_GEMM_DIRECT_MAX_PANELS of them
- * is cheaper to read where it is, as the broadcasts take one float of each
- * row per depth step either way. */
-#define LG_GEMM_DIRECT_MAX_PANELS 4
-
+/* Whether the tile reads A in place instead of packing it (see
+ * LG_GEMM_DIRECT_MAX_PANELS in gemm.h). */
 static bool lg_gemm_reads_a_in_place(const lg_gemm* g,
                                      const lg_gemm_isa_info* info, int cols) {
   return g->a.pack == NULL && g->a.col_stride == 1 &&
@@ -402,7 +399,7 @@ void lg_gemm_compute(const lg_gemm* g, int m0, int m1, int n0, int n1,
         lg_gemm_pack_b_block(&g->b, bl, pc, kc, jc, nc, bbuf);
         bblock = bbuf;
       }
-      unsigned flags = pc > 0 ? LG_GEMM_ACCUMULATE : 0;
+      unsigned flags = pc > 0 || g->accumulate ? LG_GEMM_ACCUMULATE : 0;
       if (pc + kc == g->k) flags |= LG_GEMM_CLAMP;
       for (int ic = m0; ic < m1; ic += bl->mc) {
         const int mc = lg_gemm_min(bl->mc, m1 - ic);

@@ -129,6 +129,9 @@ typedef struct lg_gemm {
   ptrdiff_t ldc;
   const float* bias; /* n values, or NULL */
   float min, max;
+  /* C += A * B (then the clamp) instead of C = A * B + bias: a sum split
+   * over several GEMMs (CONV_2D's window rows). bias must be NULL. */
+  bool accumulate;
 } lg_gemm;
 
 /* Floats lg_gemm_pack_b writes for a k x n B under `isa`. */
@@ -160,6 +163,12 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
  * few microseconds of GEMM) was the best of 128K/512K/8M on MobileNetV2 at
  * 2 threads (benchmark_model p50: 3.9 / 4.0 / 5.7 ms). */
 #define LG_GEMM_MIN_PARALLEL_MACS (1 << 19)
+
+/* A row-major A (no packing callback, col_stride 1) is read in place, not
+ * packed, by a tile at most this many B panels wide: packing pays when each
+ * A panel meets many B panels, while the direct micro-kernels take one
+ * float of each row per depth step, as from a packed panel. */
+#define LG_GEMM_DIRECT_MAX_PANELS 4
 
 /* The largest mr and nr of any ISA. */
 #define LG_GEMM_MAX_MR 12

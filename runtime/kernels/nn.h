@@ -293,6 +293,29 @@ void lg_conv_narrow_run(const lg_conv_geometry* g, int isa, const float* input,
                         float* scratch, size_t scratch_floats,
                         lg_thread_pool* pool);
 
+/* ---- CONV_2D as a GEMM per window row (conv_rows.c) ---------------------- */
+
+/* Whether CONV_2D of geometry g (float32) takes the window-row path: one
+ * group, dilation_w 1, a constant filter, more than LG_CONV_NARROW_MAX and
+ * at most LG_GEMM_DIRECT_MAX_PANELS B panels of output channels, a vector
+ * ISA, and not a 1x1 stride-1 window. */
+bool lg_conv_rows_applies(const lg_conv_geometry* g, int groups, int isa,
+                          bool constant_filter);
+/* Floats of the filter packed per window row, and the packing (Prepare). */
+size_t lg_conv_rows_packed_floats(const lg_conv_geometry* g, int isa);
+void lg_conv_rows_pack(const lg_conv_geometry* g, int isa, const float* filter,
+                       float* packed);
+/* Scratch floats lg_conv_rows_run needs for up to `tasks` tasks (the padded
+ * input copy included). */
+size_t lg_conv_rows_scratch_floats(const lg_conv_geometry* g, int isa,
+                                   int tasks);
+/* The convolution into output, split over the pool's threads as far as the
+ * scratch allows. Only where lg_conv_rows_applies. */
+void lg_conv_rows_run(const lg_conv_geometry* g, int isa, const float* input,
+                      const float* packed, const float* bias, float* output,
+                      float* scratch, size_t scratch_floats,
+                      lg_thread_pool* pool);
+
 /* ---- Reference implementations ----------------------------------------- */
 
 /* CONV_2D: output [batch, out_h, out_w, out_c]; bias may be NULL. */

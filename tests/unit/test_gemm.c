@@ -257,6 +257,59 @@ static void test_hand_values(void** state) {
   }
 }
 
+/* accumulate: C += A * B with no bias, then the clamp; with k == 0 only the
+ * clamp. C starts at [1 -1; 2 100]; adding [4 5; 10 11] (test_hand_values'
+ * product) gives [5 4; 12 111], clamped to [0, 6]: [5 4; 6 6]. Reading A in
+ * place (row-major) and packing it (a column-major A) must agree. */
+static void test_accumulate(void** state) {
+  (void)state;
+  const float a[] = {1, 2, 3, 4, 5, 6};
+  const float a_columns[] = {1, 4, 2, 5, 3, 6};
+  const float b[] = {1, 0, 0, 1, 1, 1};
+  const float want[] = {5.0f, 4.0f, 6.0f, 6.0f};
+  for (int isa = 0; isa < LG_GEMM_ISA_COUNT; ++isa) {
+    if (!lg_gemm_isa_supported((lg_gemm_isa)isa)) continue;
+    for (int layout = 0; layout < 2; ++layout) {
+      float c[4] = {1.0f, -1.0f, 2.0f, 100.0f};
+      lg_gemm g = {.isa = (lg_gemm_isa)isa,
+                   .m = 2,
+                   .n = 2,
+                   .k = 3,
+                   .a = {.data = layout == 0 ? a : a_columns,
+                         .row_stride = layout == 0 ? 3 : 1,
+                         .col_stride = layout == 0 ? 1 : 2},
+                   .b = {.data = b, .row_stride = 2, .col_stride = 1},
+                   .c = c,
+                   .ldc = 2,
+                   .min = 0.0f,
+                   .max = 6.0f,
+                   .accumulate = true};
+      float scratch[4096];
+      assert_true(lg_gemm_scratch_floats(&g, 1) <= 4096);
+      lg_gemm_run(&g, NULL, scratch, 4096);
+      for (int i = 0; i < 4; ++i) {
+        if (c[i] != want[i]) {
+          fail_msg("%s, layout %d: C[%d] = %g, want %g", lg_gemm_isa_name(isa),
+                   layout, i, (double)c[i], (double)want[i]);
+        }
+      }
+    }
+    float c[2] = {-3.0f, 9.0f};
+    lg_gemm g = {.isa = (lg_gemm_isa)isa,
+                 .m = 1,
+                 .n = 2,
+                 .k = 0,
+                 .c = c,
+                 .ldc = 2,
+                 .min = 0.0f,
+                 .max = 6.0f,
+                 .accumulate = true};
+    float scratch[64];
+    lg_gemm_run(&g, NULL, scratch, 64);
+    assert_true(c[0] == 0.0f && c[1] == 6.0f);
+  }
+}
+
 static void test_tile_edges(void** state) {
   (void)state;
   /* Sizes around each ISA's micro-tile and blocks, and primes. */
@@ -731,6 +784,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_isa_dispatch),
       cmocka_unit_test(test_hand_values),
+      cmocka_unit_test(test_accumulate),
       cmocka_unit_test(test_micro_kernels),
       cmocka_unit_test(test_direct_kernels),
       cmocka_unit_test(test_a_in_place),

@@ -85,6 +85,14 @@ CONV_CASES = [
     ((2, 9, 10, 40), (3, 5, 5), (2, 2), (1, 1), "SAME"),
     ((1, 11, 12, 3), (2, 3, 3), (1, 1), (2, 2), "SAME"),
     ((1, 7, 7, 64), (4, 1, 1), (1, 1), (1, 1), "VALID"),
+    # 5 to 128 output channels with a constant filter: a GEMM per window
+    # row over the input in place (conv_rows.c): padded copies, stride_w 2,
+    # dilation_h, the input read directly (VALID), columns left over,
+    # windows mostly in the padding.
+    ((2, 9, 10, 24), (20, 3, 3), (1, 2), (2, 1), "SAME"),
+    ((1, 8, 11, 16), (128, 3, 3), (1, 1), (1, 1), "VALID"),
+    ((1, 6, 9, 8), (40, 2, 4), (2, 3), (1, 1), "VALID"),
+    ((1, 3, 3, 5), (6, 7, 7), (1, 1), (1, 1), "SAME"),
 ]
 
 
