@@ -25,8 +25,9 @@
  * Taken where the GEMM reads A in place for the whole output width
  * (out_c within LG_GEMM_DIRECT_MAX_PANELS B panels), with one group,
  * dilation_w 1, a constant filter, a window other than a 1x1 stride-1 one
- * (which reads the input directly already) and more than
- * LG_CONV_NARROW_MAX output channels. Output rows are split over the
+ * (which reads the input directly already), window rows of at least
+ * LG_CONV_ROWS_MIN_DEPTH floats and more than LG_CONV_NARROW_MAX output
+ * channels. Output rows are split over the
  * thread pool. */
 #include <math.h>
 #include <stdbool.h>
@@ -41,6 +42,9 @@
 
 /* Multiply-adds below which one thread does all the work. */
 #define LG_CONV_ROWS_MIN_PARALLEL_MACS LG_GEMM_MIN_PARALLEL_MACS
+/* Window rows shallower than this (a first layer's 3 channels) stay with
+ * the gather path, whose single GEMM spans the whole window. */
+#define LG_CONV_ROWS_MIN_DEPTH 16
 /* The scratch's blocks start on cache lines. */
 #define LG_CONV_ROWS_ALIGN_FLOATS 16
 
@@ -77,7 +81,8 @@ static lg_gemm lg_conv_rows_gemm(const lg_conv_geometry* g, int isa) {
 bool lg_conv_rows_applies(const lg_conv_geometry* g, int groups, int isa,
                           bool constant_filter) {
   if (groups != 1 || !constant_filter || g->dilation_w != 1 ||
-      g->filter_c != g->in_c || g->out_c <= LG_CONV_NARROW_MAX) {
+      g->filter_c != g->in_c || g->out_c <= LG_CONV_NARROW_MAX ||
+      g->filter_w * g->in_c < LG_CONV_ROWS_MIN_DEPTH) {
     return false;
   }
   if (g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 &&

@@ -298,7 +298,7 @@ void lg_conv_narrow_run(const lg_conv_geometry* g, int isa, const float* input,
 /* Whether CONV_2D of geometry g (float32) takes the window-row path: one
  * group, dilation_w 1, a constant filter, more than LG_CONV_NARROW_MAX and
  * at most LG_GEMM_DIRECT_MAX_PANELS B panels of output channels, a vector
- * ISA, and not a 1x1 stride-1 window. */
+ * ISA, window rows of 16 floats or more, and not a 1x1 stride-1 window. */
 bool lg_conv_rows_applies(const lg_conv_geometry* g, int groups, int isa,
                           bool constant_filter);
 /* Floats of the filter packed per window row, and the packing (Prepare). */
