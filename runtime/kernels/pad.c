@@ -4,9 +4,10 @@
  * all >= 0. PAD and PADV2 fill the border with constant_values (input 2:
  * one element of the input's type, for int8, uint8 and int16 with the
  * output's scale and zero point, as LiteRT requires) when given, else with
- * 0, which for int8 and uint8 means the output's zero point. Invoke fills
- * the whole output, then copies the input into its interior with one
- * lg_shape_copy.
+ * 0, which for int8 and uint8 means the output's zero point. Invoke writes
+ * the output once, row by row (the dims from the innermost padded one
+ * inward): a row is border, or border + one input row + border; rows are
+ * split over the thread pool.
  *
  * MIRROR_PAD mirrors the input at each edge: REFLECT leaves the edge
  * element out (padding at most dim - 1), SYMMETRIC repeats it (at most dim).
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/shape_util.h"
@@ -46,7 +48,6 @@ typedef struct lg_pad_data {
   int in_dims[LG_SHAPE_MAX_RANK];
   int out_dims[LG_SHAPE_MAX_RANK];
   int before[LG_SHAPE_MAX_RANK];
-  lg_shape_copy copy; /* PAD: the input into the output's interior */
   int64_t in_elements;
   int64_t out_elements;
 } lg_pad_data;
@@ -135,24 +136,6 @@ static TfLiteStatus lg_pad_read(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
-/* The copy of the input into the output's interior. */
-static void lg_pad_plan_copy(lg_pad_data* data, size_t elem_size) {
-  ptrdiff_t in_stride = 1, out_stride = 1;
-  ptrdiff_t in_s[LG_SHAPE_MAX_RANK], out_s[LG_SHAPE_MAX_RANK];
-  for (int d = data->rank - 1; d >= 0; --d) {
-    in_s[d] = in_stride;
-    out_s[d] = out_stride;
-    in_stride *= data->in_dims[d];
-    out_stride *= data->out_dims[d];
-  }
-  lg_shape_copy_init(&data->copy, elem_size);
-  for (int d = 0; d < data->rank; ++d) {
-    lg_shape_copy_add_dim(&data->copy, data->in_dims[d], in_s[d], out_s[d]);
-    data->copy.dst_offset += (ptrdiff_t)data->before[d] * out_s[d];
-  }
-  lg_shape_copy_finish(&data->copy);
-}
-
 /* Builds the plan from the current inputs and resizes the output. */
 static TfLiteStatus lg_pad_build(TfLiteContext* context, TfLiteNode* node,
                                  const char* op, int mirror_mode,
@@ -168,9 +151,6 @@ static TfLiteStatus lg_pad_build(TfLiteContext* context, TfLiteNode* node,
       lg_kernel_output(context, node, op, kOutputTensor, &output));
   TF_LITE_ENSURE_STATUS(
       lg_pad_read(context, op, data, input, paddings, mirror_mode));
-  size_t size = 0;
-  TfLiteGetSizeOfType(input->type, &size);
-  lg_pad_plan_copy(data, size);
   return lg_shape_resize(context, op, output, data->out_dims, data->rank);
 }
 
@@ -296,6 +276,94 @@ static TfLiteStatus lg_pad_value(TfLiteContext* context, TfLiteNode* node,
   return kTfLiteOk;
 }
 
+/* PAD / PADV2 row by row: the dims from the innermost padded one inward
+ * form one output row, which is either all border (its outer coordinates
+ * lie in the padding) or border, one contiguous input row, border. Every
+ * output byte is written once, and rows are split over the thread pool. */
+typedef struct lg_pad_rows_job {
+  const lg_pad_data* data;
+  const char* input;
+  char* output;
+  const unsigned char* value;
+  size_t elem_size;
+  int split;           /* the innermost padded dim; rows index dims < split */
+  size_t row_bytes;    /* output bytes of one row */
+  size_t before_bytes; /* border before the input row */
+  size_t in_row_bytes; /* input bytes of one row */
+  int64_t rows;
+  int num_tasks;
+} lg_pad_rows_job;
+
+/* Output bytes below which one thread pads the whole tensor. */
+#define LG_PAD_MIN_PARALLEL_BYTES (1 << 18)
+
+static void lg_pad_fill_bytes(char* dst, size_t bytes, const unsigned char* v,
+                              size_t elem_size) {
+  if (bytes > 0) lg_shape_fill(dst, (int64_t)(bytes / elem_size), v, elem_size);
+}
+
+static void lg_pad_rows_task(void* ctx, int index) {
+  const lg_pad_rows_job* job = ctx;
+  const lg_pad_data* d = job->data;
+  const int64_t r0 = job->rows * index / job->num_tasks;
+  const int64_t r1 = job->rows * (index + 1) / job->num_tasks;
+  for (int64_t r = r0; r < r1; ++r) {
+    char* out = job->output + (size_t)r * job->row_bytes;
+    /* The row's input row, or none when a coordinate is in the padding. */
+    int64_t rest = r, in_row = 0, in_scale = 1;
+    bool inside = true;
+    for (int k = job->split - 1; k >= 0 && inside; --k) {
+      const int o = (int)(rest % d->out_dims[k]);
+      rest /= d->out_dims[k];
+      const int i = o - d->before[k];
+      inside = i >= 0 && i < d->in_dims[k];
+      in_row += (int64_t)i * in_scale;
+      in_scale *= d->in_dims[k];
+    }
+    if (!inside) {
+      lg_pad_fill_bytes(out, job->row_bytes, job->value, job->elem_size);
+      continue;
+    }
+    const size_t after = job->row_bytes - job->before_bytes - job->in_row_bytes;
+    lg_pad_fill_bytes(out, job->before_bytes, job->value, job->elem_size);
+    memcpy(out + job->before_bytes,
+           job->input + (size_t)in_row * job->in_row_bytes, job->in_row_bytes);
+    lg_pad_fill_bytes(out + job->before_bytes + job->in_row_bytes, after,
+                      job->value, job->elem_size);
+  }
+}
+
+static void lg_pad_run_rows(TfLiteContext* context, const lg_pad_data* d,
+                            const void* input, void* output,
+                            const unsigned char* value, size_t elem_size) {
+  int split = 0; /* an input with no padding at all is one row */
+  for (int k = 0; k < d->rank; ++k) {
+    if (d->in_dims[k] != d->out_dims[k]) split = k;
+  }
+  size_t inner = elem_size; /* bytes of one element of dim split */
+  for (int k = split + 1; k < d->rank; ++k) inner *= (size_t)d->out_dims[k];
+  lg_pad_rows_job job = {
+      .data = d,
+      .input = input,
+      .output = output,
+      .value = value,
+      .elem_size = elem_size,
+      .split = split,
+      .row_bytes = inner * (size_t)(d->rank > 0 ? d->out_dims[split] : 1),
+      .before_bytes = inner * (size_t)(d->rank > 0 ? d->before[split] : 0),
+      .in_row_bytes = inner * (size_t)(d->rank > 0 ? d->in_dims[split] : 1),
+      .num_tasks = 1,
+  };
+  job.rows = (int64_t)((size_t)d->out_elements * elem_size / job.row_bytes);
+  lg_thread_pool* pool = lg_kernel_thread_pool(context);
+  const int threads = lg_thread_pool_size(pool);
+  if (threads > 1 && job.rows > 1 &&
+      (size_t)d->out_elements * elem_size >= LG_PAD_MIN_PARALLEL_BYTES) {
+    job.num_tasks = job.rows < threads ? (int)job.rows : threads;
+  }
+  lg_thread_pool_run(pool, lg_pad_rows_task, &job, job.num_tasks);
+}
+
 static TfLiteStatus lg_pad_invoke_op(TfLiteContext* context, TfLiteNode* node,
                                      const char* op) {
   const TfLiteTensor* input;
@@ -308,8 +376,12 @@ static TfLiteStatus lg_pad_invoke_op(TfLiteContext* context, TfLiteNode* node,
   TfLiteGetSizeOfType(output->type, &size);
   unsigned char value[16];
   TF_LITE_ENSURE_STATUS(lg_pad_value(context, node, op, output, size, value));
-  lg_shape_fill(output->data.raw, data->out_elements, value, size);
-  lg_shape_copy_run(&data->copy, input->data.raw, output->data.raw);
+  if (data->in_elements == 0) {
+    lg_shape_fill(output->data.raw, data->out_elements, value, size);
+    return kTfLiteOk;
+  }
+  lg_pad_run_rows(context, data, input->data.raw, output->data.raw, value,
+                  size);
   return kTfLiteOk;
 }
 

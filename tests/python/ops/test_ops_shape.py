@@ -514,7 +514,10 @@ def test_strided_slice_rejected():
 PADS = [((2, 3), ((1, 0), (0, 2))), ((4,), ((3, 3),)), ((), ()),
         ((1, 2, 3, 4), ((0, 1), (2, 0), (1, 1), (0, 0))),
         ((2, 1, 2, 1, 2), ((1, 0), (0, 1), (1, 1), (2, 0), (0, 0))),
-        ((0, 3), ((1, 1), (0, 2)))]
+        ((0, 3), ((1, 1), (0, 2))), ((2, 3), ((0, 0), (0, 0))),
+        # Spatial padding of an NHWC tensor large enough to split its rows
+        # over threads.
+        ((1, 48, 50, 32), ((0, 0), (1, 2), (2, 1), (0, 0)))]
 
 
 @pytest.mark.parametrize("shape,pads", PADS, ids=str)
