@@ -85,6 +85,7 @@ CONV_CASES = [
     ((2, 9, 10, 40), (3, 5, 5), (2, 2), (1, 1), "SAME"),
     ((1, 11, 12, 3), (2, 3, 3), (1, 1), (2, 2), "SAME"),
     ((1, 7, 7, 64), (4, 1, 1), (1, 1), (1, 1), "VALID"),
+    ((1, 9, 30, 12), (3, 3, 3), (1, 2), (1, 1), "SAME"),    # groups of 4
     # 5 to 128 output channels with a constant filter: a GEMM per window
     # row over the input in place (conv_rows.c): padded copies, stride_w 2,
     # dilation_h, the input read directly (VALID), columns left over,
