@@ -29,9 +29,12 @@
  * packing scratch is a temporary tensor sized in Prepare (one slice per
  * thread), so Invoke allocates nothing.
  *
- * Two paths replace the single GEMM on the vector ISAs (one group): up to
+ * Three paths replace the single GEMM on the vector ISAs (one group): up to
  * LG_CONV_NARROW_MAX output channels take a dot product per pixel
- * (conv_narrow.c); up to LG_GEMM_DIRECT_MAX_PANELS B panels of them, with a
+ * (conv_narrow.c); up to LG_CONV_SHALLOW_MAX_CHANNELS input channels with a
+ * constant filter broadcast each window value against vectors of output
+ * channels (conv_shallow.c); up to LG_GEMM_DIRECT_MAX_PANELS B panels of
+ * output channels, with a
  * constant filter and dilation_w 1, take one GEMM per window row over the
  * input read in place (conv_rows.c), where packing patches cost more than
  * the few B panels that reuse them save.
@@ -73,9 +76,10 @@ typedef struct lg_conv_data {
   bool prepared;
   lg_conv_geometry geo;
   int groups;
-  bool direct; /* 1x1 filter, stride 1: A is the input itself */
-  bool narrow; /* few output channels: conv_narrow.c, no GEMM */
-  bool rows;   /* a GEMM per window row: conv_rows.c (filter in weights) */
+  bool direct;  /* 1x1 filter, stride 1: A is the input itself */
+  bool narrow;  /* few output channels: conv_narrow.c, no GEMM */
+  bool rows;    /* a GEMM per window row: conv_rows.c (filter in weights) */
+  bool shallow; /* few input channels: conv_shallow.c (filter in weights) */
   bool has_bias;
   lg_gemm_isa isa;
   bool prepacked; /* the filter sits in `weights`, packed per group */
@@ -537,6 +541,19 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
   const TfLiteTensor* filter;
   TF_LITE_ENSURE_STATUS(
       lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
+  data->shallow = lg_conv_shallow_applies(g, data->groups, data->isa,
+                                          lg_nn_is_constant(filter));
+  if (data->shallow) {
+    data->gather = false;
+    data->prepacked = false;
+    TF_LITE_ENSURE_STATUS(
+        lg_nn_buffer_reserve(context, LG_CONV_OP, &data->weights,
+                             lg_conv_shallow_packed_floats(g, data->isa)));
+    lg_conv_shallow_pack(g, data->isa, filter->data.f, data->weights.data);
+    data->scratch_floats = 1; /* none needed; the slot stays valid */
+    return lg_nn_set_temporaries(context, node, LG_CONV_OP, data->temporaries,
+                                 &data->scratch_floats, 1);
+  }
   data->rows = lg_conv_rows_applies(g, data->groups, data->isa,
                                     lg_nn_is_constant(filter));
   if (data->rows) return lg_conv_plan_rows(context, node, data);
@@ -797,6 +814,12 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
 
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const lg_conv_geometry* g = &data->geo;
+  if (data->shallow) {
+    lg_conv_shallow_run(g, data->isa, input->data.f, data->weights.data,
+                        bias != NULL ? bias->data.f : NULL, output->data.f,
+                        pool);
+    return kTfLiteOk;
+  }
   if (data->rows) {
     lg_conv_rows_run(g, data->isa, input->data.f, data->weights.data,
                      bias != NULL ? bias->data.f : NULL, output->data.f,

@@ -293,6 +293,28 @@ void lg_conv_narrow_run(const lg_conv_geometry* g, int isa, const float* input,
                         float* scratch, size_t scratch_floats,
                         lg_thread_pool* pool);
 
+/* ---- CONV_2D over a shallow input (conv_shallow.c) ----------------------- */
+
+/* The most input channels the shallow path takes. */
+#define LG_CONV_SHALLOW_MAX_CHANNELS 4
+
+/* Whether CONV_2D of geometry g (float32) takes the shallow path: one
+ * group, a constant filter, at most LG_CONV_SHALLOW_MAX_CHANNELS input and
+ * more than LG_CONV_NARROW_MAX output channels, a window of at most 256
+ * values, and a vector ISA. */
+bool lg_conv_shallow_applies(const lg_conv_geometry* g, int groups, int isa,
+                             bool constant_filter);
+/* Floats of the filter packed as [tap][output channel], and the packing
+ * (Prepare). */
+size_t lg_conv_shallow_packed_floats(const lg_conv_geometry* g, int isa);
+void lg_conv_shallow_pack(const lg_conv_geometry* g, int isa,
+                          const float* filter, float* packed);
+/* The convolution into output, split over the pool's threads. Only where
+ * lg_conv_shallow_applies. */
+void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
+                         const float* packed, const float* bias, float* output,
+                         lg_thread_pool* pool);
+
 /* ---- CONV_2D as a GEMM per window row (conv_rows.c) ---------------------- */
 
 /* Whether CONV_2D of geometry g (float32) takes the window-row path: one

@@ -1,0 +1,306 @@
+/* CONV_2D over a shallow input (LG_CONV_SHALLOW_MAX_CHANNELS channels or
+ * fewer: a first layer's RGB image), straight from the image.
+ *
+ * A window holds only filter_h * filter_w * in_c values (27 for a 3x3 RGB
+ * window), so the GEMM's packing of every patch cost as much as the
+ * multiply-adds it served (MobileNetV3's first 3x3 stride-2 convolution of
+ * 224x224x3 into 16 channels: 738 us). Here the output channels are the
+ * vector lanes: for each window value (tap) the value is broadcast and
+ * multiplied by the tap's vector of output-channel weights, packed in
+ * Prepare as [tap][channel] with the channels padded to whole vectors.
+ * Eight output pixels go together (one weight load for eight independent
+ * multiply-adds); interior pixels read their taps at fixed offsets from
+ * their window's corner, edge pixels from a copy of their window with
+ * zeros for the padding. Each output sums its taps in (kh, kw, c) order
+ * from zero, as TFLite's reference does, then adds the bias and clamps.
+ *
+ * Taken with one group, a constant filter, more than LG_CONV_NARROW_MAX
+ * output channels and a vector ISA. Output rows are split over the thread
+ * pool. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/thread_pool.h"
+#include "runtime/kernels/gemm.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/nn.h"
+
+#if LG_GEMM_HAVE_X86
+#include <immintrin.h>
+#endif
+
+/* Pixels summed together. */
+#define LG_SHALLOW_GROUP 8
+/* The most taps (filter_h * filter_w * in_c) a window may have. */
+#define LG_SHALLOW_MAX_TAPS 256
+/* Multiply-adds below which one thread does all the work. */
+#define LG_SHALLOW_MIN_PARALLEL_MACS LG_GEMM_MIN_PARALLEL_MACS
+
+static int lg_shallow_lanes(int isa) {
+  return isa == LG_GEMM_ISA_AVX512 ? 16 : 8;
+}
+
+/* Output channels padded to whole vectors of the ISA. */
+static int lg_shallow_padded_c(const lg_conv_geometry* g, int isa) {
+  const int lanes = lg_shallow_lanes(isa);
+  return (g->out_c + lanes - 1) / lanes * lanes;
+}
+
+bool lg_conv_shallow_applies(const lg_conv_geometry* g, int groups, int isa,
+                             bool constant_filter) {
+  return LG_GEMM_HAVE_X86 && groups == 1 && constant_filter &&
+         isa != LG_GEMM_ISA_SCALAR && g->filter_c == g->in_c &&
+         g->in_c <= LG_CONV_SHALLOW_MAX_CHANNELS &&
+         g->out_c > LG_CONV_NARROW_MAX &&
+         g->filter_h * g->filter_w * g->in_c <= LG_SHALLOW_MAX_TAPS;
+}
+
+size_t lg_conv_shallow_packed_floats(const lg_conv_geometry* g, int isa) {
+  return (size_t)g->filter_h * g->filter_w * g->in_c *
+         lg_shallow_padded_c(g, isa);
+}
+
+void lg_conv_shallow_pack(const lg_conv_geometry* g, int isa,
+                          const float* filter, float* packed) {
+  const int taps = g->filter_h * g->filter_w * g->in_c;
+  const int padded = lg_shallow_padded_c(g, isa);
+  for (int t = 0; t < taps; ++t) {
+    for (int o = 0; o < padded; ++o) {
+      packed[(size_t)t * padded + o] =
+          o < g->out_c ? filter[(size_t)o * taps + t] : 0.0f;
+    }
+  }
+}
+
+#if LG_GEMM_HAVE_X86
+
+/* The pixels' window corners (np of them) and the taps' offsets from a
+ * corner. */
+typedef struct lg_shallow_pixels {
+  const float* corner[LG_SHALLOW_GROUP];
+  const ptrdiff_t* off;
+  int np;
+} lg_shallow_pixels;
+
+/* `nv` (1 or 2) vectors of channels from c for the np pixels. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+lg_shallow_block_avx512(const int nv, const lg_shallow_pixels* px, int taps,
+                        const float* w, int padded, const float* bias,
+                        int out_c, int c, __m512 lo, __m512 hi, float* out) {
+  __m512 acc[LG_SHALLOW_GROUP][2];
+#pragma GCC unroll 8
+  for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
+#pragma GCC unroll 2
+    for (int v = 0; v < nv; ++v) acc[p][v] = _mm512_setzero_ps();
+  }
+  for (int t = 0; t < taps; ++t) {
+    __m512 wv[2];
+#pragma GCC unroll 2
+    for (int v = 0; v < nv; ++v) {
+      wv[v] = _mm512_loadu_ps(w + (size_t)t * padded + c + 16 * v);
+    }
+    const ptrdiff_t off = px->off[t];
+#pragma GCC unroll 8
+    for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
+      const __m512 x = _mm512_set1_ps(px->corner[p][off]);
+#pragma GCC unroll 2
+      for (int v = 0; v < nv; ++v) {
+        acc[p][v] = _mm512_fmadd_ps(x, wv[v], acc[p][v]);
+      }
+    }
+  }
+  for (int v = 0; v < nv; ++v) {
+    const int left = out_c - c - 16 * v;
+    const __mmask16 m =
+        left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+    const __m512 b = bias != NULL ? _mm512_maskz_loadu_ps(m, bias + c + 16 * v)
+                                  : _mm512_setzero_ps();
+    for (int p = 0; p < px->np; ++p) {
+      const __m512 r =
+          _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(acc[p][v], b)));
+      _mm512_mask_storeu_ps(out + (size_t)p * out_c + c + 16 * v, m, r);
+    }
+  }
+}
+
+__attribute__((target("avx512f"))) static void lg_shallow_pixels_avx512(
+    const lg_conv_geometry* g, const lg_shallow_pixels* px, int taps,
+    const float* w, int padded, const float* bias, float* out) {
+  const __m512 lo = _mm512_set1_ps(g->act_min);
+  const __m512 hi = _mm512_set1_ps(g->act_max);
+  for (int c = 0; c < g->out_c; c += 32) {
+    if (g->out_c - c > 16) {
+      lg_shallow_block_avx512(2, px, taps, w, padded, bias, g->out_c, c, lo, hi,
+                              out);
+    } else {
+      lg_shallow_block_avx512(1, px, taps, w, padded, bias, g->out_c, c, lo, hi,
+                              out);
+    }
+  }
+}
+
+/* AVX2: 16 registers hold 8 pixels x one vector of 8 channels. */
+__attribute__((target("avx2,fma"))) static void lg_shallow_pixels_avx2(
+    const lg_conv_geometry* g, const lg_shallow_pixels* px, int taps,
+    const float* w, int padded, const float* bias, float* out) {
+  const __m256 lo = _mm256_set1_ps(g->act_min);
+  const __m256 hi = _mm256_set1_ps(g->act_max);
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int c = 0; c < g->out_c; c += 8) {
+    __m256 acc[LG_SHALLOW_GROUP];
+#pragma GCC unroll 8
+    for (int p = 0; p < LG_SHALLOW_GROUP; ++p) acc[p] = _mm256_setzero_ps();
+    for (int t = 0; t < taps; ++t) {
+      const __m256 wv = _mm256_loadu_ps(w + (size_t)t * padded + c);
+      const ptrdiff_t off = px->off[t];
+#pragma GCC unroll 8
+      for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
+        acc[p] =
+            _mm256_fmadd_ps(_mm256_set1_ps(px->corner[p][off]), wv, acc[p]);
+      }
+    }
+    const __m256i m =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(g->out_c - c), lanes);
+    const __m256 b =
+        bias != NULL ? _mm256_maskload_ps(bias + c, m) : _mm256_setzero_ps();
+    for (int p = 0; p < px->np; ++p) {
+      const __m256 r =
+          _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(acc[p], b)));
+      _mm256_maskstore_ps(out + (size_t)p * g->out_c + c, m, r);
+    }
+  }
+}
+
+/* One Invoke's work, shared read-only by its tasks. */
+typedef struct lg_shallow_job {
+  const lg_conv_geometry* g;
+  int isa;
+  const float* input;
+  const float* packed;
+  const float* bias;
+  float* output;
+  int rows; /* batch * out_h */
+  int num_tasks;
+} lg_shallow_job;
+
+/* Whether output pixel (y, x)'s window lies inside the input. */
+static bool lg_shallow_inside(const lg_conv_geometry* g, int y, int x) {
+  const int iy = y * g->stride_h - g->pad_top;
+  const int ix = x * g->stride_w - g->pad_left;
+  return iy >= 0 && ix >= 0 &&
+         iy + (g->filter_h - 1) * g->dilation_h < g->in_h &&
+         ix + (g->filter_w - 1) * g->dilation_w < g->in_w;
+}
+
+/* Copies output pixel (y, x)'s window into patch as [kh][kw][c], zeros
+ * where it lies in the padding. */
+static void lg_shallow_patch(const lg_conv_geometry* g, const float* image,
+                             int y, int x, float* patch) {
+  const int c = g->in_c;
+  for (int kh = 0; kh < g->filter_h; ++kh) {
+    const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+    for (int kw = 0; kw < g->filter_w; ++kw) {
+      const int ix = x * g->stride_w - g->pad_left + kw * g->dilation_w;
+      float* d = patch + ((size_t)kh * g->filter_w + kw) * c;
+      if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) {
+        memset(d, 0, sizeof(float) * (size_t)c);
+      } else {
+        memcpy(d, image + ((size_t)iy * g->in_w + ix) * c,
+               sizeof(float) * (size_t)c);
+      }
+    }
+  }
+}
+
+static void lg_shallow_task(void* ctx, int index) {
+  const lg_shallow_job* job = ctx;
+  const lg_conv_geometry* g = job->g;
+  const int row0 = (int)((int64_t)job->rows * index / job->num_tasks);
+  const int row1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  const int taps = g->filter_h * g->filter_w * g->in_c;
+  const int padded = lg_shallow_padded_c(g, job->isa);
+  /* Tap offsets from an interior window's corner, and from a patch's. */
+  ptrdiff_t inner_off[LG_SHALLOW_MAX_TAPS], patch_off[LG_SHALLOW_MAX_TAPS];
+  for (int kh = 0, t = 0; kh < g->filter_h; ++kh) {
+    for (int kw = 0; kw < g->filter_w; ++kw) {
+      for (int c = 0; c < g->in_c; ++c, ++t) {
+        inner_off[t] = ((ptrdiff_t)kh * g->dilation_h * g->in_w +
+                        (ptrdiff_t)kw * g->dilation_w) *
+                           g->in_c +
+                       c;
+        patch_off[t] = t;
+      }
+    }
+  }
+  float patches[LG_SHALLOW_GROUP][LG_SHALLOW_MAX_TAPS];
+  for (int row = row0; row < row1; ++row) {
+    const int n = row / g->out_h, y = row % g->out_h;
+    const float* image = job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    float* out = job->output + (size_t)row * g->out_w * g->out_c;
+    for (int x0 = 0; x0 < g->out_w; x0 += LG_SHALLOW_GROUP) {
+      lg_shallow_pixels px = {.np = g->out_w - x0 < LG_SHALLOW_GROUP
+                                        ? g->out_w - x0
+                                        : LG_SHALLOW_GROUP,
+                              .off = inner_off};
+      bool inside = true;
+      for (int p = 0; p < px.np && inside; ++p) {
+        inside = lg_shallow_inside(g, y, x0 + p);
+      }
+      for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
+        /* Pixels past the row's end repeat its last one (not stored). */
+        const int x = x0 + (p < px.np ? p : px.np - 1);
+        if (inside) {
+          px.corner[p] =
+              image + ((ptrdiff_t)(y * g->stride_h - g->pad_top) * g->in_w +
+                       (x * g->stride_w - g->pad_left)) *
+                          g->in_c;
+        } else {
+          if (p < px.np) lg_shallow_patch(g, image, y, x, patches[p]);
+          px.corner[p] = patches[p < px.np ? p : px.np - 1];
+        }
+      }
+      if (!inside) px.off = patch_off;
+      float* o = out + (size_t)x0 * g->out_c;
+      if (job->isa == LG_GEMM_ISA_AVX512) {
+        lg_shallow_pixels_avx512(g, &px, taps, job->packed, padded, job->bias,
+                                 o);
+      } else {
+        lg_shallow_pixels_avx2(g, &px, taps, job->packed, padded, job->bias, o);
+      }
+    }
+  }
+}
+
+#endif /* LG_GEMM_HAVE_X86 */
+
+void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
+                         const float* packed, const float* bias, float* output,
+                         lg_thread_pool* pool) {
+#if LG_GEMM_HAVE_X86
+  lg_shallow_job job = {.g = g,
+                        .isa = isa,
+                        .input = input,
+                        .packed = packed,
+                        .bias = bias,
+                        .output = output,
+                        .rows = g->batch * g->out_h,
+                        .num_tasks = 1};
+  const double macs = (double)job.rows * g->out_w * g->out_c * g->filter_h *
+                      g->filter_w * g->in_c;
+  const int threads = lg_thread_pool_size(pool);
+  if (threads > 1 && macs >= LG_SHALLOW_MIN_PARALLEL_MACS) {
+    job.num_tasks = threads < job.rows ? threads : job.rows;
+  }
+  lg_thread_pool_run(pool, lg_shallow_task, &job, job.num_tasks);
+#else
+  (void)g;
+  (void)isa;
+  (void)input;
+  (void)packed;
+  (void)bias;
+  (void)output;
+  (void)pool;
+#endif
+}
