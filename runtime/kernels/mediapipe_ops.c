@@ -5,8 +5,9 @@
  * element), so an index tensor from anywhere never writes outside the
  * unpooled window.
  *
- * The transposed convolution runs the nn family's reference loop (its
- * sums in another order than MediaPipe's, which adds the bias first). */
+ * The transposed convolution's kernel is TRANSPOSE_CONV's column GEMM and
+ * gather (transpose_conv.c; its sums in another order than MediaPipe's,
+ * which adds the bias first); its geometry is read here. */
 #include "runtime/kernels/mediapipe_ops.h"
 
 #include <float.h>
@@ -118,9 +119,9 @@ static TfLiteStatus resize4(TfLiteContext* context, TfLiteTensor* t, int n,
 
 #define TCB_OP LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS
 
-/* The geometry from the node's tensors and options. */
-static TfLiteStatus tcb_geometry(TfLiteContext* context, const TfLiteNode* node,
-                                 lg_conv_geometry* g) {
+TfLiteStatus lg_mediapipe_transpose_conv_geometry(TfLiteContext* context,
+                                                  const TfLiteNode* node,
+                                                  lg_conv_geometry* g) {
   TfLiteTransposeConvParams params;
   if (!lg_mediapipe_transpose_conv_params(node, &params)) {
     lg_kernel_log(context, TCB_OP,
@@ -168,48 +169,6 @@ static TfLiteStatus tcb_geometry(TfLiteContext* context, const TfLiteNode* node,
     return kTfLiteError;
   }
   return kTfLiteOk;
-}
-
-static TfLiteStatus tcb_prepare(TfLiteContext* context, TfLiteNode* node) {
-  lg_conv_geometry g;
-  TF_LITE_ENSURE_STATUS(tcb_geometry(context, node, &g));
-  TfLiteTensor* out;
-  TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, TCB_OP, 0, &out));
-  if (out->type != kTfLiteFloat32) {
-    lg_kernel_log(context, TCB_OP, "the output must be FLOAT32");
-    return kTfLiteError;
-  }
-  return resize4(context, out, g.batch, g.out_h, g.out_w, g.out_c);
-}
-
-static TfLiteStatus tcb_invoke(TfLiteContext* context, TfLiteNode* node) {
-  lg_conv_geometry g;
-  TF_LITE_ENSURE_STATUS(tcb_geometry(context, node, &g));
-  const TfLiteTensor *in, *w, *b;
-  TfLiteTensor* out;
-  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, TCB_OP, 0, &in));
-  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, TCB_OP, 1, &w));
-  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, TCB_OP, 2, &b));
-  TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, TCB_OP, 0, &out));
-  if (lg_kernel_num_elements(out) !=
-      (int64_t)g.batch * g.out_h * g.out_w * g.out_c) {
-    lg_kernel_log(context, TCB_OP, "tensors changed since prepare");
-    return kTfLiteError;
-  }
-  lg_transpose_conv_reference(&g, in->data.f, w->data.f, b->data.f,
-                              out->data.f);
-  return kTfLiteOk;
-}
-
-const TfLiteRegistration* lg_register_mediapipe_transpose_conv_bias(void) {
-  static const TfLiteRegistration registration = {
-      .prepare = tcb_prepare,
-      .invoke = tcb_invoke,
-      .builtin_code = kTfLiteBuiltinCustom,
-      .custom_name = LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS,
-      .version = 1,
-  };
-  return &registration;
 }
 
 /* ---- MaxPoolingWithArgmax2D and MaxUnpooling2D -----------------------------

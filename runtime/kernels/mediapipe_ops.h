@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "runtime/kernels/nn.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -30,6 +31,14 @@ bool lg_mediapipe_pool_params(const TfLiteNode* node, TfLitePoolParams* params);
 int lg_mediapipe_transpose_conv_out(TfLitePadding padding, int in, int filter,
                                     int stride);
 
+/* Convolution2DTransposeBias's geometry from its options and tensors
+ * (input, weights [O, kh, kw, I], bias [O], all FLOAT32 4-D but the bias),
+ * with MediaPipe's output size and padding; reports and fails otherwise. */
+TfLiteStatus lg_mediapipe_transpose_conv_geometry(TfLiteContext* context,
+                                                  const TfLiteNode* node,
+                                                  lg_conv_geometry* g);
+
+/* The kernels: the transposed convolution lives in transpose_conv.c. */
 const TfLiteRegistration* lg_register_mediapipe_transpose_conv_bias(void);
 const TfLiteRegistration* lg_register_mediapipe_max_pool_argmax(void);
 const TfLiteRegistration* lg_register_mediapipe_max_unpool(void);

@@ -38,6 +38,7 @@
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/mediapipe_ops.h"
 #include "runtime/kernels/nn.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -64,6 +65,9 @@ enum {
 
 typedef struct lg_tc_data {
   bool prepared;
+  /* The weights' input index: kWeightsTensor, or 1 for MediaPipe's
+   * Convolution2DTransposeBias (input, weights, bias). */
+  int weights_input;
   lg_conv_geometry geo; /* out_h / out_w / pads set once the shape is known */
   TfLitePadding padding;
   bool has_bias;
@@ -103,6 +107,7 @@ static void* lg_tc_init(TfLiteContext* context, const char* buffer,
   (void)length;
   lg_tc_data* data = calloc(1, sizeof(lg_tc_data));
   if (data != NULL) {
+    data->weights_input = kWeightsTensor;
     for (int i = 0; i < kNumTemporaries; ++i) data->temporaries[i] = -1;
   }
   return data;
@@ -332,7 +337,7 @@ static TfLiteStatus lg_tc_plan(TfLiteContext* context, TfLiteNode* node,
                                lg_tc_data* data) {
   const TfLiteTensor* weights;
   TF_LITE_ENSURE_STATUS(
-      lg_kernel_input(context, node, LG_TC_OP, kWeightsTensor, &weights));
+      lg_kernel_input(context, node, LG_TC_OP, data->weights_input, &weights));
   const lg_conv_geometry* geo = &data->geo;
   const int64_t pixels = (int64_t)geo->batch * geo->in_h * geo->in_w;
   const int64_t width = (int64_t)geo->filter_h * geo->filter_w * geo->out_c;
@@ -355,7 +360,7 @@ static TfLiteStatus lg_tc_plan(TfLiteContext* context, TfLiteNode* node,
                                               kNumTemporaries));
   /* AddTensors may have moved the tensors: look the weights up again. */
   TF_LITE_ENSURE_STATUS(
-      lg_kernel_input(context, node, LG_TC_OP, kWeightsTensor, &weights));
+      lg_kernel_input(context, node, LG_TC_OP, data->weights_input, &weights));
   data->prepacked = false;
   if (gemm.b.packed != NULL) {
     const lg_conv_geometry* g = &data->geo;
@@ -487,10 +492,74 @@ static void lg_tc_gather(const lg_tc_job* job, int row0, int row1) {
   }
 }
 
+/* Column taps (kw, input column) per output column, listed once per task
+ * where out_w * filter_w fits LG_TC_COLUMN_TAPS. */
+#define LG_TC_COLUMN_TAPS 4096
+
+/* The same gather with each output column's taps listed up front (no
+ * division or remainder per pixel and tap). */
+static void lg_tc_gather_listed(const lg_tc_job* job, int row0, int row1) {
+  const lg_conv_geometry* g = job->geo;
+  int32_t kws[LG_TC_COLUMN_TAPS], xs[LG_TC_COLUMN_TAPS];
+  int32_t first[LG_TC_COLUMN_TAPS / 1 + 1];
+  int count = 0;
+  for (int x = 0; x < g->out_w; ++x) {
+    first[x] = count;
+    for (int kw = 0; kw < g->filter_w; ++kw) {
+      const int sx = x + g->pad_left - kw;
+      if (sx < 0 || sx % g->stride_w != 0 || sx / g->stride_w >= g->in_w) {
+        continue;
+      }
+      kws[count] = kw;
+      xs[count] = sx / g->stride_w;
+      ++count;
+    }
+  }
+  first[g->out_w] = count;
+  const size_t oc = (size_t)g->out_c;
+  const size_t pixel_stride = (size_t)g->filter_h * g->filter_w * oc;
+  for (int row = row0; row < row1; ++row) {
+    const int n = row / g->out_h, y = row % g->out_h;
+    float* out = job->output + (size_t)row * g->out_w * oc;
+    for (size_t i = 0; i < (size_t)g->out_w * oc; ++i) out[i] = 0.0f;
+    for (int kh = 0; kh < g->filter_h; ++kh) {
+      const int sy = y + g->pad_top - kh;
+      if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
+        continue;
+      }
+      const float* cols =
+          job->columns +
+          ((size_t)n * g->in_h + sy / g->stride_h) * g->in_w * pixel_stride +
+          (size_t)kh * g->filter_w * oc;
+      for (int x = 0; x < g->out_w; ++x) {
+        float* o = out + (size_t)x * oc;
+        for (int t = first[x]; t < first[x + 1]; ++t) {
+          const float* col =
+              cols + (size_t)xs[t] * pixel_stride + (size_t)kws[t] * oc;
+          for (size_t c = 0; c < oc; ++c) o[c] += col[c];
+        }
+      }
+    }
+    for (int x = 0; x < g->out_w; ++x) {
+      float* o = out + (size_t)x * oc;
+      for (size_t c = 0; c < oc; ++c) {
+        const float v = o[c] + (job->bias != NULL ? job->bias[c] : 0.0f);
+        o[c] = lg_kernel_clamp_float(v, g->act_min, g->act_max);
+      }
+    }
+  }
+}
+
 static void lg_tc_task(void* ctx, int index) {
   const lg_tc_job* job = ctx;
   const int row0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int row1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  const lg_conv_geometry* g = job->geo;
+  if ((int64_t)g->out_w * g->filter_w <= LG_TC_COLUMN_TAPS &&
+      g->out_w < LG_TC_COLUMN_TAPS) {
+    lg_tc_gather_listed(job, row0, row1);
+    return;
+  }
   lg_tc_gather(job, row0, row1);
 }
 
@@ -609,3 +678,83 @@ static TfLiteStatus lg_tc_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 LG_KERNEL_REGISTRATION(TRANSPOSE_CONV, lg_tc_init, lg_tc_free, lg_tc_prepare,
                        lg_tc_invoke)
+
+/* ---- MediaPipe's Convolution2DTransposeBias ------------------------------
+ * The same column GEMM and gather with MediaPipe's layout (input, weights
+ * OHWI, bias; no output_shape: the geometry comes from the custom options,
+ * mediapipe_ops.c) and no activation. */
+
+#define LG_TCB_OP LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS
+
+static void* lg_tcb_init(TfLiteContext* context, const char* buffer,
+                         size_t length) {
+  lg_tc_data* data = lg_tc_init(context, buffer, length);
+  if (data != NULL) data->weights_input = 1;
+  return data;
+}
+
+static TfLiteStatus lg_tcb_prepare(TfLiteContext* context, TfLiteNode* node) {
+  lg_tc_data* data = node->user_data;
+  if (data == NULL) {
+    lg_kernel_log(context, LG_TCB_OP, "no kernel data (out of memory in init)");
+    return kTfLiteError;
+  }
+  data->prepared = false;
+  TF_LITE_ENSURE_STATUS(
+      lg_mediapipe_transpose_conv_geometry(context, node, &data->geo));
+  const TfLiteTensor* input;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, LG_TCB_OP, 0, &input));
+  TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, LG_TCB_OP, 0, &output));
+  if (output->type != kTfLiteFloat32) {
+    lg_kernel_log(context, LG_TCB_OP, "the output must be FLOAT32");
+    return kTfLiteError;
+  }
+  data->has_bias = true;
+  data->input_elements = lg_kernel_num_elements(input);
+  TF_LITE_ENSURE_STATUS(lg_tc_plan(context, node, data));
+  TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, LG_TCB_OP, 0, &output));
+  TF_LITE_ENSURE_STATUS(lg_tc_resize_output(context, output, &data->geo));
+  data->prepared = true;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_tcb_invoke(TfLiteContext* context, TfLiteNode* node) {
+  const lg_tc_data* data = node->user_data;
+  if (data == NULL || !data->prepared) {
+    lg_kernel_log(context, LG_TCB_OP, "invoked before a successful prepare");
+    return kTfLiteError;
+  }
+  const TfLiteTensor *input, *weights, *bias;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, LG_TCB_OP, 0, &input));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, LG_TCB_OP, 1, &weights));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, LG_TCB_OP, 2, &bias));
+  TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, LG_TCB_OP, 0, &output));
+  const lg_conv_geometry* g = &data->geo;
+  if (lg_kernel_num_elements(input) != data->input_elements ||
+      lg_kernel_num_elements(output) !=
+          (int64_t)g->batch * g->out_h * g->out_w * g->out_c) {
+    lg_kernel_log(context, LG_TCB_OP, "tensors changed since prepare");
+    return kTfLiteError;
+  }
+  if (input->data.f == NULL || weights->data.f == NULL ||
+      bias->data.f == NULL || output->data.f == NULL) {
+    lg_kernel_log(context, LG_TCB_OP, "a tensor has no data");
+    return kTfLiteError;
+  }
+  return lg_tc_compute(context, node, data, weights, input, bias, output);
+}
+
+const TfLiteRegistration* lg_register_mediapipe_transpose_conv_bias(void) {
+  static const TfLiteRegistration registration = {
+      .init = lg_tcb_init,
+      .free = lg_tc_free,
+      .prepare = lg_tcb_prepare,
+      .invoke = lg_tcb_invoke,
+      .builtin_code = kTfLiteBuiltinCustom,
+      .custom_name = LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS,
+      .version = 1,
+  };
+  return &registration;
+}

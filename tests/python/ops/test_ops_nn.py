@@ -543,6 +543,8 @@ TC_CASES = [
     ((1, 1, 1, 1), (1, 1, 1), (1, 1), (1, 1), "VALID"),
     ((1, 2, 2, 3), (4, 1, 1), (3, 3), (6, 6), "SAME"),   # untouched pixels
     ((1, 16, 16, 8), (128, 4, 4), (4, 4), (64, 64), "VALID"),  # split (2T)
+    # Output columns x taps past the gather's listed 4096: the unlisted loop.
+    ((1, 2, 1100, 2), (3, 2, 4), (1, 4), (3, 4400), "VALID"),
 ]
 
 
