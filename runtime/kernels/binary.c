@@ -77,6 +77,7 @@ typedef struct lg_binary_job {
   void* output;
   lg_binary_row_fn row;
   const lg_binary_params* params;
+  int f32_simd; /* the op's, for FLOAT32 inputs; 0 otherwise */
   int num_tasks;
 } lg_binary_job;
 
@@ -680,9 +681,28 @@ static void lg_binary_row_adapter(void* ctx, const void* const* inputs,
            job->params);
 }
 
+/* A FLOAT32 two-dim plan on simd_f32's rows: task `index`'s share of the
+ * rows in one call. */
+static void lg_binary_rows_task(const lg_binary_job* job, int index) {
+  const lg_broadcast_plan* plan = job->plan;
+  const int64_t rows = plan->dims[0], n = plan->dims[1];
+  const int64_t r0 = rows * index / job->num_tasks;
+  const int64_t r1 = rows * (index + 1) / job->num_tasks;
+  const float* x = (const float*)job->inputs[0] + r0 * plan->strides[0][0];
+  const float* y = (const float*)job->inputs[1] + r0 * plan->strides[1][0];
+  lg_f32_binary_rows((lg_f32_binop)(job->f32_simd - 1), x, plan->strides[0][1],
+                     plan->strides[0][0], y, plan->strides[1][1],
+                     plan->strides[1][0], (float*)job->output + r0 * n, n,
+                     r1 - r0, job->params->min_f, job->params->max_f);
+}
+
 /* Task `index` of num_tasks equal shares of the output elements. */
 static void lg_binary_task(void* ctx, int index) {
   const lg_binary_job* job = ctx;
+  if (job->f32_simd != 0 && job->plan->rank == 2) {
+    lg_binary_rows_task(job, index);
+    return;
+  }
   const int64_t total = job->plan->elements;
   const int64_t begin = total * index / job->num_tasks;
   const int64_t end = total * (index + 1) / job->num_tasks;
@@ -750,6 +770,7 @@ TfLiteStatus lg_binary_invoke(TfLiteContext* context, TfLiteNode* node) {
       .output = output->data.data,
       .row = data->row,
       .params = &data->params,
+      .f32_simd = input1->type == kTfLiteFloat32 ? op->f32_simd : 0,
   };
   lg_binary_run(context, &job);
   return kTfLiteOk;
@@ -763,6 +784,7 @@ static const lg_binary_op kAdd = {
     .has_activation = true,
     .types = "FLOAT32, INT32, INT8 or INT16",
     .f32 = lg_add_f32,
+    .f32_simd = LG_F32_ADD + 1,
     .i32 = lg_add_i32,
     .i8 = lg_add_i8,
     .i16 = lg_add_i16,
@@ -774,6 +796,7 @@ static const lg_binary_op kSub = {
     .has_activation = true,
     .types = "FLOAT32, INT32, INT8 or INT16",
     .f32 = lg_sub_f32,
+    .f32_simd = LG_F32_SUB + 1,
     .i32 = lg_sub_i32,
     .i8 = lg_sub_i8,
     .i16 = lg_sub_i16,
@@ -785,6 +808,7 @@ static const lg_binary_op kMul = {
     .has_activation = true,
     .types = "FLOAT32, INT32, INT8 or INT16",
     .f32 = lg_mul_f32,
+    .f32_simd = LG_F32_MUL + 1,
     .i32 = lg_mul_i32,
     .i8 = lg_mul_i8,
     .i16 = lg_mul_i16,
@@ -795,6 +819,7 @@ static const lg_binary_op kDiv = {
     .has_activation = true,
     .types = "FLOAT32 or INT32",
     .f32 = lg_div_f32,
+    .f32_simd = LG_F32_DIV + 1,
     .i32 = lg_div_i32_row,
     .check_i32 = lg_check_no_zero_divisor,
 };
@@ -803,6 +828,7 @@ static const lg_binary_op kSquaredDifference = {
     .builtin_code = kTfLiteBuiltinSquaredDifference,
     .types = "FLOAT32, INT32 or INT8",
     .f32 = lg_sqdiff_f32,
+    .f32_simd = LG_F32_SQDIFF + 1,
     .i32 = lg_sqdiff_i32,
     .i8 = lg_sqdiff_i8,
 };
@@ -811,6 +837,7 @@ static const lg_binary_op kMaximum = {
     .builtin_code = kTfLiteBuiltinMaximum,
     .types = "FLOAT32, INT32 or INT64",
     .f32 = lg_max_f32,
+    .f32_simd = LG_F32_MAX + 1,
     .i32 = lg_max_i32,
     .i64 = lg_max_i64,
 };
@@ -819,6 +846,7 @@ static const lg_binary_op kMinimum = {
     .builtin_code = kTfLiteBuiltinMinimum,
     .types = "FLOAT32, INT32 or INT64",
     .f32 = lg_min_f32,
+    .f32_simd = LG_F32_MIN + 1,
     .i32 = lg_min_i32,
     .i64 = lg_min_i64,
 };

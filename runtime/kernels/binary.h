@@ -71,6 +71,9 @@ typedef struct lg_binary_op {
   const char* types;   /* the accepted input types, for messages */
   /* Row functions by input type; NULL where the op rejects the type. */
   lg_binary_row_fn f32, i32, i64, boolean, i8, u8, i16;
+  /* FLOAT32 arithmetic on simd_f32's rows (lg_f32_binop + 1; 0: none): a
+   * two-dim plan then runs all its rows in one call. */
+  int f32_simd;
   /* INT16 ADD / SUB on TFLite's power-of-two scale path. */
   lg_binary_row_fn i16_pot;
   lg_binary_check_fn check_i32; /* optional, for INT32 inputs */

@@ -135,15 +135,22 @@ LG_F32_AVX512_INLINE void lg_f32_binary16(const lg_f32_binop op, const float* x,
   }
 }
 
+/* `rows` rows of n outputs: row r reads x + r * x_row and y + r * y_row
+ * (each with its element stride) and writes out + r * n. */
 #define LG_F32_BINARY_FN(isa, width, op)                                      \
   LG_F32_##isa static void lg_f32_##op##_##isa(                               \
-      const float* x, ptrdiff_t sx, const float* y, ptrdiff_t sy, float* out, \
-      int64_t n, float lo, float hi) {                                        \
-    lg_f32_binary##width(LG_F32_##op, x, sx, y, sy, out, n, lo, hi);          \
+      const float* x, ptrdiff_t sx, ptrdiff_t x_row, const float* y,          \
+      ptrdiff_t sy, ptrdiff_t y_row, float* out, int64_t n, int64_t rows,     \
+      float lo, float hi) {                                                   \
+    for (int64_t r = 0; r < rows; ++r) {                                      \
+      lg_f32_binary##width(LG_F32_##op, x + r * x_row, sx, y + r * y_row, sy, \
+                           out + r * n, n, lo, hi);                           \
+    }                                                                         \
   }
 
-typedef void (*lg_f32_binary_fn)(const float* x, ptrdiff_t sx, const float* y,
-                                 ptrdiff_t sy, float* out, int64_t n, float lo,
+typedef void (*lg_f32_binary_fn)(const float* x, ptrdiff_t sx, ptrdiff_t x_row,
+                                 const float* y, ptrdiff_t sy, ptrdiff_t y_row,
+                                 float* out, int64_t n, int64_t rows, float lo,
                                  float hi);
 
 #define LG_F32_BINARY_TABLE(isa, width)                                   \
@@ -493,25 +500,37 @@ LG_F32_AVX2 static void lg_f32_bilinear_avx2(const float* p00, const float* p01,
 
 /* ---- Dispatch ------------------------------------------------------------ */
 
-void lg_f32_binary_row(lg_f32_binop op, const float* x, ptrdiff_t sx,
-                       const float* y, ptrdiff_t sy, float* out, int64_t n,
-                       float lo, float hi) {
-  if (n <= 0) return;
+void lg_f32_binary_rows(lg_f32_binop op, const float* x, ptrdiff_t sx,
+                        ptrdiff_t x_row, const float* y, ptrdiff_t sy,
+                        ptrdiff_t y_row, float* out, int64_t n, int64_t rows,
+                        float lo, float hi) {
+  if (n <= 0 || rows <= 0) return;
 #if LG_GEMM_HAVE_X86
   if ((unsigned)op < LG_F32_BINOP_COUNT) {
     switch (lg_gemm_isa_default()) {
       case LG_GEMM_ISA_AVX512:
-        lg_f32_binary_AVX512[op](x, sx, y, sy, out, n, lo, hi);
+        lg_f32_binary_AVX512[op](x, sx, x_row, y, sy, y_row, out, n, rows, lo,
+                                 hi);
         return;
       case LG_GEMM_ISA_AVX2:
-        lg_f32_binary_AVX2[op](x, sx, y, sy, out, n, lo, hi);
+        lg_f32_binary_AVX2[op](x, sx, x_row, y, sy, y_row, out, n, rows, lo,
+                               hi);
         return;
       default:
         break;
     }
   }
 #endif
-  lg_f32_binary_scalar(op, x, sx, y, sy, out, n, lo, hi);
+  for (int64_t r = 0; r < rows; ++r) {
+    lg_f32_binary_scalar(op, x + r * x_row, sx, y + r * y_row, sy, out + r * n,
+                         n, lo, hi);
+  }
+}
+
+void lg_f32_binary_row(lg_f32_binop op, const float* x, ptrdiff_t sx,
+                       const float* y, ptrdiff_t sy, float* out, int64_t n,
+                       float lo, float hi) {
+  lg_f32_binary_rows(op, x, sx, 0, y, sy, 0, out, n, 1, lo, hi);
 }
 
 void lg_f32_clamp_row(const float* x, float* out, int64_t n, float lo,

@@ -40,6 +40,14 @@ void lg_f32_binary_row(lg_f32_binop op, const float* x, ptrdiff_t sx,
                        const float* y, ptrdiff_t sy, float* out, int64_t n,
                        float lo, float hi);
 
+/* The same for `rows` rows of n outputs at once (one call for a [N, C]
+ * operand against a [C] one): row r reads x + r * x_row and y + r * y_row
+ * and writes out + r * n. */
+void lg_f32_binary_rows(lg_f32_binop op, const float* x, ptrdiff_t sx,
+                        ptrdiff_t x_row, const float* y, ptrdiff_t sy,
+                        ptrdiff_t y_row, float* out, int64_t n, int64_t rows,
+                        float lo, float hi);
+
 /* out[i] = clamp(x[i], lo, hi): RELU (0, +inf), RELU6, RELU_N1_TO_1,
  * RELU_0_TO_1. */
 void lg_f32_clamp_row(const float* x, float* out, int64_t n, float lo,

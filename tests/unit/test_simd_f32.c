@@ -162,6 +162,47 @@ static void test_binary_rows(void** state) {
   lg_gemm_isa_set_default(before);
 }
 
+/* Rows: a [rows, n] operand against a repeated [n] one (and the other way
+ * round), every op, against the definition. */
+static void test_binary_many_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  uint32_t seed = 0x1234567u;
+  enum { kRows = 5, kMaxInner = 19 };
+  float x[kRows * kMaxInner], y[kMaxInner];
+  float got[kRows * kMaxInner + 1], want[kRows * kMaxInner];
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int op = 0; op < LG_F32_BINOP_COUNT; ++op) {
+      for (int n = 1; n <= kMaxInner; n += 3) {
+        for (int swap = 0; swap < 2; ++swap) {
+          fill(x, kRows * n, &seed);
+          fill(y, n, &seed);
+          for (int r = 0; r < kRows; ++r) {
+            for (int i = 0; i < n; ++i) {
+              const float a = swap ? y[i] : x[r * n + i];
+              const float b = swap ? x[r * n + i] : y[i];
+              want[r * n + i] = binop_def((lg_f32_binop)op, a, b, -1.0f, 1.0f);
+            }
+          }
+          got[kRows * n] = GUARD_VALUE;
+          if (swap) {
+            lg_f32_binary_rows((lg_f32_binop)op, y, 1, 0, x, 1, n, got, n,
+                               kRows, -1.0f, 1.0f);
+          } else {
+            lg_f32_binary_rows((lg_f32_binop)op, x, 1, n, y, 1, 0, got, n,
+                               kRows, -1.0f, 1.0f);
+          }
+          expect_row("binary rows", got, want, kRows * n, isas[k]);
+        }
+      }
+    }
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 static void test_activation_rows(void** state) {
   (void)state;
   lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
@@ -252,6 +293,7 @@ static void test_hand_values(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_binary_rows),
+      cmocka_unit_test(test_binary_many_rows),
       cmocka_unit_test(test_activation_rows),
       cmocka_unit_test(test_hand_values),
   };
