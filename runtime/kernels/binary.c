@@ -83,10 +83,6 @@ typedef struct lg_binary_job {
 
 /* ---- Element functions -------------------------------------------------- */
 
-static inline float lg_clamp_f32(float v, const lg_binary_params* p) {
-  return lg_kernel_clamp_float(v, p->min_f, p->max_f);
-}
-
 static inline int32_t lg_clamp_i32(int32_t v, const lg_binary_params* p) {
   return v < p->min_i ? p->min_i : (v > p->max_i ? p->max_i : v);
 }
@@ -169,11 +165,6 @@ static inline int32_t lg_div_i32(int32_t a, int32_t b) {
   if (b == 0) return 0;
   if (b == -1 && a == INT32_MIN) return INT32_MAX;
   return a / b;
-}
-
-static inline float lg_squared_difference_f32(float a, float b) {
-  const float d = a - b;
-  return d * d;
 }
 
 static inline int32_t lg_squared_difference_i32(int32_t a, int32_t b) {

@@ -185,9 +185,13 @@ LG_F32_AVX512 static void lg_f32_clamp_avx512(const float* x, float* out,
 }
 
 /* x where x `predicate` 0, else x * a. */
+/* `strict`: keep v where v > 0 (LEAKY_RELU), else where v >= 0 (PRELU).
+ * The compare predicate must be a literal for clang. */
 LG_F32_AVX512_INLINE __m512 lg_f32_select16(__m512 v, __m512 a,
-                                            const int predicate) {
-  const __mmask16 keep = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), predicate);
+                                            const bool strict) {
+  const __m512 zero = _mm512_setzero_ps();
+  const __mmask16 keep = strict ? _mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ)
+                                : _mm512_cmp_ps_mask(v, zero, _CMP_GE_OQ);
   return _mm512_mask_blend_ps(keep, _mm512_mul_ps(v, a), v);
 }
 
@@ -199,13 +203,13 @@ LG_F32_AVX512_INLINE void lg_f32_prelu16(const float* x, const float* alpha,
   for (; i + 16 <= n; i += 16) {
     const __m512 a = alpha_step != 0 ? _mm512_loadu_ps(alpha + i) : ar;
     const __m512 v = _mm512_loadu_ps(x + i);
-    _mm512_storeu_ps(out + i, lg_f32_select16(v, a, _CMP_GE_OQ));
+    _mm512_storeu_ps(out + i, lg_f32_select16(v, a, false));
   }
   if (i < n) {
     const __mmask16 m = lg_f32_mask16(n - i);
     const __m512 a = alpha_step != 0 ? _mm512_maskz_loadu_ps(m, alpha + i) : ar;
     const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
-    _mm512_mask_storeu_ps(out + i, m, lg_f32_select16(v, a, _CMP_GE_OQ));
+    _mm512_mask_storeu_ps(out + i, m, lg_f32_select16(v, a, false));
   }
 }
 
@@ -232,12 +236,12 @@ LG_F32_AVX512 static void lg_f32_leaky_relu_avx512(const float* x,
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 v = _mm512_loadu_ps(x + i);
-    _mm512_storeu_ps(out + i, lg_f32_select16(v, a, _CMP_GT_OQ));
+    _mm512_storeu_ps(out + i, lg_f32_select16(v, a, true));
   }
   if (i < n) {
     const __mmask16 m = lg_f32_mask16(n - i);
     const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
-    _mm512_mask_storeu_ps(out + i, m, lg_f32_select16(v, a, _CMP_GT_OQ));
+    _mm512_mask_storeu_ps(out + i, m, lg_f32_select16(v, a, true));
   }
 }
 
@@ -401,8 +405,10 @@ LG_F32_AVX2 static void lg_f32_clamp_avx2(const float* x, float* out, int64_t n,
 }
 
 LG_F32_AVX2_INLINE __m256 lg_f32_select8(__m256 v, __m256 a,
-                                         const int predicate) {
-  const __m256 keep = _mm256_cmp_ps(v, _mm256_setzero_ps(), predicate);
+                                         const bool strict) {
+  const __m256 zero = _mm256_setzero_ps();
+  const __m256 keep = strict ? _mm256_cmp_ps(v, zero, _CMP_GT_OQ)
+                             : _mm256_cmp_ps(v, zero, _CMP_GE_OQ);
   return _mm256_blendv_ps(_mm256_mul_ps(v, a), v, keep);
 }
 
@@ -414,13 +420,13 @@ LG_F32_AVX2_INLINE void lg_f32_prelu8(const float* x, const float* alpha,
   for (; i + 8 <= n; i += 8) {
     const __m256 a = alpha_step != 0 ? _mm256_loadu_ps(alpha + i) : ar;
     const __m256 v = _mm256_loadu_ps(x + i);
-    _mm256_storeu_ps(out + i, lg_f32_select8(v, a, _CMP_GE_OQ));
+    _mm256_storeu_ps(out + i, lg_f32_select8(v, a, false));
   }
   if (i < n) {
     const __m256i m = lg_f32_mask8(n - i);
     const __m256 a = alpha_step != 0 ? _mm256_maskload_ps(alpha + i, m) : ar;
     const __m256 v = _mm256_maskload_ps(x + i, m);
-    _mm256_maskstore_ps(out + i, m, lg_f32_select8(v, a, _CMP_GE_OQ));
+    _mm256_maskstore_ps(out + i, m, lg_f32_select8(v, a, false));
   }
 }
 
@@ -444,12 +450,12 @@ LG_F32_AVX2 static void lg_f32_leaky_relu_avx2(const float* x, float alpha_s,
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m256 v = _mm256_loadu_ps(x + i);
-    _mm256_storeu_ps(out + i, lg_f32_select8(v, a, _CMP_GT_OQ));
+    _mm256_storeu_ps(out + i, lg_f32_select8(v, a, true));
   }
   if (i < n) {
     const __m256i m = lg_f32_mask8(n - i);
     const __m256 v = _mm256_maskload_ps(x + i, m);
-    _mm256_maskstore_ps(out + i, m, lg_f32_select8(v, a, _CMP_GT_OQ));
+    _mm256_maskstore_ps(out + i, m, lg_f32_select8(v, a, true));
   }
 }
 
