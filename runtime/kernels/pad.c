@@ -299,7 +299,16 @@ typedef struct lg_pad_rows_job {
 
 static void lg_pad_fill_bytes(char* dst, size_t bytes, const unsigned char* v,
                               size_t elem_size) {
-  if (bytes > 0) lg_shape_fill(dst, (int64_t)(bytes / elem_size), v, elem_size);
+  if (bytes == 0) return;
+  if (elem_size == 4 && bytes <= 256) {
+    /* Short borders (a channel pad per pixel): a plain loop, not
+     * lg_shape_fill's doubling copies. */
+    uint32_t word;
+    memcpy(&word, v, 4);
+    for (size_t i = 0; i < bytes; i += 4) memcpy(dst + i, &word, 4);
+    return;
+  }
+  lg_shape_fill(dst, (int64_t)(bytes / elem_size), v, elem_size);
 }
 
 static void lg_pad_rows_task(void* ctx, int index) {
@@ -307,29 +316,39 @@ static void lg_pad_rows_task(void* ctx, int index) {
   const lg_pad_data* d = job->data;
   const int64_t r0 = job->rows * index / job->num_tasks;
   const int64_t r1 = job->rows * (index + 1) / job->num_tasks;
+  /* The output coordinates of row r0 along dims < split, then stepped like
+   * an odometer (no division per row). */
+  int coord[LG_SHAPE_MAX_RANK] = {0};
+  int64_t rest = r0;
+  for (int k = job->split - 1; k >= 0; --k) {
+    coord[k] = (int)(rest % d->out_dims[k]);
+    rest /= d->out_dims[k];
+  }
+  const size_t after = job->row_bytes - job->before_bytes - job->in_row_bytes;
   for (int64_t r = r0; r < r1; ++r) {
     char* out = job->output + (size_t)r * job->row_bytes;
     /* The row's input row, or none when a coordinate is in the padding. */
-    int64_t rest = r, in_row = 0, in_scale = 1;
+    int64_t in_row = 0;
     bool inside = true;
-    for (int k = job->split - 1; k >= 0 && inside; --k) {
-      const int o = (int)(rest % d->out_dims[k]);
-      rest /= d->out_dims[k];
-      const int i = o - d->before[k];
+    for (int k = 0; k < job->split && inside; ++k) {
+      const int i = coord[k] - d->before[k];
       inside = i >= 0 && i < d->in_dims[k];
-      in_row += (int64_t)i * in_scale;
-      in_scale *= d->in_dims[k];
+      in_row = in_row * d->in_dims[k] + i;
     }
     if (!inside) {
       lg_pad_fill_bytes(out, job->row_bytes, job->value, job->elem_size);
-      continue;
+    } else {
+      lg_pad_fill_bytes(out, job->before_bytes, job->value, job->elem_size);
+      memcpy(out + job->before_bytes,
+             job->input + (size_t)in_row * job->in_row_bytes,
+             job->in_row_bytes);
+      lg_pad_fill_bytes(out + job->before_bytes + job->in_row_bytes, after,
+                        job->value, job->elem_size);
     }
-    const size_t after = job->row_bytes - job->before_bytes - job->in_row_bytes;
-    lg_pad_fill_bytes(out, job->before_bytes, job->value, job->elem_size);
-    memcpy(out + job->before_bytes,
-           job->input + (size_t)in_row * job->in_row_bytes, job->in_row_bytes);
-    lg_pad_fill_bytes(out + job->before_bytes + job->in_row_bytes, after,
-                      job->value, job->elem_size);
+    for (int k = job->split - 1; k >= 0; --k) {
+      if (++coord[k] < d->out_dims[k]) break;
+      coord[k] = 0;
+    }
   }
 }
 
