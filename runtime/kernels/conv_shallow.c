@@ -20,7 +20,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "base/thread_pool.h"
 #include "runtime/kernels/gemm.h"
@@ -204,11 +203,12 @@ static void lg_shallow_patch(const lg_conv_geometry* g, const float* image,
     for (int kw = 0; kw < g->filter_w; ++kw) {
       const int ix = x * g->stride_w - g->pad_left + kw * g->dilation_w;
       float* d = patch + ((size_t)kh * g->filter_w + kw) * c;
+      /* At most LG_CONV_SHALLOW_MAX_CHANNELS floats: plain loops. */
       if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) {
-        memset(d, 0, sizeof(float) * (size_t)c);
+        for (int i = 0; i < c; ++i) d[i] = 0.0f;
       } else {
-        memcpy(d, image + ((size_t)iy * g->in_w + ix) * c,
-               sizeof(float) * (size_t)c);
+        const float* src = image + ((size_t)iy * g->in_w + ix) * c;
+        for (int i = 0; i < c; ++i) d[i] = src[i];
       }
     }
   }
