@@ -807,6 +807,12 @@ static int lg_dw_row_taps(const lg_conv_geometry* g, int y, ptrdiff_t* in_off,
  * job->taps holds two tap lists). Pixels whose window lies inside the
  * input horizontally share one tap list per row; the others (near the left
  * and right edges) list their own. */
+/* Channels of one pass over the rows when multiplier is 1: a block's
+ * weights (filter_h * filter_w * block floats) and its input stay in L1
+ * while every pixel of the rows uses them; small images with many channels
+ * (7x7x672) streamed all the weights from L2 for each pixel. */
+#define LG_DW_CHANNEL_BLOCK 128
+
 static void lg_dw_rows(const lg_dw_job* job, lg_dw_pixel_fn pixel,
                        lg_dw_quad_fn quad, int task, int row0, int row1) {
   const lg_conv_geometry* g = job->geo;
@@ -821,36 +827,43 @@ static void lg_dw_rows(const lg_dw_job* job, lg_dw_pixel_fn pixel,
   const int last = g->in_w - 1 - span + g->pad_left;
   const int x_hi = last < 0 ? 0 : last / g->stride_w + 1;
   const bool multi = g->out_c != g->in_c;
-  for (int row = row0; row < row1; ++row) {
-    const int n = row / g->out_h, y = row % g->out_h;
-    const float* image = job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
-    const int row_taps = lg_dw_row_taps(g, y, row_in, row_w);
-    for (int x = 0; x < g->out_w; ++x) {
-      float* out =
-          job->output + (((size_t)n * g->out_h + y) * g->out_w + x) * g->out_c;
-      const float* in = image;
-      const ptrdiff_t *in_off = row_in, *w_off = row_w;
-      int taps = row_taps;
-      if (x >= x_lo && x < x_hi) {
-        in += ((ptrdiff_t)x * g->stride_w - g->pad_left) * g->in_c;
-        if (quad != NULL && !multi && x + LG_DW_QUAD <= x_hi) {
-          quad(in, (ptrdiff_t)g->stride_w * g->in_c, job->filter, row_in, row_w,
-               row_taps, job->bias, out, g->out_c, g->out_c, g->act_min,
-               g->act_max);
-          x += LG_DW_QUAD - 1;
-          continue;
+  const int block = multi ? g->out_c : LG_DW_CHANNEL_BLOCK;
+  for (int c0 = 0; c0 < g->out_c; c0 += block) {
+    const int channels = g->out_c - c0 < block ? g->out_c - c0 : block;
+    const float* filter = job->filter + c0;
+    const float* bias = job->bias != NULL ? job->bias + c0 : NULL;
+    for (int row = row0; row < row1; ++row) {
+      const int n = row / g->out_h, y = row % g->out_h;
+      const float* image =
+          job->input + (size_t)n * g->in_h * g->in_w * g->in_c + c0;
+      const int row_taps = lg_dw_row_taps(g, y, row_in, row_w);
+      for (int x = 0; x < g->out_w; ++x) {
+        float* out = job->output +
+                     (((size_t)n * g->out_h + y) * g->out_w + x) * g->out_c +
+                     c0;
+        const float* in = image;
+        const ptrdiff_t *in_off = row_in, *w_off = row_w;
+        int taps = row_taps;
+        if (x >= x_lo && x < x_hi) {
+          in += ((ptrdiff_t)x * g->stride_w - g->pad_left) * g->in_c;
+          if (quad != NULL && !multi && x + LG_DW_QUAD <= x_hi) {
+            quad(in, (ptrdiff_t)g->stride_w * g->in_c, filter, row_in, row_w,
+                 row_taps, bias, out, g->out_c, channels, g->act_min,
+                 g->act_max);
+            x += LG_DW_QUAD - 1;
+            continue;
+          }
+        } else {
+          taps = lg_dw_border_taps(g, y, x, edge_in, edge_w);
+          in_off = edge_in;
+          w_off = edge_w;
         }
-      } else {
-        taps = lg_dw_border_taps(g, y, x, edge_in, edge_w);
-        in_off = edge_in;
-        w_off = edge_w;
-      }
-      if (multi) {
-        lg_dw_pixel_multi(g, in, job->filter, in_off, w_off, taps, job->bias,
-                          out);
-      } else {
-        pixel(in, job->filter, in_off, w_off, taps, job->bias, out, g->out_c,
-              g->act_min, g->act_max);
+        if (multi) {
+          lg_dw_pixel_multi(g, in, filter, in_off, w_off, taps, bias, out);
+        } else {
+          pixel(in, filter, in_off, w_off, taps, bias, out, channels,
+                g->act_min, g->act_max);
+        }
       }
     }
   }
