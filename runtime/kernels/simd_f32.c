@@ -12,6 +12,7 @@
  * multiply and add are ever contracted. */
 #include "runtime/kernels/simd_f32.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -318,6 +319,54 @@ LG_F32_AVX512 static void lg_f32_bilinear_pixels_avx512(
     }
   }
 }
+
+/* Up to 4 vectors of acc from i, held in registers over every row. */
+LG_F32_AVX512_INLINE void lg_f32_fold16(const lg_f32_binop op,
+                                        const bool x_first, float* acc,
+                                        const float* x, ptrdiff_t row_stride,
+                                        int64_t rows, int64_t n) {
+  const __m512 lo = _mm512_set1_ps(-INFINITY), hi = _mm512_set1_ps(INFINITY);
+  for (int64_t i = 0; i < n; i += 64) {
+    __mmask16 m[4];
+    __m512 a[4];
+    for (int v = 0; v < 4; ++v) {
+      const int64_t left = n - i - 16 * v;
+      m[v] = left >= 16 ? (__mmask16)0xFFFF
+                        : (left > 0 ? lg_f32_mask16(left) : (__mmask16)0);
+      a[v] = _mm512_maskz_loadu_ps(m[v], acc + i + 16 * v);
+    }
+    const int64_t vectors = (n - i + 15) / 16; /* this block's, 1..4+ */
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = x + r * row_stride + i;
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        if (v >= vectors) break;
+        const __m512 xv = _mm512_maskz_loadu_ps(m[v], row + 16 * v);
+        a[v] = x_first ? lg_f32_binop16(op, xv, a[v], lo, hi)
+                       : lg_f32_binop16(op, a[v], xv, lo, hi);
+      }
+    }
+    for (int v = 0; v < 4; ++v) {
+      _mm512_mask_storeu_ps(acc + i + 16 * v, m[v], a[v]);
+    }
+  }
+}
+
+#define LG_F32_FOLD_FN(op)                                            \
+  LG_F32_AVX512 static void lg_f32_fold_##op##_avx512(                \
+      bool x_first, float* acc, const float* x, ptrdiff_t row_stride, \
+      int64_t rows, int64_t n) {                                      \
+    if (x_first) {                                                    \
+      lg_f32_fold16(LG_F32_##op, true, acc, x, row_stride, rows, n);  \
+    } else {                                                          \
+      lg_f32_fold16(LG_F32_##op, false, acc, x, row_stride, rows, n); \
+    }                                                                 \
+  }
+LG_F32_FOLD_FN(ADD)
+LG_F32_FOLD_FN(MUL)
+LG_F32_FOLD_FN(MAX)
+LG_F32_FOLD_FN(MIN)
+#undef LG_F32_FOLD_FN
 
 /* ---- AVX2 ---------------------------------------------------------------- */
 
@@ -672,5 +721,39 @@ void lg_f32_bilinear_pixels(const float* row0, const float* row1,
     const float d = dx[p];
     lg_f32_bilinear_row(row0 + x_lo[p], row0 + x_hi[p], row1 + x_lo[p],
                         row1 + x_hi[p], out, channels, wy, dy, 1.0f - d, d);
+  }
+}
+
+void lg_f32_fold_rows(lg_f32_binop op, bool x_first, float* acc, const float* x,
+                      ptrdiff_t row_stride, int64_t rows, int64_t n) {
+  if (n <= 0 || rows <= 0) return;
+#if LG_GEMM_HAVE_X86
+  if (lg_gemm_isa_default() == LG_GEMM_ISA_AVX512) {
+    switch (op) {
+      case LG_F32_ADD:
+        lg_f32_fold_ADD_avx512(x_first, acc, x, row_stride, rows, n);
+        return;
+      case LG_F32_MUL:
+        lg_f32_fold_MUL_avx512(x_first, acc, x, row_stride, rows, n);
+        return;
+      case LG_F32_MAX:
+        lg_f32_fold_MAX_avx512(x_first, acc, x, row_stride, rows, n);
+        return;
+      case LG_F32_MIN:
+        lg_f32_fold_MIN_avx512(x_first, acc, x, row_stride, rows, n);
+        return;
+      default:
+        break;
+    }
+  }
+#endif
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * row_stride;
+    for (int64_t i = 0; i < n; ++i) {
+      acc[i] =
+          x_first
+              ? lg_f32_binop_scalar(op, row[i], acc[i], -INFINITY, INFINITY)
+              : lg_f32_binop_scalar(op, acc[i], row[i], -INFINITY, INFINITY);
+    }
   }
 }

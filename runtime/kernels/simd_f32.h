@@ -18,6 +18,7 @@
 #ifndef LITEGPU_RUNTIME_KERNELS_SIMD_F32_H_
 #define LITEGPU_RUNTIME_KERNELS_SIMD_F32_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,14 @@ void lg_f32_binary_rows(lg_f32_binop op, const float* x, ptrdiff_t sx,
                         ptrdiff_t x_row, const float* y, ptrdiff_t sy,
                         ptrdiff_t y_row, float* out, int64_t n, int64_t rows,
                         float lo, float hi);
+
+/* Folds `rows` rows of n floats, row r at x + r * row_stride, into acc:
+ * acc[i] = op(acc[i], x_r[i]) in row order, or op(x_r[i], acc[i]) when
+ * x_first (MAXIMUM / MINIMUM keep the row's value only when it is strictly
+ * greater / smaller, as the reductions do); ADD and MUL unclamped. The
+ * reductions' kept-channel loop: acc stays in registers across the rows. */
+void lg_f32_fold_rows(lg_f32_binop op, bool x_first, float* acc, const float* x,
+                      ptrdiff_t row_stride, int64_t rows, int64_t n);
 
 /* out[i] = clamp(x[i], lo, hi): RELU (0, +inf), RELU6, RELU_N1_TO_1,
  * RELU_0_TO_1. */

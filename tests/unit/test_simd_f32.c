@@ -203,6 +203,45 @@ static void test_binary_many_rows(void** state) {
   lg_gemm_isa_set_default(before);
 }
 
+/* Folds: acc op= every row, in row order, acc first or the row first, for
+ * the four folding ops, against the definitions (NaN among the values:
+ * which operand comes first decides MAXIMUM's and MINIMUM's result). */
+static void test_fold_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  const lg_f32_binop ops[] = {LG_F32_ADD, LG_F32_MUL, LG_F32_MAX, LG_F32_MIN};
+  uint32_t seed = 0xC0FFEEu;
+  enum { kRows = 7, kMaxN = 70, kStride = 75 };
+  float x[kRows * kStride], acc[kMaxN + 1], want[kMaxN];
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int o = 0; o < 4; ++o) {
+      for (int n = 1; n <= kMaxN; n += 7) {
+        for (int x_first = 0; x_first < 2; ++x_first) {
+          fill(x, kRows * kStride, &seed);
+          fill(acc, n, &seed);
+          for (int i = 0; i < n; ++i) {
+            float a = acc[i];
+            for (int r = 0; r < kRows; ++r) {
+              const float v = x[r * kStride + i];
+              a = x_first ? binop_def(ops[o], v, a, -INFINITY, INFINITY)
+                          : binop_def(ops[o], a, v, -INFINITY, INFINITY);
+            }
+            want[i] = a;
+          }
+          acc[n] = GUARD_VALUE;
+          lg_f32_fold_rows(ops[o], x_first, acc, x, kStride, kRows, n);
+          expect_row(x_first ? "fold (row first)" : "fold (acc first)", acc,
+                     want, n, isas[k]);
+        }
+      }
+    }
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 static void test_activation_rows(void** state) {
   (void)state;
   lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
@@ -294,6 +333,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_binary_rows),
       cmocka_unit_test(test_binary_many_rows),
+      cmocka_unit_test(test_fold_rows),
       cmocka_unit_test(test_activation_rows),
       cmocka_unit_test(test_hand_values),
   };

@@ -228,6 +228,9 @@ def test_reduce_nan_inf(op):
                   [np.inf, np.inf, np.inf], [np.nan, np.nan, np.nan],
                   [np.inf, -np.inf, 1]], np.float32)
     check_case(reduce_case(op, x, [1], False))
+    # The same columns reduced along the outer axis (the channels kept: the
+    # vector fold over rows), NaN first, last and in between.
+    check_case(reduce_case(op, np.ascontiguousarray(x.T), [0], False))
 
 
 @pytest.mark.parametrize("op", REDUCERS)
