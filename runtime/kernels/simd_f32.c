@@ -185,8 +185,8 @@ LG_F32_AVX512 static void lg_f32_clamp_avx512(const float* x, float* out,
   }
 }
 
-/* x where x `predicate` 0, else x * a. */
-/* `strict`: keep v where v > 0 (LEAKY_RELU), else where v >= 0 (PRELU).
+/* v where v > 0 (`strict`, LEAKY_RELU) or v >= 0 (PRELU), else v * a.
+ * `strict`: keep v where v > 0 (LEAKY_RELU), else where v >= 0 (PRELU).
  * The compare predicate must be a literal for clang. */
 LG_F32_AVX512_INLINE __m512 lg_f32_select16(__m512 v, __m512 a,
                                             const bool strict) {
@@ -282,19 +282,6 @@ LG_F32_AVX512_INLINE __m512 lg_f32_bilinear16(const float* p00,
   return _mm512_add_ps(
       v,
       _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, p11), w[1]), w[3]));
-}
-
-LG_F32_AVX512 static void lg_f32_bilinear_avx512(
-    const float* p00, const float* p01, const float* p10, const float* p11,
-    float* out, int64_t n, float wy, float dy, float wx, float dx) {
-  const __m512 w[4] = {_mm512_set1_ps(wy), _mm512_set1_ps(dy),
-                       _mm512_set1_ps(wx), _mm512_set1_ps(dx)};
-  for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : lg_f32_mask16(n - i);
-    _mm512_mask_storeu_ps(
-        out + i, m,
-        lg_f32_bilinear16(p00 + i, p01 + i, p10 + i, p11 + i, m, w));
-  }
 }
 
 LG_F32_AVX512 static void lg_f32_bilinear_pixels_avx512(
@@ -684,43 +671,34 @@ void lg_f32_hard_swish_row(const float* x, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = lg_f32_hard_swish_scalar(x[i]);
 }
 
-void lg_f32_bilinear_row(const float* p00, const float* p01, const float* p10,
-                         const float* p11, float* out, int64_t n, float wy,
-                         float dy, float wx, float dx) {
-  if (n <= 0) return;
-#if LG_GEMM_HAVE_X86
-  switch (lg_gemm_isa_default()) {
-    case LG_GEMM_ISA_AVX512:
-      lg_f32_bilinear_avx512(p00, p01, p10, p11, out, n, wy, dy, wx, dx);
-      return;
-    case LG_GEMM_ISA_AVX2:
-      lg_f32_bilinear_avx2(p00, p01, p10, p11, out, n, wy, dy, wx, dx);
-      return;
-    default:
-      break;
-  }
-#endif
-  for (int64_t i = 0; i < n; ++i) {
-    out[i] = p00[i] * wy * wx + p10[i] * dy * wx + p01[i] * wy * dx +
-             p11[i] * dy * dx;
-  }
-}
-
 void lg_f32_bilinear_pixels(const float* row0, const float* row1,
                             const int32_t* x_lo, const int32_t* x_hi,
                             const float* dx, int count, int channels, float wy,
                             float dy, float* out) {
 #if LG_GEMM_HAVE_X86
-  if (lg_gemm_isa_default() == LG_GEMM_ISA_AVX512) {
+  const lg_gemm_isa isa = lg_gemm_isa_default();
+  if (isa == LG_GEMM_ISA_AVX512) {
     lg_f32_bilinear_pixels_avx512(row0, row1, x_lo, x_hi, dx, count, channels,
                                   wy, dy, out);
     return;
   }
 #endif
   for (int p = 0; p < count; ++p, out += channels) {
-    const float d = dx[p];
-    lg_f32_bilinear_row(row0 + x_lo[p], row0 + x_hi[p], row1 + x_lo[p],
-                        row1 + x_hi[p], out, channels, wy, dy, 1.0f - d, d);
+    const float* p00 = row0 + x_lo[p];
+    const float* p01 = row0 + x_hi[p];
+    const float* p10 = row1 + x_lo[p];
+    const float* p11 = row1 + x_hi[p];
+    const float ddx = dx[p], wx = 1.0f - ddx;
+#if LG_GEMM_HAVE_X86
+    if (isa == LG_GEMM_ISA_AVX2) {
+      lg_f32_bilinear_avx2(p00, p01, p10, p11, out, channels, wy, dy, wx, ddx);
+      continue;
+    }
+#endif
+    for (int c = 0; c < channels; ++c) {
+      out[c] = p00[c] * wy * wx + p10[c] * dy * wx + p01[c] * wy * ddx +
+               p11[c] * dy * ddx;
+    }
   }
 }
 

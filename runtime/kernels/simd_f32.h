@@ -80,18 +80,12 @@ void lg_f32_leaky_relu_row(const float* x, float alpha, float* out, int64_t n);
  * operations (x times the clamp, then divided by 6). */
 void lg_f32_hard_swish_row(const float* x, float* out, int64_t n);
 
-/* RESIZE_BILINEAR's blend of four neighbours, TFLite's expression:
- * out[i] = p00[i] * wy * wx + p10[i] * dy * wx + p01[i] * wy * dx +
- *          p11[i] * dy * dx
- * (left to right; the vector forms may fuse a multiply into the next add). */
-void lg_f32_bilinear_row(const float* p00, const float* p01, const float* p10,
-                         const float* p11, float* out, int64_t n, float wy,
-                         float dy, float wx, float dx);
-
-/* `count` output pixels of `channels` floats each, pixel i blending
- * row0 / row1 at float offsets x_lo[i] and x_hi[i] with weight dx[i]
- * (wx = 1 - dx[i]) as lg_f32_bilinear_row does, into out (pixels
- * adjacent). */
+/* RESIZE_BILINEAR's blend: `count` output pixels of `channels` floats
+ * each, pixel i blending row0 / row1 at float offsets x_lo[i] and x_hi[i]
+ * with wx = 1 - dx[i], in TFLite's expression (left to right):
+ *   out = p00 * wy * wx + p10 * dy * wx + p01 * wy * dx + p11 * dy * dx
+ * into out (pixels adjacent; the AVX-512 form may fuse a multiply into the
+ * next add). */
 void lg_f32_bilinear_pixels(const float* row0, const float* row1,
                             const int32_t* x_lo, const int32_t* x_hi,
                             const float* dx, int count, int channels, float wy,
