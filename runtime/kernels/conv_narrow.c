@@ -192,20 +192,6 @@ lg_narrow_group_avx2(const int np, const int nc, const lg_narrow_run* runs,
   }
 }
 
-/* Output columns whose windows lie inside the input horizontally:
- * [*x_lo, *x_hi). */
-static void lg_narrow_interior(const lg_conv_geometry* g, int* x_lo,
-                               int* x_hi) {
-  const int span = (g->filter_w - 1) * g->dilation_w;
-  int lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
-  const int last = g->in_w - 1 - span + g->pad_left;
-  int hi = last < 0 ? 0 : last / g->stride_w + 1;
-  if (lo > g->out_w) lo = g->out_w;
-  if (hi > g->out_w) hi = g->out_w;
-  *x_lo = lo;
-  *x_hi = hi > lo ? hi : lo;
-}
-
 /* One pixel, or LG_NARROW_GROUP interior pixels, of `nc` channels. */
 #define LG_NARROW_CALL(GROUP, NP, NC)                                          \
   GROUP(NP, NC, runs, count, shift, step, filter, oc_stride, bias, g->act_min, \
@@ -240,7 +226,7 @@ static void lg_narrow_interior(const lg_conv_geometry* g, int* x_lo,
         (ptrdiff_t)g->filter_h * g->filter_w * g->in_c;                        \
     const ptrdiff_t step = (ptrdiff_t)g->stride_w * g->in_c;                   \
     int x_lo, x_hi;                                                            \
-    lg_narrow_interior(g, &x_lo, &x_hi);                                       \
+    lg_conv_interior_columns(g, &x_lo, &x_hi);                                 \
     if (g->out_c > (MAX_GROUP_C)) x_hi = x_lo;                                 \
     for (int row = row0; row < row1; ++row) {                                  \
       const int n = row / g->out_h, y = row % g->out_h;                        \

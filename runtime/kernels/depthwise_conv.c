@@ -414,18 +414,6 @@ lg_dw3_block_avx512(const bool full, const lg_conv_geometry* g,
   }
 }
 
-/* The output columns [x_lo, x_hi) whose window lies inside the input
- * along x (x_hi >= x_lo). */
-static void lg_dw3_interior(const lg_conv_geometry* g, int* x_lo, int* x_hi) {
-  const int span = 2 * g->dilation_w;
-  const int lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
-  const int last = g->in_w - 1 - span + g->pad_left;
-  int hi = last < 0 ? 0 : last / g->stride_w + 1;
-  if (hi > g->out_w) hi = g->out_w;
-  *x_lo = lo < g->out_w ? lo : g->out_w;
-  *x_hi = hi > *x_lo ? hi : *x_lo;
-}
-
 /* One output row (y of image `image`) into out, all channels. */
 LG_DW_AVX512 static void lg_dw3_row_avx512(const lg_conv_geometry* g,
                                            const float* image, int y,
@@ -434,7 +422,7 @@ LG_DW_AVX512 static void lg_dw3_row_avx512(const lg_conv_geometry* g,
   const float* rows[3];
   lg_dw3_rows(g, image, y, rows);
   int x_lo, x_hi;
-  lg_dw3_interior(g, &x_lo, &x_hi);
+  lg_conv_interior_columns(g, &x_lo, &x_hi);
   int c = 0;
   for (; c + 32 <= g->out_c; c += 32) {
     lg_dw3_block_avx512(true, g, rows, filter, bias, out, c, 0xFFFF, 0xFFFF,
@@ -511,7 +499,7 @@ LG_DW_AVX2 static void lg_dw3_row_avx2(const lg_conv_geometry* g,
   const float* rows[3];
   lg_dw3_rows(g, image, y, rows);
   int x_lo, x_hi;
-  lg_dw3_interior(g, &x_lo, &x_hi);
+  lg_conv_interior_columns(g, &x_lo, &x_hi);
   for (int c = 0; c < g->out_c; c += 8) {
     const __m256i mask =
         _mm256_cmpgt_epi32(_mm256_set1_epi32(g->out_c - c),
@@ -712,12 +700,8 @@ LG_DW_AVX512 static void lg_dw_packed_rows_avx512(const lg_dw_job* job,
   const __m512 hi = _mm512_set1_ps(g->act_max);
   ptrdiff_t* edge_in = job->taps + (size_t)task * 4 * job->window;
   ptrdiff_t* edge_w = edge_in + job->window;
-  /* Interior columns, as lg_dw_rows finds them. */
-  const int span = (g->filter_w - 1) * g->dilation_w;
-  const int x_lo = g->pad_left < g->out_w ? g->pad_left : g->out_w;
-  const int last = g->in_w - 1 - span + g->pad_left;
-  const int x_hi =
-      last < x_lo ? x_lo : (last + 1 < g->out_w ? last + 1 : g->out_w);
+  int x_lo, x_hi;
+  lg_conv_interior_columns(g, &x_lo, &x_hi);
   for (int row = row0; row < row1; ++row) {
     const int n = row / g->out_h, y = row % g->out_h;
     const float* image = job->input + (size_t)n * g->in_h * g->in_w * c;
@@ -820,12 +804,8 @@ static void lg_dw_rows(const lg_dw_job* job, lg_dw_pixel_fn pixel,
   ptrdiff_t* row_w = row_in + job->window;
   ptrdiff_t* edge_in = row_w + job->window;
   ptrdiff_t* edge_w = edge_in + job->window;
-  /* Interior columns: x * stride_w - pad_left >= 0 and the window's last
-   * column x * stride_w - pad_left + (filter_w - 1) * dilation_w < in_w. */
-  const int span = (g->filter_w - 1) * g->dilation_w;
-  const int x_lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
-  const int last = g->in_w - 1 - span + g->pad_left;
-  const int x_hi = last < 0 ? 0 : last / g->stride_w + 1;
+  int x_lo, x_hi;
+  lg_conv_interior_columns(g, &x_lo, &x_hi);
   const bool multi = g->out_c != g->in_c;
   const int block = multi ? g->out_c : LG_DW_CHANNEL_BLOCK;
   for (int c0 = 0; c0 < g->out_c; c0 += block) {

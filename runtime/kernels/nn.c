@@ -31,6 +31,17 @@ int lg_nn_pad_before(int in, int filter, int stride, int dilation, int out) {
   return total > 0 ? (int)(total / 2) : 0;
 }
 
+void lg_conv_interior_columns(const lg_conv_geometry* g, int* x_lo, int* x_hi) {
+  const int span = (g->filter_w - 1) * g->dilation_w;
+  int lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+  const int last = g->in_w - 1 - span + g->pad_left;
+  int hi = last < 0 ? 0 : last / g->stride_w + 1;
+  if (lo > g->out_w) lo = g->out_w;
+  if (hi > g->out_w) hi = g->out_w;
+  *x_lo = lo;
+  *x_hi = hi > lo ? hi : lo;
+}
+
 const char* lg_nn_padding_name(TfLitePadding padding) {
   switch (padding) {
     case kTfLitePaddingSame:

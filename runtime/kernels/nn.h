@@ -50,6 +50,13 @@ int lg_nn_out_size(TfLitePadding padding, int in, int filter, int stride,
  * after. */
 int lg_nn_pad_before(int in, int filter, int stride, int dilation, int out);
 
+/* The output columns [*x_lo, *x_hi) of a convolution-like geometry whose
+ * window lies inside the input along x: x * stride_w - pad_left >= 0 and
+ * x * stride_w - pad_left + (filter_w - 1) * dilation_w < in_w; both within
+ * [0, out_w] and x_hi >= x_lo. The kernels' fast paths take these columns
+ * without edge checks. */
+void lg_conv_interior_columns(const lg_conv_geometry* g, int* x_lo, int* x_hi);
+
 /* "SAME", "VALID" or "UNKNOWN". */
 const char* lg_nn_padding_name(TfLitePadding padding);
 

@@ -299,16 +299,7 @@ typedef struct lg_pad_rows_job {
 
 static void lg_pad_fill_bytes(char* dst, size_t bytes, const unsigned char* v,
                               size_t elem_size) {
-  if (bytes == 0) return;
-  if (elem_size == 4 && bytes <= 256) {
-    /* Short borders (a channel pad per pixel): a plain loop, not
-     * lg_shape_fill's doubling copies. */
-    uint32_t word;
-    memcpy(&word, v, 4);
-    for (size_t i = 0; i < bytes; i += 4) memcpy(dst + i, &word, 4);
-    return;
-  }
-  lg_shape_fill(dst, (int64_t)(bytes / elem_size), v, elem_size);
+  if (bytes > 0) lg_shape_fill(dst, (int64_t)(bytes / elem_size), v, elem_size);
 }
 
 static void lg_pad_rows_task(void* ctx, int index) {

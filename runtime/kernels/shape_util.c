@@ -330,6 +330,15 @@ void lg_shape_fill(void* dst, int64_t count, const void* value,
   if (count <= 0) return;
   char* out = dst;
   const size_t total = (size_t)count * elem_size;
+  if (elem_size == 4 && total <= 256) {
+    /* Short runs of 4-byte values (a channel pad per pixel, a block of
+     * SPACE_TO_BATCH_ND padding): a plain loop costs less than the
+     * doubling copies below. */
+    uint32_t word;
+    memcpy(&word, value, 4);
+    for (size_t i = 0; i < total; i += 4) memcpy(out + i, &word, 4);
+    return;
+  }
   memcpy(out, value, elem_size);
   /* Doubling copies: each memcpy copies everything filled so far. */
   size_t filled = elem_size;
