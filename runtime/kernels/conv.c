@@ -72,14 +72,20 @@ enum {
   kNumTemporaries = 1,
 };
 
+/* The float kernel a node runs (see the file comment). */
+typedef enum lg_conv_path {
+  LG_CONV_PATH_GEMM,    /* one GEMM per group (packed, direct or gather) */
+  LG_CONV_PATH_NARROW,  /* few output channels: conv_narrow.c */
+  LG_CONV_PATH_SHALLOW, /* few input channels: conv_shallow.c (weights) */
+  LG_CONV_PATH_ROWS,    /* a GEMM per window row: conv_rows.c (weights) */
+} lg_conv_path;
+
 typedef struct lg_conv_data {
   bool prepared;
   lg_conv_geometry geo;
   int groups;
-  bool direct;  /* 1x1 filter, stride 1: A is the input itself */
-  bool narrow;  /* few output channels: conv_narrow.c, no GEMM */
-  bool rows;    /* a GEMM per window row: conv_rows.c (filter in weights) */
-  bool shallow; /* few input channels: conv_shallow.c (filter in weights) */
+  bool direct;       /* 1x1 filter, stride 1: A is the input itself */
+  lg_conv_path path; /* chosen in Prepare */
   bool has_bias;
   lg_gemm_isa isa;
   bool prepacked; /* the filter sits in `weights`, packed per group */
@@ -529,8 +535,9 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
   data->isa = lg_gemm_isa_default();
   data->direct = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 &&
                  g->stride_w == 1;
-  data->narrow = lg_conv_narrow_applies(g, data->groups, data->isa);
-  if (data->narrow) {
+  data->path = LG_CONV_PATH_GEMM;
+  if (lg_conv_narrow_applies(g, data->groups, data->isa)) {
+    data->path = LG_CONV_PATH_NARROW;
     const int tasks = lg_thread_pool_size(lg_kernel_thread_pool(context));
     data->scratch_floats = lg_conv_narrow_scratch_floats(g, tasks);
     data->prepacked = false;
@@ -541,9 +548,9 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
   const TfLiteTensor* filter;
   TF_LITE_ENSURE_STATUS(
       lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
-  data->shallow = lg_conv_shallow_applies(g, data->groups, data->isa,
-                                          lg_nn_is_constant(filter));
-  if (data->shallow) {
+  if (lg_conv_shallow_applies(g, data->groups, data->isa,
+                              lg_nn_is_constant(filter))) {
+    data->path = LG_CONV_PATH_SHALLOW;
     data->gather = false;
     data->prepacked = false;
     TF_LITE_ENSURE_STATUS(
@@ -554,9 +561,11 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
     return lg_nn_set_temporaries(context, node, LG_CONV_OP, data->temporaries,
                                  &data->scratch_floats, 1);
   }
-  data->rows = lg_conv_rows_applies(g, data->groups, data->isa,
-                                    lg_nn_is_constant(filter));
-  if (data->rows) return lg_conv_plan_rows(context, node, data);
+  if (lg_conv_rows_applies(g, data->groups, data->isa,
+                           lg_nn_is_constant(filter))) {
+    data->path = LG_CONV_PATH_ROWS;
+    return lg_conv_plan_rows(context, node, data);
+  }
   lg_gemm gemm = lg_conv_gemm(data);
   /* Whether B is prepacked changes the scratch size: decide it first. */
   static const float kPackedMarker = 0.0f;
@@ -814,19 +823,19 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
 
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const lg_conv_geometry* g = &data->geo;
-  if (data->shallow) {
+  if (data->path == LG_CONV_PATH_SHALLOW) {
     lg_conv_shallow_run(g, data->isa, input->data.f, data->weights.data,
                         bias != NULL ? bias->data.f : NULL, output->data.f,
                         pool);
     return kTfLiteOk;
   }
-  if (data->rows) {
+  if (data->path == LG_CONV_PATH_ROWS) {
     lg_conv_rows_run(g, data->isa, input->data.f, data->weights.data,
                      bias != NULL ? bias->data.f : NULL, output->data.f,
                      scratch, data->scratch_floats, pool);
     return kTfLiteOk;
   }
-  if (data->narrow) {
+  if (data->path == LG_CONV_PATH_NARROW) {
     lg_conv_narrow_run(g, data->isa, input->data.f, filter->data.f,
                        bias != NULL ? bias->data.f : NULL, output->data.f,
                        scratch, data->scratch_floats, pool);
