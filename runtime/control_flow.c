@@ -170,20 +170,34 @@ static bool output_is_static(lg_subgraph* callee, int i) {
 }
 
 /* Gives every node output the shape in `shapes`, or makes them all dynamic
- * when `dynamic`. */
+ * when `dynamic`. `shapes` borrows other tensors' dims, and a malformed
+ * model may name one of those tensors as an output too (found by
+ * fuzz_interpreter: resizing it freed a shape still to be read), so every
+ * shape is copied before any output is resized. */
 static TfLiteStatus shape_outputs(TfLiteContext* context, TfLiteNode* node,
                                   TfLiteIntArray* const* shapes, bool dynamic) {
-  for (int i = 0; i < node->outputs->size; ++i) {
-    TfLiteTensor* out = &context->tensors[node->outputs->data[i]];
-    if (dynamic) {
-      lg_kernel_set_dynamic(out);
-      continue;
+  const int n = node->outputs->size;
+  if (dynamic) {
+    for (int i = 0; i < n; ++i) {
+      lg_kernel_set_dynamic(&context->tensors[node->outputs->data[i]]);
     }
-    TfLiteIntArray* dims = TfLiteIntArrayCopy(shapes[i]);
-    if (dims == NULL) return kTfLiteError;
-    TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, out, dims));
+    return kTfLiteOk;
   }
-  return kTfLiteOk;
+  TfLiteIntArray** dims = calloc((size_t)n + 1, sizeof(*dims));
+  TfLiteStatus status = dims != NULL ? kTfLiteOk : kTfLiteError;
+  for (int i = 0; i < n && status == kTfLiteOk; ++i) {
+    dims[i] = TfLiteIntArrayCopy(shapes[i]);
+    if (dims[i] == NULL) status = kTfLiteError;
+  }
+  for (int i = 0; i < n && status == kTfLiteOk; ++i) {
+    TfLiteTensor* out = &context->tensors[node->outputs->data[i]];
+    /* ResizeTensor owns dims[i] from here on, also when it fails. */
+    status = context->ResizeTensor(context, out, dims[i]);
+    dims[i] = NULL;
+  }
+  for (int i = 0; dims != NULL && i < n; ++i) TfLiteIntArrayFree(dims[i]);
+  free(dims);
+  return status;
 }
 
 /* The node's tensors at `list` from `first` on, as an array. */
