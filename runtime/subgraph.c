@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "runtime/delegate.h"
+#include "runtime/fuse_activations.h"
 #include "runtime/model/builtin_options.h"
 #include "runtime/operator.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -690,6 +691,7 @@ TfLiteStatus lg_subgraph_build(lg_subgraph* s,
   }
   TfLiteStatus status = build_nodes(s);
   if (status != kTfLiteOk) return status;
+  if (lg_subgraph_fuse_activations(s) != kTfLiteOk) return kTfLiteError;
   return init_nodes(s);
 }
 
