@@ -4,7 +4,7 @@ A test describes one op case; the harness writes a one-op model with
 litegpu's model writer (tools/model_builder; the spec language is described
 in runtime/writer/model_spec.h), runs it in LiteRT with its *reference* kernels
 (OpResolverType.BUILTIN_REF: the expected values) and in litegpu through its
-C API (litegpu_ctypes.py) once per thread count, and compares every output.
+C API (python/litegpu/capi.py) once per thread count, and compares every output.
 
     import numpy as np
     from op_harness import Input, Const, OpCase, check_case, check_rejected
@@ -63,7 +63,7 @@ from pathlib import Path
 
 import numpy as np
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 
 try:
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
@@ -342,7 +342,7 @@ def run_litert(model_path, inputs, kernels="BUILTIN_REF"):
 
 
 def run_litegpu(model_path, inputs, num_threads=None):
-    """litegpu's outputs (raises litegpu_ctypes.LiteGpuError)."""
+    """litegpu's outputs (raises litegpu.capi.LiteGpuError)."""
     lib = lg.load_library()
     with lg.Model.from_file(lib, str(model_path)) as model, \
             lg.Interpreter(lib, model, num_threads=num_threads) as interp:

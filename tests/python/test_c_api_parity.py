@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from litegpu_ctypes import library_path
+from litegpu.capi import library_path
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "c_api_parity.md"

@@ -2,7 +2,7 @@
 tests/models/control_flow (WHILE with IF inside, a loop whose state grows,
 a Keras 3 LSTM lowered to WHILE, a streaming model with a resource
 variable initialized by CALL_ONCE, a module with two signatures), run in
-litegpu (litegpu_ctypes) and in LiteRT (ai-edge-litert, its default and
+litegpu (litegpu.capi) and in LiteRT (ai-edge-litert, its default and
 reference kernels) on seeded inputs."""
 
 from pathlib import Path
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 
 litert = pytest.importorskip("ai_edge_litert.interpreter")
 

@@ -2,7 +2,7 @@
 tools/convert/make_models.py) give the same outputs in litegpu as in LiteRT.
 
 Each model runs in LiteRT with its default kernels and with its reference
-kernels (BUILTIN_REF), and in litegpu (litegpu_ctypes, library from
+kernels (BUILTIN_REF), and in litegpu (litegpu.capi, library from
 LITEGPU_BUILD_DIR, default build/release) with 1 and 2 threads, on seeded
 inputs (3 trials). Inputs with a dimension known only at run time are
 resized first (to 3, 5 or 7, by trial and position). The expected values
@@ -71,7 +71,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import litegpu_ctypes as lg  # noqa: E402
+from litegpu import capi as lg  # noqa: E402
 
 try:
     from ai_edge_litert import interpreter as litert

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = json.loads((REPO / "tests" / "corpus" / "corpus.json").read_text())

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import litegpu_ctypes as lg  # noqa: E402
+from litegpu import capi as lg  # noqa: E402
 
 from ai_edge_litert import schema_py_generated as schema  # noqa: E402
 from ai_edge_litert.interpreter import (Interpreter,  # noqa: E402

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import litegpu_ctypes as lg  # noqa: E402
+from litegpu import capi as lg  # noqa: E402
 from test_quantized_models import PERSON, read_bmp_gray  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "quantized"

@@ -9,7 +9,7 @@ Tolerance: 1e-5 relative + 1e-6 absolute.
 
 The model comes from LITEGPU_SHARED_DIR (default: tests/shared) under
 models/tflite-micro/; the library from LITEGPU_BUILD_DIR
-(see litegpu_ctypes).
+(see litegpu.capi).
 """
 
 import math
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import litegpu_ctypes as lg  # noqa: E402
+from litegpu import capi as lg  # noqa: E402
 
 try:
     from ai_edge_litert import interpreter as litert

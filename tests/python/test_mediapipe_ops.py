@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 import op_harness as oh
 
 SAME, VALID = 1, 2

@@ -14,7 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 import op_harness
 
 # No fallback: without the schema reader the suite fails (never skips).

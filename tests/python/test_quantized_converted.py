@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import litegpu_ctypes as lg  # noqa: E402
+from litegpu import capi as lg  # noqa: E402
 
 try:
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
@@ -155,6 +155,7 @@ def test_bit_exact_on_capped_isas(isa, tmp_path):
     code = (
         "import sys, numpy as np\n"
         f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+        "import conftest\n"  # this checkout's litegpu package on sys.path
         "import test_quantized_converted as t\n"
         "from ai_edge_litert.interpreter import Interpreter\n"
         "out = {}\n"
@@ -190,6 +191,7 @@ def test_dynamic_range_on_scalar_isa(tmp_path):
     code = (
         "import sys, numpy as np\n"
         f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+        "import conftest\n"  # this checkout's litegpu package on sys.path
         "import test_quantized_converted as t\n"
         "from ai_edge_litert.interpreter import Interpreter\n"
         f"path = t.MODELS / '{name}.tflite'\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("LITEGPU_BUILD_DIR", REPO / "build" / "release"))

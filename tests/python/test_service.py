@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("LITEGPU_BUILD_DIR", REPO / "build" / "release"))
@@ -258,7 +258,8 @@ def test_sigterm_stops_cleanly(lib, tmp_path):
 CLIENT = """
 import sys, time
 sys.path.insert(0, {here!r})
-import litegpu_ctypes as lg
+import conftest  # puts this checkout's litegpu package on sys.path
+from litegpu import capi as lg
 import test_service as t
 lib = lg.load_library()
 d = t.ServiceDelegate(lib, {socket!r}, burst=True)

@@ -2,7 +2,7 @@
 and in LiteRT.
 
 tools/make_test_model writes each model; LiteRT (ai-edge-litert) and litegpu
-(through its C API, see litegpu_ctypes.py) run it on the same seeded inputs,
+(through its C API, see python/litegpu/capi.py) run it on the same seeded inputs,
 and the outputs must agree within 1e-5 relative + 1e-6 absolute. The
 expected values come from LiteRT, never from litegpu.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 
 try:
     from ai_edge_litert.interpreter import Interpreter

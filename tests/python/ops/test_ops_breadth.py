@@ -12,7 +12,7 @@ dynamic in both runtimes.
 import numpy as np
 import pytest
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 import op_harness as oh
 from op_harness import Const, Input, OpCase, Output, check_case
 

@@ -29,7 +29,7 @@ case says so and checks litegpu against numpy (or its rejection) instead:
 import numpy as np
 import pytest
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 import op_harness as oh
 from op_harness import Const, Input, OpCase, Output, check_case, check_rejected
 

@@ -1,12 +1,15 @@
-"""A small ctypes wrapper over litegpu's TFLite-compatible C API.
+"""litegpu.capi: a ctypes layer over litegpu's TFLite-compatible C API.
 
-Tests drive the shared library (liblitegpu.so) through the same C functions a
-C program would call, so what they check is the public API, not internals.
+litegpu.Interpreter (interpreter.py) is built on it, and the project's
+tests drive the shared library (liblitegpu.so) through it: the same C
+functions a C program would call, so what they check is the public API, not
+internals.
 
 Where the library comes from, first match wins:
   * LITEGPU_LIBRARY: the path of the library file itself;
   * LITEGPU_BUILD_DIR: a build directory holding liblitegpu.so;
-  * <repo>/build/release/liblitegpu.so.
+  * the copy installed beside this module (`pip install .`);
+  * <repo>/build/release/liblitegpu.so, when running from a clone.
 
 Use:
     lib = load_library()
@@ -39,6 +42,7 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BUILD_DIR = REPO_ROOT / "build" / "release"
 LIBRARY_NAME = "liblitegpu.so"
+BUNDLED_LIBRARY = Path(__file__).resolve().parent / LIBRARY_NAME
 
 # TfLiteStatus
 kTfLiteOk = 0
@@ -89,7 +93,11 @@ def library_path():
     if explicit:
         return Path(explicit)
     build_dir = os.environ.get("LITEGPU_BUILD_DIR")
-    return Path(build_dir or DEFAULT_BUILD_DIR) / LIBRARY_NAME
+    if build_dir:
+        return Path(build_dir) / LIBRARY_NAME
+    if BUNDLED_LIBRARY.is_file():
+        return BUNDLED_LIBRARY
+    return DEFAULT_BUILD_DIR / LIBRARY_NAME
 
 
 _P = ctypes.c_void_p
@@ -620,13 +628,14 @@ _BACKENDS = {"auto": 0, "cl": 1, "vk": 2}
 class GpuDelegate(_Closing):
     """litegpu_gpu_delegate_create with TFLite's defaults, on `backend`
     ("cl", "vk" or "auto"); precision_loss sets is_precision_loss_allowed,
-    experimental_flags (None: the default, ENABLE_QUANT) TFLite's flags.
+    experimental_flags (None: the default, ENABLE_QUANT) TFLite's flags,
+    serialization_dir TFLite's program cache folder (None: litegpu's).
     Pass `.pointer` in an Interpreter's delegates and keep this object alive
     while the interpreter exists. Raises LiteGpuError with the delegate's
     reason when it cannot be created (no device)."""
 
     def __init__(self, lib, backend="auto", precision_loss=False,
-                 experimental_flags=None):
+                 experimental_flags=None, serialization_dir=None):
         dll = lib._dll
         dll.litegpu_gpu_delegate_options_default.restype = _GpuOptions
         dll.litegpu_gpu_delegate_create.restype = _P
@@ -642,6 +651,11 @@ class GpuDelegate(_Closing):
         options.tflite.is_precision_loss_allowed = 1 if precision_loss else 0
         if experimental_flags is not None:  # TFLite's default: ENABLE_QUANT
             options.tflite.experimental_flags = experimental_flags
+        # Kept alive with the delegate: the options hold the raw pointer.
+        self._serialization_dir = None
+        if serialization_dir is not None:
+            self._serialization_dir = str(serialization_dir).encode()
+            options.tflite.serialization_dir = self._serialization_dir
         error = ctypes.create_string_buffer(2048)
         self.pointer = dll.litegpu_gpu_delegate_create(
             ctypes.byref(options), error, len(error))
