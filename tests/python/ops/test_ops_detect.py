@@ -8,6 +8,7 @@ is a graph input: the outputs are then dynamic in both runtimes.
 
 import numpy as np
 import pytest
+from flatbuffers import flexbuffers
 
 import litegpu_ctypes as lg
 import op_harness as oh
@@ -218,7 +219,7 @@ def test_nms_no_boxes(sigma):
     assert int(out[-1]) == 0
 
 
-# ---- Errors -------------------------------------------------------------------
+# ---- Errors -----------------------------------------------------------------
 
 
 def test_soft_nms_negative_sigma_fails(tmp_path):
@@ -276,7 +277,7 @@ def test_nms_v4_with_six_inputs_rejected():
     oh.check_rejected(case, r"NON_MAX_SUPPRESSION_V4: .*5\b.*inputs")
 
 
-# ---- TFLite_Detection_PostProcess ------------------------------------------------
+# ---- TFLite_Detection_PostProcess -------------------------------------------
 #
 # A custom op with FlexBuffers options; LiteRT registers it in its default
 # (and reference) resolver, litegpu in its default resolver. TFLite's fast
@@ -284,7 +285,6 @@ def test_nms_v4_with_six_inputs_rejected():
 # so only the slots it writes are compared with LiteRT; litegpu writes zeros
 # there, which is checked separately.
 
-from flatbuffers import flexbuffers  # noqa: E402
 
 DP = "TFLite_Detection_PostProcess"
 
@@ -481,7 +481,25 @@ def test_dp_resolves_by_default_only_at_version_1(tmp_path):
                       r"TFLite_Detection_PostProcess", litert_accepts=False)
 
 
-# ---- errors -------------------------------------------------------------------
+@pytest.mark.parametrize("regular", [False, True])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_dp_matches_litert_default_kernels(regular, seed):
+    """LiteRT's default (optimized, possibly threaded) kernel gives the same
+    detections as its reference one, ties included."""
+    rng = np.random.default_rng(seed)
+    enc, scores, anchors = dp_inputs(
+        rng, 40, 6, tie_levels=[0.3, 0.6, 0.9] if seed % 2 else None)
+    max_cls = 1 if regular else 3
+    case = dp_case(enc, scores, anchors,
+                   dp_options(max_detections=10,
+                              max_classes_per_detection=max_cls,
+                              num_classes=5, use_regular_nms=regular,
+                              detections_per_class=4), 10, max_cls)
+    case.litert_kernels = "BUILTIN"
+    run_dp(case, 10, max_cls, 5, regular)
+
+
+# ---- errors -----------------------------------------------------------------
 
 
 def dp_error(case, tmp_path, litert_fails_too=True):
@@ -594,7 +612,7 @@ def test_dp_identical_boxes_at_iou_threshold_one(regular):
     np.testing.assert_allclose(got[0][0][0], [0.4, 0.4, 0.6, 0.6], rtol=1e-6)
 
 
-# ---- fuzz seeds -------------------------------------------------------------------
+# ---- fuzz seeds -------------------------------------------------------------
 #
 # tests/fuzz/seeds holds one-op models of these ops (the detection op's
 # FlexBuffers options, NMS V5's six inputs) for the model-loader and
