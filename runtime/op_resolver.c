@@ -166,10 +166,20 @@ lg_resolve_result lg_op_resolver_find(const lg_op_resolver* resolver,
     }
     note_range(&result, e->min_version, e->max_version);
   }
-  if (!resolver->use_builtin_kernels || builtin_code == kTfLiteBuiltinCustom) {
+  if (!resolver->use_builtin_kernels) return result;
+  int lo = 0, hi = 0;
+  if (builtin_code == kTfLiteBuiltinCustom) {
+    /* The custom ops TFLite's BuiltinOpResolver registers by name. */
+    const lg_custom_kernel* ck =
+        lg_custom_kernel_find(custom_name, version, &lo, &hi);
+    if (ck != NULL) {
+      result.status = LG_RESOLVE_FOUND;
+      result.registration = *ck->registration();
+    } else if (hi > 0) {
+      note_range(&result, lo, hi);
+    }
     return result;
   }
-  int lo = 0, hi = 0;
   const lg_builtin_kernel* k =
       lg_builtin_kernel_find(builtin_code, version, &lo, &hi);
   if (k != NULL) {

@@ -251,6 +251,8 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinAddN),
     NO_RULES(kTfLiteBuiltinOneHot),
     NO_RULES(kTfLiteBuiltinCumsum),
+    NO_RULES(kTfLiteBuiltinNonMaxSuppressionV4),
+    NO_RULES(kTfLiteBuiltinNonMaxSuppressionV5),
     NO_RULES(kTfLiteBuiltinHashtable),
     NO_RULES(kTfLiteBuiltinHashtableFind),
     NO_RULES(kTfLiteBuiltinHashtableImport),

@@ -331,6 +331,8 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinHardSwish, 1, "1.15.0"},
     {kTfLiteBuiltinIf, 1, "1.15.0"},
     {kTfLiteBuiltinWhile, 1, "1.15.0"},
+    {kTfLiteBuiltinNonMaxSuppressionV4, 1, "2.1.0"},
+    {kTfLiteBuiltinNonMaxSuppressionV5, 1, "2.1.0"},
     {kTfLiteBuiltinSelectV2, 1, "2.2.0"},
     {kTfLiteBuiltinSelectV2, 2, "2.12.0"},
     {kTfLiteBuiltinDensify, 1, "2.2.0"},

@@ -35,6 +35,25 @@ const lg_builtin_kernel* lg_builtin_kernel_find(int32_t builtin_code,
                                                 int version, int* min_version,
                                                 int* max_version);
 
+/* The CPU kernels of custom ops (the manifest's LG_CUSTOM_OP rows with a
+ * CPU range), which the default resolver finds by name, as TFLite's
+ * BuiltinOpResolver finds the custom ops it registers. */
+typedef struct lg_custom_kernel {
+  const char* custom_name;
+  int min_version;
+  int max_version;
+  const TfLiteRegistration* (*registration)(void);
+} lg_custom_kernel;
+
+/* Every custom row with a CPU kernel, in manifest order. */
+const lg_custom_kernel* lg_custom_kernels(size_t* count);
+
+/* The kernel of the custom op `custom_name` whose range covers `version`,
+ * or NULL (then min_version / max_version as lg_builtin_kernel_find). */
+const lg_custom_kernel* lg_custom_kernel_find(const char* custom_name,
+                                              int version, int* min_version,
+                                              int* max_version);
+
 /* const TfLiteRegistration* lg_register_<NAME>(void) of every op with a
  * CPU kernel in the manifest; the kernel file defines it. */
 #define LG_KERNEL_DECLARE(NAME, code, custom, family, cpu, ...) \

@@ -343,9 +343,13 @@ TfLiteStatus lg_kernel_runner_prepare(lg_kernel_runner* runner) {
   const TfLiteRegistration* reg = runner->registration;
   if (!runner->initialized) {
     runner->node.user_data =
-        reg->init != NULL ? reg->init(&runner->context,
-                                      (const char*)runner->node.builtin_data, 0)
-                          : NULL;
+        reg->init == NULL ? NULL
+        : runner->node.custom_initial_data != NULL
+            ? reg->init(&runner->context,
+                        (const char*)runner->node.custom_initial_data,
+                        (size_t)runner->node.custom_initial_data_size)
+            : reg->init(&runner->context,
+                        (const char*)runner->node.builtin_data, 0);
     runner->initialized = true;
   }
   if (reg->prepare != NULL) {

@@ -73,7 +73,9 @@ typedef struct lg_kernel_runner {
 } lg_kernel_runner;
 
 /* builtin_data is the op's params struct (or NULL); it must outlive the
- * runner. */
+ * runner. For a custom op, set node.custom_initial_data and
+ * custom_initial_data_size before the first prepare: init then gets them,
+ * as the interpreter passes a node's custom options. */
 void lg_kernel_runner_init(lg_kernel_runner* runner,
                            const TfLiteRegistration* registration,
                            void* builtin_data);

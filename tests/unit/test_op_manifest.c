@@ -70,16 +70,32 @@ static void test_cpu_table_is_the_cpu_rows(void** state) {
   const lg_op_info* ops = rows(&count);
   size_t kernels = 0;
   const lg_builtin_kernel* table = lg_builtin_kernels(&kernels);
-  size_t cpu_rows = 0;
+  size_t cpu_rows = 0, custom_rows = 0;
   for (int i = 0; i < count; ++i) {
     const lg_op_info* op = &ops[i];
     if (op->cpu_min_version == 0) {
       assert_int_equal(op->cpu_max_version, 0);
       continue;
     }
-    ++cpu_rows;
     assert_true(op->cpu_min_version <= op->cpu_max_version);
     int lo = 0, hi = 0;
+    if (op->custom_name != NULL) {
+      /* A custom row's kernel is in the custom table, found by name. */
+      ++custom_rows;
+      const lg_custom_kernel* ck =
+          lg_custom_kernel_find(op->custom_name, op->cpu_min_version, &lo, &hi);
+      if (ck == NULL) fail_msg("%s: no CPU kernel", op->name);
+      assert_int_equal(ck->min_version, op->cpu_min_version);
+      assert_int_equal(ck->max_version, op->cpu_max_version);
+      const TfLiteRegistration* r = ck->registration();
+      assert_int_equal(r->builtin_code, kTfLiteBuiltinCustom);
+      assert_string_equal(r->custom_name, op->custom_name);
+      assert_null(lg_custom_kernel_find(op->custom_name,
+                                        op->cpu_max_version + 1, &lo, &hi));
+      assert_int_equal(hi, op->cpu_max_version);
+      continue;
+    }
+    ++cpu_rows;
     const lg_builtin_kernel* k =
         lg_builtin_kernel_find(op->builtin_code, op->cpu_min_version, &lo, &hi);
     if (k == NULL) fail_msg("%s: no CPU kernel", op->name);
@@ -88,6 +104,13 @@ static void test_cpu_table_is_the_cpu_rows(void** state) {
     assert_int_equal(k->registration()->builtin_code, op->builtin_code);
   }
   assert_int_equal(kernels, cpu_rows);
+  size_t customs = 0;
+  lg_custom_kernels(&customs);
+  assert_int_equal(customs, custom_rows);
+  assert_null(lg_custom_kernel_find("NoSuchOp", 1, NULL, NULL));
+  assert_null(lg_custom_kernel_find(NULL, 1, NULL, NULL));
+  /* The builtin table has no custom rows. */
+  assert_null(lg_builtin_kernel_find(kTfLiteBuiltinCustom, 1, NULL, NULL));
   for (size_t i = 0; i < kernels; ++i) {
     assert_non_null(lg_op_find(table[i].builtin_code, NULL));
   }
