@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 
 litert = pytest.importorskip("ai_edge_litert.interpreter")
 

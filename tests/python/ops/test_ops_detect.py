@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from flatbuffers import flexbuffers
 
-import litegpu_ctypes as lg
+from litegpu import capi as lg
 import op_harness as oh
 from op_harness import Const, Input, OpCase, Output, check_case
 
