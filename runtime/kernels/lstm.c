@@ -637,6 +637,15 @@ static TfLiteStatus lg_lstm_invoke(TfLiteContext* context, TfLiteNode* node) {
     const lg_lstm_cell* c = &cells[dir];
     TfLiteTensor* output =
         &context->tensors[node->outputs->data[o.merge_outputs ? 0 : dir]];
+    const int64_t want =
+        (int64_t)s.n_batch * s.n_time *
+        (o.merge_outputs ? cells[0].n_output + cells[1].n_output : c->n_output);
+    if (output->dims->size != input->dims->size ||
+        lg_kernel_num_elements(output) != want) {
+      lg_kernel_log(context, op, "output %d was not prepared for this input",
+                    o.merge_outputs ? 0 : dir);
+      return kTfLiteError;
+    }
     const int out_features = output->dims->data[output->dims->size - 1];
     float* out_base =
         output->data.f + (o.merge_outputs && dir == 1 ? cells[0].n_output : 0);

@@ -104,7 +104,8 @@ TfLiteStatus lg_recurrent_check_float(TfLiteContext* context, const char* op,
     }
     return kTfLiteError;
   }
-  bool same = tensor->dims != NULL && tensor->dims->size == rank;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, what, tensor));
+  bool same = tensor->dims->size == rank;
   for (int i = 0; same && i < rank; ++i) {
     same = tensor->dims->data[i] == dims[i];
   }

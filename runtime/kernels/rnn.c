@@ -263,6 +263,15 @@ static TfLiteStatus lg_rnn_invoke(TfLiteContext* context, TfLiteNode* node) {
     const lg_rnn_cell* c = &cells[dir];
     TfLiteTensor* output =
         &context->tensors[node->outputs->data[o.merge_outputs ? 0 : dir]];
+    const int64_t want =
+        (int64_t)s.n_batch * s.n_time *
+        (o.merge_outputs ? cells[0].n_units + cells[1].n_units : c->n_units);
+    if (output->dims->size != input->dims->size ||
+        lg_kernel_num_elements(output) != want) {
+      lg_kernel_log(context, op, "output %d was not prepared for this input",
+                    o.merge_outputs ? 0 : dir);
+      return kTfLiteError;
+    }
     const int features = output->dims->data[output->dims->size - 1];
     if (input->data.f == NULL || output->data.f == NULL || c->h_state == NULL) {
       lg_kernel_log(context, op, "a tensor has no data");

@@ -133,7 +133,13 @@ static TfLiteStatus lg_svdf_invoke(TfLiteContext* context, TfLiteNode* node) {
     bias = context->tensors[node->inputs->data[3]].data.f;
   }
   float* state = context->tensors[node->inputs->data[4]].data.f;
-  float* out = context->tensors[node->outputs->data[0]].data.f;
+  const TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
+  float* out = output->data.f;
+  if (lg_kernel_num_elements(output) != (int64_t)s.batch * s.units) {
+    lg_kernel_log(context, LG_SVDF_OP,
+                  "the output was not prepared for this input");
+    return kTfLiteError;
+  }
   if (s.batch == 0) return kTfLiteOk;
   if (input->data.f == NULL || state == NULL || out == NULL) {
     lg_kernel_log(context, LG_SVDF_OP, "a tensor has no data");

@@ -649,3 +649,21 @@ def test_svdf_hybrid_and_integer_rejected(tmp_path):
     (tmp_path / "int").mkdir()
     msg = litegpu_error(svdf_case(mutate=integer, v=3), tmp_path / "int")
     assert "SVDF: integer kernel (INT8 input, INT8 weights) is not" in msg
+
+
+def test_lstm_zero_batch():
+    """An empty batch runs and gives an empty output, as in LiteRT."""
+    rng = np.random.default_rng(400)
+    cell, n_output = lstm_cell(rng, 3, 4, 4, 0)
+    x = Input(np.zeros((0, 2, 3), np.float32))
+    run_steps("UNIDIRECTIONAL_SEQUENCE_LSTM", [x] + cell,
+              [[np.zeros((0, 2, 3), np.float32)]] * 2,
+              params={"fused_activation_function": "TANH"},
+              shapes=[(0, 2, n_output)])
+
+
+def test_lstm_state_batch_mismatch_rejected(tmp_path):
+    def bad(cell):
+        cell[17] = Variable(np.zeros((3, 4), np.float32))
+    msg = litegpu_error(lstm_case(mutate=bad), tmp_path)
+    assert "output_state has shape [3,4], expected [2,4]" in msg
