@@ -153,8 +153,8 @@ static TfLiteStatus lg_lstm_bind(TfLiteContext* context, const TfLiteNode* node,
       return kTfLiteError;
     }
   }
-  TF_LITE_ENSURE_STATUS(
-      lg_recurrent_check_kernel_types(context, op, input, t[kGateForget]));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_kernel_types(context, op, input,
+                                                        t[kGateForget], false));
   if (t[kGateForget]->dims->size != 2) {
     lg_kernel_log(context, op, "%sinput_to_forget_weights must be 2-D", prefix);
     return kTfLiteError;

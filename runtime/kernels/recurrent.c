@@ -5,6 +5,7 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/nn.h"
+#include "tensorflow/lite/c/common.h"
 
 void lg_recurrent_gates(float* gate, int n, int n_batch, const float* bias,
                         const float* w_x, int n_x, const float* x,
@@ -32,6 +33,60 @@ void lg_recurrent_gates(float* gate, int n, int n_batch, const float* bias,
       }
       g[u] = v;
     }
+  }
+}
+
+/* gate[b * n + u] += (float)(sum_k w[u][k] * q[k] - zp * sum_k w[u][k]) *
+ * factor for one batch row's quantized values q. */
+static void lg_recurrent_int8_rows(float* gate, int n, const int8_t* w, int k,
+                                   const int8_t* q, int32_t zp, float factor) {
+  for (int u = 0; u < n; ++u) {
+    const int8_t* row = w + (size_t)u * (size_t)k;
+    int32_t acc = 0;
+    int32_t sum = 0;
+    for (int i = 0; i < k; ++i) {
+      acc += (int32_t)row[i] * (int32_t)q[i];
+      sum += row[i];
+    }
+    gate[u] += (float)(acc - zp * sum) * factor;
+  }
+}
+
+static void lg_recurrent_hybrid_term(float* gate, int n, int n_batch,
+                                     const int8_t* w, float w_scale, int k,
+                                     const float* x, ptrdiff_t stride,
+                                     bool asymmetric, int8_t* q) {
+  for (int b = 0; b < n_batch; ++b) {
+    const float* row = x + b * stride;
+    float scale = 1.0f;
+    int32_t zp = 0;
+    if (asymmetric) {
+      lg_hybrid_quantize_asymmetric(row, k, q, &scale, &zp);
+    } else {
+      lg_hybrid_quantize_symmetric(row, k, q, &scale);
+    }
+    lg_recurrent_int8_rows(gate + (size_t)b * (size_t)n, n, w, k, q, zp,
+                           scale * w_scale);
+  }
+}
+
+void lg_recurrent_gates_hybrid(float* gate, int n, int n_batch,
+                               const float* bias, const int8_t* w_x,
+                               float w_x_scale, int n_x, const float* x,
+                               ptrdiff_t x_stride, const int8_t* w_h,
+                               float w_h_scale, int n_h, const float* h,
+                               ptrdiff_t h_stride, bool asymmetric, int8_t* q) {
+  for (int b = 0; b < n_batch; ++b) {
+    float* g = gate + (size_t)b * (size_t)n;
+    for (int u = 0; u < n; ++u) g[u] = bias != NULL ? bias[u] : 0.0f;
+  }
+  if (w_x != NULL) {
+    lg_recurrent_hybrid_term(gate, n, n_batch, w_x, w_x_scale, n_x, x, x_stride,
+                             asymmetric, q);
+  }
+  if (w_h != NULL) {
+    lg_recurrent_hybrid_term(gate, n, n_batch, w_h, w_h_scale, n_h, h, h_stride,
+                             asymmetric, q);
   }
 }
 
@@ -130,8 +185,13 @@ TfLiteStatus lg_recurrent_check_float(TfLiteContext* context, const char* op,
 TfLiteStatus lg_recurrent_check_kernel_types(TfLiteContext* context,
                                              const char* op,
                                              const TfLiteTensor* input,
-                                             const TfLiteTensor* weights) {
+                                             const TfLiteTensor* weights,
+                                             bool hybrid_ok) {
   if (input->type == kTfLiteFloat32 && weights->type == kTfLiteFloat32) {
+    return kTfLiteOk;
+  }
+  if (hybrid_ok && input->type == kTfLiteFloat32 &&
+      weights->type == kTfLiteInt8) {
     return kTfLiteOk;
   }
   if (input->type == kTfLiteFloat32 &&
@@ -155,6 +215,34 @@ TfLiteStatus lg_recurrent_check_kernel_types(TfLiteContext* context,
                   TfLiteTypeGetName(weights->type));
   }
   return kTfLiteError;
+}
+
+TfLiteStatus lg_recurrent_check_int8(TfLiteContext* context, const char* op,
+                                     const char* what,
+                                     const TfLiteTensor* tensor, int rank,
+                                     const int* dims, float* scale) {
+  if (tensor->type != kTfLiteInt8) {
+    lg_kernel_log(context, op,
+                  "%s has type %s; a hybrid node's weights are all INT8", what,
+                  TfLiteTypeGetName(tensor->type));
+    return kTfLiteError;
+  }
+  const TfLiteAffineQuantization* q = tensor->quantization.params;
+  if (tensor->quantization.type != kTfLiteAffineQuantization || q == NULL ||
+      q->scale == NULL || q->scale->size != 1 ||
+      (q->zero_point != NULL && q->zero_point->size > 0 &&
+       q->zero_point->data[0] != 0) ||
+      !(q->scale->data[0] > 0.0f) || isinf(q->scale->data[0])) {
+    lg_kernel_log(context, op,
+                  "%s must have one scale > 0 and zero point 0 (per-channel "
+                  "weights are not supported)",
+                  what);
+    return kTfLiteError;
+  }
+  *scale = q->scale->data[0];
+  TfLiteTensor as_float = *tensor;
+  as_float.type = kTfLiteFloat32;
+  return lg_recurrent_check_float(context, op, what, &as_float, rank, dims);
 }
 
 TfLiteStatus lg_recurrent_check_state(TfLiteContext* context, const char* op,

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -38,6 +39,20 @@ void lg_recurrent_gates(float* gate, int n, int n_batch, const float* bias,
                         const float* w_x, int n_x, const float* x,
                         ptrdiff_t x_stride, const float* w_h, int n_h,
                         bool h_diagonal, const float* h, ptrdiff_t h_stride);
+
+/* The hybrid form (int8 weights of per-tensor scales w_x_scale and
+ * w_h_scale, float x and h), TFLite's hybrid RnnBatchStep bit for bit:
+ * gate = bias; then each batch row of x is quantized to int8 (symmetric,
+ * or asymmetric with asymmetric_quantize_inputs: lg_hybrid_quantize_*),
+ * and gate += (float)(sum w * q - zp * sum w) * (row scale * w_x_scale);
+ * then the same for h with w_h. `q` holds max(n_x, n_h) int8 values. A
+ * NULL w_x or w_h skips its term. */
+void lg_recurrent_gates_hybrid(float* gate, int n, int n_batch,
+                               const float* bias, const int8_t* w_x,
+                               float w_x_scale, int n_x, const float* x,
+                               ptrdiff_t x_stride, const int8_t* w_h,
+                               float w_h_scale, int n_h, const float* h,
+                               ptrdiff_t h_stride, bool asymmetric, int8_t* q);
 
 /* out[i] = activation(in[i]) for i < count (in and out may alias). */
 void lg_recurrent_activate(const float* in, float* out, size_t count,
@@ -61,11 +76,20 @@ TfLiteStatus lg_recurrent_check_float(TfLiteContext* context, const char* op,
 /* Checks the kinds of kernel a node asks for by its input and weight
  * types: FLOAT32 both is the float kernel; a FLOAT32 input with INT8 or
  * UINT8 weights is TFLite's hybrid kernel and an INT8 or INT16 input its
- * integer kernel, both rejected with a message naming the combination. */
+ * integer kernel, both rejected with a message naming the combination.
+ * With `hybrid_ok`, FLOAT32 input with INT8 weights passes too. */
 TfLiteStatus lg_recurrent_check_kernel_types(TfLiteContext* context,
                                              const char* op,
                                              const TfLiteTensor* input,
-                                             const TfLiteTensor* weights);
+                                             const TfLiteTensor* weights,
+                                             bool hybrid_ok);
+
+/* Checks a hybrid weight: INT8 of one per-tensor scale (> 0, finite) and
+ * zero point 0, exactly the dims given; its scale into *scale. */
+TfLiteStatus lg_recurrent_check_int8(TfLiteContext* context, const char* op,
+                                     const char* what,
+                                     const TfLiteTensor* tensor, int rank,
+                                     const int* dims, float* scale);
 
 /* Checks that a state input is a variable tensor (is_variable, as TFLite's
  * GetVariableInput requires) of FLOAT32 [rows, cols]. */

@@ -15,7 +15,11 @@
  * merge_outputs, forward and backward units side by side) as last dim. The
  * backward direction runs from the last time step to the first.
  *
- * Hybrid kernels (int8 weights, versions 2 and 3) are rejected naming them.
+ * Hybrid kernels (versions 2 and 3: float input and state, INT8 weights of
+ * one scale each) are TFLite's hybrid RnnBatchStep through
+ * lg_recurrent_gates_hybrid: each batch row of the input and of the state
+ * quantized on the fly (asymmetrically with asymmetric_quantize_inputs).
+ * UINT8 and per-channel weights are rejected.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +57,7 @@ static void* lg_rnn_init_variant(int kind, const char* name) {
 
 typedef struct lg_rnn_options {
   TfLiteFusedActivation activation;
-  bool time_major, merge_outputs;
+  bool time_major, merge_outputs, asymmetric;
 } lg_rnn_options;
 
 static void lg_rnn_read_options(const TfLiteNode* node, const lg_rnn_data* d,
@@ -61,12 +65,16 @@ static void lg_rnn_read_options(const TfLiteNode* node, const lg_rnn_data* d,
   memset(o, 0, sizeof(*o));
   if (d->kind == LG_RNN_SINGLE) {
     const TfLiteRNNParams* p = node->builtin_data;
-    if (p != NULL) o->activation = p->activation;
+    if (p != NULL) {
+      o->activation = p->activation;
+      o->asymmetric = p->asymmetric_quantize_inputs;
+    }
   } else if (d->kind == LG_RNN_UNIDIRECTIONAL) {
     const TfLiteSequenceRNNParams* p = node->builtin_data;
     if (p != NULL) {
       o->activation = p->activation;
       o->time_major = p->time_major;
+      o->asymmetric = p->asymmetric_quantize_inputs;
     }
   } else {
     const TfLiteBidirectionalSequenceRNNParams* p = node->builtin_data;
@@ -74,6 +82,7 @@ static void lg_rnn_read_options(const TfLiteNode* node, const lg_rnn_data* d,
       o->activation = p->activation;
       o->time_major = p->time_major;
       o->merge_outputs = p->merge_outputs;
+      o->asymmetric = p->asymmetric_quantize_inputs;
     }
   }
 }
@@ -82,6 +91,10 @@ static void lg_rnn_read_options(const TfLiteNode* node, const lg_rnn_data* d,
 typedef struct lg_rnn_cell {
   const float* w;
   const float* r;
+  /* Hybrid: INT8 weights and their scales (w and r NULL). */
+  const int8_t* wq;
+  const int8_t* rq;
+  float w_scale, r_scale;
   const float* bias;
   float* h_state;
   int n_units;
@@ -96,7 +109,10 @@ static TfLiteStatus lg_rnn_bind(TfLiteContext* context, const TfLiteNode* node,
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, first + 1, &r));
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, first + 2, &b));
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, first + 3, &h));
-  TF_LITE_ENSURE_STATUS(lg_recurrent_check_kernel_types(context, op, input, w));
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_kernel_types(context, op, input, w, true));
+  memset(c, 0, sizeof(*c));
+  const bool hybrid = w->type == kTfLiteInt8;
   if (w->dims->size != 2) {
     lg_kernel_log(context, op, "%sinput weights must be 2-D", prefix);
     return kTfLiteError;
@@ -104,19 +120,32 @@ static TfLiteStatus lg_rnn_bind(TfLiteContext* context, const TfLiteNode* node,
   const int units = w->dims->data[0];
   char name[64];
   const int wd[2] = {units, n_input};
-  snprintf(name, sizeof(name), "%sinput weights", prefix);
-  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(context, op, name, w, 2, wd));
   const int rd[2] = {units, units};
-  snprintf(name, sizeof(name), "%srecurrent weights", prefix);
-  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(context, op, name, r, 2, rd));
+  if (hybrid) {
+    snprintf(name, sizeof(name), "%sinput weights", prefix);
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_int8(context, op, name, w, 2, wd, &c->w_scale));
+    snprintf(name, sizeof(name), "%srecurrent weights", prefix);
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_int8(context, op, name, r, 2, rd, &c->r_scale));
+    c->wq = w->data.int8;
+    c->rq = r->data.int8;
+  } else {
+    snprintf(name, sizeof(name), "%sinput weights", prefix);
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_float(context, op, name, w, 2, wd));
+    snprintf(name, sizeof(name), "%srecurrent weights", prefix);
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_float(context, op, name, r, 2, rd));
+    c->w = w->data.f;
+    c->r = r->data.f;
+  }
   snprintf(name, sizeof(name), "%sbias", prefix);
   TF_LITE_ENSURE_STATUS(
       lg_recurrent_check_float(context, op, name, b, 1, &units));
   snprintf(name, sizeof(name), "%shidden state", prefix);
   TF_LITE_ENSURE_STATUS(
       lg_recurrent_check_state(context, op, name, h, n_batch, units));
-  c->w = w->data.f;
-  c->r = r->data.f;
   c->bias = b->data.f;
   c->h_state = h->data.f;
   c->n_units = units;
@@ -168,6 +197,13 @@ static TfLiteStatus lg_rnn_bind_all(TfLiteContext* context,
                                     s->n_batch, s->n_input, &cells[0]));
   return lg_rnn_bind(context, node, d->name, "bw_", 5, input, s->n_batch,
                      s->n_input, &cells[1]);
+}
+
+/* Scratch floats: the step's output rows, then max(input, units) int8
+ * values for the hybrid kernel's quantized rows. */
+static size_t lg_rnn_scratch_floats(const lg_rnn_shape* s, int max_units) {
+  const int q = s->n_input > max_units ? s->n_input : max_units;
+  return (size_t)s->n_batch * (size_t)max_units + ((size_t)q + 3) / 4;
 }
 
 static TfLiteStatus lg_rnn_resize(TfLiteContext* context, const char* op,
@@ -222,9 +258,8 @@ static TfLiteStatus lg_rnn_prepare(TfLiteContext* context, TfLiteNode* node) {
   if (directions == 2 && cells[1].n_units > max_units) {
     max_units = cells[1].n_units;
   }
-  TF_LITE_ENSURE_STATUS(
-      lg_recurrent_scratch(context, node, op, &d->scratch_id,
-                           (size_t)s.n_batch * (size_t)max_units));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_scratch(
+      context, node, op, &d->scratch_id, lg_rnn_scratch_floats(&s, max_units)));
   input = &context->tensors[node->inputs->data[0]];
   if (directions == 2 && o.merge_outputs) {
     return lg_rnn_resize(context, op, &context->tensors[node->outputs->data[0]],
@@ -255,7 +290,7 @@ static TfLiteStatus lg_rnn_invoke(TfLiteContext* context, TfLiteNode* node) {
     max_units = cells[1].n_units;
   }
   float* scratch = lg_nn_temporary(context, node, op, 0,
-                                   (size_t)s.n_batch * (size_t)max_units);
+                                   lg_rnn_scratch_floats(&s, max_units));
   if (scratch == NULL) return kTfLiteError;
   if (s.n_batch == 0 || s.n_time == 0) return kTfLiteOk;
   const int n_in = s.n_input;
@@ -291,9 +326,17 @@ static TfLiteStatus lg_rnn_invoke(TfLiteContext* context, TfLiteNode* node) {
                                   : (size_t)t * (size_t)features);
       const ptrdiff_t out_stride =
           tm ? features : (ptrdiff_t)s.n_time * features;
-      lg_recurrent_gates(scratch, c->n_units, s.n_batch, c->bias, c->w, n_in, x,
-                         x_stride, c->r, c->n_units, false, c->h_state,
-                         c->n_units);
+      if (c->wq != NULL) {
+        int8_t* q = (int8_t*)(scratch + (size_t)s.n_batch * (size_t)max_units);
+        lg_recurrent_gates_hybrid(scratch, c->n_units, s.n_batch, c->bias,
+                                  c->wq, c->w_scale, n_in, x, x_stride, c->rq,
+                                  c->r_scale, c->n_units, c->h_state,
+                                  c->n_units, o.asymmetric, q);
+      } else {
+        lg_recurrent_gates(scratch, c->n_units, s.n_batch, c->bias, c->w, n_in,
+                           x, x_stride, c->r, c->n_units, false, c->h_state,
+                           c->n_units);
+      }
       const size_t count = (size_t)s.n_batch * (size_t)c->n_units;
       lg_recurrent_activate(scratch, scratch, count, o.activation);
       memcpy(c->h_state, scratch, count * sizeof(float));

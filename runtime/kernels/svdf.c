@@ -59,7 +59,7 @@ static TfLiteStatus lg_svdf_check(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(lg_kernel_optional_input(context, node, op, 3, &bias));
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 4, &state));
   TF_LITE_ENSURE_STATUS(
-      lg_recurrent_check_kernel_types(context, op, input, wf));
+      lg_recurrent_check_kernel_types(context, op, input, wf, false));
   TF_LITE_ENSURE_STATUS(
       lg_recurrent_check_activation(context, op, s->activation));
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "input", input));

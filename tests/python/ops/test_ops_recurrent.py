@@ -34,11 +34,11 @@ def weights(rng, *shape, scale=0.5):
 
 
 def run_steps(op, inputs, feeds, params=None, outputs=None, v=1,
-              shapes=None, kernels="BUILTIN_REF"):
+              shapes=None, kernels="BUILTIN_REF", rtol=RTOL, atol=ATOL):
     """check_steps with feeds = per-Invoke input arrays (or oh.RESET)."""
     case = OpCase(op=op, version=v, inputs=inputs, params=params or {},
                   outputs=outputs or [np.float32], output_shapes=shapes,
-                  rtol=RTOL, atol=ATOL, litert_kernels=kernels)
+                  rtol=rtol, atol=atol, litert_kernels=kernels)
     return check_steps(case, feeds)
 
 
@@ -525,16 +525,64 @@ def test_bidirectional_rnn_needs_twelve_inputs():
                       r"inputs, got 9", litert_accepts=False)
 
 
-def test_rnn_hybrid_rejected(tmp_path):
+def rnn_hybrid_cell(rng, n_input, n_units, n_batch):
+    """Hybrid weights: INT8 with one scale each (zero point 0)."""
+    def q(*shape):
+        return Const(rng.integers(-127, 128, size=shape).astype(np.int8),
+                     quant=(float(rng.uniform(0.002, 0.01)), 0))
+    return [q(n_units, n_input), q(n_units, n_units),
+            Const(weights(rng, n_units, scale=0.2)),
+            Variable(np.zeros((n_batch, n_units), np.float32))]
+
+
+# Hybrid kernels quantize each batch row on the fly; the integer dot
+# products are exact and each term is one float multiply-add, as in
+# LiteRT, so with RELU the outputs match bit for bit (tolerance 0); TANH
+# goes through libm's tanhf where LiteRT's builds use Eigen's, 1 ulp apart
+# at times (tolerance 1e-5).
+@pytest.mark.parametrize("activation", ["RELU", "TANH"])
+@pytest.mark.parametrize("asymmetric", [False, True])
+@pytest.mark.parametrize("op", ["RNN", "UNIDIRECTIONAL_SEQUENCE_RNN",
+                                "BIDIRECTIONAL_SEQUENCE_RNN"])
+def test_rnn_hybrid(op, asymmetric, activation):
+    rng = np.random.default_rng(250 + 2 * len(op) + asymmetric)
+    n_batch, n_time, n_input, n_units = 3, 4, 5, 4
+    shape = (n_batch, n_input) if op == "RNN" else (n_batch, n_time, n_input)
+    x = Input(np.zeros(shape, np.float32))
+    params = {"fused_activation_function": activation,
+              "asymmetric_quantize_inputs": asymmetric}
+    inputs = [x] + rnn_hybrid_cell(rng, n_input, n_units, n_batch)
+    outputs = [np.float32]
+    shapes = [shape[:-1] + (n_units,)]
+    if op == "BIDIRECTIONAL_SEQUENCE_RNN":
+        inputs += rnn_hybrid_cell(rng, n_input, 3, n_batch) + [None] * 3
+        outputs = [np.float32] * 2
+        shapes.append(shape[:-1] + (3,))
+    feeds = [[f32(rng.standard_normal(shape) * 2)] for _ in range(2)]
+    feeds += [[np.zeros(shape, np.float32)], oh.RESET, feeds[0]]
+    exact = activation == "RELU"
+    run_steps(op, inputs, feeds, params=params, outputs=outputs,
+              shapes=shapes, v=3 if asymmetric else 2,
+              rtol=0.0 if exact else RTOL, atol=0.0 if exact else ATOL)
+
+
+def test_rnn_uint8_and_per_channel_weights_rejected(tmp_path):
     rng = np.random.default_rng(240)
     cell = rnn_cell(rng, 3, 4, 2)
-    cell[0] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
+    cell[0] = Const(np.ones((4, 3), np.uint8), quant=(0.1, 128))
     case = OpCase(op="RNN", version=2,
                   inputs=[Input(f32(rng.standard_normal((2, 3))))] + cell,
                   params={"fused_activation_function": "TANH"},
                   output_shapes=[(2, 4)])
-    assert ("RNN: hybrid kernel (FLOAT32 input, INT8 weights) is not "
+    assert ("RNN: hybrid kernel (FLOAT32 input, UINT8 weights) is not "
             "supported") in litegpu_error(case, tmp_path)
+    cell = rnn_hybrid_cell(rng, 3, 4, 2)
+    cell[0] = Const(np.ones((4, 3), np.int8),
+                    quant=([0.1, 0.2, 0.1, 0.3], [0, 0, 0, 0], 0))
+    case.inputs = [case.inputs[0]] + cell
+    (tmp_path / "pc").mkdir()
+    assert ("RNN: input weights must have one scale > 0 and zero point 0"
+            in litegpu_error(case, tmp_path / "pc"))
 
 
 def test_rnn_state_must_be_variable(tmp_path):
