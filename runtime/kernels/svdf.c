@@ -10,8 +10,12 @@
  *   weights_feature[f] . input[b] (the shared gates-from-weights sum);
  *   scratch[f] = state[b, f, :] . weights_time[f, :];
  *   output[b, u] = act(bias[u] + sum over r < rank of scratch[u * rank + r]).
- * Hybrid (int8 weights, versions 2 and 4) and integer (int8 input, version
- * 3) kernels are rejected naming them.
+ * Hybrid kernels (versions 2 and 4: float input, INT8 weights_feature and
+ * weights_time of one scale each) are TFLite's EvalHybridSVDF: each batch
+ * row of the input quantized on the fly (asymmetrically with
+ * asymmetric_quantize_inputs) for the feature products, weights_time
+ * dequantized as (float)q * scale, the rest as in float. The integer
+ * kernel (int8 input, version 3) is rejected naming it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +47,19 @@ static void* lg_svdf_init(TfLiteContext* context, const char* buffer,
 typedef struct lg_svdf_dims {
   int batch, input, filters, memory, units, rank;
   TfLiteFusedActivation activation;
+  bool hybrid, asymmetric;
+  float feature_scale, time_scale; /* hybrid weights' scales */
 } lg_svdf_dims;
+
+/* Scratch floats: the filters' values per batch row; hybrid adds the
+ * dequantized weights_time and one quantized input row (int8). */
+static size_t lg_svdf_scratch_floats(const lg_svdf_dims* s) {
+  size_t n = (size_t)s->batch * (size_t)s->filters;
+  if (s->hybrid) {
+    n += (size_t)s->filters * (size_t)s->memory + ((size_t)s->input + 3) / 4;
+  }
+  return n;
+}
 
 static TfLiteStatus lg_svdf_check(TfLiteContext* context,
                                   const TfLiteNode* node, lg_svdf_dims* s) {
@@ -51,6 +67,7 @@ static TfLiteStatus lg_svdf_check(TfLiteContext* context,
   const TfLiteSVDFParams* p = node->builtin_data;
   s->rank = p != NULL ? p->rank : 0;
   s->activation = p != NULL ? p->activation : kTfLiteActNone;
+  s->asymmetric = p != NULL && p->asymmetric_quantize_inputs;
   const TfLiteTensor *input, *wf, *wt, *bias, *state;
   TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 5, 5, 1));
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &input));
@@ -59,7 +76,8 @@ static TfLiteStatus lg_svdf_check(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(lg_kernel_optional_input(context, node, op, 3, &bias));
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 4, &state));
   TF_LITE_ENSURE_STATUS(
-      lg_recurrent_check_kernel_types(context, op, input, wf, false));
+      lg_recurrent_check_kernel_types(context, op, input, wf, true));
+  s->hybrid = wf->type == kTfLiteInt8;
   TF_LITE_ENSURE_STATUS(
       lg_recurrent_check_activation(context, op, s->activation));
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "input", input));
@@ -79,11 +97,18 @@ static TfLiteStatus lg_svdf_check(TfLiteContext* context,
   }
   s->units = s->filters / s->rank;
   const int wfd[2] = {s->filters, s->input};
-  TF_LITE_ENSURE_STATUS(
-      lg_recurrent_check_float(context, op, "weights_feature", wf, 2, wfd));
   const int wtd[2] = {s->filters, s->memory};
-  TF_LITE_ENSURE_STATUS(
-      lg_recurrent_check_float(context, op, "weights_time", wt, 2, wtd));
+  if (s->hybrid) {
+    TF_LITE_ENSURE_STATUS(lg_recurrent_check_int8(
+        context, op, "weights_feature", wf, 2, wfd, &s->feature_scale));
+    TF_LITE_ENSURE_STATUS(lg_recurrent_check_int8(context, op, "weights_time",
+                                                  wt, 2, wtd, &s->time_scale));
+  } else {
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_float(context, op, "weights_feature", wf, 2, wfd));
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_float(context, op, "weights_time", wt, 2, wtd));
+  }
   if (bias != NULL) {
     TF_LITE_ENSURE_STATUS(
         lg_recurrent_check_float(context, op, "bias", bias, 1, &s->units));
@@ -100,9 +125,8 @@ static TfLiteStatus lg_svdf_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_svdf_data* d = node->user_data;
   lg_svdf_dims s;
   TF_LITE_ENSURE_STATUS(lg_svdf_check(context, node, &s));
-  TF_LITE_ENSURE_STATUS(
-      lg_recurrent_scratch(context, node, LG_SVDF_OP, &d->scratch_id,
-                           (size_t)s.batch * (size_t)s.filters));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_scratch(
+      context, node, LG_SVDF_OP, &d->scratch_id, lg_svdf_scratch_floats(&s)));
   TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
   if (output->type != kTfLiteFloat32) {
     lg_kernel_log(context, LG_SVDF_OP, "output has type %s, expected FLOAT32",
@@ -122,12 +146,13 @@ static TfLiteStatus lg_svdf_prepare(TfLiteContext* context, TfLiteNode* node) {
 static TfLiteStatus lg_svdf_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_svdf_dims s;
   TF_LITE_ENSURE_STATUS(lg_svdf_check(context, node, &s));
-  float* scratch = lg_nn_temporary(context, node, LG_SVDF_OP, 0,
-                                   (size_t)s.batch * (size_t)s.filters);
+  float* scratch =
+      lg_nn_temporary(context, node, LG_SVDF_OP, 0, lg_svdf_scratch_floats(&s));
   if (scratch == NULL) return kTfLiteError;
   const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
-  const float* wf = context->tensors[node->inputs->data[1]].data.f;
-  const float* wt = context->tensors[node->inputs->data[2]].data.f;
+  const TfLiteTensor* wf_t = &context->tensors[node->inputs->data[1]];
+  const TfLiteTensor* wt_t = &context->tensors[node->inputs->data[2]];
+  const float* wt = wt_t->data.f;
   const float* bias = NULL;
   if (node->inputs->data[3] != kTfLiteOptionalTensor) {
     bias = context->tensors[node->inputs->data[3]].data.f;
@@ -148,8 +173,22 @@ static TfLiteStatus lg_svdf_invoke(TfLiteContext* context, TfLiteNode* node) {
   const int m = s.memory;
   const size_t rows = (size_t)s.batch * (size_t)s.filters;
   /* Features first (into scratch), then the shift makes room for them. */
-  lg_recurrent_gates(scratch, s.filters, s.batch, NULL, wf, s.input,
-                     input->data.f, s.input, NULL, 0, false, NULL, 0);
+  if (s.hybrid) {
+    /* TFLite dequantizes weights_time once as (float)q * scale. */
+    float* dequantized = scratch + rows;
+    const size_t count = (size_t)s.filters * (size_t)m;
+    for (size_t i = 0; i < count; ++i) {
+      dequantized[i] = (float)wt_t->data.int8[i] * s.time_scale;
+    }
+    wt = dequantized;
+    lg_recurrent_gates_hybrid(scratch, s.filters, s.batch, NULL,
+                              wf_t->data.int8, s.feature_scale, s.input,
+                              input->data.f, s.input, NULL, 0.0f, 0, NULL, 0,
+                              s.asymmetric, (int8_t*)(dequantized + count));
+  } else {
+    lg_recurrent_gates(scratch, s.filters, s.batch, NULL, wf_t->data.f, s.input,
+                       input->data.f, s.input, NULL, 0, false, NULL, 0);
+  }
   for (size_t i = 0; i < rows; ++i) {
     float* row = state + i * (size_t)m;
     if (m > 1) memmove(row, row + 1, (size_t)(m - 1) * sizeof(float));
@@ -165,6 +204,7 @@ static TfLiteStatus lg_svdf_invoke(TfLiteContext* context, TfLiteNode* node) {
   for (int b = 0; b < s.batch; ++b) {
     for (int u = 0; u < s.units; ++u) {
       const float* part = scratch + (size_t)b * s.filters + (size_t)u * s.rank;
+      /* TFLite's order: the rank's terms summed, then added to the bias. */
       float sum = 0.0f;
       for (int r = 0; r < s.rank; ++r) sum += part[r];
       out[(size_t)b * s.units + u] = (bias != NULL ? bias[u] : 0.0f) + sum;

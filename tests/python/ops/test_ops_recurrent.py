@@ -684,19 +684,48 @@ def test_svdf_state_shape_rejected(tmp_path):
     assert "SVDF: activation state has shape [2,7], expected [2,8]" in msg
 
 
-def test_svdf_hybrid_and_integer_rejected(tmp_path):
-    def hybrid(inputs):
-        inputs[1] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
-    msg = litegpu_error(svdf_case(mutate=hybrid, v=2), tmp_path)
-    assert ("SVDF: hybrid kernel (FLOAT32 input, INT8 weights) is not "
-            "supported") in msg
+@pytest.mark.parametrize("rank", [1, 2])
+@pytest.mark.parametrize("asymmetric", [False, True])
+@pytest.mark.parametrize("activation", ["NONE", "RELU", "TANH"])
+def test_svdf_hybrid(rank, asymmetric, activation):
+    """Hybrid SVDF (v2; v4 with asymmetric_quantize_inputs): int8
+    weights_feature and weights_time. Bit for bit with LiteRT except for
+    TANH (libm's tanhf against Eigen's tanh: 1e-5)."""
+    rng = np.random.default_rng(330 + rank + 2 * asymmetric)
+    n_batch, n_input, units, memory = 2, 5, 3, 4
+    filters = units * rank
 
+    def q(*shape):
+        return Const(rng.integers(-127, 128, size=shape).astype(np.int8),
+                     quant=(float(rng.uniform(0.002, 0.02)), 0))
+    x = Input(np.zeros((n_batch, n_input), np.float32))
+    inputs = [x, q(filters, n_input), q(filters, memory),
+              Const(weights(rng, units, scale=0.2)),
+              Variable(np.zeros((n_batch, filters * memory), np.float32))]
+    feeds = [[f32(rng.standard_normal((n_batch, n_input)) * 2)]
+             for _ in range(5)]
+    feeds += [[np.zeros((n_batch, n_input), np.float32)], oh.RESET, feeds[0]]
+    exact = activation != "TANH"
+    run_steps("SVDF", inputs, feeds, v=4 if asymmetric else 2,
+              params={"rank": rank, "fused_activation_function": activation,
+                      "asymmetric_quantize_inputs": asymmetric},
+              shapes=[(n_batch, units)], rtol=0.0 if exact else RTOL,
+              atol=0.0 if exact else ATOL)
+
+
+def test_svdf_integer_and_mixed_weights_rejected(tmp_path):
     def integer(inputs):
         inputs[0] = Input(np.ones((2, 3), np.int8), quant=(0.1, 0))
         inputs[1] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
-    (tmp_path / "int").mkdir()
-    msg = litegpu_error(svdf_case(mutate=integer, v=3), tmp_path / "int")
+    msg = litegpu_error(svdf_case(mutate=integer, v=3), tmp_path)
     assert "SVDF: integer kernel (INT8 input, INT8 weights) is not" in msg
+
+    def mixed(inputs):
+        inputs[1] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
+    (tmp_path / "mixed").mkdir()
+    msg = litegpu_error(svdf_case(mutate=mixed, v=2), tmp_path / "mixed")
+    assert ("SVDF: weights_time has type FLOAT32; a hybrid node's weights "
+            "are all INT8") in msg
 
 
 def test_lstm_zero_batch():
