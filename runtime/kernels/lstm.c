@@ -23,9 +23,18 @@
  * The state tensors are variable: they carry h and c from one Invoke to the
  * next and are zeroed by TfLiteInterpreterResetVariableTensors.
  *
- * Not computed (rejected in Prepare naming them): hybrid kernels (int8
- * weights with float activations), integer kernels (int8/int16 inputs), the
- * LSTM BASIC kernel type, auxiliary inputs of the bidirectional op.
+ * Hybrid kernels (float input and states, INT8 matrices, peephole and
+ * projection weights of one scale each; float biases and layer norm) are
+ * TFLite's hybrid LSTM step: every product through
+ * lg_recurrent_gates_hybrid (each batch row of the input, the output state
+ * and, for the projection, the hidden values quantized on the fly,
+ * asymmetrically with asymmetric_quantize_inputs), the peephole weights
+ * dequantized as (float)q * scale, the rest as in float.
+ *
+ * Not computed (rejected in Prepare naming them): integer kernels
+ * (int8/int16 inputs), uint8 or per-channel weights, diagonal recurrent
+ * weights in a hybrid node, the LSTM BASIC kernel type, auxiliary inputs of
+ * the bidirectional op.
  */
 #include <math.h>
 #include <stdio.h>
@@ -70,11 +79,50 @@ typedef struct lg_lstm_cell {
   bool cifg, diagonal;
   TfLiteFusedActivation activation;
   float cell_clip, proj_clip;
+  /* Hybrid: INT8 matrices, peephole and projection weights with their
+   * scales (the float pointers above are then NULL); the biases and layer
+   * norm coefficients stay float. */
+  bool hybrid, asymmetric;
+  const int8_t* w_xq[4];
+  const int8_t* w_hq[4];
+  const int8_t* peep_q[3];
+  const int8_t* proj_q;
+  float w_x_scale[4], w_h_scale[4], peep_scale[3], proj_scale;
 } lg_lstm_cell;
 
-/* Scratch floats of one step over n_batch rows. */
+/* The largest row the hybrid kernel quantizes. */
+static int lg_lstm_quantized_row(const lg_lstm_cell* c) {
+  int q = c->n_input > c->n_output ? c->n_input : c->n_output;
+  return c->n_cell > q ? c->n_cell : q;
+}
+
+/* Scratch floats of one step over n_batch rows: four gates, the hidden
+ * values and the projected ones; hybrid adds the dequantized peephole
+ * weights and one quantized row (int8). */
 static size_t lg_lstm_scratch_floats(const lg_lstm_cell* c, int n_batch) {
-  return (size_t)n_batch * (5 * (size_t)c->n_cell + (size_t)c->n_output);
+  size_t n = (size_t)n_batch * (5 * (size_t)c->n_cell + (size_t)c->n_output);
+  if (c->hybrid) {
+    n += 3 * (size_t)c->n_cell + ((size_t)lg_lstm_quantized_row(c) + 3) / 4;
+  }
+  return n;
+}
+
+/* Checks a weight of the cell, FLOAT32 or (hybrid) INT8 with its scale. */
+static TfLiteStatus lg_lstm_weight(TfLiteContext* context, const char* op,
+                                   const char* name, const TfLiteTensor* t,
+                                   int rank, const int* dims, bool hybrid,
+                                   const float** f, const int8_t** q,
+                                   float* scale) {
+  if (hybrid) {
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_int8(context, op, name, t, rank, dims, scale));
+    *q = t->data.int8;
+    return kTfLiteOk;
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_float(context, op, name, t, rank, dims));
+  *f = t->data.f;
+  return kTfLiteOk;
 }
 
 static void lg_lstm_slots_single(lg_lstm_slots* s, bool layer_norm) {
@@ -154,7 +202,15 @@ static TfLiteStatus lg_lstm_bind(TfLiteContext* context, const TfLiteNode* node,
     }
   }
   TF_LITE_ENSURE_STATUS(lg_recurrent_check_kernel_types(context, op, input,
-                                                        t[kGateForget], false));
+                                                        t[kGateForget], true));
+  const bool hybrid = t[kGateForget]->type == kTfLiteInt8;
+  c->hybrid = hybrid;
+  if (hybrid && diagonal) {
+    lg_kernel_log(context, op,
+                  "diagonal recurrent weights in a hybrid node are not "
+                  "supported");
+    return kTfLiteError;
+  }
   if (t[kGateForget]->dims->size != 2) {
     lg_kernel_log(context, op, "%sinput_to_forget_weights must be 2-D", prefix);
     return kTfLiteError;
@@ -193,9 +249,9 @@ static TfLiteStatus lg_lstm_bind(TfLiteContext* context, const TfLiteNode* node,
     }
     const int dims[2] = {n_output, n_cell};
     snprintf(name, sizeof(name), "%sprojection_weights", prefix);
-    TF_LITE_ENSURE_STATUS(
-        lg_recurrent_check_float(context, op, name, proj_w, 2, dims));
-    c->proj_w = proj_w->data.f;
+    TF_LITE_ENSURE_STATUS(lg_lstm_weight(context, op, name, proj_w, 2, dims,
+                                         hybrid, &c->proj_w, &c->proj_q,
+                                         &c->proj_scale));
     if (proj_b != NULL) {
       TF_LITE_ENSURE_STATUS(lg_lstm_vector(context, op, prefix,
                                            "projection_bias", proj_b, n_output,
@@ -226,9 +282,9 @@ static TfLiteStatus lg_lstm_bind(TfLiteContext* context, const TfLiteNode* node,
     const int wx[2] = {n_cell, n_input};
     snprintf(name, sizeof(name), "%sinput_to_%s_weights", prefix,
              kGateNames[g]);
-    TF_LITE_ENSURE_STATUS(
-        lg_recurrent_check_float(context, op, name, t[g], 2, wx));
-    c->w_x[g] = t[g]->data.f;
+    TF_LITE_ENSURE_STATUS(lg_lstm_weight(context, op, name, t[g], 2, wx, hybrid,
+                                         &c->w_x[g], &c->w_xq[g],
+                                         &c->w_x_scale[g]));
     snprintf(name, sizeof(name), "%srecurrent_to_%s_weights", prefix,
              kGateNames[g]);
     if (diagonal) {
@@ -237,10 +293,11 @@ static TfLiteStatus lg_lstm_bind(TfLiteContext* context, const TfLiteNode* node,
           lg_recurrent_check_float(context, op, name, r[g], 1, wd));
     } else {
       const int wh[2] = {n_cell, n_output};
-      TF_LITE_ENSURE_STATUS(
-          lg_recurrent_check_float(context, op, name, r[g], 2, wh));
+      TF_LITE_ENSURE_STATUS(lg_lstm_weight(context, op, name, r[g], 2, wh,
+                                           hybrid, &c->w_h[g], &c->w_hq[g],
+                                           &c->w_h_scale[g]));
     }
-    c->w_h[g] = r[g]->data.f;
+    if (diagonal) c->w_h[g] = r[g]->data.f;
     const TfLiteTensor* b;
     TF_LITE_ENSURE_STATUS(lg_lstm_opt(context, node, op, s->bias[g], &b));
     if (b == NULL) {
@@ -271,8 +328,15 @@ static TfLiteStatus lg_lstm_bind(TfLiteContext* context, const TfLiteNode* node,
                                          "cell_to_forget_weights",
                                          "cell_to_output_weights"};
     for (int k = cifg ? 1 : 0; k < 3; ++k) {
-      TF_LITE_ENSURE_STATUS(lg_lstm_vector(context, op, prefix, kPeep[k], p[k],
-                                           n_cell, &c->peep[k]));
+      if (hybrid) {
+        snprintf(name, sizeof(name), "%s%s", prefix, kPeep[k]);
+        TF_LITE_ENSURE_STATUS(lg_recurrent_check_int8(
+            context, op, name, p[k], 1, &n_cell, &c->peep_scale[k]));
+        c->peep_q[k] = p[k]->data.int8;
+      } else {
+        TF_LITE_ENSURE_STATUS(lg_lstm_vector(context, op, prefix, kPeep[k],
+                                             p[k], n_cell, &c->peep[k]));
+      }
     }
   }
   /* Layer norm: the forget coefficients decide; then cell and output are
@@ -319,12 +383,19 @@ static TfLiteStatus lg_lstm_bind(TfLiteContext* context, const TfLiteNode* node,
 static void lg_lstm_gate(const lg_lstm_cell* c, int g, const float* peep,
                          int n_batch, const float* x, ptrdiff_t x_stride,
                          const float* cell, TfLiteFusedActivation activation,
-                         float* out) {
+                         int8_t* q, float* out) {
   const int n = c->n_cell;
   const float* ln = c->ln[g];
-  lg_recurrent_gates(out, n, n_batch, ln != NULL ? NULL : c->bias[g], c->w_x[g],
-                     c->n_input, x, x_stride, c->w_h[g], c->n_output,
-                     c->diagonal, c->h_state, c->n_output);
+  if (c->hybrid) {
+    lg_recurrent_gates_hybrid(
+        out, n, n_batch, ln != NULL ? NULL : c->bias[g], c->w_xq[g],
+        c->w_x_scale[g], c->n_input, x, x_stride, c->w_hq[g], c->w_h_scale[g],
+        c->n_output, c->h_state, c->n_output, c->asymmetric, q);
+  } else {
+    lg_recurrent_gates(out, n, n_batch, ln != NULL ? NULL : c->bias[g],
+                       c->w_x[g], c->n_input, x, x_stride, c->w_h[g],
+                       c->n_output, c->diagonal, c->h_state, c->n_output);
+  }
   const size_t count = (size_t)n_batch * (size_t)n;
   if (peep != NULL) {
     for (size_t i = 0; i < count; ++i) out[i] += peep[i % (size_t)n] * cell[i];
@@ -366,13 +437,29 @@ static void lg_lstm_step(const lg_lstm_cell* c, int n_batch, const float* x,
   float* hidden = go + nc;
   float* projected = hidden + nc;
   float* cell = c->c_state;
-  if (!c->cifg) {
-    lg_lstm_gate(c, kGateInput, c->peep[0], n_batch, x, x_stride, cell,
-                 kTfLiteActSigmoid, gi);
+  /* Hybrid: the peephole weights dequantized as (float)q * scale, as
+   * TFLite's VectorScalarMultiply, and room for one quantized row. */
+  const float* peep[3] = {c->peep[0], c->peep[1], c->peep[2]};
+  int8_t* q = NULL;
+  if (c->hybrid) {
+    float* dequantized = projected + (size_t)n_batch * (size_t)c->n_output;
+    for (int k = 0; k < 3; ++k) {
+      if (c->peep_q[k] == NULL) continue;
+      float* d = dequantized + (size_t)k * (size_t)c->n_cell;
+      for (int i = 0; i < c->n_cell; ++i) {
+        d[i] = (float)c->peep_q[k][i] * c->peep_scale[k];
+      }
+      peep[k] = d;
+    }
+    q = (int8_t*)(dequantized + 3 * (size_t)c->n_cell);
   }
-  lg_lstm_gate(c, kGateForget, c->peep[1], n_batch, x, x_stride, cell,
-               kTfLiteActSigmoid, gf);
-  lg_lstm_gate(c, kGateCell, NULL, n_batch, x, x_stride, cell, c->activation,
+  if (!c->cifg) {
+    lg_lstm_gate(c, kGateInput, peep[0], n_batch, x, x_stride, cell,
+                 kTfLiteActSigmoid, q, gi);
+  }
+  lg_lstm_gate(c, kGateForget, peep[1], n_batch, x, x_stride, cell,
+               kTfLiteActSigmoid, q, gf);
+  lg_lstm_gate(c, kGateCell, NULL, n_batch, x, x_stride, cell, c->activation, q,
                gg);
   for (size_t i = 0; i < nc; ++i) {
     const float in_gate = c->cifg ? 1.0f - gf[i] : gi[i];
@@ -381,12 +468,19 @@ static void lg_lstm_step(const lg_lstm_cell* c, int n_batch, const float* x,
     cell[i] = v;
   }
   lg_lstm_clip(cell, nc, c->cell_clip);
-  lg_lstm_gate(c, kGateOutput, c->peep[2], n_batch, x, x_stride, cell,
-               kTfLiteActSigmoid, go);
+  lg_lstm_gate(c, kGateOutput, peep[2], n_batch, x, x_stride, cell,
+               kTfLiteActSigmoid, q, go);
   lg_recurrent_activate(cell, hidden, nc, c->activation);
   for (size_t i = 0; i < nc; ++i) hidden[i] = go[i] * hidden[i];
   const float* result = hidden;
-  if (c->proj_w != NULL) {
+  if (c->proj_q != NULL) {
+    lg_recurrent_gates_hybrid(
+        projected, c->n_output, n_batch, c->proj_b, c->proj_q, c->proj_scale,
+        c->n_cell, hidden, c->n_cell, NULL, 0.0f, 0, NULL, 0, c->asymmetric, q);
+    lg_lstm_clip(projected, (size_t)n_batch * (size_t)c->n_output,
+                 c->proj_clip);
+    result = projected;
+  } else if (c->proj_w != NULL) {
     lg_recurrent_gates(projected, c->n_output, n_batch, c->proj_b, c->proj_w,
                        c->n_cell, hidden, c->n_cell, NULL, 0, false, NULL, 0);
     lg_lstm_clip(projected, (size_t)n_batch * (size_t)c->n_output,
@@ -429,7 +523,7 @@ static void* lg_lstm_init_variant(int kind, const char* name) {
 typedef struct lg_lstm_options {
   TfLiteFusedActivation activation;
   float cell_clip, proj_clip;
-  bool time_major, diagonal, merge_outputs;
+  bool time_major, diagonal, merge_outputs, asymmetric;
 } lg_lstm_options;
 
 static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
@@ -451,6 +545,7 @@ static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
       o->activation = p->activation;
       o->cell_clip = p->cell_clip;
       o->proj_clip = p->proj_clip;
+      o->asymmetric = p->asymmetric_quantize_inputs;
     }
   } else if (d->kind == LG_LSTM_UNIDIRECTIONAL) {
     const TfLiteUnidirectionalSequenceLSTMParams* p = node->builtin_data;
@@ -460,6 +555,7 @@ static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
       o->proj_clip = p->proj_clip;
       o->time_major = p->time_major;
       o->diagonal = p->diagonal_recurrent_tensors;
+      o->asymmetric = p->asymmetric_quantize_inputs;
     }
   } else {
     const TfLiteBidirectionalSequenceLSTMParams* p = node->builtin_data;
@@ -470,6 +566,7 @@ static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
       o->proj_clip = p->proj_clip;
       o->time_major = p->time_major;
       o->merge_outputs = p->merge_outputs;
+      o->asymmetric = p->asymmetric_quantize_inputs;
     }
   }
   if (o->cell_clip < 0.0f || o->proj_clip < 0.0f || isnan(o->cell_clip) ||
@@ -552,6 +649,7 @@ static TfLiteStatus lg_lstm_bind_all(
     cells[dir].activation = o->activation;
     cells[dir].cell_clip = o->cell_clip;
     cells[dir].proj_clip = o->proj_clip;
+    cells[dir].asymmetric = o->asymmetric;
   }
   return kTfLiteOk;
 }

@@ -89,30 +89,43 @@ LSTM_VARIANTS = {
 }
 
 
+def int8_weights(rng, *shape):
+    """A hybrid weight: INT8 with one scale (zero point 0)."""
+    return Const(rng.integers(-127, 128, size=shape).astype(np.int8),
+                 quant=(float(rng.uniform(0.002, 0.006)), 0))
+
+
 def lstm_cell(rng, n_input, n_cell, n_output, n_batch, cifg=False,
               peephole=False, projection=False, proj_bias=False,
-              layer_norm=False, diagonal=False, prefix_states=True):
+              layer_norm=False, diagonal=False, hybrid=False):
     """The 23 weight/state inputs of one LSTM direction (slots 1..23 of
-    TFLite's 24-input layout; None for an omitted optional input)."""
+    TFLite's 24-input layout; None for an omitted optional input). With
+    hybrid, the matrices, peephole and projection weights are INT8 (the
+    biases and layer norm coefficients stay float)."""
     if not projection:
         n_output = n_cell
+
+    def mat(*shape):
+        if hybrid:
+            return int8_weights(rng, *shape)
+        return Const(weights(rng, *shape))
     cells = [None] * 23
     for g in range(4):
         if cifg and g == 0:
             continue
-        cells[g] = Const(weights(rng, n_cell, n_input))            # 1-4
+        cells[g] = mat(n_cell, n_input)                             # 1-4
         if diagonal:
-            cells[4 + g] = Const(weights(rng, n_cell))              # 5-8
+            cells[4 + g] = mat(n_cell)                              # 5-8
         else:
-            cells[4 + g] = Const(weights(rng, n_cell, n_output))
+            cells[4 + g] = mat(n_cell, n_output)
         cells[11 + g] = Const(weights(rng, n_cell, scale=0.2))      # 12-15
     if peephole:
         for k in range(3):
             if cifg and k == 0:
                 continue
-            cells[8 + k] = Const(weights(rng, n_cell))              # 9-11
+            cells[8 + k] = mat(n_cell)                              # 9-11
     if projection:
-        cells[15] = Const(weights(rng, n_output, n_cell))           # 16
+        cells[15] = mat(n_output, n_cell)                           # 16
         if proj_bias:
             cells[16] = Const(weights(rng, n_output, scale=0.2))    # 17
     cells[17] = Variable(np.zeros((n_batch, n_output), np.float32))  # 18
@@ -371,13 +384,73 @@ def lstm_case(op="UNIDIRECTIONAL_SEQUENCE_LSTM", v=1, mutate=None,
                   output_shapes=[shape[:-1] + (n_output,)])
 
 
-def test_lstm_hybrid_rejected(tmp_path):
-    def int8_weights(cell):
+# Hybrid LSTMs: the int8 products are exact and added as in LiteRT, but the
+# gates go through libm's expf/tanhf where LiteRT uses Eigen's logistic and
+# tanh (an ulp apart at times), so the shared tolerance applies.
+HYBRID_LSTM_CASES = [
+    (op, variant)
+    for op in ["UNIDIRECTIONAL_SEQUENCE_LSTM", "LSTM",
+               "BIDIRECTIONAL_SEQUENCE_LSTM"]
+    for variant in ["plain", "cifg_peephole", "projection_bias",
+                    "everything", "layer_norm_cifg"]
+    # the bidirectional op has no layer norm slots
+    if not (op.startswith("BIDI") and LSTM_VARIANTS[variant].get(
+        "layer_norm"))]
+
+
+@pytest.mark.parametrize("asymmetric", [False, True])
+@pytest.mark.parametrize("op,variant", HYBRID_LSTM_CASES)
+def test_lstm_hybrid(op, asymmetric, variant):
+    rng = np.random.default_rng(500 + len(op) + len(variant) + asymmetric)
+    n_batch, n_time, n_input, n_cell = 2, 3, 4, 5
+    v = dict(LSTM_VARIANTS[variant], hybrid=True)
+    params = {"fused_activation_function": "TANH",
+              "asymmetric_quantize_inputs": asymmetric}
+    if op == "BIDIRECTIONAL_SEQUENCE_LSTM":
+        inputs, fw_out, bw_out = bidi_lstm_inputs(rng, n_input, n_cell, 3,
+                                                  n_batch, **v)
+        shape = (n_time, n_batch, n_input)
+        shapes = [shape[:2] + (fw_out,), shape[:2] + (bw_out,)]
+        version = 3 if asymmetric else 2
+    else:
+        inputs, n_output = lstm_cell(rng, n_input, n_cell, 3, n_batch, **v)
+        shape = (n_batch, n_input) if op == "LSTM" else \
+            (n_batch, n_time, n_input)
+        shapes = [shape[:-1] + (n_output,)]
+        if op == "LSTM":
+            version = 4 if asymmetric else 3
+        else:
+            version = 3 if asymmetric else 2
+    x = Input(np.zeros(shape, np.float32))
+    feeds = [[f32(rng.standard_normal(shape) * 2)] for _ in range(2)]
+    feeds += [[np.zeros(shape, np.float32)], oh.RESET, feeds[0]]
+    run_steps(op, [x] + inputs, feeds, params=params, v=version,
+              outputs=[np.float32] * len(shapes), shapes=shapes)
+
+
+def test_lstm_hybrid_mixed_weights_rejected(tmp_path):
+    def mixed(cell):
         for g in range(4):
             cell[g] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
-    msg = litegpu_error(lstm_case(v=2, mutate=int8_weights), tmp_path)
-    assert ("UNIDIRECTIONAL_SEQUENCE_LSTM: hybrid kernel (FLOAT32 input, "
-            "INT8 weights) is not supported") in msg
+    msg = litegpu_error(lstm_case(v=2, mutate=mixed), tmp_path)
+    assert ("UNIDIRECTIONAL_SEQUENCE_LSTM: recurrent_to_input_weights has "
+            "type FLOAT32; a hybrid node's weights are all INT8") in msg
+
+
+def test_lstm_integer_rejected(tmp_path):
+    rng = np.random.default_rng(7)
+    cell, n_output = lstm_cell(rng, 3, 4, 4, 2, hybrid=True)
+    # TFLite's rule gives version 5, past LiteRT's range; version 1 reaches
+    # Prepare.
+    case = OpCase(op="UNIDIRECTIONAL_SEQUENCE_LSTM", version=1,
+                  inputs=[Input(np.ones((2, 2, 3), np.int16),
+                                quant=(0.01, 0))] + cell,
+                  params={"fused_activation_function": "TANH"},
+                  outputs=[Output(np.int16, quant=(0.01, 0))],
+                  output_shapes=[(2, 2, n_output)])
+    msg = litegpu_error(case, tmp_path)
+    assert ("UNIDIRECTIONAL_SEQUENCE_LSTM: integer kernel (INT16 input, INT8 "
+            "weights) is not supported") in msg
 
 
 def test_lstm_state_must_be_variable(tmp_path):
