@@ -8,10 +8,21 @@ Invokes with different inputs (the state in the variable tensors carries
 over), a TfLiteInterpreterResetVariableTensors, and one more Invoke, which
 must match a fresh start. Every output of every Invoke is compared.
 
-Tolerance: rtol 1e-5, atol 1e-5. litegpu sums each dot product in row order
-where LiteRT's float kernels (its tensor_utils, SIMD builds) may sum in
-another order, and exp/tanh go through libm in both; the differences are a
-few float ulps per step and stay below 1e-6 over these short sequences.
+Tolerance: rtol 1e-5, atol 1e-5. litegpu sums each float dot product in
+row order where LiteRT's float kernels (its tensor_utils, SIMD builds) may
+sum in another order, and litegpu's sigmoid and tanh are libm's expf and
+tanhf where LiteRT's builds use Eigen's logistic and tanh; the differences
+are a few float ulps per step and stay below 1e-6 over these short
+sequences. Hybrid cases (int8 weights) whose activations are clamps (RELU,
+NONE) compare with tolerance 0: the integer products are exact and each is
+added as one float multiply-add in LiteRT's order.
+
+Expected values are LiteRT's reference kernels (its builtin kernels for the
+v4 diagonal LSTM, which the reference resolver lacks), except where LiteRT
+cannot give them, said at each such test: activation NONE of the LSTMs
+(LiteRT leaves it uncomputed) against a hand-derived float64 cell, and the
+merged batch-major BIDIRECTIONAL_SEQUENCE_LSTM (LiteRT varies from run to
+run) against litegpu's unmerged outputs, which match LiteRT.
 """
 
 import numpy as np
