@@ -608,6 +608,77 @@ static int lg_rule_topk(const lg_op_signature* s) {
   return lg_in_type(s, 0) == kTfLiteInt8 ? 2 : 1;
 }
 
+/* The recurrent ops. The hybrid rules test a weight's type: input 2
+ * (input_to_forget_weights) for the LSTM and unidirectional LSTM, input 1
+ * for the others. */
+static int lg_rule_lstm(const lg_op_signature* s) {
+  const TfLiteLSTMParams* p = s->params;
+  const bool full = p == NULL || p->kernel_type == kTfLiteLSTMFullKernel;
+  if (full && lg_in_type(s, 0) == kTfLiteInt16 &&
+      lg_in_type(s, 2) == kTfLiteInt8 && lg_out_type(s, 0) == kTfLiteInt16) {
+    return 5;
+  }
+  if (full && lg_in_type(s, 0) == kTfLiteFloat32 &&
+      lg_in_type(s, 2) == kTfLiteInt8 && lg_out_type(s, 0) == kTfLiteFloat32) {
+    return p != NULL && p->asymmetric_quantize_inputs ? 4 : 3;
+  }
+  return full ? 1 : 2;
+}
+
+static int lg_rule_unidirectional_lstm(const lg_op_signature* s) {
+  const TfLiteUnidirectionalSequenceLSTMParams* p = s->params;
+  if (lg_in_type(s, 0) == kTfLiteInt16 && lg_in_type(s, 2) == kTfLiteInt8 &&
+      lg_out_type(s, 0) == kTfLiteInt16) {
+    return 5;
+  }
+  if (p != NULL && p->diagonal_recurrent_tensors) return 4;
+  if (lg_in_type(s, 0) == kTfLiteFloat32 && lg_in_type(s, 2) == kTfLiteInt8 &&
+      lg_out_type(s, 0) == kTfLiteFloat32) {
+    return p != NULL && p->asymmetric_quantize_inputs ? 3 : 2;
+  }
+  return 1;
+}
+
+/* RNN, the sequence RNNs and the bidirectional LSTM: an int8 input 1 with a
+ * float output is hybrid, 3 with asymmetric_quantize_inputs. */
+static int lg_rule_hybrid_rnn(const lg_op_signature* s, bool asymmetric) {
+  if (lg_in_type(s, 1) == kTfLiteInt8 && lg_out_type(s, 0) == kTfLiteFloat32) {
+    return asymmetric ? 3 : 2;
+  }
+  return 1;
+}
+
+static int lg_rule_rnn(const lg_op_signature* s) {
+  const TfLiteRNNParams* p = s->params;
+  return lg_rule_hybrid_rnn(s, p != NULL && p->asymmetric_quantize_inputs);
+}
+
+static int lg_rule_sequence_rnn(const lg_op_signature* s) {
+  const TfLiteSequenceRNNParams* p = s->params;
+  return lg_rule_hybrid_rnn(s, p != NULL && p->asymmetric_quantize_inputs);
+}
+
+static int lg_rule_bidi_rnn(const lg_op_signature* s) {
+  const TfLiteBidirectionalSequenceRNNParams* p = s->params;
+  return lg_rule_hybrid_rnn(s, p != NULL && p->asymmetric_quantize_inputs);
+}
+
+static int lg_rule_bidi_lstm(const lg_op_signature* s) {
+  const TfLiteBidirectionalSequenceLSTMParams* p = s->params;
+  return lg_rule_hybrid_rnn(s, p != NULL && p->asymmetric_quantize_inputs);
+}
+
+/* SVDF: int8 input is the integer kernel (3); float input with int8
+ * weights_feature is hybrid (2, or 4 with asymmetric_quantize_inputs). */
+static int lg_rule_svdf(const lg_op_signature* s) {
+  const TfLiteSVDFParams* p = s->params;
+  if (lg_in_type(s, 0) == kTfLiteInt8) return 3;
+  if (lg_types3(s, kTfLiteFloat32, kTfLiteInt8, kTfLiteFloat32)) {
+    return p != NULL && p->asymmetric_quantize_inputs ? 4 : 2;
+  }
+  return 1;
+}
+
 typedef struct lg_rule_fn {
   int32_t code;
   int (*version)(const lg_op_signature* s);
@@ -637,6 +708,13 @@ static const lg_rule_fn kRuleFns[] = {
     {kTfLiteBuiltinBatchToSpaceNd, lg_rule_space_batch},
     {kTfLiteBuiltinGatherNd, lg_rule_gather_nd},
     {kTfLiteBuiltinTopkV2, lg_rule_topk},
+    {kTfLiteBuiltinLstm, lg_rule_lstm},
+    {kTfLiteBuiltinUnidirectionalSequenceLstm, lg_rule_unidirectional_lstm},
+    {kTfLiteBuiltinBidirectionalSequenceLstm, lg_rule_bidi_lstm},
+    {kTfLiteBuiltinRnn, lg_rule_rnn},
+    {kTfLiteBuiltinUnidirectionalSequenceRnn, lg_rule_sequence_rnn},
+    {kTfLiteBuiltinBidirectionalSequenceRnn, lg_rule_bidi_rnn},
+    {kTfLiteBuiltinSvdf, lg_rule_svdf},
 };
 
 static const lg_rule_fn* lg_find_rule_fn(int32_t code) {

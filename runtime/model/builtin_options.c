@@ -310,6 +310,82 @@ static const lg_option_field lg_one_hot_fields[] = {
     LG_FIELD(0, I32, TfLiteOneHotParams, axis, 0, "axis"),
 };
 
+static const lg_option_field lg_svdf_fields[] = {
+    LG_FIELD(0, I32, TfLiteSVDFParams, rank, 0, "rank"),
+    LG_FIELD(1, ACT, TfLiteSVDFParams, activation, kTfLiteActNone,
+             "fused_activation_function"),
+    LG_FIELD(2, BOOL, TfLiteSVDFParams, asymmetric_quantize_inputs, 0,
+             "asymmetric_quantize_inputs"),
+};
+
+static const lg_option_field lg_rnn_fields[] = {
+    LG_FIELD(0, ACT, TfLiteRNNParams, activation, kTfLiteActNone,
+             "fused_activation_function"),
+    LG_FIELD(1, BOOL, TfLiteRNNParams, asymmetric_quantize_inputs, 0,
+             "asymmetric_quantize_inputs"),
+};
+
+static const lg_option_field lg_sequence_rnn_fields[] = {
+    LG_FIELD(0, BOOL, TfLiteSequenceRNNParams, time_major, 0, "time_major"),
+    LG_FIELD(1, ACT, TfLiteSequenceRNNParams, activation, kTfLiteActNone,
+             "fused_activation_function"),
+    LG_FIELD(2, BOOL, TfLiteSequenceRNNParams, asymmetric_quantize_inputs, 0,
+             "asymmetric_quantize_inputs"),
+};
+
+static const lg_option_field lg_bidi_rnn_fields[] = {
+    LG_FIELD(0, BOOL, TfLiteBidirectionalSequenceRNNParams, time_major, 0,
+             "time_major"),
+    LG_FIELD(1, ACT, TfLiteBidirectionalSequenceRNNParams, activation,
+             kTfLiteActNone, "fused_activation_function"),
+    LG_FIELD(2, BOOL, TfLiteBidirectionalSequenceRNNParams, merge_outputs, 0,
+             "merge_outputs"),
+    LG_FIELD(3, BOOL, TfLiteBidirectionalSequenceRNNParams,
+             asymmetric_quantize_inputs, 0, "asymmetric_quantize_inputs"),
+};
+
+static const lg_option_field lg_lstm_fields[] = {
+    LG_FIELD(0, ACT, TfLiteLSTMParams, activation, kTfLiteActNone,
+             "fused_activation_function"),
+    LG_FIELD(1, F32, TfLiteLSTMParams, cell_clip, 0, "cell_clip"),
+    LG_FIELD(2, F32, TfLiteLSTMParams, proj_clip, 0, "proj_clip"),
+    LG_FIELD(3, LG_OPTION_LSTM_KERNEL_TYPE, TfLiteLSTMParams, kernel_type,
+             kTfLiteLSTMFullKernel, "kernel_type"),
+    LG_FIELD(4, BOOL, TfLiteLSTMParams, asymmetric_quantize_inputs, 0,
+             "asymmetric_quantize_inputs"),
+};
+
+static const lg_option_field lg_uni_lstm_fields[] = {
+    LG_FIELD(0, ACT, TfLiteUnidirectionalSequenceLSTMParams, activation,
+             kTfLiteActNone, "fused_activation_function"),
+    LG_FIELD(1, F32, TfLiteUnidirectionalSequenceLSTMParams, cell_clip, 0,
+             "cell_clip"),
+    LG_FIELD(2, F32, TfLiteUnidirectionalSequenceLSTMParams, proj_clip, 0,
+             "proj_clip"),
+    LG_FIELD(3, BOOL, TfLiteUnidirectionalSequenceLSTMParams, time_major, 0,
+             "time_major"),
+    LG_FIELD(4, BOOL, TfLiteUnidirectionalSequenceLSTMParams,
+             asymmetric_quantize_inputs, 0, "asymmetric_quantize_inputs"),
+    LG_FIELD(5, BOOL, TfLiteUnidirectionalSequenceLSTMParams,
+             diagonal_recurrent_tensors, 0, "diagonal_recurrent_tensors"),
+};
+
+static const lg_option_field lg_bidi_lstm_fields[] = {
+    LG_FIELD(0, ACT, TfLiteBidirectionalSequenceLSTMParams, activation,
+             kTfLiteActNone, "fused_activation_function"),
+    LG_FIELD(1, F32, TfLiteBidirectionalSequenceLSTMParams, cell_clip, 0,
+             "cell_clip"),
+    LG_FIELD(2, F32, TfLiteBidirectionalSequenceLSTMParams, proj_clip, 0,
+             "proj_clip"),
+    LG_FIELD(3, BOOL, TfLiteBidirectionalSequenceLSTMParams, merge_outputs, 0,
+             "merge_outputs"),
+    /* time_major defaults to true here (the schema's default). */
+    LG_FIELD(4, BOOL, TfLiteBidirectionalSequenceLSTMParams, time_major, 1,
+             "time_major"),
+    LG_FIELD(5, BOOL, TfLiteBidirectionalSequenceLSTMParams,
+             asymmetric_quantize_inputs, 0, "asymmetric_quantize_inputs"),
+};
+
 #undef PAD
 #undef ACT
 #undef I32
@@ -414,6 +490,22 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_one_hot_fields),
     LG_DESC(kTfLiteBuiltinHashtable, 107, "HashtableOptions",
             TfLiteHashtableParams, lg_hashtable_fields),
+    LG_DESC(kTfLiteBuiltinSvdf, 6, "SVDFOptions", TfLiteSVDFParams,
+            lg_svdf_fields),
+    LG_DESC(kTfLiteBuiltinRnn, 7, "RNNOptions", TfLiteRNNParams, lg_rnn_fields),
+    LG_DESC(kTfLiteBuiltinLstm, 14, "LSTMOptions", TfLiteLSTMParams,
+            lg_lstm_fields),
+    LG_DESC(kTfLiteBuiltinUnidirectionalSequenceRnn, 31, "SequenceRNNOptions",
+            TfLiteSequenceRNNParams, lg_sequence_rnn_fields),
+    LG_DESC(kTfLiteBuiltinBidirectionalSequenceLstm, 69,
+            "BidirectionalSequenceLSTMOptions",
+            TfLiteBidirectionalSequenceLSTMParams, lg_bidi_lstm_fields),
+    LG_DESC(kTfLiteBuiltinBidirectionalSequenceRnn, 70,
+            "BidirectionalSequenceRNNOptions",
+            TfLiteBidirectionalSequenceRNNParams, lg_bidi_rnn_fields),
+    LG_DESC(kTfLiteBuiltinUnidirectionalSequenceLstm, 71,
+            "UnidirectionalSequenceLSTMOptions",
+            TfLiteUnidirectionalSequenceLSTMParams, lg_uni_lstm_fields),
     LG_DESC(kTfLiteBuiltinVarHandle, 111, "VarHandleOptions",
             TfLiteVarHandleParams, lg_var_handle_fields),
 };
@@ -503,6 +595,10 @@ static int lg_option_convert_enum(lg_option_kind kind, int8_t raw) {
                         : -1;
     case LG_OPTION_FC_WEIGHTS_FORMAT:
       return raw == 0 || raw == 1 ? raw : -1;
+    case LG_OPTION_LSTM_KERNEL_TYPE:
+      return raw == 0   ? kTfLiteLSTMFullKernel
+             : raw == 1 ? kTfLiteLSTMBasicKernel
+                        : -1;
     default:
       return -1;
   }
@@ -518,6 +614,8 @@ static const char* lg_option_enum_name(lg_option_kind kind) {
       return "TensorType";
     case LG_OPTION_MIRROR_PAD:
       return "MirrorPadMode";
+    case LG_OPTION_LSTM_KERNEL_TYPE:
+      return "LSTMKernelType";
     default:
       return "FullyConnectedOptionsWeightsFormat";
   }

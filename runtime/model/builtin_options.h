@@ -29,6 +29,7 @@ typedef enum lg_option_kind {
   LG_OPTION_MIRROR_PAD,  /* MirrorPadMode (byte)      -> TfLiteMirrorPaddingMode
                           */
   LG_OPTION_FC_WEIGHTS_FORMAT, /* byte -> TfLiteFullyConnectedWeightsFormat */
+  LG_OPTION_LSTM_KERNEL_TYPE,  /* byte -> TfLiteLSTMKernelType */
   /* schema [int] -> int array[capacity] at `offset`, count at
    * `count_offset`; more elements than capacity is an error. */
   LG_OPTION_INT32_VECTOR,

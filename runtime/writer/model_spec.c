@@ -68,6 +68,10 @@ static const lg_enum_name kMirrorModes[] = {
     {"REFLECT", kTfLiteMirrorPaddingReflect},
     {"SYMMETRIC", kTfLiteMirrorPaddingSymmetric},
 };
+static const lg_enum_name kLstmKernelTypes[] = {
+    {"FULL", kTfLiteLSTMFullKernel},
+    {"BASIC", kTfLiteLSTMBasicKernel},
+};
 static const lg_enum_name kWeightsFormats[] = {
     {"DEFAULT", kTfLiteFullyConnectedWeightsFormatDefault},
     {"SHUFFLED4x16INT8", kTfLiteFullyConnectedWeightsFormatShuffled4x16Int8},
@@ -625,6 +629,9 @@ static bool lg_parse_enum_field(lg_option_kind kind, const char* text,
     case LG_OPTION_FC_WEIGHTS_FORMAT:
       return lg_parse_enum(kWeightsFormats, LG_COUNT(kWeightsFormats), text,
                            value);
+    case LG_OPTION_LSTM_KERNEL_TYPE:
+      return lg_parse_enum(kLstmKernelTypes, LG_COUNT(kLstmKernelTypes), text,
+                           value);
     case LG_OPTION_TENSOR_TYPE:
       if (!lg_parse_type(text, &type)) return false;
       *value = (int)type;
@@ -644,6 +651,7 @@ static const char* const kKindHints[] = {
     "a tensor type name such as INT32",
     "REFLECT or SYMMETRIC",
     "DEFAULT or SHUFFLED4x16INT8",
+    "FULL or BASIC",
     "a list of 32-bit integers",
     "nothing: string options are not written",
 };

@@ -41,7 +41,8 @@
  *       bools (true/false/1/0), int lists (new_shape=1,-1), and enum names:
  *       padding SAME/VALID; fused_activation_function NONE/RELU/
  *       RELU_N1_TO_1/RELU6/TANH/SIGN_BIT; mode REFLECT/SYMMETRIC; tensor
- *       types by TYPE name; weights_format DEFAULT/SHUFFLED4x16INT8.
+ *       types by TYPE name; weights_format DEFAULT/SHUFFLED4x16INT8;
+ *       kernel_type FULL/BASIC.
  *       Fields not given keep the schema default.
  *       VERSION "auto": the writer computes it from the op's tensors and
  *       fields (lg_model_writer_set_auto_versions), and then also writes the

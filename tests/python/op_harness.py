@@ -22,7 +22,9 @@ C API (python/litegpu/capi.py) once per thread count, and compares every output.
                    match=r"ADD: .*broadcast", litert_accepts=False)
 
 Inputs: Input(array) is a graph input fed with `array`; Const(array) is a
-constant tensor holding it; None is an omitted optional input (-1). The same
+constant tensor holding it; Variable(array) is a variable tensor
+(is_variable, no data: it starts at zero, and the op keeps state in it);
+None is an omitted optional input (-1). The same
 Input/Const object listed twice is one tensor. The model's types are the
 arrays' dtypes, so pass np.float32 arrays (np.float32(2.0), not 2.0).
 Input/Const take quant=(scale, zero_point) or (scales, zero_points, axis).
@@ -73,7 +75,8 @@ except ImportError:  # setup.sh may install tflite-runtime instead
 REPO = Path(__file__).resolve().parents[2]
 
 __all__ = [
-    "Input", "Const", "Output", "OpCase", "check_case", "check_rejected",
+    "Input", "Const", "Variable", "Output", "OpCase", "check_case",
+    "check_steps", "check_rejected",
     "assert_close", "compare", "build_model", "run_litert", "run_litegpu",
     "HarnessError", "LiteRTFailure", "CaseMismatch", "LiteGpuFailure",
 ]
@@ -148,6 +151,11 @@ class Input(_Tensor):
 
 class Const(_Tensor):
     """A constant tensor holding `array`."""
+
+
+class Variable(_Tensor):
+    """A variable tensor (is_variable) of `array`'s dtype and shape; it has
+    no data and starts at zero (its values are not used)."""
 
 
 @dataclasses.dataclass
@@ -255,10 +263,14 @@ def write_spec(case, case_dir):
             raise HarnessError(f"input {i}: expected Input, Const or None, "
                                f"got {type(t).__name__}")
         if id(t) not in names:
-            names[id(t)] = f"{'in' if isinstance(t, Input) else 'c'}{i}"
+            prefix = ("in" if isinstance(t, Input) else
+                      "v" if isinstance(t, Variable) else "c")
+            names[id(t)] = f"{prefix}{i}"
             name = names[id(t)]
             extra = ""
-            if isinstance(t, Const):
+            if isinstance(t, Variable):
+                extra = "variable"
+            elif isinstance(t, Const):
                 data = np.ascontiguousarray(
                     t.array, dtype=t.array.dtype.newbyteorder("<"))
                 (Path(case_dir) / f"{name}.bin").write_bytes(data.tobytes())
@@ -485,6 +497,78 @@ def check_case(case, threads=(1, 2)):
                 if problem is not None:
                     run.fail(CaseMismatch,
                              f"output {k} ({t} threads): {problem}")
+            if result is None:
+                result = got
+        return result
+
+
+RESET = "reset"
+
+
+def _run_steps_litert(model_path, steps, kernels):
+    interp = _litert_interpreter(model_path, kernels)
+    interp.allocate_tensors()
+    results = []
+    for step in steps:
+        if isinstance(step, str) and step == RESET:
+            interp.reset_all_variables()
+            continue
+        for detail, array in zip(interp.get_input_details(), step):
+            interp.set_tensor(detail["index"], array)
+        interp.invoke()
+        results.append([np.array(interp.get_tensor(d["index"]))
+                        for d in interp.get_output_details()])
+    return results
+
+
+def _run_steps_litegpu(model_path, steps, num_threads):
+    lib = lg.load_library()
+    results = []
+    with lg.Model.from_file(lib, str(model_path)) as model, \
+            lg.Interpreter(lib, model, num_threads=num_threads) as interp:
+        interp.allocate_tensors()
+        for step in steps:
+            if isinstance(step, str) and step == RESET:
+                interp.reset_variable_tensors()
+                continue
+            for i, array in enumerate(step):
+                interp.set_input(i, array)
+            interp.invoke()
+            results.append([interp.get_output(i)
+                            for i in range(interp.output_count)])
+    return results
+
+
+def check_steps(case, steps, threads=(1, 2)):
+    """Runs `case` as one interpreter through several Invokes: `steps` lists,
+    per Invoke, the arrays of the graph inputs (in the case's order), or
+    RESET ("reset") to reset the variable tensors (LiteRT's
+    reset_all_variables, litegpu's TfLiteInterpreterResetVariableTensors).
+    The inputs of the case itself only declare the graph inputs. Every
+    output of every Invoke must match LiteRT's (see compare). Returns
+    litegpu's outputs per Invoke for the first thread count."""
+    with _CaseRun(case) as run:
+        run.build()
+        try:
+            expected = _run_steps_litert(run.model, steps, case.litert_kernels)
+        except Exception as e:  # LiteRT raises RuntimeError/ValueError
+            run.fail(LiteRTFailure, f"LiteRT's reference kernels failed: "
+                     f"{type(e).__name__}: {e}")
+        result = None
+        for t in threads:
+            try:
+                got = _run_steps_litegpu(run.model, steps, t)
+            except lg.LiteGpuError as e:
+                run.fail(LiteGpuFailure, f"litegpu failed ({t} threads): {e}")
+            for n, (g_outs, w_outs) in enumerate(zip(got, expected)):
+                if len(g_outs) != len(w_outs):
+                    run.fail(CaseMismatch, f"{len(g_outs)} outputs, LiteRT "
+                             f"has {len(w_outs)}")
+                for k, (g, w) in enumerate(zip(g_outs, w_outs)):
+                    problem = compare(g, w, case.rtol, case.atol)
+                    if problem is not None:
+                        run.fail(CaseMismatch, f"invoke {n} output {k} ({t} "
+                                 f"threads): {problem}")
             if result is None:
                 result = got
         return result

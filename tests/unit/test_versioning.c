@@ -655,9 +655,82 @@ static void test_per_channel_and_quantized_rules(void** state) {
   expect_version(&s, 5, "ADD reads input 0's quantization only -> 5");
 }
 
+/* The recurrent ops: hybrid (float input, int8 weights), asymmetric
+ * quantize inputs, integer and option rules (TFLite's op_version.cc). */
+static void test_recurrent_rules(void** state) {
+  (void)state;
+  TfLiteLSTMParams lstm = {.kernel_type = kTfLiteLSTMFullKernel};
+  lg_op_signature s = sig3(B(Lstm), &lstm, 24, spec(F32, 2), spec(F32, 2),
+                           spec(F32, 2), spec(F32, 2));
+  expect_version(&s, 1, "LSTM float -> 1");
+  s.inputs[2].type = I8;
+  expect_version(&s, 3, "LSTM hybrid -> 3");
+  lstm.asymmetric_quantize_inputs = true;
+  expect_version(&s, 4, "LSTM hybrid asymmetric -> 4");
+  s.inputs[0].type = I16;
+  s.outputs[0].type = I16;
+  expect_version(&s, 5, "LSTM int16 activations, int8 weights -> 5");
+  lstm.kernel_type = kTfLiteLSTMBasicKernel;
+  expect_version(&s, 2, "LSTM BASIC kernel -> 2");
+
+  TfLiteUnidirectionalSequenceLSTMParams uni = {0};
+  s = sig3(B(UnidirectionalSequenceLstm), &uni, 24, spec(F32, 3), spec(F32, 2),
+           spec(F32, 2), spec(F32, 3));
+  expect_version(&s, 1, "UNIDIRECTIONAL_SEQUENCE_LSTM float -> 1");
+  s.inputs[2].type = I8;
+  expect_version(&s, 2, "UNIDIRECTIONAL_SEQUENCE_LSTM hybrid -> 2");
+  uni.asymmetric_quantize_inputs = true;
+  expect_version(&s, 3, "UNIDIRECTIONAL_SEQUENCE_LSTM asymmetric -> 3");
+  uni.diagonal_recurrent_tensors = true;
+  expect_version(&s, 4, "UNIDIRECTIONAL_SEQUENCE_LSTM diagonal -> 4");
+  s.inputs[0].type = I16;
+  s.outputs[0].type = I16;
+  expect_version(&s, 5, "UNIDIRECTIONAL_SEQUENCE_LSTM int16 -> 5");
+
+  TfLiteBidirectionalSequenceLSTMParams bidi_lstm = {0};
+  TfLiteRNNParams rnn = {0};
+  TfLiteSequenceRNNParams seq_rnn = {0};
+  TfLiteBidirectionalSequenceRNNParams bidi_rnn = {0};
+  struct {
+    int32_t code;
+    bool* asymmetric;
+    const void* params;
+  } hybrid[] = {
+      {B(BidirectionalSequenceLstm), &bidi_lstm.asymmetric_quantize_inputs,
+       &bidi_lstm},
+      {B(Rnn), &rnn.asymmetric_quantize_inputs, &rnn},
+      {B(UnidirectionalSequenceRnn), &seq_rnn.asymmetric_quantize_inputs,
+       &seq_rnn},
+      {B(BidirectionalSequenceRnn), &bidi_rnn.asymmetric_quantize_inputs,
+       &bidi_rnn},
+  };
+  for (size_t i = 0; i < sizeof(hybrid) / sizeof(hybrid[0]); ++i) {
+    s = sig3(hybrid[i].code, hybrid[i].params, 5, spec(F32, 2), spec(F32, 2),
+             spec(F32, 2), spec(F32, 2));
+    expect_version(&s, 1, "recurrent float -> 1");
+    s.inputs[1].type = I8;
+    expect_version(&s, 2, "recurrent hybrid (input 1 int8) -> 2");
+    *hybrid[i].asymmetric = true;
+    expect_version(&s, 3, "recurrent hybrid asymmetric -> 3");
+    s.outputs[0].type = I8;
+    expect_version(&s, 1, "recurrent int8 output is not hybrid -> 1");
+  }
+
+  TfLiteSVDFParams svdf = {.rank = 1};
+  s = sig3(B(Svdf), &svdf, 5, spec(F32, 2), spec(F32, 2), spec(F32, 2),
+           spec(F32, 2));
+  expect_version(&s, 1, "SVDF float -> 1");
+  s.inputs[1].type = I8;
+  expect_version(&s, 2, "SVDF hybrid -> 2");
+  svdf.asymmetric_quantize_inputs = true;
+  expect_version(&s, 4, "SVDF hybrid asymmetric -> 4");
+  s.inputs[0].type = I8;
+  expect_version(&s, 3, "SVDF int8 input -> 3");
+}
+
 static void test_ops_without_rules(void** state) {
   (void)state;
-  static const int32_t codes[] = {kTfLiteBuiltinLstm, kTfLiteBuiltinCustom,
+  static const int32_t codes[] = {kTfLiteBuiltinSkipGram, kTfLiteBuiltinCustom,
                                   kTfLiteBuiltinSelect, -1, 1000};
   for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); ++i) {
     lg_op_signature s = sig3(codes[i], NULL, 1, spec(F32, 2), spec(NONE, 0),
@@ -883,6 +956,7 @@ int main(void) {
       cmocka_unit_test(test_transpose_conv_rules),
       cmocka_unit_test(test_other_param_rules),
       cmocka_unit_test(test_per_channel_and_quantized_rules),
+      cmocka_unit_test(test_recurrent_rules),
       cmocka_unit_test(test_ops_without_rules),
       cmocka_unit_test(test_registered_ops_have_rules),
       cmocka_unit_test(test_signature_from_node),

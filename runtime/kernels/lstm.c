@@ -1,0 +1,781 @@
+/* The LSTM family, float32: LSTM (one step), UNIDIRECTIONAL_SEQUENCE_LSTM
+ * and BIDIRECTIONAL_SEQUENCE_LSTM. One cell (lg_lstm_step) serves all three.
+ *
+ * Inputs of one direction, TFLite's layout (LSTM and the unidirectional op;
+ * the bidirectional op has two such blocks, see lg_lstm_bidi_slots):
+ *    0 input                     1-4  input_to_{input,forget,cell,output}
+ *    5-8 recurrent_to_{input,forget,cell,output}
+ *    9-11 cell_to_{input,forget,output} (peephole, optional)
+ *   12-15 {input,forget,cell,output}_gate_bias
+ *   16 projection_weights, 17 projection_bias (optional)
+ *   18 output_state, 19 cell_state (variable tensors)
+ *   20-23 {input,forget,cell,output}_layer_norm_coefficients (optional)
+ * input_to_input, recurrent_to_input and input_gate_bias are absent together
+ * (CIFG: the input gate is 1 - forget gate).
+ *
+ * One step, for gates i, f, o (sigmoid) and g (the options' activation):
+ *   gate = bias + W_x x + W_h h_prev (+ peephole w_c * c; i, f use c_prev,
+ *          o uses the new c), with layer norm the sum is normalized per batch
+ *          row, scaled by the coefficients, then the bias is added
+ *   c = f * c_prev + i * g, clipped to +-cell_clip when cell_clip > 0
+ *   h = o * act(c), projected (W_p h + b_p, clipped to +-proj_clip when
+ *       proj_clip > 0) when projection weights are given
+ * The state tensors are variable: they carry h and c from one Invoke to the
+ * next and are zeroed by TfLiteInterpreterResetVariableTensors.
+ *
+ * Hybrid kernels (float input and states, INT8 matrices, peephole and
+ * projection weights of one scale each; float biases and layer norm) are
+ * TFLite's hybrid LSTM step: every product through
+ * lg_recurrent_gates_hybrid (each batch row of the input, the output state
+ * and, for the projection, the hidden values quantized on the fly,
+ * asymmetrically with asymmetric_quantize_inputs), the peephole weights
+ * dequantized as (float)q * scale, the rest as in float.
+ *
+ * Not computed (rejected in Prepare naming them): integer kernels
+ * (int8/int16 inputs), uint8 or per-channel weights, diagonal recurrent
+ * weights in a hybrid node, the LSTM BASIC kernel type, auxiliary inputs of
+ * the bidirectional op.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/kernels/nn.h"
+#include "runtime/kernels/recurrent.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/common.h"
+
+enum { kGateInput = 0, kGateForget = 1, kGateCell = 2, kGateOutput = 3 };
+
+static const char* const kGateNames[4] = {"input", "forget", "cell", "output"};
+
+/* Input slots of one direction; -1 where the layout has no such slot. */
+typedef struct lg_lstm_slots {
+  int w_x[4];
+  int w_h[4];
+  int peep[3]; /* cell_to_input, cell_to_forget, cell_to_output */
+  int bias[4];
+  int proj_w, proj_b;
+  int h_state, c_state;
+  int ln[4];
+} lg_lstm_slots;
+
+/* One direction's weights, resolved for a step. */
+typedef struct lg_lstm_cell {
+  const float* w_x[4];
+  const float* w_h[4];
+  const float* peep[3];
+  const float* bias[4];
+  const float* ln[4];
+  const float* proj_w;
+  const float* proj_b;
+  float* h_state;
+  float* c_state;
+  int n_input, n_cell, n_output;
+  bool cifg, diagonal;
+  TfLiteFusedActivation activation;
+  float cell_clip, proj_clip;
+  /* Hybrid: INT8 matrices, peephole and projection weights with their
+   * scales (the float pointers above are then NULL); the biases and layer
+   * norm coefficients stay float. */
+  bool hybrid, asymmetric;
+  const int8_t* w_xq[4];
+  const int8_t* w_hq[4];
+  const int8_t* peep_q[3];
+  const int8_t* proj_q;
+  float w_x_scale[4], w_h_scale[4], peep_scale[3], proj_scale;
+} lg_lstm_cell;
+
+/* The largest row the hybrid kernel quantizes. */
+static int lg_lstm_quantized_row(const lg_lstm_cell* c) {
+  int q = c->n_input > c->n_output ? c->n_input : c->n_output;
+  return c->n_cell > q ? c->n_cell : q;
+}
+
+/* Scratch floats of one step over n_batch rows: four gates, the hidden
+ * values and the projected ones; hybrid adds the dequantized peephole
+ * weights and one quantized row (int8). */
+static size_t lg_lstm_scratch_floats(const lg_lstm_cell* c, int n_batch) {
+  size_t n = (size_t)n_batch * (5 * (size_t)c->n_cell + (size_t)c->n_output);
+  if (c->hybrid) {
+    n += 3 * (size_t)c->n_cell + ((size_t)lg_lstm_quantized_row(c) + 3) / 4;
+  }
+  return n;
+}
+
+/* Checks a weight of the cell, FLOAT32 or (hybrid) INT8 with its scale. */
+static TfLiteStatus lg_lstm_weight(TfLiteContext* context, const char* op,
+                                   const char* name, const TfLiteTensor* t,
+                                   int rank, const int* dims, bool hybrid,
+                                   const float** f, const int8_t** q,
+                                   float* scale) {
+  if (hybrid) {
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_int8(context, op, name, t, rank, dims, scale));
+    *q = t->data.int8;
+    return kTfLiteOk;
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_float(context, op, name, t, rank, dims));
+  *f = t->data.f;
+  return kTfLiteOk;
+}
+
+static void lg_lstm_slots_single(lg_lstm_slots* s, bool layer_norm) {
+  for (int g = 0; g < 4; ++g) {
+    s->w_x[g] = 1 + g;
+    s->w_h[g] = 5 + g;
+    s->bias[g] = 12 + g;
+    s->ln[g] = layer_norm ? 20 + g : -1;
+  }
+  for (int p = 0; p < 3; ++p) s->peep[p] = 9 + p;
+  s->proj_w = 16;
+  s->proj_b = 17;
+  s->h_state = 18;
+  s->c_state = 19;
+}
+
+/* BIDIRECTIONAL_SEQUENCE_LSTM: forward weights at 1-17, backward at 18-34,
+ * states fw h 35, fw c 36, bw h 37, bw c 38; no layer norm. */
+static void lg_lstm_bidi_slots(lg_lstm_slots* s, int direction) {
+  lg_lstm_slots_single(s, false);
+  const int shift = direction == 0 ? 0 : 17;
+  for (int g = 0; g < 4; ++g) {
+    s->w_x[g] += shift;
+    s->w_h[g] += shift;
+    s->bias[g] += shift;
+  }
+  for (int p = 0; p < 3; ++p) s->peep[p] += shift;
+  s->proj_w += shift;
+  s->proj_b += shift;
+  s->h_state = direction == 0 ? 35 : 37;
+  s->c_state = direction == 0 ? 36 : 38;
+}
+
+static TfLiteStatus lg_lstm_opt(TfLiteContext* context, const TfLiteNode* node,
+                                const char* op, int slot,
+                                const TfLiteTensor** t) {
+  *t = NULL;
+  if (slot < 0) return kTfLiteOk;
+  return lg_kernel_optional_input(context, node, op, slot, t);
+}
+
+static TfLiteStatus lg_lstm_vector(TfLiteContext* context, const char* op,
+                                   const char* prefix, const char* what,
+                                   const TfLiteTensor* t, int n,
+                                   const float** data) {
+  char name[96];
+  snprintf(name, sizeof(name), "%s%s", prefix, what);
+  const int dims[1] = {n};
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_float(context, op, name, t, 1, dims));
+  *data = t->data.f;
+  return kTfLiteOk;
+}
+
+/* Resolves and checks one direction's tensors for `n_batch` rows of
+ * `n_input` features. `prefix` names the direction in messages ("fw_"). */
+static TfLiteStatus lg_lstm_bind(TfLiteContext* context, const TfLiteNode* node,
+                                 const char* op, const char* prefix,
+                                 const lg_lstm_slots* s,
+                                 const TfLiteTensor* input, int n_batch,
+                                 int n_input, bool diagonal, lg_lstm_cell* c) {
+  memset(c, 0, sizeof(*c));
+  c->n_input = n_input;
+  c->diagonal = diagonal;
+  char name[96];
+  const TfLiteTensor* t[4];
+  const TfLiteTensor* r[4];
+  for (int g = 0; g < 4; ++g) {
+    TF_LITE_ENSURE_STATUS(lg_lstm_opt(context, node, op, s->w_x[g], &t[g]));
+    TF_LITE_ENSURE_STATUS(lg_lstm_opt(context, node, op, s->w_h[g], &r[g]));
+    if (g != kGateInput && (t[g] == NULL || r[g] == NULL)) {
+      lg_kernel_log(context, op,
+                    "%sinput_to_%s_weights and "
+                    "%srecurrent_to_%s_weights are required",
+                    prefix, kGateNames[g], prefix, kGateNames[g]);
+      return kTfLiteError;
+    }
+  }
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_kernel_types(context, op, input,
+                                                        t[kGateForget], true));
+  const bool hybrid = t[kGateForget]->type == kTfLiteInt8;
+  c->hybrid = hybrid;
+  if (hybrid && diagonal) {
+    lg_kernel_log(context, op,
+                  "diagonal recurrent weights in a hybrid node are not "
+                  "supported");
+    return kTfLiteError;
+  }
+  if (t[kGateForget]->dims->size != 2) {
+    lg_kernel_log(context, op, "%sinput_to_forget_weights must be 2-D", prefix);
+    return kTfLiteError;
+  }
+  const int n_cell = t[kGateForget]->dims->data[0];
+  c->n_cell = n_cell;
+  const TfLiteTensor* proj_w;
+  const TfLiteTensor* proj_b;
+  TF_LITE_ENSURE_STATUS(lg_lstm_opt(context, node, op, s->proj_w, &proj_w));
+  TF_LITE_ENSURE_STATUS(lg_lstm_opt(context, node, op, s->proj_b, &proj_b));
+  int n_output;
+  if (diagonal) {
+    n_output = n_cell;
+  } else if (r[kGateForget]->dims->size == 2) {
+    n_output = r[kGateForget]->dims->data[1];
+  } else {
+    lg_kernel_log(context, op, "%srecurrent_to_forget_weights must be 2-D",
+                  prefix);
+    return kTfLiteError;
+  }
+  if (proj_w == NULL && proj_b != NULL) {
+    lg_kernel_log(context, op, "%sprojection_bias needs projection_weights",
+                  prefix);
+    return kTfLiteError;
+  }
+  if (proj_w != NULL) {
+    if (proj_w->dims->size != 2) {
+      lg_kernel_log(context, op, "%sprojection_weights must be 2-D", prefix);
+      return kTfLiteError;
+    }
+    if (diagonal) {
+      lg_kernel_log(context, op,
+                    "diagonal recurrent weights with a projection are not "
+                    "supported");
+      return kTfLiteError;
+    }
+    const int dims[2] = {n_output, n_cell};
+    snprintf(name, sizeof(name), "%sprojection_weights", prefix);
+    TF_LITE_ENSURE_STATUS(lg_lstm_weight(context, op, name, proj_w, 2, dims,
+                                         hybrid, &c->proj_w, &c->proj_q,
+                                         &c->proj_scale));
+    if (proj_b != NULL) {
+      TF_LITE_ENSURE_STATUS(lg_lstm_vector(context, op, prefix,
+                                           "projection_bias", proj_b, n_output,
+                                           &c->proj_b));
+    }
+  } else if (n_output != n_cell) {
+    lg_kernel_log(context, op,
+                  "%soutput size %d differs from the cell count %d without "
+                  "projection weights",
+                  prefix, n_output, n_cell);
+    return kTfLiteError;
+  }
+  c->n_output = n_output;
+  /* CIFG: the input gate's weights and bias are absent together. */
+  const TfLiteTensor* input_bias;
+  TF_LITE_ENSURE_STATUS(
+      lg_lstm_opt(context, node, op, s->bias[kGateInput], &input_bias));
+  const bool cifg = t[kGateInput] == NULL;
+  if ((r[kGateInput] == NULL) != cifg || (input_bias == NULL) != cifg) {
+    lg_kernel_log(context, op,
+                  "%sinput_to_input_weights, %srecurrent_to_input_weights and "
+                  "%sinput_gate_bias must be all given or all absent (CIFG)",
+                  prefix, prefix, prefix);
+    return kTfLiteError;
+  }
+  c->cifg = cifg;
+  for (int g = cifg ? 1 : 0; g < 4; ++g) {
+    const int wx[2] = {n_cell, n_input};
+    snprintf(name, sizeof(name), "%sinput_to_%s_weights", prefix,
+             kGateNames[g]);
+    TF_LITE_ENSURE_STATUS(lg_lstm_weight(context, op, name, t[g], 2, wx, hybrid,
+                                         &c->w_x[g], &c->w_xq[g],
+                                         &c->w_x_scale[g]));
+    snprintf(name, sizeof(name), "%srecurrent_to_%s_weights", prefix,
+             kGateNames[g]);
+    if (diagonal) {
+      const int wd[1] = {n_cell};
+      TF_LITE_ENSURE_STATUS(
+          lg_recurrent_check_float(context, op, name, r[g], 1, wd));
+    } else {
+      const int wh[2] = {n_cell, n_output};
+      TF_LITE_ENSURE_STATUS(lg_lstm_weight(context, op, name, r[g], 2, wh,
+                                           hybrid, &c->w_h[g], &c->w_hq[g],
+                                           &c->w_h_scale[g]));
+    }
+    if (diagonal) c->w_h[g] = r[g]->data.f;
+    const TfLiteTensor* b;
+    TF_LITE_ENSURE_STATUS(lg_lstm_opt(context, node, op, s->bias[g], &b));
+    if (b == NULL) {
+      lg_kernel_log(context, op, "%s%s_gate_bias is required", prefix,
+                    kGateNames[g]);
+      return kTfLiteError;
+    }
+    snprintf(name, sizeof(name), "%s_gate_bias", kGateNames[g]);
+    TF_LITE_ENSURE_STATUS(
+        lg_lstm_vector(context, op, prefix, name, b, n_cell, &c->bias[g]));
+  }
+  /* Peephole: cell_to_forget and cell_to_output together, cell_to_input
+   * too unless CIFG (where it is not used). */
+  const TfLiteTensor* p[3];
+  for (int k = 0; k < 3; ++k) {
+    TF_LITE_ENSURE_STATUS(lg_lstm_opt(context, node, op, s->peep[k], &p[k]));
+  }
+  const bool peephole = p[1] != NULL || p[2] != NULL || (!cifg && p[0] != NULL);
+  if (peephole && (p[1] == NULL || p[2] == NULL || (!cifg && p[0] == NULL))) {
+    lg_kernel_log(context, op,
+                  "%speephole weights (cell_to_*) must be all given or all "
+                  "absent",
+                  prefix);
+    return kTfLiteError;
+  }
+  if (peephole) {
+    static const char* const kPeep[3] = {"cell_to_input_weights",
+                                         "cell_to_forget_weights",
+                                         "cell_to_output_weights"};
+    for (int k = cifg ? 1 : 0; k < 3; ++k) {
+      if (hybrid) {
+        snprintf(name, sizeof(name), "%s%s", prefix, kPeep[k]);
+        TF_LITE_ENSURE_STATUS(lg_recurrent_check_int8(
+            context, op, name, p[k], 1, &n_cell, &c->peep_scale[k]));
+        c->peep_q[k] = p[k]->data.int8;
+      } else {
+        TF_LITE_ENSURE_STATUS(lg_lstm_vector(context, op, prefix, kPeep[k],
+                                             p[k], n_cell, &c->peep[k]));
+      }
+    }
+  }
+  /* Layer norm: the forget coefficients decide; then cell and output are
+   * required, input too unless CIFG. */
+  const TfLiteTensor* ln[4];
+  for (int g = 0; g < 4; ++g) {
+    TF_LITE_ENSURE_STATUS(lg_lstm_opt(context, node, op, s->ln[g], &ln[g]));
+  }
+  if (ln[kGateForget] != NULL) {
+    for (int g = cifg ? 1 : 0; g < 4; ++g) {
+      snprintf(name, sizeof(name), "%s_layer_norm_coefficients", kGateNames[g]);
+      if (ln[g] == NULL) {
+        lg_kernel_log(context, op, "%s is required with layer norm", name);
+        return kTfLiteError;
+      }
+      TF_LITE_ENSURE_STATUS(
+          lg_lstm_vector(context, op, prefix, name, ln[g], n_cell, &c->ln[g]));
+    }
+  } else if (ln[kGateInput] != NULL || ln[kGateCell] != NULL ||
+             ln[kGateOutput] != NULL) {
+    lg_kernel_log(context, op,
+                  "layer norm coefficients are given without "
+                  "forget_layer_norm_coefficients");
+    return kTfLiteError;
+  }
+  /* The states. */
+  const TfLiteTensor* h;
+  const TfLiteTensor* cs;
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, s->h_state, &h));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, s->c_state, &cs));
+  snprintf(name, sizeof(name), "%soutput_state", prefix);
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_state(context, op, name, h, n_batch, n_output));
+  snprintf(name, sizeof(name), "%scell_state", prefix);
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_state(context, op, name, cs, n_batch, n_cell));
+  c->h_state = h->data.f;
+  c->c_state = cs->data.f;
+  return kTfLiteOk;
+}
+
+/* One gate over all batch rows: the shared gates-from-weights sum, the
+ * peephole term on `cell`, layer norm, then the activation. */
+static void lg_lstm_gate(const lg_lstm_cell* c, int g, const float* peep,
+                         int n_batch, const float* x, ptrdiff_t x_stride,
+                         const float* cell, TfLiteFusedActivation activation,
+                         int8_t* q, float* out) {
+  const int n = c->n_cell;
+  const float* ln = c->ln[g];
+  if (c->hybrid) {
+    lg_recurrent_gates_hybrid(
+        out, n, n_batch, ln != NULL ? NULL : c->bias[g], c->w_xq[g],
+        c->w_x_scale[g], c->n_input, x, x_stride, c->w_hq[g], c->w_h_scale[g],
+        c->n_output, c->h_state, c->n_output, c->asymmetric, q);
+  } else {
+    lg_recurrent_gates(out, n, n_batch, ln != NULL ? NULL : c->bias[g],
+                       c->w_x[g], c->n_input, x, x_stride, c->w_h[g],
+                       c->n_output, c->diagonal, c->h_state, c->n_output);
+  }
+  const size_t count = (size_t)n_batch * (size_t)n;
+  if (peep != NULL) {
+    for (size_t i = 0; i < count; ++i) out[i] += peep[i % (size_t)n] * cell[i];
+  }
+  if (ln != NULL) {
+    for (int b = 0; b < n_batch; ++b) {
+      float* v = out + (size_t)b * (size_t)n;
+      float sum = 0.0f;
+      for (int u = 0; u < n; ++u) sum += v[u];
+      const float mean = sum / (float)n;
+      float sq = 0.0f;
+      for (int u = 0; u < n; ++u) sq += (v[u] - mean) * (v[u] - mean);
+      const float inv = 1.0f / sqrtf(sq / (float)n + 1e-8f);
+      for (int u = 0; u < n; ++u) {
+        v[u] = (v[u] - mean) * inv * ln[u] + c->bias[g][u];
+      }
+    }
+  }
+  lg_recurrent_activate(out, out, count, activation);
+}
+
+static void lg_lstm_clip(float* v, size_t count, float clip) {
+  if (clip > 0.0f) {
+    for (size_t i = 0; i < count; ++i)
+      v[i] = lg_kernel_clamp_float(v[i], -clip, clip);
+  }
+}
+
+/* One time step for n_batch rows: row b of the input at x + b * x_stride,
+ * of the output at out + b * out_stride; updates the cell's states. */
+static void lg_lstm_step(const lg_lstm_cell* c, int n_batch, const float* x,
+                         ptrdiff_t x_stride, float* out, ptrdiff_t out_stride,
+                         float* scratch) {
+  const size_t nc = (size_t)n_batch * (size_t)c->n_cell;
+  float* gi = scratch;
+  float* gf = gi + nc;
+  float* gg = gf + nc;
+  float* go = gg + nc;
+  float* hidden = go + nc;
+  float* projected = hidden + nc;
+  float* cell = c->c_state;
+  /* Hybrid: the peephole weights dequantized as (float)q * scale, as
+   * TFLite's VectorScalarMultiply, and room for one quantized row. */
+  const float* peep[3] = {c->peep[0], c->peep[1], c->peep[2]};
+  int8_t* q = NULL;
+  if (c->hybrid) {
+    float* dequantized = projected + (size_t)n_batch * (size_t)c->n_output;
+    for (int k = 0; k < 3; ++k) {
+      if (c->peep_q[k] == NULL) continue;
+      float* d = dequantized + (size_t)k * (size_t)c->n_cell;
+      for (int i = 0; i < c->n_cell; ++i) {
+        d[i] = (float)c->peep_q[k][i] * c->peep_scale[k];
+      }
+      peep[k] = d;
+    }
+    q = (int8_t*)(dequantized + 3 * (size_t)c->n_cell);
+  }
+  if (!c->cifg) {
+    lg_lstm_gate(c, kGateInput, peep[0], n_batch, x, x_stride, cell,
+                 kTfLiteActSigmoid, q, gi);
+  }
+  lg_lstm_gate(c, kGateForget, peep[1], n_batch, x, x_stride, cell,
+               kTfLiteActSigmoid, q, gf);
+  lg_lstm_gate(c, kGateCell, NULL, n_batch, x, x_stride, cell, c->activation, q,
+               gg);
+  for (size_t i = 0; i < nc; ++i) {
+    const float in_gate = c->cifg ? 1.0f - gf[i] : gi[i];
+    float v = cell[i] * gf[i];
+    v += gg[i] * in_gate;
+    cell[i] = v;
+  }
+  lg_lstm_clip(cell, nc, c->cell_clip);
+  lg_lstm_gate(c, kGateOutput, peep[2], n_batch, x, x_stride, cell,
+               kTfLiteActSigmoid, q, go);
+  lg_recurrent_activate(cell, hidden, nc, c->activation);
+  for (size_t i = 0; i < nc; ++i) hidden[i] = go[i] * hidden[i];
+  const float* result = hidden;
+  if (c->proj_q != NULL) {
+    lg_recurrent_gates_hybrid(
+        projected, c->n_output, n_batch, c->proj_b, c->proj_q, c->proj_scale,
+        c->n_cell, hidden, c->n_cell, NULL, 0.0f, 0, NULL, 0, c->asymmetric, q);
+    lg_lstm_clip(projected, (size_t)n_batch * (size_t)c->n_output,
+                 c->proj_clip);
+    result = projected;
+  } else if (c->proj_w != NULL) {
+    lg_recurrent_gates(projected, c->n_output, n_batch, c->proj_b, c->proj_w,
+                       c->n_cell, hidden, c->n_cell, NULL, 0, false, NULL, 0);
+    lg_lstm_clip(projected, (size_t)n_batch * (size_t)c->n_output,
+                 c->proj_clip);
+    result = projected;
+  }
+  const size_t row = (size_t)c->n_output * sizeof(float);
+  memcpy(c->h_state, result, (size_t)n_batch * row);
+  for (int b = 0; b < n_batch; ++b) {
+    memcpy(out + b * out_stride, result + (size_t)b * (size_t)c->n_output, row);
+  }
+}
+
+/* ---- The ops ---------------------------------------------------------------
+ */
+
+typedef enum lg_lstm_kind {
+  LG_LSTM_SINGLE,
+  LG_LSTM_UNIDIRECTIONAL,
+  LG_LSTM_BIDIRECTIONAL,
+} lg_lstm_kind;
+
+typedef struct lg_lstm_data {
+  lg_lstm_kind kind;
+  const char* name;
+  int scratch_id;
+} lg_lstm_data;
+
+static void* lg_lstm_init_variant(int kind, const char* name) {
+  lg_lstm_data* d = malloc(sizeof(*d));
+  if (d != NULL) {
+    d->kind = (lg_lstm_kind)kind;
+    d->name = name;
+    d->scratch_id = -1;
+  }
+  return d;
+}
+
+/* The options every variant shares. */
+typedef struct lg_lstm_options {
+  TfLiteFusedActivation activation;
+  float cell_clip, proj_clip;
+  bool time_major, diagonal, merge_outputs, asymmetric;
+} lg_lstm_options;
+
+static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
+                                         const TfLiteNode* node,
+                                         const lg_lstm_data* d,
+                                         lg_lstm_options* o) {
+  memset(o, 0, sizeof(*o));
+  o->activation = kTfLiteActTanh;
+  const char* op = d->name;
+  if (d->kind == LG_LSTM_SINGLE) {
+    const TfLiteLSTMParams* p = node->builtin_data;
+    if (p != NULL) {
+      if (p->kernel_type == kTfLiteLSTMBasicKernel) {
+        lg_kernel_log(context, op,
+                      "the BASIC kernel type (version 2) is not supported, "
+                      "only FULL");
+        return kTfLiteError;
+      }
+      o->activation = p->activation;
+      o->cell_clip = p->cell_clip;
+      o->proj_clip = p->proj_clip;
+      o->asymmetric = p->asymmetric_quantize_inputs;
+    }
+  } else if (d->kind == LG_LSTM_UNIDIRECTIONAL) {
+    const TfLiteUnidirectionalSequenceLSTMParams* p = node->builtin_data;
+    if (p != NULL) {
+      o->activation = p->activation;
+      o->cell_clip = p->cell_clip;
+      o->proj_clip = p->proj_clip;
+      o->time_major = p->time_major;
+      o->diagonal = p->diagonal_recurrent_tensors;
+      o->asymmetric = p->asymmetric_quantize_inputs;
+    }
+  } else {
+    const TfLiteBidirectionalSequenceLSTMParams* p = node->builtin_data;
+    o->time_major = true;
+    if (p != NULL) {
+      o->activation = p->activation;
+      o->cell_clip = p->cell_clip;
+      o->proj_clip = p->proj_clip;
+      o->time_major = p->time_major;
+      o->merge_outputs = p->merge_outputs;
+      o->asymmetric = p->asymmetric_quantize_inputs;
+    }
+  }
+  if (o->cell_clip < 0.0f || o->proj_clip < 0.0f || isnan(o->cell_clip) ||
+      isnan(o->proj_clip)) {
+    lg_kernel_log(context, op, "cell_clip %g and proj_clip %g must be >= 0",
+                  (double)o->cell_clip, (double)o->proj_clip);
+    return kTfLiteError;
+  }
+  return lg_recurrent_check_activation(context, op, o->activation);
+}
+
+/* The input's batch, time and feature counts. */
+typedef struct lg_lstm_shape {
+  int n_batch, n_time, n_input;
+} lg_lstm_shape;
+
+static TfLiteStatus lg_lstm_input_shape(TfLiteContext* context,
+                                        const lg_lstm_data* d,
+                                        const lg_lstm_options* o,
+                                        const TfLiteTensor* input,
+                                        lg_lstm_shape* s) {
+  const int rank = d->kind == LG_LSTM_SINGLE ? 2 : 3;
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_check_shape(context, d->name, "input", input));
+  if (input->dims->size != rank) {
+    lg_kernel_log(context, d->name, "input must be %d-D, got %d-D", rank,
+                  input->dims->size);
+    return kTfLiteError;
+  }
+  const int* dims = input->dims->data;
+  if (rank == 2) {
+    s->n_batch = dims[0];
+    s->n_time = 1;
+  } else {
+    s->n_time = o->time_major ? dims[0] : dims[1];
+    s->n_batch = o->time_major ? dims[1] : dims[0];
+  }
+  s->n_input = dims[rank - 1];
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_lstm_resize(TfLiteContext* context, const char* op,
+                                   TfLiteTensor* output,
+                                   const TfLiteTensor* input, int features) {
+  if (output->type != kTfLiteFloat32) {
+    lg_kernel_log(context, op, "output has type %s, expected FLOAT32",
+                  TfLiteTypeGetName(output->type));
+    return kTfLiteError;
+  }
+  TfLiteIntArray* dims = TfLiteIntArrayCopy(input->dims);
+  if (dims == NULL) {
+    lg_kernel_log(context, op, "out of memory");
+    return kTfLiteError;
+  }
+  dims->data[dims->size - 1] = features;
+  return context->ResizeTensor(context, output, dims);
+}
+
+static TfLiteStatus lg_lstm_bind_all(
+    TfLiteContext* context, const TfLiteNode* node, const lg_lstm_data* d,
+    const lg_lstm_options* o, const TfLiteTensor* input, const lg_lstm_shape* s,
+    lg_lstm_cell cells[2], int* directions) {
+  lg_lstm_slots slots;
+  if (d->kind == LG_LSTM_BIDIRECTIONAL) {
+    *directions = 2;
+    for (int dir = 0; dir < 2; ++dir) {
+      lg_lstm_bidi_slots(&slots, dir);
+      TF_LITE_ENSURE_STATUS(
+          lg_lstm_bind(context, node, d->name, dir == 0 ? "fw_" : "bw_", &slots,
+                       input, s->n_batch, s->n_input, false, &cells[dir]));
+    }
+  } else {
+    *directions = 1;
+    lg_lstm_slots_single(&slots, node->inputs->size == 24);
+    TF_LITE_ENSURE_STATUS(lg_lstm_bind(context, node, d->name, "", &slots,
+                                       input, s->n_batch, s->n_input,
+                                       o->diagonal, &cells[0]));
+  }
+  for (int dir = 0; dir < *directions; ++dir) {
+    cells[dir].activation = o->activation;
+    cells[dir].cell_clip = o->cell_clip;
+    cells[dir].proj_clip = o->proj_clip;
+    cells[dir].asymmetric = o->asymmetric;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {
+  lg_lstm_data* d = node->user_data;
+  const char* op = d->name;
+  lg_lstm_options o;
+  TF_LITE_ENSURE_STATUS(lg_lstm_read_options(context, node, d, &o));
+  if (d->kind == LG_LSTM_BIDIRECTIONAL) {
+    TF_LITE_ENSURE_STATUS(
+        lg_kernel_check_io(context, node, op, 48, 48, o.merge_outputs ? 1 : 2));
+    for (int slot = 39; slot < 48; ++slot) {
+      const TfLiteTensor* aux;
+      TF_LITE_ENSURE_STATUS(
+          lg_kernel_optional_input(context, node, op, slot, &aux));
+      if (aux != NULL) {
+        lg_kernel_log(context, op,
+                      "auxiliary inputs (input %d) are not supported", slot);
+        return kTfLiteError;
+      }
+    }
+  } else {
+    if (node->inputs->size != 20 && node->inputs->size != 24) {
+      lg_kernel_log(context, op, "expected 20 or 24 inputs, got %d",
+                    node->inputs->size);
+      return kTfLiteError;
+    }
+    TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 20, 24, 1));
+  }
+  const TfLiteTensor* input;
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &input));
+  lg_lstm_shape s;
+  TF_LITE_ENSURE_STATUS(lg_lstm_input_shape(context, d, &o, input, &s));
+  lg_lstm_cell cells[2];
+  int directions = 0;
+  TF_LITE_ENSURE_STATUS(
+      lg_lstm_bind_all(context, node, d, &o, input, &s, cells, &directions));
+  size_t floats = lg_lstm_scratch_floats(&cells[0], s.n_batch);
+  if (directions == 2) {
+    const size_t bw = lg_lstm_scratch_floats(&cells[1], s.n_batch);
+    if (bw > floats) floats = bw;
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_scratch(context, node, op, &d->scratch_id, floats));
+  /* AddTensors may have moved the tensors. */
+  input = &context->tensors[node->inputs->data[0]];
+  if (directions == 2 && o.merge_outputs) {
+    return lg_lstm_resize(context, op,
+                          &context->tensors[node->outputs->data[0]], input,
+                          cells[0].n_output + cells[1].n_output);
+  }
+  for (int dir = 0; dir < directions; ++dir) {
+    TF_LITE_ENSURE_STATUS(
+        lg_lstm_resize(context, op, &context->tensors[node->outputs->data[dir]],
+                       input, cells[dir].n_output));
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_lstm_invoke(TfLiteContext* context, TfLiteNode* node) {
+  const lg_lstm_data* d = node->user_data;
+  const char* op = d->name;
+  lg_lstm_options o;
+  TF_LITE_ENSURE_STATUS(lg_lstm_read_options(context, node, d, &o));
+  const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
+  lg_lstm_shape s;
+  TF_LITE_ENSURE_STATUS(lg_lstm_input_shape(context, d, &o, input, &s));
+  lg_lstm_cell cells[2];
+  int directions = 0;
+  TF_LITE_ENSURE_STATUS(
+      lg_lstm_bind_all(context, node, d, &o, input, &s, cells, &directions));
+  size_t floats = lg_lstm_scratch_floats(&cells[0], s.n_batch);
+  if (directions == 2) {
+    const size_t bw = lg_lstm_scratch_floats(&cells[1], s.n_batch);
+    if (bw > floats) floats = bw;
+  }
+  float* scratch = lg_nn_temporary(context, node, op, 0, floats);
+  if (scratch == NULL) return kTfLiteError;
+  if (s.n_batch == 0 || s.n_time == 0) return kTfLiteOk;
+  const int n_in = s.n_input;
+  for (int dir = 0; dir < directions; ++dir) {
+    const lg_lstm_cell* c = &cells[dir];
+    TfLiteTensor* output =
+        &context->tensors[node->outputs->data[o.merge_outputs ? 0 : dir]];
+    const int64_t want =
+        (int64_t)s.n_batch * s.n_time *
+        (o.merge_outputs ? cells[0].n_output + cells[1].n_output : c->n_output);
+    if (output->dims->size != input->dims->size ||
+        lg_kernel_num_elements(output) != want) {
+      lg_kernel_log(context, op, "output %d was not prepared for this input",
+                    o.merge_outputs ? 0 : dir);
+      return kTfLiteError;
+    }
+    const int out_features = output->dims->data[output->dims->size - 1];
+    float* out_base =
+        output->data.f + (o.merge_outputs && dir == 1 ? cells[0].n_output : 0);
+    if (input->data.f == NULL || output->data.f == NULL || c->h_state == NULL ||
+        c->c_state == NULL) {
+      lg_kernel_log(context, op, "a tensor has no data");
+      return kTfLiteError;
+    }
+    for (int k = 0; k < s.n_time; ++k) {
+      const int t = dir == 1 ? s.n_time - 1 - k : k;
+      const float* x;
+      float* out;
+      ptrdiff_t x_stride, out_stride;
+      if (o.time_major || d->kind == LG_LSTM_SINGLE) {
+        x = input->data.f + (size_t)t * (size_t)s.n_batch * (size_t)n_in;
+        x_stride = n_in;
+        out = out_base + (size_t)t * (size_t)s.n_batch * (size_t)out_features;
+        out_stride = out_features;
+      } else {
+        x = input->data.f + (size_t)t * (size_t)n_in;
+        x_stride = (ptrdiff_t)s.n_time * n_in;
+        out = out_base + (size_t)t * (size_t)out_features;
+        out_stride = (ptrdiff_t)s.n_time * out_features;
+      }
+      lg_lstm_step(c, s.n_batch, x, x_stride, out, out_stride, scratch);
+    }
+  }
+  return kTfLiteOk;
+}
+
+LG_KERNEL_FAMILY_REGISTRATION(LSTM, lg_lstm, LG_LSTM_SINGLE)
+LG_KERNEL_FAMILY_REGISTRATION(UNIDIRECTIONAL_SEQUENCE_LSTM, lg_lstm,
+                              LG_LSTM_UNIDIRECTIONAL)
+LG_KERNEL_FAMILY_REGISTRATION(BIDIRECTIONAL_SEQUENCE_LSTM, lg_lstm,
+                              LG_LSTM_BIDIRECTIONAL)
