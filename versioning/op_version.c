@@ -265,6 +265,11 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinMatrixSetDiag),
     NO_RULES(kTfLiteBuiltinRank),
     NO_RULES(kTfLiteBuiltinBroadcastArgs),
+    NO_RULES(kTfLiteBuiltinUnique),
+    NO_RULES(kTfLiteBuiltinReverseSequence),
+    /* SPARSE_TO_DENSE reads its values (input 2). */
+    LADDER_ON(kTfLiteBuiltinSparseToDense, 2, 1, T(kTfLiteInt8, 3),
+              T(kTfLiteUInt8, 3), T(kTfLiteInt64, 2)),
     LADDER(kTfLiteBuiltinFloorDiv, T(kTfLiteInt16, 3), T(kTfLiteInt8, 3),
            T(kTfLiteFloat32, 2)),
     LADDER(kTfLiteBuiltinFloorMod, T(kTfLiteInt16, 2), T(kTfLiteInt8, 2)),

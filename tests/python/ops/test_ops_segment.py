@@ -1,12 +1,14 @@
-"""Scatter, segment and lookup ops against LiteRT's kernels through
-op_harness: SCATTER_ND, SEGMENT_SUM, UNSORTED_SEGMENT_SUM / MAX / MIN /
-PROD, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE. Each case runs in LiteRT (its
-reference kernels; SEGMENT_SUM, which the reference resolver lacks, its
-builtin ones) and in litegpu at 1 and 2 threads. Data movement and integer
-results must match exactly, float ones too (each element is the same
-sequence of IEEE operations as LiteRT's). Many cases also check numpy.
-Inputs that decide an output shape given as Input(...) are graph inputs:
-the output is then dynamic in both runtimes.
+"""Scatter, segment, lookup and small shape ops against LiteRT's kernels
+through op_harness: SCATTER_ND, SEGMENT_SUM, UNSORTED_SEGMENT_SUM / MAX /
+MIN / PROD, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE, MATRIX_DIAG,
+MATRIX_SET_DIAG, RANK, BROADCAST_ARGS, SPARSE_TO_DENSE, UNIQUE,
+REVERSE_SEQUENCE. Each case runs in LiteRT (its reference kernels;
+SEGMENT_SUM, which the reference resolver lacks, its builtin ones) and in
+litegpu at 1 and 2 threads. Data movement and integer results must match
+exactly, float ones too (each element is the same sequence of IEEE
+operations as LiteRT's). Most cases also check numpy. Inputs that decide an
+output shape given as Input(...) are graph inputs: the output is then
+dynamic in both runtimes. Error cases check litegpu's message.
 """
 
 import numpy as np
@@ -417,3 +419,157 @@ def test_broadcast_args_incompatible_fails(tmp_path):
                   outputs=[np.int32])
     assert "dimensions 2 and 4 at output position 0 are not broadcastable" \
         in litegpu_error(case, tmp_path)
+
+
+# ---- SPARSE_TO_DENSE -----------------------------------------------------------------
+
+STD_TYPES = [(np.float32, 1), (np.int32, 1), (np.int64, 2), (np.int8, 3),
+             (np.uint8, 3)]
+
+
+@pytest.mark.parametrize("shape,n", [((7,), 3), ((4, 5), 6), ((2, 3, 4), 5),
+                                     ((2, 2, 3, 2), 4)], ids=str)
+@pytest.mark.parametrize("dtype,v", STD_TYPES)
+@pytest.mark.parametrize("itype", [np.int32, np.int64])
+@pytest.mark.parametrize("source", ["const", "dynamic"])
+def test_sparse_to_dense(shape, n, dtype, v, itype, source):
+    rng = np.random.default_rng(32)
+    # Distinct places (TFLite's order for repeated ones is its loop's).
+    flat = rng.choice(int(np.prod(shape)), size=n, replace=False)
+    coords = np.stack(np.unravel_index(flat, shape), axis=-1).astype(itype)
+    if len(shape) == 1:
+        coords = coords.reshape(-1)
+    vals = values(rng, (n,), dtype)
+    default = np.array(values(rng, (1,), dtype)[0], dtype)
+    wrap = Const if source == "const" else Input
+    out = run("SPARSE_TO_DENSE",
+              [Input(coords), wrap(np.array(shape, itype)), Input(vals),
+               Input(default)],
+              params={"validate_indices": False}, outputs=[dtype], v=v,
+              shapes=[shape])
+    want = np.full(shape, default, dtype)
+    want.reshape(-1)[flat] = vals
+    np.testing.assert_array_equal(out[0], want)
+
+
+@pytest.mark.parametrize("index_rank", [0, 1, 2])
+def test_sparse_to_dense_scalar_value(index_rank):
+    idx = {0: np.array(3, np.int32), 1: i32(0, 4, 2),
+           2: i32(1, 0, 0, 2).reshape(2, 2)}[index_rank]
+    shape = i32(3, 3) if index_rank == 2 else i32(6)
+    out = run("SPARSE_TO_DENSE",
+              [Input(idx), Const(shape), Input(np.float32(2.5)),
+               Input(np.float32(-1.0))],
+              shapes=[tuple(shape)])
+    want = np.full(tuple(shape), -1.0, np.float32)
+    if index_rank == 2:
+        want[idx[:, 0], idx[:, 1]] = 2.5
+    else:
+        want[idx] = 2.5
+    np.testing.assert_array_equal(out[0], want)
+
+
+def test_sparse_to_dense_out_of_range_fails(tmp_path):
+    case = OpCase(op="SPARSE_TO_DENSE",
+                  inputs=[Input(i32(1, 0, 2, 3).reshape(2, 2)),
+                          Const(i32(3, 3)), Input(np.ones(2, np.float32)),
+                          Input(np.float32(0))], output_shapes=[(3, 3)])
+    assert "index 3 at indices position 3 is out of range [0, 3) for " \
+        "output dimension 1" in litegpu_error(case, tmp_path)
+
+
+def test_sparse_to_dense_value_count_rejected(tmp_path):
+    case = OpCase(op="SPARSE_TO_DENSE",
+                  inputs=[Input(i32(1, 2)), Const(i32(4)),
+                          Input(np.ones(3, np.float32)),
+                          Input(np.float32(0))], output_shapes=[(4,)])
+    assert "3 values for 2 indices" in litegpu_error(case, tmp_path)
+
+
+# ---- UNIQUE --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.int16,
+                                   np.int8, np.uint8])
+@pytest.mark.parametrize("idx_type", [np.int32, np.int64])
+@pytest.mark.parametrize("n,distinct", [(1, 1), (9, 4), (40, 40), (64, 7)],
+                         ids=str)
+def test_unique(dtype, idx_type, n, distinct):
+    rng = np.random.default_rng(33 + n)
+    pool = values(rng, (distinct * 3,), dtype)
+    pool = np.unique(pool)[:distinct]
+    x = rng.choice(pool, size=n).astype(dtype)
+    out = run("UNIQUE", [Input(x)], params={"idx_out_type": idx_type},
+              outputs=[dtype, idx_type], shapes=[(n,), (n,)])
+    # numpy: values in order of first appearance.
+    _, first = np.unique(x, return_index=True)
+    want = x[np.sort(first)]
+    np.testing.assert_array_equal(out[0], want)
+    np.testing.assert_array_equal(out[0][out[1]], x)
+
+
+def test_unique_signed_zero():
+    """-0.0 and 0.0 are one value; the first appearance is kept."""
+    x = np.array([-0.0, 1.0, 0.0, 1.0, -0.0], np.float32)
+    out = run("UNIQUE", [Input(x)], outputs=[np.float32, np.int32],
+              shapes=[(5,), (5,)])
+    np.testing.assert_array_equal(out[1], i32(0, 1, 0, 1, 0))
+    assert np.signbit(out[0][0])
+
+
+def test_unique_wrong_idx_type_rejected(tmp_path):
+    case = OpCase(op="UNIQUE", inputs=[Input(np.ones(3, np.float32))],
+                  params={"idx_out_type": np.int64},
+                  outputs=[np.float32, np.int32])
+    assert "UNIQUE: output 1 type INT32 differs from idx_out_type INT64" in \
+        litegpu_error(case, tmp_path)
+
+
+def test_unique_rank_rejected(tmp_path):
+    case = OpCase(op="UNIQUE", inputs=[Input(np.ones((2, 2), np.float32))],
+                  outputs=[np.float32, np.int32])
+    assert "UNIQUE: input must be 1-D (got rank 2)" in litegpu_error(
+        case, tmp_path)
+
+
+# ---- REVERSE_SEQUENCE -------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape,seq,batch", [
+    ((3, 5), 1, 0), ((5, 3), 0, 1), ((2, 4, 3), 1, 0), ((4, 2, 3), 0, 2),
+    ((2, 3, 6, 2), 2, 1)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.int16,
+                                   np.uint8])
+@pytest.mark.parametrize("ltype", [np.int32, np.int64])
+def test_reverse_sequence(shape, seq, batch, dtype, ltype):
+    rng = np.random.default_rng(34)
+    x = values(rng, shape, dtype)
+    lengths = rng.integers(0, shape[seq] + 1, size=shape[batch]).astype(ltype)
+    out = run("REVERSE_SEQUENCE", [Input(x), Input(lengths)],
+              params={"seq_dim": seq, "batch_dim": batch}, outputs=[dtype])
+    want = x.copy()
+    for b, n in enumerate(lengths):
+        src = np.take(x, b, axis=batch)
+        s = seq if seq < batch else seq - 1
+        part = np.take(src, np.arange(n), axis=s)
+        dst = [slice(None)] * len(shape)
+        dst[batch] = b
+        dst[seq] = slice(0, n)
+        want[tuple(dst)] = np.flip(part, axis=s)
+    np.testing.assert_array_equal(out[0], want)
+
+
+def test_reverse_sequence_length_out_of_range_fails(tmp_path):
+    case = OpCase(op="REVERSE_SEQUENCE",
+                  inputs=[Input(np.ones((2, 4), np.float32)),
+                          Input(i32(2, 5))],
+                  params={"seq_dim": 1, "batch_dim": 0})
+    assert "seq_lengths[1] = 5 is out of range [0, 4]" in litegpu_error(
+        case, tmp_path)
+
+
+def test_reverse_sequence_same_axes_rejected(tmp_path):
+    case = OpCase(op="REVERSE_SEQUENCE",
+                  inputs=[Input(np.ones((2, 4), np.float32)),
+                          Input(i32(2, 1))],
+                  params={"seq_dim": 0, "batch_dim": 0})
+    assert "seq_dim 0 and batch_dim 0 must be distinct axes in [0, 2)" in \
+        litegpu_error(case, tmp_path)
