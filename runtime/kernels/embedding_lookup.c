@@ -58,14 +58,13 @@ static TfLiteStatus lg_embedding_prepare(TfLiteContext* context,
     TF_LITE_ENSURE_STATUS(lg_shape_check_type(context, op, "table", table->type,
                                               LG_SHAPE_TYPES_MOVE));
   } else {
-    TF_LITE_ENSURE_STATUS(lg_shape_check_type(
-        context, op, "table", table->type,
-        LG_SHAPE_TYPE(kTfLiteInt8) | LG_SHAPE_TYPE(kTfLiteUInt8)));
-    if (output->type != kTfLiteFloat32) {
-      lg_kernel_log(
-          context, op, "a %s table needs a FLOAT32 or %s output (got %s)",
-          TfLiteTypeGetName(table->type), TfLiteTypeGetName(table->type),
-          TfLiteTypeGetName(output->type));
+    if ((table->type != kTfLiteInt8 && table->type != kTfLiteUInt8) ||
+        output->type != kTfLiteFloat32) {
+      lg_kernel_log(context, op,
+                    "output type %s differs from table type %s (only INT8 "
+                    "and UINT8 tables dequantize, to FLOAT32)",
+                    TfLiteTypeGetName(output->type),
+                    TfLiteTypeGetName(table->type));
       return kTfLiteError;
     }
     const TfLiteAffineQuantization* q = table->quantization.params;

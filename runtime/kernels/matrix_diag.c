@@ -7,6 +7,7 @@
  * Both move elements: FLOAT32, INT32, INT64, INT16, INT8, UINT8 (TFLite's
  * types).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,11 @@ static TfLiteStatus lg_diag_prepare(TfLiteContext* context, TfLiteNode* node) {
       return kTfLiteError;
     }
     dims[rank] = dims[rank - 1];
+    if (lg_shape_mul_capped(lg_kernel_num_elements(input), dims[rank],
+                            INT32_MAX) >= INT32_MAX) {
+      lg_kernel_log(context, op, "the output has too many elements");
+      return kTfLiteError;
+    }
     return lg_shape_resize(context, op, output, dims, rank + 1);
   }
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 1, &diag));

@@ -573,3 +573,28 @@ def test_reverse_sequence_same_axes_rejected(tmp_path):
                   params={"seq_dim": 0, "batch_dim": 0})
     assert "seq_dim 0 and batch_dim 0 must be distinct axes in [0, 2)" in \
         litegpu_error(case, tmp_path)
+
+
+# ---- Rejections shared by the newer versions --------------------------------------------
+
+@pytest.mark.parametrize("table,out", [(np.float32, np.int8),
+                                       (np.int32, np.float32),
+                                       (np.int8, np.int32)])
+def test_embedding_lookup_type_pair_rejected(table, out, tmp_path):
+    quant = (0.5, 0) if table == np.int8 else None
+    case = OpCase(op="EMBEDDING_LOOKUP",
+                  inputs=[Input(i32(0)), Const(np.ones((3, 2), table),
+                                               quant=quant)],
+                  outputs=[out], output_shapes=[(1, 2)])
+    name = {np.float32: "FLOAT32", np.int8: "INT8", np.int32: "INT32"}
+    assert f"output type {name[out]} differs from table type " \
+        f"{name[table]} (only INT8 and UINT8 tables dequantize" in \
+        litegpu_error(case, tmp_path)
+
+
+def test_matrix_diag_too_large_rejected(tmp_path):
+    case = OpCase(op="MATRIX_DIAG",
+                  inputs=[Input(np.zeros((2, 50000), np.int8))],
+                  outputs=[np.int8], output_shapes=[(2, 1, 1)])
+    assert "MATRIX_DIAG: the output has too many elements" in litegpu_error(
+        case, tmp_path)
