@@ -598,3 +598,101 @@ def test_matrix_diag_too_large_rejected(tmp_path):
                   outputs=[np.int8], output_shapes=[(2, 1, 1)])
     assert "MATRIX_DIAG: the output has too many elements" in litegpu_error(
         case, tmp_path)
+
+
+# ---- Empty tensors and repeated invocations (litegpu only, hand-derived) ----------------
+
+def build(case, tmp_path):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    _, inputs = oh.write_spec(case, tmp_path)
+    model = tmp_path / "model.tflite"
+    oh.build_model(tmp_path / "case.spec", model)
+    return model, inputs
+
+
+def invoke_each(model, feeds):
+    """litegpu's outputs for each list of inputs, one interpreter (dynamic
+    outputs are resized again at each Invoke)."""
+    lib = lg.load_library()
+    results = []
+    with lg.Model.from_file(lib, str(model)) as m, \
+            lg.Interpreter(lib, m, num_threads=1) as interp:
+        interp.allocate_tensors()
+        for feed in feeds:
+            for i, array in enumerate(feed):
+                interp.set_input(i, array)
+            interp.invoke()
+            results.append([interp.get_output(i)
+                            for i in range(interp.output_count)])
+    return results
+
+
+def test_empty_tensors(tmp_path):
+    """Zero-element inputs and outputs (LiteRT's Python API cannot read
+    those): UNIQUE of nothing, SEGMENT_SUM of no rows, SCATTER_ND of no
+    updates, an empty DYNAMIC_UPDATE_SLICE update, RANK of an empty
+    tensor."""
+    model, inputs = build(OpCase(op="UNIQUE", inputs=[
+        Input(np.zeros(0, np.float32))], outputs=[np.float32, np.int32],
+        output_shapes=[(0,), (0,)]), tmp_path / "unique")
+    (out,) = invoke_each(model, [inputs])
+    assert out[0].shape == (0,) and out[1].shape == (0,)
+    model, inputs = build(OpCase(op="SEGMENT_SUM", inputs=[
+        Input(np.zeros((0, 3), np.float32)), Input(np.zeros(0, np.int32))],
+        output_shapes=[(0, 3)]), tmp_path / "segment")
+    (out,) = invoke_each(model, [inputs])
+    assert out[0].shape == (0, 3)
+    model, inputs = build(OpCase(op="SCATTER_ND", inputs=[
+        Input(np.zeros((0, 1), np.int32)), Input(np.zeros(0, np.float32)),
+        Input(i32(3))], output_shapes=[(3,)]), tmp_path / "scatter")
+    (out,) = invoke_each(model, [inputs])
+    np.testing.assert_array_equal(out[0], np.zeros(3, np.float32))
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    model, inputs = build(OpCase(op="DYNAMIC_UPDATE_SLICE", inputs=[
+        Input(x), Input(np.zeros((0, 3), np.float32)), Input(i32(1, 0))]),
+        tmp_path / "dus")
+    (out,) = invoke_each(model, [inputs])
+    np.testing.assert_array_equal(out[0], x)
+    model, inputs = build(OpCase(op="RANK", inputs=[
+        Input(np.zeros((2, 0, 3), np.float32))], outputs=[np.int32],
+        output_shapes=[()]), tmp_path / "rank")
+    (out,) = invoke_each(model, [inputs])
+    assert int(out[0]) == 3
+
+
+def test_dynamic_outputs_follow_each_invoke(tmp_path):
+    """One interpreter, several Invokes with values that change the
+    dynamic outputs' shapes."""
+    model, _ = build(OpCase(op="UNIQUE", inputs=[
+        Input(np.zeros(6, np.int32))], outputs=[np.int32, np.int32],
+        output_shapes=[(6,), (6,)]), tmp_path / "unique")
+    feeds = [[i32(4, 4, 4, 4, 4, 4)], [i32(5, 1, 5, 2, 3, 1)],
+             [i32(9, 8, 7, 6, 5, 4)]]
+    outs = invoke_each(model, feeds)
+    np.testing.assert_array_equal(outs[0][0], i32(4))
+    np.testing.assert_array_equal(outs[0][1], i32(0, 0, 0, 0, 0, 0))
+    np.testing.assert_array_equal(outs[1][0], i32(5, 1, 2, 3))
+    np.testing.assert_array_equal(outs[1][1], i32(0, 1, 0, 2, 3, 1))
+    np.testing.assert_array_equal(outs[2][0], i32(9, 8, 7, 6, 5, 4))
+    model, _ = build(OpCase(op="UNSORTED_SEGMENT_MAX", inputs=[
+        Input(np.zeros(4, np.float32)), Input(np.zeros(4, np.int32)),
+        Input(np.array(1, np.int32))], output_shapes=[(1,)]),
+        tmp_path / "segment")
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    outs = invoke_each(model, [[x, i32(0, 0, 1, 1), np.array(2, np.int32)],
+                               [x, i32(2, -1, 0, 2), np.array(4, np.int32)]])
+    np.testing.assert_array_equal(outs[0][0], np.array([1.0, 3.0],
+                                                        np.float32))
+    lowest = np.finfo(np.float32).min
+    np.testing.assert_array_equal(
+        outs[1][0], np.array([3.0, lowest, 1.0, lowest], np.float32))
+    model, _ = build(OpCase(op="SCATTER_ND", inputs=[
+        Input(i32(0, 1).reshape(2, 1)), Input(np.ones(2, np.float32)),
+        Input(i32(2))], output_shapes=[(2,)]), tmp_path / "scatter")
+    outs = invoke_each(model, [[i32(0, 1).reshape(2, 1),
+                                np.ones(2, np.float32), i32(2)],
+                               [i32(3, 3).reshape(2, 1),
+                                np.array([1.5, 2.0], np.float32), i32(5)]])
+    np.testing.assert_array_equal(outs[0][0], np.ones(2, np.float32))
+    np.testing.assert_array_equal(
+        outs[1][0], np.array([0, 0, 0, 3.5, 0], np.float32))
