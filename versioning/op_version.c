@@ -257,6 +257,21 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinHashtableFind),
     NO_RULES(kTfLiteBuiltinHashtableImport),
     NO_RULES(kTfLiteBuiltinHashtableSize),
+    NO_RULES(kTfLiteBuiltinScatterNd),
+    NO_RULES(kTfLiteBuiltinSegmentSum),
+    NO_RULES(kTfLiteBuiltinUnsortedSegmentSum),
+    NO_RULES(kTfLiteBuiltinUnsortedSegmentMax),
+    NO_RULES(kTfLiteBuiltinUnsortedSegmentMin),
+    NO_RULES(kTfLiteBuiltinUnsortedSegmentProd),
+    NO_RULES(kTfLiteBuiltinMatrixDiag),
+    NO_RULES(kTfLiteBuiltinMatrixSetDiag),
+    NO_RULES(kTfLiteBuiltinRank),
+    NO_RULES(kTfLiteBuiltinBroadcastArgs),
+    NO_RULES(kTfLiteBuiltinUnique),
+    NO_RULES(kTfLiteBuiltinReverseSequence),
+    /* SPARSE_TO_DENSE reads its values (input 2). */
+    LADDER_ON(kTfLiteBuiltinSparseToDense, 2, 1, T(kTfLiteInt8, 3),
+              T(kTfLiteUInt8, 3), T(kTfLiteInt64, 2)),
     LADDER(kTfLiteBuiltinFloorDiv, T(kTfLiteInt16, 3), T(kTfLiteInt8, 3),
            T(kTfLiteFloat32, 2)),
     LADDER(kTfLiteBuiltinFloorMod, T(kTfLiteInt16, 2), T(kTfLiteInt8, 2)),
@@ -679,6 +694,32 @@ static int lg_rule_svdf(const lg_op_signature* s) {
   return 1;
 }
 
+/* EMBEDDING_LOOKUP: an int4 or per-channel quantized table (input 1) gives
+ * 4, an int2 table 5. */
+static int lg_rule_embedding_lookup(const lg_op_signature* s) {
+  if (lg_in_type(s, 1) == kTfLiteInt4 || lg_in(s, 1)->num_scales > 1) {
+    return 4;
+  }
+  return lg_in_type(s, 1) == kTfLiteInt2 ? 5 : 1;
+}
+
+/* DYNAMIC_UPDATE_SLICE: the operand's type first (bfloat16 6, int4 5, int16
+ * 4, float16 3), then int64 start indices (input 2) 2. */
+static int lg_rule_dynamic_update_slice(const lg_op_signature* s) {
+  switch (lg_in_type(s, 0)) {
+    case kTfLiteBFloat16:
+      return 6;
+    case kTfLiteInt4:
+      return 5;
+    case kTfLiteInt16:
+      return 4;
+    case kTfLiteFloat16:
+      return 3;
+    default:
+      return lg_in_type(s, 2) == kTfLiteInt64 ? 2 : 1;
+  }
+}
+
 typedef struct lg_rule_fn {
   int32_t code;
   int (*version)(const lg_op_signature* s);
@@ -715,6 +756,8 @@ static const lg_rule_fn kRuleFns[] = {
     {kTfLiteBuiltinUnidirectionalSequenceRnn, lg_rule_sequence_rnn},
     {kTfLiteBuiltinBidirectionalSequenceRnn, lg_rule_bidi_rnn},
     {kTfLiteBuiltinSvdf, lg_rule_svdf},
+    {kTfLiteBuiltinEmbeddingLookup, lg_rule_embedding_lookup},
+    {kTfLiteBuiltinDynamicUpdateSlice, lg_rule_dynamic_update_slice},
 };
 
 static const lg_rule_fn* lg_find_rule_fn(int32_t code) {

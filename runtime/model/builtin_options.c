@@ -386,6 +386,21 @@ static const lg_option_field lg_bidi_lstm_fields[] = {
              asymmetric_quantize_inputs, 0, "asymmetric_quantize_inputs"),
 };
 
+static const lg_option_field lg_sparse_to_dense_fields[] = {
+    LG_FIELD(0, BOOL, TfLiteSparseToDenseParams, validate_indices, 0,
+             "validate_indices"),
+};
+
+static const lg_option_field lg_unique_fields[] = {
+    LG_FIELD(0, TYPE, TfLiteUniqueParams, index_out_type, kTfLiteInt32,
+             "idx_out_type"),
+};
+
+static const lg_option_field lg_reverse_sequence_fields[] = {
+    LG_FIELD(0, I32, TfLiteReverseSequenceParams, seq_dim, 0, "seq_dim"),
+    LG_FIELD(1, I32, TfLiteReverseSequenceParams, batch_dim, 0, "batch_dim"),
+};
+
 #undef PAD
 #undef ACT
 #undef I32
@@ -488,6 +503,12 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_cumsum_fields),
     LG_DESC(kTfLiteBuiltinOneHot, 61, "OneHotOptions", TfLiteOneHotParams,
             lg_one_hot_fields),
+    LG_DESC(kTfLiteBuiltinSparseToDense, 50, "SparseToDenseOptions",
+            TfLiteSparseToDenseParams, lg_sparse_to_dense_fields),
+    LG_DESC(kTfLiteBuiltinUnique, 80, "UniqueOptions", TfLiteUniqueParams,
+            lg_unique_fields),
+    LG_DESC(kTfLiteBuiltinReverseSequence, 87, "ReverseSequenceOptions",
+            TfLiteReverseSequenceParams, lg_reverse_sequence_fields),
     LG_DESC(kTfLiteBuiltinHashtable, 107, "HashtableOptions",
             TfLiteHashtableParams, lg_hashtable_fields),
     LG_DESC(kTfLiteBuiltinSvdf, 6, "SVDFOptions", TfLiteSVDFParams,

@@ -1,8 +1,12 @@
 """Converter-made graphs of the ops added for op breadth (tests/models/
 breadth: an atrous convolution written as SPACE_TO_BATCH_ND, CONV_2D,
 BATCH_TO_SPACE_ND; a graph of TOPK_V2, GATHER_ND, CUMSUM, ONE_HOT,
-REVERSE_V2, ADD_N, FLOOR_DIV, FLOOR_MOD, RANGE and WHERE) in litegpu and
-in LiteRT (default and reference kernels) on seeded inputs."""
+REVERSE_V2, ADD_N, FLOOR_DIV, FLOOR_MOD, RANGE and WHERE; a graph of
+SCATTER_ND, the segment ops, UNIQUE, MATRIX_DIAG, MATRIX_SET_DIAG,
+REVERSE_SEQUENCE, SPARSE_TO_DENSE, BROADCAST_ARGS and
+DYNAMIC_UPDATE_SLICE) in litegpu and in LiteRT (default and reference
+kernels; SEGMENT_SUM, which the reference resolver lacks, makes
+segment_graph default-only) on seeded inputs."""
 
 from pathlib import Path
 
@@ -53,6 +57,13 @@ def inputs_for(name, seed):
     rng = np.random.default_rng(seed)
     if name == "dilated_conv":
         return {"image": rng.standard_normal((1, 16, 16, 3)).astype(np.float32)}
+    if name == "segment_graph":
+        return {"_x": rng.standard_normal((6, 4)).astype(np.float32),
+                "_ids": rng.integers(-20, 20, size=6).astype(np.int32),
+                "_codes": rng.integers(0, 5, size=8).astype(np.int32),
+                "_lengths": rng.integers(0, 9, size=3).astype(np.int32),
+                # Starts out of range are clamped.
+                "_start": rng.integers(-3, 8, size=2).astype(np.int32)}
     return {"_x": rng.standard_normal((3, 10)).astype(np.float32),
             "_ids": rng.integers(0, 6, size=4).astype(np.int32)}
 
@@ -62,8 +73,15 @@ def value_for(tensor_name, inputs):
     return value
 
 
-@pytest.mark.parametrize("name", ["dilated_conv", "ops_graph"])
-@pytest.mark.parametrize("resolver", sorted(RESOLVERS))
+# LiteRT's reference resolver has no SEGMENT_SUM: segment_graph runs against
+# its default kernels only.
+CASES = [(name, resolver)
+         for name in ["dilated_conv", "ops_graph", "segment_graph"]
+         for resolver in sorted(RESOLVERS)
+         if not (name == "segment_graph" and resolver == "builtin_ref")]
+
+
+@pytest.mark.parametrize("name,resolver", CASES)
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_matches_litert(lib, name, resolver, threads, seed):

@@ -704,14 +704,16 @@ def _manifest_copy(tmp_path: Path, extra: str) -> Dict[str, ManifestRow]:
 
 
 def test_new_manifest_row_needs_a_page_row(tmp_path, doc):
-    """A CPU kernel added to the manifest (here RANK, on two lines, after
-    a comment that mentions LG_OP) fails until the page says so."""
+    """A CPU kernel added to the manifest (here LSH_PROJECTION, on two
+    lines, after a comment that mentions LG_OP) fails until the page says
+    so."""
     manifest = _manifest_copy(
         tmp_path,
         "\n/* a comment: LG_OP(NOT_A_ROW, X, y, CPU(1, 1), NO_GPU) */\n"
-        "LG_OP(RANK, Rank, shape,\n      CPU(1, 1), NO_GPU)  // int32\n")
+        "LG_OP(LSH_PROJECTION, LshProjection, shape,\n      CPU(1, 1), "
+        "NO_GPU)  // int32\n")
     assert "NOT_A_ROW" not in manifest
-    assert manifest["RANK"].cpu == (1, 1)
+    assert manifest["LSH_PROJECTION"].cpu == (1, 1)
     assert check_manifest_rows_on_page(doc, manifest) != []
 
 

@@ -319,6 +319,10 @@ static void test_defaults_when_absent(void** state) {
   TfLiteCastParams* cast = parse_absent(kTfLiteBuiltinCast, 0);
   assert_int_equal(cast->in_data_type, kTfLiteFloat32);
   free(cast);
+  /* UniqueOptions.idx_out_type defaults to INT32, not FLOAT32. */
+  TfLiteUniqueParams* unique = parse_absent(kTfLiteBuiltinUnique, 0);
+  assert_int_equal(unique->index_out_type, kTfLiteInt32);
+  free(unique);
   /* A NULL operator is an op without options. */
   void* params = NULL;
   assert_int_equal(
@@ -467,6 +471,9 @@ static void test_descriptors(void** state) {
        sizeof(TfLiteBidirectionalSequenceRNNParams)},
       {kTfLiteBuiltinUnidirectionalSequenceLstm, 71,
        sizeof(TfLiteUnidirectionalSequenceLSTMParams)},
+      {kTfLiteBuiltinSparseToDense, 50, sizeof(TfLiteSparseToDenseParams)},
+      {kTfLiteBuiltinUnique, 80, sizeof(TfLiteUniqueParams)},
+      {kTfLiteBuiltinReverseSequence, 87, sizeof(TfLiteReverseSequenceParams)},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     const lg_builtin_options_desc* d = lg_builtin_options_find(cases[i].code);
@@ -515,7 +522,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 52);
+  assert_int_equal(found, 55);
 }
 
 static void test_op_names(void** state) {

@@ -99,6 +99,29 @@ typedef struct type_case {
 #define B(name) kTfLiteBuiltin##name
 /* clang-format off */
 static const type_case kTypeCases[] = {
+    {"EMBEDDING_LOOKUP f32 -> 1", B(EmbeddingLookup), {I32, F32}, F32, 2, 1},
+    {"EMBEDDING_LOOKUP u8 -> 1", B(EmbeddingLookup), {I32, U8}, F32, 2, 1},
+    {"EMBEDDING_LOOKUP i4 -> 4", B(EmbeddingLookup), {I32, I4}, F32, 2, 4},
+    {"EMBEDDING_LOOKUP i2 -> 5", B(EmbeddingLookup), {I32, I2}, F32, 2, 5},
+    {"DYNAMIC_UPDATE_SLICE f32 -> 1", B(DynamicUpdateSlice),
+      {F32, F32, I32}, F32, 1, 1},
+    {"DYNAMIC_UPDATE_SLICE i64 indices -> 2", B(DynamicUpdateSlice),
+      {F32, F32, I64}, F32, 1, 2},
+    {"DYNAMIC_UPDATE_SLICE f16 -> 3", B(DynamicUpdateSlice),
+      {F16, F16, I64}, F16, 1, 3},
+    {"DYNAMIC_UPDATE_SLICE i16 -> 4", B(DynamicUpdateSlice),
+      {I16, I16, I32}, I16, 1, 4},
+    {"DYNAMIC_UPDATE_SLICE i4 -> 5", B(DynamicUpdateSlice),
+      {I4, I4, I32}, I4, 1, 5},
+    {"DYNAMIC_UPDATE_SLICE bf16 -> 6", B(DynamicUpdateSlice),
+      {BF16, BF16, I64}, BF16, 1, 6},
+    {"SCATTER_ND -> 1", B(ScatterNd), {I32, I64, I32}, I64, 1, 1},
+    {"UNSORTED_SEGMENT_PROD -> 1", B(UnsortedSegmentProd),
+      {I32, I32, I32}, I32, 1, 1},
+    {"SPARSE_TO_DENSE f32 -> 1", B(SparseToDense), {I64, I64, F32}, F32, 1, 1},
+    {"SPARSE_TO_DENSE i64 -> 2", B(SparseToDense), {I32, I32, I64}, I64, 1, 2},
+    {"SPARSE_TO_DENSE u8 -> 3", B(SparseToDense), {I32, I32, U8}, U8, 1, 3},
+    {"SPARSE_TO_DENSE i8 -> 3", B(SparseToDense), {I64, I32, I8}, I8, 1, 3},
     {"SOFTMAX f16 -> 4", B(Softmax), {F16}, F16, 2, 4},
     {"SOFTMAX i16 -> 3", B(Softmax), {I16}, I16, 2, 3},
     {"SOFTMAX i8 -> 2", B(Softmax), {I8}, I8, 2, 2},
@@ -653,6 +676,15 @@ static void test_per_channel_and_quantized_rules(void** state) {
            spec(I16, 2));
   s.inputs[1].has_quantization = true;
   expect_version(&s, 5, "ADD reads input 0's quantization only -> 5");
+  static const int32_t d42[] = {4, 2};
+  s = sig3(B(EmbeddingLookup), NULL, 2, spec(I32, 1), shaped(I8, d42, 2),
+           spec(NONE, 0), shaped(F32, d42, 2));
+  s.inputs[1].has_quantization = true;
+  s.inputs[1].scales = scales;
+  s.inputs[1].num_scales = 1;
+  expect_version(&s, 1, "EMBEDDING_LOOKUP i8 per-tensor -> 1");
+  s.inputs[1].num_scales = 4;
+  expect_version(&s, 4, "EMBEDDING_LOOKUP i8 per-row scales -> 4");
 }
 
 /* The recurrent ops: hybrid (float input, int8 weights), asymmetric

@@ -8,6 +8,10 @@ Models:
                  CONV_2D, BATCH_TO_SPACE_ND)
   ops_graph      one function using TOPK_V2, GATHER_ND, CUMSUM, ONE_HOT,
                  REVERSE_V2, ADD_N, FLOOR_DIV, FLOOR_MOD, RANGE and WHERE
+  segment_graph  one function using SCATTER_ND, SEGMENT_SUM,
+                 UNSORTED_SEGMENT_SUM / MAX / MIN / PROD, UNIQUE,
+                 MATRIX_DIAG, MATRIX_SET_DIAG, REVERSE_SEQUENCE,
+                 SPARSE_TO_DENSE, BROADCAST_ARGS and DYNAMIC_UPDATE_SLICE
 """
 
 import argparse
@@ -30,6 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "tests" / "models" / "breadth"
 SEED_DILATED = 3001
 SEED_OPS = 3002
+SEED_SEGMENT = 3003
 
 
 def run_converter(converter):
@@ -82,8 +87,51 @@ def make_ops_graph():
     return run_converter(converter)
 
 
+def make_segment_graph():
+    """Scatter, segment and small shape ops. Ids come from the int32 input
+    through FLOOR_MOD, so every id is in range; DYNAMIC_UPDATE_SLICE is
+    XLA's (tf2xla), which the converter lowers to the builtin."""
+    from tensorflow.compiler.tf2xla.python import xla
+
+    rng = np.random.default_rng(SEED_SEGMENT)
+    bias = tf.constant(rng.standard_normal((5, 4)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([6, 4], tf.float32),
+                                  tf.TensorSpec([6], tf.int32),
+                                  tf.TensorSpec([8], tf.int32),
+                                  tf.TensorSpec([3], tf.int32),
+                                  tf.TensorSpec([2], tf.int32)])
+    def fn(x, ids, codes, lengths, start):
+        seg = ids % 4
+        scattered = tf.scatter_nd(tf.reshape(ids % 5, [6, 1]), x, [5, 4])
+        unique, where = tf.unique(codes)
+        return {
+            "scattered": scattered + bias,
+            "seg_sum": tf.math.unsorted_segment_sum(x, seg, 5),
+            "seg_max": tf.math.unsorted_segment_max(x, seg, 5),
+            "seg_min": tf.math.unsorted_segment_min(x, seg, 5),
+            "seg_prod": tf.math.unsorted_segment_prod(x, seg, 5),
+            "sorted_sum": tf.math.segment_sum(x, tf.sort(ids % 3)),
+            "unique": unique, "unique_idx": where,
+            "diag": tf.linalg.diag(x),
+            "set_diag": tf.linalg.set_diag(x, x[1] * 3.0),
+            "reversed": tf.reverse_sequence(x[:3], lengths % 5, seq_axis=1,
+                                            batch_axis=0),
+            "dense": tf.compat.v1.sparse_to_dense(
+                tf.range(3) * 2, [7], tf.cast(lengths, tf.float32), -1.0),
+            "broadcast": tf.broadcast_dynamic_shape(
+                tf.shape(unique), tf.constant([1], tf.int32)),
+            "updated": xla.dynamic_update_slice(x, x[:2, :3] * 2.0, start),
+        }
+
+    converter = tf.lite.TFLiteConverter.from_concrete_functions(
+        [fn.get_concrete_function()], tf.Module())
+    return run_converter(converter)
+
+
 MODELS = [("dilated_conv", make_dilated_conv, SEED_DILATED),
-          ("ops_graph", make_ops_graph, SEED_OPS)]
+          ("ops_graph", make_ops_graph, SEED_OPS),
+          ("segment_graph", make_segment_graph, SEED_SEGMENT)]
 
 README_HEAD = """# Converted models for op breadth
 

@@ -310,6 +310,19 @@ typedef struct {
 } TfLiteBidirectionalSequenceLSTMParams;
 
 typedef struct {
+  bool validate_indices;
+} TfLiteSparseToDenseParams;
+
+typedef struct {
+  TfLiteType index_out_type;
+} TfLiteUniqueParams;
+
+typedef struct {
+  int seq_dim;
+  int batch_dim;
+} TfLiteReverseSequenceParams;
+
+typedef struct {
   int table_id;
   TfLiteType key_dtype;
   TfLiteType value_dtype;
