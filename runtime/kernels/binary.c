@@ -21,8 +21,11 @@
  *   exponent anywhere in input 1; 0^0 = 1; a result outside the int32 range
  *   is INT32_MIN (TFLite converts a double pow to int32, which gives that
  *   value on x86).
- * Quantized, int16, int64 (arithmetic) and float16 variants inside the
- * registered version ranges are rejected in Prepare with the type's name.
+ * ADD, SUB and MUL compute INT8, UINT8 (TFLite's legacy uint8 kernels: the
+ * INT8 arithmetic on uint8 values, the same 20-bit headroom) and INT16;
+ * SQUARED_DIFFERENCE INT8. Other quantized, int64 (arithmetic) and float16
+ * variants inside the registered version ranges are rejected in Prepare with
+ * the type's name.
  */
 #include "runtime/kernels/binary.h"
 
@@ -99,8 +102,8 @@ static inline int32_t lg_wrap_mul(int32_t a, int32_t b) {
   return (int32_t)((uint32_t)a * (uint32_t)b);
 }
 
-/* INT8 and INT16 ADD / SUB (sign -1) / MUL as TFLite's reference integer
- * kernels: ADD and SUB bring both inputs to the common scale
+/* INT8, UINT8 and INT16 ADD / SUB (sign -1) / MUL as TFLite's reference
+ * integer kernels: ADD and SUB bring both inputs to the common scale
  * 2 * max(scale) in fixed point with 2^left_shift headroom (20 bits for
  * INT8, 15 for INT16), add, and rescale to the output; MUL multiplies the
  * offset values and rescales once. The result is clamped to the
@@ -200,6 +203,9 @@ static int32_t lg_pow_i32(int32_t base, int32_t exponent) {
 LG_BINARY_ROW(lg_add_i8, int8_t, int8_t, lg_add_q(a, b, 1, p))
 LG_BINARY_ROW(lg_sub_i8, int8_t, int8_t, lg_add_q(a, b, -1, p))
 LG_BINARY_ROW(lg_mul_i8, int8_t, int8_t, lg_mul_q(a, b, p))
+LG_BINARY_ROW(lg_add_u8, uint8_t, uint8_t, lg_add_q(a, b, 1, p))
+LG_BINARY_ROW(lg_sub_u8, uint8_t, uint8_t, lg_add_q(a, b, -1, p))
+LG_BINARY_ROW(lg_mul_u8, uint8_t, uint8_t, lg_mul_q(a, b, p))
 LG_BINARY_ROW(lg_add_i16, int16_t, int16_t, lg_add_q(a, b, 1, p))
 LG_BINARY_ROW(lg_sub_i16, int16_t, int16_t, lg_add_q(a, b, -1, p))
 LG_BINARY_ROW(lg_mul_i16, int16_t, int16_t, lg_mul_q(a, b, p))
@@ -420,7 +426,9 @@ static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
   const TfLiteFusedActivation act =
       lg_kernel_binary_activation(op->builtin_code, builtin_data);
   /* lg_binary_params_quantized */
-  if (type == kTfLiteInt8 || type == kTfLiteInt16) return kTfLiteOk;
+  if (type == kTfLiteInt8 || type == kTfLiteInt16 || type == kTfLiteUInt8) {
+    return kTfLiteOk;
+  }
   if (type == kTfLiteInt32) {
     return lg_kernel_activation_range_int32(context, op->name, act,
                                             &params->min_i, &params->max_i);
@@ -524,7 +532,7 @@ static TfLiteStatus lg_binary_params_sqdiff(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* INT8 and INT16: TFLite's quantized parameters (ADD / SUB: add.cc's and
+/* INT8, UINT8 and INT16: TFLite's quantized parameters (ADD / SUB: add.cc's and
  * sub.cc's Prepare; MUL: the scales' product over the output scale) and
  * the activation's quantized range. INT16 is symmetric: every zero point
  * must be 0. Sets *pot for INT16 ADD / SUB on the power-of-two path. */
@@ -638,7 +646,7 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
   if (quant8 && op->quant_params != NULL) {
     TF_LITE_ENSURE_STATUS(
         op->quant_params(context, op, input1, input2, &data->params));
-  } else if (input1->type == kTfLiteInt8 || input1->type == kTfLiteInt16) {
+  } else if (quant8 || input1->type == kTfLiteInt16) {
     bool pot = false;
     TF_LITE_ENSURE_STATUS(lg_binary_params_quantized(
         context, op, node->builtin_data,
@@ -773,11 +781,12 @@ static const lg_binary_op kAdd = {
     .name = "ADD",
     .builtin_code = kTfLiteBuiltinAdd,
     .has_activation = true,
-    .types = "FLOAT32, INT32, INT8 or INT16",
+    .types = "FLOAT32, INT32, INT8, UINT8 or INT16",
     .f32 = lg_add_f32,
     .f32_simd = LG_F32_ADD + 1,
     .i32 = lg_add_i32,
     .i8 = lg_add_i8,
+    .u8 = lg_add_u8,
     .i16 = lg_add_i16,
     .i16_pot = lg_add_pot_i16,
 };
@@ -785,11 +794,12 @@ static const lg_binary_op kSub = {
     .name = "SUB",
     .builtin_code = kTfLiteBuiltinSub,
     .has_activation = true,
-    .types = "FLOAT32, INT32, INT8 or INT16",
+    .types = "FLOAT32, INT32, INT8, UINT8 or INT16",
     .f32 = lg_sub_f32,
     .f32_simd = LG_F32_SUB + 1,
     .i32 = lg_sub_i32,
     .i8 = lg_sub_i8,
+    .u8 = lg_sub_u8,
     .i16 = lg_sub_i16,
     .i16_pot = lg_sub_pot_i16,
 };
@@ -797,11 +807,12 @@ static const lg_binary_op kMul = {
     .name = "MUL",
     .builtin_code = kTfLiteBuiltinMul,
     .has_activation = true,
-    .types = "FLOAT32, INT32, INT8 or INT16",
+    .types = "FLOAT32, INT32, INT8, UINT8 or INT16",
     .f32 = lg_mul_f32,
     .f32_simd = LG_F32_MUL + 1,
     .i32 = lg_mul_i32,
     .i8 = lg_mul_i8,
+    .u8 = lg_mul_u8,
     .i16 = lg_mul_i16,
 };
 static const lg_binary_op kDiv = {

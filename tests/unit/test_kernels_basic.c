@@ -472,11 +472,12 @@ static void test_add_type_errors(void** state) {
   (void)state;
   add_type_error(kTfLiteFloat32, kTfLiteInt32, kTfLiteFloat32,
                  "ADD: input types FLOAT32 and INT32 differ");
-  /* INT8 and INT16 need quantization parameters (these have none). */
+  /* INT8, UINT8 and INT16 need quantization parameters (these have
+   * none). */
   add_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt8, "ADD: input 0 tensor");
   add_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteUInt8,
-                 "ADD: input type UINT8 is not supported (expected FLOAT32, "
-                 "INT32, INT8 or INT16)");
+                 "ADD: input 0 tensor '(unnamed)' (UINT8) has no "
+                 "quantization");
   add_type_error(kTfLiteInt16, kTfLiteInt16, kTfLiteInt16,
                  "ADD: input 0 tensor");
   add_type_error(kTfLiteInt64, kTfLiteInt64, kTfLiteInt64,

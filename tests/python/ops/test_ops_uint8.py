@@ -301,6 +301,250 @@ def test_fully_connected_shuffled_weights_rejected():
                          r"is not supported")
 
 
+# ---- ADD, SUB, MUL ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["ADD", "SUB", "MUL"])
+@pytest.mark.parametrize("shape1,shape2,q1,q2,qo,act", [
+    ((2, 3, 4), (2, 3, 4), (0.05, 128), (0.05, 128), (0.1, 128), "NONE"),
+    ((3, 1, 5), (1, 4, 5), (0.031, 117), (0.07, 3), (0.09, 5), "RELU"),
+    ((2, 2, 3, 4), (4,), (0.02, 0), (0.013, 128), (0.05, 7), "RELU6"),
+    ((1, 7), (1,), (0.004, 100), (0.005, 131), (0.011, 128), "RELU_N1_TO_1"),
+    ((4, 1, 1, 33), (1, 3, 2, 1), (0.004, 128), (0.004, 128), (0.004, 128),
+     "NONE"),
+])
+def test_binary_uint8(op, shape1, shape2, q1, q2, qo, act):
+    """UINT8 ADD / SUB / MUL (version 1): differing input and output scales
+    and zero points, broadcasting, every fused activation."""
+    rng = np.random.default_rng(2000 + len(shape1) * 10 + shape1[-1])
+    a, b = u8(rng, shape1), u8(rng, shape2)
+    out_shape = np.broadcast_shapes(shape1, shape2)
+    out = check_case(exact(op=op, version=1,
+                           inputs=[Input(a, quant=q1), Input(b, quant=q2)],
+                           params={"fused_activation_function": act},
+                           outputs=[Output(np.uint8, shape=out_shape,
+                                           quant=qo)]))
+    assert_varied(out[0], least=min(3, out[0].size))
+
+
+def test_mul_uint8_rescale_above_one():
+    """MUL whose input scales' product exceeds the output scale (a left
+    shift in the rescale)."""
+    rng = np.random.default_rng(2050)
+    a = rng.integers(120, 137, (4, 9), dtype=np.uint8)
+    b = rng.integers(120, 137, (4, 9), dtype=np.uint8)
+    check_case(exact(op="MUL", version=1,
+                     inputs=[Input(a, quant=(0.5, 128)),
+                             Input(b, quant=(0.6, 128))],
+                     outputs=[Output(np.uint8, quant=(0.1, 120))]))
+
+
+def test_squared_difference_uint8_rejected():
+    a = np.ones((2, 2), np.uint8)
+    check_rejected(exact(op="SQUARED_DIFFERENCE", version=1,
+                         inputs=[Input(a, quant=(0.5, 128)),
+                                 Input(a, quant=(0.5, 128))],
+                         outputs=[Output(np.uint8, quant=(0.5, 128))]),
+                   match=r"SQUARED_DIFFERENCE: input type UINT8 is not "
+                         r"supported")
+
+
+# ---- AVERAGE_POOL_2D, MAX_POOL_2D ---------------------------------------------------
+
+
+def pool_out_shape(shape, filt, stride, padding):
+    out = []
+    for k in range(2):
+        n, f, s = shape[1 + k], filt[k], stride[k]
+        out.append((n + s - 1) // s if padding == "SAME"
+                   else (n - f + s) // s)
+    return (shape[0], out[0], out[1], shape[3])
+
+
+@pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
+@pytest.mark.parametrize("filt,stride,pad,act,q", [
+    ((2, 2), (2, 2), "VALID", "NONE", (0.07, 128)),
+    ((3, 3), (1, 1), "SAME", "RELU", (0.05, 131)),
+    ((3, 2), (2, 1), "SAME", "RELU6", (0.03, 3)),
+    ((5, 5), (3, 3), "SAME", "RELU_N1_TO_1", (0.01, 117)),
+    ((7, 7), (1, 1), "VALID", "NONE", (0.2, 0)),
+])
+def test_pool_uint8(op, filt, stride, pad, act, q):
+    """UINT8 pooling (version 1): windows cut at the edges (the average's
+    rounding), every quantized activation."""
+    rng = np.random.default_rng(2100 + filt[0] * 10 + stride[1])
+    x = u8(rng, (2, 9, 8, 5))
+    check_case(exact(op=op, version=1, inputs=[Input(x, quant=q)],
+                     params={"padding": pad, "stride_h": stride[0],
+                             "stride_w": stride[1], "filter_height": filt[0],
+                             "filter_width": filt[1],
+                             "fused_activation_function": act},
+                     outputs=[Output(np.uint8, quant=q,
+                                     shape=pool_out_shape(x.shape, filt,
+                                                          stride, pad))]))
+
+
+def test_pool_uint8_rescale_rejected():
+    x = np.ones((1, 4, 4, 1), np.uint8)
+    check_rejected(exact(op="AVERAGE_POOL_2D", version=1,
+                         inputs=[Input(x, quant=(0.5, 128))],
+                         params={"padding": "VALID", "stride_h": 2,
+                                 "stride_w": 2, "filter_height": 2,
+                                 "filter_width": 2},
+                         outputs=[Output(np.uint8, quant=(0.25, 128),
+                                         shape=(1, 2, 2, 1))]),
+                   match=r"AVERAGE_POOL_2D: UINT8 input and output must "
+                         r"share one scale and zero point")
+
+
+# ---- SOFTMAX ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape,in_q,beta", [
+    ((1, 10), (0.1, 128), 1.0),
+    ((3, 17), (0.05, 3), 1.0),
+    ((2, 3, 300), (0.2, 250), 0.7),
+    ((4, 1), (0.1, 128), 1.0),
+    ((2, 64), (1.0 / 16, 0), 2.0),
+])
+def test_softmax_uint8(shape, in_q, beta):
+    """UINT8 SOFTMAX (version 1): output scale 1/256, zero point 0; rows of
+    1 to 300, betas other than 1."""
+    rng = np.random.default_rng(2200 + shape[-1])
+    x = u8(rng, shape)
+    out = check_case(exact(op="SOFTMAX", version=1,
+                           inputs=[Input(x, quant=in_q)],
+                           params={"beta": beta},
+                           outputs=[Output(np.uint8,
+                                           quant=(1.0 / 256, 0))]))
+    assert_varied(out[0], least=2 if shape[-1] > 1 else 1)
+
+
+def test_softmax_uint8_output_quantization_rejected():
+    x = np.ones((1, 4), np.uint8)
+    check_rejected(exact(op="SOFTMAX", version=1,
+                         inputs=[Input(x, quant=(0.1, 128))],
+                         params={"beta": 1.0},
+                         outputs=[Output(np.uint8, quant=(1.0 / 256, 128))]),
+                   match=r"SOFTMAX: UINT8 output must have scale 1/256 and "
+                         r"zero point 0")
+
+
+# ---- CONCATENATION ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis,quants,out_q", [
+    (3, [(0.1, 128), (0.1, 128)], (0.1, 128)),             # plain copies
+    (3, [(0.1, 128), (0.05, 3), (0.3, 250)], (0.1, 128)),  # rescaled
+    (1, [(0.02, 0), (0.1, 128)], (0.07, 117)),
+    (-1, [(0.07, 117), (0.05, 128)], (0.07, 117)),          # one copied
+    (0, [(0.5, 128), (0.001, 7)], (0.01, 5)),               # saturating
+])
+def test_concatenation_uint8(axis, quants, out_q):
+    """UINT8 CONCATENATION (version 1): inputs whose quantization differs
+    from the output's are requantized (TFLite's ConcatenationWithScaling),
+    the others copied."""
+    rng = np.random.default_rng(2300 + axis * 10 + len(quants))
+    shapes = []
+    for i in range(len(quants)):
+        s = [2, 3, 4, 5]
+        s[axis] += i
+        shapes.append(tuple(s))
+    xs = [u8(rng, s) for s in shapes]
+    out_shape = list(shapes[0])
+    out_shape[axis] = sum(s[axis] for s in shapes)
+    check_case(exact(op="CONCATENATION", version=1,
+                     inputs=[Input(x, quant=q) for x, q in zip(xs, quants)],
+                     params={"axis": axis},
+                     outputs=[Output(np.uint8, shape=tuple(out_shape),
+                                     quant=out_q)]))
+
+
+def test_concatenation_uint8_unquantized_output_rejected():
+    """A quantized input cannot be requantized to an output with no
+    scale."""
+    a = np.ones((1, 2), np.uint8)
+    check_rejected(exact(op="CONCATENATION", version=1,
+                         inputs=[Input(a, quant=(0.5, 3)), Input(a)],
+                         params={"axis": 1},
+                         outputs=[Output(np.uint8, shape=(1, 4))]),
+                   match=r"CONCATENATION: input 0 needs requantizing to the "
+                         r"UINT8 output, whose scale 0 is not a positive "
+                         r"finite number")
+
+
+# ---- LOGISTIC, TANH -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op,in_q,out_q", [
+    ("LOGISTIC", (0.1, 128), (1.0 / 256, 0)),
+    ("LOGISTIC", (0.03, 3), (1.0 / 256, 0)),
+    ("LOGISTIC", (0.5, 250), (1.0 / 256, 0)),
+    ("TANH", (0.02, 128), (1.0 / 128, 128)),
+    ("TANH", (0.1, 117), (1.0 / 128, 128)),
+    ("TANH", (0.004, 0), (1.0 / 128, 128)),
+])
+def test_lut_activation_uint8(op, in_q, out_q):
+    """UINT8 LOGISTIC and TANH (version 1) on every input value: TFLite's
+    table of the float function."""
+    x = np.arange(0, 256, dtype=np.uint8).reshape(2, 128)
+    check_case(exact(op=op, version=1, inputs=[Input(x, quant=in_q)],
+                     outputs=[Output(np.uint8, quant=out_q)]))
+
+
+def test_logistic_uint8_output_scale_rejected():
+    x = np.ones((1, 4), np.uint8)
+    check_rejected(exact(op="LOGISTIC", version=1,
+                         inputs=[Input(x, quant=(0.1, 128))],
+                         outputs=[Output(np.uint8, quant=(1.0 / 128, 0))]),
+                   match=r"LOGISTIC: UINT8 output scale 0.0078125 is not "
+                         r"supported \(expected 1/256\)")
+
+
+# ---- RESIZE_BILINEAR ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape,size,align,half", [
+    ((1, 4, 4, 3), (8, 8), False, False),
+    ((2, 5, 7, 2), (9, 4), True, False),
+    ((1, 6, 3, 4), (11, 7), False, True),
+    ((1, 9, 11, 3), (4, 5), False, False),
+    ((1, 3, 3, 1), (1, 1), False, True),
+])
+def test_resize_bilinear_uint8(shape, size, align, half):
+    """UINT8 RESIZE_BILINEAR (version 1; half_pixel_centers version 3): up
+    and down, both flags."""
+    rng = np.random.default_rng(2400 + shape[1] * 10 + size[0])
+    x = u8(rng, shape)
+    q = (0.1, 128)
+    check_case(exact(op="RESIZE_BILINEAR", version=3 if half else 1,
+                     inputs=[Input(x, quant=q),
+                             Const(np.array(size, np.int32))],
+                     params={"align_corners": align,
+                             "half_pixel_centers": half},
+                     outputs=[Output(np.uint8, quant=q,
+                                     shape=(shape[0], size[0], size[1],
+                                            shape[3]))]))
+
+
+@pytest.mark.parametrize("align,half", [(False, False), (True, False),
+                                        (False, True)])
+def test_resize_nearest_uint8(align, half):
+    """UINT8 RESIZE_NEAREST_NEIGHBOR (version 1; 3 with either flag): the
+    elements copied."""
+    rng = np.random.default_rng(2450)
+    x = u8(rng, (2, 5, 7, 3))
+    q = (0.1, 128)
+    check_case(exact(op="RESIZE_NEAREST_NEIGHBOR",
+                     version=3 if align or half else 1,
+                     inputs=[Input(x, quant=q),
+                             Const(np.array([9, 4], np.int32))],
+                     params={"align_corners": align,
+                             "half_pixel_centers": half},
+                     outputs=[Output(np.uint8, quant=q,
+                                     shape=(2, 9, 4, 3))]))
+
+
 # ---- Every case again with the instruction set capped -------------------------
 
 
