@@ -533,7 +533,8 @@ static TfLiteStatus lg_binary_params_sqdiff(TfLiteContext* context,
 }
 
 /* INT8, UINT8 and INT16: TFLite's quantized parameters (ADD / SUB: add.cc's and
- * sub.cc's Prepare; MUL: the scales' product over the output scale) and
+ * sub.cc's Prepare; MUL: the scales' product over the output scale, in
+ * float as mul.cc computes it) and
  * the activation's quantized range. INT16 is symmetric: every zero point
  * must be 0. Sets *pot for INT16 ADD / SUB on the power-of-two path. */
 static TfLiteStatus lg_binary_params_quantized(
@@ -567,9 +568,12 @@ static TfLiteStatus lg_binary_params_quantized(
     TF_LITE_ENSURE_STATUS(
         lg_binary_params_sqdiff(context, op, &q[0], &q[1], &q[2], params));
   } else if (op->builtin_code == kTfLiteBuiltinMul) {
-    lg_quantize_multiplier(
-        (double)q[0].scale0 * (double)q[1].scale0 / (double)q[2].scale0,
-        &params->out_multiplier, &params->out_shift);
+    /* mul.cc multiplies and divides the float scales in float, then widens
+     * the ratio to double (the double product differs in the last bits and,
+     * after the rounding shift, in some outputs). */
+    const float real = q[0].scale0 * q[1].scale0 / q[2].scale0;
+    lg_quantize_multiplier((double)real, &params->out_multiplier,
+                           &params->out_shift);
   } else {
     lg_binary_params_add_general(&q[0], &q[1], &q[2], type, params);
   }

@@ -339,6 +339,23 @@ def test_mul_uint8_rescale_above_one():
                      outputs=[Output(np.uint8, quant=(0.1, 120))]))
 
 
+@pytest.mark.parametrize("dtype,version", [(np.uint8, 1), (np.int8, 2)])
+def test_mul_scale_ratio_in_float(dtype, version):
+    """MUL's rescale is s1 * s2 / s_out computed in float, as mul.cc does:
+    with these scales (a TF1-converted model's) the double ratio differs in
+    its last bits and moves 9 outputs of the legacy model by one. Every pair
+    of input values."""
+    info = np.iinfo(dtype)
+    a, b = np.meshgrid(np.arange(info.min, info.max + 1),
+                       np.arange(info.min, info.max + 1), indexing="ij")
+    zp = 0 if dtype == np.uint8 else -128
+    check_case(exact(op="MUL", version=version,
+                     inputs=[Input(a.astype(dtype), quant=(0.03921568766236305,
+                                                           zp)),
+                             Input(b.astype(dtype), quant=(1.0 / 256, zp))],
+                     outputs=[Output(dtype, quant=(0.0313725508749485, zp))]))
+
+
 def test_squared_difference_uint8_rejected():
     a = np.ones((2, 2), np.uint8)
     check_rejected(exact(op="SQUARED_DIFFERENCE", version=1,
