@@ -562,6 +562,45 @@ def test_resize_nearest_uint8(align, half):
                                      shape=(2, 9, 4, 3))]))
 
 
+# ---- MEAN -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape,axes,keep,in_q,out_q", [
+    ((1, 8, 8, 16), [1, 2], True, (0.1, 128), (0.1, 128)),   # same quant
+    ((1, 8, 8, 16), [1, 2], True, (0.1, 128), (0.05, 3)),
+    ((2, 5, 7, 3), [1, 2], False, (0.02, 117), (0.03, 250)),
+    ((2, 5, 7, 3), [3], True, (0.02, 117), (0.02, 117)),
+    ((2, 5, 7, 3), [0, 3], False, (0.2, 0), (0.21, 3)),
+    ((3, 300), [-1], False, (0.1, 128), (0.01, 128)),
+])
+def test_mean_uint8(shape, axes, keep, in_q, out_q):
+    """UINT8 MEAN (version 1): global pooling over H and W with equal and
+    different quantization, inner and outer axes, keep_dims, long rows."""
+    rng = np.random.default_rng(2500 + shape[-1])
+    x = u8(rng, shape)
+    rank = len(shape)
+    reduced = {a % rank for a in axes}
+    out_shape = tuple(1 if i in reduced else d for i, d in enumerate(shape)
+                      if keep or i not in reduced)
+    out = check_case(exact(op="MEAN", version=1,
+                           inputs=[Input(x, quant=in_q),
+                                   Const(np.array(axes, np.int32))],
+                           params={"keep_dims": keep},
+                           outputs=[Output(np.uint8, shape=out_shape,
+                                           quant=out_q)]))
+    assert_varied(out[0], least=min(2, out[0].size))
+
+
+def test_reduce_max_uint8_rejected():
+    x = np.ones((2, 3), np.uint8)
+    check_rejected(exact(op="REDUCE_MAX", version=1,
+                         inputs=[Input(x, quant=(0.5, 128)),
+                                 Const(np.array([1], np.int32))],
+                         outputs=[Output(np.uint8, shape=(2,),
+                                         quant=(0.5, 128))]),
+                   match=r"REDUCE_MAX: input type UINT8 is not supported")
+
+
 # ---- Every case again with the instruction set capped -------------------------
 
 
