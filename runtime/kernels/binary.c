@@ -346,6 +346,60 @@ static void lg_sub_i8_simd(const void* x, ptrdiff_t sx, const void* y,
                            const lg_binary_params* p) {
   lg_add_sub_i8_simd(x, sx, y, sy, out, n, p, -1);
 }
+
+/* UINT8 ADD / SUB / MUL on the INT8 vector rows: TFLite's arithmetic only
+ * sees q - zero_point, so uint8 q is the int8 q - 128 (its bits with the top
+ * one flipped) with every offset moved by 128 (inputs: -zp + 128, output:
+ * zp - 128, the clamp range - 128; all still in INT8's ranges). Blocks of
+ * 256 are flipped into int8 scratch on the stack, computed, flipped back. */
+static void lg_add_sub_u8_simd(const void* xv, ptrdiff_t sx, const void* yv,
+                               ptrdiff_t sy, void* ov, int n,
+                               const lg_binary_params* p, int sign) {
+  if ((sx != 1 && sy != 1) || (sx == 0 && sy == 0)) {
+    const lg_binary_row_fn scalar = sign == 1    ? lg_add_u8
+                                    : sign == -1 ? lg_sub_u8
+                                                 : lg_mul_u8;
+    scalar(xv, sx, yv, sy, ov, n, p);
+    return;
+  }
+  lg_binary_params q = *p;
+  q.in1_offset += 128;
+  q.in2_offset += 128;
+  q.out_offset -= 128;
+  q.min_i -= 128;
+  q.max_i -= 128;
+  const uint8_t* x = xv;
+  const uint8_t* y = yv;
+  uint8_t* out = ov;
+  int8_t a[256], b[256], r[256];
+  for (int i = 0; i < n; i += 256) {
+    const int m = n - i < 256 ? n - i : 256;
+    for (int k = 0; k < m; ++k) {
+      a[k] = (int8_t)(x[sx * (i + k)] ^ 0x80u);
+      b[k] = (int8_t)(y[sy * (i + k)] ^ 0x80u);
+    }
+    lg_add_sub_i8_simd(a, 1, b, 1, r, m, &q, sign);
+    for (int k = 0; k < m; ++k) out[i + k] = (uint8_t)r[k] ^ 0x80u;
+  }
+}
+
+static void lg_add_u8_simd(const void* x, ptrdiff_t sx, const void* y,
+                           ptrdiff_t sy, void* out, int n,
+                           const lg_binary_params* p) {
+  lg_add_sub_u8_simd(x, sx, y, sy, out, n, p, 1);
+}
+
+static void lg_sub_u8_simd(const void* x, ptrdiff_t sx, const void* y,
+                           ptrdiff_t sy, void* out, int n,
+                           const lg_binary_params* p) {
+  lg_add_sub_u8_simd(x, sx, y, sy, out, n, p, -1);
+}
+
+static void lg_mul_u8_simd(const void* x, ptrdiff_t sx, const void* y,
+                           ptrdiff_t sy, void* out, int n,
+                           const lg_binary_params* p) {
+  lg_add_sub_u8_simd(x, sx, y, sy, out, n, p, 0);
+}
 #endif
 
 /* ---- The shared kernel -------------------------------------------------- */
@@ -662,6 +716,9 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
       if (data->row == lg_add_i8) data->row = lg_add_i8_simd;
       if (data->row == lg_sub_i8) data->row = lg_sub_i8_simd;
       if (data->row == lg_mul_i8) data->row = lg_mul_i8_simd;
+      if (data->row == lg_add_u8) data->row = lg_add_u8_simd;
+      if (data->row == lg_sub_u8) data->row = lg_sub_u8_simd;
+      if (data->row == lg_mul_u8) data->row = lg_mul_u8_simd;
       if (data->row == lg_sqdiff_i8) data->row = lg_sqdiff_i8_simd;
     }
 #endif

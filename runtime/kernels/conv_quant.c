@@ -213,9 +213,10 @@ TfLiteStatus lg_conv_quant_prepare(TfLiteContext* context, const char* op,
   q->input_offset = -in_q.zero_point0;
   q->filter_offset = q->type == kTfLiteUInt8 ? -f_q.zero_point0 : 0;
   q->output_offset = out_q.zero_point0;
-  q->simd = LG_GEMM_HAVE_X86 && q->type == kTfLiteInt8 &&
+  q->simd = LG_GEMM_HAVE_X86 &&
+            (q->type == kTfLiteInt8 || q->type == kTfLiteUInt8) &&
             lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2;
-  q->simd512 = q->simd && lg_int8_vnni_supported();
+  q->simd512 = q->simd && q->type == kTfLiteInt8 && lg_int8_vnni_supported();
   return lg_quant_activation_range(context, op, activation, output->type,
                                    out_q.scale0, out_q.zero_point0, &q->act_min,
                                    &q->act_max);
@@ -266,14 +267,35 @@ static void lg_conv_quant_block_i8(const lg_conv_quant* q, int32_t* acc,
   }
 }
 
+/* The same for UINT8 outputs: on AVX2 the INT8 requantization with the
+ * output offset and clamp moved by -128 (a uint8 value is the int8 one
+ * + 128: its bits with the top one flipped), flipped back. */
 static void lg_conv_quant_block_u8(const lg_conv_quant* q, int32_t* acc,
                                    const void* bias, int c0, int m,
                                    uint8_t* out) {
+  if (bias != NULL) {
+    for (int k = 0; k < m; ++k) {
+      acc[k] = (int32_t)((uint32_t)acc[k] +
+                         (uint32_t)lg_conv_quant_bias(q, bias, c0 + k));
+    }
+  }
+#if LG_GEMM_HAVE_X86
+  if (q->simd) {
+    int8_t flipped[256];
+    for (int k0 = 0; k0 < m; k0 += 256) {
+      const int n = m - k0 < 256 ? m - k0 : 256;
+      lg_requantize_int8_avx2(acc + k0, n, q->multipliers + c0 + k0,
+                              q->shifts + c0 + k0, q->output_offset - 128,
+                              q->act_min - 128, q->act_max - 128, flipped);
+      for (int k = 0; k < n; ++k) {
+        out[c0 + k0 + k] = (uint8_t)flipped[k] ^ 0x80u;
+      }
+    }
+    return;
+  }
+#endif
   for (int k = 0; k < m; ++k) {
-    const int32_t total =
-        (int32_t)((uint32_t)acc[k] +
-                  (uint32_t)lg_conv_quant_bias(q, bias, c0 + k));
-    out[c0 + k] = (uint8_t)lg_conv_quant_finish(q, total, c0 + k);
+    out[c0 + k] = (uint8_t)lg_conv_quant_finish(q, acc[k], c0 + k);
   }
 }
 
@@ -306,6 +328,12 @@ static inline void lg_depthwise_madd_i8(const lg_conv_quant* q, int32_t* acc,
 static inline void lg_depthwise_madd_u8(const lg_conv_quant* q, int32_t* acc,
                                         const uint8_t* w, const uint8_t* v,
                                         int m) {
+#if LG_GEMM_HAVE_X86
+  if (q->simd) {
+    lg_uint8_madd_avx2(acc, w, v, m, q->filter_offset, q->input_offset);
+    return;
+  }
+#endif
   for (int k = 0; k < m; ++k) {
     acc[k] +=
         ((int32_t)w[k] + q->filter_offset) * ((int32_t)v[k] + q->input_offset);

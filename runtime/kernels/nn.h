@@ -198,8 +198,9 @@ typedef struct lg_conv_quant {
   int32_t act_min, act_max;
   int32_t* multipliers; /* [out_c] */
   int* shifts;          /* [out_c] */
-  bool simd;            /* INT8 on a CPU with AVX2: vector requantization */
-  bool simd512;         /* and AVX-512 VNNI: 16 lanes at a time */
+  bool simd;    /* INT8 / UINT8 on a CPU with AVX2: vector loops (INT8: and
+                 * requantization) */
+  bool simd512; /* and AVX-512 VNNI: 16 lanes at a time */
   /* INT8 CONV_2D's fast path (lg_conv_quant_pack): the constant filter as
    * int16 rows of k_pad, and per-task scratch (an input row and the sums
    * of one output pixel). NULL: the reference loops. */

@@ -85,6 +85,12 @@ void lg_requantize_int8_avx512(const int32_t* acc, int n,
 void lg_int8_madd_avx2(int32_t* acc, const int8_t* w, const int8_t* v, int n,
                        int32_t offset);
 
+/* acc[k] += (w[k] + w_offset) * (v[k] + v_offset) for k in [0, n): uint8
+ * values and offsets in [-255, 0] (minus uint8 zero points), exact 32-bit
+ * products. AVX2 only. */
+void lg_uint8_madd_avx2(int32_t* acc, const uint8_t* w, const uint8_t* v, int n,
+                        int32_t w_offset, int32_t v_offset);
+
 /* out[i] = clamp(MultiplyByQuantizedMultiplier(acc[i], multipliers[i],
  * shifts[i]) + zero_point, lo, hi) for i in [0, n), bit for bit with
  * lg_multiply_by_quantized_multiplier (multipliers in [0, 2^31), shifts
