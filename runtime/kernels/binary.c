@@ -21,8 +21,11 @@
  *   exponent anywhere in input 1; 0^0 = 1; a result outside the int32 range
  *   is INT32_MIN (TFLite converts a double pow to int32, which gives that
  *   value on x86).
- * Quantized, int16, int64 (arithmetic) and float16 variants inside the
- * registered version ranges are rejected in Prepare with the type's name.
+ * ADD, SUB and MUL compute INT8, UINT8 (TFLite's legacy uint8 kernels: the
+ * INT8 arithmetic on uint8 values, the same 20-bit headroom) and INT16;
+ * SQUARED_DIFFERENCE INT8. Other quantized, int64 (arithmetic) and float16
+ * variants inside the registered version ranges are rejected in Prepare with
+ * the type's name.
  */
 #include "runtime/kernels/binary.h"
 
@@ -99,8 +102,8 @@ static inline int32_t lg_wrap_mul(int32_t a, int32_t b) {
   return (int32_t)((uint32_t)a * (uint32_t)b);
 }
 
-/* INT8 and INT16 ADD / SUB (sign -1) / MUL as TFLite's reference integer
- * kernels: ADD and SUB bring both inputs to the common scale
+/* INT8, UINT8 and INT16 ADD / SUB (sign -1) / MUL as TFLite's reference
+ * integer kernels: ADD and SUB bring both inputs to the common scale
  * 2 * max(scale) in fixed point with 2^left_shift headroom (20 bits for
  * INT8, 15 for INT16), add, and rescale to the output; MUL multiplies the
  * offset values and rescales once. The result is clamped to the
@@ -200,6 +203,9 @@ static int32_t lg_pow_i32(int32_t base, int32_t exponent) {
 LG_BINARY_ROW(lg_add_i8, int8_t, int8_t, lg_add_q(a, b, 1, p))
 LG_BINARY_ROW(lg_sub_i8, int8_t, int8_t, lg_add_q(a, b, -1, p))
 LG_BINARY_ROW(lg_mul_i8, int8_t, int8_t, lg_mul_q(a, b, p))
+LG_BINARY_ROW(lg_add_u8, uint8_t, uint8_t, lg_add_q(a, b, 1, p))
+LG_BINARY_ROW(lg_sub_u8, uint8_t, uint8_t, lg_add_q(a, b, -1, p))
+LG_BINARY_ROW(lg_mul_u8, uint8_t, uint8_t, lg_mul_q(a, b, p))
 LG_BINARY_ROW(lg_add_i16, int16_t, int16_t, lg_add_q(a, b, 1, p))
 LG_BINARY_ROW(lg_sub_i16, int16_t, int16_t, lg_add_q(a, b, -1, p))
 LG_BINARY_ROW(lg_mul_i16, int16_t, int16_t, lg_mul_q(a, b, p))
@@ -340,6 +346,60 @@ static void lg_sub_i8_simd(const void* x, ptrdiff_t sx, const void* y,
                            const lg_binary_params* p) {
   lg_add_sub_i8_simd(x, sx, y, sy, out, n, p, -1);
 }
+
+/* UINT8 ADD / SUB / MUL on the INT8 vector rows: TFLite's arithmetic only
+ * sees q - zero_point, so uint8 q is the int8 q - 128 (its bits with the top
+ * one flipped) with every offset moved by 128 (inputs: -zp + 128, output:
+ * zp - 128, the clamp range - 128; all still in INT8's ranges). Blocks of
+ * 256 are flipped into int8 scratch on the stack, computed, flipped back. */
+static void lg_add_sub_u8_simd(const void* xv, ptrdiff_t sx, const void* yv,
+                               ptrdiff_t sy, void* ov, int n,
+                               const lg_binary_params* p, int sign) {
+  if ((sx != 1 && sy != 1) || (sx == 0 && sy == 0)) {
+    const lg_binary_row_fn scalar = sign == 1    ? lg_add_u8
+                                    : sign == -1 ? lg_sub_u8
+                                                 : lg_mul_u8;
+    scalar(xv, sx, yv, sy, ov, n, p);
+    return;
+  }
+  lg_binary_params q = *p;
+  q.in1_offset += 128;
+  q.in2_offset += 128;
+  q.out_offset -= 128;
+  q.min_i -= 128;
+  q.max_i -= 128;
+  const uint8_t* x = xv;
+  const uint8_t* y = yv;
+  uint8_t* out = ov;
+  int8_t a[256], b[256], r[256];
+  for (int i = 0; i < n; i += 256) {
+    const int m = n - i < 256 ? n - i : 256;
+    for (int k = 0; k < m; ++k) {
+      a[k] = (int8_t)(x[sx * (i + k)] ^ 0x80u);
+      b[k] = (int8_t)(y[sy * (i + k)] ^ 0x80u);
+    }
+    lg_add_sub_i8_simd(a, 1, b, 1, r, m, &q, sign);
+    for (int k = 0; k < m; ++k) out[i + k] = (uint8_t)r[k] ^ 0x80u;
+  }
+}
+
+static void lg_add_u8_simd(const void* x, ptrdiff_t sx, const void* y,
+                           ptrdiff_t sy, void* out, int n,
+                           const lg_binary_params* p) {
+  lg_add_sub_u8_simd(x, sx, y, sy, out, n, p, 1);
+}
+
+static void lg_sub_u8_simd(const void* x, ptrdiff_t sx, const void* y,
+                           ptrdiff_t sy, void* out, int n,
+                           const lg_binary_params* p) {
+  lg_add_sub_u8_simd(x, sx, y, sy, out, n, p, -1);
+}
+
+static void lg_mul_u8_simd(const void* x, ptrdiff_t sx, const void* y,
+                           ptrdiff_t sy, void* out, int n,
+                           const lg_binary_params* p) {
+  lg_add_sub_u8_simd(x, sx, y, sy, out, n, p, 0);
+}
 #endif
 
 /* ---- The shared kernel -------------------------------------------------- */
@@ -420,7 +480,9 @@ static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
   const TfLiteFusedActivation act =
       lg_kernel_binary_activation(op->builtin_code, builtin_data);
   /* lg_binary_params_quantized */
-  if (type == kTfLiteInt8 || type == kTfLiteInt16) return kTfLiteOk;
+  if (type == kTfLiteInt8 || type == kTfLiteInt16 || type == kTfLiteUInt8) {
+    return kTfLiteOk;
+  }
   if (type == kTfLiteInt32) {
     return lg_kernel_activation_range_int32(context, op->name, act,
                                             &params->min_i, &params->max_i);
@@ -524,8 +586,9 @@ static TfLiteStatus lg_binary_params_sqdiff(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* INT8 and INT16: TFLite's quantized parameters (ADD / SUB: add.cc's and
- * sub.cc's Prepare; MUL: the scales' product over the output scale) and
+/* INT8, UINT8 and INT16: TFLite's quantized parameters (ADD / SUB: add.cc's and
+ * sub.cc's Prepare; MUL: the scales' product over the output scale, in
+ * float as mul.cc computes it) and
  * the activation's quantized range. INT16 is symmetric: every zero point
  * must be 0. Sets *pot for INT16 ADD / SUB on the power-of-two path. */
 static TfLiteStatus lg_binary_params_quantized(
@@ -559,9 +622,12 @@ static TfLiteStatus lg_binary_params_quantized(
     TF_LITE_ENSURE_STATUS(
         lg_binary_params_sqdiff(context, op, &q[0], &q[1], &q[2], params));
   } else if (op->builtin_code == kTfLiteBuiltinMul) {
-    lg_quantize_multiplier(
-        (double)q[0].scale0 * (double)q[1].scale0 / (double)q[2].scale0,
-        &params->out_multiplier, &params->out_shift);
+    /* mul.cc multiplies and divides the float scales in float, then widens
+     * the ratio to double (the double product differs in the last bits and,
+     * after the rounding shift, in some outputs). */
+    const float real = q[0].scale0 * q[1].scale0 / q[2].scale0;
+    lg_quantize_multiplier((double)real, &params->out_multiplier,
+                           &params->out_shift);
   } else {
     lg_binary_params_add_general(&q[0], &q[1], &q[2], type, params);
   }
@@ -638,7 +704,7 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
   if (quant8 && op->quant_params != NULL) {
     TF_LITE_ENSURE_STATUS(
         op->quant_params(context, op, input1, input2, &data->params));
-  } else if (input1->type == kTfLiteInt8 || input1->type == kTfLiteInt16) {
+  } else if (quant8 || input1->type == kTfLiteInt16) {
     bool pot = false;
     TF_LITE_ENSURE_STATUS(lg_binary_params_quantized(
         context, op, node->builtin_data,
@@ -650,6 +716,9 @@ TfLiteStatus lg_binary_prepare(TfLiteContext* context, TfLiteNode* node) {
       if (data->row == lg_add_i8) data->row = lg_add_i8_simd;
       if (data->row == lg_sub_i8) data->row = lg_sub_i8_simd;
       if (data->row == lg_mul_i8) data->row = lg_mul_i8_simd;
+      if (data->row == lg_add_u8) data->row = lg_add_u8_simd;
+      if (data->row == lg_sub_u8) data->row = lg_sub_u8_simd;
+      if (data->row == lg_mul_u8) data->row = lg_mul_u8_simd;
       if (data->row == lg_sqdiff_i8) data->row = lg_sqdiff_i8_simd;
     }
 #endif
@@ -773,11 +842,12 @@ static const lg_binary_op kAdd = {
     .name = "ADD",
     .builtin_code = kTfLiteBuiltinAdd,
     .has_activation = true,
-    .types = "FLOAT32, INT32, INT8 or INT16",
+    .types = "FLOAT32, INT32, INT8, UINT8 or INT16",
     .f32 = lg_add_f32,
     .f32_simd = LG_F32_ADD + 1,
     .i32 = lg_add_i32,
     .i8 = lg_add_i8,
+    .u8 = lg_add_u8,
     .i16 = lg_add_i16,
     .i16_pot = lg_add_pot_i16,
 };
@@ -785,11 +855,12 @@ static const lg_binary_op kSub = {
     .name = "SUB",
     .builtin_code = kTfLiteBuiltinSub,
     .has_activation = true,
-    .types = "FLOAT32, INT32, INT8 or INT16",
+    .types = "FLOAT32, INT32, INT8, UINT8 or INT16",
     .f32 = lg_sub_f32,
     .f32_simd = LG_F32_SUB + 1,
     .i32 = lg_sub_i32,
     .i8 = lg_sub_i8,
+    .u8 = lg_sub_u8,
     .i16 = lg_sub_i16,
     .i16_pot = lg_sub_pot_i16,
 };
@@ -797,11 +868,12 @@ static const lg_binary_op kMul = {
     .name = "MUL",
     .builtin_code = kTfLiteBuiltinMul,
     .has_activation = true,
-    .types = "FLOAT32, INT32, INT8 or INT16",
+    .types = "FLOAT32, INT32, INT8, UINT8 or INT16",
     .f32 = lg_mul_f32,
     .f32_simd = LG_F32_MUL + 1,
     .i32 = lg_mul_i32,
     .i8 = lg_mul_i8,
+    .u8 = lg_mul_u8,
     .i16 = lg_mul_i16,
 };
 static const lg_binary_op kDiv = {

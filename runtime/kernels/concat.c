@@ -10,9 +10,14 @@
  *
  * Both copy the same way: the output is `outer` blocks (the product of the
  * dims before the axis), each holding every input's slice of that block in
- * input order, so Invoke is one memcpy per input per block. Quantized int8,
- * uint8 and int16 inputs must share the output's scale and zero point (TFLite
- * rescales CONCATENATION inputs otherwise; litegpu refuses that case).
+ * input order, so Invoke is one memcpy per input per block. Quantized int8
+ * and int16 inputs, and PACK's uint8 ones, must share the output's scale and
+ * zero point (TFLite assumes so). UINT8 CONCATENATION inputs may differ:
+ * TFLite's legacy ConcatenationWithScaling requantizes those, in float:
+ *   out = clamp(round(q * s + b) + out_zp, 0, 255),
+ *   s = in_scale * (1 / out_scale), b = -in_zp * s
+ * (round half away from zero); inputs with the output's parameters are
+ * copied.
  */
 #include <limits.h>
 #include <math.h>
@@ -42,6 +47,7 @@ typedef struct lg_concat_data {
   int64_t elements; /* output elements */
   bool clamp;       /* FLOAT32 with a fused activation */
   float min, max;
+  bool rescale; /* UINT8 CONCATENATION: inputs may need requantizing */
 } lg_concat_data;
 
 static void* lg_concat_init(TfLiteContext* context, const char* buffer,
@@ -64,10 +70,11 @@ static bool lg_concat_same_quant(const TfLiteTensor* a, const TfLiteTensor* b) {
 }
 
 /* Checks input `i` against input 0 and the output: present, same type,
- * same quantization. */
+ * same quantization (unless `rescale`: UINT8 CONCATENATION). */
 static TfLiteStatus lg_concat_check_input(TfLiteContext* context,
                                           TfLiteNode* node, const char* op,
-                                          int i, const TfLiteTensor* first,
+                                          int i, bool rescale,
+                                          const TfLiteTensor* first,
                                           const TfLiteTensor* output,
                                           const TfLiteTensor** input) {
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, i, input));
@@ -79,7 +86,7 @@ static TfLiteStatus lg_concat_check_input(TfLiteContext* context,
                   TfLiteTypeGetName(first->type));
     return kTfLiteError;
   }
-  if (!lg_concat_same_quant(*input, output)) {
+  if (!rescale && !lg_concat_same_quant(*input, output)) {
     lg_kernel_log(context, op,
                   "input %d quantization (scale %g, zero point %d) differs "
                   "from the output's (scale %g, zero point %d); requantizing "
@@ -106,6 +113,7 @@ static TfLiteStatus lg_concat_begin(TfLiteContext* context, TfLiteNode* node,
   }
   (*data)->prepared = false;
   (*data)->clamp = false;
+  (*data)->rescale = false;
   TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 1, INT_MAX, 1));
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, first));
   TF_LITE_ENSURE_STATUS(
@@ -152,6 +160,33 @@ static TfLiteStatus lg_concat_activation(TfLiteContext* context,
   return kTfLiteOk;
 }
 
+/* UINT8 CONCATENATION: requantizing an input (one whose quantization
+ * differs from the output's) needs a positive finite output scale; with
+ * none to requantize (unquantized uint8 data included) the inputs are
+ * copied and data->rescale is cleared. */
+static TfLiteStatus lg_concat_check_rescale(TfLiteContext* context,
+                                            TfLiteNode* node,
+                                            lg_concat_data* data,
+                                            const TfLiteTensor* output) {
+  if (!data->rescale) return kTfLiteOk;
+  data->rescale = false;
+  for (int i = 0; i < node->inputs->size; ++i) {
+    const TfLiteTensor* input;
+    TF_LITE_ENSURE_STATUS(
+        lg_kernel_input(context, node, LG_CONCAT_OP, i, &input));
+    if (lg_concat_same_quant(input, output)) continue;
+    if (!(output->params.scale > 0.0f && output->params.scale < INFINITY)) {
+      lg_kernel_log(context, LG_CONCAT_OP,
+                    "input %d needs requantizing to the UINT8 output, whose "
+                    "scale %g is not a positive finite number",
+                    i, (double)output->params.scale);
+      return kTfLiteError;
+    }
+    data->rescale = true;
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_concat_prepare(TfLiteContext* context,
                                       TfLiteNode* node) {
   lg_concat_data* data;
@@ -167,6 +202,7 @@ static TfLiteStatus lg_concat_prepare(TfLiteContext* context,
       params != NULL ? params->activation : kTfLiteActNone));
   TF_LITE_ENSURE_STATUS(lg_shape_check_rank(context, LG_CONCAT_OP, "input 0",
                                             first, LG_SHAPE_MAX_RANK));
+  data->rescale = first->type == kTfLiteUInt8;
   int dims[LG_SHAPE_MAX_RANK];
   const int rank = lg_shape_dims(first, dims);
   const int axis = value < 0 ? value + rank : value;
@@ -179,8 +215,8 @@ static TfLiteStatus lg_concat_prepare(TfLiteContext* context,
   char a[LG_SHAPE_TEXT], b[LG_SHAPE_TEXT];
   for (int i = 1; i < node->inputs->size; ++i) {
     const TfLiteTensor* input;
-    TF_LITE_ENSURE_STATUS(lg_concat_check_input(context, node, LG_CONCAT_OP, i,
-                                                first, output, &input));
+    TF_LITE_ENSURE_STATUS(lg_concat_check_input(
+        context, node, LG_CONCAT_OP, i, data->rescale, first, output, &input));
     bool match = input->dims->size == rank;
     for (int k = 0; match && k < rank; ++k) {
       match = k == axis || input->dims->data[k] == dims[k];
@@ -195,12 +231,13 @@ static TfLiteStatus lg_concat_prepare(TfLiteContext* context,
     }
     total += input->dims->data[axis];
   }
-  if (!lg_concat_same_quant(first, output)) {
+  if (!data->rescale && !lg_concat_same_quant(first, output)) {
     lg_kernel_log(context, LG_CONCAT_OP,
                   "input 0 quantization differs from the output's; "
                   "requantizing is not supported");
     return kTfLiteError;
   }
+  TF_LITE_ENSURE_STATUS(lg_concat_check_rescale(context, node, data, output));
   if (total > INT_MAX) {
     lg_kernel_log(context, LG_CONCAT_OP,
                   "the output axis size %lld is too large", (long long)total);
@@ -247,7 +284,7 @@ static TfLiteStatus lg_pack_prepare(TfLiteContext* context, TfLiteNode* node) {
   for (int i = 1; i < count; ++i) {
     const TfLiteTensor* input;
     TF_LITE_ENSURE_STATUS(lg_concat_check_input(context, node, LG_PACK_OP, i,
-                                                first, output, &input));
+                                                false, first, output, &input));
     if (!TfLiteIntArrayEqual(input->dims, first->dims)) {
       lg_kernel_log(context, LG_PACK_OP,
                     "input %d shape %s differs from input 0 shape %s", i,
@@ -265,6 +302,21 @@ static TfLiteStatus lg_pack_prepare(TfLiteContext* context, TfLiteNode* node) {
 }
 
 /* ---- Invoke (both ops) --------------------------------------------------*/
+
+/* UINT8 CONCATENATION: n values of `input` into `out`, requantized to the
+ * output's parameters (TFLite's ConcatenationWithScaling, in float). */
+static void lg_concat_rescale_u8(const TfLiteTensor* input,
+                                 const TfLiteTensor* output, const uint8_t* in,
+                                 size_t n, uint8_t* out) {
+  const float inverse_output_scale = 1.0f / output->params.scale;
+  const float scale = input->params.scale * inverse_output_scale;
+  const float bias = (float)-input->params.zero_point * scale;
+  const int32_t out_zp = output->params.zero_point;
+  for (size_t j = 0; j < n; ++j) {
+    const int32_t v = (int32_t)roundf((float)in[j] * scale + bias) + out_zp;
+    out[j] = (uint8_t)(v < 0 ? 0 : (v > 255 ? 255 : v));
+  }
+}
 
 /* Copies every input's slice of each of the `outer` blocks into the output,
  * after checking the element counts still add up. */
@@ -297,7 +349,13 @@ static TfLiteStatus lg_concat_copy(TfLiteContext* context, TfLiteNode* node,
           (size_t)(lg_kernel_num_elements(input) / data->outer) * size;
       if (chunk == 0) continue;
       TF_LITE_ENSURE_STATUS(lg_shape_check_data(context, op, "input", input));
-      memcpy(out + offset, input->data.raw + (size_t)o * chunk, chunk);
+      if (data->rescale && !lg_concat_same_quant(input, output)) {
+        lg_concat_rescale_u8(
+            input, output, (const uint8_t*)input->data.raw + (size_t)o * chunk,
+            chunk, (uint8_t*)out + offset);
+      } else {
+        memcpy(out + offset, input->data.raw + (size_t)o * chunk, chunk);
+      }
       offset += chunk;
     }
   }

@@ -10,10 +10,11 @@
  * filter_c, and out_c must be a multiple of groups. Padding follows
  * TFLite's formula (lg_nn_out_size, lg_nn_pad_before). INT8 (version 3,
  * per-channel filters included) and 16x8 (INT16 activations, INT8
- * filters, INT64 bias: version 4) run conv_quant.c's kernel, bit for bit
- * with TFLite's reference. Hybrid (float input, INT8 filter: versions 2
- * and 5) runs hybrid.c's kernel, bit for bit with TFLite's; int4 filters
- * are rejected in Prepare with the type's name.
+ * filters, INT64 bias: version 4) and UINT8 (version 1: UINT8 filters
+ * quantized per tensor with any zero point, TFLite's legacy kernel) run
+ * conv_quant.c's kernel, bit for bit with TFLite's reference. Hybrid (float
+ * input, INT8 filter: versions 2 and 5) runs hybrid.c's kernel, bit for bit
+ * with TFLite's; int4 filters are rejected in Prepare with the type's name.
  *
  * Fast path: each group is one GEMM with m = output pixels, n = the group's
  * output channels, k = filter_h * filter_w * filter_c. A 1x1 filter with
@@ -99,7 +100,7 @@ typedef struct lg_conv_data {
   bool gather;
   int32_t* gather_table;
   size_t gather_capacity; /* entries */
-  bool quantized;         /* INT8 or INT16: conv_quant.c */
+  bool quantized;         /* INT8, INT16 or UINT8: conv_quant.c */
   lg_conv_quant q;
   bool hybrid; /* float input, INT8 filter: hybrid.c */
   lg_hybrid hybrid_data;
@@ -327,7 +328,8 @@ static TfLiteStatus lg_conv_check_types(TfLiteContext* context,
     lg_kernel_log(context, LG_CONV_OP, "sparse filters are not supported");
     return kTfLiteError;
   }
-  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16) {
+  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+      input->type == kTfLiteUInt8) {
     return lg_conv_quant_check_types(context, LG_CONV_OP, input, filter, bias,
                                      output);
   }
@@ -615,7 +617,8 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   data->has_bias = bias != NULL;
   data->input_elements = lg_kernel_num_elements(input);
-  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+                    input->type == kTfLiteUInt8;
   data->hybrid = false;
   if (data->quantized) {
     TF_LITE_ENSURE_STATUS(lg_conv_quant_prepare(
@@ -813,7 +816,7 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   }
   if (data->quantized) {
     lg_conv_quant_run(&data->geo, data->groups, &data->q, input->data.data,
-                      filter->data.int8, bias != NULL ? bias->data.data : NULL,
+                      filter->data.data, bias != NULL ? bias->data.data : NULL,
                       output->data.data, lg_kernel_thread_pool(context));
     return kTfLiteOk;
   }

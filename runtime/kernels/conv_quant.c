@@ -17,6 +17,11 @@
  *          (lg_multiply_by_quantized_multiplier_int64); with an INT32 bias
  *          (quantized_bias_type INT32) TFLite accumulates in int32 and
  *          rescales in 32 bits, and so does this.
+ *   UINT8  input, filter and output (TFLite's legacy per-tensor kernels),
+ *          INT32 bias: the INT8 formula with a filter offset too,
+ *          acc = sum (filter + filter_offset) * (input + input_offset),
+ *          filter_offset = -filter zero point (not 0 here), int32
+ *          accumulators and the 32-bit rescale.
  * Integer sums do not depend on their order, so TRANSPOSE_CONV gathers
  * each output from the input pixels that reach it where TFLite scatters.
  *
@@ -43,17 +48,19 @@ TfLiteStatus lg_conv_quant_check_types(TfLiteContext* context, const char* op,
                                        const TfLiteTensor* bias,
                                        const TfLiteTensor* output) {
   const bool wide = input->type == kTfLiteInt16;
+  const bool u8 = input->type == kTfLiteUInt8;
   const bool bias_ok = bias == NULL || bias->type == kTfLiteInt32 ||
                        (wide && bias->type == kTfLiteInt64);
-  if (filter->type != kTfLiteInt8 || output->type != input->type || !bias_ok) {
+  if (filter->type != (u8 ? kTfLiteUInt8 : kTfLiteInt8) ||
+      output->type != input->type || !bias_ok) {
     lg_kernel_log(
         context, op,
         "%s input with filter %s, bias %s and output %s is not "
-        "supported (expected INT8, %s and %s)",
+        "supported (expected %s, %s and %s)",
         TfLiteTypeGetName(input->type), TfLiteTypeGetName(filter->type),
         bias != NULL ? TfLiteTypeGetName(bias->type) : "(none)",
-        TfLiteTypeGetName(output->type), wide ? "INT64 or INT32" : "INT32",
-        TfLiteTypeGetName(input->type));
+        TfLiteTypeGetName(output->type), u8 ? "UINT8" : "INT8",
+        wide ? "INT64 or INT32" : "INT32", TfLiteTypeGetName(input->type));
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -89,12 +96,20 @@ void lg_conv_quant_free(lg_conv_quant* q) {
 }
 
 /* Per-channel filters: one scale per output channel along filter_axis;
- * every filter zero point 0. */
+ * every filter zero point 0. UINT8 filters: per tensor, any zero point. */
 static TfLiteStatus lg_conv_quant_check_filter(TfLiteContext* context,
                                                const char* op,
                                                const TfLiteTensor* filter,
                                                const lg_quant_layout* f_q,
                                                int out_c, int filter_axis) {
+  if (filter->type == kTfLiteUInt8) {
+    if (f_q->channels == 1) return kTfLiteOk;
+    lg_kernel_log(context, op,
+                  "UINT8 filter has %lld scales: UINT8 filters are quantized "
+                  "per tensor (one scale)",
+                  (long long)f_q->channels);
+    return kTfLiteError;
+  }
   if (f_q->channels != 1 &&
       (f_q->channels != out_c ||
        filter->quantization.type != kTfLiteAffineQuantization ||
@@ -196,10 +211,12 @@ TfLiteStatus lg_conv_quant_prepare(TfLiteContext* context, const char* op,
   TF_LITE_ENSURE_STATUS(
       lg_conv_quant_multipliers(context, op, &in_q, &f_q, &out_q, out_c, q));
   q->input_offset = -in_q.zero_point0;
+  q->filter_offset = q->type == kTfLiteUInt8 ? -f_q.zero_point0 : 0;
   q->output_offset = out_q.zero_point0;
-  q->simd = LG_GEMM_HAVE_X86 && q->type == kTfLiteInt8 &&
+  q->simd = LG_GEMM_HAVE_X86 &&
+            (q->type == kTfLiteInt8 || q->type == kTfLiteUInt8) &&
             lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2;
-  q->simd512 = q->simd && lg_int8_vnni_supported();
+  q->simd512 = q->simd && q->type == kTfLiteInt8 && lg_int8_vnni_supported();
   return lg_quant_activation_range(context, op, activation, output->type,
                                    out_q.scale0, out_q.zero_point0, &q->act_min,
                                    &q->act_max);
@@ -250,6 +267,38 @@ static void lg_conv_quant_block_i8(const lg_conv_quant* q, int32_t* acc,
   }
 }
 
+/* The same for UINT8 outputs: on AVX2 the INT8 requantization with the
+ * output offset and clamp moved by -128 (a uint8 value is the int8 one
+ * + 128: its bits with the top one flipped), flipped back. */
+static void lg_conv_quant_block_u8(const lg_conv_quant* q, int32_t* acc,
+                                   const void* bias, int c0, int m,
+                                   uint8_t* out) {
+  if (bias != NULL) {
+    for (int k = 0; k < m; ++k) {
+      acc[k] = (int32_t)((uint32_t)acc[k] +
+                         (uint32_t)lg_conv_quant_bias(q, bias, c0 + k));
+    }
+  }
+#if LG_GEMM_HAVE_X86
+  if (q->simd) {
+    int8_t flipped[256];
+    for (int k0 = 0; k0 < m; k0 += 256) {
+      const int n = m - k0 < 256 ? m - k0 : 256;
+      lg_requantize_int8_avx2(acc + k0, n, q->multipliers + c0 + k0,
+                              q->shifts + c0 + k0, q->output_offset - 128,
+                              q->act_min - 128, q->act_max - 128, flipped);
+      for (int k = 0; k < n; ++k) {
+        out[c0 + k0 + k] = (uint8_t)flipped[k] ^ 0x80u;
+      }
+    }
+    return;
+  }
+#endif
+  for (int k = 0; k < m; ++k) {
+    out[c0 + k] = (uint8_t)lg_conv_quant_finish(q, acc[k], c0 + k);
+  }
+}
+
 static void lg_conv_quant_block_i16(const lg_conv_quant* q, int64_t* acc,
                                     const void* bias, int c0, int m,
                                     int16_t* out) {
@@ -276,6 +325,21 @@ static inline void lg_depthwise_madd_i8(const lg_conv_quant* q, int32_t* acc,
   }
 }
 
+static inline void lg_depthwise_madd_u8(const lg_conv_quant* q, int32_t* acc,
+                                        const uint8_t* w, const uint8_t* v,
+                                        int m) {
+#if LG_GEMM_HAVE_X86
+  if (q->simd) {
+    lg_uint8_madd_avx2(acc, w, v, m, q->filter_offset, q->input_offset);
+    return;
+  }
+#endif
+  for (int k = 0; k < m; ++k) {
+    acc[k] +=
+        ((int32_t)w[k] + q->filter_offset) * ((int32_t)v[k] + q->input_offset);
+  }
+}
+
 static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
                                          const int8_t* w, const int16_t* v,
                                          int m) {
@@ -284,15 +348,16 @@ static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
   }
 }
 
-/* Defines the CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV loops for
- * activations of type T accumulated in ACC (int32 for INT8, whose sums
- * TFLite keeps in int32; int64 for INT16, wide enough for any 16x8 sum;
+/* Defines the CONV_2D and DEPTHWISE_CONV_2D loops for activations of type
+ * T and filters of type W (FOFF their offset: 0 for the symmetric INT8
+ * filters, -zero point for UINT8) accumulated in ACC (int32 for INT8, whose
+ * sums TFLite keeps in int32; int64 for INT16, wide enough for any 16x8 sum;
  * the 32-bit rescale of an INT32-bias 16x8 conv truncates it back to int32
  * as TFLite's int32 accumulator would hold it). */
-#define LG_CONV_QUANT_LOOPS(SUFFIX, T, ACC)                                    \
+#define LG_CONV_QUANT_LOOPS(SUFFIX, T, W, ACC, FOFF)                           \
   static ACC lg_conv_window_##SUFFIX(                                          \
       const lg_conv_geometry* g, const lg_conv_quant* q, const T* image,       \
-      const int8_t* filter, int y0, int x0, int o, int channel0) {             \
+      const W* filter, int y0, int x0, int o, int channel0) {                  \
     ACC acc = 0;                                                               \
     for (int fy = 0; fy < g->filter_h; ++fy) {                                 \
       const int y = y0 + fy * g->dilation_h;                                   \
@@ -301,11 +366,11 @@ static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
         const int x = x0 + fx * g->dilation_w;                                 \
         if (x < 0 || x >= g->in_w) continue;                                   \
         const T* in = image + ((size_t)y * g->in_w + x) * g->in_c + channel0;  \
-        const int8_t* w =                                                      \
+        const W* w =                                                           \
             filter +                                                           \
             (((size_t)o * g->filter_h + fy) * g->filter_w + fx) * g->filter_c; \
         for (int c = 0; c < g->filter_c; ++c) {                                \
-          acc += (ACC)w[c] * ((ACC)in[c] + q->input_offset);                   \
+          acc += ((ACC)w[c] + (FOFF)) * ((ACC)in[c] + q->input_offset);        \
         }                                                                      \
       }                                                                        \
     }                                                                          \
@@ -314,7 +379,7 @@ static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
                                                                                \
   static void lg_conv_quant_run_##SUFFIX(                                      \
       const lg_conv_geometry* g, int groups, const lg_conv_quant* q,           \
-      const T* input, const int8_t* filter, const void* bias, T* output) {     \
+      const T* input, const W* filter, const void* bias, T* output) {          \
     const int per_group = g->out_c / groups;                                   \
     for (int n = 0; n < g->batch; ++n) {                                       \
       const T* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;        \
@@ -341,7 +406,7 @@ static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
    * the filter, so the loops vectorize). */                                   \
   static void lg_depthwise_quant_rows_##SUFFIX(                                \
       const lg_conv_geometry* g, const lg_conv_quant* q, const T* input,       \
-      const int8_t* filter, const void* bias, T* output, int r0, int r1) {     \
+      const W* filter, const void* bias, T* output, int r0, int r1) {          \
     const int multiplier = g->out_c / g->in_c;                                 \
     ACC acc[LG_DW_CHUNK];                                                      \
     for (int r = r0; r < r1; ++r) {                                            \
@@ -362,14 +427,14 @@ static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
               const int x = x0 + fx * g->dilation_w;                           \
               if (x < 0 || x >= g->in_w) continue;                             \
               const T* in = image + ((size_t)y * g->in_w + x) * g->in_c;       \
-              const int8_t* w =                                                \
+              const W* w =                                                     \
                   filter + ((size_t)fy * g->filter_w + fx) * g->out_c + c0;    \
               if (multiplier == 1) {                                           \
                 lg_depthwise_madd_##SUFFIX(q, acc, w, in + c0, m);             \
               } else {                                                         \
                 for (int k = 0; k < m; ++k) {                                  \
                   const ACC v = in[(c0 + k) / multiplier];                     \
-                  acc[k] += (ACC)w[k] * (v + q->input_offset);                 \
+                  acc[k] += ((ACC)w[k] + (FOFF)) * (v + q->input_offset);      \
                 }                                                              \
               }                                                                \
             }                                                                  \
@@ -378,56 +443,61 @@ static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
         }                                                                      \
       }                                                                        \
     }                                                                          \
-  }                                                                            \
-                                                                               \
-  static void lg_transpose_conv_quant_run_##SUFFIX(                            \
-      const lg_conv_geometry* g, const lg_conv_quant* q, const T* input,       \
-      const int8_t* filter, const void* bias, T* output) {                     \
-    for (int n = 0; n < g->batch; ++n) {                                       \
-      const T* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;        \
-      for (int oy = 0; oy < g->out_h; ++oy) {                                  \
-        for (int ox = 0; ox < g->out_w; ++ox) {                                \
-          T* out = output +                                                    \
-                   (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c;   \
-          for (int o = 0; o < g->out_c; ++o) {                                 \
-            ACC acc = 0;                                                       \
-            for (int kh = 0; kh < g->filter_h; ++kh) {                         \
-              const int sy = oy + g->pad_top - kh;                             \
-              if (sy < 0 || sy % g->stride_h != 0 ||                           \
-                  sy / g->stride_h >= g->in_h) {                               \
-                continue;                                                      \
-              }                                                                \
-              for (int kw = 0; kw < g->filter_w; ++kw) {                       \
-                const int sx = ox + g->pad_left - kw;                          \
-                if (sx < 0 || sx % g->stride_w != 0 ||                         \
-                    sx / g->stride_w >= g->in_w) {                             \
-                  continue;                                                    \
-                }                                                              \
-                const T* in = image + ((size_t)(sy / g->stride_h) * g->in_w +  \
-                                       sx / g->stride_w) *                     \
-                                          g->in_c;                             \
-                const int8_t* w =                                              \
-                    filter +                                                   \
-                    (((size_t)o * g->filter_h + kh) * g->filter_w + kw) *      \
-                        g->in_c;                                               \
-                for (int c = 0; c < g->in_c; ++c) {                            \
-                  acc += (ACC)w[c] * ((ACC)in[c] + q->input_offset);           \
-                }                                                              \
-              }                                                                \
-            }                                                                  \
-            acc += (ACC)lg_conv_quant_bias(q, bias, o);                        \
-            out[o] = (T)lg_conv_quant_finish(q, acc, o);                       \
-          }                                                                    \
-        }                                                                      \
-      }                                                                        \
-    }                                                                          \
+  }
+
+/* The TRANSPOSE_CONV loop (INT8 filters) for activations T in ACC. */
+#define LG_TRANSPOSE_CONV_QUANT_LOOPS(SUFFIX, T, ACC)                         \
+  static void lg_transpose_conv_quant_run_##SUFFIX(                           \
+      const lg_conv_geometry* g, const lg_conv_quant* q, const T* input,      \
+      const int8_t* filter, const void* bias, T* output) {                    \
+    for (int n = 0; n < g->batch; ++n) {                                      \
+      const T* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;       \
+      for (int oy = 0; oy < g->out_h; ++oy) {                                 \
+        for (int ox = 0; ox < g->out_w; ++ox) {                               \
+          T* out = output +                                                   \
+                   (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c;  \
+          for (int o = 0; o < g->out_c; ++o) {                                \
+            ACC acc = 0;                                                      \
+            for (int kh = 0; kh < g->filter_h; ++kh) {                        \
+              const int sy = oy + g->pad_top - kh;                            \
+              if (sy < 0 || sy % g->stride_h != 0 ||                          \
+                  sy / g->stride_h >= g->in_h) {                              \
+                continue;                                                     \
+              }                                                               \
+              for (int kw = 0; kw < g->filter_w; ++kw) {                      \
+                const int sx = ox + g->pad_left - kw;                         \
+                if (sx < 0 || sx % g->stride_w != 0 ||                        \
+                    sx / g->stride_w >= g->in_w) {                            \
+                  continue;                                                   \
+                }                                                             \
+                const T* in = image + ((size_t)(sy / g->stride_h) * g->in_w + \
+                                       sx / g->stride_w) *                    \
+                                          g->in_c;                            \
+                const int8_t* w =                                             \
+                    filter +                                                  \
+                    (((size_t)o * g->filter_h + kh) * g->filter_w + kw) *     \
+                        g->in_c;                                              \
+                for (int c = 0; c < g->in_c; ++c) {                           \
+                  acc += (ACC)w[c] * ((ACC)in[c] + q->input_offset);          \
+                }                                                             \
+              }                                                               \
+            }                                                                 \
+            acc += (ACC)lg_conv_quant_bias(q, bias, o);                       \
+            out[o] = (T)lg_conv_quant_finish(q, acc, o);                      \
+          }                                                                   \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
   }
 
 /* Channels a depthwise pixel accumulates at once (stack accumulators). */
 #define LG_DW_CHUNK 256
 
-LG_CONV_QUANT_LOOPS(i8, int8_t, int32_t)
-LG_CONV_QUANT_LOOPS(i16, int16_t, int64_t)
+LG_CONV_QUANT_LOOPS(i8, int8_t, int8_t, int32_t, 0)
+LG_CONV_QUANT_LOOPS(i16, int16_t, int8_t, int64_t, 0)
+LG_CONV_QUANT_LOOPS(u8, uint8_t, uint8_t, int32_t, q->filter_offset)
+LG_TRANSPOSE_CONV_QUANT_LOOPS(i8, int8_t, int32_t)
+LG_TRANSPOSE_CONV_QUANT_LOOPS(i16, int16_t, int64_t)
 
 /* ---- INT8 CONV_2D fast path ------------------------------------------ */
 
@@ -484,15 +554,18 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
                                 int groups, const TfLiteTensor* filter,
                                 const TfLiteTensor* bias, int threads) {
   lg_conv_quant_free_fast(q);
-  if (!LG_GEMM_HAVE_X86 || q->type != kTfLiteInt8 || groups != 1 ||
-      !lg_nn_is_constant(filter) || filter->data.int8 == NULL ||
+  const bool u8 = q->type == kTfLiteUInt8;
+  if (!LG_GEMM_HAVE_X86 || (q->type != kTfLiteInt8 && !u8) || groups != 1 ||
+      !lg_nn_is_constant(filter) || filter->data.data == NULL ||
       lg_gemm_isa_default() < LG_GEMM_ISA_AVX2 || g->out_c <= 0) {
     return kTfLiteOk;
   }
   const int64_t k = (int64_t)g->filter_h * g->filter_w * g->filter_c;
-  /* VNNI folds the bias into its starting sums: it must be constant. */
+  /* VNNI folds the bias into its starting sums: it must be constant. Its
+   * weights are int8: UINT8 filters (w - zero point in [-255, 255]) take
+   * the int16 rows. */
   q->vnni =
-      lg_int8_vnni_supported() &&
+      !u8 && lg_int8_vnni_supported() &&
       (bias == NULL || (lg_nn_is_constant(bias) && bias->data.data != NULL));
   if (q->vnni) {
     return lg_conv_quant_pack_vnni(context, op, q, g, filter, bias, k, threads);
@@ -511,8 +584,8 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
     return kTfLiteError;
   }
-  lg_int16_rows_from_int8(filter->data.int8, (size_t)k, g->out_c, (int)k,
-                          q->packed, q->k_pad);
+  lg_int16_rows_from_bytes(filter->data.data, u8, q->filter_offset, (size_t)k,
+                           g->out_c, (int)k, q->packed, q->k_pad);
   return kTfLiteOk;
 }
 
@@ -521,18 +594,19 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
 typedef struct lg_conv_quant_job {
   const lg_conv_geometry* g;
   const lg_conv_quant* q;
-  const int8_t* input;
+  const void* input; /* INT8 or UINT8, as q->type */
   const void* bias;
-  int8_t* output;
+  void* output;
   int rows;
   int num_tasks;
 } lg_conv_quant_job;
 
 /* The window of output pixel (oy, ox) as int16 input + input_offset, zero
- * for taps outside the input. */
+ * for taps outside the input (INT8 or UINT8 image, as q->type). */
 static void lg_conv_quant_gather(const lg_conv_geometry* g,
-                                 const lg_conv_quant* q, const int8_t* image,
+                                 const lg_conv_quant* q, const void* image,
                                  int y0, int x0, int16_t* row) {
+  const size_t pixel_stride = (size_t)g->in_c;
   int16_t* dst = row;
   for (int fy = 0; fy < g->filter_h; ++fy) {
     const int y = y0 + fy * g->dilation_h;
@@ -542,9 +616,17 @@ static void lg_conv_quant_gather(const lg_conv_geometry* g,
         memset(dst, 0, sizeof(int16_t) * (size_t)g->filter_c);
         continue;
       }
-      const int8_t* in = image + ((size_t)y * g->in_w + x) * g->in_c;
-      for (int c = 0; c < g->filter_c; ++c) {
-        dst[c] = (int16_t)(in[c] + q->input_offset);
+      const size_t at = ((size_t)y * g->in_w + x) * pixel_stride;
+      if (q->type == kTfLiteUInt8) {
+        const uint8_t* in = (const uint8_t*)image + at;
+        for (int c = 0; c < g->filter_c; ++c) {
+          dst[c] = (int16_t)(in[c] + q->input_offset);
+        }
+      } else {
+        const int8_t* in = (const int8_t*)image + at;
+        for (int c = 0; c < g->filter_c; ++c) {
+          dst[c] = (int16_t)(in[c] + q->input_offset);
+        }
       }
     }
   }
@@ -590,9 +672,10 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
-    const int8_t* image = job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    const int8_t* image =
+        (const int8_t*)job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
     const int y0 = oy * g->stride_h - g->pad_top;
-    int8_t* out_row = job->output + (size_t)r * g->out_w * g->out_c;
+    int8_t* out_row = (int8_t*)job->output + (size_t)r * g->out_w * g->out_c;
     for (int ox = 0; ox < g->out_w; ox += 4) {
       const int pixels = g->out_w - ox < 4 ? g->out_w - ox : 4;
       for (int p = 0; p < pixels; ++p) {
@@ -624,9 +707,11 @@ static void lg_conv_quant_task(void* ctx, int index) {
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
-    const int8_t* image = job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    /* Bytes: INT8 and UINT8 elements alike. */
+    const size_t image_at = (size_t)n * g->in_h * g->in_w * g->in_c;
+    const void* image = (const uint8_t*)job->input + image_at;
     const int y0 = oy * g->stride_h - g->pad_top;
-    int8_t* out_row = job->output + (size_t)r * g->out_w * g->out_c;
+    const size_t row_at = (size_t)r * g->out_w * g->out_c;
     for (int ox = 0; ox < g->out_w; ox += 2) {
       const bool pair = ox + 1 < g->out_w;
       lg_conv_quant_gather(g, q, image, y0, ox * g->stride_w - g->pad_left,
@@ -641,11 +726,21 @@ static void lg_conv_quant_task(void* ctx, int index) {
         lg_int16_dots_avx2(row0, q->packed, q->k_pad, g->out_c, sums0);
       }
 #endif
-      int8_t* out = out_row + (size_t)ox * g->out_c;
-      lg_conv_quant_block_i8(q, sums0, job->bias, 0, g->out_c, out);
-      if (pair) {
-        lg_conv_quant_block_i8(q, sums1, job->bias, 0, g->out_c,
-                               out + g->out_c);
+      const size_t at = row_at + (size_t)ox * g->out_c;
+      if (q->type == kTfLiteUInt8) {
+        uint8_t* out = (uint8_t*)job->output + at;
+        lg_conv_quant_block_u8(q, sums0, job->bias, 0, g->out_c, out);
+        if (pair) {
+          lg_conv_quant_block_u8(q, sums1, job->bias, 0, g->out_c,
+                                 out + g->out_c);
+        }
+      } else {
+        int8_t* out = (int8_t*)job->output + at;
+        lg_conv_quant_block_i8(q, sums0, job->bias, 0, g->out_c, out);
+        if (pair) {
+          lg_conv_quant_block_i8(q, sums1, job->bias, 0, g->out_c,
+                                 out + g->out_c);
+        }
       }
     }
   }
@@ -653,7 +748,7 @@ static void lg_conv_quant_task(void* ctx, int index) {
 
 void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
                        const lg_conv_quant* q, const void* input,
-                       const int8_t* filter, const void* bias, void* output,
+                       const void* filter, const void* bias, void* output,
                        lg_thread_pool* pool) {
   if (q->packed != NULL || (q->vnni && q->packed8 != NULL)) {
     lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h, 1};
@@ -670,6 +765,8 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
   }
   if (q->type == kTfLiteInt16) {
     lg_conv_quant_run_i16(g, groups, q, input, filter, bias, output);
+  } else if (q->type == kTfLiteUInt8) {
+    lg_conv_quant_run_u8(g, groups, q, input, filter, bias, output);
   } else {
     lg_conv_quant_run_i8(g, groups, q, input, filter, bias, output);
   }
@@ -680,7 +777,7 @@ typedef struct lg_depthwise_quant_job {
   const lg_conv_geometry* g;
   const lg_conv_quant* q;
   const void* input;
-  const int8_t* filter;
+  const void* filter;
   const void* bias;
   void* output;
   int rows;
@@ -694,6 +791,9 @@ static void lg_depthwise_quant_task(void* ctx, int index) {
   if (j->q->type == kTfLiteInt16) {
     lg_depthwise_quant_rows_i16(j->g, j->q, j->input, j->filter, j->bias,
                                 j->output, r0, r1);
+  } else if (j->q->type == kTfLiteUInt8) {
+    lg_depthwise_quant_rows_u8(j->g, j->q, j->input, j->filter, j->bias,
+                               j->output, r0, r1);
   } else {
     lg_depthwise_quant_rows_i8(j->g, j->q, j->input, j->filter, j->bias,
                                j->output, r0, r1);
@@ -701,7 +801,7 @@ static void lg_depthwise_quant_task(void* ctx, int index) {
 }
 
 void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
-                            const void* input, const int8_t* filter,
+                            const void* input, const void* filter,
                             const void* bias, void* output,
                             lg_thread_pool* pool) {
   lg_depthwise_quant_job job = {

@@ -8,7 +8,8 @@
  * the input's channels, and (as in TFLite's float kernel) the multiplier is
  * out_c / in_c: the depth_multiplier option is redundant and not read.
  * Dilation is version 2. INT8 (version 3; per-channel filters along dim
- * 3) and 16x8 (INT16 activations, INT8 filters, INT64 bias: version 5) run
+ * 3), 16x8 (INT16 activations, INT8 filters, INT64 bias: version 5) and
+ * UINT8 (version 1: UINT8 filters quantized per tensor, any zero point) run
  * conv_quant.c's kernel, bit for bit with TFLite's reference; the hybrid
  * and int4 variants are rejected in Prepare with the type's name.
  *
@@ -73,7 +74,7 @@ typedef struct lg_dw_data {
   ptrdiff_t* taps;
   size_t taps_capacity;
   int max_tasks;
-  bool quantized; /* INT8 or INT16: conv_quant.c */
+  bool quantized; /* INT8, INT16 or UINT8: conv_quant.c */
   lg_conv_quant q;
 } lg_dw_data;
 
@@ -908,7 +909,8 @@ static TfLiteStatus lg_dw_check_types(TfLiteContext* context,
                                       const TfLiteTensor* filter,
                                       const TfLiteTensor* bias,
                                       const TfLiteTensor* output) {
-  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16) {
+  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+      input->type == kTfLiteUInt8) {
     return lg_conv_quant_check_types(context, LG_DW_OP, input, filter, bias,
                                      output);
   }
@@ -1071,7 +1073,8 @@ static TfLiteStatus lg_dw_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   data->has_bias = bias != NULL;
   data->input_elements = lg_kernel_num_elements(input);
-  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+                    input->type == kTfLiteUInt8;
   if (data->quantized) {
     TF_LITE_ENSURE_STATUS(
         lg_conv_quant_prepare(context, LG_DW_OP, input, filter, bias, output,
@@ -1115,7 +1118,7 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = io.output;
   const lg_conv_geometry* g = &data->geo;
   if (data->quantized) {
-    lg_depthwise_quant_run(g, &data->q, input->data.data, filter->data.int8,
+    lg_depthwise_quant_run(g, &data->q, input->data.data, filter->data.data,
                            bias != NULL ? bias->data.data : NULL,
                            output->data.data, lg_kernel_thread_pool(context));
     return kTfLiteOk;

@@ -23,9 +23,15 @@
  * asymmetric_quantize_inputs) is TFLite's dynamic-range kernel bit for bit
  * (hybrid.c).
  *
- * Every other variant the versions up to 13 add (uint8, int4, shuffled or
- * sparse weights) is rejected in Prepare with a message naming the types
- * or the format.
+ * UINT8 (version 1: UINT8 input, weights and output, per-tensor weights
+ * with any zero point, INT32 bias) is TFLite's legacy reference kernel bit
+ * for bit: the same sum, rescaled by the fixed-point multiplier of
+ * input_scale * weights_scale / output_scale (MultiplyByQuantizedMultiplier,
+ * 32 bits).
+ *
+ * Every other variant the versions up to 13 add (UINT8 with INT16 output,
+ * int4, shuffled or sparse weights) is rejected in Prepare with a message
+ * naming the types or the format.
  *
  * Fast path: one GEMM (m = batch, n = out_depth, k = in_depth) with the
  * weights as a transposed B. Constant weights are packed once in Prepare
@@ -83,6 +89,9 @@ typedef struct lg_fc_data {
   int32_t act_min, act_max;
   /* input_scale * weights_scale[o] / output_scale, per output channel */
   double* effective_scales;
+  /* UINT8: that scale (one) as a fixed-point multiplier */
+  int32_t output_multiplier;
+  int output_shift;
   /* Hybrid: float input, INT8 weights */
   bool hybrid;
   lg_hybrid hybrid_data;
@@ -202,15 +211,17 @@ static TfLiteStatus lg_fc_plan(TfLiteContext* context, TfLiteNode* node,
  * bias; INT16 input and output, INT8 weights, INT64 or INT32 bias. */
 static TfLiteStatus lg_fc_check_quantized_types(TfLiteContext* context,
                                                 const TfLiteTensor* input,
+                                                const TfLiteTensor* weights,
                                                 const TfLiteTensor* bias,
                                                 const TfLiteTensor* output) {
   const bool wide = input->type == kTfLiteInt16;
   if (bias != NULL && bias->type != kTfLiteInt32 &&
       !(wide && bias->type == kTfLiteInt64)) {
     lg_kernel_log(context, LG_FC_OP,
-                  "bias type %s is not supported with %s input and INT8 "
+                  "bias type %s is not supported with %s input and %s "
                   "weights (expected %s)",
                   TfLiteTypeGetName(bias->type), TfLiteTypeGetName(input->type),
+                  TfLiteTypeGetName(weights->type),
                   wide ? "INT64 or INT32" : "INT32");
     return kTfLiteError;
   }
@@ -235,9 +246,10 @@ static TfLiteStatus lg_fc_check_types(TfLiteContext* context,
     lg_kernel_log(context, LG_FC_OP, "sparse weights are not supported");
     return kTfLiteError;
   }
-  if ((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
-      weights->type == kTfLiteInt8) {
-    return lg_fc_check_quantized_types(context, input, bias, output);
+  if (((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
+       weights->type == kTfLiteInt8) ||
+      (input->type == kTfLiteUInt8 && weights->type == kTfLiteUInt8)) {
+    return lg_fc_check_quantized_types(context, input, weights, bias, output);
   }
   const bool hybrid =
       input->type == kTfLiteFloat32 && weights->type == kTfLiteInt8;
@@ -245,8 +257,8 @@ static TfLiteStatus lg_fc_check_types(TfLiteContext* context,
       (weights->type != kTfLiteFloat32 && !hybrid)) {
     lg_kernel_log(context, LG_FC_OP,
                   "input type %s with weights type %s is not supported "
-                  "(expected FLOAT32 with FLOAT32 or INT8 weights, or INT8 "
-                  "or INT16 with INT8 weights)",
+                  "(expected FLOAT32 with FLOAT32 or INT8 weights, INT8 "
+                  "or INT16 with INT8 weights, or UINT8 with UINT8 weights)",
                   TfLiteTypeGetName(input->type),
                   TfLiteTypeGetName(weights->type));
     return kTfLiteError;
@@ -358,6 +370,13 @@ static TfLiteStatus lg_fc_prepare_quantized(
   TF_LITE_ENSURE_STATUS(
       lg_quant_tensor_read(context, LG_FC_OP, "output", output, &out_q));
   const bool per_channel = w_q.channels != 1;
+  if (per_channel && input->type == kTfLiteUInt8) {
+    lg_kernel_log(context, LG_FC_OP,
+                  "UINT8 weights have %lld scales: UINT8 weights are quantized "
+                  "per tensor (one scale)",
+                  (long long)w_q.channels);
+    return kTfLiteError;
+  }
   if (per_channel && (w_q.outer != 1 || w_q.channels != data->out_depth)) {
     lg_kernel_log(context, LG_FC_OP,
                   "per-channel weights must be quantized along dimension 0 "
@@ -400,6 +419,8 @@ static TfLiteStatus lg_fc_prepare_quantized(
                                 (double)lg_quant_scale(&w_q, o) /
                                 (double)out_q.scale0;
   }
+  lg_quantize_multiplier(data->effective_scales[0], &data->output_multiplier,
+                         &data->output_shift);
   return lg_quant_activation_range(context, LG_FC_OP, activation, input->type,
                                    out_q.scale0, out_q.zero_point0,
                                    &data->act_min, &data->act_max);
@@ -442,7 +463,8 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   TF_LITE_ENSURE_STATUS(
       lg_fc_check_types(context, input, weights, bias, output));
-  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+                    input->type == kTfLiteUInt8;
   TF_LITE_ENSURE_STATUS(
       lg_fc_check_shapes(context, data, input, weights, bias, keep_num_dims));
   data->has_bias = bias != NULL;
@@ -491,7 +513,11 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
  * offset and clamped. */
 static int32_t lg_fc_finish(const lg_fc_data* data, int64_t acc, int o) {
   int32_t v =
-      lg_quant_round_to_int_double((double)acc * data->effective_scales[o]);
+      data->type == kTfLiteUInt8
+          ? lg_multiply_by_quantized_multiplier(
+                (int32_t)acc, data->output_multiplier, data->output_shift)
+          : lg_quant_round_to_int_double((double)acc *
+                                         data->effective_scales[o]);
   v += data->output_offset;
   if (v < data->act_min) v = data->act_min;
   if (v > data->act_max) v = data->act_max;
@@ -501,42 +527,45 @@ static int32_t lg_fc_finish(const lg_fc_data* data, int64_t acc, int o) {
 /* INT8 (int32 sums, TFLite's) and INT16 (int64 sums; with an INT32 bias
  * TFLite sums in int32, whose wrap the cast reproduces), in TFLite's
  * reference order. */
-#define LG_FC_QUANT_RUN(SUFFIX, T, ACC)                                   \
-  static void lg_fc_run_##SUFFIX(const lg_fc_data* data, const T* input,  \
-                                 const int8_t* weights, const void* bias, \
-                                 T* output) {                             \
-    const int depth = data->in_depth;                                     \
-    for (int b = 0; b < data->batch; ++b) {                               \
-      const T* x = input + (size_t)b * depth;                             \
-      for (int o = 0; o < data->out_depth; ++o) {                         \
-        const int8_t* w = weights + (size_t)o * depth;                    \
-        ACC acc = 0;                                                      \
-        for (int i = 0; i < depth; ++i) {                                 \
-          acc += ((ACC)w[i] + data->weights_offset) *                     \
-                 ((ACC)x[i] + data->input_offset);                        \
-        }                                                                 \
-        if (bias != NULL) {                                               \
-          acc += data->wide_bias ? (ACC)((const int64_t*)bias)[o]         \
-                                 : (ACC)((const int32_t*)bias)[o];        \
-        }                                                                 \
-        if (!data->wide_bias) acc = (int32_t)(uint32_t)(uint64_t)acc;     \
-        output[(size_t)b * data->out_depth + o] =                         \
-            (T)lg_fc_finish(data, acc, o);                                \
-      }                                                                   \
-    }                                                                     \
+#define LG_FC_QUANT_RUN(SUFFIX, T, W, ACC)                               \
+  static void lg_fc_run_##SUFFIX(const lg_fc_data* data, const T* input, \
+                                 const W* weights, const void* bias,     \
+                                 T* output) {                            \
+    const int depth = data->in_depth;                                    \
+    for (int b = 0; b < data->batch; ++b) {                              \
+      const T* x = input + (size_t)b * depth;                            \
+      for (int o = 0; o < data->out_depth; ++o) {                        \
+        const W* w = weights + (size_t)o * depth;                        \
+        ACC acc = 0;                                                     \
+        for (int i = 0; i < depth; ++i) {                                \
+          acc += ((ACC)w[i] + data->weights_offset) *                    \
+                 ((ACC)x[i] + data->input_offset);                       \
+        }                                                                \
+        if (bias != NULL) {                                              \
+          acc += data->wide_bias ? (ACC)((const int64_t*)bias)[o]        \
+                                 : (ACC)((const int32_t*)bias)[o];       \
+        }                                                                \
+        if (!data->wide_bias) acc = (int32_t)(uint32_t)(uint64_t)acc;    \
+        output[(size_t)b * data->out_depth + o] =                        \
+            (T)lg_fc_finish(data, acc, o);                               \
+      }                                                                  \
+    }                                                                    \
   }
 
-LG_FC_QUANT_RUN(int8, int8_t, int32_t)
+LG_FC_QUANT_RUN(int8, int8_t, int8_t, int32_t)
+LG_FC_QUANT_RUN(uint8, uint8_t, uint8_t, int32_t)
 
-/* The INT8 fast path's packing (AVX2 CPUs, INT8 constant weights with
- * zero point 0): the same int32 sums as the loop above, 16 products per
- * instruction (quant_simd.c). */
+/* The INT8 / UINT8 fast path's packing (AVX2 CPUs, constant weights): the
+ * weights plus their offset as int16 (UINT8: in [-255, 255]), the same
+ * int32 sums as the loops above, 16 products per instruction
+ * (quant_simd.c). */
 static TfLiteStatus lg_fc_pack_int8(TfLiteContext* context, lg_fc_data* data,
                                     const TfLiteTensor* weights) {
   lg_fc_free_fast(data);
-  if (!LG_GEMM_HAVE_X86 || data->type != kTfLiteInt8 ||
-      data->weights_offset != 0 || !lg_nn_is_constant(weights) ||
-      weights->data.int8 == NULL || data->in_depth <= 0 ||
+  const bool u8 = data->type == kTfLiteUInt8;
+  if (!LG_GEMM_HAVE_X86 || (data->type != kTfLiteInt8 && !u8) ||
+      (!u8 && data->weights_offset != 0) || !lg_nn_is_constant(weights) ||
+      weights->data.data == NULL || data->in_depth <= 0 ||
       data->out_depth <= 0 || lg_gemm_isa_default() < LG_GEMM_ISA_AVX2) {
     return kTfLiteOk;
   }
@@ -551,33 +580,39 @@ static TfLiteStatus lg_fc_pack_int8(TfLiteContext* context, lg_fc_data* data,
     lg_kernel_log(context, LG_FC_OP, "out of memory for the packed weights");
     return kTfLiteError;
   }
-  lg_int16_rows_from_int8(weights->data.int8, (size_t)data->in_depth,
-                          data->out_depth, data->in_depth, data->packed,
-                          data->k_pad);
+  lg_int16_rows_from_bytes(weights->data.data, u8, data->weights_offset,
+                           (size_t)data->in_depth, data->out_depth,
+                           data->in_depth, data->packed, data->k_pad);
   return kTfLiteOk;
 }
 
-static void lg_fc_run_int8_fast(const lg_fc_data* data, const int8_t* input,
-                                const int32_t* bias, int8_t* output) {
+/* input and output: INT8 or UINT8 (data->type). */
+static void lg_fc_run_8bit_fast(const lg_fc_data* data, const void* input,
+                                const int32_t* bias, void* output) {
+  const bool u8 = data->type == kTfLiteUInt8;
   for (int b = 0; b < data->batch; ++b) {
-    const int8_t* x = input + (size_t)b * data->in_depth;
-    for (int i = 0; i < data->in_depth; ++i) {
-      data->row[i] = (int16_t)(x[i] + data->input_offset);
-    }
+    const size_t at = (size_t)b * data->in_depth;
+    lg_int16_rows_from_bytes((const uint8_t*)input + at, u8, data->input_offset,
+                             0, 1, data->in_depth, data->row, data->k_pad);
 #if LG_GEMM_HAVE_X86
     lg_int16_dots_avx2(data->row, data->packed, data->k_pad, data->out_depth,
                        data->sums);
 #endif
-    int8_t* out = output + (size_t)b * data->out_depth;
+    const size_t out_at = (size_t)b * data->out_depth;
     for (int o = 0; o < data->out_depth; ++o) {
       const int32_t acc =
           bias != NULL ? (int32_t)((uint32_t)data->sums[o] + (uint32_t)bias[o])
                        : data->sums[o];
-      out[o] = (int8_t)lg_fc_finish(data, acc, o);
+      const int32_t v = lg_fc_finish(data, acc, o);
+      if (u8) {
+        ((uint8_t*)output)[out_at + o] = (uint8_t)v;
+      } else {
+        ((int8_t*)output)[out_at + o] = (int8_t)v;
+      }
     }
   }
 }
-LG_FC_QUANT_RUN(int16, int16_t, int64_t)
+LG_FC_QUANT_RUN(int16, int16_t, int8_t, int64_t)
 
 static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_fc_data* data = node->user_data;
@@ -621,10 +656,13 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->quantized) {
     const void* bias_data = bias != NULL ? bias->data.data : NULL;
     if (data->packed != NULL) {
-      lg_fc_run_int8_fast(data, input->data.int8, bias_data, output->data.int8);
+      lg_fc_run_8bit_fast(data, input->data.data, bias_data, output->data.data);
     } else if (data->type == kTfLiteInt16) {
       lg_fc_run_int16(data, input->data.i16, weights->data.int8, bias_data,
                       output->data.i16);
+    } else if (data->type == kTfLiteUInt8) {
+      lg_fc_run_uint8(data, input->data.uint8, weights->data.uint8, bias_data,
+                      output->data.uint8);
     } else {
       lg_fc_run_int8(data, input->data.int8, weights->data.int8, bias_data,
                      output->data.int8);

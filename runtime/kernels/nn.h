@@ -187,18 +187,20 @@ void lg_conv_hybrid_run(const lg_hybrid* h, const lg_conv_geometry* g,
 /* ---- Quantized convolution (conv_quant.c) ------------------------------ */
 
 /* What a quantized convolution needs beyond its geometry: the activation
- * type (INT8, or INT16 for 16x8), whether the bias (and so TFLite's
- * accumulator and rescale) is 64-bit, TFLite's offsets, per-output-channel
- * fixed-point multipliers and the activation's range. */
+ * type (INT8, INT16 for 16x8, or UINT8 with UINT8 filters), whether the bias
+ * (and so TFLite's accumulator and rescale) is 64-bit, TFLite's offsets,
+ * per-output-channel fixed-point multipliers and the activation's range. */
 typedef struct lg_conv_quant {
   TfLiteType type;
   bool wide_bias; /* INT64 bias: int64 accumulators and rescale */
   int32_t input_offset, output_offset;
+  int32_t filter_offset; /* -filter zero point: UINT8 only, else 0 */
   int32_t act_min, act_max;
   int32_t* multipliers; /* [out_c] */
   int* shifts;          /* [out_c] */
-  bool simd;            /* INT8 on a CPU with AVX2: vector requantization */
-  bool simd512;         /* and AVX-512 VNNI: 16 lanes at a time */
+  bool simd;    /* INT8 / UINT8 on a CPU with AVX2: vector loops (INT8: and
+                 * requantization) */
+  bool simd512; /* and AVX-512 VNNI: 16 lanes at a time */
   /* INT8 CONV_2D's fast path (lg_conv_quant_pack): the constant filter as
    * int16 rows of k_pad, and per-task scratch (an input row and the sums
    * of one output pixel). NULL: the reference loops. */
@@ -234,7 +236,8 @@ TfLiteStatus lg_conv_quant_prepare(TfLiteContext* context, const char* op,
                                    int filter_axis, lg_conv_quant* q);
 void lg_conv_quant_free(lg_conv_quant* q);
 
-/* INT8 input with INT8 filter and output and an INT32 bias (or none), or
+/* INT8 input with INT8 filter and output and an INT32 bias (or none),
+ * UINT8 input with UINT8 filter and output and an INT32 bias (or none), or
  * INT16 input with INT8 filter, INT16 output and an INT64 or INT32 bias (or
  * none); an error naming the four types otherwise. */
 TfLiteStatus lg_conv_quant_check_types(TfLiteContext* context, const char* op,
@@ -243,10 +246,10 @@ TfLiteStatus lg_conv_quant_check_types(TfLiteContext* context, const char* op,
                                        const TfLiteTensor* bias,
                                        const TfLiteTensor* output);
 
-/* Prepares INT8 CONV_2D's fast path when it applies (INT8, one group, a
- * constant filter, a CPU with AVX2; AVX-512 VNNI with a constant bias or
- * none): packs the filter and reserves scratch for `threads` tasks.
- * Otherwise leaves the reference loops in place. */
+/* Prepares INT8 / UINT8 CONV_2D's fast path when it applies (one group, a
+ * constant filter, a CPU with AVX2: int16 rows; AVX-512 VNNI for INT8 with
+ * a constant bias or none): packs the filter and reserves scratch for `threads`
+ * tasks. Otherwise leaves the reference loops in place. */
 TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
                                 lg_conv_quant* q, const lg_conv_geometry* g,
                                 int groups, const TfLiteTensor* filter,
@@ -257,13 +260,13 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
  * path, split over `pool`'s threads); bias may be NULL. */
 void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
                        const lg_conv_quant* q, const void* input,
-                       const int8_t* filter, const void* bias, void* output,
+                       const void* filter, const void* bias, void* output,
                        lg_thread_pool* pool);
 
 /* DEPTHWISE_CONV_2D with a [1, h, w, out_c] filter (multiplier
  * out_c / in_c), as TFLite's reference DepthwiseConvPerChannel. */
 void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
-                            const void* input, const int8_t* filter,
+                            const void* input, const void* filter,
                             const void* bias, void* output,
                             lg_thread_pool* pool);
 

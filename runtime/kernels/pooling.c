@@ -23,7 +23,8 @@
  * rounding half away from zero (MAX: the largest), then clamped to the
  * fused activation's quantized range. The output keeps the input's scale
  * and zero point (TFLite assumes it; a mismatch is an error here). UINT8
- * (version 1) is rejected in Prepare with the type's name.
+ * (version 1) is the same kernel on uint8 values (MAX starting from 0),
+ * TFLite's legacy uint8 reference pooling.
  */
 #include <float.h>
 #include <math.h>
@@ -144,13 +145,14 @@ static TfLiteStatus lg_pool_check_input(TfLiteContext* context, const char* op,
                                         const TfLiteTensor* output) {
   /* L2_POOL_2D is float only, as in TFLite. */
   const bool quantized_ok =
-      (input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
+      (input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+       input->type == kTfLiteUInt8) &&
       kind != LG_POOL_L2;
   if (input->type != kTfLiteFloat32 && !quantized_ok) {
     lg_kernel_log(context, op,
                   "input type %s is not supported (expected FLOAT32%s)",
                   TfLiteTypeGetName(input->type),
-                  kind != LG_POOL_L2 ? ", INT8 or INT16" : "");
+                  kind != LG_POOL_L2 ? ", INT8, UINT8 or INT16" : "");
     return kTfLiteError;
   }
   if (output->type != input->type) {
@@ -253,7 +255,8 @@ static TfLiteStatus lg_pool_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(lg_pool_check_params(context, op, params));
   TF_LITE_ENSURE_STATUS(
       lg_pool_check_input(context, op, data->kind, input, output));
-  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+                    input->type == kTfLiteUInt8;
   if (data->quantized) {
     TF_LITE_ENSURE_STATUS(
         lg_pool_prepare_quantized(context, data, input, output, params));
@@ -473,7 +476,8 @@ static void lg_pool_task(void* ctx, int index) {
   }
 }
 
-/* ---- INT8 and INT16 -------------------------------------------------- */
+/* ---- INT8, UINT8 and INT16 --------------------------------------------------
+ */
 
 /* One quantized output value of the rows x cols window whose top-left
  * element is `first` (channel c), TFLite's reference integer pooling:
@@ -520,6 +524,7 @@ static void lg_pool_task(void* ctx, int index) {
   }
 
 LG_POOL_QUANT(int8, int8_t, -128)
+LG_POOL_QUANT(uint8, uint8_t, 0)
 LG_POOL_QUANT(int16, int16_t, -32768)
 
 /* ---- Invoke ------------------------------------------------------------- */
@@ -555,6 +560,8 @@ static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->quantized) {
     if (input->type == kTfLiteInt16) {
       lg_pool_run_int16(data, input->data.i16, output->data.i16);
+    } else if (input->type == kTfLiteUInt8) {
+      lg_pool_run_uint8(data, input->data.uint8, output->data.uint8);
     } else {
       lg_pool_run_int8(data, input->data.int8, output->data.int8);
     }

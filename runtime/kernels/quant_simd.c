@@ -146,6 +146,40 @@ __attribute__((target("avx2"))) void lg_int8_madd_avx2(int32_t* acc,
   for (; k < n; ++k) acc[k] += (int32_t)w[k] * ((int32_t)v[k] + offset);
 }
 
+__attribute__((target("avx2"))) void lg_uint8_madd_avx2(int32_t* acc,
+                                                        const uint8_t* w,
+                                                        const uint8_t* v, int n,
+                                                        int32_t w_offset,
+                                                        int32_t v_offset) {
+  /* Both factors lie in [-255, 255] (int16); their product needs 32 bits:
+   * the low and high halves of the 16-bit multiply, interleaved. The
+   * interleave works within 128-bit halves, so the two results hold
+   * elements {0-3, 8-11} and {4-7, 12-15}, put back in order. */
+  const __m256i wo = _mm256_set1_epi16((int16_t)w_offset);
+  const __m256i vo = _mm256_set1_epi16((int16_t)v_offset);
+  int k = 0;
+  for (; k + 16 <= n; k += 16) {
+    const __m256i w16 = _mm256_add_epi16(
+        _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i*)(w + k))), wo);
+    const __m256i v16 = _mm256_add_epi16(
+        _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i*)(v + k))), vo);
+    const __m256i lo = _mm256_mullo_epi16(w16, v16);
+    const __m256i hi = _mm256_mulhi_epi16(w16, v16);
+    const __m256i p03 = _mm256_unpacklo_epi16(lo, hi); /* 0-3, 8-11 */
+    const __m256i p47 = _mm256_unpackhi_epi16(lo, hi); /* 4-7, 12-15 */
+    __m256i* a = (__m256i*)(acc + k);
+    _mm256_storeu_si256(
+        a, _mm256_add_epi32(_mm256_loadu_si256(a),
+                            _mm256_permute2x128_si256(p03, p47, 0x20)));
+    _mm256_storeu_si256(
+        a + 1, _mm256_add_epi32(_mm256_loadu_si256(a + 1),
+                                _mm256_permute2x128_si256(p03, p47, 0x31)));
+  }
+  for (; k < n; ++k) {
+    acc[k] += ((int32_t)w[k] + w_offset) * ((int32_t)v[k] + v_offset);
+  }
+}
+
 /* TFLite's MultiplyByQuantizedMultiplier on 8 lanes, exactly: the left
  * shift; the rounding doubling high multiply, which for a multiplier that
  * is never INT32_MIN is (x * m + 2^30) >> 31 (arithmetic; its low 32 bits

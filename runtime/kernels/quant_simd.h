@@ -15,17 +15,33 @@ static inline int64_t lg_int16_dot_pad(int64_t k) {
   return (k + LG_INT16_DOT_ALIGN - 1) / LG_INT16_DOT_ALIGN * LG_INT16_DOT_ALIGN;
 }
 
-/* Widens `rows` int8 rows of k values (row r at src + r * src_stride) to
- * int16 rows of k_pad (row r at dst + r * k_pad); the padding is left as it
- * is (zero in a calloc'd block). The layout lg_int16_dots_avx2 reads. */
+/* Widens `rows` rows of k bytes (row r at src + r * src_stride; int8, or
+ * uint8 when `is_unsigned`) plus `offset` to int16 rows of k_pad (row r at
+ * dst + r * k_pad); the padding is left as it is (zero in a calloc'd
+ * block). The layout lg_int16_dots_avx2 reads. With an offset (minus a
+ * UINT8 zero point) the values lie in [-255, 255]: each pair of products
+ * with another such row still fits int32. */
+static inline void lg_int16_rows_from_bytes(const void* src, bool is_unsigned,
+                                            int32_t offset, size_t src_stride,
+                                            int rows, int k, int16_t* dst,
+                                            int k_pad) {
+  for (int r = 0; r < rows; ++r) {
+    int16_t* d = dst + (size_t)r * (size_t)k_pad;
+    if (is_unsigned) {
+      const uint8_t* s = (const uint8_t*)src + (size_t)r * src_stride;
+      for (int i = 0; i < k; ++i) d[i] = (int16_t)(s[i] + offset);
+    } else {
+      const int8_t* s = (const int8_t*)src + (size_t)r * src_stride;
+      for (int i = 0; i < k; ++i) d[i] = (int16_t)(s[i] + offset);
+    }
+  }
+}
+
+/* lg_int16_rows_from_bytes of int8 rows, no offset. */
 static inline void lg_int16_rows_from_int8(const int8_t* src, size_t src_stride,
                                            int rows, int k, int16_t* dst,
                                            int k_pad) {
-  for (int r = 0; r < rows; ++r) {
-    const int8_t* s = src + (size_t)r * src_stride;
-    int16_t* d = dst + (size_t)r * (size_t)k_pad;
-    for (int i = 0; i < k; ++i) d[i] = s[i];
-  }
+  lg_int16_rows_from_bytes(src, false, 0, src_stride, rows, k, dst, k_pad);
 }
 
 /* dots[o] = sum_k row[k] * weights[o * k_pad + k] for o in [0, n), in
@@ -68,6 +84,12 @@ void lg_requantize_int8_avx512(const int32_t* acc, int n,
  * offset in [-127, 128] (minus an int8 zero point). AVX2 only. */
 void lg_int8_madd_avx2(int32_t* acc, const int8_t* w, const int8_t* v, int n,
                        int32_t offset);
+
+/* acc[k] += (w[k] + w_offset) * (v[k] + v_offset) for k in [0, n): uint8
+ * values and offsets in [-255, 0] (minus uint8 zero points), exact 32-bit
+ * products. AVX2 only. */
+void lg_uint8_madd_avx2(int32_t* acc, const uint8_t* w, const uint8_t* v, int n,
+                        int32_t w_offset, int32_t v_offset);
 
 /* out[i] = clamp(MultiplyByQuantizedMultiplier(acc[i], multipliers[i],
  * shifts[i]) + zero_point, lo, hi) for i in [0, n), bit for bit with

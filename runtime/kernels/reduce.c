@@ -1,5 +1,7 @@
 /* MEAN, SUM, REDUCE_PROD, REDUCE_MAX and REDUCE_MIN: float32 and int32;
- * MEAN, REDUCE_MAX and REDUCE_MIN also quantized INT8 and INT16, SUM INT8.
+ * MEAN, REDUCE_MAX and REDUCE_MIN also quantized INT8 and INT16, SUM INT8,
+ * MEAN UINT8 (version 1: the same QuantizedMeanOrSum arithmetic, LiteRT's
+ * reference for uint8 too).
  *
  * Inputs: the data and an INT32 axes tensor of any shape whose elements are
  * the axes to reduce (negative ones count from the end, duplicates are
@@ -305,7 +307,7 @@ static TfLiteStatus lg_reduce_configure(TfLiteContext* context,
 /* ---- Prepare ------------------------------------------------------------ */
 
 static bool lg_reduce_is_quantized_type(TfLiteType type) {
-  return type == kTfLiteInt8 || type == kTfLiteInt16;
+  return type == kTfLiteInt8 || type == kTfLiteInt16 || type == kTfLiteUInt8;
 }
 
 static TfLiteStatus lg_reduce_check_types(TfLiteContext* context,
@@ -318,13 +320,16 @@ static TfLiteStatus lg_reduce_check_types(TfLiteContext* context,
                             data->op == LG_REDUCE_MAX ||
                             data->op == LG_REDUCE_MIN;
   const bool int8_sum = data->op == LG_REDUCE_SUM && input->type == kTfLiteInt8;
+  /* UINT8: MEAN only (TFLite's legacy uint8 mean). */
+  const bool u8_ok = input->type != kTfLiteUInt8 || data->op == LG_REDUCE_MEAN;
   if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32 &&
-      !(quantized_op && lg_reduce_is_quantized_type(input->type)) &&
+      !(quantized_op && lg_reduce_is_quantized_type(input->type) && u8_ok) &&
       !int8_sum) {
     lg_kernel_log(context, op,
                   "input type %s is not supported (expected FLOAT32%s)",
                   TfLiteTypeGetName(input->type),
-                  quantized_op                ? ", INT32, INT8 or INT16"
+                  data->op == LG_REDUCE_MEAN  ? ", INT32, INT8, UINT8 or INT16"
+                  : quantized_op              ? ", INT32, INT8 or INT16"
                   : data->op == LG_REDUCE_SUM ? ", INT32 or INT8"
                                               : " or INT32");
     return kTfLiteError;
@@ -801,6 +806,7 @@ LG_REDUCE_INLINE int64_t lg_reduce_init_q(lg_reduce_op op,
 
 LG_REDUCE_QUANT_LOOPS(i8, int8_t)
 LG_REDUCE_QUANT_LOOPS(i16, int16_t)
+LG_REDUCE_QUANT_LOOPS(u8, uint8_t)
 
 LG_REDUCE_INLINE void lg_reduce_units(lg_reduce_op op, const lg_reduce_job* j,
                                       int64_t u0, int64_t u1) {
@@ -810,6 +816,12 @@ LG_REDUCE_INLINE void lg_reduce_units(lg_reduce_op op, const lg_reduce_job* j,
       lg_reduce_fold_runs_i8(op, p, j->quant, j->input, j->output, u0, u1);
     } else {
       lg_reduce_fold_rows_i8(op, p, j->quant, j->input, j->output, u0, u1);
+    }
+  } else if (j->type == kTfLiteUInt8) {
+    if (p->inner_reduced) {
+      lg_reduce_fold_runs_u8(op, p, j->quant, j->input, j->output, u0, u1);
+    } else {
+      lg_reduce_fold_rows_u8(op, p, j->quant, j->input, j->output, u0, u1);
     }
   } else if (j->type == kTfLiteInt16) {
     if (p->inner_reduced) {

@@ -1,5 +1,5 @@
-/* RESIZE_BILINEAR (float32, INT8, INT16) and RESIZE_NEAREST_NEIGHBOR
- * (float32, int32, INT8, INT16) on NHWC images.
+/* RESIZE_BILINEAR (float32, UINT8, INT8, INT16) and RESIZE_NEAREST_NEIGHBOR
+ * (float32, int32, UINT8, INT8, INT16) on NHWC images.
  *
  * Inputs: the image [batch, height, width, channels] and an INT32 size
  * tensor [2] holding (new_height, new_width); the output is [batch,
@@ -26,9 +26,12 @@
  * the source s = v * scale10 (half_pixel_centers: + scale10 / 2 - 512),
  * neighbours max(s / 1024, 0) and min((s + 1023) / 1024, in - 1) (C
  * division), and the four products of values and 10-bit weights summed in
- * int64 and divided by 2^20 rounding half away from zero. Quantized nearest
- * copies elements. Both keep the input's quantization: the output's must
- * equal it (TFLite assumes so).
+ * int64 and divided by 2^20 rounding half away from zero. UINT8 bilinear
+ * is TFLite's legacy uint8 reference instead: the float blend above of the
+ * uint8 values, in the same order, plus 0.5 as a fifth term, converted to
+ * uint8 by truncation (C's conversion, as TFLite's static_cast). Quantized
+ * nearest copies elements. Both keep the input's quantization: the output's
+ * must equal it (TFLite assumes so).
  *
  * Invoke splits output rows (batch x new_height) over the thread pool.
  */
@@ -140,14 +143,15 @@ static TfLiteStatus lg_resize_check(TfLiteContext* context,
   /* Nearest only copies elements: int32 is as easy as float32 (and LiteRT
    * accepts it too). */
   const bool nearest = data->kind == LG_RESIZE_NEAREST;
-  const bool quantized =
-      input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  const bool quantized = input->type == kTfLiteInt8 ||
+                         input->type == kTfLiteInt16 ||
+                         input->type == kTfLiteUInt8;
   if (input->type != kTfLiteFloat32 && !quantized &&
       !(nearest && input->type == kTfLiteInt32)) {
-    lg_kernel_log(
-        context, op, "input type %s is not supported (expected %s)",
-        TfLiteTypeGetName(input->type),
-        nearest ? "FLOAT32, INT32, INT8 or INT16" : "FLOAT32, INT8 or INT16");
+    lg_kernel_log(context, op, "input type %s is not supported (expected %s)",
+                  TfLiteTypeGetName(input->type),
+                  nearest ? "FLOAT32, INT32, UINT8, INT8 or INT16"
+                          : "FLOAT32, UINT8, INT8 or INT16");
     return kTfLiteError;
   }
   if (output->type != input->type) {
@@ -406,6 +410,43 @@ static inline void lg_resize_source10(int v, int32_t scale10, bool half_pixel,
 LG_RESIZE_BILINEAR_INTEGER(i8, int8_t)
 LG_RESIZE_BILINEAR_INTEGER(i16, int16_t)
 
+/* UINT8 bilinear rows: TFLite's float reference blend of uint8 values
+ * (lg_resize_bilinear_rows' sum, term by term in its order) plus its
+ * rounding offset 0.5, truncated. */
+static void lg_resize_bilinear_row_u8(const lg_resize_job* job, int r) {
+  const lg_resize_data* d = job->data;
+  const ptrdiff_t channels = d->channels;
+  const int b = r / d->out_h;
+  float sy;
+  int y0, y1;
+  lg_resize_source(r % d->out_h, d->scale_h, d->half_pixel_centers, d->in_h,
+                   &sy, &y0, &y1);
+  const float dy = sy - (float)y0, wy = 1.0f - dy;
+  const uint8_t* input = job->input;
+  const uint8_t* row0 =
+      input + ((ptrdiff_t)b * d->in_h + y0) * d->in_w * channels;
+  const uint8_t* row1 =
+      input + ((ptrdiff_t)b * d->in_h + y1) * d->in_w * channels;
+  uint8_t* out = (uint8_t*)job->output + (ptrdiff_t)r * d->out_w * channels;
+  for (int x = 0; x < d->out_w; ++x, out += channels) {
+    float sx;
+    int x0, x1;
+    lg_resize_source(x, d->scale_w, d->half_pixel_centers, d->in_w, &sx, &x0,
+                     &x1);
+    const float dx = sx - (float)x0, wx = 1.0f - dx;
+    const uint8_t* p00 = row0 + x0 * channels;
+    const uint8_t* p01 = row0 + x1 * channels;
+    const uint8_t* p10 = row1 + x0 * channels;
+    const uint8_t* p11 = row1 + x1 * channels;
+    for (ptrdiff_t c = 0; c < channels; ++c) {
+      const float sum = (float)p00[c] * wy * wx + (float)p10[c] * dy * wx +
+                        (float)p01[c] * wy * dx + (float)p11[c] * dy * dx +
+                        0.5f;
+      out[c] = (uint8_t)sum;
+    }
+  }
+}
+
 static void lg_resize_nearest_row(const lg_resize_job* job, int r) {
   const lg_resize_data* d = job->data;
   const size_t pixel = (size_t)d->channels * d->element_size;
@@ -438,6 +479,8 @@ static void lg_resize_task(void* ctx, int index) {
       lg_resize_nearest_row(job, r);
     } else if (job->data->type == kTfLiteInt8) {
       lg_resize_bilinear_row_i8(job, r);
+    } else if (job->data->type == kTfLiteUInt8) {
+      lg_resize_bilinear_row_u8(job, r);
     } else {
       lg_resize_bilinear_row_i16(job, r);
     }

@@ -21,7 +21,9 @@
  * Q5 differences' exps summed in Q12, their log in Q5
  * (lg_fixed_log_q12_to_q5), out = (d - log sum) rounded to 1/16 + 127, and
  * the differences too small to show (below the input radius, or below the
- * log sum taken back to input steps) give -128. The float16 SOFTMAX
+ * log sum taken back to input steps) give -128. UINT8 SOFTMAX (version 1)
+ * is the INT8 kernel on uint8 values with its output at scale 1/256 and
+ * zero point 0 (TFLite's legacy uint8 reference). The float16 SOFTMAX
  * (version 4) and UINT8 LOG_SOFTMAX (version 1) are rejected in Prepare
  * with the type's name. Invoke splits float rows over the context's
  * thread pool.
@@ -108,7 +110,8 @@ static TfLiteStatus lg_softmax_check(TfLiteContext* context,
                                      const TfLiteTensor* input,
                                      const TfLiteTensor* output) {
   if ((input->type == kTfLiteInt8 && data->log) ||
-      ((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
+      ((input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+        input->type == kTfLiteUInt8) &&
        !data->log)) {
     if (output->type != input->type) {
       lg_kernel_log(context, data->name,
@@ -123,7 +126,7 @@ static TfLiteStatus lg_softmax_check(TfLiteContext* context,
     lg_kernel_log(context, data->name,
                   "input type %s is not supported (expected FLOAT32%s)",
                   TfLiteTypeGetName(input->type),
-                  data->log ? " or INT8" : ", INT8 or INT16");
+                  data->log ? " or INT8" : ", INT8, UINT8 or INT16");
     return kTfLiteError;
   }
   if (input->type == kTfLiteFloat32 && output->type != kTfLiteFloat32) {
@@ -143,8 +146,8 @@ static TfLiteStatus lg_softmax_check(TfLiteContext* context,
 }
 
 /* INT8 SOFTMAX, TFLite's reference: the output is Q0.8 probabilities
- * (scale 1/256, zero point -128, as TFLite requires); beta * input_scale
- * becomes a Q5 rescale of the differences to the row's maximum
+ * (scale 1/256, zero point -128, as TFLite requires; UINT8: zero point 0); beta
+ * * input_scale becomes a Q5 rescale of the differences to the row's maximum
  * (PreprocessSoftmaxScaling) and differences below diff_min
  * (CalculateInputRadius) count as exp = 0. */
 static TfLiteStatus lg_softmax_prepare_int8(TfLiteContext* context,
@@ -157,11 +160,14 @@ static TfLiteStatus lg_softmax_prepare_int8(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(
       lg_quant_tensor_read(context, data->name, "output", output, &out_q));
   const float want_scale = data->log ? 16.0f / 256.0f : 1.0f / 256.0f;
-  const int32_t want_zero_point = data->log ? 127 : -128;
+  const int32_t want_zero_point = data->log                      ? 127
+                                  : output->type == kTfLiteUInt8 ? 0
+                                                                 : -128;
   if (out_q.zero_point0 != want_zero_point || out_q.scale0 != want_scale) {
     lg_kernel_log(context, data->name,
-                  "INT8 output must have scale %s and zero point %d (got %g "
+                  "%s output must have scale %s and zero point %d (got %g "
                   "and %d)",
+                  TfLiteTypeGetName(output->type),
                   data->log ? "16/256" : "1/256", (int)want_zero_point,
                   (double)out_q.scale0, (int)out_q.zero_point0);
     return kTfLiteError;
@@ -173,8 +179,8 @@ static TfLiteStatus lg_softmax_prepare_int8(TfLiteContext* context,
   if (real > max_multiplier) real = max_multiplier;
   if (!(real > 1.0)) {
     lg_kernel_log(context, data->name,
-                  "beta %g times input scale %g is too small for INT8 "
-                  "softmax (TFLite needs beta * scale * 2^26 > 1)",
+                  "beta %g times input scale %g is too small for "
+                  "quantized softmax (TFLite needs beta * scale * 2^26 > 1)",
                   (double)data->beta, (double)in_q.scale0);
     return kTfLiteError;
   }
@@ -257,7 +263,8 @@ static TfLiteStatus lg_softmax_prepare(TfLiteContext* context,
   const TfLiteSoftmaxParams* params = node->builtin_data;
   /* A missing options table means the schema default, beta = 0. */
   data->beta = !data->log && params != NULL ? params->beta : 0.0f;
-  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16;
+  data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+                    input->type == kTfLiteUInt8;
   data->type = input->type;
   if (data->quantized) {
     TF_LITE_ENSURE_STATUS(
@@ -332,43 +339,50 @@ static void lg_softmax_task(void* ctx, int index) {
   }
 }
 
-/* An INT8 row's maximum (*max) and the Q12 sum of the exps of its
+/* An INT8 (UINT8) row's maximum (*max) and the Q12 sum of the exps of its
  * differences to it, from the table Prepare filled; the differences below
- * diff_min count as 0 (SOFTMAX and LOG_SOFTMAX alike). */
-static int32_t lg_softmax_int8_sum_exps(const lg_softmax_data* d,
-                                        const int8_t* x, int32_t* max) {
-  int32_t m = -128;
-  for (int64_t c = 0; c < d->depth; ++c) m = x[c] > m ? x[c] : m;
-  int32_t sum_q12 = 0;
-  for (int64_t c = 0; c < d->depth; ++c) {
-    const int32_t diff = x[c] - m;
-    if (diff < d->diff_min) continue;
-    sum_q12 += lg_fixed_divide_by_pot(d->exp_q0[-diff], 12);
+ * diff_min count as 0 (SOFTMAX and LOG_SOFTMAX alike). Then one SOFTMAX
+ * row, TFLite's reference fixed-point softmax bit for bit: Q0.8
+ * probabilities, offset by the type's lowest value (the output's zero
+ * point) and clamped to the type. */
+#define LG_SOFTMAX_Q8_ROWS(SUFFIX, T, LOWEST, HIGHEST)                         \
+  static int32_t lg_softmax_##SUFFIX##_sum_exps(const lg_softmax_data* d,      \
+                                                const T* x, int32_t* max) {    \
+    int32_t m = (LOWEST);                                                      \
+    for (int64_t c = 0; c < d->depth; ++c) m = x[c] > m ? x[c] : m;            \
+    int32_t sum_q12 = 0;                                                       \
+    for (int64_t c = 0; c < d->depth; ++c) {                                   \
+      const int32_t diff = x[c] - m;                                           \
+      if (diff < d->diff_min) continue;                                        \
+      sum_q12 += lg_fixed_divide_by_pot(d->exp_q0[-diff], 12);                 \
+    }                                                                          \
+    *max = m;                                                                  \
+    return sum_q12;                                                            \
+  }                                                                            \
+                                                                               \
+  static void lg_softmax_row_##SUFFIX(const lg_softmax_data* d, const T* x,    \
+                                      T* out) {                                \
+    int32_t max;                                                               \
+    const int32_t sum_q12 = lg_softmax_##SUFFIX##_sum_exps(d, x, &max);        \
+    int bits_over_unit = 0;                                                    \
+    const int32_t reciprocal =                                                 \
+        lg_fixed_reciprocal_q12(sum_q12, &bits_over_unit);                     \
+    const int exponent = bits_over_unit + 31 - 8;                              \
+    for (int64_t c = 0; c < d->depth; ++c) {                                   \
+      const int32_t diff = x[c] - max;                                         \
+      if (diff < d->diff_min) {                                                \
+        out[c] = (T)(LOWEST);                                                  \
+        continue;                                                              \
+      }                                                                        \
+      const int32_t p = lg_fixed_divide_by_pot(                                \
+          lg_fixed_mul(reciprocal, d->exp_q0[-diff]), exponent);               \
+      const int32_t q = p + (LOWEST);                                          \
+      out[c] = (T)(q < (LOWEST) ? (LOWEST) : (q > (HIGHEST) ? (HIGHEST) : q)); \
+    }                                                                          \
   }
-  *max = m;
-  return sum_q12;
-}
 
-/* One INT8 row, TFLite's reference fixed-point softmax bit for bit. */
-static void lg_softmax_row_int8(const lg_softmax_data* d, const int8_t* x,
-                                int8_t* out) {
-  int32_t max;
-  const int32_t sum_q12 = lg_softmax_int8_sum_exps(d, x, &max);
-  int bits_over_unit = 0;
-  const int32_t reciprocal = lg_fixed_reciprocal_q12(sum_q12, &bits_over_unit);
-  const int exponent = bits_over_unit + 31 - 8;
-  for (int64_t c = 0; c < d->depth; ++c) {
-    const int32_t diff = x[c] - max;
-    if (diff < d->diff_min) {
-      out[c] = -128;
-      continue;
-    }
-    const int32_t p = lg_fixed_divide_by_pot(
-        lg_fixed_mul(reciprocal, d->exp_q0[-diff]), exponent);
-    const int32_t q = p - 128;
-    out[c] = (int8_t)(q < -128 ? -128 : (q > 127 ? 127 : q));
-  }
-}
+LG_SOFTMAX_Q8_ROWS(int8, int8_t, -128, 127)
+LG_SOFTMAX_Q8_ROWS(uint8, uint8_t, 0, 255)
 
 /* One INT8 LOG_SOFTMAX row, TFLite's reference fixed-point kernel bit for
  * bit. */
@@ -464,6 +478,13 @@ static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
     for (int64_t r = 0; r < data->rows; ++r) {
       lg_softmax_row_int16(data, input->data.i16 + r * data->depth,
                            output->data.i16 + r * data->depth);
+    }
+    return kTfLiteOk;
+  }
+  if (data->quantized && data->type == kTfLiteUInt8) {
+    for (int64_t r = 0; r < data->rows; ++r) {
+      lg_softmax_row_uint8(data, input->data.uint8 + r * data->depth,
+                           output->data.uint8 + r * data->depth);
     }
     return kTfLiteOk;
   }

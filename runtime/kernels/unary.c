@@ -35,7 +35,10 @@
  *       type's range;
  * with M the fixed-point rescale (lg_multiply_by_quantized_multiplier).
  * INT8 runs through a 256-entry table built in Prepare from the same
- * element function, INT16 computes each element.
+ * element function, INT16 computes each element. LOGISTIC, TANH, ELU and
+ * GELU tabulate their float function for INT8 (TFLite's LUTPopulate);
+ * LOGISTIC and TANH also for UINT8 (version 1), as TFLite's legacy uint8
+ * reference kernels do (LOGISTIC's output scale 1/256 as for INT8).
  *
  * Invoke splits large tensors into contiguous ranges over the context's
  * thread pool; every element is computed the same way on any thread count.
@@ -110,6 +113,7 @@ typedef struct lg_unary_op {
    * lut_scale > 0: the output scale TFLite requires. */
   lg_unary_lut_fn lut;
   float lut_scale;
+  bool lut_uint8; /* the table takes UINT8 too (LOGISTIC, TANH) */
   /* Quantized inputs below the zero point are an error in Invoke. */
   bool q_positive;
 } lg_unary_op;
@@ -121,7 +125,8 @@ typedef struct lg_unary_data {
   int64_t count; /* elements, checked again in Invoke */
   lg_unary_params params;
   lg_unary_qparams qparams;
-  int8_t table[256]; /* INT8: output by input + 128 */
+  int8_t table[256];     /* INT8: output by input + 128 */
+  uint8_t table_u8[256]; /* UINT8: output by input */
 } lg_unary_data;
 
 /* ---- Scalar functions ---------------------------------------------------- */
@@ -434,10 +439,12 @@ static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
     [LG_UNARY_LOGISTIC] = {.name = "LOGISTIC",
                            .f32 = lg_unary_f32_logistic,
                            .lut = lg_unary_lut_logistic,
-                           .lut_scale = 1.0f / 256.0f},
+                           .lut_scale = 1.0f / 256.0f,
+                           .lut_uint8 = true},
     [LG_UNARY_TANH] = {.name = "TANH",
                        .f32 = lg_unary_f32_tanh,
-                       .lut = lg_unary_lut_tanh},
+                       .lut = lg_unary_lut_tanh,
+                       .lut_uint8 = true},
     [LG_UNARY_RELU] = {.name = "RELU",
                        .f32 = lg_unary_f32_relu,
                        .q = lg_unary_q_relu,
@@ -492,6 +499,7 @@ static bool lg_unary_supports(const lg_unary_op* op, TfLiteType type) {
   return type == kTfLiteFloat32 || (type == kTfLiteInt32 && op->i32 != NULL) ||
          (type == kTfLiteInt64 && op->i64 != NULL) ||
          (type == kTfLiteInt8 && (op->q != NULL || op->lut != NULL)) ||
+         (type == kTfLiteUInt8 && op->lut_uint8) ||
          (type == kTfLiteInt16 && op->q_int16);
 }
 
@@ -503,7 +511,9 @@ static TfLiteStatus lg_unary_check_types(TfLiteContext* context,
     char expected[64];
     if (op->q != NULL || op->lut != NULL) {
       snprintf(expected, sizeof(expected), "FLOAT32%s",
-               op->q_int16 ? ", INT8 or INT16" : " or INT8");
+               op->q_int16     ? ", INT8 or INT16"
+               : op->lut_uint8 ? ", INT8 or UINT8"
+                               : " or INT8");
     } else {
       snprintf(
           expected, sizeof(expected), "FLOAT32%s%s",
@@ -561,28 +571,36 @@ static void lg_unary_q_range(const lg_unary_op* op, TfLiteType type,
   }
 }
 
-/* INT8 through the op's float function, as TFLite's LUTPopulate: each
- * input value dequantized in float, transformed, divided by the output
- * scale (times its float inverse), rounded, offset and clamped. */
+/* INT8 (UINT8) through the op's float function, as TFLite's LUTPopulate:
+ * each input value dequantized in float, transformed, divided by the output
+ * scale (times its float inverse), rounded, offset and clamped to the
+ * type. */
 static TfLiteStatus lg_unary_prepare_lut(TfLiteContext* context,
-                                         lg_unary_data* data,
+                                         lg_unary_data* data, TfLiteType type,
                                          const lg_quant_layout* in_q,
                                          const lg_quant_layout* out_q) {
   const lg_unary_op* op = data->op;
   if (op->lut_scale > 0.0f && out_q->scale0 != op->lut_scale) {
     lg_kernel_log(context, op->name,
-                  "INT8 output scale %g is not supported (expected 1/%g)",
-                  (double)out_q->scale0, 1.0 / (double)op->lut_scale);
+                  "%s output scale %g is not supported (expected 1/%g)",
+                  TfLiteTypeGetName(type), (double)out_q->scale0,
+                  1.0 / (double)op->lut_scale);
     return kTfLiteError;
   }
+  int32_t lo = 0, hi = 0;
+  lg_quant_type_range(type, &lo, &hi);
   const float inverse_scale = 1.0f / out_q->scale0;
-  for (int32_t v = -128; v < 128; ++v) {
+  for (int32_t v = lo; v <= hi; ++v) {
     const float real = in_q->scale0 * (float)(v - in_q->zero_point0);
     const float y = op->lut(real, &data->params);
     const float rescaled = roundf(y * inverse_scale);
     int32_t q = lg_quant_round_to_int(rescaled + (float)out_q->zero_point0);
-    q = q < -128 ? -128 : (q > 127 ? 127 : q);
-    data->table[v + 128] = (int8_t)q;
+    q = q < lo ? lo : (q > hi ? hi : q);
+    if (type == kTfLiteUInt8) {
+      data->table_u8[v] = (uint8_t)q;
+    } else {
+      data->table[v + 128] = (int8_t)q;
+    }
   }
   return kTfLiteOk;
 }
@@ -608,7 +626,7 @@ static TfLiteStatus lg_unary_prepare_quantized(TfLiteContext* context,
     return kTfLiteError;
   }
   if (data->op->lut != NULL) {
-    return lg_unary_prepare_lut(context, data, &in_q, &out_q);
+    return lg_unary_prepare_lut(context, data, input->type, &in_q, &out_q);
   }
   lg_unary_qparams* p = &data->qparams;
   p->in_zp = in_q.zero_point0;
@@ -658,7 +676,8 @@ static TfLiteStatus lg_unary_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(lg_unary_check_types(context, data->op, input, output));
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, name, "input", input));
   lg_unary_read_params(data, node, &data->params);
-  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16) {
+  if (input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
+      input->type == kTfLiteUInt8) {
     TF_LITE_ENSURE_STATUS(
         lg_unary_prepare_quantized(context, data, input, output));
   }
@@ -701,6 +720,12 @@ static void lg_unary_range(const lg_unary_job* job, int64_t begin,
       const int8_t* in = (const int8_t*)job->input + begin;
       int8_t* out = (int8_t*)job->output + begin;
       for (int64_t i = 0; i < n; ++i) out[i] = data->table[in[i] + 128];
+      break;
+    }
+    case kTfLiteUInt8: {
+      const uint8_t* in = (const uint8_t*)job->input + begin;
+      uint8_t* out = (uint8_t*)job->output + begin;
+      for (int64_t i = 0; i < n; ++i) out[i] = data->table_u8[in[i]];
       break;
     }
     case kTfLiteInt16: {

@@ -33,6 +33,8 @@ BIT_EXACT = [
     "small_unet_int8", "small_unet_int8_float_io",
     "tiny_transformer_int8", "tiny_transformer_int8_float_io",
     "mobilenet_v3_small_int8", "mobilenet_v2_int8",
+    # TF1-era fully quantized UINT8 (tools/convert/make_legacy_uint8_models.py)
+    "legacy_uint8_cnn",
 ]
 
 # Dynamic-range models: their hybrid CONV_2D, TRANSPOSE_CONV and
@@ -142,7 +144,8 @@ def test_variants_without_kernels_are_refused(name):
                 interp.allocate_tensors()
 
 
-ISA_MODELS = ["kws_cnn_int8", "small_unet_int8", "mobilenet_v2_int8"]
+ISA_MODELS = ["kws_cnn_int8", "small_unet_int8", "mobilenet_v2_int8",
+              "legacy_uint8_cnn"]
 
 
 @pytest.mark.parametrize("isa", ["scalar", "avx2"])

@@ -472,11 +472,12 @@ static void test_add_type_errors(void** state) {
   (void)state;
   add_type_error(kTfLiteFloat32, kTfLiteInt32, kTfLiteFloat32,
                  "ADD: input types FLOAT32 and INT32 differ");
-  /* INT8 and INT16 need quantization parameters (these have none). */
+  /* INT8, UINT8 and INT16 need quantization parameters (these have
+   * none). */
   add_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt8, "ADD: input 0 tensor");
   add_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteUInt8,
-                 "ADD: input type UINT8 is not supported (expected FLOAT32, "
-                 "INT32, INT8 or INT16)");
+                 "ADD: input 0 tensor '(unnamed)' (UINT8) has no "
+                 "quantization");
   add_type_error(kTfLiteInt16, kTfLiteInt16, kTfLiteInt16,
                  "ADD: input 0 tensor");
   add_type_error(kTfLiteInt64, kTfLiteInt64, kTfLiteInt64,
@@ -723,10 +724,11 @@ static void fc_type_error(TfLiteType tin, TfLiteType tw, TfLiteType tb,
 static void test_fc_type_errors(void** state) {
   (void)state;
   const TfLiteType f32 = kTfLiteFloat32;
-  fc_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteInt32, kTfLiteUInt8,
-                "FULLY_CONNECTED: input type UINT8 with weights type UINT8 is "
+  fc_type_error(kTfLiteUInt8, kTfLiteInt8, kTfLiteInt32, kTfLiteUInt8,
+                "FULLY_CONNECTED: input type UINT8 with weights type INT8 is "
                 "not supported (expected FLOAT32 with FLOAT32 or INT8 "
-                "weights, or INT8 or INT16 with INT8 weights)");
+                "weights, INT8 or INT16 with INT8 weights, or UINT8 with "
+                "UINT8 weights)");
   /* INT8 and INT16 need quantization parameters (these have none). */
   fc_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt32, kTfLiteInt8,
                 "FULLY_CONNECTED: input tensor");
@@ -744,8 +746,17 @@ static void test_fc_type_errors(void** state) {
   fc_type_error(kTfLiteInt16, kTfLiteInt8, kTfLiteInt8, kTfLiteInt16,
                 "FULLY_CONNECTED: bias type INT8 is not supported with INT16 "
                 "input and INT8 weights (expected INT64 or INT32)");
+  /* UINT8 (legacy) needs quantization parameters too, and an INT32 bias
+   * and a UINT8 output. */
   fc_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteInt32, kTfLiteUInt8,
-                "input type UINT8 with weights type UINT8");
+                "FULLY_CONNECTED: input tensor '(unnamed)' (UINT8) has no "
+                "quantization");
+  fc_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteInt64, kTfLiteUInt8,
+                "FULLY_CONNECTED: bias type INT64 is not supported with UINT8 "
+                "input and UINT8 weights (expected INT32)");
+  fc_type_error(kTfLiteUInt8, kTfLiteUInt8, kTfLiteInt32, kTfLiteInt16,
+                "FULLY_CONNECTED: output type INT16 is not supported with "
+                "UINT8 input (expected UINT8)");
   fc_type_error(kTfLiteFloat16, kTfLiteFloat16, kTfLiteFloat16, kTfLiteFloat16,
                 "input type FLOAT16 with weights type FLOAT16");
   fc_type_error(f32, f32, kTfLiteInt32, f32,

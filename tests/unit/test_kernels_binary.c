@@ -39,11 +39,11 @@ typedef struct op_info {
 
 static const op_info kOps[NUM_OPS] = {
     [ADD] = {"ADD", lg_register_ADD, kTfLiteBuiltinAdd, true, 1, 5,
-             "FLOAT32, INT32, INT8 or INT16"},
+             "FLOAT32, INT32, INT8, UINT8 or INT16"},
     [SUB] = {"SUB", lg_register_SUB, kTfLiteBuiltinSub, true, 1, 5,
-             "FLOAT32, INT32, INT8 or INT16"},
+             "FLOAT32, INT32, INT8, UINT8 or INT16"},
     [MUL] = {"MUL", lg_register_MUL, kTfLiteBuiltinMul, true, 1, 7,
-             "FLOAT32, INT32, INT8 or INT16"},
+             "FLOAT32, INT32, INT8, UINT8 or INT16"},
     [DIV] = {"DIV", lg_register_DIV, kTfLiteBuiltinDiv, true, 1, 2,
              "FLOAT32 or INT32"},
     [SQD] = {"SQUARED_DIFFERENCE", lg_register_SQUARED_DIFFERENCE,
@@ -520,14 +520,16 @@ static void test_type_errors(void** state) {
   char text[160];
   for (int op = 0; op < NUM_OPS; ++op) {
     const bool has_i64 = op == MAX || op == MIN;
-    /* INT8 and INT16 ADD, SUB and MUL and INT8 SQUARED_DIFFERENCE are
-     * computed (quantized: without quantization parameters they fail naming
-     * the tensor). */
+    /* INT8, UINT8 and INT16 ADD, SUB and MUL and INT8 SQUARED_DIFFERENCE
+     * are computed (quantized: without quantization parameters they fail
+     * naming the tensor). */
     const bool has_i8 = op == ADD || op == SUB || op == MUL || op == SQD;
     const bool has_i16 = op == ADD || op == SUB || op == MUL;
+    const bool has_u8 = has_i16;
     for (int i = 0; i < EW_ARRAY_SIZE(rejected); ++i) {
       if (rejected[i] == kTfLiteInt64 && has_i64) continue;
       if ((rejected[i] == kTfLiteInt8 && has_i8) ||
+          (rejected[i] == kTfLiteUInt8 && has_u8) ||
           (rejected[i] == kTfLiteInt16 && has_i16)) {
         snprintf(text, sizeof(text),
                  "input 0 tensor '(unnamed)' (%s) has no quantization",

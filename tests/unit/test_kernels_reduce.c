@@ -365,7 +365,7 @@ static void test_pool_rejections(void** state) {
   set_io(&c.r, &in, 1, add_output(&c.r, kTfLiteInt32));
   expect_run_error(&c.r,
                    "AVERAGE_POOL_2D: input type INT32 is not supported "
-                   "(expected FLOAT32, INT8 or INT16)");
+                   "(expected FLOAT32, INT8, UINT8 or INT16)");
   /* INT8 needs quantization parameters (this tensor has none). */
   lg_kernel_runner_init(&c.r, lg_register_AVERAGE_POOL_2D(), &c.p);
   in = add_tensor(&c.r, kTfLiteInt8, d4, 4, x);

@@ -200,7 +200,7 @@ static void test_nearest_int32(void** state) {
   set_io(&r, (int[]){in2, sz2}, 2, add_output(&r, kTfLiteInt32));
   expect_run_error(&r,
                    "RESIZE_BILINEAR: input type INT32 is not supported "
-                   "(expected FLOAT32, INT8 or INT16)");
+                   "(expected FLOAT32, UINT8, INT8 or INT16)");
 }
 
 static void check_resize_random(bool bilinear, const int* d, int oh, int ow,

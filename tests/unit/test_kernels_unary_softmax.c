@@ -165,7 +165,7 @@ static void test_softmax_rejections(void** state) {
   expect_one_rejected(lg_register_SOFTMAX(), &params, kTfLiteInt32,
                       kTfLiteInt32, (int[]){1}, 1, i8,
                       "SOFTMAX: input type INT32 is not supported (expected "
-                      "FLOAT32, INT8 or INT16)");
+                      "FLOAT32, INT8, UINT8 or INT16)");
   expect_one_rejected(lg_register_LOG_SOFTMAX(), NULL, kTfLiteUInt8,
                       kTfLiteUInt8, (int[]){4}, 1, i8,
                       "LOG_SOFTMAX: input type UINT8 is not supported");

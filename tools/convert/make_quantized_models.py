@@ -118,6 +118,9 @@ representative dataset is {samples} seeded inputs per network.
 """
 
 
+LEGACY_SECTION = "## Legacy uint8"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -137,9 +140,17 @@ def main():
                         f"`{hashlib.sha256(data).hexdigest()[:16]}` | "
                         f"{ops} |")
             print(f"{path.name}: {len(data):,} bytes\n  {ops}")
-    (args.out / "README.md").write_text(
+    readme = args.out / "README.md"
+    # make_legacy_uint8_models.py's section (its own script writes that
+    # model) is kept as it is.
+    legacy = ""
+    if readme.is_file():
+        text = readme.read_text()
+        if LEGACY_SECTION in text:
+            legacy = "\n" + LEGACY_SECTION + text.split(LEGACY_SECTION, 1)[1]
+    readme.write_text(
         README_HEAD.format(tf_version=tf.__version__, samples=SAMPLES) +
-        "\n".join(rows) + "\n")
+        "\n".join(rows) + "\n" + legacy)
 
 
 if __name__ == "__main__":

@@ -505,14 +505,7 @@ def test_resize_rejections():
     check_rejected(resize_case("RESIZE_BILINEAR", x, (4, 4), True, True),
                    r"RESIZE_BILINEAR: align_corners and half_pixel_centers "
                    r"cannot both be true", litert_accepts=False)
-    q = np.zeros((1, 2, 2, 1), np.uint8)
-    case = OpCase(op="RESIZE_NEAREST_NEIGHBOR", version=2,
-                  inputs=[Input(q, quant=(0.5, 0)),
-                          Const(np.array([4, 4], np.int32))],
-                  params={},
-                  outputs=[Output(np.uint8, (1, 4, 4, 1), quant=(0.5, 0))])
-    check_rejected(case, r"RESIZE_NEAREST_NEIGHBOR: input type UINT8 is not "
-                   r"supported", litert_accepts=True)
+    # (UINT8 resizes are computed: tests/python/ops/test_ops_uint8.py.)
 
 
 # ---- ARG_MAX / ARG_MIN ----------------------------------------------------------

@@ -98,15 +98,17 @@ def test_add_incompatible_shapes_rejected():
                    match=r"ADD", litert_accepts=False)
 
 
-def test_add_uint8_rejected():
-    """Quantized ADD (version 2 adds int8; uint8 exists since v1): LiteRT
-    runs it, litegpu's float kernel refuses the type by name."""
+def test_add_mixed_quantized_types_rejected():
+    """Quantized ADD computes UINT8 (v1) and INT8 (v2) inputs
+    (tests/python/ops/test_ops_uint8.py), never one of each: the types are
+    named."""
     a = np.array([[1, 2, 3]], np.uint8)
-    check_rejected(OpCase(op="ADD", version=1,
+    b = np.array([[1, 2, 3]], np.int8)
+    check_rejected(OpCase(op="ADD", version=2,
                           inputs=[Input(a, quant=(0.5, 3)),
-                                  Input(a, quant=(0.5, 3))],
+                                  Input(b, quant=(0.5, 3))],
                           outputs=[Output(np.uint8, quant=(1.0, 3))]),
-                   match=r"ADD: .*UINT8", litert_accepts=True)
+                   match=r"ADD: input types UINT8 and INT8 differ")
 
 
 # ---- FULLY_CONNECTED --------------------------------------------------------
