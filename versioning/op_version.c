@@ -262,6 +262,9 @@ static const lg_ladder kLadders[] = {
     LADDER(kTfLiteBuiltinRange, T(kTfLiteInt64, 2)),
     /* WHERE is version 2 unless its condition is BOOL. */
     LADDER_ON(kTfLiteBuiltinWhere, 0, 2, T(kTfLiteBool, 1)),
+    NO_RULES(kTfLiteBuiltinLocalResponseNormalization),
+    NO_RULES(kTfLiteBuiltinReduceAll),
+    NO_RULES(kTfLiteBuiltinReduceAny),
 };
 
 #undef T
@@ -606,6 +609,21 @@ static int lg_rule_topk(const lg_op_signature* s) {
   return lg_in_type(s, 0) == kTfLiteInt8 ? 2 : 1;
 }
 
+/* L2_NORMALIZATION tests its output: INT8 gives 2. */
+static int lg_rule_l2_norm(const lg_op_signature* s) {
+  return lg_out_type(s, 0) == kTfLiteInt8 ? 2 : 1;
+}
+
+/* SELECT: TFLite tests input 0 (the condition) for the UINT32 and INT8
+ * steps, so a BOOL condition never reaches them; a 5-D input gives 3. */
+static int lg_rule_select(const lg_op_signature* s) {
+  if (lg_in_type(s, 0) == kTfLiteUInt32) return 4;
+  for (int i = 0; i < 3; ++i) {
+    if (lg_in(s, i)->num_dims == 5) return 3;
+  }
+  return lg_in_type(s, 0) == kTfLiteInt8 ? 2 : 1;
+}
+
 typedef struct lg_rule_fn {
   int32_t code;
   int (*version)(const lg_op_signature* s);
@@ -635,6 +653,8 @@ static const lg_rule_fn kRuleFns[] = {
     {kTfLiteBuiltinBatchToSpaceNd, lg_rule_space_batch},
     {kTfLiteBuiltinGatherNd, lg_rule_gather_nd},
     {kTfLiteBuiltinTopkV2, lg_rule_topk},
+    {kTfLiteBuiltinL2Normalization, lg_rule_l2_norm},
+    {kTfLiteBuiltinSelect, lg_rule_select},
 };
 
 static const lg_rule_fn* lg_find_rule_fn(int32_t code) {

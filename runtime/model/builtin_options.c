@@ -310,6 +310,25 @@ static const lg_option_field lg_one_hot_fields[] = {
     LG_FIELD(0, I32, TfLiteOneHotParams, axis, 0, "axis"),
 };
 
+static const lg_option_field lg_l2_norm_fields[] = {
+    LG_FIELD(0, ACT, TfLiteL2NormParams, activation, kTfLiteActNone,
+             "fused_activation_function"),
+};
+
+static const lg_option_field lg_local_response_norm_fields[] = {
+    LG_FIELD(0, I32, TfLiteLocalResponseNormParams, radius, 0, "radius"),
+    LG_FIELD(1, F32, TfLiteLocalResponseNormParams, bias, 0.0, "bias"),
+    LG_FIELD(2, F32, TfLiteLocalResponseNormParams, alpha, 0.0, "alpha"),
+    LG_FIELD(3, F32, TfLiteLocalResponseNormParams, beta, 0.0, "beta"),
+};
+
+static const lg_option_field lg_fake_quant_fields[] = {
+    LG_FIELD(0, F32, TfLiteFakeQuantParams, min, 0.0, "min"),
+    LG_FIELD(1, F32, TfLiteFakeQuantParams, max, 0.0, "max"),
+    LG_FIELD(2, I32, TfLiteFakeQuantParams, num_bits, 0, "num_bits"),
+    LG_FIELD(3, BOOL, TfLiteFakeQuantParams, narrow_range, 0, "narrow_range"),
+};
+
 #undef PAD
 #undef ACT
 #undef I32
@@ -412,6 +431,17 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_cumsum_fields),
     LG_DESC(kTfLiteBuiltinOneHot, 61, "OneHotOptions", TfLiteOneHotParams,
             lg_one_hot_fields),
+    LG_DESC(kTfLiteBuiltinL2Normalization, 12, "L2NormOptions",
+            TfLiteL2NormParams, lg_l2_norm_fields),
+    LG_DESC(kTfLiteBuiltinLocalResponseNormalization, 13,
+            "LocalResponseNormalizationOptions", TfLiteLocalResponseNormParams,
+            lg_local_response_norm_fields),
+    LG_DESC(kTfLiteBuiltinReduceAny, 27, "ReducerOptions", TfLiteReducerParams,
+            lg_reducer_fields),
+    LG_DESC(kTfLiteBuiltinReduceAll, 27, "ReducerOptions", TfLiteReducerParams,
+            lg_reducer_fields),
+    LG_DESC(kTfLiteBuiltinFakeQuant, 58, "FakeQuantOptions",
+            TfLiteFakeQuantParams, lg_fake_quant_fields),
     LG_DESC(kTfLiteBuiltinHashtable, 107, "HashtableOptions",
             TfLiteHashtableParams, lg_hashtable_fields),
     LG_DESC(kTfLiteBuiltinVarHandle, 111, "VarHandleOptions",

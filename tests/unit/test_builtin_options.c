@@ -504,7 +504,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 45);
+  assert_int_equal(found, 50);
 }
 
 static void test_op_names(void** state) {

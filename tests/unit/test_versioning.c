@@ -115,6 +115,20 @@ static const type_case kTypeCases[] = {
     {"RELU u8 -> 2", B(Relu), {U8}, U8, 4, 2},
     {"RELU i16 -> 3", B(Relu), {I16}, I16, 4, 3},
     {"RELU f32 -> 1", B(Relu), {F32}, F32, 4, 1},
+    {"L2_NORMALIZATION i8 -> 2", B(L2Normalization), {I8}, I8, 2, 2},
+    {"L2_NORMALIZATION u8 -> 1", B(L2Normalization), {U8}, U8, 2, 1},
+    {"L2_NORMALIZATION tests the output -> 2", B(L2Normalization), {F32}, I8,
+     2, 2},
+    {"SELECT bool condition, i8 data -> 1", B(Select), {BOOL, I8, I8}, I8, 2,
+     1},
+    {"SELECT i8 condition -> 2", B(Select), {I8, I8, I8}, I8, 2, 2},
+    {"SELECT 5-D -> 3", B(Select), {BOOL, F32, F32}, F32, 5, 3},
+    {"SELECT u32 condition -> 4", B(Select), {U32, U32, U32}, U32, 5, 4},
+    {"SELECT 6-D -> 1", B(Select), {BOOL, F32, F32}, F32, 6, 1},
+    {"REDUCE_ALL -> 1", B(ReduceAll), {BOOL, I32}, BOOL, 2, 1},
+    {"REDUCE_ANY -> 1", B(ReduceAny), {BOOL, I32}, BOOL, 2, 1},
+    {"LOCAL_RESPONSE_NORMALIZATION -> 1", B(LocalResponseNormalization), {F32},
+     F32, 4, 1},
     {"CONCATENATION f8e4m3 -> 7", B(Concatenation), {F8A, F8A}, F8A, 4, 7},
     {"CONCATENATION f8e5m2 -> 7", B(Concatenation), {F8B, F8B}, F8B, 4, 7},
     {"CONCATENATION f16 -> 6", B(Concatenation), {F16, F16}, F16, 4, 6},
@@ -658,7 +672,7 @@ static void test_per_channel_and_quantized_rules(void** state) {
 static void test_ops_without_rules(void** state) {
   (void)state;
   static const int32_t codes[] = {kTfLiteBuiltinLstm, kTfLiteBuiltinCustom,
-                                  kTfLiteBuiltinSelect, -1, 1000};
+                                  kTfLiteBuiltinLshProjection, -1, 1000};
   for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); ++i) {
     lg_op_signature s = sig3(codes[i], NULL, 1, spec(F32, 2), spec(NONE, 0),
                              spec(NONE, 0), spec(F32, 2));

@@ -265,6 +265,24 @@ typedef struct {
   const char* shared_name;
 } TfLiteVarHandleParams;
 
+typedef struct {
+  TfLiteFusedActivation activation;
+} TfLiteL2NormParams;
+
+typedef struct {
+  int radius;
+  float bias;
+  float alpha;
+  float beta;
+} TfLiteLocalResponseNormParams;
+
+typedef struct {
+  float min;
+  float max;
+  int num_bits;
+  bool narrow_range;
+} TfLiteFakeQuantParams;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,370 @@
+"""Normalizations, SELECT, logical reductions and small elementwise ops,
+against LiteRT's reference kernels through op_harness: L2_NORMALIZATION,
+LOCAL_RESPONSE_NORMALIZATION, SELECT, REDUCE_ALL, REDUCE_ANY.
+
+Each case runs in LiteRT (BUILTIN_REF unless the case says otherwise) and
+in litegpu at 1 and 2 threads. Integer, bool and quantized outputs must
+match exactly (quantized L2_NORMALIZATION is TFLite's fixed-point
+arithmetic, bit for bit). Float tolerances:
+  - L2_NORMALIZATION float32: exact (the same float32 sum of squares in
+    the same order, sqrtf and one division per element, as LiteRT's
+    reference kernel);
+  - LOCAL_RESPONSE_NORMALIZATION: rtol 5e-5 against LiteRT, 1e-5 against
+    numpy in float64. The power goes through libm's powf; LiteRT's kernel
+    keeps one running window sum of alpha * x^2 per row (adding the
+    entering channel, subtracting the leaving one, so rounding accumulates
+    along the row: 1.2e-5 seen at 32 channels) and takes the power with
+    Eigen, while litegpu sums each window afresh. LiteRT's
+    reference kernel sums a window of 2 * radius channels (c - radius up to
+    c + radius - 1), its default kernel 2 * radius + 1 (up to c + radius,
+    TensorFlow's definition); litegpu follows TensorFlow, so these cases
+    compare with LiteRT's default kernels and also with numpy in float64.
+"""
+
+import numpy as np
+import pytest
+
+import litegpu_ctypes as lg
+import op_harness as oh
+from op_harness import Const, Input, OpCase, Output, check_case
+
+
+def run(op, inputs, params=None, outputs=(np.float32,), v=1, shapes=None,
+        rtol=0.0, atol=0.0, kernels="BUILTIN_REF"):
+    return check_case(OpCase(op=op, version=v, inputs=inputs,
+                             params=params or {}, outputs=list(outputs),
+                             output_shapes=shapes, rtol=rtol, atol=atol,
+                             litert_kernels=kernels))
+
+
+def litegpu_error(case, tmp_path):
+    """The error litegpu reports for a case (it must fail)."""
+    _, inputs = oh.write_spec(case, tmp_path)
+    model = tmp_path / "model.tflite"
+    oh.build_model(tmp_path / "case.spec", model)
+    with pytest.raises(lg.LiteGpuError) as raised:
+        oh.run_litegpu(model, inputs, num_threads=1)
+    return str(raised.value)
+
+
+# ---- L2_NORMALIZATION ------------------------------------------------------------
+
+L2_SHAPES = [(5,), (3, 8), (2, 3, 16), (2, 2, 2, 7), (1, 1, 1, 1000), (4, 1)]
+
+
+@pytest.mark.parametrize("shape", L2_SHAPES, ids=str)
+def test_l2_norm_float(shape):
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    out = run("L2_NORMALIZATION", [Input(x)])
+    want = x / np.maximum(np.sqrt((x.astype(np.float64) ** 2).sum(
+        axis=-1, keepdims=True)), 1e-6)
+    np.testing.assert_allclose(out[0], want, rtol=1e-5, atol=1e-7)
+
+
+def test_l2_norm_float_epsilon_and_specials():
+    """Rows of zeros (and tiny values) divide by the 1e-6 epsilon; NaN and
+    infinity propagate as in LiteRT."""
+    x = np.array([[0, 0, 0, 0], [1e-8, -2e-8, 0, 3e-8],
+                  [1, np.nan, 2, 3], [np.inf, 1, 2, 3],
+                  [1e20, 1e20, 1, 0]], np.float32)
+    out = run("L2_NORMALIZATION", [Input(x)])
+    np.testing.assert_array_equal(out[0][0], np.zeros(4, np.float32))
+    np.testing.assert_allclose(out[0][1], x[1] / np.float32(1e-6), rtol=1e-6)
+
+
+# (type, input zero point, input scale)
+L2_QUANT = [(np.int8, 0, 0.05), (np.int8, -7, 0.1), (np.int8, 100, 0.02),
+            (np.uint8, 128, 0.05), (np.uint8, 90, 0.3), (np.uint8, 0, 1.0)]
+
+
+@pytest.mark.parametrize("dtype,zp,scale", L2_QUANT, ids=str)
+@pytest.mark.parametrize("shape", [(3, 8), (2, 3, 33), (1, 1000), (6, 1),
+                                   (2, 2, 2, 3)], ids=str)
+def test_l2_norm_quantized(dtype, zp, scale, shape):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(12)
+    x = rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+    out_zp = 128 if dtype == np.uint8 else 0
+    v = 2 if dtype == np.int8 else 1
+    out = run("L2_NORMALIZATION", [Input(x, quant=(scale, zp))],
+              outputs=[Output(dtype, quant=(1 / 128, out_zp))], v=v)
+    # Against the real value, within a step or two of the 1/128 grid.
+    d = x.astype(np.float64) - zp
+    norm = np.sqrt((d ** 2).sum(axis=-1, keepdims=True))
+    want = np.where(norm > 0, d / np.where(norm > 0, norm, 1), 0)
+    got = (out[0].astype(np.float64) - out_zp) / 128
+    assert np.abs(got - np.clip(want, -1, 127 / 128)).max() <= 2 / 128 + 1e-9
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_l2_norm_quantized_edges(dtype):
+    """Rows at the zero point (sum 0), a single step (sum 1), one large
+    value, and the extremes."""
+    info = np.iinfo(dtype)
+    zp = 128 if dtype == np.uint8 else 0
+    rows = [[zp] * 6, [zp + 1] + [zp] * 5, [zp - 1] + [zp] * 5,
+            [info.max] * 6, [info.min] * 6, [info.max, info.min] * 3,
+            [zp + 1, zp - 1, zp + 2, zp, zp, zp]]
+    x = np.array(rows, dtype)
+    out_zp = 128 if dtype == np.uint8 else 0
+    run("L2_NORMALIZATION", [Input(x, quant=(0.1, zp))],
+        outputs=[Output(dtype, quant=(1 / 128, out_zp))],
+        v=2 if dtype == np.int8 else 1)
+
+
+@pytest.mark.parametrize("dtype,quant,want", [
+    (np.int8, (1 / 64, 0), r"INT8 output quantization \(0.015625, 0\) is not "
+     r"supported \(expected scale 1/128 and zero point 0\)"),
+    (np.uint8, (1 / 128, 0), r"UINT8 output quantization \(0.0078125, 0\) is "
+     r"not supported \(expected scale 1/128 and zero point 128\)"),
+])
+def test_l2_norm_quantized_rejected(dtype, quant, want, tmp_path):
+    x = np.zeros((2, 4), dtype)
+    case = OpCase(op="L2_NORMALIZATION", version=2,
+                  inputs=[Input(x, quant=(0.1, 0))],
+                  outputs=[Output(dtype, quant=quant)])
+    oh.check_rejected(case, "L2_NORMALIZATION: " + want, litert_accepts=False)
+
+
+def test_l2_norm_rejections():
+    x = np.ones((2, 4), np.float32)
+    oh.check_rejected(OpCase(op="L2_NORMALIZATION", inputs=[Input(x)],
+                             params={"fused_activation_function": "RELU"}),
+                      r"L2_NORMALIZATION: fused activation RELU is not "
+                      r"supported \(expected NONE\)", litert_accepts=False)
+    oh.check_rejected(OpCase(op="L2_NORMALIZATION",
+                             inputs=[Input(np.float32(1))]),
+                      r"L2_NORMALIZATION: input must have at least one "
+                      r"dimension", litert_accepts=False)
+    oh.check_rejected(OpCase(op="L2_NORMALIZATION",
+                             inputs=[Input(np.ones((2, 3), np.int32))],
+                             outputs=[np.int32]),
+                      r"L2_NORMALIZATION: input type INT32 is not supported",
+                      litert_accepts=False)
+
+
+# ---- LOCAL_RESPONSE_NORMALIZATION ------------------------------------------------
+
+def lrn_numpy(x, radius, bias, alpha, beta):
+    x64 = x.astype(np.float64)
+    depth = x.shape[-1]
+    out = np.empty_like(x64)
+    for c in range(depth):
+        lo, hi = max(0, c - radius), min(depth, c + radius + 1)
+        s = (x64[..., lo:hi] ** 2).sum(axis=-1)
+        out[..., c] = x64[..., c] * (bias + alpha * s) ** -beta
+    return out
+
+
+LRN_PARAMS = [(2, 1.0, 1e-4, 0.75), (0, 2.0, 0.5, 0.5), (1, 0.5, 1.0, 1.0),
+              (5, 1.0, 0.1, 0.3), (20, 1.5, 0.01, 2.0)]
+
+
+@pytest.mark.parametrize("radius,bias,alpha,beta", LRN_PARAMS, ids=str)
+@pytest.mark.parametrize("shape", [(1, 2, 2, 8), (2, 3, 1, 5), (1, 1, 1, 1),
+                                   (1, 4, 4, 32)], ids=str)
+def test_lrn(radius, bias, alpha, beta, shape):
+    rng = np.random.default_rng(13)
+    x = (rng.standard_normal(shape) * 2).astype(np.float32)
+    params = {"radius": radius, "bias": bias, "alpha": alpha, "beta": beta}
+    out = run("LOCAL_RESPONSE_NORMALIZATION", [Input(x)], params=params,
+              rtol=5e-5, atol=1e-6, kernels="BUILTIN")
+    np.testing.assert_allclose(out[0], lrn_numpy(x, radius, bias, alpha, beta),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_lrn_reference_kernel_window():
+    """LiteRT's reference kernel leaves channel c + radius out of the
+    window: with radius 1 on [1, 2], channel 0 sees only 1 there, 1 and 2
+    here (TensorFlow's definition)."""
+    x = np.array([1, 2], np.float32).reshape(1, 1, 1, 2)
+    params = {"radius": 1, "bias": 0.0, "alpha": 1.0, "beta": 1.0}
+    case = OpCase(op="LOCAL_RESPONSE_NORMALIZATION", inputs=[Input(x)],
+                  params=params)
+    with oh._CaseRun(case) as r:
+        r.build()
+        ref = oh.run_litert(r.model, r.inputs, "BUILTIN_REF")[0]
+        got = oh.run_litegpu(r.model, r.inputs)[0]
+    np.testing.assert_allclose(got.ravel(), [1 / 5, 2 / 5], rtol=1e-6)
+    np.testing.assert_allclose(ref.ravel(), [1 / 1, 2 / 5], rtol=1e-6)
+
+
+def test_lrn_rejections():
+    x = np.ones((2, 4), np.float32)
+    params = {"radius": 1, "bias": 1.0, "alpha": 1.0, "beta": 0.5}
+    oh.check_rejected(OpCase(op="LOCAL_RESPONSE_NORMALIZATION",
+                             inputs=[Input(x)], params=params),
+                      r"LOCAL_RESPONSE_NORMALIZATION: input rank 2 is not "
+                      r"supported \(expected 4\)", litert_accepts=False)
+    x4 = np.ones((1, 1, 2, 4), np.float32)
+    oh.check_rejected(OpCase(op="LOCAL_RESPONSE_NORMALIZATION",
+                             inputs=[Input(x4)],
+                             params={**params, "radius": -1}),
+                      r"LOCAL_RESPONSE_NORMALIZATION: radius -1 is negative")
+    oh.check_rejected(OpCase(op="LOCAL_RESPONSE_NORMALIZATION",
+                             inputs=[Input(x4.astype(np.int8), quant=(1, 0))],
+                             params=params,
+                             outputs=[Output(np.int8, quant=(1, 0))]),
+                      r"LOCAL_RESPONSE_NORMALIZATION: input type INT8 is not "
+                      r"supported", litert_accepts=False)
+
+
+# ---- SELECT ----------------------------------------------------------------------
+
+SELECT_TYPES = [np.float32, np.int32, np.int64, np.int16, np.int8, np.uint8,
+                np.bool_, np.uint32]
+
+
+def values(rng, shape, dtype):
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -1000), min(info.max, 1000) + 1,
+                        size=shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", SELECT_TYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("cshape,xshape", [
+    ((6,), (6,)), ((2, 3), (2, 3)), ((2, 3, 4, 5), (2, 3, 4, 5)),
+    ((), (2, 3)), ((3,), (3, 4)), ((2,), (2, 3, 2, 2, 3)),
+    ((4,), (4, 1, 1, 1, 1, 1, 2)), ((), ())], ids=str)
+def test_select(dtype, cshape, xshape):
+    rng = np.random.default_rng(14)
+    c = rng.integers(0, 2, size=cshape).astype(np.bool_)
+    x, y = values(rng, xshape, dtype), values(rng, xshape, dtype)
+    v = 3 if 5 in (len(cshape), len(xshape)) else 1
+    v = 4 if dtype == np.uint32 else v
+    out = run("SELECT", [Input(c), Input(x), Input(y)], outputs=[dtype],
+              shapes=[xshape], v=v)
+    cb = c.reshape(c.shape + (1,) * (len(xshape) - len(cshape))) \
+        if len(cshape) == 1 and cshape != xshape else c
+    np.testing.assert_array_equal(out[0], np.where(cb, x, y))
+
+
+def test_select_all_true_false():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    y = -x
+    for cond in (np.ones(3, np.bool_), np.zeros(3, np.bool_)):
+        out = run("SELECT", [Input(cond), Input(x), Input(y)])
+        np.testing.assert_array_equal(out[0], x if cond[0] else y)
+
+
+def test_select_one_element_keeps_output_shape():
+    """All four tensors of one element: the output keeps its declared
+    shape, as in TFLite."""
+    c = np.array([True])
+    x = np.array([[3.0]], np.float32)
+    y = np.array([4.0], np.float32)
+    out = run("SELECT", [Input(c), Input(x), Input(y)], shapes=[(1, 1, 1)])
+    assert out[0].shape == (1, 1, 1) and out[0].item() == 3.0
+
+
+def test_select_int8_quantized_passes_through():
+    rng = np.random.default_rng(15)
+    c = rng.integers(0, 2, size=(4, 5)).astype(np.bool_)
+    q = (0.25, -3)
+    x, y = values(rng, (4, 5), np.int8), values(rng, (4, 5), np.int8)
+    run("SELECT", [Input(c), Input(x, quant=q), Input(y, quant=q)],
+        outputs=[Output(np.int8, quant=q)])
+
+
+@pytest.mark.parametrize("cshape,xshape,yshape,want", [
+    ((2,), (3, 2), (3, 2), r"condition shape \[2\] must be x's shape \[3,2\], "
+     r"a scalar, or rank 1 with x's first dimension"),
+    ((2, 1), (2, 3), (2, 3), r"condition shape \[2,1\] must be x's shape"),
+    ((3,), (3, 2), (3, 1), r"x shape \[3,2\] and y shape \[3,1\] differ"),
+    ((2,), (), (), r"condition shape \[2\] must be x's shape \[\]"),
+], ids=str)
+def test_select_shapes_rejected(cshape, xshape, yshape, want):
+    case = OpCase(op="SELECT", inputs=[
+        Input(np.zeros(cshape, np.bool_)), Input(np.zeros(xshape, np.float32)),
+        Input(np.zeros(yshape, np.float32))], output_shapes=[xshape])
+    oh.check_rejected(case, "SELECT: " + want, litert_accepts=False)
+
+
+def test_select_types_rejected():
+    x = np.zeros((2, 2), np.float32)
+    oh.check_rejected(OpCase(op="SELECT", inputs=[
+        Input(np.zeros((2, 2), np.int32)), Input(x), Input(x)]),
+        r"SELECT: condition type INT32 is not supported \(expected BOOL\)",
+        litert_accepts=False)
+    oh.check_rejected(OpCase(op="SELECT", inputs=[
+        Input(np.zeros((2, 2), np.bool_)), Input(x),
+        Input(x.astype(np.int32))]),
+        r"SELECT: input types FLOAT32 \(x\) and INT32 \(y\) differ",
+        litert_accepts=False)
+
+
+def test_select_v2_still_broadcasts():
+    """SELECT_V2 shares the kernel: its broadcasting is unchanged."""
+    rng = np.random.default_rng(16)
+    c = rng.integers(0, 2, size=(2, 1)).astype(np.bool_)
+    x = rng.standard_normal((1, 3)).astype(np.float32)
+    y = rng.standard_normal((2, 3)).astype(np.float32)
+    out = run("SELECT_V2", [Input(c), Input(x), Input(y)], shapes=[(2, 3)])
+    np.testing.assert_array_equal(out[0], np.where(c, x, y))
+
+
+# ---- REDUCE_ALL / REDUCE_ANY ----------------------------------------------------------
+
+LOGICAL_CASES = [
+    ((2, 3), [1], False), ((2, 3), [0], True), ((2, 3), [0, 1], False),
+    ((2, 3, 4), [-1], False), ((2, 3, 4), [1, -2, 1], True),
+    ((2, 3, 4), [0, 2], False), ((3, 1, 5, 7), [1, 3], True),
+    ((2, 33, 65), [1], False), ((64, 40, 33), [2], True),
+    ((40, 33, 64), [0, 1], False), ((2, 3), [], False), ((0, 3), [0], False),
+    ((4, 5, 6, 7, 3), [0, 2, 4], True)]
+
+
+def logical_out_shape(shape, axes, keep):
+    red = {a % len(shape) for a in axes}
+    return tuple(1 if i in red else d for i, d in enumerate(shape)
+                 if keep or i not in red)
+
+
+@pytest.mark.parametrize("op", ["REDUCE_ALL", "REDUCE_ANY"])
+@pytest.mark.parametrize("index", range(len(LOGICAL_CASES)))
+@pytest.mark.parametrize("density", [0.1, 0.9])
+def test_reduce_logical(op, index, density):
+    shape, axes, keep = LOGICAL_CASES[index]
+    rng = np.random.default_rng(300 + index)
+    x = rng.random(shape) < density
+    a = np.array(axes, np.int32)
+    oshape = logical_out_shape(shape, axes, keep)
+    out = run(op, [Input(x), Const(a)], params={"keep_dims": keep},
+              outputs=[np.bool_], shapes=[oshape])
+    fn = np.all if op == "REDUCE_ALL" else np.any
+    want = fn(x, axis=tuple(sorted({v % len(shape) for v in axes})),
+              keepdims=keep) if axes else x
+    np.testing.assert_array_equal(out[0], want)
+
+
+@pytest.mark.parametrize("op", ["REDUCE_ALL", "REDUCE_ANY"])
+def test_reduce_logical_dynamic_axes(op):
+    """Axes given at run time: the output is dynamic in both runtimes."""
+    rng = np.random.default_rng(17)
+    x = rng.random((3, 4, 5)) < 0.5
+    out = run(op, [Input(x), Input(np.array([2, 0], np.int32))],
+              params={"keep_dims": False}, outputs=[np.bool_], shapes=[(4,)])
+    fn = np.all if op == "REDUCE_ALL" else np.any
+    np.testing.assert_array_equal(out[0], fn(x, axis=(0, 2)))
+
+
+def test_reduce_logical_rejections():
+    x = np.zeros((2, 3), np.float32)
+    oh.check_rejected(OpCase(op="REDUCE_ANY", inputs=[
+        Input(x), Const(np.array([0], np.int32))], outputs=[np.float32],
+        output_shapes=[(3,)]),
+        r"REDUCE_ANY: input type FLOAT32 is not supported \(expected BOOL\)")
+    oh.check_rejected(OpCase(op="REDUCE_ALL", inputs=[
+        Input(np.zeros((2, 3), np.bool_)), Const(np.array([2], np.int32))],
+        outputs=[np.bool_], output_shapes=[(3,)]),
+        r"REDUCE_ALL: axis 2 is out of range for an input of rank 2",
+        litert_accepts=False)
+    oh.check_rejected(OpCase(op="MEAN", inputs=[
+        Input(np.zeros((2, 3), np.bool_)), Const(np.array([0], np.int32))],
+        outputs=[np.bool_], output_shapes=[(3,)]),
+        r"MEAN: input type BOOL is not supported")
