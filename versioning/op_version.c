@@ -265,6 +265,11 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinLocalResponseNormalization),
     NO_RULES(kTfLiteBuiltinReduceAll),
     NO_RULES(kTfLiteBuiltinReduceAny),
+    NO_RULES(kTfLiteBuiltinAtan2),
+    NO_RULES(kTfLiteBuiltinBitwiseXor),
+    NO_RULES(kTfLiteBuiltinRightShift),
+    NO_RULES(kTfLiteBuiltinBitcast),
+    NO_RULES(kTfLiteBuiltinDilate),
 };
 
 #undef T
@@ -624,6 +629,12 @@ static int lg_rule_select(const lg_op_signature* s) {
   return lg_in_type(s, 0) == kTfLiteInt8 ? 2 : 1;
 }
 
+/* FAKE_QUANT: narrow_range gives 2. */
+static int lg_rule_fake_quant(const lg_op_signature* s) {
+  const TfLiteFakeQuantParams* p = s->params;
+  return p != NULL && p->narrow_range ? 2 : 1;
+}
+
 typedef struct lg_rule_fn {
   int32_t code;
   int (*version)(const lg_op_signature* s);
@@ -655,6 +666,7 @@ static const lg_rule_fn kRuleFns[] = {
     {kTfLiteBuiltinTopkV2, lg_rule_topk},
     {kTfLiteBuiltinL2Normalization, lg_rule_l2_norm},
     {kTfLiteBuiltinSelect, lg_rule_select},
+    {kTfLiteBuiltinFakeQuant, lg_rule_fake_quant},
 };
 
 static const lg_rule_fn* lg_find_rule_fn(int32_t code) {

@@ -261,6 +261,8 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinArgMin, 1, "1.9.0"},
     {kTfLiteBuiltinArgMin, 2, "1.14.0"},
     {kTfLiteBuiltinArgMin, 3, "2.9.0"},
+    {kTfLiteBuiltinFakeQuant, 1, "1.5.0"},
+    {kTfLiteBuiltinFakeQuant, 2, "1.10.0"},
     {kTfLiteBuiltinReduceProd, 1, "1.11.0"},
     {kTfLiteBuiltinReduceProd, 2, "2.6.0"},
     {kTfLiteBuiltinReduceMax, 1, "1.11.0"},
@@ -361,8 +363,13 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinGelu, 1, "2.9.0"},
     {kTfLiteBuiltinGelu, 2, "2.9.0"},
     {kTfLiteBuiltinRelu0To1, 1, "2.10.0"},
+    {kTfLiteBuiltinAtan2, 1, "2.10.0"},
     {kTfLiteBuiltinSign, 1, "2.11.0"},
     {kTfLiteBuiltinSign, 2, "2.12.0"},
+    {kTfLiteBuiltinBitcast, 1, "2.13.0"},
+    {kTfLiteBuiltinBitwiseXor, 1, "2.13.0"},
+    {kTfLiteBuiltinRightShift, 1, "2.13.0"},
+    {kTfLiteBuiltinDilate, 1, "2.15.0"},
 };
 
 #define LG_NUM_ENTRIES (sizeof(kEntries) / sizeof(kEntries[0]))

@@ -126,6 +126,11 @@ static const type_case kTypeCases[] = {
     {"SELECT u32 condition -> 4", B(Select), {U32, U32, U32}, U32, 5, 4},
     {"SELECT 6-D -> 1", B(Select), {BOOL, F32, F32}, F32, 6, 1},
     {"REDUCE_ALL -> 1", B(ReduceAll), {BOOL, I32}, BOOL, 2, 1},
+    {"ATAN2 -> 1", B(Atan2), {F32, F32}, F32, 2, 1},
+    {"BITWISE_XOR -> 1", B(BitwiseXor), {I8, I8}, I8, 2, 1},
+    {"RIGHT_SHIFT -> 1", B(RightShift), {U32, U32}, U32, 2, 1},
+    {"BITCAST -> 1", B(Bitcast), {F32}, I8, 2, 1},
+    {"DILATE -> 1", B(Dilate), {F32, I32, F32}, F32, 2, 1},
     {"REDUCE_ANY -> 1", B(ReduceAny), {BOOL, I32}, BOOL, 2, 1},
     {"LOCAL_RESPONSE_NORMALIZATION -> 1", B(LocalResponseNormalization), {F32},
      F32, 4, 1},
@@ -588,6 +593,14 @@ static void test_transpose_conv_rules(void** state) {
 
 static void test_other_param_rules(void** state) {
   (void)state;
+  TfLiteFakeQuantParams fq = {.min = -1, .max = 1, .num_bits = 8};
+  lg_op_signature f = sig3(B(FakeQuant), &fq, 1, spec(F32, 2), spec(NONE, 0),
+                           spec(NONE, 0), spec(F32, 2));
+  expect_version(&f, 1, "FAKE_QUANT -> 1");
+  fq.narrow_range = true;
+  expect_version(&f, 2, "FAKE_QUANT narrow_range -> 2");
+  f.params = NULL;
+  expect_version(&f, 1, "FAKE_QUANT without params -> 1");
   TfLiteBatchMatMulParams bmm = {.asymmetric_quantize_inputs = true};
   lg_op_signature s = sig3(B(BatchMatmul), &bmm, 2, spec(F32, 3), spec(I8, 3),
                            spec(NONE, 0), spec(F32, 3));

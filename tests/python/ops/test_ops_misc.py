@@ -1,6 +1,7 @@
 """Normalizations, SELECT, logical reductions and small elementwise ops,
 against LiteRT's reference kernels through op_harness: L2_NORMALIZATION,
-LOCAL_RESPONSE_NORMALIZATION, SELECT, REDUCE_ALL, REDUCE_ANY.
+LOCAL_RESPONSE_NORMALIZATION, SELECT, REDUCE_ALL, REDUCE_ANY, ATAN2,
+BITWISE_XOR, RIGHT_SHIFT, BITCAST, FAKE_QUANT, DILATE.
 
 Each case runs in LiteRT (BUILTIN_REF unless the case says otherwise) and
 in litegpu at 1 and 2 threads. Integer, bool and quantized outputs must
@@ -18,7 +19,14 @@ arithmetic, bit for bit). Float tolerances:
     reference kernel sums a window of 2 * radius channels (c - radius up to
     c + radius - 1), its default kernel 2 * radius + 1 (up to c + radius,
     TensorFlow's definition); litegpu follows TensorFlow, so these cases
-    compare with LiteRT's default kernels and also with numpy in float64.
+    compare with LiteRT's default kernels and also with numpy in float64;
+  - ATAN2: exact against LiteRT (both call libm's atan2f / atan2); numpy's
+    own atan2 differs by an ulp at (inf, inf), so the numpy check allows
+    rtol 2e-7;
+  - FAKE_QUANT: exact (the same float32 steps); narrow_range (version 2),
+    which LiteRT refuses, against TensorFlow's definition in numpy float32.
+DILATE with a zero-size dimension, which LiteRT fails on, is checked
+against its hand-derived empty output.
 """
 
 import numpy as np
@@ -47,7 +55,7 @@ def litegpu_error(case, tmp_path):
     return str(raised.value)
 
 
-# ---- L2_NORMALIZATION ------------------------------------------------------------
+# ---- L2_NORMALIZATION -------------------------------------------------------
 
 L2_SHAPES = [(5,), (3, 8), (2, 3, 16), (2, 2, 2, 7), (1, 1, 1, 1000), (4, 1)]
 
@@ -144,7 +152,7 @@ def test_l2_norm_rejections():
                       litert_accepts=False)
 
 
-# ---- LOCAL_RESPONSE_NORMALIZATION ------------------------------------------------
+# ---- LOCAL_RESPONSE_NORMALIZATION -------------------------------------------
 
 def lrn_numpy(x, radius, bias, alpha, beta):
     x64 = x.astype(np.float64)
@@ -210,7 +218,7 @@ def test_lrn_rejections():
                       r"supported", litert_accepts=False)
 
 
-# ---- SELECT ----------------------------------------------------------------------
+# ---- SELECT -----------------------------------------------------------------
 
 SELECT_TYPES = [np.float32, np.int32, np.int64, np.int16, np.int8, np.uint8,
                 np.bool_, np.uint32]
@@ -308,7 +316,7 @@ def test_select_v2_still_broadcasts():
     np.testing.assert_array_equal(out[0], np.where(c, x, y))
 
 
-# ---- REDUCE_ALL / REDUCE_ANY ----------------------------------------------------------
+# ---- REDUCE_ALL / REDUCE_ANY ------------------------------------------------
 
 LOGICAL_CASES = [
     ((2, 3), [1], False), ((2, 3), [0], True), ((2, 3), [0, 1], False),
@@ -368,3 +376,287 @@ def test_reduce_logical_rejections():
         Input(np.zeros((2, 3), np.bool_)), Const(np.array([0], np.int32))],
         outputs=[np.bool_], output_shapes=[(3,)]),
         r"MEAN: input type BOOL is not supported")
+
+
+# ---- ATAN2 ------------------------------------------------------------------
+# atan2 goes through libm (atan2f / atan2) in both runtimes: exact here,
+# as the same glibc functions give the same bits.
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 4, 5), ()], ids=str)
+def test_atan2(dtype, shape):
+    rng = np.random.default_rng(18)
+    y = (rng.standard_normal(shape) * 3).astype(dtype)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    out = run("ATAN2", [Input(y), Input(x)], outputs=[dtype])
+    np.testing.assert_allclose(out[0], np.arctan2(y, x), rtol=1e-6)
+
+
+def test_atan2_special_values():
+    """Signed zeros, infinities and NaN: every quadrant's special case."""
+    vals = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan]
+    y, x = np.meshgrid(np.array(vals, np.float32), np.array(vals, np.float32))
+    out = run("ATAN2", [Input(y.copy()), Input(x.copy())])
+    # numpy's own atan2 differs from libm's by an ulp at (inf, inf).
+    np.testing.assert_allclose(out[0], np.arctan2(y, x), rtol=2e-7)
+    assert np.signbit(out[0]).tolist() == np.signbit(np.arctan2(y, x)).tolist()
+
+
+def test_atan2_rejections():
+    a = np.zeros((2, 3), np.float32)
+    oh.check_rejected(OpCase(op="ATAN2", inputs=[Input(a),
+                                                 Input(np.zeros((2, 1),
+                                                                np.float32))]),
+                      r"ATAN2: input shapes \[2,3\] and \[2,1\] differ")
+    oh.check_rejected(OpCase(op="ATAN2", inputs=[
+        Input(a.astype(np.int32)), Input(a.astype(np.int32))],
+        outputs=[np.int32]),
+        r"ATAN2: input type INT32 is not supported \(expected FLOAT32 or "
+        r"FLOAT64\)", litert_accepts=False)
+    oh.check_rejected(OpCase(op="ATAN2", inputs=[
+        Input(a.astype(np.float16)), Input(a.astype(np.float16))],
+        outputs=[np.float16]),
+        r"ATAN2: input type FLOAT16 is not supported")
+
+
+# ---- BITWISE_XOR / RIGHT_SHIFT ----------------------------------------------
+
+INT_TYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32]
+BROADCASTS = [((8,), (8,)), ((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (4,)),
+              ((3, 1), (1, 5)), ((), (2, 2)), ((2, 1, 3, 1), (1, 4, 1, 2))]
+
+
+def full_range(rng, shape, dtype):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, size=shape, endpoint=True,
+                        dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", INT_TYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("shapes", BROADCASTS, ids=str)
+def test_bitwise_xor(dtype, shapes):
+    rng = np.random.default_rng(19)
+    a, b = full_range(rng, shapes[0], dtype), full_range(rng, shapes[1], dtype)
+    oshape = np.broadcast_shapes(shapes[0], shapes[1])
+    out = run("BITWISE_XOR", [Input(a), Input(b)], outputs=[dtype],
+              shapes=[oshape])
+    np.testing.assert_array_equal(out[0], np.bitwise_xor(a, b))
+
+
+@pytest.mark.parametrize("dtype", INT_TYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("shapes", BROADCASTS, ids=str)
+def test_right_shift(dtype, shapes):
+    """Shifts from -3 to bits + 3: out-of-range amounts clamp to 0 and
+    bits - 1, as TFLite's kernel does."""
+    rng = np.random.default_rng(20)
+    bits = np.iinfo(dtype).bits
+    a = full_range(rng, shapes[0], dtype)
+    lo = 0 if np.iinfo(dtype).min == 0 else -3
+    b = rng.integers(lo, bits + 3, size=shapes[1], endpoint=True).astype(dtype)
+    oshape = np.broadcast_shapes(shapes[0], shapes[1])
+    out = run("RIGHT_SHIFT", [Input(a), Input(b)], outputs=[dtype],
+              shapes=[oshape])
+    amount = np.clip(b.astype(np.int64), 0, bits - 1)
+    wide = np.broadcast_to(a, oshape).astype(np.int64)
+    want = (wide >> amount).astype(dtype)
+    np.testing.assert_array_equal(out[0], want)
+
+
+@pytest.mark.parametrize("op", ["BITWISE_XOR", "RIGHT_SHIFT"])
+def test_bitwise_rejections(op):
+    a = np.zeros((2, 3), np.int32)
+    oh.check_rejected(OpCase(op=op, inputs=[Input(a), Input(a.astype(
+        np.int8))], outputs=[np.int32]),
+        op + r": input types INT32 and INT8 differ", litert_accepts=False)
+    f = a.astype(np.float32)
+    oh.check_rejected(OpCase(op=op, inputs=[Input(f), Input(f)]),
+                      op + r": input type FLOAT32 is not supported \(expected "
+                      r"INT8, UINT8, INT16, UINT16, INT32 or UINT32\)")
+    oh.check_rejected(OpCase(op=op, inputs=[Input(a), Input(np.zeros(
+        (2, 2), np.int32))], outputs=[np.int32]),
+        op + r": input shapes \[2,3\] and \[2,2\] are not broadcastable",
+        litert_accepts=False)
+
+
+# ---- BITCAST ----------------------------------------------------------------
+
+@pytest.mark.parametrize("src,dst,shape", [
+    (np.float32, np.int32, (2, 3)), (np.int32, np.uint32, (5,)),
+    (np.float32, np.uint8, (2, 3)), (np.int64, np.int16, (3,)),
+    (np.uint8, np.float32, (2, 4)), (np.int16, np.int64, (3, 4)),
+    (np.int8, np.int32, (4,)), (np.float64, np.float32, (2, 2)),
+    (np.int32, np.float32, ()), (np.uint16, np.int16, (2, 0))], ids=str)
+def test_bitcast(src, dst, shape):
+    rng = np.random.default_rng(21)
+    nbytes = int(np.prod(shape)) * np.dtype(src).itemsize
+    raw = rng.integers(0, 256, size=nbytes, dtype=np.uint8)
+    x = raw.view(src).reshape(shape)
+    if np.dtype(src).kind == "f":
+        x = np.where(np.isfinite(x), x, 1).astype(src)  # no NaN payloads
+    ratio = np.dtype(src).itemsize / np.dtype(dst).itemsize
+    oshape = (shape + (int(ratio),) if ratio > 1 else
+              shape[:-1] if ratio < 1 else shape)
+    out = run("BITCAST", [Input(x)], outputs=[dst], shapes=[oshape])
+    want = np.ascontiguousarray(x).view(dst).reshape(oshape)
+    np.testing.assert_array_equal(out[0].reshape(-1).view(np.uint8),
+                                  want.reshape(-1).view(np.uint8))
+
+
+def test_bitcast_rejections():
+    oh.check_rejected(OpCase(op="BITCAST", inputs=[
+        Input(np.zeros((2, 3), np.uint8))], outputs=[np.int32],
+        output_shapes=[(2,)]),
+        r"BITCAST: input shape \[2,3\] must end in a dimension of 4 to make "
+        r"INT32 elements of UINT8", litert_accepts=False)
+    oh.check_rejected(OpCase(op="BITCAST", inputs=[
+        Input(np.int8(3))], outputs=[np.int32], output_shapes=[()]),
+        r"BITCAST: input shape \[\] must end in a dimension of 4")
+
+
+# ---- FAKE_QUANT -------------------------------------------------------------
+
+def round_away(t):
+    """Rounds float32 values half away from zero (exact in float64)."""
+    t64 = np.asarray(t, np.float64)
+    return np.trunc(t64 + np.copysign(0.5, t64)).astype(np.float32)
+
+
+def fake_quant_numpy(x, fmin, fmax, num_bits, narrow):
+    """TensorFlow's FakeQuantWithMinMaxArgs in float32, step by step."""
+    f = np.float32
+    qmin, qmax = f(1 if narrow else 0), f((1 << num_bits) - 1)
+    scale = f((f(fmax) - f(fmin)) / (qmax - qmin))
+    zp_from_min = f(qmin - f(fmin) / scale)
+    zp = qmin if zp_from_min < qmin else qmax if zp_from_min > qmax else \
+        round_away(zp_from_min)
+    nmin, nmax = f((qmin - zp) * scale), f((qmax - zp) * scale)
+    inv = f(f(1) / scale)
+    c = np.minimum(nmax, np.maximum(nmin, x)).astype(f)
+    t = f(c - nmin) * inv
+    r = round_away(t)
+    return (r * scale + nmin).astype(f)
+
+
+FQ_PARAMS = [(-1.0, 1.0, 8), (-6.0, 6.0, 8), (0.0, 6.0, 8), (-3.2, 0.7, 4),
+             (-0.1, 25.5, 16), (-10.0, 10.0, 2), (0.5, 2.0, 8),
+             (-2.0, -0.5, 8), (-127.0, 128.0, 8)]
+
+
+@pytest.mark.parametrize("fmin,fmax,bits", FQ_PARAMS, ids=str)
+def test_fake_quant(fmin, fmax, bits):
+    rng = np.random.default_rng(22)
+    x = (rng.standard_normal((3, 50)) * max(abs(fmin), abs(fmax))).astype(
+        np.float32)
+    x[0, :5] = [fmin, fmax, 0.0, -1e30, 1e30]
+    params = {"min": fmin, "max": fmax, "num_bits": bits}
+    out = run("FAKE_QUANT", [Input(x)], params=params)
+    np.testing.assert_array_equal(out[0], fake_quant_numpy(x, fmin, fmax,
+                                                           bits, False))
+
+
+def test_fake_quant_nan():
+    x = np.array([np.nan, 1.0, -np.inf, np.inf], np.float32)
+    out = run("FAKE_QUANT", [Input(x)],
+              params={"min": -1.0, "max": 1.0, "num_bits": 8})
+    assert not np.isnan(out[0]).any()
+
+
+@pytest.mark.parametrize("fmin,fmax,bits", [(-1.0, 1.0, 8), (-6.0, 6.0, 4),
+                                            (0.0, 6.0, 8)], ids=str)
+def test_fake_quant_narrow_range(fmin, fmax, bits, tmp_path):
+    """Version 2: LiteRT refuses narrow_range; the expected values are
+    TensorFlow's definition computed in numpy. With min -1, max 1, 8 bits
+    the grid is 2/254 steps and zero sits at 127."""
+    rng = np.random.default_rng(23)
+    x = (rng.standard_normal((4, 16)) * 3).astype(np.float32)
+    case = OpCase(op="FAKE_QUANT", version=2, inputs=[Input(x)],
+                  params={"min": fmin, "max": fmax, "num_bits": bits,
+                          "narrow_range": True})
+    _, inputs = oh.write_spec(case, tmp_path)
+    model = tmp_path / "model.tflite"
+    oh.build_model(tmp_path / "case.spec", model)
+    got = oh.run_litegpu(model, inputs)[0]
+    np.testing.assert_array_equal(got, fake_quant_numpy(x, fmin, fmax, bits,
+                                                        True))
+    if (fmin, fmax, bits) == (-1.0, 1.0, 8):
+        # Hand-derived: 254 steps of 2/254 from -1 to 1 (zero point 128).
+        assert got.min() == -1.0 and got.max() == 1.0
+        np.testing.assert_allclose(got * 127, np.round(got * 127), atol=1e-4)
+    assert not oh._litert_accepts(model)[0]
+
+
+@pytest.mark.parametrize("params,want", [
+    ({"min": -1.0, "max": 1.0, "num_bits": 1}, r"num_bits 1 is outside 2..16"),
+    ({"min": -1.0, "max": 1.0, "num_bits": 17},
+     r"num_bits 17 is outside 2..16"),
+    ({"min": 1.0, "max": 1.0, "num_bits": 8}, r"min 1 must be below max 1"),
+], ids=str)
+def test_fake_quant_rejections(params, want):
+    oh.check_rejected(OpCase(op="FAKE_QUANT", inputs=[
+        Input(np.zeros((2, 3), np.float32))], params=params),
+        "FAKE_QUANT: " + want)
+
+
+def test_fake_quant_int8_rejected():
+    oh.check_rejected(OpCase(op="FAKE_QUANT", inputs=[
+        Input(np.zeros((2, 3), np.int8), quant=(1, 0))],
+        outputs=[Output(np.int8, quant=(1, 0))],
+        params={"min": -1.0, "max": 1.0, "num_bits": 8}),
+        r"FAKE_QUANT: input type INT8 is not supported")
+
+
+# ---- DILATE -----------------------------------------------------------------
+
+@pytest.mark.parametrize("shape,dilations", [
+    ((3,), (2,)), ((3, 3), (2, 3)), ((2, 3, 4), (1, 1, 3)),
+    ((2, 3, 4), (3, 1, 1)), ((1, 4, 1, 2), (2, 2, 5, 1)), ((2, 2), (1, 1)),
+    ((2, 3, 2, 2, 2), (2, 1, 2, 1, 3))], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.int16, np.int64,
+                                   np.bool_], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("source", ["const", "dynamic"])
+def test_dilate(shape, dilations, dtype, source):
+    rng = np.random.default_rng(24)
+    x = values(rng, shape, dtype)
+    pad = np.array(True if dtype == np.bool_ else 7, dtype)
+    d = np.array(dilations, np.int32)
+    oshape = tuple(0 if s == 0 else (s - 1) * k + 1
+                   for s, k in zip(shape, dilations))
+    wrap = Const if source == "const" else Input
+    out = run("DILATE", [Input(x), wrap(d), Input(pad)], outputs=[dtype],
+              shapes=[oshape])
+    want = np.full(oshape, pad, dtype)
+    want[tuple(slice(None, None, k) for k in dilations)] = x
+    np.testing.assert_array_equal(out[0], want)
+
+
+def test_dilate_empty(tmp_path):
+    """A dimension of 0 stays 0 (LiteRT computes (0 - 1) * d + 1 and fails
+    on the negative size): an empty output."""
+    case = OpCase(op="DILATE", inputs=[
+        Input(np.zeros((2, 0, 3), np.float32)),
+        Const(np.array([2, 2, 2], np.int32)), Input(np.float32(1))],
+        output_shapes=[(3, 0, 5)])
+    _, inputs = oh.write_spec(case, tmp_path)
+    model = tmp_path / "model.tflite"
+    oh.build_model(tmp_path / "case.spec", model)
+    got = oh.run_litegpu(model, inputs)[0]
+    assert got.shape == (3, 0, 5)
+
+
+def test_dilate_rejections(tmp_path):
+    x = np.zeros((2, 3), np.float32)
+    pad = np.float32(0)
+    oh.check_rejected(OpCase(op="DILATE", inputs=[
+        Input(x), Const(np.array([2, 0], np.int32)), Input(pad)]),
+        r"DILATE: dilations\[1\] = 0 is below 1")
+    oh.check_rejected(OpCase(op="DILATE", inputs=[
+        Input(x), Const(np.array([2], np.int32)), Input(pad)]),
+        r"DILATE: dilations shape \[1\] must be \[2\]")
+    oh.check_rejected(OpCase(op="DILATE", inputs=[
+        Input(x), Const(np.array([2, 2], np.int32)), Input(np.int32(0))]),
+        r"DILATE: padding value type INT32 differs from input type FLOAT32",
+        litert_accepts=False)
+    case = OpCase(op="DILATE", inputs=[
+        Input(x), Input(np.array([1, -2], np.int32)), Input(pad)])
+    assert "DILATE: dilations[1] = -2 is below 1" in litegpu_error(case,
+                                                                   tmp_path)
