@@ -270,6 +270,7 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinRightShift),
     NO_RULES(kTfLiteBuiltinBitcast),
     NO_RULES(kTfLiteBuiltinDilate),
+    NO_RULES(kTfLiteBuiltinBucketize),
 };
 
 #undef T

@@ -360,6 +360,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinVarHandle, 1, "2.6.0"},
     {kTfLiteBuiltinReadVariable, 1, "2.6.0"},
     {kTfLiteBuiltinAssignVariable, 1, "2.6.0"},
+    {kTfLiteBuiltinBucketize, 1, "2.8.0"},
     {kTfLiteBuiltinGelu, 1, "2.9.0"},
     {kTfLiteBuiltinGelu, 2, "2.9.0"},
     {kTfLiteBuiltinRelu0To1, 1, "2.10.0"},

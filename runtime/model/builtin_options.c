@@ -50,6 +50,13 @@ _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
     .capacity = (int)(sizeof(((type_*)0)->member_) / sizeof(int)), \
     .name = (name_)                                                \
   }
+/* A float vector: a pointer member into the model and its count member. */
+#define LG_FLOAT_VECTOR(id_, type_, member_, count_, name_)  \
+  {                                                          \
+    .field_id = (id_), .kind = LG_OPTION_FLOAT_VECTOR,       \
+    .offset = offsetof(type_, member_),                      \
+    .count_offset = offsetof(type_, count_), .name = (name_) \
+  }
 #define LG_NUM(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 #define PAD LG_OPTION_PADDING
@@ -322,6 +329,11 @@ static const lg_option_field lg_local_response_norm_fields[] = {
     LG_FIELD(3, F32, TfLiteLocalResponseNormParams, beta, 0.0, "beta"),
 };
 
+static const lg_option_field lg_bucketize_fields[] = {
+    LG_FLOAT_VECTOR(0, TfLiteBucketizeParams, boundaries, num_boundaries,
+                    "boundaries"),
+};
+
 static const lg_option_field lg_fake_quant_fields[] = {
     LG_FIELD(0, F32, TfLiteFakeQuantParams, min, 0.0, "min"),
     LG_FIELD(1, F32, TfLiteFakeQuantParams, max, 0.0, "max"),
@@ -440,6 +452,8 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_reducer_fields),
     LG_DESC(kTfLiteBuiltinReduceAll, 27, "ReducerOptions", TfLiteReducerParams,
             lg_reducer_fields),
+    LG_DESC(kTfLiteBuiltinBucketize, 115, "BucketizeOptions",
+            TfLiteBucketizeParams, lg_bucketize_fields),
     LG_DESC(kTfLiteBuiltinFakeQuant, 58, "FakeQuantOptions",
             TfLiteFakeQuantParams, lg_fake_quant_fields),
     LG_DESC(kTfLiteBuiltinHashtable, 107, "HashtableOptions",
@@ -475,6 +489,10 @@ void lg_builtin_options_set_defaults(const lg_builtin_options_desc* desc,
       memcpy(at, &value, sizeof(value));
     } else if (f->kind == LG_OPTION_INT32_VECTOR) {
       lg_store_int(params, f->count_offset, 0); /* absent: no elements */
+    } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
+      const float* none = NULL;
+      memcpy(at, &none, sizeof(none));
+      lg_store_int(params, f->count_offset, 0);
     } else if (f->kind == LG_OPTION_STRING) {
       const char* empty = "";
       memcpy(at, &empty, sizeof(empty));
@@ -605,6 +623,17 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
     }
     case LG_OPTION_INT32_VECTOR:
       return lg_option_read_vector(r, f, params);
+    case LG_OPTION_FLOAT_VECTOR: {
+      lg_fb_vector vec;
+      if (!lg_fb_table_vector(fb, r->table, f->field_id, sizeof(float), &vec)) {
+        break;
+      }
+      if (vec.count > (uint32_t)INT32_MAX) break;
+      const float* data = lg_fb_vector_data(&vec);
+      memcpy(at, &data, sizeof(data));
+      lg_store_int(params, f->count_offset, data != NULL ? (int)vec.count : 0);
+      return true;
+    }
     case LG_OPTION_STRING: {
       const char* value = NULL;
       if (!lg_fb_table_string(fb, r->table, f->field_id, &value, NULL)) break;

@@ -1,7 +1,7 @@
 """Normalizations, SELECT, logical reductions and small elementwise ops,
 against LiteRT's reference kernels through op_harness: L2_NORMALIZATION,
 LOCAL_RESPONSE_NORMALIZATION, SELECT, REDUCE_ALL, REDUCE_ANY, ATAN2,
-BITWISE_XOR, RIGHT_SHIFT, BITCAST, FAKE_QUANT, DILATE.
+BITWISE_XOR, RIGHT_SHIFT, BITCAST, FAKE_QUANT, DILATE, BUCKETIZE.
 
 Each case runs in LiteRT (BUILTIN_REF unless the case says otherwise) and
 in litegpu at 1 and 2 threads. Integer, bool and quantized outputs must
@@ -660,3 +660,71 @@ def test_dilate_rejections(tmp_path):
         Input(x), Input(np.array([1, -2], np.int32)), Input(pad)])
     assert "DILATE: dilations[1] = -2 is below 1" in litegpu_error(case,
                                                                    tmp_path)
+
+
+# ---- BUCKETIZE -------------------------------------------------------------
+
+BOUNDARIES = [[0.0, 10.0, 100.0], [-1.5, -0.5, 0.0, 0.25, 3.0],
+              [1.0, 1.0, 2.0], [2.5]]
+
+
+@pytest.mark.parametrize("boundaries", BOUNDARIES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32,
+                                   np.int64], ids=lambda t: np.dtype(t).name)
+def test_bucketize(boundaries, dtype):
+    rng = np.random.default_rng(25)
+    if np.dtype(dtype).kind == "f":
+        x = (rng.standard_normal((3, 17)) * 20).astype(dtype)
+        x.flat[:len(boundaries)] = boundaries  # values on the boundaries
+    else:
+        x = rng.integers(-120, 120, size=(3, 17)).astype(dtype)
+        x.flat[:len(boundaries)] = np.trunc(boundaries)
+    params = {"boundaries": [float(b) for b in boundaries]}
+    out = run("BUCKETIZE", [Input(x)], params=params, outputs=[np.int32])
+    b32 = np.array(boundaries, np.float32)
+    want = np.searchsorted(b32, x.astype(np.float64 if dtype == np.float64
+                                         else np.float32), side="right")
+    np.testing.assert_array_equal(out[0], want.astype(np.int32))
+
+
+def test_bucketize_specials():
+    """NaN is below no boundary (last bucket); infinities at the ends;
+    int64 values are compared as float, as in TFLite."""
+    x = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], np.float32)
+    out = run("BUCKETIZE", [Input(x)], params={"boundaries": [-1.0, 0.0]},
+              outputs=[np.int32])
+    np.testing.assert_array_equal(out[0], [2, 2, 0, 2, 2])
+    # FLOAT64 compares in double: just below 2.5 is bucket 0, though it
+    # rounds to 2.5 in float.
+    near = np.array([2.4999999999, 2.5, 2.5000000001], np.float64)
+    out = run("BUCKETIZE", [Input(near)], params={"boundaries": [2.5]},
+              outputs=[np.int32])
+    np.testing.assert_array_equal(out[0], [0, 1, 1])
+    big = np.array([2**24 + 1, 2**40, -(2**40)], np.int64)
+    run("BUCKETIZE", [Input(big)],
+        params={"boundaries": [float(2**24), 2.0**40]}, outputs=[np.int32])
+
+
+def test_bucketize_rejections():
+    x = np.zeros((2, 3), np.float32)
+    # The writer leaves an empty list out: options without boundaries,
+    # which LiteRT's parser refuses too.
+    oh.check_rejected(OpCase(op="BUCKETIZE", inputs=[Input(x)],
+                             params={"boundaries": []}, outputs=[np.int32]),
+                      r"BUCKETIZE: BucketizeOptions has no boundaries",
+                      litert_accepts=False)
+    oh.check_rejected(OpCase(op="BUCKETIZE", inputs=[Input(x)],
+                             params={"boundaries": [1.0, 0.5]},
+                             outputs=[np.int32]),
+                      r"BUCKETIZE: boundaries must be sorted \(boundaries\[1\]"
+                      r" = 0.5 is below boundaries\[0\] = 1\)",
+                      litert_accepts=False)
+    oh.check_rejected(OpCase(op="BUCKETIZE", inputs=[Input(x.astype(np.int8))],
+                             params={"boundaries": [1.0]},
+                             outputs=[np.int32]),
+                      r"BUCKETIZE: input type INT8 is not supported",
+                      litert_accepts=False)
+    oh.check_rejected(OpCase(op="BUCKETIZE", inputs=[Input(x)],
+                             params={"boundaries": [1.0]},
+                             outputs=[np.int64]),
+                      r"BUCKETIZE: output type INT64 is not supported")

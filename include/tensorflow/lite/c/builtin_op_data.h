@@ -283,6 +283,12 @@ typedef struct {
   bool narrow_range;
 } TfLiteFakeQuantParams;
 
+/* The boundaries point into the model, which outlives the interpreter. */
+typedef struct {
+  const float* boundaries;
+  int num_boundaries;
+} TfLiteBucketizeParams;
+
 #ifdef __cplusplus
 }
 #endif
