@@ -271,6 +271,7 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinBitcast),
     NO_RULES(kTfLiteBuiltinDilate),
     NO_RULES(kTfLiteBuiltinBucketize),
+    NO_RULES(kTfLiteBuiltinConv3d),
 };
 
 #undef T

@@ -352,6 +352,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinCallOnce, 1, "2.5.0"},
     {kTfLiteBuiltinBroadcastTo, 2, "2.5.0"},
     {kTfLiteBuiltinBroadcastTo, 3, "2.5.0"},
+    {kTfLiteBuiltinConv3d, 1, "2.5.0"},
     {kTfLiteBuiltinHashtable, 1, "2.5.0"},
     {kTfLiteBuiltinHashtableFind, 1, "2.5.0"},
     {kTfLiteBuiltinHashtableImport, 1, "2.5.0"},

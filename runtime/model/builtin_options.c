@@ -329,6 +329,22 @@ static const lg_option_field lg_local_response_norm_fields[] = {
     LG_FIELD(3, F32, TfLiteLocalResponseNormParams, beta, 0.0, "beta"),
 };
 
+static const lg_option_field lg_conv3d_fields[] = {
+    LG_FIELD(0, PAD, TfLiteConv3DParams, padding, kTfLitePaddingSame,
+             "padding"),
+    LG_FIELD(1, I32, TfLiteConv3DParams, stride_depth, 0, "stride_d"),
+    LG_FIELD(2, I32, TfLiteConv3DParams, stride_width, 0, "stride_w"),
+    LG_FIELD(3, I32, TfLiteConv3DParams, stride_height, 0, "stride_h"),
+    LG_FIELD(4, ACT, TfLiteConv3DParams, activation, kTfLiteActNone,
+             "fused_activation_function"),
+    LG_FIELD(5, I32, TfLiteConv3DParams, dilation_depth_factor, 1,
+             "dilation_d_factor"),
+    LG_FIELD(6, I32, TfLiteConv3DParams, dilation_width_factor, 1,
+             "dilation_w_factor"),
+    LG_FIELD(7, I32, TfLiteConv3DParams, dilation_height_factor, 1,
+             "dilation_h_factor"),
+};
+
 static const lg_option_field lg_bucketize_fields[] = {
     LG_FLOAT_VECTOR(0, TfLiteBucketizeParams, boundaries, num_boundaries,
                     "boundaries"),
@@ -452,6 +468,8 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_reducer_fields),
     LG_DESC(kTfLiteBuiltinReduceAll, 27, "ReducerOptions", TfLiteReducerParams,
             lg_reducer_fields),
+    LG_DESC(kTfLiteBuiltinConv3d, 106, "Conv3DOptions", TfLiteConv3DParams,
+            lg_conv3d_fields),
     LG_DESC(kTfLiteBuiltinBucketize, 115, "BucketizeOptions",
             TfLiteBucketizeParams, lg_bucketize_fields),
     LG_DESC(kTfLiteBuiltinFakeQuant, 58, "FakeQuantOptions",

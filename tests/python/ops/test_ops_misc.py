@@ -1,7 +1,7 @@
 """Normalizations, SELECT, logical reductions and small elementwise ops,
 against LiteRT's reference kernels through op_harness: L2_NORMALIZATION,
 LOCAL_RESPONSE_NORMALIZATION, SELECT, REDUCE_ALL, REDUCE_ANY, ATAN2,
-BITWISE_XOR, RIGHT_SHIFT, BITCAST, FAKE_QUANT, DILATE, BUCKETIZE.
+BITWISE_XOR, RIGHT_SHIFT, BITCAST, FAKE_QUANT, DILATE, BUCKETIZE, CONV_3D.
 
 Each case runs in LiteRT (BUILTIN_REF unless the case says otherwise) and
 in litegpu at 1 and 2 threads. Integer, bool and quantized outputs must
@@ -728,3 +728,121 @@ def test_bucketize_rejections():
                              params={"boundaries": [1.0]},
                              outputs=[np.int64]),
                       r"BUCKETIZE: output type INT64 is not supported")
+
+
+# ---- CONV_3D ---------------------------------------------------------------
+# Exact: the same float32 sums in TFLite's reference order.
+
+def conv3d_numpy(x, w, b, strides, dilations, padding):
+    """Float64 NDHWC convolution (TensorFlow's SAME / VALID)."""
+    n, dims, ic = x.shape[0], x.shape[1:4], x.shape[4]
+    ks, oc = w.shape[:3], w.shape[4]
+    outs, pads = [], []
+    for i in range(3):
+        eff = (ks[i] - 1) * dilations[i] + 1
+        o = (-(-dims[i] // strides[i]) if padding == "SAME"
+             else (dims[i] - eff + strides[i]) // strides[i])
+        outs.append(o)
+        pads.append(max(0, ((o - 1) * strides[i] + eff - dims[i])) // 2)
+    y = np.zeros((n,) + tuple(outs) + (oc,))
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    for od in range(outs[0]):
+        for oy in range(outs[1]):
+            for ox in range(outs[2]):
+                acc = np.zeros((n, oc))
+                for kd in range(ks[0]):
+                    iz = od * strides[0] - pads[0] + kd * dilations[0]
+                    for ky in range(ks[1]):
+                        iy = oy * strides[1] - pads[1] + ky * dilations[1]
+                        for kx in range(ks[2]):
+                            ix = ox * strides[2] - pads[2] + kx * dilations[2]
+                            if (0 <= iz < dims[0] and 0 <= iy < dims[1]
+                                    and 0 <= ix < dims[2]):
+                                acc += x64[:, iz, iy, ix, :] @ w64[kd, ky, kx]
+                y[:, od, oy, ox, :] = acc
+    return y + (0 if b is None else b.astype(np.float64))
+
+
+CONV3D_CASES = [
+    # input, filter, strides (d, h, w), dilations (d, h, w), padding
+    ((1, 4, 5, 6, 3), (2, 3, 3, 3, 4), (1, 1, 1), (1, 1, 1), "SAME"),
+    ((2, 5, 5, 5, 2), (3, 3, 3, 2, 3), (2, 2, 2), (1, 1, 1), "VALID"),
+    ((1, 6, 7, 5, 2), (2, 2, 3, 2, 2), (1, 2, 3), (1, 1, 1), "SAME"),
+    ((1, 7, 6, 6, 1), (2, 3, 2, 1, 5), (1, 1, 1), (3, 2, 1), "VALID"),
+    ((1, 5, 6, 7, 2), (3, 2, 2, 2, 2), (2, 1, 1), (2, 2, 3), "SAME"),
+    ((1, 1, 1, 1, 4), (1, 1, 1, 4, 3), (1, 1, 1), (1, 1, 1), "VALID"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(CONV3D_CASES)))
+@pytest.mark.parametrize("bias,act", [(True, "NONE"), (False, "NONE"),
+                                      (True, "RELU6"), (True, "RELU_N1_TO_1"),
+                                      (True, "RELU")])
+def test_conv3d(index, bias, act):
+    xs, ws, strides, dilations, padding = CONV3D_CASES[index]
+    rng = np.random.default_rng(400 + index)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal(ws) * 0.5).astype(np.float32)
+    b = rng.standard_normal(ws[4]).astype(np.float32) if bias else None
+    params = {"padding": padding, "stride_d": strides[0],
+              "stride_h": strides[1], "stride_w": strides[2],
+              "dilation_d_factor": dilations[0],
+              "dilation_h_factor": dilations[1],
+              "dilation_w_factor": dilations[2],
+              "fused_activation_function": act}
+    want = conv3d_numpy(x, w, b, strides, dilations, padding)
+    out = run("CONV_3D", [Input(x), Const(w), Const(b) if bias else None],
+              params=params, shapes=[want.shape])
+    if act == "NONE":
+        np.testing.assert_allclose(out[0], want, rtol=1e-4, atol=1e-4)
+
+
+def test_conv3d_runtime_filter():
+    """A filter given at run time (not a constant) works the same."""
+    rng = np.random.default_rng(410)
+    x = rng.standard_normal((1, 3, 4, 4, 2)).astype(np.float32)
+    w = rng.standard_normal((2, 2, 2, 2, 3)).astype(np.float32)
+    run("CONV_3D", [Input(x), Input(w), Input(np.zeros(3, np.float32))],
+        params={"padding": "SAME", "stride_d": 1, "stride_h": 1,
+                "stride_w": 1}, shapes=[(1, 3, 4, 4, 3)])
+
+
+def test_conv3d_infinity_clamps():
+    """Without an activation TFLite's range is float's finite extremes:
+    an infinite sum becomes +-FLT_MAX; NaN stays NaN."""
+    x = np.ones((1, 1, 1, 3, 1), np.float32)
+    x[0, 0, 0, :, 0] = [np.inf, -np.inf, np.nan]
+    w = np.ones((1, 1, 1, 1, 1), np.float32)
+    out = run("CONV_3D", [Input(x), Const(w)],
+              params={"padding": "VALID", "stride_d": 1, "stride_h": 1,
+                      "stride_w": 1}, shapes=[x.shape])
+    fmax = np.finfo(np.float32).max
+    assert out[0].ravel()[:2].tolist() == [fmax, -fmax]
+    assert np.isnan(out[0].ravel()[2])
+
+
+def test_conv3d_rejections():
+    x = np.zeros((1, 3, 3, 3, 2), np.float32)
+    ok = {"padding": "VALID", "stride_d": 1, "stride_h": 1, "stride_w": 1}
+    oh.check_rejected(OpCase(op="CONV_3D", inputs=[
+        Input(x), Const(np.zeros((2, 2, 2, 3, 4), np.float32))], params=ok),
+        r"CONV_3D: input has 2 channels, the filter takes 3",
+        litert_accepts=False)
+    oh.check_rejected(OpCase(op="CONV_3D", inputs=[
+        Input(x), Const(np.zeros((4, 2, 2, 2, 4), np.float32))], params=ok),
+        r"CONV_3D: the filter's depth \(4, dilation 1\) leaves no output "
+        r"from an input depth of 3")
+    oh.check_rejected(OpCase(op="CONV_3D", inputs=[
+        Input(x), Const(np.zeros((2, 2, 2, 2, 4), np.float32))],
+        params={**ok, "stride_d": 0}),
+        r"CONV_3D: stride_d must be at least 1, got 0", litert_accepts=False)
+    oh.check_rejected(OpCase(op="CONV_3D", inputs=[
+        Input(x), Const(np.zeros((2, 2, 2, 2, 4), np.float32)),
+        Const(np.zeros(3, np.float32))], params=ok),
+        r"CONV_3D: bias has 3 elements, expected 4", litert_accepts=False)
+    oh.check_rejected(OpCase(op="CONV_3D", inputs=[
+        Input(x.astype(np.int8), quant=(1, 0)),
+        Const(np.zeros((2, 2, 2, 2, 4), np.int8), quant=(1, 0))],
+        params=ok, outputs=[Output(np.int8, quant=(1, 0))]),
+        r"CONV_3D: input type INT8 is not supported \(expected FLOAT32\)",
+        litert_accepts=False)
