@@ -272,6 +272,7 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinDilate),
     NO_RULES(kTfLiteBuiltinBucketize),
     NO_RULES(kTfLiteBuiltinConv3d),
+    NO_RULES(kTfLiteBuiltinConv3dTranspose),
 };
 
 #undef T

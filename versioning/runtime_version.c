@@ -358,6 +358,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinHashtableImport, 1, "2.5.0"},
     {kTfLiteBuiltinHashtableSize, 1, "2.5.0"},
     {kTfLiteBuiltinReduceAll, 1, "2.6.0"},
+    {kTfLiteBuiltinConv3dTranspose, 1, "2.6.0"},
     {kTfLiteBuiltinVarHandle, 1, "2.6.0"},
     {kTfLiteBuiltinReadVariable, 1, "2.6.0"},
     {kTfLiteBuiltinAssignVariable, 1, "2.6.0"},

@@ -470,6 +470,8 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_reducer_fields),
     LG_DESC(kTfLiteBuiltinConv3d, 106, "Conv3DOptions", TfLiteConv3DParams,
             lg_conv3d_fields),
+    LG_DESC(kTfLiteBuiltinConv3dTranspose, 106, "Conv3DOptions",
+            TfLiteConv3DParams, lg_conv3d_fields),
     LG_DESC(kTfLiteBuiltinBucketize, 115, "BucketizeOptions",
             TfLiteBucketizeParams, lg_bucketize_fields),
     LG_DESC(kTfLiteBuiltinFakeQuant, 58, "FakeQuantOptions",

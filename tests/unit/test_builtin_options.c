@@ -507,7 +507,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 52);
+  assert_int_equal(found, 53);
 }
 
 static void test_op_names(void** state) {

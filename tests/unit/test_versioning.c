@@ -132,6 +132,8 @@ static const type_case kTypeCases[] = {
     {"BITCAST -> 1", B(Bitcast), {F32}, I8, 2, 1},
     {"DILATE -> 1", B(Dilate), {F32, I32, F32}, F32, 2, 1},
     {"BUCKETIZE -> 1", B(Bucketize), {F64}, I32, 2, 1},
+    {"CONV_3D -> 1", B(Conv3d), {F32, F32, F32}, F32, 5, 1},
+    {"CONV_3D_TRANSPOSE -> 1", B(Conv3dTranspose), {I32, F32, F32}, F32, 5, 1},
     {"REDUCE_ANY -> 1", B(ReduceAny), {BOOL, I32}, BOOL, 2, 1},
     {"LOCAL_RESPONSE_NORMALIZATION -> 1", B(LocalResponseNormalization), {F32},
      F32, 4, 1},

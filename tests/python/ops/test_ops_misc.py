@@ -1,7 +1,8 @@
 """Normalizations, SELECT, logical reductions and small elementwise ops,
 against LiteRT's reference kernels through op_harness: L2_NORMALIZATION,
 LOCAL_RESPONSE_NORMALIZATION, SELECT, REDUCE_ALL, REDUCE_ANY, ATAN2,
-BITWISE_XOR, RIGHT_SHIFT, BITCAST, FAKE_QUANT, DILATE, BUCKETIZE, CONV_3D.
+BITWISE_XOR, RIGHT_SHIFT, BITCAST, FAKE_QUANT, DILATE, BUCKETIZE, CONV_3D,
+CONV_3D_TRANSPOSE.
 
 Each case runs in LiteRT (BUILTIN_REF unless the case says otherwise) and
 in litegpu at 1 and 2 threads. Integer, bool and quantized outputs must
@@ -846,3 +847,110 @@ def test_conv3d_rejections():
         params=ok, outputs=[Output(np.int8, quant=(1, 0))]),
         r"CONV_3D: input type INT8 is not supported \(expected FLOAT32\)",
         litert_accepts=False)
+
+
+# ---- CONV_3D_TRANSPOSE ------------------------------------------------------
+# Exact: the same float32 scatter-adds in TFLite's reference order.
+
+def conv3d_transpose_numpy(x, w, b, out_shape, strides, dilations, padding):
+    """Float64 scatter form of the transposed NDHWC convolution."""
+    n, dims, ic = x.shape[0], x.shape[1:4], x.shape[4]
+    ks = w.shape[:3]
+    pads = []
+    for i in range(3):
+        eff = (ks[i] - 1) * dilations[i] + 1
+        pads.append(max(0, (dims[i] - 1) * strides[i] + eff
+                        - out_shape[i + 1]) // 2)
+    y = np.zeros(out_shape)
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    for iz in range(dims[0]):
+        for iy in range(dims[1]):
+            for ix in range(dims[2]):
+                for kd in range(ks[0]):
+                    oz = iz * strides[0] - pads[0] + kd * dilations[0]
+                    for ky in range(ks[1]):
+                        oy = iy * strides[1] - pads[1] + ky * dilations[1]
+                        for kx in range(ks[2]):
+                            ox = ix * strides[2] - pads[2] + kx * dilations[2]
+                            if (0 <= oz < out_shape[1] and
+                                    0 <= oy < out_shape[2] and
+                                    0 <= ox < out_shape[3]):
+                                y[:, oz, oy, ox, :] += (
+                                    x64[:, iz, iy, ix, :] @ w64[kd, ky, kx].T)
+    return y + (0 if b is None else b.astype(np.float64))
+
+
+CONV3DT_CASES = [
+    # input, filter [kd, kh, kw, oc, ic], output shape, strides, dilations,
+    # padding
+    ((1, 2, 3, 3, 2), (2, 2, 2, 3, 2), (1, 4, 6, 6, 3), (2, 2, 2), (1, 1, 1),
+     "SAME"),
+    ((2, 3, 3, 2, 3), (3, 3, 2, 2, 3), (2, 5, 5, 3, 2), (1, 1, 1), (1, 1, 1),
+     "VALID"),
+    ((1, 2, 2, 3, 1), (2, 3, 3, 4, 1), (1, 5, 4, 7, 4), (2, 1, 2), (1, 1, 1),
+     "VALID"),
+    ((1, 3, 4, 4, 2), (2, 2, 3, 2, 2), (1, 3, 4, 4, 2), (1, 1, 1), (2, 1, 2),
+     "SAME"),
+    ((1, 2, 2, 2, 2), (3, 3, 3, 1, 2), (1, 3, 4, 3, 1), (2, 2, 2), (1, 1, 1),
+     "SAME"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(CONV3DT_CASES)))
+@pytest.mark.parametrize("bias,act", [(True, "NONE"), (False, "NONE"),
+                                      (True, "RELU6"), (False, "RELU")])
+@pytest.mark.parametrize("source", ["const", "dynamic"])
+def test_conv3d_transpose(index, bias, act, source):
+    xs, ws, os_, strides, dilations, padding = CONV3DT_CASES[index]
+    rng = np.random.default_rng(500 + index)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal(ws) * 0.5).astype(np.float32)
+    b = rng.standard_normal(ws[3]).astype(np.float32) if bias else None
+    shape = np.array(os_, np.int32)
+    params = {"padding": padding, "stride_d": strides[0],
+              "stride_h": strides[1], "stride_w": strides[2],
+              "dilation_d_factor": dilations[0],
+              "dilation_h_factor": dilations[1],
+              "dilation_w_factor": dilations[2],
+              "fused_activation_function": act}
+    wrap = Const if source == "const" else Input
+    out = run("CONV_3D_TRANSPOSE",
+              [wrap(shape), Const(w), Input(x)] + ([Const(b)] if bias else []),
+              params=params, shapes=[os_])
+    if act == "NONE":
+        want = conv3d_transpose_numpy(x, w, b, os_, strides, dilations,
+                                      padding)
+        np.testing.assert_allclose(out[0], want, rtol=1e-4, atol=1e-4)
+
+
+def test_conv3d_transpose_rejections(tmp_path):
+    x = np.zeros((1, 2, 2, 2, 2), np.float32)
+    w = np.zeros((2, 2, 2, 3, 2), np.float32)
+    p = {"padding": "SAME", "stride_d": 2, "stride_h": 2, "stride_w": 2}
+    oh.check_rejected(OpCase(op="CONV_3D_TRANSPOSE", inputs=[
+        Const(np.array([1, 5, 4, 4, 3], np.int32)), Const(w), Input(x)],
+        params=p, output_shapes=[(1, 5, 4, 4, 3)]),
+        r"CONV_3D_TRANSPOSE: output depth 5 gives 3 under the filter, not "
+        r"the input's 2", litert_accepts=False)
+    oh.check_rejected(OpCase(op="CONV_3D_TRANSPOSE", inputs=[
+        Const(np.array([1, 4, 4, 4, 2], np.int32)), Const(w), Input(x)],
+        params=p, output_shapes=[(1, 4, 4, 4, 2)]),
+        r"CONV_3D_TRANSPOSE: output shape batch 1 and channels 2 must be the "
+        r"input's batch 1 and the filter's dimension 3 \(3\)",
+        litert_accepts=False)
+    oh.check_rejected(OpCase(op="CONV_3D_TRANSPOSE", inputs=[
+        Const(np.array([1, 4, 4, 4, 3], np.int32)),
+        Const(np.zeros((2, 2, 2, 3, 5), np.float32)), Input(x)],
+        params=p, output_shapes=[(1, 4, 4, 4, 3)]),
+        r"CONV_3D_TRANSPOSE: input has 2 channels, the filter takes 5",
+        litert_accepts=False)
+    oh.check_rejected(OpCase(op="CONV_3D_TRANSPOSE", inputs=[
+        Const(np.array([1, 4, 4, 4], np.int32)), Const(w), Input(x)],
+        params=p, output_shapes=[(1, 4, 4, 4, 3)]),
+        r"CONV_3D_TRANSPOSE: output shape must be 5 INT32 values, got 4",
+        litert_accepts=False)
+    case = OpCase(op="CONV_3D_TRANSPOSE", inputs=[
+        Input(np.array([1, 4, -4, 4, 3], np.int32)), Const(w), Input(x)],
+        params=p, output_shapes=[(1, 4, 4, 4, 3)])
+    assert ("CONV_3D_TRANSPOSE: output shape[2] = -4 is negative"
+            in litegpu_error(case, tmp_path))
