@@ -279,6 +279,17 @@ static const lg_ladder kLadders[] = {
     LADDER(kTfLiteBuiltinRange, T(kTfLiteInt64, 2)),
     /* WHERE is version 2 unless its condition is BOOL. */
     LADDER_ON(kTfLiteBuiltinWhere, 0, 2, T(kTfLiteBool, 1)),
+    NO_RULES(kTfLiteBuiltinLocalResponseNormalization),
+    NO_RULES(kTfLiteBuiltinReduceAll),
+    NO_RULES(kTfLiteBuiltinReduceAny),
+    NO_RULES(kTfLiteBuiltinAtan2),
+    NO_RULES(kTfLiteBuiltinBitwiseXor),
+    NO_RULES(kTfLiteBuiltinRightShift),
+    NO_RULES(kTfLiteBuiltinBitcast),
+    NO_RULES(kTfLiteBuiltinDilate),
+    NO_RULES(kTfLiteBuiltinBucketize),
+    NO_RULES(kTfLiteBuiltinConv3d),
+    NO_RULES(kTfLiteBuiltinConv3dTranspose),
 };
 
 #undef T
@@ -720,6 +731,27 @@ static int lg_rule_dynamic_update_slice(const lg_op_signature* s) {
   }
 }
 
+/* L2_NORMALIZATION tests its output: INT8 gives 2. */
+static int lg_rule_l2_norm(const lg_op_signature* s) {
+  return lg_out_type(s, 0) == kTfLiteInt8 ? 2 : 1;
+}
+
+/* SELECT: TFLite tests input 0 (the condition) for the UINT32 and INT8
+ * steps, so a BOOL condition never reaches them; a 5-D input gives 3. */
+static int lg_rule_select(const lg_op_signature* s) {
+  if (lg_in_type(s, 0) == kTfLiteUInt32) return 4;
+  for (int i = 0; i < 3; ++i) {
+    if (lg_in(s, i)->num_dims == 5) return 3;
+  }
+  return lg_in_type(s, 0) == kTfLiteInt8 ? 2 : 1;
+}
+
+/* FAKE_QUANT: narrow_range gives 2. */
+static int lg_rule_fake_quant(const lg_op_signature* s) {
+  const TfLiteFakeQuantParams* p = s->params;
+  return p != NULL && p->narrow_range ? 2 : 1;
+}
+
 typedef struct lg_rule_fn {
   int32_t code;
   int (*version)(const lg_op_signature* s);
@@ -758,6 +790,9 @@ static const lg_rule_fn kRuleFns[] = {
     {kTfLiteBuiltinSvdf, lg_rule_svdf},
     {kTfLiteBuiltinEmbeddingLookup, lg_rule_embedding_lookup},
     {kTfLiteBuiltinDynamicUpdateSlice, lg_rule_dynamic_update_slice},
+    {kTfLiteBuiltinL2Normalization, lg_rule_l2_norm},
+    {kTfLiteBuiltinSelect, lg_rule_select},
+    {kTfLiteBuiltinFakeQuant, lg_rule_fake_quant},
 };
 
 static const lg_rule_fn* lg_find_rule_fn(int32_t code) {

@@ -2,6 +2,9 @@
  * MEAN, REDUCE_MAX and REDUCE_MIN also quantized INT8 and INT16, SUM INT8,
  * MEAN UINT8 (version 1: the same QuantizedMeanOrSum arithmetic, LiteRT's
  * reference for uint8 too).
+ * REDUCE_ALL and REDUCE_ANY: BOOL only (TensorFlow's All and Any), with the
+ * same axes; an empty reduction gives true (ALL) / false (ANY), and a
+ * nonzero byte counts as true.
  *
  * Inputs: the data and an INT32 axes tensor of any shape whose elements are
  * the axes to reduce (negative ones count from the end, duplicates are
@@ -90,6 +93,8 @@ typedef enum lg_reduce_op {
   LG_REDUCE_PROD,
   LG_REDUCE_MAX,
   LG_REDUCE_MIN,
+  LG_REDUCE_ALL,
+  LG_REDUCE_ANY,
 } lg_reduce_op;
 
 /* The loop plan of one reduction over merged groups of dims. */
@@ -316,13 +321,20 @@ static TfLiteStatus lg_reduce_check_types(TfLiteContext* context,
                                           const TfLiteTensor* axis,
                                           const TfLiteTensor* output) {
   const char* op = data->name;
+  const bool logical = data->op == LG_REDUCE_ALL || data->op == LG_REDUCE_ANY;
+  if (logical && input->type != kTfLiteBool) {
+    lg_kernel_log(context, op, "input type %s is not supported (expected BOOL)",
+                  TfLiteTypeGetName(input->type));
+    return kTfLiteError;
+  }
   const bool quantized_op = data->op == LG_REDUCE_MEAN ||
                             data->op == LG_REDUCE_MAX ||
                             data->op == LG_REDUCE_MIN;
   const bool int8_sum = data->op == LG_REDUCE_SUM && input->type == kTfLiteInt8;
   /* UINT8: MEAN only (TFLite's legacy uint8 mean). */
   const bool u8_ok = input->type != kTfLiteUInt8 || data->op == LG_REDUCE_MEAN;
-  if (input->type != kTfLiteFloat32 && input->type != kTfLiteInt32 &&
+  if (!logical && input->type != kTfLiteFloat32 &&
+      input->type != kTfLiteInt32 &&
       !(quantized_op && lg_reduce_is_quantized_type(input->type) && u8_ok) &&
       !int8_sum) {
     lg_kernel_log(context, op,
@@ -548,6 +560,10 @@ LG_REDUCE_INLINE int64_t lg_reduce_step_i32(lg_reduce_op op, int64_t acc,
       return x > acc ? x : acc;
     case LG_REDUCE_MIN:
       return x < acc ? x : acc;
+    case LG_REDUCE_ALL:
+      return acc & (x != 0);
+    case LG_REDUCE_ANY:
+      return acc | (x != 0);
     default:
       return (int64_t)((uint64_t)acc + (uint64_t)(int64_t)x);
   }
@@ -745,10 +761,11 @@ LG_REDUCE_INLINE int64_t lg_reduce_init_q(lg_reduce_op op,
                                           const lg_reduce_quant* q) {
   if (op == LG_REDUCE_MAX) return q->type_min;
   if (op == LG_REDUCE_MIN) return q->type_max;
-  return 0;
+  return op == LG_REDUCE_ALL ? 1 : 0;
 }
 
-/* The quantized twins of the loops, for storage type T: int64 sums. */
+/* The quantized twins of the loops, for storage type T: int64 sums; BOOL
+ * (ALL, ANY) uses them too, with 0 / 1 accumulators. */
 #define LG_REDUCE_QUANT_LOOPS(SUFFIX, T)                                     \
   LG_REDUCE_INLINE void lg_reduce_fold_runs_##SUFFIX(                        \
       lg_reduce_op op, const lg_reduce_plan* p, const lg_reduce_quant* q,    \
@@ -806,6 +823,7 @@ LG_REDUCE_INLINE int64_t lg_reduce_init_q(lg_reduce_op op,
 
 LG_REDUCE_QUANT_LOOPS(i8, int8_t)
 LG_REDUCE_QUANT_LOOPS(i16, int16_t)
+/* One-byte elements: UINT8 (MEAN) and BOOL (REDUCE_ALL / REDUCE_ANY). */
 LG_REDUCE_QUANT_LOOPS(u8, uint8_t)
 
 LG_REDUCE_INLINE void lg_reduce_units(lg_reduce_op op, const lg_reduce_job* j,
@@ -817,7 +835,7 @@ LG_REDUCE_INLINE void lg_reduce_units(lg_reduce_op op, const lg_reduce_job* j,
     } else {
       lg_reduce_fold_rows_i8(op, p, j->quant, j->input, j->output, u0, u1);
     }
-  } else if (j->type == kTfLiteUInt8) {
+  } else if (j->type == kTfLiteUInt8 || j->type == kTfLiteBool) {
     if (p->inner_reduced) {
       lg_reduce_fold_runs_u8(op, p, j->quant, j->input, j->output, u0, u1);
     } else {
@@ -865,6 +883,12 @@ static void lg_reduce_task(void* ctx, int index) {
       break;
     case LG_REDUCE_MIN:
       lg_reduce_units(LG_REDUCE_MIN, job, u0, u1);
+      break;
+    case LG_REDUCE_ALL:
+      lg_reduce_units(LG_REDUCE_ALL, job, u0, u1);
+      break;
+    case LG_REDUCE_ANY:
+      lg_reduce_units(LG_REDUCE_ANY, job, u0, u1);
       break;
   }
 }
@@ -934,3 +958,5 @@ LG_KERNEL_FAMILY_REGISTRATION(SUM, lg_reduce, LG_REDUCE_SUM)
 LG_KERNEL_FAMILY_REGISTRATION(REDUCE_PROD, lg_reduce, LG_REDUCE_PROD)
 LG_KERNEL_FAMILY_REGISTRATION(REDUCE_MAX, lg_reduce, LG_REDUCE_MAX)
 LG_KERNEL_FAMILY_REGISTRATION(REDUCE_MIN, lg_reduce, LG_REDUCE_MIN)
+LG_KERNEL_FAMILY_REGISTRATION(REDUCE_ALL, lg_reduce, LG_REDUCE_ALL)
+LG_KERNEL_FAMILY_REGISTRATION(REDUCE_ANY, lg_reduce, LG_REDUCE_ANY)

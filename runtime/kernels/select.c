@@ -2,6 +2,13 @@
  * inputs broadcast against each other numpy-style (up to 6-D; TFLite's
  * contract is 5-D).
  *
+ * SELECT (TFLite's first version) takes the same types with fewer shapes:
+ * x and y of one shape, and a condition of that shape too, a scalar
+ * (choosing all of x or all of y), or of rank 1 with x's first dimension
+ * (choosing whole slices along it). Any rank works: the shapes are viewed
+ * as [n] or [d0, rest] for the same broadcast plan. As in TFLite, when all
+ * four tensors hold one element the output keeps its own shape.
+ *
  * The condition is BOOL (a nonzero byte counts as true); x and y share one
  * type, any that TFLite's SELECT_V2 takes (BOOL, INT8, UINT8, INT16, INT32,
  * UINT32 (version 2), INT64, FLOAT32): the kernel copies elements and never
@@ -23,7 +30,7 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/common.h"
 
-#define LG_SELECT_OP "SELECT_V2"
+#define LG_SELECT_V2_OP "SELECT_V2"
 /* As for the binary ops: below this many output elements one thread does
  * it all, and each task gets at least LG_SELECT_MIN_TASK. */
 #define LG_SELECT_MIN_PARALLEL (1 << 16)
@@ -37,6 +44,8 @@ enum {
 };
 
 typedef struct lg_select_data {
+  const char* op; /* "SELECT" or "SELECT_V2" */
+  bool v1;        /* SELECT's shapes rather than SELECT_V2's broadcasting */
   bool prepared;
   lg_broadcast_plan plan;
   lg_broadcast_row_fn row;
@@ -78,14 +87,6 @@ LG_SELECT_ROW(lg_select_row16, uint16_t)
 LG_SELECT_ROW(lg_select_row32, uint32_t)
 LG_SELECT_ROW(lg_select_row64, uint64_t)
 
-static void* lg_select_init(TfLiteContext* context, const char* buffer,
-                            size_t length) {
-  (void)context;
-  (void)buffer;
-  (void)length;
-  return calloc(1, sizeof(lg_select_data));
-}
-
 /* The row function for x's element type, or NULL for a type SELECT_V2 does
  * not take. */
 static lg_broadcast_row_fn lg_select_row_for(TfLiteType type) {
@@ -107,32 +108,29 @@ static lg_broadcast_row_fn lg_select_row_for(TfLiteType type) {
   }
 }
 
-static TfLiteStatus lg_select_check_types(TfLiteContext* context,
-                                          const TfLiteTensor* condition,
-                                          const TfLiteTensor* x,
-                                          const TfLiteTensor* y,
-                                          const TfLiteTensor* output) {
+static TfLiteStatus lg_select_check_types(
+    TfLiteContext* context, const char* op, const TfLiteTensor* condition,
+    const TfLiteTensor* x, const TfLiteTensor* y, const TfLiteTensor* output) {
   if (condition->type != kTfLiteBool) {
-    lg_kernel_log(context, LG_SELECT_OP,
+    lg_kernel_log(context, op,
                   "condition type %s is not supported (expected BOOL)",
                   TfLiteTypeGetName(condition->type));
     return kTfLiteError;
   }
   if (x->type != y->type) {
-    lg_kernel_log(context, LG_SELECT_OP, "input types %s (x) and %s (y) differ",
+    lg_kernel_log(context, op, "input types %s (x) and %s (y) differ",
                   TfLiteTypeGetName(x->type), TfLiteTypeGetName(y->type));
     return kTfLiteError;
   }
   if (lg_select_row_for(x->type) == NULL) {
-    lg_kernel_log(context, LG_SELECT_OP,
+    lg_kernel_log(context, op,
                   "input type %s is not supported (expected BOOL, INT8, "
                   "UINT8, INT16, INT32, UINT32, INT64 or FLOAT32)",
                   TfLiteTypeGetName(x->type));
     return kTfLiteError;
   }
   if (output->type != x->type) {
-    lg_kernel_log(context, LG_SELECT_OP,
-                  "output type %s differs from input type %s",
+    lg_kernel_log(context, op, "output type %s differs from input type %s",
                   TfLiteTypeGetName(output->type), TfLiteTypeGetName(x->type));
     return kTfLiteError;
   }
@@ -140,7 +138,7 @@ static TfLiteStatus lg_select_check_types(TfLiteContext* context,
 }
 
 /* The broadcast of the three shapes into *out (the caller owns it). */
-static TfLiteStatus lg_select_shape(TfLiteContext* context,
+static TfLiteStatus lg_select_shape(TfLiteContext* context, const char* op,
                                     const TfLiteIntArray* const* shapes,
                                     TfLiteIntArray** out) {
   *out = NULL;
@@ -150,7 +148,7 @@ static TfLiteStatus lg_select_shape(TfLiteContext* context,
   }
   char s0[128], s1[128], s2[128];
   if (rank > LG_BROADCAST_MAX_RANK) {
-    lg_kernel_log(context, LG_SELECT_OP,
+    lg_kernel_log(context, op,
                   "input shapes %s, %s and %s have rank %d, above the "
                   "supported %d",
                   lg_kernel_format_shape(shapes[0], s0, sizeof(s0)),
@@ -161,7 +159,7 @@ static TfLiteStatus lg_select_shape(TfLiteContext* context,
   }
   TfLiteIntArray* shape = TfLiteIntArrayCreate(rank);
   if (shape == NULL) {
-    lg_kernel_log(context, LG_SELECT_OP, "out of memory for the output shape");
+    lg_kernel_log(context, op, "out of memory for the output shape");
     return kTfLiteError;
   }
   for (int i = 0; i < rank; ++i) { /* i counts from the last dim */
@@ -171,7 +169,7 @@ static TfLiteStatus lg_select_shape(TfLiteContext* context,
       const int dj = i < a->size ? a->data[a->size - 1 - i] : 1;
       if (dj == 1) continue;
       if (d != 1 && dj != d) {
-        lg_kernel_log(context, LG_SELECT_OP,
+        lg_kernel_log(context, op,
                       "input shapes %s (condition), %s (x) and %s (y) are "
                       "not broadcastable",
                       lg_kernel_format_shape(shapes[0], s0, sizeof(s0)),
@@ -194,20 +192,20 @@ static TfLiteStatus lg_select_prepare_shapes(TfLiteContext* context,
                                              const TfLiteTensor* const* in,
                                              TfLiteTensor* output) {
   static const char* const kNames[3] = {"condition", "x", "y"};
+  const char* op = data->op;
   const TfLiteIntArray* shapes[3];
   for (int j = 0; j < 3; ++j) {
-    TF_LITE_ENSURE_STATUS(
-        lg_kernel_check_shape(context, LG_SELECT_OP, kNames[j], in[j]));
+    TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, kNames[j], in[j]));
     shapes[j] = in[j]->dims;
     data->elements[j] = lg_kernel_num_elements(in[j]);
   }
   size_t size = 0;
   TF_LITE_ENSURE_STATUS(TfLiteGetSizeOfType(in[1]->type, &size));
   TfLiteIntArray* shape = NULL;
-  TF_LITE_ENSURE_STATUS(lg_select_shape(context, shapes, &shape));
+  TF_LITE_ENSURE_STATUS(lg_select_shape(context, op, shapes, &shape));
   const int64_t elements = lg_kernel_num_elements_dims(shape);
   if (elements > INT32_MAX) {
-    lg_kernel_log(context, LG_SELECT_OP,
+    lg_kernel_log(context, op,
                   "the broadcast output has %lld elements, above %d",
                   (long long)elements, INT32_MAX);
     TfLiteIntArrayFree(shape);
@@ -219,29 +217,107 @@ static TfLiteStatus lg_select_prepare_shapes(TfLiteContext* context,
   return context->ResizeTensor(context, output, shape);
 }
 
+/* SELECT's shapes (see the top): checks them, plans the copy over the
+ * flattened views and resizes the output. */
+static TfLiteStatus lg_select_prepare_shapes_v1(TfLiteContext* context,
+                                                lg_select_data* data,
+                                                const TfLiteTensor* const* in,
+                                                TfLiteTensor* output) {
+  static const char* const kNames[3] = {"condition", "x", "y"};
+  const char* op = data->op;
+  for (int j = 0; j < 3; ++j) {
+    TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, kNames[j], in[j]));
+    data->elements[j] = lg_kernel_num_elements(in[j]);
+  }
+  size_t size = 0;
+  TF_LITE_ENSURE_STATUS(TfLiteGetSizeOfType(in[1]->type, &size));
+  const TfLiteIntArray* c = in[kConditionTensor]->dims;
+  const TfLiteIntArray* x = in[kXTensor]->dims;
+  const TfLiteIntArray* y = in[kYTensor]->dims;
+  const bool all_one = data->elements[0] == 1 && data->elements[1] == 1 &&
+                       data->elements[2] == 1 &&
+                       lg_kernel_num_elements(output) == 1;
+  const bool same = TfLiteIntArrayEqual(c, x) && TfLiteIntArrayEqual(x, y);
+  char s0[128], s1[128];
+  if (!all_one && !TfLiteIntArrayEqual(x, y)) {
+    lg_kernel_log(context, op, "x shape %s and y shape %s differ",
+                  lg_kernel_format_shape(x, s0, sizeof(s0)),
+                  lg_kernel_format_shape(y, s1, sizeof(s1)));
+    return kTfLiteError;
+  }
+  const bool rank_one =
+      c->size == 1 && x->size >= 1 && c->data[0] == x->data[0];
+  if (!all_one && !same && c->size != 0 && !rank_one) {
+    lg_kernel_log(context, op,
+                  "condition shape %s must be x's shape %s, a scalar, or "
+                  "rank 1 with x's first dimension",
+                  lg_kernel_format_shape(c, s0, sizeof(s0)),
+                  lg_kernel_format_shape(x, s1, sizeof(s1)));
+    return kTfLiteError;
+  }
+  /* The views: [n] for x, y and the output; the condition [n], [] (a
+   * scalar) or [d0, 1] against [d0, n / d0]. */
+  const int n = (int)data->elements[1];
+  const bool split = !all_one && !same && c->size == 1;
+  TfLiteIntArray* cond_view = TfLiteIntArrayCreate(split                   ? 2
+                                                   : c->size == 0 && !same ? 0
+                                                                           : 1);
+  TfLiteIntArray* data_view = TfLiteIntArrayCreate(split ? 2 : 1);
+  TfLiteIntArray* out_shape = TfLiteIntArrayCopy(all_one ? output->dims : x);
+  if (cond_view == NULL || data_view == NULL || out_shape == NULL) {
+    TfLiteIntArrayFree(cond_view);
+    TfLiteIntArrayFree(data_view);
+    TfLiteIntArrayFree(out_shape);
+    lg_kernel_log(context, op, "out of memory for the shapes");
+    return kTfLiteError;
+  }
+  if (split) {
+    int rest = 1;
+    for (int i = 1; i < x->size; ++i) rest *= x->data[i];
+    cond_view->data[0] = x->data[0];
+    cond_view->data[1] = 1;
+    data_view->data[0] = x->data[0];
+    data_view->data[1] = rest;
+  } else {
+    if (cond_view->size == 1) cond_view->data[0] = n;
+    data_view->data[0] = n;
+  }
+  lg_broadcast_plan_build(
+      &data->plan, 3,
+      (const TfLiteIntArray* const[]){cond_view, data_view, data_view},
+      data_view, (const size_t[]){1, size, size}, size);
+  TfLiteIntArrayFree(cond_view);
+  TfLiteIntArrayFree(data_view);
+  /* ResizeTensor owns `out_shape` from here on, also when it fails. */
+  return context->ResizeTensor(context, output, out_shape);
+}
+
 static TfLiteStatus lg_select_prepare(TfLiteContext* context,
                                       TfLiteNode* node) {
   lg_select_data* data = node->user_data;
   if (data == NULL) {
-    lg_kernel_log(context, LG_SELECT_OP,
-                  "no kernel data (out of memory in init)");
+    lg_kernel_log(context, "SELECT", "no kernel data (out of memory in init)");
     return kTfLiteError;
   }
+  const char* op = data->op;
   data->prepared = false;
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_check_io(context, node, LG_SELECT_OP, 3, 3, 1));
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 3, 3, 1));
   const TfLiteTensor* in[3];
   TfLiteTensor* output;
   for (int j = 0; j < 3; ++j) {
-    TF_LITE_ENSURE_STATUS(
-        lg_kernel_input(context, node, LG_SELECT_OP, j, &in[j]));
+    TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, j, &in[j]));
   }
   TF_LITE_ENSURE_STATUS(
-      lg_kernel_output(context, node, LG_SELECT_OP, kOutputTensor, &output));
+      lg_kernel_output(context, node, op, kOutputTensor, &output));
   TF_LITE_ENSURE_STATUS(lg_select_check_types(
-      context, in[kConditionTensor], in[kXTensor], in[kYTensor], output));
+      context, op, in[kConditionTensor], in[kXTensor], in[kYTensor], output));
   data->row = lg_select_row_for(in[kXTensor]->type);
-  TF_LITE_ENSURE_STATUS(lg_select_prepare_shapes(context, data, in, output));
+  if (data->v1) {
+    TF_LITE_ENSURE_STATUS(
+        lg_select_prepare_shapes_v1(context, data, in, output));
+  } else {
+    TF_LITE_ENSURE_STATUS(lg_select_prepare_shapes(context, data, in, output));
+  }
   data->prepared = true;
   return kTfLiteOk;
 }
@@ -275,29 +351,30 @@ static void lg_select_run(TfLiteContext* context, lg_select_job* job) {
 static TfLiteStatus lg_select_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_select_data* data = node->user_data;
   if (data == NULL || !data->prepared) {
-    lg_kernel_log(context, LG_SELECT_OP, "invoked before a successful prepare");
+    lg_kernel_log(context, data != NULL ? data->op : "SELECT",
+                  "invoked before a successful prepare");
     return kTfLiteError;
   }
+  const char* op = data->op;
   const TfLiteTensor* in[3];
   TfLiteTensor* output;
   for (int j = 0; j < 3; ++j) {
-    TF_LITE_ENSURE_STATUS(
-        lg_kernel_input(context, node, LG_SELECT_OP, j, &in[j]));
+    TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, j, &in[j]));
   }
   TF_LITE_ENSURE_STATUS(
-      lg_kernel_output(context, node, LG_SELECT_OP, kOutputTensor, &output));
+      lg_kernel_output(context, node, op, kOutputTensor, &output));
   bool changed = lg_kernel_num_elements(output) != data->plan.elements;
   for (int j = 0; j < 3; ++j) {
     if (lg_kernel_num_elements(in[j]) != data->elements[j]) changed = true;
   }
   if (changed) {
-    lg_kernel_log(context, LG_SELECT_OP, "tensor shapes changed since prepare");
+    lg_kernel_log(context, op, "tensor shapes changed since prepare");
     return kTfLiteError;
   }
   if (data->plan.elements == 0) return kTfLiteOk;
   if (in[0]->data.data == NULL || in[1]->data.data == NULL ||
       in[2]->data.data == NULL || output->data.data == NULL) {
-    lg_kernel_log(context, LG_SELECT_OP, "a tensor has no data");
+    lg_kernel_log(context, op, "a tensor has no data");
     return kTfLiteError;
   }
   lg_select_job job = {
@@ -310,5 +387,14 @@ static TfLiteStatus lg_select_invoke(TfLiteContext* context, TfLiteNode* node) {
   return kTfLiteOk;
 }
 
-LG_KERNEL_REGISTRATION(SELECT_V2, lg_select_init, lg_kernel_free_data,
-                       lg_select_prepare, lg_select_invoke)
+static void* lg_select_init_variant(bool v1, const char* name) {
+  lg_select_data* data = calloc(1, sizeof(lg_select_data));
+  if (data != NULL) {
+    data->op = name;
+    data->v1 = v1;
+  }
+  return data;
+}
+
+LG_KERNEL_FAMILY_REGISTRATION(SELECT_V2, lg_select, false)
+LG_KERNEL_FAMILY_REGISTRATION(SELECT, lg_select, true)

@@ -50,6 +50,13 @@ _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
     .capacity = (int)(sizeof(((type_*)0)->member_) / sizeof(int)), \
     .name = (name_)                                                \
   }
+/* A float vector: a pointer member into the model and its count member. */
+#define LG_FLOAT_VECTOR(id_, type_, member_, count_, name_)  \
+  {                                                          \
+    .field_id = (id_), .kind = LG_OPTION_FLOAT_VECTOR,       \
+    .offset = offsetof(type_, member_),                      \
+    .count_offset = offsetof(type_, count_), .name = (name_) \
+  }
 #define LG_NUM(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 #define PAD LG_OPTION_PADDING
@@ -401,6 +408,46 @@ static const lg_option_field lg_reverse_sequence_fields[] = {
     LG_FIELD(1, I32, TfLiteReverseSequenceParams, batch_dim, 0, "batch_dim"),
 };
 
+static const lg_option_field lg_l2_norm_fields[] = {
+    LG_FIELD(0, ACT, TfLiteL2NormParams, activation, kTfLiteActNone,
+             "fused_activation_function"),
+};
+
+static const lg_option_field lg_local_response_norm_fields[] = {
+    LG_FIELD(0, I32, TfLiteLocalResponseNormParams, radius, 0, "radius"),
+    LG_FIELD(1, F32, TfLiteLocalResponseNormParams, bias, 0.0, "bias"),
+    LG_FIELD(2, F32, TfLiteLocalResponseNormParams, alpha, 0.0, "alpha"),
+    LG_FIELD(3, F32, TfLiteLocalResponseNormParams, beta, 0.0, "beta"),
+};
+
+static const lg_option_field lg_conv3d_fields[] = {
+    LG_FIELD(0, PAD, TfLiteConv3DParams, padding, kTfLitePaddingSame,
+             "padding"),
+    LG_FIELD(1, I32, TfLiteConv3DParams, stride_depth, 0, "stride_d"),
+    LG_FIELD(2, I32, TfLiteConv3DParams, stride_width, 0, "stride_w"),
+    LG_FIELD(3, I32, TfLiteConv3DParams, stride_height, 0, "stride_h"),
+    LG_FIELD(4, ACT, TfLiteConv3DParams, activation, kTfLiteActNone,
+             "fused_activation_function"),
+    LG_FIELD(5, I32, TfLiteConv3DParams, dilation_depth_factor, 1,
+             "dilation_d_factor"),
+    LG_FIELD(6, I32, TfLiteConv3DParams, dilation_width_factor, 1,
+             "dilation_w_factor"),
+    LG_FIELD(7, I32, TfLiteConv3DParams, dilation_height_factor, 1,
+             "dilation_h_factor"),
+};
+
+static const lg_option_field lg_bucketize_fields[] = {
+    LG_FLOAT_VECTOR(0, TfLiteBucketizeParams, boundaries, num_boundaries,
+                    "boundaries"),
+};
+
+static const lg_option_field lg_fake_quant_fields[] = {
+    LG_FIELD(0, F32, TfLiteFakeQuantParams, min, 0.0, "min"),
+    LG_FIELD(1, F32, TfLiteFakeQuantParams, max, 0.0, "max"),
+    LG_FIELD(2, I32, TfLiteFakeQuantParams, num_bits, 0, "num_bits"),
+    LG_FIELD(3, BOOL, TfLiteFakeQuantParams, narrow_range, 0, "narrow_range"),
+};
+
 #undef PAD
 #undef ACT
 #undef I32
@@ -509,6 +556,23 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_unique_fields),
     LG_DESC(kTfLiteBuiltinReverseSequence, 87, "ReverseSequenceOptions",
             TfLiteReverseSequenceParams, lg_reverse_sequence_fields),
+    LG_DESC(kTfLiteBuiltinL2Normalization, 12, "L2NormOptions",
+            TfLiteL2NormParams, lg_l2_norm_fields),
+    LG_DESC(kTfLiteBuiltinLocalResponseNormalization, 13,
+            "LocalResponseNormalizationOptions", TfLiteLocalResponseNormParams,
+            lg_local_response_norm_fields),
+    LG_DESC(kTfLiteBuiltinReduceAny, 27, "ReducerOptions", TfLiteReducerParams,
+            lg_reducer_fields),
+    LG_DESC(kTfLiteBuiltinReduceAll, 27, "ReducerOptions", TfLiteReducerParams,
+            lg_reducer_fields),
+    LG_DESC(kTfLiteBuiltinConv3d, 106, "Conv3DOptions", TfLiteConv3DParams,
+            lg_conv3d_fields),
+    LG_DESC(kTfLiteBuiltinConv3dTranspose, 106, "Conv3DOptions",
+            TfLiteConv3DParams, lg_conv3d_fields),
+    LG_DESC(kTfLiteBuiltinBucketize, 115, "BucketizeOptions",
+            TfLiteBucketizeParams, lg_bucketize_fields),
+    LG_DESC(kTfLiteBuiltinFakeQuant, 58, "FakeQuantOptions",
+            TfLiteFakeQuantParams, lg_fake_quant_fields),
     LG_DESC(kTfLiteBuiltinHashtable, 107, "HashtableOptions",
             TfLiteHashtableParams, lg_hashtable_fields),
     LG_DESC(kTfLiteBuiltinSvdf, 6, "SVDFOptions", TfLiteSVDFParams,
@@ -558,6 +622,10 @@ void lg_builtin_options_set_defaults(const lg_builtin_options_desc* desc,
       memcpy(at, &value, sizeof(value));
     } else if (f->kind == LG_OPTION_INT32_VECTOR) {
       lg_store_int(params, f->count_offset, 0); /* absent: no elements */
+    } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
+      const float* none = NULL;
+      memcpy(at, &none, sizeof(none));
+      lg_store_int(params, f->count_offset, 0);
     } else if (f->kind == LG_OPTION_STRING) {
       const char* empty = "";
       memcpy(at, &empty, sizeof(empty));
@@ -694,6 +762,17 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
     }
     case LG_OPTION_INT32_VECTOR:
       return lg_option_read_vector(r, f, params);
+    case LG_OPTION_FLOAT_VECTOR: {
+      lg_fb_vector vec;
+      if (!lg_fb_table_vector(fb, r->table, f->field_id, sizeof(float), &vec)) {
+        break;
+      }
+      if (vec.count > (uint32_t)INT32_MAX) break;
+      const float* data = lg_fb_vector_data(&vec);
+      memcpy(at, &data, sizeof(data));
+      lg_store_int(params, f->count_offset, data != NULL ? (int)vec.count : 0);
+      return true;
+    }
     case LG_OPTION_STRING: {
       const char* value = NULL;
       if (!lg_fb_table_string(fb, r->table, f->field_id, &value, NULL)) break;

@@ -36,6 +36,10 @@ typedef enum lg_option_kind {
   /* schema string -> const char* into the model ("" when absent); the
    * writer takes only empty strings (it omits the field). */
   LG_OPTION_STRING,
+  /* schema [float] -> const float* into the model at `offset` (NULL when
+   * absent), element count at `count_offset` (TFLite's layout, e.g.
+   * TfLiteBucketizeParams); kernels read the elements with memcpy. */
+  LG_OPTION_FLOAT_VECTOR,
 } lg_option_kind;
 
 typedef struct lg_option_field {
@@ -45,7 +49,7 @@ typedef struct lg_option_field {
   /* Schema default, as the params value it converts to (e.g. 1 for dilation,
    * 1 (true) for pot_scale_int16, kTfLitePaddingSame for padding 0). */
   double default_value;
-  size_t count_offset; /* LG_OPTION_INT32_VECTOR only */
+  size_t count_offset; /* LG_OPTION_INT32_VECTOR, LG_OPTION_FLOAT_VECTOR */
   int capacity;        /* LG_OPTION_INT32_VECTOR only */
   const char* name;    /* schema field name, for messages */
 } lg_option_field;

@@ -654,8 +654,9 @@ static const char* const kKindHints[] = {
     "FULL or BASIC",
     "a list of 32-bit integers",
     "nothing: string options are not written",
+    "a list of floats",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_STRING + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_FLOAT_VECTOR + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,
@@ -681,6 +682,45 @@ static bool lg_set_vector_field(lg_spec* s, const char* op,
   return true;
 }
 
+/* A float vector field: a new array whose pointer the params hold (a field
+ * given twice replaces the first array); lg_free_float_vectors frees them
+ * once the op is added. */
+static bool lg_set_float_vector_field(lg_spec* s, const char* op,
+                                      const lg_option_field* f, char* text,
+                                      void* params) {
+  char what[128];
+  snprintf(what, sizeof(what), "%s %s", op, f->name);
+  const int n = lg_list_count(text);
+  float* values = lg_spec_alloc(s, n > 0 ? (size_t)n : 1, sizeof(float));
+  if (values == NULL) return false;
+  for (int i = 0; i < n; ++i) {
+    const char* item = lg_list_next(&text);
+    if (!lg_parse_f32(item, &values[i])) {
+      free(values);
+      return lg_error(s, "%s: bad value '%s' (a float)", what, item);
+    }
+  }
+  char* at = (char*)params + f->offset;
+  float* old;
+  memcpy(&old, at, sizeof(old));
+  free(old);
+  memcpy(at, &values, sizeof(values));
+  lg_store_int(params, f->count_offset, n);
+  return true;
+}
+
+/* Frees the arrays lg_set_float_vector_field gave `params`. */
+static void lg_free_float_vectors(const lg_builtin_options_desc* desc,
+                                  void* params) {
+  if (desc == NULL || params == NULL) return;
+  for (int i = 0; i < desc->num_fields; ++i) {
+    if (desc->fields[i].kind != LG_OPTION_FLOAT_VECTOR) continue;
+    float* values;
+    memcpy(&values, (char*)params + desc->fields[i].offset, sizeof(values));
+    free(values);
+  }
+}
+
 /* Writes field `f` = `text` into the params struct. */
 static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
                          char* text, void* params) {
@@ -688,6 +728,8 @@ static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
   bool ok;
   if (f->kind == LG_OPTION_INT32_VECTOR) {
     return lg_set_vector_field(s, op, f, text, params);
+  } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
+    return lg_set_float_vector_field(s, op, f, text, params);
   } else if (f->kind == LG_OPTION_STRING) {
     ok = false;
   } else if (f->kind == LG_OPTION_BOOL) {
@@ -845,6 +887,7 @@ static bool lg_stmt_op(lg_spec* s, lg_line* l) {
                                          op.num_outputs, params) < 0) {
     ok = lg_writer_error(s, op.name);
   }
+  lg_free_float_vectors(desc, params);
   free(params);
   free(op.inputs);
   free(op.outputs);

@@ -38,7 +38,8 @@
  *       FIELD: a field of the op's options table by schema name, as the
  *       builtin options descriptors know it (runtime/model/builtin_options.c);
  *       an op without a descriptor takes no fields. Values: ints, floats,
- *       bools (true/false/1/0), int lists (new_shape=1,-1), and enum names:
+ *       bools (true/false/1/0), int lists (new_shape=1,-1), float lists
+ *       (boundaries=-1.5,0,2.25), and enum names:
  *       padding SAME/VALID; fused_activation_function NONE/RELU/
  *       RELU_N1_TO_1/RELU6/TANH/SIGN_BIT; mode REFLECT/SYMMETRIC; tensor
  *       types by TYPE name; weights_format DEFAULT/SHUFFLED4x16INT8;

@@ -100,7 +100,7 @@ typedef struct lg_wopt {
   uint16_t id;
   uint8_t size;       /* inline bytes; 0 for an int vector */
   uint64_t bits;      /* little-endian scalar value */
-  const int32_t* vec; /* LG_OPTION_INT32_VECTOR */
+  const int32_t* vec; /* INT32_VECTOR; a FLOAT_VECTOR as its bits */
   int32_t vec_len;
 } lg_wopt;
 
@@ -670,6 +670,24 @@ static TfLiteStatus lg_option_field_convert(lg_model_writer* w, const char* op,
       return kTfLiteError;
     }
     if (out->vec_len > 0) out->id = f->field_id;
+    return kTfLiteOk;
+  }
+  if (f->kind == LG_OPTION_FLOAT_VECTOR) {
+    /* Written as the vector of their bits: one 4-byte element each. */
+    const float* data;
+    int count;
+    memcpy(&data, params + f->offset, sizeof(data));
+    memcpy(&count, params + f->count_offset, sizeof(count));
+    if (count < 0 || (count > 0 && data == NULL)) {
+      lg_fail(w, "add_operator(%s): %s has %d entries and %s", op, f->name,
+              count, data == NULL ? "no data" : "a negative count");
+      return kTfLiteError;
+    }
+    if (count == 0) return kTfLiteOk;
+    out->vec = lg_copy(w, data, sizeof(float) * (size_t)count);
+    if (out->vec == NULL) return kTfLiteError;
+    out->vec_len = count;
+    out->id = f->field_id;
     return kTfLiteOk;
   }
   if (f->kind == LG_OPTION_STRING) {

@@ -32,7 +32,8 @@ Input/Const take quant=(scale, zero_point) or (scales, zero_points, axis).
 Params are the schema's option field names (Conv2DOptions: padding,
 stride_w, fused_activation_function, ...) with values as Python values:
 bool, int, float, str for enum names ("SAME", "RELU6", "INT32"), a sequence
-of ints for int vectors, or a numpy dtype for tensor-type fields.
+of ints for int vectors (of floats for float vectors), or a numpy dtype for
+tensor-type fields.
 
 Outputs: a list of dtypes, or Output(dtype, shape=None, quant=None) entries.
 The declared output shapes default to OpCase.output_shapes[i], else the
@@ -211,7 +212,9 @@ def _format_param(key, value):
             raise HarnessError(f"param {key}={value!r}: empty or has blanks")
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
-        return ",".join(str(int(v)) for v in value)
+        # Float lists (BUCKETIZE's boundaries) keep their values.
+        return ",".join(repr(float(v)) if isinstance(v, (float, np.floating))
+                        else str(int(v)) for v in value)
     if isinstance(value, (type, np.dtype)):
         return type_name(value)
     raise HarnessError(f"param {key}: unsupported value {value!r}")

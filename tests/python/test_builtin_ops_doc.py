@@ -638,7 +638,7 @@ PAGE_EDITS = [
      "manifest_on_page"),
     ("cpu-row-marked-no", lambda t: edit_cell(t, "SQUARE", 3, "no"),
      "manifest_on_page"),
-    ("no-row-given-a-range", lambda t: edit_cell(t, "ATAN2", 3, "1"),
+    ("no-row-given-a-range", lambda t: edit_cell(t, "LSH_PROJECTION", 3, "1"),
      "page_in_manifest"),
     ("custom-op-given-a-range",
      lambda t: edit_cell(t, "Mfcc", 3, "1"), "page_in_manifest"),

@@ -138,6 +138,28 @@ static const type_case kTypeCases[] = {
     {"RELU u8 -> 2", B(Relu), {U8}, U8, 4, 2},
     {"RELU i16 -> 3", B(Relu), {I16}, I16, 4, 3},
     {"RELU f32 -> 1", B(Relu), {F32}, F32, 4, 1},
+    {"L2_NORMALIZATION i8 -> 2", B(L2Normalization), {I8}, I8, 2, 2},
+    {"L2_NORMALIZATION u8 -> 1", B(L2Normalization), {U8}, U8, 2, 1},
+    {"L2_NORMALIZATION tests the output -> 2", B(L2Normalization), {F32}, I8,
+     2, 2},
+    {"SELECT bool condition, i8 data -> 1", B(Select), {BOOL, I8, I8}, I8, 2,
+     1},
+    {"SELECT i8 condition -> 2", B(Select), {I8, I8, I8}, I8, 2, 2},
+    {"SELECT 5-D -> 3", B(Select), {BOOL, F32, F32}, F32, 5, 3},
+    {"SELECT u32 condition -> 4", B(Select), {U32, U32, U32}, U32, 5, 4},
+    {"SELECT 6-D -> 1", B(Select), {BOOL, F32, F32}, F32, 6, 1},
+    {"REDUCE_ALL -> 1", B(ReduceAll), {BOOL, I32}, BOOL, 2, 1},
+    {"ATAN2 -> 1", B(Atan2), {F32, F32}, F32, 2, 1},
+    {"BITWISE_XOR -> 1", B(BitwiseXor), {I8, I8}, I8, 2, 1},
+    {"RIGHT_SHIFT -> 1", B(RightShift), {U32, U32}, U32, 2, 1},
+    {"BITCAST -> 1", B(Bitcast), {F32}, I8, 2, 1},
+    {"DILATE -> 1", B(Dilate), {F32, I32, F32}, F32, 2, 1},
+    {"BUCKETIZE -> 1", B(Bucketize), {F64}, I32, 2, 1},
+    {"CONV_3D -> 1", B(Conv3d), {F32, F32, F32}, F32, 5, 1},
+    {"CONV_3D_TRANSPOSE -> 1", B(Conv3dTranspose), {I32, F32, F32}, F32, 5, 1},
+    {"REDUCE_ANY -> 1", B(ReduceAny), {BOOL, I32}, BOOL, 2, 1},
+    {"LOCAL_RESPONSE_NORMALIZATION -> 1", B(LocalResponseNormalization), {F32},
+     F32, 4, 1},
     {"CONCATENATION f8e4m3 -> 7", B(Concatenation), {F8A, F8A}, F8A, 4, 7},
     {"CONCATENATION f8e5m2 -> 7", B(Concatenation), {F8B, F8B}, F8B, 4, 7},
     {"CONCATENATION f16 -> 6", B(Concatenation), {F16, F16}, F16, 4, 6},
@@ -597,6 +619,14 @@ static void test_transpose_conv_rules(void** state) {
 
 static void test_other_param_rules(void** state) {
   (void)state;
+  TfLiteFakeQuantParams fq = {.min = -1, .max = 1, .num_bits = 8};
+  lg_op_signature f = sig3(B(FakeQuant), &fq, 1, spec(F32, 2), spec(NONE, 0),
+                           spec(NONE, 0), spec(F32, 2));
+  expect_version(&f, 1, "FAKE_QUANT -> 1");
+  fq.narrow_range = true;
+  expect_version(&f, 2, "FAKE_QUANT narrow_range -> 2");
+  f.params = NULL;
+  expect_version(&f, 1, "FAKE_QUANT without params -> 1");
   TfLiteBatchMatMulParams bmm = {.asymmetric_quantize_inputs = true};
   lg_op_signature s = sig3(B(BatchMatmul), &bmm, 2, spec(F32, 3), spec(I8, 3),
                            spec(NONE, 0), spec(F32, 3));
@@ -763,7 +793,7 @@ static void test_recurrent_rules(void** state) {
 static void test_ops_without_rules(void** state) {
   (void)state;
   static const int32_t codes[] = {kTfLiteBuiltinSkipGram, kTfLiteBuiltinCustom,
-                                  kTfLiteBuiltinSelect, -1, 1000};
+                                  kTfLiteBuiltinLshProjection, -1, 1000};
   for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); ++i) {
     lg_op_signature s = sig3(codes[i], NULL, 1, spec(F32, 2), spec(NONE, 0),
                              spec(NONE, 0), spec(F32, 2));

@@ -334,6 +334,41 @@ typedef struct {
   const char* shared_name;
 } TfLiteVarHandleParams;
 
+typedef struct {
+  TfLiteFusedActivation activation;
+} TfLiteL2NormParams;
+
+typedef struct {
+  int radius;
+  float bias;
+  float alpha;
+  float beta;
+} TfLiteLocalResponseNormParams;
+
+typedef struct {
+  float min;
+  float max;
+  int num_bits;
+  bool narrow_range;
+} TfLiteFakeQuantParams;
+
+typedef struct {
+  TfLitePadding padding;
+  int stride_width;
+  int stride_height;
+  int stride_depth;
+  int dilation_width_factor;
+  int dilation_height_factor;
+  int dilation_depth_factor;
+  TfLiteFusedActivation activation;
+} TfLiteConv3DParams;
+
+/* The boundaries point into the model, which outlives the interpreter. */
+typedef struct {
+  const float* boundaries;
+  int num_boundaries;
+} TfLiteBucketizeParams;
+
 #ifdef __cplusplus
 }
 #endif
