@@ -4,9 +4,10 @@ BATCH_TO_SPACE_ND; a graph of TOPK_V2, GATHER_ND, CUMSUM, ONE_HOT,
 REVERSE_V2, ADD_N, FLOOR_DIV, FLOOR_MOD, RANGE and WHERE; a graph of
 SCATTER_ND, the segment ops, UNIQUE, MATRIX_DIAG, MATRIX_SET_DIAG,
 REVERSE_SEQUENCE, SPARSE_TO_DENSE, BROADCAST_ARGS and
-DYNAMIC_UPDATE_SLICE) in litegpu and in LiteRT (default and reference
-kernels; SEGMENT_SUM, which the reference resolver lacks, makes
-segment_graph default-only) on seeded inputs."""
+DYNAMIC_UPDATE_SLICE; a speech front end of the custom ops AudioSpectrogram
+and Mfcc) in litegpu and in LiteRT (default and reference kernels;
+SEGMENT_SUM, which the reference resolver lacks, makes segment_graph
+default-only) on seeded inputs."""
 
 from pathlib import Path
 
@@ -57,6 +58,12 @@ def inputs_for(name, seed):
     rng = np.random.default_rng(seed)
     if name == "dilated_conv":
         return {"image": rng.standard_normal((1, 16, 16, 3)).astype(np.float32)}
+    if name == "audio_graph":  # two tones and noise, 0.5 s at 16 kHz
+        t = np.arange(8000)[:, None] / 16000.0
+        audio = (0.5 * np.sin(2 * np.pi * 440.0 * t) +
+                 0.2 * np.sin(2 * np.pi * 3100.0 * t) +
+                 0.05 * rng.standard_normal((8000, 1)))
+        return {"audio": audio.astype(np.float32)}
     if name == "segment_graph":
         return {"_x": rng.standard_normal((6, 4)).astype(np.float32),
                 "_ids": rng.integers(-20, 20, size=6).astype(np.int32),
@@ -76,7 +83,8 @@ def value_for(tensor_name, inputs):
 # LiteRT's reference resolver has no SEGMENT_SUM: segment_graph runs against
 # its default kernels only.
 CASES = [(name, resolver)
-         for name in ["dilated_conv", "ops_graph", "segment_graph"]
+         for name in ["dilated_conv", "ops_graph", "segment_graph",
+                      "audio_graph"]
          for resolver in sorted(RESOLVERS)
          if not (name == "segment_graph" and resolver == "builtin_ref")]
 
@@ -92,7 +100,14 @@ def test_matches_litert(lib, name, resolver, threads, seed):
     for key, w in want.items():
         g = got[key]
         assert g.shape == w.shape and g.dtype == w.dtype, key
-        if w.dtype.kind == "f":
+        if name == "audio_graph":
+            # litegpu's FFT is not TFLite's (Ooura's rdft): both in double,
+            # at most a few float ulps apart on bins far below a frame's
+            # energy (test_ops_audio.py derives the bound; these seeds give
+            # the same bits); Mfcc's own arithmetic is TFLite's.
+            np.testing.assert_allclose(g, w, rtol=2.4e-7, atol=1e-9,
+                                       err_msg=key)
+        elif w.dtype.kind == "f":
             # The convolution accumulates 27 products: a few ulps apart.
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5,
                                        err_msg=key)

@@ -12,6 +12,9 @@ Models:
                  UNSORTED_SEGMENT_SUM / MAX / MIN / PROD, UNIQUE,
                  MATRIX_DIAG, MATRIX_SET_DIAG, REVERSE_SEQUENCE,
                  SPARSE_TO_DENSE, BROADCAST_ARGS and DYNAMIC_UPDATE_SLICE
+  audio_graph    a keyword-spotting front end: tf.raw_ops.AudioSpectrogram
+                 and Mfcc, which the converter keeps as the custom ops
+                 (allow_custom_ops) TFLite's BuiltinOpResolver registers
 """
 
 import argparse
@@ -35,6 +38,7 @@ DEFAULT_OUT = REPO / "tests" / "models" / "breadth"
 SEED_DILATED = 3001
 SEED_OPS = 3002
 SEED_SEGMENT = 3003
+SEED_AUDIO = 3004
 
 
 def run_converter(converter):
@@ -129,9 +133,35 @@ def make_segment_graph():
     return run_converter(converter)
 
 
+def make_audio_graph():
+    """AudioSpectrogram (30 ms windows, 10 ms stride at 16 kHz: 480 / 160,
+    a 512-point FFT) into Mfcc, the speech-commands front end; a second
+    AudioSpectrogram gives magnitudes. Nothing random: the seed is unused.
+    The converter writes both as custom ops with FlexBuffers options
+    (Mfcc's frequency limits as floats, which TFLite reads as integers)."""
+
+    @tf.function(input_signature=[tf.TensorSpec([8000, 1], tf.float32)])
+    def fn(audio):
+        power = tf.raw_ops.AudioSpectrogram(
+            input=audio, window_size=480, stride=160, magnitude_squared=True)
+        mfcc = tf.raw_ops.Mfcc(
+            spectrogram=power, sample_rate=tf.constant(16000),
+            upper_frequency_limit=7600.0, lower_frequency_limit=60.0,
+            filterbank_channel_count=40, dct_coefficient_count=13)
+        magnitude = tf.raw_ops.AudioSpectrogram(
+            input=audio, window_size=400, stride=320, magnitude_squared=False)
+        return {"mfcc": mfcc, "magnitude": magnitude}
+
+    converter = tf.lite.TFLiteConverter.from_concrete_functions(
+        [fn.get_concrete_function()], tf.Module())
+    converter.allow_custom_ops = True
+    return run_converter(converter)
+
+
 MODELS = [("dilated_conv", make_dilated_conv, SEED_DILATED),
           ("ops_graph", make_ops_graph, SEED_OPS),
-          ("segment_graph", make_segment_graph, SEED_SEGMENT)]
+          ("segment_graph", make_segment_graph, SEED_SEGMENT),
+          ("audio_graph", make_audio_graph, SEED_AUDIO)]
 
 README_HEAD = """# Converted models for op breadth
 
@@ -142,7 +172,7 @@ against LiteRT by tests/python/test_breadth_models.py.
     build/venv-tf/bin/python tools/convert/make_breadth_models.py
 
 with tensorflow-cpu {tf_version}; `supported_ops = [TFLITE_BUILTINS]`, no
-optimizations.
+optimizations (audio_graph also `allow_custom_ops`).
 
 """
 
