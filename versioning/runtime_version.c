@@ -135,6 +135,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinTanh, 1, "1.14.0"},
     {kTfLiteBuiltinTanh, 2, "1.14.0"},
     {kTfLiteBuiltinTanh, 3, "2.3.0"},
+    {kTfLiteBuiltinEmbeddingLookupSparse, 1, "1.5.0"},
     {kTfLiteBuiltinPad, 1, "1.5.0"},
     {kTfLiteBuiltinPad, 2, "1.14.0"},
     {kTfLiteBuiltinPad, 3, "2.4.0"},

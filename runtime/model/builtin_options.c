@@ -393,6 +393,11 @@ static const lg_option_field lg_bidi_lstm_fields[] = {
              asymmetric_quantize_inputs, 0, "asymmetric_quantize_inputs"),
 };
 
+static const lg_option_field lg_embedding_lookup_sparse_fields[] = {
+    LG_FIELD(0, LG_OPTION_COMBINER, TfLiteEmbeddingLookupSparseParams, combiner,
+             kTfLiteCombinerTypeSum, "combiner"),
+};
+
 static const lg_option_field lg_sparse_to_dense_fields[] = {
     LG_FIELD(0, BOOL, TfLiteSparseToDenseParams, validate_indices, 0,
              "validate_indices"),
@@ -550,6 +555,9 @@ static const lg_builtin_options_desc lg_descs[] = {
             lg_cumsum_fields),
     LG_DESC(kTfLiteBuiltinOneHot, 61, "OneHotOptions", TfLiteOneHotParams,
             lg_one_hot_fields),
+    LG_DESC(kTfLiteBuiltinEmbeddingLookupSparse, 20,
+            "EmbeddingLookupSparseOptions", TfLiteEmbeddingLookupSparseParams,
+            lg_embedding_lookup_sparse_fields),
     LG_DESC(kTfLiteBuiltinSparseToDense, 50, "SparseToDenseOptions",
             TfLiteSparseToDenseParams, lg_sparse_to_dense_fields),
     LG_DESC(kTfLiteBuiltinUnique, 80, "UniqueOptions", TfLiteUniqueParams,
@@ -688,6 +696,8 @@ static int lg_option_convert_enum(lg_option_kind kind, int8_t raw) {
       return raw == 0   ? kTfLiteLSTMFullKernel
              : raw == 1 ? kTfLiteLSTMBasicKernel
                         : -1;
+    case LG_OPTION_COMBINER: /* SUM 0, MEAN 1, SQRTN 2: the same numbers */
+      return raw >= 0 && raw <= kTfLiteCombinerTypeSqrtn ? raw : -1;
     default:
       return -1;
   }
@@ -705,6 +715,8 @@ static const char* lg_option_enum_name(lg_option_kind kind) {
       return "MirrorPadMode";
     case LG_OPTION_LSTM_KERNEL_TYPE:
       return "LSTMKernelType";
+    case LG_OPTION_COMBINER:
+      return "CombinerType";
     default:
       return "FullyConnectedOptionsWeightsFormat";
   }

@@ -30,6 +30,7 @@ typedef enum lg_option_kind {
                           */
   LG_OPTION_FC_WEIGHTS_FORMAT, /* byte -> TfLiteFullyConnectedWeightsFormat */
   LG_OPTION_LSTM_KERNEL_TYPE,  /* byte -> TfLiteLSTMKernelType */
+  LG_OPTION_COMBINER,          /* CombinerType (byte) -> TfLiteCombinerType */
   /* schema [int] -> int array[capacity] at `offset`, count at
    * `count_offset`; more elements than capacity is an error. */
   LG_OPTION_INT32_VECTOR,

@@ -72,6 +72,11 @@ static const lg_enum_name kLstmKernelTypes[] = {
     {"FULL", kTfLiteLSTMFullKernel},
     {"BASIC", kTfLiteLSTMBasicKernel},
 };
+static const lg_enum_name kCombiners[] = {
+    {"SUM", kTfLiteCombinerTypeSum},
+    {"MEAN", kTfLiteCombinerTypeMean},
+    {"SQRTN", kTfLiteCombinerTypeSqrtn},
+};
 static const lg_enum_name kWeightsFormats[] = {
     {"DEFAULT", kTfLiteFullyConnectedWeightsFormatDefault},
     {"SHUFFLED4x16INT8", kTfLiteFullyConnectedWeightsFormatShuffled4x16Int8},
@@ -632,6 +637,8 @@ static bool lg_parse_enum_field(lg_option_kind kind, const char* text,
     case LG_OPTION_LSTM_KERNEL_TYPE:
       return lg_parse_enum(kLstmKernelTypes, LG_COUNT(kLstmKernelTypes), text,
                            value);
+    case LG_OPTION_COMBINER:
+      return lg_parse_enum(kCombiners, LG_COUNT(kCombiners), text, value);
     case LG_OPTION_TENSOR_TYPE:
       if (!lg_parse_type(text, &type)) return false;
       *value = (int)type;
@@ -652,6 +659,7 @@ static const char* const kKindHints[] = {
     "REFLECT or SYMMETRIC",
     "DEFAULT or SHUFFLED4x16INT8",
     "FULL or BASIC",
+    "SUM, MEAN or SQRTN",
     "a list of 32-bit integers",
     "nothing: string options are not written",
     "a list of floats",

@@ -616,6 +616,9 @@ static bool lg_option_encode(lg_option_kind kind, double v, uint64_t* bits,
     case LG_OPTION_LSTM_KERNEL_TYPE: /* same numbers */
       *bits = (uint64_t)i;
       return i == kTfLiteLSTMFullKernel || i == kTfLiteLSTMBasicKernel;
+    case LG_OPTION_COMBINER: /* same numbers */
+      *bits = (uint64_t)i;
+      return i >= kTfLiteCombinerTypeSum && i <= kTfLiteCombinerTypeSqrtn;
     case LG_OPTION_TENSOR_TYPE: {
       int8_t s = lg_model_schema_tensor_type((TfLiteType)i);
       *bits = (uint8_t)s;

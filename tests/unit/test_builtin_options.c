@@ -472,6 +472,8 @@ static void test_descriptors(void** state) {
       {kTfLiteBuiltinUnidirectionalSequenceLstm, 71,
        sizeof(TfLiteUnidirectionalSequenceLSTMParams)},
       {kTfLiteBuiltinSparseToDense, 50, sizeof(TfLiteSparseToDenseParams)},
+      {kTfLiteBuiltinEmbeddingLookupSparse, 20,
+       sizeof(TfLiteEmbeddingLookupSparseParams)},
       {kTfLiteBuiltinUnique, 80, sizeof(TfLiteUniqueParams)},
       {kTfLiteBuiltinReverseSequence, 87, sizeof(TfLiteReverseSequenceParams)},
   };
@@ -489,6 +491,12 @@ static void test_descriptors(void** state) {
       lg_builtin_options_find(kTfLiteBuiltinResizeBilinear);
   assert_int_equal(rb->fields[0].field_id, 2);
   assert_int_equal(rb->fields[1].field_id, 3);
+  /* EMBEDDING_LOOKUP_SPARSE: one CombinerType byte, SUM by default. */
+  const lg_builtin_options_desc* els =
+      lg_builtin_options_find(kTfLiteBuiltinEmbeddingLookupSparse);
+  assert_int_equal(els->num_fields, 1);
+  assert_int_equal(els->fields[0].kind, LG_OPTION_COMBINER);
+  assert_true(els->fields[0].default_value == kTfLiteCombinerTypeSum);
 }
 
 /* Every descriptor: field ids unique, members inside the params struct, and
@@ -525,7 +533,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 63);
+  assert_int_equal(found, 64);
 }
 
 static void test_op_names(void** state) {

@@ -4,10 +4,14 @@ litegpu's default resolver finds too, against LiteRT's reference kernels
 through op_harness (litegpu at 1 and 2 threads). Options are FlexBuffers
 maps written by flatbuffers.flexbuffers.
 
+EMBEDDING_LOOKUP_SPARSE (a builtin with a combiner option) is tested at the
+end of the file the same way.
+
 Tolerances:
- - Mfcc and NumericVerify: exact (rtol 0, atol 0). Mfcc's arithmetic is
-   TFLite's, double, in the same order, with the same libm calls; NumericVerify
-   subtracts exactly dequantized values in float.
+ - Mfcc, NumericVerify and EMBEDDING_LOOKUP_SPARSE: exact (rtol 0, atol 0).
+   Mfcc's arithmetic is TFLite's, double, in the same order, with the same
+   libm calls; NumericVerify subtracts exactly dequantized values in float;
+   EMBEDDING_LOOKUP_SPARSE's float sums run in TFLite's order.
  - AudioSpectrogram: TFLite's real FFT (Ooura's rdft) and litegpu's radix-2
    FFT both run in double, each within about log2(N) * 2^-53 * S of the exact
    DFT on every re / im, where S = sum |x_i w_i| <= window_size * max |x|.
@@ -640,3 +644,162 @@ def test_numeric_verify_resolves_only_at_version_1(tmp_path):
     case.version = 2
     oh.check_rejected(case, r"unresolved custom op: NumericVerify",
                       litert_accepts=False)
+
+
+# ---- EMBEDDING_LOOKUP_SPARSE ------------------------------------------------
+#
+# A builtin (33, version 1) with a combiner option; its output is dynamic
+# (the shape comes from dense_shape's values) in both runtimes. Float sums
+# in the same order as TFLite's: exact.
+
+ELS = "EMBEDDING_LOOKUP_SPARSE"
+
+
+def els_case(ids, indices, dense_shape, weights, table, combiner="SUM",
+             shape_input=False, const_table=True):
+    ids = np.asarray(ids, np.int32)
+    dense = np.asarray(dense_shape, np.int32)
+    indices = np.asarray(indices, np.int32).reshape(len(ids), len(dense))
+    table = np.asarray(table, f32)
+    out_shape = tuple(int(d) for d in dense[:-1]) + table.shape[1:]
+    return OpCase(op=ELS, params={"combiner": combiner},
+                  inputs=[Input(ids), Input(indices),
+                          Input(dense) if shape_input else Const(dense),
+                          Input(np.asarray(weights, f32)),
+                          Const(table) if const_table else Input(table)],
+                  outputs=[Output(f32, shape=out_shape)],
+                  rtol=0.0, atol=0.0)
+
+
+def sparse_entries(rng, dense_shape, n, rows):
+    """n sorted, distinct positions of a dense_shape sparse tensor with ids
+    and weights."""
+    total = int(np.prod(dense_shape))
+    flat = np.sort(rng.choice(total, size=n, replace=False))
+    indices = np.stack(np.unravel_index(flat, dense_shape), axis=1)
+    ids = rng.integers(0, rows, n)
+    weights = rng.uniform(0.1, 2.0, n).astype(f32)
+    return ids, indices, weights
+
+
+def test_els_hand_derived():
+    """TFLite's own example: a 10 x 20 table; [0, 0] id 1 weight 2, [0, 1]
+    id 3 weight 0.5, [1, 0] id 0 weight 1, [2, 3] id 1 weight 3; MEAN gives
+    (2 t1 + 0.5 t3) / 2.5, t0, t1."""
+    table = np.arange(200, dtype=f32).reshape(10, 20) / 7
+    out = check_case(els_case([1, 3, 0, 1], [[0, 0], [0, 1], [1, 0], [2, 3]],
+                              [3, 4], [2.0, 0.5, 1.0, 3.0], table, "MEAN"))
+    want = np.stack([(table[1] * f32(2) + table[3] * f32(0.5)) / f32(2.5),
+                     table[0], table[1] * f32(3) / f32(3)])
+    np.testing.assert_allclose(out[0], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("combiner", ["SUM", "MEAN", "SQRTN"])
+@pytest.mark.parametrize("dense_shape,table_shape,n", [
+    ((4, 5), (10, 3), 9),
+    ((2, 3, 4), (7, 2, 3), 10),   # rank-3 sparse, rank-3 table
+    ((6,), (5, 4), 4),            # one sparse dimension: one bucket
+    ((5, 8), (20, 1), 5),         # empty buckets stay 0
+])
+def test_els(dense_shape, table_shape, n, combiner):
+    rng = np.random.default_rng(len(dense_shape) * 10 + n)
+    ids, indices, weights = sparse_entries(rng, dense_shape, n,
+                                           table_shape[0])
+    table = rng.standard_normal(table_shape).astype(f32)
+    check_case(els_case(ids, indices, dense_shape, weights, table, combiner))
+
+
+@pytest.mark.parametrize("combiner", ["SUM", "MEAN", "SQRTN"])
+def test_els_unsorted_entries(combiner):
+    """A bucket named again after another one is finished twice (TFLite's
+    behavior, kept)."""
+    table = np.arange(12, dtype=f32).reshape(4, 3) + 1
+    check_case(els_case([0, 1, 2, 3], [[0, 0], [1, 0], [0, 1], [1, 1]],
+                        [2, 2], [1.0, 2.0, 4.0, 0.5], table, combiner))
+
+
+def test_els_dense_shape_input_changes(tmp_path):
+    """dense_shape as a graph input: the output is resized at each Invoke."""
+    rng = np.random.default_rng(31)
+    table = rng.standard_normal((6, 2)).astype(f32)
+    ids = np.array([0, 5, 2], np.int32)
+    weights = np.array([1.0, 0.5, 2.0], f32)
+    for dense in ([2, 3], [3, 3], [5, 1]):
+        indices = np.array([[0, 0], [1, 0], [1, 0]], np.int32)
+        check_case(els_case(ids, indices, dense, weights, table, "MEAN",
+                            shape_input=True))
+
+
+def test_els_zero_weights_mean():
+    """MEAN over weights summing to 0 divides by 0 in both runtimes."""
+    table = np.ones((2, 2), f32)
+    check_case(els_case([0, 1], [[0, 0], [0, 1]], [1, 2], [1.0, -1.0], table,
+                        "MEAN"))
+
+
+def test_els_no_entries():
+    check_case(els_case(np.zeros(0, np.int32), np.zeros((0, 2), np.int32),
+                        [3, 4], np.zeros(0, f32), np.ones((4, 2), f32)))
+
+
+@pytest.mark.parametrize("bad_id", [-1, 4])
+def test_els_id_out_of_range(bad_id, tmp_path):
+    case = els_case([0, bad_id], [[0, 0], [1, 0]], [2, 2], [1.0, 1.0],
+                    np.ones((4, 2), f32))
+    case.inputs[4] = Const(np.ones((4, 2), f32))
+    error = litegpu_error(case, tmp_path)
+    assert f"{ELS}: ids[1] = {bad_id} is out of range [0, 4)" in error
+
+
+@pytest.mark.parametrize("bad", [-1, 2])
+def test_els_index_out_of_range(bad, tmp_path):
+    """LiteRT 2.3 does not check indices (it would write outside its
+    output); litegpu fails naming the entry."""
+    case = els_case([0, 1], [[0, 0], [bad, 0]], [2, 2], [1.0, 1.0],
+                    np.ones((4, 2), f32))
+    error = litegpu_error(case, tmp_path)
+    assert f"{ELS}: indices[1][0] = {bad} is out of range [0, 2)" in error
+
+
+def test_els_negative_dense_shape(tmp_path):
+    case = els_case([0], [[0, 0]], [2, 2], [1.0], np.ones((4, 2), f32),
+                    shape_input=True)
+    model, _ = build(case, tmp_path)
+    inputs = [np.array([0], np.int32), np.array([[0, 0]], np.int32),
+              np.array([-2, 2], np.int32), np.array([1.0], f32)]
+    with pytest.raises(lg.LiteGpuError) as raised:
+        oh.run_litegpu(model, inputs, num_threads=1)
+    assert f"{ELS}: dense_shape[0] = -2 is negative" in str(raised.value)
+
+
+def test_els_errors(tmp_path):
+    base = dict(ids=[0, 1], indices=[[0, 0], [1, 0]], dense_shape=[2, 2],
+                weights=[1.0, 1.0], table=np.ones((4, 2), f32))
+    case = els_case(**base)
+    case.inputs[4] = Const(np.ones((4, 2), np.int8))
+    assert "table is INT8, expected FLOAT32" in litegpu_error(case, tmp_path)
+    case = els_case(**base)
+    case.inputs[4] = Const(np.ones(4, f32))
+    assert "table [4] must have rank 2 or more" in both_fail(case, tmp_path)
+    case = els_case(**base)
+    case.inputs[3] = Input(np.ones(3, f32))
+    assert "must have as many entries" in both_fail(case, tmp_path)
+    case = els_case(**base)
+    case.inputs[0] = Input(np.zeros(2, np.int64))
+    assert "ids is INT64, expected INT32" in both_fail(case, tmp_path)
+    case = els_case(**base)
+    case.inputs[2] = Const(np.array([2, 2, 1], np.int32))
+    assert "indices have 2 columns and dense_shape 3 values" in \
+        both_fail(case, tmp_path)
+    case = els_case(**base)
+    case.outputs = [Output(np.int32, shape=(2, 2))]
+    assert "output is INT32, expected FLOAT32" in both_fail(case, tmp_path)
+    case = els_case(**base)
+    case.inputs = case.inputs[:4]
+    assert f"{ELS}: " in both_fail(case, tmp_path)
+
+
+def test_els_version_2_unresolved(tmp_path):
+    case = els_case([0], [[0, 0]], [1, 1], [1.0], np.ones((2, 2), f32))
+    case.version = 2
+    oh.check_rejected(case, r"EMBEDDING_LOOKUP_SPARSE", litert_accepts=False)
