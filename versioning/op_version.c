@@ -270,6 +270,7 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinUnique),
     NO_RULES(kTfLiteBuiltinReverseSequence),
     NO_RULES(kTfLiteBuiltinEmbeddingLookupSparse),
+    NO_RULES(kTfLiteBuiltinHashtableLookup),
     /* SPARSE_TO_DENSE reads its values (input 2). */
     LADDER_ON(kTfLiteBuiltinSparseToDense, 2, 1, T(kTfLiteInt8, 3),
               T(kTfLiteUInt8, 3), T(kTfLiteInt64, 2)),

@@ -85,6 +85,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinFullyConnected, 12, "2.17.0"},
     {kTfLiteBuiltinFullyConnected, 13, "2.18.0"},
     {kTfLiteBuiltinFullyConnected, 14, "2.21.0"},
+    {kTfLiteBuiltinHashtableLookup, 1, "1.5.0"},
     {kTfLiteBuiltinL2Normalization, 1, "1.5.0"},
     {kTfLiteBuiltinL2Normalization, 2, "1.14.0"},
     {kTfLiteBuiltinL2Pool2d, 1, "1.5.0"},

@@ -4,11 +4,13 @@ litegpu's default resolver finds too, against LiteRT's reference kernels
 through op_harness (litegpu at 1 and 2 threads). Options are FlexBuffers
 maps written by flatbuffers.flexbuffers.
 
-EMBEDDING_LOOKUP_SPARSE (a builtin with a combiner option) is tested at the
-end of the file the same way.
+EMBEDDING_LOOKUP_SPARSE (a builtin with a combiner option) and
+HASHTABLE_LOOKUP (STRING values through a hand-written spec) are tested at
+the end of the file the same way.
 
 Tolerances:
- - Mfcc, NumericVerify and EMBEDDING_LOOKUP_SPARSE: exact (rtol 0, atol 0).
+ - Mfcc, NumericVerify, EMBEDDING_LOOKUP_SPARSE and HASHTABLE_LOOKUP: exact
+   (rtol 0, atol 0).
    Mfcc's arithmetic is TFLite's, double, in the same order, with the same
    libm calls; NumericVerify subtracts exactly dequantized values in float;
    EMBEDDING_LOOKUP_SPARSE's float sums run in TFLite's order.
@@ -803,3 +805,142 @@ def test_els_version_2_unresolved(tmp_path):
     case = els_case([0], [[0, 0]], [1, 1], [1.0], np.ones((2, 2), f32))
     case.version = 2
     oh.check_rejected(case, r"EMBEDDING_LOOKUP_SPARSE", litert_accepts=False)
+
+
+# ---- HASHTABLE_LOOKUP -------------------------------------------------------
+#
+# A builtin (10, version 1) without options: int32 lookups in sorted int32
+# keys; the found rows (zeros / empty strings when missing) and uint8 hits.
+# Rows are copied: exact.
+
+HL = "HASHTABLE_LOOKUP"
+
+
+def hl_case(lookups, keys, values, const_values=True):
+    lookups = np.asarray(lookups, np.int32)
+    values = np.asarray(values)
+    out_shape = (len(lookups),) + values.shape[1:]
+    return OpCase(op=HL, inputs=[Input(lookups),
+                                 Const(np.asarray(keys, np.int32)),
+                                 Const(values) if const_values
+                                 else Input(values)],
+                  outputs=[Output(values.dtype, shape=out_shape),
+                           Output(np.uint8, shape=(len(lookups),))],
+                  rtol=0.0, atol=0.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.uint8,
+                                   np.int8, np.int16, np.float16, np.bool_])
+def test_hashtable_lookup_types(dtype):
+    rng = np.random.default_rng(40)
+    keys = np.sort(rng.choice(100, size=12, replace=False)) - 30
+    values = (rng.standard_normal((12, 3, 2)) * 20).astype(dtype)
+    lookups = np.concatenate([keys[::2], [-31, 70, 1000, keys[-1]]])
+    out = check_case(hl_case(rng.permutation(lookups), keys, values))
+    assert out[1].sum() == 7
+
+
+@pytest.mark.parametrize("shape", [(5,), (5, 1), (5, 4, 3)])
+def test_hashtable_lookup_shapes(shape):
+    rng = np.random.default_rng(41)
+    keys = np.array([-7, 0, 3, 9, 20], np.int32)
+    values = rng.standard_normal(shape).astype(f32)
+    check_case(hl_case([9, 1, -7, 20, 20, 4, 0], keys, values,
+                       const_values=False))
+
+
+def test_hashtable_lookup_hand_derived():
+    out = check_case(hl_case([3, 5, 1], [1, 3, 4], [[10.0], [30.0], [40.0]]))
+    np.testing.assert_array_equal(out[0], [[30.0], [0.0], [10.0]])
+    np.testing.assert_array_equal(out[1], [1, 0, 1])
+
+
+def test_hashtable_lookup_unsorted_and_extreme_keys():
+    """Unsorted keys and int32 extremes: the binary search goes where
+    TFLite's goes, so some present keys are missed (2^31 - 1 past -2^31:
+    LiteRT's a - b comparison does not wrap)."""
+    keys = [2**31 - 1, -5, 0, -(2**31), 7, 3]
+    values = np.arange(6, dtype=np.int32) + 100
+    lookups = [2**31 - 1, -(2**31), 0, 3, 7, -5, 1, 2**30, -(2**30)]
+    check_case(hl_case(lookups, keys, values))
+
+
+def test_hashtable_lookup_no_lookups():
+    check_case(hl_case(np.zeros(0, np.int32), [1, 2], [[1.0], [2.0]]))
+
+
+def string_buffer(items):
+    """TFLite's STRING layout: count, count + 1 offsets, the bytes."""
+    header = 4 * (len(items) + 2)
+    offsets = [header]
+    for s in items:
+        offsets.append(offsets[-1] + len(s))
+    return np.array([len(items)] + offsets, "<i4").tobytes() + b"".join(items)
+
+
+def hl_string_model(tmp_path, keys, strings, n):
+    (tmp_path / "keys.bin").write_bytes(np.asarray(keys, "<i4").tobytes())
+    (tmp_path / "values.bin").write_bytes(string_buffer(strings))
+    spec = "\n".join([
+        f"tensor in0 INT32 {n}",
+        f"tensor keys INT32 {len(keys)} data=keys.bin",
+        f"tensor values STRING {len(strings)} data=values.bin",
+        f"tensor out0 STRING {n}",
+        f"tensor out1 UINT8 {n}",
+        "op HASHTABLE_LOOKUP 1 in=in0,keys,values out=out0,out1",
+        "inputs in0", "outputs out0,out1", ""])
+    (tmp_path / "case.spec").write_text(spec)
+    model = tmp_path / "model.tflite"
+    oh.build_model(tmp_path / "case.spec", model)
+    return model
+
+
+@pytest.mark.parametrize("lookups", [[4, 1, 9, 2, 4], [8], [2, 2, 2]])
+def test_hashtable_lookup_strings(lookups, tmp_path):
+    """STRING values (any bytes, empty and NUL included); missing keys give
+    empty strings."""
+    keys = [1, 2, 4, 8]
+    strings = [b"one", b"", b"f\x00ur", b"eight" * 30]
+    model = hl_string_model(tmp_path, keys, strings, len(lookups))
+    lookups = np.array(lookups, np.int32)
+    want = oh.run_litert(model, [lookups])
+    got = oh.run_litegpu(model, [lookups])
+    assert list(got[0]) == list(want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    lib = lg.load_library()
+    with lg.Model.from_file(lib, str(model)) as m, \
+            lg.Interpreter(lib, m, num_threads=1) as interp:
+        interp.allocate_tensors()
+        interp.set_input(0, lookups)
+        interp.invoke()
+        table = dict(zip(keys, strings))
+        assert list(interp.output(0).strings()) == [
+            table.get(int(k), b"") for k in lookups]
+
+
+def test_hashtable_lookup_errors(tmp_path):
+    case = hl_case([1], [1, 2], np.ones((2, 1), f32))
+    case.inputs[1] = Const(np.array([1, 2], np.int64))
+    assert f"{HL}: keys INT64 [2] must be INT32" in both_fail(case, tmp_path)
+    case = hl_case([1], [1, 2], np.ones((2, 1), f32))
+    case.inputs[0] = Input(np.array([[1]], np.int32))
+    assert f"{HL}: lookups INT32 [1,1] must be INT32 with rank 1" in \
+        both_fail(case, tmp_path)
+    case = hl_case([1], [1, 2], np.ones((3, 1), f32))
+    assert "values [3,1] must have one row per key (2)" in \
+        both_fail(case, tmp_path)
+    case = hl_case([1], [1, 2], np.ones((2, 1), f32))
+    case.outputs[1] = Output(np.int32, shape=(1,))
+    assert "hits INT32 UINT8" in both_fail(case, tmp_path)
+    case = hl_case([1], [1, 2], np.ones((2, 1), f32))
+    case.outputs[0] = Output(np.int32, shape=(1, 1))
+    assert "output INT32 must be the values' type (FLOAT32)" in \
+        both_fail(case, tmp_path)
+    case = hl_case([1], np.zeros(0, np.int32), np.zeros((0, 2), f32))
+    assert f"{HL}: the table has no keys" in both_fail(case, tmp_path)
+
+
+def test_hashtable_lookup_version_2_unresolved(tmp_path):
+    case = hl_case([1], [1, 2], np.ones((2, 1), f32))
+    case.version = 2
+    oh.check_rejected(case, r"HASHTABLE_LOOKUP", litert_accepts=False)
