@@ -288,6 +288,9 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinBitcast),
     NO_RULES(kTfLiteBuiltinDilate),
     NO_RULES(kTfLiteBuiltinBucketize),
+    NO_RULES(kTfLiteBuiltinRandomUniform),
+    NO_RULES(kTfLiteBuiltinRandomStandardNormal),
+    NO_RULES(kTfLiteBuiltinMultinomial),
     NO_RULES(kTfLiteBuiltinConv3d),
     NO_RULES(kTfLiteBuiltinConv3dTranspose),
 };

@@ -64,6 +64,7 @@ _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
 #define I32 LG_OPTION_INT32
 #define F32 LG_OPTION_FLOAT
 #define BOOL LG_OPTION_BOOL
+#define I64 LG_OPTION_INT64
 #define TYPE LG_OPTION_TENSOR_TYPE
 
 static const lg_option_field lg_conv_fields[] = {
@@ -300,6 +301,11 @@ static const lg_option_field lg_var_handle_fields[] = {
              "shared_name"),
 };
 
+static const lg_option_field lg_random_fields[] = {
+    LG_FIELD(0, I64, TfLiteRandomParams, seed, 0, "seed"),
+    LG_FIELD(1, I64, TfLiteRandomParams, seed2, 0, "seed2"),
+};
+
 static const lg_option_field lg_cumsum_fields[] = {
     LG_FIELD(0, BOOL, TfLiteCumsumParams, exclusive, 0, "exclusive"),
     LG_FIELD(1, BOOL, TfLiteCumsumParams, reverse, 0, "reverse"),
@@ -451,6 +457,7 @@ static const lg_option_field lg_fake_quant_fields[] = {
 #undef PAD
 #undef ACT
 #undef I32
+#undef I64
 #undef F32
 #undef BOOL
 #undef TYPE
@@ -593,6 +600,12 @@ static const lg_builtin_options_desc lg_descs[] = {
             TfLiteUnidirectionalSequenceLSTMParams, lg_uni_lstm_fields),
     LG_DESC(kTfLiteBuiltinVarHandle, 111, "VarHandleOptions",
             TfLiteVarHandleParams, lg_var_handle_fields),
+    LG_DESC(kTfLiteBuiltinRandomUniform, 114, "RandomOptions",
+            TfLiteRandomParams, lg_random_fields),
+    LG_DESC(kTfLiteBuiltinRandomStandardNormal, 114, "RandomOptions",
+            TfLiteRandomParams, lg_random_fields),
+    LG_DESC(kTfLiteBuiltinMultinomial, 114, "RandomOptions", TfLiteRandomParams,
+            lg_random_fields),
 };
 
 const lg_builtin_options_desc* lg_builtin_options_find(int32_t builtin_code) {
@@ -752,6 +765,13 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
       int32_t value;
       if (!lg_fb_table_i32(fb, r->table, f->field_id, 0, &value)) break;
       lg_store_int(params, f->offset, value);
+      return true;
+    }
+    case LG_OPTION_INT64: {
+      uint64_t bits;
+      if (!lg_fb_table_u64(fb, r->table, f->field_id, 0, &bits)) break;
+      /* The low 32 bits, two's complement (TFLite's int64 -> int). */
+      lg_store_int(params, f->offset, (int)(int32_t)(uint32_t)bits);
       return true;
     }
     case LG_OPTION_FLOAT: {

@@ -40,6 +40,9 @@ typedef enum lg_option_kind {
    * absent), element count at `count_offset` (TFLite's layout, e.g.
    * TfLiteBucketizeParams); kernels read the elements with memcpy. */
   LG_OPTION_FLOAT_VECTOR,
+  /* schema long (8 bytes) -> int: its low 32 bits, as TFLite's parser
+   * stores RandomOptions' seeds into TfLiteRandomParams' ints. */
+  LG_OPTION_INT64,
 } lg_option_kind;
 
 typedef struct lg_option_field {

@@ -655,8 +655,9 @@ static const char* const kKindHints[] = {
     "a list of 32-bit integers",
     "nothing: string options are not written",
     "a list of floats",
+    "a 32-bit integer (written as a long)",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_FLOAT_VECTOR + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_INT64 + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,
@@ -739,6 +740,10 @@ static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
     float v;
     if ((ok = lg_parse_f32(text, &v))) memcpy(at, &v, sizeof(v));
   } else if (f->kind == LG_OPTION_INT32) {
+    int64_t v;
+    ok = lg_parse_i64(text, INT32_MIN, INT32_MAX, &v);
+    if (ok) lg_store_int(params, f->offset, (int)v);
+  } else if (f->kind == LG_OPTION_INT64) {
     int64_t v;
     ok = lg_parse_i64(text, INT32_MIN, INT32_MAX, &v);
     if (ok) lg_store_int(params, f->offset, (int)v);

@@ -698,6 +698,16 @@ static TfLiteStatus lg_option_field_convert(lg_model_writer* w, const char* op,
             f->name);
     return kTfLiteError;
   }
+  if (f->kind == LG_OPTION_INT64) {
+    /* The params' int, sign-extended to the schema's long. */
+    int value;
+    memcpy(&value, params + f->offset, sizeof(value));
+    if (value == (int)f->default_value) return kTfLiteOk;
+    out->bits = (uint64_t)(int64_t)value;
+    out->size = 8;
+    out->id = f->field_id;
+    return kTfLiteOk;
+  }
   double v = lg_option_read(f, params);
   if (lg_option_is_default(f, v)) return kTfLiteOk;
   if (!lg_option_encode(f->kind, v, &out->bits, &out->size)) {

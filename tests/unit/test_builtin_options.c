@@ -525,7 +525,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 63);
+  assert_int_equal(found, 66);
 }
 
 static void test_op_names(void** state) {

@@ -369,6 +369,12 @@ typedef struct {
   int num_boundaries;
 } TfLiteBucketizeParams;
 
+/* int, as TFLite's: the schema's 64-bit seeds keep their low 32 bits. */
+typedef struct {
+  int seed;
+  int seed2;
+} TfLiteRandomParams;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,329 @@
+"""RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and MULTINOMIAL against LiteRT's
+kernels through op_harness.
+
+With a nonzero seed or seed2 both runtimes draw from Philox4x32-10 seeded
+the same way, so every output of every Invoke of one interpreter must equal
+LiteRT's bit for bit (rtol = atol = 0): the generator's state carries from
+one Invoke to the next in both. Several Invokes run through check_steps.
+Shapes given as Input(...) are graph inputs: the output is then dynamic in
+both runtimes. With seeds 0 and 0 TFLite picks a seed from the system's
+entropy, so those cases check shapes, ranges and statistics instead (the
+bounds are many standard errors wide, so a correct kernel does not fail
+them by chance). Error cases check litegpu's message.
+"""
+
+import numpy as np
+import pytest
+
+from litegpu import capi as lg
+import op_harness as oh
+from op_harness import Const, Input, OpCase, Output, check_case, check_steps
+
+
+def i32(*values):
+    return np.array(values, dtype=np.int32)
+
+
+def case(op, inputs, seed, seed2, outputs=(np.float32,), shapes=None,
+         name=None):
+    params = {}
+    if seed:
+        params["seed"] = seed
+    if seed2:
+        params["seed2"] = seed2
+    return OpCase(op=op, version=1, inputs=inputs, params=params,
+                  outputs=list(outputs), output_shapes=shapes, rtol=0.0,
+                  atol=0.0, name=name)
+
+
+def litegpu_error(c, tmp_path):
+    """The error litegpu reports for a case (it must fail)."""
+    _, inputs = oh.write_spec(c, tmp_path)
+    model = tmp_path / "model.tflite"
+    oh.build_model(tmp_path / "case.spec", model)
+    with pytest.raises(lg.LiteGpuError) as raised:
+        oh.run_litegpu(model, inputs, num_threads=1)
+    return str(raised.value)
+
+
+def litegpu_run(c, tmp_path, steps):
+    """litegpu's outputs per Invoke (no LiteRT: for unseeded cases)."""
+    _, _ = oh.write_spec(c, tmp_path)
+    model = tmp_path / "model.tflite"
+    oh.build_model(tmp_path / "case.spec", model)
+    return oh._run_steps_litegpu(model, steps, 1)
+
+
+# TFLite keeps the seeds as int: negative ones sign-extend to 64 bits.
+SEEDS = [(1, 0), (0, 1), (42, 7), (-1, 2**31 - 1), (-(2**31), -5)]
+FLOAT_OPS = ["RANDOM_UNIFORM", "RANDOM_STANDARD_NORMAL"]
+
+
+# ---- RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL -------------------------------
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+@pytest.mark.parametrize("seed,seed2", SEEDS)
+@pytest.mark.parametrize("shape", [(1,), (3,), (4,), (5,), (2, 3), (3, 3, 3),
+                                   (2, 1, 4, 2)])
+def test_constant_shape_three_invokes(op, seed, seed2, shape):
+    c = case(op, [Const(i32(*shape))], seed, seed2, shapes=[shape])
+    got = check_steps(c, [[], [], []])
+    assert got[0][0].shape == shape
+    # The state moves on: the second Invoke draws new numbers.
+    assert not np.array_equal(got[0][0], got[1][0])
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+@pytest.mark.parametrize("seed,seed2", [(5, 0), (123456789, 987654321)])
+def test_dynamic_shape_changes_between_invokes(op, seed, seed2):
+    """The shape is a graph input: each Invoke sizes the output anew, and
+    odd sizes drop the rest of the last block as LiteRT does."""
+    c = case(op, [Input(i32(2, 3))], seed, seed2)
+    steps = [[i32(2, 3)], [i32(1, 1)], [i32(7, 1)], [i32(4, 4)]]
+    got = check_steps(c, steps)
+    assert [g[0].shape for g in got] == [(2, 3), (1, 1), (7, 1), (4, 4)]
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_empty_output(op, tmp_path):
+    """A zero dim gives an empty output and draws nothing: the next Invoke
+    gives what LiteRT's first gives. (LiteRT's Python API cannot read an
+    empty output, so the empty one is checked on litegpu alone.)"""
+    c = case(op, [Input(i32(3, 0))], 5, 6)
+    got = litegpu_run(c, tmp_path, [[i32(3, 0)], [i32(2, 2)]])
+    assert got[0][0].shape == (3, 0)
+    want = check_case(case(op, [Input(i32(2, 2))], 5, 6))
+    np.testing.assert_array_equal(got[1][0], want[0])
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_scalar_output(op):
+    c = case(op, [Const(np.zeros((0,), np.int32))], 9, 9, shapes=[()])
+    got = check_steps(c, [[], []])
+    assert got[0][0].shape == ()
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_large_output(op):
+    shape = (3, 1001)
+    c = case(op, [Const(i32(*shape))], 77, 3, shapes=[shape])
+    got = check_steps(c, [[], []])
+    assert got[0][0].shape == shape
+
+
+def test_uniform_values_in_range():
+    c = case("RANDOM_UNIFORM", [Const(i32(64, 64))], 3, 4, shapes=[(64, 64)])
+    out = check_case(c)[0]
+    assert out.min() >= 0.0 and out.max() < 1.0
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_unseeded_statistics(op, tmp_path):
+    n = 40000
+    c = case(op, [Const(i32(n))], 0, 0, shapes=[(n,)])
+    got = litegpu_run(c, tmp_path, [[], []])
+    a, b = got[0][0], got[1][0]
+    assert a.shape == (n,) and a.dtype == np.float32
+    assert not np.array_equal(a, b)
+    if op == "RANDOM_UNIFORM":
+        assert a.min() >= 0.0 and a.max() < 1.0
+        # mean 1/2, sd 1/sqrt(12 n) = 0.0014; variance 1/12.
+        assert abs(a.mean() - 0.5) < 0.01
+        assert abs(a.var() - 1 / 12) < 0.005
+        hist = np.histogram(a, bins=10, range=(0, 1))[0]
+        assert np.all(np.abs(hist - n / 10) < 0.1 * n / 10)
+    else:
+        # mean 0 (sd 0.005), variance 1; about 68.3% within one sd.
+        assert abs(a.mean()) < 0.03
+        assert abs(a.var() - 1.0) < 0.04
+        assert abs(np.mean(np.abs(a) < 1.0) - 0.6827) < 0.02
+    # A second interpreter gets other seeds.
+    other = litegpu_run(c, tmp_path, [[]])[0][0]
+    assert not np.array_equal(a, other)
+
+
+# ---- MULTINOMIAL ------------------------------------------------------------
+
+def logits(rng, batch, classes):
+    return rng.standard_normal((batch, classes)).astype(np.float32) * 2
+
+
+@pytest.mark.parametrize("out_type", [np.int64, np.int32])
+@pytest.mark.parametrize("seed,seed2", [(1, 0), (0, 3), (31, 41),
+                                        (-7, 2**31 - 9)])
+@pytest.mark.parametrize("batch,classes,samples", [(1, 2, 1), (1, 5, 8),
+                                                   (2, 3, 5), (3, 10, 7),
+                                                   (4, 1, 3), (2, 6, 2)])
+def test_multinomial_dynamic(out_type, seed, seed2, batch, classes, samples):
+    rng = np.random.default_rng(batch * 100 + classes * 10 + samples)
+    lg_in = logits(rng, batch, classes)
+    c = case("MULTINOMIAL", [Input(lg_in), Const(np.array(samples, np.int32))],
+             seed, seed2, outputs=[out_type], shapes=[(batch, samples)])
+    steps = [[lg_in], [logits(rng, batch, classes)], [lg_in]]
+    got = check_steps(c, steps)
+    assert got[0][0].shape == (batch, samples)
+    assert got[0][0].dtype == out_type
+    if samples:
+        assert got[0][0].min() >= 0 and got[0][0].max() < classes
+
+
+@pytest.mark.parametrize("out_type", [np.int64, np.int32])
+def test_multinomial_constant_inputs(out_type):
+    rng = np.random.default_rng(5)
+    c = case("MULTINOMIAL", [Const(logits(rng, 3, 4)),
+                             Const(np.array(6, np.int32))], 11, 12,
+             outputs=[out_type], shapes=[(3, 6)])
+    got = check_steps(c, [[], [], []])
+    assert got[0][0].shape == (3, 6)
+
+
+def test_multinomial_num_samples_input():
+    rng = np.random.default_rng(6)
+    x = logits(rng, 2, 5)
+    c = case("MULTINOMIAL", [Input(x), Input(np.array(4, np.int32))], 2, 9,
+             outputs=[np.int64])
+    steps = [[x, np.array(4, np.int32)], [x, np.array(9, np.int32)],
+             [x, np.array(1, np.int32)], [x, np.array(6, np.int32)]]
+    got = check_steps(c, steps)
+    assert [g[0].shape for g in got] == [(2, 4), (2, 9), (2, 1), (2, 6)]
+
+
+def test_multinomial_zero_samples(tmp_path):
+    """num_samples 0: an empty [batch, 0] output; the generator still moves
+    on by TFLite's fixed advance (0 blocks for 0 samples), so the next
+    Invoke draws what a fresh interpreter's first does. (LiteRT's Python API
+    cannot read an empty output.)"""
+    x = np.zeros((2, 3), np.float32)
+    c = case("MULTINOMIAL", [Input(x), Input(np.array(0, np.int32))], 4, 4,
+             outputs=[np.int64])
+    got = litegpu_run(c, tmp_path, [[x, np.array(0, np.int32)],
+                                    [x, np.array(5, np.int32)]])
+    assert got[0][0].shape == (2, 0)
+    want = check_case(case("MULTINOMIAL", [Input(x),
+                                           Input(np.array(5, np.int32))],
+                           4, 4, outputs=[np.int64]))
+    np.testing.assert_array_equal(got[1][0], want[0])
+
+
+def test_multinomial_non_finite_logits():
+    """Non-finite logits add nothing: classes of -inf, nan and +inf are
+    never drawn, nor are the classes far below the maximum."""
+    x = np.array([[0.0, -np.inf, 1.0, np.nan],
+                  [np.inf, 2.0, -np.inf, -200.0],
+                  [-1e30, 5.0, 5.0, -np.inf]], np.float32)
+    c = case("MULTINOMIAL", [Input(x), Const(np.array(64, np.int32))], 8, 1,
+             outputs=[np.int64], shapes=[(3, 64)])
+    got = check_steps(c, [[x], [x]])
+    out = got[0][0]
+    assert set(out[0]) <= {0, 2}
+    assert set(out[1]) == {1}
+    assert set(out[2]) <= {1, 2}
+
+
+def test_multinomial_all_logits_non_finite():
+    """No finite logit: the total is zero and every sample is `classes`
+    (past the last class), as in TFLite."""
+    x = np.array([[-np.inf, -np.inf, np.nan]], np.float32)
+    c = case("MULTINOMIAL", [Input(x), Const(np.array(5, np.int32))], 8, 1,
+             outputs=[np.int64], shapes=[(1, 5)])
+    got = check_case(c)
+    assert np.all(got[0] == 3)
+
+
+def test_multinomial_many_samples():
+    rng = np.random.default_rng(7)
+    x = logits(rng, 2, 50)
+    c = case("MULTINOMIAL", [Input(x), Const(np.array(1001, np.int32))], 13,
+             17, outputs=[np.int32], shapes=[(2, 1001)])
+    check_steps(c, [[x], [x]])
+
+
+def test_multinomial_unseeded_frequencies(tmp_path):
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    x = np.log(p).astype(np.float32)[None, :]
+    n = 20000
+    c = case("MULTINOMIAL", [Input(x), Const(np.array(n, np.int32))], 0, 0,
+             outputs=[np.int64], shapes=[(1, n)])
+    got = litegpu_run(c, tmp_path, [[x], [x]])
+    a, b = got[0][0][0], got[1][0][0]
+    assert a.shape == (n,)
+    assert not np.array_equal(a, b)
+    freq = np.bincount(a, minlength=4) / n
+    # Standard error at most 0.0035.
+    assert np.all(np.abs(freq - p) < 0.02)
+
+
+# ---- Errors -----------------------------------------------------------------
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_shape_type_rejected(op, tmp_path):
+    c = case(op, [Const(np.array([2, 2], np.int64))], 1, 1, shapes=[(2, 2)])
+    msg = litegpu_error(c, tmp_path)
+    assert f"{op}: shape type INT64 is not supported" in msg
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_shape_rank_rejected(op, tmp_path):
+    c = case(op, [Const(np.array([[2, 2]], np.int32))], 1, 1,
+             shapes=[(2, 2)])
+    msg = litegpu_error(c, tmp_path)
+    assert f"{op}: shape must be 1-D, got rank 2" in msg
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+@pytest.mark.parametrize("out_type", [np.int32, np.float16])
+def test_output_type_rejected(op, out_type, tmp_path):
+    c = case(op, [Const(i32(2))], 1, 1, outputs=[out_type], shapes=[(2,)])
+    msg = litegpu_error(c, tmp_path)
+    assert f"{op}: output type" in msg and "is not supported" in msg
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_negative_dim_rejected(op, tmp_path):
+    c = case(op, [Const(i32(2, -3))], 1, 1, shapes=[(2, 3)])
+    msg = litegpu_error(c, tmp_path)
+    assert f"{op}: shape dim 1 is negative (-3)" in msg
+    # At run time too (a dynamic output).
+    c = case(op, [Input(i32(2, -3))], 1, 1, shapes=[(2, 3)])
+    msg = litegpu_error(c, tmp_path)
+    assert f"{op}: shape dim 1 is negative (-3)" in msg
+
+
+@pytest.mark.parametrize("op", FLOAT_OPS)
+def test_too_many_elements_rejected(op, tmp_path):
+    c = case(op, [Input(i32(65536, 65536))], 1, 1, shapes=[(1, 1)])
+    msg = litegpu_error(c, tmp_path)
+    assert f"{op}: shape has 2^31 or more elements" in msg
+
+
+def test_multinomial_errors(tmp_path):
+    x = np.zeros((2, 3), np.float32)
+    n = Const(np.array(2, np.int32))
+    cases = [
+        (case("MULTINOMIAL", [Const(np.zeros(3, np.float32)), n], 1, 1,
+              outputs=[np.int64], shapes=[(1, 2)]),
+         "MULTINOMIAL: logits must be 2-D [batch, classes], got rank 1"),
+        (case("MULTINOMIAL", [Input(x.astype(np.int32)), n], 1, 1,
+              outputs=[np.int64], shapes=[(2, 2)]),
+         "MULTINOMIAL: logits type INT32 is not supported"),
+        (case("MULTINOMIAL", [Input(x), Const(np.array([2], np.int32))], 1, 1,
+              outputs=[np.int64], shapes=[(2, 2)]),
+         "MULTINOMIAL: num_samples must be a scalar, got rank 1"),
+        (case("MULTINOMIAL", [Input(x), Const(np.array(-1, np.int32))], 1, 1,
+              outputs=[np.int64], shapes=[(2, 2)]),
+         "MULTINOMIAL: num_samples must be >= 0, got -1"),
+        (case("MULTINOMIAL", [Input(x), Const(np.array(2, np.int64))], 1, 1,
+              outputs=[np.int64], shapes=[(2, 2)]),
+         "MULTINOMIAL: num_samples type INT64 is not supported"),
+        (case("MULTINOMIAL", [Input(x), n], 1, 1, outputs=[np.float32],
+              shapes=[(2, 2)]),
+         "MULTINOMIAL: output type FLOAT32 is not supported"),
+        (case("MULTINOMIAL", [Input(np.zeros((2, 0), np.float32)), n], 1, 1,
+              outputs=[np.int64], shapes=[(2, 2)]),
+         "MULTINOMIAL: logits must have at least one class, got 0"),
+    ]
+    for i, (c, want) in enumerate(cases):
+        d = tmp_path / str(i)
+        d.mkdir()
+        msg = litegpu_error(c, d)
+        assert want in msg, (i, msg)
