@@ -291,6 +291,7 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinRandomUniform),
     NO_RULES(kTfLiteBuiltinRandomStandardNormal),
     NO_RULES(kTfLiteBuiltinMultinomial),
+    NO_RULES(kTfLiteBuiltinStablehloRngBitGenerator),
     NO_RULES(kTfLiteBuiltinConv3d),
     NO_RULES(kTfLiteBuiltinConv3dTranspose),
 };

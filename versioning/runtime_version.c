@@ -428,6 +428,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinBitwiseXor, 1, "2.13.0"},
     {kTfLiteBuiltinRightShift, 1, "2.13.0"},
     {kTfLiteBuiltinDilate, 1, "2.15.0"},
+    {kTfLiteBuiltinStablehloRngBitGenerator, 1, "2.15.0"},
 };
 
 #define LG_NUM_ENTRIES (sizeof(kEntries) / sizeof(kEntries[0]))

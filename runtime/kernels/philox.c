@@ -84,3 +84,28 @@ void lg_philox_box_muller(uint32_t x0, uint32_t x1, float* f0, float* f1) {
   *f0 = s * radius;
   *f1 = c * radius;
 }
+
+static uint32_t lg_rotl32(uint32_t x, int r) {
+  return (x << r) | (x >> (32 - r));
+}
+
+void lg_threefry2x32_block(const uint32_t counter[2], const uint32_t key[2],
+                           uint32_t out[2]) {
+  static const int kRotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  const uint32_t ks[3] = {key[0], key[1], key[0] ^ key[1] ^ 0x1BD11BDAu};
+  uint32_t x0 = counter[0] + ks[0];
+  uint32_t x1 = counter[1] + ks[1];
+  /* Five groups of four rounds; after group g (1-based) the key words
+   * ks[g % 3] and ks[(g + 1) % 3] + g are added. */
+  for (int g = 1; g <= 5; ++g) {
+    const int* rot = kRotations[(g - 1) % 2];
+    for (int r = 0; r < 4; ++r) {
+      x0 += x1;
+      x1 = lg_rotl32(x1, rot[r]) ^ x0;
+    }
+    x0 += ks[g % 3];
+    x1 += ks[(g + 1) % 3] + (uint32_t)g;
+  }
+  out[0] = x0;
+  out[1] = x1;
+}

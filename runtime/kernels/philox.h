@@ -49,4 +49,11 @@ double lg_philox_uint64_to_double(uint32_t x0, uint32_t x1);
  * radius sqrtf(-2 logf(u1)), *f0 = sin * radius, *f1 = cos * radius. */
 void lg_philox_box_muller(uint32_t x0, uint32_t x1, float* f0, float* f1);
 
+/* Threefry2x32 with 20 rounds (the same paper; rotations 13 15 26 6 /
+ * 17 29 16 24, a key schedule of key0, key1 and key0 ^ key1 ^ 0x1BD11BDA
+ * injected every four rounds), which STABLEHLO_RNG_BIT_GENERATOR offers
+ * besides Philox. */
+void lg_threefry2x32_block(const uint32_t counter[2], const uint32_t key[2],
+                           uint32_t out[2]);
+
 #endif /* LITEGPU_RUNTIME_KERNELS_PHILOX_H_ */

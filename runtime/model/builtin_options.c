@@ -30,6 +30,7 @@
 _Static_assert(sizeof(TfLitePadding) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteFusedActivation) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteType) == sizeof(int), "enum size");
+_Static_assert(sizeof(TfLiteRngAlgorithm) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteMirrorPaddingMode) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
                "enum size");
@@ -306,6 +307,11 @@ static const lg_option_field lg_random_fields[] = {
     LG_FIELD(1, I64, TfLiteRandomParams, seed2, 0, "seed2"),
 };
 
+static const lg_option_field lg_rng_bit_generator_fields[] = {
+    LG_FIELD(0, LG_OPTION_RNG_ALGORITHM, TfLiteStablehloRngBitGeneratorParams,
+             algorithm, kTfLiteRngAlgorithmDefault, "algorithm"),
+};
+
 static const lg_option_field lg_cumsum_fields[] = {
     LG_FIELD(0, BOOL, TfLiteCumsumParams, exclusive, 0, "exclusive"),
     LG_FIELD(1, BOOL, TfLiteCumsumParams, reverse, 0, "reverse"),
@@ -469,6 +475,14 @@ static const lg_option_field lg_fake_quant_fields[] = {
     .fields = (fields_), .num_fields = LG_NUM(fields_)                \
   }
 
+/* The same for a table in builtin_options_2 (a BuiltinOptions2 index). */
+#define LG_DESC2(code_, union_index_, options_name_, params_, fields_)       \
+  {                                                                          \
+    .builtin_code = (code_), .options_type = (union_index_),                 \
+    .options_name = (options_name_), .params_size = sizeof(params_),         \
+    .fields = (fields_), .num_fields = LG_NUM(fields_), .in_options_2 = true \
+  }
+
 /* builtin code, BuiltinOptions union index, options table, params struct. */
 static const lg_builtin_options_desc lg_descs[] = {
     LG_DESC(kTfLiteBuiltinConv2d, 1, "Conv2DOptions", TfLiteConvParams,
@@ -604,6 +618,9 @@ static const lg_builtin_options_desc lg_descs[] = {
             TfLiteRandomParams, lg_random_fields),
     LG_DESC(kTfLiteBuiltinRandomStandardNormal, 114, "RandomOptions",
             TfLiteRandomParams, lg_random_fields),
+    LG_DESC2(kTfLiteBuiltinStablehloRngBitGenerator, 19,
+             "StablehloRngBitGeneratorOptions",
+             TfLiteStablehloRngBitGeneratorParams, lg_rng_bit_generator_fields),
     LG_DESC(kTfLiteBuiltinMultinomial, 114, "RandomOptions", TfLiteRandomParams,
             lg_random_fields),
 };
@@ -701,6 +718,11 @@ static int lg_option_convert_enum(lg_option_kind kind, int8_t raw) {
       return raw == 0   ? kTfLiteLSTMFullKernel
              : raw == 1 ? kTfLiteLSTMBasicKernel
                         : -1;
+    case LG_OPTION_RNG_ALGORITHM: /* DEFAULT 0, PHILOX 1, THREEFRY 2 */
+      return raw == 0   ? kTfLiteRngAlgorithmDefault
+             : raw == 1 ? kTfLiteRngAlgorithmPhilox
+             : raw == 2 ? kTfLiteRngAlgorithmThreefry
+                        : -1;
     default:
       return -1;
   }
@@ -718,6 +740,8 @@ static const char* lg_option_enum_name(lg_option_kind kind) {
       return "MirrorPadMode";
     case LG_OPTION_LSTM_KERNEL_TYPE:
       return "LSTMKernelType";
+    case LG_OPTION_RNG_ALGORITHM:
+      return "RngAlgorithm";
     default:
       return "FullyConnectedOptionsWeightsFormat";
   }
@@ -820,14 +844,18 @@ static bool lg_options_read(int32_t builtin_code,
                             const lg_builtin_options_desc* desc,
                             const lg_model_operator* op,
                             const lg_reporter* reporter, void* params) {
-  const lg_fb_table* table = &op->builtin_options;
-  if (op->builtin_options_type == 0) return true; /* no options: defaults */
-  if (op->builtin_options_type != desc->options_type) {
+  const lg_fb_table* table =
+      desc->in_options_2 ? &op->builtin_options_2 : &op->builtin_options;
+  const uint8_t type = desc->in_options_2 ? op->builtin_options_2_type
+                                          : op->builtin_options_type;
+  if (type == 0) return true; /* no options: defaults */
+  if (type != desc->options_type) {
     lg_report(reporter,
-              "%s: builtin options are of union type %u, expected "
+              "%s: %s are of union type %u, expected "
               "%s (union type %u)",
-              lg_builtin_op_name(builtin_code), op->builtin_options_type,
-              desc->options_name, desc->options_type);
+              lg_builtin_op_name(builtin_code),
+              desc->in_options_2 ? "builtin_options_2" : "builtin options",
+              type, desc->options_name, desc->options_type);
     return false;
   }
   if (table->pos == 0) return true; /* a type without a table: defaults */

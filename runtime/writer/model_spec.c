@@ -68,6 +68,11 @@ static const lg_enum_name kMirrorModes[] = {
     {"REFLECT", kTfLiteMirrorPaddingReflect},
     {"SYMMETRIC", kTfLiteMirrorPaddingSymmetric},
 };
+static const lg_enum_name kRngAlgorithms[] = {
+    {"DEFAULT", kTfLiteRngAlgorithmDefault},
+    {"PHILOX", kTfLiteRngAlgorithmPhilox},
+    {"THREEFRY", kTfLiteRngAlgorithmThreefry},
+};
 static const lg_enum_name kLstmKernelTypes[] = {
     {"FULL", kTfLiteLSTMFullKernel},
     {"BASIC", kTfLiteLSTMBasicKernel},
@@ -632,6 +637,9 @@ static bool lg_parse_enum_field(lg_option_kind kind, const char* text,
     case LG_OPTION_LSTM_KERNEL_TYPE:
       return lg_parse_enum(kLstmKernelTypes, LG_COUNT(kLstmKernelTypes), text,
                            value);
+    case LG_OPTION_RNG_ALGORITHM:
+      return lg_parse_enum(kRngAlgorithms, LG_COUNT(kRngAlgorithms), text,
+                           value);
     case LG_OPTION_TENSOR_TYPE:
       if (!lg_parse_type(text, &type)) return false;
       *value = (int)type;
@@ -656,8 +664,9 @@ static const char* const kKindHints[] = {
     "nothing: string options are not written",
     "a list of floats",
     "a 32-bit integer (written as a long)",
+    "DEFAULT, PHILOX or THREEFRY",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_INT64 + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_RNG_ALGORITHM + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,

@@ -525,7 +525,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 66);
+  assert_int_equal(found, 67);
 }
 
 static void test_op_names(void** state) {

@@ -1,8 +1,8 @@
 /* The Philox4x32-10 generator behind RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL
  * and MULTINOMIAL (runtime/kernels/philox.h): the published known-answer
  * vectors of Random123 (Salmon et al., SC 2011, kat_vectors: philox4x32
- * with 10 rounds), the seed layout, the 128-bit counter's carries, and the
- * word-to-number conversions on values derived by hand. */
+ * with 10 rounds, threefry2x32 with 20), the seed layout, the 128-bit counter's
+ * carries, and the word-to-number conversions on values derived by hand. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,6 +36,26 @@ static void test_known_answers(void** state) {
   /* Digits of pi as counter and key. */
   check_block(0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u,
               0x299f31d0u, 0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u);
+}
+
+static void check_threefry(uint32_t c0, uint32_t c1, uint32_t k0, uint32_t k1,
+                           uint32_t r0, uint32_t r1) {
+  const uint32_t counter[2] = {c0, c1};
+  const uint32_t key[2] = {k0, k1};
+  uint32_t out[2];
+  lg_threefry2x32_block(counter, key, out);
+  assert_int_equal(out[0], r0);
+  assert_int_equal(out[1], r1);
+}
+
+/* Random123's threefry2x32 vectors with 20 rounds. */
+static void test_threefry_known_answers(void** state) {
+  (void)state;
+  check_threefry(0, 0, 0, 0, 0x6b200159u, 0x99ba4efeu);
+  check_threefry(0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu,
+                 0x1cb996fcu, 0xbb002be7u);
+  check_threefry(0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u,
+                 0xc4923a9cu, 0x483df7a0u);
 }
 
 static void test_seed_layout_and_next(void** state) {
@@ -132,6 +152,7 @@ static void test_box_muller(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_known_answers),
+      cmocka_unit_test(test_threefry_known_answers),
       cmocka_unit_test(test_seed_layout_and_next),
       cmocka_unit_test(test_skip_carries),
       cmocka_unit_test(test_conversions),
