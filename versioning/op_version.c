@@ -292,6 +292,9 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinRandomStandardNormal),
     NO_RULES(kTfLiteBuiltinMultinomial),
     NO_RULES(kTfLiteBuiltinStablehloRngBitGenerator),
+    NO_RULES(kTfLiteBuiltinReal),
+    NO_RULES(kTfLiteBuiltinImag),
+    NO_RULES(kTfLiteBuiltinComplexAbs),
     NO_RULES(kTfLiteBuiltinConv3d),
     NO_RULES(kTfLiteBuiltinConv3dTranspose),
 };

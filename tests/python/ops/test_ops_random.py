@@ -1,5 +1,6 @@
-"""RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and MULTINOMIAL against LiteRT's
-kernels through op_harness.
+"""RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL,
+STABLEHLO_RNG_BIT_GENERATOR and the complex ops REAL, IMAG and COMPLEX_ABS
+against LiteRT's kernels through op_harness.
 
 With a nonzero seed or seed2 both runtimes draw from Philox4x32-10 seeded
 the same way, so every output of every Invoke of one interpreter must equal
@@ -9,7 +10,9 @@ Shapes given as Input(...) are graph inputs: the output is then dynamic in
 both runtimes. With seeds 0 and 0 TFLite picks a seed from the system's
 entropy, so those cases check shapes, ranges and statistics instead (the
 bounds are many standard errors wide, so a correct kernel does not fail
-them by chance). Error cases check litegpu's message.
+them by chance). STABLEHLO_RNG_BIT_GENERATOR's bits and next state, and the
+complex ops' outputs, must equal LiteRT's exactly too (a part is a copy; a
+magnitude is hypot in both). Error cases check litegpu's message.
 """
 
 import numpy as np
@@ -394,6 +397,81 @@ def test_rng_bit_generator_errors(tmp_path):
          "STABLEHLO_RNG_BIT_GENERATOR: initial_state must be 1-D, got rank 2"),
         (rng_case(Input(u64(1, 2)), "PHILOX", np.float32, (2,)),
          "STABLEHLO_RNG_BIT_GENERATOR: output type FLOAT32 is not supported"),
+    ]
+    for i, (c, want) in enumerate(cases):
+        d = tmp_path / str(i)
+        d.mkdir()
+        msg = litegpu_error(c, d)
+        assert want in msg, (i, msg)
+
+
+# ---- REAL, IMAG, COMPLEX_ABS ------------------------------------------------
+
+def complex_values(rng, shape, dtype):
+    part = np.float32 if dtype == np.complex64 else np.float64
+    re = (rng.standard_normal(shape) * 10).astype(part)
+    im = (rng.standard_normal(shape) * 10).astype(part)
+    return (re + 1j * im).astype(dtype)
+
+
+COMPLEX_OPS = ["REAL", "IMAG", "COMPLEX_ABS"]
+
+
+@pytest.mark.parametrize("op", COMPLEX_OPS)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (2, 3, 4), (1, 2, 1, 3, 2)])
+def test_complex_parts(op, dtype, shape):
+    """Exact (a part is copied; the magnitude is hypot in both runtimes)."""
+    rng = np.random.default_rng(len(shape) * 10 + len(op))
+    x = complex_values(rng, shape, dtype)
+    out = np.float32 if dtype == np.complex64 else np.float64
+    c = OpCase(op=op, version=1, inputs=[Input(x)], outputs=[out],
+               rtol=0.0, atol=0.0)
+    got = check_case(c)[0]
+    want = {"REAL": np.real, "IMAG": np.imag, "COMPLEX_ABS": np.abs}[op](x)
+    np.testing.assert_allclose(got, want, rtol=1e-6 if out == np.float32
+                               else 1e-15)
+
+
+@pytest.mark.parametrize("op", COMPLEX_OPS)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_special_values(op, dtype):
+    """Signed zeros, infinities, NaN, values whose squares overflow or
+    underflow (hypot does not), denormals."""
+    big = np.finfo(np.float32 if dtype == np.complex64 else np.float64).max
+    tiny = np.finfo(np.float32 if dtype == np.complex64 else np.float64).tiny
+    pairs = [(0.0, -0.0), (-0.0, 0.0), (np.inf, 1.0), (1.0, -np.inf),
+             (np.nan, 2.0), (np.inf, np.nan), (big, big / 2),
+             (tiny / 4, tiny / 8), (-3.0, 4.0), (1e-30, -1e30)]
+    part = np.float32 if dtype == np.complex64 else np.float64
+    x = np.empty(len(pairs), dtype)
+    x.real = np.array([p[0] for p in pairs], part)
+    x.imag = np.array([p[1] for p in pairs], part)
+    out = np.float32 if dtype == np.complex64 else np.float64
+    c = OpCase(op=op, version=1, inputs=[Const(x)], outputs=[out],
+               output_shapes=[x.shape], rtol=0.0, atol=0.0)
+    got = check_case(c)[0]
+    if op == "COMPLEX_ABS":
+        assert got[8] == 5.0 and got[2] == np.inf and got[5] == np.inf
+        assert got[7] > 0  # no underflow to zero
+    if op == "IMAG":
+        assert np.signbit(got[0]) and not np.signbit(got[1])
+
+
+def test_complex_errors(tmp_path):
+    x = np.ones(3, np.complex64)
+    cases = [
+        (OpCase(op="REAL", version=1, inputs=[Input(np.ones(3, np.float32))],
+                outputs=[np.float32]),
+         "REAL: input type FLOAT32 is not supported"),
+        (OpCase(op="IMAG", version=1, inputs=[Input(x)],
+                outputs=[np.float64]),
+         "IMAG: output type FLOAT64 must be FLOAT32 for a COMPLEX64 input"),
+        (OpCase(op="COMPLEX_ABS", version=1,
+                inputs=[Input(np.ones(3, np.complex128))],
+                outputs=[np.float32]),
+         "COMPLEX_ABS: output type FLOAT32 must be FLOAT64 for a COMPLEX128 "
+         "input"),
     ]
     for i, (c, want) in enumerate(cases):
         d = tmp_path / str(i)
