@@ -295,6 +295,7 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinReal),
     NO_RULES(kTfLiteBuiltinImag),
     NO_RULES(kTfLiteBuiltinComplexAbs),
+    NO_RULES(kTfLiteBuiltinRfft2d),
     NO_RULES(kTfLiteBuiltinConv3d),
     NO_RULES(kTfLiteBuiltinConv3dTranspose),
 };

@@ -393,6 +393,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinCallOnce, 1, "2.5.0"},
     {kTfLiteBuiltinBroadcastTo, 2, "2.5.0"},
     {kTfLiteBuiltinBroadcastTo, 3, "2.5.0"},
+    {kTfLiteBuiltinRfft2d, 1, "2.5.0"},
     {kTfLiteBuiltinConv3d, 1, "2.5.0"},
     {kTfLiteBuiltinImag, 1, "2.5.0"},
     {kTfLiteBuiltinReal, 1, "2.5.0"},

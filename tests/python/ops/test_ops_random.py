@@ -1,6 +1,6 @@
 """RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL,
-STABLEHLO_RNG_BIT_GENERATOR and the complex ops REAL, IMAG and COMPLEX_ABS
-against LiteRT's kernels through op_harness.
+STABLEHLO_RNG_BIT_GENERATOR and the complex ops REAL, IMAG, COMPLEX_ABS and
+RFFT2D against LiteRT's kernels through op_harness.
 
 With a nonzero seed or seed2 both runtimes draw from Philox4x32-10 seeded
 the same way, so every output of every Invoke of one interpreter must equal
@@ -12,7 +12,8 @@ entropy, so those cases check shapes, ranges and statistics instead (the
 bounds are many standard errors wide, so a correct kernel does not fail
 them by chance). STABLEHLO_RNG_BIT_GENERATOR's bits and next state, and the
 complex ops' outputs, must equal LiteRT's exactly too (a part is a copy; a
-magnitude is hypot in both). Error cases check litegpu's message.
+magnitude is hypot in both); RFFT2D's tolerance is stated and justified
+above its tests. Error cases check litegpu's message.
 """
 
 import numpy as np
@@ -472,6 +473,104 @@ def test_complex_errors(tmp_path):
                 outputs=[np.float32]),
          "COMPLEX_ABS: output type FLOAT32 must be FLOAT64 for a COMPLEX128 "
          "input"),
+    ]
+    for i, (c, want) in enumerate(cases):
+        d = tmp_path / str(i)
+        d.mkdir()
+        msg = litegpu_error(c, d)
+        assert want in msg, (i, msg)
+
+
+# ---- RFFT2D -----------------------------------------------------------------
+#
+# Both runtimes transform in double and round the results to float, but in
+# different summation orders (TFLite: Ooura's fft2d; litegpu: row then
+# column radix-2 FFTs). The double results differ by a few double
+# roundings of the terms, at most ~1e-13 * sum|x| for these sizes; after
+# the final rounding to float they differ by at most one float ulp of the
+# value (rtol 2.5e-7, two ulps of 2^-24 with a margin), and near-zero bins
+# by the double difference itself (atol 1e-9 * sum|x|, far above it and far
+# below any float-visible error of the transform).
+
+def rfft_case(x, fft_length, const_length=True, name=None):
+    scale = max(float(np.abs(x).reshape(-1, *x.shape[-2:]).sum(axis=(1, 2))
+                      .max()) if x.size else 1.0, 1.0)
+    length = np.array(fft_length, np.int32)
+    shape = x.shape[:-2] + (fft_length[0], fft_length[1] // 2 + 1)
+    return OpCase(op="RFFT2D", version=1,
+                  inputs=[Input(x), Const(length) if const_length
+                          else Input(length)],
+                  outputs=[np.complex64], output_shapes=[shape],
+                  rtol=2.5e-7, atol=1e-9 * scale, name=name)
+
+
+@pytest.mark.parametrize("shape,fft_length", [
+    ((4, 4), (4, 4)), ((1, 1), (1, 2)), ((2, 8), (2, 8)), ((8, 2), (8, 2)),
+    ((3, 5), (4, 8)),        # zero-padded
+    ((9, 17), (8, 16)),      # cropped
+    ((5, 3), (2, 4)),        # cropped rows, padded columns
+    ((2, 3, 16, 32), (16, 32)), ((32, 64), (32, 64)), ((1, 128), (1, 128)),
+])
+def test_rfft2d(shape, fft_length):
+    rng = np.random.default_rng(sum(shape) + sum(fft_length))
+    x = rng.standard_normal(shape).astype(np.float32)
+    got = check_case(rfft_case(x, fft_length))[0]
+    # numpy's transform of the cropped / padded input, in double.
+    h, w = fft_length
+    padded = np.zeros(shape[:-2] + (h, w))
+    ch, cw = min(h, shape[-2]), min(w, shape[-1])
+    padded[..., :ch, :cw] = x[..., :ch, :cw]
+    np.testing.assert_allclose(got, np.fft.rfft2(padded), rtol=1e-5,
+                               atol=1e-5 * max(1.0, np.abs(x).sum()))
+
+
+def test_rfft2d_dynamic_fft_length():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 6, 6)).astype(np.float32)
+    c = rfft_case(x, (8, 8), const_length=False)
+    steps = [[x, np.array(l, np.int32)] for l in ((8, 8), (4, 2), (2, 16),
+                                                   (8, 8))]
+    got = check_steps(c, steps)
+    assert [g[0].shape for g in got] == [(2, 8, 5), (2, 4, 2), (2, 2, 9),
+                                        (2, 8, 5)]
+
+
+def test_rfft2d_special_inputs():
+    """A constant (all energy in bin 0), an impulse (flat spectrum), and
+    large values."""
+    x = np.stack([np.full((4, 8), 2.5, np.float32),
+                  np.pad(np.ones((1, 1), np.float32), ((0, 3), (0, 7))),
+                  np.full((4, 8), 1e30, np.float32)])
+    got = check_case(rfft_case(x, (4, 8)))[0]
+    assert got[0, 0, 0] == 80.0 and np.all(got[0].ravel()[1:] == 0)
+    assert np.all(got[1] == 1.0)
+
+
+def test_rfft2d_errors(tmp_path):
+    x = np.ones((4, 4), np.float32)
+    cases = [
+        (rfft_case(x, (4, 6)),
+         "RFFT2D: fft_length[1] = 6 is not a power of two"),
+        (rfft_case(x, (0, 4)),
+         "RFFT2D: fft_length[0] = 0 is not a power of two"),
+        (OpCase(op="RFFT2D", version=1,
+                inputs=[Input(np.ones(4, np.float32)),
+                        Const(np.array([4, 4], np.int32))],
+                outputs=[np.complex64], output_shapes=[(4, 3)]),
+         "RFFT2D: input must have rank 2 or more, got 1"),
+        (OpCase(op="RFFT2D", version=1,
+                inputs=[Input(x.astype(np.float64)),
+                        Const(np.array([4, 4], np.int32))],
+                outputs=[np.complex64], output_shapes=[(4, 3)]),
+         "RFFT2D: input type FLOAT64 is not supported"),
+        (OpCase(op="RFFT2D", version=1,
+                inputs=[Input(x), Const(np.array([4, 4, 4], np.int32))],
+                outputs=[np.complex64], output_shapes=[(4, 3)]),
+         "RFFT2D: fft_length must be a [2] tensor"),
+        (OpCase(op="RFFT2D", version=1,
+                inputs=[Input(x), Input(np.array([4, 3], np.int32))],
+                outputs=[np.complex64], output_shapes=[(4, 3)]),
+         "RFFT2D: fft_length[1] = 3 is not a power of two"),
     ]
     for i, (c, want) in enumerate(cases):
         d = tmp_path / str(i)
