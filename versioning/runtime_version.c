@@ -395,7 +395,11 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinCallOnce, 1, "2.5.0"},
     {kTfLiteBuiltinBroadcastTo, 2, "2.5.0"},
     {kTfLiteBuiltinBroadcastTo, 3, "2.5.0"},
+    {kTfLiteBuiltinRfft2d, 1, "2.5.0"},
     {kTfLiteBuiltinConv3d, 1, "2.5.0"},
+    {kTfLiteBuiltinImag, 1, "2.5.0"},
+    {kTfLiteBuiltinReal, 1, "2.5.0"},
+    {kTfLiteBuiltinComplexAbs, 1, "2.5.0"},
     {kTfLiteBuiltinHashtable, 1, "2.5.0"},
     {kTfLiteBuiltinHashtableFind, 1, "2.5.0"},
     {kTfLiteBuiltinHashtableImport, 1, "2.5.0"},
@@ -406,7 +410,10 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinReadVariable, 1, "2.6.0"},
     {kTfLiteBuiltinAssignVariable, 1, "2.6.0"},
     {kTfLiteBuiltinBroadcastArgs, 1, "2.6.0"},
+    {kTfLiteBuiltinRandomStandardNormal, 1, "2.8.0"},
     {kTfLiteBuiltinBucketize, 1, "2.8.0"},
+    {kTfLiteBuiltinRandomUniform, 1, "2.8.0"},
+    {kTfLiteBuiltinMultinomial, 1, "2.8.0"},
     {kTfLiteBuiltinGelu, 1, "2.9.0"},
     {kTfLiteBuiltinGelu, 2, "2.9.0"},
     {kTfLiteBuiltinDynamicUpdateSlice, 1, "2.9.0"},
@@ -427,6 +434,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinBitwiseXor, 1, "2.13.0"},
     {kTfLiteBuiltinRightShift, 1, "2.13.0"},
     {kTfLiteBuiltinDilate, 1, "2.15.0"},
+    {kTfLiteBuiltinStablehloRngBitGenerator, 1, "2.15.0"},
 };
 
 #define LG_NUM_ENTRIES (sizeof(kEntries) / sizeof(kEntries[0]))

@@ -30,6 +30,7 @@
 _Static_assert(sizeof(TfLitePadding) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteFusedActivation) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteType) == sizeof(int), "enum size");
+_Static_assert(sizeof(TfLiteRngAlgorithm) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteMirrorPaddingMode) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
                "enum size");
@@ -64,6 +65,7 @@ _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
 #define I32 LG_OPTION_INT32
 #define F32 LG_OPTION_FLOAT
 #define BOOL LG_OPTION_BOOL
+#define I64 LG_OPTION_INT64
 #define TYPE LG_OPTION_TENSOR_TYPE
 
 static const lg_option_field lg_conv_fields[] = {
@@ -300,6 +302,16 @@ static const lg_option_field lg_var_handle_fields[] = {
              "shared_name"),
 };
 
+static const lg_option_field lg_random_fields[] = {
+    LG_FIELD(0, I64, TfLiteRandomParams, seed, 0, "seed"),
+    LG_FIELD(1, I64, TfLiteRandomParams, seed2, 0, "seed2"),
+};
+
+static const lg_option_field lg_rng_bit_generator_fields[] = {
+    LG_FIELD(0, LG_OPTION_RNG_ALGORITHM, TfLiteStablehloRngBitGeneratorParams,
+             algorithm, kTfLiteRngAlgorithmDefault, "algorithm"),
+};
+
 static const lg_option_field lg_cumsum_fields[] = {
     LG_FIELD(0, BOOL, TfLiteCumsumParams, exclusive, 0, "exclusive"),
     LG_FIELD(1, BOOL, TfLiteCumsumParams, reverse, 0, "reverse"),
@@ -456,6 +468,7 @@ static const lg_option_field lg_fake_quant_fields[] = {
 #undef PAD
 #undef ACT
 #undef I32
+#undef I64
 #undef F32
 #undef BOOL
 #undef TYPE
@@ -465,6 +478,14 @@ static const lg_option_field lg_fake_quant_fields[] = {
     .builtin_code = (code_), .options_type = (union_index_),          \
     .options_name = (options_name_), .params_size = sizeof(params_),  \
     .fields = (fields_), .num_fields = LG_NUM(fields_)                \
+  }
+
+/* The same for a table in builtin_options_2 (a BuiltinOptions2 index). */
+#define LG_DESC2(code_, union_index_, options_name_, params_, fields_)       \
+  {                                                                          \
+    .builtin_code = (code_), .options_type = (union_index_),                 \
+    .options_name = (options_name_), .params_size = sizeof(params_),         \
+    .fields = (fields_), .num_fields = LG_NUM(fields_), .in_options_2 = true \
   }
 
 /* builtin code, BuiltinOptions union index, options table, params struct. */
@@ -601,6 +622,15 @@ static const lg_builtin_options_desc lg_descs[] = {
             TfLiteUnidirectionalSequenceLSTMParams, lg_uni_lstm_fields),
     LG_DESC(kTfLiteBuiltinVarHandle, 111, "VarHandleOptions",
             TfLiteVarHandleParams, lg_var_handle_fields),
+    LG_DESC(kTfLiteBuiltinRandomUniform, 114, "RandomOptions",
+            TfLiteRandomParams, lg_random_fields),
+    LG_DESC(kTfLiteBuiltinRandomStandardNormal, 114, "RandomOptions",
+            TfLiteRandomParams, lg_random_fields),
+    LG_DESC2(kTfLiteBuiltinStablehloRngBitGenerator, 19,
+             "StablehloRngBitGeneratorOptions",
+             TfLiteStablehloRngBitGeneratorParams, lg_rng_bit_generator_fields),
+    LG_DESC(kTfLiteBuiltinMultinomial, 114, "RandomOptions", TfLiteRandomParams,
+            lg_random_fields),
 };
 
 const lg_builtin_options_desc* lg_builtin_options_find(int32_t builtin_code) {
@@ -698,6 +728,11 @@ static int lg_option_convert_enum(lg_option_kind kind, int8_t raw) {
                         : -1;
     case LG_OPTION_COMBINER: /* SUM 0, MEAN 1, SQRTN 2: the same numbers */
       return raw >= 0 && raw <= kTfLiteCombinerTypeSqrtn ? raw : -1;
+    case LG_OPTION_RNG_ALGORITHM: /* DEFAULT 0, PHILOX 1, THREEFRY 2 */
+      return raw == 0   ? kTfLiteRngAlgorithmDefault
+             : raw == 1 ? kTfLiteRngAlgorithmPhilox
+             : raw == 2 ? kTfLiteRngAlgorithmThreefry
+                        : -1;
     default:
       return -1;
   }
@@ -717,6 +752,8 @@ static const char* lg_option_enum_name(lg_option_kind kind) {
       return "LSTMKernelType";
     case LG_OPTION_COMBINER:
       return "CombinerType";
+    case LG_OPTION_RNG_ALGORITHM:
+      return "RngAlgorithm";
     default:
       return "FullyConnectedOptionsWeightsFormat";
   }
@@ -766,6 +803,13 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
       lg_store_int(params, f->offset, value);
       return true;
     }
+    case LG_OPTION_INT64: {
+      uint64_t bits;
+      if (!lg_fb_table_u64(fb, r->table, f->field_id, 0, &bits)) break;
+      /* The low 32 bits, two's complement (TFLite's int64 -> int). */
+      lg_store_int(params, f->offset, (int)(int32_t)(uint32_t)bits);
+      return true;
+    }
     case LG_OPTION_FLOAT: {
       float value;
       if (!lg_fb_table_f32(fb, r->table, f->field_id, 0.0f, &value)) break;
@@ -812,14 +856,18 @@ static bool lg_options_read(int32_t builtin_code,
                             const lg_builtin_options_desc* desc,
                             const lg_model_operator* op,
                             const lg_reporter* reporter, void* params) {
-  const lg_fb_table* table = &op->builtin_options;
-  if (op->builtin_options_type == 0) return true; /* no options: defaults */
-  if (op->builtin_options_type != desc->options_type) {
+  const lg_fb_table* table =
+      desc->in_options_2 ? &op->builtin_options_2 : &op->builtin_options;
+  const uint8_t type = desc->in_options_2 ? op->builtin_options_2_type
+                                          : op->builtin_options_type;
+  if (type == 0) return true; /* no options: defaults */
+  if (type != desc->options_type) {
     lg_report(reporter,
-              "%s: builtin options are of union type %u, expected "
+              "%s: %s are of union type %u, expected "
               "%s (union type %u)",
-              lg_builtin_op_name(builtin_code), op->builtin_options_type,
-              desc->options_name, desc->options_type);
+              lg_builtin_op_name(builtin_code),
+              desc->in_options_2 ? "builtin_options_2" : "builtin options",
+              type, desc->options_name, desc->options_type);
     return false;
   }
   if (table->pos == 0) return true; /* a type without a table: defaults */

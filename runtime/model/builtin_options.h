@@ -11,6 +11,7 @@
 #ifndef LITEGPU_RUNTIME_MODEL_BUILTIN_OPTIONS_H_
 #define LITEGPU_RUNTIME_MODEL_BUILTIN_OPTIONS_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,10 @@ typedef enum lg_option_kind {
    * absent), element count at `count_offset` (TFLite's layout, e.g.
    * TfLiteBucketizeParams); kernels read the elements with memcpy. */
   LG_OPTION_FLOAT_VECTOR,
+  /* schema long (8 bytes) -> int: its low 32 bits, as TFLite's parser
+   * stores RandomOptions' seeds into TfLiteRandomParams' ints. */
+  LG_OPTION_INT64,
+  LG_OPTION_RNG_ALGORITHM, /* RngAlgorithm (byte) -> TfLiteRngAlgorithm */
 } lg_option_kind;
 
 typedef struct lg_option_field {
@@ -62,6 +67,9 @@ typedef struct lg_builtin_options_desc {
   size_t params_size;       /* sizeof the TfLite*Params struct */
   const lg_option_field* fields;
   int num_fields;
+  /* The table is the operator's builtin_options_2 (union BuiltinOptions2,
+   * the StableHLO-era options) rather than builtin_options. */
+  bool in_options_2;
 } lg_builtin_options_desc;
 
 /* The descriptor of `builtin_code`, or NULL when the op has no params

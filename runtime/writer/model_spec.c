@@ -68,6 +68,11 @@ static const lg_enum_name kMirrorModes[] = {
     {"REFLECT", kTfLiteMirrorPaddingReflect},
     {"SYMMETRIC", kTfLiteMirrorPaddingSymmetric},
 };
+static const lg_enum_name kRngAlgorithms[] = {
+    {"DEFAULT", kTfLiteRngAlgorithmDefault},
+    {"PHILOX", kTfLiteRngAlgorithmPhilox},
+    {"THREEFRY", kTfLiteRngAlgorithmThreefry},
+};
 static const lg_enum_name kLstmKernelTypes[] = {
     {"FULL", kTfLiteLSTMFullKernel},
     {"BASIC", kTfLiteLSTMBasicKernel},
@@ -639,6 +644,9 @@ static bool lg_parse_enum_field(lg_option_kind kind, const char* text,
                            value);
     case LG_OPTION_COMBINER:
       return lg_parse_enum(kCombiners, LG_COUNT(kCombiners), text, value);
+    case LG_OPTION_RNG_ALGORITHM:
+      return lg_parse_enum(kRngAlgorithms, LG_COUNT(kRngAlgorithms), text,
+                           value);
     case LG_OPTION_TENSOR_TYPE:
       if (!lg_parse_type(text, &type)) return false;
       *value = (int)type;
@@ -663,8 +671,10 @@ static const char* const kKindHints[] = {
     "a list of 32-bit integers",
     "nothing: string options are not written",
     "a list of floats",
+    "a 32-bit integer (written as a long)",
+    "DEFAULT, PHILOX or THREEFRY",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_FLOAT_VECTOR + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_RNG_ALGORITHM + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,
@@ -747,6 +757,10 @@ static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
     float v;
     if ((ok = lg_parse_f32(text, &v))) memcpy(at, &v, sizeof(v));
   } else if (f->kind == LG_OPTION_INT32) {
+    int64_t v;
+    ok = lg_parse_i64(text, INT32_MIN, INT32_MAX, &v);
+    if (ok) lg_store_int(params, f->offset, (int)v);
+  } else if (f->kind == LG_OPTION_INT64) {
     int64_t v;
     ok = lg_parse_i64(text, INT32_MIN, INT32_MAX, &v);
     if (ok) lg_store_int(params, f->offset, (int)v);

@@ -43,7 +43,10 @@
  *       padding SAME/VALID; fused_activation_function NONE/RELU/
  *       RELU_N1_TO_1/RELU6/TANH/SIGN_BIT; mode REFLECT/SYMMETRIC; tensor
  *       types by TYPE name; weights_format DEFAULT/SHUFFLED4x16INT8;
- *       kernel_type FULL/BASIC; combiner SUM/MEAN/SQRTN.
+ *       kernel_type FULL/BASIC; combiner SUM/MEAN/SQRTN; algorithm
+ *       DEFAULT/PHILOX/THREEFRY (an options table of builtin_options_2).
+ *       RandomOptions' seed and seed2 take 32-bit ints (TFLite's params),
+ *       written as the schema's longs.
  *       Fields not given keep the schema default.
  *       VERSION "auto": the writer computes it from the op's tensors and
  *       fields (lg_model_writer_set_auto_versions), and then also writes the

@@ -111,6 +111,7 @@ typedef struct lg_wop {
   const int32_t* outputs;
   int32_t num_outputs;
   uint8_t options_type; /* BuiltinOptions union index, 0 = no table */
+  bool options_2;       /* the table goes to builtin_options_2 */
   const lg_wopt* options;
   int32_t num_options;
   const uint8_t* custom;
@@ -619,6 +620,10 @@ static bool lg_option_encode(lg_option_kind kind, double v, uint64_t* bits,
     case LG_OPTION_COMBINER: /* same numbers */
       *bits = (uint64_t)i;
       return i >= kTfLiteCombinerTypeSum && i <= kTfLiteCombinerTypeSqrtn;
+    case LG_OPTION_RNG_ALGORITHM: /* runtime Default=1.., schema DEFAULT=0.. */
+      *bits = (uint64_t)(i - 1);
+      return i >= kTfLiteRngAlgorithmDefault &&
+             i <= kTfLiteRngAlgorithmThreefry;
     case LG_OPTION_TENSOR_TYPE: {
       int8_t s = lg_model_schema_tensor_type((TfLiteType)i);
       *bits = (uint8_t)s;
@@ -701,6 +706,16 @@ static TfLiteStatus lg_option_field_convert(lg_model_writer* w, const char* op,
             f->name);
     return kTfLiteError;
   }
+  if (f->kind == LG_OPTION_INT64) {
+    /* The params' int, sign-extended to the schema's long. */
+    int value;
+    memcpy(&value, params + f->offset, sizeof(value));
+    if (value == (int)f->default_value) return kTfLiteOk;
+    out->bits = (uint64_t)(int64_t)value;
+    out->size = 8;
+    out->id = f->field_id;
+    return kTfLiteOk;
+  }
   double v = lg_option_read(f, params);
   if (lg_option_is_default(f, v)) return kTfLiteOk;
   if (!lg_option_encode(f->kind, v, &out->bits, &out->size)) {
@@ -723,6 +738,7 @@ static TfLiteStatus lg_convert_options(lg_model_writer* w, int32_t code,
     return kTfLiteError;
   }
   op->options_type = d->options_type;
+  op->options_2 = d->in_options_2;
   if (params == NULL || d->num_fields == 0) return kTfLiteOk;
   if (d->num_fields > LG_TABLE_MAX_FIELDS) {
     lg_fail(w, "add_operator(%s): %d option fields", name, d->num_fields);
@@ -1544,8 +1560,12 @@ static size_t emit_operator(lg_emit* e, const void* items, int32_t i) {
   tb_scalar(&t, 0, 4, op->opcode, 0);
   int inputs = tb_offset(&t, 1);
   int outputs = tb_offset(&t, 2);
-  tb_scalar(&t, 3, 1, op->options_type, 0);
-  int options = op->options_type != 0 ? tb_offset(&t, 4) : -1;
+  /* builtin_options_type / builtin_options are fields 3 / 4,
+   * builtin_options_2_type / builtin_options_2 fields 11 / 12. */
+  const uint16_t type_id = op->options_2 ? 11 : 3;
+  tb_scalar(&t, type_id, 1, op->options_type, 0);
+  int options =
+      op->options_type != 0 ? tb_offset(&t, (uint16_t)(type_id + 1)) : -1;
   int custom = op->custom_size > 0 ? tb_offset(&t, 5) : -1;
   size_t at = tb_end(&e->o, &t);
   lg_out* o = &e->o;

@@ -533,7 +533,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 64);
+  assert_int_equal(found, 68);
 }
 
 static void test_op_names(void** state) {

@@ -392,6 +392,52 @@ static void test_operators_with_options(void** state) {
   lg_model_writer_destroy(w);
 }
 
+/* RandomOptions' seeds are schema longs that TFLite stores into int
+ * params: the writer sign-extends the ints, the reader keeps the low 32
+ * bits of whatever the file holds. */
+static void test_random_options_long_seeds(void** state) {
+  (void)state;
+  static const int32_t s1[] = {1};
+  lg_model_writer* w = lg_model_writer_create(&g_reporter);
+  lg_writer_tensor shape = {
+      .name = "shape", .type = kTfLiteInt32, .shape = s1, .num_dims = 1};
+  assert_int_equal(lg_model_writer_add_tensor(w, &shape), 0);
+  assert_int_equal(add_f32(w, "out", s1, 1), 1);
+  TfLiteRandomParams seeds = {.seed = -5, .seed2 = 0x7fffffff};
+  int32_t in[] = {0}, out[] = {1};
+  assert_int_equal(lg_model_writer_add_operator(w, kTfLiteBuiltinRandomUniform,
+                                                1, in, 1, out, 1, &seeds),
+                   0);
+  lg_model* m = NULL;
+  size_t size = 0;
+  uint8_t* data = finish_and_parse(w, &size, &m);
+  lg_model_operator* op = &m->subgraphs[0].operators[0];
+  assert_int_equal(op->builtin_options_type, 114);
+  const size_t at0 = lg_fb_table_field(&op->builtin_options, 0);
+  const size_t at1 = lg_fb_table_field(&op->builtin_options, 1);
+  assert_true(at0 != 0 && at1 != 0);
+  uint64_t raw0, raw1;
+  memcpy(&raw0, data + at0, 8);
+  memcpy(&raw1, data + at1, 8);
+  assert_true(raw0 == 0xFFFFFFFFFFFFFFFBull);
+  assert_true(raw1 == 0x7FFFFFFFull);
+  TfLiteRandomParams* p = parse_options(kTfLiteBuiltinRandomUniform, op);
+  assert_int_equal(p->seed, -5);
+  assert_int_equal(p->seed2, 0x7fffffff);
+  free(p);
+  /* 2^32 + 7 and 2^40: the low words, 7 and 0. */
+  const uint64_t big0 = 0x100000007ull, big1 = 0x10000000000ull;
+  memcpy(data + at0, &big0, 8);
+  memcpy(data + at1, &big1, 8);
+  p = parse_options(kTfLiteBuiltinRandomUniform, op);
+  assert_int_equal(p->seed, 7);
+  assert_int_equal(p->seed2, 0);
+  free(p);
+  lg_model_destroy(m);
+  free(data);
+  lg_model_writer_destroy(w);
+}
+
 static void test_custom_operators(void** state) {
   (void)state;
   static const int32_t s1[] = {4};
@@ -904,6 +950,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_tensors_round_trip, setup),
       cmocka_unit_test_setup(test_buffers_aligned, setup),
+      cmocka_unit_test_setup(test_random_options_long_seeds, setup),
       cmocka_unit_test_setup(test_buffer_ref_borrows, setup),
       cmocka_unit_test_setup(test_const_tensor, setup),
       cmocka_unit_test_setup(test_operators_with_options, setup),

@@ -379,6 +379,23 @@ typedef struct {
   int num_boundaries;
 } TfLiteBucketizeParams;
 
+typedef enum {
+  kTfLiteRngAlgorithmUnknown = 0,
+  kTfLiteRngAlgorithmDefault,
+  kTfLiteRngAlgorithmPhilox,
+  kTfLiteRngAlgorithmThreefry,
+} TfLiteRngAlgorithm;
+
+typedef struct {
+  TfLiteRngAlgorithm algorithm;
+} TfLiteStablehloRngBitGeneratorParams;
+
+/* int, as TFLite's: the schema's 64-bit seeds keep their low 32 bits. */
+typedef struct {
+  int seed;
+  int seed2;
+} TfLiteRandomParams;
+
 #ifdef __cplusplus
 }
 #endif
