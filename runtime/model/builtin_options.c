@@ -57,6 +57,14 @@ _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
     .offset = offsetof(type_, member_),                      \
     .count_offset = offsetof(type_, count_), .name = (name_) \
   }
+/* An int64_t array member without a count (TFLite's StableHLO params). */
+#define LG_INT64_ARRAY(id_, type_, member_, name_)                     \
+  {                                                                    \
+    .field_id = (id_), .kind = LG_OPTION_INT64_ARRAY,                  \
+    .offset = offsetof(type_, member_),                                \
+    .capacity = (int)(sizeof(((type_*)0)->member_) / sizeof(int64_t)), \
+    .name = (name_)                                                    \
+  }
 #define LG_NUM(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 #define PAD LG_OPTION_PADDING
@@ -300,6 +308,15 @@ static const lg_option_field lg_var_handle_fields[] = {
              "shared_name"),
 };
 
+static const lg_option_field lg_stablehlo_pad_fields[] = {
+    LG_INT64_ARRAY(0, TfLiteStablehloPadParams, edge_padding_low,
+                   "edge_padding_low"),
+    LG_INT64_ARRAY(1, TfLiteStablehloPadParams, edge_padding_high,
+                   "edge_padding_high"),
+    LG_INT64_ARRAY(2, TfLiteStablehloPadParams, interior_padding,
+                   "interior_padding"),
+};
+
 static const lg_option_field lg_cumsum_fields[] = {
     LG_FIELD(0, BOOL, TfLiteCumsumParams, exclusive, 0, "exclusive"),
     LG_FIELD(1, BOOL, TfLiteCumsumParams, reverse, 0, "reverse"),
@@ -462,6 +479,15 @@ static const lg_option_field lg_fake_quant_fields[] = {
     .fields = (fields_), .num_fields = LG_NUM(fields_)                \
   }
 
+/* The same for a table in builtin_options_2 (BuiltinOptions2's index). */
+#define LG_DESC_2(code_, union_index_, options_name_, params_, fields_) \
+  {                                                                     \
+    .builtin_code = (code_), .options_type = (union_index_),            \
+    .options_2 = true, .options_name = (options_name_),                 \
+    .params_size = sizeof(params_), .fields = (fields_),                \
+    .num_fields = LG_NUM(fields_)                                       \
+  }
+
 /* builtin code, BuiltinOptions union index, options table, params struct. */
 static const lg_builtin_options_desc lg_descs[] = {
     LG_DESC(kTfLiteBuiltinConv2d, 1, "Conv2DOptions", TfLiteConvParams,
@@ -593,6 +619,8 @@ static const lg_builtin_options_desc lg_descs[] = {
             TfLiteUnidirectionalSequenceLSTMParams, lg_uni_lstm_fields),
     LG_DESC(kTfLiteBuiltinVarHandle, 111, "VarHandleOptions",
             TfLiteVarHandleParams, lg_var_handle_fields),
+    LG_DESC_2(kTfLiteBuiltinStablehloPad, 10, "StablehloPadOptions",
+              TfLiteStablehloPadParams, lg_stablehlo_pad_fields),
 };
 
 const lg_builtin_options_desc* lg_builtin_options_find(int32_t builtin_code) {
@@ -622,6 +650,8 @@ void lg_builtin_options_set_defaults(const lg_builtin_options_desc* desc,
       memcpy(at, &value, sizeof(value));
     } else if (f->kind == LG_OPTION_INT32_VECTOR) {
       lg_store_int(params, f->count_offset, 0); /* absent: no elements */
+    } else if (f->kind == LG_OPTION_INT64_ARRAY) {
+      /* absent: zeros (the memset) */
     } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
       const float* none = NULL;
       memcpy(at, &none, sizeof(none));
@@ -762,6 +792,25 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
     }
     case LG_OPTION_INT32_VECTOR:
       return lg_option_read_vector(r, f, params);
+    case LG_OPTION_INT64_ARRAY: {
+      lg_fb_vector vec;
+      if (!lg_fb_table_vector(fb, r->table, f->field_id, sizeof(int64_t),
+                              &vec)) {
+        break;
+      }
+      if (vec.count > (uint32_t)f->capacity) {
+        lg_report(r->reporter,
+                  "%s: %s field '%s' has %u elements, more than the "
+                  "%d the params struct holds",
+                  lg_builtin_op_name(r->builtin_code), r->desc->options_name,
+                  f->name, vec.count, f->capacity);
+        return false;
+      }
+      if (vec.count > 0) {
+        memcpy(at, lg_fb_vector_data(&vec), sizeof(int64_t) * vec.count);
+      }
+      return true;
+    }
     case LG_OPTION_FLOAT_VECTOR: {
       lg_fb_vector vec;
       if (!lg_fb_table_vector(fb, r->table, f->field_id, sizeof(float), &vec)) {
@@ -800,14 +849,17 @@ static bool lg_options_read(int32_t builtin_code,
                             const lg_builtin_options_desc* desc,
                             const lg_model_operator* op,
                             const lg_reporter* reporter, void* params) {
-  const lg_fb_table* table = &op->builtin_options;
-  if (op->builtin_options_type == 0) return true; /* no options: defaults */
-  if (op->builtin_options_type != desc->options_type) {
+  const lg_fb_table* table =
+      desc->options_2 ? &op->builtin_options_2 : &op->builtin_options;
+  const uint8_t type =
+      desc->options_2 ? op->builtin_options_2_type : op->builtin_options_type;
+  if (type == 0) return true; /* no options: defaults */
+  if (type != desc->options_type) {
     lg_report(reporter,
-              "%s: builtin options are of union type %u, expected "
+              "%s: builtin options%s are of union type %u, expected "
               "%s (union type %u)",
-              lg_builtin_op_name(builtin_code), op->builtin_options_type,
-              desc->options_name, desc->options_type);
+              lg_builtin_op_name(builtin_code), desc->options_2 ? " 2" : "",
+              type, desc->options_name, desc->options_type);
     return false;
   }
   if (table->pos == 0) return true; /* a type without a table: defaults */

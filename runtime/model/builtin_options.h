@@ -11,6 +11,7 @@
 #ifndef LITEGPU_RUNTIME_MODEL_BUILTIN_OPTIONS_H_
 #define LITEGPU_RUNTIME_MODEL_BUILTIN_OPTIONS_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,11 @@ typedef enum lg_option_kind {
    * absent), element count at `count_offset` (TFLite's layout, e.g.
    * TfLiteBucketizeParams); kernels read the elements with memcpy. */
   LG_OPTION_FLOAT_VECTOR,
+  /* schema [long] -> int64_t array[capacity] at `offset`, no count member
+   * (TFLite's StableHLO params: the op's rank says how many are used);
+   * absent elements are 0, more elements than capacity is an error. The
+   * writer writes all `capacity` elements, zeros included. */
+  LG_OPTION_INT64_ARRAY,
 } lg_option_kind;
 
 typedef struct lg_option_field {
@@ -50,13 +56,17 @@ typedef struct lg_option_field {
    * 1 (true) for pot_scale_int16, kTfLitePaddingSame for padding 0). */
   double default_value;
   size_t count_offset; /* LG_OPTION_INT32_VECTOR, LG_OPTION_FLOAT_VECTOR */
-  int capacity;        /* LG_OPTION_INT32_VECTOR only */
+  int capacity;        /* LG_OPTION_INT32_VECTOR, LG_OPTION_INT64_ARRAY */
   const char* name;    /* schema field name, for messages */
 } lg_option_field;
 
 typedef struct lg_builtin_options_desc {
-  int32_t builtin_code;     /* kTfLiteBuiltin... */
-  uint8_t options_type;     /* BuiltinOptions union index */
+  int32_t builtin_code; /* kTfLiteBuiltin... */
+  /* BuiltinOptions union index, or BuiltinOptions2's when options_2 */
+  uint8_t options_type;
+  /* The table is the operator's builtin_options_2 (the StableHLO ops'
+   * union, schema fields 11 and 12) instead of its builtin_options. */
+  bool options_2;
   const char* options_name; /* e.g. "Conv2DOptions" */
   size_t params_size;       /* sizeof the TfLite*Params struct */
   const lg_option_field* fields;

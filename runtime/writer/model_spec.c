@@ -655,8 +655,9 @@ static const char* const kKindHints[] = {
     "a list of 32-bit integers",
     "nothing: string options are not written",
     "a list of floats",
+    "a list of 64-bit integers",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_FLOAT_VECTOR + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_INT64_ARRAY + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,
@@ -679,6 +680,30 @@ static bool lg_set_vector_field(lg_spec* s, const char* op,
   }
   lg_store_int(params, f->count_offset, n);
   free(values);
+  return true;
+}
+
+/* An int64 array field (no count): the values, zeros after them. */
+static bool lg_set_int64_array_field(lg_spec* s, const char* op,
+                                     const lg_option_field* f, char* text,
+                                     void* params) {
+  char what[128];
+  snprintf(what, sizeof(what), "%s %s", op, f->name);
+  const int n = lg_list_count(text);
+  if (n > f->capacity) {
+    return lg_error(s, "%s: %d values, more than the %d the params hold", what,
+                    n, f->capacity);
+  }
+  char* at = (char*)params + f->offset;
+  memset(at, 0, sizeof(int64_t) * (size_t)f->capacity);
+  for (int i = 0; i < n; ++i) {
+    const char* item = lg_list_next(&text);
+    int64_t v;
+    if (!lg_parse_i64(item, INT64_MIN, INT64_MAX, &v)) {
+      return lg_error(s, "%s: bad value '%s' (a 64-bit integer)", what, item);
+    }
+    memcpy(at + sizeof(int64_t) * (size_t)i, &v, sizeof(v));
+  }
   return true;
 }
 
@@ -730,6 +755,8 @@ static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
     return lg_set_vector_field(s, op, f, text, params);
   } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
     return lg_set_float_vector_field(s, op, f, text, params);
+  } else if (f->kind == LG_OPTION_INT64_ARRAY) {
+    return lg_set_int64_array_field(s, op, f, text, params);
   } else if (f->kind == LG_OPTION_STRING) {
     ok = false;
   } else if (f->kind == LG_OPTION_BOOL) {

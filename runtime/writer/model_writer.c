@@ -98,9 +98,10 @@ typedef struct lg_wtensor {
 /* One non-default field of an options table, already in schema form. */
 typedef struct lg_wopt {
   uint16_t id;
-  uint8_t size;       /* inline bytes; 0 for an int vector */
-  uint64_t bits;      /* little-endian scalar value */
-  const int32_t* vec; /* INT32_VECTOR; a FLOAT_VECTOR as its bits */
+  uint8_t size;         /* inline bytes; 0 for an int vector */
+  uint64_t bits;        /* little-endian scalar value */
+  const int32_t* vec;   /* INT32_VECTOR; a FLOAT_VECTOR as its bits */
+  const int64_t* vec64; /* INT64_ARRAY (then vec is NULL) */
   int32_t vec_len;
 } lg_wopt;
 
@@ -111,6 +112,7 @@ typedef struct lg_wop {
   const int32_t* outputs;
   int32_t num_outputs;
   uint8_t options_type; /* BuiltinOptions union index, 0 = no table */
+  bool options_2;       /* the table is builtin_options_2 (BuiltinOptions2) */
   const lg_wopt* options;
   int32_t num_options;
   const uint8_t* custom;
@@ -672,6 +674,22 @@ static TfLiteStatus lg_option_field_convert(lg_model_writer* w, const char* op,
     if (out->vec_len > 0) out->id = f->field_id;
     return kTfLiteOk;
   }
+  if (f->kind == LG_OPTION_INT64_ARRAY) {
+    /* Every element, zeros included: the params hold no count, and
+     * LiteRT's StableHLO readers want all of an op's arrays present with
+     * one length (its kernels read the first rank elements). */
+    if (f->capacity <= 0) {
+      lg_fail(w, "add_operator(%s): %s holds %d elements", op, f->name,
+              f->capacity);
+      return kTfLiteError;
+    }
+    out->vec64 =
+        lg_copy(w, params + f->offset, sizeof(int64_t) * (size_t)f->capacity);
+    if (out->vec64 == NULL) return kTfLiteError;
+    out->vec_len = f->capacity;
+    out->id = f->field_id;
+    return kTfLiteOk;
+  }
   if (f->kind == LG_OPTION_FLOAT_VECTOR) {
     /* Written as the vector of their bits: one 4-byte element each. */
     const float* data;
@@ -720,6 +738,7 @@ static TfLiteStatus lg_convert_options(lg_model_writer* w, int32_t code,
     return kTfLiteError;
   }
   op->options_type = d->options_type;
+  op->options_2 = d->options_2;
   if (params == NULL || d->num_fields == 0) return kTfLiteOk;
   if (d->num_fields > LG_TABLE_MAX_FIELDS) {
     lg_fail(w, "add_operator(%s): %d option fields", name, d->num_fields);
@@ -1530,7 +1549,9 @@ static size_t emit_options(lg_emit* e, const lg_wop* op) {
   for (int32_t i = 0; i < op->num_options; ++i) {
     if (vectors[i] < 0) continue;
     const lg_wopt* f = &op->options[i];
-    tb_link(&e->o, &t, vectors[i], out_i32_vector(&e->o, f->vec, f->vec_len));
+    tb_link(&e->o, &t, vectors[i],
+            f->vec64 != NULL ? out_i64_vector(&e->o, f->vec64, f->vec_len)
+                             : out_i32_vector(&e->o, f->vec, f->vec_len));
   }
   return at;
 }
@@ -1541,8 +1562,11 @@ static size_t emit_operator(lg_emit* e, const void* items, int32_t i) {
   tb_scalar(&t, 0, 4, op->opcode, 0);
   int inputs = tb_offset(&t, 1);
   int outputs = tb_offset(&t, 2);
-  tb_scalar(&t, 3, 1, op->options_type, 0);
-  int options = op->options_type != 0 ? tb_offset(&t, 4) : -1;
+  /* builtin_options (3, 4) or builtin_options_2 (11, 12). */
+  const uint16_t type_id = op->options_2 ? 11 : 3;
+  tb_scalar(&t, type_id, 1, op->options_type, 0);
+  int options =
+      op->options_type != 0 ? tb_offset(&t, (uint16_t)(type_id + 1)) : -1;
   int custom = op->custom_size > 0 ? tb_offset(&t, 5) : -1;
   size_t at = tb_end(&e->o, &t);
   lg_out* o = &e->o;
