@@ -1,0 +1,329 @@
+"""The StableHLO elementwise builtins against LiteRT 2.3 through op_harness:
+STABLEHLO_ADD, STABLEHLO_MULTIPLY, STABLEHLO_MAXIMUM, STABLEHLO_MINIMUM,
+STABLEHLO_AND, STABLEHLO_SHIFT_LEFT (all version 1).
+
+Where the expected values come from: LiteRT 2.3's reference kernels
+(BUILTIN_REF) for ADD, MULTIPLY, MAXIMUM and MINIMUM; its reference
+resolver does not register STABLEHLO_AND or STABLEHLO_SHIFT_LEFT, so those
+compare with its builtin kernels (BUILTIN, no delegate). Shifts outside
+[0, 31], which LiteRT computes with an undefined C++ shift, are checked
+against hand-derived values (StableHLO's 0) in litegpu alone. Every output
+must match exactly: integers and the float32/float64 sums, products and
+comparisons are the same single IEEE operation in both runtimes.
+
+Rejections (litegpu's messages): operands of different shapes (StableHLO
+has no broadcasting; LiteRT refuses them too), different types, and the
+types litegpu does not compute (FLOAT16 for the arithmetic ops, which
+LiteRT takes; FLOAT32 for AND and SHIFT_LEFT, which LiteRT refuses).
+"""
+
+import numpy as np
+import pytest
+
+from op_harness import Input, Const, OpCase, check_case, check_rejected
+
+ARITH = ["STABLEHLO_ADD", "STABLEHLO_MULTIPLY", "STABLEHLO_MAXIMUM",
+         "STABLEHLO_MINIMUM"]
+ARITH_TYPES = [np.float32, np.float64, np.int8, np.uint8, np.int16,
+               np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+AND_TYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+             np.int64, np.uint64, np.bool_]
+SHIFT_TYPES = [np.int8, np.int16, np.int32]
+
+
+def values(dtype, shape, seed):
+    """Random values over the type's whole range (so integer sums and
+    products wrap), with the extremes included."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype.kind == "f":
+        return (rng.standard_normal(shape) * 100).astype(dtype)
+    info = np.iinfo(dtype)
+    out = rng.integers(info.min, info.max, size=shape, dtype=dtype,
+                       endpoint=True)
+    flat = out.reshape(-1)
+    if flat.size >= 2:
+        flat[0], flat[1] = info.min, info.max
+    return out
+
+
+def run(op, inputs, dtype, kernels="BUILTIN_REF", shape=None):
+    return check_case(OpCase(op=op, version=1, inputs=inputs,
+                             outputs=[dtype], rtol=0.0, atol=0.0,
+                             output_shapes=[shape] if shape else None,
+                             litert_kernels=kernels))
+
+
+@pytest.mark.parametrize("op", ARITH)
+@pytest.mark.parametrize("dtype", ARITH_TYPES, ids=lambda t: np.dtype(t).name)
+def test_arith_types(op, dtype):
+    a = values(dtype, (2, 3, 4), 1)
+    b = values(dtype, (2, 3, 4), 2)
+    run(op, [Input(a), Input(b)], dtype)
+
+
+@pytest.mark.parametrize("op", ARITH)
+@pytest.mark.parametrize("shape", [(), (7,), (1, 1, 5), (2, 1, 3, 2, 2),
+                                   (3, 0, 2)], ids=str)
+def test_arith_shapes(op, shape):
+    a = values(np.float32, shape, 3)
+    b = values(np.float32, shape, 4)
+    run(op, [Input(a), Const(b)], np.float32, shape=shape)
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_same_tensor_twice(op):
+    a = Input(values(np.int32, (4, 5), 5))
+    run(op, [a, a], np.int32)
+
+
+@pytest.mark.parametrize("op", ["STABLEHLO_MAXIMUM", "STABLEHLO_MINIMUM"])
+def test_max_min_nan_and_signed_zero(op):
+    # std::max / std::min keep the first operand on ties and unordered
+    # pairs: NaN survives from the first operand, not from the second.
+    nan, inf = np.float32(np.nan), np.float32(np.inf)
+    a = np.array([nan, 1.0, nan, 0.0, -0.0, inf, -inf, 2.0], np.float32)
+    b = np.array([1.0, nan, nan, -0.0, 0.0, -inf, inf, 2.0], np.float32)
+    run(op, [Input(a), Input(b)], np.float32)
+
+
+def test_add_multiply_large_float():
+    a = np.array([3e38, -3e38, 1e-45, 1e30], np.float32)
+    b = np.array([3e38, -3e38, 0.5, 1e30], np.float32)
+    run("STABLEHLO_ADD", [Input(a), Input(b)], np.float32)
+    run("STABLEHLO_MULTIPLY", [Input(a), Input(b)], np.float32)
+
+
+@pytest.mark.parametrize("dtype", AND_TYPES, ids=lambda t: np.dtype(t).name)
+def test_and_types(dtype):
+    a = values(dtype, (3, 5), 6)
+    b = values(dtype, (3, 5), 7)
+    run("STABLEHLO_AND", [Input(a), Input(b)], dtype, kernels="BUILTIN")
+
+
+@pytest.mark.parametrize("dtype", SHIFT_TYPES, ids=lambda t: np.dtype(t).name)
+def test_shift_left_types(dtype):
+    rng = np.random.default_rng(8)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, size=(4, 8), dtype=dtype,
+                     endpoint=True)
+    # Shifts 0..31: past the type's width the truncated result is 0.
+    b = np.arange(32, dtype=dtype).reshape(4, 8)
+    run("STABLEHLO_SHIFT_LEFT", [Input(a), Input(b)], dtype,
+        kernels="BUILTIN")
+
+
+def test_shift_left_negative_values():
+    a = np.array([-1, -3, -128, 127, 64, -64], np.int8)
+    b = np.array([1, 2, 1, 1, 1, 0], np.int8)
+    run("STABLEHLO_SHIFT_LEFT", [Input(a), Const(b)], np.int8,
+        kernels="BUILTIN")
+
+
+def test_shift_left_out_of_range_hand_derived():
+    # LiteRT's shift is undefined C++ here; StableHLO gives 0.
+    from op_harness import write_spec, build_model, run_litegpu
+    import tempfile
+    from pathlib import Path
+    a = np.array([1, -1, 5, 7], np.int32)
+    b = np.array([32, -1, 40, -32], np.int32)
+    case = OpCase(op="STABLEHLO_SHIFT_LEFT", version=1,
+                  inputs=[Input(a), Input(b)], outputs=[np.int32])
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        _, inputs = write_spec(case, d)
+        build_model(d / "case.spec", d / "model.tflite")
+        (got,) = run_litegpu(d / "model.tflite", inputs, num_threads=1)
+    np.testing.assert_array_equal(got, np.zeros(4, np.int32))
+
+
+# ---- Rejections -------------------------------------------------------------
+
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_rejects_broadcast(op):
+    a = np.ones((2, 3), np.float32)
+    b = np.ones((1, 3), np.float32)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(b)],
+                          outputs=[np.float32]),
+                   match=op + r": input shapes \[2,3\] and \[1,3\] differ",
+                   litert_accepts=False)
+
+
+@pytest.mark.parametrize("op", ["STABLEHLO_AND", "STABLEHLO_SHIFT_LEFT"])
+def test_bitwise_rejects_broadcast(op):
+    a = np.ones((4,), np.int32)
+    b = np.ones((), np.int32)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(b)],
+                          outputs=[np.int32]),
+                   match=op + r": input shapes \[4\] and \[\] differ")
+
+
+@pytest.mark.parametrize("op", ARITH + ["STABLEHLO_AND",
+                                        "STABLEHLO_SHIFT_LEFT"])
+def test_rejects_mixed_types(op):
+    a = np.ones((4,), np.int32)
+    b = np.ones((4,), np.int16)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(b)],
+                          outputs=[np.int32]),
+                   match=op + r": input types INT32 and INT16 differ")
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_rejects_float16(op):
+    a = np.ones((4,), np.float16)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(a.copy())],
+                          outputs=[np.float16]),
+                   match=op + r": input type FLOAT16 is not supported "
+                   r"\(expected FLOAT32, FLOAT64, INT8")
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_rejects_bool(op):
+    a = np.ones((4,), np.bool_)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(a.copy())],
+                          outputs=[np.bool_]),
+                   match=op + r": input type BOOL is not supported")
+
+
+@pytest.mark.parametrize("op,dtype,expected", [
+    ("STABLEHLO_AND", np.float32, r"INT8, UINT8, .* or BOOL"),
+    ("STABLEHLO_SHIFT_LEFT", np.float32, r"INT8, INT16 or INT32"),
+    ("STABLEHLO_SHIFT_LEFT", np.int64, r"INT8, INT16 or INT32"),
+    ("STABLEHLO_SHIFT_LEFT", np.uint8, r"INT8, INT16 or INT32"),
+])
+def test_bitwise_rejects_types(op, dtype, expected):
+    a = np.ones((4,), dtype)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(a.copy())],
+                          outputs=[dtype]),
+                   match=op + r": input type \w+ is not supported \(expected "
+                   + expected)
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_rejects_version_2(op):
+    a = np.ones((4,), np.float32)
+    check_rejected(OpCase(op=op, version=2, inputs=[Input(a), Input(a)],
+                          outputs=[np.float32]),
+                   match=op + r".*version 2", litert_accepts=False)
+
+
+# ---- STABLEHLO_PAD ----------------------------------------------------------
+# Options in builtin_options_2 (StablehloPadOptions, [long] vectors), which
+# litegpu's writer writes and both runtimes read; LiteRT's reference kernel
+# gives the expected values (exact: the op moves bytes).
+
+def pad(x, value, low, high, interior, const_value=True, kernels="BUILTIN_REF"):
+    out_shape = tuple(
+        max(0, d + max(d - 1, 0) * i + lo + hi)
+        for d, lo, hi, i in zip(x.shape, low, high, interior))
+    if any(d == 0 for d in out_shape):
+        out_shape = tuple(0 for _ in out_shape)
+    v = np.array(value, dtype=x.dtype)
+    return check_case(OpCase(
+        op="STABLEHLO_PAD", version=1,
+        inputs=[Input(x), Const(v) if const_value else Input(v)],
+        params={"edge_padding_low": list(low),
+                "edge_padding_high": list(high),
+                "interior_padding": list(interior)},
+        outputs=[x.dtype.type], output_shapes=[out_shape], rtol=0.0, atol=0.0,
+        litert_kernels=kernels))
+
+
+PAD_CASES = [
+    # shape, low, high, interior
+    ((2, 3), (1, 2), (2, 1), (0, 0)),
+    ((2, 3), (0, 0), (0, 0), (1, 2)),
+    ((2, 3), (1, 0), (0, 3), (2, 1)),
+    ((4, 5), (-1, -2), (-1, 0), (0, 0)),          # cropping
+    ((3, 4), (-1, -3), (-2, 1), (1, 2)),          # cropping into the interior
+    ((3, 4), (-2, 0), (0, -4), (1, 1)),
+    ((5,), (3,), (-2,), (2,)),
+    ((2, 1, 3), (0, 1, 1), (1, 0, 1), (1, 0, 1)),
+    ((1, 2, 2, 3), (1, 0, 1, 0), (0, 1, 0, 2), (0, 1, 1, 0)),
+    ((2, 1, 2, 1, 2), (1, 0, 0, 1, 0), (0, 1, 0, 0, 1), (0, 0, 1, 0, 1)),
+    ((1, 2, 1, 2, 1, 2, 1, 2), (0, 1, 0, 0, 0, 1, 0, 0),
+     (0, 0, 0, 1, 0, 0, 1, 0), (0, 1, 0, 0, 0, 0, 0, 1)),
+    ((2, 3), (0, 0), (0, 0), (0, 0)),             # identity
+]
+
+
+@pytest.mark.parametrize("shape,low,high,interior", PAD_CASES, ids=str)
+def test_pad_float32(shape, low, high, interior):
+    x = values(np.float32, shape, 11)
+    pad(x, -7.5, low, high, interior)
+
+
+@pytest.mark.parametrize("shape,low,high,interior", PAD_CASES[:6], ids=str)
+def test_pad_runtime_padding_value(shape, low, high, interior):
+    x = values(np.int32, shape, 12)
+    pad(x, 99, low, high, interior, const_value=False)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16,
+                                   np.int32, np.uint32, np.int64, np.uint64,
+                                   np.float64, np.float16, np.bool_],
+                         ids=lambda t: np.dtype(t).name)
+def test_pad_types(dtype):
+    x = values(dtype, (3, 4), 13) if dtype != np.float16 else \
+        values(np.float32, (3, 4), 13).astype(np.float16)
+    pad(x, 1, (1, -1), (-1, 2), (1, 1))
+
+
+@pytest.mark.parametrize("low", [(-3, 0), (-5, 1), (0, -9)], ids=str)
+def test_pad_everything_cropped(low):
+    # Output dims <= 0: LiteRT gives an empty output with every dim 0.
+    x = values(np.float32, (3, 4), 14)
+    pad(x, 0.0, low, (0, 1), (0, 0))
+
+
+@pytest.mark.parametrize("interior", [(1, 0), (0, 2)], ids=str)
+def test_pad_empty_operand(interior):
+    # A zero dim gives low + high padding elements (StableHLO's
+    # d + max(d - 1, 0) * interior + low + high).
+    x = np.zeros((0, 3), np.float32)
+    pad(x, 2.5, (2, 0), (1, 1), interior)
+
+
+def test_pad_rejects_negative_interior():
+    x = np.ones((2, 2), np.float32)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.float32(0))],
+        params={"interior_padding": [0, -1]}, outputs=[np.float32]),
+        match=r"STABLEHLO_PAD: interior_padding\[1\] = -1 is out of range",
+        litert_accepts=False)
+
+
+def test_pad_rejects_value_type():
+    x = np.ones((2, 2), np.float32)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.int32(0))],
+        params={"edge_padding_low": [1, 1]}, outputs=[np.float32]),
+        match=r"STABLEHLO_PAD: padding value type INT32 differs from "
+        r"operand type FLOAT32")
+
+
+def test_pad_rejects_value_shape():
+    x = np.ones((2, 2), np.float32)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.zeros(2, np.float32))],
+        params={"edge_padding_low": [1, 1]}, outputs=[np.float32]),
+        match=r"STABLEHLO_PAD: the padding value has 2 elements, not 1")
+
+
+def test_pad_rejects_scalar_operand():
+    x = np.float32(3.0)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.float32(0))],
+        outputs=[np.float32], output_shapes=[()]),
+        match=r"STABLEHLO_PAD: the operand is a scalar", litert_accepts=False)
+
+
+def test_pad_rejects_huge_padding():
+    x = np.ones((2, 2), np.float32)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.float32(0))],
+        params={"edge_padding_high": [0, 3000000000]}, outputs=[np.float32]),
+        match=r"STABLEHLO_PAD: edge_padding_high\[1\] = 3000000000 is out of "
+        r"range")
