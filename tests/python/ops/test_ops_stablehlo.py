@@ -122,6 +122,13 @@ def test_shift_left_negative_values():
         kernels="BUILTIN")
 
 
+def test_shift_left_by_31():
+    a = np.array([1, -1, 3, 2, -7], np.int32)
+    b = np.array([31, 31, 30, 30, 29], np.int32)
+    run("STABLEHLO_SHIFT_LEFT", [Input(a), Input(b)], np.int32,
+        kernels="BUILTIN")
+
+
 def test_shift_left_out_of_range_hand_derived():
     # LiteRT's shift is undefined C++ here; StableHLO gives 0.
     from op_harness import write_spec, build_model, run_litegpu
