@@ -30,6 +30,7 @@
 _Static_assert(sizeof(TfLitePadding) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteFusedActivation) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteType) == sizeof(int), "enum size");
+_Static_assert(sizeof(TfLiteReduceWindowFunction) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteMirrorPaddingMode) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
                "enum size");
@@ -315,6 +316,13 @@ static const lg_option_field lg_stablehlo_pad_fields[] = {
                    "edge_padding_high"),
     LG_INT64_ARRAY(2, TfLiteStablehloPadParams, interior_padding,
                    "interior_padding"),
+};
+
+/* ReduceWindowFunction is a schema int enum: read as an int, the kernel
+ * checks its range. */
+static const lg_option_field lg_reduce_window_fields[] = {
+    LG_FIELD(0, I32, TfLiteReduceWindowParams, reduce_function,
+             TfLiteReduceWindowFunctionUnsupported, "reduce_function"),
 };
 
 static const lg_option_field lg_cumsum_fields[] = {
@@ -621,6 +629,8 @@ static const lg_builtin_options_desc lg_descs[] = {
             TfLiteVarHandleParams, lg_var_handle_fields),
     LG_DESC_2(kTfLiteBuiltinStablehloPad, 10, "StablehloPadOptions",
               TfLiteStablehloPadParams, lg_stablehlo_pad_fields),
+    LG_DESC_2(kTfLiteBuiltinReduceWindow, 20, "ReduceWindowOptions",
+              TfLiteReduceWindowParams, lg_reduce_window_fields),
 };
 
 const lg_builtin_options_desc* lg_builtin_options_find(int32_t builtin_code) {

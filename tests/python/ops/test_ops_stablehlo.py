@@ -334,3 +334,145 @@ def test_pad_rejects_huge_padding():
         params={"edge_padding_high": [0, 3000000000]}, outputs=[np.float32]),
         match=r"STABLEHLO_PAD: edge_padding_high\[1\] = 3000000000 is out of "
         r"range")
+
+
+# ---- REDUCE_WINDOW (TFLite's builtin, code 205) ------------------------------
+# ReduceWindowOptions in builtin_options_2 (reduce_function: 1 ADD, 2 MUL,
+# 3 MINIMUM, 4 MAXIMUM, 5 ALL, 6 ANY); against LiteRT's reference kernel,
+# exactly (both fold each window in row-major order from the init value).
+
+RW_FUNCS = {"ADD": 1, "MUL": 2, "MINIMUM": 3, "MAXIMUM": 4, "ALL": 5, "ANY": 6}
+
+
+def reduce_window(x, init, window, strides, dilations, fn, const_init=True):
+    out_shape = tuple(
+        0 if d < (w - 1) * dl + 1 else (d - ((w - 1) * dl + 1)) // s + 1
+        for d, w, s, dl in zip(x.shape, window, strides, dilations))
+    v = np.array(init, dtype=x.dtype)
+    return check_case(OpCase(
+        op="REDUCE_WINDOW", version=1,
+        inputs=[Input(x), Const(v) if const_init else Input(v),
+                Const(np.array(window, np.int64)),
+                Const(np.array(strides, np.int64)),
+                Const(np.array(dilations, np.int64))],
+        params={"reduce_function": RW_FUNCS[fn]},
+        outputs=[x.dtype.type], output_shapes=[out_shape], rtol=0.0, atol=0.0))
+
+
+RW_CASES = [
+    # shape, window, strides, dilations
+    ((6,), (3,), (1,), (1,)),
+    ((7,), (2,), (3,), (2,)),
+    ((4, 5), (2, 2), (1, 1), (1, 1)),
+    ((4, 5), (2, 3), (2, 1), (1, 2)),
+    ((1, 6, 6, 2), (1, 3, 3, 1), (1, 2, 2, 1), (1, 1, 1, 1)),
+    ((2, 3, 4, 2, 3), (1, 2, 2, 1, 2), (1, 1, 2, 1, 1), (1, 1, 1, 2, 1)),
+    ((2, 2, 3, 2, 2, 3), (2, 1, 2, 1, 2, 2), (1, 1, 1, 1, 1, 1),
+     (1, 1, 2, 1, 1, 1)),
+    ((3, 4), (4, 1), (1, 1), (1, 1)),        # window larger than the input
+    ((5, 4), (2, 2), (1, 1), (3, 1)),        # dilated window fits once
+]
+
+
+@pytest.mark.parametrize("fn", ["ADD", "MUL", "MINIMUM", "MAXIMUM"])
+@pytest.mark.parametrize("shape,window,strides,dilations", RW_CASES, ids=str)
+def test_reduce_window_float32(fn, shape, window, strides, dilations):
+    x = values(np.float32, shape, 21) / np.float32(50)
+    init = {"ADD": 0.0, "MUL": 1.0, "MINIMUM": np.inf, "MAXIMUM": -np.inf}[fn]
+    reduce_window(x, init, window, strides, dilations, fn)
+
+
+@pytest.mark.parametrize("fn", ["ADD", "MUL", "MINIMUM", "MAXIMUM", "ALL",
+                                "ANY"])
+@pytest.mark.parametrize("dtype", [np.float64, np.int8, np.int16, np.int32,
+                                   np.int64, np.uint8],
+                         ids=lambda t: np.dtype(t).name)
+def test_reduce_window_types(fn, dtype):
+    x = values(dtype, (5, 6), 22)
+    if fn in ("ALL", "ANY"):
+        x = (x % 3).astype(dtype)   # zeros and non-zeros
+    reduce_window(x, 1 if fn in ("MUL", "ALL") else 0, (2, 3), (1, 2),
+                  (2, 1), fn)
+
+
+@pytest.mark.parametrize("fn", ["ALL", "ANY", "MAXIMUM", "MINIMUM"])
+def test_reduce_window_bool(fn):
+    x = values(np.bool_, (4, 6), 23)
+    reduce_window(x, fn in ("ALL", "MINIMUM"), (2, 2), (1, 2), (1, 1), fn)
+
+
+def test_reduce_window_nan_and_runtime_init():
+    x = np.array([[1, np.nan, 3, -2], [np.nan, 0, 5, 7], [2, 2, np.nan, 1]],
+                 np.float32)
+    for fn in ("MAXIMUM", "MINIMUM", "ADD"):
+        reduce_window(x, np.nan if fn == "MAXIMUM" else 0.0, (2, 2), (1, 1),
+                      (1, 1), fn, const_init=False)
+
+
+def _rw_case(x, window, strides, dilations, fn=1, init=None,
+             window_type=np.int64, const_window=True):
+    mk = Const if const_window else Input
+    return OpCase(
+        op="REDUCE_WINDOW",
+        inputs=[Input(x), Const(np.array(0, x.dtype) if init is None else init),
+                mk(np.array(window, window_type)),
+                Const(np.array(strides, window_type)),
+                Const(np.array(dilations, window_type))],
+        params={"reduce_function": fn}, outputs=[x.dtype.type])
+
+
+def test_reduce_window_rejects():
+    x = np.ones((3, 4), np.float32)
+    check_rejected(_rw_case(x, (2, 2), (0, 1), (1, 1)),
+                   match=r"REDUCE_WINDOW: window_strides\[0\] = 0 is out of "
+                   r"range")
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, -1)),
+                   match=r"REDUCE_WINDOW: window_dilations\[1\] = -1")
+    check_rejected(_rw_case(x, (2,), (1, 1), (1, 1)),
+                   match=r"REDUCE_WINDOW: window_shape has 1 elements, "
+                   r"expected 2")
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), window_type=np.int32),
+                   match=r"REDUCE_WINDOW: window_shape type INT32 is not "
+                   r"supported", litert_accepts=False)
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), const_window=False),
+                   match=r"REDUCE_WINDOW: window_shape must be a constant",
+                   litert_accepts=False)
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), fn=0),
+                   match=r"REDUCE_WINDOW: reduce_function 0 is not supported")
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), fn=7),
+                   match=r"REDUCE_WINDOW: reduce_function 7 is not supported")
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), init=np.int32(0)),
+                   match=r"REDUCE_WINDOW: init value type INT32 differs",
+                   litert_accepts=False)
+    check_rejected(_rw_case(np.ones((3, 4), np.float16), (2, 2), (1, 1),
+                            (1, 1)),
+                   match=r"REDUCE_WINDOW: input type FLOAT16 is not "
+                   r"supported")  # LiteRT's Prepare takes it, its Eval not
+
+
+@pytest.mark.parametrize("fn,init,want_signbit", [
+    ("MAXIMUM", -np.inf, [False, True]),   # ties keep the accumulator
+    ("MINIMUM", np.inf, [False, True]),
+])
+def test_reduce_window_signed_zero_ties(fn, init, want_signbit):
+    # The harness compares -0.0 and 0.0 as equal; the sign shows which
+    # operand a tie keeps (LiteRT: accu >= x ? accu : x, accu <= x ? ...).
+    from op_harness import write_spec, build_model, run_litert
+    import tempfile
+    from pathlib import Path
+    x = np.array([0.0, -0.0, -0.0, 0.0], np.float32)
+    case = OpCase(op="REDUCE_WINDOW", version=1,
+                  inputs=[Input(x), Const(np.float32(init)),
+                          Const(np.array([2], np.int64)),
+                          Const(np.array([2], np.int64)),
+                          Const(np.array([1], np.int64))],
+                  params={"reduce_function": RW_FUNCS[fn]},
+                  outputs=[np.float32], output_shapes=[(2,)])
+    got = check_case(case)[0]
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        _, inputs = write_spec(case, d)
+        build_model(d / "case.spec", d / "model.tflite")
+        (want,) = run_litert(d / "model.tflite", inputs)
+    assert list(np.signbit(want)) == want_signbit
+    assert list(np.signbit(got)) == want_signbit

@@ -377,6 +377,20 @@ typedef struct {
   int64_t interior_padding[TFLITE_STABLEHLO_PAD_PARAMS_MAX_DIMENSION_COUNT];
 } TfLiteStablehloPadParams;
 
+typedef enum {
+  TfLiteReduceWindowFunctionUnsupported,
+  TfLiteReduceWindowFunctionAdd,
+  TfLiteReduceWindowFunctionMul,
+  TfLiteReduceWindowFunctionMin,
+  TfLiteReduceWindowFunctionMax,
+  TfLiteReduceWindowFunctionAll,
+  TfLiteReduceWindowFunctionAny
+} TfLiteReduceWindowFunction;
+
+typedef struct {
+  TfLiteReduceWindowFunction reduce_function;
+} TfLiteReduceWindowParams;
+
 #ifdef __cplusplus
 }
 #endif
