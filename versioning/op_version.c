@@ -293,6 +293,7 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinStablehloShiftLeft),
     NO_RULES(kTfLiteBuiltinStablehloPad),
     NO_RULES(kTfLiteBuiltinReduceWindow),
+    NO_RULES(kTfLiteBuiltinStablehloComposite),
     NO_RULES(kTfLiteBuiltinBitcast),
     NO_RULES(kTfLiteBuiltinDilate),
     NO_RULES(kTfLiteBuiltinBucketize),

@@ -432,6 +432,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinStablehloPad, 1, "2.16.0"},
     {kTfLiteBuiltinDilate, 1, "2.15.0"},
     {kTfLiteBuiltinReduceWindow, 1, "2.15.0"},
+    {kTfLiteBuiltinStablehloComposite, 1, "2.17.0"},
     {kTfLiteBuiltinStablehloShiftLeft, 1, "2.17.0"},
 };
 

@@ -66,6 +66,13 @@ _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
     .capacity = (int)(sizeof(((type_*)0)->member_) / sizeof(int64_t)), \
     .name = (name_)                                                    \
   }
+/* A byte vector: a pointer member into the model and its size_t count. */
+#define LG_BYTES(id_, type_, member_, count_, name_)         \
+  {                                                          \
+    .field_id = (id_), .kind = LG_OPTION_BYTES,              \
+    .offset = offsetof(type_, member_),                      \
+    .count_offset = offsetof(type_, count_), .name = (name_) \
+  }
 #define LG_NUM(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 #define PAD LG_OPTION_PADDING
@@ -323,6 +330,17 @@ static const lg_option_field lg_stablehlo_pad_fields[] = {
 static const lg_option_field lg_reduce_window_fields[] = {
     LG_FIELD(0, I32, TfLiteReduceWindowParams, reduce_function,
              TfLiteReduceWindowFunctionUnsupported, "reduce_function"),
+};
+
+/* composite_attributes_format (always FLEXBUFFERS) is not read. */
+static const lg_option_field lg_composite_fields[] = {
+    LG_FIELD(0, LG_OPTION_STRING, TfLiteStablehloCompositeParams, name, 0,
+             "name"),
+    LG_FIELD(1, I32, TfLiteStablehloCompositeParams, subgraph_index, 0,
+             "decomposition_subgraph_index"),
+    LG_BYTES(2, TfLiteStablehloCompositeParams, attributes, attributes_size,
+             "composite_attributes"),
+    LG_FIELD(4, I32, TfLiteStablehloCompositeParams, version, 0, "version"),
 };
 
 static const lg_option_field lg_cumsum_fields[] = {
@@ -631,6 +649,8 @@ static const lg_builtin_options_desc lg_descs[] = {
               TfLiteStablehloPadParams, lg_stablehlo_pad_fields),
     LG_DESC_2(kTfLiteBuiltinReduceWindow, 20, "ReduceWindowOptions",
               TfLiteReduceWindowParams, lg_reduce_window_fields),
+    LG_DESC_2(kTfLiteBuiltinStablehloComposite, 21, "StableHLOCompositeOptions",
+              TfLiteStablehloCompositeParams, lg_composite_fields),
 };
 
 const lg_builtin_options_desc* lg_builtin_options_find(int32_t builtin_code) {
@@ -660,6 +680,11 @@ void lg_builtin_options_set_defaults(const lg_builtin_options_desc* desc,
       memcpy(at, &value, sizeof(value));
     } else if (f->kind == LG_OPTION_INT32_VECTOR) {
       lg_store_int(params, f->count_offset, 0); /* absent: no elements */
+    } else if (f->kind == LG_OPTION_BYTES) {
+      const uint8_t* none = NULL;
+      size_t zero = 0;
+      memcpy(at, &none, sizeof(none));
+      memcpy((char*)params + f->count_offset, &zero, sizeof(zero));
     } else if (f->kind == LG_OPTION_INT64_ARRAY) {
       /* absent: zeros (the memset) */
     } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
@@ -802,6 +827,15 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
     }
     case LG_OPTION_INT32_VECTOR:
       return lg_option_read_vector(r, f, params);
+    case LG_OPTION_BYTES: {
+      lg_fb_vector vec;
+      if (!lg_fb_table_vector(fb, r->table, f->field_id, 1, &vec)) break;
+      const uint8_t* data = vec.count > 0 ? lg_fb_vector_data(&vec) : NULL;
+      const size_t count = data != NULL ? (size_t)vec.count : 0;
+      memcpy(at, &data, sizeof(data));
+      memcpy((char*)params + f->count_offset, &count, sizeof(count));
+      return true;
+    }
     case LG_OPTION_INT64_ARRAY: {
       lg_fb_vector vec;
       if (!lg_fb_table_vector(fb, r->table, f->field_id, sizeof(int64_t),

@@ -35,7 +35,7 @@ typedef enum lg_option_kind {
    * `count_offset`; more elements than capacity is an error. */
   LG_OPTION_INT32_VECTOR,
   /* schema string -> const char* into the model ("" when absent); the
-   * writer takes only empty strings (it omits the field). */
+   * writer omits empty strings. */
   LG_OPTION_STRING,
   /* schema [float] -> const float* into the model at `offset` (NULL when
    * absent), element count at `count_offset` (TFLite's layout, e.g.
@@ -46,6 +46,9 @@ typedef enum lg_option_kind {
    * absent elements are 0, more elements than capacity is an error. The
    * writer writes all `capacity` elements, zeros included. */
   LG_OPTION_INT64_ARRAY,
+  /* schema [ubyte] -> const uint8_t* into the model at `offset` (NULL when
+   * absent), byte count (size_t) at `count_offset`. */
+  LG_OPTION_BYTES,
 } lg_option_kind;
 
 typedef struct lg_option_field {
@@ -55,7 +58,7 @@ typedef struct lg_option_field {
   /* Schema default, as the params value it converts to (e.g. 1 for dilation,
    * 1 (true) for pot_scale_int16, kTfLitePaddingSame for padding 0). */
   double default_value;
-  size_t count_offset; /* LG_OPTION_INT32_VECTOR, LG_OPTION_FLOAT_VECTOR */
+  size_t count_offset; /* the vector kinds with a count member */
   int capacity;        /* LG_OPTION_INT32_VECTOR, LG_OPTION_INT64_ARRAY */
   const char* name;    /* schema field name, for messages */
 } lg_option_field;

@@ -653,11 +653,12 @@ static const char* const kKindHints[] = {
     "DEFAULT or SHUFFLED4x16INT8",
     "FULL or BASIC",
     "a list of 32-bit integers",
-    "nothing: string options are not written",
+    "a word (no blanks)",
     "a list of floats",
     "a list of 64-bit integers",
+    "hex:HEX bytes",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_INT64_ARRAY + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_BYTES + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,
@@ -739,7 +740,10 @@ static void lg_free_float_vectors(const lg_builtin_options_desc* desc,
                                   void* params) {
   if (desc == NULL || params == NULL) return;
   for (int i = 0; i < desc->num_fields; ++i) {
-    if (desc->fields[i].kind != LG_OPTION_FLOAT_VECTOR) continue;
+    if (desc->fields[i].kind != LG_OPTION_FLOAT_VECTOR &&
+        desc->fields[i].kind != LG_OPTION_BYTES) {
+      continue;
+    }
     float* values;
     memcpy(&values, (char*)params + desc->fields[i].offset, sizeof(values));
     free(values);
@@ -757,8 +761,26 @@ static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
     return lg_set_float_vector_field(s, op, f, text, params);
   } else if (f->kind == LG_OPTION_INT64_ARRAY) {
     return lg_set_int64_array_field(s, op, f, text, params);
+  } else if (f->kind == LG_OPTION_BYTES) {
+    /* hex:HEX; lg_free_float_vectors frees the copy once the op is added. */
+    if (strncmp(text, "hex:", 4) != 0) {
+      return lg_error(s, "%s %s: expected hex:HEX, got '%s'", op, f->name,
+                      text);
+    }
+    uint8_t* data = NULL;
+    size_t size = 0;
+    if (!lg_parse_hex(s, f->name, text + 4, &data, &size)) return false;
+    uint8_t* old;
+    memcpy(&old, at, sizeof(old));
+    free(old);
+    memcpy(at, &data, sizeof(data));
+    memcpy((char*)params + f->count_offset, &size, sizeof(size));
+    return true;
   } else if (f->kind == LG_OPTION_STRING) {
-    ok = false;
+    /* The params point into the statement's words, which outlive the
+     * add_operator call that copies them. */
+    memcpy(at, &text, sizeof(text));
+    ok = true;
   } else if (f->kind == LG_OPTION_BOOL) {
     bool b;
     if ((ok = lg_parse_bool(text, &b))) memcpy(at, &b, sizeof(b));

@@ -102,6 +102,9 @@ typedef struct lg_wopt {
   uint64_t bits;        /* little-endian scalar value */
   const int32_t* vec;   /* INT32_VECTOR; a FLOAT_VECTOR as its bits */
   const int64_t* vec64; /* INT64_ARRAY (then vec is NULL) */
+  const char* str;      /* STRING (then vec and vec64 are NULL) */
+  const uint8_t* bytes; /* BYTES, bytes_len of them */
+  size_t bytes_len;
   int32_t vec_len;
 } lg_wopt;
 
@@ -708,13 +711,31 @@ static TfLiteStatus lg_option_field_convert(lg_model_writer* w, const char* op,
     out->id = f->field_id;
     return kTfLiteOk;
   }
+  if (f->kind == LG_OPTION_BYTES) {
+    const uint8_t* data;
+    size_t count;
+    memcpy(&data, params + f->offset, sizeof(data));
+    memcpy(&count, params + f->count_offset, sizeof(count));
+    if (count == 0) return kTfLiteOk;
+    if (data == NULL || count > INT32_MAX) {
+      lg_fail(w, "add_operator(%s): %s has %zu bytes and %s", op, f->name,
+              count, data == NULL ? "no data" : "too many");
+      return kTfLiteError;
+    }
+    out->bytes = lg_copy(w, data, count);
+    if (out->bytes == NULL) return kTfLiteError;
+    out->bytes_len = count;
+    out->id = f->field_id;
+    return kTfLiteOk;
+  }
   if (f->kind == LG_OPTION_STRING) {
     const char* text;
     memcpy(&text, params + f->offset, sizeof(text));
     if (text == NULL || text[0] == '\0') return kTfLiteOk; /* the default */
-    lg_fail(w, "add_operator(%s): %s: the writer writes no string options", op,
-            f->name);
-    return kTfLiteError;
+    out->str = lg_strdup(w, text);
+    if (out->str == NULL) return kTfLiteError;
+    out->id = f->field_id;
+    return kTfLiteOk;
   }
   double v = lg_option_read(f, params);
   if (lg_option_is_default(f, v)) return kTfLiteOk;
@@ -1550,8 +1571,11 @@ static size_t emit_options(lg_emit* e, const lg_wop* op) {
     if (vectors[i] < 0) continue;
     const lg_wopt* f = &op->options[i];
     tb_link(&e->o, &t, vectors[i],
-            f->vec64 != NULL ? out_i64_vector(&e->o, f->vec64, f->vec_len)
-                             : out_i32_vector(&e->o, f->vec, f->vec_len));
+            f->bytes != NULL
+                ? out_bytes_vector(&e->o, f->bytes, f->bytes_len, 1)
+            : f->str != NULL   ? out_string(&e->o, f->str)
+            : f->vec64 != NULL ? out_i64_vector(&e->o, f->vec64, f->vec_len)
+                               : out_i32_vector(&e->o, f->vec, f->vec_len));
   }
   return at;
 }

@@ -476,3 +476,73 @@ def test_reduce_window_signed_zero_ties(fn, init, want_signbit):
         (want,) = run_litert(d / "model.tflite", inputs)
     assert list(np.signbit(want)) == want_signbit
     assert list(np.signbit(got)) == want_signbit
+
+
+# ---- STABLEHLO_COMPOSITE -----------------------------------------------------
+# A two-subgraph model written as a spec (the harness builds one-op models):
+# the node's decomposition subgraph computes the outputs. Expected values
+# from LiteRT 2.3 (its reference kernels run the decomposition too).
+
+COMPOSITE_SPEC = """\
+tensor x FLOAT32 2,3
+tensor y FLOAT32 2,3
+tensor s FLOAT32 2,3
+tensor p FLOAT32 2,3
+op STABLEHLO_COMPOSITE 1 in=x,y out=s,p name=test.compose decomposition_subgraph_index={index} composite_attributes=hex:6b0001030101010104022401 version=3
+inputs x,y
+outputs s,p
+subgraph decomposition
+tensor a FLOAT32 2,3
+tensor b FLOAT32 2,3
+tensor c FLOAT32 2,3
+tensor d FLOAT32 2,3
+tensor e FLOAT32 2,3
+op ADD 1 in=a,b out=c
+op MUL 1 in=c,b out=d
+op MAXIMUM 1 in=d,a out=e
+inputs a,b
+outputs c,e
+"""
+
+
+def _composite_model(tmp_path, index):
+    from op_harness import build_model
+    spec = tmp_path / "composite.spec"
+    spec.write_text(COMPOSITE_SPEC.format(index=index))
+    model = tmp_path / "composite.tflite"
+    build_model(spec, model)
+    return model
+
+
+@pytest.mark.parametrize("kernels", ["BUILTIN_REF", "BUILTIN"])
+def test_composite_runs_decomposition(tmp_path, kernels):
+    from op_harness import run_litert, run_litegpu, assert_close
+    model = _composite_model(tmp_path, 1)
+    x = values(np.float32, (2, 3), 31)
+    y = values(np.float32, (2, 3), 32)
+    want = run_litert(model, [x, y], kernels)
+    c = x + y
+    np.testing.assert_array_equal(want[0], c)          # by hand as well
+    np.testing.assert_array_equal(want[1], np.maximum(c * y, x))
+    for threads in (1, 2):
+        got = run_litegpu(model, [x, y], num_threads=threads)
+        assert len(got) == 2
+        for g, w in zip(got, want):
+            assert_close(g, w, rtol=0.0, atol=0.0)
+
+
+@pytest.mark.parametrize("index,match", [
+    (0, r"STABLEHLO_COMPOSITE: decomposition subgraph 0 is the subgraph the "
+        r"node is in"),
+    (2, r"STABLEHLO_COMPOSITE: decomposition subgraph index 2 is out of "
+        r"range"),
+])
+def test_composite_rejects_bad_index(tmp_path, index, match):
+    import re
+    from op_harness import run_litegpu
+    from litegpu import capi as lg
+    model = _composite_model(tmp_path, index)
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(lg.LiteGpuError) as raised:
+        run_litegpu(model, [x, x], num_threads=1)
+    assert re.search(match, str(raised.value)), str(raised.value)

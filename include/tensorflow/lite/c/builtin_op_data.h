@@ -391,6 +391,15 @@ typedef struct {
   TfLiteReduceWindowFunction reduce_function;
 } TfLiteReduceWindowParams;
 
+/* name and attributes (a FlexBuffer) point into the model. */
+typedef struct {
+  const char* name;
+  int32_t subgraph_index;
+  const uint8_t* attributes;
+  size_t attributes_size;
+  int32_t version;
+} TfLiteStablehloCompositeParams;
+
 #ifdef __cplusplus
 }
 #endif
