@@ -43,7 +43,9 @@
  *       padding SAME/VALID; fused_activation_function NONE/RELU/
  *       RELU_N1_TO_1/RELU6/TANH/SIGN_BIT; mode REFLECT/SYMMETRIC; tensor
  *       types by TYPE name; weights_format DEFAULT/SHUFFLED4x16INT8;
- *       kernel_type FULL/BASIC.
+ *       kernel_type FULL/BASIC. String fields take a word, byte-vector
+ *       fields hex:HEX (composite_attributes=hex:00ff), 64-bit integer
+ *       arrays an int list (edge_padding_low=1,-2).
  *       Fields not given keep the schema default.
  *       VERSION "auto": the writer computes it from the op's tensors and
  *       fields (lg_model_writer_set_auto_versions), and then also writes the

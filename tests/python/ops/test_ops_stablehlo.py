@@ -1,20 +1,26 @@
-"""The StableHLO elementwise builtins against LiteRT 2.3 through op_harness:
+"""The StableHLO builtins (and TFLite's REDUCE_WINDOW) against LiteRT 2.3:
 STABLEHLO_ADD, STABLEHLO_MULTIPLY, STABLEHLO_MAXIMUM, STABLEHLO_MINIMUM,
-STABLEHLO_AND, STABLEHLO_SHIFT_LEFT (all version 1).
+STABLEHLO_AND, STABLEHLO_SHIFT_LEFT, STABLEHLO_PAD, REDUCE_WINDOW and
+STABLEHLO_COMPOSITE (all version 1).
 
 Where the expected values come from: LiteRT 2.3's reference kernels
-(BUILTIN_REF) for ADD, MULTIPLY, MAXIMUM and MINIMUM; its reference
-resolver does not register STABLEHLO_AND or STABLEHLO_SHIFT_LEFT, so those
-compare with its builtin kernels (BUILTIN, no delegate). Shifts outside
-[0, 31], which LiteRT computes with an undefined C++ shift, are checked
-against hand-derived values (StableHLO's 0) in litegpu alone. Every output
-must match exactly: integers and the float32/float64 sums, products and
-comparisons are the same single IEEE operation in both runtimes.
+(BUILTIN_REF) through op_harness for the arithmetic ops, STABLEHLO_PAD and
+REDUCE_WINDOW; its reference resolver does not register STABLEHLO_AND or
+STABLEHLO_SHIFT_LEFT, so those compare with its builtin kernels (BUILTIN,
+no delegate). STABLEHLO_COMPOSITE needs a second subgraph, which the
+harness's one-op models lack: a spec model runs in both runtimes (and is
+checked by hand). Shifts outside [0, 31], which LiteRT computes with an
+undefined C++ shift, are checked against hand-derived values (StableHLO's
+0) in litegpu alone; REDUCE_WINDOW's signed-zero ties are checked by sign
+bit (the harness compares -0.0 and 0.0 as equal). Every output must match
+exactly: integers, byte moves, and float32/float64 sums, products and
+comparisons done in the same order as LiteRT.
 
 Rejections (litegpu's messages): operands of different shapes (StableHLO
-has no broadcasting; LiteRT refuses them too), different types, and the
-types litegpu does not compute (FLOAT16 for the arithmetic ops, which
-LiteRT takes; FLOAT32 for AND and SHIFT_LEFT, which LiteRT refuses).
+has no broadcasting; LiteRT refuses them too), different types, the types
+litegpu does not compute (FLOAT16 for the arithmetic ops, which LiteRT
+takes; FLOAT32 for AND and SHIFT_LEFT, which LiteRT refuses), bad padding,
+window and subgraph parameters.
 """
 
 import numpy as np
