@@ -1,5 +1,6 @@
-/* Control flow: IF, WHILE and CALL_ONCE, kernels that run other subgraphs
- * of the model (registered through the op manifest, family "control").
+/* Control flow: IF, WHILE, CALL_ONCE and STABLEHLO_COMPOSITE, kernels that run
+ * other subgraphs of the model (registered through the op manifest, family
+ * "control").
  *
  * TFLite's semantics:
  *   IF     input 0 is a one-element BOOL condition; the other inputs go to
@@ -318,6 +319,73 @@ static TfLiteStatus if_invoke(TfLiteContext* context, TfLiteNode* node) {
 }
 
 LG_KERNEL_REGISTRATION(IF, NULL, NULL, if_prepare, if_invoke)
+
+/* ---- STABLEHLO_COMPOSITE ------------------------------------------------- */
+/* Runs its decomposition subgraph on the node's inputs, as IF runs a branch:
+ * the node's outputs are the decomposition's (static when it gives them a
+ * shape fixed at Prepare). The name, version and attributes are not read. */
+
+static TfLiteStatus composite_callee(TfLiteContext* context,
+                                     const TfLiteNode* node,
+                                     lg_subgraph** callee) {
+  static const char kOp[] = "STABLEHLO_COMPOSITE";
+  const TfLiteStablehloCompositeParams* params = node->builtin_data;
+  if (params == NULL) {
+    lg_kernel_log(context, kOp, "the node has no StableHLOCompositeOptions");
+    return kTfLiteError;
+  }
+  return callee_at(context, kOp, "decomposition", params->subgraph_index,
+                   callee);
+}
+
+static TfLiteStatus composite_prepare(TfLiteContext* context,
+                                      TfLiteNode* node) {
+  static const char kOp[] = "STABLEHLO_COMPOSITE";
+  lg_subgraph* callee;
+  TF_LITE_ENSURE_STATUS(check_no_optional(context, kOp, node));
+  TF_LITE_ENSURE_STATUS(composite_callee(context, node, &callee));
+  const int num_args = node->inputs->size;
+  const int num_outputs = node->outputs->size;
+  TF_LITE_ENSURE_STATUS(check_arity(context, kOp, "decomposition", callee,
+                                    num_args, num_outputs));
+  const TfLiteTensor** args = tensors_of(context, node->inputs, 0);
+  TfLiteIntArray** shapes = calloc((size_t)num_outputs + 1, sizeof(*shapes));
+  TfLiteStatus status = args && shapes ? kTfLiteOk : kTfLiteError;
+  if (status == kTfLiteOk) {
+    status = shape_inputs(context, kOp, callee, args, num_args);
+  }
+  bool dynamic = false;
+  for (int i = 0; i < num_outputs && status == kTfLiteOk; ++i) {
+    if (!output_is_static(callee, i)) dynamic = true;
+    shapes[i] = callee_output(callee, i)->dims;
+  }
+  if (status == kTfLiteOk) {
+    status = shape_outputs(context, node, shapes, dynamic);
+  }
+  free(args);
+  free(shapes);
+  return status;
+}
+
+static TfLiteStatus composite_invoke(TfLiteContext* context, TfLiteNode* node) {
+  static const char kOp[] = "STABLEHLO_COMPOSITE";
+  lg_subgraph* callee;
+  TF_LITE_ENSURE_STATUS(composite_callee(context, node, &callee));
+  const TfLiteTensor** args = tensors_of(context, node->inputs, 0);
+  if (args == NULL) return kTfLiteError;
+  TfLiteStatus status =
+      feed_inputs(context, kOp, callee, args, node->inputs->size);
+  free(args);
+  if (status == kTfLiteOk) status = run_callee(context, kOp, callee);
+  for (int i = 0; i < node->outputs->size && status == kTfLiteOk; ++i) {
+    status = copy_out(context, kOp, &context->tensors[node->outputs->data[i]],
+                      callee_output(callee, i), i);
+  }
+  return status;
+}
+
+LG_KERNEL_REGISTRATION(STABLEHLO_COMPOSITE, NULL, NULL, composite_prepare,
+                       composite_invoke)
 
 /* ---- WHILE --------------------------------------------------------------- */
 

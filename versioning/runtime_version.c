@@ -433,8 +433,17 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinBitcast, 1, "2.13.0"},
     {kTfLiteBuiltinBitwiseXor, 1, "2.13.0"},
     {kTfLiteBuiltinRightShift, 1, "2.13.0"},
+    {kTfLiteBuiltinStablehloAdd, 1, "2.16.0"},
+    {kTfLiteBuiltinStablehloMultiply, 1, "2.16.0"},
+    {kTfLiteBuiltinStablehloMaximum, 1, "2.16.0"},
+    {kTfLiteBuiltinStablehloAnd, 1, "2.17.0"},
+    {kTfLiteBuiltinStablehloMinimum, 1, "2.16.0"},
+    {kTfLiteBuiltinStablehloPad, 1, "2.16.0"},
     {kTfLiteBuiltinDilate, 1, "2.15.0"},
     {kTfLiteBuiltinStablehloRngBitGenerator, 1, "2.15.0"},
+    {kTfLiteBuiltinReduceWindow, 1, "2.15.0"},
+    {kTfLiteBuiltinStablehloComposite, 1, "2.17.0"},
+    {kTfLiteBuiltinStablehloShiftLeft, 1, "2.17.0"},
 };
 
 #define LG_NUM_ENTRIES (sizeof(kEntries) / sizeof(kEntries[0]))

@@ -1,6 +1,7 @@
-/* ATAN2, BITWISE_XOR and RIGHT_SHIFT: two inputs of one type, one output of
- * that type, element by element on the shared broadcast plan
- * (broadcast_plan.h).
+/* ATAN2, BITWISE_XOR, RIGHT_SHIFT and the StableHLO elementwise builtins
+ * (STABLEHLO_ADD, _MULTIPLY, _MAXIMUM, _MINIMUM, _AND, _SHIFT_LEFT): two inputs
+ * of one type, one output of that type, element by element on the shared
+ * broadcast plan (broadcast_plan.h).
  *
  * ATAN2 (FLOAT32, FLOAT64): atan2(y, x) with y input 0 and x input 1,
  * through libm's atan2f / atan2 as TFLite's std::atan2. TFLite reads both
@@ -14,6 +15,23 @@
  * RIGHT_SHIFT (the same types): x >> y with y clamped to [0, bits - 1] as
  * TFLite does (so a negative shift is 0 and a long one leaves the sign),
  * arithmetic for the signed types; broadcasting as BITWISE_XOR.
+ *
+ * The StableHLO elementwise builtins take two operands of one shape (no
+ * broadcasting, as StableHLO; the shapes must be equal) and compute plain
+ * values, integers without quantization, as LiteRT's stablehlo kernels:
+ *   STABLEHLO_ADD, STABLEHLO_MULTIPLY (FLOAT32, FLOAT64, INT8, INT16,
+ *     INT32, INT64, UINT8, UINT16, UINT32, UINT64): a + b, a * b, integers
+ *     wrapping modulo 2^bits;
+ *   STABLEHLO_MAXIMUM, STABLEHLO_MINIMUM (the same types): std::max's
+ *     (a < b ? b : a) and std::min's (b < a ? b : a), so a NaN in the first
+ *     operand is kept and one in the second is not;
+ *   STABLEHLO_AND (INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32,
+ *     UINT64, BOOL): a & b;
+ *   STABLEHLO_SHIFT_LEFT (INT8, INT16, INT32): a << b computed on 32 bits
+ *     and truncated to the type; a shift outside [0, 31] gives 0 (LiteRT's
+ *     C++ shift is undefined there; StableHLO's spec gives 0).
+ * FLOAT16 and BFLOAT16, which LiteRT also takes for the arithmetic ones,
+ * and BOOL for them, are rejected.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -30,6 +48,12 @@ typedef enum lg_bm_op {
   LG_BM_ATAN2,
   LG_BM_BITWISE_XOR,
   LG_BM_RIGHT_SHIFT,
+  LG_BM_SHLO_ADD,
+  LG_BM_SHLO_MULTIPLY,
+  LG_BM_SHLO_MAXIMUM,
+  LG_BM_SHLO_MINIMUM,
+  LG_BM_SHLO_AND,
+  LG_BM_SHLO_SHIFT_LEFT,
 } lg_bm_op;
 
 typedef struct lg_bm_data {
@@ -72,6 +96,96 @@ LG_BM_ROW(lg_bm_shift_u16, uint16_t, LG_BM_SHIFT_U(16))
 LG_BM_ROW(lg_bm_shift_i32, int32_t, LG_BM_SHIFT_S(32))
 LG_BM_ROW(lg_bm_shift_u32, uint32_t, LG_BM_SHIFT_U(32))
 
+/* StableHLO arithmetic: integers in unsigned arithmetic of at least 32 bits
+ * (no signed overflow, no promotion to int), truncated to the type. */
+#define LG_BM_SHLO_ARITH(sfx, T, U)                 \
+  LG_BM_ROW(lg_bm_shlo_add_##sfx, T, (U)a + (U)b)   \
+  LG_BM_ROW(lg_bm_shlo_mul_##sfx, T, (U)a*(U)b)     \
+  LG_BM_ROW(lg_bm_shlo_max_##sfx, T, a < b ? b : a) \
+  LG_BM_ROW(lg_bm_shlo_min_##sfx, T, b < a ? b : a)
+LG_BM_SHLO_ARITH(i8, int8_t, uint32_t)
+LG_BM_SHLO_ARITH(u8, uint8_t, uint32_t)
+LG_BM_SHLO_ARITH(i16, int16_t, uint32_t)
+LG_BM_SHLO_ARITH(u16, uint16_t, uint32_t)
+LG_BM_SHLO_ARITH(i32, int32_t, uint32_t)
+LG_BM_SHLO_ARITH(u32, uint32_t, uint32_t)
+LG_BM_SHLO_ARITH(i64, int64_t, uint64_t)
+LG_BM_SHLO_ARITH(u64, uint64_t, uint64_t)
+LG_BM_SHLO_ARITH(f32, float, float)
+LG_BM_SHLO_ARITH(f64, double, double)
+LG_BM_ROW(lg_bm_and8, uint8_t, (a & b))
+LG_BM_ROW(lg_bm_and16, uint16_t, (a & b))
+LG_BM_ROW(lg_bm_and32, uint32_t, (a & b))
+LG_BM_ROW(lg_bm_and64, uint64_t, (a & b))
+/* (int32)a << b on 32 bits, truncated; 0 outside [0, 31]. */
+#define LG_BM_SHL(T) \
+  ((b < 0 || b > 31) ? (T)0 : (T)((uint32_t)(int32_t)a << (uint32_t)b))
+LG_BM_ROW(lg_bm_shl_i8, int8_t, LG_BM_SHL(int8_t))
+LG_BM_ROW(lg_bm_shl_i16, int16_t, LG_BM_SHL(int16_t))
+LG_BM_ROW(lg_bm_shl_i32, int32_t, LG_BM_SHL(int32_t))
+
+/* The StableHLO arithmetic row of `op` (ADD, MULTIPLY, MAXIMUM, MINIMUM)
+ * for `type`, or NULL. */
+#define LG_BM_SHLO_PICK(sfx)                          \
+  (op == LG_BM_SHLO_ADD        ? lg_bm_shlo_add_##sfx \
+   : op == LG_BM_SHLO_MULTIPLY ? lg_bm_shlo_mul_##sfx \
+   : op == LG_BM_SHLO_MAXIMUM  ? lg_bm_shlo_max_##sfx \
+                               : lg_bm_shlo_min_##sfx)
+static lg_broadcast_row_fn lg_bm_shlo_arith_row(lg_bm_op op, TfLiteType type) {
+  switch (type) {
+    case kTfLiteFloat32:
+      return LG_BM_SHLO_PICK(f32);
+    case kTfLiteFloat64:
+      return LG_BM_SHLO_PICK(f64);
+    case kTfLiteInt8:
+      return LG_BM_SHLO_PICK(i8);
+    case kTfLiteUInt8:
+      return LG_BM_SHLO_PICK(u8);
+    case kTfLiteInt16:
+      return LG_BM_SHLO_PICK(i16);
+    case kTfLiteUInt16:
+      return LG_BM_SHLO_PICK(u16);
+    case kTfLiteInt32:
+      return LG_BM_SHLO_PICK(i32);
+    case kTfLiteUInt32:
+      return LG_BM_SHLO_PICK(u32);
+    case kTfLiteInt64:
+      return LG_BM_SHLO_PICK(i64);
+    case kTfLiteUInt64:
+      return LG_BM_SHLO_PICK(u64);
+    default:
+      return NULL;
+  }
+}
+
+/* The accepted types of `op`, for messages. */
+static const char* lg_bm_types(lg_bm_op op) {
+  switch (op) {
+    case LG_BM_ATAN2:
+      return "FLOAT32 or FLOAT64";
+    case LG_BM_BITWISE_XOR:
+    case LG_BM_RIGHT_SHIFT:
+      return "INT8, UINT8, INT16, UINT16, INT32 or UINT32";
+    case LG_BM_SHLO_ADD:
+    case LG_BM_SHLO_MULTIPLY:
+    case LG_BM_SHLO_MAXIMUM:
+    case LG_BM_SHLO_MINIMUM:
+      return "FLOAT32, FLOAT64, INT8, UINT8, INT16, UINT16, INT32, UINT32, "
+             "INT64 or UINT64";
+    case LG_BM_SHLO_AND:
+      return "INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64 or "
+             "BOOL";
+    case LG_BM_SHLO_SHIFT_LEFT:
+      return "INT8, INT16 or INT32";
+  }
+  return "";
+}
+
+/* Whether `op` takes two operands of one shape (no broadcasting). */
+static bool lg_bm_same_shape(lg_bm_op op) {
+  return op != LG_BM_BITWISE_XOR && op != LG_BM_RIGHT_SHIFT;
+}
+
 /* The row function of `op` for `type`, or NULL when the op rejects it. */
 static lg_broadcast_row_fn lg_bm_row_for(lg_bm_op op, TfLiteType type) {
   switch (op) {
@@ -110,6 +224,40 @@ static lg_broadcast_row_fn lg_bm_row_for(lg_bm_op op, TfLiteType type) {
         default:
           return NULL;
       }
+    case LG_BM_SHLO_ADD:
+    case LG_BM_SHLO_MULTIPLY:
+    case LG_BM_SHLO_MAXIMUM:
+    case LG_BM_SHLO_MINIMUM:
+      return lg_bm_shlo_arith_row(op, type);
+    case LG_BM_SHLO_AND:
+      switch (type) {
+        case kTfLiteInt8:
+        case kTfLiteUInt8:
+        case kTfLiteBool:
+          return lg_bm_and8;
+        case kTfLiteInt16:
+        case kTfLiteUInt16:
+          return lg_bm_and16;
+        case kTfLiteInt32:
+        case kTfLiteUInt32:
+          return lg_bm_and32;
+        case kTfLiteInt64:
+        case kTfLiteUInt64:
+          return lg_bm_and64;
+        default:
+          return NULL;
+      }
+    case LG_BM_SHLO_SHIFT_LEFT:
+      switch (type) {
+        case kTfLiteInt8:
+          return lg_bm_shl_i8;
+        case kTfLiteInt16:
+          return lg_bm_shl_i16;
+        case kTfLiteInt32:
+          return lg_bm_shl_i32;
+        default:
+          return NULL;
+      }
   }
   return NULL;
 }
@@ -136,10 +284,7 @@ static TfLiteStatus lg_bm_prepare(TfLiteContext* context, TfLiteNode* node) {
   data->row = lg_bm_row_for(data->op, a->type);
   if (data->row == NULL) {
     lg_kernel_log(context, op, "input type %s is not supported (expected %s)",
-                  TfLiteTypeGetName(a->type),
-                  data->op == LG_BM_ATAN2
-                      ? "FLOAT32 or FLOAT64"
-                      : "INT8, UINT8, INT16, UINT16, INT32 or UINT32");
+                  TfLiteTypeGetName(a->type), lg_bm_types(data->op));
     return kTfLiteError;
   }
   if (output->type != a->type) {
@@ -149,7 +294,7 @@ static TfLiteStatus lg_bm_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "input 0", a));
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "input 1", b));
-  if (data->op == LG_BM_ATAN2 && !TfLiteIntArrayEqual(a->dims, b->dims)) {
+  if (lg_bm_same_shape(data->op) && !TfLiteIntArrayEqual(a->dims, b->dims)) {
     char s0[128], s1[128];
     lg_kernel_log(context, op, "input shapes %s and %s differ",
                   lg_kernel_format_shape(a->dims, s0, sizeof(s0)),
@@ -221,3 +366,10 @@ static void* lg_bm_init_variant(lg_bm_op op, const char* name) {
 LG_KERNEL_FAMILY_REGISTRATION(ATAN2, lg_bm, LG_BM_ATAN2)
 LG_KERNEL_FAMILY_REGISTRATION(BITWISE_XOR, lg_bm, LG_BM_BITWISE_XOR)
 LG_KERNEL_FAMILY_REGISTRATION(RIGHT_SHIFT, lg_bm, LG_BM_RIGHT_SHIFT)
+LG_KERNEL_FAMILY_REGISTRATION(STABLEHLO_ADD, lg_bm, LG_BM_SHLO_ADD)
+LG_KERNEL_FAMILY_REGISTRATION(STABLEHLO_MULTIPLY, lg_bm, LG_BM_SHLO_MULTIPLY)
+LG_KERNEL_FAMILY_REGISTRATION(STABLEHLO_MAXIMUM, lg_bm, LG_BM_SHLO_MAXIMUM)
+LG_KERNEL_FAMILY_REGISTRATION(STABLEHLO_MINIMUM, lg_bm, LG_BM_SHLO_MINIMUM)
+LG_KERNEL_FAMILY_REGISTRATION(STABLEHLO_AND, lg_bm, LG_BM_SHLO_AND)
+LG_KERNEL_FAMILY_REGISTRATION(STABLEHLO_SHIFT_LEFT, lg_bm,
+                              LG_BM_SHLO_SHIFT_LEFT)

@@ -31,6 +31,7 @@ _Static_assert(sizeof(TfLitePadding) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteFusedActivation) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteType) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteRngAlgorithm) == sizeof(int), "enum size");
+_Static_assert(sizeof(TfLiteReduceWindowFunction) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteMirrorPaddingMode) == sizeof(int), "enum size");
 _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
                "enum size");
@@ -55,6 +56,21 @@ _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
 #define LG_FLOAT_VECTOR(id_, type_, member_, count_, name_)  \
   {                                                          \
     .field_id = (id_), .kind = LG_OPTION_FLOAT_VECTOR,       \
+    .offset = offsetof(type_, member_),                      \
+    .count_offset = offsetof(type_, count_), .name = (name_) \
+  }
+/* An int64_t array member without a count (TFLite's StableHLO params). */
+#define LG_INT64_ARRAY(id_, type_, member_, name_)                     \
+  {                                                                    \
+    .field_id = (id_), .kind = LG_OPTION_INT64_ARRAY,                  \
+    .offset = offsetof(type_, member_),                                \
+    .capacity = (int)(sizeof(((type_*)0)->member_) / sizeof(int64_t)), \
+    .name = (name_)                                                    \
+  }
+/* A byte vector: a pointer member into the model and its size_t count. */
+#define LG_BYTES(id_, type_, member_, count_, name_)         \
+  {                                                          \
+    .field_id = (id_), .kind = LG_OPTION_BYTES,              \
     .offset = offsetof(type_, member_),                      \
     .count_offset = offsetof(type_, count_), .name = (name_) \
   }
@@ -310,6 +326,33 @@ static const lg_option_field lg_random_fields[] = {
 static const lg_option_field lg_rng_bit_generator_fields[] = {
     LG_FIELD(0, LG_OPTION_RNG_ALGORITHM, TfLiteStablehloRngBitGeneratorParams,
              algorithm, kTfLiteRngAlgorithmDefault, "algorithm"),
+};
+
+static const lg_option_field lg_stablehlo_pad_fields[] = {
+    LG_INT64_ARRAY(0, TfLiteStablehloPadParams, edge_padding_low,
+                   "edge_padding_low"),
+    LG_INT64_ARRAY(1, TfLiteStablehloPadParams, edge_padding_high,
+                   "edge_padding_high"),
+    LG_INT64_ARRAY(2, TfLiteStablehloPadParams, interior_padding,
+                   "interior_padding"),
+};
+
+/* ReduceWindowFunction is a schema int enum: read as an int, the kernel
+ * checks its range. */
+static const lg_option_field lg_reduce_window_fields[] = {
+    LG_FIELD(0, I32, TfLiteReduceWindowParams, reduce_function,
+             TfLiteReduceWindowFunctionUnsupported, "reduce_function"),
+};
+
+/* composite_attributes_format (always FLEXBUFFERS) is not read. */
+static const lg_option_field lg_composite_fields[] = {
+    LG_FIELD(0, LG_OPTION_STRING, TfLiteStablehloCompositeParams, name, 0,
+             "name"),
+    LG_FIELD(1, I32, TfLiteStablehloCompositeParams, subgraph_index, 0,
+             "decomposition_subgraph_index"),
+    LG_BYTES(2, TfLiteStablehloCompositeParams, attributes, attributes_size,
+             "composite_attributes"),
+    LG_FIELD(4, I32, TfLiteStablehloCompositeParams, version, 0, "version"),
 };
 
 static const lg_option_field lg_cumsum_fields[] = {
@@ -631,6 +674,12 @@ static const lg_builtin_options_desc lg_descs[] = {
              TfLiteStablehloRngBitGeneratorParams, lg_rng_bit_generator_fields),
     LG_DESC(kTfLiteBuiltinMultinomial, 114, "RandomOptions", TfLiteRandomParams,
             lg_random_fields),
+    LG_DESC2(kTfLiteBuiltinStablehloPad, 10, "StablehloPadOptions",
+              TfLiteStablehloPadParams, lg_stablehlo_pad_fields),
+    LG_DESC2(kTfLiteBuiltinReduceWindow, 20, "ReduceWindowOptions",
+              TfLiteReduceWindowParams, lg_reduce_window_fields),
+    LG_DESC2(kTfLiteBuiltinStablehloComposite, 21, "StableHLOCompositeOptions",
+              TfLiteStablehloCompositeParams, lg_composite_fields),
 };
 
 const lg_builtin_options_desc* lg_builtin_options_find(int32_t builtin_code) {
@@ -660,6 +709,13 @@ void lg_builtin_options_set_defaults(const lg_builtin_options_desc* desc,
       memcpy(at, &value, sizeof(value));
     } else if (f->kind == LG_OPTION_INT32_VECTOR) {
       lg_store_int(params, f->count_offset, 0); /* absent: no elements */
+    } else if (f->kind == LG_OPTION_BYTES) {
+      const uint8_t* none = NULL;
+      size_t zero = 0;
+      memcpy(at, &none, sizeof(none));
+      memcpy((char*)params + f->count_offset, &zero, sizeof(zero));
+    } else if (f->kind == LG_OPTION_INT64_ARRAY) {
+      /* absent: zeros (the memset) */
     } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
       const float* none = NULL;
       memcpy(at, &none, sizeof(none));
@@ -818,6 +874,34 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
     }
     case LG_OPTION_INT32_VECTOR:
       return lg_option_read_vector(r, f, params);
+    case LG_OPTION_BYTES: {
+      lg_fb_vector vec;
+      if (!lg_fb_table_vector(fb, r->table, f->field_id, 1, &vec)) break;
+      const uint8_t* data = vec.count > 0 ? lg_fb_vector_data(&vec) : NULL;
+      const size_t count = data != NULL ? (size_t)vec.count : 0;
+      memcpy(at, &data, sizeof(data));
+      memcpy((char*)params + f->count_offset, &count, sizeof(count));
+      return true;
+    }
+    case LG_OPTION_INT64_ARRAY: {
+      lg_fb_vector vec;
+      if (!lg_fb_table_vector(fb, r->table, f->field_id, sizeof(int64_t),
+                              &vec)) {
+        break;
+      }
+      if (vec.count > (uint32_t)f->capacity) {
+        lg_report(r->reporter,
+                  "%s: %s field '%s' has %u elements, more than the "
+                  "%d the params struct holds",
+                  lg_builtin_op_name(r->builtin_code), r->desc->options_name,
+                  f->name, vec.count, f->capacity);
+        return false;
+      }
+      if (vec.count > 0) {
+        memcpy(at, lg_fb_vector_data(&vec), sizeof(int64_t) * vec.count);
+      }
+      return true;
+    }
     case LG_OPTION_FLOAT_VECTOR: {
       lg_fb_vector vec;
       if (!lg_fb_table_vector(fb, r->table, f->field_id, sizeof(float), &vec)) {

@@ -36,7 +36,7 @@ typedef enum lg_option_kind {
    * `count_offset`; more elements than capacity is an error. */
   LG_OPTION_INT32_VECTOR,
   /* schema string -> const char* into the model ("" when absent); the
-   * writer takes only empty strings (it omits the field). */
+   * writer omits empty strings. */
   LG_OPTION_STRING,
   /* schema [float] -> const float* into the model at `offset` (NULL when
    * absent), element count at `count_offset` (TFLite's layout, e.g.
@@ -46,6 +46,14 @@ typedef enum lg_option_kind {
    * stores RandomOptions' seeds into TfLiteRandomParams' ints. */
   LG_OPTION_INT64,
   LG_OPTION_RNG_ALGORITHM, /* RngAlgorithm (byte) -> TfLiteRngAlgorithm */
+  /* schema [long] -> int64_t array[capacity] at `offset`, no count member
+   * (TFLite's StableHLO params: the op's rank says how many are used);
+   * absent elements are 0, more elements than capacity is an error. The
+   * writer writes all `capacity` elements, zeros included. */
+  LG_OPTION_INT64_ARRAY,
+  /* schema [ubyte] -> const uint8_t* into the model at `offset` (NULL when
+   * absent), byte count (size_t) at `count_offset`. */
+  LG_OPTION_BYTES,
 } lg_option_kind;
 
 typedef struct lg_option_field {
@@ -55,20 +63,22 @@ typedef struct lg_option_field {
   /* Schema default, as the params value it converts to (e.g. 1 for dilation,
    * 1 (true) for pot_scale_int16, kTfLitePaddingSame for padding 0). */
   double default_value;
-  size_t count_offset; /* LG_OPTION_INT32_VECTOR, LG_OPTION_FLOAT_VECTOR */
-  int capacity;        /* LG_OPTION_INT32_VECTOR only */
+  size_t count_offset; /* the vector kinds with a count member */
+  int capacity;        /* LG_OPTION_INT32_VECTOR, LG_OPTION_INT64_ARRAY */
   const char* name;    /* schema field name, for messages */
 } lg_option_field;
 
 typedef struct lg_builtin_options_desc {
-  int32_t builtin_code;     /* kTfLiteBuiltin... */
-  uint8_t options_type;     /* BuiltinOptions union index */
+  int32_t builtin_code; /* kTfLiteBuiltin... */
+  /* BuiltinOptions union index, or BuiltinOptions2's when in_options_2 */
+  uint8_t options_type;
   const char* options_name; /* e.g. "Conv2DOptions" */
   size_t params_size;       /* sizeof the TfLite*Params struct */
   const lg_option_field* fields;
   int num_fields;
   /* The table is the operator's builtin_options_2 (union BuiltinOptions2,
-   * the StableHLO-era options) rather than builtin_options. */
+   * the StableHLO-era options, schema fields 11 and 12) rather than
+   * builtin_options. */
   bool in_options_2;
 } lg_builtin_options_desc;
 

@@ -669,12 +669,14 @@ static const char* const kKindHints[] = {
     "FULL or BASIC",
     "SUM, MEAN or SQRTN",
     "a list of 32-bit integers",
-    "nothing: string options are not written",
+    "a word (no blanks)",
     "a list of floats",
     "a 32-bit integer (written as a long)",
     "DEFAULT, PHILOX or THREEFRY",
+    "a list of 64-bit integers",
+    "hex:HEX bytes",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_RNG_ALGORITHM + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_BYTES + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,
@@ -697,6 +699,30 @@ static bool lg_set_vector_field(lg_spec* s, const char* op,
   }
   lg_store_int(params, f->count_offset, n);
   free(values);
+  return true;
+}
+
+/* An int64 array field (no count): the values, zeros after them. */
+static bool lg_set_int64_array_field(lg_spec* s, const char* op,
+                                     const lg_option_field* f, char* text,
+                                     void* params) {
+  char what[128];
+  snprintf(what, sizeof(what), "%s %s", op, f->name);
+  const int n = lg_list_count(text);
+  if (n > f->capacity) {
+    return lg_error(s, "%s: %d values, more than the %d the params hold", what,
+                    n, f->capacity);
+  }
+  char* at = (char*)params + f->offset;
+  memset(at, 0, sizeof(int64_t) * (size_t)f->capacity);
+  for (int i = 0; i < n; ++i) {
+    const char* item = lg_list_next(&text);
+    int64_t v;
+    if (!lg_parse_i64(item, INT64_MIN, INT64_MAX, &v)) {
+      return lg_error(s, "%s: bad value '%s' (a 64-bit integer)", what, item);
+    }
+    memcpy(at + sizeof(int64_t) * (size_t)i, &v, sizeof(v));
+  }
   return true;
 }
 
@@ -732,7 +758,10 @@ static void lg_free_float_vectors(const lg_builtin_options_desc* desc,
                                   void* params) {
   if (desc == NULL || params == NULL) return;
   for (int i = 0; i < desc->num_fields; ++i) {
-    if (desc->fields[i].kind != LG_OPTION_FLOAT_VECTOR) continue;
+    if (desc->fields[i].kind != LG_OPTION_FLOAT_VECTOR &&
+        desc->fields[i].kind != LG_OPTION_BYTES) {
+      continue;
+    }
     float* values;
     memcpy(&values, (char*)params + desc->fields[i].offset, sizeof(values));
     free(values);
@@ -748,8 +777,28 @@ static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
     return lg_set_vector_field(s, op, f, text, params);
   } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
     return lg_set_float_vector_field(s, op, f, text, params);
+  } else if (f->kind == LG_OPTION_INT64_ARRAY) {
+    return lg_set_int64_array_field(s, op, f, text, params);
+  } else if (f->kind == LG_OPTION_BYTES) {
+    /* hex:HEX; lg_free_float_vectors frees the copy once the op is added. */
+    if (strncmp(text, "hex:", 4) != 0) {
+      return lg_error(s, "%s %s: expected hex:HEX, got '%s'", op, f->name,
+                      text);
+    }
+    uint8_t* data = NULL;
+    size_t size = 0;
+    if (!lg_parse_hex(s, f->name, text + 4, &data, &size)) return false;
+    uint8_t* old;
+    memcpy(&old, at, sizeof(old));
+    free(old);
+    memcpy(at, &data, sizeof(data));
+    memcpy((char*)params + f->count_offset, &size, sizeof(size));
+    return true;
   } else if (f->kind == LG_OPTION_STRING) {
-    ok = false;
+    /* The params point into the statement's words, which outlive the
+     * add_operator call that copies them. */
+    memcpy(at, &text, sizeof(text));
+    ok = true;
   } else if (f->kind == LG_OPTION_BOOL) {
     bool b;
     if ((ok = lg_parse_bool(text, &b))) memcpy(at, &b, sizeof(b));

@@ -46,7 +46,9 @@
  *       kernel_type FULL/BASIC; combiner SUM/MEAN/SQRTN; algorithm
  *       DEFAULT/PHILOX/THREEFRY (an options table of builtin_options_2).
  *       RandomOptions' seed and seed2 take 32-bit ints (TFLite's params),
- *       written as the schema's longs.
+ *       written as the schema's longs. String fields take a word,
+ *       byte-vector fields hex:HEX (composite_attributes=hex:00ff), 64-bit
+ *       integer arrays an int list (edge_padding_low=1,-2).
  *       Fields not given keep the schema default.
  *       VERSION "auto": the writer computes it from the op's tensors and
  *       fields (lg_model_writer_set_auto_versions), and then also writes the

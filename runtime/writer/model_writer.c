@@ -98,9 +98,13 @@ typedef struct lg_wtensor {
 /* One non-default field of an options table, already in schema form. */
 typedef struct lg_wopt {
   uint16_t id;
-  uint8_t size;       /* inline bytes; 0 for an int vector */
-  uint64_t bits;      /* little-endian scalar value */
-  const int32_t* vec; /* INT32_VECTOR; a FLOAT_VECTOR as its bits */
+  uint8_t size;         /* inline bytes; 0 for an int vector */
+  uint64_t bits;        /* little-endian scalar value */
+  const int32_t* vec;   /* INT32_VECTOR; a FLOAT_VECTOR as its bits */
+  const int64_t* vec64; /* INT64_ARRAY (then vec is NULL) */
+  const char* str;      /* STRING (then vec and vec64 are NULL) */
+  const uint8_t* bytes; /* BYTES, bytes_len of them */
+  size_t bytes_len;
   int32_t vec_len;
 } lg_wopt;
 
@@ -680,6 +684,22 @@ static TfLiteStatus lg_option_field_convert(lg_model_writer* w, const char* op,
     if (out->vec_len > 0) out->id = f->field_id;
     return kTfLiteOk;
   }
+  if (f->kind == LG_OPTION_INT64_ARRAY) {
+    /* Every element, zeros included: the params hold no count, and
+     * LiteRT's StableHLO readers want all of an op's arrays present with
+     * one length (its kernels read the first rank elements). */
+    if (f->capacity <= 0) {
+      lg_fail(w, "add_operator(%s): %s holds %d elements", op, f->name,
+              f->capacity);
+      return kTfLiteError;
+    }
+    out->vec64 =
+        lg_copy(w, params + f->offset, sizeof(int64_t) * (size_t)f->capacity);
+    if (out->vec64 == NULL) return kTfLiteError;
+    out->vec_len = f->capacity;
+    out->id = f->field_id;
+    return kTfLiteOk;
+  }
   if (f->kind == LG_OPTION_FLOAT_VECTOR) {
     /* Written as the vector of their bits: one 4-byte element each. */
     const float* data;
@@ -698,13 +718,31 @@ static TfLiteStatus lg_option_field_convert(lg_model_writer* w, const char* op,
     out->id = f->field_id;
     return kTfLiteOk;
   }
+  if (f->kind == LG_OPTION_BYTES) {
+    const uint8_t* data;
+    size_t count;
+    memcpy(&data, params + f->offset, sizeof(data));
+    memcpy(&count, params + f->count_offset, sizeof(count));
+    if (count == 0) return kTfLiteOk;
+    if (data == NULL || count > INT32_MAX) {
+      lg_fail(w, "add_operator(%s): %s has %zu bytes and %s", op, f->name,
+              count, data == NULL ? "no data" : "too many");
+      return kTfLiteError;
+    }
+    out->bytes = lg_copy(w, data, count);
+    if (out->bytes == NULL) return kTfLiteError;
+    out->bytes_len = count;
+    out->id = f->field_id;
+    return kTfLiteOk;
+  }
   if (f->kind == LG_OPTION_STRING) {
     const char* text;
     memcpy(&text, params + f->offset, sizeof(text));
     if (text == NULL || text[0] == '\0') return kTfLiteOk; /* the default */
-    lg_fail(w, "add_operator(%s): %s: the writer writes no string options", op,
-            f->name);
-    return kTfLiteError;
+    out->str = lg_strdup(w, text);
+    if (out->str == NULL) return kTfLiteError;
+    out->id = f->field_id;
+    return kTfLiteOk;
   }
   if (f->kind == LG_OPTION_INT64) {
     /* The params' int, sign-extended to the schema's long. */
@@ -1549,7 +1587,12 @@ static size_t emit_options(lg_emit* e, const lg_wop* op) {
   for (int32_t i = 0; i < op->num_options; ++i) {
     if (vectors[i] < 0) continue;
     const lg_wopt* f = &op->options[i];
-    tb_link(&e->o, &t, vectors[i], out_i32_vector(&e->o, f->vec, f->vec_len));
+    tb_link(&e->o, &t, vectors[i],
+            f->bytes != NULL
+                ? out_bytes_vector(&e->o, f->bytes, f->bytes_len, 1)
+            : f->str != NULL   ? out_string(&e->o, f->str)
+            : f->vec64 != NULL ? out_i64_vector(&e->o, f->vec64, f->vec_len)
+                               : out_i32_vector(&e->o, f->vec, f->vec_len));
   }
   return at;
 }

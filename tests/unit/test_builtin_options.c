@@ -23,6 +23,7 @@
 #include "runtime/model/builtin_options.h"
 #include "runtime/model/flatbuffer.h"
 #include "runtime/model/model.h"
+#include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
@@ -522,6 +523,10 @@ static void test_descriptor_consistency(void** state) {
       if (f->kind == LG_OPTION_FLOAT_VECTOR) {
         assert_true(f->count_offset < d->params_size);
       }
+      if (f->kind == LG_OPTION_INT64_ARRAY) {
+        assert_int_equal(f->capacity, 8);
+        assert_true(f->offset + 8 * sizeof(int64_t) <= d->params_size);
+      }
     }
     void* params = malloc(d->params_size);
     memset(params, 0xab, d->params_size);
@@ -533,7 +538,75 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 68);
+  assert_int_equal(found, 71);
+}
+
+/* STABLEHLO_PAD's options live in builtin_options_2 (StablehloPadOptions,
+ * BuiltinOptions2 index 10) as [long] vectors: the writer writes them there
+ * (up to the last non-zero element), the reader reads them back, missing
+ * elements are 0, and a table in builtin_options is not read. */
+static void test_options_2_round_trip(void** state) {
+  (void)state;
+  const lg_builtin_options_desc* d =
+      lg_builtin_options_find(kTfLiteBuiltinStablehloPad);
+  assert_non_null(d);
+  assert_true(d->in_options_2);
+  assert_int_equal(d->options_type, 10);
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  assert_non_null(w);
+  const int32_t shape[] = {2, 3};
+  lg_writer_tensor x = {
+      .name = "x", .type = kTfLiteFloat32, .shape = shape, .num_dims = 2};
+  lg_writer_tensor v = {.name = "v", .type = kTfLiteFloat32, .num_dims = 0};
+  lg_writer_tensor y = {
+      .name = "y", .type = kTfLiteFloat32, .shape = shape, .num_dims = 2};
+  int32_t ins[2] = {lg_model_writer_add_tensor(w, &x),
+                    lg_model_writer_add_tensor(w, &v)};
+  int32_t out = lg_model_writer_add_tensor(w, &y);
+  TfLiteStablehloPadParams p;
+  memset(&p, 0, sizeof(p));
+  p.edge_padding_low[0] = -3;
+  p.edge_padding_low[1] = 4000000000LL;
+  p.edge_padding_high[1] = 2;
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinStablehloPad, 1,
+                                           ins, 2, &out, 1, &p) >= 0);
+  assert_int_equal(lg_model_writer_set_inputs(w, ins, 2), kTfLiteOk);
+  assert_int_equal(lg_model_writer_set_outputs(w, &out, 1), kTfLiteOk);
+  void* data = NULL;
+  size_t size = 0;
+  assert_int_equal(lg_model_writer_finish(w, &data, &size), kTfLiteOk);
+  lg_model_writer_destroy(w);
+  lg_model* m = NULL;
+  assert_int_equal(lg_model_parse(data, size, NULL, &m), kTfLiteOk);
+  const lg_model_operator* op = &m->subgraphs[0].operators[0];
+  assert_int_equal(op->builtin_options_type, 0);
+  assert_int_equal(op->builtin_options_2_type, 10);
+  TfLiteStablehloPadParams* got = NULL;
+  assert_int_equal(lg_builtin_options_parse(kTfLiteBuiltinStablehloPad, op,
+                                            NULL, (void**)&got),
+                   kTfLiteOk);
+  assert_memory_equal(got, &p, sizeof(p));
+  free(got);
+  /* The same table announced in builtin_options is not StablehloPad's. */
+  lg_model_operator moved = *op;
+  moved.builtin_options_2_type = 0;
+  moved.builtin_options_type = 10;
+  moved.builtin_options = op->builtin_options_2;
+  assert_int_equal(lg_builtin_options_parse(kTfLiteBuiltinStablehloPad, &moved,
+                                            NULL, (void**)&got),
+                   kTfLiteOk);
+  TfLiteStablehloPadParams zero;
+  memset(&zero, 0, sizeof(zero));
+  assert_memory_equal(got, &zero, sizeof(zero));
+  free(got);
+  /* A wrong BuiltinOptions2 type is an error. */
+  moved = *op;
+  moved.builtin_options_2_type = 13;
+  assert_int_equal(lg_builtin_options_parse(kTfLiteBuiltinStablehloPad, &moved,
+                                            NULL, (void**)&got),
+                   kTfLiteError);
+  lg_model_destroy(m);
+  free(data);
 }
 
 static void test_op_names(void** state) {
@@ -566,6 +639,7 @@ int main(void) {
       cmocka_unit_test(test_vector_too_long),
       cmocka_unit_test(test_field_outside_buffer),
       cmocka_unit_test(test_descriptors),
+      cmocka_unit_test(test_options_2_round_trip),
       cmocka_unit_test(test_descriptor_consistency),
       cmocka_unit_test(test_op_names),
   };

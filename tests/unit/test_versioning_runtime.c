@@ -62,7 +62,7 @@ static lg_model* finish_and_parse(lg_model_writer* w, void** data) {
 static void test_runtime_table_sorted(void** state) {
   (void)state;
   size_t n = lg_runtime_version_table_size();
-  assert_int_equal(n, 410);
+  assert_int_equal(n, 419);
   int32_t prev_code = -1;
   int prev_version = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -111,6 +111,8 @@ static void test_runtime_table_facts(void** state) {
       {B(Relu0To1), 1, "2.10.0"},
       {B(EmbeddingLookupSparse), 1, "1.5.0"},
       {B(HashtableLookup), 1, "1.5.0"},
+      {B(StablehloAdd), 1, "2.16.0"},
+      {B(StablehloShiftLeft), 1, "2.17.0"},
   };
   for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); ++i) {
     assert_string_equal(lg_min_runtime_version(facts[i].code, facts[i].version),

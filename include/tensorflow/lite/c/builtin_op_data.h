@@ -396,6 +396,37 @@ typedef struct {
   int seed2;
 } TfLiteRandomParams;
 
+#define TFLITE_STABLEHLO_PAD_PARAMS_MAX_DIMENSION_COUNT 8
+
+typedef struct {
+  int64_t edge_padding_low[TFLITE_STABLEHLO_PAD_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t edge_padding_high[TFLITE_STABLEHLO_PAD_PARAMS_MAX_DIMENSION_COUNT];
+  int64_t interior_padding[TFLITE_STABLEHLO_PAD_PARAMS_MAX_DIMENSION_COUNT];
+} TfLiteStablehloPadParams;
+
+typedef enum {
+  TfLiteReduceWindowFunctionUnsupported,
+  TfLiteReduceWindowFunctionAdd,
+  TfLiteReduceWindowFunctionMul,
+  TfLiteReduceWindowFunctionMin,
+  TfLiteReduceWindowFunctionMax,
+  TfLiteReduceWindowFunctionAll,
+  TfLiteReduceWindowFunctionAny
+} TfLiteReduceWindowFunction;
+
+typedef struct {
+  TfLiteReduceWindowFunction reduce_function;
+} TfLiteReduceWindowParams;
+
+/* name and attributes (a FlexBuffer) point into the model. */
+typedef struct {
+  const char* name;
+  int32_t subgraph_index;
+  const uint8_t* attributes;
+  size_t attributes_size;
+  int32_t version;
+} TfLiteStablehloCompositeParams;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,554 @@
+"""The StableHLO builtins (and TFLite's REDUCE_WINDOW) against LiteRT 2.3:
+STABLEHLO_ADD, STABLEHLO_MULTIPLY, STABLEHLO_MAXIMUM, STABLEHLO_MINIMUM,
+STABLEHLO_AND, STABLEHLO_SHIFT_LEFT, STABLEHLO_PAD, REDUCE_WINDOW and
+STABLEHLO_COMPOSITE (all version 1).
+
+Where the expected values come from: LiteRT 2.3's reference kernels
+(BUILTIN_REF) through op_harness for the arithmetic ops, STABLEHLO_PAD and
+REDUCE_WINDOW; its reference resolver does not register STABLEHLO_AND or
+STABLEHLO_SHIFT_LEFT, so those compare with its builtin kernels (BUILTIN,
+no delegate). STABLEHLO_COMPOSITE needs a second subgraph, which the
+harness's one-op models lack: a spec model runs in both runtimes (and is
+checked by hand). Shifts outside [0, 31], which LiteRT computes with an
+undefined C++ shift, are checked against hand-derived values (StableHLO's
+0) in litegpu alone; REDUCE_WINDOW's signed-zero ties are checked by sign
+bit (the harness compares -0.0 and 0.0 as equal). Every output must match
+exactly: integers, byte moves, and float32/float64 sums, products and
+comparisons done in the same order as LiteRT.
+
+Rejections (litegpu's messages): operands of different shapes (StableHLO
+has no broadcasting; LiteRT refuses them too), different types, the types
+litegpu does not compute (FLOAT16 for the arithmetic ops, which LiteRT
+takes; FLOAT32 for AND and SHIFT_LEFT, which LiteRT refuses), bad padding,
+window and subgraph parameters.
+"""
+
+import numpy as np
+import pytest
+
+from op_harness import Input, Const, OpCase, check_case, check_rejected
+
+ARITH = ["STABLEHLO_ADD", "STABLEHLO_MULTIPLY", "STABLEHLO_MAXIMUM",
+         "STABLEHLO_MINIMUM"]
+ARITH_TYPES = [np.float32, np.float64, np.int8, np.uint8, np.int16,
+               np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+AND_TYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+             np.int64, np.uint64, np.bool_]
+SHIFT_TYPES = [np.int8, np.int16, np.int32]
+
+
+def values(dtype, shape, seed):
+    """Random values over the type's whole range (so integer sums and
+    products wrap), with the extremes included."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype.kind == "f":
+        return (rng.standard_normal(shape) * 100).astype(dtype)
+    info = np.iinfo(dtype)
+    out = rng.integers(info.min, info.max, size=shape, dtype=dtype,
+                       endpoint=True)
+    flat = out.reshape(-1)
+    if flat.size >= 2:
+        flat[0], flat[1] = info.min, info.max
+    return out
+
+
+def run(op, inputs, dtype, kernels="BUILTIN_REF", shape=None):
+    return check_case(OpCase(op=op, version=1, inputs=inputs,
+                             outputs=[dtype], rtol=0.0, atol=0.0,
+                             output_shapes=[shape] if shape else None,
+                             litert_kernels=kernels))
+
+
+@pytest.mark.parametrize("op", ARITH)
+@pytest.mark.parametrize("dtype", ARITH_TYPES, ids=lambda t: np.dtype(t).name)
+def test_arith_types(op, dtype):
+    a = values(dtype, (2, 3, 4), 1)
+    b = values(dtype, (2, 3, 4), 2)
+    run(op, [Input(a), Input(b)], dtype)
+
+
+@pytest.mark.parametrize("op", ARITH)
+@pytest.mark.parametrize("shape", [(), (7,), (1, 1, 5), (2, 1, 3, 2, 2),
+                                   (3, 0, 2)], ids=str)
+def test_arith_shapes(op, shape):
+    a = values(np.float32, shape, 3)
+    b = values(np.float32, shape, 4)
+    run(op, [Input(a), Const(b)], np.float32, shape=shape)
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_same_tensor_twice(op):
+    a = Input(values(np.int32, (4, 5), 5))
+    run(op, [a, a], np.int32)
+
+
+@pytest.mark.parametrize("op", ["STABLEHLO_MAXIMUM", "STABLEHLO_MINIMUM"])
+def test_max_min_nan_and_signed_zero(op):
+    # std::max / std::min keep the first operand on ties and unordered
+    # pairs: NaN survives from the first operand, not from the second.
+    nan, inf = np.float32(np.nan), np.float32(np.inf)
+    a = np.array([nan, 1.0, nan, 0.0, -0.0, inf, -inf, 2.0], np.float32)
+    b = np.array([1.0, nan, nan, -0.0, 0.0, -inf, inf, 2.0], np.float32)
+    run(op, [Input(a), Input(b)], np.float32)
+
+
+def test_add_multiply_large_float():
+    a = np.array([3e38, -3e38, 1e-45, 1e30], np.float32)
+    b = np.array([3e38, -3e38, 0.5, 1e30], np.float32)
+    run("STABLEHLO_ADD", [Input(a), Input(b)], np.float32)
+    run("STABLEHLO_MULTIPLY", [Input(a), Input(b)], np.float32)
+
+
+@pytest.mark.parametrize("dtype", AND_TYPES, ids=lambda t: np.dtype(t).name)
+def test_and_types(dtype):
+    a = values(dtype, (3, 5), 6)
+    b = values(dtype, (3, 5), 7)
+    run("STABLEHLO_AND", [Input(a), Input(b)], dtype, kernels="BUILTIN")
+
+
+@pytest.mark.parametrize("dtype", SHIFT_TYPES, ids=lambda t: np.dtype(t).name)
+def test_shift_left_types(dtype):
+    rng = np.random.default_rng(8)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, size=(4, 8), dtype=dtype,
+                     endpoint=True)
+    # Shifts 0..31: past the type's width the truncated result is 0.
+    b = np.arange(32, dtype=dtype).reshape(4, 8)
+    run("STABLEHLO_SHIFT_LEFT", [Input(a), Input(b)], dtype,
+        kernels="BUILTIN")
+
+
+def test_shift_left_negative_values():
+    a = np.array([-1, -3, -128, 127, 64, -64], np.int8)
+    b = np.array([1, 2, 1, 1, 1, 0], np.int8)
+    run("STABLEHLO_SHIFT_LEFT", [Input(a), Const(b)], np.int8,
+        kernels="BUILTIN")
+
+
+def test_shift_left_by_31():
+    a = np.array([1, -1, 3, 2, -7], np.int32)
+    b = np.array([31, 31, 30, 30, 29], np.int32)
+    run("STABLEHLO_SHIFT_LEFT", [Input(a), Input(b)], np.int32,
+        kernels="BUILTIN")
+
+
+def test_shift_left_out_of_range_hand_derived():
+    # LiteRT's shift is undefined C++ here; StableHLO gives 0.
+    from op_harness import write_spec, build_model, run_litegpu
+    import tempfile
+    from pathlib import Path
+    a = np.array([1, -1, 5, 7], np.int32)
+    b = np.array([32, -1, 40, -32], np.int32)
+    case = OpCase(op="STABLEHLO_SHIFT_LEFT", version=1,
+                  inputs=[Input(a), Input(b)], outputs=[np.int32])
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        _, inputs = write_spec(case, d)
+        build_model(d / "case.spec", d / "model.tflite")
+        (got,) = run_litegpu(d / "model.tflite", inputs, num_threads=1)
+    np.testing.assert_array_equal(got, np.zeros(4, np.int32))
+
+
+# ---- Rejections -------------------------------------------------------------
+
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_rejects_broadcast(op):
+    a = np.ones((2, 3), np.float32)
+    b = np.ones((1, 3), np.float32)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(b)],
+                          outputs=[np.float32]),
+                   match=op + r": input shapes \[2,3\] and \[1,3\] differ",
+                   litert_accepts=False)
+
+
+@pytest.mark.parametrize("op", ["STABLEHLO_AND", "STABLEHLO_SHIFT_LEFT"])
+def test_bitwise_rejects_broadcast(op):
+    a = np.ones((4,), np.int32)
+    b = np.ones((), np.int32)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(b)],
+                          outputs=[np.int32]),
+                   match=op + r": input shapes \[4\] and \[\] differ")
+
+
+@pytest.mark.parametrize("op", ARITH + ["STABLEHLO_AND",
+                                        "STABLEHLO_SHIFT_LEFT"])
+def test_rejects_mixed_types(op):
+    a = np.ones((4,), np.int32)
+    b = np.ones((4,), np.int16)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(b)],
+                          outputs=[np.int32]),
+                   match=op + r": input types INT32 and INT16 differ")
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_rejects_float16(op):
+    a = np.ones((4,), np.float16)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(a.copy())],
+                          outputs=[np.float16]),
+                   match=op + r": input type FLOAT16 is not supported "
+                   r"\(expected FLOAT32, FLOAT64, INT8")
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_arith_rejects_bool(op):
+    a = np.ones((4,), np.bool_)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(a.copy())],
+                          outputs=[np.bool_]),
+                   match=op + r": input type BOOL is not supported")
+
+
+@pytest.mark.parametrize("op,dtype,expected", [
+    ("STABLEHLO_AND", np.float32, r"INT8, UINT8, .* or BOOL"),
+    ("STABLEHLO_SHIFT_LEFT", np.float32, r"INT8, INT16 or INT32"),
+    ("STABLEHLO_SHIFT_LEFT", np.int64, r"INT8, INT16 or INT32"),
+    ("STABLEHLO_SHIFT_LEFT", np.uint8, r"INT8, INT16 or INT32"),
+])
+def test_bitwise_rejects_types(op, dtype, expected):
+    a = np.ones((4,), dtype)
+    check_rejected(OpCase(op=op, inputs=[Input(a), Input(a.copy())],
+                          outputs=[dtype]),
+                   match=op + r": input type \w+ is not supported \(expected "
+                   + expected)
+
+
+@pytest.mark.parametrize("op", ARITH)
+def test_rejects_version_2(op):
+    a = np.ones((4,), np.float32)
+    check_rejected(OpCase(op=op, version=2, inputs=[Input(a), Input(a)],
+                          outputs=[np.float32]),
+                   match=op + r".*version 2", litert_accepts=False)
+
+
+# ---- STABLEHLO_PAD ----------------------------------------------------------
+# Options in builtin_options_2 (StablehloPadOptions, [long] vectors), which
+# litegpu's writer writes and both runtimes read; LiteRT's reference kernel
+# gives the expected values (exact: the op moves bytes).
+
+def pad(x, value, low, high, interior, const_value=True, kernels="BUILTIN_REF"):
+    out_shape = tuple(
+        max(0, d + max(d - 1, 0) * i + lo + hi)
+        for d, lo, hi, i in zip(x.shape, low, high, interior))
+    if any(d == 0 for d in out_shape):
+        out_shape = tuple(0 for _ in out_shape)
+    v = np.array(value, dtype=x.dtype)
+    return check_case(OpCase(
+        op="STABLEHLO_PAD", version=1,
+        inputs=[Input(x), Const(v) if const_value else Input(v)],
+        params={"edge_padding_low": list(low),
+                "edge_padding_high": list(high),
+                "interior_padding": list(interior)},
+        outputs=[x.dtype.type], output_shapes=[out_shape], rtol=0.0, atol=0.0,
+        litert_kernels=kernels))
+
+
+PAD_CASES = [
+    # shape, low, high, interior
+    ((2, 3), (1, 2), (2, 1), (0, 0)),
+    ((2, 3), (0, 0), (0, 0), (1, 2)),
+    ((2, 3), (1, 0), (0, 3), (2, 1)),
+    ((4, 5), (-1, -2), (-1, 0), (0, 0)),          # cropping
+    ((3, 4), (-1, -3), (-2, 1), (1, 2)),          # cropping into the interior
+    ((3, 4), (-2, 0), (0, -4), (1, 1)),
+    ((5,), (3,), (-2,), (2,)),
+    ((2, 1, 3), (0, 1, 1), (1, 0, 1), (1, 0, 1)),
+    ((1, 2, 2, 3), (1, 0, 1, 0), (0, 1, 0, 2), (0, 1, 1, 0)),
+    ((2, 1, 2, 1, 2), (1, 0, 0, 1, 0), (0, 1, 0, 0, 1), (0, 0, 1, 0, 1)),
+    ((1, 2, 1, 2, 1, 2, 1, 2), (0, 1, 0, 0, 0, 1, 0, 0),
+     (0, 0, 0, 1, 0, 0, 1, 0), (0, 1, 0, 0, 0, 0, 0, 1)),
+    ((2, 3), (0, 0), (0, 0), (0, 0)),             # identity
+]
+
+
+@pytest.mark.parametrize("shape,low,high,interior", PAD_CASES, ids=str)
+def test_pad_float32(shape, low, high, interior):
+    x = values(np.float32, shape, 11)
+    pad(x, -7.5, low, high, interior)
+
+
+@pytest.mark.parametrize("shape,low,high,interior", PAD_CASES[:6], ids=str)
+def test_pad_runtime_padding_value(shape, low, high, interior):
+    x = values(np.int32, shape, 12)
+    pad(x, 99, low, high, interior, const_value=False)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16,
+                                   np.int32, np.uint32, np.int64, np.uint64,
+                                   np.float64, np.float16, np.bool_],
+                         ids=lambda t: np.dtype(t).name)
+def test_pad_types(dtype):
+    x = values(dtype, (3, 4), 13) if dtype != np.float16 else \
+        values(np.float32, (3, 4), 13).astype(np.float16)
+    pad(x, 1, (1, -1), (-1, 2), (1, 1))
+
+
+@pytest.mark.parametrize("low", [(-3, 0), (-5, 1), (0, -9)], ids=str)
+def test_pad_everything_cropped(low):
+    # Output dims <= 0: LiteRT gives an empty output with every dim 0.
+    x = values(np.float32, (3, 4), 14)
+    pad(x, 0.0, low, (0, 1), (0, 0))
+
+
+@pytest.mark.parametrize("interior", [(1, 0), (0, 2)], ids=str)
+def test_pad_empty_operand(interior):
+    # A zero dim gives low + high padding elements (StableHLO's
+    # d + max(d - 1, 0) * interior + low + high).
+    x = np.zeros((0, 3), np.float32)
+    pad(x, 2.5, (2, 0), (1, 1), interior)
+
+
+def test_pad_rejects_negative_interior():
+    x = np.ones((2, 2), np.float32)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.float32(0))],
+        params={"interior_padding": [0, -1]}, outputs=[np.float32]),
+        match=r"STABLEHLO_PAD: interior_padding\[1\] = -1 is out of range",
+        litert_accepts=False)
+
+
+def test_pad_rejects_value_type():
+    x = np.ones((2, 2), np.float32)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.int32(0))],
+        params={"edge_padding_low": [1, 1]}, outputs=[np.float32]),
+        match=r"STABLEHLO_PAD: padding value type INT32 differs from "
+        r"operand type FLOAT32")
+
+
+def test_pad_rejects_value_shape():
+    x = np.ones((2, 2), np.float32)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.zeros(2, np.float32))],
+        params={"edge_padding_low": [1, 1]}, outputs=[np.float32]),
+        match=r"STABLEHLO_PAD: the padding value has 2 elements, not 1")
+
+
+def test_pad_rejects_scalar_operand():
+    x = np.float32(3.0)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.float32(0))],
+        outputs=[np.float32], output_shapes=[()]),
+        match=r"STABLEHLO_PAD: the operand is a scalar", litert_accepts=False)
+
+
+def test_pad_rejects_huge_padding():
+    x = np.ones((2, 2), np.float32)
+    check_rejected(OpCase(
+        op="STABLEHLO_PAD", inputs=[Input(x), Const(np.float32(0))],
+        params={"edge_padding_high": [0, 3000000000]}, outputs=[np.float32]),
+        match=r"STABLEHLO_PAD: edge_padding_high\[1\] = 3000000000 is out of "
+        r"range")
+
+
+# ---- REDUCE_WINDOW (TFLite's builtin, code 205) ------------------------------
+# ReduceWindowOptions in builtin_options_2 (reduce_function: 1 ADD, 2 MUL,
+# 3 MINIMUM, 4 MAXIMUM, 5 ALL, 6 ANY); against LiteRT's reference kernel,
+# exactly (both fold each window in row-major order from the init value).
+
+RW_FUNCS = {"ADD": 1, "MUL": 2, "MINIMUM": 3, "MAXIMUM": 4, "ALL": 5, "ANY": 6}
+
+
+def reduce_window(x, init, window, strides, dilations, fn, const_init=True):
+    out_shape = tuple(
+        0 if d < (w - 1) * dl + 1 else (d - ((w - 1) * dl + 1)) // s + 1
+        for d, w, s, dl in zip(x.shape, window, strides, dilations))
+    v = np.array(init, dtype=x.dtype)
+    return check_case(OpCase(
+        op="REDUCE_WINDOW", version=1,
+        inputs=[Input(x), Const(v) if const_init else Input(v),
+                Const(np.array(window, np.int64)),
+                Const(np.array(strides, np.int64)),
+                Const(np.array(dilations, np.int64))],
+        params={"reduce_function": RW_FUNCS[fn]},
+        outputs=[x.dtype.type], output_shapes=[out_shape], rtol=0.0, atol=0.0))
+
+
+RW_CASES = [
+    # shape, window, strides, dilations
+    ((6,), (3,), (1,), (1,)),
+    ((7,), (2,), (3,), (2,)),
+    ((4, 5), (2, 2), (1, 1), (1, 1)),
+    ((4, 5), (2, 3), (2, 1), (1, 2)),
+    ((1, 6, 6, 2), (1, 3, 3, 1), (1, 2, 2, 1), (1, 1, 1, 1)),
+    ((2, 3, 4, 2, 3), (1, 2, 2, 1, 2), (1, 1, 2, 1, 1), (1, 1, 1, 2, 1)),
+    ((2, 2, 3, 2, 2, 3), (2, 1, 2, 1, 2, 2), (1, 1, 1, 1, 1, 1),
+     (1, 1, 2, 1, 1, 1)),
+    ((3, 4), (4, 1), (1, 1), (1, 1)),        # window larger than the input
+    ((5, 4), (2, 2), (1, 1), (3, 1)),        # dilated window fits once
+]
+
+
+@pytest.mark.parametrize("fn", ["ADD", "MUL", "MINIMUM", "MAXIMUM"])
+@pytest.mark.parametrize("shape,window,strides,dilations", RW_CASES, ids=str)
+def test_reduce_window_float32(fn, shape, window, strides, dilations):
+    x = values(np.float32, shape, 21) / np.float32(50)
+    init = {"ADD": 0.0, "MUL": 1.0, "MINIMUM": np.inf, "MAXIMUM": -np.inf}[fn]
+    reduce_window(x, init, window, strides, dilations, fn)
+
+
+@pytest.mark.parametrize("fn", ["ADD", "MUL", "MINIMUM", "MAXIMUM", "ALL",
+                                "ANY"])
+@pytest.mark.parametrize("dtype", [np.float64, np.int8, np.int16, np.int32,
+                                   np.int64, np.uint8],
+                         ids=lambda t: np.dtype(t).name)
+def test_reduce_window_types(fn, dtype):
+    x = values(dtype, (5, 6), 22)
+    if fn in ("ALL", "ANY"):
+        x = (x % 3).astype(dtype)   # zeros and non-zeros
+    reduce_window(x, 1 if fn in ("MUL", "ALL") else 0, (2, 3), (1, 2),
+                  (2, 1), fn)
+
+
+@pytest.mark.parametrize("fn", ["ALL", "ANY", "MAXIMUM", "MINIMUM"])
+def test_reduce_window_bool(fn):
+    x = values(np.bool_, (4, 6), 23)
+    reduce_window(x, fn in ("ALL", "MINIMUM"), (2, 2), (1, 2), (1, 1), fn)
+
+
+def test_reduce_window_nan_and_runtime_init():
+    x = np.array([[1, np.nan, 3, -2], [np.nan, 0, 5, 7], [2, 2, np.nan, 1]],
+                 np.float32)
+    for fn in ("MAXIMUM", "MINIMUM", "ADD"):
+        reduce_window(x, np.nan if fn == "MAXIMUM" else 0.0, (2, 2), (1, 1),
+                      (1, 1), fn, const_init=False)
+
+
+def _rw_case(x, window, strides, dilations, fn=1, init=None,
+             window_type=np.int64, const_window=True):
+    mk = Const if const_window else Input
+    return OpCase(
+        op="REDUCE_WINDOW",
+        inputs=[Input(x), Const(np.array(0, x.dtype) if init is None else init),
+                mk(np.array(window, window_type)),
+                Const(np.array(strides, window_type)),
+                Const(np.array(dilations, window_type))],
+        params={"reduce_function": fn}, outputs=[x.dtype.type])
+
+
+def test_reduce_window_rejects():
+    x = np.ones((3, 4), np.float32)
+    check_rejected(_rw_case(x, (2, 2), (0, 1), (1, 1)),
+                   match=r"REDUCE_WINDOW: window_strides\[0\] = 0 is out of "
+                   r"range")
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, -1)),
+                   match=r"REDUCE_WINDOW: window_dilations\[1\] = -1")
+    check_rejected(_rw_case(x, (2,), (1, 1), (1, 1)),
+                   match=r"REDUCE_WINDOW: window_shape has 1 elements, "
+                   r"expected 2")
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), window_type=np.int32),
+                   match=r"REDUCE_WINDOW: window_shape type INT32 is not "
+                   r"supported", litert_accepts=False)
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), const_window=False),
+                   match=r"REDUCE_WINDOW: window_shape must be a constant",
+                   litert_accepts=False)
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), fn=0),
+                   match=r"REDUCE_WINDOW: reduce_function 0 is not supported")
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), fn=7),
+                   match=r"REDUCE_WINDOW: reduce_function 7 is not supported")
+    check_rejected(_rw_case(x, (2, 2), (1, 1), (1, 1), init=np.int32(0)),
+                   match=r"REDUCE_WINDOW: init value type INT32 differs",
+                   litert_accepts=False)
+    check_rejected(_rw_case(np.ones((3, 4), np.float16), (2, 2), (1, 1),
+                            (1, 1)),
+                   match=r"REDUCE_WINDOW: input type FLOAT16 is not "
+                   r"supported")  # LiteRT's Prepare takes it, its Eval not
+
+
+@pytest.mark.parametrize("fn,init,want_signbit", [
+    ("MAXIMUM", -np.inf, [False, True]),   # ties keep the accumulator
+    ("MINIMUM", np.inf, [False, True]),
+])
+def test_reduce_window_signed_zero_ties(fn, init, want_signbit):
+    # The harness compares -0.0 and 0.0 as equal; the sign shows which
+    # operand a tie keeps (LiteRT: accu >= x ? accu : x, accu <= x ? ...).
+    from op_harness import write_spec, build_model, run_litert
+    import tempfile
+    from pathlib import Path
+    x = np.array([0.0, -0.0, -0.0, 0.0], np.float32)
+    case = OpCase(op="REDUCE_WINDOW", version=1,
+                  inputs=[Input(x), Const(np.float32(init)),
+                          Const(np.array([2], np.int64)),
+                          Const(np.array([2], np.int64)),
+                          Const(np.array([1], np.int64))],
+                  params={"reduce_function": RW_FUNCS[fn]},
+                  outputs=[np.float32], output_shapes=[(2,)])
+    got = check_case(case)[0]
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        _, inputs = write_spec(case, d)
+        build_model(d / "case.spec", d / "model.tflite")
+        (want,) = run_litert(d / "model.tflite", inputs)
+    assert list(np.signbit(want)) == want_signbit
+    assert list(np.signbit(got)) == want_signbit
+
+
+# ---- STABLEHLO_COMPOSITE -----------------------------------------------------
+# A two-subgraph model written as a spec (the harness builds one-op models):
+# the node's decomposition subgraph computes the outputs. Expected values
+# from LiteRT 2.3 (its reference kernels run the decomposition too).
+
+COMPOSITE_SPEC = """\
+tensor x FLOAT32 2,3
+tensor y FLOAT32 2,3
+tensor s FLOAT32 2,3
+tensor p FLOAT32 2,3
+op STABLEHLO_COMPOSITE 1 in=x,y out=s,p name=test.compose decomposition_subgraph_index={index} composite_attributes=hex:6b0001030101010104022401 version=3
+inputs x,y
+outputs s,p
+subgraph decomposition
+tensor a FLOAT32 2,3
+tensor b FLOAT32 2,3
+tensor c FLOAT32 2,3
+tensor d FLOAT32 2,3
+tensor e FLOAT32 2,3
+op ADD 1 in=a,b out=c
+op MUL 1 in=c,b out=d
+op MAXIMUM 1 in=d,a out=e
+inputs a,b
+outputs c,e
+"""
+
+
+def _composite_model(tmp_path, index):
+    from op_harness import build_model
+    spec = tmp_path / "composite.spec"
+    spec.write_text(COMPOSITE_SPEC.format(index=index))
+    model = tmp_path / "composite.tflite"
+    build_model(spec, model)
+    return model
+
+
+@pytest.mark.parametrize("kernels", ["BUILTIN_REF", "BUILTIN"])
+def test_composite_runs_decomposition(tmp_path, kernels):
+    from op_harness import run_litert, run_litegpu, assert_close
+    model = _composite_model(tmp_path, 1)
+    x = values(np.float32, (2, 3), 31)
+    y = values(np.float32, (2, 3), 32)
+    want = run_litert(model, [x, y], kernels)
+    c = x + y
+    np.testing.assert_array_equal(want[0], c)          # by hand as well
+    np.testing.assert_array_equal(want[1], np.maximum(c * y, x))
+    for threads in (1, 2):
+        got = run_litegpu(model, [x, y], num_threads=threads)
+        assert len(got) == 2
+        for g, w in zip(got, want):
+            assert_close(g, w, rtol=0.0, atol=0.0)
+
+
+@pytest.mark.parametrize("index,match", [
+    (0, r"STABLEHLO_COMPOSITE: decomposition subgraph 0 is the subgraph the "
+        r"node is in"),
+    (2, r"STABLEHLO_COMPOSITE: decomposition subgraph index 2 is out of "
+        r"range"),
+])
+def test_composite_rejects_bad_index(tmp_path, index, match):
+    import re
+    from op_harness import run_litegpu
+    from litegpu import capi as lg
+    model = _composite_model(tmp_path, index)
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(lg.LiteGpuError) as raised:
+        run_litegpu(model, [x, x], num_threads=1)
+    assert re.search(match, str(raised.value)), str(raised.value)
