@@ -73,27 +73,6 @@ typedef struct lg_as_data {
 
 /* ---- Options ------------------------------------------------------------ */
 
-static bool lg_as_int_option(lg_flex_map* map, const char* key, int* out,
-                             char* error, size_t error_size) {
-  lg_flex_number n;
-  if (!lg_flex_map_number(map, key, &n)) {
-    snprintf(error, error_size, "custom options: %s", map->error);
-    return false;
-  }
-  if (n.type == LG_FLEX_FLOAT && !(n.d > -2147483649.0 && n.d < 2147483648.0)) {
-    snprintf(error, error_size, "option %s = %g is out of int32 range", key,
-             n.d);
-    return false;
-  }
-  if (n.i < INT32_MIN || n.i > INT32_MAX) {
-    snprintf(error, error_size, "option %s = %lld is out of int32 range", key,
-             (long long)n.i);
-    return false;
-  }
-  *out = (int)n.i;
-  return true;
-}
-
 static void lg_as_read_options(lg_as_data* d, const char* buffer,
                                size_t length) {
   char* err = d->options_error;
@@ -103,8 +82,8 @@ static void lg_as_read_options(lg_as_data* d, const char* buffer,
     snprintf(err, n, "custom options: %s", map.error);
     return;
   }
-  if (!lg_as_int_option(&map, "window_size", &d->window_size, err, n) ||
-      !lg_as_int_option(&map, "stride", &d->stride, err, n)) {
+  if (!lg_flex_map_int32(&map, "window_size", &d->window_size, NULL, err, n) ||
+      !lg_flex_map_int32(&map, "stride", &d->stride, NULL, err, n)) {
     return;
   }
   lg_flex_number squared;

@@ -99,28 +99,6 @@ typedef struct lg_dp_data {
 
 /* ---- Options ------------------------------------------------------------ */
 
-static bool lg_dp_int_option(lg_flex_map* map, const char* key, int* out,
-                             bool* present, char* error, size_t error_size) {
-  lg_flex_number n;
-  if (!lg_flex_map_number(map, key, &n)) {
-    snprintf(error, error_size, "custom options: %s", map->error);
-    return false;
-  }
-  if (n.type == LG_FLEX_FLOAT && !(n.d > -2147483649.0 && n.d < 2147483648.0)) {
-    snprintf(error, error_size, "option %s = %g is out of int32 range", key,
-             n.d);
-    return false;
-  }
-  if (n.i < INT32_MIN || n.i > INT32_MAX) {
-    snprintf(error, error_size, "option %s = %lld is out of int32 range", key,
-             (long long)n.i);
-    return false;
-  }
-  *out = (int)n.i;
-  if (present != NULL) *present = n.found && n.type != LG_FLEX_NULL;
-  return true;
-}
-
 static bool lg_dp_float_option(lg_flex_map* map, const char* key, float* out,
                                char* error, size_t error_size) {
   lg_flex_number n;
@@ -143,19 +121,19 @@ static void lg_dp_read_options(lg_dp_data* d, const char* buffer,
   }
   bool has_per_class = false, has_regular = false;
   int per_class = 0, regular = 0;
-  if (!lg_dp_int_option(&map, "max_detections", &d->max_detections, NULL, err,
-                        n) ||
-      !lg_dp_int_option(&map, "max_classes_per_detection",
-                        &d->max_classes_per_detection, NULL, err, n) ||
-      !lg_dp_int_option(&map, "detections_per_class", &per_class,
-                        &has_per_class, err, n) ||
-      !lg_dp_int_option(&map, "use_regular_nms", &regular, &has_regular, err,
-                        n) ||
+  if (!lg_flex_map_int32(&map, "max_detections", &d->max_detections, NULL, err,
+                         n) ||
+      !lg_flex_map_int32(&map, "max_classes_per_detection",
+                         &d->max_classes_per_detection, NULL, err, n) ||
+      !lg_flex_map_int32(&map, "detections_per_class", &per_class,
+                         &has_per_class, err, n) ||
+      !lg_flex_map_int32(&map, "use_regular_nms", &regular, &has_regular, err,
+                         n) ||
       !lg_dp_float_option(&map, "nms_score_threshold", &d->score_threshold, err,
                           n) ||
       !lg_dp_float_option(&map, "nms_iou_threshold", &d->iou_threshold, err,
                           n) ||
-      !lg_dp_int_option(&map, "num_classes", &d->num_classes, NULL, err, n) ||
+      !lg_flex_map_int32(&map, "num_classes", &d->num_classes, NULL, err, n) ||
       !lg_dp_float_option(&map, "y_scale", &d->y_scale, err, n) ||
       !lg_dp_float_option(&map, "x_scale", &d->x_scale, err, n) ||
       !lg_dp_float_option(&map, "h_scale", &d->h_scale, err, n) ||

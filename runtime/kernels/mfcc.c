@@ -82,27 +82,6 @@ typedef struct lg_mfcc_data {
 
 /* ---- Options ------------------------------------------------------------ */
 
-static bool lg_mfcc_option(lg_flex_map* map, const char* key, int64_t* out,
-                           char* error, size_t error_size) {
-  lg_flex_number n;
-  if (!lg_flex_map_number(map, key, &n)) {
-    snprintf(error, error_size, "custom options: %s", map->error);
-    return false;
-  }
-  if (n.type == LG_FLEX_FLOAT && !(n.d > -2147483649.0 && n.d < 2147483648.0)) {
-    snprintf(error, error_size, "option %s = %g is out of int32 range", key,
-             n.d);
-    return false;
-  }
-  if (n.i < INT32_MIN || n.i > INT32_MAX) {
-    snprintf(error, error_size, "option %s = %lld is out of int32 range", key,
-             (long long)n.i);
-    return false;
-  }
-  *out = n.i;
-  return true;
-}
-
 static void lg_mfcc_read_options(lg_mfcc_data* d, const char* buffer,
                                  size_t length) {
   char* err = d->options_error;
@@ -112,17 +91,17 @@ static void lg_mfcc_read_options(lg_mfcc_data* d, const char* buffer,
     snprintf(err, n, "custom options: %s", map.error);
     return;
   }
-  int64_t upper, lower, channels, coefficients;
-  if (!lg_mfcc_option(&map, "upper_frequency_limit", &upper, err, n) ||
-      !lg_mfcc_option(&map, "lower_frequency_limit", &lower, err, n) ||
-      !lg_mfcc_option(&map, "filterbank_channel_count", &channels, err, n) ||
-      !lg_mfcc_option(&map, "dct_coefficient_count", &coefficients, err, n)) {
+  int upper, lower;
+  if (!lg_flex_map_int32(&map, "upper_frequency_limit", &upper, NULL, err, n) ||
+      !lg_flex_map_int32(&map, "lower_frequency_limit", &lower, NULL, err, n) ||
+      !lg_flex_map_int32(&map, "filterbank_channel_count", &d->channels, NULL,
+                         err, n) ||
+      !lg_flex_map_int32(&map, "dct_coefficient_count", &d->coefficients, NULL,
+                         err, n)) {
     return;
   }
   d->upper = (float)upper;
   d->lower = (float)lower;
-  d->channels = (int)channels;
-  d->coefficients = (int)coefficients;
   d->options_ok = true;
 }
 

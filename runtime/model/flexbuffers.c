@@ -263,3 +263,25 @@ bool lg_flex_map_number(lg_flex_map* map, const char* key,
                           key, type);
   }
 }
+
+bool lg_flex_map_int32(lg_flex_map* map, const char* key, int* out,
+                       bool* present, char* error, size_t error_size) {
+  lg_flex_number n;
+  if (!lg_flex_map_number(map, key, &n)) {
+    snprintf(error, error_size, "custom options: %s", map->error);
+    return false;
+  }
+  if (n.type == LG_FLEX_FLOAT && !(n.d > -2147483649.0 && n.d < 2147483648.0)) {
+    snprintf(error, error_size, "option %s = %g is out of int32 range", key,
+             n.d);
+    return false;
+  }
+  if (n.i < INT32_MIN || n.i > INT32_MAX) {
+    snprintf(error, error_size, "option %s = %lld is out of int32 range", key,
+             (long long)n.i);
+    return false;
+  }
+  *out = (int)n.i;
+  if (present != NULL) *present = n.found && n.type != LG_FLEX_NULL;
+  return true;
+}

@@ -80,4 +80,11 @@ bool lg_flex_open_map(const uint8_t* buf, size_t size, lg_flex_map* map);
  * (or NaN) has i = 0. */
 bool lg_flex_map_number(lg_flex_map* map, const char* key, lg_flex_number* out);
 
+/* An option that must fit int32: lg_flex_map_number, then a range check.
+ * False with a message in error ("custom options: ..." for a malformed
+ * entry, "option KEY = V is out of int32 range") ; *present (when not NULL)
+ * says whether the key was there with a non-null value. */
+bool lg_flex_map_int32(lg_flex_map* map, const char* key, int* out,
+                       bool* present, char* error, size_t error_size);
+
 #endif /* LITEGPU_RUNTIME_MODEL_FLEXBUFFERS_H_ */
