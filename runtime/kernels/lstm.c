@@ -578,36 +578,6 @@ static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
   return lg_recurrent_check_activation(context, op, o->activation);
 }
 
-/* The input's batch, time and feature counts. */
-typedef struct lg_lstm_shape {
-  int n_batch, n_time, n_input;
-} lg_lstm_shape;
-
-static TfLiteStatus lg_lstm_input_shape(TfLiteContext* context,
-                                        const lg_lstm_data* d,
-                                        const lg_lstm_options* o,
-                                        const TfLiteTensor* input,
-                                        lg_lstm_shape* s) {
-  const int rank = d->kind == LG_LSTM_SINGLE ? 2 : 3;
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_check_shape(context, d->name, "input", input));
-  if (input->dims->size != rank) {
-    lg_kernel_log(context, d->name, "input must be %d-D, got %d-D", rank,
-                  input->dims->size);
-    return kTfLiteError;
-  }
-  const int* dims = input->dims->data;
-  if (rank == 2) {
-    s->n_batch = dims[0];
-    s->n_time = 1;
-  } else {
-    s->n_time = o->time_major ? dims[0] : dims[1];
-    s->n_batch = o->time_major ? dims[1] : dims[0];
-  }
-  s->n_input = dims[rank - 1];
-  return kTfLiteOk;
-}
-
 static TfLiteStatus lg_lstm_resize(TfLiteContext* context, const char* op,
                                    TfLiteTensor* output,
                                    const TfLiteTensor* input, int features) {
@@ -627,8 +597,8 @@ static TfLiteStatus lg_lstm_resize(TfLiteContext* context, const char* op,
 
 static TfLiteStatus lg_lstm_bind_all(
     TfLiteContext* context, const TfLiteNode* node, const lg_lstm_data* d,
-    const lg_lstm_options* o, const TfLiteTensor* input, const lg_lstm_shape* s,
-    lg_lstm_cell cells[2], int* directions) {
+    const lg_lstm_options* o, const TfLiteTensor* input,
+    const lg_recurrent_shape* s, lg_lstm_cell cells[2], int* directions) {
   lg_lstm_slots slots;
   if (d->kind == LG_LSTM_BIDIRECTIONAL) {
     *directions = 2;
@@ -682,8 +652,9 @@ static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   const TfLiteTensor* input;
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &input));
-  lg_lstm_shape s;
-  TF_LITE_ENSURE_STATUS(lg_lstm_input_shape(context, d, &o, input, &s));
+  lg_recurrent_shape s;
+  TF_LITE_ENSURE_STATUS(lg_recurrent_input_shape(
+      context, d->name, d->kind == LG_LSTM_SINGLE, o.time_major, input, &s));
   lg_lstm_cell cells[2];
   int directions = 0;
   TF_LITE_ENSURE_STATUS(
@@ -716,8 +687,9 @@ static TfLiteStatus lg_lstm_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_lstm_options o;
   TF_LITE_ENSURE_STATUS(lg_lstm_read_options(context, node, d, &o));
   const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
-  lg_lstm_shape s;
-  TF_LITE_ENSURE_STATUS(lg_lstm_input_shape(context, d, &o, input, &s));
+  lg_recurrent_shape s;
+  TF_LITE_ENSURE_STATUS(lg_recurrent_input_shape(
+      context, d->name, d->kind == LG_LSTM_SINGLE, o.time_major, input, &s));
   lg_lstm_cell cells[2];
   int directions = 0;
   TF_LITE_ENSURE_STATUS(

@@ -264,3 +264,26 @@ TfLiteStatus lg_recurrent_scratch(TfLiteContext* context, TfLiteNode* node,
                                   const char* op, int* id, size_t floats) {
   return lg_nn_set_temporaries(context, node, op, id, &floats, 1);
 }
+
+TfLiteStatus lg_recurrent_input_shape(TfLiteContext* context, const char* op,
+                                      bool single_step, bool time_major,
+                                      const TfLiteTensor* input,
+                                      lg_recurrent_shape* s) {
+  const int rank = single_step ? 2 : 3;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "input", input));
+  if (input->dims->size != rank) {
+    lg_kernel_log(context, op, "input must be %d-D, got %d-D", rank,
+                  input->dims->size);
+    return kTfLiteError;
+  }
+  const int* dims = input->dims->data;
+  if (rank == 2) {
+    s->n_batch = dims[0];
+    s->n_time = 1;
+  } else {
+    s->n_time = time_major ? dims[0] : dims[1];
+    s->n_batch = time_major ? dims[1] : dims[0];
+  }
+  s->n_input = dims[rank - 1];
+  return kTfLiteOk;
+}

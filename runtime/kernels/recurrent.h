@@ -103,4 +103,17 @@ TfLiteStatus lg_recurrent_check_state(TfLiteContext* context, const char* op,
 TfLiteStatus lg_recurrent_scratch(TfLiteContext* context, TfLiteNode* node,
                                   const char* op, int* id, size_t floats);
 
+/* The input's batch, time and feature counts. */
+typedef struct lg_recurrent_shape {
+  int n_batch, n_time, n_input;
+} lg_recurrent_shape;
+
+/* Reads them from `input`: [batch, features] for a single step, else
+ * [time, batch, features] when time_major or [batch, time, features];
+ * an input of another rank fails naming `op`. */
+TfLiteStatus lg_recurrent_input_shape(TfLiteContext* context, const char* op,
+                                      bool single_step, bool time_major,
+                                      const TfLiteTensor* input,
+                                      lg_recurrent_shape* shape);
+
 #endif /* LITEGPU_RUNTIME_KERNELS_RECURRENT_H_ */

@@ -152,41 +152,12 @@ static TfLiteStatus lg_rnn_bind(TfLiteContext* context, const TfLiteNode* node,
   return kTfLiteOk;
 }
 
-typedef struct lg_rnn_shape {
-  int n_batch, n_time, n_input;
-} lg_rnn_shape;
-
-static TfLiteStatus lg_rnn_input_shape(TfLiteContext* context,
-                                       const lg_rnn_data* d,
-                                       const lg_rnn_options* o,
-                                       const TfLiteTensor* input,
-                                       lg_rnn_shape* s) {
-  const int rank = d->kind == LG_RNN_SINGLE ? 2 : 3;
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_check_shape(context, d->name, "input", input));
-  if (input->dims->size != rank) {
-    lg_kernel_log(context, d->name, "input must be %d-D, got %d-D", rank,
-                  input->dims->size);
-    return kTfLiteError;
-  }
-  const int* dims = input->dims->data;
-  if (rank == 2) {
-    s->n_batch = dims[0];
-    s->n_time = 1;
-  } else {
-    s->n_time = o->time_major ? dims[0] : dims[1];
-    s->n_batch = o->time_major ? dims[1] : dims[0];
-  }
-  s->n_input = dims[rank - 1];
-  return kTfLiteOk;
-}
-
 static TfLiteStatus lg_rnn_bind_all(TfLiteContext* context,
                                     const TfLiteNode* node,
                                     const lg_rnn_data* d,
                                     const TfLiteTensor* input,
-                                    const lg_rnn_shape* s, lg_rnn_cell cells[2],
-                                    int* directions) {
+                                    const lg_recurrent_shape* s,
+                                    lg_rnn_cell cells[2], int* directions) {
   if (d->kind != LG_RNN_BIDIRECTIONAL) {
     *directions = 1;
     return lg_rnn_bind(context, node, d->name, "", 1, input, s->n_batch,
@@ -201,7 +172,8 @@ static TfLiteStatus lg_rnn_bind_all(TfLiteContext* context,
 
 /* Scratch floats: the step's output rows, then max(input, units) int8
  * values for the hybrid kernel's quantized rows. */
-static size_t lg_rnn_scratch_floats(const lg_rnn_shape* s, int max_units) {
+static size_t lg_rnn_scratch_floats(const lg_recurrent_shape* s,
+                                    int max_units) {
   const int q = s->n_input > max_units ? s->n_input : max_units;
   return (size_t)s->n_batch * (size_t)max_units + ((size_t)q + 3) / 4;
 }
@@ -248,8 +220,9 @@ static TfLiteStatus lg_rnn_prepare(TfLiteContext* context, TfLiteNode* node) {
       lg_recurrent_check_activation(context, op, o.activation));
   const TfLiteTensor* input;
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &input));
-  lg_rnn_shape s;
-  TF_LITE_ENSURE_STATUS(lg_rnn_input_shape(context, d, &o, input, &s));
+  lg_recurrent_shape s;
+  TF_LITE_ENSURE_STATUS(lg_recurrent_input_shape(
+      context, d->name, d->kind == LG_RNN_SINGLE, o.time_major, input, &s));
   lg_rnn_cell cells[2];
   int directions = 0;
   TF_LITE_ENSURE_STATUS(
@@ -279,8 +252,9 @@ static TfLiteStatus lg_rnn_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_rnn_options o;
   lg_rnn_read_options(node, d, &o);
   const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
-  lg_rnn_shape s;
-  TF_LITE_ENSURE_STATUS(lg_rnn_input_shape(context, d, &o, input, &s));
+  lg_recurrent_shape s;
+  TF_LITE_ENSURE_STATUS(lg_recurrent_input_shape(
+      context, d->name, d->kind == LG_RNN_SINGLE, o.time_major, input, &s));
   lg_rnn_cell cells[2];
   int directions = 0;
   TF_LITE_ENSURE_STATUS(
