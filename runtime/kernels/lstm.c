@@ -503,20 +503,10 @@ typedef enum lg_lstm_kind {
   LG_LSTM_BIDIRECTIONAL,
 } lg_lstm_kind;
 
-typedef struct lg_lstm_data {
-  lg_lstm_kind kind;
-  const char* name;
-  int scratch_id;
-} lg_lstm_data;
+typedef lg_recurrent_data lg_lstm_data;
 
 static void* lg_lstm_init_variant(int kind, const char* name) {
-  lg_lstm_data* d = malloc(sizeof(*d));
-  if (d != NULL) {
-    d->kind = (lg_lstm_kind)kind;
-    d->name = name;
-    d->scratch_id = -1;
-  }
-  return d;
+  return lg_recurrent_init_variant(kind, name);
 }
 
 /* The options every variant shares. */

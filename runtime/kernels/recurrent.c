@@ -2,6 +2,7 @@
 #include "runtime/kernels/recurrent.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/nn.h"
@@ -286,4 +287,14 @@ TfLiteStatus lg_recurrent_input_shape(TfLiteContext* context, const char* op,
   }
   s->n_input = dims[rank - 1];
   return kTfLiteOk;
+}
+
+void* lg_recurrent_init_variant(int kind, const char* name) {
+  lg_recurrent_data* d = malloc(sizeof(*d));
+  if (d != NULL) {
+    d->kind = kind;
+    d->name = name;
+    d->scratch_id = -1;
+  }
+  return d;
 }

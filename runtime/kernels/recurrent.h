@@ -103,6 +103,19 @@ TfLiteStatus lg_recurrent_check_state(TfLiteContext* context, const char* op,
 TfLiteStatus lg_recurrent_scratch(TfLiteContext* context, TfLiteNode* node,
                                   const char* op, int* id, size_t floats);
 
+/* The per-node data of the LSTM and RNN families: the variant (the
+ * family's kind enum), the op's name for messages and the scratch
+ * tensor's index (-1 until Prepare adds it). */
+typedef struct lg_recurrent_data {
+  int kind;
+  const char* name;
+  int scratch_id;
+} lg_recurrent_data;
+
+/* A new lg_recurrent_data (NULL when memory runs out): the body of both
+ * families' Init. */
+void* lg_recurrent_init_variant(int kind, const char* name);
+
 /* The input's batch, time and feature counts. */
 typedef struct lg_recurrent_shape {
   int n_batch, n_time, n_input;

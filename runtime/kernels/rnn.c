@@ -39,20 +39,10 @@ typedef enum lg_rnn_kind {
   LG_RNN_BIDIRECTIONAL,
 } lg_rnn_kind;
 
-typedef struct lg_rnn_data {
-  lg_rnn_kind kind;
-  const char* name;
-  int scratch_id;
-} lg_rnn_data;
+typedef lg_recurrent_data lg_rnn_data;
 
 static void* lg_rnn_init_variant(int kind, const char* name) {
-  lg_rnn_data* d = malloc(sizeof(*d));
-  if (d != NULL) {
-    d->kind = (lg_rnn_kind)kind;
-    d->name = name;
-    d->scratch_id = -1;
-  }
-  return d;
+  return lg_recurrent_init_variant(kind, name);
 }
 
 typedef struct lg_rnn_options {
