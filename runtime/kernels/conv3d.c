@@ -87,27 +87,8 @@ static TfLiteStatus lg_conv3d_prepare(TfLiteContext* context,
     }
   }
   data->has_bias = bias != NULL;
-  if (bias != NULL) {
-    TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, op, "bias", bias));
-    TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "bias", bias));
-    if (lg_kernel_num_elements(bias) != f[4]) {
-      lg_kernel_log(context, op, "bias has %lld elements, expected %d",
-                    (long long)lg_kernel_num_elements(bias), f[4]);
-      return kTfLiteError;
-    }
-  }
-  TF_LITE_ENSURE_STATUS(lg_nn_check_window(
-      context, op, params->padding, params->stride_width, params->stride_height,
-      params->dilation_width_factor, params->dilation_height_factor));
-  if (params->stride_depth < 1 || params->dilation_depth_factor < 1) {
-    lg_kernel_log(context, op, "%s must be at least 1, got %d",
-                  params->stride_depth < 1 ? "stride_d" : "dilation_d_factor",
-                  params->stride_depth < 1 ? params->stride_depth
-                                           : params->dilation_depth_factor);
-    return kTfLiteError;
-  }
-  TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
-      context, op, params->activation, &data->act_min, &data->act_max));
+  TF_LITE_ENSURE_STATUS(lg_nn_check_conv3d(context, op, params, bias, f[4],
+                                           &data->act_min, &data->act_max));
   data->stride[0] = params->stride_depth;
   data->stride[1] = params->stride_height;
   data->stride[2] = params->stride_width;

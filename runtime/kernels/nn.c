@@ -249,3 +249,30 @@ TfLiteStatus lg_nn_invoke_io(TfLiteContext* context, const TfLiteNode* node,
   }
   return kTfLiteOk;
 }
+
+TfLiteStatus lg_nn_check_conv3d(TfLiteContext* context, const char* op,
+                                const TfLiteConv3DParams* params,
+                                const TfLiteTensor* bias, int channels,
+                                float* act_min, float* act_max) {
+  if (bias != NULL) {
+    TF_LITE_ENSURE_STATUS(lg_nn_check_float(context, op, "bias", bias));
+    TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, "bias", bias));
+    if (lg_kernel_num_elements(bias) != channels) {
+      lg_kernel_log(context, op, "bias has %lld elements, expected %d",
+                    (long long)lg_kernel_num_elements(bias), channels);
+      return kTfLiteError;
+    }
+  }
+  TF_LITE_ENSURE_STATUS(lg_nn_check_window(
+      context, op, params->padding, params->stride_width, params->stride_height,
+      params->dilation_width_factor, params->dilation_height_factor));
+  if (params->stride_depth < 1 || params->dilation_depth_factor < 1) {
+    lg_kernel_log(context, op, "%s must be at least 1, got %d",
+                  params->stride_depth < 1 ? "stride_d" : "dilation_d_factor",
+                  params->stride_depth < 1 ? params->stride_depth
+                                           : params->dilation_depth_factor);
+    return kTfLiteError;
+  }
+  return lg_kernel_activation_range_float(context, op, params->activation,
+                                          act_min, act_max);
+}

@@ -67,6 +67,14 @@ TfLiteStatus lg_nn_check_window(TfLiteContext* context, const char* op,
                                 TfLitePadding padding, int stride_w,
                                 int stride_h, int dilation_w, int dilation_h);
 
+/* CONV_3D and CONV_3D_TRANSPOSE's shared checks: an optional float bias of
+ * `channels` elements, the window's strides and dilations (depth too),
+ * and the fused activation's float clamp range into *act_min / *act_max. */
+TfLiteStatus lg_nn_check_conv3d(TfLiteContext* context, const char* op,
+                                const TfLiteConv3DParams* params,
+                                const TfLiteTensor* bias, int channels,
+                                float* act_min, float* act_max);
+
 /* Checks `tensor` has exactly `rank` dims (and a valid shape); `what` names
  * it: "CONV_2D: filter must be 4-D, got [3,3]". */
 TfLiteStatus lg_nn_check_rank(TfLiteContext* context, const char* op,
