@@ -442,6 +442,18 @@ const char* litegpu_gpu_delegate_node_reason(const TfLiteDelegate* delegate,
   return NULL;
 }
 
+int litegpu_gpu_delegate_num_nodes(const TfLiteDelegate* delegate) {
+  if (delegate == NULL) return -1;
+  const lg_delegate_kit* kit = &from_base(delegate)->kit;
+  int bound = 0;
+  for (int i = 0; i < kit->num_decisions; ++i) {
+    if (kit->decisions[i].node_index >= bound) {
+      bound = kit->decisions[i].node_index + 1;
+    }
+  }
+  return bound;
+}
+
 TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
                                             litegpu_gpu_delegate_stats* out) {
   if (delegate == NULL || out == NULL) return kTfLiteError;

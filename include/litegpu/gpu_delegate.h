@@ -67,10 +67,23 @@ TFL_CAPI_EXPORT int litegpu_gpu_delegate_num_partitions(
     const TfLiteDelegate* delegate);
 
 /* The reason node `node_index` was not delegated by the last application:
- * "" when it was, NULL when the node is unknown. Valid until the next
- * application or deletion. */
+ * "" when it was, NULL when the delegate made no decision on it: an index
+ * past the graph, or a node that was not in the execution plan the
+ * delegate was given (an activation the interpreter fused into its
+ * producer). Valid until the next application or deletion. */
 TFL_CAPI_EXPORT const char* litegpu_gpu_delegate_node_reason(
     const TfLiteDelegate* delegate, int node_index);
+
+/* One past the largest node index the last application decided on (0
+ * before any; -1 for NULL): every decision is at an index below it, and an
+ * index below it may have none (see above), so walk them all:
+ *
+ *   for (int n = 0; n < litegpu_gpu_delegate_num_nodes(d); ++n) {
+ *     const char* why = litegpu_gpu_delegate_node_reason(d, n);
+ *     if (why != NULL && why[0] != '\0') printf("node %d: %s\n", n, why);
+ *   } */
+TFL_CAPI_EXPORT int litegpu_gpu_delegate_num_nodes(
+    const TfLiteDelegate* delegate);
 
 /* What the delegate did and holds, for reports (benchmark_model). Counters
  * cover every partition of the last application. */

@@ -664,17 +664,19 @@ class GpuDelegate(_Closing):
                                f"{error.value.decode(errors='replace')}")
 
     def decisions(self):
-        """Per node of the last application: "" when claimed, else the
-        reason (litegpu_gpu_delegate_node_reason)."""
+        """{node index: "" when claimed, else the reason} of the last
+        application (litegpu_gpu_delegate_node_reason), for every node the
+        delegate decided on: an activation the interpreter fused into its
+        producer was never in the plan it saw and has no entry."""
+        count = self._dll.litegpu_gpu_delegate_num_nodes
+        count.restype = ctypes.c_int
+        count.argtypes = [_P]
         fn = self._dll.litegpu_gpu_delegate_node_reason
         fn.restype = ctypes.c_char_p
         fn.argtypes = [_P, ctypes.c_int]
-        out = []
-        while True:
-            reason = fn(self.pointer, len(out))
-            if reason is None:
-                return out
-            out.append(reason.decode(errors="replace"))
+        reasons = ((n, fn(self.pointer, n)) for n in range(count(self.pointer)))
+        return {n: r.decode(errors="replace") for n, r in reasons
+                if r is not None}
 
     def stats(self):
         out = GpuStats()

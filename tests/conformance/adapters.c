@@ -35,6 +35,10 @@ static const char* gpu_node_reason(const TfLiteDelegate* delegate, int node) {
   return litegpu_gpu_delegate_node_reason(delegate, node);
 }
 
+static int gpu_num_nodes(const TfLiteDelegate* delegate) {
+  return litegpu_gpu_delegate_num_nodes(delegate);
+}
+
 static bool gpu_claimed(const TfLiteDelegate* delegate) {
   return litegpu_gpu_delegate_num_partitions(delegate) > 0;
 }
@@ -56,6 +60,7 @@ static const conf_adapter kGpuAdapter = {
     .create = gpu_create,
     .destroy = gpu_destroy,
     .node_reason = gpu_node_reason,
+    .num_nodes = gpu_num_nodes,
     .claimed = gpu_claimed,
     .max_version = gpu_max_version,
     .fp16 = gpu_fp16,
@@ -107,6 +112,20 @@ static const char* ref_node_reason(const TfLiteDelegate* delegate, int node) {
   return reason;
 }
 
+static int ref_num_nodes(const TfLiteDelegate* delegate) {
+  const int count = litegpu_reference_delegate_decisions(delegate, NULL, 0);
+  if (count <= 0) return 0;
+  litegpu_delegate_decision* all = calloc((size_t)count, sizeof(*all));
+  if (all == NULL) return 0;
+  litegpu_reference_delegate_decisions(delegate, all, count);
+  int bound = 0;
+  for (int i = 0; i < count; ++i) {
+    if (all[i].node_index >= bound) bound = all[i].node_index + 1;
+  }
+  free(all);
+  return bound;
+}
+
 static bool ref_claimed(const TfLiteDelegate* delegate) {
   return litegpu_reference_delegate_num_partitions(delegate) > 0;
 }
@@ -126,6 +145,7 @@ static const conf_adapter kReferenceAdapter = {
     .create = ref_create,
     .destroy = ref_destroy,
     .node_reason = ref_node_reason,
+    .num_nodes = ref_num_nodes,
     .claimed = ref_claimed,
     .max_version = ref_max_version,
     .fp16 = ref_fp16,

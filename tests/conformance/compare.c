@@ -229,13 +229,16 @@ typedef struct decisions {
 static void decisions_collect(const conf_adapter* adapter, TfLiteDelegate* d,
                               decisions* out) {
   memset(out, 0, sizeof(*out));
-  while (adapter->node_reason(d, out->count) != NULL) out->count++;
+  out->count = adapter->num_nodes(d);
   out->reasons = calloc(out->count ? (size_t)out->count : 1, sizeof(char*));
   if (out->reasons == NULL) exit(2);
   for (int node = 0; node < out->count; ++node) {
-    out->reasons[node] = strdup(adapter->node_reason(d, node));
+    /* NULL stays NULL: a node fused away before the delegate ran. */
+    const char* reason = adapter->node_reason(d, node);
+    if (reason == NULL) continue;
+    out->reasons[node] = strdup(reason);
     if (out->reasons[node] == NULL) exit(2);
-    if (out->reasons[node][0] == '\0') out->claimed++;
+    if (reason[0] == '\0') out->claimed++;
   }
 }
 
@@ -254,12 +257,15 @@ static bool decisions_match(const decisions* a, const decisions* b, char* why,
     return false;
   }
   for (int node = 0; node < a->count; ++node) {
-    if (strcmp(a->reasons[node], b->reasons[node]) == 0) continue;
+    const char* ra = a->reasons[node];
+    const char* rb = b->reasons[node];
+    if (ra == NULL && rb == NULL) continue;
+    if (ra != NULL && rb != NULL && strcmp(ra, rb) == 0) continue;
     snprintf(why, size,
              "node %d decided differently: OpenCL \"%.180s\", Vulkan "
              "\"%.180s\"",
-             node, a->reasons[node][0] ? a->reasons[node] : "(claimed)",
-             b->reasons[node][0] ? b->reasons[node] : "(claimed)");
+             node, ra ? (ra[0] ? ra : "(claimed)") : "(none)",
+             rb ? (rb[0] ? rb : "(claimed)") : "(none)");
     return false;
   }
   return true;

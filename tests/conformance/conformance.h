@@ -228,6 +228,10 @@ typedef struct conf_adapter {
   /* "" when the node was claimed, the reason when not, NULL when unknown
    * (last application only). */
   const char* (*node_reason)(const TfLiteDelegate* delegate, int node);
+  /* One past the largest node index decided on: indices below it without
+   * a decision are nodes the delegate never saw (activations the
+   * interpreter fused into their producers). */
+  int (*num_nodes)(const TfLiteDelegate* delegate);
   /* Whether the last application replaced any node. */
   bool (*claimed)(const TfLiteDelegate* delegate);
   /* The delegate's kMaxVersion for a builtin (the version case). */

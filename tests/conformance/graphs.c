@@ -108,8 +108,9 @@ typedef struct graph_runner {
 static bool count_decisions(const conf_adapter* adapter, TfLiteDelegate* d,
                             int* claimed, int* nodes, char* why, size_t size) {
   *claimed = *nodes = 0;
-  const char* reason;
-  while ((reason = adapter->node_reason(d, *nodes)) != NULL) {
+  for (int node = 0; node < adapter->num_nodes(d); ++node) {
+    const char* reason = adapter->node_reason(d, node);
+    if (reason == NULL) continue; /* fused away before the delegate ran */
     ++*nodes;
     if (reason[0] == '\0') ++*claimed;
   }
@@ -164,10 +165,12 @@ static bool delegate_ok(const graph_runner* r, TfLiteDelegate* d,
 
 /* The backends' decisions must match node by node. */
 static bool same_decisions(const graph_runner* r, char* why, size_t size) {
-  for (int node = 0;; ++node) {
+  const int na = r->adapter->num_nodes(r->pair->delegates[0]);
+  const int nb = r->adapter->num_nodes(r->pair->delegates[1]);
+  for (int node = 0; node < (na > nb ? na : nb); ++node) {
     const char* a = r->adapter->node_reason(r->pair->delegates[0], node);
     const char* b = r->adapter->node_reason(r->pair->delegates[1], node);
-    if (a == NULL && b == NULL) return true;
+    if (a == NULL && b == NULL) continue;
     if (a == NULL || b == NULL || strcmp(a, b) != 0) {
       snprintf(why, size,
                "node %d decided differently: OpenCL \"%.150s\", Vulkan "
@@ -177,6 +180,7 @@ static bool same_decisions(const graph_runner* r, char* why, size_t size) {
       return false;
     }
   }
+  return true;
 }
 
 /* Both backends against the CPU and each other (each delegate keeps its

@@ -93,9 +93,9 @@ static const char* base_name(const char* path) {
 static bool count_claims(const conf_adapter* adapter, TfLiteDelegate* d,
                          int* claimed, int* nodes, char* why, size_t size) {
   *claimed = *nodes = 0;
-  for (int node = 0;; ++node) {
+  for (int node = 0; node < adapter->num_nodes(d); ++node) {
     const char* reason = adapter->node_reason(d, node);
-    if (reason == NULL) break;
+    if (reason == NULL) continue; /* fused away before the delegate ran */
     ++*nodes;
     if (reason[0] == '\0') ++*claimed;
   }

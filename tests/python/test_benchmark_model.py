@@ -114,6 +114,24 @@ op RELU 1 in=b out=y
 inputs x
 outputs s,y
 """
+# Activations the interpreter fuses into their producers (RELU into ADD,
+# RELU6 into MUL) leave the plan before the delegate sees it: node indices
+# 1 and 4 have no decision. The plan holds ADD 0, CEIL 2 and MUL 3; the
+# GPU takes ADD and MUL (two partitions) and leaves CEIL. All [1,4] float32.
+FUSED_SPEC = """tensor x FLOAT32 1,4
+tensor s FLOAT32 1,4
+tensor r FLOAT32 1,4
+tensor c FLOAT32 1,4
+tensor m FLOAT32 1,4
+tensor y FLOAT32 1,4
+op ADD 1 in=x,x out=s
+op RELU 1 in=s out=r
+op CEIL 1 in=r out=c
+op MUL 1 in=c,c out=m
+op RELU6 1 in=m out=y
+inputs x
+outputs y
+"""
 # LOG_SOFTMAX only: not in TFLite's GPU delegate, so a GPU backend runs it
 # on the CPU, and its output depends on every input value.
 CPU_ONLY_SPEC = """tensor x FLOAT32 1,8
@@ -161,7 +179,8 @@ def models(tmp_path_factory):
                        capture_output=True)
         paths[name] = path
     for name, text in [("elementwise", ELEMENTWISE_SPEC),
-                       ("mixed", MIXED_SPEC), ("cpu_only", CPU_ONLY_SPEC)]:
+                       ("mixed", MIXED_SPEC), ("cpu_only", CPU_ONLY_SPEC),
+                       ("fused", FUSED_SPEC)]:
         paths[name] = out / f"{name}.tflite"
         subprocess.run([str(tool_path("model_builder")), "-",
                         str(paths[name])], input=text.encode(), check=True,
@@ -957,6 +976,8 @@ def test_gpu_partition_limits(bench, models, args, nodes, partitions, up,
     ("mixed", "node 2 (CEIL) was not delegated: Operation is not supported."),
     ("cpu_only", "node 0 (LOG_SOFTMAX) was not delegated: Operation is not "
                  "supported."),
+    # Past the fused RELU (node 1), which has no decision.
+    ("fused", "node 2 (CEIL) was not delegated: Operation is not supported."),
 ])
 def test_require_full_delegation_names_the_node(bench, models, model,
                                                 message):
@@ -965,6 +986,14 @@ def test_require_full_delegation_names_the_node(bench, models, model,
     assert proc.returncode == 1
     assert f"--require_full_delegation: {message}" in proc.stderr
     assert proc.stdout == ""
+
+
+def test_gpu_counts_nodes_past_fused_activations(bench, models):
+    # The counts are the plan's (3 nodes), the fused RELU and RELU6 neither
+    # delegated nor left on the CPU.
+    d = gpu_json(bench, models["fused"])["delegate"]
+    check_delegate(d, 3)
+    assert (d["nodes_delegated"], d["partitions"]) == (2, 2)
 
 
 def test_require_full_delegation_counts_dropped_partitions(bench, models):

@@ -240,7 +240,7 @@ def test_gpu_runs_whole_and_matches_cpu(name, backend, fp16,
     lib = lg.load_library()
     with lg.GpuDelegate(lib, backend, precision_loss=fp16) as delegate:
         outputs, _, (decisions, stats) = run_litegpu(name, delegate)
-    refused = [(i, r) for i, r in enumerate(decisions) if r]
+    refused = [(i, r) for i, r in decisions.items() if r]
     key = f"{backend}_{'fp16' if fp16 else 'fp32'}"
     errors = [error(x, c) for x, c in zip(outputs, cpu)]
     in_bytes = sum(int(np.prod(s)) * 4 for s in shapes)

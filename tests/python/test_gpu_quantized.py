@@ -81,7 +81,7 @@ def test_person_detect_on_the_gpu(bmp, person, backend):
     x = np.ascontiguousarray(image).view(np.int8).reshape(1, 96, 96, 1)
     (cpu,), _, _ = run(PERSON, [x])
     (gpu,), decisions, stats = run(PERSON, [x], backend)
-    assert all(r == "" for r in decisions), decisions
+    assert all(r == "" for r in decisions.values()), decisions
     assert stats.partitions == 1
     # Raw int8 scores. The CPU follows TFLite's integer requantization,
     # which rounds twice (a rounding high multiply, then a rounding shift):
@@ -105,13 +105,13 @@ def test_without_enable_quant_quantized_nodes_stay_on_the_cpu(name):
     got, decisions, stats = run(path, inputs, "vk", experimental_flags=0)
     assert stats.nodes_delegated == 0
     assert all("TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_QUANT" in r
-               for r in decisions), decisions
+               for r in decisions.values()), decisions
     for a, b in zip(got, cpu):
         np.testing.assert_array_equal(a, b)
     # With the flag (TFLite's default) the same model runs whole.
     _, decisions, stats = run(path, inputs, "vk",
                               experimental_flags=ENABLE_QUANT)
-    assert all(r == "" for r in decisions), decisions
+    assert all(r == "" for r in decisions.values()), decisions
     assert stats.partitions == 1
 
 
@@ -124,7 +124,7 @@ def test_int16_models_stay_on_the_cpu():
     # TFLite's tensor filter (INT8 and UINT8 only, with ENABLE_QUANT), in
     # its words.
     assert all(r == "OP is supported, but tensor type/shape isn't "
-               "compatible." for r in decisions), decisions
+               "compatible." for r in decisions.values()), decisions
     for a, b in zip(got, cpu):
         np.testing.assert_array_equal(a, b)
 
@@ -140,7 +140,7 @@ def test_dynamic_range_weights_dequantized_once(precision_loss):
     cpu, _, _ = run(path, inputs)
     got, decisions, stats = run(path, inputs, "vk",
                                 precision_loss=precision_loss)
-    assert all(r == "" for r in decisions), decisions
+    assert all(r == "" for r in decisions.values()), decisions
     assert stats.partitions == 1
     width = 2 if stats.fp16 else 4
     assert stats.bytes_uploaded == inputs[0].size * width

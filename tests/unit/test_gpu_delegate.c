@@ -402,6 +402,40 @@ static void test_mixed_graph_partitions(void** state) {
   free_model(&m);
 }
 
+/* x -ADD-> t1 -RELU-> t2 -MUL-> y over [1,5]: the interpreter fuses the
+ * RELU into the ADD before the delegate sees the plan, so node 1 has no
+ * decision while nodes 0 and 2 are claimed. */
+static void test_fused_activation_has_no_decision(void** state) {
+  (void)state;
+  static const float c[5] = {0.5f, -1.25f, 2, 3.75f, -4};
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t s1[1] = {5}, sx[2] = {1, 5};
+  int32_t cst = lg_model_writer_add_const_tensor(w, "c", kTfLiteFloat32, s1, 1,
+                                                 c, sizeof(c));
+  int32_t x = tensor(w, "x", sx, 2), t1 = tensor(w, "t1", sx, 2);
+  int32_t t2 = tensor(w, "t2", sx, 2), y = tensor(w, "y", sx, 2);
+  lg_model_writer_add_operator(w, kTfLiteBuiltinAdd, 1, (int32_t[]){x, cst}, 2,
+                               &t1, 1, NULL);
+  lg_model_writer_add_operator(w, kTfLiteBuiltinRelu, 1, &t1, 1, &t2, 1, NULL);
+  lg_model_writer_add_operator(w, kTfLiteBuiltinMul, 1, (int32_t[]){t2, cst}, 2,
+                               &y, 1, NULL);
+  lg_model_writer_set_inputs(w, &x, 1);
+  lg_model_writer_set_outputs(w, &y, 1);
+  built_model m;
+  finish_model(w, &m);
+  TfLiteDelegate* d = make_delegate(4);
+  assert_int_equal(litegpu_gpu_delegate_num_nodes(d), 0); /* none yet */
+  assert_int_equal(litegpu_gpu_delegate_num_nodes(NULL), -1);
+  compare(m.model, d, NULL, 1);
+  assert_int_equal(litegpu_gpu_delegate_num_nodes(d), 3);
+  assert_string_equal(litegpu_gpu_delegate_node_reason(d, 0), "");
+  assert_null(litegpu_gpu_delegate_node_reason(d, 1));
+  assert_string_equal(litegpu_gpu_delegate_node_reason(d, 2), "");
+  assert_null(litegpu_gpu_delegate_node_reason(d, 3));
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
 static void test_max_version_stays_on_cpu(void** state) {
   (void)state;
   built_model m;
@@ -927,6 +961,7 @@ int main(void) {
       cmocka_unit_test(test_binary_broadcasts),
       cmocka_unit_test(test_unary_ops),
       cmocka_unit_test(test_mixed_graph_partitions),
+      cmocka_unit_test(test_fused_activation_has_no_decision),
       cmocka_unit_test(test_max_version_stays_on_cpu),
       cmocka_unit_test(test_memory_plan_and_stats),
       cmocka_unit_test(test_float16_weights_are_constants),

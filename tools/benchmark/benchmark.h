@@ -241,7 +241,9 @@ typedef struct lg_bench_delegate_info {
   char device[256];
   int partitions;      /* delegate kernels in the execution plan */
   int nodes_delegated; /* model nodes they replaced */
-  int nodes_total;     /* the model's nodes */
+  int nodes_total;     /* the nodes of the plan the delegate was given
+                        * (the model's, less the activations fused into
+                        * their producers) */
   int dispatches_per_invoke;
   uint64_t device_bytes;
   uint64_t bytes_uploaded, bytes_downloaded;

@@ -79,13 +79,14 @@ static void read_delegate_wide(const litegpu_gpu_delegate_stats* st,
 }
 
 /* The nodes the delegate's last Prepare claimed (its decisions with an
- * empty reason). */
+ * empty reason). Indices without a decision are skipped: the activations
+ * the interpreter fused into their producers left the plan before the
+ * delegate saw it. */
 static int claimed_nodes(const TfLiteDelegate* d) {
   int claimed = 0;
-  const char* reason;
-  for (int node = 0;
-       (reason = litegpu_gpu_delegate_node_reason(d, node)) != NULL; ++node) {
-    claimed += reason[0] == '\0';
+  for (int node = 0; node < litegpu_gpu_delegate_num_nodes(d); ++node) {
+    const char* reason = litegpu_gpu_delegate_node_reason(d, node);
+    claimed += reason != NULL && reason[0] == '\0';
   }
   return claimed;
 }
@@ -155,13 +156,12 @@ bool lg_bench_fully_delegated(const TfLiteDelegate* d, TfLiteInterpreter* ip,
              "the runtime removed the GPU delegate (its messages are above)");
     return false;
   }
-  for (int node = 0; node < info->nodes_total; ++node) {
+  for (int node = 0; node < litegpu_gpu_delegate_num_nodes(d); ++node) {
     const char* reason = litegpu_gpu_delegate_node_reason(d, node);
-    if (reason != NULL && reason[0] == '\0') continue;
+    if (reason == NULL || reason[0] == '\0') continue; /* none, or claimed */
     char op[64];
     snprintf(why, why_size, "node %d (%s) was not delegated: %s", node,
-             node_op_name(ip, node, op, sizeof(op)),
-             reason ? reason : "the delegate made no decision on it");
+             node_op_name(ip, node, op, sizeof(op)), reason);
     return false;
   }
   if (info->nodes_delegated != info->nodes_total) {
