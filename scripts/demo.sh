@@ -5,7 +5,9 @@
 # latency, what the GPU delegate took, the bytes it copies per inference, the
 # largest output difference from the CPU and the speed-up, alone and with
 # the backends taking turns (paired). A backend that cannot run (no device)
-# gets a row with its reason.
+# gets a row with its reason. The same comparison is drawn as a chart,
+# build/demo/latency.svg (per-backend latency distributions and speed-ups;
+# --plot=FILE.svg puts it elsewhere), whose path the demo prints last.
 #
 #   bash scripts/demo.sh [MODEL.tflite] [benchmark_model flags...]
 #   bash scripts/demo.sh --help
@@ -46,7 +48,14 @@ fi
 
 bash scripts/build.sh release --target benchmark_model >&2
 
+chart=$BUILD_ROOT/demo/latency.svg
+for arg in "$@"; do
+  [[ $arg == --plot=* ]] && chart=${arg#--plot=}
+done
+mkdir -p "$BUILD_ROOT/demo"
 flags=(--graph="$model" "--compare=cpu,cl,vk" --warmup_runs=10
-       --warmup_min_secs=0.1 --num_runs=100 --min_secs=0.5)
+       --warmup_min_secs=0.1 --num_runs=100 --min_secs=0.5
+       --plot="$BUILD_ROOT/demo/latency.svg")
 printf '\ndemo: benchmark_model %s %s\n' "${flags[*]}" "$*" >&2
-exec "$BUILD_ROOT/release/benchmark_model" "${flags[@]}" "$@"
+"$BUILD_ROOT/release/benchmark_model" "${flags[@]}" "$@"
+printf '\ndemo: the latency chart (open it in a browser): %s\n' "$chart" >&2

@@ -58,8 +58,8 @@
  *                                 removes is reported as "fell back")
  *   --gpu_precision_loss_allowed  default true -> is_precision_loss_allowed
  *   --gpu_backend=cl|vk           OpenCL or Vulkan; empty (default): auto.
- *                                 Vulkan is not written yet: creating it
- *                                 fails with the delegate's message (exit 1)
+ *                                 A backend without a usable device fails
+ *                                 with the delegate's reason (exit 1)
  *   --max_delegated_partitions=N  the N largest partitions; 0 (TFLite's
  *                                 default) means all of them, passed to the
  *                                 delegate as INT32_MAX (the delegate itself
@@ -85,6 +85,10 @@
  * cache does not make cold numbers warm. --use_gpu, --gpu_backend,
  * --delegate_serialize_dir, --enable_op_profiling and --json_run_times are
  * not used there; --signature_to_run_for is refused (exit 2).
+ * --plot=FILE.svg (with --compare only; exit 2 without it, or when FILE
+ * cannot be opened for writing, checked before any run) also draws the
+ * comparison as an SVG chart: each backend's steady-state run times as a
+ * distribution on a log axis, and its speed-ups (tools/benchmark/plot.c).
  *
  * litegpu additions:
  *   --report=text|json  text (default): the report for people.
@@ -244,6 +248,9 @@ const lg_bench_flag lg_bench_flags[] = {
     {"compare", FLAG_STRING, FIELD(compare), "", 0, 0, NULL,
      "litegpu: compare backends on the same inputs, e.g. cpu,cl,vk "
      "(gpu: automatic)"},
+    {"plot", FLAG_STRING, FIELD(plot), "", 0, 0, NULL,
+     "litegpu: with --compare, also write the comparison as an SVG chart "
+     "(latency distributions and speed-ups) to this file"},
     {"custom_op_library", FLAG_LIST, FIELD(custom_op_library), "", 0, 0, NULL,
      "litegpu: load a custom-op library (a shared object exporting "
      "litegpu_register_custom_ops) and register its ops on every "
@@ -442,6 +449,12 @@ static lg_parse_status parse_flags(int argc, char** argv, lg_bench_params* p,
             "without --compare (--use_gpu, --gpu_backend)\n");
     return PARSE_ERROR;
   }
+  if (p->plot[0] != '\0' && p->compare[0] == '\0') {
+    fprintf(stderr,
+            "benchmark_model: --plot charts a comparison: add "
+            "--compare=cpu,cl,vk (or any of them)\n");
+    return PARSE_ERROR;
+  }
   if (!lg_bench_compare_check(p->compare, why, sizeof(why))) {
     fprintf(stderr, "benchmark_model: bad value in '--compare=%s': %s\n",
             p->compare, why);
@@ -560,14 +573,13 @@ static void sort_doubles(double* a, size_t n) {
   }
 }
 
-/* Nearest rank: the smallest value with at least p% of the values <= it. */
-static size_t nearest_rank(size_t n, double p) {
+size_t lg_bench_nearest_rank(size_t n, double p) {
   size_t rank = (size_t)ceil(p / 100.0 * (double)n);
   return rank == 0 ? 0 : (rank > n ? n - 1 : rank - 1);
 }
 
 static double hist_percentile(const lg_samples* s, double p) {
-  size_t rank = nearest_rank(s->count, p);
+  size_t rank = lg_bench_nearest_rank(s->count, p);
   uint64_t seen = 0;
   for (size_t k = 0; k < HIST_BUCKETS; ++k) {
     seen += s->histogram[k];
@@ -598,9 +610,9 @@ static bool compute_stats(lg_samples* s, lg_stats* st) {
     memcpy(sorted, s->us, s->count * sizeof(double));
   }
   sort_doubles(sorted, s->count);
-  st->p50 = sorted[nearest_rank(s->count, 50)];
-  st->p90 = sorted[nearest_rank(s->count, 90)];
-  st->p99 = sorted[nearest_rank(s->count, 99)];
+  st->p50 = sorted[lg_bench_nearest_rank(s->count, 50)];
+  st->p90 = sorted[lg_bench_nearest_rank(s->count, 90)];
+  st->p99 = sorted[lg_bench_nearest_rank(s->count, 99)];
   if (sorted != s->us) free(sorted);
   return true;
 }

@@ -1202,19 +1202,19 @@ def test_compare_text_table(bench, models):
     lines = proc.stdout.splitlines()
     [header] = [i for i, line in enumerate(lines)
                 if line.startswith("backend")]
-    for column in ["init cold", "init warm", "first", "mean", "std", "p50",
+    for column in ["prec", "init cold", "init warm", "first", "mean", "std", "p50",
                    "p90", "p99", "delegated", "parts", "bytes/inf",
                    "max abs diff", "speed-up", "paired"]:
         assert column in lines[header], column
     cpu, cl, vk = lines[header + 1:header + 4]
     # speed-up, then the paired mean and its speed-up
-    assert re.match(r"cpu\s+[\d.]+\s+-\s+([\d.]+\s+){6}0/4\s+0\s+0\s+"
+    assert re.match(r"cpu\s+fp32\s+[\d.]+\s+-\s+([\d.]+\s+){6}0/4\s+0\s+0\s+"
                     r"reference\s+1\.00x\s+[\d.]+\s+1\.00x$", cpu), cpu
-    m = re.match(r"cl\s+([\d.]+\s+){8}4/4\s+1\s+512\s+(\S+)\s+[\d.]+x"
+    m = re.match(r"cl\s+fp32\s+([\d.]+\s+){8}4/4\s+1\s+512\s+(\S+)\s+[\d.]+x"
                  r"\s+[\d.]+\s+[\d.]+x$", cl)
     assert m, cl
     assert float(m.group(2)) <= 1e-5
-    m = re.match(r"vk\s+([\d.]+\s+){8}4/4\s+1\s+512\s+(\S+)\s+[\d.]+x"
+    m = re.match(r"vk\s+fp32\s+([\d.]+\s+){8}4/4\s+1\s+512\s+(\S+)\s+[\d.]+x"
                  r"\s+[\d.]+\s+[\d.]+x$", vk)
     assert m, vk
     assert float(m.group(2)) <= 1e-5
@@ -1317,3 +1317,100 @@ def test_compare_litert_bad_arguments(hello, args, message):
     proc = compare(*[a.format(hello=hello) for a in args])
     assert proc.returncode == 2
     assert message in proc.stderr, proc.stderr
+
+
+# ---- The chart (--plot) -----------------------------------------------------
+
+def svg_bands(path):
+    """The chart's bands by backend, its ticks as (ms, x), its title."""
+    import xml.etree.ElementTree as ET
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(path).getroot()  # well-formed XML, or this raises
+    bands = {g.get("data-backend"): g for g in root.iter(f"{ns}g")
+             if g.get("class") == "band"}
+    ticks = [(float(g.get("data-ms")), float(g.get("data-x")))
+             for g in root.iter(f"{ns}g") if g.get("class") == "tick"]
+    title = "".join(root.find(f"{ns}text").itertext())
+    return ns, bands, ticks, title
+
+
+def test_compare_plot_draws_every_backends_runs(bench, models, tmp_path):
+    # A model path that needs XML escaping in the title.
+    model = tmp_path / "m&<x>.tflite"
+    model.write_bytes(models["elementwise"].read_bytes())
+    chart = tmp_path / "chart.svg"
+    r = compare_json(bench, model, "cpu,cl,vk", f"--plot={chart}")
+    ns, bands, ticks, title = svg_bands(chart)
+    assert title.endswith(": m&<x>.tflite")
+    assert list(bands) == ["cpu", "cl", "vk"]
+    # The log axis: ticks at 1, 2, 5 x 10^k, x linear in log10(ms).
+    assert len(ticks) >= 3
+    (m0, x0), (m1, x1) = ticks[0], ticks[-1]
+    slope = (x1 - x0) / (math.log10(m1) - math.log10(m0))
+
+    def x_of(ms):
+        return x0 + slope * (math.log10(ms) - math.log10(m0))
+
+    for ms, x in ticks:
+        assert x == pytest.approx(x_of(ms), abs=0.02)
+    widths = {}
+    for row in r["comparison"]:
+        g = bands[row["backend"]]
+        assert g.get("data-ok") == "true"
+        assert int(g.get("data-runs")) == row["runs"]
+        for key in ("p50", "mean"):
+            assert float(g.get(f"data-{key}-ms")) == pytest.approx(
+                row[f"{key}_ms"], rel=1e-6)
+        q = [float(g.get(f"data-p{p}-ms")) for p in (5, 25, 50, 75, 95)]
+        assert q == sorted(q)
+        assert float(g.get("data-speedup")) == pytest.approx(row["speedup"],
+                                                              rel=1e-6)
+        assert float(g.get("data-paired-speedup")) == pytest.approx(
+            row["paired_speedup"], rel=1e-6)
+        # One dot per run, each inside the p0-p100 span of the axis.
+        dots = g.find(f"{ns}g[@class='dots']")
+        xs = [float(c.get("cx")) for c in dots.iter(f"{ns}circle")]
+        assert len(xs) == row["runs"]
+        assert min(xs) <= x_of(q[0]) + 0.02 and max(xs) >= x_of(q[4]) - 0.02
+        median = g.find(f"{ns}line[@class='median']")
+        assert float(median.get("x1")) == pytest.approx(x_of(q[2]), abs=0.02)
+        box = g.find(f"{ns}rect[@class='box']")
+        assert float(box.get("x")) == pytest.approx(x_of(q[1]), abs=0.02)
+        whisker = g.find(f"{ns}line[@class='whisker']")
+        assert float(whisker.get("x1")) == pytest.approx(x_of(q[0]), abs=0.02)
+        assert float(whisker.get("x2")) == pytest.approx(x_of(q[4]), abs=0.02)
+        bar = g.find(f"{ns}rect[@class='speed']")
+        if row["backend"] == "cpu":
+            assert bar is None  # the reference
+        else:
+            widths[row["backend"]] = float(bar.get("width"))
+    # Bars in proportion to the speed-ups.
+    cl, vk = r["comparison"][1:]
+    assert widths["cl"] / widths["vk"] == pytest.approx(
+        cl["speedup"] / vk["speedup"], rel=1e-3)
+
+
+def test_compare_plot_gives_a_failed_backend_its_reason(bench, models,
+                                                        tmp_path):
+    chart = tmp_path / "chart.svg"
+    r = compare_json(bench, models["elementwise"], "cpu,vk", f"--plot={chart}",
+                     env=dict(os.environ, **NO_VULKAN))
+    assert r["comparison"][1]["ok"] is False
+    ns, bands, _, _ = svg_bands(chart)
+    assert bands["vk"].get("data-ok") == "false"
+    reason = bands["vk"].find(f"{ns}text[@class='reason']")
+    assert VULKAN_MISSING in "".join(reason.itertext())
+    assert bands["cpu"].get("data-ok") == "true"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--plot=x.svg"], "--plot charts a comparison: add --compare"),
+    (["--compare=cpu", "--plot=/nonexistent/dir/x.svg"],
+     "cannot write the --plot file '/nonexistent/dir/x.svg': No such file "
+     "or directory"),
+])
+def test_plot_argument_errors(bench, hello, args, message):
+    proc = run(bench, f"--graph={hello}", *args)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert proc.stdout == ""

@@ -8,6 +8,7 @@
  *                               what the delegate did, full delegation
  *   tools/benchmark/compare.c   --compare: every backend on the same inputs
  *   tools/benchmark/report.c    the text and JSON reports
+ *   tools/benchmark/plot.c      --plot: the comparison as an SVG chart
  * The flags, the phases and the JSON keys are described at the top of
  * tools/benchmark_model.c. Single-threaded; nothing here is a library API.
  */
@@ -72,6 +73,7 @@ typedef struct lg_bench_params {
   bool require_full_delegation;
   const char* delegate_serialize_dir;
   const char* compare; /* "cpu,cl,vk": the comparison mode */
+  const char* plot;    /* --plot=FILE.svg with --compare; "": none */
   /* Custom-op libraries (tools/custom_op_library.h), in flag order. */
   lg_bench_list custom_op_library;
 } lg_bench_params;
@@ -347,6 +349,37 @@ void lg_bench_instance_destroy(lg_bench_instance* in);
 bool lg_bench_compare_check(const char* list, char* why, size_t why_size);
 /* Runs the comparison and prints its report; the exit status. */
 int lg_bench_compare(const lg_bench_params* p, const bool* set);
+
+/* ---- The chart (plot.c) -------------------------------------------------- */
+
+/* One backend's band. */
+typedef struct lg_plot_row {
+  const char* name;  /* "cpu", "cl", "vk", "gpu" */
+  const char* label; /* the second line: API and precision */
+  bool ok;           /* false: `reason` instead of figures */
+  const char* reason;
+  const double* sorted_us;        /* steady-state run times, ascending */
+  size_t kept;                    /* how many of them (>= 1 when ok) */
+  size_t runs;                    /* runs made (more than kept past 16384) */
+  double p50_us, mean_us;         /* the table's figures */
+  double speedup, paired_speedup; /* NAN when none */
+  bool reference;                 /* the CPU: no speed-up bars */
+} lg_plot_row;
+
+typedef struct lg_plot {
+  const char* model;     /* its path; the chart shows the base name */
+  const char* runs_note; /* e.g. "100 runs per backend after 10 warm-up" */
+  int threads;
+  const lg_plot_row* rows;
+  int num_rows;
+} lg_plot;
+
+/* Writes the SVG; false when writing failed. */
+bool lg_bench_write_plot(FILE* out, const lg_plot* plot);
+
+/* The nearest-rank index of percentile p (0-100) among n sorted values:
+ * the smallest with at least p% of the values <= it (n >= 1). */
+size_t lg_bench_nearest_rank(size_t n, double p);
 
 /* ---- JSON pieces (report.c) ---------------------------------------------- */
 

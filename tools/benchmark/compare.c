@@ -55,6 +55,11 @@
  *   quantized outputs dequantized; null without float or quantized
  *   outputs), speedup (CPU mean / this mean).
  * A row that failed: backend, listed, ok: false, reason.
+ *
+ * The text table's "prec" column is the precision the row computes in
+ * (fp16 when the GPU delegate chose half precision). --plot=FILE.svg draws
+ * the same rows (tools/benchmark/plot.c) from each row's sorted
+ * steady-state times.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -89,6 +94,8 @@ typedef struct cmp_row {
   lg_bench_instance live; /* kept for the paired runs */
   char dir[PATH_MAX];     /* GPU rows: the kernel cache dir, or "" */
   double paired_us;       /* mean of the paired Invokes; NAN: none */
+  double* sorted_us;      /* steady-state times, ascending (--plot) */
+  size_t kept;            /* how many */
 } cmp_row;
 
 typedef struct cmp_output {
@@ -244,6 +251,19 @@ static bool instance_create(cmp_run* c, cmp_row* row, const char* dir,
   return true;
 }
 
+/* A copy of the steady-state times, which lg_bench_run left sorted (the
+ * first LG_EXACT_SAMPLES of them), for the chart. */
+static bool keep_times(cmp_row* row, const lg_samples* steady) {
+  free(row->sorted_us);
+  row->kept = steady->kept;
+  row->sorted_us = malloc((steady->kept + 1) * sizeof(double));
+  if (row->sorted_us == NULL) return row_fail(row, "out of memory");
+  if (steady->kept > 0) {
+    memcpy(row->sorted_us, steady->us, steady->kept * sizeof(double));
+  }
+  return true;
+}
+
 /* Warm-up and steady runs on the seeded inputs. */
 static bool row_measure(cmp_run* c, cmp_row* row, lg_bench_graph* g) {
   lg_bench b = {.p = &c->params};
@@ -257,6 +277,7 @@ static bool row_measure(cmp_run* c, cmp_row* row, lg_bench_graph* g) {
   if (ok) {
     row->first_us = b.first_us;
     row->stats = b.steady_stats;
+    ok = keep_times(row, &b.steady);
   } else {
     row_fail(row, "the runs failed: %s", last_message(c));
   }
@@ -509,6 +530,12 @@ static void text_ms(FILE* out, int width, double us) {
   }
 }
 
+/* The precision the row computes in: the GPU's (half when the delegate
+ * chose float16), the CPU's float32 kernels. */
+static const char* precision(const cmp_row* row) {
+  return row->backend != CPU_ROW && row->info.fp16 ? "fp16" : "fp32";
+}
+
 static void text_row(FILE* out, const cmp_run* c, const cmp_row* row) {
   char name[16];
   snprintf(name, sizeof(name), "%s%s", row->name, row->listed ? "" : "*");
@@ -517,6 +544,7 @@ static void text_row(FILE* out, const cmp_run* c, const cmp_row* row) {
     fprintf(out, "  no result: %s\n", row->reason);
     return;
   }
+  fprintf(out, " %4s", precision(row));
   const double t[] = {row->init_cold_us, row->init_warm_us, row->first_us,
                       row->stats.mean,   row->stats.std,    row->stats.p50,
                       row->stats.p90,    row->stats.p99};
@@ -576,7 +604,8 @@ static void print_text(FILE* out, const cmp_run* c, const bool* set) {
           c->pocl_set_here ? "set by benchmark_model for cold kernel builds"
                            : "from the environment");
   fprintf(out,
-          "Times in ms. init: delegate + interpreter + AllocateTensors "
+          "Times in ms. prec: the precision the backend computes in. init: "
+          "delegate + interpreter + AllocateTensors "
           "(cold: empty kernel cache; warm: the cache the cold init "
           "filled). bytes/inf: uploaded + downloaded per inference. "
           "paired: the mean over the rows taking turns in blocks of %d "
@@ -584,11 +613,11 @@ static void print_text(FILE* out, const cmp_run* c, const bool* set) {
           "a shared machine).\n\n",
           PAIR_BLOCK);
   fprintf(out,
-          "%-7s %9s %9s %9s %9s %9s %9s %9s %9s %9s %5s %10s %12s %8s %9s "
-          "%8s\n",
-          "backend", "init cold", "init warm", "first", "mean", "std", "p50",
-          "p90", "p99", "delegated", "parts", "bytes/inf", "max abs diff",
-          "speed-up", "paired", "speed-up");
+          "%-7s %4s %9s %9s %9s %9s %9s %9s %9s %9s %9s %5s %10s %12s %8s "
+          "%9s %8s\n",
+          "backend", "prec", "init cold", "init warm", "first", "mean", "std",
+          "p50", "p90", "p99", "delegated", "parts", "bytes/inf",
+          "max abs diff", "speed-up", "paired", "speed-up");
   for (int i = 0; i < c->num_rows; ++i) text_row(out, c, &c->rows[i]);
   if (!c->rows[0].listed) {
     fprintf(out,
@@ -682,6 +711,68 @@ static void print_json(FILE* out, const cmp_run* c) {
   fputs("]}\n", out);
 }
 
+/* ---- The chart (--plot) -------------------------------------------------- */
+
+static bool write_plot(FILE* out, const cmp_run* c) {
+  lg_plot_row rows[LG_COMPARE_MAX + 1];
+  char labels[LG_COMPARE_MAX + 1][64];
+  for (int i = 0; i < c->num_rows; ++i) {
+    const cmp_row* row = &c->rows[i];
+    const char* api = row->backend == CPU_ROW ? "CPU"
+                      : row->ok               ? row->info.backend
+                                              : "GPU";
+    snprintf(labels[i], sizeof(labels[i]), "%s%s%s%s", api, row->ok ? ", " : "",
+             row->ok ? precision(row) : "", row->listed ? "" : " (reference)");
+    rows[i] = (lg_plot_row){
+        .name = row->name,
+        .label = labels[i],
+        .ok = row->ok,
+        .reason = row->reason,
+        .sorted_us = row->sorted_us,
+        .kept = row->ok ? row->kept : 0,
+        .runs = row->stats.count,
+        .p50_us = row->stats.p50,
+        .mean_us = row->stats.mean,
+        .speedup = speedup(c, row),
+        .paired_speedup = paired_speedup(c, row),
+        .reference = row->backend == CPU_ROW,
+    };
+  }
+  char note[128];
+  snprintf(note, sizeof(note),
+           "at least %d steady-state runs per backend after at least %d "
+           "warm-up runs",
+           c->params.num_runs, c->params.warmup_runs);
+  const lg_plot plot = {c->params.graph, note, c->params.num_threads, rows,
+                        c->num_rows};
+  return lg_bench_write_plot(out, &plot);
+}
+
+/* The chart's file, opened before the runs so that a path that cannot be
+ * written fails at once. */
+static FILE* open_plot(const char* path) {
+  FILE* f = fopen(path, "w");
+  if (f == NULL) {
+    fprintf(stderr, "benchmark_model: cannot write the --plot file '%s': %s\n",
+            path, strerror(errno));
+  }
+  return f;
+}
+
+/* Writes and closes the chart; false after saying why. */
+static bool finish_plot(FILE* f, const cmp_run* c) {
+  bool ok = write_plot(f, c);
+  ok = fclose(f) == 0 && ok;
+  if (ok) {
+    fprintf(stderr, "benchmark_model: wrote the chart to '%s'\n",
+            c->params.plot);
+  } else {
+    fprintf(stderr, "benchmark_model: writing the --plot file '%s' failed\n",
+            c->params.plot);
+  }
+  return ok;
+}
+
 /* ---- The comparison ----------------------------------------------------- */
 
 /* PoCL's own kernel cache off (unless the user chose), before any OpenCL
@@ -743,7 +834,9 @@ int lg_bench_compare(const lg_bench_params* p, const bool* set) {
   plan_rows(c, p->compare);
   quiet_pocl_cache(c);
   int rc = 1;
-  if (!lg_bench_inputs_parse(p, &c->inputs)) {
+  FILE* plot = NULL;
+  if (!lg_bench_inputs_parse(p, &c->inputs) ||
+      (p->plot[0] != '\0' && (plot = open_plot(p->plot)) == NULL)) {
     rc = 2;
   } else if (load_model(c) && run_rows(c)) {
     if (strcmp(p->report, "json") == 0) {
@@ -752,10 +845,14 @@ int lg_bench_compare(const lg_bench_params* p, const bool* set) {
       print_text(stdout, c, set);
     }
     rc = fflush(stdout) == 0 ? 0 : 1;
+    if (plot != NULL && !finish_plot(plot, c)) rc = 1;
+    plot = NULL;
   }
+  if (plot != NULL) fclose(plot); /* the runs failed: an empty file */
   if (rc == 1) {
     fprintf(stderr, "benchmark_model: comparison on '%s' failed\n", p->graph);
   }
+  for (int i = 0; i < c->num_rows; ++i) free(c->rows[i].sorted_us);
   for (int i = 0; i < c->num_reference; ++i) free(c->reference[i].data);
   free(c->reference);
   lg_bench_inputs_free(&c->inputs);
