@@ -1220,6 +1220,13 @@ def test_compare_text_table(bench, models):
     assert float(m.group(2)) <= 1e-5
     assert "POCL_KERNEL_CACHE=" in proc.stdout
     assert "cl: OpenCL on '" in proc.stdout
+    # A driver that reports no pipeline-cache hits (lavapipe) gets the
+    # line that says why a warm Vulkan init still counts compiled pipelines.
+    warm = re.search(r"vk: Vulkan on .*warm init \d+ compiled \+ (\d+) from "
+                     r"cache \((\d+) cache files\)", proc.stdout)
+    assert warm, proc.stdout
+    explained = "(Vulkan builds every pipeline at each init" in proc.stdout
+    assert explained == (warm.group(1) == "0" and warm.group(2) != "0")
 
 
 def test_compare_runs_the_cpu_first_even_unlisted(bench, models):

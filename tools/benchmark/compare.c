@@ -588,6 +588,14 @@ static void text_gpu_notes(FILE* out, const cmp_run* c) {
             (unsigned long long)row->warm.compiled,
             (unsigned long long)row->warm.from_cache,
             (unsigned long long)row->warm.cache_files);
+    if (strcmp(row->info.backend, "Vulkan") == 0 && row->warm.from_cache == 0 &&
+        row->warm.cache_files > 0) {
+      fprintf(out,
+              "      (Vulkan builds every pipeline at each init, from the "
+              "pipeline-cache files when warm; a pipeline counts as from "
+              "the cache only when the driver reports a hit, which this "
+              "one does not)\n");
+    }
   }
 }
 
@@ -607,7 +615,9 @@ static void print_text(FILE* out, const cmp_run* c, const bool* set) {
           "Times in ms. prec: the precision the backend computes in. init: "
           "delegate + interpreter + AllocateTensors "
           "(cold: empty kernel cache; warm: the cache the cold init "
-          "filled). bytes/inf: uploaded + downloaded per inference. "
+          "filled). first: the warm interpreter's first Invoke, with whatever "
+          "the driver compiles at a kernel's first launch (PoCL does). "
+          "bytes/inf: uploaded + downloaded per inference. "
           "paired: the mean over the rows taking turns in blocks of %d "
           "Invokes after all ran, and its speed-up (the steadier ratio on "
           "a shared machine).\n\n",
