@@ -583,3 +583,57 @@ def test_landmark_ops_unregistered_or_version_1(tmp_path):
                        match="Encountered unresolved custom op: "
                              "Landmarks2TransformMatrix"):
         _run_litegpu(v1, [lm])
+
+
+# ---- fuzz seed ------------------------------------------------------------
+#
+# tests/fuzz/seeds/mediapipe_landmarks.tflite chains the three landmark ops
+# (their FlexBuffers options included) for the model-loader and interpreter
+# fuzzers (which register MediaPipe's ops); it is written by
+#   PYTHONPATH=tests/python:python LITEGPU_BUILD_DIR=build/release \
+#       build/venv/bin/python tests/python/test_mediapipe_ops.py
+
+SEED = oh.REPO / "tests" / "fuzz" / "seeds" / "mediapipe_landmarks.tflite"
+SEED_L2M = dict(subset_idxs=[1, 2, 3, 4, 5], left_rotation_idx=0,
+                right_rotation_idx=3, target_rotation_radians=0.25,
+                output_height=4, output_width=4, scale_x=1.5, scale_y=1.5)
+SEED_TTB = dict(output_height=4, output_width=4)
+
+
+def _seed_spec():
+    return ("tensor l FLOAT32 1,6,3\ntensor m FLOAT32 1,4,4\n"
+            "tensor x FLOAT32 1,8,8,2\ntensor c FLOAT32 1,4,4,2\n"
+            "tensor p FLOAT32 1,5,2\ntensor q FLOAT32 1,5,2\n"
+            "custom Landmarks2TransformMatrix 2 in=l out=m "
+            f"options=hex:{_flex(SEED_L2M).hex()}\n"
+            "custom TransformTensorBilinear 2 in=x,m out=c "
+            f"options=hex:{_flex(SEED_TTB).hex()}\n"
+            "custom TransformLandmarks 2 in=p,m out=q\n"
+            "inputs l,x,p\noutputs m,c,q\n")
+
+
+def test_fuzz_seed_is_current_and_runs(tmp_path):
+    assert SEED.is_file(), f"{SEED} is missing: write the seed"
+    model = _build(tmp_path, "seed", _seed_spec())
+    assert model.read_bytes() == SEED.read_bytes()
+    rng = np.random.default_rng(4)
+    lm = rng.uniform(0, 8, (1, 6, 3)).astype(np.float32)
+    x = rng.uniform(-1, 1, (1, 8, 8, 2)).astype(np.float32)
+    p = rng.uniform(0, 4, (1, 5, 2)).astype(np.float32)
+    m, c, q = _run_litegpu(SEED, [lm, x, p])
+    np.testing.assert_allclose(
+        m, mpref.landmarks_to_transform_matrix(lm, SEED_L2M), rtol=1e-5,
+        atol=1e-5)
+    np.testing.assert_allclose(c, mpref.transform_tensor_bilinear(x, m, 4, 4),
+                               atol=1e-5)
+    np.testing.assert_allclose(q, mpref.transform_landmarks(p, m), rtol=1e-5,
+                               atol=1e-5)
+
+
+if __name__ == "__main__":
+    import shutil
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copyfile(_build(Path(tmp), "seed", _seed_spec()), SEED)
+    print(SEED)
