@@ -220,7 +220,8 @@ def check_cpu_in_pieces(name, shapes):
     lib = lg.load_library()
     x = inputs_for(shapes)
     with lg.Model.from_bytes(lib, whole) as m, \
-            lg.Interpreter(lib, m, num_threads=2, mediapipe_ops=True) as interp:
+            lg.Interpreter(lib, m, num_threads=2,
+                           mediapipe_ops=True) as interp:
         interp.allocate_tensors()
         for i, value in enumerate(x):
             interp.set_input(i, value)

@@ -284,17 +284,22 @@ def test_gpu_claims_them_unregistered(tmp_path, backend):
 
 
 def _flex(options, typed=True):
-    """FlexBuffers custom options; lists as typed int vectors (as MediaPipe's
-    models hold subset_idxs) or, with typed=False, untyped vectors."""
+    """FlexBuffers custom options (bytes pass through); non-empty lists as
+    typed int vectors (as MediaPipe's models hold subset_idxs) or, with
+    typed=False, untyped vectors."""
+    if isinstance(options, bytes):
+        return options
     b = flexbuffers.Builder()
     with b.Map():
         for key, value in options.items():
             b.Key(key)
             if isinstance(value, list):
-                if typed:
+                if typed and value:
                     b.TypedVectorFromElements(value)
                 else:
                     b.VectorFromElements(value)
+            elif isinstance(value, str):
+                b.String(value)
             elif isinstance(value, float):
                 b.Float(value)
             else:
@@ -367,8 +372,8 @@ L2M_HAND = [
 def test_landmarks_to_matrix_hand_derived(tmp_path, case):
     lm, options, want = L2M_HAND[case]
     want = np.array([want], np.float32)
-    np.testing.assert_allclose(mpref.landmarks_to_transform_matrix(lm, options),
-                               want, atol=1e-6)
+    np.testing.assert_allclose(
+        mpref.landmarks_to_transform_matrix(lm, options), want, atol=1e-6)
     got = _run_litegpu(_matrix_model(tmp_path, lm.shape[1], options), [lm])[0]
     assert got.shape == (1, 4, 4)
     np.testing.assert_allclose(got, want, atol=1e-6)
@@ -488,7 +493,8 @@ L2M_ERRORS = [
     (dict(_L2M_OK, output_height=0), 4, 3, "output size 0 x 4"),
     (_without("scale_y"), 4, 3, "scale_x (1) and scale_y (0) must be "
      "positive"),
-    (dict(_L2M_OK, scale_x="big"), 4, 3, "custom options: FlexBuffers: 'scale_x' has type 5, not a number"),
+    (dict(_L2M_OK, scale_x="big"), 4, 3,
+     "custom options: FlexBuffers: 'scale_x' has type 5, not a number"),
     (bytes(flexbuffers.Dumps(dict(_L2M_OK, subset_idxs=[0, 1.5]))), 4, 3,
      "custom options: FlexBuffers: element 1 of 'subset_idxs' has type 3, "
      "not an integer"),
@@ -498,29 +504,10 @@ L2M_ERRORS = [
 ]
 
 
-def _flex_any(options):
-    if isinstance(options, bytes):
-        return options
-    b = flexbuffers.Builder()
-    with b.Map():
-        for key, value in options.items():
-            b.Key(key)
-            if isinstance(value, str):
-                b.String(value)
-            elif isinstance(value, list):
-                b.TypedVectorFromElements(value) if value else \
-                    b.VectorFromElements(value)
-            elif isinstance(value, float):
-                b.Float(value)
-            else:
-                b.Int(value)
-    return bytes(b.Finish())
-
-
 @pytest.mark.parametrize("options,n,dims,message", L2M_ERRORS)
 def test_landmarks_to_matrix_errors(tmp_path, options, n, dims, message):
     model = _matrix_model(tmp_path, n, None, dims=dims,
-                          raw=_flex_any(options))
+                          raw=_flex(options))
     with pytest.raises(lg.LiteGpuError) as info:
         _run_litegpu(model, [np.zeros((1, n, dims), np.float32)])
     assert f"Landmarks2TransformMatrix: {message}" in str(info.value)
@@ -547,7 +534,7 @@ TTB_ERRORS = [
 def test_transform_tensor_bilinear_errors(tmp_path, options, shape, matrix,
                                           in_type, message):
     model = _bilinear_model(tmp_path, shape, {}, matrix=matrix,
-                            raw=_flex_any(options), in_type=in_type)
+                            raw=_flex(options), in_type=in_type)
     x = np.zeros(shape, np.int32 if in_type == "INT32" else np.float32)
     m = np.zeros([int(d) for d in matrix.split(",")], np.float32)
     with pytest.raises(lg.LiteGpuError) as info:
