@@ -1,11 +1,11 @@
-/* litegpu extension: MediaPipe's three custom ops on the CPU.
+/* litegpu extension: MediaPipe's custom ops on the CPU.
  *
- * MediaPipe's models (selfie segmentation, hand detectors) use custom ops
- * that MediaPipe registers with its own op resolver; TFLite's
- * BuiltinOpResolver has none of them, and neither has litegpu's by
- * default. This call registers litegpu's kernels for them on the options,
- * as MediaPipe's resolver would (litegpu's tools, benchmark_model,
- * litegpu_run and inspect, always do):
+ * MediaPipe's models (selfie segmentation, hand detectors, face landmarks
+ * with attention) use custom ops that MediaPipe registers with its own op
+ * resolver; TFLite's BuiltinOpResolver has none of them, and neither has
+ * litegpu's by default. This call registers litegpu's kernels for them on
+ * the options, as MediaPipe's resolver would (litegpu's tools,
+ * benchmark_model, litegpu_run and inspect, always do):
  *   Convolution2DTransposeBias  input, weights [O, kh, kw, I], bias [O]:
  *                               a transposed convolution plus bias, with
  *                               MediaPipe's output size (custom options: a
@@ -20,6 +20,23 @@
  * Version 1 of each. The GPU delegate claims the same three ops whether
  * they are registered or not (an unresolved custom op is a placeholder a
  * delegate may take).
+ *
+ * And the three landmark ops of face_landmark_with_attention, version 2 of
+ * each (FlexBuffers custom options; CPU only: the GPU delegate leaves them
+ * to these kernels):
+ *   Landmarks2TransformMatrix  landmarks [1, N, 3] -> the [1, 4, 4] matrix
+ *                              that maps an output_width x output_height
+ *                              crop to the landmarks' frame: rotated by
+ *                              the angle from left_rotation_idx to
+ *                              right_rotation_idx (less
+ *                              target_rotation_radians), centred and sized
+ *                              on the subset_idxs landmarks' box, scaled by
+ *                              scale_x, scale_y
+ *   TransformTensorBilinear    a map [1, H, W, C] and that matrix ->
+ *                              [1, output_height, output_width, C], sampled
+ *                              bilinearly at pixel centres (0 outside)
+ *   TransformLandmarks         landmarks [1, N, 2 or 3] and a matrix ->
+ *                              (x, y) transformed, z kept
  *
  *   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
  *   litegpu_add_mediapipe_ops(o);

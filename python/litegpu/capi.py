@@ -629,13 +629,15 @@ class GpuDelegate(_Closing):
     """litegpu_gpu_delegate_create with TFLite's defaults, on `backend`
     ("cl", "vk" or "auto"); precision_loss sets is_precision_loss_allowed,
     experimental_flags (None: the default, ENABLE_QUANT) TFLite's flags,
-    serialization_dir TFLite's program cache folder (None: litegpu's).
+    serialization_dir TFLite's program cache folder (None: litegpu's),
+    max_delegated_partitions TFLite's limit (None: the default, 1).
     Pass `.pointer` in an Interpreter's delegates and keep this object alive
     while the interpreter exists. Raises LiteGpuError with the delegate's
     reason when it cannot be created (no device)."""
 
     def __init__(self, lib, backend="auto", precision_loss=False,
-                 experimental_flags=None, serialization_dir=None):
+                 experimental_flags=None, serialization_dir=None,
+                 max_delegated_partitions=None):
         dll = lib._dll
         dll.litegpu_gpu_delegate_options_default.restype = _GpuOptions
         dll.litegpu_gpu_delegate_create.restype = _P
@@ -651,6 +653,8 @@ class GpuDelegate(_Closing):
         options.tflite.is_precision_loss_allowed = 1 if precision_loss else 0
         if experimental_flags is not None:  # TFLite's default: ENABLE_QUANT
             options.tflite.experimental_flags = experimental_flags
+        if max_delegated_partitions is not None:
+            options.tflite.max_delegated_partitions = max_delegated_partitions
         # Kept alive with the delegate: the options hold the raw pointer.
         self._serialization_dir = None
         if serialization_dir is not None:

@@ -373,13 +373,18 @@ const TfLiteRegistration* lg_register_mediapipe_max_unpool(void) {
 
 TfLiteStatus litegpu_add_mediapipe_ops(TfLiteInterpreterOptions* options) {
   if (options == NULL) return kTfLiteError;
-  const TfLiteRegistration* ops[3] = {
+  const TfLiteRegistration* ops[6] = {
       lg_register_mediapipe_transpose_conv_bias(),
       lg_register_mediapipe_max_pool_argmax(),
-      lg_register_mediapipe_max_unpool()};
-  for (int i = 0; i < 3; ++i) {
-    TfLiteInterpreterOptionsAddCustomOp(options, ops[i]->custom_name, ops[i], 1,
-                                        1);
+      lg_register_mediapipe_max_unpool(),
+      lg_register_mediapipe_landmarks_to_matrix(),
+      lg_register_mediapipe_transform_tensor_bilinear(),
+      lg_register_mediapipe_transform_landmarks()};
+  /* Each op at the one version its kernel implements: 1 for the first
+   * three, 2 for the landmark ops. */
+  for (int i = 0; i < 6; ++i) {
+    TfLiteInterpreterOptionsAddCustomOp(options, ops[i]->custom_name, ops[i],
+                                        ops[i]->version, ops[i]->version);
   }
   return kTfLiteOk;
 }

@@ -13,6 +13,9 @@
 #define LG_MEDIAPIPE_TRANSPOSE_CONV_BIAS "Convolution2DTransposeBias"
 #define LG_MEDIAPIPE_MAX_POOL_ARGMAX "MaxPoolingWithArgmax2D"
 #define LG_MEDIAPIPE_MAX_UNPOOL "MaxUnpooling2D"
+#define LG_MEDIAPIPE_LANDMARKS_TO_MATRIX "Landmarks2TransformMatrix"
+#define LG_MEDIAPIPE_TRANSFORM_TENSOR_BILINEAR "TransformTensorBilinear"
+#define LG_MEDIAPIPE_TRANSFORM_LANDMARKS "TransformLandmarks"
 
 /* The custom options are the raw bytes of TFLite's params structs (as
  * MediaPipe writes them): padding, stride_w, stride_h for the transposed
@@ -42,5 +45,9 @@ TfLiteStatus lg_mediapipe_transpose_conv_geometry(TfLiteContext* context,
 const TfLiteRegistration* lg_register_mediapipe_transpose_conv_bias(void);
 const TfLiteRegistration* lg_register_mediapipe_max_pool_argmax(void);
 const TfLiteRegistration* lg_register_mediapipe_max_unpool(void);
+/* The landmark ops, version 2 (mediapipe_landmarks.c; CPU only). */
+const TfLiteRegistration* lg_register_mediapipe_landmarks_to_matrix(void);
+const TfLiteRegistration* lg_register_mediapipe_transform_tensor_bilinear(void);
+const TfLiteRegistration* lg_register_mediapipe_transform_landmarks(void);
 
 #endif /* LITEGPU_RUNTIME_KERNELS_MEDIAPIPE_OPS_H_ */

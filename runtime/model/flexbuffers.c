@@ -180,19 +180,27 @@ static int lg_flex_key_differs(lg_flex_map* map, size_t i, const char* key) {
   }
 }
 
-bool lg_flex_map_number(lg_flex_map* map, const char* key,
-                        lg_flex_number* out) {
-  memset(out, 0, sizeof(*out));
-  out->type = LG_FLEX_NULL;
-  size_t index = map->length;
+/* The entry index of `key` (map->length when absent). False (with
+ * map->error) when a key is malformed. */
+static bool lg_flex_find(lg_flex_map* map, const char* key, size_t* index) {
+  *index = map->length;
   for (size_t i = 0; i < map->length; ++i) {
     const int d = lg_flex_key_differs(map, i, key);
     if (d < 0) return false;
     if (d == 0) {
-      index = i;
+      *index = i;
       break;
     }
   }
+  return true;
+}
+
+bool lg_flex_map_number(lg_flex_map* map, const char* key,
+                        lg_flex_number* out) {
+  memset(out, 0, sizeof(*out));
+  out->type = LG_FLEX_NULL;
+  size_t index = 0;
+  if (!lg_flex_find(map, key, &index)) return false;
   if (index == map->length) return true; /* absent */
   out->found = true;
   const unsigned packed =
@@ -283,5 +291,76 @@ bool lg_flex_map_int32(lg_flex_map* map, const char* key, int* out,
   }
   *out = (int)n.i;
   if (present != NULL) *present = n.found && n.type != LG_FLEX_NULL;
+  return true;
+}
+
+bool lg_flex_map_int32_vector(lg_flex_map* map, const char* key, int32_t* out,
+                              size_t capacity, size_t* count, bool* found) {
+  *count = 0;
+  *found = false;
+  size_t index = 0;
+  if (!lg_flex_find(map, key, &index)) return false;
+  if (index == map->length) return true; /* absent */
+  *found = true;
+  const unsigned packed =
+      map->buf[map->data + map->length * map->width + index];
+  const int type = (int)(packed >> 2);
+  if (type != LG_FLEX_VECTOR && type != LG_FLEX_VECTOR_INT &&
+      type != LG_FLEX_VECTOR_UINT) {
+    return lg_flex_fail(map,
+                        "FlexBuffers: '%s' has type %d, not a vector of "
+                        "integers",
+                        key, type);
+  }
+  size_t data = 0;
+  if (!lg_flex_follow(map, map->data + index * map->width, map->width, &data,
+                      "vector")) {
+    return false;
+  }
+  const size_t w = (size_t)1 << (packed & 3);
+  if (data < w) {
+    return lg_flex_fail(map,
+                        "FlexBuffers: the vector '%s' at byte %zu has no "
+                        "room for its length",
+                        key, data);
+  }
+  const uint64_t length = lg_flex_read_u(map, data - w, w);
+  /* The elements, and for an untyped vector one type byte each after
+   * them. */
+  const size_t per = type == LG_FLEX_VECTOR ? w + 1 : w;
+  if (!lg_flex_in(map, data, 0) || length > (map->size - data) / per) {
+    return lg_flex_fail(map,
+                        "FlexBuffers: the vector '%s' at byte %zu claims "
+                        "%llu elements, past the end of the %zu-byte buffer",
+                        key, data, (unsigned long long)length, map->size);
+  }
+  for (size_t i = 0; i < (size_t)length; ++i) {
+    int element = type == LG_FLEX_VECTOR_INT ? LG_FLEX_INT : LG_FLEX_UINT;
+    if (type == LG_FLEX_VECTOR) {
+      element = (int)(map->buf[data + (size_t)length * w + i] >> 2);
+      if (element != LG_FLEX_INT && element != LG_FLEX_UINT) {
+        return lg_flex_fail(map,
+                            "FlexBuffers: element %zu of '%s' has type %d, "
+                            "not an integer",
+                            i, key, element);
+      }
+    }
+    const size_t pos = data + i * w;
+    int64_t v = 0;
+    if (element == LG_FLEX_INT) {
+      v = lg_flex_read_i(map, pos, w);
+    } else {
+      const uint64_t u = lg_flex_read_u(map, pos, w);
+      v = u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
+    }
+    if (v < INT32_MIN || v > INT32_MAX) {
+      return lg_flex_fail(map,
+                          "FlexBuffers: element %zu of '%s' is out of int32 "
+                          "range",
+                          i, key);
+    }
+    if (i < capacity) out[i] = (int32_t)v;
+  }
+  *count = (size_t)length;
   return true;
 }

@@ -42,6 +42,8 @@ enum {
   LG_FLEX_INDIRECT_FLOAT = 8,
   LG_FLEX_MAP = 9,
   LG_FLEX_VECTOR = 10,
+  LG_FLEX_VECTOR_INT = 11,
+  LG_FLEX_VECTOR_UINT = 12,
   LG_FLEX_BOOL = 26,
 };
 
@@ -86,5 +88,16 @@ bool lg_flex_map_number(lg_flex_map* map, const char* key, lg_flex_number* out);
  * says whether the key was there with a non-null value. */
 bool lg_flex_map_int32(lg_flex_map* map, const char* key, int* out,
                        bool* present, char* error, size_t error_size);
+
+/* Looks `key` up and reads its value as int32 values: a typed vector of
+ * INT or UINT (VECTOR_INT, VECTOR_UINT) or an untyped VECTOR whose
+ * elements are inline INT or UINT. The first `capacity` values go to out
+ * (out may be NULL when capacity is 0: a call that only counts); *count is
+ * the vector's length and *found whether the key is there (an absent key
+ * gives true, count 0, found false). False (with map->error) for a value
+ * of another type, a malformed vector, an element of another type or one
+ * outside int32. */
+bool lg_flex_map_int32_vector(lg_flex_map* map, const char* key, int32_t* out,
+                              size_t capacity, size_t* count, bool* found);
 
 #endif /* LITEGPU_RUNTIME_MODEL_FLEXBUFFERS_H_ */

@@ -8,7 +8,8 @@
 # and tests/fuzz/seeds (sparse tensors, made by
 # tests/python/test_densify.py's builder; NON_MAX_SUPPRESSION_V5 and
 # TFLite_Detection_PostProcess with its FlexBuffers options, written by
-# tests/python/ops/test_ops_detect.py) into OUT_DIR, plus
+# tests/python/ops/test_ops_detect.py; MediaPipe's three landmark ops with
+# theirs, written by tests/python/test_mediapipe_ops.py) into OUT_DIR, plus
 # damaged copies of each: two truncations and two copies with a few bytes
 # overwritten. The damage is seeded, so the corpus is the same on every run.
 set -euo pipefail

@@ -12,6 +12,13 @@ computes for the equivalent builtin graph, or against its definition:
     writer winning and positions outside the window ignored (numpy below).
 Without the registration the ops are unresolved, in TFLite's words; with
 it, the GPU delegate still claims them (test_gpu_claims_... below).
+
+MediaPipe's landmark ops (Landmarks2TransformMatrix, TransformTensorBilinear,
+TransformLandmarks; version 2, CPU only) are checked against the numpy
+references of mediapipe_landmarks_ref.py, written from MediaPipe's
+definitions and themselves checked here against hand-derived values; then
+their error paths (litegpu's messages). test_corpus.py runs them inside
+face_landmark_with_attention.
 """
 
 import struct
@@ -19,8 +26,10 @@ import struct
 import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
+from flatbuffers import flexbuffers
 
 from litegpu import capi as lg
+import mediapipe_landmarks_ref as mpref
 import op_harness as oh
 
 SAME, VALID = 1, 2
@@ -264,3 +273,354 @@ def test_gpu_claims_them_unregistered(tmp_path, backend):
         got = _run_litegpu(model, [x], mediapipe_ops=False,
                            delegates=(gpu.pointer,))[0]
     np.testing.assert_allclose(got, cpu, rtol=1e-5, atol=1e-5)
+
+
+# ---- The landmark ops (version 2; CPU only) ------------------------------
+#
+# Expected values: the numpy references of mediapipe_landmarks_ref.py
+# (MediaPipe's definitions in float64), themselves checked against values
+# derived by hand (an upright box, a 90-degree rotation, identity,
+# translation, a half-size crop).
+
+
+def _flex(options, typed=True):
+    """FlexBuffers custom options (bytes pass through); non-empty lists as
+    typed int vectors (as MediaPipe's models hold subset_idxs) or, with
+    typed=False, untyped vectors."""
+    if isinstance(options, bytes):
+        return options
+    b = flexbuffers.Builder()
+    with b.Map():
+        for key, value in options.items():
+            b.Key(key)
+            if isinstance(value, list):
+                if typed and value:
+                    b.TypedVectorFromElements(value)
+                else:
+                    b.VectorFromElements(value)
+            elif isinstance(value, str):
+                b.String(value)
+            elif isinstance(value, float):
+                b.Float(value)
+            else:
+                b.Int(value)
+    return bytes(b.Finish())
+
+
+def _matrix_model(tmp_path, n, options, name="l2m", version=2, dims=3,
+                  raw=None):
+    blob = _flex(options) if raw is None else raw
+    return _build(tmp_path, name,
+                  f"tensor l FLOAT32 1,{n},{dims}\ntensor m FLOAT32 1,4,4\n"
+                  f"custom Landmarks2TransformMatrix {version} in=l out=m "
+                  f"options=hex:{blob.hex()}\ninputs l\noutputs m\n")
+
+
+def _bilinear_model(tmp_path, in_shape, options, name="ttb", matrix="1,4,4",
+                    raw=None, in_type="FLOAT32"):
+    blob = _flex(options) if raw is None else raw
+    out = _shape((1, options.get("output_height", 1),
+                  options.get("output_width", 1), in_shape[-1]))
+    return _build(tmp_path, name,
+                  f"tensor x {in_type} {_shape(in_shape)}\n"
+                  f"tensor m FLOAT32 {matrix}\ntensor y FLOAT32 {out}\n"
+                  "custom TransformTensorBilinear 2 in=x,m out=y "
+                  f"options=hex:{blob.hex()}\ninputs x,m\noutputs y\n")
+
+
+def _landmarks_model(tmp_path, shape, name="tlm", matrix="1,4,4"):
+    return _build(tmp_path, name,
+                  f"tensor l FLOAT32 {_shape(shape)}\n"
+                  f"tensor m FLOAT32 {matrix}\n"
+                  f"tensor y FLOAT32 {_shape(shape)}\n"
+                  "custom TransformLandmarks 2 in=l,m out=y\n"
+                  "inputs l,m\noutputs y\n")
+
+
+def _box_landmarks(points, n=6):
+    """[1, n, 3] landmarks: the given (x, y) first, zeros after; z = 7."""
+    lm = np.zeros((1, n, 3), np.float32)
+    lm[0, :, 2] = 7
+    lm[0, :len(points), :2] = points
+    return lm
+
+
+# Two hand-derived cases: (landmarks, options, matrix).
+#  * Rotation landmarks (0, 0) -> (1, 0): no rotation. The subset spans
+#    x in [2, 6], y in [4, 8]: centre (4, 6), size 4 x 4, a 4 x 4 crop at
+#    scale 1 maps pixel (0, 0) to (2, 4): a pure translation.
+#  * Rotation landmarks (0, 0) -> (0, 1): 90 degrees. The subset is the
+#    rectangle x in [0, 2], y in [0, 4]; in the frame rotated back it is 4
+#    wide and 2 high, centre (1, 2). A 4 x 2 crop at scale 1: M's 2x2 block
+#    is the rotation [[0, -1], [1, 0]] and its translation (1, 2) -
+#    R (2, 1) = (2, 0): pixel (0, 0) -> (2, 0), pixel (4, 2) -> (0, 4).
+L2M_HAND = [
+    (_box_landmarks([(0, 0), (1, 0), (2, 4), (6, 8), (3, 5), (5, 7)]),
+     dict(subset_idxs=[2, 3, 4, 5], left_rotation_idx=0,
+          right_rotation_idx=1, target_rotation_radians=0.0,
+          output_height=4, output_width=4, scale_x=1.0, scale_y=1.0),
+     [[1, 0, 0, 2], [0, 1, 0, 4], [0, 0, 1, 0], [0, 0, 0, 1]]),
+    (_box_landmarks([(0, 0), (0, 1), (0, 0), (2, 0), (2, 4), (0, 4)]),
+     dict(subset_idxs=[2, 3, 4, 5], left_rotation_idx=0,
+          right_rotation_idx=1, target_rotation_radians=0.0,
+          output_height=2, output_width=4, scale_x=1.0, scale_y=1.0),
+     [[0, -1, 0, 2], [1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(L2M_HAND)))
+def test_landmarks_to_matrix_hand_derived(tmp_path, case):
+    lm, options, want = L2M_HAND[case]
+    want = np.array([want], np.float32)
+    np.testing.assert_allclose(
+        mpref.landmarks_to_transform_matrix(lm, options), want, atol=1e-6)
+    got = _run_litegpu(_matrix_model(tmp_path, lm.shape[1], options), [lm])[0]
+    assert got.shape == (1, 4, 4)
+    np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+@pytest.mark.parametrize("typed,target,count", [(True, 0.0, 12),
+                                                (False, 0.4, 9)])
+def test_landmarks_to_matrix_matches_reference(tmp_path, typed, target, count):
+    """Random landmarks; the subset as a typed or untyped vector, an odd
+    count (the last index pairs with itself), a target rotation."""
+    rng = np.random.default_rng(count)
+    n = 20
+    lm = rng.uniform(0, 192, (1, n, 3)).astype(np.float32)
+    options = dict(subset_idxs=[int(i) for i in rng.integers(0, n, count)],
+                   left_rotation_idx=3, right_rotation_idx=11,
+                   target_rotation_radians=target, output_height=16,
+                   output_width=12, scale_x=1.5, scale_y=1.25)
+    model = _matrix_model(tmp_path, n, options, raw=_flex(options, typed))
+    got = _run_litegpu(model, [lm])[0]
+    want = mpref.landmarks_to_transform_matrix(lm, options)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_transform_tensor_bilinear_hand_derived(tmp_path):
+    """Identity: the input itself. Translation by (1, 0): the input shifted
+    left, its last column 0 (the sample point lies past W - 1). Rotation by
+    90 degrees with translation (W, 0): output[r, c] = input[c, W - 1 - r]
+    (np.rot90). Scale 2: output pixel (c, r) samples (2c + 0.5, 2r + 0.5),
+    the mean of a 2 x 2 block."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-1, 1, (1, 6, 6, 3)).astype(np.float32)
+    cases = [
+        (np.eye(4), 6, x[0]),
+        (mpref.translation(1, 0), 6,
+         np.concatenate([x[0, :, 1:], np.zeros((6, 1, 3))], axis=1)),
+        (mpref.translation(6, 0) @ mpref.rotation(np.pi / 2), 6,
+         np.rot90(x[0], 1, axes=(0, 1))),
+        (mpref.scaling(2, 2), 3,
+         x[0].reshape(3, 2, 3, 2, 3).mean(axis=(1, 3))),
+    ]
+    model = _bilinear_model(tmp_path, x.shape, dict(output_height=6,
+                                                    output_width=6))
+    half = _bilinear_model(tmp_path, x.shape, dict(output_height=3,
+                                                   output_width=3),
+                           name="half")
+    for matrix, size, want in cases:
+        m = np.round(matrix, 12).astype(np.float32)[None]
+        ref = mpref.transform_tensor_bilinear(x, m, size, size)
+        np.testing.assert_allclose(ref[0], want, atol=1e-6)
+        got = _run_litegpu(model if size == 6 else half, [x, m])[0]
+        np.testing.assert_allclose(got[0], want, atol=1e-6)
+
+
+def test_transform_tensor_bilinear_matches_reference(tmp_path):
+    """A rotated, scaled crop of a feature map (as the model's: 16 x 16 of
+    a 48 x 48 map, here smaller), partly outside the input."""
+    rng = np.random.default_rng(8)
+    x = rng.uniform(-1, 1, (1, 24, 20, 5)).astype(np.float32)
+    m = (mpref.translation(3.3, -2.1) @ mpref.rotation(0.7) @
+         mpref.scaling(1.6, 1.3)).astype(np.float32)[None]
+    model = _bilinear_model(tmp_path, x.shape, dict(output_height=14,
+                                                    output_width=16))
+    got = _run_litegpu(model, [x, m])[0]
+    want = mpref.transform_tensor_bilinear(x, m, 14, 16)
+    assert got.shape == (1, 14, 16, 5)
+    assert 0 < np.count_nonzero(want[..., 0] == 0) < 14 * 16
+    np.testing.assert_allclose(got, want, atol=2e-5)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_transform_landmarks(tmp_path, dims):
+    """A 90-degree rotation plus translation (4, 1) by hand: (x, y) ->
+    (4 - y, 1 + x), z kept; then a random affine matrix against the
+    reference."""
+    lm = np.array([[[1, 2, 9], [0, 0, -3], [5, -1, 0.5]]],
+                  np.float32)[..., :dims]
+    rot = (mpref.translation(4, 1) @ mpref.rotation(np.pi / 2))
+    rot = np.round(rot, 12).astype(np.float32)[None]
+    want = lm.copy()
+    want[..., 0], want[..., 1] = 4 - lm[..., 1], 1 + lm[..., 0]
+    model = _landmarks_model(tmp_path, lm.shape)
+    np.testing.assert_allclose(mpref.transform_landmarks(lm, rot), want,
+                               atol=1e-6)
+    np.testing.assert_allclose(_run_litegpu(model, [lm, rot])[0], want,
+                               atol=1e-6)
+    rng = np.random.default_rng(dims)
+    lm = rng.uniform(-5, 5, (1, 40, dims)).astype(np.float32)
+    m = rng.uniform(-2, 2, (1, 4, 4)).astype(np.float32)
+    got = _run_litegpu(_landmarks_model(tmp_path, lm.shape, "tlm40"),
+                       [lm, m])[0]
+    np.testing.assert_allclose(got, mpref.transform_landmarks(lm, m),
+                               rtol=1e-5, atol=1e-5)
+
+
+_L2M_OK = dict(subset_idxs=[0, 1, 2], left_rotation_idx=0,
+               right_rotation_idx=1, output_height=4, output_width=4,
+               scale_x=1.0, scale_y=1.0)
+
+
+def _without(key):
+    return {k: v for k, v in _L2M_OK.items() if k != key}
+
+
+L2M_ERRORS = [
+    # (options or raw bytes, landmarks count, dims, message)
+    (_without("subset_idxs"), 4, 3, "custom options: subset_idxs is missing"),
+    (dict(_L2M_OK, subset_idxs=[]), 4, 3,
+     "custom options: subset_idxs is empty"),
+    (dict(_L2M_OK, subset_idxs=[0, 5, 1]), 4, 3,
+     "subset_idxs[1] = 5 is out of range for 4 landmarks"),
+    (dict(_L2M_OK, subset_idxs=[0, -1]), 4, 3,
+     "subset_idxs[1] = -1 is out of range"),
+    (dict(_L2M_OK, right_rotation_idx=4), 4, 3,
+     "right_rotation_idx = 4 is out of range for 4 landmarks"),
+    (_without("output_width"), 4, 3,
+     "custom options must set output_height and output_width"),
+    (dict(_L2M_OK, output_height=0), 4, 3, "output size 0 x 4"),
+    (_without("scale_y"), 4, 3, "scale_x (1) and scale_y (0) must be "
+     "positive"),
+    (dict(_L2M_OK, scale_x="big"), 4, 3,
+     "custom options: FlexBuffers: 'scale_x' has type 5, not a number"),
+    (bytes(flexbuffers.Dumps(dict(_L2M_OK, subset_idxs=[0, 1.5]))), 4, 3,
+     "custom options: FlexBuffers: element 1 of 'subset_idxs' has type 3, "
+     "not an integer"),
+    (_flex(_L2M_OK)[:-20], 4, 3, "custom options: FlexBuffers: "),
+    (b"", 4, 3, "custom options: FlexBuffers: 0 bytes is too short"),
+    (_L2M_OK, 4, 2, "the landmarks must be [1, N, 3], not [1,4,2]"),
+]
+
+
+@pytest.mark.parametrize("options,n,dims,message", L2M_ERRORS)
+def test_landmarks_to_matrix_errors(tmp_path, options, n, dims, message):
+    model = _matrix_model(tmp_path, n, None, dims=dims,
+                          raw=_flex(options))
+    with pytest.raises(lg.LiteGpuError) as info:
+        _run_litegpu(model, [np.zeros((1, n, dims), np.float32)])
+    assert f"Landmarks2TransformMatrix: {message}" in str(info.value)
+
+
+TTB_ERRORS = [
+    # (options, input shape, matrix shape, input type, message)
+    (dict(output_height=4), (1, 6, 6, 2), "1,4,4", "FLOAT32",
+     "custom options must set output_height and output_width"),
+    (dict(output_height=4, output_width=-2), (1, 6, 6, 2), "1,4,4",
+     "FLOAT32", "output size 4 x -2 (height x width) is not positive"),
+    (b"\x00\x01", (1, 6, 6, 2), "1,4,4", "FLOAT32",
+     "custom options: FlexBuffers:"),
+    (dict(output_height=4, output_width=4), (1, 6, 6, 2), "1,3,4",
+     "FLOAT32", "the matrix must be [1, 4, 4], not [1,3,4]"),
+    (dict(output_height=4, output_width=4), (2, 6, 6, 2), "1,4,4",
+     "FLOAT32", "the input must be [1, H, W, C], not [2,6,6,2]"),
+    (dict(output_height=4, output_width=4), (1, 6, 6, 2), "1,4,4", "INT32",
+     "the input has type INT32 (expected FLOAT32)"),
+]
+
+
+@pytest.mark.parametrize("options,shape,matrix,in_type,message", TTB_ERRORS)
+def test_transform_tensor_bilinear_errors(tmp_path, options, shape, matrix,
+                                          in_type, message):
+    model = _bilinear_model(tmp_path, shape, {}, matrix=matrix,
+                            raw=_flex(options), in_type=in_type)
+    x = np.zeros(shape, np.int32 if in_type == "INT32" else np.float32)
+    m = np.zeros([int(d) for d in matrix.split(",")], np.float32)
+    with pytest.raises(lg.LiteGpuError) as info:
+        _run_litegpu(model, [x, m])
+    assert f"TransformTensorBilinear: {message}" in str(info.value)
+
+
+@pytest.mark.parametrize("shape,matrix,message", [
+    ((1, 5, 4), "1,4,4", "the landmarks must be [1, N, 2] or [1, N, 3], not "
+     "[1,5,4]"),
+    ((1, 5, 2), "16", "the matrix must be [1, 4, 4], not [16]"),
+])
+def test_transform_landmarks_errors(tmp_path, shape, matrix, message):
+    model = _landmarks_model(tmp_path, shape, matrix=matrix)
+    m = np.zeros([int(d) for d in matrix.split(",")], np.float32)
+    with pytest.raises(lg.LiteGpuError) as info:
+        _run_litegpu(model, [np.zeros(shape, np.float32), m])
+    assert f"TransformLandmarks: {message}" in str(info.value)
+
+
+def test_landmark_ops_unregistered_or_version_1(tmp_path):
+    """Without the registration the op is unresolved; version 1 (MediaPipe's
+    older Landmarks2TransformMatrix, another layout and options) has no
+    kernel either."""
+    lm = np.zeros((1, 4, 3), np.float32)
+    v2 = _matrix_model(tmp_path, 4, _L2M_OK)
+    with pytest.raises(lg.LiteGpuError,
+                       match="Encountered unresolved custom op: "
+                             "Landmarks2TransformMatrix"):
+        _run_litegpu(v2, [lm], mediapipe_ops=False)
+    v1 = _matrix_model(tmp_path, 4, _L2M_OK, name="v1", version=1)
+    with pytest.raises(lg.LiteGpuError,
+                       match="Encountered unresolved custom op: "
+                             "Landmarks2TransformMatrix"):
+        _run_litegpu(v1, [lm])
+
+
+# ---- fuzz seed ------------------------------------------------------------
+#
+# tests/fuzz/seeds/mediapipe_landmarks.tflite chains the three landmark ops
+# (their FlexBuffers options included) for the model-loader and interpreter
+# fuzzers (which register MediaPipe's ops); it is written by
+#   PYTHONPATH=tests/python:python LITEGPU_BUILD_DIR=build/release \
+#       build/venv/bin/python tests/python/test_mediapipe_ops.py
+
+SEED = oh.REPO / "tests" / "fuzz" / "seeds" / "mediapipe_landmarks.tflite"
+SEED_L2M = dict(subset_idxs=[1, 2, 3, 4, 5], left_rotation_idx=0,
+                right_rotation_idx=3, target_rotation_radians=0.25,
+                output_height=4, output_width=4, scale_x=1.5, scale_y=1.5)
+SEED_TTB = dict(output_height=4, output_width=4)
+
+
+def _seed_spec():
+    return ("tensor l FLOAT32 1,6,3\ntensor m FLOAT32 1,4,4\n"
+            "tensor x FLOAT32 1,8,8,2\ntensor c FLOAT32 1,4,4,2\n"
+            "tensor p FLOAT32 1,5,2\ntensor q FLOAT32 1,5,2\n"
+            "custom Landmarks2TransformMatrix 2 in=l out=m "
+            f"options=hex:{_flex(SEED_L2M).hex()}\n"
+            "custom TransformTensorBilinear 2 in=x,m out=c "
+            f"options=hex:{_flex(SEED_TTB).hex()}\n"
+            "custom TransformLandmarks 2 in=p,m out=q\n"
+            "inputs l,x,p\noutputs m,c,q\n")
+
+
+def test_fuzz_seed_is_current_and_runs(tmp_path):
+    assert SEED.is_file(), f"{SEED} is missing: write the seed"
+    model = _build(tmp_path, "seed", _seed_spec())
+    assert model.read_bytes() == SEED.read_bytes()
+    rng = np.random.default_rng(4)
+    lm = rng.uniform(0, 8, (1, 6, 3)).astype(np.float32)
+    x = rng.uniform(-1, 1, (1, 8, 8, 2)).astype(np.float32)
+    p = rng.uniform(0, 4, (1, 5, 2)).astype(np.float32)
+    m, c, q = _run_litegpu(SEED, [lm, x, p])
+    np.testing.assert_allclose(
+        m, mpref.landmarks_to_transform_matrix(lm, SEED_L2M), rtol=1e-5,
+        atol=1e-5)
+    np.testing.assert_allclose(c, mpref.transform_tensor_bilinear(x, m, 4, 4),
+                               atol=1e-5)
+    np.testing.assert_allclose(q, mpref.transform_landmarks(p, m), rtol=1e-5,
+                               atol=1e-5)
+
+
+if __name__ == "__main__":
+    import shutil
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copyfile(_build(Path(tmp), "seed", _seed_spec()), SEED)
+    print(SEED)

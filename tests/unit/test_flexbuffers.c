@@ -46,6 +46,20 @@ static const uint8_t kPython[] = {
     0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00, 0x00, 0x00,
     0x00, 0x00, 0x00, 0x00, 0x07, 0x07, 0x0f, 0x07, 0x6b, 0x2d, 0x27, 0x01};
 
+/* flatbuffers' Python Builder: {'t': TypedVectorFromElements([1, -2, 300])
+ * (VECTOR_INT, 2-byte elements), 'u': VectorFromElements([4, 5]) (an
+ * untyped VECTOR of INTs), 'm': [4, 1.5] (untyped, an INT and a FLOAT),
+ * 'f': 1.5} (the vectors MediaPipe's Landmarks2TransformMatrix options
+ * hold). */
+static const uint8_t kVectors[] = {
+    0x74, 0x00, 0x03, 0x00, 0x01, 0x00, 0xfe, 0xff, 0x2c, 0x01, 0x75, 0x00,
+    0x02, 0x04, 0x05, 0x04, 0x04, 0x6d, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
+    0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc0, 0x3f, 0x06, 0x0e, 0x66, 0x00,
+    0x04, 0x03, 0x15, 0x27, 0x1e, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc0, 0x3f,
+    0x24, 0x00, 0x00, 0x00, 0x3c, 0x00, 0x00, 0x00, 0x37, 0x00, 0x00, 0x00,
+    0x0e, 0x2a, 0x2d, 0x28, 0x14, 0x26, 0x01};
+
 static void test_small_map(void** state) {
   (void)state;
   lg_flex_map m;
@@ -96,6 +110,71 @@ static uint8_t* copy_of(const uint8_t* src, size_t size) {
   assert_non_null(p);
   if (size > 0) memcpy(p, src, size);
   return p;
+}
+
+static void test_int_vectors(void** state) {
+  (void)state;
+  lg_flex_map m;
+  assert_true(lg_flex_open_map(kVectors, sizeof(kVectors), &m));
+  int32_t v[4] = {9, 9, 9, 9};
+  size_t count = 0;
+  bool found = false;
+  assert_true(lg_flex_map_int32_vector(&m, "t", v, 4, &count, &found));
+  assert_true(found);
+  assert_int_equal(count, 3);
+  assert_int_equal(v[0], 1);
+  assert_int_equal(v[1], -2);
+  assert_int_equal(v[2], 300);
+  assert_int_equal(v[3], 9);
+  /* Counting only, then a capacity smaller than the vector. */
+  assert_true(lg_flex_map_int32_vector(&m, "t", NULL, 0, &count, &found));
+  assert_int_equal(count, 3);
+  v[0] = v[1] = 9;
+  assert_true(lg_flex_map_int32_vector(&m, "u", v, 1, &count, &found));
+  assert_int_equal(count, 2);
+  assert_int_equal(v[0], 4);
+  assert_int_equal(v[1], 9);
+  assert_true(lg_flex_map_int32_vector(&m, "absent", v, 4, &count, &found));
+  assert_false(found);
+  assert_int_equal(count, 0);
+  assert_false(lg_flex_map_int32_vector(&m, "m", v, 4, &count, &found));
+  assert_non_null(strstr(m.error,
+                         "element 1 of 'm' has type 3, not an "
+                         "integer"));
+  assert_false(lg_flex_map_int32_vector(&m, "f", v, 4, &count, &found));
+  assert_non_null(strstr(m.error,
+                         "'f' has type 3, not a vector of "
+                         "integers"));
+}
+
+/* Every byte of the vectors' buffer set to a few values, and every
+ * truncation: reading the vectors never leaves the buffer (ASan) and a
+ * failure always has a message. */
+static void test_damaged_vectors(void** state) {
+  (void)state;
+  static const uint8_t values[] = {0x00, 0x01, 0x7f, 0x80, 0xff, 0x2c, 0x2f};
+  static const char* const keys[] = {"t", "u", "m", "f"};
+  const size_t size = sizeof(kVectors);
+  for (size_t pos = 0; pos <= size; ++pos) {
+    for (size_t v = 0; v < sizeof(values) + 1; ++v) {
+      /* pos == size: the suffixes of every length instead of a change. */
+      const size_t len = pos == size ? v * size / sizeof(values) : size;
+      uint8_t* p = copy_of(kVectors + size - len, len);
+      if (pos < size && v < sizeof(values)) p[pos] = values[v];
+      lg_flex_map m;
+      if (lg_flex_open_map(p, len, &m)) {
+        for (size_t k = 0; k < 4; ++k) {
+          int32_t out[8];
+          size_t count = 0;
+          bool found = false;
+          if (!lg_flex_map_int32_vector(&m, keys[k], out, 8, &count, &found)) {
+            assert_true(strncmp(m.error, "FlexBuffers: ", 13) == 0);
+          }
+        }
+      }
+      free(p);
+    }
+  }
 }
 
 /* Opens (and, when it opens, reads every key of) buf[0..size). */
@@ -272,6 +351,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_small_map),
       cmocka_unit_test(test_python_map),
+      cmocka_unit_test(test_int_vectors),
+      cmocka_unit_test(test_damaged_vectors),
       cmocka_unit_test(test_truncations),
       cmocka_unit_test(test_byte_changes),
       cmocka_unit_test(test_malformed_headers),

@@ -57,8 +57,10 @@ the reason and left out of each geometric mean that needs the failed
 configuration (the selfie models still count against XNNPACK where
 LiteRT's builtin kernels cannot run them); failures that the manifest
 expects are marked so: a model with "unsupported" fails everywhere, one
-with "mediapipe_ops" in LiteRT's builtin kernels (its MediaPipe custom ops,
-which XNNPACK and litegpu implement, are not registered there). Corpus
+with "litert_lacks" in every LiteRT configuration (MediaPipe's landmark
+ops, which only litegpu implements), one with "mediapipe_ops" in LiteRT's
+builtin kernels (its MediaPipe custom ops, which XNNPACK and litegpu
+implement, are not registered there). Corpus
 defaults: --runs 20 --rounds 3, about 3 minutes for --corpus on 2 cores
 (--runs 10 --rounds 2: 78 s).
 
@@ -382,6 +384,9 @@ def expected_failure(model, config, args):
     entry = args.manifest.get(path.stem, {})
     if "unsupported" in entry:
         return f"manifest: unsupported ({entry['unsupported']['why']})"
+    if entry.get("litert_lacks") and config != "litegpu":
+        return ("manifest: litert_lacks (LiteRT has no kernel for "
+                f"{', '.join(entry['litert_lacks'])})")
     if entry.get("mediapipe_ops") and config in ("builtin", "ref"):
         return ("manifest: mediapipe_ops (LiteRT's builtin kernels do not "
                 "register MediaPipe's custom ops)")
