@@ -73,6 +73,18 @@
  * The GPU flags other than --use_gpu do nothing without it (a warning says
  * so). Init then includes creating the delegate (init_us.delegate).
  *
+ * Service flags (litegpu's accelerator service, docs/service.md):
+ *   --use_service=SOCKET          apply the service delegate instead: the
+ *                                 partitions run in the litegpu_service
+ *                                 listening on SOCKET (with delegate
+ *                                 fallback); refused with --use_gpu (exit 2);
+ *                                 a service that cannot be reached: exit 1
+ *   --service_burst               burst executions (shared-memory queues)
+ *                                 instead of a socket request per Invoke
+ * The partition flags and --require_full_delegation apply to it too. The
+ * JSON "delegate" has the same keys: backend "service (per call)" or
+ * "service (burst)", device the service's, the byte and program counts 0.
+ *
  * Comparison (--compare=cpu,cl,vk; any subset in any order, "gpu" = the
  * automatic backend): see tools/benchmark/compare.c. One process, one model
  * load, the same seeded inputs for every backend; the CPU runs first as the
@@ -81,6 +93,8 @@
  * filled (warm); then the usual warm-up and steady runs on the warm one.
  * One table (text) or "comparison" (JSON); a backend that cannot be created
  * or run gets its reason instead of numbers. The comparison sets
+ * Rows svc and burst (with --use_service) run the service delegate, per call
+ * and in bursts. The comparison sets
  * POCL_KERNEL_CACHE=0 unless the environment sets it, so that PoCL's own
  * cache does not make cold numbers warm. --use_gpu, --gpu_backend,
  * --delegate_serialize_dir, --enable_op_profiling and --json_run_times are
@@ -245,9 +259,16 @@ const lg_bench_flag lg_bench_flags[] = {
      "false", 0, 0, NULL, "fail unless the delegate takes every node"},
     {"delegate_serialize_dir", FLAG_STRING, FIELD(delegate_serialize_dir), "",
      0, 0, NULL, "directory for the GPU delegate's compiled kernels"},
+    {"use_service", FLAG_STRING, FIELD(use_service), "", 0, 0, NULL,
+     "litegpu: run delegated partitions in the litegpu service listening "
+     "on this socket (tools/litegpu_service) instead of the GPU delegate; "
+     "with --compare, the socket of the svc and burst rows"},
+    {"service_burst", FLAG_BOOL, FIELD(service_burst), "false", 0, 0, NULL,
+     "litegpu: with --use_service, burst executions (shared-memory queues) "
+     "instead of one socket request per Invoke"},
     {"compare", FLAG_STRING, FIELD(compare), "", 0, 0, NULL,
      "litegpu: compare backends on the same inputs, e.g. cpu,cl,vk "
-     "(gpu: automatic)"},
+     "(gpu: automatic; svc, burst: the service of --use_service)"},
     {"plot", FLAG_STRING, FIELD(plot), "", 0, 0, NULL,
      "litegpu: with --compare, also write the comparison as an SVG chart "
      "(latency distributions and speed-ups) to this file"},
@@ -370,13 +391,21 @@ static void warn_unused_flags(const lg_bench_params* p, const bool* set) {
       "gpu_precision_loss_allowed", "gpu_backend",
       "max_delegated_partitions",   "min_nodes_per_partition",
       "require_full_delegation",    "delegate_serialize_dir"};
-  static const char* const kNotCompared[] = {
-      "use_gpu", "gpu_backend", "delegate_serialize_dir", "enable_op_profiling",
-      "json_run_times"};
+  static const char* const kNotCompared[] = {"use_gpu",
+                                             "gpu_backend",
+                                             "delegate_serialize_dir",
+                                             "enable_op_profiling",
+                                             "json_run_times",
+                                             "service_burst"};
   bool compare = p->compare[0] != '\0';
   const char* const* names = compare ? kNotCompared : kGpuOnly;
   int count = compare ? LG_COUNT(kNotCompared) : LG_COUNT(kGpuOnly);
-  if (!compare && p->use_gpu) return;
+  if (!compare && p->service_burst && p->use_service[0] == '\0') {
+    fprintf(stderr,
+            "benchmark_model: warning: --service_burst has no effect "
+            "without --use_service\n");
+  }
+  if (!compare && (p->use_gpu || p->use_service[0] != '\0')) return;
   for (int i = 0; i < count; ++i) {
     if (!flag_was_set(set, names[i])) continue;
     fprintf(stderr, "benchmark_model: warning: --%s %s\n", names[i],
@@ -455,9 +484,23 @@ static lg_parse_status parse_flags(int argc, char** argv, lg_bench_params* p,
             "--compare=cpu,cl,vk (or any of them)\n");
     return PARSE_ERROR;
   }
+  if (p->use_gpu && p->use_service[0] != '\0') {
+    fprintf(stderr,
+            "benchmark_model: --use_gpu and --use_service each apply a "
+            "delegate: give one (--compare runs both kinds side by side)\n");
+    return PARSE_ERROR;
+  }
   if (!lg_bench_compare_check(p->compare, why, sizeof(why))) {
     fprintf(stderr, "benchmark_model: bad value in '--compare=%s': %s\n",
             p->compare, why);
+    return PARSE_ERROR;
+  }
+  if ((strstr(p->compare, "svc") != NULL ||
+       strstr(p->compare, "burst") != NULL) &&
+      p->use_service[0] == '\0') {
+    fprintf(stderr,
+            "benchmark_model: the svc and burst rows of --compare run in the "
+            "litegpu service: add --use_service=SOCKET\n");
     return PARSE_ERROR;
   }
   warn_unused_flags(p, set);
@@ -788,19 +831,27 @@ long lg_bench_file_size(const char* path) {
   return size;
 }
 
-/* The GPU delegate the flags ask for, created before the interpreter (with
- * delegate fallback on, so a failing Invoke is retried on the CPU) and
- * applied once the inputs have their shapes (apply_gpu_delegate). */
-static bool create_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
+/* The GPU or service delegate the flags ask for, created before the
+ * interpreter (with delegate fallback on, so a failing Invoke is retried on
+ * the CPU) and applied once the inputs have their shapes
+ * (apply_delegate). */
+static bool create_delegate(lg_bench* b, lg_bench_instance* in) {
   const lg_bench_params* p = b->p;
   char why[1024];
   double t0 = lg_bench_now_us();
-  in->delegate = lg_bench_gpu_create(
-      p, (litegpu_gpu_backend)lg_bench_gpu_backend(p->gpu_backend),
-      p->delegate_serialize_dir, why, sizeof(why));
+  in->service = p->use_service[0] != '\0';
+  if (in->service) {
+    in->delegate =
+        lg_bench_service_create(p, p->service_burst, why, sizeof(why));
+  } else {
+    in->delegate = lg_bench_gpu_create(
+        p, (litegpu_gpu_backend)lg_bench_gpu_backend(p->gpu_backend),
+        p->delegate_serialize_dir, why, sizeof(why));
+  }
   b->delegate_us = lg_bench_now_us() - t0;
   if (in->delegate == NULL) {
-    fprintf(stderr, "benchmark_model: --use_gpu: %s\n", why);
+    fprintf(stderr, "benchmark_model: %s: %s\n",
+            in->service ? "--use_service" : "--use_gpu", why);
     return false;
   }
   TfLiteInterpreterOptionsSetEnableDelegateFallback(in->options, true);
@@ -811,22 +862,26 @@ static bool create_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
  * delegate plans for static shapes and leaves the graph immutable. A
  * delegate that cannot be applied leaves the graph on the CPU (the
  * fallback TfLiteInterpreterCreate gives an options delegate). */
-static bool apply_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
+static bool apply_delegate(lg_bench* b, lg_bench_instance* in) {
+  b->nodes_before_delegate =
+      in->graph.primary ? litegpu_interpreter_op_profile(in->ip, NULL, 0) : -1;
   double t0 = lg_bench_now_us();
   TfLiteStatus status =
       TfLiteInterpreterModifyGraphWithDelegate(in->ip, in->delegate);
   b->create_us += lg_bench_now_us() - t0;
   if (status == kTfLiteDelegateError || status == kTfLiteApplicationError) {
     fprintf(stderr,
-            "benchmark_model: warning: the GPU delegate could not be "
-            "applied; the graph runs without it\n");
+            "benchmark_model: warning: the %s delegate could not be "
+            "applied; the graph runs without it\n",
+            in->service ? "service" : "GPU");
     b->delegate_refused = true;
     return true;
   }
   if (status != kTfLiteOk) {
     fprintf(stderr,
-            "benchmark_model: applying the GPU delegate failed (see the "
-            "messages above)\n");
+            "benchmark_model: applying the %s delegate failed (see the "
+            "messages above)\n",
+            in->service ? "service" : "GPU");
     return false;
   }
   return true;
@@ -836,9 +891,13 @@ static bool apply_gpu_delegate(lg_bench* b, lg_bench_instance* in) {
  * through its runner, which has no Invoke-time fallback: the delegate was
  * removed only if applying it failed. */
 static bool read_delegate(lg_bench* b, const lg_bench_instance* in) {
-  if (!lg_bench_delegate_read(in->delegate, &in->graph, &b->delegate)) {
-    return false;
-  }
+  const bool ok =
+      in->service
+          ? lg_bench_service_read(in->delegate, &in->graph,
+                                  b->nodes_before_delegate, b->p->service_burst,
+                                  &b->delegate)
+          : lg_bench_delegate_read(in->delegate, &in->graph, &b->delegate);
+  if (!ok) return false;
   if (!in->graph.primary && b->delegate_refused) {
     b->delegate.fell_back = true;
     b->delegate.bytes_uploaded = 0;
@@ -852,14 +911,21 @@ static bool read_delegate(lg_bench* b, const lg_bench_instance* in) {
 static bool check_delegation(lg_bench* b, lg_bench_instance* in) {
   b->has_delegate = read_delegate(b, in);
   if (!b->has_delegate) {
-    fprintf(stderr, "benchmark_model: cannot read the GPU delegate's stats\n");
+    fprintf(stderr, "benchmark_model: cannot read the delegate's stats\n");
     return false;
   }
   b->num_nodes = b->delegate.nodes_total;
   char why[1024];
+  if (in->service) {
+    snprintf(why, sizeof(why), "%d of the %d nodes were delegated",
+             b->delegate.nodes_delegated, b->delegate.nodes_total);
+  }
   if (b->p->require_full_delegation &&
-      !lg_bench_fully_delegated(in->delegate, in->ip, &b->delegate, why,
-                                sizeof(why))) {
+      (in->service
+           ? b->delegate.nodes_delegated != b->delegate.nodes_total ||
+                 b->delegate.fell_back
+           : !lg_bench_fully_delegated(in->delegate, in->ip, &b->delegate, why,
+                                       sizeof(why)))) {
     fprintf(stderr, "benchmark_model: --require_full_delegation: %s\n", why);
     return false;
   }
@@ -878,7 +944,9 @@ static bool create_interpreter(lg_bench* b, TfLiteModel* model,
    * them (selfie segmentation) run on the CPU too. */
   litegpu_add_mediapipe_ops(in->options);
   if (!lg_bench_add_custom_ops(in->options)) return false;
-  if (p->use_gpu && !create_gpu_delegate(b, in)) return false;
+  if ((p->use_gpu || p->use_service[0] != '\0') && !create_delegate(b, in)) {
+    return false;
+  }
   double t0 = lg_bench_now_us();
   in->ip = TfLiteInterpreterCreate(model, in->options);
   b->create_us = lg_bench_now_us() - t0;
@@ -908,7 +976,8 @@ static bool open_graph(lg_bench* b, lg_bench_instance* in) {
   const char* refused = NULL;
   if (p->enable_op_profiling) {
     refused = "--enable_op_profiling times the nodes of subgraph 0 only";
-  } else if (p->use_gpu && p->require_full_delegation) {
+  } else if ((p->use_gpu || p->use_service[0] != '\0') &&
+             p->require_full_delegation) {
     refused =
         "--require_full_delegation reads the execution plan of subgraph 0 "
         "only";
@@ -946,7 +1015,7 @@ static bool init_interpreter(lg_bench* b, lg_bench_inputs* inputs,
   t0 = lg_bench_now_us();
   if (!lg_bench_inputs_resize(&in->graph, inputs)) return false;
   const double resize_us = lg_bench_now_us() - t0;
-  if (in->delegate != NULL && !apply_gpu_delegate(b, in)) return false;
+  if (in->delegate != NULL && !apply_delegate(b, in)) return false;
   t0 = lg_bench_now_us();
   if (lg_bench_graph_allocate(&in->graph) != kTfLiteOk) {
     fprintf(stderr, "benchmark_model: AllocateTensors failed\n");
@@ -1028,7 +1097,7 @@ static int benchmark(const lg_bench_params* p, const bool* set) {
   }
   if (!lg_bench_inputs_fill(g, &in, p->random_seed, b.fills)) goto done;
   if (!lg_bench_run(&b, g)) goto done;
-  if (p->enable_op_profiling && b.has_delegate) {
+  if (p->enable_op_profiling && b.has_delegate && !instance.service) {
     /* After the steady state: timing each dispatch alone slows the runs. */
     const uint64_t runs = b.steady.count < 50 ? b.steady.count : 50;
     b.has_gpu_profile = lg_bench_gpu_profile(

@@ -10,7 +10,9 @@ in a temporary folder, clients through the service delegate
   * a client process killed with SIGKILL: the service serves the next one;
   * the service killed during an Invoke: the Invoke fails within 1 s and
     names the dead service;
-  * bench_service reports the three round trips.
+  * bench_service reports the three round trips;
+  * benchmark_model --use_service (per call, burst) and its --compare rows
+    svc and burst, and their errors.
 """
 
 import ctypes
@@ -340,3 +342,73 @@ def test_bench_service_reports_the_round_trips():
     # The targets (burst p50 <= 10 us, 5x below per-call) are the tool's
     # --check_targets; on a shared machine only the order is asserted.
     assert p50["burst"] < p50["per-call"]
+
+
+# ---- benchmark_model --use_service ---------------------------------------------
+
+BENCH = BUILD_DIR / "benchmark_model"
+KWS = REPO / "tests" / "models" / "kws_cnn.tflite"
+FAST = ["--warmup_runs=1", "--warmup_min_secs=0", "--min_secs=0",
+        "--num_runs=3"]
+
+
+def bench(*args):
+    return subprocess.run([str(BENCH), *map(str, args)], capture_output=True,
+                          text=True, timeout=120)
+
+
+def bench_json(*args):
+    proc = bench(*args, "--report=json")
+    assert proc.returncode == 0, proc.stderr
+    import json
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("burst", [False, True])
+def test_benchmark_model_runs_through_the_service(service, burst):
+    r = bench_json(f"--graph={KWS}", f"--use_service={service.socket}",
+                   f"--service_burst={str(burst).lower()}",
+                   "--require_full_delegation", *FAST)
+    d = r["delegate"]
+    assert d["backend"] == ("service (burst)" if burst else
+                            "service (per call)")
+    assert d["device"] == "cpu"  # the service runs the CPU kernels
+    # kws_cnn: every node of the plan in one partition.
+    assert d["nodes_delegated"] == d["nodes_total"] == r["model"]["num_nodes"]
+    assert d["partitions"] == 1 and d["fell_back"] is False
+    assert r["init_us"]["delegate"] > 0
+
+
+def test_benchmark_model_compares_the_service_rows(service):
+    r = bench_json(f"--graph={KWS}", f"--use_service={service.socket}",
+                   "--compare=cpu,svc,burst", "--num_runs=4",
+                   "--warmup_runs=2", "--warmup_min_secs=0", "--min_secs=0")
+    cpu, svc, burst = r["comparison"]
+    assert [row["backend"] for row in (cpu, svc, burst)] == \
+        ["cpu", "svc", "burst"]
+    for row in (svc, burst):
+        assert row["ok"] is True, row.get("reason")
+        assert row["device"] == "cpu"
+        assert row["nodes_delegated"] == row["nodes_total"] == \
+            cpu["nodes_total"]
+        assert row["partitions"] == 1
+        assert row["init_warm_ms"] is None and row["programs_cold"] is None
+        # The same kernels on the same inputs, in another process.
+        assert row["max_abs_diff"] <= 1e-6
+        assert row["runs"] == 4 and row["paired_speedup"] > 0
+
+
+@pytest.mark.parametrize("args,status,message", [
+    (["--compare=cpu,svc"], 2,
+     "the svc and burst rows of --compare run in the litegpu service: add "
+     "--use_service=SOCKET"),
+    (["--use_gpu", "--use_service=x.sock"], 2,
+     "--use_gpu and --use_service each apply a delegate"),
+    (["--use_service=/nonexistent/litegpu.sock", *FAST], 1,
+     "--use_service: cannot reach the litegpu service at "
+     "/nonexistent/litegpu.sock"),
+])
+def test_benchmark_model_service_errors(args, status, message):
+    proc = bench(f"--graph={KWS}", *args)
+    assert proc.returncode == status, proc.stderr
+    assert message in proc.stderr

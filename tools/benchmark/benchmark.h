@@ -6,6 +6,7 @@
  *   tools/benchmark/inputs.c    --input_layer* flags and random input values
  *   tools/benchmark/delegate.c  the GPU flags: delegate options, creation,
  *                               what the delegate did, full delegation
+ *   tools/benchmark/service.c   --use_service: the service delegate
  *   tools/benchmark/compare.c   --compare: every backend on the same inputs
  *   tools/benchmark/report.c    the text and JSON reports
  *   tools/benchmark/plot.c      --plot: the comparison as an SVG chart
@@ -72,6 +73,9 @@ typedef struct lg_bench_params {
   int min_nodes_per_partition;
   bool require_full_delegation;
   const char* delegate_serialize_dir;
+  /* litegpu's accelerator service (include/litegpu/service_delegate.h) */
+  const char* use_service; /* its socket; "": none */
+  bool service_burst;
   const char* compare; /* "cpu,cl,vk": the comparison mode */
   const char* plot;    /* --plot=FILE.svg with --compare; "": none */
   /* Custom-op libraries (tools/custom_op_library.h), in flag order. */
@@ -254,6 +258,9 @@ typedef struct lg_bench_delegate_info {
   /* The runtime removed the delegate (delegate fallback): at creation, or
    * after a failed Invoke that it reran on the CPU. */
   bool fell_back;
+  /* The service delegate: backend says per call or burst, device is the
+   * service's; the byte, program and precision fields stay 0. */
+  bool service;
 } lg_bench_delegate_info;
 
 typedef struct lg_bench {
@@ -273,9 +280,10 @@ typedef struct lg_bench {
   bool has_profile;
   lg_gpu_profile gpu_profile;
   bool has_gpu_profile;
-  lg_fill* fills;        /* one per input: the random values given to it */
-  bool has_delegate;     /* --use_gpu */
-  bool delegate_refused; /* applying it failed: the graph ran without it */
+  lg_fill* fills;            /* one per input: the random values given to it */
+  bool has_delegate;         /* --use_gpu or --use_service */
+  int nodes_before_delegate; /* the plan's size before it was applied */
+  bool delegate_refused;     /* applying it failed: the graph ran without it */
   lg_bench_delegate_info delegate;
 } lg_bench;
 
@@ -310,6 +318,7 @@ bool lg_bench_add_custom_ops(TfLiteInterpreterOptions* options);
  * graph of it that runs. */
 typedef struct lg_bench_instance {
   TfLiteDelegate* delegate;
+  bool service; /* the delegate is the service delegate */
   TfLiteInterpreterOptions* options;
   TfLiteInterpreter* ip;
   lg_bench_graph graph;
@@ -342,9 +351,23 @@ bool lg_bench_fully_delegated(const TfLiteDelegate* d, TfLiteInterpreter* ip,
  * delegate. */
 void lg_bench_instance_destroy(lg_bench_instance* in);
 
+/* ---- Service delegate (service.c) ------------------------------------------
+ */
+
+/* Connects to the service at --use_service (per call, or burst), with the
+ * partition flags. NULL with the reason in `why`. */
+TfLiteDelegate* lg_bench_service_create(const lg_bench_params* p, bool burst,
+                                        char* why, size_t why_size);
+/* What the service delegate did: partitions and replaced nodes from the
+ * execution plan, against `nodes_before`, the plan's size before the
+ * delegate was applied (-1: unknown; the counts are then -1 too). */
+bool lg_bench_service_read(const TfLiteDelegate* d, const lg_bench_graph* g,
+                           int nodes_before, bool burst,
+                           lg_bench_delegate_info* info);
+
 /* ---- Comparison (compare.c) --------------------------------------------- */
 
-#define LG_COMPARE_MAX 4 /* cpu, cl, vk, gpu: each at most once */
+#define LG_COMPARE_MAX 6 /* cpu, cl, vk, gpu, svc, burst: each once */
 /* Checks the --compare list; false with the reason in `why`. */
 bool lg_bench_compare_check(const char* list, char* why, size_t why_size);
 /* Runs the comparison and prints its report; the exit status. */

@@ -4,7 +4,10 @@
  * Order: the CPU runs first, listed or not: its outputs are the reference
  * and its mean the base of the speed-ups (unlisted, its row is marked as
  * the reference). Then each listed backend in the order given: "cl"
- * (OpenCL), "vk" (Vulkan), "gpu" (the delegate's automatic choice).
+ * (OpenCL), "vk" (Vulkan), "gpu" (the delegate's automatic choice), "svc"
+ * and "burst" (the service delegate on --use_service, per call and in
+ * burst mode: one init, no kernel cache to warm; its prec column is "-",
+ * the service's device deciding).
  *
  * Per backend:
  *   init cold  GPU: a fresh, empty serialization dir (mkdtemp in $TMPDIR or
@@ -74,8 +77,10 @@
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tools/benchmark/benchmark.h"
 
-#define CPU_ROW (-1) /* cmp_row.backend of the CPU */
-#define PAIR_BLOCK 5 /* Invokes per row per round of the paired runs */
+#define CPU_ROW (-1)   /* cmp_row.backend of the CPU */
+#define SVC_ROW (-2)   /* the service delegate, one request per Invoke */
+#define BURST_ROW (-3) /* the service delegate in burst mode */
+#define PAIR_BLOCK 5   /* Invokes per row per round of the paired runs */
 
 typedef struct cmp_programs {
   uint64_t compiled, from_cache, cache_files;
@@ -122,7 +127,7 @@ typedef struct cmp_run {
 
 /* ---- The list ----------------------------------------------------------- */
 
-static const char* const kNames[] = {"cpu", "cl", "vk", "gpu"};
+static const char* const kNames[] = {"cpu", "cl", "vk", "gpu", "svc", "burst"};
 
 /* The next comma-separated item of *list into `item`; false at the end. */
 static bool next_name(const char** list, char* item, size_t size) {
@@ -149,7 +154,8 @@ bool lg_bench_compare_check(const char* list, char* why, size_t why_size) {
   for (const char* cursor = list; next_name(&cursor, item, sizeof(item));) {
     const char* name = known_name(item);
     if (name == NULL) {
-      snprintf(why, why_size, "'%s' is not one of cpu, cl, vk, gpu", item);
+      snprintf(why, why_size, "'%s' is not one of cpu, cl, vk, gpu, svc, burst",
+               item);
       return false;
     }
     for (int i = 0; i < count; ++i) {
@@ -166,8 +172,10 @@ bool lg_bench_compare_check(const char* list, char* why, size_t why_size) {
 static void add_row(cmp_run* c, const char* name, bool listed) {
   cmp_row* row = &c->rows[c->num_rows++];
   row->name = name;
-  row->backend =
-      strcmp(name, "cpu") == 0 ? CPU_ROW : lg_bench_gpu_backend(name);
+  row->backend = strcmp(name, "cpu") == 0     ? CPU_ROW
+                 : strcmp(name, "svc") == 0   ? SVC_ROW
+                 : strcmp(name, "burst") == 0 ? BURST_ROW
+                                              : lg_bench_gpu_backend(name);
   row->listed = listed;
   row->max_abs_diff = NAN;
   row->init_warm_us = NAN;
@@ -185,6 +193,10 @@ static void plan_rows(cmp_run* c, const char* list) {
   for (const char* cursor = list; next_name(&cursor, item, sizeof(item));) {
     add_row(c, known_name(item), true);
   }
+}
+
+static bool is_service(const cmp_row* row) {
+  return row->backend == SVC_ROW || row->backend == BURST_ROW;
 }
 
 /* ---- One interpreter ---------------------------------------------------- */
@@ -240,7 +252,13 @@ static bool create_interpreter(cmp_run* c, cmp_row* row,
 static bool instance_create(cmp_run* c, cmp_row* row, const char* dir,
                             lg_bench_instance* in, double* init_us) {
   double t0 = lg_bench_now_us();
-  if (row->backend != CPU_ROW) {
+  if (is_service(row)) {
+    char why[1024];
+    in->service = true;
+    in->delegate = lg_bench_service_create(
+        &c->params, row->backend == BURST_ROW, why, sizeof(why));
+    if (in->delegate == NULL) return row_fail(row, "%s", why);
+  } else if (row->backend != CPU_ROW) {
     char why[1024];
     in->delegate = lg_bench_gpu_create(
         &c->params, (litegpu_gpu_backend)row->backend, dir, why, sizeof(why));
@@ -480,6 +498,28 @@ static void run_gpu(cmp_run* c, cmp_row* row) {
   row->ok = ok;
 }
 
+/* A service row: one init (the service keeps no kernel cache to warm), the
+ * runs, what the delegate took. */
+static void run_service(cmp_run* c, cmp_row* row) {
+  lg_bench_instance* in = &row->live;
+  bool ok = instance_create(c, row, NULL, in, &row->init_cold_us) &&
+            row_measure(c, row, &in->graph);
+  if (ok && !lg_bench_service_read(in->delegate, &in->graph, c->nodes_total,
+                                   row->backend == BURST_ROW, &row->info)) {
+    ok = row_fail(row, "cannot read the service delegate's partitions");
+  }
+  char why[64];
+  if (ok && c->params.require_full_delegation &&
+      row->info.nodes_delegated != row->info.nodes_total) {
+    snprintf(why, sizeof(why), "%d of the %d nodes were delegated",
+             row->info.nodes_delegated, row->info.nodes_total);
+    ok = row_fail(row, "--require_full_delegation: %s", why);
+  }
+  if (ok) row->max_abs_diff = max_abs_diff(c, in->ip);
+  if (!ok) row_release(row);
+  row->ok = ok;
+}
+
 /* The paired runs (see the header): every row that ran takes turns. */
 static void run_paired(cmp_run* c) {
   const int rounds = (c->params.num_runs + PAIR_BLOCK - 1) / PAIR_BLOCK;
@@ -533,6 +573,7 @@ static void text_ms(FILE* out, int width, double us) {
 /* The precision the row computes in: the GPU's (half when the delegate
  * chose float16), the CPU's float32 kernels. */
 static const char* precision(const cmp_row* row) {
+  if (is_service(row)) return "-"; /* the service's own device decides */
   return row->backend != CPU_ROW && row->info.fp16 ? "fp16" : "fp32";
 }
 
@@ -576,6 +617,11 @@ static void text_gpu_notes(FILE* out, const cmp_run* c) {
   for (int i = 0; i < c->num_rows; ++i) {
     const cmp_row* row = &c->rows[i];
     if (!row->ok || row->backend == CPU_ROW) continue;
+    if (is_service(row)) {
+      fprintf(out, "  %s: the litegpu service at '%s' on '%s', %s\n", row->name,
+              c->params.use_service, row->info.device, row->info.backend);
+      continue;
+    }
     fprintf(out,
             "  %s: %s on '%s', %s precision; kernel programs: cold init %llu "
             "compiled + %llu from cache (%llu cache files), warm init %llu "
@@ -640,7 +686,7 @@ static void print_text(FILE* out, const cmp_run* c, const bool* set) {
 static void json_programs(FILE* out, const char* key, const cmp_row* row,
                           const cmp_programs* pr) {
   fprintf(out, ",\"%s\":", key);
-  if (row->backend == CPU_ROW) {
+  if (row->backend == CPU_ROW || is_service(row)) {
     fputs("null", out);
   } else {
     fprintf(out, "{\"compiled\":%llu,\"from_cache\":%llu,\"cache_files\":%llu}",
@@ -731,8 +777,9 @@ static bool write_plot(FILE* out, const cmp_run* c) {
     const char* api = row->backend == CPU_ROW ? "CPU"
                       : row->ok               ? row->info.backend
                                               : "GPU";
-    snprintf(labels[i], sizeof(labels[i]), "%s%s%s%s", api, row->ok ? ", " : "",
-             row->ok ? precision(row) : "", row->listed ? "" : " (reference)");
+    const bool prec = row->ok && !is_service(row);
+    snprintf(labels[i], sizeof(labels[i]), "%s%s%s%s", api, prec ? ", " : "",
+             prec ? precision(row) : "", row->listed ? "" : " (reference)");
     rows[i] = (lg_plot_row){
         .name = row->name,
         .label = labels[i],
@@ -825,7 +872,12 @@ static bool run_rows(cmp_run* c) {
     }
   }
   for (int i = 0; i < c->num_rows; ++i) {
-    if (c->rows[i].backend != CPU_ROW) run_gpu(c, &c->rows[i]);
+    cmp_row* row = &c->rows[i];
+    if (is_service(row)) {
+      run_service(c, row);
+    } else if (row->backend != CPU_ROW) {
+      run_gpu(c, row);
+    }
   }
   run_paired(c);
   for (int i = 0; i < c->num_rows; ++i) row_release(&c->rows[i]);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "litegpu/service_delegate.h"
 #include "tools/benchmark/benchmark.h"
 
 /* The custom_name of the delegate's kernel nodes (TFLite's name). */
@@ -243,6 +244,10 @@ void lg_bench_instance_destroy(lg_bench_instance* in) {
   lg_bench_graph_close(&in->graph); /* a runner goes before its interpreter */
   TfLiteInterpreterDelete(in->ip);
   TfLiteInterpreterOptionsDelete(in->options);
-  TfLiteGpuDelegateV2Delete(in->delegate);
+  if (in->service) {
+    litegpu_service_delegate_delete(in->delegate);
+  } else {
+    TfLiteGpuDelegateV2Delete(in->delegate);
+  }
   memset(in, 0, sizeof(*in));
 }

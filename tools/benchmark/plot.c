@@ -33,10 +33,8 @@
 
 static const char* const kColors[][2] = {
     /* name, colour */
-    {"cpu", "#4d4d4d"},
-    {"cl", "#1f77b4"},
-    {"vk", "#d62728"},
-    {"gpu", "#2ca02c"},
+    {"cpu", "#4d4d4d"}, {"cl", "#1f77b4"},  {"vk", "#d62728"},
+    {"gpu", "#2ca02c"}, {"svc", "#9467bd"}, {"burst", "#ff7f0e"},
 };
 
 static const char* color_of(const char* name) {

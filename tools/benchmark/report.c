@@ -200,11 +200,24 @@ static void text_count(FILE* out, int v) {
 
 /* --use_gpu: what the delegate took and what it costs per inference. */
 static void text_delegate(FILE* out, const lg_bench_delegate_info* d) {
+  const char* removed = d->fell_back
+                            ? "; REMOVED by the runtime (delegate fallback): "
+                              "the CPU ran every node"
+                            : "";
+  if (d->service) {
+    fprintf(out, "\nService delegate: the litegpu service on '%s', %s%s\n",
+            d->device, d->backend, removed);
+    fputs("  partitions ", out);
+    text_count(out, d->partitions);
+    fputs(", nodes delegated ", out);
+    text_count(out, d->nodes_delegated);
+    fputs(" of ", out);
+    text_count(out, d->nodes_total);
+    fputs(" (one request per partition and Invoke)\n", out);
+    return;
+  }
   fprintf(out, "\nGPU delegate: %s on '%s', %s precision%s\n", d->backend,
-          d->device, d->fp16 ? "half" : "full",
-          d->fell_back ? "; REMOVED by the runtime (delegate fallback): "
-                         "the CPU ran every node"
-                       : "");
+          d->device, d->fp16 ? "half" : "full", removed);
   fputs("  partitions ", out);
   text_count(out, d->partitions);
   fputs(", nodes delegated ", out);
@@ -254,7 +267,8 @@ void lg_bench_print_text(FILE* out, const lg_bench* b,
   text_tensors(out, b, g);
   fprintf(out, "\nInitialization:\n  load model %.3f ms\n", b->load_us / 1e3);
   if (b->has_delegate) {
-    fprintf(out, "  create GPU delegate %.3f ms\n", b->delegate_us / 1e3);
+    fprintf(out, "  create %s delegate %.3f ms\n",
+            b->delegate.service ? "service" : "GPU", b->delegate_us / 1e3);
   }
   fprintf(out,
           "  create interpreter %.3f ms\n  resize inputs + AllocateTensors "
