@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "delegates/service/channel.h"
@@ -25,6 +26,7 @@ struct lg_svc_client {
   uint32_t num_ops;
   char device[LG_WIRE_DEVICE_SIZE];
   lg_svc_burst* bursts;
+  int execute_timeout_ms; /* 0: wait as long as the service lives */
 };
 
 struct lg_svc_pool {
@@ -70,6 +72,37 @@ static int mark_dead(lg_svc_client* c, char* error, size_t size) {
              "the litegpu service at %s died (its socket closed)", c->path);
   }
   return dead_error(c, error, size);
+}
+
+/* An execution that got no answer in time: the service is alive but hung.
+ * The connection is shut down (the service frees what it held when it
+ * sees the hang-up) and every later call fails with this reason, as after
+ * a death: a late answer can never be taken for another request's. */
+static int mark_hung(lg_svc_client* c, char* error, size_t size) {
+  if (!c->dead) {
+    c->dead = true;
+    snprintf(c->dead_reason, sizeof(c->dead_reason),
+             "the litegpu service at %s did not answer an execution within "
+             "%d ms (alive but hung); the connection is closed",
+             c->path, c->execute_timeout_ms);
+    lg_channel_shutdown(c->channel);
+  }
+  return dead_error(c, error, size);
+}
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Milliseconds left before `deadline_ns` for a poll: -1 without a deadline
+ * (0), at least 1 before it, 0 once it has passed. */
+static int ms_left(int64_t deadline_ns) {
+  if (deadline_ns == 0) return -1;
+  const int64_t left = deadline_ns - now_ns();
+  if (left <= 0) return 0;
+  return (int)((left + 999999) / 1000000);
 }
 
 /* ---- Messages from the service --------------------------------------------
@@ -122,16 +155,23 @@ static int pump(lg_svc_client* c, char* error, size_t size) {
 }
 
 /* Sends a request and waits for its reply, answering slot requests that
- * arrive meanwhile. On 0 the caller clears `reply`. */
-static int call(lg_svc_client* c, lg_wire_msg* request, uint32_t reply_type,
-                lg_wire_msg* reply, char* error, size_t size) {
+ * arrive meanwhile; with `timeout_ms` > 0, no longer than that (then the
+ * service counts as hung). On 0 the caller clears `reply`. */
+static int call_within(lg_svc_client* c, lg_wire_msg* request,
+                       uint32_t reply_type, lg_wire_msg* reply, int timeout_ms,
+                       char* error, size_t size) {
   if (c->dead) return dead_error(c, error, size);
   request->seq = ++c->seq;
   lg_channel_status s = lg_channel_send(c->channel, request, error, size);
   if (s == LG_CHANNEL_CLOSED) return mark_dead(c, error, size);
   if (s != LG_CHANNEL_OK) return -1;
+  const int64_t deadline =
+      timeout_ms > 0 ? now_ns() + (int64_t)timeout_ms * 1000000LL : 0;
   for (;;) {
-    s = lg_channel_recv(c->channel, reply, -1, error, size);
+    const int wait_ms = ms_left(deadline);
+    s = wait_ms == 0 ? LG_CHANNEL_TIMEOUT
+                     : lg_channel_recv(c->channel, reply, wait_ms, error, size);
+    if (s == LG_CHANNEL_TIMEOUT) return mark_hung(c, error, size);
     if (s == LG_CHANNEL_CLOSED) return mark_dead(c, error, size);
     if (s != LG_CHANNEL_OK) return -1;
     if (reply->type == LG_MSG_SLOT_REQUEST) {
@@ -155,6 +195,11 @@ static int call(lg_svc_client* c, lg_wire_msg* request, uint32_t reply_type,
     lg_wire_msg_clear(reply);
     return -1;
   }
+}
+
+static int call(lg_svc_client* c, lg_wire_msg* request, uint32_t reply_type,
+                lg_wire_msg* reply, char* error, size_t size) {
+  return call_within(c, request, reply_type, reply, 0, error, size);
 }
 
 /* A request answered by STATUS_REPLY; *value (may be NULL) gets its
@@ -244,6 +289,12 @@ bool lg_svc_client_alive(const lg_svc_client* c) { return !c->dead; }
 
 /* ---- Models ----------------------------------------------------------------
  */
+
+void lg_svc_client_set_execute_timeout(lg_svc_client* c, int timeout_ms) {
+  pthread_mutex_lock(&c->lock);
+  c->execute_timeout_ms = timeout_ms > 0 ? timeout_ms : 0;
+  pthread_mutex_unlock(&c->lock);
+}
 
 int lg_svc_prepare(lg_svc_client* c, const void* model, size_t size,
                    lg_svc_model_info* info, char* error, size_t error_size) {
@@ -378,7 +429,8 @@ int lg_svc_execute(lg_svc_client* c, uint32_t model_id, const lg_svc_io* inputs,
   m.fds[0] = pool->fd;
   m.num_fds = 1;
   pthread_mutex_lock(&c->lock);
-  int rc = call(c, &m, LG_MSG_EXECUTE_REPLY, &r, error, size);
+  int rc = call_within(c, &m, LG_MSG_EXECUTE_REPLY, &r, c->execute_timeout_ms,
+                       error, size);
   pthread_mutex_unlock(&c->lock);
   if (rc != 0) return -1;
   if (r.u.execute_reply.status != LG_WIRE_OK) {
@@ -566,11 +618,23 @@ int lg_svc_burst_execute(lg_svc_burst* b, const lg_svc_io* inputs,
   }
   lg_burst_result r;
   const uint32_t serial = b->serial;
+  const int64_t deadline =
+      c->execute_timeout_ms > 0
+          ? now_ns() + (int64_t)c->execute_timeout_ms * 1000000LL
+          : 0;
   while (rc == 0) {
     uint32_t bits = 0;
+    int64_t slice = LG_SVC_DEAD_CHECK_MS * 1000000LL;
+    if (deadline != 0) {
+      const int64_t left = deadline - now_ns();
+      if (left <= 0) {
+        rc = mark_hung(c, error, size);
+        break;
+      }
+      if (left < slice) slice = left;
+    }
     const lg_fmq_status s = lg_fmq_wait_readable(
-        b->results, b->spin_ns, LG_SVC_DEAD_CHECK_MS * 1000000LL,
-        LG_BURST_EVENT_CALLBACK, &bits);
+        b->results, b->spin_ns, slice, LG_BURST_EVENT_CALLBACK, &bits);
     if (s == LG_FMQ_CORRUPT) {
       rc = broken(b, error, size, "burst result queue corrupt");
     } else if (bits & LG_FMQ_EVENT_NOT_EMPTY) {
@@ -585,6 +649,8 @@ int lg_svc_burst_execute(lg_svc_burst* b, const lg_svc_io* inputs,
     } else if (s == LG_FMQ_TIMEOUT) {
       rc = mark_dead(c, error, size);
     }
+    /* A timed-out slice with the service alive loops back to the deadline
+     * check. */
   }
   pthread_mutex_unlock(&c->lock);
   if (rc != 0) return -1;

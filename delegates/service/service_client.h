@@ -77,6 +77,12 @@ typedef struct lg_svc_model_info {
   lg_wire_tensor outputs[LG_WIRE_MAX_IO];
 } lg_svc_model_info;
 
+/* How long an execution (per call or burst) may wait for its answer
+ * (<= 0: as long as the service lives). Past it the service counts as
+ * hung: the connection is shut down and this and every later call fail
+ * naming the timeout. */
+void lg_svc_client_set_execute_timeout(lg_svc_client* client, int timeout_ms);
+
 /* Sends a .tflite (copied into a sealed memfd) and prepares it. 0, or -1
  * with the reason. */
 int lg_svc_prepare(lg_svc_client* client, const void* model, size_t size,

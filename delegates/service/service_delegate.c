@@ -287,6 +287,7 @@ TfLiteDelegate* litegpu_service_delegate_create(
     litegpu_service_delegate_delete(&sd->base);
     return NULL;
   }
+  lg_svc_client_set_execute_timeout(sd->client, o.execute_timeout_ms);
   sd->base = TfLiteDelegateCreate();
   sd->base.data_ = sd;
   sd->base.Prepare = delegate_prepare;

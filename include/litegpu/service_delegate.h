@@ -23,7 +23,8 @@
  * at /tmp/litegpu.sock: ... No such file or directory". When the service
  * dies, an Invoke in flight returns kTfLiteError within about 50 ms with
  * "the litegpu service at PATH died (its socket closed)", and so does
- * every later Invoke; it never hangs.
+ * every later Invoke; it never hangs. A service that is alive but hung
+ * blocks an Invoke until execute_timeout_ms (below) runs out, when set.
  *
  *   litegpu_service_delegate_options o =
  *       litegpu_service_delegate_options_default();
@@ -65,6 +66,13 @@ typedef struct litegpu_service_delegate_options {
   /* Burst only: how long an Invoke spins on the result before it sleeps
    * on the event flag, in microseconds (0: 100). */
   int burst_spin_us;
+  /* How long an Invoke waits for the service to answer an execution, in
+   * milliseconds (0: as long as the service lives). A service that is
+   * alive but does not answer in time counts as hung: the Invoke returns
+   * kTfLiteError with "the litegpu service at PATH did not answer an
+   * execution within N ms", the connection is closed (the service frees
+   * what it held) and later Invokes fail as after the service's death. */
+  int execute_timeout_ms;
 } litegpu_service_delegate_options;
 
 TFL_CAPI_EXPORT litegpu_service_delegate_options

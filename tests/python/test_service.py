@@ -10,6 +10,8 @@ in a temporary folder, clients through the service delegate
   * a client process killed with SIGKILL: the service serves the next one;
   * the service killed during an Invoke: the Invoke fails within 1 s and
     names the dead service;
+  * a hung service (alive, answering late): with execute_timeout_ms the
+    Invoke fails at the timeout naming it, and later ones at once;
   * bench_service reports the three round trips;
   * benchmark_model --use_service (per call, burst) and its --compare rows
     svc and burst, and their errors.
@@ -50,14 +52,15 @@ class _Options(ctypes.Structure):
                 ("burst", ctypes.c_bool),
                 ("max_delegated_partitions", ctypes.c_int),
                 ("min_nodes_per_partition", ctypes.c_int),
-                ("burst_spin_us", ctypes.c_int)]
+                ("burst_spin_us", ctypes.c_int),
+                ("execute_timeout_ms", ctypes.c_int)]
 
 
 class ServiceDelegate:
     """litegpu_service_delegate_create; .pointer goes into an Interpreter's
     delegates. Raises lg.LiteGpuError with the reason."""
 
-    def __init__(self, lib, socket_path, burst):
+    def __init__(self, lib, socket_path, burst, execute_timeout_ms=0):
         dll = lib._dll
         dll.litegpu_service_delegate_options_default.restype = _Options
         dll.litegpu_service_delegate_create.restype = ctypes.c_void_p
@@ -71,6 +74,7 @@ class ServiceDelegate:
         options = dll.litegpu_service_delegate_options_default()
         options.socket_path = self._path
         options.burst = burst
+        options.execute_timeout_ms = execute_timeout_ms
         error = ctypes.create_string_buffer(1024)
         self.pointer = dll.litegpu_service_delegate_create(
             ctypes.byref(options), error, len(error))
@@ -323,6 +327,38 @@ def test_killed_service_fails_the_invoke_within_a_second(lib, tmp_path,
             text = " ".join(failure.value.messages)
             assert "the litegpu service at" in text and "died" in text
             assert str(s.socket) in text
+    finally:
+        delegate.close()
+        s.kill()
+
+
+@pytest.mark.parametrize("burst", [False, True], ids=["per_call", "burst"])
+def test_hung_service_times_out_the_invoke(lib, tmp_path, burst):
+    s = Service(tmp_path, "--delegate=cpu", "--test_execute_delay_ms=3000")
+    delegate = ServiceDelegate(lib, s.socket, burst, execute_timeout_ms=300)
+    try:
+        with lg.Model.from_file(lib, str(MODELS[4])) as model, \
+                lg.Interpreter(lib, model, num_threads=1,
+                               delegates=[delegate.pointer]) as interp:
+            interp.allocate_tensors()
+            started = time.monotonic()
+            with pytest.raises(lg.LiteGpuError) as failure:
+                interp.invoke()
+            waited = time.monotonic() - started
+            assert 0.29 <= waited < 1.5
+            text = " ".join(failure.value.messages)
+            assert (f"the litegpu service at {s.socket} did not answer an "
+                    "execution within 300 ms") in text
+            # Later Invokes fail at once, for the same reason.
+            started = time.monotonic()
+            with pytest.raises(lg.LiteGpuError) as again:
+                interp.invoke()
+            assert time.monotonic() - started < 0.25
+            assert "did not answer an execution within 300 ms" in \
+                " ".join(again.value.messages)
+        # The service itself lives on and takes a new client.
+        assert s.proc.poll() is None
+        ServiceDelegate(lib, s.socket, burst).close()
     finally:
         delegate.close()
         s.kill()
