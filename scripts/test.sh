@@ -5,7 +5,7 @@
 #   3. the pytest model tests (tests/python) against the release build, and
 #      the per-op suites and quantized models again against the asan build
 #      under ASan+UBSan,
-#   4. the loader and interpreter fuzzers for a bounded time each
+#   4. the loader, interpreter and service-wire fuzzers for a bounded time each
 #      (tests/fuzz/run_fuzzer.sh),
 #   5. the install test (tests/install/run_install_test.sh).
 # Every step runs even when an earlier one failed; the exit status is non-zero

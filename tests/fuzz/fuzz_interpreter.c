@@ -160,8 +160,8 @@ static void lg_fuzz_run(TfLiteInterpreter* ip) {
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   lg_watchdog_start();
-  TfLiteModel* model = TfLiteModelCreateWithErrorReporter(
-      data, size, lg_fuzz_report, NULL);
+  TfLiteModel* model =
+      TfLiteModelCreateWithErrorReporter(data, size, lg_fuzz_report, NULL);
   if (model == NULL) return 0;
   TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
   if (options != NULL) {

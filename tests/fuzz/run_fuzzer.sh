@@ -5,8 +5,11 @@
 #   tests/fuzz/run_fuzzer.sh [SECONDS] [BUILD_DIR] [TARGET...]
 #
 # SECONDS (per target) defaults to 60; BUILD_DIR to build/fuzz in the
-# checkout; the targets to both: fuzz_model_loader (the .tflite reader) and
-# fuzz_interpreter (create, AllocateTensors, Invoke through the C API).
+# checkout; the targets to all three: fuzz_model_loader (the .tflite
+# reader), fuzz_interpreter (create, AllocateTensors, Invoke through the C
+# API) and fuzz_service_wire (the service's control and burst decoders).
+# Without named targets fuzz_service_wire, whose inputs are small and fast,
+# gets SECONDS / 3 (at least 5); named, it gets SECONDS like the others.
 # The normal test command runs them briefly (scripts/test.sh); a long
 # session is the same command with more seconds, e.g.
 #   tests/fuzz/run_fuzzer.sh 3600 build/fuzz fuzz_interpreter
@@ -23,15 +26,20 @@ root=$(cd "$here/../.." && pwd)
 build=${2:-$root/build/fuzz}
 shift $(($# > 2 ? 2 : $#))
 targets=("$@")
-if [[ ${#targets[@]} -eq 0 ]]; then
-  targets=(fuzz_model_loader fuzz_interpreter)
+named=${#targets[@]}
+if [[ $named -eq 0 ]]; then
+  targets=(fuzz_model_loader fuzz_interpreter fuzz_service_wire)
 fi
 
 CC=${CC:-clang} cmake -S "$root" -B "$build" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DLITEGPU_BUILD_FUZZERS=ON -DLITEGPU_SANITIZE=ON -DLITEGPU_WERROR=ON \
   -DLITEGPU_BUILD_TESTS=OFF > /dev/null
-cmake --build "$build" --target "${targets[@]}" -j2
+build_targets=("${targets[@]}")
+for target in "${targets[@]}"; do
+  [[ $target == fuzz_service_wire ]] && build_targets+=(make_wire_seeds)
+done
+cmake --build "$build" --target "${build_targets[@]}" -j2
 
 artifacts=$build/fuzz_artifacts
 mkdir -p "$artifacts"
@@ -40,7 +48,10 @@ status=0
 for target in "${targets[@]}"; do
   corpus=$build/corpus_$target
   if [[ ! -d $corpus ]]; then
-    if [[ $target == fuzz_interpreter ]]; then
+    if [[ $target == fuzz_service_wire ]]; then
+      mkdir -p "$corpus"
+      "$build/tests/fuzz/make_wire_seeds" "$corpus"
+    elif [[ $target == fuzz_interpreter ]]; then
       # Models that run, control flow and quantized ones included.
       "$here/make_corpus.sh" "$corpus" "$shared/models" "$root/tests/models"
     else
@@ -63,12 +74,19 @@ for target in "${targets[@]}"; do
     asan=$asan:allocator_may_return_null=1:max_allocation_size_mb=1024
     limits=(-malloc_limit_mb=65536)
   fi
+  target_seconds=$seconds
+  if [[ $target == fuzz_service_wire && $named -eq 0 ]]; then
+    target_seconds=$((seconds / 3 > 5 ? seconds / 3 : 5))
+  fi
+  regressions=("$here/regressions")
+  [[ $target == fuzz_service_wire ]] && regressions=()
   ASAN_OPTIONS=${ASAN_OPTIONS:-$asan} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     "$build/tests/fuzz/$target" \
-    -max_len=400000 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    "${limits[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/" \
-    ${LITEGPU_FUZZ_FLAGS:-} "$corpus" "$here/regressions" >"$log" 2>&1 ||
+    -max_len=400000 -max_total_time="$target_seconds" -timeout=10 \
+    -rss_limit_mb=2048 "${limits[@]}" -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" ${LITEGPU_FUZZ_FLAGS:-} "$corpus" \
+    "${regressions[@]}" >"$log" 2>&1 ||
     rc=$?
   echo "== $target"
   if [[ $rc -ne 0 ]]; then
