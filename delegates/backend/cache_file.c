@@ -36,6 +36,11 @@ uint64_t lg_fnv1a64(uint64_t hash, const void* data, size_t bytes) {
   return hash;
 }
 
+uint64_t lg_cache_namespace(const char* token) {
+  if (token == NULL || token[0] == '\0') return 0;
+  return lg_fnv1a64(LG_FNV1A64_INIT, token, strlen(token));
+}
+
 bool lg_cache_file_path(const lg_cache_file_format* format, const char* dir,
                         const char* key, char* path, size_t path_size) {
   uint64_t h = lg_fnv1a64(LG_FNV1A64_INIT, key, strlen(key));

@@ -40,6 +40,10 @@
 #define LG_FNV1A64_INIT UINT64_C(0xcbf29ce484222325)
 uint64_t lg_fnv1a64(uint64_t hash, const void* data, size_t bytes);
 
+/* The namespace a model token gives cache keys (TFLite's model_token):
+ * its FNV-1a hash, 0 for NULL or "" (no namespace). */
+uint64_t lg_cache_namespace(const char* token);
+
 typedef struct lg_cache_file_format {
   const char* prefix; /* in the file name: "cl", "vk" */
   char magic[8];      /* the first 8 bytes of every file */

@@ -223,6 +223,9 @@ typedef struct lg_gpu_backend_options {
   int device_index;      /* among the backend's GPU-like devices */
   bool allow_fp16;       /* build kernels with half storage/math */
   const char* cache_dir; /* program/pipeline cache folder, or NULL */
+  /* Part of every cache entry's key (TFLite's model_token): entries of
+   * different models never meet. NULL or "": none. */
+  const char* cache_namespace;
 } lg_gpu_backend_options;
 
 /* ---- Core wrappers --------------------------------------------------------

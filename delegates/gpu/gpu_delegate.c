@@ -326,6 +326,15 @@ static bool precision_loss_allowed(const TfLiteGpuDelegateOptionsV2* o) {
   return false;
 }
 
+/* TFLite's rule: programs are serialized only with ENABLE_SERIALIZATION,
+ * a serialization_dir and a model_token. */
+static bool serializing(const TfLiteGpuDelegateOptionsV2* o) {
+  return (o->experimental_flags &
+          TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_SERIALIZATION) != 0 &&
+         o->serialization_dir != NULL && o->serialization_dir[0] != '\0' &&
+         o->model_token != NULL && o->model_token[0] != '\0';
+}
+
 /* The backend the options ask for: that registry row, or for AUTO the
  * first row that has a device (gpu_backends.c). A failure names each
  * backend tried and its reason. */
@@ -337,7 +346,8 @@ static TfLiteStatus create_backend(const litegpu_gpu_delegate_options* o,
   const lg_gpu_backend_options bo = {
       .device_index = o->device_index,
       .allow_fp16 = precision_loss_allowed(&o->tflite),
-      .cache_dir = o->tflite.serialization_dir};
+      .cache_dir = serializing(&o->tflite) ? o->tflite.serialization_dir : NULL,
+      .cache_namespace = o->tflite.model_token};
   int count = 0;
   const lg_gpu_backend_entry* backends = lg_gpu_backends(&count);
   size_t used = (size_t)snprintf(message, size, "GPU delegate: ");
@@ -366,13 +376,30 @@ static TfLiteStatus create_backend(const litegpu_gpu_delegate_options* o,
 TfLiteDelegate* litegpu_gpu_delegate_create(
     const litegpu_gpu_delegate_options* options, char* error,
     size_t error_size) {
-  const litegpu_gpu_delegate_options o =
+  litegpu_gpu_delegate_options o =
       options ? *options : litegpu_gpu_delegate_options_default();
   if (o.backend != LITEGPU_GPU_BACKEND_AUTO &&
       o.backend != LITEGPU_GPU_BACKEND_OPENCL &&
       o.backend != LITEGPU_GPU_BACKEND_VULKAN) {
     return create_failed(error, error_size,
                          "GPU delegate: unknown backend in the options");
+  }
+  const int64_t flags = o.tflite.experimental_flags;
+  if (flags & TFLITE_GPU_EXPERIMENTAL_FLAGS_GL_ONLY) {
+    return create_failed(
+        error, error_size,
+        "GPU delegate: TFLITE_GPU_EXPERIMENTAL_FLAGS_GL_ONLY asks for "
+        "OpenGL ES, which litegpu does not have (it runs OpenCL or "
+        "Vulkan): drop the flag, or set CL_ONLY for OpenCL");
+  }
+  if (flags & TFLITE_GPU_EXPERIMENTAL_FLAGS_CL_ONLY) {
+    if (o.backend == LITEGPU_GPU_BACKEND_VULKAN) {
+      return create_failed(
+          error, error_size,
+          "GPU delegate: TFLITE_GPU_EXPERIMENTAL_FLAGS_CL_ONLY and the "
+          "Vulkan backend exclude each other");
+    }
+    o.backend = LITEGPU_GPU_BACKEND_OPENCL; /* no Vulkan fallback */
   }
   gpu_delegate* gd = calloc(1, sizeof(*gd));
   if (gd == NULL) {

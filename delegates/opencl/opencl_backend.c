@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "delegates/backend/cache_file.h"
 #include "delegates/opencl/opencl_device.h"
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
@@ -420,7 +421,8 @@ static const lg_gpu_backend_ops lg_cl_ops = {
 TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
                                       lg_gpu_backend** out,
                                       lg_gpu_error* error) {
-  static const lg_gpu_backend_options defaults = {0, false, NULL};
+  static const lg_gpu_backend_options defaults = {
+      .device_index = 0, .allow_fp16 = false, .cache_dir = NULL};
   lg_gpu_backend* be = NULL;
   lg_cl_impl* impl = NULL;
   cl_int err = CL_SUCCESS;
@@ -440,6 +442,7 @@ TfLiteStatus lg_opencl_backend_create(const lg_gpu_backend_options* options,
   be->ops = &lg_cl_ops;
   be->name = "OpenCL";
   be->impl = impl;
+  impl->cache_namespace = lg_cache_namespace(options->cache_namespace);
   if (options->cache_dir != NULL && options->cache_dir[0] != '\0') {
     impl->cache_dir = strdup(options->cache_dir);
     if (impl->cache_dir == NULL) {

@@ -15,7 +15,8 @@ typedef struct lg_cl_impl {
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;
-  char* cache_dir; /* owned; NULL: no program cache */
+  char* cache_dir;          /* owned; NULL: no program cache */
+  uint64_t cache_namespace; /* hash of the model token in every key; 0: none */
   /* With fp16_storage: half arithmetic too (-DLG_HALF_MATH), only when the
    * device has cl_khr_fp16 and the test hook is off. */
   bool half_math;

@@ -205,11 +205,11 @@ static TfLiteStatus lg_get_program(lg_gpu_backend* be,
   lg_cl_observe(src->name, options, text.lines, text.count);
   if (impl->cache_dir != NULL) {
     key = lg_strdup_printf(
-        "litegpu OpenCL program\ndevice=%s\nvendor=%s\ndriver=%s\n"
-        "version=%s\noptions=%s\nsource=%016llx\nkernel=%s\n",
-        be->device.name, be->device.vendor, be->device.driver_version,
-        be->device.api_version, options,
-        (unsigned long long)lg_source_hash(&text), src->name);
+        "litegpu OpenCL program\nmodel=%016llx\ndevice=%s\nvendor=%s\n"
+        "driver=%s\nversion=%s\noptions=%s\nsource=%016llx\nkernel=%s\n",
+        (unsigned long long)impl->cache_namespace, be->device.name,
+        be->device.vendor, be->device.driver_version, be->device.api_version,
+        options, (unsigned long long)lg_source_hash(&text), src->name);
     if (key == NULL) {
       lg_gpu_error_set(error, "kernel_create: out of host memory");
       goto fail;

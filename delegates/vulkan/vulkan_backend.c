@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "delegates/backend/cache_file.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
 
@@ -106,7 +107,8 @@ TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
                                          const lg_vulkan_options* vk,
                                          lg_gpu_backend** out,
                                          lg_gpu_error* error) {
-  static const lg_gpu_backend_options defaults = {0, false, NULL};
+  static const lg_gpu_backend_options defaults = {
+      .device_index = 0, .allow_fp16 = false, .cache_dir = NULL};
   lg_gpu_backend* be = NULL;
   lg_vk_impl* impl = NULL;
   if (out == NULL) {
@@ -125,6 +127,7 @@ TfLiteStatus lg_vulkan_backend_create_ex(const lg_gpu_backend_options* options,
   be->ops = &lg_vk_ops;
   be->name = "Vulkan";
   be->impl = impl;
+  impl->cache_namespace = lg_cache_namespace(options->cache_namespace);
   if (options->cache_dir != NULL && options->cache_dir[0] != '\0') {
     impl->cache_dir = strdup(options->cache_dir);
     if (impl->cache_dir == NULL) {

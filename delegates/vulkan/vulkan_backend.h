@@ -18,18 +18,18 @@
  *
  * Kernels come from shaders/kernels/<name>.lgk (the shared dialect of
  * shaders/kernels/lg_kernel.h, one source with the OpenCL backend),
- * compiled to SPIR-V at build time (vulkan_shaders.h). kernel_create's defines ("-DLG_OP=3 -DLG_ACT")
- * become specialization constants: each NAME must be one the shader
- * declares (an unknown NAME is an error naming it), a define without a
- * value means 1, and a value is an integer or one of the shader's value
- * words (cast.lgk: -DLG_SRC=float). Arguments: buffers bind to storage
- * buffers 0..k-1 in argument order, ints and floats are push constants,
- * 4 bytes each, in argument order; dispatch checks both against the shader.
- * The work-group size is a specialization constant too: a kernel keeps one
- * pipeline per local size it has been dispatched with (the default one is
- * built by kernel_create). Global sizes are rounded up to the local size
- * (shaders check their index); group counts past the device's
- * maxComputeWorkGroupCount are split into several dispatches.
+ * compiled to SPIR-V at build time (vulkan_shaders.h). kernel_create's defines
+ * ("-DLG_OP=3 -DLG_ACT") become specialization constants: each NAME must be one
+ * the shader declares (an unknown NAME is an error naming it), a define without
+ * a value means 1, and a value is an integer or one of the shader's value words
+ * (cast.lgk: -DLG_SRC=float). Arguments: buffers bind to storage buffers 0..k-1
+ * in argument order, ints and floats are push constants, 4 bytes each, in
+ * argument order; dispatch checks both against the shader. The work-group size
+ * is a specialization constant too: a kernel keeps one pipeline per local size
+ * it has been dispatched with (the default one is built by kernel_create).
+ * Global sizes are rounded up to the local size (shaders check their index);
+ * group counts past the device's maxComputeWorkGroupCount are split into
+ * several dispatches.
  *
  * Pipeline cache: with options->cache_dir set, each shader's VkPipelineCache
  * data is kept in a file there, keyed by the device (name, vendor and device

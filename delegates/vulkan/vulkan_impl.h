@@ -82,6 +82,7 @@ typedef struct lg_vk_impl {
 
   /* Pipeline cache files (NULL: none); the device part of every key. */
   char* cache_dir;
+  uint64_t cache_namespace; /* hash of the model token in every key; 0: none */
   char cache_device_key[1024];
 
   /* Recording and submission (vulkan_dispatch.c). Command buffers and

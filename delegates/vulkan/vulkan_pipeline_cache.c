@@ -56,12 +56,14 @@ static char* lg_vk_cache_key(const lg_vk_impl* impl,
   const uint64_t spirv = lg_fnv1a64(LG_FNV1A64_INIT, kernel->code,
                                     kernel->words * sizeof(uint32_t));
   const char* format =
-      "litegpu Vulkan pipeline cache\n%sshader=%s\nspirv=%016llx\n";
-  int n = snprintf(NULL, 0, format, impl->cache_device_key, s->name,
+      "litegpu Vulkan pipeline cache\nmodel=%016llx\n%sshader=%s\n"
+      "spirv=%016llx\n";
+  const unsigned long long model = impl->cache_namespace;
+  int n = snprintf(NULL, 0, format, model, impl->cache_device_key, s->name,
                    (unsigned long long)spirv);
   char* key = n < 0 ? NULL : malloc((size_t)n + 1);
   if (key != NULL) {
-    snprintf(key, (size_t)n + 1, format, impl->cache_device_key, s->name,
+    snprintf(key, (size_t)n + 1, format, model, impl->cache_device_key, s->name,
              (unsigned long long)spirv);
   }
   return key;

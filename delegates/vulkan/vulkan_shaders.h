@@ -2,12 +2,12 @@
  *
  * cmake/vulkan_shaders.cmake compiles every kernel, a shared-dialect
  * shaders/kernels/NAME.lgk behind shaders/kernels/lg_dialect_glsl.h, with
- * glslc as written (float32 tensor data) and with -DLG_FP16 (float16 tensor data,
- * shaders/vulkan/lg_types.glsl), each also with -DLG_TEXEL (read-only tensors
- * as texel buffers), validates them with spirv-val and generates this table at
- * build time (build/generated/vulkan_shaders.c), sorted by name, together with
- * what the backend needs to know about each shader's interface: its
- * specialization constants by define name, the words a define may use as a
+ * glslc as written (float32 tensor data) and with -DLG_FP16 (float16 tensor
+ * data, shaders/vulkan/lg_types.glsl), each also with -DLG_TEXEL (read-only
+ * tensors as texel buffers), validates them with spirv-val and generates this
+ * table at build time (build/generated/vulkan_shaders.c), sorted by name,
+ * together with what the backend needs to know about each shader's interface:
+ * its specialization constants by define name, the words a define may use as a
  * value, its buffer bindings and their kinds, and the kinds of its push
  * constants. The data is static and immutable; any thread may read it.
  *

@@ -24,7 +24,11 @@
  * in float32, or with float16 tensors when precision loss is allowed (as
  * TFLite decides it) and the backend and device support half precision
  * (litegpu_gpu_delegate_stats.fp16 says which).
- * serialization_dir, when set, holds the compiled-program cache.
+ * Compiled programs are cached in serialization_dir when TFLite's rule
+ * allows it (ENABLE_SERIALIZATION, the folder and a model_token, which
+ * keys the entries); CL_ONLY keeps to OpenCL and GL_ONLY is refused:
+ * tensorflow/lite/delegates/gpu/delegate_options.h says how each option
+ * is honoured.
  */
 #ifndef LITEGPU_GPU_DELEGATE_H_
 #define LITEGPU_GPU_DELEGATE_H_

@@ -623,13 +623,16 @@ class GpuStats(ctypes.Structure):
 
 
 _BACKENDS = {"auto": 0, "cl": 1, "vk": 2}
+_ENABLE_SERIALIZATION = 1 << 3  # TFLITE_GPU_EXPERIMENTAL_FLAGS_...
 
 
 class GpuDelegate(_Closing):
     """litegpu_gpu_delegate_create with TFLite's defaults, on `backend`
     ("cl", "vk" or "auto"); precision_loss sets is_precision_loss_allowed,
     experimental_flags (None: the default, ENABLE_QUANT) TFLite's flags,
-    serialization_dir TFLite's program cache folder (None: litegpu's),
+    serialization_dir TFLite's program cache folder (None: no cache),
+    with model_token the cache entries' namespace (ENABLE_SERIALIZATION is
+    set for them),
     max_delegated_partitions TFLite's limit (None: the default, 1).
     Pass `.pointer` in an Interpreter's delegates and keep this object alive
     while the interpreter exists. Raises LiteGpuError with the delegate's
@@ -637,7 +640,7 @@ class GpuDelegate(_Closing):
 
     def __init__(self, lib, backend="auto", precision_loss=False,
                  experimental_flags=None, serialization_dir=None,
-                 max_delegated_partitions=None):
+                 max_delegated_partitions=None, model_token="litegpu"):
         dll = lib._dll
         dll.litegpu_gpu_delegate_options_default.restype = _GpuOptions
         dll.litegpu_gpu_delegate_create.restype = _P
@@ -656,10 +659,15 @@ class GpuDelegate(_Closing):
         if max_delegated_partitions is not None:
             options.tflite.max_delegated_partitions = max_delegated_partitions
         # Kept alive with the delegate: the options hold the raw pointer.
-        self._serialization_dir = None
+        # TFLite serializes only with ENABLE_SERIALIZATION, the folder and
+        # a model token (the cache entries' namespace).
+        self._serialization_dir = self._model_token = None
         if serialization_dir is not None:
             self._serialization_dir = str(serialization_dir).encode()
+            self._model_token = str(model_token).encode()
             options.tflite.serialization_dir = self._serialization_dir
+            options.tflite.model_token = self._model_token
+            options.tflite.experimental_flags |= _ENABLE_SERIALIZATION
         error = ctypes.create_string_buffer(2048)
         self.pointer = dll.litegpu_gpu_delegate_create(
             ctypes.byref(options), error, len(error))

@@ -211,6 +211,30 @@ def test_gpu_delegate_through_experimental_delegates():
         litegpu.load_gpu_delegate(backend="metal")
 
 
+def test_gpu_delegate_serializes_under_its_model_token(tmp_path):
+    """serialization_dir turns on TFLite's serialization (the flag and a
+    model token): a second delegate with the token reads every program
+    back; another token reads none."""
+    model = str(REPO / "tests" / "models" / "kws_cnn.tflite")
+
+    def from_cache(token):
+        delegate = litegpu.load_gpu_delegate(
+            backend="cl", serialization_dir=tmp_path, model_token=token)
+        interp = litegpu.Interpreter(model_path=model,
+                                     experimental_delegates=[delegate])
+        interp.allocate_tensors()
+        stats = delegate.stats()
+        return stats.programs_compiled, stats.programs_from_cache
+
+    compiled, cached = from_cache("kws")
+    assert compiled > 0 and cached == 0
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert len(files) == compiled
+    assert from_cache("kws") == (0, compiled)
+    assert from_cache("other") == (compiled, 0)
+    assert len(list(tmp_path.iterdir())) == 2 * compiled
+
+
 def test_pip_install_outside_the_checkout(tmp_path):
     """`pip install .` (the library copied from LITEGPU_BUILD_DIR) gives a
     package that runs with nothing from the checkout on its path."""

@@ -29,6 +29,8 @@
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tensorflow/lite/delegates/gpu/delegate.h"
+#include "tests/support/cache_dir_util.h"
+#include "tests/support/cache_dir_util.h"
 #include "tests/support/vulkan_hold.h"
 
 typedef struct capture {
@@ -434,6 +436,78 @@ static void test_fused_activation_has_no_decision(void** state) {
   assert_null(litegpu_gpu_delegate_node_reason(d, 3));
   TfLiteGpuDelegateV2Delete(d);
   free_model(&m);
+}
+
+/* TFLite's experimental flags: GL_ONLY is refused (no OpenGL ES here),
+ * CL_ONLY keeps to OpenCL and contradicts an explicit Vulkan backend. */
+static void test_cl_only_and_gl_only_flags(void** state) {
+  (void)state;
+  litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
+  char why[1024] = "";
+  o.tflite.experimental_flags |= TFLITE_GPU_EXPERIMENTAL_FLAGS_GL_ONLY;
+  assert_null(litegpu_gpu_delegate_create(&o, why, sizeof(why)));
+  assert_non_null(strstr(why, "GL_ONLY asks for OpenGL ES"));
+  o = litegpu_gpu_delegate_options_default();
+  o.tflite.experimental_flags |= TFLITE_GPU_EXPERIMENTAL_FLAGS_CL_ONLY;
+  o.backend = LITEGPU_GPU_BACKEND_VULKAN;
+  assert_null(litegpu_gpu_delegate_create(&o, why, sizeof(why)));
+  assert_non_null(strstr(why, "CL_ONLY and the Vulkan backend"));
+  o.backend = LITEGPU_GPU_BACKEND_AUTO;
+  TfLiteDelegate* d = litegpu_gpu_delegate_create(&o, why, sizeof(why));
+  if (d == NULL) fail_msg("CL_ONLY: %s", why);
+  litegpu_gpu_delegate_stats stats;
+  assert_int_equal(litegpu_gpu_delegate_get_stats(d, &stats), kTfLiteOk);
+  assert_string_equal(stats.backend, "OpenCL");
+  TfLiteGpuDelegateV2Delete(d);
+}
+
+/* Programs compiled by one delegate on `model` with the given cache
+ * options: how many came from the cache. */
+static uint64_t cached_programs(TfLiteModel* model, const char* dir,
+                                const char* token, bool flag) {
+  litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
+  o.backend = LITEGPU_GPU_BACKEND_OPENCL;
+  o.tflite.serialization_dir = dir;
+  o.tflite.model_token = token;
+  if (flag) {
+    o.tflite.experimental_flags |=
+        TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_SERIALIZATION;
+  }
+  char why[1024] = "";
+  TfLiteDelegate* d = litegpu_gpu_delegate_create(&o, why, sizeof(why));
+  if (d == NULL) fail_msg("OpenCL: %s", why);
+  compare(model, d, NULL, 1);
+  litegpu_gpu_delegate_stats stats;
+  assert_int_equal(litegpu_gpu_delegate_get_stats(d, &stats), kTfLiteOk);
+  assert_true(stats.programs_compiled + stats.programs_from_cache > 0);
+  TfLiteGpuDelegateV2Delete(d);
+  return stats.programs_from_cache;
+}
+
+/* TFLite's serialization rule: programs are kept in serialization_dir only
+ * with ENABLE_SERIALIZATION and a model_token, and the token keys them. */
+static void test_serialization_needs_the_flag_and_a_token(void** state) {
+  (void)state;
+  char root[512], dir[600];
+  assert_int_equal(lg_test_temp_root_create(root, sizeof(root), "gpu_ser"), 0);
+  lg_test_make_dir(dir, sizeof(dir), root, "cache");
+  built_model m;
+  build_mixed(&m, 1);
+  assert_int_equal(cached_programs(m.model, dir, "model_a", false), 0);
+  assert_int_equal(cached_programs(m.model, dir, NULL, true), 0);
+  assert_int_equal(cached_programs(m.model, dir, "", true), 0);
+  assert_int_equal(lg_test_cache_files(dir, "litegpu-cl-", NULL, 0), 0);
+  assert_int_equal(cached_programs(m.model, dir, "model_a", true), 0);
+  const int files = lg_test_cache_files(dir, "litegpu-cl-", NULL, 0);
+  assert_true(files > 0);
+  assert_int_equal(cached_programs(m.model, dir, "model_a", true),
+                   (uint64_t)files);
+  /* Another token neither reads nor overwrites model_a's entries. */
+  assert_int_equal(cached_programs(m.model, dir, "model_b", true), 0);
+  assert_int_equal(lg_test_cache_files(dir, "litegpu-cl-", NULL, 0), 2 * files);
+  free_model(&m);
+  lg_test_clear_dir(dir);
+  lg_test_temp_root_remove(root);
 }
 
 static void test_max_version_stays_on_cpu(void** state) {
@@ -962,6 +1036,8 @@ int main(void) {
       cmocka_unit_test(test_unary_ops),
       cmocka_unit_test(test_mixed_graph_partitions),
       cmocka_unit_test(test_fused_activation_has_no_decision),
+      cmocka_unit_test(test_cl_only_and_gl_only_flags),
+      cmocka_unit_test(test_serialization_needs_the_flag_and_a_token),
       cmocka_unit_test(test_max_version_stays_on_cpu),
       cmocka_unit_test(test_memory_plan_and_stats),
       cmocka_unit_test(test_float16_weights_are_constants),

@@ -36,7 +36,8 @@
 /* ---- Helpers ------------------------------------------------------------ */
 
 static lg_gpu_backend* create_backend(const char* cache_dir, bool fp16) {
-  lg_gpu_backend_options options = {0, fp16, cache_dir};
+  lg_gpu_backend_options options = {
+      .device_index = 0, .allow_fp16 = fp16, .cache_dir = cache_dir};
   lg_gpu_backend* be = NULL;
   lg_gpu_error error = {{0}};
   if (lg_opencl_backend_create(&options, &be, &error) != kTfLiteOk) {
@@ -228,7 +229,8 @@ static void test_device_info(void** state) {
   lg_gpu_backend_destroy(be);
   lg_gpu_backend_destroy(NULL);
 
-  lg_gpu_backend_options options = {1000, false, NULL};
+  lg_gpu_backend_options options = {
+      .device_index = 1000, .allow_fp16 = false, .cache_dir = NULL};
   be = (lg_gpu_backend*)&error; /* must be reset to NULL */
   assert_int_equal(lg_opencl_backend_create(&options, &be, &error),
                    kTfLiteError);
@@ -854,7 +856,8 @@ static bool on_build_path(const char* call) {
 
 /* The whole life of a small job; returns the first failure. */
 static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
-  lg_gpu_backend_options options = {0, false, cache_dir};
+  lg_gpu_backend_options options = {
+      .device_index = 0, .allow_fp16 = false, .cache_dir = cache_dir};
   lg_gpu_backend* be = NULL;
   lg_gpu_buffer *src = NULL, *dst = NULL;
   lg_gpu_kernel* k = NULL;

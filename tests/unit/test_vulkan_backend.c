@@ -119,7 +119,8 @@ static void test_device_info(void** state) {
   assert_int_equal(lg_vulkan_backend_create(NULL, &be, &error), kTfLiteOk);
   destroy_clean(be, errors);
 
-  lg_gpu_backend_options options = {1000, false, NULL};
+  lg_gpu_backend_options options = {
+      .device_index = 1000, .allow_fp16 = false, .cache_dir = NULL};
   be = (lg_gpu_backend*)&error; /* must be reset to NULL */
   assert_int_equal(lg_vulkan_backend_create(&options, &be, &error),
                    kTfLiteError);

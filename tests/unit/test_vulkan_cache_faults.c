@@ -340,7 +340,8 @@ static void conv_1x1_args(lg_gpu_buffer* in, lg_gpu_buffer* w,
  * dispatch of a round is a 1x1 convolution with weight 1 (out = in), whose
  * read-only tensors are texel buffers on lavapipe (buffer views). */
 static TfLiteStatus scenario(const char* cache_dir, lg_gpu_error* error) {
-  lg_gpu_backend_options options = {0, false, cache_dir};
+  lg_gpu_backend_options options = {
+      .device_index = 0, .allow_fp16 = false, .cache_dir = cache_dir};
   lg_vulkan_options vk = {true};
   lg_gpu_backend* be = NULL;
   lg_gpu_buffer *src = NULL, *dst = NULL, *w = NULL, *bias = NULL;

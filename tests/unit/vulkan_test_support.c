@@ -17,7 +17,8 @@
 
 lg_gpu_backend* create_backend_fp16(const char* cache_dir, bool validation,
                                     bool allow_fp16) {
-  lg_gpu_backend_options options = {0, allow_fp16, cache_dir};
+  lg_gpu_backend_options options = {
+      .device_index = 0, .allow_fp16 = allow_fp16, .cache_dir = cache_dir};
   lg_vulkan_options vk = {validation};
   lg_gpu_backend* be = NULL;
   lg_gpu_error error = {{0}};
