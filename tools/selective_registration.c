@@ -140,17 +140,12 @@ static bool check_builtins(const uses* u, char** paths) {
     if (x->code == kTfLiteBuiltinCustom) continue;
     const lg_op_info* info = lg_op_find(x->code, NULL);
     const char* name = lg_builtin_op_name(x->code);
-    if (info == NULL || code_constant(x->code) == NULL) {
+    if (info == NULL || info->cpu_min_version == 0 ||
+        code_constant(x->code) == NULL) {
       fprintf(stderr,
-              "selective_registration: %s: builtin code %d (%s) is not an "
-              "op litegpu knows\n",
-              paths[x->model], (int)x->code, name);
-      ok = false;
-    } else if (info->cpu_min_version == 0) {
-      fprintf(stderr,
-              "selective_registration: %s: %s version %d: litegpu has no CPU "
-              "kernel for %s\n",
-              paths[x->model], name, x->version, name);
+              "selective_registration: %s: litegpu has no CPU kernel for %s "
+              "(builtin code %d, version %d)\n",
+              paths[x->model], name, (int)x->code, x->version);
       ok = false;
     } else if (!cpu_runs(info, x->version)) {
       fprintf(stderr,
