@@ -260,6 +260,7 @@ static void write_table(FILE* f, const uses* u, char** paths, int n_models) {
     fprintf(f, "\n");
   }
   fprintf(f, " *\n * Builtin ops (versions; the models that use them):\n");
+  bool any_builtin = false;
   for (size_t i = 0; i < u->count;) {
     op_span s = next_op(u, i);
     i = s.end;
@@ -268,10 +269,12 @@ static void write_table(FILE* f, const uses* u, char** paths, int n_models) {
     const lg_op_info* info = lg_op_find(x->code, NULL);
     int lo, hi;
     span_range(u, s, info, &lo, &hi);
+    any_builtin = true;
     fprintf(f, " *   %s %d..%d:", lg_builtin_op_name(x->code), lo, hi);
     write_uses(f, u, s, paths, info, true);
     fprintf(f, "\n");
   }
+  if (!any_builtin) fprintf(f, " *   (none)\n");
   bool any_custom = false, any_app = false;
   for (size_t i = 0; i < u->count;) {
     op_span s = next_op(u, i);
@@ -303,9 +306,9 @@ static void write_table(FILE* f, const uses* u, char** paths, int n_models) {
     if (!any_app) {
       fprintf(f,
               " *\n * Custom ops litegpu has no kernel for, to be registered "
-              "by the\n * application (TfLiteInterpreterOptionsAddRegistration"
-              "External or\n * litegpu's resolver), else they fail at Invoke "
-              "as in TFLite:\n");
+              "by the\n * application (TfLiteInterpreterOptionsAddCustomOp or"
+              "\n * TfLiteInterpreterOptionsAddOperator); unregistered, they "
+              "fail at\n * Invoke as in TFLite:\n");
     }
     any_app = true;
     fprintf(f, " *   ");
