@@ -6,13 +6,18 @@
 #   PREFIX/include/litegpu/...                  litegpu extensions
 #   PREFIX/LIBDIR/liblitegpu.so*                shared library
 #   PREFIX/LIBDIR/liblitegpu.a                  static library
+#   PREFIX/LIBDIR/liblitegpu_core.a             static library without the
+#                                               kernel table (selective builds)
+#   PREFIX/bin/selective_registration           writes a selective table
 #   PREFIX/LIBDIR/pkgconfig/litegpu.pc          pkg-config file
 #   PREFIX/LIBDIR/cmake/litegpu/                find_package(litegpu) files
 # LIBDIR is GNUInstallDirs' choice: lib, or lib/<multiarch> under /usr.
 #
-# Consumers get two imported targets, litegpu::litegpu (shared) and
-# litegpu::litegpu_static; a project that adds litegpu as a subdirectory gets
-# the same names as aliases.
+# Consumers get the imported targets litegpu::litegpu (shared),
+# litegpu::litegpu_static, and for selective registration (the function
+# litegpu_add_selective_library, cmake/selective_registration.cmake)
+# litegpu::litegpu_core and litegpu::selective_registration; a project that
+# adds litegpu as a subdirectory gets the same names as aliases.
 include(CMakePackageConfigHelpers)
 
 set(LITEGPU_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/litegpu)
@@ -21,13 +26,16 @@ set(LITEGPU_INSTALL_PKGCONFIGDIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 if(NOT TARGET litegpu::litegpu)
   add_library(litegpu::litegpu ALIAS litegpu)
   add_library(litegpu::litegpu_static ALIAS litegpu_static)
+  add_library(litegpu::litegpu_core ALIAS litegpu_core)
+  add_executable(litegpu::selective_registration ALIAS selective_registration)
 endif()
 
 # ---- Headers and libraries -------------------------------------------------
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
-install(TARGETS litegpu litegpu_static EXPORT litegpuTargets
+install(TARGETS litegpu litegpu_static litegpu_core selective_registration
+        EXPORT litegpuTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -64,9 +72,14 @@ file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/litegpuConfig.cmake
 #   find_package(litegpu REQUIRED)
 #   target_link_libraries(app PRIVATE litegpu::litegpu)         # shared
 #   target_link_libraries(app PRIVATE litegpu::litegpu_static)  # static
+#
+#   # static, with only the kernels these models need:
+#   litegpu_add_selective_library(app_ops MODELS a.tflite b.tflite)
+#   target_link_libraries(app PRIVATE app_ops)
 include(CMakeFindDependencyMacro)
 find_dependency(Threads)
 include("${CMAKE_CURRENT_LIST_DIR}/litegpuTargets.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/selective_registration.cmake")
 ]=] @ONLY)
 
 # 0.x releases may break the API between minor versions; from 1.0 on the
@@ -84,9 +97,12 @@ install(EXPORT litegpuTargets NAMESPACE litegpu::
         DESTINATION ${LITEGPU_INSTALL_CMAKEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/litegpuConfig.cmake
               ${PROJECT_BINARY_DIR}/litegpuConfigVersion.cmake
+              ${PROJECT_BINARY_DIR}/selective_registration.cmake
         DESTINATION ${LITEGPU_INSTALL_CMAKEDIR})
 
 # The build tree works as a package too: -Dlitegpu_DIR=build/release.
+configure_file(${PROJECT_SOURCE_DIR}/cmake/selective_registration.cmake
+               ${PROJECT_BINARY_DIR}/selective_registration.cmake COPYONLY)
 export(EXPORT litegpuTargets NAMESPACE litegpu::
        FILE ${PROJECT_BINARY_DIR}/litegpuTargets.cmake)
 

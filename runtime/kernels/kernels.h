@@ -7,6 +7,11 @@
  * Prepare checks types, ranks and parameters (messages name the node's op
  * and the problem) and resizes outputs, Invoke only computes and never
  * allocates.
+ *
+ * The row types are public (include/litegpu/kernel_table.h): a selective
+ * build replaces the table object (register.c) with one that
+ * tools/selective_registration.c writes; lg_builtin_kernel_find and
+ * lg_custom_kernel_find (kernel_find.c) search whichever table is linked.
  */
 #ifndef LITEGPU_RUNTIME_KERNELS_KERNELS_H_
 #define LITEGPU_RUNTIME_KERNELS_KERNELS_H_
@@ -14,18 +19,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "litegpu/kernel_table.h"
 #include "ops/op_manifest.h"
 #include "tensorflow/lite/c/common.h"
 
-typedef struct lg_builtin_kernel {
-  int32_t builtin_code;
-  int min_version;
-  int max_version;
-  const TfLiteRegistration* (*registration)(void);
-} lg_builtin_kernel;
-
 /* Every row of the table, one per op of ops/ops.def with a CPU kernel, in
- * manifest order; *count gets the number. */
+ * manifest order (a selective table: the rows it holds); *count gets the
+ * number. */
 const lg_builtin_kernel* lg_builtin_kernels(size_t* count);
 
 /* The kernel of `builtin_code` whose range covers `version`, or NULL. When
@@ -37,15 +37,8 @@ const lg_builtin_kernel* lg_builtin_kernel_find(int32_t builtin_code,
 
 /* The CPU kernels of custom ops (the manifest's LG_CUSTOM_OP rows with a
  * CPU range), which the default resolver finds by name, as TFLite's
- * BuiltinOpResolver finds the custom ops it registers. */
-typedef struct lg_custom_kernel {
-  const char* custom_name;
-  int min_version;
-  int max_version;
-  const TfLiteRegistration* (*registration)(void);
-} lg_custom_kernel;
-
-/* Every custom row with a CPU kernel, in manifest order. */
+ * BuiltinOpResolver finds the custom ops it registers: every custom row
+ * with a CPU kernel, in manifest order. */
 const lg_custom_kernel* lg_custom_kernels(size_t* count);
 
 /* The kernel of the custom op `custom_name` whose range covers `version`,

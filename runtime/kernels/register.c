@@ -3,9 +3,14 @@
  * the kernel accepts at resolve time; variants inside a range the kernel
  * does not compute (quantized or half-precision types) fail its Prepare
  * with a message naming the type.
+ *
+ * This object holds the table and nothing else: liblitegpu_core.a is the
+ * library without it, and a selective build links a table that
+ * tools/selective_registration.c wrote in its place (kernel_find.c searches
+ * whichever is linked). Only the table names the kernels (lg_register_*),
+ * so a kernel no table row names is left out of a static link.
  */
 #include <stddef.h>
-#include <string.h>
 
 #include "runtime/kernels/kernels.h"
 
@@ -53,41 +58,7 @@ const lg_custom_kernel* lg_custom_kernels(size_t* count) {
   return kCustomKernels;
 }
 
-const lg_custom_kernel* lg_custom_kernel_find(const char* custom_name,
-                                              int version, int* min_version,
-                                              int* max_version) {
-  int lo = 0, hi = 0;
-  size_t count = 0;
-  const lg_custom_kernel* table = lg_custom_kernels(&count);
-  for (size_t i = 0; custom_name != NULL && i < count; ++i) {
-    const lg_custom_kernel* k = &table[i];
-    if (strcmp(k->custom_name, custom_name) != 0) continue;
-    if (version >= k->min_version && version <= k->max_version) return k;
-    if (lo == 0 || k->min_version < lo) lo = k->min_version;
-    if (k->max_version > hi) hi = k->max_version;
-  }
-  if (min_version != NULL) *min_version = lo;
-  if (max_version != NULL) *max_version = hi;
-  return NULL;
-}
-
 const lg_builtin_kernel* lg_builtin_kernels(size_t* count) {
   *count = sizeof(kKernels) / sizeof(kKernels[0]);
   return kKernels;
-}
-
-const lg_builtin_kernel* lg_builtin_kernel_find(int32_t builtin_code,
-                                                int version, int* min_version,
-                                                int* max_version) {
-  int lo = 0, hi = 0;
-  for (size_t i = 0; i < sizeof(kKernels) / sizeof(kKernels[0]); ++i) {
-    const lg_builtin_kernel* k = &kKernels[i];
-    if (k->builtin_code != builtin_code) continue;
-    if (version >= k->min_version && version <= k->max_version) return k;
-    if (lo == 0 || k->min_version < lo) lo = k->min_version;
-    if (k->max_version > hi) hi = k->max_version;
-  }
-  if (min_version != NULL) *min_version = lo;
-  if (max_version != NULL) *max_version = hi;
-  return NULL;
 }

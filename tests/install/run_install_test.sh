@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Install test: installs the release build into a temporary prefix and builds
 # tests/install/consumer.c against the installed tree only, two ways:
-#   1. CMake find_package(litegpu), shared and static (tests/install/),
+#   1. CMake find_package(litegpu), shared, static, and selective
+#      (litegpu_add_selective_library with MODEL's kernels only, through the
+#      installed selective_registration tool and liblitegpu_core.a),
 #   2. plain `cc $(pkg-config --cflags --libs litegpu)`.
 # Each binary runs hello_world_float.tflite with x = 1.0 and must print y
 # within 0.05 of sin(1.0) = 0.841 (the model approximates sin), on the CPU
 # and (shared library builds) through TFLite's GPU delegate. It also checks
 # that every installed public header compiles on its own, as C and as C++,
 # and that the shared library exports every function those headers declare.
+# The selective consumer must hold fewer kernels than the static one and
+# refuse a model needing another op (REFUSED_MODEL) with TFLite's message.
 #
 #   bash tests/install/run_install_test.sh [MODEL]
 #
@@ -22,6 +26,8 @@ BUILD=$(realpath -m "${LITEGPU_BUILD_ROOT:-build}")/release
 MODEL=$(realpath -m "${1:-$ROOT/tests/shared/models/tflite-micro/hello_world_float.tflite}")
 EXPECTED=0.841471  # sin(1.0)
 TOLERANCE=0.05
+# Needs CONV_2D, which hello_world does not.
+REFUSED_MODEL=$ROOT/tests/shared/models/tflite-micro/person_detect.tflite
 
 step() { printf 'install test: %s\n' "$*"; }
 fail() { printf 'install test: FAIL: %s\n' "$*" >&2; exit 1; }
@@ -50,6 +56,8 @@ pc=$(find "$PREFIX" -name litegpu.pc -path '*/pkgconfig/*' | head -n 1)
 LIBDIR=$(dirname "$(dirname "$pc")")
 for f in "$PREFIX/include/tensorflow/lite/c/c_api.h" \
          "$LIBDIR/liblitegpu.so" "$LIBDIR/liblitegpu.a" \
+         "$LIBDIR/liblitegpu_core.a" "$PREFIX/bin/selective_registration" \
+         "$LIBDIR/cmake/litegpu/selective_registration.cmake" \
          "$LIBDIR/cmake/litegpu/litegpuConfig.cmake" \
          "$LIBDIR/cmake/litegpu/litegpuConfigVersion.cmake"; do
   [[ -e $f ]] || fail "not installed: ${f#"$PREFIX"/}"
@@ -119,7 +127,7 @@ step "building the consumer with CMake find_package(litegpu)"
 quiet "configuring tests/install with find_package(litegpu) failed" \
   cmake -S "$ROOT/tests/install" -B "$WORK/cmake" \
   -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DLITEGPU_SELECTIVE_MODELS="$MODEL"
 found=$(sed -n 's/^litegpu_DIR:PATH=//p' "$WORK/cmake/CMakeCache.txt")
 [[ $found == "$PREFIX"/* ]] ||
   fail "find_package(litegpu) found $found, not the installed tree"
@@ -130,6 +138,28 @@ check_output "cmake consumer (litegpu::litegpu, GPU delegate)" gpu \
   "$WORK/cmake/consumer_shared"
 check_output "cmake consumer (litegpu::litegpu_static)" cpu \
   "$WORK/cmake/consumer_static"
+check_output "cmake consumer (litegpu_add_selective_library)" cpu \
+  "$WORK/cmake/consumer_selective"
+# The selective program holds the model's kernels only: fewer lg_register_
+# getters than the static one, and none of an op the model does not use.
+kernels_in() { nm "$1" | grep -c ' lg_register_' || true; }
+full_kernels=$(kernels_in "$WORK/cmake/consumer_static")
+selective_kernels=$(kernels_in "$WORK/cmake/consumer_selective")
+((selective_kernels > 0 && selective_kernels < full_kernels)) ||
+  fail "consumer_selective holds $selective_kernels kernel getters, consumer_static $full_kernels"
+if ! grep -q 'CONV_2D' "$WORK/cmake/consumer_kernels_kernel_table.c" &&
+  nm "$WORK/cmake/consumer_selective" | grep -q ' lg_register_CONV_2D$'; then
+  fail "consumer_selective links CONV_2D's kernel, which its table does not name"
+fi
+step "consumer_selective: $selective_kernels kernel getters (consumer_static: $full_kernels); text $(size -A "$WORK/cmake/consumer_selective" | awk '$1 == ".text" {print $2}') vs $(size -A "$WORK/cmake/consumer_static" | awk '$1 == ".text" {print $2}') bytes"
+if out=$("$WORK/cmake/consumer_selective" "$REFUSED_MODEL" 1.0 cpu 2>&1); then
+  fail "consumer_selective ran a model needing other ops: $out"
+fi
+grep -q "Didn't find op for builtin opcode 'CONV_2D' version '2'" <<<"$out" ||
+  fail "consumer_selective did not refuse CONV_2D with TFLite's message: $out"
+grep -q "TfLiteInterpreterCreate failed" <<<"$out" ||
+  fail "consumer_selective did not report the failed creation: $out"
+step "consumer_selective refuses a model needing CONV_2D with TFLite's message"
 # A machine with neither loader (the test hooks point at no file): the CPU
 # runs, and the GPU delegate reports both reasons instead of crashing.
 LITEGPU_OPENCL_TEST_LIBRARY=/nonexistent/libOpenCL.so.1 \
