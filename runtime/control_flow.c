@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/subgraph.h"
@@ -226,6 +227,55 @@ static TfLiteStatus check_no_optional(TfLiteContext* context, const char* op,
     }
   }
   return kTfLiteOk;
+}
+
+/* ---- StableHLO regions computed by their kernels ------------------------- */
+
+TfLiteStatus lg_kernel_region_binary(TfLiteContext* context, const char* op,
+                                     const char* role, int index,
+                                     TfLiteType type, bool allow_empty,
+                                     int32_t* builtin_code) {
+  lg_subgraph* body;
+  TF_LITE_ENSURE_STATUS(callee_at(context, op, role, index, &body));
+  TF_LITE_ENSURE_STATUS(check_arity(context, op, role, body, 2, 1));
+  for (int i = 0; i < 3; ++i) {
+    const TfLiteTensor* t =
+        i < 2 ? callee_input(body, i) : callee_output(body, 0);
+    if (t->type != type || lg_kernel_num_elements(t) != 1) {
+      char shape[64];
+      lg_kernel_log(context, op,
+                    "%s subgraph %d: %s %d is %s %s, expected one %s element",
+                    role, index, i < 2 ? "input" : "output", i < 2 ? i : 0,
+                    TfLiteTypeGetName(t->type),
+                    lg_kernel_format_shape(t->dims, shape, sizeof shape),
+                    TfLiteTypeGetName(type));
+      return kTfLiteError;
+    }
+  }
+  const int out = body->outputs[0];
+  if (body->num_model_nodes == 0 && allow_empty && out == body->inputs[1]) {
+    *builtin_code = -1;
+    return kTfLiteOk;
+  }
+  if (body->num_model_nodes == 1) {
+    const lg_node* n = &body->nodes[0];
+    const TfLiteIntArray* in = n->node.inputs;
+    const int a = body->inputs[0], b = body->inputs[1];
+    if (!n->unresolved &&
+        n->registration.builtin_code != kTfLiteBuiltinCustom && in->size == 2 &&
+        n->node.outputs->size == 1 && n->node.outputs->data[0] == out &&
+        ((in->data[0] == a && in->data[1] == b) ||
+         (in->data[0] == b && in->data[1] == a))) {
+      *builtin_code = n->registration.builtin_code;
+      return kTfLiteOk;
+    }
+  }
+  lg_kernel_log(context, op,
+                "%s subgraph %d must be one operator on its two inputs%s; it "
+                "has %d operators",
+                role, index, allow_empty ? " or return its second input" : "",
+                body->num_model_nodes);
+  return kTfLiteError;
 }
 
 /* ---- IF ------------------------------------------------------------------ */
