@@ -299,6 +299,7 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinStablehloReduceWindow),
     NO_RULES(kTfLiteBuiltinReduceWindow),
     NO_RULES(kTfLiteBuiltinStablehloComposite),
+    NO_RULES(kTfLiteBuiltinStablehloCase),
     NO_RULES(kTfLiteBuiltinBitcast),
     NO_RULES(kTfLiteBuiltinDilate),
     NO_RULES(kTfLiteBuiltinBucketize),

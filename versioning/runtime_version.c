@@ -447,6 +447,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinReduceWindow, 1, "2.15.0"},
     {kTfLiteBuiltinStablehloComposite, 1, "2.17.0"},
     {kTfLiteBuiltinStablehloShiftLeft, 1, "2.17.0"},
+    {kTfLiteBuiltinStablehloCase, 1, "2.17.0"},
 };
 
 #define LG_NUM_ENTRIES (sizeof(kEntries) / sizeof(kEntries[0]))

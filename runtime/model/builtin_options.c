@@ -412,6 +412,15 @@ static const lg_option_field lg_stablehlo_reduce_window_fields[] = {
              "body_subgraph_index"),
 };
 
+/* num_branches is TFLite's uint32_t, stored as the vector count (an int). */
+_Static_assert(sizeof(((TfLiteStablehloCaseParams*)0)->num_branches) ==
+                   sizeof(int),
+               "the branch count is stored as an int");
+static const lg_option_field lg_stablehlo_case_fields[] = {
+    LG_VECTOR(0, TfLiteStablehloCaseParams, branch_subgraph_indices,
+              num_branches, "branch_subgraph_indices"),
+};
+
 /* composite_attributes_format (always FLEXBUFFERS) is not read. */
 static const lg_option_field lg_composite_fields[] = {
     LG_FIELD(0, LG_OPTION_STRING, TfLiteStablehloCompositeParams, name, 0,
@@ -755,6 +764,8 @@ static const lg_builtin_options_desc lg_descs[] = {
              TfLiteStablehloGatherParams, lg_stablehlo_gather_fields),
     LG_DESC2(kTfLiteBuiltinStablehloComposite, 21, "StableHLOCompositeOptions",
              TfLiteStablehloCompositeParams, lg_composite_fields),
+    LG_DESC2(kTfLiteBuiltinStablehloCase, 23, "StablehloCaseOptions",
+             TfLiteStablehloCaseParams, lg_stablehlo_case_fields),
 };
 
 const lg_builtin_options_desc* lg_builtin_options_find(int32_t builtin_code) {

@@ -518,7 +518,8 @@ static void test_descriptor_consistency(void** state) {
       }
       if (f->kind == LG_OPTION_INT32_VECTOR) {
         assert_true(f->count_offset < d->params_size);
-        assert_int_equal(f->capacity, 8);
+        /* 8, or STABLEHLO_CASE's 20 branches */
+        assert_true(f->capacity == 8 || f->capacity == 20);
       }
       if (f->kind == LG_OPTION_FLOAT_VECTOR) {
         assert_true(f->count_offset < d->params_size);
@@ -540,7 +541,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 74);
+  assert_int_equal(found, 75);
 }
 
 /* STABLEHLO_PAD's options live in builtin_options_2 (StablehloPadOptions,

@@ -1038,3 +1038,132 @@ def test_stablehlo_reduce_window_rejects_body(tmp_path, body, match):
     _region_rejected(tmp_path, "STABLEHLO_REDUCE_WINDOW",
                      [x, np.float32(0)], (3,), params, body,
                      r"STABLEHLO_REDUCE_WINDOW: " + match)
+
+
+# ---- STABLEHLO_CASE ----------------------------------------------------------
+# StablehloCaseOptions (branch_subgraph_indices) in builtin_options_2; the
+# INT32 index picks a branch subgraph, and an index outside the branches
+# picks the last one (StableHLO's rule, LiteRT's too). Expected values from
+# LiteRT 2.3's builtin kernels (its reference resolver lacks STABLEHLO_CASE)
+# and by hand. A branch giving another output shape makes the
+# output dynamic.
+
+CASE_SPEC = """\
+tensor i INT32 -
+tensor x FLOAT32 2,3
+tensor y FLOAT32 2,3
+tensor out FLOAT32 {out_shape}
+op STABLEHLO_CASE 1 in=i,x,y out=out branch_subgraph_indices={branches}
+inputs i,x,y
+outputs out
+subgraph add
+tensor a FLOAT32 2,3
+tensor b FLOAT32 2,3
+tensor c FLOAT32 2,3
+op ADD 1 in=a,b out=c
+inputs a,b
+outputs c
+subgraph mul
+tensor a FLOAT32 2,3
+tensor b FLOAT32 2,3
+tensor c FLOAT32 2,3
+op MUL 1 in=a,b out=c
+inputs a,b
+outputs c
+subgraph third
+tensor a FLOAT32 2,3
+tensor b FLOAT32 2,3
+tensor c FLOAT32 {third_shape}
+op {third_op} 1 in=a,b out=c{third_params}
+inputs a,b
+outputs c
+"""
+
+
+def _case_model(tmp_path, branches="1,2,3", dynamic=False):
+    from op_harness import build_model
+    fields = dict(branches=branches, out_shape="2,3", third_shape="2,3",
+                  third_op="MAXIMUM", third_params="")
+    if dynamic:   # the third branch concatenates: a (4, 3) output
+        fields.update(out_shape="4,3", third_shape="4,3",
+                      third_op="CONCATENATION", third_params=" axis=0")
+    spec = tmp_path / "case.spec"
+    spec.write_text(CASE_SPEC.format(**fields))
+    model = tmp_path / "case.tflite"
+    build_model(spec, model)
+    return model
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_case_picks_branch(tmp_path, dynamic):
+    from op_harness import run_litert, run_litegpu, assert_close
+    from litegpu import capi as lg
+    model = _case_model(tmp_path, dynamic=dynamic)
+    x = values(np.float32, (2, 3), 71)
+    y = values(np.float32, (2, 3), 72)
+    third = np.concatenate([x, y]) if dynamic else np.maximum(x, y)
+    by_hand = {0: x + y, 1: x * y, 2: third, -1: third, 3: third,
+               1000: third}
+    lib = lg.load_library()
+    with lg.Model.from_file(lib, str(model)) as m, \
+            lg.Interpreter(lib, m, num_threads=1) as interp:
+        interp.allocate_tensors()
+        # One interpreter through every index: the branch changes (and
+        # with it the dynamic output's shape) from Invoke to Invoke.
+        for index, want_hand in by_hand.items():
+            inputs = [np.array(index, np.int32), x, y]
+            (want,) = run_litert(model, inputs, "BUILTIN")
+            np.testing.assert_array_equal(want, want_hand)
+            for i, a in enumerate(inputs):
+                interp.set_input(i, a)
+            interp.invoke()
+            assert_close(interp.get_output(0), want, rtol=0.0, atol=0.0)
+    (got,) = run_litegpu(model, [np.array(1, np.int32), x, y], num_threads=2)
+    np.testing.assert_array_equal(got, x * y)
+
+
+def test_case_one_branch_repeated(tmp_path):
+    # By hand only: LiteRT's Prepare assumes one branch per subgraph past
+    # the first and reads past its branch list here (it crashes).
+    from op_harness import run_litegpu
+    model = _case_model(tmp_path, branches="2,2")
+    x = values(np.float32, (2, 3), 73)
+    y = values(np.float32, (2, 3), 74)
+    for index in (0, 1, 5):
+        inputs = [np.array(index, np.int32), x, y]
+        (got,) = run_litegpu(model, inputs, num_threads=1)
+        np.testing.assert_array_equal(got, x * y)
+
+
+@pytest.mark.parametrize("branches,match", [
+    ("1,4", r"branch subgraph index 4 is out of range"),
+    ("0,1", r"branch subgraph 0 is the subgraph the node is in"),
+])
+def test_case_rejects_branches(tmp_path, branches, match):
+    import re
+    from op_harness import run_litegpu
+    from litegpu import capi as lg
+    model = _case_model(tmp_path, branches=branches)
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(lg.LiteGpuError) as raised:
+        run_litegpu(model, [np.array(0, np.int32), x, x], num_threads=1)
+    assert re.search(r"STABLEHLO_CASE: " + match, str(raised.value)), \
+        str(raised.value)
+
+
+def test_case_rejects_index_type(tmp_path):
+    import re
+    from op_harness import build_model, run_litegpu
+    from litegpu import capi as lg
+    spec = CASE_SPEC.format(branches="1,2", out_shape="2,3",
+                            third_shape="2,3", third_op="MAXIMUM",
+                            third_params="").replace("tensor i INT32 -",
+                                                     "tensor i INT64 -")
+    (tmp_path / "c.spec").write_text(spec)
+    build_model(tmp_path / "c.spec", tmp_path / "c.tflite")
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(lg.LiteGpuError) as raised:
+        run_litegpu(tmp_path / "c.tflite", [np.array(0, np.int64), x, x],
+                    num_threads=1)
+    assert re.search(r"STABLEHLO_CASE: the branch index must be one INT32 "
+                     r"element; it is INT64", str(raised.value))
