@@ -271,6 +271,8 @@ static const lg_ladder kLadders[] = {
     NO_RULES(kTfLiteBuiltinReverseSequence),
     NO_RULES(kTfLiteBuiltinEmbeddingLookupSparse),
     NO_RULES(kTfLiteBuiltinHashtableLookup),
+    NO_RULES(kTfLiteBuiltinSkipGram),
+    NO_RULES(kTfLiteBuiltinLshProjection),
     /* SPARSE_TO_DENSE reads its values (input 2). */
     LADDER_ON(kTfLiteBuiltinSparseToDense, 2, 1, T(kTfLiteInt8, 3),
               T(kTfLiteUInt8, 3), T(kTfLiteInt64, 2)),

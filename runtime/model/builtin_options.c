@@ -421,6 +421,20 @@ static const lg_option_field lg_stablehlo_case_fields[] = {
               num_branches, "branch_subgraph_indices"),
 };
 
+static const lg_option_field lg_skip_gram_fields[] = {
+    LG_FIELD(0, I32, TfLiteSkipGramParams, ngram_size, 0, "ngram_size"),
+    LG_FIELD(1, I32, TfLiteSkipGramParams, max_skip_size, 0, "max_skip_size"),
+    LG_FIELD(2, BOOL, TfLiteSkipGramParams, include_all_ngrams, 0,
+             "include_all_ngrams"),
+};
+
+_Static_assert(sizeof(TfLiteLSHProjectionType) == sizeof(int),
+               "LSHProjectionType is stored as an int");
+static const lg_option_field lg_lsh_projection_fields[] = {
+    LG_FIELD(0, LG_OPTION_LSH_PROJECTION_TYPE, TfLiteLSHProjectionParams, type,
+             kTfLiteLshProjectionUnknown, "type"),
+};
+
 /* composite_attributes_format (always FLEXBUFFERS) is not read. */
 static const lg_option_field lg_composite_fields[] = {
     LG_FIELD(0, LG_OPTION_STRING, TfLiteStablehloCompositeParams, name, 0,
@@ -724,6 +738,10 @@ static const lg_builtin_options_desc lg_descs[] = {
             TfLiteFakeQuantParams, lg_fake_quant_fields),
     LG_DESC(kTfLiteBuiltinHashtable, 107, "HashtableOptions",
             TfLiteHashtableParams, lg_hashtable_fields),
+    LG_DESC(kTfLiteBuiltinLshProjection, 4, "LSHProjectionOptions",
+            TfLiteLSHProjectionParams, lg_lsh_projection_fields),
+    LG_DESC(kTfLiteBuiltinSkipGram, 18, "SkipGramOptions", TfLiteSkipGramParams,
+            lg_skip_gram_fields),
     LG_DESC(kTfLiteBuiltinSvdf, 6, "SVDFOptions", TfLiteSVDFParams,
             lg_svdf_fields),
     LG_DESC(kTfLiteBuiltinRnn, 7, "RNNOptions", TfLiteRNNParams, lg_rnn_fields),
@@ -879,6 +897,8 @@ static int lg_option_convert_enum(lg_option_kind kind, int8_t raw) {
                         : -1;
     case LG_OPTION_COMBINER: /* SUM 0, MEAN 1, SQRTN 2: the same numbers */
       return raw >= 0 && raw <= kTfLiteCombinerTypeSqrtn ? raw : -1;
+    case LG_OPTION_LSH_PROJECTION_TYPE: /* UNKNOWN 0, SPARSE 1, DENSE 2 */
+      return raw >= 0 && raw <= kTfLiteLshProjectionDense ? raw : -1;
     case LG_OPTION_RNG_ALGORITHM: /* DEFAULT 0, PHILOX 1, THREEFRY 2 */
       return raw == 0   ? kTfLiteRngAlgorithmDefault
              : raw == 1 ? kTfLiteRngAlgorithmPhilox
@@ -905,6 +925,8 @@ static const char* lg_option_enum_name(lg_option_kind kind) {
       return "CombinerType";
     case LG_OPTION_RNG_ALGORITHM:
       return "RngAlgorithm";
+    case LG_OPTION_LSH_PROJECTION_TYPE:
+      return "LSHProjectionType";
     default:
       return "FullyConnectedOptionsWeightsFormat";
   }

@@ -63,6 +63,8 @@ typedef enum lg_option_kind {
   LG_OPTION_INT64_VECTOR,
   /* schema long (8 bytes) -> int64_t, all 64 bits. */
   LG_OPTION_LONG,
+  /* LSHProjectionType (byte) -> TfLiteLSHProjectionType */
+  LG_OPTION_LSH_PROJECTION_TYPE,
 } lg_option_kind;
 
 typedef struct lg_option_field {

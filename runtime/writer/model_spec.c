@@ -82,6 +82,11 @@ static const lg_enum_name kCombiners[] = {
     {"MEAN", kTfLiteCombinerTypeMean},
     {"SQRTN", kTfLiteCombinerTypeSqrtn},
 };
+static const lg_enum_name kLshProjectionTypes[] = {
+    {"UNKNOWN", kTfLiteLshProjectionUnknown},
+    {"SPARSE", kTfLiteLshProjectionSparse},
+    {"DENSE", kTfLiteLshProjectionDense},
+};
 static const lg_enum_name kWeightsFormats[] = {
     {"DEFAULT", kTfLiteFullyConnectedWeightsFormatDefault},
     {"SHUFFLED4x16INT8", kTfLiteFullyConnectedWeightsFormatShuffled4x16Int8},
@@ -647,6 +652,9 @@ static bool lg_parse_enum_field(lg_option_kind kind, const char* text,
     case LG_OPTION_RNG_ALGORITHM:
       return lg_parse_enum(kRngAlgorithms, LG_COUNT(kRngAlgorithms), text,
                            value);
+    case LG_OPTION_LSH_PROJECTION_TYPE:
+      return lg_parse_enum(kLshProjectionTypes, LG_COUNT(kLshProjectionTypes),
+                           text, value);
     case LG_OPTION_TENSOR_TYPE:
       if (!lg_parse_type(text, &type)) return false;
       *value = (int)type;
@@ -677,8 +685,9 @@ static const char* const kKindHints[] = {
     "hex:HEX bytes",
     "a list of 64-bit integers",
     "a 64-bit integer",
+    "UNKNOWN, SPARSE or DENSE",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_LONG + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_LSH_PROJECTION_TYPE + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,

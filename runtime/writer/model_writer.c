@@ -624,6 +624,9 @@ static bool lg_option_encode(lg_option_kind kind, double v, uint64_t* bits,
     case LG_OPTION_COMBINER: /* same numbers */
       *bits = (uint64_t)i;
       return i >= kTfLiteCombinerTypeSum && i <= kTfLiteCombinerTypeSqrtn;
+    case LG_OPTION_LSH_PROJECTION_TYPE: /* same numbers */
+      *bits = (uint64_t)i;
+      return i >= kTfLiteLshProjectionUnknown && i <= kTfLiteLshProjectionDense;
     case LG_OPTION_RNG_ALGORITHM: /* runtime Default=1.., schema DEFAULT=0.. */
       *bits = (uint64_t)(i - 1);
       return i >= kTfLiteRngAlgorithmDefault &&

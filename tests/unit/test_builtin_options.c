@@ -541,7 +541,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 75);
+  assert_int_equal(found, 77);
 }
 
 /* STABLEHLO_PAD's options live in builtin_options_2 (StablehloPadOptions,
