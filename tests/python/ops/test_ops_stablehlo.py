@@ -1,26 +1,34 @@
 """The StableHLO builtins (and TFLite's REDUCE_WINDOW) against LiteRT 2.3:
 STABLEHLO_ADD, STABLEHLO_MULTIPLY, STABLEHLO_MAXIMUM, STABLEHLO_MINIMUM,
-STABLEHLO_AND, STABLEHLO_SHIFT_LEFT, STABLEHLO_PAD, REDUCE_WINDOW and
-STABLEHLO_COMPOSITE (all version 1).
+STABLEHLO_AND, STABLEHLO_SHIFT_LEFT, STABLEHLO_PAD, REDUCE_WINDOW,
+STABLEHLO_COMPOSITE, STABLEHLO_GATHER, STABLEHLO_SCATTER,
+STABLEHLO_REDUCE_WINDOW and STABLEHLO_CASE (all version 1).
 
 Where the expected values come from: LiteRT 2.3's reference kernels
-(BUILTIN_REF) through op_harness for the arithmetic ops, STABLEHLO_PAD and
-REDUCE_WINDOW; its reference resolver does not register STABLEHLO_AND or
-STABLEHLO_SHIFT_LEFT, so those compare with its builtin kernels (BUILTIN,
-no delegate). STABLEHLO_COMPOSITE needs a second subgraph, which the
-harness's one-op models lack: a spec model runs in both runtimes (and is
-checked by hand). Shifts outside [0, 31], which LiteRT computes with an
-undefined C++ shift, are checked against hand-derived values (StableHLO's
-0) in litegpu alone; REDUCE_WINDOW's signed-zero ties are checked by sign
-bit (the harness compares -0.0 and 0.0 as equal). Every output must match
-exactly: integers, byte moves, and float32/float64 sums, products and
-comparisons done in the same order as LiteRT.
+(BUILTIN_REF) through op_harness for the arithmetic ops, STABLEHLO_PAD,
+REDUCE_WINDOW and STABLEHLO_GATHER; its reference resolver does not register
+STABLEHLO_AND or STABLEHLO_SHIFT_LEFT, so those compare with its builtin
+kernels (BUILTIN, no delegate). STABLEHLO_COMPOSITE, STABLEHLO_SCATTER,
+STABLEHLO_REDUCE_WINDOW and STABLEHLO_CASE need a second subgraph (the
+decomposition, the update computation, the body, the branches), which the
+harness's one-op models lack: spec models run in both runtimes (reference
+kernels; builtin kernels for STABLEHLO_CASE, which the reference resolver
+lacks, and for bodies made of STABLEHLO_AND), and some are checked by hand
+(the spec's gather example, gather's implicit index vector, which LiteRT
+reads past its indices for, scatter's NaN handling, reduce-window's dilation
+and padding, every CASE branch). Shifts outside [0, 31], which LiteRT
+computes with an undefined C++ shift, are checked against hand-derived
+values (StableHLO's 0) in litegpu alone; REDUCE_WINDOW's signed-zero ties
+are checked by sign bit (the harness compares -0.0 and 0.0 as equal). Every
+output must match exactly: integers, byte moves, and float32/float64 sums,
+products and comparisons done in the same order as LiteRT.
 
 Rejections (litegpu's messages): operands of different shapes (StableHLO
 has no broadcasting; LiteRT refuses them too), different types, the types
 litegpu does not compute (FLOAT16 for the arithmetic ops, which LiteRT
 takes; FLOAT32 for AND and SHIFT_LEFT, which LiteRT refuses), bad padding,
-window and subgraph parameters.
+window, dimension-number and subgraph parameters, unrecognised region
+bodies, and bad branch indices.
 """
 
 import numpy as np
