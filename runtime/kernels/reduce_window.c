@@ -116,6 +116,16 @@ static TfLiteStatus lg_rw_finish_prepare(TfLiteContext* context, const char* op,
                                          const int64_t* padding,
                                          TfLiteTensor* output) {
   const int rank = data->rank;
+  int64_t window_elements = 1;
+  for (int i = 0; i < rank; ++i) {
+    window_elements =
+        lg_shape_mul_capped(window_elements, data->window[i], INT64_MAX);
+  }
+  if (window_elements > INT32_MAX) {
+    lg_kernel_log(context, op, "the window has more than %d elements",
+                  INT32_MAX);
+    return kTfLiteError;
+  }
   bool padded_any = false;
   for (int i = 0; padding != NULL && i < 2 * rank; ++i) {
     padded_any = padded_any || padding[i] != 0;

@@ -1175,3 +1175,16 @@ def test_case_rejects_index_type(tmp_path):
                     num_threads=1)
     assert re.search(r"STABLEHLO_CASE: the branch index must be one INT32 "
                      r"element; it is INT64", str(raised.value))
+
+
+def test_stablehlo_reduce_window_rejects_huge_window(tmp_path):
+    # Base dilation makes a two-element input 2^31 long: a window that
+    # large is refused rather than folded.
+    params = {"window_dimensions": [65536, 65536], "window_strides": [1, 1],
+              "base_dilations": [1, 2 ** 30], "window_dilations": [1, 1],
+              "padding": [0, 65535, 0, 0], "body_subgraph_index": 1}
+    x = np.ones((1, 2), np.float32)
+    _region_rejected(tmp_path, "STABLEHLO_REDUCE_WINDOW",
+                     [x, np.float32(0)], (1, 1), params, "STABLEHLO_ADD",
+                     r"STABLEHLO_REDUCE_WINDOW: the window has more than "
+                     r"2147483647 elements")
