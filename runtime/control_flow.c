@@ -1,6 +1,6 @@
-/* Control flow: IF, WHILE, CALL_ONCE and STABLEHLO_COMPOSITE, kernels that run
- * other subgraphs of the model (registered through the op manifest, family
- * "control").
+/* Control flow: IF, WHILE, CALL_ONCE, STABLEHLO_COMPOSITE and STABLEHLO_CASE,
+ * kernels that run other subgraphs of the model (registered through the op
+ * manifest, family "control").
  *
  * TFLite's semantics:
  *   IF     input 0 is a one-element BOOL condition; the other inputs go to
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/subgraph.h"
@@ -228,6 +229,55 @@ static TfLiteStatus check_no_optional(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
+/* ---- StableHLO regions computed by their kernels ------------------------- */
+
+TfLiteStatus lg_kernel_region_binary(TfLiteContext* context, const char* op,
+                                     const char* role, int index,
+                                     TfLiteType type, bool allow_empty,
+                                     int32_t* builtin_code) {
+  lg_subgraph* body;
+  TF_LITE_ENSURE_STATUS(callee_at(context, op, role, index, &body));
+  TF_LITE_ENSURE_STATUS(check_arity(context, op, role, body, 2, 1));
+  for (int i = 0; i < 3; ++i) {
+    const TfLiteTensor* t =
+        i < 2 ? callee_input(body, i) : callee_output(body, 0);
+    if (t->type != type || lg_kernel_num_elements(t) != 1) {
+      char shape[64];
+      lg_kernel_log(context, op,
+                    "%s subgraph %d: %s %d is %s %s, expected one %s element",
+                    role, index, i < 2 ? "input" : "output", i < 2 ? i : 0,
+                    TfLiteTypeGetName(t->type),
+                    lg_kernel_format_shape(t->dims, shape, sizeof shape),
+                    TfLiteTypeGetName(type));
+      return kTfLiteError;
+    }
+  }
+  const int out = body->outputs[0];
+  if (body->num_model_nodes == 0 && allow_empty && out == body->inputs[1]) {
+    *builtin_code = -1;
+    return kTfLiteOk;
+  }
+  if (body->num_model_nodes == 1) {
+    const lg_node* n = &body->nodes[0];
+    const TfLiteIntArray* in = n->node.inputs;
+    const int a = body->inputs[0], b = body->inputs[1];
+    if (!n->unresolved &&
+        n->registration.builtin_code != kTfLiteBuiltinCustom && in->size == 2 &&
+        n->node.outputs->size == 1 && n->node.outputs->data[0] == out &&
+        ((in->data[0] == a && in->data[1] == b) ||
+         (in->data[0] == b && in->data[1] == a))) {
+      *builtin_code = n->registration.builtin_code;
+      return kTfLiteOk;
+    }
+  }
+  lg_kernel_log(context, op,
+                "%s subgraph %d must be one operator on its two inputs%s; it "
+                "has %d operators",
+                role, index, allow_empty ? " or return its second input" : "",
+                body->num_model_nodes);
+  return kTfLiteError;
+}
+
 /* ---- IF ------------------------------------------------------------------ */
 
 static TfLiteStatus if_branches(TfLiteContext* context, const TfLiteNode* node,
@@ -386,6 +436,133 @@ static TfLiteStatus composite_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 LG_KERNEL_REGISTRATION(STABLEHLO_COMPOSITE, NULL, NULL, composite_prepare,
                        composite_invoke)
+
+/* ---- STABLEHLO_CASE ------------------------------------------------------ */
+/* Input 0, one INT32 element, picks one of branch_subgraph_indices (an index
+ * outside [0, num_branches) picks the last branch, as StableHLO and LiteRT
+ * do); the other inputs go to the branch, whose outputs become the node's,
+ * as IF runs its branches. Outputs are static when every branch gives them
+ * the same shape, fixed at Prepare. */
+
+static TfLiteStatus case_branch(TfLiteContext* context, const TfLiteNode* node,
+                                int b, lg_subgraph** branch) {
+  static const char kOp[] = "STABLEHLO_CASE";
+  const TfLiteStablehloCaseParams* params = node->builtin_data;
+  if (params == NULL) {
+    lg_kernel_log(context, kOp, "the node has no StablehloCaseOptions");
+    return kTfLiteError;
+  }
+  const int n = (int)params->num_branches;
+  if (n < 1 || n > TFLITE_STABLEHLO_CASE_PARAMS_MAX_BRANCHES_COUNT) {
+    lg_kernel_log(context, kOp, "the node has %u branches (1 to %d)",
+                  params->num_branches,
+                  TFLITE_STABLEHLO_CASE_PARAMS_MAX_BRANCHES_COUNT);
+    return kTfLiteError;
+  }
+  if (b < 0 || b >= n) b = n - 1;
+  return callee_at(context, kOp, "branch", params->branch_subgraph_indices[b],
+                   branch);
+}
+
+static TfLiteStatus case_index(TfLiteContext* context, const TfLiteNode* node,
+                               const TfLiteTensor** index) {
+  static const char kOp[] = "STABLEHLO_CASE";
+  if (node->inputs->size < 1) {
+    lg_kernel_log(context, kOp, "the node has no index input");
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, kOp, 0, index));
+  if ((*index)->type != kTfLiteInt32 || lg_kernel_num_elements(*index) != 1) {
+    char shape[64];
+    lg_kernel_log(context, kOp,
+                  "the branch index must be one INT32 element; it is %s %s",
+                  TfLiteTypeGetName((*index)->type),
+                  lg_kernel_format_shape((*index)->dims, shape, sizeof shape));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus case_prepare(TfLiteContext* context, TfLiteNode* node) {
+  static const char kOp[] = "STABLEHLO_CASE";
+  const TfLiteTensor* index;
+  TF_LITE_ENSURE_STATUS(check_no_optional(context, kOp, node));
+  TF_LITE_ENSURE_STATUS(case_index(context, node, &index));
+  lg_subgraph* first;
+  TF_LITE_ENSURE_STATUS(case_branch(context, node, 0, &first));
+  const TfLiteStablehloCaseParams* params = node->builtin_data;
+  const int num_branches = (int)params->num_branches;
+  const int num_args = node->inputs->size - 1;
+  const int num_outputs = node->outputs->size;
+  const TfLiteTensor** args = tensors_of(context, node->inputs, 1);
+  TfLiteIntArray** shapes = calloc((size_t)num_outputs + 1, sizeof(*shapes));
+  TfLiteStatus status = args && shapes ? kTfLiteOk : kTfLiteError;
+  bool dynamic = false;
+  for (int b = 0; b < num_branches && status == kTfLiteOk; ++b) {
+    lg_subgraph* branch;
+    status = case_branch(context, node, b, &branch);
+    if (status == kTfLiteOk) {
+      status =
+          check_arity(context, kOp, "branch", branch, num_args, num_outputs);
+    }
+    if (status == kTfLiteOk) {
+      status = shape_inputs(context, kOp, branch, args, num_args);
+    }
+    for (int i = 0; i < num_outputs && status == kTfLiteOk; ++i) {
+      const TfLiteTensor* out = callee_output(branch, i);
+      const TfLiteTensor* node_out = &context->tensors[node->outputs->data[i]];
+      if (out->type != node_out->type) {
+        lg_kernel_log(context, kOp,
+                      "output %d of branch subgraph %d is %s, but the node's "
+                      "is %s",
+                      i, branch->index, TfLiteTypeGetName(out->type),
+                      TfLiteTypeGetName(node_out->type));
+        status = kTfLiteError;
+        break;
+      }
+      if (!output_is_static(branch, i)) dynamic = true;
+      if (b == 0) shapes[i] = out->dims;
+      if (b > 0 && !TfLiteIntArrayEqual(shapes[i], out->dims)) dynamic = true;
+    }
+  }
+  /* shapes[] borrow the first branch's dims: shape it again last, so that
+   * a branch that is the first one too (a repeated index) left them as
+   * they are read. */
+  if (status == kTfLiteOk) {
+    status = shape_inputs(context, kOp, first, args, num_args);
+    for (int i = 0; i < num_outputs && status == kTfLiteOk; ++i) {
+      shapes[i] = callee_output(first, i)->dims;
+    }
+  }
+  if (status == kTfLiteOk) {
+    status = shape_outputs(context, node, shapes, dynamic);
+  }
+  free(args);
+  free(shapes);
+  return status;
+}
+
+static TfLiteStatus case_invoke(TfLiteContext* context, TfLiteNode* node) {
+  static const char kOp[] = "STABLEHLO_CASE";
+  const TfLiteTensor* index;
+  TF_LITE_ENSURE_STATUS(case_index(context, node, &index));
+  lg_subgraph* branch;
+  TF_LITE_ENSURE_STATUS(
+      case_branch(context, node, index->data.i32[0], &branch));
+  const TfLiteTensor** args = tensors_of(context, node->inputs, 1);
+  if (args == NULL) return kTfLiteError;
+  TfLiteStatus status =
+      feed_inputs(context, kOp, branch, args, node->inputs->size - 1);
+  free(args);
+  if (status == kTfLiteOk) status = run_callee(context, kOp, branch);
+  for (int i = 0; i < node->outputs->size && status == kTfLiteOk; ++i) {
+    status = copy_out(context, kOp, &context->tensors[node->outputs->data[i]],
+                      callee_output(branch, i), i);
+  }
+  return status;
+}
+
+LG_KERNEL_REGISTRATION(STABLEHLO_CASE, NULL, NULL, case_prepare, case_invoke)
 
 /* ---- WHILE --------------------------------------------------------------- */
 

@@ -93,6 +93,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinLogistic, 1, "1.14.0"},
     {kTfLiteBuiltinLogistic, 2, "1.14.0"},
     {kTfLiteBuiltinLogistic, 3, "2.3.0"},
+    {kTfLiteBuiltinLshProjection, 1, "1.5.0"},
     {kTfLiteBuiltinLstm, 1, "1.7.0"},
     {kTfLiteBuiltinLstm, 2, "1.10.0"},
     {kTfLiteBuiltinLstm, 3, "1.14.0"},
@@ -136,6 +137,7 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinTanh, 1, "1.14.0"},
     {kTfLiteBuiltinTanh, 2, "1.14.0"},
     {kTfLiteBuiltinTanh, 3, "2.3.0"},
+    {kTfLiteBuiltinSkipGram, 1, "1.5.0"},
     {kTfLiteBuiltinEmbeddingLookupSparse, 1, "1.5.0"},
     {kTfLiteBuiltinPad, 1, "1.5.0"},
     {kTfLiteBuiltinPad, 2, "1.14.0"},
@@ -438,12 +440,16 @@ static const lg_runtime_entry kEntries[] = {
     {kTfLiteBuiltinStablehloMaximum, 1, "2.16.0"},
     {kTfLiteBuiltinStablehloAnd, 1, "2.17.0"},
     {kTfLiteBuiltinStablehloMinimum, 1, "2.16.0"},
+    {kTfLiteBuiltinStablehloScatter, 1, "2.15.0"},
     {kTfLiteBuiltinStablehloPad, 1, "2.16.0"},
+    {kTfLiteBuiltinStablehloReduceWindow, 1, "2.16.0"},
+    {kTfLiteBuiltinStablehloGather, 1, "2.16.0"},
     {kTfLiteBuiltinDilate, 1, "2.15.0"},
     {kTfLiteBuiltinStablehloRngBitGenerator, 1, "2.15.0"},
     {kTfLiteBuiltinReduceWindow, 1, "2.15.0"},
     {kTfLiteBuiltinStablehloComposite, 1, "2.17.0"},
     {kTfLiteBuiltinStablehloShiftLeft, 1, "2.17.0"},
+    {kTfLiteBuiltinStablehloCase, 1, "2.17.0"},
 };
 
 #define LG_NUM_ENTRIES (sizeof(kEntries) / sizeof(kEntries[0]))

@@ -24,6 +24,9 @@
 #ifndef LITEGPU_RUNTIME_KERNELS_KERNEL_CONTEXT_H_
 #define LITEGPU_RUNTIME_KERNELS_KERNEL_CONTEXT_H_
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "base/thread_pool.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -41,5 +44,19 @@ typedef struct lg_kernel_env {
  * owner, or an owner without a pool, gets lg_thread_pool_default(); a pool
  * of 1 runs tasks on the caller). */
 lg_thread_pool* lg_kernel_thread_pool(const TfLiteContext* context);
+
+/* A StableHLO region (the body of a scatter or a reduction) that a kernel
+ * computes itself instead of running it: subgraph `index` of the model must
+ * take two scalars of `type` and give one, and either be one operator whose
+ * inputs are its two inputs (in either order) and whose output is its
+ * output (*builtin_code is that operator's code), or, when `allow_empty`, no
+ * operator with its output its second input (*builtin_code is -1: "take the
+ * second argument"). Anything else, an index out of range or the kernel's own
+ * subgraph is an error naming `op`, `role` and the problem. Needs the
+ * interpreter's subgraph (runtime/control_flow.c); allocates nothing. */
+TfLiteStatus lg_kernel_region_binary(TfLiteContext* context, const char* op,
+                                     const char* role, int index,
+                                     TfLiteType type, bool allow_empty,
+                                     int32_t* builtin_code);
 
 #endif /* LITEGPU_RUNTIME_KERNELS_KERNEL_CONTEXT_H_ */

@@ -1,4 +1,4 @@
-/* REDUCE_WINDOW (TFLite's builtin, not STABLEHLO_REDUCE_WINDOW): each output
+/* REDUCE_WINDOW (TFLite's builtin) and STABLEHLO_REDUCE_WINDOW: each output
  * element folds one window of the input, starting from the init value.
  *
  * Inputs: the input (rank 1..6), the init value (one element of the input's
@@ -15,15 +15,28 @@
  * replaced), ALL / ANY logical (0 or 1). Integer sums and products wrap.
  * Types: FLOAT32, FLOAT64, INT8, INT16, INT32, INT64, UINT8, BOOL (BOOL is
  * folded as int8, as LiteRT).
+ *
+ * STABLEHLO_REDUCE_WINDOW (StablehloReduceWindowOptions in
+ * builtin_options_2) takes the input and the init value only; the window
+ * attributes are options, and base dilations and (low, high) padding per dim
+ * are added: the window slides over the input dilated by base_dilations and
+ * padded (negative padding crops), both with the init value, which LiteRT
+ * materialises and folds like any element; the fold here reads the init
+ * value at those positions instead. The function is the body subgraph's one
+ * operator (ADD or STABLEHLO_ADD, MUL or STABLEHLO_MULTIPLY, MAXIMUM,
+ * MINIMUM, LOGICAL_AND or STABLEHLO_AND, LOGICAL_OR or STABLEHLO_OR, as
+ * LiteRT recognises; kernel_context.h's lg_kernel_region_binary).
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/shape_util.h"
+#include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
 
@@ -32,6 +45,7 @@
 
 typedef struct lg_rw_data {
   bool prepared;
+  const char* op; /* the op's name, for Invoke's messages */
   int rank;
   TfLiteReduceWindowFunction fn;
   int in_dims[LG_RW_MAX_RANK];
@@ -40,6 +54,11 @@ typedef struct lg_rw_data {
   int64_t stride[LG_RW_MAX_RANK];
   int64_t dilation[LG_RW_MAX_RANK];
   int64_t in_strides[LG_RW_MAX_RANK];
+  /* STABLEHLO_REDUCE_WINDOW (1 and 0 for REDUCE_WINDOW): the input's base
+   * dilation, low padding, and its size once dilated. */
+  int64_t base_dilation[LG_RW_MAX_RANK];
+  int64_t pad_low[LG_RW_MAX_RANK];
+  int64_t dilated_dims[LG_RW_MAX_RANK];
 } lg_rw_data;
 
 static void* lg_rw_init(TfLiteContext* context, const char* buffer,
@@ -89,22 +108,70 @@ static TfLiteStatus lg_rw_read_window(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-static TfLiteStatus lg_rw_prepare(TfLiteContext* context, TfLiteNode* node) {
-  const char* op = LG_RW_OP;
-  lg_rw_data* data = node->user_data;
-  const TfLiteReduceWindowParams* params = node->builtin_data;
-  if (data == NULL || params == NULL) {
-    lg_kernel_log(context, op, "no %s",
-                  data == NULL ? "kernel data" : "params");
+/* Output dims from the window attributes in `data` (and, for StableHLO, the
+ * (low, high) `padding` pairs; NULL: none), then the output resized. */
+static TfLiteStatus lg_rw_finish_prepare(TfLiteContext* context, const char* op,
+                                         lg_rw_data* data,
+                                         const TfLiteTensor* input,
+                                         const int64_t* padding,
+                                         TfLiteTensor* output) {
+  const int rank = data->rank;
+  int64_t window_elements = 1;
+  for (int i = 0; i < rank; ++i) {
+    window_elements =
+        lg_shape_mul_capped(window_elements, data->window[i], INT64_MAX);
+  }
+  if (window_elements > INT32_MAX) {
+    lg_kernel_log(context, op, "the window has more than %d elements",
+                  INT32_MAX);
     return kTfLiteError;
   }
-  data->prepared = false;
-  const TfLiteTensor *input, *init;
-  TfLiteTensor* output;
-  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 5, 5, 1));
-  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &input));
-  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 1, &init));
-  TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, op, 0, &output));
+  bool padded_any = false;
+  for (int i = 0; padding != NULL && i < 2 * rank; ++i) {
+    padded_any = padded_any || padding[i] != 0;
+  }
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    const int64_t d = input->dims->data[i];
+    data->in_dims[i] = (int)d;
+    data->in_strides[i] = stride;
+    stride *= d;
+    /* Every factor is at most INT32_MAX: no overflow. */
+    data->dilated_dims[i] = d == 0 ? 0 : (d - 1) * data->base_dilation[i] + 1;
+    const int64_t padded =
+        data->dilated_dims[i] +
+        (padding != NULL ? padding[2 * i] + padding[2 * i + 1] : 0);
+    if (padded < 0 || padded > INT32_MAX) {
+      lg_kernel_log(context, op,
+                    "dimension %d is %lld once dilated and padded (expected "
+                    "0 to %d)",
+                    i, (long long)padded, INT32_MAX);
+      return kTfLiteError;
+    }
+    if (padded == 0 && padded_any) {
+      /* LiteRT refuses to pad into an empty tensor (it does not refuse
+       * an empty input it need not pad). */
+      lg_kernel_log(context, op,
+                    "the padding gives an empty tensor (dimension %d is 0 "
+                    "once dilated and padded)",
+                    i);
+      return kTfLiteError;
+    }
+    const int64_t span = (data->window[i] - 1) * data->dilation[i] + 1;
+    data->out_dims[i] =
+        padded < span ? 0 : (int)((padded - span) / data->stride[i] + 1);
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_shape_resize(context, op, output, data->out_dims, rank));
+  data->prepared = true;
+  return kTfLiteOk;
+}
+
+/* The input, init value and output types and shapes both ops share. */
+static TfLiteStatus lg_rw_check_tensors(TfLiteContext* context, const char* op,
+                                        const TfLiteTensor* input,
+                                        const TfLiteTensor* init,
+                                        const TfLiteTensor* output) {
   const uint32_t types =
       LG_SHAPE_TYPE(kTfLiteFloat32) | LG_SHAPE_TYPE(kTfLiteFloat64) |
       LG_SHAPE_TYPE(kTfLiteInt8) | LG_SHAPE_TYPE(kTfLiteInt16) |
@@ -127,12 +194,33 @@ static TfLiteStatus lg_rw_prepare(TfLiteContext* context, TfLiteNode* node) {
                   (long long)lg_kernel_num_elements(init));
     return kTfLiteError;
   }
-  const int rank = input->dims->size;
-  if (rank < 1) {
+  if (input->dims->size < 1) {
     lg_kernel_log(context, op, "the input is a scalar (rank 1 to %d)",
                   LG_RW_MAX_RANK);
     return kTfLiteError;
   }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_rw_prepare(TfLiteContext* context, TfLiteNode* node) {
+  const char* op = LG_RW_OP;
+  lg_rw_data* data = node->user_data;
+  const TfLiteReduceWindowParams* params = node->builtin_data;
+  if (data == NULL || params == NULL) {
+    lg_kernel_log(context, op, "no %s",
+                  data == NULL ? "kernel data" : "params");
+    return kTfLiteError;
+  }
+  data->prepared = false;
+  data->op = op;
+  const TfLiteTensor *input, *init;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 5, 5, 1));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &input));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 1, &init));
+  TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, op, 0, &output));
+  TF_LITE_ENSURE_STATUS(lg_rw_check_tensors(context, op, input, init, output));
+  const int rank = input->dims->size;
   const int fn = (int)params->reduce_function;
   if (fn < TfLiteReduceWindowFunctionAdd ||
       fn > TfLiteReduceWindowFunctionAny) {
@@ -150,20 +238,11 @@ static TfLiteStatus lg_rw_prepare(TfLiteContext* context, TfLiteNode* node) {
                                           rank, data->stride));
   TF_LITE_ENSURE_STATUS(lg_rw_read_window(context, node, 4, "window_dilations",
                                           rank, data->dilation));
-  int64_t stride = 1;
-  for (int i = rank - 1; i >= 0; --i) {
-    const int64_t d = input->dims->data[i];
-    data->in_dims[i] = (int)d;
-    data->in_strides[i] = stride;
-    stride *= d;
-    /* Both factors are at most INT32_MAX: no overflow. */
-    const int64_t span = (data->window[i] - 1) * data->dilation[i] + 1;
-    data->out_dims[i] = d < span ? 0 : (int)((d - span) / data->stride[i] + 1);
+  for (int i = 0; i < rank; ++i) {
+    data->base_dilation[i] = 1;
+    data->pad_low[i] = 0;
   }
-  TF_LITE_ENSURE_STATUS(
-      lg_shape_resize(context, op, output, data->out_dims, rank));
-  data->prepared = true;
-  return kTfLiteOk;
+  return lg_rw_finish_prepare(context, op, data, input, NULL, output);
 }
 
 /* Defines the fold of one window for element type T (U: the unsigned type
@@ -180,18 +259,20 @@ static TfLiteStatus lg_rw_prepare(TfLiteContext* context, TfLiteNode* node) {
     for (int i = 0; i < rank; ++i) wcount *= d->window[i];                  \
     int64_t o_idx[LG_RW_MAX_RANK] = {0};                                    \
     for (int64_t k = 0; k < n; ++k) {                                       \
-      int64_t base = 0;                                                     \
-      for (int i = 0; i < rank; ++i) {                                      \
-        base += o_idx[i] * d->stride[i] * d->in_strides[i];                 \
-      }                                                                     \
       T accu = init;                                                        \
       int64_t w_idx[LG_RW_MAX_RANK] = {0};                                  \
       for (int64_t w = 0; w < wcount; ++w) {                                \
-        int64_t at = base;                                                  \
-        for (int i = 0; i < rank; ++i) {                                    \
-          at += w_idx[i] * d->dilation[i] * d->in_strides[i];               \
+        int64_t at = 0;                                                     \
+        bool hole = false;                                                  \
+        for (int i = 0; i < rank && !hole; ++i) {                           \
+          /* The position in the dilated input (padding removed). */        \
+          const int64_t q = o_idx[i] * d->stride[i] +                       \
+                            w_idx[i] * d->dilation[i] - d->pad_low[i];      \
+          hole = q < 0 || q >= d->dilated_dims[i] ||                        \
+                 q % d->base_dilation[i] != 0;                              \
+          at += q / d->base_dilation[i] * d->in_strides[i];                 \
         }                                                                   \
-        const T x = in[at];                                                 \
+        const T x = hole ? init : in[at];                                   \
         switch (d->fn) {                                                    \
           case TfLiteReduceWindowFunctionAdd:                               \
             accu = (T)((U)accu + (U)x);                                     \
@@ -234,8 +315,8 @@ LG_RW_FOLD(i32, int32_t, uint32_t)
 LG_RW_FOLD(i64, int64_t, uint64_t)
 
 static TfLiteStatus lg_rw_invoke(TfLiteContext* context, TfLiteNode* node) {
-  const char* op = LG_RW_OP;
   const lg_rw_data* data = node->user_data;
+  const char* op = data != NULL && data->op != NULL ? data->op : LG_RW_OP;
   if (data == NULL || !data->prepared) {
     lg_kernel_log(context, op, "invoked before a successful prepare");
     return kTfLiteError;
@@ -297,3 +378,107 @@ static TfLiteStatus lg_rw_invoke(TfLiteContext* context, TfLiteNode* node) {
 
 LG_KERNEL_REGISTRATION(REDUCE_WINDOW, lg_rw_init, lg_kernel_free_data,
                        lg_rw_prepare, lg_rw_invoke)
+
+/* ---- STABLEHLO_REDUCE_WINDOW --------------------------------------------- */
+
+/* The fold of a body subgraph's operator, or Unsupported. */
+static TfLiteReduceWindowFunction lg_rw_body_function(int32_t code) {
+  switch (code) {
+    case kTfLiteBuiltinAdd:
+    case kTfLiteBuiltinStablehloAdd:
+      return TfLiteReduceWindowFunctionAdd;
+    case kTfLiteBuiltinMul:
+    case kTfLiteBuiltinStablehloMultiply:
+      return TfLiteReduceWindowFunctionMul;
+    case kTfLiteBuiltinMaximum:
+    case kTfLiteBuiltinStablehloMaximum:
+      return TfLiteReduceWindowFunctionMax;
+    case kTfLiteBuiltinMinimum:
+    case kTfLiteBuiltinStablehloMinimum:
+      return TfLiteReduceWindowFunctionMin;
+    case kTfLiteBuiltinLogicalAnd:
+    case kTfLiteBuiltinStablehloAnd:
+      return TfLiteReduceWindowFunctionAll;
+    case kTfLiteBuiltinLogicalOr:
+    case kTfLiteBuiltinStablehloOr:
+      return TfLiteReduceWindowFunctionAny;
+    default:
+      return TfLiteReduceWindowFunctionUnsupported;
+  }
+}
+
+/* Checks attribute `what` (rank elements of `values`) are in [1, INT32_MAX]
+ * and copies them. */
+static TfLiteStatus lg_srw_attribute(TfLiteContext* context, const char* op,
+                                     const char* what, const int64_t* values,
+                                     int rank, int64_t* out) {
+  for (int i = 0; i < rank; ++i) {
+    if (values[i] <= 0 || values[i] > INT32_MAX) {
+      lg_kernel_log(context, op, "%s[%d] = %lld is out of range [1, %d]", what,
+                    i, (long long)values[i], INT32_MAX);
+      return kTfLiteError;
+    }
+    out[i] = values[i];
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_srw_prepare(TfLiteContext* context, TfLiteNode* node) {
+  const char* op = "STABLEHLO_REDUCE_WINDOW";
+  lg_rw_data* data = node->user_data;
+  const TfLiteStablehloReduceWindowParams* params = node->builtin_data;
+  if (data == NULL || params == NULL) {
+    lg_kernel_log(context, op, "no %s",
+                  data == NULL ? "kernel data" : "params");
+    return kTfLiteError;
+  }
+  data->prepared = false;
+  data->op = op;
+  const TfLiteTensor *input, *init;
+  TfLiteTensor* output;
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 2, 2, 1));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, &input));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 1, &init));
+  TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, op, 0, &output));
+  TF_LITE_ENSURE_STATUS(lg_rw_check_tensors(context, op, input, init, output));
+  const int rank = input->dims->size;
+  data->rank = rank;
+  TF_LITE_ENSURE_STATUS(lg_srw_attribute(context, op, "window_dimensions",
+                                         params->window_dimensions, rank,
+                                         data->window));
+  TF_LITE_ENSURE_STATUS(lg_srw_attribute(context, op, "window_strides",
+                                         params->window_strides, rank,
+                                         data->stride));
+  TF_LITE_ENSURE_STATUS(lg_srw_attribute(context, op, "base_dilations",
+                                         params->base_dilations, rank,
+                                         data->base_dilation));
+  TF_LITE_ENSURE_STATUS(lg_srw_attribute(context, op, "window_dilations",
+                                         params->window_dilations, rank,
+                                         data->dilation));
+  for (int i = 0; i < 2 * rank; ++i) {
+    if (params->padding[i] < -INT32_MAX || params->padding[i] > INT32_MAX) {
+      lg_kernel_log(context, op, "padding[%d] = %lld is out of range [%d, %d]",
+                    i, (long long)params->padding[i], -INT32_MAX, INT32_MAX);
+      return kTfLiteError;
+    }
+  }
+  for (int i = 0; i < rank; ++i) data->pad_low[i] = params->padding[2 * i];
+  int32_t code;
+  TF_LITE_ENSURE_STATUS(lg_kernel_region_binary(context, op, "body",
+                                                params->body_subgraph_index,
+                                                input->type, false, &code));
+  data->fn = lg_rw_body_function(code);
+  if (data->fn == TfLiteReduceWindowFunctionUnsupported) {
+    lg_kernel_log(context, op,
+                  "the body's operator (builtin %d) is not supported "
+                  "(expected ADD, MUL, MAXIMUM, MINIMUM, LOGICAL_AND, "
+                  "LOGICAL_OR or their STABLEHLO_ forms)",
+                  (int)code);
+    return kTfLiteError;
+  }
+  return lg_rw_finish_prepare(context, op, data, input, params->padding,
+                              output);
+}
+
+LG_KERNEL_REGISTRATION(STABLEHLO_REDUCE_WINDOW, lg_rw_init, lg_kernel_free_data,
+                       lg_srw_prepare, lg_rw_invoke)

@@ -67,6 +67,25 @@ _Static_assert(sizeof(TfLiteFullyConnectedWeightsFormat) == sizeof(int),
     .capacity = (int)(sizeof(((type_*)0)->member_) / sizeof(int64_t)), \
     .name = (name_)                                                    \
   }
+/* The same whose absent elements are `fill_` (LiteRT's 1 for reduce-window
+ * attributes). */
+#define LG_INT64_ARRAY_FILL(id_, type_, member_, fill_, name_)         \
+  {                                                                    \
+    .field_id = (id_), .kind = LG_OPTION_INT64_ARRAY,                  \
+    .offset = offsetof(type_, member_), .default_value = (fill_),      \
+    .capacity = (int)(sizeof(((type_*)0)->member_) / sizeof(int64_t)), \
+    .name = (name_)                                                    \
+  }
+/* An int64_t array member and its int count member (TFLite's StableHLO
+ * gather and scatter params). */
+#define LG_INT64_VECTOR(id_, type_, member_, count_, name_)            \
+  {                                                                    \
+    .field_id = (id_), .kind = LG_OPTION_INT64_VECTOR,                 \
+    .offset = offsetof(type_, member_),                                \
+    .count_offset = offsetof(type_, count_),                           \
+    .capacity = (int)(sizeof(((type_*)0)->member_) / sizeof(int64_t)), \
+    .name = (name_)                                                    \
+  }
 /* A byte vector: a pointer member into the model and its size_t count. */
 #define LG_BYTES(id_, type_, member_, count_, name_)         \
   {                                                          \
@@ -342,6 +361,78 @@ static const lg_option_field lg_stablehlo_pad_fields[] = {
 static const lg_option_field lg_reduce_window_fields[] = {
     LG_FIELD(0, I32, TfLiteReduceWindowParams, reduce_function,
              TfLiteReduceWindowFunctionUnsupported, "reduce_function"),
+};
+
+static const lg_option_field lg_stablehlo_gather_fields[] = {
+    LG_INT64_VECTOR(0, TfLiteStablehloGatherParams, offset_dims,
+                    num_offset_dims, "offset_dims"),
+    LG_INT64_VECTOR(1, TfLiteStablehloGatherParams, collapsed_slice_dims,
+                    num_collapsed_slice_dims, "collapsed_slice_dims"),
+    LG_INT64_VECTOR(2, TfLiteStablehloGatherParams, start_index_map,
+                    num_start_index_map, "start_index_map"),
+    LG_FIELD(3, LG_OPTION_LONG, TfLiteStablehloGatherParams, index_vector_dim,
+             0, "index_vector_dim"),
+    LG_INT64_VECTOR(4, TfLiteStablehloGatherParams, slice_sizes,
+                    num_slice_sizes, "slice_sizes"),
+    LG_FIELD(5, BOOL, TfLiteStablehloGatherParams, indices_are_sorted, 0,
+             "indices_are_sorted"),
+};
+
+static const lg_option_field lg_stablehlo_scatter_fields[] = {
+    LG_FIELD(0, BOOL, TfLiteStablehloScatterParams, indices_are_sorted, 0,
+             "indices_are_sorted"),
+    LG_INT64_VECTOR(1, TfLiteStablehloScatterParams, update_window_dims,
+                    num_update_window_dims, "update_window_dims"),
+    LG_INT64_VECTOR(2, TfLiteStablehloScatterParams, inserted_window_dims,
+                    num_inserted_window_dims, "inserted_window_dims"),
+    LG_INT64_VECTOR(
+        3, TfLiteStablehloScatterParams, scatter_dims_to_operand_dims,
+        num_scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims"),
+    LG_FIELD(4, LG_OPTION_LONG, TfLiteStablehloScatterParams, index_vector_dim,
+             0, "index_vector_dim"),
+    LG_FIELD(5, BOOL, TfLiteStablehloScatterParams, unique_indices, 0,
+             "unique_indices"),
+    LG_FIELD(6, I32, TfLiteStablehloScatterParams,
+             update_computation_subgraph_index, 0,
+             "update_computation_subgraph_index"),
+};
+
+/* LiteRT fills absent window attributes with 1 and absent padding with 0. */
+static const lg_option_field lg_stablehlo_reduce_window_fields[] = {
+    LG_INT64_ARRAY_FILL(0, TfLiteStablehloReduceWindowParams, window_dimensions,
+                        1, "window_dimensions"),
+    LG_INT64_ARRAY_FILL(1, TfLiteStablehloReduceWindowParams, window_strides, 1,
+                        "window_strides"),
+    LG_INT64_ARRAY_FILL(2, TfLiteStablehloReduceWindowParams, base_dilations, 1,
+                        "base_dilations"),
+    LG_INT64_ARRAY_FILL(3, TfLiteStablehloReduceWindowParams, window_dilations,
+                        1, "window_dilations"),
+    LG_INT64_ARRAY(4, TfLiteStablehloReduceWindowParams, padding, "padding"),
+    LG_FIELD(5, I32, TfLiteStablehloReduceWindowParams, body_subgraph_index, 0,
+             "body_subgraph_index"),
+};
+
+/* num_branches is TFLite's uint32_t, stored as the vector count (an int). */
+_Static_assert(sizeof(((TfLiteStablehloCaseParams*)0)->num_branches) ==
+                   sizeof(int),
+               "the branch count is stored as an int");
+static const lg_option_field lg_stablehlo_case_fields[] = {
+    LG_VECTOR(0, TfLiteStablehloCaseParams, branch_subgraph_indices,
+              num_branches, "branch_subgraph_indices"),
+};
+
+static const lg_option_field lg_skip_gram_fields[] = {
+    LG_FIELD(0, I32, TfLiteSkipGramParams, ngram_size, 0, "ngram_size"),
+    LG_FIELD(1, I32, TfLiteSkipGramParams, max_skip_size, 0, "max_skip_size"),
+    LG_FIELD(2, BOOL, TfLiteSkipGramParams, include_all_ngrams, 0,
+             "include_all_ngrams"),
+};
+
+_Static_assert(sizeof(TfLiteLSHProjectionType) == sizeof(int),
+               "LSHProjectionType is stored as an int");
+static const lg_option_field lg_lsh_projection_fields[] = {
+    LG_FIELD(0, LG_OPTION_LSH_PROJECTION_TYPE, TfLiteLSHProjectionParams, type,
+             kTfLiteLshProjectionUnknown, "type"),
 };
 
 /* composite_attributes_format (always FLEXBUFFERS) is not read. */
@@ -647,6 +738,10 @@ static const lg_builtin_options_desc lg_descs[] = {
             TfLiteFakeQuantParams, lg_fake_quant_fields),
     LG_DESC(kTfLiteBuiltinHashtable, 107, "HashtableOptions",
             TfLiteHashtableParams, lg_hashtable_fields),
+    LG_DESC(kTfLiteBuiltinLshProjection, 4, "LSHProjectionOptions",
+            TfLiteLSHProjectionParams, lg_lsh_projection_fields),
+    LG_DESC(kTfLiteBuiltinSkipGram, 18, "SkipGramOptions", TfLiteSkipGramParams,
+            lg_skip_gram_fields),
     LG_DESC(kTfLiteBuiltinSvdf, 6, "SVDFOptions", TfLiteSVDFParams,
             lg_svdf_fields),
     LG_DESC(kTfLiteBuiltinRnn, 7, "RNNOptions", TfLiteRNNParams, lg_rnn_fields),
@@ -675,11 +770,20 @@ static const lg_builtin_options_desc lg_descs[] = {
     LG_DESC(kTfLiteBuiltinMultinomial, 114, "RandomOptions", TfLiteRandomParams,
             lg_random_fields),
     LG_DESC2(kTfLiteBuiltinStablehloPad, 10, "StablehloPadOptions",
-              TfLiteStablehloPadParams, lg_stablehlo_pad_fields),
+             TfLiteStablehloPadParams, lg_stablehlo_pad_fields),
     LG_DESC2(kTfLiteBuiltinReduceWindow, 20, "ReduceWindowOptions",
-              TfLiteReduceWindowParams, lg_reduce_window_fields),
+             TfLiteReduceWindowParams, lg_reduce_window_fields),
+    LG_DESC2(kTfLiteBuiltinStablehloScatter, 7, "StablehloScatterOptions",
+             TfLiteStablehloScatterParams, lg_stablehlo_scatter_fields),
+    LG_DESC2(kTfLiteBuiltinStablehloReduceWindow, 13,
+             "StablehloReduceWindowOptions", TfLiteStablehloReduceWindowParams,
+             lg_stablehlo_reduce_window_fields),
+    LG_DESC2(kTfLiteBuiltinStablehloGather, 16, "StablehloGatherOptions",
+             TfLiteStablehloGatherParams, lg_stablehlo_gather_fields),
     LG_DESC2(kTfLiteBuiltinStablehloComposite, 21, "StableHLOCompositeOptions",
-              TfLiteStablehloCompositeParams, lg_composite_fields),
+             TfLiteStablehloCompositeParams, lg_composite_fields),
+    LG_DESC2(kTfLiteBuiltinStablehloCase, 23, "StablehloCaseOptions",
+             TfLiteStablehloCaseParams, lg_stablehlo_case_fields),
 };
 
 const lg_builtin_options_desc* lg_builtin_options_find(int32_t builtin_code) {
@@ -707,15 +811,24 @@ void lg_builtin_options_set_defaults(const lg_builtin_options_desc* desc,
     } else if (f->kind == LG_OPTION_FLOAT) {
       float value = (float)f->default_value;
       memcpy(at, &value, sizeof(value));
-    } else if (f->kind == LG_OPTION_INT32_VECTOR) {
+    } else if (f->kind == LG_OPTION_INT32_VECTOR ||
+               f->kind == LG_OPTION_INT64_VECTOR) {
       lg_store_int(params, f->count_offset, 0); /* absent: no elements */
+    } else if (f->kind == LG_OPTION_LONG) {
+      int64_t value = (int64_t)f->default_value;
+      memcpy(at, &value, sizeof(value));
     } else if (f->kind == LG_OPTION_BYTES) {
       const uint8_t* none = NULL;
       size_t zero = 0;
       memcpy(at, &none, sizeof(none));
       memcpy((char*)params + f->count_offset, &zero, sizeof(zero));
     } else if (f->kind == LG_OPTION_INT64_ARRAY) {
-      /* absent: zeros (the memset) */
+      /* absent: every element the default (0 but for
+       * StablehloReduceWindowOptions' 1s, as LiteRT fills them) */
+      const int64_t value = (int64_t)f->default_value;
+      for (int k = 0; k < f->capacity; ++k) {
+        memcpy(at + sizeof(int64_t) * (size_t)k, &value, sizeof(value));
+      }
     } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
       const float* none = NULL;
       memcpy(at, &none, sizeof(none));
@@ -784,6 +897,8 @@ static int lg_option_convert_enum(lg_option_kind kind, int8_t raw) {
                         : -1;
     case LG_OPTION_COMBINER: /* SUM 0, MEAN 1, SQRTN 2: the same numbers */
       return raw >= 0 && raw <= kTfLiteCombinerTypeSqrtn ? raw : -1;
+    case LG_OPTION_LSH_PROJECTION_TYPE: /* UNKNOWN 0, SPARSE 1, DENSE 2 */
+      return raw >= 0 && raw <= kTfLiteLshProjectionDense ? raw : -1;
     case LG_OPTION_RNG_ALGORITHM: /* DEFAULT 0, PHILOX 1, THREEFRY 2 */
       return raw == 0   ? kTfLiteRngAlgorithmDefault
              : raw == 1 ? kTfLiteRngAlgorithmPhilox
@@ -810,6 +925,8 @@ static const char* lg_option_enum_name(lg_option_kind kind) {
       return "CombinerType";
     case LG_OPTION_RNG_ALGORITHM:
       return "RngAlgorithm";
+    case LG_OPTION_LSH_PROJECTION_TYPE:
+      return "LSHProjectionType";
     default:
       return "FullyConnectedOptionsWeightsFormat";
   }
@@ -883,6 +1000,14 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
       memcpy((char*)params + f->count_offset, &count, sizeof(count));
       return true;
     }
+    case LG_OPTION_LONG: {
+      uint64_t bits;
+      if (!lg_fb_table_u64(fb, r->table, f->field_id, 0, &bits)) break;
+      int64_t value = (int64_t)bits;
+      memcpy(at, &value, sizeof(value));
+      return true;
+    }
+    case LG_OPTION_INT64_VECTOR:
     case LG_OPTION_INT64_ARRAY: {
       lg_fb_vector vec;
       if (!lg_fb_table_vector(fb, r->table, f->field_id, sizeof(int64_t),
@@ -899,6 +1024,9 @@ static bool lg_option_read_field(lg_option_reader* r, const lg_option_field* f,
       }
       if (vec.count > 0) {
         memcpy(at, lg_fb_vector_data(&vec), sizeof(int64_t) * vec.count);
+      }
+      if (f->kind == LG_OPTION_INT64_VECTOR) {
+        lg_store_int(params, f->count_offset, (int)vec.count);
       }
       return true;
     }

@@ -48,12 +48,23 @@ typedef enum lg_option_kind {
   LG_OPTION_RNG_ALGORITHM, /* RngAlgorithm (byte) -> TfLiteRngAlgorithm */
   /* schema [long] -> int64_t array[capacity] at `offset`, no count member
    * (TFLite's StableHLO params: the op's rank says how many are used);
-   * absent elements are 0, more elements than capacity is an error. The
-   * writer writes all `capacity` elements, zeros included. */
+   * absent elements are the field's default (0, or 1 for the window
+   * attributes of StablehloReduceWindowOptions, as LiteRT fills them), more
+   * elements than capacity is an error. The writer writes all `capacity`
+   * elements, defaults included. */
   LG_OPTION_INT64_ARRAY,
   /* schema [ubyte] -> const uint8_t* into the model at `offset` (NULL when
    * absent), byte count (size_t) at `count_offset`. */
   LG_OPTION_BYTES,
+  /* schema [long] -> int64_t array[capacity] at `offset`, element count
+   * (int) at `count_offset` (TFLite's StableHLO gather and scatter params);
+   * more elements than capacity is an error. The writer writes the
+   * `count` elements (none: the field is omitted). */
+  LG_OPTION_INT64_VECTOR,
+  /* schema long (8 bytes) -> int64_t, all 64 bits. */
+  LG_OPTION_LONG,
+  /* LSHProjectionType (byte) -> TfLiteLSHProjectionType */
+  LG_OPTION_LSH_PROJECTION_TYPE,
 } lg_option_kind;
 
 typedef struct lg_option_field {
@@ -64,7 +75,7 @@ typedef struct lg_option_field {
    * 1 (true) for pot_scale_int16, kTfLitePaddingSame for padding 0). */
   double default_value;
   size_t count_offset; /* the vector kinds with a count member */
-  int capacity;        /* LG_OPTION_INT32_VECTOR, LG_OPTION_INT64_ARRAY */
+  int capacity;        /* the int32 and int64 vector and array kinds */
   const char* name;    /* schema field name, for messages */
 } lg_option_field;
 

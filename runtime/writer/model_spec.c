@@ -82,6 +82,11 @@ static const lg_enum_name kCombiners[] = {
     {"MEAN", kTfLiteCombinerTypeMean},
     {"SQRTN", kTfLiteCombinerTypeSqrtn},
 };
+static const lg_enum_name kLshProjectionTypes[] = {
+    {"UNKNOWN", kTfLiteLshProjectionUnknown},
+    {"SPARSE", kTfLiteLshProjectionSparse},
+    {"DENSE", kTfLiteLshProjectionDense},
+};
 static const lg_enum_name kWeightsFormats[] = {
     {"DEFAULT", kTfLiteFullyConnectedWeightsFormatDefault},
     {"SHUFFLED4x16INT8", kTfLiteFullyConnectedWeightsFormatShuffled4x16Int8},
@@ -647,6 +652,9 @@ static bool lg_parse_enum_field(lg_option_kind kind, const char* text,
     case LG_OPTION_RNG_ALGORITHM:
       return lg_parse_enum(kRngAlgorithms, LG_COUNT(kRngAlgorithms), text,
                            value);
+    case LG_OPTION_LSH_PROJECTION_TYPE:
+      return lg_parse_enum(kLshProjectionTypes, LG_COUNT(kLshProjectionTypes),
+                           text, value);
     case LG_OPTION_TENSOR_TYPE:
       if (!lg_parse_type(text, &type)) return false;
       *value = (int)type;
@@ -675,8 +683,11 @@ static const char* const kKindHints[] = {
     "DEFAULT, PHILOX or THREEFRY",
     "a list of 64-bit integers",
     "hex:HEX bytes",
+    "a list of 64-bit integers",
+    "a 64-bit integer",
+    "UNKNOWN, SPARSE or DENSE",
 };
-_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_BYTES + 1,
+_Static_assert(LG_COUNT(kKindHints) == LG_OPTION_LSH_PROJECTION_TYPE + 1,
                "one hint per lg_option_kind");
 
 static bool lg_set_vector_field(lg_spec* s, const char* op,
@@ -702,7 +713,9 @@ static bool lg_set_vector_field(lg_spec* s, const char* op,
   return true;
 }
 
-/* An int64 array field (no count): the values, zeros after them. */
+/* An int64 array field: the values, the field's default after them (an
+ * LG_OPTION_INT64_ARRAY's; zeros for an LG_OPTION_INT64_VECTOR, which also
+ * gets their count). */
 static bool lg_set_int64_array_field(lg_spec* s, const char* op,
                                      const lg_option_field* f, char* text,
                                      void* params) {
@@ -714,7 +727,11 @@ static bool lg_set_int64_array_field(lg_spec* s, const char* op,
                     n, f->capacity);
   }
   char* at = (char*)params + f->offset;
-  memset(at, 0, sizeof(int64_t) * (size_t)f->capacity);
+  const int64_t fill =
+      f->kind == LG_OPTION_INT64_ARRAY ? (int64_t)f->default_value : 0;
+  for (int i = 0; i < f->capacity; ++i) {
+    memcpy(at + sizeof(int64_t) * (size_t)i, &fill, sizeof(fill));
+  }
   for (int i = 0; i < n; ++i) {
     const char* item = lg_list_next(&text);
     int64_t v;
@@ -723,6 +740,8 @@ static bool lg_set_int64_array_field(lg_spec* s, const char* op,
     }
     memcpy(at + sizeof(int64_t) * (size_t)i, &v, sizeof(v));
   }
+  if (f->kind == LG_OPTION_INT64_VECTOR)
+    lg_store_int(params, f->count_offset, n);
   return true;
 }
 
@@ -777,7 +796,8 @@ static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
     return lg_set_vector_field(s, op, f, text, params);
   } else if (f->kind == LG_OPTION_FLOAT_VECTOR) {
     return lg_set_float_vector_field(s, op, f, text, params);
-  } else if (f->kind == LG_OPTION_INT64_ARRAY) {
+  } else if (f->kind == LG_OPTION_INT64_ARRAY ||
+             f->kind == LG_OPTION_INT64_VECTOR) {
     return lg_set_int64_array_field(s, op, f, text, params);
   } else if (f->kind == LG_OPTION_BYTES) {
     /* hex:HEX; lg_free_float_vectors frees the copy once the op is added. */
@@ -809,6 +829,11 @@ static bool lg_set_field(lg_spec* s, const char* op, const lg_option_field* f,
     int64_t v;
     ok = lg_parse_i64(text, INT32_MIN, INT32_MAX, &v);
     if (ok) lg_store_int(params, f->offset, (int)v);
+  } else if (f->kind == LG_OPTION_LONG) {
+    int64_t v;
+    if ((ok = lg_parse_i64(text, INT64_MIN, INT64_MAX, &v))) {
+      memcpy(at, &v, sizeof(v));
+    }
   } else if (f->kind == LG_OPTION_INT64) {
     int64_t v;
     ok = lg_parse_i64(text, INT32_MIN, INT32_MAX, &v);

@@ -44,11 +44,15 @@
  *       RELU_N1_TO_1/RELU6/TANH/SIGN_BIT; mode REFLECT/SYMMETRIC; tensor
  *       types by TYPE name; weights_format DEFAULT/SHUFFLED4x16INT8;
  *       kernel_type FULL/BASIC; combiner SUM/MEAN/SQRTN; algorithm
- *       DEFAULT/PHILOX/THREEFRY (an options table of builtin_options_2).
+ *       DEFAULT/PHILOX/THREEFRY (an options table of builtin_options_2);
+ *       LSH_PROJECTION's type UNKNOWN/SPARSE/DENSE.
  *       RandomOptions' seed and seed2 take 32-bit ints (TFLite's params),
- *       written as the schema's longs. String fields take a word,
+ *       written as the schema's longs; other long fields (index_vector_dim)
+ *       take 64-bit ints. String fields take a word,
  *       byte-vector fields hex:HEX (composite_attributes=hex:00ff), 64-bit
- *       integer arrays an int list (edge_padding_low=1,-2).
+ *       integer arrays and vectors an int list (edge_padding_low=1,-2;
+ *       offset_dims=1,3: a vector writes just the values given, an array
+ *       its whole capacity, the default after the values given).
  *       Fields not given keep the schema default.
  *       VERSION "auto": the writer computes it from the op's tensors and
  *       fields (lg_model_writer_set_auto_versions), and then also writes the

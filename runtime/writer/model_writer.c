@@ -624,6 +624,9 @@ static bool lg_option_encode(lg_option_kind kind, double v, uint64_t* bits,
     case LG_OPTION_COMBINER: /* same numbers */
       *bits = (uint64_t)i;
       return i >= kTfLiteCombinerTypeSum && i <= kTfLiteCombinerTypeSqrtn;
+    case LG_OPTION_LSH_PROJECTION_TYPE: /* same numbers */
+      *bits = (uint64_t)i;
+      return i >= kTfLiteLshProjectionUnknown && i <= kTfLiteLshProjectionDense;
     case LG_OPTION_RNG_ALGORITHM: /* runtime Default=1.., schema DEFAULT=0.. */
       *bits = (uint64_t)(i - 1);
       return i >= kTfLiteRngAlgorithmDefault &&
@@ -697,6 +700,31 @@ static TfLiteStatus lg_option_field_convert(lg_model_writer* w, const char* op,
         lg_copy(w, params + f->offset, sizeof(int64_t) * (size_t)f->capacity);
     if (out->vec64 == NULL) return kTfLiteError;
     out->vec_len = f->capacity;
+    out->id = f->field_id;
+    return kTfLiteOk;
+  }
+  if (f->kind == LG_OPTION_INT64_VECTOR) {
+    int count;
+    memcpy(&count, params + f->count_offset, sizeof(count));
+    if (count < 0 || count > f->capacity) {
+      lg_fail(w, "add_operator(%s): %s has %d entries (at most %d)", op,
+              f->name, count, f->capacity);
+      return kTfLiteError;
+    }
+    if (count == 0) return kTfLiteOk;
+    out->vec64 =
+        lg_copy(w, params + f->offset, sizeof(int64_t) * (size_t)count);
+    if (out->vec64 == NULL) return kTfLiteError;
+    out->vec_len = count;
+    out->id = f->field_id;
+    return kTfLiteOk;
+  }
+  if (f->kind == LG_OPTION_LONG) {
+    int64_t value;
+    memcpy(&value, params + f->offset, sizeof(value));
+    if (value == (int64_t)f->default_value) return kTfLiteOk;
+    out->bits = (uint64_t)value;
+    out->size = 8;
     out->id = f->field_id;
     return kTfLiteOk;
   }

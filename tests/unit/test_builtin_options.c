@@ -518,14 +518,17 @@ static void test_descriptor_consistency(void** state) {
       }
       if (f->kind == LG_OPTION_INT32_VECTOR) {
         assert_true(f->count_offset < d->params_size);
-        assert_int_equal(f->capacity, 8);
+        /* 8, or STABLEHLO_CASE's 20 branches */
+        assert_true(f->capacity == 8 || f->capacity == 20);
       }
       if (f->kind == LG_OPTION_FLOAT_VECTOR) {
         assert_true(f->count_offset < d->params_size);
       }
       if (f->kind == LG_OPTION_INT64_ARRAY) {
-        assert_int_equal(f->capacity, 8);
-        assert_true(f->offset + 8 * sizeof(int64_t) <= d->params_size);
+        /* 8, or 16 for StableHLO reduce-window's (low, high) padding */
+        assert_true(f->capacity == 8 || f->capacity == 16);
+        assert_true(f->offset + (size_t)f->capacity * sizeof(int64_t) <=
+                    d->params_size);
       }
     }
     void* params = malloc(d->params_size);
@@ -538,7 +541,7 @@ static void test_descriptor_consistency(void** state) {
     free(parsed);
     free(params);
   }
-  assert_int_equal(found, 71);
+  assert_int_equal(found, 77);
 }
 
 /* STABLEHLO_PAD's options live in builtin_options_2 (StablehloPadOptions,
@@ -609,6 +612,118 @@ static void test_options_2_round_trip(void** state) {
   free(data);
 }
 
+/* Writes a one-op model of `code` with `params` (NULL: no options) and
+ * returns the params the reader parses back (free them). */
+static void* write_and_parse(int32_t code, const void* params) {
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  assert_non_null(w);
+  const int32_t shape[] = {2, 3};
+  lg_writer_tensor x = {
+      .name = "x", .type = kTfLiteFloat32, .shape = shape, .num_dims = 2};
+  int32_t in = lg_model_writer_add_tensor(w, &x);
+  x.name = "y";
+  int32_t out = lg_model_writer_add_tensor(w, &x);
+  assert_true(
+      lg_model_writer_add_operator(w, code, 1, &in, 1, &out, 1, params) >= 0);
+  assert_int_equal(lg_model_writer_set_inputs(w, &in, 1), kTfLiteOk);
+  assert_int_equal(lg_model_writer_set_outputs(w, &out, 1), kTfLiteOk);
+  void* data = NULL;
+  size_t size = 0;
+  assert_int_equal(lg_model_writer_finish(w, &data, &size), kTfLiteOk);
+  lg_model_writer_destroy(w);
+  lg_model* m = NULL;
+  assert_int_equal(lg_model_parse(data, size, NULL, &m), kTfLiteOk);
+  void* got = NULL;
+  assert_int_equal(
+      lg_builtin_options_parse(code, &m->subgraphs[0].operators[0], NULL, &got),
+      kTfLiteOk);
+  lg_model_destroy(m);
+  free(data);
+  return got;
+}
+
+/* The kinds the StableHLO gather, scatter, reduce-window and case options
+ * and LSH_PROJECTION's type added: [long] vectors with a count, longs (all
+ * 64 bits), [long] arrays whose absent elements are 1, a 20-entry [int]
+ * vector, and the LSHProjectionType byte. */
+static void test_stablehlo_vector_kinds_round_trip(void** state) {
+  (void)state;
+  TfLiteStablehloGatherParams g;
+  memset(&g, 0, sizeof(g));
+  g.offset_dims[0] = 1;
+  g.offset_dims[1] = 3;
+  g.num_offset_dims = 2;
+  g.num_collapsed_slice_dims = 0;
+  g.start_index_map[0] = 2;
+  g.num_start_index_map = 1;
+  g.index_vector_dim = 5000000000LL;
+  g.slice_sizes[0] = -1;
+  g.slice_sizes[1] = 1LL << 40;
+  g.slice_sizes[2] = 7;
+  g.num_slice_sizes = 3;
+  g.indices_are_sorted = true;
+  TfLiteStablehloGatherParams* gg =
+      write_and_parse(kTfLiteBuiltinStablehloGather, &g);
+  assert_memory_equal(gg, &g, sizeof(g));
+  free(gg);
+
+  TfLiteStablehloScatterParams sc;
+  memset(&sc, 0, sizeof(sc));
+  sc.update_window_dims[0] = 4;
+  sc.num_update_window_dims = 1;
+  for (int i = 0; i < 8; ++i) sc.inserted_window_dims[i] = i;
+  sc.num_inserted_window_dims = 8;
+  sc.scatter_dims_to_operand_dims[0] = 0;
+  sc.num_scatter_dims_to_operand_dims = 1;
+  sc.index_vector_dim = -2;
+  sc.unique_indices = true;
+  sc.update_computation_subgraph_index = 3;
+  TfLiteStablehloScatterParams* gs =
+      write_and_parse(kTfLiteBuiltinStablehloScatter, &sc);
+  assert_memory_equal(gs, &sc, sizeof(sc));
+  free(gs);
+
+  /* Reduce window: absent (no options) fills the window attributes with 1
+   * and the padding with 0, as LiteRT's reader does. */
+  TfLiteStablehloReduceWindowParams* rw =
+      write_and_parse(kTfLiteBuiltinStablehloReduceWindow, NULL);
+  for (int i = 0; i < 8; ++i) {
+    assert_true(rw->window_dimensions[i] == 1 && rw->window_strides[i] == 1 &&
+                rw->base_dilations[i] == 1 && rw->window_dilations[i] == 1);
+  }
+  for (int i = 0; i < 16; ++i) assert_true(rw->padding[i] == 0);
+  rw->window_dimensions[0] = 3;
+  rw->base_dilations[1] = 2;
+  rw->padding[15] = -4;
+  rw->body_subgraph_index = 2;
+  TfLiteStablehloReduceWindowParams* rw2 =
+      write_and_parse(kTfLiteBuiltinStablehloReduceWindow, rw);
+  assert_memory_equal(rw2, rw, sizeof(*rw));
+  free(rw);
+  free(rw2);
+
+  TfLiteStablehloCaseParams c;
+  memset(&c, 0, sizeof(c));
+  for (int i = 0; i < 20; ++i) c.branch_subgraph_indices[i] = 20 - i;
+  c.num_branches = 20;
+  TfLiteStablehloCaseParams* gc =
+      write_and_parse(kTfLiteBuiltinStablehloCase, &c);
+  assert_memory_equal(gc, &c, sizeof(c));
+  free(gc);
+
+  TfLiteLSHProjectionParams l = {kTfLiteLshProjectionDense};
+  TfLiteLSHProjectionParams* gl =
+      write_and_parse(kTfLiteBuiltinLshProjection, &l);
+  assert_int_equal(gl->type, kTfLiteLshProjectionDense);
+  free(gl);
+  TfLiteSkipGramParams sg = {3, 2, true};
+  TfLiteSkipGramParams* gsg = write_and_parse(kTfLiteBuiltinSkipGram, &sg);
+  assert_int_equal(gsg->ngram_size, 3);
+  assert_int_equal(gsg->max_skip_size, 2);
+  assert_true(gsg->include_all_ngrams);
+  free(gsg);
+}
+
 static void test_op_names(void** state) {
   (void)state;
   assert_string_equal(lg_builtin_op_name(0), "ADD");
@@ -640,6 +755,7 @@ int main(void) {
       cmocka_unit_test(test_field_outside_buffer),
       cmocka_unit_test(test_descriptors),
       cmocka_unit_test(test_options_2_round_trip),
+      cmocka_unit_test(test_stablehlo_vector_kinds_round_trip),
       cmocka_unit_test(test_descriptor_consistency),
       cmocka_unit_test(test_op_names),
   };

@@ -59,7 +59,7 @@ static void test_one_row_per_op(void** state) {
   }
   assert_null(lg_op_find(kTfLiteBuiltinCustom, NULL));
   assert_null(lg_op_find(kTfLiteBuiltinCustom, "NoSuchOp"));
-  assert_null(lg_op_find(kTfLiteBuiltinSkipGram, NULL));
+  assert_null(lg_op_find(kTfLiteBuiltinStablehloCbrt, NULL));
 }
 
 /* The CPU kernel table holds exactly the rows with a CPU range, with that

@@ -1,26 +1,34 @@
 """The StableHLO builtins (and TFLite's REDUCE_WINDOW) against LiteRT 2.3:
 STABLEHLO_ADD, STABLEHLO_MULTIPLY, STABLEHLO_MAXIMUM, STABLEHLO_MINIMUM,
-STABLEHLO_AND, STABLEHLO_SHIFT_LEFT, STABLEHLO_PAD, REDUCE_WINDOW and
-STABLEHLO_COMPOSITE (all version 1).
+STABLEHLO_AND, STABLEHLO_SHIFT_LEFT, STABLEHLO_PAD, REDUCE_WINDOW,
+STABLEHLO_COMPOSITE, STABLEHLO_GATHER, STABLEHLO_SCATTER,
+STABLEHLO_REDUCE_WINDOW and STABLEHLO_CASE (all version 1).
 
 Where the expected values come from: LiteRT 2.3's reference kernels
-(BUILTIN_REF) through op_harness for the arithmetic ops, STABLEHLO_PAD and
-REDUCE_WINDOW; its reference resolver does not register STABLEHLO_AND or
-STABLEHLO_SHIFT_LEFT, so those compare with its builtin kernels (BUILTIN,
-no delegate). STABLEHLO_COMPOSITE needs a second subgraph, which the
-harness's one-op models lack: a spec model runs in both runtimes (and is
-checked by hand). Shifts outside [0, 31], which LiteRT computes with an
-undefined C++ shift, are checked against hand-derived values (StableHLO's
-0) in litegpu alone; REDUCE_WINDOW's signed-zero ties are checked by sign
-bit (the harness compares -0.0 and 0.0 as equal). Every output must match
-exactly: integers, byte moves, and float32/float64 sums, products and
-comparisons done in the same order as LiteRT.
+(BUILTIN_REF) through op_harness for the arithmetic ops, STABLEHLO_PAD,
+REDUCE_WINDOW and STABLEHLO_GATHER; its reference resolver does not register
+STABLEHLO_AND or STABLEHLO_SHIFT_LEFT, so those compare with its builtin
+kernels (BUILTIN, no delegate). STABLEHLO_COMPOSITE, STABLEHLO_SCATTER,
+STABLEHLO_REDUCE_WINDOW and STABLEHLO_CASE need a second subgraph (the
+decomposition, the update computation, the body, the branches), which the
+harness's one-op models lack: spec models run in both runtimes (reference
+kernels; builtin kernels for STABLEHLO_CASE, which the reference resolver
+lacks, and for bodies made of STABLEHLO_AND), and some are checked by hand
+(the spec's gather example, gather's implicit index vector, which LiteRT
+reads past its indices for, scatter's NaN handling, reduce-window's dilation
+and padding, every CASE branch). Shifts outside [0, 31], which LiteRT
+computes with an undefined C++ shift, are checked against hand-derived
+values (StableHLO's 0) in litegpu alone; REDUCE_WINDOW's signed-zero ties
+are checked by sign bit (the harness compares -0.0 and 0.0 as equal). Every
+output must match exactly: integers, byte moves, and float32/float64 sums,
+products and comparisons done in the same order as LiteRT.
 
 Rejections (litegpu's messages): operands of different shapes (StableHLO
 has no broadcasting; LiteRT refuses them too), different types, the types
 litegpu does not compute (FLOAT16 for the arithmetic ops, which LiteRT
 takes; FLOAT32 for AND and SHIFT_LEFT, which LiteRT refuses), bad padding,
-window and subgraph parameters.
+window, dimension-number and subgraph parameters, unrecognised region
+bodies, and bad branch indices.
 """
 
 import numpy as np
@@ -552,3 +560,645 @@ def test_composite_rejects_bad_index(tmp_path, index, match):
     with pytest.raises(lg.LiteGpuError) as raised:
         run_litegpu(model, [x, x], num_threads=1)
     assert re.search(match, str(raised.value)), str(raised.value)
+
+
+# ---- STABLEHLO_GATHER --------------------------------------------------------
+# StablehloGatherOptions in builtin_options_2 ([long] vectors with a count,
+# index_vector_dim a long); against LiteRT's reference kernel, exactly (the
+# op moves elements). Start indices outside the operand are clamped (the
+# spec's and LiteRT's rule), so no case here can fail on an index.
+
+def gather_params(offset_dims, collapsed, start_index_map, ivd, slice_sizes):
+    params = {"index_vector_dim": ivd, "slice_sizes": list(slice_sizes)}
+    for key, dims in (("offset_dims", offset_dims),
+                      ("collapsed_slice_dims", collapsed),
+                      ("start_index_map", start_index_map)):
+        if dims:
+            params[key] = list(dims)
+    return params
+
+
+def gather_out_shape(operand_shape, indices_shape, offset_dims, collapsed,
+                     ivd, slice_sizes):
+    batch = [d for i, d in enumerate(indices_shape) if i != ivd]
+    window = [s for i, s in enumerate(slice_sizes) if i not in collapsed]
+    rank = len(batch) + len(offset_dims)
+    out, b, w = [], iter(batch), iter(window)
+    for d in range(rank):
+        out.append(next(w) if d in offset_dims else next(b))
+    return tuple(out)
+
+
+def gather(operand, indices, offset_dims, collapsed, start_index_map, ivd,
+           slice_sizes, const_indices=False, kernels="BUILTIN_REF"):
+    shape = gather_out_shape(operand.shape, indices.shape, offset_dims,
+                             collapsed, ivd, slice_sizes)
+    return check_case(OpCase(
+        op="STABLEHLO_GATHER", version=1,
+        inputs=[Input(operand),
+                Const(indices) if const_indices else Input(indices)],
+        params=gather_params(offset_dims, collapsed, start_index_map, ivd,
+                             slice_sizes),
+        outputs=[operand.dtype.type], output_shapes=[shape], rtol=0.0,
+        atol=0.0, litert_kernels=kernels))[0]
+
+
+GATHER_CASES = [
+    # operand shape, indices, offset_dims, collapsed, start_index_map, ivd,
+    # slice_sizes
+    # The spec's example: two offset dims after the batch dims.
+    ((3, 4, 2), [[[0, 0], [1, 0], [2, 1]], [[0, 1], [1, 1], [0, 2]]],
+     (2, 3), (0,), (1, 0), 2, (1, 2, 2)),
+    # tf.gather on axis 0 (rows), the index vector one element long.
+    ((5, 3), [[4], [0], [2], [2]], (1,), (0,), (0,), 1, (1, 3)),
+    # gather_nd-like: index vectors along dim 0, every dim collapsed.
+    ((4, 5), [[0, 3, 1], [4, 0, 2]], (), (0, 1), (0, 1), 0, (1, 1)),
+    # Offset dims between batch dims, nothing collapsed, start on dim 1 only.
+    ((6, 7), [[[1], [5]], [[0], [3]]], (1, 3), (), (1,), 2, (2, 3)),
+    # Start indices out of range, negative and large: clamped.
+    ((5, 6), [[-3, 2], [9, 9], [4, -1], [1, 100]], (1, 2), (), (0, 1), 1,
+     (2, 3)),
+    # Index vector along a middle dim, start_index_map reversed, rank 4.
+    ((3, 4, 5, 2), [[[1, 4, 0], [2, 1, 3]], [[3, 0, 2], [1, 1, 0]]],
+     (2, 3, 4), (1,), (2, 1), 1, (2, 1, 3, 2)),
+    # Whole-operand slices (every start clamped to 0).
+    ((2, 3), [[1, 1], [0, 2]], (1, 2), (), (0, 1), 1, (2, 3)),
+]
+
+
+@pytest.mark.parametrize("case", GATHER_CASES, ids=lambda c: str(c[0]))
+def test_gather_cases(case):
+    shape, idx, offset, collapsed, smap, ivd, sizes = case
+    operand = values(np.float32, shape, 41)
+    gather(operand, np.array(idx, np.int32), offset, collapsed, smap, ivd,
+           sizes)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int8, np.uint8,
+                                   np.int16, np.uint16, np.int32, np.uint32,
+                                   np.int64, np.uint64, np.bool_],
+                         ids=lambda t: np.dtype(t).name)
+def test_gather_types(dtype):
+    operand = values(dtype, (4, 3), 42) if dtype != np.float16 else \
+        values(np.float32, (4, 3), 42).astype(np.float16)
+    idx = np.array([[3, 0], [1, 2], [0, 1]], np.int64)
+    gather(operand, idx, (1,), (0,), (0, 1), 1, (1, 2), const_indices=True)
+
+
+def test_gather_hand_derived():
+    # The spec's example (StableHLO docs/spec.md#gather), by hand.
+    operand = np.arange(24, dtype=np.int32).reshape(3, 4, 2)
+    idx = np.array([[[0, 0], [1, 0], [2, 1]], [[0, 1], [1, 1], [0, 2]]],
+                   np.int32)
+    got = gather(operand, idx, (2, 3), (0,), (1, 0), 2, (1, 2, 2))
+    want = np.empty((2, 3, 2, 2), np.int32)
+    for b0 in range(2):
+        for b1 in range(3):
+            col, row = idx[b0, b1]           # start_index_map (1, 0)
+            col = min(max(col, 0), 4 - 2)    # clamped to fit the slice
+            row = min(max(row, 0), 3 - 1)
+            want[b0, b1] = operand[row, col:col + 2, :]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_gather_implicit_index_vector_dim():
+    # index_vector_dim == rank(start_indices): one-element index vectors
+    # (the spec's implicit trailing 1). LiteRT reads past the indices' shape
+    # here, so the expected values are derived by hand (operand rows).
+    from op_harness import write_spec, build_model, run_litegpu
+    import tempfile
+    from pathlib import Path
+    operand = values(np.int16, (5, 3), 43)
+    idx = np.array([[4, 1], [7, -2]], np.int32)
+    case = OpCase(op="STABLEHLO_GATHER", version=1,
+                  inputs=[Input(operand), Input(idx)],
+                  params=gather_params((2,), (0,), (0,), 2, (1, 3)),
+                  outputs=[np.int16], output_shapes=[(2, 2, 3)])
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        _, inputs = write_spec(case, d)
+        build_model(d / "case.spec", d / "model.tflite")
+        (got,) = run_litegpu(d / "model.tflite", inputs, num_threads=1)
+    np.testing.assert_array_equal(got, operand[np.clip(idx, 0, 4)])
+
+
+def test_gather_empty_batch():
+    operand = values(np.float32, (4, 3), 44)
+    gather(operand, np.zeros((0, 1), np.int32), (1,), (0,), (0,), 1, (1, 3))
+
+
+def _gather_case(operand, idx, offset, collapsed, smap, ivd, sizes):
+    return OpCase(op="STABLEHLO_GATHER", inputs=[Input(operand), Const(idx)],
+                  params=gather_params(offset, collapsed, smap, ivd, sizes),
+                  outputs=[operand.dtype.type])
+
+
+@pytest.mark.parametrize("args,match", [
+    (((1,), (0,), (0,), 1, (1,)),
+     r"slice_sizes has 1 elements, expected the operand rank 2"),
+    (((1,), (0,), (0,), 1, (1, 4)),
+     r"slice_sizes\[1\] = 4 is out of range \[0, 3\]"),
+    (((1,), (0,), (0,), 1, (2, 3)),
+     r"slice_sizes\[0\] = 2 for collapsed dimension 0, expected 1"),
+    (((), (0,), (0,), 1, (1, 3)),
+     r"offset_dims has 0 elements, expected 1"),
+    (((1,), (0,), (0, 1), 1, (1, 3)),
+     r"start_index_map has 2 elements, but an index vector has 1"),
+    (((1,), (0,), (2,), 1, (1, 3)),
+     r"start_index_map\[0\] = 2 is out of range \[0, 2\)"),
+    (((1,), (0,), (0,), 3, (1, 3)),
+     r"index_vector_dim 3 is out of range \[0, 2\]"),
+    (((2,), (0,), (0,), 1, (1, 3)),
+     r"offset_dims\[0\] = 2 is out of range \[0, 2\)"),
+    (((1,), (0, 0), (0,), 1, (1, 3)),
+     r"collapsed_slice_dims holds 0 twice"),
+], ids=lambda x: x if isinstance(x, str) else "")
+def test_gather_rejects(args, match):
+    operand = np.ones((4, 3), np.float32)
+    idx = np.zeros((2, 1), np.int32)
+    check_rejected(_gather_case(operand, idx, *args),
+                   match=r"STABLEHLO_GATHER: " + match)
+
+
+def test_gather_rejects_index_type():
+    operand = np.ones((4, 3), np.float32)
+    check_rejected(_gather_case(operand, np.zeros((2, 1), np.int16), (1,),
+                                (0,), (0,), 1, (1, 3)),
+                   match=r"STABLEHLO_GATHER: start_indices type INT16 is not "
+                   r"supported", litert_accepts=False)
+
+
+# ---- Region models (STABLEHLO_SCATTER, STABLEHLO_REDUCE_WINDOW) --------------
+# The op's body is a second subgraph, which the harness's one-op models
+# lack: a spec model (graph inputs for every operand) runs in LiteRT 2.3's
+# reference kernels, which give the expected values, and in litegpu.
+
+def _shape_word(shape):
+    return ",".join(str(d) for d in shape) if len(shape) else "-"
+
+
+def _body_spec(dtype, body_op, name="body"):
+    """A subgraph of two scalar inputs and one output: `body_op` on them, or
+    (None) the second input returned, or a list of ops chained."""
+    t = __import__("op_harness").type_name(dtype)
+    lines = [f"subgraph {name}", f"tensor a {t} -", f"tensor b {t} -"]
+    if body_op is None:
+        lines += ["inputs a,b", "outputs b"]
+        return lines
+    ops = body_op if isinstance(body_op, list) else [body_op]
+    prev = "a"
+    for i, op in enumerate(ops):
+        lines.append(f"tensor c{i} {t} -")
+        lines.append(f"op {op} 1 in={prev},b out=c{i}")
+        prev = f"c{i}"
+    lines += ["inputs a,b", f"outputs {prev}"]
+    return lines
+
+
+def _params_words(params):
+    words = []
+    for key, value in params.items():
+        if isinstance(value, (list, tuple)):
+            if not value:
+                continue
+            value = ",".join(str(int(v)) for v in value)
+        elif isinstance(value, bool):
+            value = "true" if value else "false"
+        words.append(f"{key}={value}")
+    return " ".join(words)
+
+
+def _region_model(tmp_path, op, arrays, out_dtype, out_shape, params,
+                  body_op, name="region"):
+    from op_harness import build_model, type_name
+    lines, names = [], []
+    for i, a in enumerate(arrays):
+        lines.append(f"tensor x{i} {type_name(a.dtype)} {_shape_word(a.shape)}")
+        names.append(f"x{i}")
+    lines.append(f"tensor y {type_name(out_dtype)} {_shape_word(out_shape)}")
+    lines.append(f"op {op} 1 in={','.join(names)} out=y "
+                 + _params_words(params))
+    lines += [f"inputs {','.join(names)}", "outputs y"]
+    lines += _body_spec(arrays[0].dtype, body_op)
+    spec = tmp_path / f"{name}.spec"
+    spec.write_text("\n".join(lines) + "\n")
+    model = tmp_path / f"{name}.tflite"
+    build_model(spec, model)
+    return model
+
+
+def _run_region(tmp_path, op, arrays, out_shape, params, body_op,
+                kernels="BUILTIN_REF"):
+    from op_harness import run_litert, run_litegpu, assert_close
+    model = _region_model(tmp_path, op, arrays, arrays[0].dtype, out_shape,
+                          params, body_op)
+    (want,) = run_litert(model, arrays, kernels)
+    (got,) = run_litegpu(model, arrays, num_threads=1)  # kernels: 1 thread
+    assert_close(got, want, rtol=0.0, atol=0.0)
+    return want
+
+
+def _region_rejected(tmp_path, op, arrays, out_shape, params, body_op, match):
+    import re
+    from op_harness import run_litegpu
+    from litegpu import capi as lg
+    model = _region_model(tmp_path, op, arrays, arrays[0].dtype, out_shape,
+                          params, body_op)
+    with pytest.raises(lg.LiteGpuError) as raised:
+        run_litegpu(model, arrays, num_threads=1)
+    assert re.search(match, str(raised.value)), str(raised.value)
+
+
+# ---- STABLEHLO_SCATTER -------------------------------------------------------
+# StablehloScatterOptions in builtin_options_2; the update computation is
+# one of LiteRT's recognised bodies (STABLEHLO_ADD, _MULTIPLY, _MAXIMUM,
+# _MINIMUM, or none: replace). Updates land in row-major order, so repeated
+# indices accumulate (or the last one wins) in LiteRT's order; positions
+# outside the operand are skipped element by element, as LiteRT does.
+
+def scatter_params(window, inserted, to_operand, ivd, body=1):
+    return {"update_window_dims": list(window),
+            "inserted_window_dims": list(inserted),
+            "scatter_dims_to_operand_dims": list(to_operand),
+            "index_vector_dim": ivd,
+            "update_computation_subgraph_index": body}
+
+
+SCATTER_CASES = [
+    # operand shape, indices, updates shape, window, inserted, to_operand, ivd
+    # Rows (tf.tensor_scatter_nd_update), a repeated row.
+    ((5, 3), [[4], [0], [4]], (3, 3), (1,), (0,), (0,), 1),
+    # Elements, every dim inserted.
+    ((4, 5), [[0, 1], [3, 4], [0, 1], [2, 2]], (4,), (), (0, 1), (0, 1), 1),
+    # The spec's example: window dims after the scatter dims.
+    ((3, 4, 2), [[[0, 2], [1, 0], [2, 1]], [[0, 1], [1, 0], [0, 9]]],
+     (2, 3, 2, 2), (2, 3), (0,), (1, 0), 2),
+    # Index vectors along dim 0; windows partly outside (skipped elements).
+    ((6, 4), [[5, 1, -1], [2, 3, 0]], (3, 3, 2), (1, 2), (), (0, 1), 0),
+    # A window dim first, scatter dim last, start on dim 1 only.
+    ((3, 5), [[1], [4], [3]], (2, 3), (0,), (1,), (1,), 1),
+]
+SCATTER_BODIES = [None, "STABLEHLO_ADD", "STABLEHLO_MULTIPLY",
+                  "STABLEHLO_MAXIMUM", "STABLEHLO_MINIMUM"]
+
+
+@pytest.mark.parametrize("body", SCATTER_BODIES, ids=str)
+@pytest.mark.parametrize("case", SCATTER_CASES, ids=lambda c: str(c[0]))
+def test_scatter_cases(tmp_path, case, body):
+    shape, idx, ushape, window, inserted, to_operand, ivd = case
+    operand = values(np.float32, shape, 51)
+    updates = values(np.float32, ushape, 52)
+    _run_region(tmp_path, "STABLEHLO_SCATTER",
+                [operand, np.array(idx, np.int32), updates], shape,
+                scatter_params(window, inserted, to_operand, ivd), body)
+
+
+# Every type with ADD and MAXIMUM; MULTIPLY and MINIMUM with a float, a
+# narrow and a wide integer type and BOOL.
+SCATTER_TYPES = [np.float64, np.float16, np.int8, np.uint8, np.int16,
+                 np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.bool_]
+SCATTER_TYPE_CASES = (
+    [(t, b) for t in SCATTER_TYPES
+     for b in ("STABLEHLO_ADD", "STABLEHLO_MAXIMUM")] +
+    [(t, b) for t in (np.float16, np.int8, np.uint64, np.bool_)
+     for b in ("STABLEHLO_MULTIPLY", "STABLEHLO_MINIMUM")])
+
+
+@pytest.mark.parametrize("dtype,body", SCATTER_TYPE_CASES,
+                         ids=lambda x: x if isinstance(x, str)
+                         else np.dtype(x).name)
+def test_scatter_types(tmp_path, dtype, body):
+    if dtype == np.float16:
+        operand = values(np.float32, (4, 3), 53).astype(np.float16)
+        updates = values(np.float32, (3, 3), 54).astype(np.float16)
+    else:
+        operand = values(dtype, (4, 3), 53)
+        updates = values(dtype, (3, 3), 54)
+    idx = np.array([[3], [1], [3]], np.int64)
+    _run_region(tmp_path, "STABLEHLO_SCATTER", [operand, idx, updates],
+                (4, 3), scatter_params((1,), (0,), (0,), 1), body)
+
+
+def test_scatter_nan_and_hand_derived(tmp_path):
+    nan = np.float32(np.nan)
+    operand = np.array([nan, 1.0, 2.0, 3.0], np.float32)
+    idx = np.array([[0], [1], [3], [3], [7]], np.int32)
+    updates = np.array([5.0, nan, 4.0, 6.0, 9.0], np.float32)
+    params = scatter_params((), (0,), (0,), 1)
+    got = _run_region(tmp_path, "STABLEHLO_SCATTER",
+                      [operand, idx, updates], (4,), params,
+                      "STABLEHLO_MAXIMUM")
+    # std::max(element, update): a NaN element stays, a NaN update is
+    # dropped; index 7 is outside and skipped.
+    np.testing.assert_array_equal(got, [nan, 1.0, 2.0, 6.0])
+    got = _run_region(tmp_path, "STABLEHLO_SCATTER",
+                      [operand, idx, updates], (4,), params, "STABLEHLO_ADD")
+    np.testing.assert_array_equal(got, [nan, nan, 2.0, 13.0])
+
+
+@pytest.mark.parametrize("params,body,match", [
+    (scatter_params((1,), (0,), (0,), 1, body=2), "STABLEHLO_ADD",
+     r"update_computation subgraph index 2 is out of range"),
+    (scatter_params((1,), (0,), (0,), 1, body=0), "STABLEHLO_ADD",
+     r"update_computation subgraph 0 is the subgraph the node is in"),
+    (scatter_params((1,), (0,), (0,), 1), ["STABLEHLO_ADD", "STABLEHLO_ADD"],
+     r"update_computation subgraph 1 must be one operator on its two inputs "
+     r"or return its second input; it has 2 operators"),
+    (scatter_params((1,), (0,), (0,), 1), "SUB",
+     r"the update computation's operator \(builtin 41\) is not supported"),
+    (scatter_params((1,), (0,), (0, 1), 1), "STABLEHLO_ADD",
+     r"scatter_dims_to_operand_dims has 2 elements, but an index vector has "
+     r"1"),
+    (scatter_params((1,), (), (0,), 1), "STABLEHLO_ADD",
+     r"update_window_dims \(1\) and inserted_window_dims \(0\) together must "
+     r"have the operand rank 2 elements"),
+    (scatter_params((0,), (0,), (0,), 1), "STABLEHLO_ADD",
+     r"updates dimension 1 \(3\) differs from scatter_indices dimension 0 "
+     r"\(2\)"),
+    (scatter_params((1,), (0,), (0,), 2), "STABLEHLO_ADD",
+     r"index_vector_dim 2 is out of range \[0, 2\]|updates rank 2 is not 3"),
+], ids=lambda x: x if isinstance(x, str) else "")
+def test_scatter_rejects(tmp_path, params, body, match):
+    operand = np.zeros((5, 3), np.float32)
+    idx = np.array([[1], [2]], np.int32)
+    updates = np.ones((2, 3), np.float32)
+    _region_rejected(tmp_path, "STABLEHLO_SCATTER", [operand, idx, updates],
+                     (5, 3), params, body, r"STABLEHLO_SCATTER: " + match)
+
+
+def test_scatter_rejects_updates_type(tmp_path):
+    operand = np.zeros((5, 3), np.float32)
+    idx = np.array([[1], [2]], np.int32)
+    updates = np.ones((2, 3), np.int32)
+    _region_rejected(tmp_path, "STABLEHLO_SCATTER", [operand, idx, updates],
+                     (5, 3), scatter_params((1,), (0,), (0,), 1),
+                     "STABLEHLO_ADD",
+                     r"STABLEHLO_SCATTER: updates type INT32 differs from "
+                     r"operand type FLOAT32")
+
+
+# ---- STABLEHLO_REDUCE_WINDOW -------------------------------------------------
+# REDUCE_WINDOW's kernel with StablehloReduceWindowOptions: base dilations
+# and padding (negative crops) filled with the init value, which LiteRT
+# folds like any element; the body subgraph names the function. Exact
+# against LiteRT's reference kernel (same fold order).
+
+def srw_out_shape(shape, window, strides, base, wdil, padding):
+    out = []
+    for i, d in enumerate(shape):
+        dilated = 0 if d == 0 else (d - 1) * base[i] + 1
+        padded = dilated + padding[2 * i] + padding[2 * i + 1]
+        span = (window[i] - 1) * wdil[i] + 1
+        out.append(0 if padded < span else (padded - span) // strides[i] + 1)
+    return tuple(out)
+
+
+def srw(tmp_path, x, init, window, strides, base, wdil, padding, body,
+        kernels="BUILTIN_REF"):
+    params = {"window_dimensions": list(window),
+              "window_strides": list(strides),
+              "base_dilations": list(base),
+              "window_dilations": list(wdil), "padding": list(padding),
+              "body_subgraph_index": 1}
+    shape = srw_out_shape(x.shape, window, strides, base, wdil, padding)
+    return _run_region(tmp_path, "STABLEHLO_REDUCE_WINDOW",
+                       [x, np.array(init, x.dtype)], shape, params, body,
+                       kernels)
+
+
+SRW_CASES = [
+    # shape, window, strides, base dilations, window dilations, padding
+    ((6,), (3,), (1,), (1,), (1,), (0, 0)),
+    ((5,), (2,), (1,), (2,), (1,), (1, 1)),
+    ((4, 5), (2, 2), (2, 1), (1, 2), (1, 1), (1, 0, 0, 2)),
+    ((4, 5), (3, 2), (1, 2), (2, 1), (2, 1), (-1, 2, 1, -1)),
+    ((1, 6, 6, 2), (1, 3, 3, 1), (1, 2, 2, 1), (1, 1, 1, 1), (1, 1, 1, 1),
+     (0, 0, 1, 1, 1, 1, 0, 0)),                       # SAME-style pooling
+    ((2, 3, 4, 2, 3), (1, 2, 2, 1, 2), (1, 1, 2, 1, 1), (1, 2, 1, 1, 2),
+     (1, 1, 1, 2, 1), (0, 1, 1, 0, 0, 0, 2, 0, 0, 1)),
+    ((3, 4), (2, 2), (1, 1), (1, 1), (1, 1), (-1, -1, 0, 0)),  # one row left
+]
+SRW_BODIES = ["STABLEHLO_ADD", "MUL", "STABLEHLO_MAXIMUM", "MINIMUM"]
+
+
+@pytest.mark.parametrize("body", SRW_BODIES)
+@pytest.mark.parametrize("case", SRW_CASES, ids=lambda c: str(c))
+def test_stablehlo_reduce_window_cases(tmp_path, case, body):
+    shape, window, strides, base, wdil, padding = case
+    x = values(np.float32, shape, 61) / np.float32(50)
+    init = {"STABLEHLO_ADD": 0.5, "MUL": 1.5, "STABLEHLO_MAXIMUM": -1.0,
+            "MINIMUM": 1.0}[body]   # a visible init: padding folds it in
+    srw(tmp_path, x, init, window, strides, base, wdil, padding, body)
+
+
+# Every body with int8 and float64; ADD and MAXIMUM with the other types.
+SRW_TYPE_CASES = (
+    [(t, b) for t in (np.int8, np.float64)
+     for b in ("ADD", "STABLEHLO_MULTIPLY", "MAXIMUM", "STABLEHLO_MINIMUM")] +
+    [(t, b) for t in (np.int16, np.int32, np.int64, np.uint8)
+     for b in ("ADD", "MAXIMUM")])
+
+
+@pytest.mark.parametrize("dtype,body", SRW_TYPE_CASES,
+                         ids=lambda x: x if isinstance(x, str)
+                         else np.dtype(x).name)
+def test_stablehlo_reduce_window_types(tmp_path, dtype, body):
+    x = values(dtype, (5, 6), 62)
+    srw(tmp_path, x, 3, (2, 3), (1, 2), (2, 1), (1, 2), (1, 0, -1, 2), body)
+
+
+@pytest.mark.parametrize("body", ["LOGICAL_AND", "LOGICAL_OR",
+                                  "STABLEHLO_AND"])
+def test_stablehlo_reduce_window_bool(tmp_path, body):
+    # LiteRT's reference resolver lacks STABLEHLO_AND (the body's op):
+    # that body compares with its builtin kernels. Neither runtime has
+    # STABLEHLO_OR.
+    x = values(np.bool_, (4, 6), 63)
+    kernels = "BUILTIN" if body.startswith("STABLEHLO") else "BUILTIN_REF"
+    srw(tmp_path, x, "AND" in body, (2, 2), (1, 2), (1, 2), (1, 1),
+        (0, 1, 1, 0), body, kernels=kernels)
+
+
+def test_stablehlo_reduce_window_hand_derived(tmp_path):
+    # [1, 2, 3] dilated by 2 -> [1, i, 2, i, 3], padded (1, 1) with the
+    # init i = 10 -> [i, 1, i, 2, i, 3, i]; windows of 3, stride 2, summed.
+    x = np.array([1, 2, 3], np.int32)
+    got = srw(tmp_path, x, 10, (3,), (2,), (2,), (1,), (1, 1),
+              "STABLEHLO_ADD")
+    np.testing.assert_array_equal(got, [10 + 10 + 1 + 10, 10 + 10 + 2 + 10,
+                                        10 + 10 + 3 + 10])
+
+
+@pytest.mark.parametrize("attr,value,match", [
+    ("window_strides", [1, 0], r"window_strides\[1\] = 0 is out of range"),
+    ("base_dilations", [-1, 1], r"base_dilations\[0\] = -1 is out of range"),
+    ("padding", [0, 0, -9, 0],
+     r"dimension 1 is -4 once dilated and padded"),
+    ("padding", [-3, 0, 0, 0],
+     r"the padding gives an empty tensor \(dimension 0 is 0"),
+    ("body_subgraph_index", 3, r"body subgraph index 3 is out of range"),
+], ids=lambda x: x if isinstance(x, str) else "")
+def test_stablehlo_reduce_window_rejects(tmp_path, attr, value, match):
+    params = {"window_dimensions": [2, 2], "window_strides": [1, 1],
+              "base_dilations": [1, 1], "window_dilations": [1, 1],
+              "padding": [0, 0, 0, 0], "body_subgraph_index": 1}
+    params[attr] = value
+    x = np.ones((3, 5), np.float32)
+    _region_rejected(tmp_path, "STABLEHLO_REDUCE_WINDOW",
+                     [x, np.float32(0)], (2, 4), params, "STABLEHLO_ADD",
+                     r"STABLEHLO_REDUCE_WINDOW: " + match)
+
+
+@pytest.mark.parametrize("body,match", [
+    ("SUB", r"the body's operator \(builtin 41\) is not supported"),
+    (None, r"body subgraph 1 must be one operator on its two inputs; it has "
+           r"0 operators"),
+])
+def test_stablehlo_reduce_window_rejects_body(tmp_path, body, match):
+    params = {"window_dimensions": [2], "body_subgraph_index": 1}
+    x = np.ones((4,), np.float32)
+    _region_rejected(tmp_path, "STABLEHLO_REDUCE_WINDOW",
+                     [x, np.float32(0)], (3,), params, body,
+                     r"STABLEHLO_REDUCE_WINDOW: " + match)
+
+
+# ---- STABLEHLO_CASE ----------------------------------------------------------
+# StablehloCaseOptions (branch_subgraph_indices) in builtin_options_2; the
+# INT32 index picks a branch subgraph, and an index outside the branches
+# picks the last one (StableHLO's rule, LiteRT's too). Expected values from
+# LiteRT 2.3's builtin kernels (its reference resolver lacks STABLEHLO_CASE)
+# and by hand. A branch giving another output shape makes the
+# output dynamic.
+
+CASE_SPEC = """\
+tensor i INT32 -
+tensor x FLOAT32 2,3
+tensor y FLOAT32 2,3
+tensor out FLOAT32 {out_shape}
+op STABLEHLO_CASE 1 in=i,x,y out=out branch_subgraph_indices={branches}
+inputs i,x,y
+outputs out
+subgraph add
+tensor a FLOAT32 2,3
+tensor b FLOAT32 2,3
+tensor c FLOAT32 2,3
+op ADD 1 in=a,b out=c
+inputs a,b
+outputs c
+subgraph mul
+tensor a FLOAT32 2,3
+tensor b FLOAT32 2,3
+tensor c FLOAT32 2,3
+op MUL 1 in=a,b out=c
+inputs a,b
+outputs c
+subgraph third
+tensor a FLOAT32 2,3
+tensor b FLOAT32 2,3
+tensor c FLOAT32 {third_shape}
+op {third_op} 1 in=a,b out=c{third_params}
+inputs a,b
+outputs c
+"""
+
+
+def _case_model(tmp_path, branches="1,2,3", dynamic=False):
+    from op_harness import build_model
+    fields = dict(branches=branches, out_shape="2,3", third_shape="2,3",
+                  third_op="MAXIMUM", third_params="")
+    if dynamic:   # the third branch concatenates: a (4, 3) output
+        fields.update(out_shape="4,3", third_shape="4,3",
+                      third_op="CONCATENATION", third_params=" axis=0")
+    spec = tmp_path / "case.spec"
+    spec.write_text(CASE_SPEC.format(**fields))
+    model = tmp_path / "case.tflite"
+    build_model(spec, model)
+    return model
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_case_picks_branch(tmp_path, dynamic):
+    from op_harness import run_litert, run_litegpu, assert_close
+    from litegpu import capi as lg
+    model = _case_model(tmp_path, dynamic=dynamic)
+    x = values(np.float32, (2, 3), 71)
+    y = values(np.float32, (2, 3), 72)
+    third = np.concatenate([x, y]) if dynamic else np.maximum(x, y)
+    by_hand = {0: x + y, 1: x * y, 2: third, -1: third, 3: third,
+               1000: third}
+    lib = lg.load_library()
+    with lg.Model.from_file(lib, str(model)) as m, \
+            lg.Interpreter(lib, m, num_threads=1) as interp:
+        interp.allocate_tensors()
+        # One interpreter through every index: the branch changes (and
+        # with it the dynamic output's shape) from Invoke to Invoke.
+        for index, want_hand in by_hand.items():
+            inputs = [np.array(index, np.int32), x, y]
+            (want,) = run_litert(model, inputs, "BUILTIN")
+            np.testing.assert_array_equal(want, want_hand)
+            for i, a in enumerate(inputs):
+                interp.set_input(i, a)
+            interp.invoke()
+            assert_close(interp.get_output(0), want, rtol=0.0, atol=0.0)
+    (got,) = run_litegpu(model, [np.array(1, np.int32), x, y], num_threads=2)
+    np.testing.assert_array_equal(got, x * y)
+
+
+def test_case_one_branch_repeated(tmp_path):
+    # By hand only: LiteRT's Prepare assumes one branch per subgraph past
+    # the first and reads past its branch list here (it crashes).
+    from op_harness import run_litegpu
+    model = _case_model(tmp_path, branches="2,2")
+    x = values(np.float32, (2, 3), 73)
+    y = values(np.float32, (2, 3), 74)
+    for index in (0, 1, 5):
+        inputs = [np.array(index, np.int32), x, y]
+        (got,) = run_litegpu(model, inputs, num_threads=1)
+        np.testing.assert_array_equal(got, x * y)
+
+
+@pytest.mark.parametrize("branches,match", [
+    ("1,4", r"branch subgraph index 4 is out of range"),
+    ("0,1", r"branch subgraph 0 is the subgraph the node is in"),
+])
+def test_case_rejects_branches(tmp_path, branches, match):
+    import re
+    from op_harness import run_litegpu
+    from litegpu import capi as lg
+    model = _case_model(tmp_path, branches=branches)
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(lg.LiteGpuError) as raised:
+        run_litegpu(model, [np.array(0, np.int32), x, x], num_threads=1)
+    assert re.search(r"STABLEHLO_CASE: " + match, str(raised.value)), \
+        str(raised.value)
+
+
+def test_case_rejects_index_type(tmp_path):
+    import re
+    from op_harness import build_model, run_litegpu
+    from litegpu import capi as lg
+    spec = CASE_SPEC.format(branches="1,2", out_shape="2,3",
+                            third_shape="2,3", third_op="MAXIMUM",
+                            third_params="").replace("tensor i INT32 -",
+                                                     "tensor i INT64 -")
+    (tmp_path / "c.spec").write_text(spec)
+    build_model(tmp_path / "c.spec", tmp_path / "c.tflite")
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(lg.LiteGpuError) as raised:
+        run_litegpu(tmp_path / "c.tflite", [np.array(0, np.int64), x, x],
+                    num_threads=1)
+    assert re.search(r"STABLEHLO_CASE: the branch index must be one INT32 "
+                     r"element; it is INT64", str(raised.value))
+
+
+def test_stablehlo_reduce_window_rejects_huge_window(tmp_path):
+    # Base dilation makes a two-element input 2^31 long: a window that
+    # large is refused rather than folded.
+    params = {"window_dimensions": [65536, 65536], "window_strides": [1, 1],
+              "base_dilations": [1, 2 ** 30], "window_dilations": [1, 1],
+              "padding": [0, 65535, 0, 0], "body_subgraph_index": 1}
+    x = np.ones((1, 2), np.float32)
+    _region_rejected(tmp_path, "STABLEHLO_REDUCE_WINDOW",
+                     [x, np.float32(0)], (1, 1), params, "STABLEHLO_ADD",
+                     r"STABLEHLO_REDUCE_WINDOW: the window has more than "
+                     r"2147483647 elements")
