@@ -1,22 +1,31 @@
 /* inspect: what a .tflite model holds and how litegpu would run it.
  *
- *   inspect MODEL [--json] [--max_delegated_partitions=N]
+ *   inspect MODEL [--json] [--delegate=reference|gpu|all]
+ *                 [--gpu_backend=cl|vk] [--max_delegated_partitions=N]
  *                 [--min_nodes_per_partition=N] [--custom_op_library=PATH ...]
  *
  * Prints the operators with their versions, the tensors with shapes, types
  * and sizes, the model's recorded minimum runtime version, the CPU memory
- * plan (arena against the sum of non-constant tensors), and for each
- * available delegate a partition preview: each partition's nodes and every
- * rejected node with its reason. --json prints the same as one JSON object.
- * Each --custom_op_library is loaded before the model and registers its ops
- * on every interpreter inspect creates (tools/custom_op_library.h).
+ * plan (arena against the sum of non-constant tensors), and a partition
+ * preview of a delegate: the reference delegate (default; each partition's
+ * nodes and every rejected node with its reason) or, with --delegate=gpu,
+ * the GPU delegate on this machine's device (--gpu_backend: OpenCL or
+ * Vulkan; default the delegate's own choice), with every partition limit
+ * off unless given: its partitions, the nodes it claims and every node it
+ * leaves to the CPU with TFLite's reason (a machine without a device: the
+ * reason, exit status unchanged). --delegate=all previews both. --json prints
+ * the same as one JSON object. Each --custom_op_library is loaded before the
+ * model and registers its ops on every interpreter inspect creates
+ * (tools/custom_op_library.h).
  */
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "litegpu/gpu_delegate.h"
 #include "litegpu/interpreter_info.h"
 #include "litegpu/mediapipe_ops.h"
 #include "litegpu/reference_delegate.h"
@@ -34,6 +43,9 @@ typedef struct inspect_options {
   bool json;
   int max_partitions;
   int min_nodes;
+  bool reference_preview; /* --delegate=reference (default) or all */
+  bool gpu_preview;       /* --delegate=gpu or all */
+  int gpu_backend;        /* litegpu_gpu_backend */
   bool help;
   int num_subgraphs;                /* of the model, set after loading it */
   lg_custom_op_libraries libraries; /* --custom_op_library */
@@ -317,7 +329,89 @@ static void print_rejections(TfLiteDelegate* d, bool json) {
   free(dec);
 }
 
+/* The GPU delegate's decisions on the main graph: the claimed nodes, and
+ * the others with their operator, version and reason. */
+static void print_gpu_decisions(const TfLiteDelegate* d, const lg_model* m,
+                                bool json) {
+  const lg_model_subgraph* g = &m->subgraphs[0];
+  const int bound = litegpu_gpu_delegate_num_nodes(d);
+  printf(json ? "\"claimed\":[" : "  claimed: [");
+  int claimed = 0;
+  for (int node = 0; node < bound; ++node) {
+    const char* why = litegpu_gpu_delegate_node_reason(d, node);
+    if (why != NULL && why[0] == '\0') printf(claimed++ ? ",%d" : "%d", node);
+  }
+  printf(json ? "],\"rejected\":[" : "]\n");
+  bool first = true;
+  for (int node = 0; node < bound && node < g->num_operators; ++node) {
+    const char* why = litegpu_gpu_delegate_node_reason(d, node);
+    if (why == NULL || why[0] == '\0') continue; /* fused away, or claimed */
+    const lg_model_operator* op = &g->operators[node];
+    const int version = m->opcodes[op->opcode_index].version;
+    if (json) {
+      printf(first ? "{\"node\":%d,\"op\":" : ",{\"node\":%d,\"op\":", node);
+      json_string(op_name(m, op));
+      printf(",\"version\":%d,\"reason\":", version);
+      json_string(why);
+      putchar('}');
+    } else {
+      printf("  rejected #%d %s v%d: %s\n", node, op_name(m, op), version, why);
+    }
+    first = false;
+  }
+  if (json) putchar(']');
+}
+
+/* What the GPU delegate would take of the model on this machine. */
+static void print_gpu_delegate(TfLiteModel* model, const lg_model* m,
+                               const inspect_options* o) {
+  litegpu_gpu_delegate_options go = litegpu_gpu_delegate_options_default();
+  go.backend = (litegpu_gpu_backend)o->gpu_backend;
+  /* A preview shows everything the delegate could take: TFLite's default
+   * of one partition only when asked for. */
+  go.tflite.max_delegated_partitions =
+      o->max_partitions > 0 ? o->max_partitions : INT32_MAX;
+  go.min_nodes_per_partition = o->min_nodes;
+  char why[1024] = "";
+  TfLiteDelegate* d = litegpu_gpu_delegate_create(&go, why, sizeof(why));
+  if (d == NULL) {
+    if (o->json) {
+      printf("{\"name\":\"gpu\",\"applied\":false,\"reason\":");
+      json_string(why);
+      putchar('}');
+    } else {
+      printf("delegate gpu: not available: %s\n", why);
+    }
+    return;
+  }
+  TfLiteInterpreter* ip = create(model, d, &o->libraries);
+  litegpu_gpu_delegate_stats st;
+  memset(&st, 0, sizeof(st));
+  litegpu_gpu_delegate_get_stats(d, &st);
+  const bool applied = litegpu_gpu_delegate_num_nodes(d) > 0;
+  const int partitions = litegpu_gpu_delegate_num_partitions(d);
+  if (o->json) {
+    printf("{\"name\":\"gpu\",\"applied\":%s,\"backend\":",
+           applied ? "true" : "false");
+    json_string(st.backend);
+    printf(",\"device\":");
+    json_string(st.device_name);
+    printf(",\"fp16\":%s,\"partitions\":%d,", st.fp16 ? "true" : "false",
+           partitions);
+  } else {
+    printf("delegate gpu (%s on '%s', %s precision): %d partition(s)%s\n",
+           st.backend ? st.backend : "?", st.device_name,
+           st.fp16 ? "half" : "full", partitions,
+           applied ? "" : " (not applied: the graph cannot be prepared)");
+  }
+  print_gpu_decisions(d, m, o->json);
+  if (o->json) putchar('}');
+  TfLiteInterpreterDelete(ip);
+  TfLiteGpuDelegateV2Delete(d);
+}
+
 static void print_delegates(TfLiteModel* model, const inspect_options* o) {
+  if (!o->reference_preview) return;
   litegpu_reference_delegate_options ro =
       litegpu_reference_delegate_options_default();
   ro.max_delegated_partitions = o->max_partitions;
@@ -328,7 +422,7 @@ static void print_delegates(TfLiteModel* model, const inspect_options* o) {
    * when the graph cannot even be prepared on the CPU first. */
   const bool applied = litegpu_reference_delegate_decisions(d, NULL, 0) > 0;
   if (o->json) {
-    printf("\"delegates\":[{\"name\":\"reference\",\"applied\":%s,",
+    printf("{\"name\":\"reference\",\"applied\":%s,",
            applied ? "true" : "false");
   } else {
     printf("delegate reference: %d partition(s)%s\n",
@@ -345,7 +439,7 @@ static void print_delegates(TfLiteModel* model, const inspect_options* o) {
   }
   print_partitions(d, o->json);
   print_rejections(d, o->json);
-  if (o->json) printf("}]");
+  if (o->json) putchar('}');
   TfLiteInterpreterDelete(ip);
   litegpu_reference_delegate_delete(d);
 }
@@ -359,12 +453,34 @@ static void to_stderr(void* user, const char* format, va_list args) {
 
 static int parse(int argc, char** argv, inspect_options* o) {
   memset(o, 0, sizeof(*o));
+  o->reference_preview = true;
+  o->gpu_backend = LITEGPU_GPU_BACKEND_AUTO;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       o->help = true;
       return 0;
     } else if (strcmp(argv[i], "--json") == 0) {
       o->json = true;
+    } else if (strncmp(argv[i], "--delegate=", 11) == 0) {
+      const char* v = argv[i] + 11;
+      o->reference_preview =
+          strcmp(v, "reference") == 0 || strcmp(v, "all") == 0;
+      o->gpu_preview = strcmp(v, "gpu") == 0 || strcmp(v, "all") == 0;
+      if (!o->reference_preview && !o->gpu_preview) {
+        fprintf(stderr, "inspect: bad value in '%s': reference, gpu or all\n",
+                argv[i]);
+        return -1;
+      }
+    } else if (strncmp(argv[i], "--gpu_backend=", 14) == 0) {
+      const char* v = argv[i] + 14;
+      if (strcmp(v, "cl") == 0) {
+        o->gpu_backend = LITEGPU_GPU_BACKEND_OPENCL;
+      } else if (strcmp(v, "vk") == 0) {
+        o->gpu_backend = LITEGPU_GPU_BACKEND_VULKAN;
+      } else {
+        fprintf(stderr, "inspect: bad value in '%s': cl or vk\n", argv[i]);
+        return -1;
+      }
     } else if (strncmp(argv[i], "--max_delegated_partitions=", 27) == 0) {
       o->max_partitions = atoi(argv[i] + 27);
     } else if (strncmp(argv[i], "--min_nodes_per_partition=", 26) == 0) {
@@ -388,7 +504,8 @@ static int parse(int argc, char** argv, inspect_options* o) {
 
 static void usage(FILE* out) {
   fprintf(out,
-          "usage: inspect MODEL [--json] [--max_delegated_partitions=N] "
+          "usage: inspect MODEL [--json] [--delegate=reference|gpu|all] "
+          "[--gpu_backend=cl|vk] [--max_delegated_partitions=N] "
           "[--min_nodes_per_partition=N] [--custom_op_library=PATH ...]\n");
 }
 
@@ -403,8 +520,11 @@ int main(int argc, char** argv) {
     printf(
         "Prints a model's operators (with their versions) and tensors, those\n"
         "of every other subgraph, its signatures, the CPU interpreter's\n"
-        "memory plan and the partitions the reference\n"
-        "delegate would make; --json prints one JSON object.\n");
+        "memory plan and the partitions a delegate would make: the\n"
+        "reference delegate, or with --delegate=gpu the GPU delegate on\n"
+        "this machine's device (--gpu_backend=cl|vk; every partition, each\n"
+        "node it leaves to the CPU with the reason), --delegate=all both;\n"
+        "--json prints one JSON object.\n");
     fputs(LG_TOOL_HELP_CUSTOM_OP_LIBRARY, stdout);
     printf(
         "Exit status 1 when the model does not load or cannot be allocated,\n"
@@ -451,7 +571,13 @@ int main(int argc, char** argv) {
   print_signatures(m, o.json);
   const bool allocated = print_memory(model, &o);
   o.num_subgraphs = m->num_subgraphs;
+  if (o.json) printf("\"delegates\":[");
   print_delegates(model, &o);
+  if (o.gpu_preview) {
+    if (o.json && o.reference_preview) putchar(',');
+    print_gpu_delegate(model, m, &o);
+  }
+  if (o.json) printf("]");
   if (o.json) printf("}\n");
   TfLiteModelDelete(model);
   lg_model_destroy(m);

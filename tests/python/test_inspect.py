@@ -164,3 +164,77 @@ def test_text_names_signatures():
     assert "'encode' on subgraph 1: inputs x=#0; outputs code=#5" in \
         proc.stdout
     assert "subgraph 1 'encode': inputs [0] outputs [5]" in proc.stdout
+
+
+# ---- --delegate=gpu: the GPU delegate's preview --------------------------------
+
+# ADD (its RELU fused in by the interpreter), CEIL (no GPU kernel), MUL (its
+# RELU6 fused in): the GPU takes nodes 0 and 3 in two partitions and leaves
+# node 2 with TFLite's reason; nodes 1 and 4 never reach it.
+FUSED_SPEC = """tensor x FLOAT32 1,4
+tensor s FLOAT32 1,4
+tensor r FLOAT32 1,4
+tensor c FLOAT32 1,4
+tensor m FLOAT32 1,4
+tensor y FLOAT32 1,4
+op ADD 1 in=x,x out=s
+op RELU 1 in=s out=r
+op CEIL 1 in=r out=c
+op MUL 1 in=c,c out=m
+op RELU6 1 in=m out=y
+inputs x
+outputs y
+"""
+NO_OPENCL = {"LITEGPU_OPENCL_TEST_LIBRARY": "/nonexistent/libOpenCL.so.1"}
+
+
+@pytest.fixture(scope="module")
+def fused_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("inspect") / "fused.tflite"
+    subprocess.run([str(BUILD_DIR / "model_builder"), "-", str(path)],
+                   input=FUSED_SPEC.encode(), check=True, capture_output=True)
+    return path
+
+
+@pytest.mark.parametrize("backend,name", [("cl", "OpenCL"), ("vk", "Vulkan")])
+def test_gpu_preview(fused_model, backend, name):
+    proc = inspect(fused_model, "--json", "--delegate=gpu",
+                   f"--gpu_backend={backend}")
+    assert proc.returncode == 0, proc.stderr
+    (gpu,) = json.loads(proc.stdout)["delegates"]
+    assert gpu["name"] == "gpu" and gpu["applied"] is True
+    assert gpu["backend"] == name and gpu["device"]
+    assert gpu["partitions"] == 2 and gpu["claimed"] == [0, 3]
+    assert gpu["rejected"] == [{"node": 2, "op": "CEIL", "version": 1,
+                                "reason": "Operation is not supported."}]
+
+
+def test_gpu_preview_text_and_all(fused_model):
+    proc = inspect(fused_model, "--delegate=all")
+    assert proc.returncode == 0, proc.stderr
+    assert "delegate reference: 1 partition(s)" in proc.stdout
+    assert "delegate gpu (" in proc.stdout and "): 2 partition(s)" in \
+        proc.stdout
+    assert "  claimed: [0,3]\n" in proc.stdout
+    assert "  rejected #2 CEIL v1: Operation is not supported.\n" in \
+        proc.stdout
+    report = json.loads(inspect(fused_model, "--json", "--delegate=all").stdout)
+    assert [d["name"] for d in report["delegates"]] == ["reference", "gpu"]
+
+
+def test_gpu_preview_without_a_device(fused_model):
+    env = dict(os.environ, **NO_OPENCL)
+    proc = subprocess.run([str(BUILD_DIR / "inspect"), str(fused_model),
+                           "--json", "--delegate=gpu", "--gpu_backend=cl"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    (gpu,) = json.loads(proc.stdout)["delegates"]
+    assert gpu["applied"] is False
+    assert "no usable OpenCL device" in gpu["reason"]
+
+
+@pytest.mark.parametrize("arg", ["--delegate=nnapi", "--gpu_backend=metal"])
+def test_gpu_preview_bad_values(fused_model, arg):
+    proc = inspect(fused_model, arg)
+    assert proc.returncode == 2
+    assert f"bad value in '{arg}'" in proc.stderr
