@@ -73,9 +73,15 @@ static void lg_conv_quant_free_fast(lg_conv_quant* q) {
   free(q->packed8);
   free(q->weight_sums);
   free(q->rows8);
-  free(q->sums16);
   free(q->fused_bias);
-  q->sums16 = NULL;
+  free(q->dw_weights);
+  free(q->dw_bias);
+  free(q->dw_pad);
+  free(q->rq);
+  q->rq = NULL;
+  q->dw_weights = NULL;
+  q->dw_bias = NULL;
+  q->dw_pad = NULL;
   q->fused_bias = NULL;
   q->packed = NULL;
   q->rows = NULL;
@@ -501,6 +507,15 @@ LG_TRANSPOSE_CONV_QUANT_LOOPS(i16, int16_t, int64_t)
 
 /* ---- INT8 CONV_2D fast path ------------------------------------------ */
 
+/* Whether every rescale shift lies in [-31, 31], the vector rescales'
+ * range. */
+static bool lg_conv_quant_shifts_in_range(const lg_conv_quant* q, int out_c) {
+  for (int o = 0; o < out_c; ++o) {
+    if (q->shifts[o] < -31 || q->shifts[o] > 31) return false;
+  }
+  return true;
+}
+
 /* The VNNI layout (quant_simd.h) and per-task scratch for 4 pixels. */
 static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
                                             const char* op, lg_conv_quant* q,
@@ -521,14 +536,15 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
   q->packed8 = calloc((size_t)blocks * row * LG_VNNI_LANES, 1);
   q->weight_sums = calloc((size_t)g->out_c, sizeof(int32_t));
   q->rows8 = calloc((size_t)q->slots * 4 * row, 1);
-  q->sums16 = calloc((size_t)q->slots * 4 * lanes, sizeof(int32_t));
   q->fused_bias = calloc(lanes, sizeof(int32_t));
+  q->rq = malloc((size_t)blocks * sizeof(lg_requant16));
   if (q->packed8 == NULL || q->weight_sums == NULL || q->rows8 == NULL ||
-      q->sums16 == NULL || q->fused_bias == NULL) {
+      q->fused_bias == NULL || q->rq == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
     return kTfLiteError;
   }
+  lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
   for (int o = 0; o < g->out_c; ++o) {
     const int8_t* src = filter->data.int8 + (size_t)o * (size_t)k;
     const int b = o / LG_VNNI_LANES, lane = o % LG_VNNI_LANES;
@@ -566,7 +582,8 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
    * the int16 rows. */
   q->vnni =
       !u8 && lg_int8_vnni_supported() &&
-      (bias == NULL || (lg_nn_is_constant(bias) && bias->data.data != NULL));
+      (bias == NULL || (lg_nn_is_constant(bias) && bias->data.data != NULL)) &&
+      lg_conv_quant_shifts_in_range(q, g->out_c);
   if (q->vnni) {
     return lg_conv_quant_pack_vnni(context, op, q, g, filter, bias, k, threads);
   }
@@ -640,17 +657,28 @@ static void lg_conv_quant_gather8(const lg_conv_geometry* g,
                                   int y0, int x0, uint8_t* row) {
   uint8_t* dst = row;
   const uint8_t pad = (uint8_t)(128 - q->input_offset);
-  for (int fy = 0; fy < g->filter_h; ++fy) {
-    const int y = y0 + fy * g->dilation_h;
-    for (int fx = 0; fx < g->filter_w; ++fx, dst += g->filter_c) {
-      const int x = x0 + fx * g->dilation_w;
-      if (y < 0 || y >= g->in_h || x < 0 || x >= g->in_w) {
-        memset(dst, pad, (size_t)g->filter_c);
+  /* Locals: stores through dst (bytes) could alias *g, which would keep
+   * the compiler from vectorizing the copies. */
+  const int filter_c = g->filter_c, in_c = g->in_c;
+  const int in_h = g->in_h, in_w = g->in_w;
+  const int filter_h = g->filter_h, filter_w = g->filter_w;
+  const int dilation_h = g->dilation_h, dilation_w = g->dilation_w;
+  for (int fy = 0; fy < filter_h; ++fy) {
+    const int y = y0 + fy * dilation_h;
+    if (y < 0 || y >= in_h) {
+      memset(dst, pad, (size_t)filter_c * (size_t)filter_w);
+      dst += (size_t)filter_c * (size_t)filter_w;
+      continue;
+    }
+    const uint8_t* line = (const uint8_t*)image + (size_t)y * in_w * in_c;
+    for (int fx = 0; fx < filter_w; ++fx, dst += filter_c) {
+      const int x = x0 + fx * dilation_w;
+      if (x < 0 || x >= in_w) {
+        memset(dst, pad, (size_t)filter_c);
         continue;
       }
-      const uint8_t* in =
-          (const uint8_t*)image + ((size_t)y * g->in_w + x) * g->in_c;
-      for (int c = 0; c < g->filter_c; ++c) dst[c] = in[c] ^ 0x80u;
+      const uint8_t* in = line + (size_t)x * in_c;
+      for (int c = 0; c < filter_c; ++c) dst[c] = in[c] ^ 0x80u;
     }
   }
 }
@@ -661,12 +689,9 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
   const lg_conv_geometry* g = job->g;
   const lg_conv_quant* q = job->q;
   const size_t row_bytes = (size_t)q->k4 * 4;
-  const size_t lanes = (size_t)q->blocks * LG_VNNI_LANES;
   uint8_t* rows[4];
-  int32_t* sums[4];
   for (int p = 0; p < 4; ++p) {
     rows[p] = q->rows8 + ((size_t)index * 4 + p) * row_bytes;
-    sums[p] = q->sums16 + ((size_t)index * 4 + p) * lanes;
   }
   const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
@@ -678,18 +703,16 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
     int8_t* out_row = (int8_t*)job->output + (size_t)r * g->out_w * g->out_c;
     for (int ox = 0; ox < g->out_w; ox += 4) {
       const int pixels = g->out_w - ox < 4 ? g->out_w - ox : 4;
+      int8_t* outs[4];
       for (int p = 0; p < pixels; ++p) {
         lg_conv_quant_gather8(g, q, image, y0,
                               (ox + p) * g->stride_w - g->pad_left, rows[p]);
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c;
       }
 #if LG_GEMM_HAVE_X86
       lg_uint8_conv_vnni((const uint8_t* const*)rows, pixels, q->packed8, q->k4,
-                         q->blocks, q->fused_bias, sums);
-      for (int p = 0; p < pixels; ++p) {
-        lg_requantize_int8_avx512(sums[p], g->out_c, q->multipliers, q->shifts,
-                                  q->output_offset, q->act_min, q->act_max,
-                                  out_row + (size_t)(ox + p) * g->out_c);
-      }
+                         g->out_c, q->fused_bias, q->rq, q->output_offset,
+                         q->act_min, q->act_max, outs);
 #endif
     }
   }
@@ -772,6 +795,116 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
   }
 }
 
+/* ---- INT8 DEPTHWISE_CONV_2D fast path --------------------------------- */
+
+TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
+                                     lg_conv_quant* q,
+                                     const lg_conv_geometry* g,
+                                     const TfLiteTensor* filter,
+                                     const TfLiteTensor* bias) {
+  lg_conv_quant_free_fast(q);
+  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
+  const int zero_point = -q->input_offset;
+  if (!LG_GEMM_HAVE_X86 || q->type != kTfLiteInt8 || g->in_c != g->out_c ||
+      g->out_c <= 0 || taps <= 0 || taps > LG_DW_QUANT_MAX_TAPS ||
+      zero_point < -128 || zero_point > 127 || !lg_nn_is_constant(filter) ||
+      filter->data.data == NULL ||
+      (bias != NULL && (!lg_nn_is_constant(bias) || bias->data.data == NULL)) ||
+      lg_gemm_isa_default() < LG_GEMM_ISA_AVX2) {
+    return kTfLiteOk;
+  }
+  const size_t channels = (size_t)g->out_c;
+  if (!lg_conv_quant_shifts_in_range(q, g->out_c)) return kTfLiteOk;
+  const int pairs = (int)((taps + 1) / 2);
+  q->dw_weights = calloc((size_t)pairs * channels * 2, sizeof(int16_t));
+  q->dw_bias = malloc(channels * sizeof(int32_t));
+  q->dw_pad = malloc(channels);
+  if (q->dw_weights == NULL || q->dw_bias == NULL || q->dw_pad == NULL) {
+    lg_conv_quant_free_fast(q);
+    lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
+    return kTfLiteError;
+  }
+  const int8_t* w = filter->data.int8;
+  const void* b = bias != NULL ? bias->data.data : NULL;
+  for (size_t c = 0; c < channels; ++c) {
+    uint32_t sum = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      const int8_t v = w[(size_t)t * channels + c];
+      q->dw_weights[((size_t)(t / 2) * channels + c) * 2 + (size_t)(t % 2)] = v;
+      sum += (uint32_t)(int32_t)v;
+    }
+    /* int32 wrapping, as TFLite's accumulator. */
+    q->dw_bias[c] = (int32_t)((uint32_t)lg_conv_quant_bias(q, b, (int)c) +
+                              (uint32_t)q->input_offset * sum);
+  }
+  memset(q->dw_pad, zero_point, channels);
+  q->dw_pairs = pairs;
+  q->dw_isa = LG_GEMM_ISA_AVX2;
+  if (lg_int8_vnni_supported()) {
+    q->rq = malloc((channels + 15) / 16 * sizeof(lg_requant16));
+    if (q->rq == NULL) {
+      lg_conv_quant_free_fast(q);
+      lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
+      return kTfLiteError;
+    }
+    lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
+    q->dw_isa = LG_GEMM_ISA_AVX512;
+  }
+  return kTfLiteOk;
+}
+
+/* Output rows [r0, r1) on the fast path: each pixel's tap pointers (the
+ * zero-point row for taps in the padding), then one pixel call. */
+static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
+                                         const lg_conv_quant* q,
+                                         const int8_t* input, int8_t* output,
+                                         int r0, int r1) {
+  const lg_dw_int8_params p = {
+      .channels = g->out_c,
+      .pairs = q->dw_pairs,
+      .weights = q->dw_weights,
+      .bias = q->dw_bias,
+      .multipliers = q->multipliers,
+      .shifts = q->shifts,
+      .rq = q->rq,
+      .zero_point = q->output_offset,
+      .lo = q->act_min,
+      .hi = q->act_max,
+  };
+  void (*pixel)(const lg_dw_int8_params*, const int8_t* const*, int8_t*) =
+      lg_dw_int8_pixel_scalar;
+#if LG_GEMM_HAVE_X86
+  pixel = q->dw_isa == LG_GEMM_ISA_AVX512 ? lg_dw_int8_pixel_avx512
+                                          : lg_dw_int8_pixel_avx2;
+#endif
+  const int8_t* taps[LG_DW_QUANT_MAX_TAPS + 1];
+  const int count = 2 * q->dw_pairs;
+  /* An odd window's extra tap (weights 0) reads the zero-point row. */
+  taps[count - 1] = q->dw_pad;
+  const size_t row_stride = (size_t)g->in_w * g->in_c;
+  for (int r = r0; r < r1; ++r) {
+    const int n = r / g->out_h, oy = r % g->out_h;
+    const int8_t* image = input + (size_t)n * g->in_h * row_stride;
+    const int y0 = oy * g->stride_h - g->pad_top;
+    int8_t* out = output + (size_t)r * g->out_w * g->out_c;
+    for (int ox = 0; ox < g->out_w; ++ox, out += g->out_c) {
+      const int x0 = ox * g->stride_w - g->pad_left;
+      int t = 0;
+      for (int fy = 0; fy < g->filter_h; ++fy) {
+        const int y = y0 + fy * g->dilation_h;
+        const bool y_in = y >= 0 && y < g->in_h;
+        const int8_t* line = image + (size_t)(y_in ? y : 0) * row_stride;
+        for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
+          const int x = x0 + fx * g->dilation_w;
+          taps[t] = y_in && x >= 0 && x < g->in_w ? line + (size_t)x * g->in_c
+                                                  : q->dw_pad;
+        }
+      }
+      pixel(&p, taps, out);
+    }
+  }
+}
+
 /* One task's output rows of a quantized DEPTHWISE_CONV_2D. */
 typedef struct lg_depthwise_quant_job {
   const lg_conv_geometry* g;
@@ -788,7 +921,9 @@ static void lg_depthwise_quant_task(void* ctx, int index) {
   const lg_depthwise_quant_job* j = ctx;
   const int r0 = (int)((int64_t)j->rows * index / j->num_tasks);
   const int r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
-  if (j->q->type == kTfLiteInt16) {
+  if (j->q->dw_weights != NULL) {
+    lg_depthwise_quant_rows_fast(j->g, j->q, j->input, j->output, r0, r1);
+  } else if (j->q->type == kTfLiteInt16) {
     lg_depthwise_quant_rows_i16(j->g, j->q, j->input, j->filter, j->bias,
                                 j->output, r0, r1);
   } else if (j->q->type == kTfLiteUInt8) {
