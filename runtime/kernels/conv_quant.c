@@ -649,6 +649,20 @@ static void lg_conv_quant_gather(const lg_conv_geometry* g,
   }
 }
 
+/* dst[i] = src[i] ^ 0x80 (int8 to uint8 + 128) for i < n, 8 bytes at a
+ * time (memcpy: no alignment or aliasing assumed). */
+static inline void lg_conv_quant_flip_bytes(const uint8_t* src, size_t n,
+                                            uint8_t* dst) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    memcpy(&v, src + i, sizeof(v));
+    v ^= 0x8080808080808080ull;
+    memcpy(dst + i, &v, sizeof(v));
+  }
+  for (; i < n; ++i) dst[i] = src[i] ^ 0x80u;
+}
+
 /* The window of output pixel (oy, ox) as unsigned bytes input + 128; taps
  * outside the input hold 128 - input_offset, whose term the weight-sum
  * correction cancels (TFLite skips those taps). */
@@ -671,14 +685,21 @@ static void lg_conv_quant_gather8(const lg_conv_geometry* g,
       continue;
     }
     const uint8_t* line = (const uint8_t*)image + (size_t)y * in_w * in_c;
+    if (dilation_w == 1 && filter_c == in_c && x0 >= 0 &&
+        x0 + filter_w <= in_w) {
+      /* The window row's taps are adjacent in the input: one copy. */
+      lg_conv_quant_flip_bytes(line + (size_t)x0 * in_c,
+                               (size_t)filter_w * (size_t)in_c, dst);
+      dst += (size_t)filter_w * (size_t)in_c;
+      continue;
+    }
     for (int fx = 0; fx < filter_w; ++fx, dst += filter_c) {
       const int x = x0 + fx * dilation_w;
       if (x < 0 || x >= in_w) {
         memset(dst, pad, (size_t)filter_c);
         continue;
       }
-      const uint8_t* in = line + (size_t)x * in_c;
-      for (int c = 0; c < filter_c; ++c) dst[c] = in[c] ^ 0x80u;
+      lg_conv_quant_flip_bytes(line + (size_t)x * in_c, (size_t)filter_c, dst);
     }
   }
 }

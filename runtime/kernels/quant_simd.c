@@ -471,7 +471,8 @@ LG_VNNI void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
  * group of every pixel's row is broadcast to all lanes and multiplied with
  * the block's weights for those 4 depths (u8 x s8, four products summed
  * into each int32 lane); up to 4 pixels share each weight load, two blocks
- * at a time (8 independent sums). */
+ * at a time (8 independent sums; a lone last block splits its depth in
+ * two instead). */
 LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* rows, int pixels,
                                 const int8_t* packed, int k4, int out_c,
                                 const int32_t* init, const lg_requant16* rq,
@@ -488,28 +489,63 @@ LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* rows, int pixels,
   for (int b = 0; b < blocks; b += 2) {
     const bool two = b + 1 < blocks;
     const int8_t* w0 = packed + (size_t)b * block_bytes;
-    /* A lone last block reads its own weights twice (its second sums are
-     * not stored). */
-    const int8_t* w1 = two ? w0 + block_bytes : w0;
     __m512i a0 = _mm512_loadu_si512(init + (size_t)b * 16), a1 = a0, a2 = a0,
             a3 = a0;
-    __m512i c0 = _mm512_loadu_si512(init + (size_t)(two ? b + 1 : b) * 16),
-            c1 = c0, c2 = c0, c3 = c0;
-    for (int k = 0; k < k4; ++k) {
-      const __m512i u = _mm512_loadu_si512(w0 + (size_t)k * 64);
-      const __m512i v = _mm512_loadu_si512(w1 + (size_t)k * 64);
-      const __m512i x0 = _mm512_set1_epi32(r[0][k]);
-      const __m512i x1 = _mm512_set1_epi32(r[1][k]);
-      const __m512i x2 = _mm512_set1_epi32(r[2][k]);
-      const __m512i x3 = _mm512_set1_epi32(r[3][k]);
-      a0 = _mm512_dpbusd_epi32(a0, x0, u);
-      c0 = _mm512_dpbusd_epi32(c0, x0, v);
-      a1 = _mm512_dpbusd_epi32(a1, x1, u);
-      c1 = _mm512_dpbusd_epi32(c1, x1, v);
-      a2 = _mm512_dpbusd_epi32(a2, x2, u);
-      c2 = _mm512_dpbusd_epi32(c2, x2, v);
-      a3 = _mm512_dpbusd_epi32(a3, x3, u);
-      c3 = _mm512_dpbusd_epi32(c3, x3, v);
+    __m512i c0, c1, c2, c3;
+    if (two) {
+      const int8_t* w1 = w0 + block_bytes;
+      c0 = _mm512_loadu_si512(init + (size_t)(b + 1) * 16);
+      c1 = c0;
+      c2 = c0;
+      c3 = c0;
+      for (int k = 0; k < k4; ++k) {
+        const __m512i u = _mm512_loadu_si512(w0 + (size_t)k * 64);
+        const __m512i v = _mm512_loadu_si512(w1 + (size_t)k * 64);
+        const __m512i x0 = _mm512_set1_epi32(r[0][k]);
+        const __m512i x1 = _mm512_set1_epi32(r[1][k]);
+        const __m512i x2 = _mm512_set1_epi32(r[2][k]);
+        const __m512i x3 = _mm512_set1_epi32(r[3][k]);
+        a0 = _mm512_dpbusd_epi32(a0, x0, u);
+        c0 = _mm512_dpbusd_epi32(c0, x0, v);
+        a1 = _mm512_dpbusd_epi32(a1, x1, u);
+        c1 = _mm512_dpbusd_epi32(c1, x1, v);
+        a2 = _mm512_dpbusd_epi32(a2, x2, u);
+        c2 = _mm512_dpbusd_epi32(c2, x2, v);
+        a3 = _mm512_dpbusd_epi32(a3, x3, u);
+        c3 = _mm512_dpbusd_epi32(c3, x3, v);
+      }
+    } else {
+      /* A lone last block: even depth groups into a, odd ones into c (8
+       * independent sums again), added at the end (integer sums: the
+       * order does not matter). */
+      c0 = _mm512_setzero_si512();
+      c1 = c0;
+      c2 = c0;
+      c3 = c0;
+      int k = 0;
+      for (; k + 2 <= k4; k += 2) {
+        const __m512i u = _mm512_loadu_si512(w0 + (size_t)k * 64);
+        const __m512i v = _mm512_loadu_si512(w0 + (size_t)k * 64 + 64);
+        a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(r[0][k]), u);
+        c0 = _mm512_dpbusd_epi32(c0, _mm512_set1_epi32(r[0][k + 1]), v);
+        a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(r[1][k]), u);
+        c1 = _mm512_dpbusd_epi32(c1, _mm512_set1_epi32(r[1][k + 1]), v);
+        a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(r[2][k]), u);
+        c2 = _mm512_dpbusd_epi32(c2, _mm512_set1_epi32(r[2][k + 1]), v);
+        a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(r[3][k]), u);
+        c3 = _mm512_dpbusd_epi32(c3, _mm512_set1_epi32(r[3][k + 1]), v);
+      }
+      if (k < k4) {
+        const __m512i u = _mm512_loadu_si512(w0 + (size_t)k * 64);
+        a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(r[0][k]), u);
+        a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(r[1][k]), u);
+        a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(r[2][k]), u);
+        a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(r[3][k]), u);
+      }
+      a0 = _mm512_add_epi32(a0, c0);
+      a1 = _mm512_add_epi32(a1, c1);
+      a2 = _mm512_add_epi32(a2, c2);
+      a3 = _mm512_add_epi32(a3, c3);
     }
     const int n0 = out_c - b * 16 < 16 ? out_c - b * 16 : 16;
     const __mmask16 m0 = (__mmask16)((1u << n0) - 1u);
