@@ -78,7 +78,14 @@ static void lg_conv_quant_free_fast(lg_conv_quant* q) {
   free(q->dw_bias);
   free(q->dw_pad);
   free(q->rq);
+  free(q->dw_weights32);
+  free(q->dw_bias32);
+  free(q->rq32);
   q->rq = NULL;
+  q->dw_weights32 = NULL;
+  q->dw_bias32 = NULL;
+  q->rq32 = NULL;
+  q->dw_blocks32 = 0;
   q->dw_weights = NULL;
   q->dw_bias = NULL;
   q->dw_pad = NULL;
@@ -818,6 +825,49 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
 
 /* ---- INT8 DEPTHWISE_CONV_2D fast path --------------------------------- */
 
+/* The AVX-512 depthwise path's packed rescale and permuted 32-channel
+ * blocks (quant_simd.h), from the packed filter and fused bias. */
+static TfLiteStatus lg_depthwise_quant_pack512(TfLiteContext* context,
+                                               const char* op, lg_conv_quant* q,
+                                               const lg_conv_geometry* g) {
+  const size_t channels = (size_t)g->out_c;
+  const size_t blocks32 = channels / 32;
+  const size_t pairs = (size_t)q->dw_pairs;
+  q->rq = malloc((channels + 15) / 16 * sizeof(lg_requant16));
+  q->dw_blocks32 = (int)blocks32;
+  if (blocks32 > 0) {
+    q->dw_weights32 = malloc(pairs * blocks32 * 64 * sizeof(int16_t));
+    q->dw_bias32 = malloc(blocks32 * 32 * sizeof(int32_t));
+    q->rq32 = malloc(blocks32 * 2 * sizeof(lg_requant16));
+  }
+  if (q->rq == NULL ||
+      (blocks32 > 0 &&
+       (q->dw_weights32 == NULL || q->dw_bias32 == NULL || q->rq32 == NULL))) {
+    lg_conv_quant_free_fast(q);
+    lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
+    return kTfLiteError;
+  }
+  lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
+  for (size_t b = 0; b < blocks32; ++b) {
+    int32_t multipliers[32];
+    int shifts[32];
+    for (int m = 0; m < 32; ++m) {
+      const size_t c = b * 32 + (size_t)lg_dw_int8_perm32(m);
+      multipliers[m] = q->multipliers[c];
+      shifts[m] = q->shifts[c];
+      q->dw_bias32[b * 32 + (size_t)m] = q->dw_bias[c];
+      for (size_t k = 0; k < pairs; ++k) {
+        for (size_t j = 0; j < 2; ++j) {
+          q->dw_weights32[((k * blocks32 + b) * 32 + (size_t)m) * 2 + j] =
+              q->dw_weights[(k * channels + c) * 2 + j];
+        }
+      }
+    }
+    lg_requant16_pack(multipliers, shifts, 32, q->rq32 + b * 2);
+  }
+  return kTfLiteOk;
+}
+
 TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
                                      lg_conv_quant* q,
                                      const lg_conv_geometry* g,
@@ -862,13 +912,7 @@ TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
   q->dw_pairs = pairs;
   q->dw_isa = LG_GEMM_ISA_AVX2;
   if (lg_int8_vnni_supported()) {
-    q->rq = malloc((channels + 15) / 16 * sizeof(lg_requant16));
-    if (q->rq == NULL) {
-      lg_conv_quant_free_fast(q);
-      lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
-      return kTfLiteError;
-    }
-    lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
+    TF_LITE_ENSURE_STATUS(lg_depthwise_quant_pack512(context, op, q, g));
     q->dw_isa = LG_GEMM_ISA_AVX512;
   }
   return kTfLiteOk;
@@ -888,6 +932,10 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
       .multipliers = q->multipliers,
       .shifts = q->shifts,
       .rq = q->rq,
+      .blocks32 = q->dw_blocks32,
+      .weights32 = q->dw_weights32,
+      .bias32 = q->dw_bias32,
+      .rq32 = q->rq32,
       .zero_point = q->output_offset,
       .lo = q->act_min,
       .hi = q->act_max,

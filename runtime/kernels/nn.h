@@ -237,6 +237,12 @@ typedef struct lg_conv_quant {
   /* The rescale in the AVX-512 kernels' form (quant_simd.h), with the VNNI
    * convolution or the AVX-512 depthwise path: [(out_c + 15) / 16]. */
   struct lg_requant16* rq;
+  /* The AVX-512 depthwise path's 32-channel blocks (quant_simd.h's
+   * lg_dw_int8_params): weights, bias and rescale in its permuted order. */
+  int dw_blocks32;
+  int16_t* dw_weights32;
+  int32_t* dw_bias32;
+  struct lg_requant16* rq32;
   int32_t* dw_bias; /* [out_c] */
   int8_t* dw_pad;   /* [in_c] */
   int dw_pairs;

@@ -640,6 +640,30 @@ LG_VNNI void lg_dw_int8_pixel_avx512(const lg_dw_int8_params* p,
   const __m512i zp = _mm512_set1_epi32(p->zero_point);
   const __m512i lo = _mm512_set1_epi32(p->lo), hi = _mm512_set1_epi32(p->hi);
   int c = 0;
+  for (int b = 0; b < p->blocks32; ++b, c += 32) {
+    __m512i lo_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32);
+    __m512i hi_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32 + 16);
+    const int16_t* w = p->weights32 + (size_t)b * 64;
+    const size_t w_step = (size_t)p->blocks32 * 64;
+    for (int k = 0; k < p->pairs; ++k, w += w_step) {
+      const __m512i xa = _mm512_cvtepi8_epi16(
+          _mm256_loadu_si256((const __m256i*)(taps[2 * k] + c)));
+      const __m512i xb = _mm512_cvtepi8_epi16(
+          _mm256_loadu_si256((const __m256i*)(taps[2 * k + 1] + c)));
+      lo_acc = _mm512_dpwssd_epi32(lo_acc, _mm512_unpacklo_epi16(xa, xb),
+                                   _mm512_loadu_si512(w));
+      hi_acc = _mm512_dpwssd_epi32(hi_acc, _mm512_unpackhi_epi16(xa, xb),
+                                   _mm512_loadu_si512(w + 32));
+    }
+    const lg_requant16* rq = p->rq32 + (size_t)b * 2;
+    __m512i vl = _mm512_add_epi32(lg_requant16_apply(rq, lo_acc), zp);
+    __m512i vh = _mm512_add_epi32(lg_requant16_apply(rq + 1, hi_acc), zp);
+    vl = _mm512_min_epi32(_mm512_max_epi32(vl, lo), hi);
+    vh = _mm512_min_epi32(_mm512_max_epi32(vh, lo), hi);
+    /* The pack takes 4 lanes of each per 128-bit lane: channel order. */
+    _mm256_storeu_si256((__m256i*)(out + c),
+                        _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh)));
+  }
   for (; c + 16 <= p->channels; c += 16) {
     __m512i acc = _mm512_loadu_si512(p->bias + c);
     const int16_t* w = p->weights + (size_t)c * 2;

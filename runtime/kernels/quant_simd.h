@@ -156,8 +156,26 @@ typedef struct lg_dw_int8_params {
   const int* shifts;          /* [channels] */
   /* The same rescale packed, [(channels + 15) / 16]: AVX-512 only. */
   const lg_requant16* rq;
+  /* AVX-512 only, for channels [0, 32 * blocks32) (then the arrays above
+   * take the rest): 32 channels at a time, each tap pair's two taps
+   * widened apart and interleaved in 16-bit lanes, which leaves the sums
+   * of 128-bit lane L in channel order 8 L + {0..3} (first half) and
+   * 8 L + {4..7} (second half). Position m of a block's 32 thus stands for
+   * channel lg_dw_int8_perm32(m), in the weights (pair words: [pairs]
+   * [blocks32][32][2]), the bias ([blocks32][32]) and the rescale
+   * ([blocks32][2]). NULL with blocks32 0. */
+  int blocks32;
+  const int16_t* weights32;
+  const int32_t* bias32;
+  const lg_requant16* rq32;
   int32_t zero_point, lo, hi;
 } lg_dw_int8_params;
+
+/* The channel (within its block of 32) at position m of the permuted
+ * 32-channel layout above. */
+static inline int lg_dw_int8_perm32(int m) {
+  return m < 16 ? 8 * (m / 4) + m % 4 : 8 * ((m - 16) / 4) + 4 + m % 4;
+}
 
 /* The scalar pixel (the reference for the vector ones); taps holds
  * 2 * pairs pointers to `channels` int8 values. */
@@ -166,8 +184,8 @@ void lg_dw_int8_pixel_scalar(const lg_dw_int8_params* p,
 /* AVX2: 8 channels a step (the rest scalar). */
 void lg_dw_int8_pixel_avx2(const lg_dw_int8_params* p,
                            const int8_t* const* taps, int8_t* out);
-/* AVX-512 BW + VNNI (lg_int8_vnni_supported): 16 channels a step with
- * vpdpwssd (then 8 with AVX2, the rest scalar). */
+/* AVX-512 BW + VNNI (lg_int8_vnni_supported): 32 channels a step in the
+ * permuted layout, then 16 with vpdpwssd, 8 with AVX2, the rest scalar. */
 void lg_dw_int8_pixel_avx512(const lg_dw_int8_params* p,
                              const int8_t* const* taps, int8_t* out);
 

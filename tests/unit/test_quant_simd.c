@@ -118,6 +118,29 @@ static void dw_check(const dw_case* k) {
   lg_requant16* rq = malloc((size_t)(channels + 15) / 16 * sizeof(*rq));
   assert_non_null(rq);
   lg_requant16_pack(k->mult, k->shift, channels, rq);
+  /* The AVX-512 path's permuted 32-channel blocks, as quant_simd.h
+   * documents them. */
+  const int blocks32 = channels / 32;
+  int16_t* weights32 =
+      calloc((size_t)pairs * (blocks32 + 1) * 64, sizeof(int16_t));
+  int32_t* bias32 = calloc((size_t)(blocks32 + 1) * 32, sizeof(int32_t));
+  lg_requant16* rq32 = calloc((size_t)(blocks32 + 1) * 2, sizeof(*rq32));
+  assert_true(weights32 && bias32 && rq32);
+  for (int b = 0; b < blocks32; ++b) {
+    int32_t mult[32];
+    int shift[32];
+    for (int m = 0; m < 32; ++m) {
+      const int c = b * 32 + lg_dw_int8_perm32(m);
+      mult[m] = k->mult[c];
+      shift[m] = k->shift[c];
+      bias32[b * 32 + m] = fused[c];
+      for (int t = 0; t < k->taps; ++t) {
+        weights32[(((size_t)(t / 2) * blocks32 + b) * 32 + m) * 2 + t % 2] =
+            k->w[t * channels + c];
+      }
+    }
+    lg_requant16_pack(mult, shift, 32, rq32 + 2 * b);
+  }
   const lg_dw_int8_params p = {
       .channels = channels,
       .pairs = pairs,
@@ -126,6 +149,10 @@ static void dw_check(const dw_case* k) {
       .multipliers = k->mult,
       .shifts = k->shift,
       .rq = rq,
+      .blocks32 = blocks32,
+      .weights32 = weights32,
+      .bias32 = bias32,
+      .rq32 = rq32,
       .zero_point = k->output_zp,
       .lo = k->lo,
       .hi = k->hi,
@@ -150,6 +177,9 @@ static void dw_check(const dw_case* k) {
     for (int g = 0; g < 16; ++g) assert_int_equal(got[channels + g], 0x5a);
   }
   free(weights);
+  free(weights32);
+  free(bias32);
+  free(rq32);
   free(rq);
   free(fused);
   free(zp_row);
