@@ -729,12 +729,26 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
         (const int8_t*)job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
     const int y0 = oy * g->stride_h - g->pad_top;
     int8_t* out_row = (int8_t*)job->output + (size_t)r * g->out_w * g->out_c;
+    /* A 1x1 window at stride 1 inside the input, depth a multiple of 4:
+     * the 4 pixels' rows are adjacent in the input as in `rows`, one
+     * copy. */
+    const bool adjacent = g->filter_h == 1 && g->filter_w == 1 &&
+                          g->stride_w == 1 && g->pad_left == 0 &&
+                          (size_t)g->in_c == row_bytes && y0 >= 0 &&
+                          y0 < g->in_h && g->out_w <= g->in_w;
     for (int ox = 0; ox < g->out_w; ox += 4) {
       const int pixels = g->out_w - ox < 4 ? g->out_w - ox : 4;
       int8_t* outs[4];
+      if (adjacent) {
+        lg_conv_quant_flip_bytes(
+            (const uint8_t*)image + ((size_t)y0 * g->in_w + ox) * row_bytes,
+            (size_t)pixels * row_bytes, rows[0]);
+      }
       for (int p = 0; p < pixels; ++p) {
-        lg_conv_quant_gather8(g, q, image, y0,
-                              (ox + p) * g->stride_w - g->pad_left, rows[p]);
+        if (!adjacent) {
+          lg_conv_quant_gather8(g, q, image, y0,
+                                (ox + p) * g->stride_w - g->pad_left, rows[p]);
+        }
         outs[p] = out_row + (size_t)(ox + p) * g->out_c;
       }
 #if LG_GEMM_HAVE_X86
