@@ -660,6 +660,13 @@ static void lg_conv_quant_gather(const lg_conv_geometry* g,
  * time (memcpy: no alignment or aliasing assumed). */
 static inline void lg_conv_quant_flip_bytes(const uint8_t* src, size_t n,
                                             uint8_t* dst) {
+#if LG_GEMM_HAVE_X86
+  /* The callers run only with the VNNI kernel: AVX-512 BW is there. */
+  if (n >= 16) {
+    lg_flip_bytes_avx512(src, n, dst);
+    return;
+  }
+#endif
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     uint64_t v;

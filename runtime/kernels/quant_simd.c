@@ -467,6 +467,21 @@ LG_VNNI void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
   }
 }
 
+LG_VNNI void lg_flip_bytes_avx512(const uint8_t* src, size_t n, uint8_t* dst) {
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    _mm512_storeu_si512(dst + i,
+                        _mm512_xor_si512(_mm512_loadu_si512(src + i), flip));
+  }
+  if (i < n) {
+    const __mmask64 mask = (__mmask64)(~0ull >> (64 - (n - i)));
+    _mm512_mask_storeu_epi8(
+        dst + i, mask,
+        _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, src + i), flip));
+  }
+}
+
 /* Output channels in lanes: for each block of 16 channels, each 4-byte
  * group of every pixel's row is broadcast to all lanes and multiplied with
  * the block's weights for those 4 depths (u8 x s8, four products summed

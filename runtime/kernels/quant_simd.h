@@ -101,6 +101,10 @@ void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
  * + zero_point, clamped to [lo, hi], are written to outs[p][c] (nothing
  * past out_c). Two blocks of channels at a time (8 sums in registers).
  * Only when lg_int8_vnni_supported(). */
+/* dst[i] = src[i] ^ 0x80 for i < n (int8 bytes to uint8 + 128: the VNNI
+ * kernel's rows), 64 bytes at a time. Only when lg_int8_vnni_supported(). */
+void lg_flip_bytes_avx512(const uint8_t* src, size_t n, uint8_t* dst);
+
 #define LG_VNNI_LANES 16
 void lg_uint8_conv_vnni(const uint8_t* const* rows, int pixels,
                         const int8_t* packed, int k4, int out_c,

@@ -459,6 +459,21 @@ static void test_conv_vnni(void** state) {
   }
 }
 
+/* The VNNI rows' byte flip: every length 0 to 200 (whole 64-byte steps and
+ * masked tails), nothing written past n. */
+static void test_flip_bytes(void** state) {
+  (void)state;
+  if (!lg_int8_vnni_supported()) return;
+  uint8_t src[200], dst[200 + 64];
+  for (int i = 0; i < 200; ++i) src[i] = (uint8_t)(i * 37 + 11);
+  for (int n = 0; n <= 200; ++n) {
+    memset(dst, 0x5a, sizeof(dst));
+    lg_flip_bytes_avx512(src, (size_t)n, dst);
+    for (int i = 0; i < n; ++i) assert_int_equal(dst[i], src[i] ^ 0x80);
+    for (int i = n; i < (int)sizeof(dst); ++i) assert_int_equal(dst[i], 0x5a);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dw_hand_values),
@@ -466,6 +481,7 @@ int main(void) {
       cmocka_unit_test(test_dw_random),
       cmocka_unit_test(test_requant_packed),
       cmocka_unit_test(test_conv_vnni),
+      cmocka_unit_test(test_flip_bytes),
   };
   printf("quant_simd paths: avx2 %s, avx512 vnni %s\n",
          lg_gemm_isa_supported(LG_GEMM_ISA_AVX2) ? "yes" : "no",
