@@ -370,8 +370,11 @@ static inline void lg_resize_source10(int v, int32_t scale10, bool half_pixel,
   *hi = upper < in - 1 ? upper : in - 1;
 }
 
-/* Quantized bilinear rows for element type T. */
-#define LG_RESIZE_BILINEAR_INTEGER(SUFFIX, T)                                  \
+/* Quantized bilinear rows for element type T, summed in ACC: int32 for
+ * int8, so that the loop vectorizes (each 10-bit weight lies in (-2^9,
+ * 1.5 * 2^10), so each weight product is below 2^22 in magnitude, each
+ * term below 2^29 and the 4 terms' sum below 2^31), int64 for int16. */
+#define LG_RESIZE_BILINEAR_INTEGER(SUFFIX, T, ACC)                             \
   static void lg_resize_bilinear_row_##SUFFIX(const lg_resize_job* job,        \
                                               int r) {                         \
     const lg_resize_data* d = job->data;                                       \
@@ -398,17 +401,19 @@ static inline void lg_resize_source10(int v, int32_t scale10, bool half_pixel,
       const T* p01 = row0 + x1 * channels;                                     \
       const T* p10 = row1 + x0 * channels;                                     \
       const T* p11 = row1 + x1 * channels;                                     \
+      const ACC w00 = (ACC)(wy * wx), w10 = (ACC)(dy * wx);                    \
+      const ACC w01 = (ACC)(wy * dx), w11 = (ACC)(dy * dx);                    \
       for (ptrdiff_t c = 0; c < channels; ++c) {                               \
-        const int64_t sum = p00[c] * wy * wx + p10[c] * dy * wx +              \
-                            p01[c] * wy * dx + p11[c] * dy * dx;               \
-        const int64_t round = sum > 0 ? (1 << 19) : -(1 << 19);                \
+        const ACC sum =                                                        \
+            p00[c] * w00 + p10[c] * w10 + p01[c] * w01 + p11[c] * w11;         \
+        const ACC round = sum > 0 ? (1 << 19) : -(1 << 19);                    \
         out[c] = (T)((sum + round) / (1 << 20));                               \
       }                                                                        \
     }                                                                          \
   }
 
-LG_RESIZE_BILINEAR_INTEGER(i8, int8_t)
-LG_RESIZE_BILINEAR_INTEGER(i16, int16_t)
+LG_RESIZE_BILINEAR_INTEGER(i8, int8_t, int32_t)
+LG_RESIZE_BILINEAR_INTEGER(i16, int16_t, int64_t)
 
 /* UINT8 bilinear rows: TFLite's float reference blend of uint8 values
  * (lg_resize_bilinear_rows' sum, term by term in its order) plus its
