@@ -78,6 +78,13 @@ static void lg_conv_quant_free_fast(lg_conv_quant* q) {
   free(q->dw_bias);
   free(q->dw_pad);
   free(q->rq);
+  free(q->flipped);
+  free(q->pad8);
+  free(q->tap_rows);
+  q->flipped = NULL;
+  q->pad8 = NULL;
+  q->tap_rows = NULL;
+  q->taps_in_place = false;
   free(q->dw_weights32);
   free(q->dw_bias32);
   free(q->rq32);
@@ -551,6 +558,21 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
     return kTfLiteError;
   }
+  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
+  if (taps > 1 && g->in_c % 4 == 0 && g->filter_c == g->in_c) {
+    const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
+    q->flipped = malloc(image > 0 ? image : 1);
+    q->pad8 = malloc((size_t)g->in_c);
+    q->tap_rows =
+        malloc((size_t)q->slots * 4 * (size_t)taps * sizeof(const uint8_t*));
+    if (q->flipped == NULL || q->pad8 == NULL || q->tap_rows == NULL) {
+      lg_conv_quant_free_fast(q);
+      lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
+      return kTfLiteError;
+    }
+    memset(q->pad8, 128 - q->input_offset, (size_t)g->in_c);
+    q->taps_in_place = true;
+  }
   lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
   for (int o = 0; o < g->out_c; ++o) {
     const int8_t* src = filter->data.int8 + (size_t)o * (size_t)k;
@@ -759,9 +781,52 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
         outs[p] = out_row + (size_t)(ox + p) * g->out_c;
       }
 #if LG_GEMM_HAVE_X86
-      lg_uint8_conv_vnni((const uint8_t* const*)rows, pixels, q->packed8, q->k4,
-                         g->out_c, q->fused_bias, q->rq, q->output_offset,
-                         q->act_min, q->act_max, outs);
+      lg_uint8_conv_vnni((const uint8_t* const*)rows, 1, q->k4, pixels,
+                         q->packed8, g->out_c, q->fused_bias, q->rq,
+                         q->output_offset, q->act_min, q->act_max, outs);
+#endif
+    }
+  }
+}
+
+/* lg_conv_quant_task_vnni with the taps read in place from the flipped
+ * input (lg_conv_quant's taps_in_place). */
+static void lg_conv_quant_task_taps(void* ctx, int index) {
+  const lg_conv_quant_job* job = ctx;
+  const lg_conv_geometry* g = job->g;
+  const lg_conv_quant* q = job->q;
+  const int ntaps = g->filter_h * g->filter_w;
+  const uint8_t** taps = q->tap_rows + (size_t)index * 4 * (size_t)ntaps;
+  const size_t line = (size_t)g->in_w * g->in_c;
+  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
+  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  for (int r = r0; r < r1; ++r) {
+    const int n = r / g->out_h, oy = r % g->out_h;
+    const uint8_t* image = q->flipped + (size_t)n * g->in_h * line;
+    const int y0 = oy * g->stride_h - g->pad_top;
+    int8_t* out_row = (int8_t*)job->output + (size_t)r * g->out_w * g->out_c;
+    for (int ox = 0; ox < g->out_w; ox += 4) {
+      const int pixels = g->out_w - ox < 4 ? g->out_w - ox : 4;
+      int8_t* outs[4];
+      for (int p = 0; p < pixels; ++p) {
+        const int x0 = (ox + p) * g->stride_w - g->pad_left;
+        const uint8_t** t = taps + (size_t)p * ntaps;
+        for (int fy = 0; fy < g->filter_h; ++fy) {
+          const int y = y0 + fy * g->dilation_h;
+          const bool y_in = y >= 0 && y < g->in_h;
+          for (int fx = 0; fx < g->filter_w; ++fx) {
+            const int x = x0 + fx * g->dilation_w;
+            *t++ = y_in && x >= 0 && x < g->in_w
+                       ? image + (size_t)y * line + (size_t)x * g->in_c
+                       : q->pad8;
+          }
+        }
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c;
+      }
+#if LG_GEMM_HAVE_X86
+      lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, q->packed8, g->out_c,
+                         q->fused_bias, q->rq, q->output_offset, q->act_min,
+                         q->act_max, outs);
 #endif
     }
   }
@@ -829,6 +894,14 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
     if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
       job.num_tasks = threads < q->slots ? threads : q->slots;
       if (job.num_tasks > job.rows) job.num_tasks = job.rows;
+    }
+    if (q->vnni && q->taps_in_place) {
+#if LG_GEMM_HAVE_X86
+      lg_flip_bytes_avx512(
+          input, (size_t)g->batch * g->in_h * g->in_w * g->in_c, q->flipped);
+#endif
+      lg_thread_pool_run(pool, lg_conv_quant_task_taps, &job, job.num_tasks);
+      return;
     }
     lg_thread_pool_run(pool,
                        q->vnni ? lg_conv_quant_task_vnni : lg_conv_quant_task,

@@ -225,6 +225,15 @@ typedef struct lg_conv_quant {
   int8_t* packed8;
   int32_t* weight_sums; /* [out_c] */
   uint8_t* rows8;       /* [slots][4][4 * k4] */
+  /* Windows of several taps with a depth that is a multiple of 4: the
+   * kernel reads each tap in place from the whole input flipped to
+   * unsigned bytes once per Invoke (flipped, [batch][in_h][in_w][in_c]),
+   * taps in the padding from pad8 (in_c bytes of the zero point + 128),
+   * through per-task pointer lists [slots][4][filter_h * filter_w]. */
+  bool taps_in_place;
+  uint8_t* flipped;
+  uint8_t* pad8;
+  const uint8_t** tap_rows;
   /* The constant bias plus (input_offset - 128) * weight_sums: the
    * kernel's starting sums [16 * blocks]. */
   int32_t* fused_bias;

@@ -11,6 +11,8 @@
  * caller has checked the CPU (lg_gemm_isa_default). */
 #include "runtime/kernels/quant_simd.h"
 
+#include <string.h>
+
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/quant_util.h"
 
@@ -482,25 +484,33 @@ LG_VNNI void lg_flip_bytes_avx512(const uint8_t* src, size_t n, uint8_t* dst) {
   }
 }
 
+/* 4 bytes of a row as the int32 the broadcast takes. */
+static inline int32_t lg_row_word(const uint8_t* p) {
+  int32_t v;
+  memcpy(&v, p, sizeof(v));
+  return v;
+}
+
 /* Output channels in lanes: for each block of 16 channels, each 4-byte
  * group of every pixel's row is broadcast to all lanes and multiplied with
  * the block's weights for those 4 depths (u8 x s8, four products summed
  * into each int32 lane); up to 4 pixels share each weight load, two blocks
- * at a time (8 independent sums; a lone last block splits its depth in
- * two instead). */
-LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* rows, int pixels,
-                                const int8_t* packed, int k4, int out_c,
+ * at a time (8 independent sums; a lone last block splits each tap's
+ * depth in two sets of sums instead). */
+LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
+                                int pixels, const int8_t* packed, int out_c,
                                 const int32_t* init, const lg_requant16* rq,
                                 int32_t zero_point, int32_t lo, int32_t hi,
                                 int8_t* const* outs) {
   const __m512i zp = _mm512_set1_epi32(zero_point);
   const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
-  const int32_t* r[4];
-  for (int p = 0; p < 4; ++p) {
-    r[p] = (const int32_t*)rows[p < pixels ? p : 0];
-  }
+  /* Pixels past `pixels` repeat pixel 0 (their sums are not stored). */
+  const uint8_t* const* t0 = taps;
+  const uint8_t* const* t1 = pixels > 1 ? taps + ntaps : taps;
+  const uint8_t* const* t2 = pixels > 2 ? taps + 2 * ntaps : taps;
+  const uint8_t* const* t3 = pixels > 3 ? taps + 3 * ntaps : taps;
   const int blocks = (out_c + 15) / 16;
-  const size_t block_bytes = (size_t)k4 * 64;
+  const size_t block_bytes = (size_t)ntaps * c4 * 64;
   for (int b = 0; b < blocks; b += 2) {
     const bool two = b + 1 < blocks;
     const int8_t* w0 = packed + (size_t)b * block_bytes;
@@ -513,49 +523,68 @@ LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* rows, int pixels,
       c1 = c0;
       c2 = c0;
       c3 = c0;
-      for (int k = 0; k < k4; ++k) {
-        const __m512i u = _mm512_loadu_si512(w0 + (size_t)k * 64);
-        const __m512i v = _mm512_loadu_si512(w1 + (size_t)k * 64);
-        const __m512i x0 = _mm512_set1_epi32(r[0][k]);
-        const __m512i x1 = _mm512_set1_epi32(r[1][k]);
-        const __m512i x2 = _mm512_set1_epi32(r[2][k]);
-        const __m512i x3 = _mm512_set1_epi32(r[3][k]);
-        a0 = _mm512_dpbusd_epi32(a0, x0, u);
-        c0 = _mm512_dpbusd_epi32(c0, x0, v);
-        a1 = _mm512_dpbusd_epi32(a1, x1, u);
-        c1 = _mm512_dpbusd_epi32(c1, x1, v);
-        a2 = _mm512_dpbusd_epi32(a2, x2, u);
-        c2 = _mm512_dpbusd_epi32(c2, x2, v);
-        a3 = _mm512_dpbusd_epi32(a3, x3, u);
-        c3 = _mm512_dpbusd_epi32(c3, x3, v);
+      for (int t = 0; t < ntaps; ++t) {
+        const uint8_t *r0 = t0[t], *r1 = t1[t], *r2 = t2[t], *r3 = t3[t];
+        for (int j = 0; j < c4; ++j, w0 += 64, w1 += 64) {
+          const __m512i u = _mm512_loadu_si512(w0);
+          const __m512i v = _mm512_loadu_si512(w1);
+          const __m512i x0 = _mm512_set1_epi32(lg_row_word(r0 + 4 * j));
+          const __m512i x1 = _mm512_set1_epi32(lg_row_word(r1 + 4 * j));
+          const __m512i x2 = _mm512_set1_epi32(lg_row_word(r2 + 4 * j));
+          const __m512i x3 = _mm512_set1_epi32(lg_row_word(r3 + 4 * j));
+          a0 = _mm512_dpbusd_epi32(a0, x0, u);
+          c0 = _mm512_dpbusd_epi32(c0, x0, v);
+          a1 = _mm512_dpbusd_epi32(a1, x1, u);
+          c1 = _mm512_dpbusd_epi32(c1, x1, v);
+          a2 = _mm512_dpbusd_epi32(a2, x2, u);
+          c2 = _mm512_dpbusd_epi32(c2, x2, v);
+          a3 = _mm512_dpbusd_epi32(a3, x3, u);
+          c3 = _mm512_dpbusd_epi32(c3, x3, v);
+        }
       }
     } else {
-      /* A lone last block: even depth groups into a, odd ones into c (8
-       * independent sums again), added at the end (integer sums: the
-       * order does not matter). */
+      /* A lone last block: even depth groups of each tap into a, odd ones
+       * into c (8 independent sums again), added at the end (integer sums:
+       * the order does not matter). */
       c0 = _mm512_setzero_si512();
       c1 = c0;
       c2 = c0;
       c3 = c0;
-      int k = 0;
-      for (; k + 2 <= k4; k += 2) {
-        const __m512i u = _mm512_loadu_si512(w0 + (size_t)k * 64);
-        const __m512i v = _mm512_loadu_si512(w0 + (size_t)k * 64 + 64);
-        a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(r[0][k]), u);
-        c0 = _mm512_dpbusd_epi32(c0, _mm512_set1_epi32(r[0][k + 1]), v);
-        a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(r[1][k]), u);
-        c1 = _mm512_dpbusd_epi32(c1, _mm512_set1_epi32(r[1][k + 1]), v);
-        a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(r[2][k]), u);
-        c2 = _mm512_dpbusd_epi32(c2, _mm512_set1_epi32(r[2][k + 1]), v);
-        a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(r[3][k]), u);
-        c3 = _mm512_dpbusd_epi32(c3, _mm512_set1_epi32(r[3][k + 1]), v);
-      }
-      if (k < k4) {
-        const __m512i u = _mm512_loadu_si512(w0 + (size_t)k * 64);
-        a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(r[0][k]), u);
-        a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(r[1][k]), u);
-        a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(r[2][k]), u);
-        a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(r[3][k]), u);
+      for (int t = 0; t < ntaps; ++t) {
+        const uint8_t *r0 = t0[t], *r1 = t1[t], *r2 = t2[t], *r3 = t3[t];
+        int j = 0;
+        for (; j + 2 <= c4; j += 2, w0 += 128) {
+          const __m512i u = _mm512_loadu_si512(w0);
+          const __m512i v = _mm512_loadu_si512(w0 + 64);
+          a0 = _mm512_dpbusd_epi32(
+              a0, _mm512_set1_epi32(lg_row_word(r0 + 4 * j)), u);
+          c0 = _mm512_dpbusd_epi32(
+              c0, _mm512_set1_epi32(lg_row_word(r0 + 4 * j + 4)), v);
+          a1 = _mm512_dpbusd_epi32(
+              a1, _mm512_set1_epi32(lg_row_word(r1 + 4 * j)), u);
+          c1 = _mm512_dpbusd_epi32(
+              c1, _mm512_set1_epi32(lg_row_word(r1 + 4 * j + 4)), v);
+          a2 = _mm512_dpbusd_epi32(
+              a2, _mm512_set1_epi32(lg_row_word(r2 + 4 * j)), u);
+          c2 = _mm512_dpbusd_epi32(
+              c2, _mm512_set1_epi32(lg_row_word(r2 + 4 * j + 4)), v);
+          a3 = _mm512_dpbusd_epi32(
+              a3, _mm512_set1_epi32(lg_row_word(r3 + 4 * j)), u);
+          c3 = _mm512_dpbusd_epi32(
+              c3, _mm512_set1_epi32(lg_row_word(r3 + 4 * j + 4)), v);
+        }
+        if (j < c4) {
+          const __m512i u = _mm512_loadu_si512(w0);
+          w0 += 64;
+          a0 = _mm512_dpbusd_epi32(
+              a0, _mm512_set1_epi32(lg_row_word(r0 + 4 * j)), u);
+          a1 = _mm512_dpbusd_epi32(
+              a1, _mm512_set1_epi32(lg_row_word(r1 + 4 * j)), u);
+          a2 = _mm512_dpbusd_epi32(
+              a2, _mm512_set1_epi32(lg_row_word(r2 + 4 * j)), u);
+          a3 = _mm512_dpbusd_epi32(
+              a3, _mm512_set1_epi32(lg_row_word(r3 + 4 * j)), u);
+        }
       }
       a0 = _mm512_add_epi32(a0, c0);
       a1 = _mm512_add_epi32(a1, c1);

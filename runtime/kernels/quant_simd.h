@@ -92,22 +92,24 @@ void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
                                       int32_t zero_point, int32_t lo,
                                       int32_t hi, int8_t* out);
 
-/* The INT8 convolution kernel's layout: depths in groups of 4 bytes,
- * output channels in blocks of 16 lanes. packed holds, for block b and
- * group k, the 16 channels' 4 weights: packed[((b * k4 + k) * 16 + lane) *
- * 4 + j] = w[16 b + lane][4 k + j] (0 past the filter). For each of
- * `pixels` (1 to 4) rows of 4 * k4 unsigned bytes, the sums
- * init[c] + sum_k rows[p][k] * w[c][k] for c < out_c, rescaled by rq,
- * + zero_point, clamped to [lo, hi], are written to outs[p][c] (nothing
- * past out_c). Two blocks of channels at a time (8 sums in registers).
- * Only when lg_int8_vnni_supported(). */
 /* dst[i] = src[i] ^ 0x80 for i < n (int8 bytes to uint8 + 128: the VNNI
  * kernel's rows), 64 bytes at a time. Only when lg_int8_vnni_supported(). */
 void lg_flip_bytes_avx512(const uint8_t* src, size_t n, uint8_t* dst);
 
+/* The INT8 convolution kernel's layout: depths in groups of 4 bytes,
+ * output channels in blocks of 16 lanes. packed holds, for block b and
+ * group k, the 16 channels' 4 weights: packed[((b * k4 + k) * 16 + lane) *
+ * 4 + j] = w[16 b + lane][4 k + j] (0 past the filter), k4 = ntaps * c4.
+ * Each of `pixels` (1 to 4) pixels reads its depth from ntaps rows of
+ * 4 * c4 unsigned bytes, taps[p * ntaps + t] (depth group t * c4 + j at
+ * byte 4 j of row t: a gathered row with ntaps 1, or a window's taps read
+ * in place). The sums init[c] + sum_k row bytes * w[c][k] for c < out_c,
+ * rescaled by rq, + zero_point, clamped to [lo, hi], are written to
+ * outs[p][c] (nothing past out_c). Two blocks of channels at a time (8
+ * sums in registers). Only when lg_int8_vnni_supported(). */
 #define LG_VNNI_LANES 16
-void lg_uint8_conv_vnni(const uint8_t* const* rows, int pixels,
-                        const int8_t* packed, int k4, int out_c,
+void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
+                        int pixels, const int8_t* packed, int out_c,
                         const int32_t* init, const lg_requant16* rq,
                         int32_t zero_point, int32_t lo, int32_t hi,
                         int8_t* const* outs);

@@ -377,29 +377,41 @@ static void test_requant_packed(void** state) {
 
 /* ---- The VNNI convolution kernel ----------------------------------------- */
 
-/* 1 to 4 pixels against out_c channels of depth k (k % 4 and out_c % 16 of
- * every kind), against the direct sum. */
-static void conv_vnni_check(int pixels, int k, int out_c, uint32_t* seed) {
-  const int k4 = (k + 3) / 4, blocks = (out_c + 15) / 16;
-  uint8_t* rows = calloc((size_t)4 * k4 * 4, 1);
-  int8_t* w = calloc((size_t)out_c * k, 1);
+/* 1 to 4 pixels, each reading ntaps rows of k_tap bytes (padded to 4 *
+ * c4 with zeros), against out_c channels, against the direct sum. */
+static void conv_vnni_check(int pixels, int ntaps, int k_tap, int out_c,
+                            uint32_t* seed) {
+  const int c4 = (k_tap + 3) / 4, k4 = ntaps * c4;
+  const int blocks = (out_c + 15) / 16;
+  uint8_t* rows = calloc((size_t)4 * ntaps * c4 * 4, 1);
+  int8_t* w = calloc((size_t)out_c * ntaps * k_tap, 1);
   int8_t* packed = calloc((size_t)blocks * k4 * 64, 1);
   int32_t* init = calloc((size_t)blocks * 16, sizeof(int32_t));
   int32_t* mult = calloc((size_t)out_c, sizeof(int32_t));
   int* shift = calloc((size_t)out_c, sizeof(int));
   lg_requant16* rq = malloc((size_t)blocks * sizeof(*rq));
   int8_t* out = malloc((size_t)4 * (out_c + 16));
-  assert_true(rows && w && packed && init && mult && shift && rq && out);
-  for (int p = 0; p < pixels; ++p) {
-    for (int i = 0; i < k; ++i) {
-      rows[p * k4 * 4 + i] = (uint8_t)rng_int(seed, 0, 255);
+  const uint8_t** taps = malloc((size_t)4 * ntaps * sizeof(*taps));
+  assert_true(rows && w && packed && init && mult && shift && rq && out &&
+              taps);
+  for (int p = 0; p < 4; ++p) {
+    for (int t = 0; t < ntaps; ++t) {
+      /* Rows of a pixel's taps in reverse order: taps need not be
+       * adjacent or ordered in memory. */
+      uint8_t* row = rows + ((size_t)p * ntaps + (ntaps - 1 - t)) * c4 * 4;
+      taps[p * ntaps + t] = row;
+      if (p >= pixels) continue;
+      for (int i = 0; i < k_tap; ++i) row[i] = (uint8_t)rng_int(seed, 0, 255);
     }
   }
   for (int o = 0; o < out_c; ++o) {
-    for (int i = 0; i < k; ++i) {
-      const int8_t v = (int8_t)rng_int(seed, -128, 127);
-      w[o * k + i] = v;
-      packed[(((size_t)(o / 16) * k4 + i / 4) * 16 + o % 16) * 4 + i % 4] = v;
+    for (int t = 0; t < ntaps; ++t) {
+      for (int i = 0; i < k_tap; ++i) {
+        const int8_t v = (int8_t)rng_int(seed, -128, 127);
+        const int k = t * c4 * 4 + i; /* the depth index in the rows */
+        w[((size_t)o * ntaps + t) * k_tap + i] = v;
+        packed[(((size_t)(o / 16) * k4 + k / 4) * 16 + o % 16) * 4 + k % 4] = v;
+      }
     }
     init[o] = rng_int(seed, -1000000, 1000000);
     mult[o] = (int32_t)((1u << 30) + (rng_next(seed) >> 2));
@@ -407,15 +419,11 @@ static void conv_vnni_check(int pixels, int k, int out_c, uint32_t* seed) {
   }
   lg_requant16_pack(mult, shift, out_c, rq);
   const int32_t zp = rng_int(seed, -128, 127), lo = -128, hi = 127;
-  const uint8_t* row_ptrs[4];
   int8_t* outs[4];
-  for (int p = 0; p < 4; ++p) {
-    row_ptrs[p] = rows + p * k4 * 4;
-    outs[p] = out + p * (out_c + 16);
-  }
+  for (int p = 0; p < 4; ++p) outs[p] = out + p * (out_c + 16);
   memset(out, 0x5a, (size_t)4 * (out_c + 16));
-  lg_uint8_conv_vnni(row_ptrs, pixels, packed, k4, out_c, init, rq, zp, lo, hi,
-                     outs);
+  lg_uint8_conv_vnni(taps, ntaps, c4, pixels, packed, out_c, init, rq, zp, lo,
+                     hi, outs);
   for (int p = 0; p < 4; ++p) {
     for (int o = 0; o < out_c + 16; ++o) {
       if (p >= pixels || o >= out_c) {
@@ -423,11 +431,16 @@ static void conv_vnni_check(int pixels, int k, int out_c, uint32_t* seed) {
         continue;
       }
       int32_t acc = init[o];
-      for (int i = 0; i < k; ++i) acc += row_ptrs[p][i] * w[o * k + i];
+      for (int t = 0; t < ntaps; ++t) {
+        for (int i = 0; i < k_tap; ++i) {
+          acc +=
+              taps[p * ntaps + t][i] * w[((size_t)o * ntaps + t) * k_tap + i];
+        }
+      }
       const int8_t want = requant_reference(acc, mult[o], shift[o], zp, lo, hi);
       if (outs[p][o] != want) {
-        fail_msg("pixel %d of %d, channel %d of %d, depth %d: %d, want %d", p,
-                 pixels, o, out_c, k, outs[p][o], want);
+        fail_msg("pixel %d of %d, channel %d of %d, %d taps of %d: %d, want %d",
+                 p, pixels, o, out_c, ntaps, k_tap, outs[p][o], want);
       }
     }
   }
@@ -439,6 +452,7 @@ static void conv_vnni_check(int pixels, int k, int out_c, uint32_t* seed) {
   free(shift);
   free(rq);
   free(out);
+  free(taps);
 }
 
 static void test_conv_vnni(void** state) {
@@ -448,12 +462,16 @@ static void test_conv_vnni(void** state) {
     return;
   }
   uint32_t seed = 4242u;
-  static const int depths[] = {1, 3, 4, 5, 27, 64, 161};
+  /* One gathered row (any depth: padded to 4), and windows read tap by
+   * tap (depths per tap multiples of 4, odd and even group counts). */
+  static const int shapes[][2] = {{1, 1},  {1, 3},  {1, 4},   {1, 5},
+                                  {1, 27}, {1, 64}, {1, 161}, {9, 4},
+                                  {9, 8},  {9, 12}, {4, 16},  {25, 4}};
   static const int channels[] = {1, 8, 16, 17, 24, 32, 40, 48, 100};
   for (int pixels = 1; pixels <= 4; ++pixels) {
-    for (size_t d = 0; d < sizeof(depths) / sizeof(int); ++d) {
+    for (size_t d = 0; d < sizeof(shapes) / sizeof(shapes[0]); ++d) {
       for (size_t c = 0; c < sizeof(channels) / sizeof(int); ++c) {
-        conv_vnni_check(pixels, depths[d], channels[c], &seed);
+        conv_vnni_check(pixels, shapes[d][0], shapes[d][1], channels[c], &seed);
       }
     }
   }
