@@ -51,6 +51,7 @@ void lg_requant16_pack(const int32_t* multipliers, const int* shifts, int n,
   const int blocks = (n + 15) / 16;
   for (int b = 0; b < blocks; ++b) {
     lg_requant16* r = dst + b;
+    r->any_left = 0;
     for (int lane = 0; lane < 16; ++lane) {
       const int c = b * 16 + lane;
       const int32_t m = c < n ? multipliers[c] : 0;
@@ -58,7 +59,10 @@ void lg_requant16_pack(const int32_t* multipliers, const int* shifts, int n,
       const int left = shift > 0 ? shift : 0;
       const int right = shift > 0 ? 0 : -shift;
       r->mult[lane] = m;
+      r->mult_odd[lane] = 0;
+      if (lane % 2 == 1) r->mult_odd[lane - 1] = m;
       r->left[lane] = left;
+      if (left > 0) r->any_left = 1;
       r->add[lane % 2][lane / 2] =
           (1LL << 30) + (right > 0 ? (int64_t)1 << (30 + right) : 0);
       r->neg[lane % 2][lane / 2] = right > 0 ? 1LL << 31 : 0;
@@ -429,12 +433,11 @@ bool lg_int8_vnni_supported(void) {
  * rounding constants, one arithmetic shift each, the odd results moved
  * back between the even ones. */
 LG_VNNI_INLINE __m512i lg_requant16_apply(const lg_requant16* r, __m512i x) {
-  x = _mm512_sllv_epi32(x, _mm512_loadu_si512(r->left));
-  const __m512i m = _mm512_loadu_si512(r->mult);
+  if (r->any_left) x = _mm512_sllv_epi32(x, _mm512_loadu_si512(r->left));
   const __m512i limit = _mm512_set1_epi64(-(1LL << 30));
-  const __m512i pe = _mm512_mul_epi32(x, m);
-  const __m512i po =
-      _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32));
+  const __m512i pe = _mm512_mul_epi32(x, _mm512_loadu_si512(r->mult));
+  const __m512i po = _mm512_mul_epi32(_mm512_srli_epi64(x, 32),
+                                      _mm512_loadu_si512(r->mult_odd));
   __m512i ye = _mm512_add_epi64(pe, _mm512_loadu_si512(r->add[0]));
   __m512i yo = _mm512_add_epi64(po, _mm512_loadu_si512(r->add[1]));
   ye = _mm512_mask_sub_epi64(ye, _mm512_cmplt_epi64_mask(pe, limit), ye,

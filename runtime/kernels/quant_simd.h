@@ -73,7 +73,11 @@ bool lg_int8_vnni_supported(void);
  * as the 64-bit lanes hold them. Filled by lg_requant16_pack. */
 typedef struct lg_requant16 {
   int32_t mult[16];
+  /* The odd channels' multipliers in the even positions (the 64-bit
+   * multiply's low halves): mult_odd[2 i] = mult[2 i + 1]. */
+  int32_t mult_odd[16];
   int32_t left[16];
+  int32_t any_left;  /* some l > 0 in the block (else no shift is done) */
   int64_t add[2][8]; /* [channel % 2][channel / 2]: 2^30 (+ 2^(30 + r)) */
   int64_t neg[2][8]; /* 2^31 when r > 0, else 0 */
   int64_t shr[2][8]; /* 31 + r */
