@@ -660,6 +660,46 @@ lg_mbqm_avx512(__m512i x, __m512i m, __m512i shift) {
                                _mm512_srav_epi32(high, right), one);
 }
 
+LG_VNNI void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n,
+                                int sign, const lg_int8_add_params* p,
+                                int8_t* out) {
+  /* sign 2: SQUARED_DIFFERENCE, the difference squared before the
+   * output rescale. */
+  const __m512i off1 = _mm512_set1_epi32(p->in1_offset);
+  const __m512i off2 = _mm512_set1_epi32(p->in2_offset);
+  const __m512i m1 = _mm512_set1_epi32(p->in1_multiplier);
+  const __m512i m2 = _mm512_set1_epi32(p->in2_multiplier);
+  const __m512i mo = _mm512_set1_epi32(p->out_multiplier);
+  const __m512i s1 = _mm512_set1_epi32(p->in1_shift);
+  const __m512i s2 = _mm512_set1_epi32(p->in2_shift);
+  const __m512i so = _mm512_set1_epi32(p->out_shift);
+  const __m512i zp = _mm512_set1_epi32(p->out_offset);
+  const __m512i lo = _mm512_set1_epi32(p->min), hi = _mm512_set1_epi32(p->max);
+  const __m128i left = _mm_cvtsi32_si128(p->left_shift);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i x = _mm512_sll_epi32(
+        _mm512_add_epi32(
+            _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(a + i))),
+            off1),
+        left);
+    const __m512i y = _mm512_sll_epi32(
+        _mm512_add_epi32(
+            _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(b + i))),
+            off2),
+        left);
+    const __m512i sx = lg_mbqm_avx512(x, m1, s1);
+    const __m512i sy = lg_mbqm_avx512(y, m2, s2);
+    __m512i sum =
+        sign == 1 ? _mm512_add_epi32(sx, sy) : _mm512_sub_epi32(sx, sy);
+    if (sign == 2) sum = _mm512_mullo_epi32(sum, sum);
+    __m512i v = _mm512_add_epi32(lg_mbqm_avx512(sum, mo, so), zp);
+    v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+    _mm_storeu_si128((__m128i*)(out + i), _mm512_cvtepi32_epi8(v));
+  }
+  if (i < n) lg_add_int8_avx2(a + i, b + i, n - i, sign, p, out + i);
+}
+
 LG_VNNI void lg_requantize_int8_avx512(const int32_t* acc, int n,
                                        const int32_t* multipliers,
                                        const int* shifts, int32_t zero_point,

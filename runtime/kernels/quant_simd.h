@@ -213,6 +213,11 @@ typedef struct lg_int8_add_params {
 void lg_add_int8_avx2(const int8_t* a, const int8_t* b, int n, int sign,
                       const lg_int8_add_params* p, int8_t* out);
 
+/* lg_add_int8_avx2 16 at a time (AVX-512: only when
+ * lg_int8_vnni_supported()). */
+void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n, int sign,
+                        const lg_int8_add_params* p, int8_t* out);
+
 /* out[i] = a[i] * b[i] in TFLite's INT8 MUL arithmetic (the output pair
  * of p only), 8 at a time. AVX2 only. */
 void lg_mul_int8_avx2(const int8_t* a, const int8_t* b, int n,

@@ -492,6 +492,76 @@ static void test_flip_bytes(void** state) {
   }
 }
 
+/* ---- INT8 ADD / SUB / SQUARED_DIFFERENCE rows -----------------------------
+ */
+
+/* TFLite's integer ADD of one element (the scalar formula the kernels
+ * implement), sign 1 add, -1 subtract, 2 squared difference. */
+static int8_t add_reference(int8_t a, int8_t b, int sign,
+                            const lg_int8_add_params* p) {
+  const int32_t x = lg_multiply_by_quantized_multiplier(
+      (int32_t)((uint32_t)(a + p->in1_offset) << p->left_shift),
+      p->in1_multiplier, p->in1_shift);
+  const int32_t y = lg_multiply_by_quantized_multiplier(
+      (int32_t)((uint32_t)(b + p->in2_offset) << p->left_shift),
+      p->in2_multiplier, p->in2_shift);
+  const int32_t d = sign == 1 ? x + y : x - y;
+  int32_t v = lg_multiply_by_quantized_multiplier(
+                  sign == 2 ? d * d : d, p->out_multiplier, p->out_shift) +
+              p->out_offset;
+  v = v < p->min ? p->min : (v > p->max ? p->max : v);
+  return (int8_t)v;
+}
+
+/* The AVX2 and AVX-512 rows against the formula: random scales (as
+ * TFLite's PrepareGeneralSubOp makes them: left shift 20, input
+ * multipliers below 2^31 with shifts <= 0), every length 0 to 70. */
+static void test_add_rows(void** state) {
+  (void)state;
+  if (!lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)) return;
+  uint32_t seed = 99u;
+  int8_t a[70], b[70], got[70 + 16];
+  for (int round = 0; round < 12; ++round) {
+    const int sign = round % 3 == 0 ? 1 : (round % 3 == 1 ? -1 : 2);
+    lg_int8_add_params p = {
+        .in1_offset = rng_int(&seed, -127, 128),
+        .in2_offset = rng_int(&seed, -127, 128),
+        .out_offset = rng_int(&seed, -128, 127),
+        .in1_multiplier = (int32_t)((1u << 30) + (rng_next(&seed) >> 2)),
+        .in2_multiplier = (int32_t)((1u << 30) + (rng_next(&seed) >> 2)),
+        .out_multiplier = (int32_t)((1u << 30) + (rng_next(&seed) >> 2)),
+        .in1_shift = rng_int(&seed, -4, 0),
+        .in2_shift = rng_int(&seed, -4, 0),
+        .out_shift =
+            sign == 2 ? rng_int(&seed, -31, -20) : rng_int(&seed, -22, -16),
+        .left_shift = sign == 2 ? 7 : 20,
+        .min = round % 2 ? -128 : rng_int(&seed, -128, 0),
+        .max = 127,
+    };
+    for (int i = 0; i < 70; ++i) {
+      a[i] = (int8_t)rng_int(&seed, -128, 127);
+      b[i] = (int8_t)rng_int(&seed, -128, 127);
+    }
+    for (int n = 0; n <= 70; ++n) {
+      for (int path = 0; path < 2; ++path) {
+        if (path == 1 && !lg_int8_vnni_supported()) continue;
+        memset(got, 0x5a, sizeof(got));
+        (path ? lg_add_int8_avx512 : lg_add_int8_avx2)(a, b, n, sign, &p, got);
+        for (int i = 0; i < n; ++i) {
+          const int8_t want = add_reference(a[i], b[i], sign, &p);
+          if (got[i] != want) {
+            fail_msg("%s sign %d, n %d, element %d: %d, want %d",
+                     path ? "avx512" : "avx2", sign, n, i, got[i], want);
+          }
+        }
+        for (int i = n; i < (int)sizeof(got); ++i) {
+          assert_int_equal(got[i], 0x5a);
+        }
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dw_hand_values),
@@ -500,6 +570,7 @@ int main(void) {
       cmocka_unit_test(test_requant_packed),
       cmocka_unit_test(test_conv_vnni),
       cmocka_unit_test(test_flip_bytes),
+      cmocka_unit_test(test_add_rows),
   };
   printf("quant_simd paths: avx2 %s, avx512 vnni %s\n",
          lg_gemm_isa_supported(LG_GEMM_ISA_AVX2) ? "yes" : "no",
