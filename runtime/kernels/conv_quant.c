@@ -1045,22 +1045,42 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
   /* An odd window's extra tap (weights 0) reads the zero-point row. */
   taps[count - 1] = q->dw_pad;
   const size_t row_stride = (size_t)g->in_w * g->in_c;
+  const int window = g->filter_h * g->filter_w;
+  /* Per output row: each tap's input row at column 0 (NULL for rows in
+   * the padding), so that a pixel whose window lies inside the input
+   * columns only adds its column. */
+  const int8_t* bases[LG_DW_QUANT_MAX_TAPS];
+  const int span = (g->filter_w - 1) * g->dilation_w;
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image = input + (size_t)n * g->in_h * row_stride;
     const int y0 = oy * g->stride_h - g->pad_top;
     int8_t* out = output + (size_t)r * g->out_w * g->out_c;
+    for (int fy = 0, t = 0; fy < g->filter_h; ++fy) {
+      const int y = y0 + fy * g->dilation_h;
+      const bool y_in = y >= 0 && y < g->in_h;
+      for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
+        bases[t] = y_in ? image + (size_t)y * row_stride +
+                              (size_t)fx * g->dilation_w * g->in_c
+                        : NULL;
+      }
+    }
     for (int ox = 0; ox < g->out_w; ++ox, out += g->out_c) {
       const int x0 = ox * g->stride_w - g->pad_left;
-      int t = 0;
-      for (int fy = 0; fy < g->filter_h; ++fy) {
-        const int y = y0 + fy * g->dilation_h;
-        const bool y_in = y >= 0 && y < g->in_h;
-        const int8_t* line = image + (size_t)(y_in ? y : 0) * row_stride;
-        for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
-          const int x = x0 + fx * g->dilation_w;
-          taps[t] = y_in && x >= 0 && x < g->in_w ? line + (size_t)x * g->in_c
-                                                  : q->dw_pad;
+      if (x0 >= 0 && x0 + span < g->in_w) {
+        const size_t at = (size_t)x0 * g->in_c;
+        for (int t = 0; t < window; ++t) {
+          taps[t] = bases[t] != NULL ? bases[t] + at : q->dw_pad;
+        }
+      } else {
+        int t = 0;
+        for (int fy = 0; fy < g->filter_h; ++fy) {
+          for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
+            const int x = x0 + fx * g->dilation_w;
+            taps[t] = bases[t] != NULL && x >= 0 && x < g->in_w
+                          ? bases[t] + (ptrdiff_t)x0 * g->in_c
+                          : q->dw_pad;
+          }
         }
       }
       pixel(&p, taps, out);
