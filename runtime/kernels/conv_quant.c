@@ -890,7 +890,9 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
   if (q->packed != NULL || (q->vnni && q->packed8 != NULL)) {
     lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h, 1};
     const int threads = lg_thread_pool_size(pool);
-    const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * q->k_pad;
+    /* The window's depth (q->k_pad is the int16 path's only). */
+    const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * g->filter_h *
+                         g->filter_w * g->filter_c;
     if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
       job.num_tasks = threads < q->slots ? threads : q->slots;
       if (job.num_tasks > job.rows) job.num_tasks = job.rows;
