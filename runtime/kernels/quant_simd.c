@@ -632,6 +632,40 @@ LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
   }
 }
 
+LG_VNNI void lg_uint8_dots_vnni(const uint8_t* row, const int8_t* packed,
+                                int k4, int n, const int32_t* init,
+                                int32_t* sums) {
+  const int blocks = (n + 15) / 16;
+  for (int b = 0; b < blocks; ++b) {
+    const int8_t* w = packed + (size_t)b * k4 * 64;
+    __m512i a0 = _mm512_loadu_si512(init + (size_t)b * 16);
+    __m512i a1 = _mm512_setzero_si512(), a2 = a1, a3 = a1;
+    int k = 0;
+    for (; k + 4 <= k4; k += 4, w += 256) {
+      a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(lg_row_word(row + 4 * k)),
+                               _mm512_loadu_si512(w));
+      a1 = _mm512_dpbusd_epi32(a1,
+                               _mm512_set1_epi32(lg_row_word(row + 4 * k + 4)),
+                               _mm512_loadu_si512(w + 64));
+      a2 = _mm512_dpbusd_epi32(a2,
+                               _mm512_set1_epi32(lg_row_word(row + 4 * k + 8)),
+                               _mm512_loadu_si512(w + 128));
+      a3 = _mm512_dpbusd_epi32(a3,
+                               _mm512_set1_epi32(lg_row_word(row + 4 * k + 12)),
+                               _mm512_loadu_si512(w + 192));
+    }
+    for (; k < k4; ++k, w += 64) {
+      a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(lg_row_word(row + 4 * k)),
+                               _mm512_loadu_si512(w));
+    }
+    const __m512i sum =
+        _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+    const int count = n - b * 16 < 16 ? n - b * 16 : 16;
+    _mm512_mask_storeu_epi32(sums + (size_t)b * 16,
+                             (__mmask16)((1u << count) - 1u), sum);
+  }
+}
+
 /* lg_mbqm_avx2 on 16 lanes (AVX-512F). */
 static inline __attribute__((always_inline, target("avx512f"))) __m512i
 lg_mbqm_avx512(__m512i x, __m512i m, __m512i shift) {

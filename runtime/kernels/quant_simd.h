@@ -118,6 +118,14 @@ void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
                         int32_t zero_point, int32_t lo, int32_t hi,
                         int8_t* const* outs);
 
+/* sums[o] = init[o] + sum_k row[k] * w[o][k] for o < n: one row of
+ * 4 * k4 unsigned bytes against the convolution kernel's layout (above)
+ * of n outputs, four sets of sums over the depth groups per block (one
+ * row has no pixels to share the weights). init holds 16 * blocks
+ * values; nothing is written past n. Only when lg_int8_vnni_supported(). */
+void lg_uint8_dots_vnni(const uint8_t* row, const int8_t* packed, int k4, int n,
+                        const int32_t* init, int32_t* sums);
+
 /* lg_requantize_int8_avx2 16 lanes at a time (AVX-512; with the VNNI
  * kernel, the same CPUs). */
 void lg_requantize_int8_avx512(const int32_t* acc, int n,

@@ -562,6 +562,54 @@ static void test_add_rows(void** state) {
   }
 }
 
+/* The one-row VNNI dot products (FULLY_CONNECTED): depths with every
+ * remainder of the 4-group unroll, outputs with partial last blocks. */
+static void test_dots_vnni(void** state) {
+  (void)state;
+  if (!lg_int8_vnni_supported()) return;
+  uint32_t seed = 515u;
+  static const int depths[] = {1, 4, 13, 16, 17, 30, 64, 101};
+  static const int outputs[] = {1, 15, 16, 17, 40, 100};
+  for (size_t d = 0; d < sizeof(depths) / sizeof(int); ++d) {
+    for (size_t o = 0; o < sizeof(outputs) / sizeof(int); ++o) {
+      const int k = depths[d], n = outputs[o];
+      const int k4 = (k + 3) / 4, blocks = (n + 15) / 16;
+      uint8_t* row = calloc((size_t)k4 * 4, 1);
+      int8_t* w = calloc((size_t)n * k, 1);
+      int8_t* packed = calloc((size_t)blocks * k4 * 64, 1);
+      int32_t* init = calloc((size_t)blocks * 16, sizeof(int32_t));
+      int32_t* sums = malloc(((size_t)n + 16) * sizeof(int32_t));
+      assert_true(row && w && packed && init && sums);
+      for (int i = 0; i < k; ++i) row[i] = (uint8_t)rng_int(&seed, 0, 255);
+      for (int c = 0; c < n; ++c) {
+        init[c] = rng_int(&seed, -100000, 100000);
+        for (int i = 0; i < k; ++i) {
+          const int8_t v = (int8_t)rng_int(&seed, -128, 127);
+          w[c * k + i] = v;
+          packed[(((size_t)(c / 16) * k4 + i / 4) * 16 + c % 16) * 4 + i % 4] =
+              v;
+        }
+      }
+      for (int c = 0; c < n + 16; ++c) sums[c] = 0x5a5a5a5a;
+      lg_uint8_dots_vnni(row, packed, k4, n, init, sums);
+      for (int c = 0; c < n; ++c) {
+        int32_t want = init[c];
+        for (int i = 0; i < k; ++i) want += row[i] * w[c * k + i];
+        if (sums[c] != want) {
+          fail_msg("depth %d, output %d of %d: %d, want %d", k, c, n, sums[c],
+                   want);
+        }
+      }
+      for (int c = n; c < n + 16; ++c) assert_int_equal(sums[c], 0x5a5a5a5a);
+      free(row);
+      free(w);
+      free(packed);
+      free(init);
+      free(sums);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dw_hand_values),
@@ -571,6 +619,7 @@ int main(void) {
       cmocka_unit_test(test_conv_vnni),
       cmocka_unit_test(test_flip_bytes),
       cmocka_unit_test(test_add_rows),
+      cmocka_unit_test(test_dots_vnni),
   };
   printf("quant_simd paths: avx2 %s, avx512 vnni %s\n",
          lg_gemm_isa_supported(LG_GEMM_ISA_AVX2) ? "yes" : "no",
