@@ -318,6 +318,9 @@ static void lg_concat_rescale_u8(const TfLiteTensor* input,
   }
 }
 
+/* Inputs up to this many have their slices listed before copying. */
+#define LG_CONCAT_LISTED_INPUTS 16
+
 /* Copies every input's slice of each of the `outer` blocks into the output,
  * after checking the element counts still add up. */
 static TfLiteStatus lg_concat_copy(TfLiteContext* context, TfLiteNode* node,
@@ -341,6 +344,38 @@ static TfLiteStatus lg_concat_copy(TfLiteContext* context, TfLiteNode* node,
   TfLiteGetSizeOfType(output->type, &size);
   char* out = output->data.raw;
   size_t offset = 0;
+  if (node->inputs->size <= LG_CONCAT_LISTED_INPUTS) {
+    /* Each input's tensor, slice size and rescale looked up once, not once
+     * per outer block (a channel concatenation has one block per pixel). */
+    const TfLiteTensor* inputs[LG_CONCAT_LISTED_INPUTS];
+    size_t chunks[LG_CONCAT_LISTED_INPUTS];
+    bool rescale[LG_CONCAT_LISTED_INPUTS];
+    for (int i = 0; i < node->inputs->size; ++i) {
+      TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, i, &inputs[i]));
+      chunks[i] =
+          (size_t)(lg_kernel_num_elements(inputs[i]) / data->outer) * size;
+      if (chunks[i] != 0) {
+        TF_LITE_ENSURE_STATUS(
+            lg_shape_check_data(context, op, "input", inputs[i]));
+      }
+      rescale[i] = data->rescale && !lg_concat_same_quant(inputs[i], output);
+    }
+    for (int64_t o = 0; o < data->outer; ++o) {
+      for (int i = 0; i < node->inputs->size; ++i) {
+        const size_t chunk = chunks[i];
+        if (chunk == 0) continue;
+        const char* src = inputs[i]->data.raw + (size_t)o * chunk;
+        if (rescale[i]) {
+          lg_concat_rescale_u8(inputs[i], output, (const uint8_t*)src, chunk,
+                               (uint8_t*)out + offset);
+        } else {
+          memcpy(out + offset, src, chunk);
+        }
+        offset += chunk;
+      }
+    }
+    return kTfLiteOk;
+  }
   for (int64_t o = 0; o < data->outer; ++o) {
     for (int i = 0; i < node->inputs->size; ++i) {
       const TfLiteTensor* input;

@@ -73,9 +73,29 @@ static void lg_conv_quant_free_fast(lg_conv_quant* q) {
   free(q->packed8);
   free(q->weight_sums);
   free(q->rows8);
-  free(q->sums16);
   free(q->fused_bias);
-  q->sums16 = NULL;
+  free(q->dw_weights);
+  free(q->dw_bias);
+  free(q->dw_pad);
+  free(q->rq);
+  free(q->flipped);
+  free(q->pad8);
+  free(q->tap_rows);
+  q->flipped = NULL;
+  q->pad8 = NULL;
+  q->tap_rows = NULL;
+  q->taps_in_place = false;
+  free(q->dw_weights32);
+  free(q->dw_bias32);
+  free(q->rq32);
+  q->rq = NULL;
+  q->dw_weights32 = NULL;
+  q->dw_bias32 = NULL;
+  q->rq32 = NULL;
+  q->dw_blocks32 = 0;
+  q->dw_weights = NULL;
+  q->dw_bias = NULL;
+  q->dw_pad = NULL;
   q->fused_bias = NULL;
   q->packed = NULL;
   q->rows = NULL;
@@ -501,6 +521,15 @@ LG_TRANSPOSE_CONV_QUANT_LOOPS(i16, int16_t, int64_t)
 
 /* ---- INT8 CONV_2D fast path ------------------------------------------ */
 
+/* Whether every rescale shift lies in [-31, 31], the vector rescales'
+ * range. */
+static bool lg_conv_quant_shifts_in_range(const lg_conv_quant* q, int out_c) {
+  for (int o = 0; o < out_c; ++o) {
+    if (q->shifts[o] < -31 || q->shifts[o] > 31) return false;
+  }
+  return true;
+}
+
 /* The VNNI layout (quant_simd.h) and per-task scratch for 4 pixels. */
 static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
                                             const char* op, lg_conv_quant* q,
@@ -521,14 +550,30 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
   q->packed8 = calloc((size_t)blocks * row * LG_VNNI_LANES, 1);
   q->weight_sums = calloc((size_t)g->out_c, sizeof(int32_t));
   q->rows8 = calloc((size_t)q->slots * 4 * row, 1);
-  q->sums16 = calloc((size_t)q->slots * 4 * lanes, sizeof(int32_t));
   q->fused_bias = calloc(lanes, sizeof(int32_t));
+  q->rq = malloc((size_t)blocks * sizeof(lg_requant16));
   if (q->packed8 == NULL || q->weight_sums == NULL || q->rows8 == NULL ||
-      q->sums16 == NULL || q->fused_bias == NULL) {
+      q->fused_bias == NULL || q->rq == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
     return kTfLiteError;
   }
+  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
+  if (taps > 1 && g->in_c % 4 == 0 && g->filter_c == g->in_c) {
+    const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
+    q->flipped = malloc(image > 0 ? image : 1);
+    q->pad8 = malloc((size_t)g->in_c);
+    q->tap_rows =
+        malloc((size_t)q->slots * 4 * (size_t)taps * sizeof(const uint8_t*));
+    if (q->flipped == NULL || q->pad8 == NULL || q->tap_rows == NULL) {
+      lg_conv_quant_free_fast(q);
+      lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
+      return kTfLiteError;
+    }
+    memset(q->pad8, 128 - q->input_offset, (size_t)g->in_c);
+    q->taps_in_place = true;
+  }
+  lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
   for (int o = 0; o < g->out_c; ++o) {
     const int8_t* src = filter->data.int8 + (size_t)o * (size_t)k;
     const int b = o / LG_VNNI_LANES, lane = o % LG_VNNI_LANES;
@@ -566,7 +611,8 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
    * the int16 rows. */
   q->vnni =
       !u8 && lg_int8_vnni_supported() &&
-      (bias == NULL || (lg_nn_is_constant(bias) && bias->data.data != NULL));
+      (bias == NULL || (lg_nn_is_constant(bias) && bias->data.data != NULL)) &&
+      lg_conv_quant_shifts_in_range(q, g->out_c);
   if (q->vnni) {
     return lg_conv_quant_pack_vnni(context, op, q, g, filter, bias, k, threads);
   }
@@ -632,6 +678,27 @@ static void lg_conv_quant_gather(const lg_conv_geometry* g,
   }
 }
 
+/* dst[i] = src[i] ^ 0x80 (int8 to uint8 + 128) for i < n, 8 bytes at a
+ * time (memcpy: no alignment or aliasing assumed). */
+static inline void lg_conv_quant_flip_bytes(const uint8_t* src, size_t n,
+                                            uint8_t* dst) {
+#if LG_GEMM_HAVE_X86
+  /* The callers run only with the VNNI kernel: AVX-512 BW is there. */
+  if (n >= 16) {
+    lg_flip_bytes_avx512(src, n, dst);
+    return;
+  }
+#endif
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    memcpy(&v, src + i, sizeof(v));
+    v ^= 0x8080808080808080ull;
+    memcpy(dst + i, &v, sizeof(v));
+  }
+  for (; i < n; ++i) dst[i] = src[i] ^ 0x80u;
+}
+
 /* The window of output pixel (oy, ox) as unsigned bytes input + 128; taps
  * outside the input hold 128 - input_offset, whose term the weight-sum
  * correction cancels (TFLite skips those taps). */
@@ -640,17 +707,35 @@ static void lg_conv_quant_gather8(const lg_conv_geometry* g,
                                   int y0, int x0, uint8_t* row) {
   uint8_t* dst = row;
   const uint8_t pad = (uint8_t)(128 - q->input_offset);
-  for (int fy = 0; fy < g->filter_h; ++fy) {
-    const int y = y0 + fy * g->dilation_h;
-    for (int fx = 0; fx < g->filter_w; ++fx, dst += g->filter_c) {
-      const int x = x0 + fx * g->dilation_w;
-      if (y < 0 || y >= g->in_h || x < 0 || x >= g->in_w) {
-        memset(dst, pad, (size_t)g->filter_c);
+  /* Locals: stores through dst (bytes) could alias *g, which would keep
+   * the compiler from vectorizing the copies. */
+  const int filter_c = g->filter_c, in_c = g->in_c;
+  const int in_h = g->in_h, in_w = g->in_w;
+  const int filter_h = g->filter_h, filter_w = g->filter_w;
+  const int dilation_h = g->dilation_h, dilation_w = g->dilation_w;
+  for (int fy = 0; fy < filter_h; ++fy) {
+    const int y = y0 + fy * dilation_h;
+    if (y < 0 || y >= in_h) {
+      memset(dst, pad, (size_t)filter_c * (size_t)filter_w);
+      dst += (size_t)filter_c * (size_t)filter_w;
+      continue;
+    }
+    const uint8_t* line = (const uint8_t*)image + (size_t)y * in_w * in_c;
+    if (dilation_w == 1 && filter_c == in_c && x0 >= 0 &&
+        x0 + filter_w <= in_w) {
+      /* The window row's taps are adjacent in the input: one copy. */
+      lg_conv_quant_flip_bytes(line + (size_t)x0 * in_c,
+                               (size_t)filter_w * (size_t)in_c, dst);
+      dst += (size_t)filter_w * (size_t)in_c;
+      continue;
+    }
+    for (int fx = 0; fx < filter_w; ++fx, dst += filter_c) {
+      const int x = x0 + fx * dilation_w;
+      if (x < 0 || x >= in_w) {
+        memset(dst, pad, (size_t)filter_c);
         continue;
       }
-      const uint8_t* in =
-          (const uint8_t*)image + ((size_t)y * g->in_w + x) * g->in_c;
-      for (int c = 0; c < g->filter_c; ++c) dst[c] = in[c] ^ 0x80u;
+      lg_conv_quant_flip_bytes(line + (size_t)x * in_c, (size_t)filter_c, dst);
     }
   }
 }
@@ -661,12 +746,9 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
   const lg_conv_geometry* g = job->g;
   const lg_conv_quant* q = job->q;
   const size_t row_bytes = (size_t)q->k4 * 4;
-  const size_t lanes = (size_t)q->blocks * LG_VNNI_LANES;
   uint8_t* rows[4];
-  int32_t* sums[4];
   for (int p = 0; p < 4; ++p) {
     rows[p] = q->rows8 + ((size_t)index * 4 + p) * row_bytes;
-    sums[p] = q->sums16 + ((size_t)index * 4 + p) * lanes;
   }
   const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
@@ -676,20 +758,75 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
         (const int8_t*)job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
     const int y0 = oy * g->stride_h - g->pad_top;
     int8_t* out_row = (int8_t*)job->output + (size_t)r * g->out_w * g->out_c;
+    /* A 1x1 window at stride 1 inside the input, depth a multiple of 4:
+     * the 4 pixels' rows are adjacent in the input as in `rows`, one
+     * copy. */
+    const bool adjacent = g->filter_h == 1 && g->filter_w == 1 &&
+                          g->stride_w == 1 && g->pad_left == 0 &&
+                          (size_t)g->in_c == row_bytes && y0 >= 0 &&
+                          y0 < g->in_h && g->out_w <= g->in_w;
     for (int ox = 0; ox < g->out_w; ox += 4) {
       const int pixels = g->out_w - ox < 4 ? g->out_w - ox : 4;
+      int8_t* outs[4];
+      if (adjacent) {
+        lg_conv_quant_flip_bytes(
+            (const uint8_t*)image + ((size_t)y0 * g->in_w + ox) * row_bytes,
+            (size_t)pixels * row_bytes, rows[0]);
+      }
       for (int p = 0; p < pixels; ++p) {
-        lg_conv_quant_gather8(g, q, image, y0,
-                              (ox + p) * g->stride_w - g->pad_left, rows[p]);
+        if (!adjacent) {
+          lg_conv_quant_gather8(g, q, image, y0,
+                                (ox + p) * g->stride_w - g->pad_left, rows[p]);
+        }
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c;
       }
 #if LG_GEMM_HAVE_X86
-      lg_uint8_conv_vnni((const uint8_t* const*)rows, pixels, q->packed8, q->k4,
-                         q->blocks, q->fused_bias, sums);
+      lg_uint8_conv_vnni((const uint8_t* const*)rows, 1, q->k4, pixels,
+                         q->packed8, g->out_c, q->fused_bias, q->rq,
+                         q->output_offset, q->act_min, q->act_max, outs);
+#endif
+    }
+  }
+}
+
+/* lg_conv_quant_task_vnni with the taps read in place from the flipped
+ * input (lg_conv_quant's taps_in_place). */
+static void lg_conv_quant_task_taps(void* ctx, int index) {
+  const lg_conv_quant_job* job = ctx;
+  const lg_conv_geometry* g = job->g;
+  const lg_conv_quant* q = job->q;
+  const int ntaps = g->filter_h * g->filter_w;
+  const uint8_t** taps = q->tap_rows + (size_t)index * 4 * (size_t)ntaps;
+  const size_t line = (size_t)g->in_w * g->in_c;
+  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
+  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  for (int r = r0; r < r1; ++r) {
+    const int n = r / g->out_h, oy = r % g->out_h;
+    const uint8_t* image = q->flipped + (size_t)n * g->in_h * line;
+    const int y0 = oy * g->stride_h - g->pad_top;
+    int8_t* out_row = (int8_t*)job->output + (size_t)r * g->out_w * g->out_c;
+    for (int ox = 0; ox < g->out_w; ox += 4) {
+      const int pixels = g->out_w - ox < 4 ? g->out_w - ox : 4;
+      int8_t* outs[4];
       for (int p = 0; p < pixels; ++p) {
-        lg_requantize_int8_avx512(sums[p], g->out_c, q->multipliers, q->shifts,
-                                  q->output_offset, q->act_min, q->act_max,
-                                  out_row + (size_t)(ox + p) * g->out_c);
+        const int x0 = (ox + p) * g->stride_w - g->pad_left;
+        const uint8_t** t = taps + (size_t)p * ntaps;
+        for (int fy = 0; fy < g->filter_h; ++fy) {
+          const int y = y0 + fy * g->dilation_h;
+          const bool y_in = y >= 0 && y < g->in_h;
+          for (int fx = 0; fx < g->filter_w; ++fx) {
+            const int x = x0 + fx * g->dilation_w;
+            *t++ = y_in && x >= 0 && x < g->in_w
+                       ? image + (size_t)y * line + (size_t)x * g->in_c
+                       : q->pad8;
+          }
+        }
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c;
       }
+#if LG_GEMM_HAVE_X86
+      lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, q->packed8, g->out_c,
+                         q->fused_bias, q->rq, q->output_offset, q->act_min,
+                         q->act_max, outs);
 #endif
     }
   }
@@ -753,10 +890,20 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
   if (q->packed != NULL || (q->vnni && q->packed8 != NULL)) {
     lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h, 1};
     const int threads = lg_thread_pool_size(pool);
-    const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * q->k_pad;
+    /* The window's depth (q->k_pad is the int16 path's only). */
+    const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * g->filter_h *
+                         g->filter_w * g->filter_c;
     if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
       job.num_tasks = threads < q->slots ? threads : q->slots;
       if (job.num_tasks > job.rows) job.num_tasks = job.rows;
+    }
+    if (q->vnni && q->taps_in_place) {
+#if LG_GEMM_HAVE_X86
+      lg_flip_bytes_avx512(
+          input, (size_t)g->batch * g->in_h * g->in_w * g->in_c, q->flipped);
+#endif
+      lg_thread_pool_run(pool, lg_conv_quant_task_taps, &job, job.num_tasks);
+      return;
     }
     lg_thread_pool_run(pool,
                        q->vnni ? lg_conv_quant_task_vnni : lg_conv_quant_task,
@@ -769,6 +916,177 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
     lg_conv_quant_run_u8(g, groups, q, input, filter, bias, output);
   } else {
     lg_conv_quant_run_i8(g, groups, q, input, filter, bias, output);
+  }
+}
+
+/* ---- INT8 DEPTHWISE_CONV_2D fast path --------------------------------- */
+
+/* The AVX-512 depthwise path's packed rescale and permuted 32-channel
+ * blocks (quant_simd.h), from the packed filter and fused bias. */
+static TfLiteStatus lg_depthwise_quant_pack512(TfLiteContext* context,
+                                               const char* op, lg_conv_quant* q,
+                                               const lg_conv_geometry* g) {
+  const size_t channels = (size_t)g->out_c;
+  const size_t blocks32 = channels / 32;
+  const size_t pairs = (size_t)q->dw_pairs;
+  q->rq = malloc((channels + 15) / 16 * sizeof(lg_requant16));
+  q->dw_blocks32 = (int)blocks32;
+  if (blocks32 > 0) {
+    q->dw_weights32 = malloc(pairs * blocks32 * 64 * sizeof(int16_t));
+    q->dw_bias32 = malloc(blocks32 * 32 * sizeof(int32_t));
+    q->rq32 = malloc(blocks32 * 2 * sizeof(lg_requant16));
+  }
+  if (q->rq == NULL ||
+      (blocks32 > 0 &&
+       (q->dw_weights32 == NULL || q->dw_bias32 == NULL || q->rq32 == NULL))) {
+    lg_conv_quant_free_fast(q);
+    lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
+    return kTfLiteError;
+  }
+  lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
+  for (size_t b = 0; b < blocks32; ++b) {
+    int32_t multipliers[32];
+    int shifts[32];
+    for (int m = 0; m < 32; ++m) {
+      const size_t c = b * 32 + (size_t)lg_dw_int8_perm32(m);
+      multipliers[m] = q->multipliers[c];
+      shifts[m] = q->shifts[c];
+      q->dw_bias32[b * 32 + (size_t)m] = q->dw_bias[c];
+      for (size_t k = 0; k < pairs; ++k) {
+        for (size_t j = 0; j < 2; ++j) {
+          q->dw_weights32[((k * blocks32 + b) * 32 + (size_t)m) * 2 + j] =
+              q->dw_weights[(k * channels + c) * 2 + j];
+        }
+      }
+    }
+    lg_requant16_pack(multipliers, shifts, 32, q->rq32 + b * 2);
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
+                                     lg_conv_quant* q,
+                                     const lg_conv_geometry* g,
+                                     const TfLiteTensor* filter,
+                                     const TfLiteTensor* bias) {
+  lg_conv_quant_free_fast(q);
+  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
+  const int zero_point = -q->input_offset;
+  if (!LG_GEMM_HAVE_X86 || q->type != kTfLiteInt8 || g->in_c != g->out_c ||
+      g->out_c <= 0 || taps <= 0 || taps > LG_DW_QUANT_MAX_TAPS ||
+      zero_point < -128 || zero_point > 127 || !lg_nn_is_constant(filter) ||
+      filter->data.data == NULL ||
+      (bias != NULL && (!lg_nn_is_constant(bias) || bias->data.data == NULL)) ||
+      lg_gemm_isa_default() < LG_GEMM_ISA_AVX2) {
+    return kTfLiteOk;
+  }
+  const size_t channels = (size_t)g->out_c;
+  if (!lg_conv_quant_shifts_in_range(q, g->out_c)) return kTfLiteOk;
+  const int pairs = (int)((taps + 1) / 2);
+  q->dw_weights = calloc((size_t)pairs * channels * 2, sizeof(int16_t));
+  q->dw_bias = malloc(channels * sizeof(int32_t));
+  q->dw_pad = malloc(channels);
+  if (q->dw_weights == NULL || q->dw_bias == NULL || q->dw_pad == NULL) {
+    lg_conv_quant_free_fast(q);
+    lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
+    return kTfLiteError;
+  }
+  const int8_t* w = filter->data.int8;
+  const void* b = bias != NULL ? bias->data.data : NULL;
+  for (size_t c = 0; c < channels; ++c) {
+    uint32_t sum = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      const int8_t v = w[(size_t)t * channels + c];
+      q->dw_weights[((size_t)(t / 2) * channels + c) * 2 + (size_t)(t % 2)] = v;
+      sum += (uint32_t)(int32_t)v;
+    }
+    /* int32 wrapping, as TFLite's accumulator. */
+    q->dw_bias[c] = (int32_t)((uint32_t)lg_conv_quant_bias(q, b, (int)c) +
+                              (uint32_t)q->input_offset * sum);
+  }
+  memset(q->dw_pad, zero_point, channels);
+  q->dw_pairs = pairs;
+  q->dw_isa = LG_GEMM_ISA_AVX2;
+  if (lg_int8_vnni_supported()) {
+    TF_LITE_ENSURE_STATUS(lg_depthwise_quant_pack512(context, op, q, g));
+    q->dw_isa = LG_GEMM_ISA_AVX512;
+  }
+  return kTfLiteOk;
+}
+
+/* Output rows [r0, r1) on the fast path: each pixel's tap pointers (the
+ * zero-point row for taps in the padding), then one pixel call. */
+static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
+                                         const lg_conv_quant* q,
+                                         const int8_t* input, int8_t* output,
+                                         int r0, int r1) {
+  const lg_dw_int8_params p = {
+      .channels = g->out_c,
+      .pairs = q->dw_pairs,
+      .weights = q->dw_weights,
+      .bias = q->dw_bias,
+      .multipliers = q->multipliers,
+      .shifts = q->shifts,
+      .rq = q->rq,
+      .blocks32 = q->dw_blocks32,
+      .weights32 = q->dw_weights32,
+      .bias32 = q->dw_bias32,
+      .rq32 = q->rq32,
+      .zero_point = q->output_offset,
+      .lo = q->act_min,
+      .hi = q->act_max,
+  };
+  void (*pixel)(const lg_dw_int8_params*, const int8_t* const*, int8_t*) =
+      lg_dw_int8_pixel_scalar;
+#if LG_GEMM_HAVE_X86
+  pixel = q->dw_isa == LG_GEMM_ISA_AVX512 ? lg_dw_int8_pixel_avx512
+                                          : lg_dw_int8_pixel_avx2;
+#endif
+  const int8_t* taps[LG_DW_QUANT_MAX_TAPS + 1];
+  const int count = 2 * q->dw_pairs;
+  /* An odd window's extra tap (weights 0) reads the zero-point row. */
+  taps[count - 1] = q->dw_pad;
+  const size_t row_stride = (size_t)g->in_w * g->in_c;
+  const int window = g->filter_h * g->filter_w;
+  /* Per output row: each tap's input row at column 0 (NULL for rows in
+   * the padding), so that a pixel whose window lies inside the input
+   * columns only adds its column. */
+  const int8_t* bases[LG_DW_QUANT_MAX_TAPS];
+  const int span = (g->filter_w - 1) * g->dilation_w;
+  for (int r = r0; r < r1; ++r) {
+    const int n = r / g->out_h, oy = r % g->out_h;
+    const int8_t* image = input + (size_t)n * g->in_h * row_stride;
+    const int y0 = oy * g->stride_h - g->pad_top;
+    int8_t* out = output + (size_t)r * g->out_w * g->out_c;
+    for (int fy = 0, t = 0; fy < g->filter_h; ++fy) {
+      const int y = y0 + fy * g->dilation_h;
+      const bool y_in = y >= 0 && y < g->in_h;
+      for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
+        bases[t] = y_in ? image + (size_t)y * row_stride +
+                              (size_t)fx * g->dilation_w * g->in_c
+                        : NULL;
+      }
+    }
+    for (int ox = 0; ox < g->out_w; ++ox, out += g->out_c) {
+      const int x0 = ox * g->stride_w - g->pad_left;
+      if (x0 >= 0 && x0 + span < g->in_w) {
+        const size_t at = (size_t)x0 * g->in_c;
+        for (int t = 0; t < window; ++t) {
+          taps[t] = bases[t] != NULL ? bases[t] + at : q->dw_pad;
+        }
+      } else {
+        int t = 0;
+        for (int fy = 0; fy < g->filter_h; ++fy) {
+          for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
+            const int x = x0 + fx * g->dilation_w;
+            taps[t] = bases[t] != NULL && x >= 0 && x < g->in_w
+                          ? bases[t] + (ptrdiff_t)x0 * g->in_c
+                          : q->dw_pad;
+          }
+        }
+      }
+      pixel(&p, taps, out);
+    }
   }
 }
 
@@ -788,7 +1106,9 @@ static void lg_depthwise_quant_task(void* ctx, int index) {
   const lg_depthwise_quant_job* j = ctx;
   const int r0 = (int)((int64_t)j->rows * index / j->num_tasks);
   const int r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
-  if (j->q->type == kTfLiteInt16) {
+  if (j->q->dw_weights != NULL) {
+    lg_depthwise_quant_rows_fast(j->g, j->q, j->input, j->output, r0, r1);
+  } else if (j->q->type == kTfLiteInt16) {
     lg_depthwise_quant_rows_i16(j->g, j->q, j->input, j->filter, j->bias,
                                 j->output, r0, r1);
   } else if (j->q->type == kTfLiteUInt8) {

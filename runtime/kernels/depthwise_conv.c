@@ -1079,6 +1079,8 @@ static TfLiteStatus lg_dw_prepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_STATUS(
         lg_conv_quant_prepare(context, LG_DW_OP, input, filter, bias, output,
                               params->activation, g->out_c, 3, &data->q));
+    TF_LITE_ENSURE_STATUS(
+        lg_depthwise_quant_pack(context, LG_DW_OP, &data->q, g, filter, bias));
   } else {
     TF_LITE_ENSURE_STATUS(lg_dw_reserve_taps(context, data));
   }

@@ -101,6 +101,14 @@ typedef struct lg_fc_data {
   int16_t* row;
   int32_t* sums;
   int k_pad;
+  /* INT8 on CPUs with AVX-512 VNNI instead: the weights in the VNNI
+   * kernel's 16-output blocks (quant_simd.h), (input_offset - 128) x each
+   * output's weight sum (the kernel reads input + 128), and a row of
+   * 4 * k4 unsigned bytes; `sums` as above (16 * blocks values). */
+  int8_t* packed8;
+  int32_t* init;
+  uint8_t* row8;
+  int k4;
 } lg_fc_data;
 
 /* Stands in for the packed weights while only sizes matter (the scratch
@@ -124,9 +132,15 @@ static void lg_fc_free_fast(lg_fc_data* data) {
   free(data->packed);
   free(data->row);
   free(data->sums);
+  free(data->packed8);
+  free(data->init);
+  free(data->row8);
   data->packed = NULL;
   data->row = NULL;
   data->sums = NULL;
+  data->packed8 = NULL;
+  data->init = NULL;
+  data->row8 = NULL;
 }
 
 static void lg_fc_free(TfLiteContext* context, void* buffer) {
@@ -555,6 +569,37 @@ static int32_t lg_fc_finish(const lg_fc_data* data, int64_t acc, int o) {
 LG_FC_QUANT_RUN(int8, int8_t, int8_t, int32_t)
 LG_FC_QUANT_RUN(uint8, uint8_t, uint8_t, int32_t)
 
+/* The INT8 fast path on AVX-512 VNNI: the weights in 16-output blocks of
+ * 4-byte depth groups, the weight sums times (input_offset - 128). */
+static TfLiteStatus lg_fc_pack_vnni(TfLiteContext* context, lg_fc_data* data,
+                                    const TfLiteTensor* weights) {
+  const size_t k = (size_t)data->in_depth, n = (size_t)data->out_depth;
+  const size_t k4 = (k + 3) / 4, blocks = (n + 15) / 16;
+  data->k4 = (int)k4;
+  data->packed8 = calloc(blocks * k4 * 64, 1);
+  data->init = calloc(blocks * 16, sizeof(int32_t));
+  data->sums = calloc(blocks * 16, sizeof(int32_t));
+  data->row8 = calloc(k4 * 4, 1);
+  if (data->packed8 == NULL || data->init == NULL || data->sums == NULL ||
+      data->row8 == NULL) {
+    lg_fc_free_fast(data);
+    lg_kernel_log(context, LG_FC_OP, "out of memory for the packed weights");
+    return kTfLiteError;
+  }
+  const int8_t* w = weights->data.int8;
+  for (size_t o = 0; o < n; ++o) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const int8_t v = w[o * k + i];
+      data->packed8[(((o / 16) * k4 + i / 4) * 16 + o % 16) * 4 + i % 4] = v;
+      sum += (uint32_t)(int32_t)v;
+    }
+    /* int32 wrapping, as TFLite's accumulator. */
+    data->init[o] = (int32_t)((uint32_t)(data->input_offset - 128) * sum);
+  }
+  return kTfLiteOk;
+}
+
 /* The INT8 / UINT8 fast path's packing (AVX2 CPUs, constant weights): the
  * weights plus their offset as int16 (UINT8: in [-255, 255]), the same
  * int32 sums as the loops above, 16 products per instruction
@@ -568,6 +613,9 @@ static TfLiteStatus lg_fc_pack_int8(TfLiteContext* context, lg_fc_data* data,
       weights->data.data == NULL || data->in_depth <= 0 ||
       data->out_depth <= 0 || lg_gemm_isa_default() < LG_GEMM_ISA_AVX2) {
     return kTfLiteOk;
+  }
+  if (!u8 && lg_int8_vnni_supported()) {
+    return lg_fc_pack_vnni(context, data, weights);
   }
   const int64_t k_pad = lg_int16_dot_pad(data->in_depth);
   data->k_pad = (int)k_pad;
@@ -592,11 +640,19 @@ static void lg_fc_run_8bit_fast(const lg_fc_data* data, const void* input,
   const bool u8 = data->type == kTfLiteUInt8;
   for (int b = 0; b < data->batch; ++b) {
     const size_t at = (size_t)b * data->in_depth;
-    lg_int16_rows_from_bytes((const uint8_t*)input + at, u8, data->input_offset,
-                             0, 1, data->in_depth, data->row, data->k_pad);
 #if LG_GEMM_HAVE_X86
-    lg_int16_dots_avx2(data->row, data->packed, data->k_pad, data->out_depth,
-                       data->sums);
+    if (data->packed8 != NULL) {
+      const uint8_t* in = (const uint8_t*)input + at;
+      for (int i = 0; i < data->in_depth; ++i) data->row8[i] = in[i] ^ 0x80u;
+      lg_uint8_dots_vnni(data->row8, data->packed8, data->k4, data->out_depth,
+                         data->init, data->sums);
+    } else {
+      lg_int16_rows_from_bytes((const uint8_t*)input + at, u8,
+                               data->input_offset, 0, 1, data->in_depth,
+                               data->row, data->k_pad);
+      lg_int16_dots_avx2(data->row, data->packed, data->k_pad, data->out_depth,
+                         data->sums);
+    }
 #endif
     const size_t out_at = (size_t)b * data->out_depth;
     for (int o = 0; o < data->out_depth; ++o) {
@@ -655,7 +711,7 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
   }
   if (data->quantized) {
     const void* bias_data = bias != NULL ? bias->data.data : NULL;
-    if (data->packed != NULL) {
+    if (data->packed != NULL || data->packed8 != NULL) {
       lg_fc_run_8bit_fast(data, input->data.data, bias_data, output->data.data);
     } else if (data->type == kTfLiteInt16) {
       lg_fc_run_int16(data, input->data.i16, weights->data.int8, bias_data,

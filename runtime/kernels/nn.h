@@ -225,10 +225,37 @@ typedef struct lg_conv_quant {
   int8_t* packed8;
   int32_t* weight_sums; /* [out_c] */
   uint8_t* rows8;       /* [slots][4][4 * k4] */
+  /* Windows of several taps with a depth that is a multiple of 4: the
+   * kernel reads each tap in place from the whole input flipped to
+   * unsigned bytes once per Invoke (flipped, [batch][in_h][in_w][in_c]),
+   * taps in the padding from pad8 (in_c bytes of the zero point + 128),
+   * through per-task pointer lists [slots][4][filter_h * filter_w]. */
+  bool taps_in_place;
+  uint8_t* flipped;
+  uint8_t* pad8;
+  const uint8_t** tap_rows;
   /* The constant bias plus (input_offset - 128) * weight_sums: the
    * kernel's starting sums [16 * blocks]. */
   int32_t* fused_bias;
-  int32_t* sums16; /* [slots][4][16 * blocks] */
+  /* INT8 DEPTHWISE_CONV_2D's fast path (lg_depthwise_quant_pack; NULL
+   * dw_weights: the reference loops): the filter as pairs of taps
+   * interleaved per channel, the bias with input_offset * (the channel's
+   * weight sum) folded in, a row of input zero points the taps in the
+   * padding read, and the vector width (LG_GEMM_ISA_AVX2 or _AVX512). */
+  int16_t* dw_weights; /* [pairs][out_c][2] */
+  /* The rescale in the AVX-512 kernels' form (quant_simd.h), with the VNNI
+   * convolution or the AVX-512 depthwise path: [(out_c + 15) / 16]. */
+  struct lg_requant16* rq;
+  /* The AVX-512 depthwise path's 32-channel blocks (quant_simd.h's
+   * lg_dw_int8_params): weights, bias and rescale in its permuted order. */
+  int dw_blocks32;
+  int16_t* dw_weights32;
+  int32_t* dw_bias32;
+  struct lg_requant16* rq32;
+  int32_t* dw_bias; /* [out_c] */
+  int8_t* dw_pad;   /* [in_c] */
+  int dw_pairs;
+  int dw_isa;
 } lg_conv_quant;
 
 /* Reads and checks the quantization of the input, filter and output (the
@@ -270,6 +297,18 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
                        const lg_conv_quant* q, const void* input,
                        const void* filter, const void* bias, void* output,
                        lg_thread_pool* pool);
+
+/* Prepares INT8 DEPTHWISE_CONV_2D's fast path when it applies
+ * (multiplier 1, a window of at most LG_DW_QUANT_MAX_TAPS taps, a constant
+ * filter and a constant bias or none, a CPU with AVX2; AVX-512 VNNI: 16
+ * channels at a time): packs the filter and folds the input offset into the
+ * bias. Otherwise leaves the reference loops in place. */
+#define LG_DW_QUANT_MAX_TAPS 64
+TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
+                                     lg_conv_quant* q,
+                                     const lg_conv_geometry* g,
+                                     const TfLiteTensor* filter,
+                                     const TfLiteTensor* bias);
 
 /* DEPTHWISE_CONV_2D with a [1, h, w, out_c] filter (multiplier
  * out_c / in_c), as TFLite's reference DepthwiseConvPerChannel. */

@@ -479,33 +479,42 @@ static void lg_pool_task(void* ctx, int index) {
 /* ---- INT8, UINT8 and INT16 --------------------------------------------------
  */
 
-/* One quantized output value of the rows x cols window whose top-left
- * element is `first` (channel c), TFLite's reference integer pooling:
+/* Channels a quantized output pixel accumulates at once (stack sums). */
+#define LG_POOL_QUANT_CHUNK 256
+
+/* The quantized outputs of channels [0, m) of the rows x cols window
+ * whose top-left element is `first`, TFLite's reference integer pooling:
  * the largest value, or the sum divided by the count rounding half away
- * from zero; then the activation's clamp. */
+ * from zero; then the activation's clamp. Channels side by side (adjacent
+ * in the input: the loops vectorize). */
 #define LG_POOL_QUANT(SUFFIX, T, LOWEST)                                      \
-  static T lg_pool_value_##SUFFIX(const lg_pool_data* d, const T* first,      \
-                                  int rows, int cols) {                       \
+  static void lg_pool_values_##SUFFIX(const lg_pool_data* d, const T* first,  \
+                                      int rows, int cols, int m, T* out) {    \
     const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * d->channels;            \
-    int32_t acc = d->kind == LG_POOL_MAX ? (LOWEST) : 0;                      \
+    const bool is_max = d->kind == LG_POOL_MAX;                               \
+    int32_t acc[LG_POOL_QUANT_CHUNK];                                         \
+    for (int c = 0; c < m; ++c) acc[c] = is_max ? (LOWEST) : 0;               \
     for (int fy = 0; fy < rows; ++fy) {                                       \
       for (int fx = 0; fx < cols; ++fx) {                                     \
-        const int32_t x =                                                     \
-            first[fy * row_stride + (ptrdiff_t)fx * d->channels];             \
-        if (d->kind == LG_POOL_MAX) {                                         \
-          if (x > acc) acc = x;                                               \
+        const T* x = first + fy * row_stride + (ptrdiff_t)fx * d->channels;   \
+        if (is_max) {                                                         \
+          for (int c = 0; c < m; ++c) acc[c] = x[c] > acc[c] ? x[c] : acc[c]; \
         } else {                                                              \
-          acc += x;                                                           \
+          for (int c = 0; c < m; ++c) acc[c] += x[c];                         \
         }                                                                     \
       }                                                                       \
     }                                                                         \
-    if (d->kind == LG_POOL_AVERAGE) {                                         \
-      const int32_t count = rows * cols; /* > 0: windows overlap the input */ \
-      acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;  \
+    const int32_t count = rows * cols; /* > 0: windows overlap the input */   \
+    const int32_t qmin = d->qmin, qmax = d->qmax;                             \
+    for (int c = 0; c < m; ++c) {                                             \
+      int32_t v = acc[c];                                                     \
+      if (!is_max) {                                                          \
+        v = v > 0 ? (v + count / 2) / count : (v - count / 2) / count;        \
+      }                                                                       \
+      if (v < qmin) v = qmin;                                                 \
+      if (v > qmax) v = qmax;                                                 \
+      out[c] = (T)v;                                                          \
     }                                                                         \
-    if (acc < d->qmin) acc = d->qmin;                                         \
-    if (acc > d->qmax) acc = d->qmax;                                         \
-    return (T)acc;                                                            \
   }                                                                           \
                                                                               \
   static void lg_pool_run_##SUFFIX(const lg_pool_data* d, const T* input,     \
@@ -516,8 +525,11 @@ static void lg_pool_task(void* ctx, int index) {
       for (int ox = 0; ox < d->out_w; ++ox) {                                 \
         const T* first = row + lg_pool_col_window(d, ox, &cols);              \
         T* out = output + ((ptrdiff_t)r * d->out_w + ox) * d->channels;       \
-        for (int c = 0; c < d->channels; ++c) {                               \
-          out[c] = lg_pool_value_##SUFFIX(d, first + c, rows, cols);          \
+        for (int c0 = 0; c0 < d->channels; c0 += LG_POOL_QUANT_CHUNK) {       \
+          const int m = d->channels - c0 < LG_POOL_QUANT_CHUNK                \
+                            ? d->channels - c0                                \
+                            : LG_POOL_QUANT_CHUNK;                            \
+          lg_pool_values_##SUFFIX(d, first + c0, rows, cols, m, out + c0);    \
         }                                                                     \
       }                                                                       \
     }                                                                         \

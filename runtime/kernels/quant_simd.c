@@ -11,8 +11,65 @@
  * caller has checked the CPU (lg_gemm_isa_default). */
 #include "runtime/kernels/quant_simd.h"
 
+#include <string.h>
+
 #include "runtime/kernels/gemm.h"
 #include "runtime/kernels/quant_util.h"
+
+/* ---- INT8 depthwise pixels -------------------------------------------- */
+
+static inline int8_t lg_dw_int8_finish(const lg_dw_int8_params* p, int32_t acc,
+                                       int c) {
+  int32_t v = lg_multiply_by_quantized_multiplier(acc, p->multipliers[c],
+                                                  p->shifts[c]) +
+              p->zero_point;
+  v = v < p->lo ? p->lo : (v > p->hi ? p->hi : v);
+  return (int8_t)v;
+}
+
+/* Channels [c0, channels) one at a time. */
+static void lg_dw_int8_channels_scalar(const lg_dw_int8_params* p,
+                                       const int8_t* const* taps, int c0,
+                                       int8_t* out) {
+  for (int c = c0; c < p->channels; ++c) {
+    uint32_t acc = (uint32_t)p->bias[c];
+    for (int k = 0; k < p->pairs; ++k) {
+      const int16_t* w = p->weights + ((size_t)k * p->channels + c) * 2;
+      acc += (uint32_t)(w[0] * taps[2 * k][c] + w[1] * taps[2 * k + 1][c]);
+    }
+    out[c] = lg_dw_int8_finish(p, (int32_t)acc, c);
+  }
+}
+
+void lg_dw_int8_pixel_scalar(const lg_dw_int8_params* p,
+                             const int8_t* const* taps, int8_t* out) {
+  lg_dw_int8_channels_scalar(p, taps, 0, out);
+}
+
+void lg_requant16_pack(const int32_t* multipliers, const int* shifts, int n,
+                       lg_requant16* dst) {
+  const int blocks = (n + 15) / 16;
+  for (int b = 0; b < blocks; ++b) {
+    lg_requant16* r = dst + b;
+    r->any_left = 0;
+    for (int lane = 0; lane < 16; ++lane) {
+      const int c = b * 16 + lane;
+      const int32_t m = c < n ? multipliers[c] : 0;
+      const int shift = c < n ? shifts[c] : 0;
+      const int left = shift > 0 ? shift : 0;
+      const int right = shift > 0 ? 0 : -shift;
+      r->mult[lane] = m;
+      r->mult_odd[lane] = 0;
+      if (lane % 2 == 1) r->mult_odd[lane - 1] = m;
+      r->left[lane] = left;
+      if (left > 0) r->any_left = 1;
+      r->add[lane % 2][lane / 2] =
+          (1LL << 30) + (right > 0 ? (int64_t)1 << (30 + right) : 0);
+      r->neg[lane % 2][lane / 2] = right > 0 ? 1LL << 31 : 0;
+      r->shr[lane % 2][lane / 2] = 31 + right;
+    }
+  }
+}
 
 #if LG_GEMM_HAVE_X86
 
@@ -208,6 +265,39 @@ LG_AVX2_INLINE __m256i lg_mbqm_avx2(__m256i x, __m256i m, __m256i shift) {
                           _mm256_cmpgt_epi32(remainder, threshold));
 }
 
+/* Channels [c, c + 8) of a depthwise pixel: the bytes of each tap pair
+ * interleaved per channel, widened to int16, one multiply-add per pair
+ * against the interleaved weights. */
+LG_AVX2_INLINE void lg_dw_int8_step8_avx2(const lg_dw_int8_params* p,
+                                          const int8_t* const* taps, int c,
+                                          int8_t* out) {
+  __m256i acc = _mm256_loadu_si256((const __m256i*)(p->bias + c));
+  for (int k = 0; k < p->pairs; ++k) {
+    const __m128i a = _mm_loadl_epi64((const __m128i*)(taps[2 * k] + c));
+    const __m128i b = _mm_loadl_epi64((const __m128i*)(taps[2 * k + 1] + c));
+    const __m256i x = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b));
+    const __m256i w = _mm256_loadu_si256(
+        (const __m256i*)(p->weights + ((size_t)k * p->channels + c) * 2));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, w));
+  }
+  __m256i v = lg_mbqm_avx2(
+      acc, _mm256_loadu_si256((const __m256i*)(p->multipliers + c)),
+      _mm256_loadu_si256((const __m256i*)(p->shifts + c)));
+  v = _mm256_add_epi32(v, _mm256_set1_epi32(p->zero_point));
+  v = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(p->lo)),
+                       _mm256_set1_epi32(p->hi));
+  const __m128i v16 = _mm_packs_epi32(_mm256_castsi256_si128(v),
+                                      _mm256_extracti128_si256(v, 1));
+  _mm_storel_epi64((__m128i*)(out + c), _mm_packs_epi16(v16, v16));
+}
+
+__attribute__((target("avx2"))) void lg_dw_int8_pixel_avx2(
+    const lg_dw_int8_params* p, const int8_t* const* taps, int8_t* out) {
+  int c = 0;
+  for (; c + 8 <= p->channels; c += 8) lg_dw_int8_step8_avx2(p, taps, c, out);
+  lg_dw_int8_channels_scalar(p, taps, c, out);
+}
+
 __attribute__((target("avx2"))) void lg_add_int8_avx2(
     const int8_t* a, const int8_t* b, int n, int sign,
     const lg_int8_add_params* p, int8_t* out) {
@@ -323,7 +413,10 @@ __attribute__((target("avx2"))) void lg_requantize_int8_avx2(
 
 /* ---- AVX-512 VNNI ------------------------------------------------------ */
 
-#define LG_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define LG_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define LG_VNNI_INLINE          \
+  static inline __attribute__(( \
+      always_inline, target("avx512f,avx512bw,avx512vl,avx512vnni")))
 
 bool lg_int8_vnni_supported(void) {
   /* LITEGPU_GEMM_ISA's cap (lg_gemm_isa_default) applies here too. */
@@ -331,51 +424,245 @@ bool lg_int8_vnni_supported(void) {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") &&
          __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") &&
          __builtin_cpu_supports("avx512vnni");
+}
+
+/* MBQM of 16 int32 lanes with a packed rescale (lg_requant16): the left
+ * shift, the 64-bit products of the even and the odd lanes, the folded
+ * rounding constants, one arithmetic shift each, the odd results moved
+ * back between the even ones. */
+LG_VNNI_INLINE __m512i lg_requant16_apply(const lg_requant16* r, __m512i x) {
+  if (r->any_left) x = _mm512_sllv_epi32(x, _mm512_loadu_si512(r->left));
+  const __m512i limit = _mm512_set1_epi64(-(1LL << 30));
+  const __m512i pe = _mm512_mul_epi32(x, _mm512_loadu_si512(r->mult));
+  const __m512i po = _mm512_mul_epi32(_mm512_srli_epi64(x, 32),
+                                      _mm512_loadu_si512(r->mult_odd));
+  __m512i ye = _mm512_add_epi64(pe, _mm512_loadu_si512(r->add[0]));
+  __m512i yo = _mm512_add_epi64(po, _mm512_loadu_si512(r->add[1]));
+  ye = _mm512_mask_sub_epi64(ye, _mm512_cmplt_epi64_mask(pe, limit), ye,
+                             _mm512_loadu_si512(r->neg[0]));
+  yo = _mm512_mask_sub_epi64(yo, _mm512_cmplt_epi64_mask(po, limit), yo,
+                             _mm512_loadu_si512(r->neg[1]));
+  ye = _mm512_srav_epi64(ye, _mm512_loadu_si512(r->shr[0]));
+  yo = _mm512_srav_epi64(yo, _mm512_loadu_si512(r->shr[1]));
+  /* Each result fits int32: the low halves of the 64-bit lanes. */
+  return _mm512_mask_shuffle_epi32(ye, (__mmask16)0xAAAA, yo, _MM_PERM_CDAB);
+}
+
+/* + zero point, clamp, narrowed to 16 bytes. */
+LG_VNNI_INLINE __m128i lg_requant16_finish(const lg_requant16* r, __m512i acc,
+                                           __m512i zp, __m512i lo, __m512i hi) {
+  const __m512i v = _mm512_add_epi32(lg_requant16_apply(r, acc), zp);
+  return _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(v, lo), hi));
+}
+
+LG_VNNI void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
+                                              const lg_requant16* rq,
+                                              int32_t zero_point, int32_t lo,
+                                              int32_t hi, int8_t* out) {
+  const __m512i zp = _mm512_set1_epi32(zero_point);
+  const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
+  for (int i = 0; i < n; i += 16) {
+    const int count = n - i < 16 ? n - i : 16;
+    const __mmask16 mask = (__mmask16)((1u << count) - 1u);
+    const __m128i v = lg_requant16_finish(
+        rq + i / 16, _mm512_maskz_loadu_epi32(mask, acc + i), zp, vlo, vhi);
+    _mm_mask_storeu_epi8(out + i, mask, v);
+  }
+}
+
+LG_VNNI void lg_flip_bytes_avx512(const uint8_t* src, size_t n, uint8_t* dst) {
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    _mm512_storeu_si512(dst + i,
+                        _mm512_xor_si512(_mm512_loadu_si512(src + i), flip));
+  }
+  if (i < n) {
+    const __mmask64 mask = (__mmask64)(~0ull >> (64 - (n - i)));
+    _mm512_mask_storeu_epi8(
+        dst + i, mask,
+        _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, src + i), flip));
+  }
+}
+
+/* 4 bytes of a row as the int32 the broadcast takes. */
+static inline int32_t lg_row_word(const uint8_t* p) {
+  int32_t v;
+  memcpy(&v, p, sizeof(v));
+  return v;
 }
 
 /* Output channels in lanes: for each block of 16 channels, each 4-byte
  * group of every pixel's row is broadcast to all lanes and multiplied with
  * the block's weights for those 4 depths (u8 x s8, four products summed
- * into each int32 lane); up to 4 pixels share each weight load. */
-LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* rows, int pixels,
-                                const int8_t* packed, int k4, int blocks,
-                                const int32_t* init, int32_t* const* sums) {
-  for (int b = 0; b < blocks; ++b) {
-    const int8_t* w = packed + (size_t)b * k4 * 64;
+ * into each int32 lane); up to 4 pixels share each weight load, two blocks
+ * at a time (8 independent sums; a lone last block splits each tap's
+ * depth in two sets of sums instead). */
+LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
+                                int pixels, const int8_t* packed, int out_c,
+                                const int32_t* init, const lg_requant16* rq,
+                                int32_t zero_point, int32_t lo, int32_t hi,
+                                int8_t* const* outs) {
+  const __m512i zp = _mm512_set1_epi32(zero_point);
+  const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
+  /* Pixels past `pixels` repeat pixel 0 (their sums are not stored). */
+  const uint8_t* const* t0 = taps;
+  const uint8_t* const* t1 = pixels > 1 ? taps + ntaps : taps;
+  const uint8_t* const* t2 = pixels > 2 ? taps + 2 * ntaps : taps;
+  const uint8_t* const* t3 = pixels > 3 ? taps + 3 * ntaps : taps;
+  const int blocks = (out_c + 15) / 16;
+  const size_t block_bytes = (size_t)ntaps * c4 * 64;
+  for (int b = 0; b < blocks; b += 2) {
+    const bool two = b + 1 < blocks;
+    const int8_t* w0 = packed + (size_t)b * block_bytes;
     __m512i a0 = _mm512_loadu_si512(init + (size_t)b * 16), a1 = a0, a2 = a0,
             a3 = a0;
-    if (pixels == 4) {
-      const int32_t* r0 = (const int32_t*)rows[0];
-      const int32_t* r1 = (const int32_t*)rows[1];
-      const int32_t* r2 = (const int32_t*)rows[2];
-      const int32_t* r3 = (const int32_t*)rows[3];
-      for (int k = 0; k < k4; ++k, w += 64) {
-        const __m512i wv = _mm512_loadu_si512(w);
-        a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(r0[k]), wv);
-        a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(r1[k]), wv);
-        a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(r2[k]), wv);
-        a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(r3[k]), wv);
+    __m512i c0, c1, c2, c3;
+    if (two) {
+      const int8_t* w1 = w0 + block_bytes;
+      c0 = _mm512_loadu_si512(init + (size_t)(b + 1) * 16);
+      c1 = c0;
+      c2 = c0;
+      c3 = c0;
+      for (int t = 0; t < ntaps; ++t) {
+        const uint8_t *r0 = t0[t], *r1 = t1[t], *r2 = t2[t], *r3 = t3[t];
+        for (int j = 0; j < c4; ++j, w0 += 64, w1 += 64) {
+          const __m512i u = _mm512_loadu_si512(w0);
+          const __m512i v = _mm512_loadu_si512(w1);
+          const __m512i x0 = _mm512_set1_epi32(lg_row_word(r0 + 4 * j));
+          const __m512i x1 = _mm512_set1_epi32(lg_row_word(r1 + 4 * j));
+          const __m512i x2 = _mm512_set1_epi32(lg_row_word(r2 + 4 * j));
+          const __m512i x3 = _mm512_set1_epi32(lg_row_word(r3 + 4 * j));
+          a0 = _mm512_dpbusd_epi32(a0, x0, u);
+          c0 = _mm512_dpbusd_epi32(c0, x0, v);
+          a1 = _mm512_dpbusd_epi32(a1, x1, u);
+          c1 = _mm512_dpbusd_epi32(c1, x1, v);
+          a2 = _mm512_dpbusd_epi32(a2, x2, u);
+          c2 = _mm512_dpbusd_epi32(c2, x2, v);
+          a3 = _mm512_dpbusd_epi32(a3, x3, u);
+          c3 = _mm512_dpbusd_epi32(c3, x3, v);
+        }
       }
     } else {
-      for (int k = 0; k < k4; ++k, w += 64) {
-        const __m512i wv = _mm512_loadu_si512(w);
-        a0 = _mm512_dpbusd_epi32(
-            a0, _mm512_set1_epi32(((const int32_t*)rows[0])[k]), wv);
-        if (pixels > 1) {
+      /* A lone last block: even depth groups of each tap into a, odd ones
+       * into c (8 independent sums again), added at the end (integer sums:
+       * the order does not matter). */
+      c0 = _mm512_setzero_si512();
+      c1 = c0;
+      c2 = c0;
+      c3 = c0;
+      for (int t = 0; t < ntaps; ++t) {
+        const uint8_t *r0 = t0[t], *r1 = t1[t], *r2 = t2[t], *r3 = t3[t];
+        int j = 0;
+        for (; j + 2 <= c4; j += 2, w0 += 128) {
+          const __m512i u = _mm512_loadu_si512(w0);
+          const __m512i v = _mm512_loadu_si512(w0 + 64);
+          a0 = _mm512_dpbusd_epi32(
+              a0, _mm512_set1_epi32(lg_row_word(r0 + 4 * j)), u);
+          c0 = _mm512_dpbusd_epi32(
+              c0, _mm512_set1_epi32(lg_row_word(r0 + 4 * j + 4)), v);
           a1 = _mm512_dpbusd_epi32(
-              a1, _mm512_set1_epi32(((const int32_t*)rows[1])[k]), wv);
-        }
-        if (pixels > 2) {
+              a1, _mm512_set1_epi32(lg_row_word(r1 + 4 * j)), u);
+          c1 = _mm512_dpbusd_epi32(
+              c1, _mm512_set1_epi32(lg_row_word(r1 + 4 * j + 4)), v);
           a2 = _mm512_dpbusd_epi32(
-              a2, _mm512_set1_epi32(((const int32_t*)rows[2])[k]), wv);
+              a2, _mm512_set1_epi32(lg_row_word(r2 + 4 * j)), u);
+          c2 = _mm512_dpbusd_epi32(
+              c2, _mm512_set1_epi32(lg_row_word(r2 + 4 * j + 4)), v);
+          a3 = _mm512_dpbusd_epi32(
+              a3, _mm512_set1_epi32(lg_row_word(r3 + 4 * j)), u);
+          c3 = _mm512_dpbusd_epi32(
+              c3, _mm512_set1_epi32(lg_row_word(r3 + 4 * j + 4)), v);
+        }
+        if (j < c4) {
+          const __m512i u = _mm512_loadu_si512(w0);
+          w0 += 64;
+          a0 = _mm512_dpbusd_epi32(
+              a0, _mm512_set1_epi32(lg_row_word(r0 + 4 * j)), u);
+          a1 = _mm512_dpbusd_epi32(
+              a1, _mm512_set1_epi32(lg_row_word(r1 + 4 * j)), u);
+          a2 = _mm512_dpbusd_epi32(
+              a2, _mm512_set1_epi32(lg_row_word(r2 + 4 * j)), u);
+          a3 = _mm512_dpbusd_epi32(
+              a3, _mm512_set1_epi32(lg_row_word(r3 + 4 * j)), u);
         }
       }
+      a0 = _mm512_add_epi32(a0, c0);
+      a1 = _mm512_add_epi32(a1, c1);
+      a2 = _mm512_add_epi32(a2, c2);
+      a3 = _mm512_add_epi32(a3, c3);
     }
-    _mm512_storeu_si512(sums[0] + (size_t)b * 16, a0);
-    if (pixels > 1) _mm512_storeu_si512(sums[1] + (size_t)b * 16, a1);
-    if (pixels > 2) _mm512_storeu_si512(sums[2] + (size_t)b * 16, a2);
-    if (pixels > 3) _mm512_storeu_si512(sums[3] + (size_t)b * 16, a3);
+    const int n0 = out_c - b * 16 < 16 ? out_c - b * 16 : 16;
+    const __mmask16 m0 = (__mmask16)((1u << n0) - 1u);
+    const lg_requant16* q0 = rq + b;
+    _mm_mask_storeu_epi8(outs[0] + b * 16, m0,
+                         lg_requant16_finish(q0, a0, zp, vlo, vhi));
+    if (pixels > 1) {
+      _mm_mask_storeu_epi8(outs[1] + b * 16, m0,
+                           lg_requant16_finish(q0, a1, zp, vlo, vhi));
+    }
+    if (pixels > 2) {
+      _mm_mask_storeu_epi8(outs[2] + b * 16, m0,
+                           lg_requant16_finish(q0, a2, zp, vlo, vhi));
+    }
+    if (pixels > 3) {
+      _mm_mask_storeu_epi8(outs[3] + b * 16, m0,
+                           lg_requant16_finish(q0, a3, zp, vlo, vhi));
+    }
+    if (!two) break;
+    const int n1 = out_c - (b + 1) * 16 < 16 ? out_c - (b + 1) * 16 : 16;
+    const __mmask16 m1 = (__mmask16)((1u << n1) - 1u);
+    const lg_requant16* q1 = rq + b + 1;
+    _mm_mask_storeu_epi8(outs[0] + (b + 1) * 16, m1,
+                         lg_requant16_finish(q1, c0, zp, vlo, vhi));
+    if (pixels > 1) {
+      _mm_mask_storeu_epi8(outs[1] + (b + 1) * 16, m1,
+                           lg_requant16_finish(q1, c1, zp, vlo, vhi));
+    }
+    if (pixels > 2) {
+      _mm_mask_storeu_epi8(outs[2] + (b + 1) * 16, m1,
+                           lg_requant16_finish(q1, c2, zp, vlo, vhi));
+    }
+    if (pixels > 3) {
+      _mm_mask_storeu_epi8(outs[3] + (b + 1) * 16, m1,
+                           lg_requant16_finish(q1, c3, zp, vlo, vhi));
+    }
+  }
+}
+
+LG_VNNI void lg_uint8_dots_vnni(const uint8_t* row, const int8_t* packed,
+                                int k4, int n, const int32_t* init,
+                                int32_t* sums) {
+  const int blocks = (n + 15) / 16;
+  for (int b = 0; b < blocks; ++b) {
+    const int8_t* w = packed + (size_t)b * k4 * 64;
+    __m512i a0 = _mm512_loadu_si512(init + (size_t)b * 16);
+    __m512i a1 = _mm512_setzero_si512(), a2 = a1, a3 = a1;
+    int k = 0;
+    for (; k + 4 <= k4; k += 4, w += 256) {
+      a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(lg_row_word(row + 4 * k)),
+                               _mm512_loadu_si512(w));
+      a1 = _mm512_dpbusd_epi32(a1,
+                               _mm512_set1_epi32(lg_row_word(row + 4 * k + 4)),
+                               _mm512_loadu_si512(w + 64));
+      a2 = _mm512_dpbusd_epi32(a2,
+                               _mm512_set1_epi32(lg_row_word(row + 4 * k + 8)),
+                               _mm512_loadu_si512(w + 128));
+      a3 = _mm512_dpbusd_epi32(a3,
+                               _mm512_set1_epi32(lg_row_word(row + 4 * k + 12)),
+                               _mm512_loadu_si512(w + 192));
+    }
+    for (; k < k4; ++k, w += 64) {
+      a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(lg_row_word(row + 4 * k)),
+                               _mm512_loadu_si512(w));
+    }
+    const __m512i sum =
+        _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+    const int count = n - b * 16 < 16 ? n - b * 16 : 16;
+    _mm512_mask_storeu_epi32(sums + (size_t)b * 16,
+                             (__mmask16)((1u << count) - 1u), sum);
   }
 }
 
@@ -407,6 +694,46 @@ lg_mbqm_avx512(__m512i x, __m512i m, __m512i shift) {
                                _mm512_srav_epi32(high, right), one);
 }
 
+LG_VNNI void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n,
+                                int sign, const lg_int8_add_params* p,
+                                int8_t* out) {
+  /* sign 2: SQUARED_DIFFERENCE, the difference squared before the
+   * output rescale. */
+  const __m512i off1 = _mm512_set1_epi32(p->in1_offset);
+  const __m512i off2 = _mm512_set1_epi32(p->in2_offset);
+  const __m512i m1 = _mm512_set1_epi32(p->in1_multiplier);
+  const __m512i m2 = _mm512_set1_epi32(p->in2_multiplier);
+  const __m512i mo = _mm512_set1_epi32(p->out_multiplier);
+  const __m512i s1 = _mm512_set1_epi32(p->in1_shift);
+  const __m512i s2 = _mm512_set1_epi32(p->in2_shift);
+  const __m512i so = _mm512_set1_epi32(p->out_shift);
+  const __m512i zp = _mm512_set1_epi32(p->out_offset);
+  const __m512i lo = _mm512_set1_epi32(p->min), hi = _mm512_set1_epi32(p->max);
+  const __m128i left = _mm_cvtsi32_si128(p->left_shift);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i x = _mm512_sll_epi32(
+        _mm512_add_epi32(
+            _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(a + i))),
+            off1),
+        left);
+    const __m512i y = _mm512_sll_epi32(
+        _mm512_add_epi32(
+            _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(b + i))),
+            off2),
+        left);
+    const __m512i sx = lg_mbqm_avx512(x, m1, s1);
+    const __m512i sy = lg_mbqm_avx512(y, m2, s2);
+    __m512i sum =
+        sign == 1 ? _mm512_add_epi32(sx, sy) : _mm512_sub_epi32(sx, sy);
+    if (sign == 2) sum = _mm512_mullo_epi32(sum, sum);
+    __m512i v = _mm512_add_epi32(lg_mbqm_avx512(sum, mo, so), zp);
+    v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+    _mm_storeu_si128((__m128i*)(out + i), _mm512_cvtepi32_epi8(v));
+  }
+  if (i < n) lg_add_int8_avx2(a + i, b + i, n - i, sign, p, out + i);
+}
+
 LG_VNNI void lg_requantize_int8_avx512(const int32_t* acc, int n,
                                        const int32_t* multipliers,
                                        const int* shifts, int32_t zero_point,
@@ -425,6 +752,58 @@ LG_VNNI void lg_requantize_int8_avx512(const int32_t* acc, int n,
     lg_requantize_int8_avx2(acc + i, n - i, multipliers + i, shifts + i,
                             zero_point, lo, hi, out + i);
   }
+}
+
+/* Channels [c, c + 16) of a depthwise pixel on AVX-512: as
+ * lg_dw_int8_step8_avx2, with vpdpwssd adding each pair's products. */
+LG_VNNI void lg_dw_int8_pixel_avx512(const lg_dw_int8_params* p,
+                                     const int8_t* const* taps, int8_t* out) {
+  const __m512i zp = _mm512_set1_epi32(p->zero_point);
+  const __m512i lo = _mm512_set1_epi32(p->lo), hi = _mm512_set1_epi32(p->hi);
+  int c = 0;
+  for (int b = 0; b < p->blocks32; ++b, c += 32) {
+    __m512i lo_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32);
+    __m512i hi_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32 + 16);
+    const int16_t* w = p->weights32 + (size_t)b * 64;
+    const size_t w_step = (size_t)p->blocks32 * 64;
+    for (int k = 0; k < p->pairs; ++k, w += w_step) {
+      const __m512i xa = _mm512_cvtepi8_epi16(
+          _mm256_loadu_si256((const __m256i*)(taps[2 * k] + c)));
+      const __m512i xb = _mm512_cvtepi8_epi16(
+          _mm256_loadu_si256((const __m256i*)(taps[2 * k + 1] + c)));
+      lo_acc = _mm512_dpwssd_epi32(lo_acc, _mm512_unpacklo_epi16(xa, xb),
+                                   _mm512_loadu_si512(w));
+      hi_acc = _mm512_dpwssd_epi32(hi_acc, _mm512_unpackhi_epi16(xa, xb),
+                                   _mm512_loadu_si512(w + 32));
+    }
+    const lg_requant16* rq = p->rq32 + (size_t)b * 2;
+    __m512i vl = _mm512_add_epi32(lg_requant16_apply(rq, lo_acc), zp);
+    __m512i vh = _mm512_add_epi32(lg_requant16_apply(rq + 1, hi_acc), zp);
+    vl = _mm512_min_epi32(_mm512_max_epi32(vl, lo), hi);
+    vh = _mm512_min_epi32(_mm512_max_epi32(vh, lo), hi);
+    /* The pack takes 4 lanes of each per 128-bit lane: channel order. */
+    _mm256_storeu_si256((__m256i*)(out + c),
+                        _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh)));
+  }
+  for (; c + 16 <= p->channels; c += 16) {
+    __m512i acc = _mm512_loadu_si512(p->bias + c);
+    const int16_t* w = p->weights + (size_t)c * 2;
+    const size_t w_step = (size_t)p->channels * 2;
+    for (int k = 0; k < p->pairs; ++k, w += w_step) {
+      const __m128i a = _mm_loadu_si128((const __m128i*)(taps[2 * k] + c));
+      const __m128i b = _mm_loadu_si128((const __m128i*)(taps[2 * k + 1] + c));
+      const __m512i x = _mm512_cvtepi8_epi16(
+          _mm256_set_m128i(_mm_unpackhi_epi8(a, b), _mm_unpacklo_epi8(a, b)));
+      acc = _mm512_dpwssd_epi32(acc, x, _mm512_loadu_si512(w));
+    }
+    _mm_storeu_si128((__m128i*)(out + c),
+                     lg_requant16_finish(p->rq + c / 16, acc, zp, lo, hi));
+  }
+  if (c + 8 <= p->channels) {
+    lg_dw_int8_step8_avx2(p, taps, c, out);
+    c += 8;
+  }
+  lg_dw_int8_channels_scalar(p, taps, c, out);
 }
 
 #else

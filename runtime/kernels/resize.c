@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "base/thread_pool.h"
+#include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
@@ -82,6 +83,7 @@ typedef struct lg_resize_data {
   int32_t scale10_h, scale10_w; /* quantized bilinear: 10-bit fixed point */
   TfLiteType type;
   size_t element_size;
+  bool avx2; /* INT8 bilinear rows: the AVX2 build of the loop */
 } lg_resize_data;
 
 /* One Invoke's work, shared read-only by its tasks. */
@@ -279,6 +281,7 @@ static TfLiteStatus lg_resize_prepare(TfLiteContext* context,
   data->in_w = input->dims->data[2];
   data->channels = input->dims->data[3];
   data->type = input->type;
+  data->avx2 = LG_GEMM_HAVE_X86 && lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2;
   TF_LITE_ENSURE_STATUS(TfLiteGetSizeOfType(input->type, &data->element_size));
   data->dynamic = !lg_kernel_is_constant(size);
   if (data->dynamic) {
@@ -370,10 +373,13 @@ static inline void lg_resize_source10(int v, int32_t scale10, bool half_pixel,
   *hi = upper < in - 1 ? upper : in - 1;
 }
 
-/* Quantized bilinear rows for element type T. */
-#define LG_RESIZE_BILINEAR_INTEGER(SUFFIX, T)                                  \
-  static void lg_resize_bilinear_row_##SUFFIX(const lg_resize_job* job,        \
-                                              int r) {                         \
+/* Quantized bilinear rows for element type T, summed in ACC: int32 for
+ * int8, so that the loop vectorizes (each 10-bit weight lies in (-2^9,
+ * 1.5 * 2^10), so each weight product is below 2^22 in magnitude, each
+ * term below 2^29 and the 4 terms' sum below 2^31), int64 for int16. */
+#define LG_RESIZE_BILINEAR_INTEGER(SUFFIX, T, ACC, ATTR)                       \
+  ATTR static void lg_resize_bilinear_row_##SUFFIX(const lg_resize_job* job,   \
+                                                   int r) {                    \
     const lg_resize_data* d = job->data;                                       \
     const ptrdiff_t channels = d->channels;                                    \
     const int b = r / d->out_h;                                                \
@@ -398,17 +404,25 @@ static inline void lg_resize_source10(int v, int32_t scale10, bool half_pixel,
       const T* p01 = row0 + x1 * channels;                                     \
       const T* p10 = row1 + x0 * channels;                                     \
       const T* p11 = row1 + x1 * channels;                                     \
+      const ACC w00 = (ACC)(wy * wx), w10 = (ACC)(dy * wx);                    \
+      const ACC w01 = (ACC)(wy * dx), w11 = (ACC)(dy * dx);                    \
       for (ptrdiff_t c = 0; c < channels; ++c) {                               \
-        const int64_t sum = p00[c] * wy * wx + p10[c] * dy * wx +              \
-                            p01[c] * wy * dx + p11[c] * dy * dx;               \
-        const int64_t round = sum > 0 ? (1 << 19) : -(1 << 19);                \
+        const ACC sum =                                                        \
+            p00[c] * w00 + p10[c] * w10 + p01[c] * w01 + p11[c] * w11;         \
+        const ACC round = sum > 0 ? (1 << 19) : -(1 << 19);                    \
         out[c] = (T)((sum + round) / (1 << 20));                               \
       }                                                                        \
     }                                                                          \
   }
 
-LG_RESIZE_BILINEAR_INTEGER(i8, int8_t)
-LG_RESIZE_BILINEAR_INTEGER(i16, int16_t)
+LG_RESIZE_BILINEAR_INTEGER(i8, int8_t, int32_t, )
+LG_RESIZE_BILINEAR_INTEGER(i16, int16_t, int64_t, )
+#if LG_GEMM_HAVE_X86
+/* The INT8 rows again, vectorized for AVX2 (32-bit multiplies; the
+ * baseline build has SSE2's only): run where lg_gemm_isa_default allows. */
+LG_RESIZE_BILINEAR_INTEGER(i8_avx2, int8_t, int32_t,
+                           __attribute__((target("avx2"))))
+#endif
 
 /* UINT8 bilinear rows: TFLite's float reference blend of uint8 values
  * (lg_resize_bilinear_rows' sum, term by term in its order) plus its
@@ -478,6 +492,12 @@ static void lg_resize_task(void* ctx, int index) {
     if (job->data->kind == LG_RESIZE_NEAREST) {
       lg_resize_nearest_row(job, r);
     } else if (job->data->type == kTfLiteInt8) {
+#if LG_GEMM_HAVE_X86
+      if (job->data->avx2) {
+        lg_resize_bilinear_row_i8_avx2(job, r);
+        continue;
+      }
+#endif
       lg_resize_bilinear_row_i8(job, r);
     } else if (job->data->type == kTfLiteUInt8) {
       lg_resize_bilinear_row_u8(job, r);

@@ -130,6 +130,21 @@ def test_pool_quantized(op, filt, stride, pad, act, dtype):
     check_case(case)
 
 
+@pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
+def test_pool_int8_many_channels(op):
+    """INT8 pooling over 300 channels: the kernel sums 256 channels at a time
+    (a whole chunk and a partial one), exactly as LiteRT's reference."""
+    rng = np.random.default_rng(131)
+    x = rng.integers(-128, 128, (1, 5, 4, 300), dtype=np.int8)
+    q = (0.05, 3)
+    case = OpCase(op=op, version=2, inputs=[Input(x, quant=q)],
+                  params={"padding": "SAME", "stride_h": 2, "stride_w": 1,
+                          "filter_height": 3, "filter_width": 2,
+                          "fused_activation_function": "NONE"},
+                  outputs=[Output(np.int8, quant=q)], rtol=0.0, atol=0.0)
+    check_case(case)
+
+
 def test_pool_int8_rescale_rejected():
     """TFLite assumes INT8 pooling keeps its scale; litegpu says so."""
     x = np.zeros((1, 4, 4, 1), np.int8)
