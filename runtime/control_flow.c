@@ -295,19 +295,31 @@ static TfLiteStatus if_branches(TfLiteContext* context, const TfLiteNode* node,
   return kTfLiteOk;
 }
 
-static TfLiteStatus if_condition(TfLiteContext* context, const TfLiteNode* node,
-                                 const TfLiteTensor** cond) {
-  static const char kOp[] = "IF";
-  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, kOp, 0, cond));
-  if ((*cond)->type != kTfLiteBool || lg_kernel_num_elements(*cond) != 1) {
+/* Input 0 of `op` as its one-element selector of `type` (IF's BOOL
+ * condition, STABLEHLO_CASE's INT32 branch index). */
+static TfLiteStatus scalar_selector(TfLiteContext* context,
+                                    const TfLiteNode* node, const char* op,
+                                    TfLiteType type, const char* what,
+                                    const TfLiteTensor** selector) {
+  if (node->inputs->size < 1) {
+    lg_kernel_log(context, op, "the node has no %s input", what);
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 0, selector));
+  if ((*selector)->type != type || lg_kernel_num_elements(*selector) != 1) {
     char shape[64];
-    lg_kernel_log(context, kOp,
-                  "the condition must be one BOOL element; it is %s %s",
-                  TfLiteTypeGetName((*cond)->type),
-                  lg_kernel_format_shape((*cond)->dims, shape, sizeof shape));
+    lg_kernel_log(
+        context, op, "the %s must be one %s element; it is %s %s", what,
+        TfLiteTypeGetName(type), TfLiteTypeGetName((*selector)->type),
+        lg_kernel_format_shape((*selector)->dims, shape, sizeof shape));
     return kTfLiteError;
   }
   return kTfLiteOk;
+}
+
+static TfLiteStatus if_condition(TfLiteContext* context, const TfLiteNode* node,
+                                 const TfLiteTensor** cond) {
+  return scalar_selector(context, node, "IF", kTfLiteBool, "condition", cond);
 }
 
 static TfLiteStatus if_prepare(TfLiteContext* context, TfLiteNode* node) {
@@ -466,21 +478,8 @@ static TfLiteStatus case_branch(TfLiteContext* context, const TfLiteNode* node,
 
 static TfLiteStatus case_index(TfLiteContext* context, const TfLiteNode* node,
                                const TfLiteTensor** index) {
-  static const char kOp[] = "STABLEHLO_CASE";
-  if (node->inputs->size < 1) {
-    lg_kernel_log(context, kOp, "the node has no index input");
-    return kTfLiteError;
-  }
-  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, kOp, 0, index));
-  if ((*index)->type != kTfLiteInt32 || lg_kernel_num_elements(*index) != 1) {
-    char shape[64];
-    lg_kernel_log(context, kOp,
-                  "the branch index must be one INT32 element; it is %s %s",
-                  TfLiteTypeGetName((*index)->type),
-                  lg_kernel_format_shape((*index)->dims, shape, sizeof shape));
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
+  return scalar_selector(context, node, "STABLEHLO_CASE", kTfLiteInt32,
+                         "branch index", index);
 }
 
 static TfLiteStatus case_prepare(TfLiteContext* context, TfLiteNode* node) {

@@ -38,6 +38,8 @@ from pathlib import Path
 
 import pytest
 
+from graph_specs import FUSED_SPEC
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("LITEGPU_BUILD_DIR",
                                 REPO / "build" / "release"))
@@ -113,24 +115,6 @@ op TANH 1 in=a out=b
 op RELU 1 in=b out=y
 inputs x
 outputs s,y
-"""
-# Activations the interpreter fuses into their producers (RELU into ADD,
-# RELU6 into MUL) leave the plan before the delegate sees it: node indices
-# 1 and 4 have no decision. The plan holds ADD 0, CEIL 2 and MUL 3; the
-# GPU takes ADD and MUL (two partitions) and leaves CEIL. All [1,4] float32.
-FUSED_SPEC = """tensor x FLOAT32 1,4
-tensor s FLOAT32 1,4
-tensor r FLOAT32 1,4
-tensor c FLOAT32 1,4
-tensor m FLOAT32 1,4
-tensor y FLOAT32 1,4
-op ADD 1 in=x,x out=s
-op RELU 1 in=s out=r
-op CEIL 1 in=r out=c
-op MUL 1 in=c,c out=m
-op RELU6 1 in=m out=y
-inputs x
-outputs y
 """
 # LOG_SOFTMAX only: not in TFLite's GPU delegate, so a GPU backend runs it
 # on the CPU, and its output depends on every input value.
@@ -1391,7 +1375,7 @@ def test_compare_plot_draws_every_backends_runs(bench, models, tmp_path):
             assert bar is None  # the reference
         else:
             widths[row["backend"]] = float(bar.get("width"))
-    # Bars in proportion to the speed-ups.
+    # Bars in proportion to the speed-ups (widths written to 1e-6 px).
     cl, vk = r["comparison"][1:]
     assert widths["cl"] / widths["vk"] == pytest.approx(
         cl["speedup"] / vk["speedup"], rel=1e-3)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from ai_edge_litert import schema_py_generated as schema
+from graph_specs import FUSED_SPEC
 from op_harness import Input, OpCase, Output, _CaseRun
 
 REPO = Path(__file__).resolve().parents[1].parent
@@ -168,23 +169,9 @@ def test_text_names_signatures():
 
 # ---- --delegate=gpu: the GPU delegate's preview --------------------------------
 
-# ADD (its RELU fused in by the interpreter), CEIL (no GPU kernel), MUL (its
-# RELU6 fused in): the GPU takes nodes 0 and 3 in two partitions and leaves
-# node 2 with TFLite's reason; nodes 1 and 4 never reach it.
-FUSED_SPEC = """tensor x FLOAT32 1,4
-tensor s FLOAT32 1,4
-tensor r FLOAT32 1,4
-tensor c FLOAT32 1,4
-tensor m FLOAT32 1,4
-tensor y FLOAT32 1,4
-op ADD 1 in=x,x out=s
-op RELU 1 in=s out=r
-op CEIL 1 in=r out=c
-op MUL 1 in=c,c out=m
-op RELU6 1 in=m out=y
-inputs x
-outputs y
-"""
+# graph_specs.FUSED_SPEC: the GPU takes nodes 0 and 3 in two partitions and
+# leaves node 2 (CEIL) with TFLite's reason; the fused RELU and RELU6 (nodes
+# 1 and 4) never reach it.
 NO_OPENCL = {"LITEGPU_OPENCL_TEST_LIBRARY": "/nonexistent/libOpenCL.so.1"}
 
 

@@ -205,7 +205,7 @@ static void band_speed(FILE* out, double max, const lg_plot_row* row,
     }
     double x1 = speed_x(max, values[k]);
     fprintf(out,
-            "<rect class=\"speed%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+            "<rect class=\"speed%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.6f\" "
             "height=\"12\" fill=\"%s\" fill-opacity=\"%s\"/>"
             "<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\">%s%.2fx</text>\n",
             k ? "-paired" : "", SPEED_X0, y, x1 - SPEED_X0, color,

@@ -198,6 +198,16 @@ static void text_count(FILE* out, int v) {
   }
 }
 
+/* "  partitions P, nodes delegated N of T" (no line end). */
+static void text_nodes(FILE* out, const lg_bench_delegate_info* d) {
+  fputs("  partitions ", out);
+  text_count(out, d->partitions);
+  fputs(", nodes delegated ", out);
+  text_count(out, d->nodes_delegated);
+  fputs(" of ", out);
+  text_count(out, d->nodes_total);
+}
+
 /* --use_gpu: what the delegate took and what it costs per inference. */
 static void text_delegate(FILE* out, const lg_bench_delegate_info* d) {
   const char* removed = d->fell_back
@@ -207,23 +217,13 @@ static void text_delegate(FILE* out, const lg_bench_delegate_info* d) {
   if (d->service) {
     fprintf(out, "\nService delegate: the litegpu service on '%s', %s%s\n",
             d->device, d->backend, removed);
-    fputs("  partitions ", out);
-    text_count(out, d->partitions);
-    fputs(", nodes delegated ", out);
-    text_count(out, d->nodes_delegated);
-    fputs(" of ", out);
-    text_count(out, d->nodes_total);
+    text_nodes(out, d);
     fputs(" (one request per partition and Invoke)\n", out);
     return;
   }
   fprintf(out, "\nGPU delegate: %s on '%s', %s precision%s\n", d->backend,
           d->device, d->fp16 ? "half" : "full", removed);
-  fputs("  partitions ", out);
-  text_count(out, d->partitions);
-  fputs(", nodes delegated ", out);
-  text_count(out, d->nodes_delegated);
-  fputs(" of ", out);
-  text_count(out, d->nodes_total);
+  text_nodes(out, d);
   fputs(", ", out);
   text_count(out, d->dispatches_per_invoke);
   fprintf(out, " dispatch%s per inference\n",
