@@ -279,6 +279,7 @@ def test_doc_snippets_are_taken_from_the_compiled_files():
     assert {"examples/custom_op_atan/atan_op.c",
             "tests/unit/test_custom_op_atan.c",
             "tests/unit/test_kernel_test_kit.c",
+            "tests/install/CMakeLists.txt",
             "tests/python/test_custom_op_plugin.py"} <= sources, sources
     for path, code in snippets:
         text = (REPO / path).read_text(encoding="utf-8")
