@@ -40,6 +40,12 @@ void lg_recurrent_gates(float* gate, int n, int n_batch, const float* bias,
                         ptrdiff_t x_stride, const float* w_h, int n_h,
                         bool h_diagonal, const float* h, ptrdiff_t h_stride);
 
+/* gate[b * n + u] += sum_k w[u * k_count + k] * x[b * x_stride + k] for
+ * each batch row b < n_batch and unit u < n (the auxiliary-input and
+ * recurrent terms where TFLite adds them one after the other). */
+void lg_recurrent_add_product(float* gate, int n, int n_batch, const float* w,
+                              int k_count, const float* x, ptrdiff_t x_stride);
+
 /* The hybrid form (int8 weights of per-tensor scales w_x_scale and
  * w_h_scale, float x and h), TFLite's hybrid RnnBatchStep bit for bit:
  * gate = bias; then each batch row of x is quantized to int8 (symmetric,
