@@ -36,8 +36,7 @@
  *
  * Not computed (rejected in Prepare naming them): integer kernels
  * (int8/int16 inputs), uint8 or per-channel weights, diagonal recurrent
- * weights in a hybrid node, aux weights in a hybrid bidirectional node, the
- * quantized (uint8) BASIC kernel.
+ * weights in a hybrid node, the quantized (uint8) BASIC kernel.
  */
 #include <math.h>
 #include <stdio.h>
@@ -94,12 +93,15 @@ typedef struct lg_lstm_cell {
   /* Bidirectional cross-linking mode: the aux_input_to_* weights [n_cell,
    * n_aux] (NULL otherwise; the input gate's NULL with CIFG). */
   const float* w_aux[4];
+  const int8_t* w_auxq[4]; /* hybrid */
+  float w_aux_scale[4];
   int n_aux;
 } lg_lstm_cell;
 
 /* The largest row the hybrid kernel quantizes. */
 static int lg_lstm_quantized_row(const lg_lstm_cell* c) {
   int q = c->n_input > c->n_output ? c->n_input : c->n_output;
+  if (c->n_aux > q) q = c->n_aux;
   return c->n_cell > q ? c->n_cell : q;
 }
 
@@ -394,7 +396,18 @@ static void lg_lstm_gate(const lg_lstm_cell* c, int g, const float* peep,
                          int8_t* q, float* out) {
   const int n = c->n_cell;
   const float* ln = c->ln[g];
-  if (c->hybrid) {
+  if (c->hybrid && aux != NULL && c->w_auxq[g] != NULL) {
+    /* TFLite's order: bias, input, aux input, then the recurrent term. */
+    lg_recurrent_gates_hybrid(out, n, n_batch, ln != NULL ? NULL : c->bias[g],
+                              c->w_xq[g], c->w_x_scale[g], c->n_input, x,
+                              x_stride, NULL, 0.0f, 0, NULL, 0, c->asymmetric,
+                              q);
+    lg_recurrent_hybrid_term(out, n, n_batch, c->w_auxq[g], c->w_aux_scale[g],
+                             c->n_aux, aux, aux_stride, c->asymmetric, q);
+    lg_recurrent_hybrid_term(out, n, n_batch, c->w_hq[g], c->w_h_scale[g],
+                             c->n_output, c->h_state, c->n_output,
+                             c->asymmetric, q);
+  } else if (c->hybrid) {
     lg_recurrent_gates_hybrid(
         out, n, n_batch, ln != NULL ? NULL : c->bias[g], c->w_xq[g],
         c->w_x_scale[g], c->n_input, x, x_stride, c->w_hq[g], c->w_h_scale[g],
@@ -807,7 +820,8 @@ static TfLiteStatus lg_lstm_resize(TfLiteContext* context, const char* op,
  * ones. As TFLite's kernel: with aux weights (cross-linking mode) both
  * directions read the input and add aux_to_gate * aux_input to each gate;
  * with aux_input alone (non-cross-linking mode) the backward direction reads
- * aux_input instead of the input. */
+ * aux_input instead of the input. A hybrid node's aux weights are INT8 of
+ * one scale, each aux_input row quantized as the input's. */
 typedef struct lg_lstm_aux {
   const TfLiteTensor* input; /* aux_input, NULL when absent */
   bool cross;                /* the aux weights are given */
@@ -904,16 +918,16 @@ static TfLiteStatus lg_lstm_bind_aux_weights(TfLiteContext* context,
       return kTfLiteError;
     }
     if (w == NULL) continue;
-    if (c->hybrid) {
-      lg_kernel_log(context, op,
-                    "auxiliary inputs of a hybrid node (INT8 weights) are "
-                    "not supported, only FLOAT32");
-      return kTfLiteError;
-    }
     const int dims[2] = {c->n_cell, n_aux};
-    TF_LITE_ENSURE_STATUS(
-        lg_recurrent_check_float(context, op, name, w, 2, dims));
-    c->w_aux[g] = w->data.f;
+    if (c->hybrid) {
+      TF_LITE_ENSURE_STATUS(lg_recurrent_check_int8(context, op, name, w, 2,
+                                                    dims, &c->w_aux_scale[g]));
+      c->w_auxq[g] = w->data.int8;
+    } else {
+      TF_LITE_ENSURE_STATUS(
+          lg_recurrent_check_float(context, op, name, w, 2, dims));
+      c->w_aux[g] = w->data.f;
+    }
   }
   return kTfLiteOk;
 }

@@ -67,10 +67,9 @@ static void lg_recurrent_int8_rows(float* gate, int n, const int8_t* w, int k,
   }
 }
 
-static void lg_recurrent_hybrid_term(float* gate, int n, int n_batch,
-                                     const int8_t* w, float w_scale, int k,
-                                     const float* x, ptrdiff_t stride,
-                                     bool asymmetric, int8_t* q) {
+void lg_recurrent_hybrid_term(float* gate, int n, int n_batch, const int8_t* w,
+                              float w_scale, int k, const float* x,
+                              ptrdiff_t stride, bool asymmetric, int8_t* q) {
   for (int b = 0; b < n_batch; ++b) {
     const float* row = x + b * stride;
     float scale = 1.0f;

@@ -60,6 +60,13 @@ void lg_recurrent_gates_hybrid(float* gate, int n, int n_batch,
                                float w_h_scale, int n_h, const float* h,
                                ptrdiff_t h_stride, bool asymmetric, int8_t* q);
 
+/* One hybrid term of lg_recurrent_gates_hybrid: each batch row of x (k
+ * values, rows `stride` apart) quantized into q, then gate[b * n + u] +=
+ * (float)(sum w * q - zp * sum w) * (row scale * w_scale). */
+void lg_recurrent_hybrid_term(float* gate, int n, int n_batch, const int8_t* w,
+                              float w_scale, int k, const float* x,
+                              ptrdiff_t stride, bool asymmetric, int8_t* q);
+
 /* out[i] = activation(in[i]) for i < count (in and out may alias). */
 void lg_recurrent_activate(const float* in, float* out, size_t count,
                            TfLiteFusedActivation activation);
