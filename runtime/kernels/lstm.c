@@ -31,10 +31,12 @@
  * asymmetrically with asymmetric_quantize_inputs), the peephole weights
  * dequantized as (float)q * scale, the rest as in float.
  *
+ * The bidirectional op's auxiliary inputs (float32): see lg_lstm_aux. LSTM's
+ * BASIC kernel type (version 2): see lg_lstm_basic_bind's section.
+ *
  * Not computed (rejected in Prepare naming them): integer kernels
  * (int8/int16 inputs), uint8 or per-channel weights, diagonal recurrent
- * weights in a hybrid node, the LSTM BASIC kernel type, auxiliary inputs of
- * the bidirectional op.
+ * weights in a hybrid node, the quantized (uint8) BASIC kernel.
  */
 #include <math.h>
 #include <stdio.h>
@@ -88,11 +90,18 @@ typedef struct lg_lstm_cell {
   const int8_t* peep_q[3];
   const int8_t* proj_q;
   float w_x_scale[4], w_h_scale[4], peep_scale[3], proj_scale;
+  /* Bidirectional cross-linking mode: the aux_input_to_* weights [n_cell,
+   * n_aux] (NULL otherwise; the input gate's NULL with CIFG). */
+  const float* w_aux[4];
+  const int8_t* w_auxq[4]; /* hybrid */
+  float w_aux_scale[4];
+  int n_aux;
 } lg_lstm_cell;
 
 /* The largest row the hybrid kernel quantizes. */
 static int lg_lstm_quantized_row(const lg_lstm_cell* c) {
   int q = c->n_input > c->n_output ? c->n_input : c->n_output;
+  if (c->n_aux > q) q = c->n_aux;
   return c->n_cell > q ? c->n_cell : q;
 }
 
@@ -382,15 +391,36 @@ static TfLiteStatus lg_lstm_bind(TfLiteContext* context, const TfLiteNode* node,
  * peephole term on `cell`, layer norm, then the activation. */
 static void lg_lstm_gate(const lg_lstm_cell* c, int g, const float* peep,
                          int n_batch, const float* x, ptrdiff_t x_stride,
+                         const float* aux, ptrdiff_t aux_stride,
                          const float* cell, TfLiteFusedActivation activation,
                          int8_t* q, float* out) {
   const int n = c->n_cell;
   const float* ln = c->ln[g];
-  if (c->hybrid) {
+  if (c->hybrid && aux != NULL && c->w_auxq[g] != NULL) {
+    /* TFLite's order: bias, input, aux input, then the recurrent term. */
+    lg_recurrent_gates_hybrid(out, n, n_batch, ln != NULL ? NULL : c->bias[g],
+                              c->w_xq[g], c->w_x_scale[g], c->n_input, x,
+                              x_stride, NULL, 0.0f, 0, NULL, 0, c->asymmetric,
+                              q);
+    lg_recurrent_hybrid_term(out, n, n_batch, c->w_auxq[g], c->w_aux_scale[g],
+                             c->n_aux, aux, aux_stride, c->asymmetric, q);
+    lg_recurrent_hybrid_term(out, n, n_batch, c->w_hq[g], c->w_h_scale[g],
+                             c->n_output, c->h_state, c->n_output,
+                             c->asymmetric, q);
+  } else if (c->hybrid) {
     lg_recurrent_gates_hybrid(
         out, n, n_batch, ln != NULL ? NULL : c->bias[g], c->w_xq[g],
         c->w_x_scale[g], c->n_input, x, x_stride, c->w_hq[g], c->w_h_scale[g],
         c->n_output, c->h_state, c->n_output, c->asymmetric, q);
+  } else if (aux != NULL && c->w_aux[g] != NULL) {
+    /* TFLite's order: bias, input, aux input, then the recurrent term. */
+    lg_recurrent_gates(out, n, n_batch, ln != NULL ? NULL : c->bias[g],
+                       c->w_x[g], c->n_input, x, x_stride, NULL, 0, false, NULL,
+                       0);
+    lg_recurrent_add_product(out, n, n_batch, c->w_aux[g], c->n_aux, aux,
+                             aux_stride);
+    lg_recurrent_add_product(out, n, n_batch, c->w_h[g], c->n_output,
+                             c->h_state, c->n_output);
   } else {
     lg_recurrent_gates(out, n, n_batch, ln != NULL ? NULL : c->bias[g],
                        c->w_x[g], c->n_input, x, x_stride, c->w_h[g],
@@ -427,7 +457,8 @@ static void lg_lstm_clip(float* v, size_t count, float clip) {
 /* One time step for n_batch rows: row b of the input at x + b * x_stride,
  * of the output at out + b * out_stride; updates the cell's states. */
 static void lg_lstm_step(const lg_lstm_cell* c, int n_batch, const float* x,
-                         ptrdiff_t x_stride, float* out, ptrdiff_t out_stride,
+                         ptrdiff_t x_stride, const float* aux,
+                         ptrdiff_t aux_stride, float* out, ptrdiff_t out_stride,
                          float* scratch) {
   const size_t nc = (size_t)n_batch * (size_t)c->n_cell;
   float* gi = scratch;
@@ -454,13 +485,13 @@ static void lg_lstm_step(const lg_lstm_cell* c, int n_batch, const float* x,
     q = (int8_t*)(dequantized + 3 * (size_t)c->n_cell);
   }
   if (!c->cifg) {
-    lg_lstm_gate(c, kGateInput, peep[0], n_batch, x, x_stride, cell,
-                 kTfLiteActSigmoid, q, gi);
+    lg_lstm_gate(c, kGateInput, peep[0], n_batch, x, x_stride, aux, aux_stride,
+                 cell, kTfLiteActSigmoid, q, gi);
   }
-  lg_lstm_gate(c, kGateForget, peep[1], n_batch, x, x_stride, cell,
-               kTfLiteActSigmoid, q, gf);
-  lg_lstm_gate(c, kGateCell, NULL, n_batch, x, x_stride, cell, c->activation, q,
-               gg);
+  lg_lstm_gate(c, kGateForget, peep[1], n_batch, x, x_stride, aux, aux_stride,
+               cell, kTfLiteActSigmoid, q, gf);
+  lg_lstm_gate(c, kGateCell, NULL, n_batch, x, x_stride, aux, aux_stride, cell,
+               c->activation, q, gg);
   for (size_t i = 0; i < nc; ++i) {
     const float in_gate = c->cifg ? 1.0f - gf[i] : gi[i];
     float v = cell[i] * gf[i];
@@ -468,8 +499,8 @@ static void lg_lstm_step(const lg_lstm_cell* c, int n_batch, const float* x,
     cell[i] = v;
   }
   lg_lstm_clip(cell, nc, c->cell_clip);
-  lg_lstm_gate(c, kGateOutput, peep[2], n_batch, x, x_stride, cell,
-               kTfLiteActSigmoid, q, go);
+  lg_lstm_gate(c, kGateOutput, peep[2], n_batch, x, x_stride, aux, aux_stride,
+               cell, kTfLiteActSigmoid, q, go);
   lg_recurrent_activate(cell, hidden, nc, c->activation);
   for (size_t i = 0; i < nc; ++i) hidden[i] = go[i] * hidden[i];
   const float* result = hidden;
@@ -526,10 +557,9 @@ static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
   if (d->kind == LG_LSTM_SINGLE) {
     const TfLiteLSTMParams* p = node->builtin_data;
     if (p != NULL) {
-      if (p->kernel_type == kTfLiteLSTMBasicKernel) {
-        lg_kernel_log(context, op,
-                      "the BASIC kernel type (version 2) is not supported, "
-                      "only FULL");
+      if (p->kernel_type != kTfLiteLSTMFullKernel) {
+        lg_kernel_log(context, op, "unknown kernel_type %d",
+                      (int)p->kernel_type);
         return kTfLiteError;
       }
       o->activation = p->activation;
@@ -568,6 +598,206 @@ static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
   return lg_recurrent_check_activation(context, op, o->activation);
 }
 
+/* ---- LSTM's BASIC kernel type (version 2) ----------------------------------
+ *
+ * TFLite's five-input LSTM cell: 0 input [batch, input_depth],
+ * 1 prev_activation [batch, depth], 2 weights [4 * depth, input_depth +
+ * depth], 3 biases [4 * depth], 4 prev_state [batch, depth]; outputs
+ * 0 activation [batch, depth], 1 state [batch, depth], 2 concat_temp [batch,
+ * input_depth + depth], 3 activation_temp [batch, 4 * depth]. One step:
+ *   concat_temp = [input, prev_activation] (per batch row)
+ *   activation_temp = biases + weights * concat_temp
+ *   with the four depth-wide blocks of activation_temp in the order input
+ *   gate (sigmoid), new input (tanh), forget gate (sigmoid), output gate
+ *   (sigmoid):
+ *   state = input_gate * new_input + forget_gate * prev_state
+ *   activation = output_gate * tanh(state)
+ * Then, as TFLite does, the new activation and state are copied back into
+ * prev_activation and prev_state (so a variable or input tensor carries
+ * them to the next Invoke); constant state inputs are rejected for that
+ * reason. The options' activation and clips are not used (TFLite's basic
+ * kernel ignores them). TFLite's quantized variant (UINT8 input, INT16
+ * state) is rejected by name. */
+
+enum {
+  kBasicInput = 0,
+  kBasicPrevActivation = 1,
+  kBasicWeights = 2,
+  kBasicBiases = 3,
+  kBasicPrevState = 4,
+};
+
+static const char* const kBasicInputNames[5] = {
+    "input", "prev_activation", "weights", "biases", "prev_state"};
+static const char* const kBasicOutputNames[4] = {
+    "activation", "state", "concat_temp", "activation_temp"};
+
+/* Reads the five inputs, checks their types and shapes and gives the batch,
+ * input depth and output depth. */
+static TfLiteStatus lg_lstm_basic_bind(TfLiteContext* context,
+                                       const TfLiteNode* node, const char* op,
+                                       const TfLiteTensor* t[5], int* n_batch,
+                                       int* n_input, int* depth) {
+  TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 5, 5, 4));
+  for (int i = 0; i < 5; ++i) {
+    TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, i, &t[i]));
+  }
+  if (t[kBasicInput]->type == kTfLiteUInt8) {
+    lg_kernel_log(context, op,
+                  "the quantized BASIC kernel (UINT8 input, INT16 state) is "
+                  "not supported, only FLOAT32");
+    return kTfLiteError;
+  }
+  for (int i = 0; i < 5; ++i) {
+    if (t[i]->type != kTfLiteFloat32) {
+      lg_kernel_log(context, op,
+                    "BASIC kernel: %s has type %s, only FLOAT32 is supported",
+                    kBasicInputNames[i], TfLiteTypeGetName(t[i]->type));
+      return kTfLiteError;
+    }
+    TF_LITE_ENSURE_STATUS(
+        lg_kernel_check_shape(context, op, kBasicInputNames[i], t[i]));
+  }
+  const TfLiteTensor* input = t[kBasicInput];
+  const TfLiteTensor* prev = t[kBasicPrevActivation];
+  if (input->dims->size != 2 || prev->dims->size != 2) {
+    lg_kernel_log(context, op,
+                  "BASIC kernel: input and prev_activation must be 2-D, got "
+                  "%d-D and %d-D",
+                  input->dims->size, prev->dims->size);
+    return kTfLiteError;
+  }
+  *n_batch = input->dims->data[0];
+  *n_input = input->dims->data[1];
+  *depth = prev->dims->data[1];
+  if (*depth > INT32_MAX / 4 || *n_input > INT32_MAX - *depth) {
+    lg_kernel_log(context, op, "BASIC kernel: depth %d is too large", *depth);
+    return kTfLiteError;
+  }
+  const int w[2] = {4 * *depth, *n_input + *depth};
+  const int b[1] = {4 * *depth};
+  const int s[2] = {*n_batch, *depth};
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_float(context, op, "prev_activation", prev, 2, s));
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_float(context, op, "weights", t[kBasicWeights], 2, w));
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_float(context, op, "biases", t[kBasicBiases], 1, b));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(context, op, "prev_state",
+                                                 t[kBasicPrevState], 2, s));
+  for (int i = kBasicPrevActivation; i <= kBasicPrevState; i += 3) {
+    if (lg_kernel_is_constant(t[i])) {
+      lg_kernel_log(context, op,
+                    "BASIC kernel: %s is a constant tensor, but the kernel "
+                    "writes the new state back into it",
+                    kBasicInputNames[i]);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_lstm_basic_prepare(TfLiteContext* context,
+                                          TfLiteNode* node, const char* op) {
+  const TfLiteTensor* t[5];
+  int n_batch = 0, n_input = 0, depth = 0;
+  TF_LITE_ENSURE_STATUS(
+      lg_lstm_basic_bind(context, node, op, t, &n_batch, &n_input, &depth));
+  const int cols[4] = {depth, depth, n_input + depth, 4 * depth};
+  for (int i = 0; i < 4; ++i) {
+    TfLiteTensor* out;
+    TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, op, i, &out));
+    if (out->type != kTfLiteFloat32) {
+      lg_kernel_log(context, op,
+                    "BASIC kernel: output %s has type %s, expected FLOAT32",
+                    kBasicOutputNames[i], TfLiteTypeGetName(out->type));
+      return kTfLiteError;
+    }
+    TfLiteIntArray* dims = TfLiteIntArrayCreate(2);
+    if (dims == NULL) {
+      lg_kernel_log(context, op, "out of memory");
+      return kTfLiteError;
+    }
+    dims->data[0] = n_batch;
+    dims->data[1] = cols[i];
+    TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, out, dims));
+  }
+  return kTfLiteOk;
+}
+
+static float lg_lstm_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+static TfLiteStatus lg_lstm_basic_invoke(TfLiteContext* context,
+                                         TfLiteNode* node, const char* op) {
+  const TfLiteTensor* t[5];
+  int n_batch = 0, n_input = 0, depth = 0;
+  TF_LITE_ENSURE_STATUS(
+      lg_lstm_basic_bind(context, node, op, t, &n_batch, &n_input, &depth));
+  TfLiteTensor* out[4];
+  const int64_t cols[4] = {depth, depth, n_input + depth, 4 * (int64_t)depth};
+  for (int i = 0; i < 4; ++i) {
+    TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, op, i, &out[i]));
+    if (lg_kernel_num_elements(out[i]) != (int64_t)n_batch * cols[i]) {
+      lg_kernel_log(context, op, "output %s was not prepared for this input",
+                    kBasicOutputNames[i]);
+      return kTfLiteError;
+    }
+  }
+  if (n_batch == 0 || depth == 0) return kTfLiteOk;
+  for (int i = 0; i < 5; ++i) {
+    if (t[i]->data.raw == NULL) {
+      lg_kernel_log(context, op, "%s has no data", kBasicInputNames[i]);
+      return kTfLiteError;
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    if (out[i]->data.raw == NULL) {
+      lg_kernel_log(context, op, "output %s has no data", kBasicOutputNames[i]);
+      return kTfLiteError;
+    }
+  }
+  const int total = n_input + depth;
+  float* concat = out[2]->data.f;
+  float* gates = out[3]->data.f;
+  float* prev_activation = t[kBasicPrevActivation]->data.f;
+  float* prev_state = t[kBasicPrevState]->data.f;
+  for (int b = 0; b < n_batch; ++b) {
+    float* row = concat + (size_t)b * (size_t)total;
+    memcpy(row, t[kBasicInput]->data.f + (size_t)b * (size_t)n_input,
+           (size_t)n_input * sizeof(float));
+    memcpy(row + n_input, prev_activation + (size_t)b * (size_t)depth,
+           (size_t)depth * sizeof(float));
+  }
+  lg_recurrent_gates(gates, 4 * depth, n_batch, t[kBasicBiases]->data.f,
+                     t[kBasicWeights]->data.f, total, concat, total, NULL, 0,
+                     false, NULL, 0);
+  float* activation = out[0]->data.f;
+  float* state = out[1]->data.f;
+  for (int b = 0; b < n_batch; ++b) {
+    const float* g = gates + (size_t)b * 4 * (size_t)depth;
+    for (int c = 0; c < depth; ++c) {
+      const size_t i = (size_t)b * (size_t)depth + (size_t)c;
+      const float input_gate = lg_lstm_sigmoid(g[c]);
+      const float new_input = tanhf(g[depth + c]);
+      const float forget_gate = lg_lstm_sigmoid(g[2 * depth + c]);
+      const float output_gate = lg_lstm_sigmoid(g[3 * depth + c]);
+      const float s = input_gate * new_input + forget_gate * prev_state[i];
+      state[i] = s;
+      activation[i] = output_gate * tanhf(s);
+    }
+  }
+  const size_t bytes = (size_t)n_batch * (size_t)depth * sizeof(float);
+  memcpy(prev_activation, activation, bytes);
+  memcpy(prev_state, state, bytes);
+  return kTfLiteOk;
+}
+
+static bool lg_lstm_is_basic(const TfLiteNode* node, const lg_lstm_data* d) {
+  const TfLiteLSTMParams* p = node->builtin_data;
+  return d->kind == LG_LSTM_SINGLE && p != NULL &&
+         p->kernel_type == kTfLiteLSTMBasicKernel;
+}
+
 static TfLiteStatus lg_lstm_resize(TfLiteContext* context, const char* op,
                                    TfLiteTensor* output,
                                    const TfLiteTensor* input, int features) {
@@ -585,18 +815,144 @@ static TfLiteStatus lg_lstm_resize(TfLiteContext* context, const char* op,
   return context->ResizeTensor(context, output, dims);
 }
 
+/* BIDIRECTIONAL_SEQUENCE_LSTM's auxiliary inputs: input 39 aux_input,
+ * 40-43 fw_aux_input_to_{input,forget,cell,output}_weights, 44-47 the bw
+ * ones. As TFLite's kernel: with aux weights (cross-linking mode) both
+ * directions read the input and add aux_to_gate * aux_input to each gate;
+ * with aux_input alone (non-cross-linking mode) the backward direction reads
+ * aux_input instead of the input. A hybrid node's aux weights are INT8 of
+ * one scale, each aux_input row quantized as the input's. */
+typedef struct lg_lstm_aux {
+  const TfLiteTensor* input; /* aux_input, NULL when absent */
+  bool cross;                /* the aux weights are given */
+  int n_aux;                 /* aux_input's features */
+} lg_lstm_aux;
+
+static TfLiteStatus lg_lstm_bind_aux(TfLiteContext* context,
+                                     const TfLiteNode* node, const char* op,
+                                     const TfLiteTensor* input,
+                                     lg_lstm_aux* aux) {
+  memset(aux, 0, sizeof(*aux));
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_optional_input(context, node, op, 39, &aux->input));
+  const TfLiteTensor* w[8];
+  int given = 0;
+  for (int i = 0; i < 8; ++i) {
+    TF_LITE_ENSURE_STATUS(
+        lg_kernel_optional_input(context, node, op, 40 + i, &w[i]));
+    /* the input gates' (40, 44) may be absent with CIFG */
+    if (i % 4 != 0 && w[i] != NULL) ++given;
+  }
+  if (given != 0 && given != 6) {
+    lg_kernel_log(context, op,
+                  "the fw_ and bw_aux_input_to_{forget,cell,output}_weights "
+                  "(inputs 41-43, 45-47) must be all given or all absent");
+    return kTfLiteError;
+  }
+  aux->cross = given == 6;
+  if (given == 0 && (w[0] != NULL || w[4] != NULL)) {
+    lg_kernel_log(context, op,
+                  "aux_input_to_input_weights are given without the other "
+                  "aux weights");
+    return kTfLiteError;
+  }
+  if (aux->input == NULL) {
+    if (aux->cross) {
+      lg_kernel_log(context, op,
+                    "auxiliary weights are given without aux_input (input "
+                    "39)");
+      return kTfLiteError;
+    }
+    return kTfLiteOk;
+  }
+  if (aux->input->type != kTfLiteFloat32 || input->type != kTfLiteFloat32) {
+    lg_kernel_log(context, op,
+                  "aux_input has type %s with a %s input, only FLOAT32 is "
+                  "supported",
+                  TfLiteTypeGetName(aux->input->type),
+                  TfLiteTypeGetName(input->type));
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_check_shape(context, op, "aux_input", aux->input));
+  const TfLiteIntArray* a = aux->input->dims;
+  const TfLiteIntArray* x = input->dims;
+  bool same = a->size == 3 && x->size == 3 && a->data[0] == x->data[0] &&
+              a->data[1] == x->data[1];
+  /* Without cross links the backward direction reads aux_input with the
+   * input's weights: the shapes must be equal. */
+  if (!aux->cross && same) same = a->data[2] == x->data[2];
+  if (!same) {
+    char got[64], want[64];
+    lg_kernel_log(context, op, "aux_input has shape %s, expected %s%s",
+                  lg_kernel_format_shape(a, got, sizeof(got)),
+                  lg_kernel_format_shape(x, want, sizeof(want)),
+                  aux->cross ? " but for the last dimension"
+                             : " (without aux weights the backward direction "
+                               "reads it in place of the input)");
+    return kTfLiteError;
+  }
+  aux->n_aux = a->data[2];
+  return kTfLiteOk;
+}
+
+/* The cross-linking aux weights of one direction (slots first..first+3). */
+static TfLiteStatus lg_lstm_bind_aux_weights(TfLiteContext* context,
+                                             const TfLiteNode* node,
+                                             const char* op, const char* prefix,
+                                             int first, int n_aux,
+                                             lg_lstm_cell* c) {
+  c->n_aux = n_aux;
+  char name[96];
+  for (int g = 0; g < 4; ++g) {
+    const TfLiteTensor* w;
+    TF_LITE_ENSURE_STATUS(
+        lg_kernel_optional_input(context, node, op, first + g, &w));
+    snprintf(name, sizeof(name), "%saux_input_to_%s_weights", prefix,
+             kGateNames[g]);
+    if (g == kGateInput && (w == NULL) != c->cifg) {
+      lg_kernel_log(context, op, "%s must be given exactly when %s", name,
+                    c->cifg ? "the direction is not CIFG"
+                            : "the "
+                              "direction has input_to_input_weights");
+      return kTfLiteError;
+    }
+    if (w == NULL) continue;
+    const int dims[2] = {c->n_cell, n_aux};
+    if (c->hybrid) {
+      TF_LITE_ENSURE_STATUS(lg_recurrent_check_int8(context, op, name, w, 2,
+                                                    dims, &c->w_aux_scale[g]));
+      c->w_auxq[g] = w->data.int8;
+    } else {
+      TF_LITE_ENSURE_STATUS(
+          lg_recurrent_check_float(context, op, name, w, 2, dims));
+      c->w_aux[g] = w->data.f;
+    }
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_lstm_bind_all(
     TfLiteContext* context, const TfLiteNode* node, const lg_lstm_data* d,
     const lg_lstm_options* o, const TfLiteTensor* input,
-    const lg_recurrent_shape* s, lg_lstm_cell cells[2], int* directions) {
+    const lg_recurrent_shape* s, lg_lstm_cell cells[2], int* directions,
+    lg_lstm_aux* aux) {
   lg_lstm_slots slots;
+  memset(aux, 0, sizeof(*aux));
   if (d->kind == LG_LSTM_BIDIRECTIONAL) {
     *directions = 2;
+    TF_LITE_ENSURE_STATUS(lg_lstm_bind_aux(context, node, d->name, input, aux));
     for (int dir = 0; dir < 2; ++dir) {
+      const char* prefix = dir == 0 ? "fw_" : "bw_";
       lg_lstm_bidi_slots(&slots, dir);
-      TF_LITE_ENSURE_STATUS(
-          lg_lstm_bind(context, node, d->name, dir == 0 ? "fw_" : "bw_", &slots,
-                       input, s->n_batch, s->n_input, false, &cells[dir]));
+      TF_LITE_ENSURE_STATUS(lg_lstm_bind(context, node, d->name, prefix, &slots,
+                                         input, s->n_batch, s->n_input, false,
+                                         &cells[dir]));
+      if (aux->cross) {
+        TF_LITE_ENSURE_STATUS(lg_lstm_bind_aux_weights(
+            context, node, d->name, prefix, dir == 0 ? 40 : 44, aux->n_aux,
+            &cells[dir]));
+      }
     }
   } else {
     *directions = 1;
@@ -617,21 +973,13 @@ static TfLiteStatus lg_lstm_bind_all(
 static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_lstm_data* d = node->user_data;
   const char* op = d->name;
+  if (lg_lstm_is_basic(node, d))
+    return lg_lstm_basic_prepare(context, node, op);
   lg_lstm_options o;
   TF_LITE_ENSURE_STATUS(lg_lstm_read_options(context, node, d, &o));
   if (d->kind == LG_LSTM_BIDIRECTIONAL) {
     TF_LITE_ENSURE_STATUS(
         lg_kernel_check_io(context, node, op, 48, 48, o.merge_outputs ? 1 : 2));
-    for (int slot = 39; slot < 48; ++slot) {
-      const TfLiteTensor* aux;
-      TF_LITE_ENSURE_STATUS(
-          lg_kernel_optional_input(context, node, op, slot, &aux));
-      if (aux != NULL) {
-        lg_kernel_log(context, op,
-                      "auxiliary inputs (input %d) are not supported", slot);
-        return kTfLiteError;
-      }
-    }
   } else {
     if (node->inputs->size != 20 && node->inputs->size != 24) {
       lg_kernel_log(context, op, "expected 20 or 24 inputs, got %d",
@@ -647,8 +995,9 @@ static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {
       context, d->name, d->kind == LG_LSTM_SINGLE, o.time_major, input, &s));
   lg_lstm_cell cells[2];
   int directions = 0;
-  TF_LITE_ENSURE_STATUS(
-      lg_lstm_bind_all(context, node, d, &o, input, &s, cells, &directions));
+  lg_lstm_aux aux;
+  TF_LITE_ENSURE_STATUS(lg_lstm_bind_all(context, node, d, &o, input, &s, cells,
+                                         &directions, &aux));
   size_t floats = lg_lstm_scratch_floats(&cells[0], s.n_batch);
   if (directions == 2) {
     const size_t bw = lg_lstm_scratch_floats(&cells[1], s.n_batch);
@@ -674,6 +1023,7 @@ static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {
 static TfLiteStatus lg_lstm_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_lstm_data* d = node->user_data;
   const char* op = d->name;
+  if (lg_lstm_is_basic(node, d)) return lg_lstm_basic_invoke(context, node, op);
   lg_lstm_options o;
   TF_LITE_ENSURE_STATUS(lg_lstm_read_options(context, node, d, &o));
   const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
@@ -682,8 +1032,9 @@ static TfLiteStatus lg_lstm_invoke(TfLiteContext* context, TfLiteNode* node) {
       context, d->name, d->kind == LG_LSTM_SINGLE, o.time_major, input, &s));
   lg_lstm_cell cells[2];
   int directions = 0;
-  TF_LITE_ENSURE_STATUS(
-      lg_lstm_bind_all(context, node, d, &o, input, &s, cells, &directions));
+  lg_lstm_aux aux;
+  TF_LITE_ENSURE_STATUS(lg_lstm_bind_all(context, node, d, &o, input, &s, cells,
+                                         &directions, &aux));
   size_t floats = lg_lstm_scratch_floats(&cells[0], s.n_batch);
   if (directions == 2) {
     const size_t bw = lg_lstm_scratch_floats(&cells[1], s.n_batch);
@@ -709,28 +1060,42 @@ static TfLiteStatus lg_lstm_invoke(TfLiteContext* context, TfLiteNode* node) {
     const int out_features = output->dims->data[output->dims->size - 1];
     float* out_base =
         output->data.f + (o.merge_outputs && dir == 1 ? cells[0].n_output : 0);
-    if (input->data.f == NULL || output->data.f == NULL || c->h_state == NULL ||
-        c->c_state == NULL) {
+    /* Non-cross-linking mode: the backward direction reads aux_input. */
+    const TfLiteTensor* source =
+        dir == 1 && aux.input != NULL && !aux.cross ? aux.input : input;
+    const float* aux_data = aux.cross ? aux.input->data.f : NULL;
+    if (source->data.f == NULL || output->data.f == NULL ||
+        c->h_state == NULL || c->c_state == NULL ||
+        (aux.cross && aux_data == NULL)) {
       lg_kernel_log(context, op, "a tensor has no data");
       return kTfLiteError;
     }
     for (int k = 0; k < s.n_time; ++k) {
       const int t = dir == 1 ? s.n_time - 1 - k : k;
       const float* x;
+      const float* a = NULL;
       float* out;
-      ptrdiff_t x_stride, out_stride;
+      ptrdiff_t x_stride, a_stride, out_stride;
+      const int n_aux = aux.n_aux;
       if (o.time_major || d->kind == LG_LSTM_SINGLE) {
-        x = input->data.f + (size_t)t * (size_t)s.n_batch * (size_t)n_in;
+        x = source->data.f + (size_t)t * (size_t)s.n_batch * (size_t)n_in;
         x_stride = n_in;
+        if (aux_data != NULL) {
+          a = aux_data + (size_t)t * (size_t)s.n_batch * (size_t)n_aux;
+        }
+        a_stride = n_aux;
         out = out_base + (size_t)t * (size_t)s.n_batch * (size_t)out_features;
         out_stride = out_features;
       } else {
-        x = input->data.f + (size_t)t * (size_t)n_in;
+        x = source->data.f + (size_t)t * (size_t)n_in;
         x_stride = (ptrdiff_t)s.n_time * n_in;
+        if (aux_data != NULL) a = aux_data + (size_t)t * (size_t)n_aux;
+        a_stride = (ptrdiff_t)s.n_time * n_aux;
         out = out_base + (size_t)t * (size_t)out_features;
         out_stride = (ptrdiff_t)s.n_time * out_features;
       }
-      lg_lstm_step(c, s.n_batch, x, x_stride, out, out_stride, scratch);
+      lg_lstm_step(c, s.n_batch, x, x_stride, a, a_stride, out, out_stride,
+                   scratch);
     }
   }
   return kTfLiteOk;

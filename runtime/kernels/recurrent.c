@@ -37,6 +37,20 @@ void lg_recurrent_gates(float* gate, int n, int n_batch, const float* bias,
   }
 }
 
+void lg_recurrent_add_product(float* gate, int n, int n_batch, const float* w,
+                              int k_count, const float* x, ptrdiff_t x_stride) {
+  for (int b = 0; b < n_batch; ++b) {
+    float* g = gate + (size_t)b * (size_t)n;
+    const float* xb = x + b * x_stride;
+    for (int u = 0; u < n; ++u) {
+      const float* row = w + (size_t)u * (size_t)k_count;
+      float dot = 0.0f;
+      for (int k = 0; k < k_count; ++k) dot += row[k] * xb[k];
+      g[u] += dot;
+    }
+  }
+}
+
 /* gate[b * n + u] += (float)(sum_k w[u][k] * q[k] - zp * sum_k w[u][k]) *
  * factor for one batch row's quantized values q. */
 static void lg_recurrent_int8_rows(float* gate, int n, const int8_t* w, int k,
@@ -53,10 +67,9 @@ static void lg_recurrent_int8_rows(float* gate, int n, const int8_t* w, int k,
   }
 }
 
-static void lg_recurrent_hybrid_term(float* gate, int n, int n_batch,
-                                     const int8_t* w, float w_scale, int k,
-                                     const float* x, ptrdiff_t stride,
-                                     bool asymmetric, int8_t* q) {
+void lg_recurrent_hybrid_term(float* gate, int n, int n_batch, const int8_t* w,
+                              float w_scale, int k, const float* x,
+                              ptrdiff_t stride, bool asymmetric, int8_t* q) {
   for (int b = 0; b < n_batch; ++b) {
     const float* row = x + b * stride;
     float scale = 1.0f;

@@ -40,6 +40,12 @@ void lg_recurrent_gates(float* gate, int n, int n_batch, const float* bias,
                         ptrdiff_t x_stride, const float* w_h, int n_h,
                         bool h_diagonal, const float* h, ptrdiff_t h_stride);
 
+/* gate[b * n + u] += sum_k w[u * k_count + k] * x[b * x_stride + k] for
+ * each batch row b < n_batch and unit u < n (the auxiliary-input and
+ * recurrent terms where TFLite adds them one after the other). */
+void lg_recurrent_add_product(float* gate, int n, int n_batch, const float* w,
+                              int k_count, const float* x, ptrdiff_t x_stride);
+
 /* The hybrid form (int8 weights of per-tensor scales w_x_scale and
  * w_h_scale, float x and h), TFLite's hybrid RnnBatchStep bit for bit:
  * gate = bias; then each batch row of x is quantized to int8 (symmetric,
@@ -53,6 +59,13 @@ void lg_recurrent_gates_hybrid(float* gate, int n, int n_batch,
                                ptrdiff_t x_stride, const int8_t* w_h,
                                float w_h_scale, int n_h, const float* h,
                                ptrdiff_t h_stride, bool asymmetric, int8_t* q);
+
+/* One hybrid term of lg_recurrent_gates_hybrid: each batch row of x (k
+ * values, rows `stride` apart) quantized into q, then gate[b * n + u] +=
+ * (float)(sum w * q - zp * sum w) * (row scale * w_scale). */
+void lg_recurrent_hybrid_term(float* gate, int n, int n_batch, const int8_t* w,
+                              float w_scale, int k, const float* x,
+                              ptrdiff_t stride, bool asymmetric, int8_t* q);
 
 /* out[i] = activation(in[i]) for i < count (in and out may alias). */
 void lg_recurrent_activate(const float* in, float* out, size_t count,

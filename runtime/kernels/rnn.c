@@ -8,8 +8,17 @@
  *     input], 2 recurrent weights [units, units], 3 bias [units], 4 hidden
  *     state [batch, units] (a variable tensor)
  *   BIDIRECTIONAL_SEQUENCE_RNN: 0 input, 1-4 the forward weights, bias and
- *     state, 5-8 the backward ones, 9 aux input, 10-11 aux weights
- *     (optional; rejected when given)
+ *     state, 5-8 the backward ones, 9 aux_input, 10-11 fw_ and bw_aux
+ *     weights [units, aux features] (optional). As TFLite's kernel: with
+ *     the aux weights (cross-linking mode) both directions read the input
+ *     and add W_aux aux_input after W x (h = act(bias + W x + W_aux aux +
+ *     R h_prev)); with aux_input alone (non-cross-linking mode) the
+ *     backward direction of a time-major node reads aux_input (of the
+ *     input's shape) in place of the input. Two LiteRT quirks: its
+ *     batch-major loop reads the input in both directions (aux_input alone
+ *     is then unused; litegpu does the same), and its time-major loop steps
+ *     through aux_input by the input's feature count, so that an aux_input
+ *     of other features is misread (litegpu steps by aux_input's own)
  * The sequence ops' input is [time, batch, input] (time_major) or [batch,
  * time, input]; the output has the same layout with units (or, with
  * merge_outputs, forward and backward units side by side) as last dim. The
@@ -19,7 +28,8 @@
  * one scale each) are TFLite's hybrid RnnBatchStep through
  * lg_recurrent_gates_hybrid: each batch row of the input and of the state
  * quantized on the fly (asymmetrically with asymmetric_quantize_inputs).
- * UINT8 and per-channel weights are rejected.
+ * UINT8 and per-channel weights are rejected, and so are aux weights in a
+ * hybrid node (aux_input alone works: it is only the backward input).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +98,15 @@ typedef struct lg_rnn_cell {
   const float* bias;
   float* h_state;
   int n_units;
+  const float* w_aux; /* cross-linking mode: [n_units, n_aux] */
 } lg_rnn_cell;
+
+/* The aux inputs of BIDIRECTIONAL_SEQUENCE_RNN (see the top). */
+typedef struct lg_rnn_aux {
+  const TfLiteTensor* input;
+  bool cross;
+  int n_aux;
+} lg_rnn_aux;
 
 static TfLiteStatus lg_rnn_bind(TfLiteContext* context, const TfLiteNode* node,
                                 const char* op, const char* prefix, int first,
@@ -142,12 +160,76 @@ static TfLiteStatus lg_rnn_bind(TfLiteContext* context, const TfLiteNode* node,
   return kTfLiteOk;
 }
 
-static TfLiteStatus lg_rnn_bind_all(TfLiteContext* context,
-                                    const TfLiteNode* node,
-                                    const lg_rnn_data* d,
+static TfLiteStatus lg_rnn_bind_aux(TfLiteContext* context,
+                                    const TfLiteNode* node, const char* op,
                                     const TfLiteTensor* input,
-                                    const lg_recurrent_shape* s,
-                                    lg_rnn_cell cells[2], int* directions) {
+                                    lg_rnn_cell cells[2], lg_rnn_aux* aux) {
+  const TfLiteTensor* w[2];
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_optional_input(context, node, op, 9, &aux->input));
+  TF_LITE_ENSURE_STATUS(lg_kernel_optional_input(context, node, op, 10, &w[0]));
+  TF_LITE_ENSURE_STATUS(lg_kernel_optional_input(context, node, op, 11, &w[1]));
+  if ((w[0] == NULL) != (w[1] == NULL)) {
+    lg_kernel_log(context, op,
+                  "fw_aux_weights and bw_aux_weights (inputs 10, 11) must be "
+                  "both given or both absent");
+    return kTfLiteError;
+  }
+  aux->cross = w[0] != NULL;
+  if (aux->input == NULL) {
+    if (aux->cross) {
+      lg_kernel_log(context, op,
+                    "aux weights are given without aux_input (input 9)");
+      return kTfLiteError;
+    }
+    return kTfLiteOk;
+  }
+  if (aux->input->type != kTfLiteFloat32) {
+    lg_kernel_log(context, op,
+                  "aux_input has type %s, only FLOAT32 is supported",
+                  TfLiteTypeGetName(aux->input->type));
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_check_shape(context, op, "aux_input", aux->input));
+  const TfLiteIntArray* a = aux->input->dims;
+  const TfLiteIntArray* x = input->dims;
+  bool same = a->size == 3 && x->size == 3 && a->data[0] == x->data[0] &&
+              a->data[1] == x->data[1];
+  if (!aux->cross && same) same = a->data[2] == x->data[2];
+  if (!same) {
+    char got[64], want[64];
+    lg_kernel_log(context, op, "aux_input has shape %s, expected %s%s",
+                  lg_kernel_format_shape(a, got, sizeof(got)),
+                  lg_kernel_format_shape(x, want, sizeof(want)),
+                  aux->cross ? " but for the last dimension"
+                             : " (without aux weights the backward direction "
+                               "reads it in place of the input)");
+    return kTfLiteError;
+  }
+  aux->n_aux = a->data[2];
+  if (!aux->cross) return kTfLiteOk;
+  for (int dir = 0; dir < 2; ++dir) {
+    const char* name = dir == 0 ? "fw_aux_weights" : "bw_aux_weights";
+    if (cells[dir].wq != NULL) {
+      lg_kernel_log(context, op,
+                    "aux weights in a hybrid node (INT8 weights) are not "
+                    "supported, only FLOAT32");
+      return kTfLiteError;
+    }
+    const int dims[2] = {cells[dir].n_units, aux->n_aux};
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_float(context, op, name, w[dir], 2, dims));
+    cells[dir].w_aux = w[dir]->data.f;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_rnn_bind_all(
+    TfLiteContext* context, const TfLiteNode* node, const lg_rnn_data* d,
+    const TfLiteTensor* input, const lg_recurrent_shape* s,
+    lg_rnn_cell cells[2], int* directions, lg_rnn_aux* aux) {
+  memset(aux, 0, sizeof(*aux));
   if (d->kind != LG_RNN_BIDIRECTIONAL) {
     *directions = 1;
     return lg_rnn_bind(context, node, d->name, "", 1, input, s->n_batch,
@@ -156,8 +238,9 @@ static TfLiteStatus lg_rnn_bind_all(TfLiteContext* context,
   *directions = 2;
   TF_LITE_ENSURE_STATUS(lg_rnn_bind(context, node, d->name, "fw_", 1, input,
                                     s->n_batch, s->n_input, &cells[0]));
-  return lg_rnn_bind(context, node, d->name, "bw_", 5, input, s->n_batch,
-                     s->n_input, &cells[1]);
+  TF_LITE_ENSURE_STATUS(lg_rnn_bind(context, node, d->name, "bw_", 5, input,
+                                    s->n_batch, s->n_input, &cells[1]));
+  return lg_rnn_bind_aux(context, node, d->name, input, cells, aux);
 }
 
 /* Scratch floats: the step's output rows, then max(input, units) int8
@@ -193,16 +276,6 @@ static TfLiteStatus lg_rnn_prepare(TfLiteContext* context, TfLiteNode* node) {
   if (d->kind == LG_RNN_BIDIRECTIONAL) {
     TF_LITE_ENSURE_STATUS(
         lg_kernel_check_io(context, node, op, 12, 12, o.merge_outputs ? 1 : 2));
-    for (int slot = 9; slot < node->inputs->size; ++slot) {
-      const TfLiteTensor* aux;
-      TF_LITE_ENSURE_STATUS(
-          lg_kernel_optional_input(context, node, op, slot, &aux));
-      if (aux != NULL) {
-        lg_kernel_log(context, op,
-                      "auxiliary inputs (input %d) are not supported", slot);
-        return kTfLiteError;
-      }
-    }
   } else {
     TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, op, 5, 5, 1));
   }
@@ -215,8 +288,9 @@ static TfLiteStatus lg_rnn_prepare(TfLiteContext* context, TfLiteNode* node) {
       context, d->name, d->kind == LG_RNN_SINGLE, o.time_major, input, &s));
   lg_rnn_cell cells[2];
   int directions = 0;
+  lg_rnn_aux aux;
   TF_LITE_ENSURE_STATUS(
-      lg_rnn_bind_all(context, node, d, input, &s, cells, &directions));
+      lg_rnn_bind_all(context, node, d, input, &s, cells, &directions, &aux));
   int max_units = cells[0].n_units;
   if (directions == 2 && cells[1].n_units > max_units) {
     max_units = cells[1].n_units;
@@ -247,8 +321,9 @@ static TfLiteStatus lg_rnn_invoke(TfLiteContext* context, TfLiteNode* node) {
       context, d->name, d->kind == LG_RNN_SINGLE, o.time_major, input, &s));
   lg_rnn_cell cells[2];
   int directions = 0;
+  lg_rnn_aux aux;
   TF_LITE_ENSURE_STATUS(
-      lg_rnn_bind_all(context, node, d, input, &s, cells, &directions));
+      lg_rnn_bind_all(context, node, d, input, &s, cells, &directions, &aux));
   int max_units = cells[0].n_units;
   if (directions == 2 && cells[1].n_units > max_units) {
     max_units = cells[1].n_units;
@@ -272,7 +347,14 @@ static TfLiteStatus lg_rnn_invoke(TfLiteContext* context, TfLiteNode* node) {
       return kTfLiteError;
     }
     const int features = output->dims->data[output->dims->size - 1];
-    if (input->data.f == NULL || output->data.f == NULL || c->h_state == NULL) {
+    /* Non-cross-linking mode: the backward direction reads aux_input, when
+     * time-major only (LiteRT's batch-major loop reads the input there). */
+    const TfLiteTensor* source =
+        dir == 1 && aux.input != NULL && !aux.cross && o.time_major ? aux.input
+                                                                    : input;
+    const float* aux_data = aux.cross ? aux.input->data.f : NULL;
+    if (source->data.f == NULL || output->data.f == NULL ||
+        c->h_state == NULL || (aux.cross && aux_data == NULL)) {
       lg_kernel_log(context, op, "a tensor has no data");
       return kTfLiteError;
     }
@@ -283,8 +365,8 @@ static TfLiteStatus lg_rnn_invoke(TfLiteContext* context, TfLiteNode* node) {
       const int t = dir == 1 ? s.n_time - 1 - k : k;
       const bool tm = o.time_major || d->kind == LG_RNN_SINGLE;
       const float* x =
-          input->data.f + (tm ? (size_t)t * (size_t)s.n_batch * (size_t)n_in
-                              : (size_t)t * (size_t)n_in);
+          source->data.f + (tm ? (size_t)t * (size_t)s.n_batch * (size_t)n_in
+                               : (size_t)t * (size_t)n_in);
       const ptrdiff_t x_stride = tm ? n_in : (ptrdiff_t)s.n_time * n_in;
       float* out = out_base + (tm ? (size_t)t * (size_t)s.n_batch * features
                                   : (size_t)t * (size_t)features);
@@ -296,6 +378,19 @@ static TfLiteStatus lg_rnn_invoke(TfLiteContext* context, TfLiteNode* node) {
                                   c->wq, c->w_scale, n_in, x, x_stride, c->rq,
                                   c->r_scale, c->n_units, c->h_state,
                                   c->n_units, o.asymmetric, q);
+      } else if (c->w_aux != NULL) {
+        /* TFLite's order: bias, input, aux input, then the recurrent term. */
+        const int n_aux = aux.n_aux;
+        const float* a =
+            aux_data + (tm ? (size_t)t * (size_t)s.n_batch * (size_t)n_aux
+                           : (size_t)t * (size_t)n_aux);
+        const ptrdiff_t a_stride = tm ? n_aux : (ptrdiff_t)s.n_time * n_aux;
+        lg_recurrent_gates(scratch, c->n_units, s.n_batch, c->bias, c->w, n_in,
+                           x, x_stride, NULL, 0, false, NULL, 0);
+        lg_recurrent_add_product(scratch, c->n_units, s.n_batch, c->w_aux,
+                                 n_aux, a, a_stride);
+        lg_recurrent_add_product(scratch, c->n_units, s.n_batch, c->r,
+                                 c->n_units, c->h_state, c->n_units);
       } else {
         lg_recurrent_gates(scratch, c->n_units, s.n_batch, c->bias, c->w, n_in,
                            x, x_stride, c->r, c->n_units, false, c->h_state,

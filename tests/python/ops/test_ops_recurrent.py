@@ -492,26 +492,260 @@ def test_lstm_state_shape_rejected(tmp_path):
     assert "cell_state has shape [2,5], expected [2,4]" in msg
 
 
-def test_lstm_basic_kernel_rejected(tmp_path):
-    case = lstm_case(op="LSTM", v=2,
+# ---- LSTM's BASIC kernel type (version 2) ----------------------------------
+
+
+def basic_lstm_inputs(rng, n_batch, n_input, depth, state=Variable):
+    """input, prev_activation, weights, biases, prev_state: the states as
+    variable tensors (carried from Invoke to Invoke: the kernel writes the
+    new state back into them) or as graph inputs."""
+    x = Input(np.zeros((n_batch, n_input), np.float32))
+    if state is Variable:
+        h = Variable(np.zeros((n_batch, depth), np.float32))
+        c = Variable(np.zeros((n_batch, depth), np.float32))
+    else:
+        h = Input(np.zeros((n_batch, depth), np.float32))
+        c = Input(np.zeros((n_batch, depth), np.float32))
+    w = Const(weights(rng, 4 * depth, n_input + depth))
+    b = Const(weights(rng, 4 * depth, scale=0.3))
+    return [x, h, w, b, c]
+
+
+def basic_shapes(n_batch, n_input, depth):
+    return [(n_batch, depth), (n_batch, depth), (n_batch, n_input + depth),
+            (n_batch, 4 * depth)]
+
+
+# The basic kernel ignores the options' activation and clips (as TFLite's
+# does): the RELU/clip case must match LiteRT all the same.
+@pytest.mark.parametrize("n_batch,n_input,depth,params", [
+    (2, 3, 4, {"fused_activation_function": "TANH"}),
+    (1, 5, 2, {"fused_activation_function": "TANH"}),
+    (3, 2, 3, {"fused_activation_function": "RELU", "cell_clip": 0.1,
+               "proj_clip": 0.2}),
+])
+def test_lstm_basic(n_batch, n_input, depth, params):
+    rng = np.random.default_rng(600 + 10 * n_batch + depth)
+    inputs = basic_lstm_inputs(rng, n_batch, n_input, depth)
+    feeds = sequence_feeds(rng, (n_batch, n_input))
+    outs = run_steps("LSTM", inputs, feeds,
+                     params=dict(params, kernel_type="BASIC"), v=2,
+                     outputs=[np.float32] * 4,
+                     shapes=basic_shapes(n_batch, n_input, depth))
+    # The state carried over, and the reset restarts it.
+    assert not np.allclose(outs[1][0], outs[0][0])
+    for k in range(4):
+        np.testing.assert_array_equal(outs[2][k], outs[0][k])
+
+
+def test_lstm_basic_state_inputs():
+    """prev_activation and prev_state as graph inputs fed each Invoke."""
+    rng = np.random.default_rng(610)
+    n_batch, n_input, depth = 2, 3, 3
+    inputs = basic_lstm_inputs(rng, n_batch, n_input, depth, state=Input)
+    feeds = [[f32(rng.standard_normal(s)) for s in
+              [(n_batch, n_input), (n_batch, depth), (n_batch, depth)]]
+             for _ in range(2)]
+    run_steps("LSTM", inputs, feeds,
+              params={"fused_activation_function": "TANH",
+                      "kernel_type": "BASIC"}, v=2,
+              outputs=[np.float32] * 4,
+              shapes=basic_shapes(n_batch, n_input, depth))
+
+
+def basic_case(mutate=None, outputs=None):
+    rng = np.random.default_rng(620)
+    inputs = basic_lstm_inputs(rng, 2, 3, 2)
+    inputs[0] = Input(f32(rng.standard_normal((2, 3))))
+    if mutate:
+        mutate(inputs)
+    return OpCase(op="LSTM", version=2, inputs=inputs,
+                  params={"fused_activation_function": "TANH",
+                          "kernel_type": "BASIC"},
+                  outputs=outputs or [np.float32] * 4,
+                  output_shapes=basic_shapes(2, 3, 2))
+
+
+def test_lstm_basic_rejections(tmp_path):
+    def uint8(inputs):
+        inputs[0] = Input(np.ones((2, 3), np.uint8), quant=(1 / 128, 128))
+        inputs[1] = Input(np.ones((2, 2), np.uint8), quant=(1 / 128, 128))
+        inputs[2] = Const(np.ones((8, 5), np.uint8), quant=(0.01, 128))
+        inputs[3] = Const(np.ones(8, np.int32), quant=(1e-4, 0))
+        inputs[4] = Input(np.ones((2, 2), np.int16), quant=(2 ** -11, 0))
+    out_q = [Output(np.uint8, quant=(1 / 128, 128)),
+             Output(np.int16, quant=(2 ** -11, 0)),
+             Output(np.uint8, quant=(1 / 128, 128)),
+             Output(np.int16, quant=(2 ** -12, 0))]
+    cases = {
+        "uint8": (basic_case(uint8, out_q),
+                  "LSTM: the quantized BASIC kernel (UINT8 input, INT16 "
+                  "state) is not supported, only FLOAT32"),
+        "const_state": (basic_case(lambda i: i.__setitem__(
+            4, Const(np.zeros((2, 2), np.float32)))),
+            "LSTM: BASIC kernel: prev_state is a constant tensor, but the "
+            "kernel writes the new state back into it"),
+        "weights_shape": (basic_case(lambda i: i.__setitem__(
+            2, Const(np.zeros((8, 4), np.float32)))),
+            "LSTM: weights has shape [8,4], expected [8,5]"),
+        "state_batch": (basic_case(lambda i: i.__setitem__(
+            1, Variable(np.zeros((3, 2), np.float32)))),
+            "LSTM: prev_activation has shape [3,2], expected [2,2]"),
+        "int32_bias": (basic_case(lambda i: i.__setitem__(
+            3, Const(np.zeros(8, np.int32)))),
+            "LSTM: BASIC kernel: biases has type INT32, only FLOAT32"),
+    }
+    for name, (case, want) in cases.items():
+        (tmp_path / name).mkdir()
+        assert want in litegpu_error(case, tmp_path / name), name
+    (tmp_path / "io").mkdir()
+    case = basic_case(outputs=[np.float32] * 3)
+    case.output_shapes = case.output_shapes[:3]
+    assert "LSTM" in litegpu_error(case, tmp_path / "io")
+
+
+# ---- BIDIRECTIONAL_SEQUENCE_LSTM auxiliary inputs ---------------------------
+
+
+def aux_weights(rng, n_cell, n_aux, cifg):
+    return [None if cifg and g == 0 else Const(weights(rng, n_cell, n_aux))
+            for g in range(4)]
+
+
+@pytest.mark.parametrize("variant,merge,time_major", [
+    ("plain", False, True), ("plain", True, True), ("plain", False, False),
+    ("cifg_peephole", False, False), ("projection_bias", False, True)])
+def test_bidirectional_lstm_aux_cross_linked(variant, merge, time_major):
+    """aux_input with aux weights: both directions add aux_to_gate *
+    aux_input (aux features 2, input features 3)."""
+    rng = np.random.default_rng(700 + len(variant) + 3 * merge + time_major)
+    n_batch, n_time, n_input, n_aux, n_cell = 2, 3, 3, 2, 4
+    v = LSTM_VARIANTS[variant]
+    inputs, fw_out, bw_out = bidi_lstm_inputs(rng, n_input, n_cell, 3,
+                                              n_batch, **v)
+    cifg = v.get("cifg", False)
+    shape = (n_time, n_batch, n_input) if time_major else \
+        (n_batch, n_time, n_input)
+    aux_shape = shape[:2] + (n_aux,)
+    inputs[38] = Input(np.zeros(aux_shape, np.float32))
+    inputs[39:47] = (aux_weights(rng, n_cell, n_aux, cifg) +
+                     aux_weights(rng, n_cell, n_aux, cifg))
+    x = Input(np.zeros(shape, np.float32))
+    xs = [f32(rng.standard_normal(s)) for s in [shape, aux_shape] * 2]
+    feeds = [xs[:2], xs[2:], oh.RESET, xs[:2]]
+    if merge:
+        out_shapes = [shape[:2] + (fw_out + bw_out,)]
+    else:
+        out_shapes = [shape[:2] + (fw_out,), shape[:2] + (bw_out,)]
+    outs = run_steps("BIDIRECTIONAL_SEQUENCE_LSTM", [x] + inputs, feeds,
                      params={"fused_activation_function": "TANH",
-                             "kernel_type": "BASIC"})
-    msg = litegpu_error(case, tmp_path)
-    assert "LSTM: the BASIC kernel type (version 2) is not supported" in msg
+                             "merge_outputs": merge,
+                             "time_major": time_major},
+                     outputs=[np.float32] * len(out_shapes), shapes=out_shapes)
+    np.testing.assert_array_equal(outs[2][0], outs[0][0])
+    assert not np.allclose(outs[1][0], outs[0][0])
 
 
-def test_bidirectional_lstm_aux_input_rejected(tmp_path):
+@pytest.mark.parametrize("time_major,hybrid", [(True, False), (False, False),
+                                               (True, True)])
+def test_bidirectional_lstm_aux_not_cross_linked(time_major, hybrid):
+    """aux_input without aux weights: the backward direction reads it in
+    place of the input (also in a hybrid node)."""
+    rng = np.random.default_rng(720 + time_major + 2 * hybrid)
+    n_batch, n_time, n_input = 2, 3, 3
+    inputs, fw_out, bw_out = bidi_lstm_inputs(rng, n_input, 4, 4, n_batch,
+                                              peephole=True, hybrid=hybrid)
+    shape = (n_time, n_batch, n_input) if time_major else \
+        (n_batch, n_time, n_input)
+    inputs[38] = Input(np.zeros(shape, np.float32))
+    x = Input(np.zeros(shape, np.float32))
+    xs = [f32(rng.standard_normal(shape)) for _ in range(4)]
+    feeds = [xs[:2], xs[2:], oh.RESET, xs[:2]]
+    outs = run_steps("BIDIRECTIONAL_SEQUENCE_LSTM", [x] + inputs, feeds,
+                     params={"fused_activation_function": "TANH",
+                             "time_major": time_major},
+                     v=2 if hybrid else 1, outputs=[np.float32] * 2,
+                     shapes=[shape[:2] + (fw_out,), shape[:2] + (bw_out,)])
+    np.testing.assert_array_equal(outs[2][1], outs[0][1])
+
+
+@pytest.mark.parametrize("asymmetric", [False, True])
+def test_bidirectional_lstm_aux_hybrid(asymmetric):
+    """Cross-linked aux inputs of a hybrid node: INT8 aux weights of one
+    scale, each aux_input row quantized on the fly, as the input's."""
+    rng = np.random.default_rng(740 + asymmetric)
+    n_batch, n_time, n_input, n_aux, n_cell = 2, 3, 4, 3, 5
+    inputs, fw_out, bw_out = bidi_lstm_inputs(
+        rng, n_input, n_cell, 3, n_batch, peephole=True, projection=True,
+        hybrid=True)
+    shape = (n_time, n_batch, n_input)
+    aux_shape = (n_time, n_batch, n_aux)
+    inputs[38] = Input(np.zeros(aux_shape, np.float32))
+    inputs[39:47] = [int8_weights(rng, n_cell, n_aux) for _ in range(8)]
+    xs = [f32(rng.standard_normal(s) * 2) for s in [shape, aux_shape] * 2]
+    run_steps("BIDIRECTIONAL_SEQUENCE_LSTM",
+              [Input(np.zeros(shape, np.float32))] + inputs,
+              [xs[:2], xs[2:], oh.RESET, xs[:2]],
+              params={"fused_activation_function": "TANH",
+                      "asymmetric_quantize_inputs": asymmetric},
+              v=3 if asymmetric else 2, outputs=[np.float32] * 2,
+              shapes=[shape[:2] + (fw_out,), shape[:2] + (bw_out,)])
+
+
+def bidi_aux_case(mutate, hybrid=False):
     rng = np.random.default_rng(6)
-    inputs, fw_out, bw_out = bidi_lstm_inputs(rng, 3, 4, 4, 1)
+    inputs, fw_out, bw_out = bidi_lstm_inputs(rng, 3, 4, 4, 1, hybrid=hybrid)
     shape = (2, 1, 3)
-    inputs[38] = Input(f32(rng.standard_normal(shape)))
-    case = OpCase(op="BIDIRECTIONAL_SEQUENCE_LSTM",
+    inputs[38] = Input(f32(rng.standard_normal((2, 1, 2))))
+    inputs[39:47] = aux_weights(rng, 4, 2, False) * 2
+    mutate(inputs)
+    return OpCase(op="BIDIRECTIONAL_SEQUENCE_LSTM", version=2 if hybrid else 1,
                   inputs=[Input(f32(rng.standard_normal(shape)))] + inputs,
                   params={"fused_activation_function": "TANH"},
                   outputs=[np.float32, np.float32],
                   output_shapes=[(2, 1, fw_out), (2, 1, bw_out)])
-    msg = litegpu_error(case, tmp_path)
-    assert "auxiliary inputs (input 39) are not supported" in msg
+
+
+def test_bidirectional_lstm_aux_rejections(tmp_path):
+    def no_aux_input(i):
+        i[38] = None
+
+    def partial(i):
+        i[45] = None
+
+    def aux_batch(i):
+        i[38] = Input(np.zeros((2, 3, 2), np.float32))
+
+    def aux_shape_no_weights(i):
+        i[39:47] = [None] * 8
+
+    def weight_shape(i):
+        i[41] = Const(np.zeros((4, 3), np.float32))
+    cases = {
+        "no_aux_input": (bidi_aux_case(no_aux_input),
+                         "auxiliary weights are given without aux_input"),
+        "partial": (bidi_aux_case(partial),
+                    "the fw_ and bw_aux_input_to_{forget,cell,output}_weights "
+                    "(inputs "
+                    "41-43, 45-47) must be all given or all absent"),
+        "aux_batch": (bidi_aux_case(aux_batch),
+                      "aux_input has shape [2,3,2], expected [2,1,3] but for "
+                      "the last dimension"),
+        "aux_shape_no_weights": (
+            bidi_aux_case(aux_shape_no_weights),
+            "aux_input has shape [2,1,2], expected [2,1,3] (without aux "
+            "weights the backward direction reads it"),
+        "weight_shape": (bidi_aux_case(weight_shape),
+                         "fw_aux_input_to_cell_weights has shape [4,3], "
+                         "expected [4,2]"),
+        "hybrid_float_aux": (bidi_aux_case(lambda i: None, hybrid=True),
+                             "fw_aux_input_to_input_weights has type FLOAT32; "
+                             "a hybrid node's weights are all INT8"),
+    }
+    for name, (case, want) in cases.items():
+        (tmp_path / name).mkdir()
+        msg = litegpu_error(case, tmp_path / name)
+        assert "BIDIRECTIONAL_SEQUENCE_LSTM: " + want in msg, (name, msg)
 
 
 # ---- RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN -----------
@@ -693,19 +927,97 @@ def test_rnn_recurrent_shape_rejected(tmp_path):
             in litegpu_error(case, tmp_path))
 
 
-def test_bidirectional_rnn_aux_input_rejected(tmp_path):
+@pytest.mark.parametrize("cross,merge,time_major", [
+    (True, False, True), (True, True, True), (True, False, False),
+    (False, False, True), (False, False, False)])
+def test_bidirectional_rnn_aux(cross, merge, time_major):
+    """aux_input with aux weights (cross-linking: both directions add W_aux
+    aux_input), or alone (the backward direction of a time-major node reads
+    it in place of the input; LiteRT's batch-major loop reads the input,
+    and litegpu does too). aux features 2 (input features 3) batch-major
+    only: LiteRT's time-major loop steps through aux_input by the input's
+    feature count (see rnn.c)."""
+    rng = np.random.default_rng(260 + 4 * cross + 2 * merge + time_major)
+    n_batch, n_time, n_input = 2, 3, 3
+    n_aux = 2 if cross and not time_major else n_input
+    shape = (n_time, n_batch, n_input) if time_major else \
+        (n_batch, n_time, n_input)
+    aux_shape = shape[:2] + (n_aux,)
+    fw = rnn_cell(rng, n_input, 4, n_batch)
+    bw = rnn_cell(rng, n_input, 3, n_batch)
+    aux = [Input(np.zeros(aux_shape, np.float32))]
+    aux += [Const(weights(rng, 4, n_aux)), Const(weights(rng, 3, n_aux))] \
+        if cross else [None, None]
+    shapes = [shape[:2] + (7,)] if merge else \
+        [shape[:2] + (4,), shape[:2] + (3,)]
+    xs = [f32(rng.standard_normal(s)) for s in [shape, aux_shape] * 2]
+    outs = run_steps("BIDIRECTIONAL_SEQUENCE_RNN",
+                     [Input(np.zeros(shape, np.float32))] + fw + bw + aux,
+                     [xs[:2], xs[2:], oh.RESET, xs[:2]],
+                     params={"fused_activation_function": "TANH",
+                             "time_major": time_major, "merge_outputs": merge},
+                     outputs=[np.float32] * len(shapes), shapes=shapes)
+    np.testing.assert_array_equal(outs[2][-1], outs[0][-1])
+    assert not np.allclose(outs[1][-1], outs[0][-1])
+
+
+def test_bidirectional_rnn_aux_hybrid_not_cross_linked():
+    """A hybrid node with aux_input and no aux weights (batch-major: the
+    backward direction reads the input, as LiteRT's loop does; its hybrid
+    time-major loop runs the sequence max_time times over, so it gives no
+    reference there). RELU: bit-exact as the other hybrid RNN cases."""
+    rng = np.random.default_rng(270)
+    shape = (2, 3, 4)
+    inputs = [Input(np.zeros(shape, np.float32))]
+    inputs += rnn_hybrid_cell(rng, 4, 3, 2) + rnn_hybrid_cell(rng, 4, 2, 2)
+    inputs += [Input(np.zeros(shape, np.float32)), None, None]
+    xs = [f32(rng.standard_normal(shape) * 2) for _ in range(4)]
+    run_steps("BIDIRECTIONAL_SEQUENCE_RNN", inputs,
+              [xs[:2], xs[2:], oh.RESET, xs[:2]],
+              params={"fused_activation_function": "RELU"}, v=2,
+              outputs=[np.float32] * 2, shapes=[(2, 3, 3), (2, 3, 2)],
+              rtol=0.0, atol=0.0)
+
+
+# Hybrid nodes with aux weights are rejected: LiteRT 2.3's hybrid kernel
+# gives values of 1e17 and more there (batch-major; its time-major hybrid
+# loop runs the sequence max_time times over), so there is no reference.
+def test_bidirectional_rnn_aux_rejections(tmp_path):
     rng = np.random.default_rng(243)
     shape = (2, 1, 3)
-    inputs = rnn_cell(rng, 3, 2, 1) + rnn_cell(rng, 3, 2, 1)
-    inputs += [Input(f32(rng.standard_normal(shape))), None, None]
-    case = OpCase(op="BIDIRECTIONAL_SEQUENCE_RNN",
-                  inputs=[Input(f32(rng.standard_normal(shape)))] + inputs,
-                  params={"fused_activation_function": "TANH",
-                          "time_major": True},
-                  outputs=[np.float32] * 2,
-                  output_shapes=[(2, 1, 2), (2, 1, 2)])
-    assert "auxiliary inputs (input 9) are not supported" in litegpu_error(
-        case, tmp_path)
+
+    def case(aux, hybrid=False):
+        cell = rnn_hybrid_cell if hybrid else rnn_cell
+        inputs = cell(rng, 3, 2, 1) + cell(rng, 3, 2, 1) + aux
+        return OpCase(op="BIDIRECTIONAL_SEQUENCE_RNN", version=2 if hybrid
+                      else 1,
+                      inputs=[Input(f32(rng.standard_normal(shape)))] + inputs,
+                      params={"fused_activation_function": "TANH",
+                              "time_major": True},
+                      outputs=[np.float32] * 2,
+                      output_shapes=[(2, 1, 2), (2, 1, 2)])
+    aux_in = Input(f32(rng.standard_normal((2, 1, 2))))
+    w = Const(weights(rng, 2, 2))
+    q = int8_weights(rng, 2, 2)
+    cases = {
+        "one_weight": (case([aux_in, w, None]),
+                       "fw_aux_weights and bw_aux_weights (inputs 10, 11) "
+                       "must be both given or both absent"),
+        "no_aux_input": (case([None, w, w]),
+                         "aux weights are given without aux_input (input 9)"),
+        "aux_shape": (case([aux_in, None, None]),
+                      "aux_input has shape [2,1,2], expected [2,1,3] (without "
+                      "aux weights"),
+        "weight_shape": (case([aux_in, w, Const(weights(rng, 2, 3))]),
+                         "bw_aux_weights has shape [2,3], expected [2,2]"),
+        "hybrid": (case([aux_in, q, q], hybrid=True),
+                   "aux weights in a hybrid node (INT8 weights) are not "
+                   "supported"),
+    }
+    for name, (c, want) in cases.items():
+        (tmp_path / name).mkdir()
+        msg = litegpu_error(c, tmp_path / name)
+        assert "BIDIRECTIONAL_SEQUENCE_RNN: " + want in msg, (name, msg)
 
 
 # ---- SVDF -------------------------------------------------------------------
