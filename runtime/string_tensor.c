@@ -162,6 +162,31 @@ TfLiteStatus lg_string_write_vector(lg_subgraph* s, int index,
   return kTfLiteOk;
 }
 
+TfLiteStatus lg_string_copy(lg_subgraph* s, int index,
+                            const TfLiteTensor* src) {
+  if (src == &s->context.tensors[index]) return kTfLiteOk; /* in place */
+  const char* why = NULL;
+  const int32_t count = lg_string_count(src, &why);
+  if (count < 0) {
+    lg_report(&s->interpreter->reporter,
+              "Copying strings to tensor %d: the source is malformed: %s",
+              index, why);
+    return kTfLiteError;
+  }
+  TfLiteIntArray* dims = TfLiteIntArrayCopy(src->dims);
+  if (dims == NULL) return kTfLiteError;
+  /* A tensor without bytes holds no strings: write the empty layout. */
+  const size_t total = src->bytes == 0 ? string_header(0) : src->bytes;
+  char* buffer = string_reserve(s, index, count, total, dims);
+  if (buffer == NULL) return kTfLiteError;
+  if (src->bytes == 0) {
+    write_i32(buffer + sizeof(int32_t), (int32_t)string_header(0));
+  } else {
+    memcpy(buffer, src->data.raw_const, total);
+  }
+  return kTfLiteOk;
+}
+
 TfLiteStatus lg_string_check_input(TfLiteContext* context, const char* op,
                                    const char* what,
                                    const TfLiteTensor* tensor) {

@@ -40,6 +40,11 @@ TfLiteStatus lg_string_write_vector(lg_subgraph* s, int index,
                                     const char* const* strings,
                                     const int* lengths, int32_t count);
 
+/* Copies STRING tensor `src` (checked: well formed, one string per
+ * element) into STRING tensor `index` of `s`, its shape included: how
+ * values cross between subgraphs. */
+TfLiteStatus lg_string_copy(lg_subgraph* s, int index, const TfLiteTensor* src);
+
 /* Checks, for kernel `op`, that STRING tensor `what` is well formed and
  * holds one string per element ("OP: STRING input holds 2 strings for 3
  * elements"). */

@@ -1,6 +1,7 @@
 """STRING tensors through the builtins whose TFLite kernels move or compare
 them: GATHER, RESHAPE, EXPAND_DIMS, SQUEEZE (v2), EQUAL / NOT_EQUAL (v3),
-FILL (v2), SLICE (v3), STRIDED_SLICE (v5), TILE (v2), GATHER_ND (v2).
+FILL (v2), SLICE (v3), STRIDED_SLICE (v5), TILE (v2), GATHER_ND (v2), and
+IF / WHILE passing STRING values between subgraphs.
 
 Where the expected values come from: LiteRT 2.3's reference kernels
 (BUILTIN_REF) run the same hand-written one-op models (the harness's
@@ -337,3 +338,44 @@ def test_broadcast_to_rejects_strings(tmp_path):
     msg = litegpu_error(model, [strings([b"a", b"b"])])
     assert re.search(r"BROADCAST_TO: input type STRING is not supported",
                      msg), msg
+
+
+# ---- IF and WHILE carry STRING values between subgraphs -----------------------
+
+
+def test_if_carries_strings(tmp_path):
+    model = build(tmp_path, "if", [
+        "tensor c BOOL 1", "tensor x STRING 3", "tensor o STRING 3",
+        "op IF 1 in=c,x out=o then_subgraph_index=1 else_subgraph_index=2",
+        "inputs c,x", "outputs o",
+        "subgraph then", "tensor x STRING 3", "tensor i INT32 2 values=2,0",
+        "tensor o STRING 2", "op GATHER 1 in=x,i out=o axis=0",
+        "inputs x", "outputs o",
+        "subgraph else", "tensor x STRING 3", "inputs x", "outputs x"])
+    x = strings([b"", "\u00e9t\u00e9".encode(), b"z\x00"])
+    (out,) = check(model, [np.array([True]), x])
+    assert out.tolist() == [b"z\x00", b""]
+    (out,) = check(model, [np.array([False]), x])
+    assert out.tolist() == x.tolist()
+
+
+def test_while_grows_string_state(tmp_path):
+    # state (i, s): while i < 3: i += 1, s = TILE(s, [2]).
+    model = build(tmp_path, "while", [
+        "tensor i INT32 -", "tensor s STRING 2", "tensor oi INT32 -",
+        "tensor os STRING 2",
+        "op WHILE 1 in=i,s out=oi,os cond_subgraph_index=1 "
+        "body_subgraph_index=2", "inputs i,s", "outputs oi,os",
+        "subgraph cond", "tensor i INT32 -", "tensor s STRING 2",
+        "tensor n INT32 - values=3", "tensor b BOOL -",
+        "op LESS 1 in=i,n out=b", "inputs i,s", "outputs b",
+        "subgraph body", "tensor i INT32 -", "tensor s STRING 2",
+        "tensor one INT32 - values=1", "tensor m INT32 1 values=2",
+        "tensor j INT32 -", "tensor t STRING 4",
+        "op ADD 1 in=i,one out=j", "op TILE 1 in=s,m out=t",
+        "inputs i,s", "outputs j,t"])
+    s = strings([b"a\x00", "\u00fc".encode()])
+    outs = check(model, [np.array(0, np.int32), s])
+    assert int(outs[0]) == 3 and outs[1].tolist() == s.tolist() * 8
+    outs = check(model, [np.array(3, np.int32), s])
+    assert outs[1].tolist() == s.tolist()
