@@ -379,3 +379,40 @@ def test_while_grows_string_state(tmp_path):
     assert int(outs[0]) == 3 and outs[1].tolist() == s.tolist() * 8
     outs = check(model, [np.array(3, np.int32), s])
     assert outs[1].tolist() == s.tolist()
+
+
+# ---- A converter-made model ----------------------------------------------------
+# tests/models/strings/string_graph.tflite (tools/convert/make_string_models.py):
+# TensorFlow's converter lowers tf.gather / reshape / tile / slice / equal /
+# fill / gather_nd on tf.string to the builtins above. LiteRT's default
+# kernels (its reference resolver has no STRIDED_SLICE 5).
+
+STRING_GRAPH = (oh.REPO / "tests" / "models" / "strings" /
+                "string_graph.tflite")
+
+
+@pytest.mark.parametrize("words,ids", [
+    ([b"cat", b"", "\u00fc".encode(), b"a\x00b"], [2, 0, 2]),
+    ([b"x", b"x", b"y", b"x"], [3, 3, 1]),
+])
+def test_converted_string_graph(words, ids):
+    lib = lg.load_library()
+    feeds = {"words": strings(words), "ids": np.array(ids, np.int32)}
+    ref = oh._litert_interpreter(STRING_GRAPH, "BUILTIN")
+    ref.allocate_tensors()
+    for d in ref.get_input_details():
+        ref.set_tensor(d["index"], feeds[d["name"].split("_")[-1][:-2]])
+    ref.invoke()
+    want = {d["name"]: ref.get_tensor(d["index"])
+            for d in ref.get_output_details()}
+    with lg.Model.from_file(lib, str(STRING_GRAPH)) as m, \
+            lg.Interpreter(lib, m, num_threads=1) as interp:
+        interp.allocate_tensors()
+        for i in range(interp.input_count):
+            interp.set_input(i, feeds[interp.input(i).name.split("_")[-1][:-2]])
+        interp.invoke()
+        got = {interp.output(i).name: interp.get_output(i)
+               for i in range(interp.output_count)}
+    assert set(got) == set(want) and len(want) == 7
+    for name, w in want.items():
+        same(got[name], w)
