@@ -20,6 +20,7 @@
 #include "runtime/interpreter.h"
 #include "runtime/model/model.h"
 #include "runtime/string_tensor.h"
+#include "runtime/subgraph.h"
 
 /* ---- Conversions -------------------------------------------------------- */
 
@@ -134,6 +135,51 @@ TfLiteStatus TfLiteOpaqueTensorGetString(const TfLiteOpaqueTensor* tensor,
   lg_string_at(tensor_of(tensor), index, str, &length);
   *len = (int)length;
   return kTfLiteOk;
+}
+
+/* The tensor's index in the subgraph whose kernel runs on this thread, or
+ * -1 (reported) when no kernel runs or the tensor is not one of its. */
+static int running_tensor_index(const TfLiteTensor* t, const char* fn,
+                                lg_subgraph** s) {
+  *s = lg_subgraph_running();
+  if (*s == NULL) {
+    lg_report(NULL,
+              "%s: no kernel is running on this thread (an opaque tensor is "
+              "written from its operator's Prepare or Invoke)",
+              fn);
+    return -1;
+  }
+  const TfLiteTensor* first = (*s)->context.tensors;
+  if (t == NULL || first == NULL || t < first ||
+      t >= first + (*s)->context.tensors_size) {
+    lg_report(&(*s)->interpreter->reporter,
+              "%s: the tensor is not one of the running graph's tensors", fn);
+    return -1;
+  }
+  return (int)(t - first);
+}
+
+TfLiteStatus TfLiteOpaqueTensorWriteStrings(TfLiteOpaqueTensor* tensor,
+                                            const char* const* str_array,
+                                            int str_array_len,
+                                            const int* str_n_len) {
+  static const char kFn[] = "TfLiteOpaqueTensorWriteStrings";
+  lg_subgraph* s = NULL;
+  const int index = running_tensor_index(tensor_of(tensor), kFn, &s);
+  if (index < 0) return kTfLiteError;
+  if (str_array_len < 0 ||
+      (str_array_len > 0 && (str_array == NULL || str_n_len == NULL))) {
+    lg_report(&s->interpreter->reporter,
+              "%s: %d strings with a NULL array or lengths", kFn,
+              str_array_len);
+    return kTfLiteError;
+  }
+  return lg_string_write_vector(s, index, str_array, str_n_len, str_array_len);
+}
+
+TfLiteStatus TfLiteOpaqueTensorWriteString(TfLiteOpaqueTensor* tensor,
+                                           const char* str, const int len) {
+  return TfLiteOpaqueTensorWriteStrings(tensor, &str, 1, &len);
 }
 
 void* TfLiteOpaqueTensorData(const TfLiteOpaqueTensor* opaque_tensor) {

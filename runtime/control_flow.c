@@ -19,7 +19,8 @@
  * shape known in Prepare, and dynamic otherwise. A subgraph may be the
  * callee of several nodes; each feeds it its own shapes before running it.
  * A subgraph that calls itself, directly or through others, is an error
- * (TFLite has no recursion either).
+ * (TFLite has no recursion either). STRING values cross by the
+ * interpreter's string writer (checked, shape included).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/string_tensor.h"
 #include "runtime/subgraph.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
@@ -108,6 +110,13 @@ static TfLiteStatus feed_inputs(TfLiteContext* context, const char* op,
   TF_LITE_ENSURE_STATUS(shape_inputs(context, op, callee, values, n));
   for (int i = 0; i < n; ++i) {
     TfLiteTensor* in = callee_input(callee, i);
+    if (in->type == kTfLiteString) {
+      TF_LITE_ENSURE_STATUS(
+          lg_string_check_input(context, op, "value", values[i]));
+      TF_LITE_ENSURE_STATUS(
+          lg_string_copy(callee, callee->inputs[i], values[i]));
+      continue;
+    }
     if (in->bytes != values[i]->bytes || in->data.raw == NULL) {
       lg_kernel_log(context, op,
                     "input %d of subgraph %d holds %zu bytes, not the %zu "
@@ -143,6 +152,12 @@ static TfLiteStatus copy_out(TfLiteContext* context, const char* op,
     lg_kernel_log(context, op, "output %d is %s, but its value is %s", index,
                   TfLiteTypeGetName(dst->type), TfLiteTypeGetName(src->type));
     return kTfLiteError;
+  }
+  if (dst->type == kTfLiteString) {
+    lg_subgraph* s = lg_subgraph_of_kernel(context, op);
+    if (s == NULL) return kTfLiteError;
+    TF_LITE_ENSURE_STATUS(lg_string_check_input(context, op, "value", src));
+    return lg_string_copy(s, (int)(dst - context->tensors), src);
   }
   const bool same_shape = TfLiteIntArrayEqual(dst->dims, src->dims);
   const bool dynamic = dst->allocation_type == kTfLiteDynamic;

@@ -40,11 +40,23 @@ static TfLiteStatus prepare_unresolved(lg_subgraph* s, const lg_node* node) {
   return kTfLiteUnresolvedOps;
 }
 
+static _Thread_local lg_subgraph* g_running_subgraph;
+
+lg_subgraph* lg_subgraph_running(void) { return g_running_subgraph; }
+
+lg_subgraph* lg_subgraph_set_running(lg_subgraph* subgraph) {
+  lg_subgraph* previous = g_running_subgraph;
+  g_running_subgraph = subgraph;
+  return previous;
+}
+
 static TfLiteStatus prepare_node(lg_subgraph* s, int plan_index) {
   lg_node* node = node_at(s, plan_index);
   if (node->unresolved) return prepare_unresolved(s, node);
+  lg_subgraph* outer = lg_subgraph_set_running(s);
   TfLiteStatus status =
       lg_registration_prepare(&s->context, &node->registration, &node->node);
+  lg_subgraph_set_running(outer);
   if (status != kTfLiteOk) {
     lg_report(&s->interpreter->reporter,
               "Node number %d (%s) failed to prepare.\n", node->op_index,
@@ -318,8 +330,10 @@ static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
   }
   lg_node* node = node_at(s, plan_index);
   TF_LITE_ENSURE_STATUS(check_inputs_have_data(s, node));
+  lg_subgraph* outer = lg_subgraph_set_running(s);
   TfLiteStatus status =
       lg_registration_invoke(&s->context, &node->registration, &node->node);
+  lg_subgraph_set_running(outer);
   if (status != kTfLiteOk) {
     lg_report(&s->interpreter->reporter,
               "Node number %d (%s) failed to invoke.\n", node->op_index,

@@ -52,4 +52,12 @@ const char* lg_node_op_name(const lg_node* node);
  * placeholder no delegate claimed). */
 bool lg_subgraph_has_unresolved(const lg_subgraph* s);
 
+/* The subgraph whose node's Prepare or Invoke runs on this thread (NULL
+ * outside them): what TfLiteOpaqueTensorWriteStrings writes through. The
+ * executor sets it around each kernel call and restores the previous one
+ * after (nested subgraphs of control flow included); set returns the
+ * previous value. */
+lg_subgraph* lg_subgraph_running(void);
+lg_subgraph* lg_subgraph_set_running(lg_subgraph* subgraph);
+
 #endif /* LITEGPU_RUNTIME_SUBGRAPH_H_ */

@@ -45,6 +45,7 @@
 #include "runtime/kernels/quant_simd.h"
 #include "runtime/kernels/quant_util.h"
 #include "runtime/kernels/simd_f32.h"
+#include "runtime/string_tensor.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -430,6 +431,8 @@ static lg_binary_row_fn lg_binary_row_for(const lg_binary_op* op,
       return op->u8;
     case kTfLiteInt16:
       return op->i16;
+    case kTfLiteString:
+      return op->str;
     default:
       return NULL;
   }
@@ -652,8 +655,10 @@ static TfLiteStatus lg_binary_prepare_shapes(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(
       lg_kernel_check_shape(context, op->name, "input 1", input2));
   /* The types were checked: both have fixed sizes. */
-  size_t in_size = 0, out_size = 0;
-  TF_LITE_ENSURE_STATUS(TfLiteGetSizeOfType(input1->type, &in_size));
+  size_t in_size = sizeof(int32_t), out_size = 0; /* STRING: offsets */
+  if (input1->type != kTfLiteString) {
+    TF_LITE_ENSURE_STATUS(TfLiteGetSizeOfType(input1->type, &in_size));
+  }
   TF_LITE_ENSURE_STATUS(TfLiteGetSizeOfType(output->type, &out_size));
   TfLiteIntArray* shape = NULL;
   TF_LITE_ENSURE_STATUS(
@@ -825,13 +830,27 @@ TfLiteStatus lg_binary_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->check != NULL) {
     TF_LITE_ENSURE_STATUS(data->check(context, op->name, input1, input2));
   }
+  lg_binary_params params = data->params;
+  const void* in1 = input1->data.data;
+  const void* in2 = input2->data.data;
+  if (input1->type == kTfLiteString) {
+    TF_LITE_ENSURE_STATUS(
+        lg_string_check_input(context, op->name, "input 0", input1));
+    TF_LITE_ENSURE_STATUS(
+        lg_string_check_input(context, op->name, "input 1", input2));
+    params.str1 = input1->data.raw_const;
+    params.str2 = input2->data.raw_const;
+    /* The rows read each element's offset pair from the offset tables. */
+    if (data->elements1 > 0) in1 = params.str1 + sizeof(int32_t);
+    if (data->elements2 > 0) in2 = params.str2 + sizeof(int32_t);
+  }
   if (data->plan.elements == 0) return kTfLiteOk;
   lg_binary_job job = {
       .plan = &data->plan,
-      .inputs = {input1->data.data, input2->data.data},
+      .inputs = {in1, in2},
       .output = output->data.data,
       .row = data->row,
-      .params = &data->params,
+      .params = &params,
       .f32_simd = input1->type == kTfLiteFloat32 ? op->f32_simd : 0,
   };
   lg_binary_run(context, &job);

@@ -38,6 +38,9 @@ typedef struct lg_binary_params {
   int32_t in1_multiplier, in2_multiplier, out_multiplier;
   int in1_shift, in2_shift, out_shift;
   int left_shift;
+  /* STRING inputs: the tensors' buffers. Their rows get pointers into the
+   * offset tables (the int32s after the count), 4 bytes per element. */
+  const char *str1, *str2;
 } lg_binary_params;
 
 /* out[i] = f(x[i * sx], y[i * sy]) for i in [0, n), sx and sy in {0, 1}. */
@@ -71,6 +74,7 @@ typedef struct lg_binary_op {
   const char* types;   /* the accepted input types, for messages */
   /* Row functions by input type; NULL where the op rejects the type. */
   lg_binary_row_fn f32, i32, i64, boolean, i8, u8, i16;
+  lg_binary_row_fn str; /* STRING inputs (EQUAL, NOT_EQUAL) */
   /* FLOAT32 arithmetic on simd_f32's rows (lg_f32_binop + 1; 0: none): a
    * two-dim plan then runs all its rows in one call. */
   int f32_simd;

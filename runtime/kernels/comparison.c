@@ -16,12 +16,17 @@
  * compared. Values closer than the rounding step therefore compare equal,
  * as in TFLite. The rescale is a right shift only: a scale of 1 or more
  * is refused in Prepare (TFLite's kernel aborts or shifts by a negative
- * amount there). The int16 and string variants inside the registered
- * version ranges are rejected in Prepare with the type's name.
+ * amount there). The int16 variants inside the registered version
+ * ranges are rejected in Prepare with the type's name.
+ *
+ * EQUAL and NOT_EQUAL also compare STRING inputs (version 3): two strings
+ * are equal when they hold the same bytes (NUL and non-ASCII bytes
+ * included), as TFLite's StringRef comparison.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "runtime/kernels/binary.h"
 #include "runtime/kernels/kernel_util.h"
@@ -75,6 +80,43 @@ LG_BINARY_ROW(lg_not_equal_f32, float, uint8_t, a != b)
 LG_BINARY_ROW(lg_not_equal_i32, int32_t, uint8_t, a != b)
 LG_BINARY_ROW(lg_not_equal_i64, int64_t, uint8_t, a != b)
 LG_BINARY_ROW(lg_not_equal_bool, uint8_t, uint8_t, (a != 0) != (b != 0))
+
+/* STRING: x and y point into the inputs' offset tables (p->str1, p->str2
+ * are the buffers); element i of an input is the bytes between its offset
+ * and the next. The tables were checked (lg_string_check_input). */
+static bool lg_compare_string(const char* base1, const char* x,
+                              const char* base2, const char* y) {
+  int32_t a[2], b[2];
+  memcpy(a, x, sizeof a);
+  memcpy(b, y, sizeof b);
+  return a[1] - a[0] == b[1] - b[0] &&
+         memcmp(base1 + a[0], base2 + b[0], (size_t)(a[1] - a[0])) == 0;
+}
+
+static void lg_compare_string_row(const void* xv, ptrdiff_t sx, const void* yv,
+                                  ptrdiff_t sy, uint8_t* o, int n,
+                                  const lg_binary_params* p, bool equal) {
+  const char* x = xv;
+  const char* y = yv;
+  for (int i = 0; i < n; ++i) {
+    const bool same =
+        lg_compare_string(p->str1, x + (size_t)(i * sx) * sizeof(int32_t),
+                          p->str2, y + (size_t)(i * sy) * sizeof(int32_t));
+    o[i] = (uint8_t)(same == equal);
+  }
+}
+
+static void lg_equal_str(const void* x, ptrdiff_t sx, const void* y,
+                         ptrdiff_t sy, void* out, int n,
+                         const lg_binary_params* p) {
+  lg_compare_string_row(x, sx, y, sy, out, n, p, true);
+}
+
+static void lg_not_equal_str(const void* x, ptrdiff_t sx, const void* y,
+                             ptrdiff_t sy, void* out, int n,
+                             const lg_binary_params* p) {
+  lg_compare_string_row(x, sx, y, sy, out, n, p, false);
+}
 
 /* INT8 and UINT8: the rescaled values compared as int32. */
 #define LG_COMPARE_Q_ROWS(name, CMP)                       \
@@ -180,26 +222,28 @@ static const lg_binary_op kEqual = {
     .name = "EQUAL",
     .builtin_code = kTfLiteBuiltinEqual,
     .bool_output = true,
-    .types = "FLOAT32, INT32, INT64, BOOL, INT8 or UINT8",
+    .types = "FLOAT32, INT32, INT64, BOOL, INT8, UINT8 or STRING",
     .f32 = lg_equal_f32,
     .i32 = lg_equal_i32,
     .i64 = lg_equal_i64,
     .boolean = lg_equal_bool,
     .i8 = lg_equal_i8,
     .u8 = lg_equal_u8,
+    .str = lg_equal_str,
     .quant_params = lg_compare_quant_params,
 };
 static const lg_binary_op kNotEqual = {
     .name = "NOT_EQUAL",
     .builtin_code = kTfLiteBuiltinNotEqual,
     .bool_output = true,
-    .types = "FLOAT32, INT32, INT64, BOOL, INT8 or UINT8",
+    .types = "FLOAT32, INT32, INT64, BOOL, INT8, UINT8 or STRING",
     .f32 = lg_not_equal_f32,
     .i32 = lg_not_equal_i32,
     .i64 = lg_not_equal_i64,
     .boolean = lg_not_equal_bool,
     .i8 = lg_not_equal_i8,
     .u8 = lg_not_equal_u8,
+    .str = lg_not_equal_str,
     .quant_params = lg_compare_quant_params,
 };
 

@@ -11,6 +11,11 @@
  * elements. Indices are INT32 or INT64 and must lie in [0, params.shape[axis]);
  * Invoke checks all of them before writing anything and reports the first
  * one out of range.
+ *
+ * STRING params (TFLite's gather.cc takes them at every version, 1-D
+ * only, as here) give a STRING output written in Invoke by the
+ * interpreter's string writer (runtime/string_tensor.h): the same picks,
+ * one string per element.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -21,6 +26,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/shape_util.h"
+#include "runtime/string_tensor.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -146,8 +152,9 @@ static TfLiteStatus lg_gather_prepare(TfLiteContext* context,
       lg_kernel_input(context, node, LG_GATHER_OP, kIndicesTensor, &indices));
   TF_LITE_ENSURE_STATUS(
       lg_kernel_output(context, node, LG_GATHER_OP, kOutputTensor, &output));
-  TF_LITE_ENSURE_STATUS(lg_shape_check_type(context, LG_GATHER_OP, "params",
-                                            params->type, LG_SHAPE_TYPES_MOVE));
+  TF_LITE_ENSURE_STATUS(
+      lg_shape_check_type(context, LG_GATHER_OP, "params", params->type,
+                          LG_SHAPE_TYPES_MOVE | LG_SHAPE_TYPE(kTfLiteString)));
   TF_LITE_ENSURE_STATUS(lg_shape_check_type(
       context, LG_GATHER_OP, "indices", indices->type, LG_SHAPE_TYPES_INDEX));
   if (output->type != params->type) {
@@ -160,11 +167,18 @@ static TfLiteStatus lg_gather_prepare(TfLiteContext* context,
                                             params, LG_SHAPE_MAX_RANK));
   TF_LITE_ENSURE_STATUS(lg_shape_check_rank(context, LG_GATHER_OP, "indices",
                                             indices, LG_SHAPE_MAX_RANK));
+  if (params->type == kTfLiteString && params->dims->size != 1) {
+    lg_kernel_log(context, LG_GATHER_OP,
+                  "STRING params must be 1-D (as TFLite's), got rank %d",
+                  params->dims->size);
+    return kTfLiteError;
+  }
   int axis, batch_dims;
   TF_LITE_ENSURE_STATUS(
       lg_gather_axes(context, node, params, indices, &axis, &batch_dims));
   TF_LITE_ENSURE_STATUS(lg_gather_shape(context, data, params, indices, axis,
                                         batch_dims, output));
+  if (output->type == kTfLiteString) lg_kernel_set_dynamic(output);
   data->prepared = true;
   return kTfLiteOk;
 }
@@ -202,6 +216,25 @@ static void lg_gather_run(const lg_gather_data* data,
   }
 }
 
+/* STRING params: which params string output string k is. */
+typedef struct lg_gather_string_map {
+  const lg_gather_data* data;
+  const TfLiteTensor* indices;
+} lg_gather_string_map;
+
+static int64_t lg_gather_string_at(const void* ctx, int64_t k) {
+  const lg_gather_string_map* m = ctx;
+  const lg_gather_data* d = m->data;
+  const int64_t i = k % d->inner;
+  int64_t r = k / d->inner;
+  const int64_t c = r % d->coords;
+  r /= d->coords;
+  const int64_t o = r % d->outer;
+  const int64_t b = r / d->outer;
+  const int64_t index = lg_shape_int_at(m->indices, b * d->coords + c);
+  return ((b * d->outer + o) * d->axis_size + index) * d->inner + i;
+}
+
 static TfLiteStatus lg_gather_invoke(TfLiteContext* context, TfLiteNode* node) {
   const lg_gather_data* data = node->user_data;
   if (data == NULL || !data->prepared) {
@@ -227,6 +260,14 @@ static TfLiteStatus lg_gather_invoke(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(
       lg_shape_check_data(context, LG_GATHER_OP, "indices", indices));
   TF_LITE_ENSURE_STATUS(lg_gather_check_indices(context, data, indices));
+  if (params->type == kTfLiteString) {
+    TF_LITE_ENSURE_STATUS(
+        lg_string_check_input(context, LG_GATHER_OP, "params", params));
+    const lg_gather_string_map map = {data, indices};
+    return lg_string_write_mapped(context, LG_GATHER_OP, output, params,
+                                  output->dims->data, output->dims->size,
+                                  lg_gather_string_at, &map);
+  }
   if (out_elements == 0) return kTfLiteOk;
   TF_LITE_ENSURE_STATUS(
       lg_shape_check_data(context, LG_GATHER_OP, "params", params));

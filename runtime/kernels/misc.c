@@ -6,8 +6,10 @@
  *   >= 0, none: a scalar) with every element equal to `value` (a scalar of
  *   FLOAT32, INT32, INT64 or BOOL; the output has its type). Constant dims
  *   are read in Prepare; otherwise the output is dynamic and sized in
- *   Invoke. String, int8, int16 and float16 values (versions 2..4) are
- *   rejected in Prepare with the type's name.
+ *   Invoke. A STRING value (version 2) gives a dynamic STRING output
+ *   written in Invoke by the interpreter's string writer. Int8, int16 and
+ *   float16 values (versions 3..4) are rejected in Prepare with the type's
+ *   name.
  * ZEROS_LIKE: zeros of the input's shape and type (FLOAT32, INT32, INT64).
  */
 #include <stddef.h>
@@ -17,6 +19,7 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/string_tensor.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -148,10 +151,11 @@ static TfLiteStatus lg_fill_check(TfLiteContext* context,
     return kTfLiteError;
   }
   if (value->type != kTfLiteFloat32 && value->type != kTfLiteInt32 &&
-      value->type != kTfLiteInt64 && value->type != kTfLiteBool) {
+      value->type != kTfLiteInt64 && value->type != kTfLiteBool &&
+      value->type != kTfLiteString) {
     lg_kernel_log(context, LG_FILL_OP,
                   "value type %s is not supported (expected FLOAT32, INT32, "
-                  "INT64 or BOOL)",
+                  "INT64, BOOL or STRING)",
                   TfLiteTypeGetName(value->type));
     return kTfLiteError;
   }
@@ -232,6 +236,7 @@ static TfLiteStatus lg_fill_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(lg_fill_get(context, node, &dims, &value, &output));
   TF_LITE_ENSURE_STATUS(lg_fill_check(context, dims, value, output));
   data->dynamic = !lg_kernel_is_constant(dims);
+  if (output->type == kTfLiteString) lg_kernel_set_dynamic(output);
   if (data->dynamic) {
     lg_kernel_set_dynamic(output);
   } else {
@@ -239,6 +244,13 @@ static TfLiteStatus lg_fill_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   data->prepared = true;
   return kTfLiteOk;
+}
+
+/* STRING: every output string is the value's only string. */
+static int64_t lg_fill_string_at(const void* ctx, int64_t k) {
+  (void)ctx;
+  (void)k;
+  return 0;
 }
 
 static TfLiteStatus lg_fill_invoke(TfLiteContext* context, TfLiteNode* node) {
@@ -253,6 +265,14 @@ static TfLiteStatus lg_fill_invoke(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(lg_fill_get(context, node, &dims, &value, &output));
   if (data->dynamic) {
     TF_LITE_ENSURE_STATUS(lg_fill_configure(context, dims, output));
+  }
+  if (value->type == kTfLiteString) {
+    TF_LITE_ENSURE_STATUS(
+        lg_string_check_input(context, LG_FILL_OP, "value", value));
+    /* The writer copies the shape before replacing the dims. */
+    return lg_string_write_mapped(context, LG_FILL_OP, output, value,
+                                  output->dims->data, output->dims->size,
+                                  lg_fill_string_at, NULL);
   }
   const int64_t count = lg_kernel_num_elements(output);
   if (count == 0) return kTfLiteOk;

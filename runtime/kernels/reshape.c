@@ -11,6 +11,11 @@
  *
  * A shape or axis input that is not constant makes the output dynamic: its
  * shape is computed in Invoke.
+ *
+ * STRING inputs (TFLite's kernels take them: RESHAPE and EXPAND_DIMS at
+ * version 1, SQUEEZE at 2) give a dynamic STRING output that Invoke writes
+ * with the interpreter's string writer: the same strings under the new
+ * shape.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +25,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/shape_util.h"
+#include "runtime/string_tensor.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -68,9 +74,11 @@ static TfLiteStatus lg_reshape_begin(TfLiteContext* context, TfLiteNode* node,
       lg_kernel_input(context, node, op, kInputTensor, input));
   TF_LITE_ENSURE_STATUS(
       lg_kernel_output(context, node, op, kOutputTensor, output));
-  TF_LITE_ENSURE_STATUS(lg_shape_check_type(
-      context, op, "input", (*input)->type, LG_SHAPE_TYPES_MOVE));
+  TF_LITE_ENSURE_STATUS(
+      lg_shape_check_type(context, op, "input", (*input)->type,
+                          LG_SHAPE_TYPES_MOVE | LG_SHAPE_TYPE(kTfLiteString)));
   TF_LITE_ENSURE_STATUS(lg_shape_check_same_type(context, op, *input, *output));
+  if ((*output)->type == kTfLiteString) lg_kernel_set_dynamic(*output);
   return lg_shape_check_rank(context, op, "input", *input, LG_SHAPE_MAX_RANK);
 }
 
@@ -82,6 +90,12 @@ static TfLiteStatus lg_reshape_copy(TfLiteContext* context, const char* op,
   if (lg_kernel_num_elements(output) != n) {
     lg_kernel_log(context, op, "tensor shapes changed since prepare");
     return kTfLiteError;
+  }
+  if (input->type == kTfLiteString) {
+    TF_LITE_ENSURE_STATUS(lg_string_check_input(context, op, "input", input));
+    return lg_string_write_mapped(context, op, output, input,
+                                  output->dims->data, output->dims->size, NULL,
+                                  NULL);
   }
   if (n == 0) return kTfLiteOk;
   TF_LITE_ENSURE_STATUS(lg_shape_check_data(context, op, "input", input));

@@ -149,6 +149,16 @@ void lg_shape_copy_add_dim(lg_shape_copy* copy, int dim, ptrdiff_t src_stride,
   copy->rank++;
 }
 
+int64_t lg_shape_copy_source(const lg_shape_copy* copy, int64_t k) {
+  int64_t source = copy->src_offset;
+  for (int j = copy->rank - 1; j >= 0; --j) {
+    const int64_t dim = copy->dims[j];
+    source += (k % dim) * copy->src_stride[j];
+    k /= dim;
+  }
+  return source;
+}
+
 /* Dims shorter than this are not worth tiling. */
 #define LG_SHAPE_BLOCK_MIN 4
 /* Tile side in elements: 16 x 4-byte elements fill a 64-byte cache line. */

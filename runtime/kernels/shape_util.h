@@ -141,6 +141,11 @@ void lg_shape_copy_add_dim(lg_shape_copy* copy, int dim, ptrdiff_t src_stride,
  * so that Run copies tiles instead of strided rows. Call once, after the
  * last add_dim. */
 void lg_shape_copy_finish(lg_shape_copy* copy);
+/* The source element (src_offset included) of destination element k of a
+ * copy not yet finished whose dims were added outermost first with
+ * row-major destination strides (dst_offset 0): how a kernel that moves
+ * STRING elements one at a time follows its copy plan. */
+int64_t lg_shape_copy_source(const lg_shape_copy* copy, int64_t k);
 /* Runs the copy: dst[dst_offset + sum(i_k * dst_stride_k)] =
  * src[src_offset + sum(i_k * src_stride_k)] for every index. Nothing is
  * read or written when a dim is 0. */

@@ -16,6 +16,11 @@
  * Both turn into one lg_shape_copy: per output dim a count and an input
  * stride (the dim's stride times the slice stride), plus a start offset.
  * Non-constant begin/size/end/strides make the output dynamic.
+ *
+ * STRING inputs (SLICE version 3, STRIDED_SLICE version 5, as TFLite) give
+ * a dynamic STRING output written in Invoke by the interpreter's string
+ * writer, each output string found through the copy plan as it was before
+ * lg_shape_copy_finish reordered it.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -27,6 +32,7 @@
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/shape_util.h"
 #include "runtime/kernels/strided_slice_entry.h"
+#include "runtime/string_tensor.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -47,6 +53,7 @@ typedef struct lg_slice_data {
   bool prepared;
   bool dynamic; /* the plan is built in Invoke */
   lg_shape_copy copy;
+  lg_shape_copy order; /* the copy before finish (STRING inputs) */
   int64_t in_elements;
   int64_t out_elements;
 } lg_slice_data;
@@ -102,6 +109,7 @@ static TfLiteStatus lg_slice_plan(TfLiteContext* context, const char* op,
     lg_shape_copy_add_dim(&data->copy, (int)d[k].count,
                           d[k].stride * (ptrdiff_t)d[k].step, out_stride[k]);
   }
+  data->order = data->copy;
   lg_shape_copy_finish(&data->copy);
   data->in_elements = lg_kernel_num_elements(in);
   data->out_elements = elements;
@@ -151,9 +159,11 @@ static TfLiteStatus lg_slice_begin(TfLiteContext* context, TfLiteNode* node,
       lg_kernel_input(context, node, op, kInputTensor, input));
   TF_LITE_ENSURE_STATUS(
       lg_kernel_output(context, node, op, kOutputTensor, output));
-  TF_LITE_ENSURE_STATUS(lg_shape_check_type(
-      context, op, "input", (*input)->type, LG_SHAPE_TYPES_MOVE));
+  TF_LITE_ENSURE_STATUS(
+      lg_shape_check_type(context, op, "input", (*input)->type,
+                          LG_SHAPE_TYPES_MOVE | LG_SHAPE_TYPE(kTfLiteString)));
   TF_LITE_ENSURE_STATUS(lg_shape_check_same_type(context, op, *input, *output));
+  if ((*output)->type == kTfLiteString) lg_kernel_set_dynamic(*output);
   TF_LITE_ENSURE_STATUS(
       lg_shape_check_rank(context, op, "input", *input, LG_SHAPE_MAX_RANK));
   for (int i = 1; i < num_inputs; ++i) {
@@ -178,6 +188,11 @@ static bool lg_slice_constant_inputs(TfLiteContext* context, TfLiteNode* node,
   return true;
 }
 
+/* STRING: which input string output string k is. */
+static int64_t lg_slice_string_at(const void* ctx, int64_t k) {
+  return lg_shape_copy_source(&((const lg_slice_data*)ctx)->order, k);
+}
+
 static TfLiteStatus lg_slice_invoke_op(
     TfLiteContext* context, TfLiteNode* node, const char* op,
     TfLiteStatus (*build)(TfLiteContext*, TfLiteNode*, lg_slice_data*)) {
@@ -197,6 +212,12 @@ static TfLiteStatus lg_slice_invoke_op(
       lg_kernel_num_elements(output) != data->out_elements) {
     lg_kernel_log(context, op, "tensor shapes changed since prepare");
     return kTfLiteError;
+  }
+  if (input->type == kTfLiteString) {
+    TF_LITE_ENSURE_STATUS(lg_string_check_input(context, op, "input", input));
+    return lg_string_write_mapped(context, op, output, input,
+                                  output->dims->data, output->dims->size,
+                                  lg_slice_string_at, data);
   }
   if (data->out_elements == 0) return kTfLiteOk;
   TF_LITE_ENSURE_STATUS(lg_shape_check_data(context, op, "input", input));

@@ -9,6 +9,11 @@
  * dims. TILE views each dim d as two loop dims (multiple, dim) with source
  * strides (0, stride_d), so the innermost loop still copies whole input
  * rows. Non-constant multiples / shape make the output dynamic.
+ *
+ * TILE also repeats STRING inputs (version 2, as TFLite; BROADCAST_TO
+ * rejects them, as TFLite's does): a dynamic STRING output written in
+ * Invoke by the interpreter's string writer, each output string found
+ * through the copy plan as it was before lg_shape_copy_finish.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -18,6 +23,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/shape_util.h"
+#include "runtime/string_tensor.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
@@ -36,6 +42,7 @@ typedef struct lg_tile_data {
   bool prepared;
   bool dynamic; /* the plan is built in Invoke */
   lg_shape_copy copy;
+  lg_shape_copy order; /* the copy before finish (STRING inputs) */
   int64_t in_elements;
   int64_t out_elements;
 } lg_tile_data;
@@ -63,6 +70,7 @@ static TfLiteStatus lg_tile_finish(TfLiteContext* context, const char* op,
                                    const TfLiteTensor* input,
                                    TfLiteTensor* output, const int* dims,
                                    int rank) {
+  data->order = data->copy;
   lg_shape_copy_finish(&data->copy);
   data->in_elements = lg_kernel_num_elements(input);
   data->out_elements = data->copy.elements;
@@ -206,9 +214,12 @@ static TfLiteStatus lg_tile_prepare_op(
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 1, &second));
   TF_LITE_ENSURE_STATUS(
       lg_kernel_output(context, node, op, kOutputTensor, &output));
+  const uint32_t strings =
+      build == lg_tile_build ? LG_SHAPE_TYPE(kTfLiteString) : 0;
   TF_LITE_ENSURE_STATUS(lg_shape_check_type(context, op, "input", input->type,
-                                            LG_SHAPE_TYPES_MOVE));
+                                            LG_SHAPE_TYPES_MOVE | strings));
   TF_LITE_ENSURE_STATUS(lg_shape_check_same_type(context, op, input, output));
+  if (output->type == kTfLiteString) lg_kernel_set_dynamic(output);
   TF_LITE_ENSURE_STATUS(
       lg_shape_check_rank(context, op, "input", input, LG_SHAPE_MAX_RANK));
   TF_LITE_ENSURE_STATUS(lg_shape_check_type(
@@ -222,6 +233,11 @@ static TfLiteStatus lg_tile_prepare_op(
   }
   data->prepared = true;
   return kTfLiteOk;
+}
+
+/* STRING: which input string output string k is. */
+static int64_t lg_tile_string_at(const void* ctx, int64_t k) {
+  return lg_shape_copy_source(&((const lg_tile_data*)ctx)->order, k);
 }
 
 static TfLiteStatus lg_tile_invoke_op(
@@ -243,6 +259,12 @@ static TfLiteStatus lg_tile_invoke_op(
       lg_kernel_num_elements(output) != data->out_elements) {
     lg_kernel_log(context, op, "tensor shapes changed since prepare");
     return kTfLiteError;
+  }
+  if (input->type == kTfLiteString) {
+    TF_LITE_ENSURE_STATUS(lg_string_check_input(context, op, "input", input));
+    return lg_string_write_mapped(context, op, output, input,
+                                  output->dims->data, output->dims->size,
+                                  lg_tile_string_at, data);
   }
   if (data->out_elements == 0) return kTfLiteOk;
   TF_LITE_ENSURE_STATUS(lg_shape_check_data(context, op, "input", input));

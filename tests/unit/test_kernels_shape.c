@@ -186,7 +186,7 @@ static void test_reshape_rejections(void** state) {
   sh_out(&s, kTfLiteFloat16);
   sh_fails(&s,
            "RESHAPE: input type FLOAT16 is not supported (expected one "
-           "of FLOAT32, INT32, UINT8, INT64, BOOL, INT16, INT8)");
+           "of FLOAT32, INT32, UINT8, INT64, STRING, BOOL, INT16, INT8)");
   sh_init(&s, lg_register_RESHAPE(), &p);
   sh_const(&s, kTfLiteFloat32, DIMS(12), kF12);
   sh_out(&s, kTfLiteInt32);

@@ -489,7 +489,7 @@ static void test_fill_rejections(void** state) {
   fill_setup(&r, kTfLiteInt32, (int32_t[]){2}, 1, kTfLiteInt8, &v8, false);
   expect_run_error(&r,
                    "FILL: value type INT8 is not supported (expected "
-                   "FLOAT32, INT32, INT64 or BOOL)");
+                   "FLOAT32, INT32, INT64, BOOL or STRING)");
   fill_setup(&r, kTfLiteFloat32, (float[]){2}, 1, kTfLiteFloat32, &v, false);
   expect_run_error(&r, "FILL: dims type FLOAT32 is not supported");
   /* Shapes: dims 2-D, value not a scalar; output type. */

@@ -62,6 +62,19 @@ TFL_CAPI_EXPORT int TfLiteOpaqueTensorGetStringCount(
     const TfLiteOpaqueTensor* tensor);
 TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueTensorGetString(
     const TfLiteOpaqueTensor* tensor, int index, const char** str, int* len);
+/* Replaces a STRING tensor's contents with str_array_len strings
+ * (str_array[i] of str_n_len[i] bytes, any bytes) and its shape with
+ * [str_array_len], as TFLite's DynamicBuffer::WriteToTensorAsVector; the
+ * tensor becomes dynamic. litegpu writes through the interpreter that owns
+ * the tensor, which it finds as the graph whose operator's Prepare or Invoke
+ * runs on the calling thread: called anywhere else, or on a tensor of
+ * another graph, a constant or a non-STRING tensor, it reports why and
+ * returns kTfLiteError. WriteString writes the one string str (len bytes). */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueTensorWriteStrings(
+    TfLiteOpaqueTensor* tensor, const char* const* str_array, int str_array_len,
+    const int* str_n_len);
+TFL_CAPI_EXPORT TfLiteStatus TfLiteOpaqueTensorWriteString(
+    TfLiteOpaqueTensor* tensor, const char* str, const int len);
 TFL_CAPI_EXPORT void* TfLiteOpaqueTensorData(
     const TfLiteOpaqueTensor* opaque_tensor);
 TFL_CAPI_EXPORT TfLiteAllocationType
