@@ -55,13 +55,6 @@ struct gpu_delegate {
 /* ---- Which nodes the delegate claims ----------------------------------------
  */
 
-/* Tensors the kernels read and write hold floats on the device: float32,
- * and with ENABLE_QUANT (TFLite's allow_quant_ops) INT8/UINT8 tensors
- * quantized per tensor (gpu_lower.h, "Quantized tensors"). Other types
- * pass only as constant inputs (weights the lowerings dequantize, axes,
- * shapes, paddings), GATHER's runtime int32 indices, bool tensors of the
- * ops that compute them (takes_bool), and for CAST, whose lowering checks
- * its own. */
 /* The ops whose kernels read or write bool tensors (compare.lgk,
  * select_v2.lgk). */
 static bool takes_bool(int32_t code) {
@@ -81,6 +74,13 @@ static bool takes_bool(int32_t code) {
   }
 }
 
+/* Tensors the kernels read and write hold floats on the device: float32,
+ * and with ENABLE_QUANT (TFLite's allow_quant_ops) INT8/UINT8 tensors
+ * quantized per tensor (gpu_lower.h, "Quantized tensors"). Other types
+ * pass only as constant inputs (weights the lowerings dequantize, axes,
+ * shapes, paddings), GATHER's and ONE_HOT's runtime int32 indices, bool
+ * tensors of the ops that compute them (takes_bool), and for CAST, whose
+ * lowering checks its own. */
 static bool tensor_types_supported(const TfLiteContext* context,
                                    const TfLiteNode* node, int32_t code,
                                    bool allow_quant, char* reason,
@@ -96,7 +96,8 @@ static bool tensor_types_supported(const TfLiteContext* context,
       const bool input = l == 0;
       const bool constant = tensor->allocation_type == kTfLiteMmapRo ||
                             tensor->allocation_type == kTfLitePersistentRo;
-      const bool indices = code == kTfLiteBuiltinGather && i == 1 &&
+      const bool indices = ((code == kTfLiteBuiltinGather && i == 1) ||
+                            (code == kTfLiteBuiltinOneHot && i == 0)) &&
                            tensor->type == kTfLiteInt32;
       /* Bool tensors: one byte per element on the device, as on the CPU
        * (the support table's filter says which ops take them where). */

@@ -1,9 +1,10 @@
 /* GPU lowerings of the shape family: RESHAPE, SQUEEZE, CONCATENATION, PACK,
  * UNPACK, PAD, PADV2, MIRROR_PAD, SLICE, STRIDED_SLICE, TRANSPOSE, SPLIT,
- * SPLIT_V, TILE, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH.
+ * SPLIT_V, TILE, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, ONE_HOT.
  *
  * RESHAPE and SQUEEZE only rename bytes: the output aliases the input
- * (lg_gpu_lower_alias). GATHER is one dispatch of shape_gather.lgk. Every
+ * (lg_gpu_lower_alias). GATHER is one dispatch of shape_gather.lgk, ONE_HOT
+ * of one_hot.lgk. Every
  * other op is a list of remap jobs for remap.lgk: one job walks an N-D
  * iteration space and moves element (i_0, .., i_n) from the source
  * coordinate start_d + i_d * step_d of each dim (through a per-dim mode:
@@ -719,5 +720,79 @@ TfLiteStatus lg_gpu_lower_gather(lg_gpu_program* p, TfLiteContext* context,
   const size_t global[3] = {(size_t)g.inner, (size_t)g.coords, (size_t)g.outer};
   return lg_gpu_lower_dispatch(p, "shape_gather", NULL, args,
                                (int)(sizeof(args) / sizeof(args[0])), 3, global,
+                               NULL);
+}
+
+/* ---- ONE_HOT --------------------------------------------------------------
+ *
+ * Along the last axis only (TFLite's GPU rule): one dispatch of
+ * one_hot.lgk with the constant scalar on/off values. */
+
+/* A constant float32 tensor of one element (its value in *v). */
+static bool one_value(const TfLiteTensor* t, float* v) {
+  if (t == NULL || t->type != kTfLiteFloat32 || !lg_gpu_shape_is_constant(t) ||
+      t->data.f == NULL || lg_gpu_elements(t) != 1) {
+    return false;
+  }
+  *v = t->data.f[0];
+  return true;
+}
+
+bool lg_gpu_limits_one_hot(LG_GPU_CHECK_ARGS) {
+  (void)registration;
+  float on, off;
+  if (node->inputs->size != 4 || node->outputs->size != 1 ||
+      node->builtin_data == NULL) {
+    snprintf(reason, size, "expects 4 inputs, 1 output and the params.");
+    return false;
+  }
+  const TfLiteTensor* idx = lg_gpu_node_tensor(context, node->inputs, 0);
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  const int axis = ((const TfLiteOneHotParams*)node->builtin_data)->axis;
+  if (idx->type != kTfLiteInt32 || idx->dims == NULL || out->dims == NULL ||
+      out->dims->size != idx->dims->size + 1 ||
+      (axis != -1 && axis != idx->dims->size)) {
+    snprintf(reason, size, "runs int32 indices along the last axis only.");
+    return false;
+  }
+  if (!one_value(lg_gpu_node_tensor(context, node->inputs, 2), &on) ||
+      !one_value(lg_gpu_node_tensor(context, node->inputs, 3), &off)) {
+    snprintf(reason, size,
+             "needs constant float32 on and off values of one element.");
+    return false;
+  }
+  const size_t n = lg_gpu_elements(out);
+  if (n == 0 || n > INT32_MAX) {
+    snprintf(reason, size,
+             "empty outputs or above 2^31 elements are not "
+             "supported.");
+    return false;
+  }
+  return true;
+}
+
+TfLiteStatus lg_gpu_lower_one_hot(lg_gpu_program* p, TfLiteContext* context,
+                                  const TfLiteNode* node,
+                                  const TfLiteRegistration* reg) {
+  (void)reg;
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  float on = 0.0f, off = 0.0f;
+  if (!one_value(lg_gpu_node_tensor(context, node->inputs, 2), &on) ||
+      !one_value(lg_gpu_node_tensor(context, node->inputs, 3), &off)) {
+    return lg_gpu_lower_fail(p, "ONE_HOT's on/off values are not constant");
+  }
+  const int n = (int)lg_gpu_elements(out);
+  const int depth = out->dims->data[out->dims->size - 1];
+  const lg_gpu_operand args[] = {
+      LG_GPU_TENSOR(node->inputs->data[0]),
+      LG_GPU_TENSOR(node->outputs->data[0]),
+      LG_GPU_INT(n),
+      LG_GPU_INT(depth),
+      LG_GPU_FLOAT(on),
+      LG_GPU_FLOAT(off),
+  };
+  const size_t global[1] = {(size_t)n};
+  return lg_gpu_lower_dispatch(p, "one_hot", NULL, args,
+                               (int)(sizeof(args) / sizeof(args[0])), 1, global,
                                NULL);
 }

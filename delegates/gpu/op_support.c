@@ -280,7 +280,8 @@ static bool is_comparison(int32_t code) {
  * runtime tensors; the delegate's node check refuses them without
  * TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_QUANT). BOOL passes where TFLite
  * lets it: the comparisons' output, LOGICAL_AND's inputs and output,
- * SELECT's and SELECT_V2's inputs (the condition). */
+ * SELECT's and SELECT_V2's inputs (the condition); INT32 inputs of GATHER
+ * and ONE_HOT. */
 static bool check_tensors(const TfLiteContext* context, const TfLiteNode* node,
                           int32_t code, char* reason, size_t size) {
   static const TfLiteType quant_types[2] = {kTfLiteInt8, kTfLiteUInt8};
@@ -296,7 +297,7 @@ static bool check_tensors(const TfLiteContext* context, const TfLiteNode* node,
   if (code == kTfLiteBuiltinCast) {
     in_extra = out_extra = cast_types;
     in_n = out_n = 4;
-  } else if (code == kTfLiteBuiltinGather) {
+  } else if (code == kTfLiteBuiltinGather || code == kTfLiteBuiltinOneHot) {
     in_extra = gather_types;
     in_n = 3;
   } else if (is_comparison(code)) {
@@ -421,6 +422,44 @@ static bool check_cumsum(CHECK_ARGS) {
     return fail(reason, size,
                 "Input/output must be float type and indices must be constant "
                 "int32 type");
+  }
+  return true;
+}
+
+/* ONE_HOT (TFLite's CheckOneHotGpuDelegateCompatibility): int32 indices
+ * whose dims but the last (and the first of 4 or more) are 1, axis -1 (or
+ * TFLite's comparison of the axis with the last dim's size), constant
+ * float32 on/off values of at most one element. */
+static bool check_one_hot(CHECK_ARGS) {
+  (void)registration;
+  if (num_inputs(node) != 4 || num_outputs(node) != 1) {
+    return fail(reason, size, "Expects 4 inputs and 1 output");
+  }
+  static const char kError[] =
+      "Indices must be int32 type, on/off tensors must be constant, scalar, "
+      "float type, axis must be -1 or last dim";
+  const TfLiteTensor* idx = input(context, node, 0);
+  if (idx == NULL || idx->type != kTfLiteInt32 ||
+      !check_params(node, reason, size)) {
+    return fail(reason, size, kError);
+  }
+  const int axis = ((const TfLiteOneHotParams*)node->builtin_data)->axis;
+  const int n = rank(idx);
+  if (axis != -1 && (n == 0 || axis != dim(idx, n - 1))) {
+    return fail(reason, size, kError);
+  }
+  for (int i = 0; i < n - 1; ++i) {
+    if (n > 3 && i == 0) continue;
+    if (dim(idx, i) != 1) {
+      return fail(reason, size, "Unspported non-singleton dim at %d", i);
+    }
+  }
+  for (int i = 2; i <= 3; ++i) {
+    const TfLiteTensor* v = input(context, node, i);
+    if (v == NULL || v->type != kTfLiteFloat32 || !is_const(v) || rank(v) > 1 ||
+        (rank(v) == 1 && dim(v, 0) > 1)) {
+      return fail(reason, size, kError);
+    }
   }
   return true;
 }
@@ -865,6 +904,7 @@ GPU_CHECK(check_add_n)
 GPU_CHECK(check_select)
 GPU_CHECK(check_pack)
 GPU_CHECK(check_cumsum)
+GPU_CHECK(check_one_hot)
 GPU_CHECK(check_unary)
 GPU_CHECK(check_one_runtime)
 GPU_CHECK(check_relu)

@@ -2,7 +2,8 @@
  * inputs), PAD, PADV2, MIRROR_PAD (REFLECT, SYMMETRIC), SLICE,
  * STRIDED_SLICE (strides 1 and 2, begin/end/shrink masks, negative
  * indices), TRANSPOSE, SPLIT, SPLIT_V, PACK, UNPACK (first, last and
- * middle axes), TILE, GATHER, DEPTH_TO_SPACE,
+ * middle axes), ONE_HOT (int32 indices, some out of range), TILE, GATHER,
+ * DEPTH_TO_SPACE,
  * SPACE_TO_DEPTH, RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR (default,
  * align_corners, half_pixel_centers; up and down, 64x64).
  *
@@ -392,6 +393,33 @@ static int build_pack(conf_builder* b, const conf_case* c) {
   return conf_op(b, c->op, 0, ins, 1, outs, n, &params) < 0 ? -1 : 0;
 }
 
+/* ---- ONE_HOT --------------------------------------------------------------
+ *
+ * `input` is the int32 indices' shape (values in [-1, depth], so some fall
+ * outside and give rows of off); p[0] = depth, p[1] = axis. */
+static const shape_case kOneHot[] = {
+    {"c5_depth4", {3, {1, 1, 5}}, 0, {0}, 0, {0}, 0, {0}, {4, -1}},
+    /* An explicit last axis: TFLite's GPU rule compares the axis with the
+     * last dim's size, so that size is 2 here. */
+    {"rank2_axis2_depth9", {2, {1, 2}}, 0, {0}, 0, {0}, 0, {0}, {9, 2}},
+    {"rank2_depth9", {2, {1, 7}}, 0, {0}, 0, {0}, 0, {0}, {9, -1}},
+    {"rank1_depth3", {1, {6}}, 0, {0}, 0, {0}, 0, {0}, {3, -1}},
+};
+
+static int build_one_hot(conf_builder* b, const conf_case* c) {
+  const shape_case* s = c->args;
+  const conf_shape scalar = {0, {0}};
+  const int32_t depth = s->p[0];
+  const float on = 2.5f, off = -1.0f;
+  int32_t in[4];
+  in[0] = conf_input_typed(b, kTfLiteInt32, s->input, -1, (float)depth);
+  in[1] = conf_const_i32(b, scalar, &depth);
+  in[2] = conf_const_f32(b, scalar, &on);
+  in[3] = conf_const_f32(b, scalar, &off);
+  const TfLiteOneHotParams params = {.axis = s->p[1]};
+  return conf_op1(b, kTfLiteBuiltinOneHot, in, 4, &params) < 0 ? -1 : 0;
+}
+
 /* ---- GATHER -------------------------------------------------------------- */
 
 /* a: indices (shape [na], or [2, na / 2] when p[1] is 1); p[0] = axis. */
@@ -548,6 +576,8 @@ void conf_add_shape_cases(conf_case_list* list) {
   add_rows(list, kTfLiteBuiltinPack, build_pack, kPack, COUNT(kPack), "pack");
   add_rows(list, kTfLiteBuiltinUnpack, build_pack, kPack, COUNT(kPack),
            "unpack");
+  add_rows(list, kTfLiteBuiltinOneHot, build_one_hot, kOneHot, COUNT(kOneHot),
+           "one_hot");
   add_rows(list, kTfLiteBuiltinTile, build_with_vector, kTile, COUNT(kTile),
            "tile");
   add_rows(list, kTfLiteBuiltinGather, build_gather, kGather, COUNT(kGather),

@@ -9,7 +9,8 @@ litegpu with the GPU delegate on OpenCL and on Vulkan; each must be
 claimed and give LiteRT's outputs exactly (bools, and floats that the
 kernels copy or compute exactly). FLOOR_MOD rides along: its remainder
 is computed as the CPU's (fma), so float32 results match LiteRT's within
-one rounding.
+one rounding, and ONE_HOT, whose int32 indices are another non-float
+graph input.
 
 The conformance suite (tests/conformance/cases_binary.c) runs these ops
 over more shapes and in float16, against litegpu's CPU kernels.
@@ -138,3 +139,15 @@ def test_select_rank1_condition_stays_on_the_cpu(tmp_root, backend):
     case = h.OpCase("SELECT", inputs=[h.Input(cond), h.Input(x), h.Input(y)])
     check(tmp_root, "select_rank1", case, backend,
           refused="SELECT with a rank-1 condition")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_one_hot_reads_int32_indices(tmp_root, backend):
+    """ONE_HOT's runtime int32 indices cross the boundary as they are; -1
+    and depth are outside [0, depth) and give rows of off_value."""
+    idx = RNG.integers(-1, 6, size=(1, 1, 9)).astype(np.int32)
+    case = h.OpCase("ONE_HOT", inputs=[h.Input(idx), h.Const(np.int32(5)),
+                                       h.Const(np.float32(2.5)),
+                                       h.Const(np.float32(-1.0))],
+                    params={"axis": -1}, output_shapes=[(1, 1, 9, 5)])
+    check(tmp_root, "one_hot", case, backend)

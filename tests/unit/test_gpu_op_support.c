@@ -185,6 +185,7 @@ static const expected_op kExpected[] = {
     {kTfLiteBuiltinSplitV, ANY},
     {kTfLiteBuiltinPack, ANY},
     {kTfLiteBuiltinUnpack, ANY},
+    {kTfLiteBuiltinOneHot, 1},
     {kTfLiteBuiltinTile, ANY},
     {kTfLiteBuiltinGather, 1},
     {kTfLiteBuiltinDepthToSpace, ANY},
@@ -473,6 +474,35 @@ static void test_cumsum(void** state) {
   REFUSE(f, kTfLiteBuiltinCumsum, &p, kCumsumError);
   IO(f, ((int[]){x}), ((int[]){y}));
   REFUSE(f, kTfLiteBuiltinCumsum, &p, "Expects 2 inputs and 1 output");
+}
+
+/* ONE_HOT: TFLite's CheckOneHotGpuDelegateCompatibility. */
+static void test_one_hot(void** state) {
+  fixture* f = *state;
+  static const char kOneHotError[] =
+      "Indices must be int32 type, on/off tensors must be constant, scalar, "
+      "float type, axis must be -1 or last dim";
+  const int idx = RT(f, I32, 1, 1, 5), idx2 = RT(f, I32, 1, 3, 5);
+  const int idxf = RT(f, F32, 1, 1, 5), depth = CST(f, I32, 1);
+  const int on = CST(f, F32, 1), off = CST(f, F32, 1);
+  const int on2 = CST(f, F32, 2), on_rt = RT(f, F32, 1);
+  const int y = RT(f, F32, 1, 1, 5, 4);
+  const TfLiteOneHotParams last = {.axis = -1}, first = {.axis = 0};
+  IO(f, ((int[]){idx, depth, on, off}), ((int[]){y}));
+  ACCEPT(f, kTfLiteBuiltinOneHot, &last);
+  expect(f, kTfLiteBuiltinOneHot, 2, &last,
+         "Max version supported: 1. Requested version 2.");
+  REFUSE(f, kTfLiteBuiltinOneHot, &first, kOneHotError);
+  IO(f, ((int[]){idxf, depth, on, off}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, kOneHotError);
+  IO(f, ((int[]){idx2, depth, on, off}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, "Unspported non-singleton dim at 1");
+  IO(f, ((int[]){idx, depth, on2, off}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, kOneHotError);
+  IO(f, ((int[]){idx, depth, on_rt, off}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, kOneHotError);
+  IO(f, ((int[]){idx, depth, on}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, "Expects 4 inputs and 1 output");
 }
 
 /* PACK, UNPACK: TFLite checks only the tensor filter. */
@@ -1338,6 +1368,7 @@ int main(void) {
       T(test_select),
       T(test_pack_unpack),
       T(test_cumsum),
+      T(test_one_hot),
       T(test_add),
       T(test_mul),
       T(test_conv_2d),
