@@ -55,11 +55,31 @@ struct gpu_delegate {
 /* ---- Which nodes the delegate claims ----------------------------------------
  */
 
+/* The ops whose kernels read or write bool tensors (compare.lgk,
+ * select_v2.lgk). */
+static bool takes_bool(int32_t code) {
+  switch (code) {
+    case kTfLiteBuiltinLess:
+    case kTfLiteBuiltinLessEqual:
+    case kTfLiteBuiltinGreater:
+    case kTfLiteBuiltinGreaterEqual:
+    case kTfLiteBuiltinEqual:
+    case kTfLiteBuiltinNotEqual:
+    case kTfLiteBuiltinLogicalAnd:
+    case kTfLiteBuiltinSelect:
+    case kTfLiteBuiltinSelectV2:
+      return true;
+    default:
+      return false;
+  }
+}
+
 /* Tensors the kernels read and write hold floats on the device: float32,
  * and with ENABLE_QUANT (TFLite's allow_quant_ops) INT8/UINT8 tensors
  * quantized per tensor (gpu_lower.h, "Quantized tensors"). Other types
  * pass only as constant inputs (weights the lowerings dequantize, axes,
- * shapes, paddings), GATHER's runtime int32 indices, and for CAST, whose
+ * shapes, paddings), GATHER's and ONE_HOT's runtime int32 indices, bool
+ * tensors of the ops that compute them (takes_bool), and for CAST, whose
  * lowering checks its own. */
 static bool tensor_types_supported(const TfLiteContext* context,
                                    const TfLiteNode* node, int32_t code,
@@ -76,8 +96,12 @@ static bool tensor_types_supported(const TfLiteContext* context,
       const bool input = l == 0;
       const bool constant = tensor->allocation_type == kTfLiteMmapRo ||
                             tensor->allocation_type == kTfLitePersistentRo;
-      const bool indices = code == kTfLiteBuiltinGather && i == 1 &&
+      const bool indices = ((code == kTfLiteBuiltinGather && i == 1) ||
+                            (code == kTfLiteBuiltinOneHot && i == 0)) &&
                            tensor->type == kTfLiteInt32;
+      /* Bool tensors: one byte per element on the device, as on the CPU
+       * (the support table's filter says which ops take them where). */
+      if (tensor->type == kTfLiteBool && takes_bool(code)) continue;
       /* A constant output is one the CPU computed in Prepare (DENSIFY,
        * DEQUANTIZE of weights): the lowering leaves it alone. */
       if (constant || (input && indices)) continue;
@@ -96,8 +120,9 @@ static bool tensor_types_supported(const TfLiteContext* context,
         return false;
       }
       snprintf(reason, size,
-               "GPU delegate: only float32 tensors (int32 indices, quantized "
-               "INT8/UINT8 with ENABLE_QUANT) run on the GPU.");
+               "GPU delegate: only float32 tensors (int32 indices, bool "
+               "comparisons, quantized INT8/UINT8 with ENABLE_QUANT) run on "
+               "the GPU.");
       return false;
     }
   }

@@ -1,13 +1,14 @@
 /* GPU lowerings of the reduce family (ops/ops.def): AVERAGE_POOL_2D and
- * MAX_POOL_2D (shaders/kernels/pool.lgk), MEAN, SUM and REDUCE_MAX
- * (reduce.lgk).
+ * MAX_POOL_2D (shaders/kernels/pool.lgk), MEAN, SUM, REDUCE_PROD,
+ * REDUCE_MAX and REDUCE_MIN (reduce.lgk), CUMSUM (cumsum.lgk).
  *
  * Semantics are the CPU kernels' (runtime/kernels/pooling.c, reduce.c),
  * which are tested against LiteRT:
  *   - pooling windows are cut at the input's edges and only their valid
  *     elements count; padding is TFLite's (the smaller half before);
  *   - reductions fold each output's elements in increasing input order, as
- *     the CPU does, so sums agree bit for bit however long they are;
+ *     the CPU does, so sums and products agree bit for bit however long
+ *     they are;
  *     REDUCE_MAX of one long contiguous run per output uses a work group
  *     per output instead (a maximum does not depend on the order);
  * Channels are read as float4 where the channel count allows.
@@ -105,7 +106,21 @@ TfLiteStatus lg_gpu_lower_pool(lg_gpu_program* p, TfLiteContext* context,
                                NULL);
 }
 
-/* ---- MEAN, SUM, REDUCE_MAX ----------------------------------------------- */
+/* ---- MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN ---------------------- */
+
+/* reduce.lgk's LG_RED: 0 sum (and mean), 1 max, 2 min, 3 product. */
+static int reduce_variant(int32_t code) {
+  switch (code) {
+    case kTfLiteBuiltinReduceMax:
+      return 1;
+    case kTfLiteBuiltinReduceMin:
+      return 2;
+    case kTfLiteBuiltinReduceProd:
+      return 3;
+    default:
+      return 0;
+  }
+}
 
 /* The loop plan of one reduction (see shaders/kernels/reduce.lgk). */
 typedef struct reduce_plan {
@@ -263,7 +278,8 @@ TfLiteStatus lg_gpu_lower_reduce(lg_gpu_program* p, TfLiteContext* context,
   }
   const int table = lg_gpu_lower_constant(p, plan.table, sizeof(plan.table));
   if (table < 0) return kTfLiteError;
-  const bool max = reg->builtin_code == kTfLiteBuiltinReduceMax;
+  const int variant = reduce_variant(reg->builtin_code);
+  const bool max = variant == 1;
   int layout = plan.inner_reduced ? 1 : 0;
   if (max && plan.inner_reduced && plan.num_red == 0 &&
       plan.inner >= REDUCE_GROUP_MIN_RUN) {
@@ -275,8 +291,8 @@ TfLiteStatus lg_gpu_lower_reduce(lg_gpu_program* p, TfLiteContext* context,
     return kTfLiteError;
   }
   char defines[96];
-  snprintf(defines, sizeof(defines), "-DLG_MAX=%d -DLG_LAYOUT=%d -DLG_VEC=%d",
-           max ? 1 : 0, layout, vec);
+  snprintf(defines, sizeof(defines), "-DLG_RED=%d -DLG_LAYOUT=%d -DLG_VEC=%d",
+           variant, layout, vec);
   if (layout == 2) {
     snprintf(defines + strlen(defines), sizeof(defines) - strlen(defines),
              " -DLG_WG=%zu", local[0]);
@@ -303,4 +319,74 @@ TfLiteStatus lg_gpu_lower_reduce(lg_gpu_program* p, TfLiteContext* context,
   return lg_gpu_lower_dispatch(
       p, "reduce", defines, args, (int)(sizeof(args) / sizeof(args[0])),
       layout == 0 ? 2 : 1, global, layout == 2 ? local : NULL);
+}
+
+/* ---- CUMSUM ---------------------------------------------------------------
+ *
+ * One work item per line along the axis (cumsum.lgk), summing in the CPU
+ * kernel's order. */
+
+/* The axis (constant int32, one value, negative from the end) as a dim of
+ * `in`; false when it is missing or out of range. */
+static bool cumsum_axis(const TfLiteTensor* in, const TfLiteTensor* axis,
+                        int* out) {
+  const int rank = in->dims->size;
+  if (axis->type != kTfLiteInt32 || lg_gpu_elements(axis) != 1 ||
+      axis->data.i32 == NULL) {
+    return false;
+  }
+  const int32_t a = axis->data.i32[0];
+  if (a < -rank || a >= rank) return false;
+  *out = a < 0 ? a + rank : a;
+  return true;
+}
+
+bool lg_gpu_limits_cumsum(LG_GPU_CHECK_ARGS) {
+  (void)registration;
+  if (!lg_gpu_lower_check_sizes(context, node, reason, size)) return false;
+  int axis;
+  if (node->inputs->size != 2 || node->builtin_data == NULL ||
+      !cumsum_axis(lg_gpu_node_tensor(context, node->inputs, 0),
+                   lg_gpu_node_tensor(context, node->inputs, 1), &axis)) {
+    snprintf(reason, size,
+             "needs the params and one constant int32 axis within the rank.");
+    return false;
+  }
+  return true;
+}
+
+TfLiteStatus lg_gpu_lower_cumsum(lg_gpu_program* p, TfLiteContext* context,
+                                 const TfLiteNode* node,
+                                 const TfLiteRegistration* reg) {
+  (void)reg;
+  const TfLiteTensor* in = lg_gpu_node_tensor(context, node->inputs, 0);
+  const TfLiteCumsumParams* params = node->builtin_data;
+  int axis;
+  if (!cumsum_axis(in, lg_gpu_node_tensor(context, node->inputs, 1), &axis)) {
+    return lg_gpu_lower_fail(p, "CUMSUM's axis is not supported");
+  }
+  int64_t inner = 1;
+  for (int d = axis + 1; d < in->dims->size; ++d) inner *= in->dims->data[d];
+  const int64_t len = in->dims->data[axis];
+  const int64_t lines = (int64_t)lg_gpu_elements(in) / len;
+  char what[64];
+  snprintf(what, sizeof(what), "a running sum of %lld elements",
+           (long long)len);
+  if (lg_gpu_lower_check_loops(p, len + 1, what) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  char defines[48];
+  snprintf(defines, sizeof(defines), "-DLG_EXCLUSIVE=%d -DLG_REVERSE=%d",
+           params->exclusive ? 1 : 0, params->reverse ? 1 : 0);
+  const lg_gpu_operand args[] = {
+      LG_GPU_TENSOR(node->inputs->data[0]),
+      LG_GPU_TENSOR(node->outputs->data[0]),
+      LG_GPU_INT(lines),
+      LG_GPU_INT(len),
+      LG_GPU_INT(inner),
+  };
+  const size_t global[1] = {(size_t)lines};
+  return lg_gpu_lower_dispatch(p, "cumsum", defines, args,
+                               (int)(sizeof(args) / sizeof(args[0])), 1, global,
+                               NULL);
 }

@@ -1,16 +1,18 @@
-/* GPU lowerings of the shape family: RESHAPE, SQUEEZE, CONCATENATION, PAD,
- * PADV2, MIRROR_PAD, SLICE, STRIDED_SLICE, TRANSPOSE, SPLIT, SPLIT_V, TILE,
- * GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH.
+/* GPU lowerings of the shape family: RESHAPE, SQUEEZE, CONCATENATION, PACK,
+ * UNPACK, PAD, PADV2, MIRROR_PAD, SLICE, STRIDED_SLICE, TRANSPOSE, SPLIT,
+ * SPLIT_V, TILE, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, ONE_HOT.
  *
  * RESHAPE and SQUEEZE only rename bytes: the output aliases the input
- * (lg_gpu_lower_alias). GATHER is one dispatch of shape_gather.lgk. Every
+ * (lg_gpu_lower_alias). GATHER is one dispatch of shape_gather.lgk, ONE_HOT
+ * of one_hot.lgk. Every
  * other op is a list of remap jobs for remap.lgk: one job walks an N-D
  * iteration space and moves element (i_0, .., i_n) from the source
  * coordinate start_d + i_d * step_d of each dim (through a per-dim mode:
  * plain, constant outside the source (PAD), mirrored (MIRROR_PAD) or
  * wrapped (TILE)) to the destination offset base + sum(i_d * stride_d).
  * CONCATENATION is one job per input writing its slab of the output,
- * SPLIT / SPLIT_V one job per output reading its slab of the input,
+ * SPLIT / SPLIT_V one job per output reading its slab of the input, PACK
+ * and UNPACK the same with a slice of the new (removed) axis per tensor,
  * DEPTH_TO_SPACE and SPACE_TO_DEPTH one job over a 6-D view.
  *
  * Each op has one builder (build_*) that reads the node's final shapes from
@@ -141,6 +143,86 @@ static bool build_split(lg_gpu_shape_plan* plan, const TfLiteNode* node,
   if (offset != id[axis]) {
     return lg_gpu_shape_fail(plan, "the outputs take %lld of the input's %lld.",
                              (long long)offset, (long long)id[axis]);
+  }
+  return true;
+}
+
+/* ---- PACK, UNPACK ---------------------------------------------------------
+ */
+
+/* The dims and strides of a tensor of rank r + 1 (the packed one) with the
+ * dim at `axis` left out. */
+static void skip_axis(const int64_t* d, int rank, int axis, int64_t* out) {
+  for (int k = 0, j = 0; k < rank; ++k) {
+    if (k != axis) out[j++] = d[k];
+  }
+}
+
+/* PACK: input i fills slice i along the new axis of the output; UNPACK:
+ * output i takes slice i of the input. Every unpacked tensor has the
+ * packed one's shape without the axis. */
+static bool build_pack(lg_gpu_shape_plan* plan, const TfLiteNode* node,
+                       int32_t code) {
+  const bool pack = code == kTfLiteBuiltinPack;
+  if (node->builtin_data == NULL) {
+    return lg_gpu_shape_fail(plan, "the params are missing.");
+  }
+  const int axis_param =
+      pack ? ((const TfLitePackParams*)node->builtin_data)->axis
+           : ((const TfLiteUnpackParams*)node->builtin_data)->axis;
+  const TfLiteTensor* packed = pack
+                                   ? lg_gpu_shape_output(plan->context, node, 0)
+                                   : lg_gpu_shape_input(plan->context, node, 0);
+  if (packed == NULL) return lg_gpu_shape_fail(plan, "a tensor is missing.");
+  int64_t pd[LG_GPU_SHAPE_DIMS], ps[LG_GPU_SHAPE_DIMS];
+  int rank;
+  lg_gpu_shape_dims(packed, pd, &rank);
+  const int axis = axis_param < 0 ? axis_param + rank : axis_param;
+  if (rank < 2) {
+    return lg_gpu_shape_fail(plan, "scalars are not supported.");
+  }
+  if (axis < 0 || axis >= rank) {
+    return lg_gpu_shape_fail(plan, "axis %d is out of range for rank %d.",
+                             axis_param, rank);
+  }
+  const int count = pack ? node->inputs->size : node->outputs->size;
+  if (count != pd[axis]) {
+    return lg_gpu_shape_fail(plan, "%d tensors for a dim of %lld.", count,
+                             (long long)pd[axis]);
+  }
+  lg_gpu_shape_strides(pd, rank, ps);
+  int64_t ud[LG_GPU_SHAPE_DIMS], pstep[LG_GPU_SHAPE_DIMS];
+  skip_axis(pd, rank, axis, ud);
+  skip_axis(ps, rank, axis, pstep);
+  for (int i = 0; i < count; ++i) {
+    const TfLiteTensor* t = pack ? lg_gpu_shape_input(plan->context, node, i)
+                                 : lg_gpu_shape_output(plan->context, node, i);
+    if (t == NULL) return lg_gpu_shape_fail(plan, "tensor %d is missing.", i);
+    int64_t td[LG_GPU_SHAPE_DIMS], ts[LG_GPU_SHAPE_DIMS];
+    int t_rank;
+    lg_gpu_shape_dims(t, td, &t_rank);
+    bool match = t_rank == rank - 1;
+    for (int k = 0; match && k < t_rank; ++k) match = td[k] == ud[k];
+    if (!match) {
+      return lg_gpu_shape_fail(plan, "tensor %d's shape does not fit.", i);
+    }
+    lg_gpu_shape_strides(td, t_rank, ts);
+    const int packed_index =
+        pack ? node->outputs->data[0] : node->inputs->data[0];
+    const int other = pack ? node->inputs->data[i] : node->outputs->data[i];
+    lg_gpu_remap_job job;
+    lg_gpu_shape_job_init(&job, pack ? other : packed_index,
+                          pack ? packed_index : other, td, t_rank);
+    for (int k = 0; k < t_rank; ++k) {
+      job.dim[k].src_stride = pack ? ts[k] : pstep[k];
+      job.dim[k].dst_stride = pack ? pstep[k] : ts[k];
+    }
+    if (pack) {
+      job.dst_base = i * ps[axis];
+    } else {
+      job.src_base = i * ps[axis];
+    }
+    if (!lg_gpu_shape_plan_add(plan, &job)) return false;
   }
   return true;
 }
@@ -438,6 +520,9 @@ static shape_build_fn builder_of(int32_t code) {
     case kTfLiteBuiltinSplit:
     case kTfLiteBuiltinSplitV:
       return build_split;
+    case kTfLiteBuiltinPack:
+    case kTfLiteBuiltinUnpack:
+      return build_pack;
     case kTfLiteBuiltinPad:
     case kTfLiteBuiltinPadv2:
     case kTfLiteBuiltinMirrorPad:
@@ -635,5 +720,79 @@ TfLiteStatus lg_gpu_lower_gather(lg_gpu_program* p, TfLiteContext* context,
   const size_t global[3] = {(size_t)g.inner, (size_t)g.coords, (size_t)g.outer};
   return lg_gpu_lower_dispatch(p, "shape_gather", NULL, args,
                                (int)(sizeof(args) / sizeof(args[0])), 3, global,
+                               NULL);
+}
+
+/* ---- ONE_HOT --------------------------------------------------------------
+ *
+ * Along the last axis only (TFLite's GPU rule): one dispatch of
+ * one_hot.lgk with the constant scalar on/off values. */
+
+/* A constant float32 tensor of one element (its value in *v). */
+static bool one_value(const TfLiteTensor* t, float* v) {
+  if (t == NULL || t->type != kTfLiteFloat32 || !lg_gpu_shape_is_constant(t) ||
+      t->data.f == NULL || lg_gpu_elements(t) != 1) {
+    return false;
+  }
+  *v = t->data.f[0];
+  return true;
+}
+
+bool lg_gpu_limits_one_hot(LG_GPU_CHECK_ARGS) {
+  (void)registration;
+  float on, off;
+  if (node->inputs->size != 4 || node->outputs->size != 1 ||
+      node->builtin_data == NULL) {
+    snprintf(reason, size, "expects 4 inputs, 1 output and the params.");
+    return false;
+  }
+  const TfLiteTensor* idx = lg_gpu_node_tensor(context, node->inputs, 0);
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  const int axis = ((const TfLiteOneHotParams*)node->builtin_data)->axis;
+  if (idx->type != kTfLiteInt32 || idx->dims == NULL || out->dims == NULL ||
+      out->dims->size != idx->dims->size + 1 ||
+      (axis != -1 && axis != idx->dims->size)) {
+    snprintf(reason, size, "runs int32 indices along the last axis only.");
+    return false;
+  }
+  if (!one_value(lg_gpu_node_tensor(context, node->inputs, 2), &on) ||
+      !one_value(lg_gpu_node_tensor(context, node->inputs, 3), &off)) {
+    snprintf(reason, size,
+             "needs constant float32 on and off values of one element.");
+    return false;
+  }
+  const size_t n = lg_gpu_elements(out);
+  if (n == 0 || n > INT32_MAX) {
+    snprintf(reason, size,
+             "empty outputs or above 2^31 elements are not "
+             "supported.");
+    return false;
+  }
+  return true;
+}
+
+TfLiteStatus lg_gpu_lower_one_hot(lg_gpu_program* p, TfLiteContext* context,
+                                  const TfLiteNode* node,
+                                  const TfLiteRegistration* reg) {
+  (void)reg;
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  float on = 0.0f, off = 0.0f;
+  if (!one_value(lg_gpu_node_tensor(context, node->inputs, 2), &on) ||
+      !one_value(lg_gpu_node_tensor(context, node->inputs, 3), &off)) {
+    return lg_gpu_lower_fail(p, "ONE_HOT's on/off values are not constant");
+  }
+  const int n = (int)lg_gpu_elements(out);
+  const int depth = out->dims->data[out->dims->size - 1];
+  const lg_gpu_operand args[] = {
+      LG_GPU_TENSOR(node->inputs->data[0]),
+      LG_GPU_TENSOR(node->outputs->data[0]),
+      LG_GPU_INT(n),
+      LG_GPU_INT(depth),
+      LG_GPU_FLOAT(on),
+      LG_GPU_FLOAT(off),
+  };
+  const size_t global[1] = {(size_t)n};
+  return lg_gpu_lower_dispatch(p, "one_hot", NULL, args,
+                               (int)(sizeof(args) / sizeof(args[0])), 1, global,
                                NULL);
 }

@@ -54,6 +54,10 @@ static bool is_const(const TfLiteTensor* t) {
                        t->allocation_type == kTfLitePersistentRo);
 }
 
+static bool is_float(TfLiteType t) {
+  return t == kTfLiteFloat32 || t == kTfLiteFloat16;
+}
+
 static int rank(const TfLiteTensor* t) {
   return (t != NULL && t->dims != NULL) ? t->dims->size : 0;
 }
@@ -265,9 +269,19 @@ static bool tensors_allowed(const TfLiteContext* context,
   return true;
 }
 
+/* TFLite's IsLogicalCode: the comparisons, whose output may be BOOL. */
+static bool is_comparison(int32_t code) {
+  return code == kTfLiteBuiltinLess || code == kTfLiteBuiltinLessEqual ||
+         code == kTfLiteBuiltinGreater || code == kTfLiteBuiltinGreaterEqual ||
+         code == kTfLiteBuiltinEqual || code == kTfLiteBuiltinNotEqual;
+}
+
 /* TFLite's GetOpsToReplace filter with allow_quant_ops (INT8 and UINT8
  * runtime tensors; the delegate's node check refuses them without
- * TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_QUANT). */
+ * TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_QUANT). BOOL passes where TFLite
+ * lets it: the comparisons' output, LOGICAL_AND's inputs and output,
+ * SELECT's and SELECT_V2's inputs (the condition); INT32 inputs of GATHER
+ * and ONE_HOT. */
 static bool check_tensors(const TfLiteContext* context, const TfLiteNode* node,
                           int32_t code, char* reason, size_t size) {
   static const TfLiteType quant_types[2] = {kTfLiteInt8, kTfLiteUInt8};
@@ -275,14 +289,25 @@ static bool check_tensors(const TfLiteContext* context, const TfLiteNode* node,
                                            kTfLiteInt32, kTfLiteBool};
   static const TfLiteType gather_types[3] = {kTfLiteInt8, kTfLiteUInt8,
                                              kTfLiteInt32};
+  static const TfLiteType bool_types[3] = {kTfLiteInt8, kTfLiteUInt8,
+                                           kTfLiteBool};
   const TfLiteType* in_extra = quant_types;
   const TfLiteType* out_extra = quant_types;
   int in_n = 2, out_n = 2;
   if (code == kTfLiteBuiltinCast) {
     in_extra = out_extra = cast_types;
     in_n = out_n = 4;
-  } else if (code == kTfLiteBuiltinGather) {
+  } else if (code == kTfLiteBuiltinGather || code == kTfLiteBuiltinOneHot) {
     in_extra = gather_types;
+    in_n = 3;
+  } else if (is_comparison(code)) {
+    out_extra = bool_types;
+    out_n = 3;
+  } else if (code == kTfLiteBuiltinLogicalAnd) {
+    in_extra = out_extra = bool_types;
+    in_n = out_n = 3;
+  } else if (code == kTfLiteBuiltinSelect || code == kTfLiteBuiltinSelectV2) {
+    in_extra = bool_types;
     in_n = 3;
   }
   if (!tensors_allowed(context, node->inputs, in_extra, in_n) ||
@@ -331,12 +356,122 @@ static bool check_mul(CHECK_ARGS) {
       lg_kernel_binary_activation(kTfLiteBuiltinMul, node->builtin_data));
 }
 
-/* SUB, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, POW. */
+/* SUB, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, POW, FLOOR_DIV,
+ * FLOOR_MOD, the comparisons and LOGICAL_AND. */
 static bool check_binary(CHECK_ARGS) {
   if (!check_operands(context, node, reason, size)) return false;
   return check_activation(lg_kernel_binary_activation(
                               registration->builtin_code, node->builtin_data),
                           reason, size);
+}
+
+/* ADD_N: TFLite's GPU delegate takes exactly two inputs (of one shape, as
+ * the CPU kernel requires); the sum runs on the binary kernel. */
+static bool check_add_n(CHECK_ARGS) {
+  (void)context;
+  (void)registration;
+  if (num_inputs(node) != 2) {
+    return fail(reason, size, "ADD_N only supports 2 inputs.");
+  }
+  return true;
+}
+
+/* SELECT and SELECT_V2 (TFLite's CheckSelectV2GpuDelegateCompatibility):
+ * a float or bool condition, float x and y each of the output's shape or a
+ * single element. */
+static bool check_select(CHECK_ARGS) {
+  (void)registration;
+  if (num_inputs(node) != 3 || num_outputs(node) != 1) {
+    return fail(reason, size, "Expected 3 inputs and 1 output");
+  }
+  static const char kError[] =
+      "Cond must be float or bool type, if, else tensors must be float and "
+      "either be same the shape as output or constant, scalar.";
+  const TfLiteTensor* c = input(context, node, 0);
+  const TfLiteTensor* out = output(context, node, 0);
+  if (c == NULL || out == NULL ||
+      (c->type != kTfLiteBool && !is_float(c->type))) {
+    return fail(reason, size, kError);
+  }
+  for (int i = 1; i <= 2; ++i) {
+    const TfLiteTensor* t = input(context, node, i);
+    if (t == NULL || !is_float(t->type)) return fail(reason, size, kError);
+    bool same = rank(t) == rank(out);
+    for (int d = 0; same && d < rank(t); ++d) {
+      same = t->dims->data[d] == out->dims->data[d];
+    }
+    if (rank(t) != 0 && !same && (rank(t) > 1 || dim(t, 0) > 1)) {
+      return fail(reason, size, kError);
+    }
+  }
+  return true;
+}
+
+/* CUMSUM (TFLite's CheckCumsumGpuDelegateCompatibility): a float input and
+ * output of one type, a constant int32 axis. */
+static bool check_cumsum(CHECK_ARGS) {
+  (void)registration;
+  if (num_inputs(node) != 2) {
+    return fail(reason, size, "Expects 2 inputs and 1 output");
+  }
+  const TfLiteTensor* in = input(context, node, 0);
+  const TfLiteTensor* axis = input(context, node, 1);
+  const TfLiteTensor* out = output(context, node, 0);
+  if (in == NULL || axis == NULL || out == NULL || !is_float(in->type) ||
+      out->type != in->type || axis->type != kTfLiteInt32 || !is_const(axis)) {
+    return fail(reason, size,
+                "Input/output must be float type and indices must be constant "
+                "int32 type");
+  }
+  return true;
+}
+
+/* ONE_HOT (TFLite's CheckOneHotGpuDelegateCompatibility): int32 indices
+ * whose dims but the last (and the first of 4 or more) are 1, axis -1 (or
+ * TFLite's comparison of the axis with the last dim's size), constant
+ * float32 on/off values of at most one element. */
+static bool check_one_hot(CHECK_ARGS) {
+  (void)registration;
+  if (num_inputs(node) != 4 || num_outputs(node) != 1) {
+    return fail(reason, size, "Expects 4 inputs and 1 output");
+  }
+  static const char kError[] =
+      "Indices must be int32 type, on/off tensors must be constant, scalar, "
+      "float type, axis must be -1 or last dim";
+  const TfLiteTensor* idx = input(context, node, 0);
+  if (idx == NULL || idx->type != kTfLiteInt32 ||
+      !check_params(node, reason, size)) {
+    return fail(reason, size, kError);
+  }
+  const int axis = ((const TfLiteOneHotParams*)node->builtin_data)->axis;
+  const int n = rank(idx);
+  if (axis != -1 && (n == 0 || axis != dim(idx, n - 1))) {
+    return fail(reason, size, kError);
+  }
+  for (int i = 0; i < n - 1; ++i) {
+    if (n > 3 && i == 0) continue;
+    if (dim(idx, i) != 1) {
+      return fail(reason, size, "Unspported non-singleton dim at %d", i);
+    }
+  }
+  for (int i = 2; i <= 3; ++i) {
+    const TfLiteTensor* v = input(context, node, i);
+    if (v == NULL || v->type != kTfLiteFloat32 || !is_const(v) || rank(v) > 1 ||
+        (rank(v) == 1 && dim(v, 0) > 1)) {
+      return fail(reason, size, kError);
+    }
+  }
+  return true;
+}
+
+/* PACK and UNPACK: TFLite checks nothing but the tensor filter. */
+static bool check_pack(CHECK_ARGS) {
+  (void)context;
+  (void)node;
+  (void)registration;
+  (void)reason;
+  (void)size;
+  return true;
 }
 
 /* One runtime input, no constants, one output. */
@@ -497,7 +632,7 @@ static bool check_mean(CHECK_ARGS) {
          check_axes(context, node, registration->builtin_code, reason, size);
 }
 
-/* SUM, REDUCE_MAX. */
+/* SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD. */
 static bool check_reduce(CHECK_ARGS) {
   return check_io(context, node, 1, 1, reason, size) &&
          check_axes(context, node, registration->builtin_code, reason, size);
@@ -696,10 +831,6 @@ static bool check_quantize(CHECK_ARGS) {
   return check_io(context, node, 1, 1, reason, size);
 }
 
-static bool is_float(TfLiteType t) {
-  return t == kTfLiteFloat32 || t == kTfLiteFloat16;
-}
-
 /* CAST between float32 and int32, or float to bool. A bool input must come
  * from a logical op on the GPU, and the GPU runs none, so it is refused. */
 static bool check_cast(CHECK_ARGS) {
@@ -769,6 +900,11 @@ static bool check_mediapipe_pool(CHECK_ARGS) {
 GPU_CHECK(check_add)
 GPU_CHECK(check_mul)
 GPU_CHECK(check_binary)
+GPU_CHECK(check_add_n)
+GPU_CHECK(check_select)
+GPU_CHECK(check_pack)
+GPU_CHECK(check_cumsum)
+GPU_CHECK(check_one_hot)
 GPU_CHECK(check_unary)
 GPU_CHECK(check_one_runtime)
 GPU_CHECK(check_relu)

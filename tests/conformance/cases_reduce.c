@@ -1,12 +1,16 @@
 /* Pooling and reduction cases: AVERAGE_POOL_2D and MAX_POOL_2D (2x2 and 3x3
  * windows, stride 1 and 2, SAME and VALID, a global pool, batch 2, 1 and 17
- * channels, 64x64, fused activations); MEAN, SUM and REDUCE_MAX over the
- * spatial axes (HW), the channels (C) and all axes, keep_dims both ways.
+ * channels, 64x64, fused activations); MEAN, SUM, REDUCE_PROD, REDUCE_MAX
+ * and REDUCE_MIN over the spatial axes (HW), the channels (C) and all axes,
+ * keep_dims both ways; CUMSUM along each axis, a negative one, exclusive
+ * and reverse, and a 64-long line.
  *
- * Inputs lie in [-1, 1]. SUM reduces at most a few hundred elements, so a
- * different summation order stays inside the 1e-5 bound; the 64x64 case
- * is MEAN's (an average of 4096 values, whose result is near 0 but whose
- * rounding error is divided by the count). */
+ * Inputs lie in [-1, 1]; REDUCE_PROD's in [-1.5, 1.5], so that products of
+ * 5 to 64 elements neither vanish nor leave float16's range, and in
+ * [0.7, 1.4] (mean log near 0) for its products of 320 and 350 elements. SUM
+ * reduces at most a few hundred elements, so a different summation order stays
+ * inside the 1e-5 bound; the 64x64 case is MEAN's (an average of 4096 values,
+ * whose result is near 0 but whose rounding error is divided by the count). */
 #include <string.h>
 
 #include "tests/conformance/conformance.h"
@@ -70,10 +74,45 @@ static const reduce_case kMeanLarge = {
 static int build_reduce(conf_builder* b, const conf_case* c) {
   const reduce_case* p = c->args;
   int32_t in[2];
-  in[0] = conf_input(b, p->input, -1, 1);
+  if (c->op != kTfLiteBuiltinReduceProd) {
+    in[0] = conf_input(b, p->input, -1, 1);
+  } else if (p->num_axes == 4) {
+    in[0] = conf_input(b, p->input, 0.7f, 1.4f); /* long products */
+  } else {
+    in[0] = conf_input(b, p->input, -1.5f, 1.5f);
+  }
   in[1] = conf_const_i32_vec(b, p->num_axes, p->axes);
   const TfLiteReducerParams params = {.keep_dims = c->index != 0};
   return conf_op1(b, c->op, in, 2, &params) < 0 ? -1 : 0;
+}
+
+/* ---- CUMSUM ------------------------------------------------------------- */
+
+typedef struct cumsum_case {
+  const char* label;
+  conf_shape input;
+  int32_t axis;
+  bool exclusive, reverse;
+} cumsum_case;
+
+static const cumsum_case kCumsum[] = {
+    {"c_c7", {4, {1, 6, 6, 7}}, 3, false, false},
+    {"h_batch2_c5", {4, {2, 8, 5, 5}}, 1, false, false},
+    {"negative_axis_rank2", {2, {3, 17}}, -1, false, false},
+    {"w_exclusive", {4, {1, 5, 9, 3}}, 2, true, false},
+    {"c_reverse", {4, {1, 4, 4, 13}}, 3, false, true},
+    {"h_exclusive_reverse", {4, {1, 7, 3, 6}}, 1, true, true},
+    {"long_w_64x64", {4, {1, 64, 64, 3}}, 2, false, false},
+};
+
+static int build_cumsum(conf_builder* b, const conf_case* c) {
+  const cumsum_case* p = c->args;
+  int32_t in[2];
+  in[0] = conf_input(b, p->input, -1, 1);
+  in[1] = conf_const_i32(b, (conf_shape){0, {0}}, &p->axis);
+  const TfLiteCumsumParams params = {.exclusive = p->exclusive,
+                                     .reverse = p->reverse};
+  return conf_op1(b, kTfLiteBuiltinCumsum, in, 2, &params) < 0 ? -1 : 0;
 }
 
 /* ---- Registration -------------------------------------------------------- */
@@ -86,7 +125,9 @@ void conf_add_reduce_cases(conf_case_list* list) {
                   {kTfLiteBuiltinMaxPool2d, "max_pool_2d"}},
     kReduceOps[] = {{kTfLiteBuiltinMean, "mean"},
                     {kTfLiteBuiltinSum, "sum"},
-                    {kTfLiteBuiltinReduceMax, "reduce_max"}};
+                    {kTfLiteBuiltinReduceMax, "reduce_max"},
+                    {kTfLiteBuiltinReduceMin, "reduce_min"},
+                    {kTfLiteBuiltinReduceProd, "reduce_prod"}};
   static const TfLiteFusedActivation kActs[] = {kTfLiteActRelu, kTfLiteActRelu6,
                                                 kTfLiteActReluN1To1};
   for (size_t o = 0; o < COUNT(kPoolOps); ++o) {
@@ -110,6 +151,10 @@ void conf_add_reduce_cases(conf_case_list* list) {
             ->index = keep;
       }
     }
+  }
+  for (size_t i = 0; i < COUNT(kCumsum); ++i) {
+    conf_case_add(list, kTfLiteBuiltinCumsum, build_cumsum, &kCumsum[i],
+                  kTfLiteActNone, 0, "cumsum_%s", kCumsum[i].label);
   }
   conf_case_add(list, kTfLiteBuiltinMean, build_reduce, &kMeanLarge,
                 kTfLiteActNone, 0, "mean_%s_keep_dims", kMeanLarge.label)

@@ -1,7 +1,9 @@
 /* Data-movement cases: RESHAPE, SQUEEZE, CONCATENATION (axis C and H, three
  * inputs), PAD, PADV2, MIRROR_PAD (REFLECT, SYMMETRIC), SLICE,
  * STRIDED_SLICE (strides 1 and 2, begin/end/shrink masks, negative
- * indices), TRANSPOSE, SPLIT, SPLIT_V, TILE, GATHER, DEPTH_TO_SPACE,
+ * indices), TRANSPOSE, SPLIT, SPLIT_V, PACK, UNPACK (first, last and
+ * middle axes), ONE_HOT (int32 indices, some out of range), TILE, GATHER,
+ * DEPTH_TO_SPACE,
  * SPACE_TO_DEPTH, RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR (default,
  * align_corners, half_pixel_centers; up and down, 64x64).
  *
@@ -359,6 +361,65 @@ static int build_split(conf_builder* b, const conf_case* c) {
              : 0;
 }
 
+/* ---- PACK, UNPACK --------------------------------------------------------
+ *
+ * `input` is the unpacked shape (PACK's inputs, UNPACK's outputs); p[0] =
+ * axis (negative counts from the end of the packed rank), p[1] = count. */
+static const shape_case kPack[] = {
+    {"axis0_3", {3, {4, 4, 5}}, 0, {0}, 0, {0}, 0, {0}, {0, 3}},
+    {"axis_last_2_c7", {3, {2, 5, 7}}, 0, {0}, 0, {0}, 0, {0}, {-1, 2}},
+    {"axis1_4_rank2", {2, {3, 17}}, 0, {0}, 0, {0}, 0, {0}, {1, 4}},
+};
+
+static int build_pack(conf_builder* b, const conf_case* c) {
+  const shape_case* s = c->args;
+  const int n = s->p[1];
+  int32_t ins[CONF_MAX_IO], outs[CONF_MAX_IO];
+  if (c->op == kTfLiteBuiltinPack) {
+    for (int i = 0; i < n; ++i) ins[i] = conf_input(b, s->input, -4, 4);
+    outs[0] = conf_output(b);
+    const TfLitePackParams params = {.values_count = n, .axis = s->p[0]};
+    return conf_op(b, c->op, 0, ins, n, outs, 1, &params) < 0 ? -1 : 0;
+  }
+  /* UNPACK: the packed input has the count inserted at the axis. */
+  conf_shape packed = {s->input.rank + 1, {0}};
+  const int axis = s->p[0] < 0 ? s->p[0] + packed.rank : s->p[0];
+  for (int k = 0, j = 0; k < packed.rank; ++k) {
+    packed.d[k] = k == axis ? n : s->input.d[j++];
+  }
+  ins[0] = conf_input(b, packed, -4, 4);
+  for (int i = 0; i < n; ++i) outs[i] = conf_output(b);
+  const TfLiteUnpackParams params = {.num = n, .axis = s->p[0]};
+  return conf_op(b, c->op, 0, ins, 1, outs, n, &params) < 0 ? -1 : 0;
+}
+
+/* ---- ONE_HOT --------------------------------------------------------------
+ *
+ * `input` is the int32 indices' shape (values in [-1, depth], so some fall
+ * outside and give rows of off); p[0] = depth, p[1] = axis. */
+static const shape_case kOneHot[] = {
+    {"c5_depth4", {3, {1, 1, 5}}, 0, {0}, 0, {0}, 0, {0}, {4, -1}},
+    /* An explicit last axis: TFLite's GPU rule compares the axis with the
+     * last dim's size, so that size is 2 here. */
+    {"rank2_axis2_depth9", {2, {1, 2}}, 0, {0}, 0, {0}, 0, {0}, {9, 2}},
+    {"rank2_depth9", {2, {1, 7}}, 0, {0}, 0, {0}, 0, {0}, {9, -1}},
+    {"rank1_depth3", {1, {6}}, 0, {0}, 0, {0}, 0, {0}, {3, -1}},
+};
+
+static int build_one_hot(conf_builder* b, const conf_case* c) {
+  const shape_case* s = c->args;
+  const conf_shape scalar = {0, {0}};
+  const int32_t depth = s->p[0];
+  const float on = 2.5f, off = -1.0f;
+  int32_t in[4];
+  in[0] = conf_input_typed(b, kTfLiteInt32, s->input, -1, (float)depth);
+  in[1] = conf_const_i32(b, scalar, &depth);
+  in[2] = conf_const_f32(b, scalar, &on);
+  in[3] = conf_const_f32(b, scalar, &off);
+  const TfLiteOneHotParams params = {.axis = s->p[1]};
+  return conf_op1(b, kTfLiteBuiltinOneHot, in, 4, &params) < 0 ? -1 : 0;
+}
+
 /* ---- GATHER -------------------------------------------------------------- */
 
 /* a: indices (shape [na], or [2, na / 2] when p[1] is 1); p[0] = axis. */
@@ -512,6 +573,11 @@ void conf_add_shape_cases(conf_case_list* list) {
            "split");
   add_rows(list, kTfLiteBuiltinSplitV, build_split, kSplitV, COUNT(kSplitV),
            "split_v");
+  add_rows(list, kTfLiteBuiltinPack, build_pack, kPack, COUNT(kPack), "pack");
+  add_rows(list, kTfLiteBuiltinUnpack, build_pack, kPack, COUNT(kPack),
+           "unpack");
+  add_rows(list, kTfLiteBuiltinOneHot, build_one_hot, kOneHot, COUNT(kOneHot),
+           "one_hot");
   add_rows(list, kTfLiteBuiltinTile, build_with_vector, kTile, COUNT(kTile),
            "tile");
   add_rows(list, kTfLiteBuiltinGather, build_gather, kGather, COUNT(kGather),

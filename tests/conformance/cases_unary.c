@@ -1,9 +1,10 @@
 /* Unary and activation cases: LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1,
  * RELU_0_TO_1, LEAKY_RELU, ELU, HARD_SWISH, GELU (exact and approximate), EXP,
- * LOG, SQRT, RSQRT, SQUARE, ABS, NEG, SIN, COS, FLOOR and SOFTMAX (beta 1 and
- * 0.5) over shapes with odd channel counts, a batch, rank 2 and 64x64;
+ * LOG, SQRT, RSQRT, SQUARE, ABS, NEG, SIN, COS, FLOOR, SIGN and SOFTMAX (beta 1
+ * and 0.5) over shapes with odd channel counts, a batch, rank 2 and 64x64;
  * PRELU with per-channel and broadcast alphas; DEQUANTIZE of a constant
- * float16 weight feeding ADD; CAST int32 -> float32.
+ * float16 weight feeding ADD; CAST int32 -> float32; SIGN of floored
+ * inputs (zeros).
  *
  * Domains: LOG, SQRT and RSQRT get inputs in [0.1, 4]; the others [-4, 4]
  * (wide enough to cross every clamp and saturation). Each op also runs
@@ -55,6 +56,7 @@ static const unary_op kOps[] = {
     {kTfLiteBuiltinSin, "sin", -4, 4, -100, 100, NULL, false},
     {kTfLiteBuiltinCos, "cos", -4, 4, -100, 100, NULL, false},
     {kTfLiteBuiltinFloor, "floor", -4, 4, -3e4f, 3e4f, NULL, false},
+    {kTfLiteBuiltinSign, "sign", -4, 4, -3e4f, 3e4f, NULL, false},
     {kTfLiteBuiltinSoftmax, "softmax_beta1", -4, 4, -3e4f, 3e4f, &kBeta1,
      false},
     {kTfLiteBuiltinSoftmax, "softmax_beta0.5", -4, 4, -3e4f, 3e4f, &kBetaHalf,
@@ -246,6 +248,20 @@ static int build_densify(conf_builder* b, const conf_case* c) {
   return conf_op1(b, kTfLiteBuiltinAdd, in, 2, &add) < 0 ? -1 : 0;
 }
 
+/* ---- SIGN of zeros ---------------------------------------------------------
+ */
+
+/* SIGN of floored inputs in [-4, 4]: an eighth of them are zeros. */
+static int build_sign_of_floor(conf_builder* b, const conf_case* c) {
+  const conf_shape shape = kShapes[c->index].shape;
+  const int32_t in = conf_input(b, shape, -4, 4);
+  const int32_t floored = conf_intermediate(b, kTfLiteFloat32, shape);
+  if (conf_op(b, kTfLiteBuiltinFloor, 0, &in, 1, &floored, 1, NULL) < 0) {
+    return -1;
+  }
+  return conf_op1(b, kTfLiteBuiltinSign, &floored, 1, NULL) < 0 ? -1 : 0;
+}
+
 /* ---- CAST int32 -> float32 ---------------------------------------------- */
 
 static int build_cast(conf_builder* b, const conf_case* c) {
@@ -294,6 +310,9 @@ void conf_add_unary_cases(conf_case_list* list) {
     conf_case_add(list, kTfLiteBuiltinQuantize, build_quantize, &kQuantize[i],
                   kTfLiteActNone, 0.0625, "quantize_%s", kQuantize[i].label);
   }
+  conf_case_add(list, kTfLiteBuiltinSign, build_sign_of_floor, NULL,
+                kTfLiteActNone, 0, "sign_of_floor_%s", kShapes[1].label)
+      ->index = 1;
   for (int s = 0; s < 4; ++s) {
     conf_case_add(list, kTfLiteBuiltinCast, build_cast, NULL, kTfLiteActNone, 0,
                   "cast_int32_float32_%s", kShapes[s].label)

@@ -25,8 +25,8 @@ static void capture_report(void* user_data, const char* format, va_list args) {
 }
 
 /* Seeded values in [lo, hi] (float32 in [-0.5, 0.5] without a spec);
- * INT8, UINT8 and INT16 over their whole range; other types are
- * zero-filled. */
+ * INT8, UINT8 and INT16 over their whole range; BOOL true or false with
+ * even odds; other types are zero-filled. */
 static bool g_half_inputs; /* conf_set_half_inputs */
 
 void conf_set_half_inputs(bool on) { g_half_inputs = on; }
@@ -57,6 +57,10 @@ static void fill_input(TfLiteTensor* t, const conf_input_spec* spec,
         ((int16_t*)data)[i] = (int16_t)(int)(r - 32768u);
       }
     }
+  } else if (type == kTfLiteBool) {
+    bool* v = data;
+    const size_t n = TfLiteTensorByteSize(t) / sizeof(bool);
+    for (size_t i = 0; i < n; ++i) v[i] = conf_random(&seed) < 0.5f;
   } else if (type == kTfLiteInt32) {
     int32_t* v = data;
     const size_t n = TfLiteTensorByteSize(t) / sizeof(int32_t);
@@ -100,6 +104,9 @@ static void collect_output(const TfLiteTensor* t, bool with_data,
         break;
       case kTfLiteInt16:
         out->values[i] = (float)((const int16_t*)data)[i];
+        break;
+      case kTfLiteBool: /* the stored byte: a value other than 0/1 shows */
+        out->values[i] = (float)((const uint8_t*)data)[i];
         break;
       default:
         out->values[i] = NAN;

@@ -785,7 +785,8 @@ static void fields_pool(const gg_node* n, char* text, size_t size) {
            n->p[CP_K], n->p[CP_K], activation_name(n->p[CP_ACT]));
 }
 
-/* MEAN, SUM, REDUCE_MAX over H and W, C, H or W; p[0] keep_dims. */
+/* MEAN, SUM, REDUCE_MAX, REDUCE_MIN over H and W, C, H or W; p[0]
+ * keep_dims. */
 static bool make_reduce(gen* x, const op_entry* op, gg_node* n) {
   static const int32_t kAxes[][2] = {{1, 2}, {1, 2}, {3, -1}, {1, -1}, {2, -1}};
   const int a = pick_tensor(x, is_rank4, NULL);
@@ -1391,6 +1392,7 @@ static const op_entry kOps[] = {
     RANGE_OP(Mean, "MEAN", 2, make_reduce, fields_reduce),
     OP(Sum, "SUM", 1, make_reduce, fields_reduce),
     RANGE_OP(ReduceMax, "REDUCE_MAX", 1, make_reduce, fields_reduce),
+    RANGE_OP(ReduceMin, "REDUCE_MIN", 1, make_reduce, fields_reduce),
     RANGE_OP(Concatenation, "CONCATENATION", 4, make_concatenation,
              fields_concatenation),
     RANGE_OP(Pad, "PAD", 4, make_pad, fields_pad),

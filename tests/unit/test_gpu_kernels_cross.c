@@ -141,7 +141,7 @@ static void test_pool_hand(void** state) {
  * padded at the front with 1 / 0). */
 typedef struct reduce_spec {
   const char* label;
-  int op; /* 0 SUM, 1 MEAN, 2 REDUCE_MAX */
+  int op; /* 0 SUM, 1 MEAN, 2 REDUCE_MAX, 3 REDUCE_MIN, 4 REDUCE_PROD */
   int layout, vec;
   int in_n;
   int32_t plan[16];
@@ -167,8 +167,9 @@ static size_t group_size(void) {
 static void run_reduce(const reduce_spec* s, const float* input,
                        float* got[kBackends]) {
   char defines[96];
-  snprintf(defines, sizeof(defines), "-DLG_MAX=%d -DLG_LAYOUT=%d -DLG_VEC=%d",
-           s->op == 2 ? 1 : 0, s->layout, s->vec);
+  /* reduce.lgk's LG_RED: 0 sum (and mean), 1 max, 2 min, 3 product. */
+  snprintf(defines, sizeof(defines), "-DLG_RED=%d -DLG_LAYOUT=%d -DLG_VEC=%d",
+           s->op >= 2 ? s->op - 1 : 0, s->layout, s->vec);
   xcall call = make_call("reduce", defines, s->label, (size_t)s->outputs, 0, 0);
   if (s->layout == 2) {
     const size_t wg = group_size();
@@ -249,10 +250,26 @@ static void test_reduce_hand(void** state) {
   rows.op = 2;
   run_reduce(&rows, with_nan, got);
   expect_values("reduce max rows", got, (const float[]){3.0f, 5.0f}, 2, 0.0f);
+  rows.op = 3;
+  run_reduce(&rows, with_nan, got);
+  expect_values("reduce min rows", got, (const float[]){1.0f, -6.0f}, 2, 0.0f);
+  rows.op = 4;
+  run_reduce(&rows, x, got);
+  expect_values("reduce prod rows", got, (const float[]){6.0f, 120.0f}, 2,
+                0.0f);
 
   run_reduce(&cols, x, got);
   expect_values("reduce sum columns", got, (const float[]){5.0f, 7.0f, 9.0f}, 3,
                 0.0f);
+  reduce_spec cols_min = cols;
+  cols_min.op = 3;
+  run_reduce(&cols_min, x, got);
+  expect_values("reduce min columns", got, (const float[]){1.0f, 2.0f, 3.0f}, 3,
+                0.0f);
+  cols_min.op = 4;
+  run_reduce(&cols_min, x, got);
+  expect_values("reduce prod columns", got, (const float[]){4.0f, 10.0f, 18.0f},
+                3, 0.0f);
 }
 
 /* ---- softmax ------------------------------------------------------------ */

@@ -147,6 +147,18 @@ static const expected_op kExpected[] = {
     {kTfLiteBuiltinMinimum, 2},
     {kTfLiteBuiltinSquaredDifference, 2},
     {kTfLiteBuiltinPow, 2},
+    {kTfLiteBuiltinFloorDiv, 2},
+    {kTfLiteBuiltinFloorMod, 2},
+    {kTfLiteBuiltinAddN, 2},
+    {kTfLiteBuiltinLess, 2},
+    {kTfLiteBuiltinLessEqual, 2},
+    {kTfLiteBuiltinGreater, 2},
+    {kTfLiteBuiltinGreaterEqual, 2},
+    {kTfLiteBuiltinEqual, 2},
+    {kTfLiteBuiltinNotEqual, 2},
+    {kTfLiteBuiltinLogicalAnd, 2},
+    {kTfLiteBuiltinSelect, 1},
+    {kTfLiteBuiltinSelectV2, 1},
     {kTfLiteBuiltinConv2d, 6},
     {kTfLiteBuiltinDepthwiseConv2d, 6},
     {kTfLiteBuiltinTransposeConv, 3},
@@ -157,6 +169,9 @@ static const expected_op kExpected[] = {
     {kTfLiteBuiltinMean, ANY},
     {kTfLiteBuiltinSum, ANY},
     {kTfLiteBuiltinReduceMax, ANY},
+    {kTfLiteBuiltinReduceMin, ANY},
+    {kTfLiteBuiltinReduceProd, ANY},
+    {kTfLiteBuiltinCumsum, 1},
     {kTfLiteBuiltinReshape, 1},
     {kTfLiteBuiltinSqueeze, 1},
     {kTfLiteBuiltinConcatenation, 2},
@@ -168,6 +183,9 @@ static const expected_op kExpected[] = {
     {kTfLiteBuiltinTranspose, 4},
     {kTfLiteBuiltinSplit, ANY},
     {kTfLiteBuiltinSplitV, ANY},
+    {kTfLiteBuiltinPack, ANY},
+    {kTfLiteBuiltinUnpack, ANY},
+    {kTfLiteBuiltinOneHot, 1},
     {kTfLiteBuiltinTile, ANY},
     {kTfLiteBuiltinGather, 1},
     {kTfLiteBuiltinDepthToSpace, ANY},
@@ -196,6 +214,7 @@ static const expected_op kExpected[] = {
     {kTfLiteBuiltinSin, 2},
     {kTfLiteBuiltinCos, 2},
     {kTfLiteBuiltinFloor, 2},
+    {kTfLiteBuiltinSign, 2},
     {kTfLiteBuiltinDequantize, 3},
     {kTfLiteBuiltinQuantize, 2},
     {kTfLiteBuiltinDensify, 1},
@@ -270,7 +289,7 @@ static const int32_t kUnary[] = {
     kTfLiteBuiltinGelu,     kTfLiteBuiltinExp,   kTfLiteBuiltinLog,
     kTfLiteBuiltinSqrt,     kTfLiteBuiltinRsqrt, kTfLiteBuiltinSquare,
     kTfLiteBuiltinAbs,      kTfLiteBuiltinNeg,   kTfLiteBuiltinSin,
-    kTfLiteBuiltinCos,      kTfLiteBuiltinFloor};
+    kTfLiteBuiltinCos,      kTfLiteBuiltinFloor, kTfLiteBuiltinSign};
 
 static void test_unary_ops(void** state) {
   fixture* f = *state;
@@ -331,7 +350,9 @@ static void test_binary_ops(void** state) {
                            kTfLiteBuiltinMaximum,
                            kTfLiteBuiltinMinimum,
                            kTfLiteBuiltinSquaredDifference,
-                           kTfLiteBuiltinPow};
+                           kTfLiteBuiltinPow,
+                           kTfLiteBuiltinFloorDiv,
+                           kTfLiteBuiltinFloorMod};
   const TfLiteSubParams sub = {.activation = kTfLiteActRelu6};
   const TfLiteSubParams sub_sign = {.activation = kTfLiteActSignBit};
   const TfLiteDivParams div = {.activation = kTfLiteActRelu};
@@ -356,6 +377,174 @@ static void test_binary_ops(void** state) {
   IO(f, ((int[]){a, b}), ((int[]){y}));
   REFUSE(f, kTfLiteBuiltinSub, &sub_sign, kSignBit);
   REFUSE(f, kTfLiteBuiltinDiv, &div_sign, kSignBit);
+  expect(f, kTfLiteBuiltinFloorDiv, 3, NULL,
+         "Max version supported: 2. Requested version 3.");
+}
+
+/* The comparisons: TFLite's operand rule; float inputs, a BOOL output;
+ * BOOL or INT32 inputs refused. LOGICAL_AND: BOOL in and out (TFLite's
+ * filter passes float tensors for every op). */
+static void test_comparisons_and_logical_and(void** state) {
+  fixture* f = *state;
+  const int a = RT(f, F32, 1, 4, 4, 2), b = RT(f, F32, 1, 4, 4, 2);
+  const int c = CST(f, F32, 2), yb = RT(f, kTfLiteBool, 1, 4, 4, 2);
+  const int ab = RT(f, kTfLiteBool, 1, 4, 4, 2);
+  const int bb = RT(f, kTfLiteBool, 1, 4, 4, 2);
+  const int ai = RT(f, I32, 1, 4, 4, 2);
+  const int32_t codes[] = {kTfLiteBuiltinLess,    kTfLiteBuiltinLessEqual,
+                           kTfLiteBuiltinGreater, kTfLiteBuiltinGreaterEqual,
+                           kTfLiteBuiltinEqual,   kTfLiteBuiltinNotEqual};
+  for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); ++i) {
+    IO(f, ((int[]){a, b}), ((int[]){yb}));
+    ACCEPT(f, codes[i], NULL);
+    expect(f, codes[i], 2, NULL, NULL);
+    expect(f, codes[i], 3, NULL,
+           "Max version supported: 2. Requested version 3.");
+    IO(f, ((int[]){a, c}), ((int[]){yb}));
+    ACCEPT(f, codes[i], NULL);
+    IO(f, ((int[]){ab, bb}), ((int[]){yb}));
+    REFUSE(f, codes[i], NULL, kTensors);
+    IO(f, ((int[]){ai, ai}), ((int[]){yb}));
+    REFUSE(f, codes[i], NULL, kTensors);
+    IO(f, ((int[]){a, b, c}), ((int[]){yb}));
+    REFUSE(f, codes[i], NULL, "Op can only handle 1 or 2 operand(s).");
+  }
+  IO(f, ((int[]){ab, bb}), ((int[]){yb}));
+  ACCEPT(f, kTfLiteBuiltinLogicalAnd, NULL);
+  IO(f, ((int[]){ai, ai}), ((int[]){yb}));
+  REFUSE(f, kTfLiteBuiltinLogicalAnd, NULL, kTensors);
+  IO(f, ((int[]){ab, bb, bb}), ((int[]){yb}));
+  REFUSE(f, kTfLiteBuiltinLogicalAnd, NULL,
+         "Op can only handle 1 or 2 operand(s).");
+  /* A BOOL output is the comparisons' alone. */
+  IO(f, ((int[]){a, b}), ((int[]){yb}));
+  REFUSE(f, kTfLiteBuiltinSub, NULL, kTensors);
+}
+
+/* SELECT, SELECT_V2: TFLite's CheckSelectV2GpuDelegateCompatibility. */
+static void test_select(void** state) {
+  fixture* f = *state;
+  static const char kSelectError[] =
+      "Cond must be float or bool type, if, else tensors must be float and "
+      "either be same the shape as output or constant, scalar.";
+  const int cond = RT(f, kTfLiteBool, 1, 4, 4, 2);
+  const int x = RT(f, F32, 1, 4, 4, 2), y = RT(f, F32, 1, 4, 4, 2);
+  const int one = CST(f, F32, 1), two = CST(f, F32, 2);
+  const int xi = RT(f, I32, 1, 4, 4, 2), ci = RT(f, I32, 1, 4, 4, 2);
+  const int out = RT(f, F32, 1, 4, 4, 2);
+  const int32_t codes[] = {kTfLiteBuiltinSelect, kTfLiteBuiltinSelectV2};
+  for (size_t i = 0; i < 2; ++i) {
+    IO(f, ((int[]){cond, x, y}), ((int[]){out}));
+    ACCEPT(f, codes[i], NULL);
+    expect(f, codes[i], 2, NULL,
+           "Max version supported: 1. Requested version 2.");
+    IO(f, ((int[]){cond, x, one}), ((int[]){out}));
+    ACCEPT(f, codes[i], NULL);
+    IO(f, ((int[]){cond, two, y}), ((int[]){out}));
+    REFUSE(f, codes[i], NULL, kSelectError);
+    IO(f, ((int[]){cond, xi, y}), ((int[]){out}));
+    REFUSE(f, codes[i], NULL, kSelectError);
+    IO(f, ((int[]){ci, x, y}), ((int[]){out}));
+    REFUSE(f, codes[i], NULL, kSelectError);
+    IO(f, ((int[]){cond, x}), ((int[]){out}));
+    REFUSE(f, codes[i], NULL, "Expected 3 inputs and 1 output");
+  }
+}
+
+/* CUMSUM: TFLite's CheckCumsumGpuDelegateCompatibility. */
+static void test_cumsum(void** state) {
+  fixture* f = *state;
+  static const char kCumsumError[] =
+      "Input/output must be float type and indices must be constant int32 "
+      "type";
+  const int x = RT(f, F32, 1, 4, 4, 2), y = RT(f, F32, 1, 4, 4, 2);
+  const int axis = CST(f, I32, 1), axis_rt = RT(f, I32, 1);
+  const int axis64 = CST(f, kTfLiteInt64, 1);
+  const int xi = RT(f, I32, 1, 4, 4, 2), yi = RT(f, I32, 1, 4, 4, 2);
+  const TfLiteCumsumParams p = {.exclusive = false, .reverse = true};
+  IO(f, ((int[]){x, axis}), ((int[]){y}));
+  ACCEPT(f, kTfLiteBuiltinCumsum, &p);
+  expect(f, kTfLiteBuiltinCumsum, 2, &p,
+         "Max version supported: 1. Requested version 2.");
+  IO(f, ((int[]){x, axis_rt}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinCumsum, &p, kCumsumError);
+  IO(f, ((int[]){x, axis64}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinCumsum, &p, kCumsumError);
+  IO(f, ((int[]){xi, axis}), ((int[]){yi}));
+  REFUSE(f, kTfLiteBuiltinCumsum, &p, kCumsumError);
+  IO(f, ((int[]){x}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinCumsum, &p, "Expects 2 inputs and 1 output");
+}
+
+/* ONE_HOT: TFLite's CheckOneHotGpuDelegateCompatibility. */
+static void test_one_hot(void** state) {
+  fixture* f = *state;
+  static const char kOneHotError[] =
+      "Indices must be int32 type, on/off tensors must be constant, scalar, "
+      "float type, axis must be -1 or last dim";
+  const int idx = RT(f, I32, 1, 1, 5), idx2 = RT(f, I32, 1, 3, 5);
+  const int idxf = RT(f, F32, 1, 1, 5), depth = CST(f, I32, 1);
+  const int on = CST(f, F32, 1), off = CST(f, F32, 1);
+  const int on2 = CST(f, F32, 2), on_rt = RT(f, F32, 1);
+  const int y = RT(f, F32, 1, 1, 5, 4);
+  const TfLiteOneHotParams last = {.axis = -1}, first = {.axis = 0};
+  IO(f, ((int[]){idx, depth, on, off}), ((int[]){y}));
+  ACCEPT(f, kTfLiteBuiltinOneHot, &last);
+  expect(f, kTfLiteBuiltinOneHot, 2, &last,
+         "Max version supported: 1. Requested version 2.");
+  REFUSE(f, kTfLiteBuiltinOneHot, &first, kOneHotError);
+  IO(f, ((int[]){idxf, depth, on, off}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, kOneHotError);
+  IO(f, ((int[]){idx2, depth, on, off}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, "Unspported non-singleton dim at 1");
+  IO(f, ((int[]){idx, depth, on2, off}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, kOneHotError);
+  IO(f, ((int[]){idx, depth, on_rt, off}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, kOneHotError);
+  IO(f, ((int[]){idx, depth, on}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinOneHot, &last, "Expects 4 inputs and 1 output");
+}
+
+/* PACK, UNPACK: TFLite checks only the tensor filter. */
+static void test_pack_unpack(void** state) {
+  fixture* f = *state;
+  const int a = RT(f, F32, 4, 5), b = RT(f, F32, 4, 5);
+  const int p = RT(f, F32, 2, 4, 5), pi = RT(f, I32, 2, 4, 5);
+  const int p5 = RT(f, F32, 2, 1, 1, 4, 5);
+  const TfLitePackParams pack = {.values_count = 2, .axis = 0};
+  const TfLiteUnpackParams unpack = {.num = 2, .axis = 0};
+  IO(f, ((int[]){a, b}), ((int[]){p}));
+  ACCEPT(f, kTfLiteBuiltinPack, &pack);
+  expect(f, kTfLiteBuiltinPack, 5, &pack, NULL);
+  IO(f, ((int[]){a, b}), ((int[]){pi}));
+  REFUSE(f, kTfLiteBuiltinPack, &pack, kTensors);
+  IO(f, ((int[]){p}), ((int[]){a, b}));
+  ACCEPT(f, kTfLiteBuiltinUnpack, &unpack);
+  IO(f, ((int[]){pi}), ((int[]){a, b}));
+  REFUSE(f, kTfLiteBuiltinUnpack, &unpack, kTensors);
+  IO(f, ((int[]){p5}), ((int[]){a, b}));
+  REFUSE(f, kTfLiteBuiltinUnpack, &unpack, kTensors);
+}
+
+/* ADD_N: exactly two inputs (TFLite's rule), runtime or constant. */
+static void test_add_n(void** state) {
+  fixture* f = *state;
+  const int a = RT(f, F32, 1, 4, 4, 2), b = RT(f, F32, 1, 4, 4, 2);
+  const int c = CST(f, F32, 1, 4, 4, 2), y = RT(f, F32, 1, 4, 4, 2);
+  const int yi = RT(f, I32, 1, 4, 4, 2);
+  IO(f, ((int[]){a, b}), ((int[]){y}));
+  ACCEPT(f, kTfLiteBuiltinAddN, NULL);
+  expect(f, kTfLiteBuiltinAddN, 2, NULL, NULL);
+  expect(f, kTfLiteBuiltinAddN, 3, NULL,
+         "Max version supported: 2. Requested version 3.");
+  IO(f, ((int[]){a, c}), ((int[]){y}));
+  ACCEPT(f, kTfLiteBuiltinAddN, NULL);
+  IO(f, ((int[]){a, b, c}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinAddN, NULL, "ADD_N only supports 2 inputs.");
+  IO(f, ((int[]){a}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinAddN, NULL, "ADD_N only supports 2 inputs.");
+  IO(f, ((int[]){a, b}), ((int[]){yi}));
+  REFUSE(f, kTfLiteBuiltinAddN, NULL, kTensors);
 }
 
 static void test_add(void** state) {
@@ -618,7 +807,12 @@ static void test_sum_and_reduce_max(void** state) {
   IO(f, ((int[]){x, axes}), ((int[]){y}));
   ACCEPT(f, kTfLiteBuiltinSum, &p);
   ACCEPT(f, kTfLiteBuiltinReduceMax, &p);
+  ACCEPT(f, kTfLiteBuiltinReduceMin, &p);
+  ACCEPT(f, kTfLiteBuiltinReduceProd, &p);
   IO(f, ((int[]){x, axes_rt}), ((int[]){y}));
+  REFUSE(f, kTfLiteBuiltinReduceProd, &p,
+         "Expected 1 runtime input tensor(s), but node has 2 runtime "
+         "input(s).");
   REFUSE(f, kTfLiteBuiltinSum, &p,
          "Expected 1 runtime input tensor(s), but node has 2 runtime "
          "input(s).");
@@ -627,6 +821,10 @@ static void test_sum_and_reduce_max(void** state) {
   IO(f, ((int[]){x, axes64}), ((int[]){y}));
   REFUSE(f, kTfLiteBuiltinReduceMax, &p,
          "REDUCE_MAX supports int32 tensor for axes. But node has INT64");
+  REFUSE(f, kTfLiteBuiltinReduceMin, &p,
+         "REDUCE_MIN supports int32 tensor for axes. But node has INT64");
+  REFUSE(f, kTfLiteBuiltinReduceProd, &p,
+         "REDUCE_PROD supports int32 tensor for axes. But node has INT64");
 }
 
 /* ---- Shape and data movement -------------------------------------------- */
@@ -1165,6 +1363,12 @@ int main(void) {
       T(test_unary_ops),
       T(test_relu_family),
       T(test_binary_ops),
+      T(test_add_n),
+      T(test_comparisons_and_logical_and),
+      T(test_select),
+      T(test_pack_unpack),
+      T(test_cumsum),
+      T(test_one_hot),
       T(test_add),
       T(test_mul),
       T(test_conv_2d),
