@@ -873,26 +873,8 @@ static TfLiteStatus lg_lstm_bind_aux(TfLiteContext* context,
                   TfLiteTypeGetName(input->type));
     return kTfLiteError;
   }
-  TF_LITE_ENSURE_STATUS(
-      lg_kernel_check_shape(context, op, "aux_input", aux->input));
-  const TfLiteIntArray* a = aux->input->dims;
-  const TfLiteIntArray* x = input->dims;
-  bool same = a->size == 3 && x->size == 3 && a->data[0] == x->data[0] &&
-              a->data[1] == x->data[1];
-  /* Without cross links the backward direction reads aux_input with the
-   * input's weights: the shapes must be equal. */
-  if (!aux->cross && same) same = a->data[2] == x->data[2];
-  if (!same) {
-    char got[64], want[64];
-    lg_kernel_log(context, op, "aux_input has shape %s, expected %s%s",
-                  lg_kernel_format_shape(a, got, sizeof(got)),
-                  lg_kernel_format_shape(x, want, sizeof(want)),
-                  aux->cross ? " but for the last dimension"
-                             : " (without aux weights the backward direction "
-                               "reads it in place of the input)");
-    return kTfLiteError;
-  }
-  aux->n_aux = a->data[2];
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_aux_input(
+      context, op, aux->input, input, aux->cross, &aux->n_aux));
   return kTfLiteOk;
 }
 

@@ -311,3 +311,29 @@ void* lg_recurrent_init_variant(int kind, const char* name) {
   }
   return d;
 }
+
+TfLiteStatus lg_recurrent_check_aux_input(TfLiteContext* context,
+                                          const char* op,
+                                          const TfLiteTensor* aux_input,
+                                          const TfLiteTensor* input, bool cross,
+                                          int* n_aux) {
+  TF_LITE_ENSURE_STATUS(
+      lg_kernel_check_shape(context, op, "aux_input", aux_input));
+  const TfLiteIntArray* a = aux_input->dims;
+  const TfLiteIntArray* x = input->dims;
+  bool same = a->size == 3 && x->size == 3 && a->data[0] == x->data[0] &&
+              a->data[1] == x->data[1];
+  if (!cross && same) same = a->data[2] == x->data[2];
+  if (!same) {
+    char got[64], want[64];
+    lg_kernel_log(context, op, "aux_input has shape %s, expected %s%s",
+                  lg_kernel_format_shape(a, got, sizeof(got)),
+                  lg_kernel_format_shape(x, want, sizeof(want)),
+                  cross ? " but for the last dimension"
+                        : " (without aux weights the backward direction "
+                          "reads it in place of the input)");
+    return kTfLiteError;
+  }
+  *n_aux = a->data[2];
+  return kTfLiteOk;
+}

@@ -40,6 +40,17 @@ void lg_recurrent_gates(float* gate, int n, int n_batch, const float* bias,
                         ptrdiff_t x_stride, const float* w_h, int n_h,
                         bool h_diagonal, const float* h, ptrdiff_t h_stride);
 
+/* A bidirectional op's aux_input against its input, both [batch or time,
+ * time or batch, features]: the first two sizes equal, and without cross
+ * links (no aux weights: the backward direction reads aux_input in place
+ * of the input) the features too. *n_aux gets aux_input's features.
+ * Messages start with `op`. */
+TfLiteStatus lg_recurrent_check_aux_input(TfLiteContext* context,
+                                          const char* op,
+                                          const TfLiteTensor* aux_input,
+                                          const TfLiteTensor* input, bool cross,
+                                          int* n_aux);
+
 /* gate[b * n + u] += sum_k w[u * k_count + k] * x[b * x_stride + k] for
  * each batch row b < n_batch and unit u < n (the auxiliary-input and
  * recurrent terms where TFLite adds them one after the other). */
