@@ -375,6 +375,24 @@ static TfLiteStatus if_prepare(TfLiteContext* context, TfLiteNode* node) {
   return status;
 }
 
+/* Runs `callee` on the node's inputs from `first_input` on and copies its
+ * outputs into the node's (IF, STABLEHLO_COMPOSITE, STABLEHLO_CASE). */
+static TfLiteStatus invoke_callee(TfLiteContext* context, const char* op,
+                                  TfLiteNode* node, lg_subgraph* callee,
+                                  int first_input) {
+  const TfLiteTensor** args = tensors_of(context, node->inputs, first_input);
+  if (args == NULL) return kTfLiteError;
+  TfLiteStatus status =
+      feed_inputs(context, op, callee, args, node->inputs->size - first_input);
+  free(args);
+  if (status == kTfLiteOk) status = run_callee(context, op, callee);
+  for (int i = 0; i < node->outputs->size && status == kTfLiteOk; ++i) {
+    status = copy_out(context, op, &context->tensors[node->outputs->data[i]],
+                      callee_output(callee, i), i);
+  }
+  return status;
+}
+
 static TfLiteStatus if_invoke(TfLiteContext* context, TfLiteNode* node) {
   static const char kOp[] = "IF";
   lg_subgraph* branches[2];
@@ -382,17 +400,7 @@ static TfLiteStatus if_invoke(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(if_condition(context, node, &cond));
   TF_LITE_ENSURE_STATUS(if_branches(context, node, branches));
   lg_subgraph* branch = cond->data.b[0] ? branches[0] : branches[1];
-  const TfLiteTensor** args = tensors_of(context, node->inputs, 1);
-  if (args == NULL) return kTfLiteError;
-  TfLiteStatus status =
-      feed_inputs(context, kOp, branch, args, node->inputs->size - 1);
-  free(args);
-  if (status == kTfLiteOk) status = run_callee(context, kOp, branch);
-  for (int i = 0; i < node->outputs->size && status == kTfLiteOk; ++i) {
-    status = copy_out(context, kOp, &context->tensors[node->outputs->data[i]],
-                      callee_output(branch, i), i);
-  }
-  return status;
+  return invoke_callee(context, kOp, node, branch, 1);
 }
 
 LG_KERNEL_REGISTRATION(IF, NULL, NULL, if_prepare, if_invoke)
@@ -448,17 +456,7 @@ static TfLiteStatus composite_invoke(TfLiteContext* context, TfLiteNode* node) {
   static const char kOp[] = "STABLEHLO_COMPOSITE";
   lg_subgraph* callee;
   TF_LITE_ENSURE_STATUS(composite_callee(context, node, &callee));
-  const TfLiteTensor** args = tensors_of(context, node->inputs, 0);
-  if (args == NULL) return kTfLiteError;
-  TfLiteStatus status =
-      feed_inputs(context, kOp, callee, args, node->inputs->size);
-  free(args);
-  if (status == kTfLiteOk) status = run_callee(context, kOp, callee);
-  for (int i = 0; i < node->outputs->size && status == kTfLiteOk; ++i) {
-    status = copy_out(context, kOp, &context->tensors[node->outputs->data[i]],
-                      callee_output(callee, i), i);
-  }
-  return status;
+  return invoke_callee(context, kOp, node, callee, 0);
 }
 
 LG_KERNEL_REGISTRATION(STABLEHLO_COMPOSITE, NULL, NULL, composite_prepare,
@@ -563,17 +561,7 @@ static TfLiteStatus case_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_subgraph* branch;
   TF_LITE_ENSURE_STATUS(
       case_branch(context, node, index->data.i32[0], &branch));
-  const TfLiteTensor** args = tensors_of(context, node->inputs, 1);
-  if (args == NULL) return kTfLiteError;
-  TfLiteStatus status =
-      feed_inputs(context, kOp, branch, args, node->inputs->size - 1);
-  free(args);
-  if (status == kTfLiteOk) status = run_callee(context, kOp, branch);
-  for (int i = 0; i < node->outputs->size && status == kTfLiteOk; ++i) {
-    status = copy_out(context, kOp, &context->tensors[node->outputs->data[i]],
-                      callee_output(branch, i), i);
-  }
-  return status;
+  return invoke_callee(context, kOp, node, branch, 1);
 }
 
 LG_KERNEL_REGISTRATION(STABLEHLO_CASE, NULL, NULL, case_prepare, case_invoke)
