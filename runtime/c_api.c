@@ -594,6 +594,16 @@ TfLiteStatus TfLiteInterpreterEnsureTensorDataIsReadable(
   return lg_subgraph_ensure_readable(s, tensor_index, NULL);
 }
 
+TfLiteStatus TfLiteSetAllowBufferHandleOutput(
+    const TfLiteInterpreter* interpreter, bool allow_buffer_handle_output) {
+  CHECK_INTERPRETER(interpreter, "TfLiteSetAllowBufferHandleOutput",
+                    kTfLiteError);
+  /* TFLite's signature takes a const interpreter; the flag is its state. */
+  ((TfLiteInterpreter*)interpreter)->allow_buffer_handle_output =
+      allow_buffer_handle_output;
+  return kTfLiteOk;
+}
+
 static TfLiteTensor* io_tensor(const TfLiteInterpreter* ip, const int* list,
                                int count, int32_t index, const char* fn) {
   const int32_t tensor = io_index(ip, list, count, index, fn);
@@ -716,7 +726,10 @@ static TfLiteStatus invoke_without_delegates(TfLiteInterpreter* ip) {
   void** saved = calloc((size_t)(s->num_inputs + 1), sizeof(void*));
   TfLiteStatus status = saved != NULL ? kTfLiteOk : kTfLiteError;
   for (int i = 0; i < s->num_inputs && status == kTfLiteOk; ++i) {
+    /* An input bound to a delegate's buffer has its data there. */
+    status = lg_subgraph_ensure_readable(s, s->inputs[i], NULL);
     const TfLiteTensor* t = &s->context.tensors[s->inputs[i]];
+    if (status != kTfLiteOk) break;
     saved[i] = malloc(t->bytes ? t->bytes : 1);
     if (saved[i] == NULL) status = kTfLiteError;
     if (status == kTfLiteOk && t->data.raw != NULL) {

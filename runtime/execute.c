@@ -369,8 +369,13 @@ TfLiteStatus lg_subgraph_invoke(lg_subgraph* s) {
   s->invoking = true;
   TfLiteStatus status = run_plan(s);
   s->invoking = false;
-  /* Outputs a delegate left in its own buffers are copied back. */
-  for (int i = 0; i < s->num_outputs && status == kTfLiteOk; ++i) {
+  /* Outputs a delegate left in its own buffers are copied back, unless the
+   * application reads the main graph's outputs there
+   * (TfLiteSetAllowBufferHandleOutput); a callee's caller reads them on the
+   * host. */
+  const bool keep = s->interpreter->allow_buffer_handle_output &&
+                    s == &s->interpreter->subgraphs[0];
+  for (int i = 0; i < s->num_outputs && status == kTfLiteOk && !keep; ++i) {
     status = lg_subgraph_ensure_readable(s, s->outputs[i], NULL);
   }
   return status;

@@ -192,6 +192,10 @@ struct TfLiteInterpreter {
    * running Invoke stops before its next node and clears it. */
   bool cancellation_enabled;
   atomic_bool cancel_requested;
+  /* TfLiteSetAllowBufferHandleOutput: the main graph's outputs that a
+   * delegate keeps in its buffer handles stay there after Invoke (read
+   * them with TfLiteInterpreterEnsureTensorDataIsReadable). */
+  bool allow_buffer_handle_output;
 };
 
 static inline lg_node* lg_node_from_tflite(TfLiteNode* node) {

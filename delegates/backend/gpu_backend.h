@@ -107,6 +107,29 @@ typedef struct lg_gpu_download {
   size_t bytes;
 } lg_gpu_download;
 
+/* A buffer of the backend's API, for zero-copy binding: one the
+ * application made on the backend's device (buffer_wrap) or one the
+ * backend made (buffer_native). OpenCL: `handle` is a cl_mem and `offset`
+ * 0; Vulkan: `handle` is a VkBuffer and [offset, offset + bytes) the
+ * range used. */
+typedef struct lg_gpu_native_buffer {
+  uint64_t handle;
+  size_t offset;
+  size_t bytes;
+} lg_gpu_native_buffer;
+
+/* The API objects of the backend's device, for applications that run
+ * their own work on it. OpenCL: cl_platform_id, cl_device_id, cl_context,
+ * cl_command_queue; Vulkan: VkInstance, VkPhysicalDevice, VkDevice,
+ * VkQueue and the queue's family. */
+typedef struct lg_gpu_native_device {
+  void* instance;
+  void* physical;
+  void* device;
+  void* queue;
+  uint32_t queue_family;
+} lg_gpu_native_device;
+
 /* One dispatch's kernel and work-group size, for kernels_prepare. */
 typedef struct lg_gpu_kernel_use {
   lg_gpu_kernel* kernel;
@@ -147,6 +170,19 @@ typedef struct lg_gpu_backend_ops {
   /* The buffer's size in bytes, as created (the core wrappers check
    * copies against it). */
   size_t (*buffer_bytes)(const lg_gpu_buffer* buffer);
+  /* Wraps the application's buffer (zero-copy binding) without taking it
+   * over: buffer_release later drops only the wrapper (OpenCL keeps a
+   * reference until then). Fails, naming the problem, for a buffer of
+   * another device or context, a range outside the buffer, or an offset
+   * the device's alignment rules refuse. OpenCL: `bytes` 0 means the whole
+   * cl_mem. */
+  TfLiteStatus (*buffer_wrap)(lg_gpu_backend* be,
+                              const lg_gpu_native_buffer* native,
+                              lg_gpu_buffer** out, lg_gpu_error* error);
+  /* The API buffer behind `buffer` (owned by `buffer`). */
+  void (*buffer_native)(const lg_gpu_buffer* buffer, lg_gpu_native_buffer* out);
+  /* The API objects of the device (owned by the backend). */
+  void (*native_device)(const lg_gpu_backend* be, lg_gpu_native_device* out);
 
   /* Builds (or loads from the program cache) the kernel `name` from the
    * backend's embedded sources, with preprocessor `defines` such as

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "delegates/backend/gpu_backend.h"
+#include "delegates/gpu/gpu_delegate_internal.h"
 #include "delegates/gpu/gpu_lower.h"
 #include "delegates/gpu/gpu_program.h"
 #include "delegates/gpu/op_support.h"
@@ -38,19 +39,6 @@
 #include "tensorflow/lite/c/builtin_op_data.h"
 
 #define LG_GPU_KERNEL_NAME "TfLiteGpuDelegateV2"
-
-typedef struct gpu_delegate gpu_delegate;
-struct gpu_delegate {
-  TfLiteDelegate base; /* first: the TfLiteDelegate* converts back */
-  litegpu_gpu_delegate_options options;
-  lg_gpu_backend* backend;
-  lg_delegate_kit kit;
-  lg_gpu_kernel_cache kernels; /* shared by every partition */
-  /* The live partition programs, for stats and profiles. */
-  lg_gpu_program** programs;
-  int num_programs, programs_capacity;
-  bool profiling; /* litegpu_gpu_delegate_enable_profiling */
-};
 
 /* ---- Which nodes the delegate claims ----------------------------------------
  */
@@ -169,27 +157,30 @@ static bool gpu_node_check(void* user_data, TfLiteContext* context,
  */
 
 static gpu_delegate* from_base(const TfLiteDelegate* d) {
-  return (gpu_delegate*)d;
+  return lg_gpu_delegate_from(d);
 }
 
-static bool track_program(gpu_delegate* gd, lg_gpu_program* p) {
-  if (gd->num_programs == gd->programs_capacity) {
-    const int capacity = gd->programs_capacity ? gd->programs_capacity * 2 : 4;
-    lg_gpu_program** grown =
-        realloc(gd->programs, (size_t)capacity * sizeof(*grown));
+static bool track_partition(gpu_delegate* gd, gpu_partition* part) {
+  if (gd->num_parts == gd->parts_capacity) {
+    const int capacity = gd->parts_capacity ? gd->parts_capacity * 2 : 4;
+    gpu_partition** grown =
+        realloc(gd->parts, (size_t)capacity * sizeof(*grown));
     if (grown == NULL) return false;
-    gd->programs = grown;
-    gd->programs_capacity = capacity;
+    gd->parts = grown;
+    gd->parts_capacity = capacity;
   }
-  gd->programs[gd->num_programs++] = p;
-  lg_gpu_program_set_profiling(p, gd->profiling);
+  gd->parts[gd->num_parts++] = part;
+  lg_gpu_program_set_profiling(part->program, gd->profiling);
   return true;
 }
 
-static void untrack_program(gpu_delegate* gd, const lg_gpu_program* p) {
-  for (int i = 0; i < gd->num_programs; ++i) {
-    if (gd->programs[i] == p) {
-      gd->programs[i] = gd->programs[--gd->num_programs];
+static void untrack_partition(gpu_delegate* gd, const gpu_partition* part) {
+  for (int i = 0; i < gd->num_parts; ++i) {
+    if (gd->parts[i] == part) {
+      /* Keeps the order: stats and profiles list partitions in it. */
+      memmove(&gd->parts[i], &gd->parts[i + 1],
+              (size_t)(gd->num_parts - i - 1) * sizeof(gd->parts[0]));
+      --gd->num_parts;
       return;
     }
   }
@@ -198,15 +189,14 @@ static void untrack_program(gpu_delegate* gd, const lg_gpu_program* p) {
 /* ---- The partition kernel ---------------------------------------------------
  */
 
-typedef struct partition {
-  gpu_delegate* delegate;
-  lg_gpu_program* program;
-} partition;
+typedef gpu_partition partition;
 
 static void partition_destroy(partition* part) {
   if (part == NULL) return;
-  untrack_program(part->delegate, part->program);
+  lg_gpu_bindings_forget(part->delegate, part);
+  untrack_partition(part->delegate, part);
   lg_gpu_program_destroy(part->program);
+  TfLiteIntArrayFree(part->written_outside);
   free(part);
 }
 
@@ -218,11 +208,16 @@ static void* kernel_init(TfLiteContext* context, const char* buffer,
   partition* part = calloc(1, sizeof(*part));
   if (part != NULL) {
     part->delegate = gd;
+    part->context = context;
     part->program = lg_gpu_program_create(gd->backend, &gd->kernels, context);
+    part->written_outside = lg_gpu_written_outside(context, params);
   }
-  if (part == NULL || part->program == NULL ||
-      !track_program(gd, part->program)) {
-    if (part != NULL) lg_gpu_program_destroy(part->program);
+  if (part == NULL || part->program == NULL || part->written_outside == NULL ||
+      !track_partition(gd, part)) {
+    if (part != NULL) {
+      lg_gpu_program_destroy(part->program);
+      TfLiteIntArrayFree(part->written_outside);
+    }
     free(part);
     context->ReportError(context, "TfLiteGpuDelegate Init: out of memory");
     return NULL;
@@ -289,6 +284,7 @@ static TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
                          lg_gpu_program_error(part->program));
     return kTfLiteError;
   }
+  lg_gpu_bindings_ran(part->delegate, part);
   return kTfLiteOk;
 }
 
@@ -398,6 +394,54 @@ static TfLiteStatus create_backend(const litegpu_gpu_delegate_options* o,
   return kTfLiteError;
 }
 
+void lg_gpu_device_ref_release(lg_gpu_device_ref* device) {
+  if (device == NULL || --device->refs > 0) return;
+  lg_gpu_backend_destroy(device->backend);
+  free(device);
+}
+
+/* The delegate's device: a new backend, or with share_device_with a
+ * reference to that delegate's (whose options then stand). */
+static TfLiteStatus open_device(const litegpu_gpu_delegate_options* o,
+                                lg_gpu_device_ref** out, char* message,
+                                size_t size) {
+  const TfLiteDelegate* other = o->share_device_with;
+  if (other != NULL) {
+    if (other->Prepare != delegate_prepare) {
+      snprintf(message, size,
+               "GPU delegate: share_device_with is not a litegpu GPU "
+               "delegate");
+      return kTfLiteError;
+    }
+    lg_gpu_device_ref* shared = from_base(other)->device;
+    const char* wanted = o->backend == LITEGPU_GPU_BACKEND_OPENCL   ? "OpenCL"
+                         : o->backend == LITEGPU_GPU_BACKEND_VULKAN ? "Vulkan"
+                                                                    : NULL;
+    if (wanted != NULL && strcmp(wanted, shared->backend->name) != 0) {
+      snprintf(message, size,
+               "GPU delegate: share_device_with runs on %s; the options ask "
+               "for %s",
+               shared->backend->name, wanted);
+      return kTfLiteError;
+    }
+    shared->refs++;
+    *out = shared;
+    return kTfLiteOk;
+  }
+  lg_gpu_device_ref* device = calloc(1, sizeof(*device));
+  if (device == NULL) {
+    snprintf(message, size, "GPU delegate: out of memory");
+    return kTfLiteError;
+  }
+  if (create_backend(o, &device->backend, message, size) != kTfLiteOk) {
+    free(device);
+    return kTfLiteError;
+  }
+  device->refs = 1;
+  *out = device;
+  return kTfLiteOk;
+}
+
 TfLiteDelegate* litegpu_gpu_delegate_create(
     const litegpu_gpu_delegate_options* options, char* error,
     size_t error_size) {
@@ -434,11 +478,13 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
   /* Not kept: the caller's strings need not outlive the call. */
   gd->options.tflite.serialization_dir = NULL;
   gd->options.tflite.model_token = NULL;
+  gd->options.share_device_with = NULL;
   char message[2 * LG_GPU_ERROR_SIZE + 128];
-  if (create_backend(&o, &gd->backend, message, sizeof(message)) != kTfLiteOk) {
+  if (open_device(&o, &gd->device, message, sizeof(message)) != kTfLiteOk) {
     free(gd);
     return create_failed(error, error_size, message);
   }
+  gd->backend = gd->device->backend;
   gd->base = TfLiteDelegateCreate();
   gd->base.data_ = gd;
   gd->base.Prepare = delegate_prepare;
@@ -458,6 +504,7 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
   gd->kit.kernel.prepare = kernel_prepare;
   gd->kit.kernel.invoke = kernel_invoke;
   gd->kit.kernel.version = 1;
+  lg_gpu_bindings_install(gd);
   return &gd->base;
 }
 
@@ -472,9 +519,10 @@ void TfLiteGpuDelegateV2Delete(TfLiteDelegate* delegate) {
   if (delegate == NULL) return;
   gpu_delegate* gd = from_base(delegate);
   lg_delegate_kit_release(&gd->kit);
+  lg_gpu_bindings_release(gd);
   lg_gpu_kernel_cache_release(&gd->kernels, gd->backend);
-  free(gd->programs);
-  lg_gpu_backend_destroy(gd->backend);
+  free(gd->parts);
+  lg_gpu_device_ref_release(gd->device);
   free(gd);
 }
 
@@ -515,9 +563,9 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
   snprintf(out->device_name, sizeof(out->device_name), "%s",
            gd->backend->device.name);
   out->partitions = gd->kit.num_partitions;
-  for (int i = 0; i < gd->num_programs; ++i) {
+  for (int i = 0; i < gd->num_parts; ++i) {
     lg_gpu_program_stats ps;
-    lg_gpu_program_get_stats(gd->programs[i], &ps);
+    lg_gpu_program_get_stats(gd->parts[i]->program, &ps);
     out->nodes_delegated += ps.nodes;
     out->dispatches_per_invoke += ps.dispatches;
     out->device_bytes += ps.device_bytes;
@@ -532,6 +580,7 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
     out->cache_files_loaded = cache.cache_files_loaded;
   }
   out->fp16 = gd->backend->fp16_storage ? 1 : 0;
+  out->bytes_copied_by_handles = gd->bytes_copied_by_handles;
   return kTfLiteOk;
 }
 
@@ -540,8 +589,8 @@ TfLiteStatus litegpu_gpu_delegate_enable_profiling(TfLiteDelegate* delegate,
   if (delegate == NULL) return kTfLiteError;
   gpu_delegate* gd = from_base(delegate);
   gd->profiling = enable;
-  for (int i = 0; i < gd->num_programs; ++i) {
-    lg_gpu_program_set_profiling(gd->programs[i], enable);
+  for (int i = 0; i < gd->num_parts; ++i) {
+    lg_gpu_program_set_profiling(gd->parts[i]->program, enable);
   }
   return kTfLiteOk;
 }
@@ -552,11 +601,11 @@ int litegpu_gpu_delegate_dispatch_profile(
   if (delegate == NULL) return -1;
   const gpu_delegate* gd = from_base(delegate);
   int total = 0;
-  for (int i = 0; i < gd->num_programs; ++i) {
+  for (int i = 0; i < gd->num_parts; ++i) {
     const int room =
         profiles != NULL && capacity > total ? capacity - total : 0;
     const int n = lg_gpu_program_profile(
-        gd->programs[i], room > 0 ? profiles + total : NULL, room);
+        gd->parts[i]->program, room > 0 ? profiles + total : NULL, room);
     for (int k = 0; k < n && k < room; ++k) profiles[total + k].partition = i;
     total += n;
   }

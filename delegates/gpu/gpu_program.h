@@ -80,6 +80,20 @@ TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
 TfLiteStatus lg_gpu_program_build_kernels(lg_gpu_program* p);
 
 TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context);
+
+/* Whether `tensor` is an input or an output of the partition. */
+bool lg_gpu_program_is_boundary(const lg_gpu_program* p, int tensor);
+
+/* Zero-copy binding: the partition reads input (writes output) `tensor`
+ * in `buffer` itself, with no upload (download) at run; NULL unbinds.
+ * `buffer` is not owned and must outlive the binding. Refused, with the
+ * reason, for a tensor that is not a boundary tensor, one whose device
+ * form differs from its host bytes (float16, quantized), a buffer smaller
+ * than the tensor, or a tensor sharing its device bytes with another
+ * boundary tensor. Before or after prepare (a backend's recording is
+ * recorded again). */
+TfLiteStatus lg_gpu_program_bind(lg_gpu_program* p, int tensor,
+                                 lg_gpu_buffer* buffer);
 TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);
 
 const char* lg_gpu_program_error(const lg_gpu_program* p);

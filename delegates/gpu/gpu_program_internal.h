@@ -51,6 +51,9 @@ typedef struct value {
   uint16_t* staging;  /* half values: host-side float16 copy for transfers */
   int buffer;         /* index into the shared buffers (non-constants) */
   lg_gpu_buffer* own; /* constants: their own buffer */
+  /* Roots of bound boundary tensors (lg_gpu_program_bind): the
+   * application's buffer, used in place of the planned one (not owned). */
+  lg_gpu_buffer* bound;
 } value;
 
 typedef struct dispatch {

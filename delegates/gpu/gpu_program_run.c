@@ -185,7 +185,13 @@ static TfLiteStatus create_buffers(lg_gpu_program* p,
 
 static lg_gpu_buffer* buffer_of(const lg_gpu_program* p, int v) {
   const value* r = &p->values[root_of(p, v)];
+  if (r->bound != NULL) return r->bound;
   return r->kind == VALUE_CONSTANT ? r->own : p->buffers[r->buffer].buffer;
+}
+
+/* Whether value v's bytes live in an application's buffer. */
+static bool is_bound(const lg_gpu_program* p, int v) {
+  return p->values[root_of(p, v)].bound != NULL;
 }
 
 static void resolve_arguments(lg_gpu_program* p) {
@@ -258,6 +264,92 @@ TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context) {
   return kTfLiteOk;
 }
 
+/* ---- Zero-copy binding ------------------------------------------------------
+ */
+
+/* The boundary value of `tensor` (an input or output of the partition),
+ * or -1. */
+static int boundary_value(const lg_gpu_program* p, int tensor) {
+  if (tensor < 0 || tensor >= p->num_context_tensors) return -1;
+  const int v = p->value_of_tensor[tensor];
+  if (v < 0) return -1;
+  const value* x = &p->values[v];
+  return x->boundary_input || x->output ? v : -1;
+}
+
+bool lg_gpu_program_is_boundary(const lg_gpu_program* p, int tensor) {
+  return boundary_value(p, tensor) >= 0;
+}
+
+/* Whether `buffer` can hold boundary value v's bytes in place; the reason
+ * in p->error when not. */
+static TfLiteStatus check_binding(lg_gpu_program* p, int v,
+                                  const lg_gpu_buffer* buffer) {
+  const value* x = &p->values[v];
+  if (converted(x)) {
+    return lg_gpu_lower_fail(
+        p,
+        "tensor %d is %s on the device, not float32 as on the host: bound "
+        "buffers hold the host's bytes (bind only with precision loss off "
+        "and float32 tensors)",
+        x->tensor, x->half ? "float16" : "dequantized");
+  }
+  const size_t have = p->be->ops->buffer_bytes(buffer);
+  if (have < x->bytes) {
+    return lg_gpu_lower_fail(p,
+                             "tensor %d needs a buffer of %zu bytes; the one "
+                             "given has %zu",
+                             x->tensor, x->bytes, have);
+  }
+  const int root = root_of(p, v);
+  for (int u = 0; u < p->num_values; ++u) {
+    const value* y = &p->values[u];
+    if (u == v || !(y->boundary_input || y->output) || root_of(p, u) != root ||
+        y->tensor == x->tensor) {
+      continue;
+    }
+    return lg_gpu_lower_fail(p,
+                             "tensor %d shares its device bytes with tensor "
+                             "%d (a reshape between partition input and "
+                             "output): it cannot be bound alone",
+                             x->tensor, y->tensor);
+  }
+  return kTfLiteOk;
+}
+
+/* Points the dispatches at the current buffers again; a backend that keeps
+ * recordings records them anew. */
+static TfLiteStatus rebind_dispatches(lg_gpu_program* p) {
+  if (!p->prepared) return kTfLiteOk;
+  lg_gpu_error error = {{0}};
+  if (p->recording != NULL) {
+    /* The recording may still run on the device. */
+    if (p->be->ops->finish(p->be, &error) != kTfLiteOk) {
+      return lg_gpu_lower_fail(p, "%s", error.message);
+    }
+    p->be->ops->recording_release(p->be, p->recording);
+    p->recording = NULL;
+  }
+  resolve_arguments(p);
+  return record_dispatches(p);
+}
+
+TfLiteStatus lg_gpu_program_bind(lg_gpu_program* p, int tensor,
+                                 lg_gpu_buffer* buffer) {
+  const int v = boundary_value(p, tensor);
+  if (v < 0) {
+    return lg_gpu_lower_fail(p,
+                             "tensor %d is not an input or output of the "
+                             "partition",
+                             tensor);
+  }
+  if (buffer != NULL && check_binding(p, v, buffer) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  p->values[root_of(p, v)].bound = buffer;
+  return rebind_dispatches(p);
+}
+
 /* ---- Execution
  * --------------------------------------------------------------- */
 
@@ -265,7 +357,7 @@ static TfLiteStatus upload_inputs(lg_gpu_program* p, TfLiteContext* context,
                                   lg_gpu_error* error) {
   for (int v = 0; v < p->num_values; ++v) {
     const value* x = &p->values[v];
-    if (!x->boundary_input || x->bytes == 0) continue;
+    if (!x->boundary_input || x->bytes == 0 || is_bound(p, v)) continue;
     const TfLiteTensor* t = &context->tensors[x->tensor];
     if (t->data.raw == NULL) {
       snprintf(error->message, sizeof(error->message),
@@ -315,7 +407,7 @@ static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
   int count = 0;
   for (int i = 0; i < p->num_outputs; ++i) {
     value* x = &p->values[p->output_values[i]];
-    if (x->bytes == 0) continue;
+    if (x->bytes == 0 || is_bound(p, p->output_values[i])) continue;
     void* target = output_target(p, context, i, error);
     if (target == NULL) return kTfLiteError;
     p->downloads[count++] = (lg_gpu_download){buffer_of(p, p->output_values[i]),
@@ -327,7 +419,7 @@ static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
   }
   for (int i = 0; i < p->num_outputs; ++i) {
     value* x = &p->values[p->output_values[i]];
-    if (x->bytes == 0) continue;
+    if (x->bytes == 0 || is_bound(p, p->output_values[i])) continue;
     TfLiteTensor* t = &context->tensors[p->output_tensors[i]];
     if (x->quantized) {
       lg_gpu_quant_from_device(x, x->staging, t->data.raw);

@@ -40,6 +40,7 @@
   X(clGetDeviceInfo)           \
   X(clGetEventInfo)            \
   X(clGetKernelWorkGroupInfo)  \
+  X(clGetMemObjectInfo)        \
   X(clGetPlatformIDs)          \
   X(clGetProgramBuildInfo)     \
   X(clGetProgramInfo)          \
@@ -49,6 +50,7 @@
   X(clReleaseKernel)           \
   X(clReleaseMemObject)        \
   X(clReleaseProgram)          \
+  X(clRetainMemObject)         \
   X(clSetKernelArg)            \
   X(clWaitForEvents)
 
@@ -83,6 +85,7 @@ bool lg_cl_api_load(char* why, size_t why_size);
 #define clGetDeviceInfo lg_cl_fn.clGetDeviceInfo
 #define clGetEventInfo lg_cl_fn.clGetEventInfo
 #define clGetKernelWorkGroupInfo lg_cl_fn.clGetKernelWorkGroupInfo
+#define clGetMemObjectInfo lg_cl_fn.clGetMemObjectInfo
 #define clGetPlatformIDs lg_cl_fn.clGetPlatformIDs
 #define clGetProgramBuildInfo lg_cl_fn.clGetProgramBuildInfo
 #define clGetProgramInfo lg_cl_fn.clGetProgramInfo
@@ -92,6 +95,7 @@ bool lg_cl_api_load(char* why, size_t why_size);
 #define clReleaseKernel lg_cl_fn.clReleaseKernel
 #define clReleaseMemObject lg_cl_fn.clReleaseMemObject
 #define clReleaseProgram lg_cl_fn.clReleaseProgram
+#define clRetainMemObject lg_cl_fn.clRetainMemObject
 #define clSetKernelArg lg_cl_fn.clSetKernelArg
 #define clWaitForEvents lg_cl_fn.clWaitForEvents
 #endif

@@ -70,6 +70,79 @@ static size_t lg_cl_buffer_bytes(const lg_gpu_buffer* buffer) {
   return buffer->bytes;
 }
 
+/* The application's cl_mem, retained: it must belong to this backend's
+ * context (the kernels' queue cannot use another context's memory). */
+static TfLiteStatus lg_cl_buffer_wrap(lg_gpu_backend* be,
+                                      const lg_gpu_native_buffer* native,
+                                      lg_gpu_buffer** out,
+                                      lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  cl_mem mem = (cl_mem)(uintptr_t)native->handle;
+  *out = NULL;
+  if (mem == NULL) {
+    lg_gpu_error_set(error, "buffer_wrap: the cl_mem is NULL");
+    return kTfLiteError;
+  }
+  if (native->offset != 0) {
+    lg_gpu_error_set(error,
+                     "buffer_wrap: an OpenCL buffer is bound whole (offset "
+                     "%zu given): make a sub-buffer for a range",
+                     native->offset);
+    return kTfLiteError;
+  }
+  cl_context context = NULL;
+  size_t size = 0;
+  cl_int err =
+      clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(context), &context, NULL);
+  if (err == CL_SUCCESS) {
+    err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(size), &size, NULL);
+  }
+  if (err != CL_SUCCESS) {
+    lg_cl_fail(error, "clGetMemObjectInfo", err, "not a valid cl_mem");
+    return kTfLiteError;
+  }
+  if (context != impl->context) {
+    lg_gpu_error_set(error,
+                     "buffer_wrap: the cl_mem belongs to another cl_context "
+                     "than the delegate's (make it with the context "
+                     "litegpu_gpu_delegate_get_device returns)");
+    return kTfLiteError;
+  }
+  if (native->bytes > size) {
+    lg_gpu_error_set(error, "buffer_wrap: %zu bytes asked of a %zu-byte cl_mem",
+                     native->bytes, size);
+    return kTfLiteError;
+  }
+  lg_gpu_buffer* buffer = calloc(1, sizeof(*buffer));
+  if (buffer == NULL) {
+    lg_gpu_error_set(error, "buffer_wrap: out of host memory");
+    return kTfLiteError;
+  }
+  clRetainMemObject(mem);
+  lg_cl_object_created();
+  buffer->mem = mem;
+  buffer->bytes = native->bytes != 0 ? native->bytes : size;
+  *out = buffer;
+  return kTfLiteOk;
+}
+
+static void lg_cl_buffer_native(const lg_gpu_buffer* buffer,
+                                lg_gpu_native_buffer* out) {
+  out->handle = (uint64_t)(uintptr_t)buffer->mem;
+  out->offset = 0;
+  out->bytes = buffer->bytes;
+}
+
+static void lg_cl_native_device(const lg_gpu_backend* be,
+                                lg_gpu_native_device* out) {
+  const lg_cl_impl* impl = be->impl;
+  out->instance = impl->platform;
+  out->physical = impl->device;
+  out->device = impl->context;
+  out->queue = impl->queue;
+  out->queue_family = 0;
+}
+
 static TfLiteStatus lg_cl_buffer_upload(lg_gpu_backend* be,
                                         lg_gpu_buffer* buffer, size_t offset,
                                         const void* data, size_t bytes,
@@ -407,6 +480,9 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .buffer_download_batch = lg_cl_buffer_download_batch,
     .buffer_release = lg_cl_buffer_release,
     .buffer_bytes = lg_cl_buffer_bytes,
+    .buffer_wrap = lg_cl_buffer_wrap,
+    .buffer_native = lg_cl_buffer_native,
+    .native_device = lg_cl_native_device,
     .kernel_create = lg_cl_kernel_create,
     .kernel_release = lg_cl_kernel_release,
     .kernel_max_work_group_size = lg_cl_kernel_max_work_group_size,

@@ -222,8 +222,8 @@ static TfLiteStatus lg_vk_pack_args(lg_vk_impl* impl,
     const lg_gpu_arg* a = &args[i];
     if (a->kind == LG_GPU_ARG_KIND_BUFFER) {
       if (buffers < s->buffer_count) {
-        bindings->infos[buffers] =
-            (VkDescriptorBufferInfo){a->value.buffer->buffer, 0, VK_WHOLE_SIZE};
+        bindings->infos[buffers] = (VkDescriptorBufferInfo){
+            a->value.buffer->buffer, a->value.buffer->offset, VK_WHOLE_SIZE};
         bindings->views[buffers] = VK_NULL_HANDLE;
         if (lg_vk_binding_type(kernel, buffers) ==
                 VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER &&

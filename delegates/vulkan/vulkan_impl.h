@@ -127,10 +127,12 @@ typedef struct lg_vk_impl {
 
 struct lg_gpu_buffer {
   VkBuffer buffer;
-  VkDeviceMemory memory;
-  unsigned char* map; /* non-NULL: device memory the host can write */
-  size_t bytes;       /* the caller's size (the VkBuffer is whole texels) */
-  VkBufferView view;  /* the whole buffer as texels, made on first use */
+  VkDeviceMemory memory; /* VK_NULL_HANDLE for a wrapped buffer */
+  unsigned char* map;    /* non-NULL: device memory the host can write */
+  size_t bytes;          /* the caller's size (the VkBuffer is whole texels) */
+  VkDeviceSize offset;   /* where the range starts in `buffer` (wrapped) */
+  bool wrapped;          /* the application's VkBuffer: not destroyed here */
+  VkBufferView view;     /* the range as texels, made on first use */
 };
 
 typedef struct lg_vk_pipeline {
@@ -200,6 +202,13 @@ void lg_vk_choose_texel_reads(lg_vk_impl* impl, lg_gpu_device_info* info);
 TfLiteStatus lg_vk_buffer_create(lg_gpu_backend* be, size_t bytes,
                                  lg_gpu_buffer** out, lg_gpu_error* error);
 void lg_vk_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer);
+/* buffer_wrap, buffer_native and native_device (gpu_backend.h). */
+TfLiteStatus lg_vk_buffer_wrap(lg_gpu_backend* be,
+                               const lg_gpu_native_buffer* native,
+                               lg_gpu_buffer** out, lg_gpu_error* error);
+void lg_vk_buffer_native(const lg_gpu_buffer* buffer,
+                         lg_gpu_native_buffer* out);
+void lg_vk_native_device(const lg_gpu_backend* be, lg_gpu_native_device* out);
 size_t lg_vk_buffer_bytes(const lg_gpu_buffer* buffer);
 TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
                                  size_t offset, const void* data, size_t bytes,

@@ -192,9 +192,80 @@ void lg_vk_buffer_release(lg_gpu_backend* be, lg_gpu_buffer* buffer) {
     vkDestroyBufferView(impl->device, buffer->view, NULL);
     lg_vk_object_released();
   }
-  lg_vk_allocation a = {buffer->buffer, buffer->memory, buffer->map};
-  lg_vk_allocation_free(impl, &a);
+  if (!buffer->wrapped) {
+    lg_vk_allocation a = {buffer->buffer, buffer->memory, buffer->map};
+    lg_vk_allocation_free(impl, &a);
+  }
   free(buffer);
+}
+
+/* The application's VkBuffer range. Vulkan cannot say which device made a
+ * VkBuffer or with which usage: the caller promises this device and the
+ * usages buffer_create gives (storage, transfer source and destination,
+ * uniform texel); what can be checked is checked. */
+TfLiteStatus lg_vk_buffer_wrap(lg_gpu_backend* be,
+                               const lg_gpu_native_buffer* native,
+                               lg_gpu_buffer** out, lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  *out = NULL;
+  const VkBuffer handle = (VkBuffer)(uintptr_t)native->handle;
+  if (handle == VK_NULL_HANDLE || native->bytes == 0) {
+    lg_gpu_error_set(error,
+                     "buffer_wrap: a Vulkan binding needs a VkBuffer and a "
+                     "size (got %s, %zu bytes)",
+                     handle == VK_NULL_HANDLE ? "VK_NULL_HANDLE" : "a buffer",
+                     native->bytes);
+    return kTfLiteError;
+  }
+  const VkPhysicalDeviceLimits* limits = &impl->properties.limits;
+  VkDeviceSize align = limits->minStorageBufferOffsetAlignment;
+  if (impl->texel_reads && limits->minTexelBufferOffsetAlignment > align) {
+    align = limits->minTexelBufferOffsetAlignment;
+  }
+  if (align > 1 && native->offset % align != 0) {
+    lg_gpu_error_set(error,
+                     "buffer_wrap: offset %zu is not a multiple of the "
+                     "device's buffer offset alignment (%llu bytes)",
+                     native->offset, (unsigned long long)align);
+    return kTfLiteError;
+  }
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(impl->device, handle, &req);
+  if ((VkDeviceSize)native->offset + native->bytes > req.size) {
+    lg_gpu_error_set(error,
+                     "buffer_wrap: the range [%zu, %zu) is outside the "
+                     "VkBuffer (%llu bytes)",
+                     native->offset, native->offset + native->bytes,
+                     (unsigned long long)req.size);
+    return kTfLiteError;
+  }
+  lg_gpu_buffer* buffer = calloc(1, sizeof(*buffer));
+  if (buffer == NULL) {
+    lg_gpu_error_set(error, "buffer_wrap: out of host memory");
+    return kTfLiteError;
+  }
+  buffer->buffer = handle;
+  buffer->offset = native->offset;
+  buffer->bytes = native->bytes;
+  buffer->wrapped = true;
+  *out = buffer;
+  return kTfLiteOk;
+}
+
+void lg_vk_buffer_native(const lg_gpu_buffer* buffer,
+                         lg_gpu_native_buffer* out) {
+  out->handle = (uint64_t)(uintptr_t)buffer->buffer;
+  out->offset = (size_t)buffer->offset;
+  out->bytes = buffer->bytes;
+}
+
+void lg_vk_native_device(const lg_gpu_backend* be, lg_gpu_native_device* out) {
+  const lg_vk_impl* impl = be->impl;
+  out->instance = impl->instance;
+  out->physical = impl->physical;
+  out->device = impl->device;
+  out->queue = impl->queue;
+  out->queue_family = impl->queue_family;
 }
 
 /* The buffer as texels of impl->texel_format, made on first use and kept
@@ -206,7 +277,7 @@ TfLiteStatus lg_vk_buffer_view(lg_vk_impl* impl, lg_gpu_buffer* buffer,
         .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
         .buffer = buffer->buffer,
         .format = impl->texel_format,
-        .offset = 0,
+        .offset = buffer->offset,
         .range = VK_WHOLE_SIZE,
     };
     VkResult r = LG_VK_TRY(vkCreateBufferView, VK_ERROR_OUT_OF_HOST_MEMORY,
@@ -342,7 +413,7 @@ TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
   }
   memcpy(map, data, bytes);
   lg_vk_barrier(impl, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT);
-  const VkBufferCopy region = {staging_offset, offset, bytes};
+  const VkBufferCopy region = {staging_offset, buffer->offset + offset, bytes};
   vkCmdCopyBuffer(cmd, staging, buffer->buffer, 1, &region);
   impl->stats.staged_uploads++;
   return kTfLiteOk;
@@ -410,7 +481,7 @@ static TfLiteStatus lg_vk_record_readbacks(lg_vk_impl* impl,
   for (int i = 0; i < count; ++i) {
     const lg_gpu_download* d = &list[i];
     if (d->buffer->map != NULL || d->bytes == 0) continue;
-    const VkBufferCopy region = {d->offset, at, d->bytes};
+    const VkBufferCopy region = {d->buffer->offset + d->offset, at, d->bytes};
     vkCmdCopyBuffer(cmd, d->buffer->buffer, impl->readback.buffer, 1, &region);
     at += d->bytes;
   }

@@ -604,7 +604,8 @@ class _GpuOptions(ctypes.Structure):
     _fields_ = [("tflite", _TfLiteGpuOptions),
                 ("backend", ctypes.c_int),
                 ("device_index", ctypes.c_int),
-                ("min_nodes_per_partition", ctypes.c_int)]
+                ("min_nodes_per_partition", ctypes.c_int),
+                ("share_device_with", ctypes.c_void_p)]
 
 
 class GpuStats(ctypes.Structure):
@@ -619,7 +620,8 @@ class GpuStats(ctypes.Structure):
                 ("programs_compiled", ctypes.c_uint64),
                 ("programs_from_cache", ctypes.c_uint64),
                 ("cache_files_loaded", ctypes.c_uint64),
-                ("fp16", ctypes.c_int)]
+                ("fp16", ctypes.c_int),
+                ("bytes_copied_by_handles", ctypes.c_uint64)]
 
 
 _BACKENDS = {"auto": 0, "cl": 1, "vk": 2}

@@ -86,10 +86,20 @@ TFL_CAPI_EXPORT int32_t TfLiteInterpreterGetOutputTensorIndex(
 /* Makes the CPU data of tensor `tensor_index` of the main graph current:
  * when a delegate left it stale in its own buffer, copies it back with the
  * delegate's CopyFromBufferHandle. Graph outputs are made readable after
- * every Invoke anyway. kTfLiteError for an index out of range or a failed
+ * every Invoke unless TfLiteSetAllowBufferHandleOutput. kTfLiteError for an index out of range or a failed
  * copy. */
 TFL_CAPI_EXPORT TfLiteStatus TfLiteInterpreterEnsureTensorDataIsReadable(
     TfLiteInterpreter* interpreter, int tensor_index);
+
+/* Whether the main graph's outputs that a delegate keeps in its own
+ * buffers (buffer handles, e.g. the GPU delegate's bound device buffers)
+ * stay there after Invoke: true skips the copy back to tensor->data that
+ * every Invoke otherwise makes, for applications that read the outputs on
+ * the device; TfLiteInterpreterEnsureTensorDataIsReadable still copies one
+ * on demand. False by default (TFLite's rule). kTfLiteError for a NULL
+ * interpreter. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteSetAllowBufferHandleOutput(
+    const TfLiteInterpreter* interpreter, bool allow_buffer_handle_output);
 
 /* Stops an Invoke in flight, as TfLiteInterpreterCancel: the cancellation
  * reaches every signature runner of the runner's interpreter. kTfLiteError
