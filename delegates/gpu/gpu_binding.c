@@ -48,52 +48,61 @@ static gpu_binding* binding_of(gpu_delegate* gd, TfLiteBufferHandle handle) {
 /* ---- The buffer-handle callbacks --------------------------------------------
  */
 
-static TfLiteStatus copy_from_handle(TfLiteContext* context,
-                                     TfLiteDelegate* delegate,
-                                     TfLiteBufferHandle handle,
-                                     TfLiteTensor* tensor) {
+/* Copies host bytes into `buffer` and waits: the upload may read `data`
+ * until the device finished. */
+static TfLiteStatus upload_and_wait(lg_gpu_backend* be, lg_gpu_buffer* buffer,
+                                    size_t offset, const void* data,
+                                    size_t bytes, lg_gpu_error* error) {
+  if (lg_gpu_buffer_upload(be, buffer, offset, data, bytes, error) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return be->ops->finish(be, error);
+}
+
+/* One copy between handle `handle`'s buffer and `tensor`'s data, waited
+ * for: to the tensor (CopyFromBufferHandle, `to_tensor`) or from it
+ * (CopyToBufferHandle). Failures are reported under the callback's name. */
+static TfLiteStatus copy_handle(TfLiteContext* context,
+                                TfLiteDelegate* delegate,
+                                TfLiteBufferHandle handle, TfLiteTensor* tensor,
+                                bool to_tensor) {
+  const char* name = to_tensor ? "CopyFromBufferHandle" : "CopyToBufferHandle";
   gpu_delegate* gd = lg_gpu_delegate_from(delegate);
   gpu_binding* b = binding_of(gd, handle);
   if (b == NULL || tensor->data.raw == NULL) {
     context->ReportError(
-        context, "GPU delegate: CopyFromBufferHandle: %s (handle %d)",
+        context, "GPU delegate: %s: %s (handle %d)", name,
         b == NULL ? "no such buffer handle" : "the tensor has no data", handle);
     return kTfLiteError;
   }
+  lg_gpu_backend* be = gd->backend;
   lg_gpu_error error = {{0}};
-  if (lg_gpu_buffer_download(gd->backend, b->buffer, 0, tensor->data.raw,
-                             tensor->bytes, &error) != kTfLiteOk) {
-    context->ReportError(context, "GPU delegate: CopyFromBufferHandle: %s",
-                         error.message);
+  const TfLiteStatus status =
+      to_tensor ? lg_gpu_buffer_download(be, b->buffer, 0, tensor->data.raw,
+                                         tensor->bytes, &error)
+                : upload_and_wait(be, b->buffer, 0, tensor->data.raw,
+                                  tensor->bytes, &error);
+  if (status != kTfLiteOk) {
+    context->ReportError(context, "GPU delegate: %s: %s", name, error.message);
     return kTfLiteError;
   }
   gd->bytes_copied_by_handles += tensor->bytes;
   return kTfLiteOk;
 }
 
+static TfLiteStatus copy_from_handle(TfLiteContext* context,
+                                     TfLiteDelegate* delegate,
+                                     TfLiteBufferHandle handle,
+                                     TfLiteTensor* tensor) {
+  return copy_handle(context, delegate, handle, tensor, true);
+}
+
 static TfLiteStatus copy_to_handle(TfLiteContext* context,
                                    TfLiteDelegate* delegate,
                                    TfLiteBufferHandle handle,
                                    TfLiteTensor* tensor) {
-  gpu_delegate* gd = lg_gpu_delegate_from(delegate);
-  gpu_binding* b = binding_of(gd, handle);
-  if (b == NULL || tensor->data.raw == NULL) {
-    context->ReportError(
-        context, "GPU delegate: CopyToBufferHandle: %s (handle %d)",
-        b == NULL ? "no such buffer handle" : "the tensor has no data", handle);
-    return kTfLiteError;
-  }
-  lg_gpu_error error = {{0}};
-  /* The upload may read tensor->data until the finish. */
-  if (lg_gpu_buffer_upload(gd->backend, b->buffer, 0, tensor->data.raw,
-                           tensor->bytes, &error) != kTfLiteOk ||
-      gd->backend->ops->finish(gd->backend, &error) != kTfLiteOk) {
-    context->ReportError(context, "GPU delegate: CopyToBufferHandle: %s",
-                         error.message);
-    return kTfLiteError;
-  }
-  gd->bytes_copied_by_handles += tensor->bytes;
-  return kTfLiteOk;
+  return copy_handle(context, delegate, handle, tensor, false);
 }
 
 /* Drops binding `b`: the program reads and writes its own buffer again. */
@@ -385,9 +394,8 @@ TfLiteStatus litegpu_gpu_buffer_write(litegpu_gpu_buffer* buffer, size_t offset,
   if (buffer == NULL || data == NULL) return kTfLiteError;
   lg_gpu_backend* be = buffer->device->backend;
   lg_gpu_error error = {{0}};
-  if (lg_gpu_buffer_upload(be, buffer->buffer, offset, data, bytes, &error) !=
-          kTfLiteOk ||
-      be->ops->finish(be, &error) != kTfLiteOk) {
+  if (upload_and_wait(be, buffer->buffer, offset, data, bytes, &error) !=
+      kTfLiteOk) {
     fprintf(stderr, "litegpu_gpu_buffer_write: %s\n", error.message);
     return kTfLiteError;
   }
