@@ -15,7 +15,9 @@
  * kernel's Init, memory planned and constants uploaded at Prepare, run at
  * Invoke. Kernels are built once per (name, defines) and shared by every
  * partition of the delegate; with serialization_dir set, the backend caches
- * compiled programs there.
+ * compiled programs there. Device buffers bound to partition inputs and
+ * outputs, the buffer handles and a device shared by several delegates
+ * (share_device_with): gpu_binding.c.
  *
  * Errors: Init and Prepare report "TfLiteGpuDelegate Init: ..." /
  * "TfLiteGpuDelegate Prepare: ..." and fail, so the runtime restores the CPU

@@ -5,7 +5,8 @@
  * dispatches; lg_gpu_program_prepare then plans device memory by tensor
  * lifetime (gpu_lower.h describes the plan), creates the buffers and uploads
  * the constants; lg_gpu_program_run uploads the partition inputs, records
- * every dispatch, and downloads the partition outputs.
+ * every dispatch, and downloads the partition outputs, except those bound
+ * to an application's buffer (lg_gpu_program_bind).
  *
  *   lg_gpu_program* p = lg_gpu_program_create(be, &kernel_cache, context);
  *   for each node: lg_gpu_program_lower_node(p, context, node_index);
