@@ -594,13 +594,65 @@ TfLiteStatus TfLiteInterpreterEnsureTensorDataIsReadable(
   return lg_subgraph_ensure_readable(s, tensor_index, NULL);
 }
 
-TfLiteStatus TfLiteSetAllowBufferHandleOutput(
-    const TfLiteInterpreter* interpreter, bool allow_buffer_handle_output) {
-  CHECK_INTERPRETER(interpreter, "TfLiteSetAllowBufferHandleOutput",
-                    kTfLiteError);
+void TfLiteSetAllowBufferHandleOutput(const TfLiteInterpreter* interpreter,
+                                      bool allow_buffer_handle_output) {
+  if (interpreter == NULL) {
+    api_error("TfLiteSetAllowBufferHandleOutput: interpreter is NULL");
+    return;
+  }
   /* TFLite's signature takes a const interpreter; the flag is its state. */
   ((TfLiteInterpreter*)interpreter)->allow_buffer_handle_output =
       allow_buffer_handle_output;
+}
+
+/* The index of `tensor` in the main graph, or -1 (reported) when it is not
+ * one of its tensors. */
+static int main_tensor_index(TfLiteInterpreter* ip, const TfLiteTensor* tensor,
+                             const char* fn) {
+  const lg_subgraph* s = primary(ip);
+  const uintptr_t first = (uintptr_t)s->context.tensors;
+  const uintptr_t at = (uintptr_t)tensor;
+  if (tensor == NULL || at < first ||
+      at >= first + s->context.tensors_size * sizeof(TfLiteTensor) ||
+      (at - first) % sizeof(TfLiteTensor) != 0) {
+    lg_report(&ip->reporter, "%s: the tensor is not one of the main graph's",
+              fn);
+    return -1;
+  }
+  return (int)((at - first) / sizeof(TfLiteTensor));
+}
+
+TfLiteStatus TfLiteInterpreterSetBufferHandle(TfLiteInterpreter* interpreter,
+                                              TfLiteTensor* tensor,
+                                              TfLiteBufferHandle buffer_handle,
+                                              TfLiteOpaqueDelegate* delegate) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterSetBufferHandle",
+                    kTfLiteError);
+  const int index = main_tensor_index(interpreter, tensor,
+                                      "TfLiteInterpreterSetBufferHandle");
+  if (index < 0) return kTfLiteError;
+  return lg_subgraph_set_buffer_handle(primary(interpreter), index,
+                                       buffer_handle, delegate);
+}
+
+TfLiteStatus TfLiteInterpreterGetBufferHandle(TfLiteInterpreter* interpreter,
+                                              int tensor_index,
+                                              TfLiteBufferHandle* buffer_handle,
+                                              TfLiteOpaqueDelegate** delegate) {
+  CHECK_INTERPRETER(interpreter, "TfLiteInterpreterGetBufferHandle",
+                    kTfLiteError);
+  const lg_subgraph* s = primary(interpreter);
+  if (tensor_index < 0 || (size_t)tensor_index >= s->context.tensors_size ||
+      buffer_handle == NULL || delegate == NULL) {
+    lg_report(&interpreter->reporter, "TfLiteInterpreterGetBufferHandle: %s",
+              buffer_handle == NULL || delegate == NULL
+                  ? "NULL output pointer"
+                  : "tensor index out of range");
+    return kTfLiteError;
+  }
+  const TfLiteTensor* t = &s->context.tensors[tensor_index];
+  *buffer_handle = t->buffer_handle;
+  *delegate = t->delegate;
   return kTfLiteOk;
 }
 

@@ -516,6 +516,23 @@ static void free_buffer_handle(lg_subgraph* s, TfLiteTensor* t) {
   t->delegate = NULL;
 }
 
+TfLiteStatus lg_subgraph_set_buffer_handle(lg_subgraph* s, int tensor,
+                                           TfLiteBufferHandle handle,
+                                           TfLiteDelegate* delegate) {
+  TfLiteTensor* t = &s->context.tensors[tensor];
+  if (delegate == NULL || (t->delegate != NULL && t->delegate != delegate)) {
+    lg_report(reporter_of(s), "SetBufferHandle: tensor %d: %s", tensor,
+              delegate == NULL ? "the delegate is NULL"
+                               : "it holds a buffer handle of another "
+                                 "delegate");
+    return kTfLiteError;
+  }
+  if (t->buffer_handle != handle) free_buffer_handle(s, t);
+  t->delegate = delegate;
+  t->buffer_handle = handle;
+  return kTfLiteOk;
+}
+
 void lg_subgraph_remove_delegates(lg_subgraph* s) {
   if (!lg_subgraph_has_delegates(s)) return;
   for (size_t i = 0; i < s->context.tensors_size; ++i) {

@@ -40,6 +40,14 @@ bool lg_subgraph_has_delegates(const lg_subgraph* subgraph);
 TfLiteStatus lg_subgraph_ensure_readable(lg_subgraph* subgraph, int tensor,
                                          const TfLiteDelegate* reader);
 
+/* TfLiteInterpreterSetBufferHandle (TFLite's rule): refuses a NULL
+ * delegate and a tensor holding a handle of another delegate (reported);
+ * frees a different handle the tensor held, then sets the handle and its
+ * owner. */
+TfLiteStatus lg_subgraph_set_buffer_handle(lg_subgraph* subgraph, int tensor,
+                                           TfLiteBufferHandle handle,
+                                           TfLiteDelegate* delegate);
+
 /* True for a delegate made with TfLiteOpaqueDelegateCreate (or filled the
  * same way): opaque_delegate_builder set and Prepare NULL, TFLite's test. Its
  * builder's callbacks and flags then stand in for the TfLiteDelegate ones. */

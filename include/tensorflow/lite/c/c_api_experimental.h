@@ -86,8 +86,8 @@ TFL_CAPI_EXPORT int32_t TfLiteInterpreterGetOutputTensorIndex(
 /* Makes the CPU data of tensor `tensor_index` of the main graph current:
  * when a delegate left it stale in its own buffer, copies it back with the
  * delegate's CopyFromBufferHandle. Graph outputs are made readable after
- * every Invoke unless TfLiteSetAllowBufferHandleOutput. kTfLiteError for an index out of range or a failed
- * copy. */
+ * every Invoke unless TfLiteSetAllowBufferHandleOutput. kTfLiteError for an
+ * index out of range or a failed copy. */
 TFL_CAPI_EXPORT TfLiteStatus TfLiteInterpreterEnsureTensorDataIsReadable(
     TfLiteInterpreter* interpreter, int tensor_index);
 
@@ -98,8 +98,26 @@ TFL_CAPI_EXPORT TfLiteStatus TfLiteInterpreterEnsureTensorDataIsReadable(
  * the device; TfLiteInterpreterEnsureTensorDataIsReadable still copies one
  * on demand. False by default (TFLite's rule). kTfLiteError for a NULL
  * interpreter. */
-TFL_CAPI_EXPORT TfLiteStatus TfLiteSetAllowBufferHandleOutput(
+TFL_CAPI_EXPORT void TfLiteSetAllowBufferHandleOutput(
     const TfLiteInterpreter* interpreter, bool allow_buffer_handle_output);
+
+/* Gives `tensor` (one of the main graph's) the buffer handle
+ * `buffer_handle` of `delegate`, as TFLite's Interpreter::SetBufferHandle:
+ * refused (kTfLiteError, reported) when the tensor holds a handle of
+ * another delegate or `delegate` is NULL; a different handle the tensor
+ * held is freed first with the delegate's FreeBufferHandle. The handle's
+ * meaning is the delegate's (litegpu's GPU delegate makes its handles by
+ * binding device buffers: include/litegpu/gpu_delegate.h). */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteInterpreterSetBufferHandle(
+    TfLiteInterpreter* interpreter, TfLiteTensor* tensor,
+    TfLiteBufferHandle buffer_handle, TfLiteOpaqueDelegate* delegate);
+
+/* The buffer handle and its delegate of tensor `tensor_index` of the main
+ * graph (kTfLiteNullBufferHandle and NULL when it has none). kTfLiteError
+ * (reported) for an index out of range or a NULL output pointer. */
+TFL_CAPI_EXPORT TfLiteStatus TfLiteInterpreterGetBufferHandle(
+    TfLiteInterpreter* interpreter, int tensor_index,
+    TfLiteBufferHandle* buffer_handle, TfLiteOpaqueDelegate** delegate);
 
 /* Stops an Invoke in flight, as TfLiteInterpreterCancel: the cancellation
  * reaches every signature runner of the runner's interpreter. kTfLiteError
