@@ -163,19 +163,34 @@ static void run_chain(litegpu_gpu_backend backend) {
   TfLiteInterpreter* ia = make_interpreter(ma.model, da);
   TfLiteInterpreter* ib = make_interpreter(mb.model, db);
   const size_t bytes = sizeof(float) * N;
-  litegpu_gpu_buffer* in = litegpu_gpu_delegate_create_buffer(da, bytes);
+  /* A's input through the API's own binding: a whole cl_mem, or on Vulkan
+   * a range IN_AT bytes into a VkBuffer (every offset alignment divides
+   * 256). */
+  const bool cl = backend == LITEGPU_GPU_BACKEND_OPENCL;
+  const size_t in_at = cl ? 0 : 256;
+  litegpu_gpu_buffer* in =
+      litegpu_gpu_delegate_create_buffer(da, in_at + bytes);
   litegpu_gpu_buffer* mid = litegpu_gpu_delegate_create_buffer(da, bytes);
   litegpu_gpu_buffer* out = litegpu_gpu_delegate_create_buffer(db, bytes);
   assert_non_null(in);
   assert_non_null(mid);
   assert_non_null(out);
-  assert_int_equal(litegpu_gpu_buffer_size(in), bytes);
+  assert_int_equal(litegpu_gpu_buffer_size(in), in_at + bytes);
   assert_true(litegpu_gpu_buffer_handle(in) != 0);
   const int a_in = TfLiteInterpreterGetInputTensorIndex(ia, 0);
   const int a_out = TfLiteInterpreterGetOutputTensorIndex(ia, 0);
   const int b_in = TfLiteInterpreterGetInputTensorIndex(ib, 0);
   const int b_out = TfLiteInterpreterGetOutputTensorIndex(ib, 0);
-  assert_int_equal(litegpu_gpu_delegate_bind_buffer(da, in, a_in), kTfLiteOk);
+  const uint64_t in_handle = litegpu_gpu_buffer_handle(in);
+  if (cl) {
+    assert_int_equal(TfLiteGpuDelegateBindBufferToTensor(
+                         da, (struct _cl_mem*)(uintptr_t)in_handle, a_in),
+                     kTfLiteOk);
+  } else {
+    assert_int_equal(litegpu_gpu_delegate_bind_vulkan_buffer(
+                         da, in_handle, in_at, bytes, a_in),
+                     kTfLiteOk);
+  }
   assert_int_equal(litegpu_gpu_delegate_bind_buffer(da, mid, a_out), kTfLiteOk);
   assert_int_equal(litegpu_gpu_delegate_bind_buffer(db, mid, b_in), kTfLiteOk);
   assert_int_equal(litegpu_gpu_delegate_bind_buffer(db, out, b_out), kTfLiteOk);
@@ -200,7 +215,7 @@ static void run_chain(litegpu_gpu_backend backend) {
    * (CopyFromBufferHandle), and the stats count it. */
   fill(x, N, 5);
   for (int i = 0; i < N; ++i) want[i] = (x[i] + c_value(1, i)) * c_value(2, i);
-  assert_int_equal(litegpu_gpu_buffer_write(in, 0, x, bytes), kTfLiteOk);
+  assert_int_equal(litegpu_gpu_buffer_write(in, in_at, x, bytes), kTfLiteOk);
   assert_int_equal(TfLiteInterpreterInvoke(ia), kTfLiteOk);
   expect_close(want, TfLiteTensorData(TfLiteInterpreterGetOutputTensor(ia, 0)),
                N);
@@ -212,7 +227,7 @@ static void run_chain(litegpu_gpu_backend backend) {
   fill(TfLiteTensorData(a_x), N, 6);
   assert_int_equal(da->CopyToBufferHandle(NULL, da, a_x->buffer_handle, a_x),
                    kTfLiteOk);
-  assert_int_equal(litegpu_gpu_buffer_read(in, 0, got, bytes), kTfLiteOk);
+  assert_int_equal(litegpu_gpu_buffer_read(in, in_at, got, bytes), kTfLiteOk);
   expect_close(TfLiteTensorData(a_x), got, N);
 
   TfLiteSetAllowBufferHandleOutput(ia, true);
@@ -223,7 +238,7 @@ static void run_chain(litegpu_gpu_backend backend) {
       want[i] = ((x[i] + c_value(1, i)) * c_value(2, i)) * c_value(3, i) +
                 c_value(4, i);
     }
-    assert_int_equal(litegpu_gpu_buffer_write(in, 0, x, bytes), kTfLiteOk);
+    assert_int_equal(litegpu_gpu_buffer_write(in, in_at, x, bytes), kTfLiteOk);
     assert_int_equal(TfLiteInterpreterInvoke(ia), kTfLiteOk);
     assert_int_equal(TfLiteInterpreterInvoke(ib), kTfLiteOk);
     memset(got, 0, sizeof(got));
@@ -247,7 +262,7 @@ static void run_chain(litegpu_gpu_backend backend) {
   assert_non_null(small);
   expect_error(da, litegpu_gpu_delegate_bind_buffer(da, small, a_in),
                "needs a buffer of 256 bytes; the one given has 16");
-  if (backend == LITEGPU_GPU_BACKEND_OPENCL) {
+  if (cl) {
     expect_error(
         da, litegpu_gpu_delegate_bind_vulkan_buffer(da, 1, 0, 4, a_in),
         "a Vulkan buffer cannot be bound: the delegate runs on OpenCL");
@@ -257,6 +272,14 @@ static void run_chain(litegpu_gpu_backend backend) {
     expect_error(da, TfLiteGpuDelegateBindBufferToTensor(da, NULL, a_in),
                  "an OpenCL buffer cannot be bound: the delegate runs on "
                  "Vulkan");
+    expect_error(da,
+                 litegpu_gpu_delegate_bind_vulkan_buffer(
+                     da, in_handle, in_at + bytes + 4096, bytes, a_in),
+                 "is outside the VkBuffer");
+    expect_error(
+        da,
+        litegpu_gpu_delegate_bind_vulkan_buffer(da, in_handle, in_at, 0, a_in),
+        "needs a VkBuffer and a size");
   }
   /* A delegate on a device of its own: not applied yet, other device. */
   TfLiteDelegate* lone = make_delegate(backend, NULL);
@@ -268,6 +291,13 @@ static void run_chain(litegpu_gpu_backend backend) {
   TfLiteInterpreter* il = make_interpreter(ma.model, lone);
   expect_error(lone, litegpu_gpu_delegate_bind_buffer(lone, in, a_in),
                "made on another device");
+  if (cl) { /* a cl_mem of another context */
+    const uint64_t foreign = litegpu_gpu_buffer_handle(own);
+    expect_error(da,
+                 TfLiteGpuDelegateBindBufferToTensor(
+                     da, (struct _cl_mem*)(uintptr_t)foreign, a_in),
+                 "belongs to another cl_context");
+  }
   TfLiteInterpreterDelete(il);
   TfLiteGpuDelegateV2Delete(lone);
   litegpu_gpu_buffer_delete(own);
