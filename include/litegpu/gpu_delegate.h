@@ -288,7 +288,9 @@ TFL_CAPI_EXPORT TfLiteStatus TfLiteGpuDelegateBindBufferToTensor(
  * TRANSFER_DST) to tensor `tensor_index`. `offset` must meet the device's
  * minStorageBufferOffsetAlignment and minTexelBufferOffsetAlignment.
  * Refused on an OpenCL delegate. Vulkan cannot tell which device made a
- * VkBuffer: one of another device is undefined behaviour, not an error. */
+ * VkBuffer: one of another device is undefined behaviour, not an error.
+ * The VkBuffer must outlive the binding (until the interpreter is deleted
+ * or the tensor bound again); a bound cl_mem is retained instead. */
 TFL_CAPI_EXPORT TfLiteStatus litegpu_gpu_delegate_bind_vulkan_buffer(
     TfLiteDelegate* delegate, uint64_t vk_buffer, size_t offset, size_t size,
     int tensor_index);
