@@ -9,18 +9,18 @@
  *   copy   the plain way: x into A's input tensor, Invoke A (upload,
  *          download), A's output copied into B's input tensor, Invoke B
  *          (upload, download), B's output read on the host;
- *   bound  B's delegate shares A's device; x lives in a device buffer
- *          bound to A's input, one buffer is A's output and B's input,
- *          one more B's output (TfLiteSetAllowBufferHandleOutput): two
- *          Invokes and no copy. The input buffer is written once before
- *          the runs and the output read once after them, so the time is
- *          the chain's alone.
- * The paths take turns in blocks of 20 runs after 20 warm-up runs each;
- * per path the mean, p50 and min per chained inference in microseconds and
- * the bytes the delegates copied between host and device per inference. Both
- * paths' outputs are checked against the formula. Exit status: 0 when every
- * backend asked for ran right, 1 on a wrong output, 2 when one could not run
- * (or on bad arguments). */
+ *   bound  x lives in a device buffer bound to A's input, one buffer is
+ *          A's output and B's input, one more B's output
+ *          (TfLiteSetAllowBufferHandleOutput): two Invokes and no copy. The
+ *          input buffer is written once before the runs and the output
+ *          read once after them, so the time is the chain's alone.
+ * In both paths B's delegate shares A's device (share_device_with), so
+ * only the binding differs. The paths take turns in blocks of 20 runs
+ * after 20 warm-up runs each; per path the mean, p50 and min per chained
+ * inference in microseconds and the bytes the delegates copied between
+ * host and device per inference. Both paths' outputs are checked against
+ * the formula. Exit status: 0 when every backend asked for ran right, 1 on
+ * a wrong output, 2 when one could not run (or on bad arguments). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -121,8 +121,8 @@ static void chain_free(chain* c) {
   memset(c, 0, sizeof(*c));
 }
 
-/* The two interpreters on `backend`, and with `bound` the shared device
- * and the three bound buffers. */
+/* The two interpreters on `backend`, B's delegate on A's device, and with
+ * `bound` the three bound buffers. */
 static bool chain_make(chain* c, litegpu_gpu_backend backend, bool bound,
                        TfLiteModel* ma, TfLiteModel* mb, size_t bytes) {
   memset(c, 0, sizeof(*c));
@@ -130,7 +130,7 @@ static bool chain_make(chain* c, litegpu_gpu_backend backend, bool bound,
   o.backend = backend;
   char why[2048] = "";
   c->da = litegpu_gpu_delegate_create(&o, why, sizeof(why));
-  if (bound) o.share_device_with = c->da;
+  o.share_device_with = c->da; /* both paths: only the binding differs */
   if (c->da != NULL) c->db = litegpu_gpu_delegate_create(&o, why, sizeof(why));
   if (c->db == NULL) {
     fprintf(stderr, "bench_gpu_chain: %s\n", why);
