@@ -10,7 +10,9 @@
  *   - the refusals: a tensor inside a partition, too small a buffer, the
  *     other backend's binding, a buffer of another device, a delegate not
  *     applied yet, an input a CPU node writes, a share_device_with of the
- *     other backend.
+ *     other backend;
+ *   - the delegate fallback after a failed Invoke computes from the bound
+ *     input's contents.
  *
  * A backend without a device skips its tests with the reason (cmocka
  * reports them as skipped, not passed). */
@@ -25,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "delegates/opencl/opencl_internal.h"
 #include "litegpu/gpu_delegate.h"
 #include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -105,16 +108,23 @@ static TfLiteDelegate* make_delegate(litegpu_gpu_backend backend,
   return d;
 }
 
-static TfLiteInterpreter* make_interpreter(TfLiteModel* model,
-                                           TfLiteDelegate* d) {
+static TfLiteInterpreter* make_interpreter_with(TfLiteModel* model,
+                                                TfLiteDelegate* d,
+                                                bool fallback) {
   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetNumThreads(o, 1);
+  TfLiteInterpreterOptionsSetEnableDelegateFallback(o, fallback);
   if (d != NULL) TfLiteInterpreterOptionsAddDelegate(o, d);
   TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
   TfLiteInterpreterOptionsDelete(o);
   assert_non_null(ip);
   assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
   return ip;
+}
+
+static TfLiteInterpreter* make_interpreter(TfLiteModel* model,
+                                           TfLiteDelegate* d) {
+  return make_interpreter_with(model, d, false);
 }
 
 static void fill(float* x, int n, int round) {
@@ -427,6 +437,47 @@ static void test_cpu_consumer_vulkan(void** state) {
   run_cpu_consumer(LITEGPU_GPU_BACKEND_VULKAN);
 }
 
+/* The delegate fallback after a failed Invoke (an injected kernel launch
+ * failure) reruns on the CPU from the bound input's contents, not from the
+ * input tensor's host data, and leaves the output in tensor->data. */
+static void test_fallback_reads_bound_input(void** state) {
+  (void)state;
+  TfLiteDelegate* d = make_delegate(LITEGPU_GPU_BACKEND_OPENCL, NULL);
+  if (d == NULL) skip();
+  built_model m;
+  build_pair(&m, kTfLiteBuiltinAdd, kTfLiteBuiltinMul, 1, 2);
+  TfLiteInterpreter* ip = make_interpreter_with(m.model, d, true);
+  const size_t bytes = sizeof(float) * N;
+  litegpu_gpu_buffer* in = litegpu_gpu_delegate_create_buffer(d, bytes);
+  litegpu_gpu_buffer* out = litegpu_gpu_delegate_create_buffer(d, bytes);
+  assert_non_null(in);
+  assert_non_null(out);
+  assert_int_equal(litegpu_gpu_delegate_bind_buffer(
+                       d, in, TfLiteInterpreterGetInputTensorIndex(ip, 0)),
+                   kTfLiteOk);
+  assert_int_equal(litegpu_gpu_delegate_bind_buffer(
+                       d, out, TfLiteInterpreterGetOutputTensorIndex(ip, 0)),
+                   kTfLiteOk);
+  float x[N], want[N];
+  fill(x, N, 9);
+  for (int i = 0; i < N; ++i) want[i] = (x[i] + c_value(1, i)) * c_value(2, i);
+  assert_int_equal(litegpu_gpu_buffer_write(in, 0, x, bytes), kTfLiteOk);
+  memset(TfLiteTensorData(TfLiteInterpreterGetInputTensor(ip, 0)), 0, bytes);
+  lg_opencl_fail_call("clEnqueueNDRangeKernel", 1);
+  const TfLiteStatus status = TfLiteInterpreterInvoke(ip);
+  const bool fired = lg_opencl_fail_fired();
+  lg_opencl_fail_call(NULL, 0);
+  assert_true(fired);
+  assert_int_equal(status, kTfLiteDelegateError);
+  expect_close(want, TfLiteTensorData(TfLiteInterpreterGetOutputTensor(ip, 0)),
+               N);
+  TfLiteInterpreterDelete(ip);
+  litegpu_gpu_buffer_delete(in);
+  litegpu_gpu_buffer_delete(out);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
 int main(void) {
   lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
@@ -434,6 +485,7 @@ int main(void) {
       cmocka_unit_test(test_chain_vulkan),
       cmocka_unit_test(test_cpu_consumer_opencl),
       cmocka_unit_test(test_cpu_consumer_vulkan),
+      cmocka_unit_test(test_fallback_reads_bound_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
