@@ -33,20 +33,18 @@
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
+#include "tests/support/spec_model.h"
 #include "tests/support/vulkan_hold.h"
 
 #define N 64 /* elements of every activation */
 
 typedef struct built_model {
-  void* data;
-  size_t size;
+  void* data; /* the model's bytes, freed after the model */
   TfLiteModel* model;
 } built_model;
 
 static void finish_model(lg_model_writer* w, built_model* m) {
-  assert_int_equal(lg_model_writer_finish(w, &m->data, &m->size), kTfLiteOk);
-  lg_model_writer_destroy(w);
-  m->model = TfLiteModelCreate(m->data, m->size);
+  m->model = lg_test_model_from_writer(w, &m->data);
   assert_non_null(m->model);
 }
 
