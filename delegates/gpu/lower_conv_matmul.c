@@ -1,7 +1,7 @@
 /* GPU lowerings of the matmul family: FULLY_CONNECTED, BATCH_MATMUL
  * (shaders/kernels/matmul.lgk), TRANSPOSE_CONV with MediaPipe's
  * Convolution2DTransposeBias (transpose_conv.cl) and LSTM (matmul.lgk with
- * the binary, unary and copy kernels; see its section).
+ * the binary, unary, reduce and copy kernels; see its section).
  *
  * Every B operand (FC weights, BATCH_MATMUL's rhs, TRANSPOSE_CONV's
  * weights) is read by the kernels in one packed layout: per matrix, the
@@ -616,7 +616,7 @@ TfLiteStatus lg_gpu_lower_transpose_conv(lg_gpu_program* p,
 /* ---- LSTM ---------------------------------------------------------------
  *
  * The FULL kernel of one batch row, as TFLite's GPU delegate builds it
- * (lstm_parser.cc), on the matmul, binary, unary and copy kernels:
+ * (lstm_parser.cc), on the matmul, binary, unary, reduce and copy kernels:
  *
  *   gate  = act(x * Wx' + h * Wh' [+ peephole .* c] + bias)  per gate
  *   i     = 1 - f                                             with CIFG
@@ -629,8 +629,10 @@ TfLiteStatus lg_gpu_lower_transpose_conv(lg_gpu_program* p,
  * the whole product). c' is written into the cell-state variable after the
  * last read of c, h' into the output-state variable after the last read of
  * h, and the output is a copy of h'; both variables are downloaded to the
- * CPU after each run (lg_gpu_lower_update_variable). Layer normalization
- * and the BASIC kernel type are not lowered. */
+ * CPU after each run (lg_gpu_lower_update_variable). With layer
+ * normalization the bias comes after it: two reduce.lgk means (the CPU's
+ * order), the centered sum scaled by 1 / sqrt(variance + 1e-8), times the
+ * coefficients. The BASIC kernel type is not lowered. */
 
 enum {
   kLstmInput = 0,
@@ -672,11 +674,6 @@ bool lg_gpu_limits_lstm(LG_GPU_CHECK_ARGS) {
   if (node->inputs->size != 20 && node->inputs->size != 24) {
     return fail(reason, size, "expects 20 or 24 inputs.");
   }
-  for (int i = kLstmLayerNorm; i < node->inputs->size; ++i) {
-    if (lstm_tensor(node, i) >= 0) {
-      return fail(reason, size, "layer normalization is not lowered.");
-    }
-  }
   const int out_state = lstm_tensor(node, kLstmOutputState);
   const int cell_state = lstm_tensor(node, kLstmCellState);
   const int input = lstm_tensor(node, kLstmInput);
@@ -701,6 +698,7 @@ bool lg_gpu_limits_lstm(LG_GPU_CHECK_ARGS) {
   const int n_output = h->dims->data[1];
   const bool cifg = lstm_tensor(node, kLstmInputWeights) < 0;
   const bool projection = lstm_tensor(node, kLstmProjection) >= 0;
+  const bool layer_norm = lstm_tensor(node, kLstmLayerNorm + 1) >= 0;
   bool ok = lstm_shape_ok(context, input, 2, 1, n_input) &&
             lstm_shape_ok(context, cell_state, 2, 1, n_cell) &&
             lstm_shape_ok(context, out_state, 2, 1, n_output);
@@ -709,10 +707,14 @@ bool lg_gpu_limits_lstm(LG_GPU_CHECK_ARGS) {
     const int wx = lstm_tensor(node, kLstmInputWeights + g);
     const int wh = lstm_tensor(node, kLstmRecurrentWeights + g);
     const int b = lstm_tensor(node, kLstmBias + g);
-    if (needed && (wx < 0 || wh < 0 || b < 0)) ok = false;
+    const int norm = lstm_tensor(node, kLstmLayerNorm + g);
+    if (needed && (wx < 0 || wh < 0 || b < 0 || (norm < 0) != !layer_norm)) {
+      ok = false;
+    }
     ok = ok && lstm_shape_ok(context, wx, 2, n_cell, n_input) &&
          lstm_shape_ok(context, wh, 2, n_cell, n_output) &&
-         lstm_shape_ok(context, b, 1, -1, n_cell);
+         lstm_shape_ok(context, b, 1, -1, n_cell) &&
+         lstm_shape_ok(context, norm, 1, -1, n_cell);
   }
   for (int g = 0; g < 3; ++g) {
     ok = ok && lstm_shape_ok(context, lstm_tensor(node, kLstmPeephole + g), 1,
@@ -830,35 +832,126 @@ static TfLiteStatus lstm_product(const lstm_plan* L, lg_gpu_operand a, int k,
   return emit_matmul(L->p, L->context, &s);
 }
 
-/* One gate: act(x * Wx' + h * Wh' [+ peephole .* cell] + bias) into dst. */
+/* dst[0] = the mean of src's n values: the reduce kernel folding one run in
+ * order, as the CPU sums them, then dividing by n. */
+static TfLiteStatus lstm_mean(const lstm_plan* L, lg_gpu_operand src,
+                              lg_gpu_operand dst, int n) {
+  /* One kept and one reduced position (sizes 1, strides 0), the run of n
+   * innermost. */
+  static const int32_t kOneRun[16] = {1, 1, 1, 1, 0, 0, 0, 0,
+                                      1, 1, 1, 1, 0, 0, 0, 0};
+  const int table = lg_gpu_lower_constant(L->p, kOneRun, sizeof(kOneRun));
+  if (table < 0 ||
+      lg_gpu_lower_check_loops(L->p, (int64_t)n + 8, "a layer norm's mean") !=
+          kTfLiteOk) {
+    return kTfLiteError;
+  }
+  const lg_gpu_operand args[] = {
+      src,           dst,           LG_GPU_CONSTANT(table), LG_GPU_INT(1),
+      LG_GPU_INT(n), LG_GPU_INT(1), LG_GPU_FLOAT((float)n)};
+  const size_t global[1] = {1};
+  return lg_gpu_lower_dispatch(L->p, "reduce",
+                               "-DLG_RED=0 -DLG_LAYOUT=1 -DLG_VEC=1", args, 7,
+                               1, global, NULL);
+}
+
+/* dst = (v - mean) / sqrt(variance + 1e-8) .* coefficients + bias over the
+ * gate's n values, the CPU's layer normalization (two passes). The scale
+ * is capped at 1 / sqrt(1e-8) = 1e4, which it never exceeds in float: in
+ * half precision 1e-8 is 0, and a variance of 0 (every value equal) would
+ * otherwise give 0 * inf. */
+static TfLiteStatus lstm_layer_norm(const lstm_plan* L, lg_gpu_operand v,
+                                    int coefficients, int bias,
+                                    lg_gpu_operand dst) {
+  static const float kEpsilon = 1e-8f, kMaxScale = 1e4f;
+  const int n = L->n_cell;
+  lg_gpu_operand mean, centered, squared, variance, shifted, raw, inv,
+      normalized, scaled;
+  const int epsilon = lg_gpu_lower_constant_floats(L->p, &kEpsilon, 1);
+  const int cap = lg_gpu_lower_constant_floats(L->p, &kMaxScale, 1);
+  if (epsilon < 0 || cap < 0 || !lstm_scratch(L, 1, &mean) ||
+      !lstm_scratch(L, n, &centered) || !lstm_scratch(L, n, &squared) ||
+      !lstm_scratch(L, 1, &variance) || !lstm_scratch(L, 1, &shifted) ||
+      !lstm_scratch(L, 1, &raw) || !lstm_scratch(L, 1, &inv) ||
+      !lstm_scratch(L, n, &normalized) || !lstm_scratch(L, n, &scaled)) {
+    return kTfLiteError;
+  }
+  char rsqrt[32];
+  snprintf(rsqrt, sizeof(rsqrt), "-DLG_OP=%d",
+           lg_op_gpu_opcode(kTfLiteBuiltinRsqrt));
+  const lg_gpu_operand rsqrt_args[] = {shifted, raw, LG_GPU_INT(1),
+                                       LG_GPU_FLOAT(0.0f)};
+  const size_t one[1] = {1};
+  if (lstm_mean(L, v, mean, n) != kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinSub, v, n, mean, 1, centered, n) !=
+          kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinMul, centered, n, centered, n, squared, n) !=
+          kTfLiteOk ||
+      lstm_mean(L, squared, variance, n) != kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinAdd, variance, 1, LG_GPU_CONSTANT(epsilon), 1,
+                 shifted, 1) != kTfLiteOk ||
+      lg_gpu_lower_dispatch(L->p, "unary", rsqrt, rsqrt_args, 4, 1, one,
+                            NULL) != kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinMinimum, raw, 1, LG_GPU_CONSTANT(cap), 1, inv,
+                 1) != kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinMul, centered, n, inv, 1, normalized, n) !=
+          kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinMul, normalized, n,
+                 LG_GPU_TENSOR(coefficients), n, scaled, n) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return lstm_plain(L, kTfLiteBuiltinAdd, scaled, n, LG_GPU_TENSOR(bias), n,
+                    dst, n);
+}
+
+/* One gate: act(x * Wx' + h * Wh' [+ peephole .* cell] + bias) into dst;
+ * with layer normalization act(norm(x * Wx' + h * Wh' [+ peephole .* cell])
+ * .* coefficients + bias). */
 static TfLiteStatus lstm_gate(const lstm_plan* L, int gate, int peephole,
                               lg_gpu_operand cell, TfLiteFusedActivation act,
                               lg_gpu_operand dst) {
   const int n = L->n_cell;
   const int bias_tensor = lstm_tensor(L->node, kLstmBias + gate);
+  const int norm = lstm_tensor(L->node, kLstmLayerNorm + gate);
   lg_gpu_operand bias = LG_GPU_TENSOR(bias_tensor), recurrent, pre;
+  const lg_gpu_operand* first = norm >= 0 ? NULL : &bias;
   if (peephole >= 0) {
     lg_gpu_operand scaled, sum;
-    if (!lstm_scratch(L, n, &scaled) || !lstm_scratch(L, n, &sum) ||
+    if (!lstm_scratch(L, n, &scaled) ||
         lstm_plain(L, kTfLiteBuiltinMul, LG_GPU_TENSOR(peephole), n, cell, n,
-                   scaled, n) != kTfLiteOk ||
-        lstm_plain(L, kTfLiteBuiltinAdd, scaled, n, bias, n, sum, n) !=
-            kTfLiteOk) {
+                   scaled, n) != kTfLiteOk) {
       return kTfLiteError;
     }
-    bias = sum;
+    bias = scaled;
+    if (norm < 0) {
+      if (!lstm_scratch(L, n, &sum) ||
+          lstm_plain(L, kTfLiteBuiltinAdd, scaled, n,
+                     LG_GPU_TENSOR(bias_tensor), n, sum, n) != kTfLiteOk) {
+        return kTfLiteError;
+      }
+      bias = sum;
+    }
+    first = &bias;
   }
   if (!lstm_scratch(L, n, &recurrent) || !lstm_scratch(L, n, &pre)) {
     return kTfLiteError;
   }
   const int out_state = lstm_tensor(L->node, kLstmOutputState);
   if (lstm_product(L, LG_GPU_TENSOR(out_state), L->n_output,
-                   lstm_tensor(L->node, kLstmRecurrentWeights + gate), n, &bias,
+                   lstm_tensor(L->node, kLstmRecurrentWeights + gate), n, first,
                    recurrent, 0.0f) != kTfLiteOk ||
       lstm_product(L, LG_GPU_TENSOR(lstm_tensor(L->node, kLstmInput)),
                    L->n_input, lstm_tensor(L->node, kLstmInputWeights + gate),
                    n, &recurrent, pre, 0.0f) != kTfLiteOk) {
     return kTfLiteError;
+  }
+  if (norm >= 0) {
+    lg_gpu_operand normalized;
+    if (!lstm_scratch(L, n, &normalized) ||
+        lstm_layer_norm(L, pre, norm, bias_tensor, normalized) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    pre = normalized;
   }
   return lstm_activation(L, act, pre, dst, n);
 }

@@ -3,8 +3,9 @@
  * DEPTHWISE_CONV_2D (multiplier 1 and 2, stride 2, dilation 2),
  * TRANSPOSE_CONV, FULLY_CONNECTED (2-D and 4-D input, keep_num_dims both
  * ways), BATCH_MATMUL (adj_x / adj_y, broadcast batch, constant rhs) and
- * LSTM (peephole, projection, clips, CIFG; three Invokes carrying the
- * state), with the fused activations of the ops that have one.
+ * LSTM (peephole, projection, clips, CIFG, layer normalization; three
+ * Invokes carrying the state), with the fused activations of the ops that have
+ * one.
  *
  * Values: inputs in [-1, 1], weights in +-1/sqrt(K) for a reduction over K
  * terms and biases in [-0.5, 0.5], so outputs stay near 1 and summation
@@ -394,9 +395,10 @@ static const lstm_case kLstm[] = {
     {"cifg", 1, 6, 7, 7, true, false, false, false, kTfLiteActTanh, 0, 0},
     {"cifg_peephole", 1, 3, 5, 5, true, true, false, false, kTfLiteActTanh, 0,
      0},
-    /* Forms the GPU leaves on the CPU: layer normalization (not lowered)
-     * and a batch of 2 (TFLite's parser refuses it). */
     {"layer_norm", 1, 4, 6, 6, false, false, false, true, kTfLiteActTanh, 0, 0},
+    {"layer_norm_cifg_peephole_projection", 1, 3, 7, 4, true, true, true, true,
+     kTfLiteActTanh, 0, 0},
+    /* TFLite's parser refuses a batch of 2: it stays on the CPU. */
     {"batch2", 2, 4, 5, 5, false, false, false, false, kTfLiteActTanh, 0, 0},
 };
 
@@ -469,7 +471,7 @@ void conf_add_conv_cases(conf_case_list* list) {
   for (size_t i = 0; i < COUNT(kLstm); ++i) {
     conf_case_add(list, kTfLiteBuiltinLstm, build_lstm, &kLstm[i],
                   kTfLiteActNone, 0, "lstm_%s", kLstm[i].label)
-        ->may_refuse = kLstm[i].layer_norm || kLstm[i].batch != 1;
+        ->may_refuse = kLstm[i].batch != 1;
   }
   /* Fused activations on one representative row of each op. */
   for (size_t a = 0; a < COUNT(kActs); ++a) {

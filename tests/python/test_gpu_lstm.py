@@ -1,7 +1,7 @@
 """LSTM on the GPU delegate, against LiteRT, across Invokes.
 
 One-op LSTM models (the full kernel, one batch row, state in variable
-tensors) run in LiteRT's reference kernels (the expected values) and in
+tensors; peephole, projection and clips, and CIFG with layer normalization) run in LiteRT's reference kernels (the expected values) and in
 litegpu with the GPU delegate on OpenCL and on Vulkan through three
 Invokes, a reset of the variable tensors and a fourth Invoke on the first
 input: the node must be claimed, every Invoke's output must match
@@ -63,11 +63,12 @@ def build(tmp_root, name, case):
 
 
 def lstm_inputs(rng, n_input, n_cell, n_output, cifg, peephole,
-                projection):
-    """The 20 inputs of TFLite's LSTM (None: omitted)."""
+                projection, layer_norm):
+    """The 20 (24 with layer normalization) inputs of TFLite's LSTM (None:
+    omitted)."""
     def w(*shape, scale=0.5):
         return h.Const(rng.uniform(-scale, scale, shape).astype(np.float32))
-    ins = [h.Input(np.zeros((1, n_input), np.float32))] + [None] * 19
+    ins = [h.Input(np.zeros((1, n_input), np.float32))] + [None] * 23
     for g in range(4):
         if cifg and g == 0:
             continue
@@ -82,15 +83,23 @@ def lstm_inputs(rng, n_input, n_cell, n_output, cifg, peephole,
         ins[17] = w(n_output, scale=0.2)
     ins[18] = h.Variable(np.zeros((1, n_output), np.float32))
     ins[19] = h.Variable(np.zeros((1, n_cell), np.float32))
+    if not layer_norm:
+        return ins[:20]
+    for g in range(4):
+        if not (cifg and g == 0):
+            ins[20 + g] = h.Const(
+                rng.uniform(0.5, 1.5, n_cell).astype(np.float32))
     return ins
 
 
 VARIANTS = {
     "peephole_projection_clips": dict(n_cell=6, n_output=3, cifg=False,
                                       peephole=True, projection=True,
-                                      cell_clip=0.5, proj_clip=0.2),
-    "cifg": dict(n_cell=5, n_output=5, cifg=True, peephole=False,
-                 projection=False, cell_clip=0.0, proj_clip=0.0),
+                                      layer_norm=False, cell_clip=0.5,
+                                      proj_clip=0.2),
+    "cifg_layer_norm": dict(n_cell=5, n_output=5, cifg=True, peephole=False,
+                            projection=False, layer_norm=True,
+                            cell_clip=0.0, proj_clip=0.0),
 }
 
 
@@ -101,7 +110,7 @@ def test_lstm_state_across_invokes(tmp_root, variant, backend):
     rng = np.random.default_rng(len(variant))
     n_input = 4
     ins = lstm_inputs(rng, n_input, v["n_cell"], v["n_output"], v["cifg"],
-                      v["peephole"], v["projection"])
+                      v["peephole"], v["projection"], v["layer_norm"])
     case = h.OpCase("LSTM", inputs=ins,
                     params={"fused_activation_function": "TANH",
                             "cell_clip": v["cell_clip"],
