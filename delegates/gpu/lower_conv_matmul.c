@@ -744,7 +744,7 @@ typedef struct lstm_plan {
 } lstm_plan;
 
 /* dst = op(a, b) over n elements (a, b of n elements or one), clamped to
- * [lo, hi]: the binary kernel of ADD, SUB, MUL. */
+ * [lo, hi]: the binary kernel of ADD, SUB, MUL, MINIMUM. */
 static TfLiteStatus lstm_binary(const lstm_plan* L, int32_t code,
                                 lg_gpu_operand a, int na, lg_gpu_operand b,
                                 int nb, lg_gpu_operand dst, int n, float lo,
