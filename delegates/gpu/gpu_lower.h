@@ -144,6 +144,16 @@ TfLiteStatus lg_gpu_lower_alias(lg_gpu_program* p, int out, int in);
 bool lg_gpu_lower_fuse_add(lg_gpu_program* p, int t, int* addend, int* out,
                            TfLiteFusedActivation* activation);
 
+/* Declares that the node being lowered writes new contents into variable
+ * tensor `tensor` (an LSTM's state: an input of the node, kTfLiteArenaRw-
+ * Persistent, is_variable), with dispatches that run after every read of
+ * its old contents. The variable is uploaded before each run like any
+ * partition input and downloaded into the CPU's tensor after it, so the
+ * state carries across Invokes (and ResetVariableTensors on the CPU
+ * applies). kTfLiteError (recorded) for a tensor that is not a variable
+ * input of the partition. */
+TfLiteStatus lg_gpu_lower_update_variable(lg_gpu_program* p, int tensor);
+
 /* Records why lowering failed (printf format); returns kTfLiteError. */
 TfLiteStatus lg_gpu_lower_fail(lg_gpu_program* p, const char* format, ...)
 #if defined(__GNUC__)

@@ -597,13 +597,38 @@ bool lg_gpu_program_can_lower(lg_gpu_backend* be, TfLiteContext* context,
   return ok;
 }
 
+TfLiteStatus lg_gpu_lower_update_variable(lg_gpu_program* p, int tensor) {
+  const TfLiteContext* context = lowering_context(p);
+  const int v = tensor_value(p, context, tensor);
+  if (v < 0) return kTfLiteError;
+  if (!context->tensors[tensor].is_variable || p->values[v].produced) {
+    return lg_gpu_lower_fail(p, "tensor %d is not a variable input", tensor);
+  }
+  p->values[v].updated_variable = true;
+  return kTfLiteOk;
+}
+
+static int updated_variables(const lg_gpu_program* p) {
+  int n = 0;
+  for (int v = 0; v < p->num_values; ++v) n += p->values[v].updated_variable;
+  return n;
+}
+
+/* Records value `v` (context tensor `t`) as downloaded after each run. */
+static void add_output(lg_gpu_program* p, int v, int t) {
+  p->values[v].output = true;
+  p->output_values[p->num_outputs] = v;
+  p->output_tensors[p->num_outputs++] = t;
+}
+
 TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
                                          const TfLiteIntArray* inputs,
                                          const TfLiteIntArray* outputs) {
   (void)inputs; /* inputs are the values no node produces */
-  p->output_values = malloc(sizeof(int) * (size_t)(outputs->size + 1));
-  p->output_tensors = malloc(sizeof(int) * (size_t)(outputs->size + 1));
-  p->downloads = malloc(sizeof(lg_gpu_download) * (size_t)(outputs->size + 1));
+  const size_t count = (size_t)(outputs->size + updated_variables(p) + 1);
+  p->output_values = malloc(sizeof(int) * count);
+  p->output_tensors = malloc(sizeof(int) * count);
+  p->downloads = malloc(sizeof(lg_gpu_download) * count);
   if (p->output_values == NULL || p->output_tensors == NULL ||
       p->downloads == NULL) {
     return lg_gpu_lower_fail(p, "out of host memory");
@@ -615,13 +640,15 @@ TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
     if (v < 0) {
       return lg_gpu_lower_fail(p, "partition output %d is not produced", t);
     }
-    p->values[v].output = true;
-    p->output_values[p->num_outputs] = v;
-    p->output_tensors[p->num_outputs++] = t;
+    add_output(p, v, t);
   }
+  /* The CPU's copy of a variable the partition updated is brought up to
+   * date after every run (and uploaded again before the next), so the
+   * interpreter's variable tensors stay the state, as on the CPU. */
   for (int v = 0; v < p->num_values; ++v) {
     value* x = &p->values[v];
     x->boundary_input = x->kind == VALUE_TENSOR && !x->produced;
+    if (x->updated_variable && !x->output) add_output(p, v, x->tensor);
   }
   return kTfLiteOk;
 }

@@ -41,6 +41,9 @@ typedef struct value {
   int first, last; /* dispatch range using it (after alias merge: root's) */
   bool produced;   /* a node in the partition writes it */
   bool boundary_input, output;
+  /* A variable tensor a lowering rewrote: downloaded after each run like an
+   * output (lg_gpu_lower_update_variable). */
+  bool updated_variable;
   bool half;          /* float16 on the device (float32 or quantized on
                          the host) */
   bool quantized;     /* INT8/UINT8 on the host, floats on the device */

@@ -1,6 +1,7 @@
 /* GPU lowerings of the matmul family: FULLY_CONNECTED, BATCH_MATMUL
- * (shaders/kernels/matmul.lgk) and TRANSPOSE_CONV with MediaPipe's
- * Convolution2DTransposeBias (transpose_conv.cl).
+ * (shaders/kernels/matmul.lgk), TRANSPOSE_CONV with MediaPipe's
+ * Convolution2DTransposeBias (transpose_conv.cl) and LSTM (matmul.lgk with
+ * the binary, unary, reduce and copy kernels; see its section).
  *
  * Every B operand (FC weights, BATCH_MATMUL's rhs, TRANSPOSE_CONV's
  * weights) is read by the kernels in one packed layout: per matrix, the
@@ -151,9 +152,13 @@ typedef struct matmul_spec {
   bool adj_x;             /* A is [k][m] */
   int a, out;             /* context tensors */
   int bias;               /* context tensor, -1: none */
+  /* When set, these replace a, out and bias (a scratch buffer of an LSTM's
+   * steps; a bias operand is read per output column). */
+  const lg_gpu_operand *a_op, *out_op, *bias_op;
   b_source b;
   TfLiteFusedActivation act; /* kTfLiteActNone also clamps to +-FLT_MAX */
   bool clamp;                /* false: no clamp at all (BATCH_MATMUL) */
+  float clip;                /* > 0: clamp to [-clip, clip] instead */
 } matmul_spec;
 
 static TfLiteStatus emit_matmul(lg_gpu_program* p, const TfLiteContext* context,
@@ -172,19 +177,28 @@ static TfLiteStatus emit_matmul(lg_gpu_program* p, const TfLiteContext* context,
   }
   float lo = -INFINITY, hi = INFINITY;
   const char* act = "";
-  if (s->clamp && !lg_gpu_activation(s->act, &lo, &hi, &act)) {
+  if (s->clip > 0.0f) {
+    lo = -s->clip;
+    hi = s->clip;
+  } else if (s->clamp && !lg_gpu_activation(s->act, &lo, &hi, &act)) {
     return lg_gpu_lower_fail(p, "unsupported fused activation %d", (int)s->act);
   }
+  const bool has_bias = s->bias_op != NULL || s->bias >= 0;
+  const lg_gpu_operand a = s->a_op ? *s->a_op : LG_GPU_TENSOR(s->a);
+  const lg_gpu_operand out = s->out_op ? *s->out_op : LG_GPU_TENSOR(s->out);
+  const lg_gpu_operand bias =
+      s->bias_op ? *s->bias_op
+                 : (s->bias >= 0 ? LG_GPU_TENSOR(s->bias) : a); /* unread */
   char defines[128];
   snprintf(defines, sizeof(defines),
            "-DLG_VEC=%d -DLG_ROWS=%d -DLG_ADJ_X=%d %s", vec, rows,
            s->adj_x ? 1 : 0, act);
   const lg_gpu_operand args[] = {
-      LG_GPU_TENSOR(s->a),
+      a,
       b,
-      LG_GPU_TENSOR(s->bias >= 0 ? s->bias : s->a), /* not read without */
-      LG_GPU_INT(s->bias >= 0 ? 1 : 0),
-      LG_GPU_TENSOR(s->out),
+      bias,
+      LG_GPU_INT(has_bias ? 1 : 0),
+      out,
       LG_GPU_INT(s->m),
       LG_GPU_INT(s->n),
       LG_GPU_INT(s->k),
@@ -597,4 +611,434 @@ TfLiteStatus lg_gpu_lower_transpose_conv(lg_gpu_program* p,
   return lg_gpu_lower_dispatch(p, "transpose_conv", defines, args,
                                (int)(sizeof(args) / sizeof(args[0])), 3, global,
                                NULL);
+}
+
+/* ---- LSTM ---------------------------------------------------------------
+ *
+ * The FULL kernel of one batch row, as TFLite's GPU delegate builds it
+ * (lstm_parser.cc), on the matmul, binary, unary, reduce and copy kernels:
+ *
+ *   gate  = act(x * Wx' + h * Wh' [+ peephole .* c] + bias)  per gate
+ *   i     = 1 - f                                             with CIFG
+ *   c'    = clip(f .* c + i .* g, cell_clip)
+ *   h'    = o .* act(c')  [then clip(proj * h' + proj_bias, proj_clip)]
+ *
+ * The gates' activation is the sigmoid, the cell gate's and the output's
+ * the node's (sigmoid or tanh). The bias rides the first product's bias
+ * operand and the first product the second's (one row: a bias vector is
+ * the whole product). c' is written into the cell-state variable after the
+ * last read of c, h' into the output-state variable after the last read of
+ * h, and the output is a copy of h'; both variables are downloaded to the
+ * CPU after each run (lg_gpu_lower_update_variable). With layer
+ * normalization the bias comes after it: two reduce.lgk means (the CPU's
+ * order), the centered sum scaled by 1 / sqrt(variance + 1e-8), times the
+ * coefficients. The BASIC kernel type is not lowered. */
+
+enum {
+  kLstmInput = 0,
+  kLstmInputWeights = 1, /* + gate: input, forget, cell, output */
+  kLstmRecurrentWeights = 5,
+  kLstmPeephole = 9, /* input, forget, output */
+  kLstmBias = 12,
+  kLstmProjection = 16,
+  kLstmProjectionBias = 17,
+  kLstmOutputState = 18,
+  kLstmCellState = 19,
+  kLstmLayerNorm = 20,
+};
+enum { kGateInput = 0, kGateForget = 1, kGateCell = 2, kGateOutput = 3 };
+
+/* Input `i` of the node as a tensor index, -1 when absent or omitted. */
+static int lstm_tensor(const TfLiteNode* node, int i) {
+  return i < node->inputs->size ? node->inputs->data[i] : -1;
+}
+
+/* A present input must be a float32 tensor of `rank` dims whose first is
+ * `d0` (or any when -1) and last `d1`. */
+static bool lstm_shape_ok(const TfLiteContext* context, int t, int rank, int d0,
+                          int d1) {
+  if (t < 0) return true;
+  const TfLiteTensor* x = &context->tensors[t];
+  if (x->type != kTfLiteFloat32 || lg_gpu_rank(x) != rank) return false;
+  if (d0 >= 0 && x->dims->data[0] != d0) return false;
+  return x->dims->data[rank - 1] == d1;
+}
+
+bool lg_gpu_limits_lstm(LG_GPU_CHECK_ARGS) {
+  (void)registration;
+  const TfLiteLSTMParams* params = node->builtin_data;
+  if (params == NULL) return fail(reason, size, "missing LSTM parameters.");
+  if (params->kernel_type != kTfLiteLSTMFullKernel) {
+    return fail(reason, size, "the BASIC kernel type is not lowered.");
+  }
+  if (node->inputs->size != 20 && node->inputs->size != 24) {
+    return fail(reason, size, "expects 20 or 24 inputs.");
+  }
+  const int out_state = lstm_tensor(node, kLstmOutputState);
+  const int cell_state = lstm_tensor(node, kLstmCellState);
+  const int input = lstm_tensor(node, kLstmInput);
+  if (input < 0 || out_state < 0 || cell_state < 0 ||
+      !context->tensors[out_state].is_variable ||
+      !context->tensors[cell_state].is_variable) {
+    return fail(reason, size,
+                "the input and both states must be present, the states "
+                "variable tensors.");
+  }
+  const TfLiteTensor* x = &context->tensors[input];
+  const TfLiteTensor* c = &context->tensors[cell_state];
+  const TfLiteTensor* h = &context->tensors[out_state];
+  if (lg_gpu_rank(x) != 2 || lg_gpu_rank(c) != 2 || lg_gpu_rank(h) != 2 ||
+      x->dims->data[0] != 1 || x->dims->data[1] <= 0 || c->dims->data[1] <= 0 ||
+      h->dims->data[1] <= 0) {
+    return fail(reason, size,
+                "input and states must be [1, n] with n > 0 (one batch row).");
+  }
+  const int n_input = x->dims->data[1];
+  const int n_cell = c->dims->data[1];
+  const int n_output = h->dims->data[1];
+  const bool cifg = lstm_tensor(node, kLstmInputWeights) < 0;
+  const bool projection = lstm_tensor(node, kLstmProjection) >= 0;
+  const bool layer_norm = lstm_tensor(node, kLstmLayerNorm + 1) >= 0;
+  bool ok = lstm_shape_ok(context, input, 2, 1, n_input) &&
+            lstm_shape_ok(context, cell_state, 2, 1, n_cell) &&
+            lstm_shape_ok(context, out_state, 2, 1, n_output);
+  for (int g = 0; g < 4; ++g) {
+    const bool needed = !(cifg && g == kGateInput);
+    const int wx = lstm_tensor(node, kLstmInputWeights + g);
+    const int wh = lstm_tensor(node, kLstmRecurrentWeights + g);
+    const int b = lstm_tensor(node, kLstmBias + g);
+    const int norm = lstm_tensor(node, kLstmLayerNorm + g);
+    if (needed && (wx < 0 || wh < 0 || b < 0 || (norm < 0) != !layer_norm)) {
+      ok = false;
+    }
+    ok = ok && lstm_shape_ok(context, wx, 2, n_cell, n_input) &&
+         lstm_shape_ok(context, wh, 2, n_cell, n_output) &&
+         lstm_shape_ok(context, b, 1, -1, n_cell) &&
+         lstm_shape_ok(context, norm, 1, -1, n_cell);
+  }
+  for (int g = 0; g < 3; ++g) {
+    ok = ok && lstm_shape_ok(context, lstm_tensor(node, kLstmPeephole + g), 1,
+                             -1, n_cell);
+  }
+  ok = ok &&
+       lstm_shape_ok(context, lstm_tensor(node, kLstmProjection), 2, n_output,
+                     n_cell) &&
+       lstm_shape_ok(context, lstm_tensor(node, kLstmProjectionBias), 1, -1,
+                     n_output) &&
+       (projection || n_output == n_cell) &&
+       lstm_shape_ok(context, node->outputs->data[0], 2, 1, n_output);
+  if (!ok) {
+    return fail(reason, size,
+                "weights, biases, states and output must be float32 of the "
+                "LSTM's shapes (quantized weights stay on the CPU).");
+  }
+  return true;
+}
+
+/* What the LSTM's steps share. */
+typedef struct lstm_plan {
+  lg_gpu_program* p;
+  const TfLiteContext* context;
+  const TfLiteNode* node;
+  int n_input, n_cell, n_output;
+} lstm_plan;
+
+/* dst = op(a, b) over n elements (a, b of n elements or one), clamped to
+ * [lo, hi]: the binary kernel of ADD, SUB, MUL, MINIMUM. */
+static TfLiteStatus lstm_binary(const lstm_plan* L, int32_t code,
+                                lg_gpu_operand a, int na, lg_gpu_operand b,
+                                int nb, lg_gpu_operand dst, int n, float lo,
+                                float hi) {
+  char defines[48];
+  snprintf(defines, sizeof(defines), "-DLG_OP=%d -DLG_BCAST=0",
+           lg_op_gpu_opcode(code));
+  const lg_gpu_operand args[] = {
+      a,
+      b,
+      dst,
+      LG_GPU_INT(n),
+      LG_GPU_INT(na),
+      LG_GPU_INT(nb),
+      LG_GPU_FLOAT(lo),
+      LG_GPU_FLOAT(hi),
+      LG_GPU_INT(1),
+      LG_GPU_INT(1),
+      LG_GPU_INT(n),
+      LG_GPU_INT(0),
+      LG_GPU_INT(0),
+      LG_GPU_INT(0),
+      LG_GPU_INT(1),
+      LG_GPU_INT(0),
+      LG_GPU_INT(0),
+      LG_GPU_INT(0),
+      LG_GPU_INT(1),
+  };
+  const size_t global[1] = {(size_t)n};
+  return lg_gpu_lower_dispatch(L->p, "binary", defines, args,
+                               (int)(sizeof(args) / sizeof(args[0])), 1, global,
+                               NULL);
+}
+
+static TfLiteStatus lstm_plain(const lstm_plan* L, int32_t code,
+                               lg_gpu_operand a, int na, lg_gpu_operand b,
+                               int nb, lg_gpu_operand dst, int n) {
+  return lstm_binary(L, code, a, na, b, nb, dst, n, -INFINITY, INFINITY);
+}
+
+/* dst = sigmoid(x) or tanh(x) over n elements: the unary kernel. */
+static TfLiteStatus lstm_activation(const lstm_plan* L,
+                                    TfLiteFusedActivation act, lg_gpu_operand x,
+                                    lg_gpu_operand dst, int n) {
+  const int32_t code =
+      act == kTfLiteActTanh ? kTfLiteBuiltinTanh : kTfLiteBuiltinLogistic;
+  char defines[32];
+  snprintf(defines, sizeof(defines), "-DLG_OP=%d", lg_op_gpu_opcode(code));
+  const lg_gpu_operand args[] = {x, dst, LG_GPU_INT(n), LG_GPU_FLOAT(0.0f)};
+  const size_t global[1] = {(size_t)n};
+  return lg_gpu_lower_dispatch(L->p, "unary", defines, args, 4, 1, global,
+                               NULL);
+}
+
+/* A scratch vector of n floats as an operand; false (recorded) when out of
+ * memory. */
+static bool lstm_scratch(const lstm_plan* L, int n, lg_gpu_operand* out) {
+  const int id = lg_gpu_lower_scratch_floats(L->p, (size_t)n);
+  if (id < 0) return false;
+  *out = LG_GPU_SCRATCH(id);
+  return true;
+}
+
+/* dst = a * W' + bias for one row a of k values and W [n][k] (context
+ * tensor), optionally clamped to +-clip. */
+static TfLiteStatus lstm_product(const lstm_plan* L, lg_gpu_operand a, int k,
+                                 int weights, int n, const lg_gpu_operand* bias,
+                                 lg_gpu_operand dst, float clip) {
+  const matmul_spec s = {
+      .m = 1,
+      .n = n,
+      .k = k,
+      .batches = 1,
+      .d1 = 1,
+      .bias = -1,
+      .a_op = &a,
+      .out_op = &dst,
+      .bias_op = bias,
+      .b =
+          {.tensor = weights, .batches = 1, .k = k, .n = n, .transposed = true},
+      .act = kTfLiteActNone,
+      .clamp = false,
+      .clip = clip,
+  };
+  return emit_matmul(L->p, L->context, &s);
+}
+
+/* dst[0] = the mean of src's n values: the reduce kernel folding one run in
+ * order, as the CPU sums them, then dividing by n. */
+static TfLiteStatus lstm_mean(const lstm_plan* L, lg_gpu_operand src,
+                              lg_gpu_operand dst, int n) {
+  /* One kept and one reduced position (sizes 1, strides 0), the run of n
+   * innermost. */
+  static const int32_t kOneRun[16] = {1, 1, 1, 1, 0, 0, 0, 0,
+                                      1, 1, 1, 1, 0, 0, 0, 0};
+  const int table = lg_gpu_lower_constant(L->p, kOneRun, sizeof(kOneRun));
+  if (table < 0 ||
+      lg_gpu_lower_check_loops(L->p, (int64_t)n + 8, "a layer norm's mean") !=
+          kTfLiteOk) {
+    return kTfLiteError;
+  }
+  const lg_gpu_operand args[] = {
+      src,           dst,           LG_GPU_CONSTANT(table), LG_GPU_INT(1),
+      LG_GPU_INT(n), LG_GPU_INT(1), LG_GPU_FLOAT((float)n)};
+  const size_t global[1] = {1};
+  return lg_gpu_lower_dispatch(L->p, "reduce",
+                               "-DLG_RED=0 -DLG_LAYOUT=1 -DLG_VEC=1", args, 7,
+                               1, global, NULL);
+}
+
+/* dst = (v - mean) / sqrt(variance + 1e-8) .* coefficients + bias over the
+ * gate's n values, the CPU's layer normalization (two passes). The scale
+ * is capped at 1 / sqrt(1e-8) = 1e4, which it never exceeds in float: in
+ * half precision 1e-8 is 0, and a variance of 0 (every value equal) would
+ * otherwise give 0 * inf. */
+static TfLiteStatus lstm_layer_norm(const lstm_plan* L, lg_gpu_operand v,
+                                    int coefficients, int bias,
+                                    lg_gpu_operand dst) {
+  static const float kEpsilon = 1e-8f, kMaxScale = 1e4f;
+  const int n = L->n_cell;
+  lg_gpu_operand mean, centered, squared, variance, shifted, raw, inv,
+      normalized, scaled;
+  const int epsilon = lg_gpu_lower_constant_floats(L->p, &kEpsilon, 1);
+  const int cap = lg_gpu_lower_constant_floats(L->p, &kMaxScale, 1);
+  if (epsilon < 0 || cap < 0 || !lstm_scratch(L, 1, &mean) ||
+      !lstm_scratch(L, n, &centered) || !lstm_scratch(L, n, &squared) ||
+      !lstm_scratch(L, 1, &variance) || !lstm_scratch(L, 1, &shifted) ||
+      !lstm_scratch(L, 1, &raw) || !lstm_scratch(L, 1, &inv) ||
+      !lstm_scratch(L, n, &normalized) || !lstm_scratch(L, n, &scaled)) {
+    return kTfLiteError;
+  }
+  char rsqrt[32];
+  snprintf(rsqrt, sizeof(rsqrt), "-DLG_OP=%d",
+           lg_op_gpu_opcode(kTfLiteBuiltinRsqrt));
+  const lg_gpu_operand rsqrt_args[] = {shifted, raw, LG_GPU_INT(1),
+                                       LG_GPU_FLOAT(0.0f)};
+  const size_t one[1] = {1};
+  if (lstm_mean(L, v, mean, n) != kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinSub, v, n, mean, 1, centered, n) !=
+          kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinMul, centered, n, centered, n, squared, n) !=
+          kTfLiteOk ||
+      lstm_mean(L, squared, variance, n) != kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinAdd, variance, 1, LG_GPU_CONSTANT(epsilon), 1,
+                 shifted, 1) != kTfLiteOk ||
+      lg_gpu_lower_dispatch(L->p, "unary", rsqrt, rsqrt_args, 4, 1, one,
+                            NULL) != kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinMinimum, raw, 1, LG_GPU_CONSTANT(cap), 1, inv,
+                 1) != kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinMul, centered, n, inv, 1, normalized, n) !=
+          kTfLiteOk ||
+      lstm_plain(L, kTfLiteBuiltinMul, normalized, n,
+                 LG_GPU_TENSOR(coefficients), n, scaled, n) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return lstm_plain(L, kTfLiteBuiltinAdd, scaled, n, LG_GPU_TENSOR(bias), n,
+                    dst, n);
+}
+
+/* One gate: act(x * Wx' + h * Wh' [+ peephole .* cell] + bias) into dst;
+ * with layer normalization act(norm(x * Wx' + h * Wh' [+ peephole .* cell])
+ * .* coefficients + bias). */
+static TfLiteStatus lstm_gate(const lstm_plan* L, int gate, int peephole,
+                              lg_gpu_operand cell, TfLiteFusedActivation act,
+                              lg_gpu_operand dst) {
+  const int n = L->n_cell;
+  const int bias_tensor = lstm_tensor(L->node, kLstmBias + gate);
+  const int norm = lstm_tensor(L->node, kLstmLayerNorm + gate);
+  lg_gpu_operand bias = LG_GPU_TENSOR(bias_tensor), recurrent, pre;
+  const lg_gpu_operand* first = norm >= 0 ? NULL : &bias;
+  if (peephole >= 0) {
+    lg_gpu_operand scaled, sum;
+    if (!lstm_scratch(L, n, &scaled) ||
+        lstm_plain(L, kTfLiteBuiltinMul, LG_GPU_TENSOR(peephole), n, cell, n,
+                   scaled, n) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    bias = scaled;
+    if (norm < 0) {
+      if (!lstm_scratch(L, n, &sum) ||
+          lstm_plain(L, kTfLiteBuiltinAdd, scaled, n,
+                     LG_GPU_TENSOR(bias_tensor), n, sum, n) != kTfLiteOk) {
+        return kTfLiteError;
+      }
+      bias = sum;
+    }
+    first = &bias;
+  }
+  if (!lstm_scratch(L, n, &recurrent) || !lstm_scratch(L, n, &pre)) {
+    return kTfLiteError;
+  }
+  const int out_state = lstm_tensor(L->node, kLstmOutputState);
+  if (lstm_product(L, LG_GPU_TENSOR(out_state), L->n_output,
+                   lstm_tensor(L->node, kLstmRecurrentWeights + gate), n, first,
+                   recurrent, 0.0f) != kTfLiteOk ||
+      lstm_product(L, LG_GPU_TENSOR(lstm_tensor(L->node, kLstmInput)),
+                   L->n_input, lstm_tensor(L->node, kLstmInputWeights + gate),
+                   n, &recurrent, pre, 0.0f) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (norm >= 0) {
+    lg_gpu_operand normalized;
+    if (!lstm_scratch(L, n, &normalized) ||
+        lstm_layer_norm(L, pre, norm, bias_tensor, normalized) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+    pre = normalized;
+  }
+  return lstm_activation(L, act, pre, dst, n);
+}
+
+TfLiteStatus lg_gpu_lower_lstm(lg_gpu_program* p, TfLiteContext* context,
+                               const TfLiteNode* node,
+                               const TfLiteRegistration* reg) {
+  (void)reg;
+  const TfLiteLSTMParams* params = node->builtin_data;
+  const int out_state = lstm_tensor(node, kLstmOutputState);
+  const int cell_state = lstm_tensor(node, kLstmCellState);
+  const lstm_plan L = {
+      .p = p,
+      .context = context,
+      .node = node,
+      .n_input = context->tensors[lstm_tensor(node, kLstmInput)].dims->data[1],
+      .n_cell = context->tensors[cell_state].dims->data[1],
+      .n_output = context->tensors[out_state].dims->data[1],
+  };
+  const int n = L.n_cell;
+  const bool cifg = lstm_tensor(node, kLstmInputWeights) < 0;
+  const lg_gpu_operand c = LG_GPU_TENSOR(cell_state);
+  lg_gpu_operand f, i, g, o, kept, added, activated;
+  if (!lstm_scratch(&L, n, &f) || !lstm_scratch(&L, n, &i) ||
+      !lstm_scratch(&L, n, &g) || !lstm_scratch(&L, n, &o) ||
+      !lstm_scratch(&L, n, &kept) || !lstm_scratch(&L, n, &added) ||
+      !lstm_scratch(&L, n, &activated)) {
+    return kTfLiteError;
+  }
+  /* The gates that read the old cell state, then the new state over it. */
+  if (lstm_gate(&L, kGateForget, lstm_tensor(node, kLstmPeephole + 1), c,
+                kTfLiteActSigmoid, f) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (cifg) {
+    static const float kOne = 1.0f;
+    const int one = lg_gpu_lower_constant_floats(p, &kOne, 1);
+    if (one < 0 || lstm_plain(&L, kTfLiteBuiltinSub, LG_GPU_CONSTANT(one), 1, f,
+                              n, i, n) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+  } else if (lstm_gate(&L, kGateInput, lstm_tensor(node, kLstmPeephole), c,
+                       kTfLiteActSigmoid, i) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  const float cell_clip =
+      params->cell_clip > 0.0f ? params->cell_clip : INFINITY;
+  if (lstm_gate(&L, kGateCell, -1, c, params->activation, g) != kTfLiteOk ||
+      lstm_plain(&L, kTfLiteBuiltinMul, f, n, c, n, kept, n) != kTfLiteOk ||
+      lstm_plain(&L, kTfLiteBuiltinMul, i, n, g, n, added, n) != kTfLiteOk ||
+      lstm_binary(&L, kTfLiteBuiltinAdd, kept, n, added, n, c, n, -cell_clip,
+                  cell_clip) != kTfLiteOk ||
+      lg_gpu_lower_update_variable(p, cell_state) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  /* The output gate's peephole reads the new cell state. */
+  if (lstm_gate(&L, kGateOutput, lstm_tensor(node, kLstmPeephole + 2), c,
+                kTfLiteActSigmoid, o) != kTfLiteOk ||
+      lstm_activation(&L, params->activation, c, activated, n) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  const lg_gpu_operand h = LG_GPU_TENSOR(out_state);
+  const int projection = lstm_tensor(node, kLstmProjection);
+  if (projection < 0) {
+    if (lstm_plain(&L, kTfLiteBuiltinMul, o, n, activated, n, h, n) !=
+        kTfLiteOk) {
+      return kTfLiteError;
+    }
+  } else {
+    lg_gpu_operand gated;
+    const int bias_tensor = lstm_tensor(node, kLstmProjectionBias);
+    const lg_gpu_operand bias = LG_GPU_TENSOR(bias_tensor);
+    if (!lstm_scratch(&L, n, &gated) ||
+        lstm_plain(&L, kTfLiteBuiltinMul, o, n, activated, n, gated, n) !=
+            kTfLiteOk ||
+        lstm_product(&L, gated, n, projection, L.n_output,
+                     bias_tensor >= 0 ? &bias : NULL, h,
+                     params->proj_clip > 0.0f ? params->proj_clip : 0.0f) !=
+            kTfLiteOk) {
+      return kTfLiteError;
+    }
+  }
+  if (lg_gpu_lower_update_variable(p, out_state) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  const lg_gpu_operand copy[] = {h, LG_GPU_TENSOR(node->outputs->data[0]),
+                                 LG_GPU_INT(L.n_output)};
+  const size_t global[1] = {(size_t)L.n_output};
+  return lg_gpu_lower_dispatch(p, "copy", NULL, copy, 3, 1, global, NULL);
 }

@@ -610,6 +610,56 @@ static bool check_batch_matmul(CHECK_ARGS) {
   return fail(reason, size, "Not supported batched mat mul case");
 }
 
+/* LSTM (gpu_compatibility.cc): the FULL kernel with 20 or 24 inputs (24:
+ * layer normalization) and one output, sigmoid or tanh activation, any
+ * clips; the BASIC kernel with 3 runtime and 2 constant inputs and 4
+ * outputs, tanh and no clips. TFLite's full-kernel parser then refuses a
+ * cell state of batch other than 1 ("Batched execution is not supported
+ * for LSTM"), which would fail the delegate; here it leaves the node on the
+ * CPU. */
+static bool check_lstm(CHECK_ARGS) {
+  (void)registration;
+  if (!check_params(node, reason, size)) return false;
+  const TfLiteLSTMParams* p = node->builtin_data;
+  if (p->kernel_type == kTfLiteLSTMBasicKernel) {
+    if (!check_ico(context, node, 3, 2, 4, reason, size)) return false;
+    if (p->activation != kTfLiteActTanh) {
+      return fail(reason, size,
+                  "Only TANH activation is supported. but node has %d",
+                  (int)p->activation);
+    }
+    if (p->cell_clip != 0.0f) {
+      return fail(reason, size, "cell_clip is not supported.");
+    }
+    if (p->proj_clip != 0.0f) {
+      return fail(reason, size, "proj_clip is not supported.");
+    }
+    return true;
+  }
+  const int inputs = num_inputs(node);
+  if (inputs != 20 && inputs != 24) {
+    return fail(reason, size,
+                "Expected 20 or 24 input tensors, but node has %d input(s).",
+                inputs);
+  }
+  if (num_outputs(node) != 1) {
+    return fail(reason, size,
+                "Expected 1 output tensor, but node has %d output(s).",
+                num_outputs(node));
+  }
+  if (p->activation != kTfLiteActSigmoid && p->activation != kTfLiteActTanh) {
+    return fail(reason, size,
+                "Only sigmoid or tanh activation is supported, but node has "
+                "%d",
+                (int)p->activation);
+  }
+  const TfLiteTensor* cell_state = input(context, node, 19);
+  if (cell_state != NULL && dim(cell_state, 0) != 1) {
+    return fail(reason, size, "Batched execution is not supported for LSTM");
+  }
+  return true;
+}
+
 static bool check_pool(CHECK_ARGS) {
   (void)registration;
   if (!check_params(node, reason, size) ||
@@ -831,19 +881,58 @@ static bool check_quantize(CHECK_ARGS) {
   return check_io(context, node, 1, 1, reason, size);
 }
 
-/* CAST between float32 and int32, or float to bool. A bool input must come
- * from a logical op on the GPU, and the GPU runs none, so it is refused. */
+/* Counts the execution plan's nodes that write tensor `t` (*producers)
+ * and read it (*consumers); the last producer's builtin code goes into
+ * *producer_code. TFLite's GetTensorInfo. A context without a plan (a
+ * hand-built one) has neither. */
+static void tensor_users(TfLiteContext* context, int t, int* producers,
+                         int* consumers, int32_t* producer_code) {
+  *producers = *consumers = 0;
+  *producer_code = -1;
+  TfLiteIntArray* plan = NULL;
+  if (context->GetExecutionPlan == NULL ||
+      context->GetExecutionPlan(context, &plan) != kTfLiteOk || plan == NULL) {
+    return;
+  }
+  for (int i = 0; i < plan->size; ++i) {
+    TfLiteNode* n = NULL;
+    TfLiteRegistration* r = NULL;
+    if (context->GetNodeAndRegistration(context, plan->data[i], &n, &r) !=
+        kTfLiteOk) {
+      continue;
+    }
+    for (int k = 0; n->outputs != NULL && k < n->outputs->size; ++k) {
+      if (n->outputs->data[k] != t) continue;
+      ++*producers;
+      *producer_code = r->builtin_code;
+    }
+    for (int k = 0; n->inputs != NULL && k < n->inputs->size; ++k) {
+      if (n->inputs->data[k] == t) ++*consumers;
+    }
+  }
+}
+
+/* CAST (TFLite's CastOperationParser, then gpu_compatibility.cc): bool to
+ * float only as the sequence comparison -> bool tensor -> CAST -> float,
+ * the bool tensor written by one comparison and read by this CAST alone;
+ * float to bool; between float32 and int32. */
 static bool check_cast(CHECK_ARGS) {
   (void)registration;
-  if (!check_io(context, node, 1, 1, reason, size)) return false;
   const TfLiteTensor* in = input(context, node, 0);
   const TfLiteTensor* out = output(context, node, 0);
   const TfLiteType a = in ? in->type : kTfLiteNoType;
   const TfLiteType b = out ? out->type : kTfLiteNoType;
   if (a == kTfLiteBool && is_float(b)) {
-    return fail(reason, size, "Not supported cast case");
+    int producers, consumers;
+    int32_t producer;
+    tensor_users(context, node->inputs->data[0], &producers, &consumers,
+                 &producer);
+    if (producers != 1 || consumers != 1 || !is_comparison(producer)) {
+      return fail(reason, size, "Not supported cast case");
+    }
   }
-  if ((is_float(a) && b == kTfLiteBool) ||
+  if (!check_io(context, node, 1, 1, reason, size)) return false;
+  if ((a == kTfLiteBool && is_float(b)) || (is_float(a) && b == kTfLiteBool) ||
       ((a == kTfLiteFloat32 || a == kTfLiteInt32) &&
        (b == kTfLiteFloat32 || b == kTfLiteInt32))) {
     return true;
@@ -913,6 +1002,7 @@ GPU_CHECK(check_depthwise)
 GPU_CHECK(check_transpose_conv)
 GPU_CHECK(check_fully_connected)
 GPU_CHECK(check_batch_matmul)
+GPU_CHECK(check_lstm)
 GPU_CHECK(check_pool)
 GPU_CHECK(check_mean)
 GPU_CHECK(check_reduce)

@@ -238,6 +238,15 @@ TfLiteStatus ref_graph_prepare(ref_graph* g) {
   return kTfLiteOk;
 }
 
+/* Copies tensor `i` of the private graph into the main graph's. */
+static TfLiteStatus copy_back(ref_graph* g, int i) {
+  const TfLiteTensor* t = &g->context.tensors[i];
+  TfLiteTensor* dst = &g->main->tensors[i];
+  TF_LITE_ENSURE_EQ(&g->context, (int)t->bytes, (int)dst->bytes);
+  if (t->bytes > 0) memcpy(dst->data.raw, t->data.raw, t->bytes);
+  return kTfLiteOk;
+}
+
 TfLiteStatus ref_graph_invoke(ref_graph* g) {
   for (int k = 0; k < g->inputs->size; ++k) {
     const int i = g->inputs->data[k];
@@ -253,11 +262,15 @@ TfLiteStatus ref_graph_invoke(ref_graph* g) {
         lg_registration_invoke(&g->context, &node->registration, &node->node));
   }
   for (int k = 0; k < g->outputs->size; ++k) {
-    const int i = g->outputs->data[k];
-    const TfLiteTensor* t = &g->context.tensors[i];
-    TfLiteTensor* dst = &g->main->tensors[i];
-    TF_LITE_ENSURE_EQ(&g->context, (int)t->bytes, (int)dst->bytes);
-    if (t->bytes > 0) memcpy(dst->data.raw, t->data.raw, t->bytes);
+    TF_LITE_ENSURE_STATUS(copy_back(g, g->outputs->data[k]));
+  }
+  /* A stateful kernel (LSTM, SVDF, ...) rewrote its variable inputs in the
+   * private copy: the main graph's variables hold the state between
+   * Invokes, so they get the new values too. */
+  for (int k = 0; k < g->inputs->size; ++k) {
+    const int i = g->inputs->data[k];
+    if (!g->context.tensors[i].is_variable) continue;
+    TF_LITE_ENSURE_STATUS(copy_back(g, i));
   }
   return kTfLiteOk;
 }

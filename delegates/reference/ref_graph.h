@@ -41,7 +41,8 @@ ref_graph* ref_graph_create(TfLiteContext* main,
  * graph's partition outputs to what the nodes produce. */
 TfLiteStatus ref_graph_prepare(ref_graph* graph);
 
-/* Copies inputs in, runs the nodes, copies outputs out. */
+/* Copies inputs in, runs the nodes, copies outputs out, and the variable
+ * inputs back (the state a stateful kernel rewrote in place). */
 TfLiteStatus ref_graph_invoke(ref_graph* graph);
 
 /* Frees every node (Free after each Init) and buffer; NULL is a no-op. */

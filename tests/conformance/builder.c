@@ -63,15 +63,22 @@ static const char* next_name(conf_builder* b, char* name, size_t size) {
   return name;
 }
 
-static int32_t add_tensor(conf_builder* b, TfLiteType type, conf_shape shape,
-                          int32_t buffer) {
+/* A tensor of `shape` (buffer 0: no data), a variable one when asked. */
+static int32_t add_tensor_of(conf_builder* b, TfLiteType type, conf_shape shape,
+                             int32_t buffer, bool is_variable) {
   char name[32];
   lg_writer_tensor t = {.name = next_name(b, name, sizeof(name)),
                         .type = type,
                         .shape = shape.d,
                         .num_dims = shape.rank,
-                        .buffer = buffer};
+                        .buffer = buffer,
+                        .is_variable = is_variable};
   return lg_model_writer_add_tensor(b->writer, &t);
+}
+
+static int32_t add_tensor(conf_builder* b, TfLiteType type, conf_shape shape,
+                          int32_t buffer) {
+  return add_tensor_of(b, type, shape, buffer, false);
 }
 
 int32_t conf_input_typed(conf_builder* b, TfLiteType type, conf_shape shape,
@@ -132,6 +139,10 @@ int32_t conf_const_i32(conf_builder* b, conf_shape shape,
 int32_t conf_const_i32_vec(conf_builder* b, int count, const int32_t* values) {
   conf_shape s = {.rank = 1, .d = {count}};
   return conf_const_i32(b, s, values);
+}
+
+int32_t conf_variable(conf_builder* b, conf_shape shape) {
+  return add_tensor_of(b, kTfLiteFloat32, shape, 0, true);
 }
 
 int32_t conf_intermediate(conf_builder* b, TfLiteType type, conf_shape shape) {

@@ -2,8 +2,10 @@
  * VALID, dilation 2, with and without bias, batch 2, 1x1 spatial, 64x64),
  * DEPTHWISE_CONV_2D (multiplier 1 and 2, stride 2, dilation 2),
  * TRANSPOSE_CONV, FULLY_CONNECTED (2-D and 4-D input, keep_num_dims both
- * ways) and BATCH_MATMUL (adj_x / adj_y, broadcast batch, constant rhs),
- * with the fused activations of the ops that have one.
+ * ways), BATCH_MATMUL (adj_x / adj_y, broadcast batch, constant rhs) and
+ * LSTM (peephole, projection, clips, CIFG, layer normalization; three
+ * Invokes carrying the state), with the fused activations of the ops that have
+ * one.
  *
  * Values: inputs in [-1, 1], weights in +-1/sqrt(K) for a reduction over K
  * terms and biases in [-0.5, 0.5], so outputs stay near 1 and summation
@@ -370,6 +372,72 @@ static int build_matmul(conf_builder* b, const conf_case* c) {
   return conf_op1(b, kTfLiteBuiltinBatchMatmul, in, 2, &params) < 0 ? -1 : 0;
 }
 
+/* ---- LSTM ----------------------------------------------------------------
+ *
+ * The FULL kernel, three Invokes on the same input so the second and third
+ * read the states the previous ones left in the variable tensors. */
+
+typedef struct lstm_case {
+  const char* label;
+  int batch, n_input, n_cell, n_output;
+  bool cifg, peephole, projection, layer_norm;
+  TfLiteFusedActivation act;
+  float cell_clip, proj_clip;
+} lstm_case;
+
+enum { kLstmInvokes = 3 };
+
+static const lstm_case kLstm[] = {
+    /* peephole, projection with bias, both clips (reached: the cell state
+     * grows past 0.6 over the three steps) */
+    {"peephole_projection_clips", 1, 5, 8, 4, false, true, true, false,
+     kTfLiteActTanh, 0.6f, 0.3f},
+    {"cifg", 1, 6, 7, 7, true, false, false, false, kTfLiteActTanh, 0, 0},
+    {"cifg_peephole", 1, 3, 5, 5, true, true, false, false, kTfLiteActTanh, 0,
+     0},
+    {"layer_norm", 1, 4, 6, 6, false, false, false, true, kTfLiteActTanh, 0, 0},
+    {"layer_norm_cifg_peephole_projection", 1, 3, 7, 4, true, true, true, true,
+     kTfLiteActTanh, 0, 0},
+    /* TFLite's parser refuses a batch of 2: it stays on the CPU. */
+    {"batch2", 2, 4, 5, 5, false, false, false, false, kTfLiteActTanh, 0, 0},
+};
+
+static int build_lstm(conf_builder* b, const conf_case* c) {
+  const lstm_case* p = c->args;
+  int32_t in[24];
+  for (int i = 0; i < 24; ++i) in[i] = -1;
+  in[0] = conf_input(b, CONF_SHAPE(p->batch, p->n_input), -1, 1);
+  for (int g = p->cifg ? 1 : 0; g < 4; ++g) {
+    in[1 + g] =
+        scaled_weights(b, CONF_SHAPE(p->n_cell, p->n_input), p->n_input);
+    in[5 + g] =
+        scaled_weights(b, CONF_SHAPE(p->n_cell, p->n_output), p->n_output);
+    in[12 + g] = bias_or_none(b, true, p->n_cell);
+    if (p->layer_norm) {
+      in[20 + g] = conf_weights(b, CONF_SHAPE(p->n_cell), 0.5f, 1.5f);
+    }
+  }
+  for (int g = p->cifg ? 1 : 0; p->peephole && g < 3; ++g) {
+    in[9 + g] = conf_weights(b, CONF_SHAPE(p->n_cell), -0.5f, 0.5f);
+  }
+  if (p->projection) {
+    in[16] = scaled_weights(b, CONF_SHAPE(p->n_output, p->n_cell), p->n_cell);
+    in[17] = bias_or_none(b, true, p->n_output);
+  }
+  in[18] = conf_variable(b, CONF_SHAPE(p->batch, p->n_output));
+  in[19] = conf_variable(b, CONF_SHAPE(p->batch, p->n_cell));
+  b->invokes = kLstmInvokes;
+  const TfLiteLSTMParams params = {.activation = p->act,
+                                   .cell_clip = p->cell_clip,
+                                   .proj_clip = p->proj_clip,
+                                   .kernel_type = kTfLiteLSTMFullKernel,
+                                   .asymmetric_quantize_inputs = false};
+  return conf_op1(b, kTfLiteBuiltinLstm, in, p->layer_norm ? 24 : 20, &params) <
+                 0
+             ? -1
+             : 0;
+}
+
 /* ---- Registration -------------------------------------------------------- */
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -399,6 +467,11 @@ void conf_add_conv_cases(conf_case_list* list) {
   for (size_t i = 0; i < COUNT(kMatmul); ++i) {
     conf_case_add(list, kTfLiteBuiltinBatchMatmul, build_matmul, &kMatmul[i],
                   kTfLiteActNone, 0, "batch_matmul_%s", kMatmul[i].label);
+  }
+  for (size_t i = 0; i < COUNT(kLstm); ++i) {
+    conf_case_add(list, kTfLiteBuiltinLstm, build_lstm, &kLstm[i],
+                  kTfLiteActNone, 0, "lstm_%s", kLstm[i].label)
+        ->may_refuse = kLstm[i].batch != 1;
   }
   /* Fused activations on one representative row of each op. */
   for (size_t a = 0; a < COUNT(kActs); ++a) {

@@ -3,7 +3,8 @@
  * LOG, SQRT, RSQRT, SQUARE, ABS, NEG, SIN, COS, FLOOR, SIGN and SOFTMAX (beta 1
  * and 0.5) over shapes with odd channel counts, a batch, rank 2 and 64x64;
  * PRELU with per-channel and broadcast alphas; DEQUANTIZE of a constant
- * float16 weight feeding ADD; CAST int32 -> float32; SIGN of floored
+ * float16 weight feeding ADD; CAST int32 -> float32, float32 -> bool and
+ * bool -> float32 (of a comparison, and of a bool input); SIGN of floored
  * inputs (zeros).
  *
  * Domains: LOG, SQRT and RSQRT get inputs in [0.1, 4]; the others [-4, 4]
@@ -271,6 +272,32 @@ static int build_cast(conf_builder* b, const conf_case* c) {
   return conf_op1(b, kTfLiteBuiltinCast, &in, 1, &p) < 0 ? -1 : 0;
 }
 
+/* ---- CAST to and from bool ----------------------------------------------
+ * index 0: float32 -> bool; 1: the bool of x < y computed on the GPU ->
+ * float32 (TFLite's comparison -> CAST sequence); 2: a bool graph input ->
+ * float32, which TFLite's rule leaves on the CPU. */
+
+static int build_cast_bool(conf_builder* b, const conf_case* c) {
+  const conf_shape shape = kShapes[0].shape;
+  int32_t in;
+  TfLiteCastParams p = {kTfLiteBool, kTfLiteFloat32};
+  if (c->index == 0) {
+    in = conf_input(b, shape, -1, 1);
+    p = (TfLiteCastParams){kTfLiteFloat32, kTfLiteBool};
+    const int32_t out = conf_output_typed(b, kTfLiteBool);
+    return conf_op(b, kTfLiteBuiltinCast, 0, &in, 1, &out, 1, &p) < 0 ? -1 : 0;
+  }
+  if (c->index == 1) {
+    const int32_t xy[2] = {conf_input(b, shape, -1, 1),
+                           conf_input(b, shape, -1, 1)};
+    in = conf_intermediate(b, kTfLiteBool, shape);
+    if (conf_op(b, kTfLiteBuiltinLess, 0, xy, 2, &in, 1, NULL) < 0) return -1;
+  } else {
+    in = conf_input_typed(b, kTfLiteBool, shape, 0, 1);
+  }
+  return conf_op1(b, kTfLiteBuiltinCast, &in, 1, &p) < 0 ? -1 : 0;
+}
+
 void conf_add_unary_cases(conf_case_list* list) {
   for (int o = 0; o < NUM_OPS; ++o) {
     for (int s = 0; s < NUM_SHAPES; ++s) {
@@ -317,5 +344,14 @@ void conf_add_unary_cases(conf_case_list* list) {
     conf_case_add(list, kTfLiteBuiltinCast, build_cast, NULL, kTfLiteActNone, 0,
                   "cast_int32_float32_%s", kShapes[s].label)
         ->index = s;
+  }
+  static const char* const kCastBool[] = {"float32_bool", "less_bool_float32",
+                                          "input_bool_float32"};
+  for (int i = 0; i < 3; ++i) {
+    conf_case* c =
+        conf_case_add(list, kTfLiteBuiltinCast, build_cast_bool, NULL,
+                      kTfLiteActNone, 0, "cast_%s", kCastBool[i]);
+    c->index = i;
+    c->may_refuse = i == 2;
   }
 }

@@ -208,7 +208,8 @@ void conf_pair_run_case(const conf_pair* pair, const conf_case* c,
   for (int k = 0; k < CONF_PAIR_BACKENDS; ++k) {
     TfLiteDelegate* d = pair->delegates[k];
     memset(&judged[k], 0, sizeof(judged[k]));
-    conf_run_model(model, b->inputs, b->num_inputs, d, true, &got[k]);
+    conf_run_model(model, b->inputs, b->num_inputs, d, conf_invokes(b),
+                   &got[k]);
     judge(ctx, c, d, b->case_node, ref, &got[k], &judged[k]);
     /* Copied now: the delegate's reasons last until its next application. */
     const char* r = pair->adapter->node_reason(d, b->case_node);
@@ -285,7 +286,7 @@ static bool model_backend_ok(const conf_pair* pair, int k, TfLiteModel* model,
                              const conf_run_result* cpu, conf_run_result* got,
                              decisions* dec, conf_pair_verdict* v) {
   TfLiteDelegate* d = pair->delegates[k];
-  conf_run_model(model, NULL, 0, d, true, got);
+  conf_run_model(model, NULL, 0, d, 1, got);
   if (got->status != kTfLiteOk) {
     snprintf(v->detail, sizeof(v->detail),
              "%s: delegated run failed at %s: %.300s", kBackendName[k],
@@ -330,7 +331,7 @@ static void judge_model(const conf_pair* pair, const char* path,
     *skip = strstr(v->detail, "neither") != NULL;
     return;
   }
-  conf_run_model(model, NULL, 0, NULL, true, &runs[0]);
+  conf_run_model(model, NULL, 0, NULL, 1, &runs[0]);
   if (runs[0].status != kTfLiteOk) {
     snprintf(v->detail, sizeof(v->detail), "the CPU run failed at %s",
              runs[0].failed_step);

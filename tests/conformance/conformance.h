@@ -76,6 +76,7 @@ typedef struct conf_builder {
   int num_inputs;
   int32_t outputs[CONF_MAX_IO];
   int num_outputs;
+  int invokes; /* Invokes per run (0: one); a build function may raise it */
   /* Output shapes learnt from the CPU (NULL on the first pass: outputs are
    * written as [1] and the CPU kernels' Prepare resizes them). */
   const conf_shape* out_shapes;
@@ -117,6 +118,10 @@ int32_t conf_const_i32(conf_builder* b, conf_shape shape,
 
 /* A rank-1 int32 constant [count] (axes, shapes, multiples, ...). */
 int32_t conf_const_i32_vec(conf_builder* b, int count, const int32_t* values);
+
+/* A float32 variable tensor (zeros at AllocateTensors): a stateful op's
+ * state, carried across Invokes. */
+int32_t conf_variable(conf_builder* b, conf_shape shape);
 
 /* A tensor between two operators (neither input nor output). */
 int32_t conf_intermediate(conf_builder* b, TfLiteType type, conf_shape shape);
@@ -265,14 +270,21 @@ typedef struct conf_run_result {
   size_t log_length;
 } conf_run_result;
 
-/* Runs `model` once: inputs filled from `specs` (the i-th graph input from
+/* Runs `model`: inputs filled from `specs` (the i-th graph input from
  * specs[i]; missing specs fill float32 in [-0.5, 0.5]), with `delegate`
- * when not NULL, one thread, no fallback. With invoke false it stops after
+ * when not NULL, one thread, no fallback, then `invokes` Invokes on the
+ * same inputs (the outputs are the last one's; more than one carries a
+ * stateful op's variable tensors along). With invokes 0 it stops after
  * AllocateTensors (output shapes only). Free with conf_run_result_free. */
 void conf_run_model(TfLiteModel* model, const conf_input_spec* specs,
-                    int num_specs, TfLiteDelegate* delegate, bool invoke,
+                    int num_specs, TfLiteDelegate* delegate, int invokes,
                     conf_run_result* result);
 void conf_run_result_free(conf_run_result* result);
+
+/* The Invokes a case's run makes: its builder's count, at least one. */
+static inline int conf_invokes(const conf_builder* b) {
+  return b->invokes > 0 ? b->invokes : 1;
+}
 
 /* With `on`, conf_run_model rounds every float32 input value to the nearest
  * float16 (the runner's --fp16): the CPU reference and a delegate storing

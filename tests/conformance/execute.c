@@ -116,7 +116,7 @@ static void collect_output(const TfLiteTensor* t, bool with_data,
 }
 
 void conf_run_model(TfLiteModel* model, const conf_input_spec* specs,
-                    int num_specs, TfLiteDelegate* delegate, bool invoke,
+                    int num_specs, TfLiteDelegate* delegate, int invokes,
                     conf_run_result* result) {
   memset(result, 0, sizeof(*result));
   result->status = kTfLiteError;
@@ -143,15 +143,17 @@ void conf_run_model(TfLiteModel* model, const conf_input_spec* specs,
     fill_input(TfLiteInterpreterGetInputTensor(ip, i),
                i < num_specs ? &specs[i] : NULL, 7919u * (uint32_t)i + 17u);
   }
-  if (invoke && TfLiteInterpreterInvoke(ip) != kTfLiteOk) {
-    result->failed_step = "Invoke";
-    TfLiteInterpreterDelete(ip);
-    return;
+  for (int k = 0; k < invokes; ++k) {
+    if (TfLiteInterpreterInvoke(ip) != kTfLiteOk) {
+      result->failed_step = "Invoke";
+      TfLiteInterpreterDelete(ip);
+      return;
+    }
   }
   result->num_outputs = TfLiteInterpreterGetOutputTensorCount(ip);
   if (result->num_outputs > CONF_MAX_IO) result->num_outputs = CONF_MAX_IO;
   for (int i = 0; i < result->num_outputs; ++i) {
-    collect_output(TfLiteInterpreterGetOutputTensor(ip, i), invoke,
+    collect_output(TfLiteInterpreterGetOutputTensor(ip, i), invokes > 0,
                    &result->outputs[i]);
   }
   result->status = kTfLiteOk;

@@ -130,7 +130,7 @@ static bool delegate_ok(const graph_runner* r, TfLiteDelegate* d,
                         const char* label, const graph_model* m,
                         const conf_run_result* cpu, conf_run_result* got,
                         graph_verdict* v, int slot) {
-  conf_run_model(m->model, m->io.inputs, m->io.num_inputs, d, true, got);
+  conf_run_model(m->model, m->io.inputs, m->io.num_inputs, d, 1, got);
   if (got->status != kTfLiteOk) {
     snprintf(v->detail, sizeof(v->detail), "%s: run failed at %s: %.300s",
              label, got->failed_step, got->log);
@@ -223,8 +223,7 @@ static void judge_graph(graph_runner* r, const graph_model* m,
   memset(v, 0, sizeof(*v));
   conf_run_result* runs = calloc(3, sizeof(conf_run_result));
   if (runs == NULL) exit(2);
-  conf_run_model(m->model, m->io.inputs, m->io.num_inputs, NULL, true,
-                 &runs[0]);
+  conf_run_model(m->model, m->io.inputs, m->io.num_inputs, NULL, 1, &runs[0]);
   if (runs[0].status != kTfLiteOk) {
     snprintf(v->detail, sizeof(v->detail), "the CPU run failed at %s: %.300s",
              runs[0].failed_step, runs[0].log);

@@ -130,7 +130,7 @@ void conf_check_model(const char* path, const char* label,
   }
   conf_run_result* runs = calloc(2, sizeof(conf_run_result));
   if (runs == NULL) exit(2);
-  conf_run_model(model, NULL, 0, NULL, true, &runs[0]);
+  conf_run_model(model, NULL, 0, NULL, 1, &runs[0]);
   conf_compare cmp;
   memset(&cmp, 0, sizeof(cmp));
   int claimed = 0, nodes = 0;
@@ -139,7 +139,7 @@ void conf_check_model(const char* path, const char* label,
     snprintf(detail, sizeof(detail), "the CPU run failed at %s",
              runs[0].failed_step);
   } else {
-    conf_run_model(model, NULL, 0, delegate, true, &runs[1]);
+    conf_run_model(model, NULL, 0, delegate, 1, &runs[1]);
     if (runs[1].status != kTfLiteOk) {
       snprintf(detail, sizeof(detail), "delegated run failed at %s: %.300s",
                runs[1].failed_step, runs[1].log);

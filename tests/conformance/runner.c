@@ -263,7 +263,7 @@ static void run_case(const conf_settings* s, const conf_case* c,
   /* Pass 1 learns the output shapes from the CPU kernels' Prepare. */
   TfLiteModel* m1 = build_case(c, NULL, 0, &b, &data1);
   if (m1 != NULL) {
-    conf_run_model(m1, b.inputs, b.num_inputs, NULL, false, &runs[0]);
+    conf_run_model(m1, b.inputs, b.num_inputs, NULL, 0, &runs[0]);
   }
   conf_shape shapes[CONF_MAX_IO];
   for (int i = 0; i < runs[0].num_outputs; ++i) {
@@ -278,7 +278,8 @@ static void run_case(const conf_settings* s, const conf_case* c,
              NULL) {
     verdict_fail(&v, "the case's model could not be written (pass 2)");
   } else {
-    conf_run_model(m2, b.inputs, b.num_inputs, NULL, true, &runs[1]);
+    conf_run_model(m2, b.inputs, b.num_inputs, NULL, conf_invokes(&b),
+                   &runs[1]);
     if (runs[1].status != kTfLiteOk) {
       verdict_fail(&v, "the CPU run failed at %s", runs[1].failed_step);
     } else if (s->pair.enabled) {
@@ -288,7 +289,7 @@ static void run_case(const conf_settings* s, const conf_case* c,
       v.claimed = pv.claimed;
       snprintf(v.detail, sizeof(v.detail), "%s", pv.detail);
     } else {
-      conf_run_model(m2, b.inputs, b.num_inputs, d, true, &runs[2]);
+      conf_run_model(m2, b.inputs, b.num_inputs, d, conf_invokes(&b), &runs[2]);
       judge(s, c, d, b.case_node, &runs[1], &runs[2], &v);
     }
   }

@@ -151,3 +151,22 @@ def test_one_hot_reads_int32_indices(tmp_root, backend):
                                        h.Const(np.float32(-1.0))],
                     params={"axis": -1}, output_shapes=[(1, 1, 9, 5)])
     check(tmp_root, "one_hot", case, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cast_float_to_bool_and_back(tmp_root, backend):
+    """CAST float32 -> bool runs on the GPU (x != 0, one byte per element);
+    bool -> float32 runs there only after a comparison that this CAST
+    alone reads (TFLite's rule), so from a bool graph input it stays on the
+    CPU with TFLite's reason."""
+    x = RNG.integers(-2, 3, size=(2, 5, 5, 7)).astype(np.float32)
+    to_bool = h.OpCase("CAST", inputs=[h.Input(x)], outputs=[np.bool_],
+                       params={"in_data_type": np.float32,
+                               "out_data_type": np.bool_})
+    check(tmp_root, "cast_to_bool", to_bool, backend)
+    b = RNG.integers(0, 2, size=(2, 5, 5, 7)).astype(np.bool_)
+    from_bool = h.OpCase("CAST", inputs=[h.Input(b)], outputs=[np.float32],
+                         params={"in_data_type": np.bool_,
+                                 "out_data_type": np.float32})
+    check(tmp_root, "cast_from_bool", from_bool, backend,
+          refused="Not supported cast case")

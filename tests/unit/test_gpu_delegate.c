@@ -30,7 +30,6 @@
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tensorflow/lite/delegates/gpu/delegate.h"
 #include "tests/support/cache_dir_util.h"
-#include "tests/support/cache_dir_util.h"
 #include "tests/support/vulkan_hold.h"
 
 typedef struct capture {
@@ -1027,6 +1026,143 @@ static void test_dispatch_profile(void** state) {
   free_model(&m);
 }
 
+/* An INT8 constant of `shape` (values k % 7 - 3), scale 0.02, zero point
+ * 0: a hybrid LSTM's weights. */
+static int32_t int8_constant(lg_model_writer* w, const int32_t* shape) {
+  int8_t v[16];
+  const size_t count = (size_t)shape[0] * (size_t)shape[1];
+  assert_true(count <= sizeof(v));
+  for (size_t k = 0; k < count; ++k) v[k] = (int8_t)((int)(k % 7) - 3);
+  static const float scale = 0.02f;
+  static const int64_t zero = 0;
+  const lg_writer_quantization q = {.scale = &scale,
+                                    .num_scale = 1,
+                                    .zero_point = &zero,
+                                    .num_zero_point = 1};
+  lg_writer_tensor t = {.name = "wq",
+                        .type = kTfLiteInt8,
+                        .shape = shape,
+                        .num_dims = 2,
+                        .buffer = lg_model_writer_add_buffer(w, v, count),
+                        .quantization = &q};
+  return lg_model_writer_add_tensor(w, &t);
+}
+
+/* x[1,3] -LSTM (CIFG, 4 cells, no projection)-> y[1,4], its states in
+ * variable tensors (output state 18, cell state 19); with `hybrid` its
+ * weight matrices are INT8 (version 3). */
+static void build_lstm(built_model* m, bool hybrid) {
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t sx[2] = {1, 3}, sh[2] = {1, 4}, sw[2] = {4, 3};
+  const int32_t sr[2] = {4, 4}, sb[1] = {4};
+  int32_t in[20];
+  for (int i = 0; i < 20; ++i) in[i] = -1;
+  in[0] = tensor(w, "x", sx, 2);
+  for (int g = 1; g < 4; ++g) {
+    in[1 + g] = hybrid
+                    ? int8_constant(w, sw)
+                    : float_constant(w, "wx", sw, 2, 100u + (uint32_t)g, 0.15f);
+    in[5 + g] = hybrid
+                    ? int8_constant(w, sr)
+                    : float_constant(w, "wh", sr, 2, 200u + (uint32_t)g, 0.15f);
+    in[12 + g] = float_constant(w, "b", sb, 1, 300u + (uint32_t)g, 0.1f);
+  }
+  lg_writer_tensor h = {.name = "h",
+                        .type = kTfLiteFloat32,
+                        .shape = sh,
+                        .num_dims = 2,
+                        .is_variable = true};
+  lg_writer_tensor c = h;
+  c.name = "c";
+  in[18] = lg_model_writer_add_tensor(w, &h);
+  in[19] = lg_model_writer_add_tensor(w, &c);
+  const int32_t y = tensor(w, "y", sh, 2);
+  const TfLiteLSTMParams p = {.activation = kTfLiteActTanh,
+                              .kernel_type = kTfLiteLSTMFullKernel};
+  lg_model_writer_add_operator(w, kTfLiteBuiltinLstm, hybrid ? 3 : 1, in, 20,
+                               &y, 1, &p);
+  lg_model_writer_set_inputs(w, &in[0], 1);
+  lg_model_writer_set_outputs(w, &y, 1);
+  finish_model(w, m);
+}
+
+/* Invokes `ip` `steps` times on x and copies y into out[4]. */
+static void lstm_steps(TfLiteInterpreter* ip, int steps, float out[4]) {
+  static const float x[3] = {0.5f, -1.0f, 0.25f};
+  memcpy(TfLiteTensorData(TfLiteInterpreterGetInputTensor(ip, 0)), x,
+         sizeof(x));
+  for (int k = 0; k < steps; ++k) {
+    assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+  }
+  memcpy(out, TfLiteTensorData(TfLiteInterpreterGetOutputTensor(ip, 0)),
+         4 * sizeof(float));
+}
+
+static TfLiteInterpreter* lstm_interpreter(TfLiteModel* model,
+                                           TfLiteDelegate* d) {
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetNumThreads(o, 1);
+  TfLiteInterpreterOptionsSetEnableDelegateFallback(o, false);
+  if (d != NULL) TfLiteInterpreterOptionsAddDelegate(o, d);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
+  return ip;
+}
+
+/* The GPU's LSTM keeps the CPU's variable tensors as the state: after each
+ * Invoke the output state holds the output, a second step differs from
+ * the first as on the CPU, and ResetVariableTensors starts over. */
+static void test_lstm_state_follows_variable_tensors(void** state) {
+  (void)state;
+  built_model m;
+  build_lstm(&m, false);
+  TfLiteDelegate* d = make_delegate(1);
+  TfLiteInterpreter* cpu = lstm_interpreter(m.model, NULL);
+  TfLiteInterpreter* gpu = lstm_interpreter(m.model, d);
+  assert_int_equal(litegpu_gpu_delegate_num_partitions(d), 1);
+  float c1[4], c2[4], g1[4], g2[4], g3[4];
+  lstm_steps(cpu, 1, c1);
+  lstm_steps(cpu, 1, c2);
+  lstm_steps(gpu, 1, g1);
+  expect_close(c1, g1, 4);
+  assert_int_equal(TfLiteInterpreterGetVariableTensorCount(gpu), 2);
+  const TfLiteTensor* h = TfLiteInterpreterGetVariableTensor(gpu, 0);
+  expect_close(g1, TfLiteTensorData(h), 4);
+  lstm_steps(gpu, 1, g2);
+  expect_close(c2, g2, 4);
+  assert_true(fabsf(g2[0] - g1[0]) > 1e-3f); /* the state moved it */
+  assert_int_equal(TfLiteInterpreterResetVariableTensors(gpu), kTfLiteOk);
+  lstm_steps(gpu, 1, g3);
+  expect_close(g1, g3, 4);
+  TfLiteInterpreterDelete(gpu);
+  TfLiteInterpreterDelete(cpu);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
+/* A hybrid LSTM (INT8 weights; the CPU quantizes its inputs too) is
+ * TFLite's GPU's to take, but litegpu's lowering leaves it on the CPU with
+ * the reason; the CPU then runs it. */
+static void test_hybrid_lstm_stays_on_cpu(void** state) {
+  (void)state;
+  built_model m;
+  build_lstm(&m, true);
+  TfLiteDelegate* d = make_delegate(1);
+  TfLiteInterpreter* ip = lstm_interpreter(m.model, d);
+  assert_int_equal(litegpu_gpu_delegate_num_partitions(d), 0);
+  const char* why = litegpu_gpu_delegate_node_reason(d, 0);
+  if (why == NULL || strstr(why, "quantized weights stay on the CPU") == NULL) {
+    fail_msg("node 0: %s", why ? why : "(no reason)");
+  }
+  float y[4];
+  lstm_steps(ip, 2, y);
+  TfLiteInterpreterDelete(ip);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
 int main(void) {
   lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
@@ -1045,6 +1181,8 @@ int main(void) {
       cmocka_unit_test(test_long_loops_on_vulkan),
       cmocka_unit_test(test_injected_failures),
       cmocka_unit_test(test_dispatch_profile),
+      cmocka_unit_test(test_lstm_state_follows_variable_tensors),
+      cmocka_unit_test(test_hybrid_lstm_stays_on_cpu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,6 +164,7 @@ static const expected_op kExpected[] = {
     {kTfLiteBuiltinTransposeConv, 3},
     {kTfLiteBuiltinFullyConnected, 9},
     {kTfLiteBuiltinBatchMatmul, ANY},
+    {kTfLiteBuiltinLstm, 4},
     {kTfLiteBuiltinAveragePool2d, 2},
     {kTfLiteBuiltinMaxPool2d, 2},
     {kTfLiteBuiltinMean, ANY},
@@ -261,7 +262,8 @@ static void test_unknown_op_is_not_supported(void** state) {
   const int ins[] = {x}, outs[] = {y};
   IO(f, ins, outs);
   REFUSE(f, kTfLiteBuiltinArgMax, NULL, "Operation is not supported.");
-  REFUSE(f, kTfLiteBuiltinLstm, NULL, "Operation is not supported.");
+  REFUSE(f, kTfLiteBuiltinUnidirectionalSequenceLstm, NULL,
+         "Operation is not supported.");
 }
 
 /* Every op with a kMaxVersion: max+1 is refused with TFLite's detail. */
@@ -1141,6 +1143,7 @@ static void test_cast(void** state) {
   ACCEPT(f, kTfLiteBuiltinCast, &p);
   IO(f, ((int[]){xf}), ((int[]){yb}));
   ACCEPT(f, kTfLiteBuiltinCast, &p);
+  /* A bool input no node produces (no execution plan here). */
   IO(f, ((int[]){xb}), ((int[]){yf}));
   REFUSE(f, kTfLiteBuiltinCast, &p, "Not supported cast case");
   IO(f, ((int[]){x64}), ((int[]){yf}));
@@ -1150,6 +1153,155 @@ static void test_cast(void** state) {
   IO(f, ((int[]){xi}), ((int[]){yb}));
   REFUSE(f, kTfLiteBuiltinCast, &p,
          "Not supported Cast case. Input type: INT32 and output type: BOOL");
+}
+
+/* An execution plan for the CAST producer rule: the node under test (plan
+ * entry 0, the fixture's node) and up to two others. */
+typedef struct plan_fixture {
+  TfLiteIntArray* plan;
+  TfLiteNode nodes[3]; /* [0] unused: the fixture's node */
+  TfLiteRegistration regs[3];
+  fixture* f;
+} plan_fixture;
+
+static TfLiteStatus plan_get(TfLiteContext* context, TfLiteIntArray** plan) {
+  *plan = ((plan_fixture*)context->impl_)->plan;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus plan_node(TfLiteContext* context, int index,
+                              TfLiteNode** node, TfLiteRegistration** reg) {
+  plan_fixture* pf = context->impl_;
+  *node = index == 0 ? &pf->f->node : &pf->nodes[index];
+  *reg = index == 0 ? &pf->f->registration : &pf->regs[index];
+  return kTfLiteOk;
+}
+
+/* Plan entries 1 and 2: `code1` writes `tensor` (unless -1), and node 2
+ * (code LOGISTIC) reads it when `second_reader`. */
+static void plan_set(plan_fixture* pf, fixture* f, int32_t code1, int tensor,
+                     bool second_reader) {
+  pf->f = f;
+  pf->plan = int_array((int[]){1, 0, 2}, second_reader ? 3 : 2);
+  pf->nodes[1].inputs = int_array((int[]){0}, 0);
+  pf->nodes[1].outputs = int_array((int[]){tensor}, 1);
+  pf->regs[1].builtin_code = code1;
+  pf->nodes[2].inputs = int_array((int[]){tensor}, 1);
+  pf->nodes[2].outputs = int_array((int[]){0}, 0);
+  pf->regs[2].builtin_code = kTfLiteBuiltinLogistic;
+  f->context.impl_ = pf;
+  f->context.GetExecutionPlan = plan_get;
+  f->context.GetNodeAndRegistration = plan_node;
+}
+
+static void plan_clear(plan_fixture* pf, fixture* f) {
+  TfLiteIntArrayFree(pf->plan);
+  for (int i = 1; i < 3; ++i) {
+    TfLiteIntArrayFree(pf->nodes[i].inputs);
+    TfLiteIntArrayFree(pf->nodes[i].outputs);
+  }
+  memset(pf, 0, sizeof(*pf));
+  f->context.impl_ = NULL;
+  f->context.GetExecutionPlan = NULL;
+  f->context.GetNodeAndRegistration = NULL;
+}
+
+/* TFLite's CastOperationParser: bool -> float only after a comparison whose
+ * bool output this CAST alone reads. */
+static void test_cast_bool_from_comparison(void** state) {
+  fixture* f = *state;
+  const int xb = RT(f, kTfLiteBool, 1, 4), yf = RT(f, F32, 1, 4);
+  const int yh = RT(f, kTfLiteFloat16, 1, 4);
+  const TfLiteCastParams p = {kTfLiteNoType, kTfLiteNoType};
+  plan_fixture pf;
+  memset(&pf, 0, sizeof(pf));
+  IO(f, ((int[]){xb}), ((int[]){yf}));
+  plan_set(&pf, f, kTfLiteBuiltinLess, xb, false);
+  ACCEPT(f, kTfLiteBuiltinCast, &p);
+  IO(f, ((int[]){xb}), ((int[]){yh}));
+  ACCEPT(f, kTfLiteBuiltinCast, &p);
+  IO(f, ((int[]){xb}), ((int[]){yf}));
+  plan_clear(&pf, f);
+  /* Another reader of the bool tensor. */
+  plan_set(&pf, f, kTfLiteBuiltinEqual, xb, true);
+  REFUSE(f, kTfLiteBuiltinCast, &p, "Not supported cast case");
+  plan_clear(&pf, f);
+  /* A producer that is not a comparison (LOGICAL_AND is not one of
+   * TFLite's logical codes). */
+  plan_set(&pf, f, kTfLiteBuiltinLogicalAnd, xb, false);
+  REFUSE(f, kTfLiteBuiltinCast, &p, "Not supported cast case");
+  plan_clear(&pf, f);
+}
+
+/* An LSTM of 20 (or 24) inputs: input [batch,2], every weight, bias and
+ * state present (a constant stands for all weights: only counts, types and
+ * the cell state's shape are checked), one output. */
+static void lstm_io(fixture* f, int num_inputs, int batch, int outputs) {
+  int ins[24], outs[4];
+  const int w = CST(f, F32, 2, 2);
+  ins[0] = RT(f, F32, batch, 2);
+  for (int i = 1; i < num_inputs; ++i) ins[i] = w;
+  ins[18] = RT(f, F32, batch, 2);
+  ins[19] = RT(f, F32, batch, 2);
+  for (int i = 0; i < outputs; ++i) outs[i] = RT(f, F32, batch, 2);
+  io(f, ins, num_inputs, outs, outputs);
+}
+
+static void test_lstm(void** state) {
+  fixture* f = *state;
+  TfLiteLSTMParams p = {.activation = kTfLiteActTanh,
+                        .kernel_type = kTfLiteLSTMFullKernel};
+  lstm_io(f, 20, 1, 1);
+  ACCEPT(f, kTfLiteBuiltinLstm, &p);
+  p.activation = kTfLiteActSigmoid;
+  p.cell_clip = 3.0f; /* the full kernel takes clips */
+  p.proj_clip = 1.0f;
+  ACCEPT(f, kTfLiteBuiltinLstm, &p);
+  REFUSE(f, kTfLiteBuiltinLstm, NULL, "Unable to retrieve builtin_data.");
+  p.activation = kTfLiteActRelu;
+  REFUSE(f, kTfLiteBuiltinLstm, &p,
+         "Only sigmoid or tanh activation is supported, but node has 1");
+  p.activation = kTfLiteActTanh;
+  expect(f, kTfLiteBuiltinLstm, 5, &p,
+         "Max version supported: 4. Requested version 5.");
+  fixture_reset(f);
+  lstm_io(f, 24, 1, 1);
+  ACCEPT(f, kTfLiteBuiltinLstm, &p);
+  fixture_reset(f);
+  lstm_io(f, 21, 1, 1);
+  REFUSE(f, kTfLiteBuiltinLstm, &p,
+         "Expected 20 or 24 input tensors, but node has 21 input(s).");
+  fixture_reset(f);
+  lstm_io(f, 20, 1, 2);
+  REFUSE(f, kTfLiteBuiltinLstm, &p,
+         "Expected 1 output tensor, but node has 2 output(s).");
+  fixture_reset(f);
+  lstm_io(f, 20, 2, 1);
+  REFUSE(f, kTfLiteBuiltinLstm, &p,
+         "Batched execution is not supported for LSTM");
+  fixture_reset(f);
+  /* BASIC: input, prev_activ, weights, biases, prev_state -> 4 outputs. */
+  TfLiteLSTMParams basic = {.activation = kTfLiteActTanh,
+                            .kernel_type = kTfLiteLSTMBasicKernel};
+  const int x = RT(f, F32, 1, 2), h = RT(f, F32, 1, 3), c = RT(f, F32, 1, 3);
+  const int w = CST(f, F32, 12, 5), b = CST(f, F32, 12);
+  const int o[4] = {RT(f, F32, 1, 3), RT(f, F32, 1, 3), RT(f, F32, 1, 5),
+                    RT(f, F32, 1, 12)};
+  IO(f, ((int[]){x, h, w, b, c}), o);
+  ACCEPT(f, kTfLiteBuiltinLstm, &basic);
+  basic.activation = kTfLiteActSigmoid;
+  REFUSE(f, kTfLiteBuiltinLstm, &basic,
+         "Only TANH activation is supported. but node has 6");
+  basic.activation = kTfLiteActTanh;
+  basic.cell_clip = 1.0f;
+  REFUSE(f, kTfLiteBuiltinLstm, &basic, "cell_clip is not supported.");
+  basic.cell_clip = 0.0f;
+  basic.proj_clip = 1.0f;
+  REFUSE(f, kTfLiteBuiltinLstm, &basic, "proj_clip is not supported.");
+  basic.proj_clip = 0.0f;
+  IO(f, ((int[]){x, h, w, b, c}), ((int[]){o[0], o[1], o[2]}));
+  REFUSE(f, kTfLiteBuiltinLstm, &basic,
+         "Expected 4 output tensor(s), but node has 3 output(s).");
 }
 
 /* ---- The kit through the interpreter ------------------------------------ */
@@ -1392,6 +1544,8 @@ int main(void) {
       T(test_dequantize),
       T(test_quantize),
       T(test_cast),
+      T(test_cast_bool_from_comparison),
+      T(test_lstm),
       T(test_kit_refuses_transpose_conv_v4),
       T(test_kit_tensor_filter_keeps_all_on_cpu),
   };
