@@ -56,6 +56,7 @@ struct TfLiteExecutionTask {
 struct TfLiteAsyncSignatureRunner {
   TfLiteInterpreter* interpreter;
   const lg_model_signature* signature;
+  lg_model_signature primary; /* the signature_key NULL runner's */
   lg_subgraph* subgraph;
   int* input_indices; /* subgraph tensor indices, in signature order */
   int* output_indices;
@@ -113,11 +114,41 @@ static int* tensor_indices(const lg_model_tensor_map* map, int32_t count) {
 }
 
 static void runner_free(TfLiteAsyncSignatureRunner* r) {
+  free(r->primary.inputs);
+  free(r->primary.outputs);
   free(r->input_indices);
   free(r->output_indices);
   free(r->buffers);
   free(r->tasks);
   free(r);
+}
+
+/* A map naming each of `count` tensors by its own name ("" when it has
+ * none); NULL without memory. */
+static lg_model_tensor_map* map_by_tensor_names(const lg_subgraph* s,
+                                                const int* tensors, int count) {
+  lg_model_tensor_map* map =
+      malloc(sizeof(*map) * (size_t)(count > 0 ? count : 1));
+  for (int i = 0; map != NULL && i < count; ++i) {
+    const char* name = s->context.tensors[tensors[i]].name;
+    map[i].name = name ? name : "";
+    map[i].tensor_index = (uint32_t)tensors[i];
+  }
+  return map;
+}
+
+/* The signature-less runner's view of subgraph 0: its inputs and outputs,
+ * named by their tensors' names. */
+static bool make_primary(TfLiteAsyncSignatureRunner* r) {
+  const lg_subgraph* s = &r->interpreter->subgraphs[0];
+  lg_model_signature* sig = &r->primary;
+  sig->key = "(primary subgraph)";
+  sig->subgraph_index = 0;
+  sig->num_inputs = s->num_inputs;
+  sig->num_outputs = s->num_outputs;
+  sig->inputs = map_by_tensor_names(s, s->inputs, s->num_inputs);
+  sig->outputs = map_by_tensor_names(s, s->outputs, s->num_outputs);
+  return sig->inputs != NULL && sig->outputs != NULL;
 }
 
 TfLiteAsyncSignatureRunner* TfLiteInterpreterGetAsyncSignatureRunner(
@@ -130,16 +161,23 @@ TfLiteAsyncSignatureRunner* TfLiteInterpreterGetAsyncSignatureRunner(
       sig = &m->signatures[i];
     }
   }
-  if (sig == NULL) {
+  if (sig == NULL && signature_key != NULL) {
     lg_report(&interpreter->reporter,
               "TfLiteInterpreterGetAsyncSignatureRunner: the model has no "
               "signature '%s'",
-              signature_key ? signature_key : "(null)");
+              signature_key);
     return NULL;
   }
   TfLiteAsyncSignatureRunner* r = calloc(1, sizeof(*r));
   if (r == NULL) return NULL;
   r->interpreter = (TfLiteInterpreter*)interpreter;
+  if (sig == NULL) {
+    if (!make_primary(r)) {
+      runner_free(r);
+      return NULL;
+    }
+    sig = &r->primary;
+  }
   r->signature = sig;
   r->subgraph = &interpreter->subgraphs[sig->subgraph_index];
   r->input_indices = tensor_indices(sig->inputs, sig->num_inputs);

@@ -266,6 +266,16 @@ static void test_names_and_types(void** state) {
 
   assert_null(TfLiteInterpreterGetAsyncSignatureRunner(f.interpreter, "x"));
   expect_error("the model has no signature 'x'");
+  /* Without a key: subgraph 0, named by its tensors. */
+  TfLiteAsyncSignatureRunner* primary =
+      TfLiteInterpreterGetAsyncSignatureRunner(f.interpreter, NULL);
+  assert_non_null(primary);
+  assert_int_equal(TfLiteAsyncSignatureRunnerGetOutputCount(primary), 2);
+  assert_string_equal(TfLiteAsyncSignatureRunnerGetInputName(primary, 0), "x");
+  assert_string_equal(TfLiteAsyncSignatureRunnerGetOutputName(primary, 1), "z");
+  assert_ptr_equal(TfLiteAsyncSignatureRunnerGetOutputTensor(primary, "z"),
+                   TfLiteAsyncSignatureRunnerGetOutputTensor(r, "square"));
+  TfLiteAsyncSignatureRunnerDelete(primary);
   close_fixture(&f);
 }
 

@@ -61,7 +61,9 @@ extern "C" {
 typedef struct TfLiteAsyncSignatureRunner TfLiteAsyncSignatureRunner;
 
 /* A runner for the signature `signature_key`; NULL (reported) for an
- * unknown key. Delete it before the interpreter. */
+ * unknown key. A NULL key gives a runner over subgraph 0's inputs and
+ * outputs (the interpreter's), named by their tensors' names. Delete it
+ * before the interpreter. */
 TFL_CAPI_EXPORT TfLiteAsyncSignatureRunner*
 TfLiteInterpreterGetAsyncSignatureRunner(const TfLiteInterpreter* interpreter,
                                          const char* signature_key);
