@@ -70,7 +70,6 @@ struct TfLiteAsyncSignatureRunner {
   bool stopping;
   TfLiteExecutionTask* queue_head;
   TfLiteExecutionTask* queue_tail;
-  int num_in_flight;
 
   async_buffer* buffers;
   int num_buffers, buffers_capacity;
@@ -477,16 +476,20 @@ bool TfLiteAsyncSignatureRunnerReconcileRestrictionsByIndex(
                         merged, conflict, fn);
 }
 
-/* Fails (reported) while tasks are in flight: the tensors must not change
- * under the worker. Takes the lock. */
-static bool idle(TfLiteAsyncSignatureRunner* r, const char* fn) {
-  pthread_mutex_lock(&r->mutex);
-  const int in_flight = r->num_in_flight;
-  pthread_mutex_unlock(&r->mutex);
+bool lg_interpreter_async_idle(TfLiteInterpreter* interpreter, const char* fn) {
+  const int in_flight = atomic_load(&interpreter->async_in_flight);
   if (in_flight == 0) return true;
-  lg_report(reporter_of(r), "%s: %d task(s) of signature '%s' are in flight",
-            fn, in_flight, r->signature->key);
+  lg_report(&interpreter->reporter,
+            "%s: %d async task(s) of the interpreter are in flight; Wait for "
+            "them first",
+            fn, in_flight);
   return false;
+}
+
+/* Fails (reported) while tasks of the interpreter are in flight: the
+ * tensors must not change under a worker. */
+static bool idle(TfLiteAsyncSignatureRunner* r, const char* fn) {
+  return lg_interpreter_async_idle(r->interpreter, fn);
 }
 
 static TfLiteStatus set_attributes(TfLiteAsyncSignatureRunner* r, int slot,
@@ -878,7 +881,7 @@ static void complete(TfLiteAsyncSignatureRunner* r, TfLiteExecutionTask* t,
   }
   atomic_store(&t->status, (int)status);
   t->state = TASK_DONE;
-  r->num_in_flight--;
+  atomic_fetch_sub(&r->interpreter->async_in_flight, 1);
   pthread_cond_broadcast(&r->task_done);
 }
 
@@ -977,7 +980,7 @@ TfLiteStatus TfLiteAsyncSignatureRunnerInvokeAsync(
       r->queue_head = task;
     }
     r->queue_tail = task;
-    r->num_in_flight++;
+    atomic_fetch_add(&r->interpreter->async_in_flight, 1);
     pthread_cond_signal(&r->work_ready);
     status = kTfLiteOk;
   }

@@ -635,6 +635,10 @@ TfLiteStatus TfLiteInterpreterResizeInputTensor(TfLiteInterpreter* interpreter,
                                                 int32_t input_dims_size) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterResizeInputTensor",
                     kTfLiteError);
+  if (!lg_interpreter_async_idle(interpreter,
+                                 "TfLiteInterpreterResizeInputTensor")) {
+    return kTfLiteError;
+  }
   return lg_subgraph_resize_input(primary(interpreter), input_index, input_dims,
                                   input_dims_size);
 }
@@ -644,6 +648,10 @@ TfLiteStatus TfLiteInterpreterResizeInputTensorStrict(
     int32_t input_dims_size) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterResizeInputTensorStrict",
                     kTfLiteError);
+  if (!lg_interpreter_async_idle(interpreter,
+                                 "TfLiteInterpreterResizeInputTensorStrict")) {
+    return kTfLiteError;
+  }
   return lg_subgraph_resize_input_strict(primary(interpreter), input_index,
                                          input_dims, input_dims_size);
 }
@@ -703,6 +711,10 @@ TfLiteStatus TfLiteInterpreterResetVariableTensors(
 TfLiteStatus TfLiteInterpreterAllocateTensors(TfLiteInterpreter* interpreter) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterAllocateTensors",
                     kTfLiteError);
+  if (!lg_interpreter_async_idle(interpreter,
+                                 "TfLiteInterpreterAllocateTensors")) {
+    return kTfLiteError;
+  }
   return lg_subgraph_allocate_tensors(primary(interpreter));
 }
 
@@ -740,6 +752,9 @@ static TfLiteStatus invoke_without_delegates(TfLiteInterpreter* ip) {
 
 TfLiteStatus TfLiteInterpreterInvoke(TfLiteInterpreter* interpreter) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterInvoke", kTfLiteError);
+  if (!lg_interpreter_async_idle(interpreter, "TfLiteInterpreterInvoke")) {
+    return kTfLiteError;
+  }
   lg_subgraph* s = primary(interpreter);
   /* A Cancel before this Invoke began does not cancel it (TFLite). */
   atomic_store(&interpreter->cancel_requested, false);

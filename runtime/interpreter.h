@@ -192,6 +192,10 @@ struct TfLiteInterpreter {
    * running Invoke stops before its next node and clears it. */
   bool cancellation_enabled;
   atomic_bool cancel_requested;
+  /* Tasks of async signature runners scheduled and not yet done
+   * (runtime/async_signature_runner.c): while any is, the entry points
+   * that run or reallocate a graph refuse (lg_interpreter_async_idle). */
+  atomic_int async_in_flight;
 };
 
 static inline lg_node* lg_node_from_tflite(TfLiteNode* node) {
@@ -202,6 +206,11 @@ static inline lg_subgraph* lg_subgraph_from_context(
     const TfLiteContext* context) {
   return (lg_subgraph*)context->impl_;
 }
+
+/* True when no async task of the interpreter is in flight; otherwise
+ * reports, naming `fn`, and returns false. */
+bool lg_interpreter_async_idle(struct TfLiteInterpreter* interpreter,
+                               const char* fn);
 
 /* Reports through the interpreter's reporter. */
 void lg_context_report(TfLiteContext* context, const char* format, ...)

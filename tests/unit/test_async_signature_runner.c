@@ -646,7 +646,23 @@ static void test_in_flight_errors(void** state) {
                    kTfLiteError);
   expect_error("buffer 0 is used by a task in flight");
   assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteError);
-  expect_error("1 task(s) of signature 'gate' are in flight");
+  expect_error("1 async task(s) of the interpreter are in flight");
+  /* The interpreter's own entry points refuse too. */
+  assert_int_equal(TfLiteInterpreterInvoke(f.interpreter), kTfLiteError);
+  expect_error("TfLiteInterpreterInvoke: 1 async task(s)");
+  assert_int_equal(TfLiteInterpreterAllocateTensors(f.interpreter),
+                   kTfLiteError);
+  expect_error("TfLiteInterpreterAllocateTensors: 1 async task(s)");
+  const int dims[] = {3};
+  assert_int_equal(
+      TfLiteInterpreterResizeInputTensor(f.interpreter, 0, dims, 1),
+      kTfLiteError);
+  expect_error("TfLiteInterpreterResizeInputTensor: 1 async task(s)");
+  TfLiteSignatureRunner* sync =
+      TfLiteInterpreterGetSignatureRunner(f.interpreter, "gate");
+  assert_int_equal(TfLiteSignatureRunnerInvoke(sync), kTfLiteError);
+  expect_error("TfLiteSignatureRunnerInvoke: 1 async task(s)");
+  TfLiteSignatureRunnerDelete(sync);
   atomic_store(&g_gate_open, true);
   assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
   assert_true(out[0] == 5.0f && out[1] == -6.0f);
