@@ -9,10 +9,12 @@
  * (delegate kernels included) and copies the outputs into its output
  * buffers. Buffers are host memory the application registered.
  *
- * Locking: the runner's mutex guards the buffer table, the queue, the task
- * list and every task's state and bindings. The worker drops it while it
- * copies and invokes; the buffers it uses then cannot be unregistered (their
- * in_flight count is held from InvokeAsync to the end of the execution). */
+ * Locking: the interpreter's async_execution mutex makes the workers of
+ * all its runners run one task at a time. The runner's mutex guards the buffer
+ * table, the queue, the task list and every task's state and bindings. The
+ * worker drops it while it copies and invokes; the buffers it uses then cannot
+ * be unregistered (their in_flight count is held from InvokeAsync to the end of
+ * the execution). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -897,7 +899,9 @@ static void* worker_main(void* arg) {
     r->queue_head = t->next_queued;
     if (r->queue_head == NULL) r->queue_tail = NULL;
     pthread_mutex_unlock(&r->mutex);
+    pthread_mutex_lock(&r->interpreter->async_execution);
     const TfLiteStatus status = execute(r, t);
+    pthread_mutex_unlock(&r->interpreter->async_execution);
     pthread_mutex_lock(&r->mutex);
     complete(r, t, status);
   }

@@ -440,6 +440,10 @@ static TfLiteInterpreter* create_interpreter(
   }
   TfLiteInterpreter* ip = calloc(1, sizeof(*ip));
   if (ip == NULL) return NULL;
+  if (pthread_mutex_init(&ip->async_execution, NULL) != 0) {
+    free(ip);
+    return NULL;
+  }
   ip->reporter = reporter;
   lg_op_resolver_init(&ip->resolver);
   TfLiteModel* shared = (TfLiteModel*)model;
@@ -498,6 +502,7 @@ void TfLiteInterpreterDelete(TfLiteInterpreter* interpreter) {
   lg_op_resolver_release(&interpreter->resolver);
   free(interpreter->delegates.items);
   model_release(interpreter->model);
+  pthread_mutex_destroy(&interpreter->async_execution);
   free(interpreter);
 }
 

@@ -17,6 +17,7 @@
 #ifndef LITEGPU_RUNTIME_INTERPRETER_H_
 #define LITEGPU_RUNTIME_INTERPRETER_H_
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -196,6 +197,10 @@ struct TfLiteInterpreter {
    * (runtime/async_signature_runner.c): while any is, the entry points
    * that run or reallocate a graph refuse (lg_interpreter_async_idle). */
   atomic_int async_in_flight;
+  /* Held by an async runner's worker while it runs a task: the runners of
+   * one interpreter share its tensors, thread pool and resources, so their
+   * tasks run one at a time. */
+  pthread_mutex_t async_execution;
 };
 
 static inline lg_node* lg_node_from_tflite(TfLiteNode* node) {

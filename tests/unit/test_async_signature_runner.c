@@ -514,6 +514,48 @@ static void test_two_in_flight(void** state) {
   close_fixture(&f);
 }
 
+/* Two runners of one signature, each with a task in flight: their workers
+ * take turns on the shared subgraph. */
+static void test_two_runners(void** state) {
+  (void)state;
+  fixture f;
+  open_square(&f);
+  TfLiteAsyncSignatureRunner* runners[2] = {
+      f.runner,
+      TfLiteInterpreterGetAsyncSignatureRunner(f.interpreter, "serve")};
+  assert_non_null(runners[1]);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(runners[1]),
+                   kTfLiteOk);
+  float in[2][4] = {{1, 1, 1, 1}, {2, 2, 2, 2}};
+  float out[2][8];
+  TfLiteExecutionTask* tasks[2];
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < 2; ++i) {
+      TfLiteAsyncSignatureRunner* r = runners[i];
+      if (round == 0) {
+        tasks[i] = TfLiteAsyncSignatureRunnerCreateTask(r);
+        assert_non_null(tasks[i]);
+        bind3(tasks[i], register_host(r, kTfLiteIoTypeInput, in[i], 16),
+              register_host(r, kTfLiteIoTypeOutput, out[i], 16),
+              register_host(r, kTfLiteIoTypeOutput, out[i] + 4, 16));
+      }
+      memset(out[i], 0, sizeof(out[i]));
+      assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, tasks[i]),
+                       kTfLiteOk);
+    }
+    for (int i = 0; i < 2; ++i) {
+      assert_int_equal(TfLiteAsyncSignatureRunnerWait(runners[i], tasks[i]),
+                       kTfLiteOk);
+    }
+    const float want[2][8] = {{2, 3, 4, 5, 4, 9, 16, 25},
+                              {3, 4, 5, 6, 9, 16, 25, 36}};
+    expect_floats(out[0], want[0], 8);
+    expect_floats(out[1], want[1], 8);
+  }
+  TfLiteAsyncSignatureRunnerDelete(runners[1]); /* with its task */
+  close_fixture(&f);
+}
+
 static void test_binding_errors(void** state) {
   (void)state;
   fixture f;
@@ -718,6 +760,7 @@ int main(void) {
       cmocka_unit_test(test_reconcile),
       cmocka_unit_test(test_invoke_matches_sync),
       cmocka_unit_test(test_two_in_flight),
+      cmocka_unit_test(test_two_runners),
       cmocka_unit_test(test_binding_errors),
       cmocka_unit_test(test_in_flight_errors),
       cmocka_unit_test(test_delete_waits),
