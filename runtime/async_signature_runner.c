@@ -318,38 +318,42 @@ static TfLiteTensor* slot_tensor(const TfLiteAsyncSignatureRunner* r,
   return &r->subgraph->context.tensors[slot_tensor_index(r, slot)];
 }
 
+/* The tensor of `slot` as the API hands it out; NULL for slot -1. */
+static const TfLiteOpaqueTensor* opaque_slot_tensor(
+    const TfLiteAsyncSignatureRunner* r, int slot) {
+  return slot < 0 ? NULL : (const TfLiteOpaqueTensor*)slot_tensor(r, slot);
+}
+
 const TfLiteOpaqueTensor* TfLiteAsyncSignatureRunnerGetInputTensor(
     TfLiteAsyncSignatureRunner* async_signature_runner,
     const char* input_name) {
-  if (async_signature_runner == NULL) return NULL;
-  const int slot =
-      slot_by_name(async_signature_runner, kTfLiteIoTypeInput, input_name,
-                   "TfLiteAsyncSignatureRunnerGetInputTensor");
-  return slot < 0 ? NULL
-                  : (const TfLiteOpaqueTensor*)slot_tensor(
-                        async_signature_runner, slot);
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  return r == NULL
+             ? NULL
+             : opaque_slot_tensor(
+                   r, slot_by_name(r, kTfLiteIoTypeInput, input_name,
+                                   "TfLiteAsyncSignatureRunnerGetInputTensor"));
 }
 
 const TfLiteOpaqueTensor* TfLiteAsyncSignatureRunnerGetOutputTensor(
     const TfLiteAsyncSignatureRunner* async_signature_runner,
     const char* output_name) {
-  if (async_signature_runner == NULL) return NULL;
-  const int slot =
-      slot_by_name(async_signature_runner, kTfLiteIoTypeOutput, output_name,
-                   "TfLiteAsyncSignatureRunnerGetOutputTensor");
-  return slot < 0 ? NULL
-                  : (const TfLiteOpaqueTensor*)slot_tensor(
-                        async_signature_runner, slot);
+  const TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  return r == NULL ? NULL
+                   : opaque_slot_tensor(
+                         r, slot_by_name(
+                                r, kTfLiteIoTypeOutput, output_name,
+                                "TfLiteAsyncSignatureRunnerGetOutputTensor"));
 }
 
 const TfLiteOpaqueTensor* TfLiteAsyncSignatureRunnerGetTensor(
     const TfLiteAsyncSignatureRunner* async_signature_runner, int index) {
-  if (async_signature_runner == NULL) return NULL;
-  const int slot = slot_by_index(async_signature_runner, index,
-                                 "TfLiteAsyncSignatureRunnerGetTensor");
-  return slot < 0 ? NULL
-                  : (const TfLiteOpaqueTensor*)slot_tensor(
-                        async_signature_runner, slot);
+  const TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  return r == NULL
+             ? NULL
+             : opaque_slot_tensor(
+                   r, slot_by_index(r, index,
+                                    "TfLiteAsyncSignatureRunnerGetTensor"));
 }
 
 /* ---- Types and restrictions -------------------------------------------- */
@@ -751,26 +755,30 @@ TfLiteExecutionTask* TfLiteAsyncSignatureRunnerCreateTask(
   return t;
 }
 
-/* Locks the task's runner; false (reported, unlocked) when the task is in
- * flight and so may not change. */
-static bool lock_idle_task(TfLiteExecutionTask* task, const char* fn) {
+/* The slot of the task's tensor `name`, with the runner locked so that it
+ * may change; -1 (reported, unlocked) for an unknown name or a task in
+ * flight. */
+static int lock_slot_to_change(TfLiteExecutionTask* task, int32_t io_type,
+                               const char* name, const char* fn) {
   TfLiteAsyncSignatureRunner* r = task->runner;
+  const int slot = slot_by_name(r, io_type, name, fn);
+  if (slot < 0) return -1;
   pthread_mutex_lock(&r->mutex);
-  if (task->state != TASK_IN_FLIGHT) return true;
+  if (task->state != TASK_IN_FLIGHT) return slot;
   pthread_mutex_unlock(&r->mutex);
   lg_report(reporter_of(r), "%s: the task is in flight; Wait for it first", fn);
-  return false;
+  return -1;
 }
 
 TfLiteStatus TfLiteExecutionTaskSetBuffer(TfLiteExecutionTask* task,
                                           int32_t io_type,
                                           const char* tensor_signature_name,
                                           TfLiteBufferHandle handle) {
-  static const char fn[] = "TfLiteExecutionTaskSetBuffer";
-  if (task == NULL) return kTfLiteError;
   const int slot =
-      slot_by_name(task->runner, io_type, tensor_signature_name, fn);
-  if (slot < 0 || !lock_idle_task(task, fn)) return kTfLiteError;
+      task == NULL ? -1
+                   : lock_slot_to_change(task, io_type, tensor_signature_name,
+                                         "TfLiteExecutionTaskSetBuffer");
+  if (slot < 0) return kTfLiteError;
   task->handles[slot] = handle;
   pthread_mutex_unlock(&task->runner->mutex);
   return kTfLiteOk;
@@ -780,47 +788,53 @@ TfLiteStatus TfLiteExecutionTaskSetSync(TfLiteExecutionTask* task,
                                         int32_t io_type,
                                         const char* tensor_signature_name,
                                         TfLiteSynchronization* sync) {
-  static const char fn[] = "TfLiteExecutionTaskSetSync";
-  if (task == NULL) return kTfLiteError;
   const int slot =
-      slot_by_name(task->runner, io_type, tensor_signature_name, fn);
-  if (slot < 0 || !lock_idle_task(task, fn)) return kTfLiteError;
+      task == NULL ? -1
+                   : lock_slot_to_change(task, io_type, tensor_signature_name,
+                                         "TfLiteExecutionTaskSetSync");
+  if (slot < 0) return kTfLiteError;
   task->syncs[slot] = sync;
   pthread_mutex_unlock(&task->runner->mutex);
   return kTfLiteOk;
 }
 
+/* The slot a getter reads: by tensor index when by_index, else by io_type
+ * and name; -1 (reported) when there is none. */
+static int task_slot(const TfLiteExecutionTask* task, int32_t io_type,
+                     const char* name, int tensor_index, bool by_index,
+                     const char* fn) {
+  if (task == NULL) return -1;
+  return by_index ? slot_by_index(task->runner, tensor_index, fn)
+                  : slot_by_name(task->runner, io_type, name, fn);
+}
+
 TfLiteBufferHandle TfLiteExecutionTaskGetBufferByName(
     const TfLiteExecutionTask* task, int32_t io_type,
     const char* tensor_signature_name) {
-  if (task == NULL) return kTfLiteNullBufferHandle;
-  const int slot = slot_by_name(task->runner, io_type, tensor_signature_name,
-                                "TfLiteExecutionTaskGetBufferByName");
+  const int slot = task_slot(task, io_type, tensor_signature_name, 0, false,
+                             "TfLiteExecutionTaskGetBufferByName");
   return slot < 0 ? kTfLiteNullBufferHandle : task->handles[slot];
 }
 
 TfLiteBufferHandle TfLiteExecutionTaskGetBufferByIndex(
     const TfLiteExecutionTask* task, int tensor_index) {
-  if (task == NULL) return kTfLiteNullBufferHandle;
-  const int slot = slot_by_index(task->runner, tensor_index,
-                                 "TfLiteExecutionTaskGetBufferByIndex");
+  const int slot = task_slot(task, 0, NULL, tensor_index, true,
+                             "TfLiteExecutionTaskGetBufferByIndex");
   return slot < 0 ? kTfLiteNullBufferHandle : task->handles[slot];
 }
 
 TfLiteSynchronization* TfLiteExecutionTaskGetSyncByName(
     const TfLiteExecutionTask* task, int32_t io_type,
     const char* tensor_signature_name) {
-  if (task == NULL) return NULL;
-  const int slot = slot_by_name(task->runner, io_type, tensor_signature_name,
-                                "TfLiteExecutionTaskGetSyncByName");
+  const int slot = task_slot(task, io_type, tensor_signature_name, 0, false,
+                             "TfLiteExecutionTaskGetSyncByName");
   return slot < 0 ? NULL : task->syncs[slot];
 }
 
 TfLiteSynchronization* TfLiteExecutionTaskGetSyncByIndex(
     const TfLiteExecutionTask* task, int tensor_index) {
-  if (task == NULL) return NULL;
-  const int slot = slot_by_index(task->runner, tensor_index,
-                                 "TfLiteExecutionTaskGetSyncByIndex");
+  const int slot = task_slot(task, 0, NULL, tensor_index, true,
+                             "TfLiteExecutionTaskGetSyncByIndex");
   return slot < 0 ? NULL : task->syncs[slot];
 }
 
@@ -953,16 +967,21 @@ static bool start_worker(TfLiteAsyncSignatureRunner* r) {
   return true;
 }
 
+/* Whether `task` is one of `r`'s (reported when it is another runner's). */
+static bool owns(TfLiteAsyncSignatureRunner* r, const TfLiteExecutionTask* task,
+                 const char* fn) {
+  if (r == NULL || task == NULL) return false;
+  if (task->runner == r) return true;
+  lg_report(reporter_of(r), "%s: the task belongs to another runner", fn);
+  return false;
+}
+
 TfLiteStatus TfLiteAsyncSignatureRunnerInvokeAsync(
     TfLiteAsyncSignatureRunner* async_signature_runner,
     TfLiteExecutionTask* task) {
   static const char fn[] = "TfLiteAsyncSignatureRunnerInvokeAsync";
   TfLiteAsyncSignatureRunner* r = async_signature_runner;
-  if (r == NULL || task == NULL) return kTfLiteError;
-  if (task->runner != r) {
-    lg_report(reporter_of(r), "%s: the task belongs to another runner", fn);
-    return kTfLiteError;
-  }
+  if (!owns(r, task, fn)) return kTfLiteError;
   pthread_mutex_lock(&r->mutex);
   TfLiteStatus status = kTfLiteError;
   if (task->state == TASK_IN_FLIGHT) {
@@ -1005,11 +1024,7 @@ TfLiteStatus TfLiteAsyncSignatureRunnerWait(
     TfLiteExecutionTask* task) {
   static const char fn[] = "TfLiteAsyncSignatureRunnerWait";
   TfLiteAsyncSignatureRunner* r = async_signature_runner;
-  if (r == NULL || task == NULL) return kTfLiteError;
-  if (task->runner != r) {
-    lg_report(reporter_of(r), "%s: the task belongs to another runner", fn);
-    return kTfLiteError;
-  }
+  if (!owns(r, task, fn)) return kTfLiteError;
   pthread_mutex_lock(&r->mutex);
   const bool never_run = task->state == TASK_NEVER_RUN;
   wait_locked(r, task);
@@ -1028,13 +1043,7 @@ TfLiteStatus TfLiteAsyncSignatureRunnerFinish(
     TfLiteAsyncSignatureRunner* async_signature_runner,
     TfLiteExecutionTask* task) {
   TfLiteAsyncSignatureRunner* r = async_signature_runner;
-  if (r == NULL || task == NULL) return kTfLiteError;
-  if (task->runner != r) {
-    lg_report(reporter_of(r),
-              "TfLiteAsyncSignatureRunnerFinish: the task belongs to another "
-              "runner");
-    return kTfLiteError;
-  }
+  if (!owns(r, task, "TfLiteAsyncSignatureRunnerFinish")) return kTfLiteError;
   pthread_mutex_lock(&r->mutex);
   wait_locked(r, task);
   for (int i = 0; i < r->num_tasks; ++i) {
