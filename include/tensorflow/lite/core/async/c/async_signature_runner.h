@@ -32,8 +32,10 @@
  * from the worker). A task copies its input buffers into the signature's
  * input tensors, invokes, and copies the outputs into its output buffers,
  * so several tasks may be in flight and their buffers stay the
- * application's. While a runner has tasks in flight, the interpreter and
- * its other runners must not be invoked or resized.
+ * application's. The runners of one interpreter run their tasks one at a
+ * time. While any task of an interpreter is in flight, its Invoke,
+ * AllocateTensors and ResizeInputTensor (and its signature runners') fail
+ * with a message, as do SetAttributes and PrepareBackends here.
  *
  * Differences from TFLite: TFLite requires the whole signature delegated to
  * one async kernel; litegpu runs any graph this way and runs no async
