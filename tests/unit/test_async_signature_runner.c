@@ -658,8 +658,20 @@ static void test_binding_errors(void** state) {
   close_fixture(&f);
 }
 
-/* A task held in flight by the gate: the in-flight errors, then a failing
- * execution's status. */
+typedef struct waiter {
+  TfLiteAsyncSignatureRunner* runner;
+  TfLiteExecutionTask* task;
+  TfLiteStatus status;
+} waiter;
+
+static void* wait_on_task(void* arg) {
+  waiter* w = arg;
+  w->status = TfLiteAsyncSignatureRunnerWait(w->runner, w->task);
+  return NULL;
+}
+
+/* A task held in flight by the gate: the in-flight errors, Wait from two
+ * threads, then a failing execution's status. */
 static void test_in_flight_errors(void** state) {
   (void)state;
   fixture f;
@@ -705,8 +717,13 @@ static void test_in_flight_errors(void** state) {
   assert_int_equal(TfLiteSignatureRunnerInvoke(sync), kTfLiteError);
   expect_error("TfLiteSignatureRunnerInvoke: 1 async task(s)");
   TfLiteSignatureRunnerDelete(sync);
+  waiter other = {r, t, kTfLiteError};
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, wait_on_task, &other), 0);
   atomic_store(&g_gate_open, true);
   assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  pthread_join(thread, NULL);
+  assert_int_equal(other.status, kTfLiteOk);
   assert_true(out[0] == 5.0f && out[1] == -6.0f);
 
   /* A failing execution: Wait and the task's status say so. */
