@@ -440,6 +440,10 @@ static TfLiteInterpreter* create_interpreter(
   }
   TfLiteInterpreter* ip = calloc(1, sizeof(*ip));
   if (ip == NULL) return NULL;
+  if (pthread_mutex_init(&ip->async_execution, NULL) != 0) {
+    free(ip);
+    return NULL;
+  }
   ip->reporter = reporter;
   lg_op_resolver_init(&ip->resolver);
   TfLiteModel* shared = (TfLiteModel*)model;
@@ -498,6 +502,7 @@ void TfLiteInterpreterDelete(TfLiteInterpreter* interpreter) {
   lg_op_resolver_release(&interpreter->resolver);
   free(interpreter->delegates.items);
   model_release(interpreter->model);
+  pthread_mutex_destroy(&interpreter->async_execution);
   free(interpreter);
 }
 
@@ -697,6 +702,10 @@ TfLiteStatus TfLiteInterpreterResizeInputTensor(TfLiteInterpreter* interpreter,
                                                 int32_t input_dims_size) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterResizeInputTensor",
                     kTfLiteError);
+  if (!lg_interpreter_async_idle(interpreter,
+                                 "TfLiteInterpreterResizeInputTensor")) {
+    return kTfLiteError;
+  }
   return lg_subgraph_resize_input(primary(interpreter), input_index, input_dims,
                                   input_dims_size);
 }
@@ -706,6 +715,10 @@ TfLiteStatus TfLiteInterpreterResizeInputTensorStrict(
     int32_t input_dims_size) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterResizeInputTensorStrict",
                     kTfLiteError);
+  if (!lg_interpreter_async_idle(interpreter,
+                                 "TfLiteInterpreterResizeInputTensorStrict")) {
+    return kTfLiteError;
+  }
   return lg_subgraph_resize_input_strict(primary(interpreter), input_index,
                                          input_dims, input_dims_size);
 }
@@ -765,6 +778,10 @@ TfLiteStatus TfLiteInterpreterResetVariableTensors(
 TfLiteStatus TfLiteInterpreterAllocateTensors(TfLiteInterpreter* interpreter) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterAllocateTensors",
                     kTfLiteError);
+  if (!lg_interpreter_async_idle(interpreter,
+                                 "TfLiteInterpreterAllocateTensors")) {
+    return kTfLiteError;
+  }
   return lg_subgraph_allocate_tensors(primary(interpreter));
 }
 
@@ -805,6 +822,9 @@ static TfLiteStatus invoke_without_delegates(TfLiteInterpreter* ip) {
 
 TfLiteStatus TfLiteInterpreterInvoke(TfLiteInterpreter* interpreter) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterInvoke", kTfLiteError);
+  if (!lg_interpreter_async_idle(interpreter, "TfLiteInterpreterInvoke")) {
+    return kTfLiteError;
+  }
   lg_subgraph* s = primary(interpreter);
   /* A Cancel before this Invoke began does not cancel it (TFLite). */
   atomic_store(&interpreter->cancel_requested, false);

@@ -17,6 +17,7 @@
 #ifndef LITEGPU_RUNTIME_INTERPRETER_H_
 #define LITEGPU_RUNTIME_INTERPRETER_H_
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -196,6 +197,14 @@ struct TfLiteInterpreter {
    * delegate keeps in its buffer handles stay there after Invoke (read
    * them with TfLiteInterpreterEnsureTensorDataIsReadable). */
   bool allow_buffer_handle_output;
+  /* Tasks of async signature runners scheduled and not yet done
+   * (runtime/async_signature_runner.c): while any is, the entry points
+   * that run or reallocate a graph refuse (lg_interpreter_async_idle). */
+  atomic_int async_in_flight;
+  /* Held by an async runner's worker while it runs a task: the runners of
+   * one interpreter share its tensors, thread pool and resources, so their
+   * tasks run one at a time. */
+  pthread_mutex_t async_execution;
 };
 
 static inline lg_node* lg_node_from_tflite(TfLiteNode* node) {
@@ -206,6 +215,11 @@ static inline lg_subgraph* lg_subgraph_from_context(
     const TfLiteContext* context) {
   return (lg_subgraph*)context->impl_;
 }
+
+/* True when no async task of the interpreter is in flight; otherwise
+ * reports, naming `fn`, and returns false. */
+bool lg_interpreter_async_idle(struct TfLiteInterpreter* interpreter,
+                               const char* fn);
 
 /* Reports through the interpreter's reporter. */
 void lg_context_report(TfLiteContext* context, const char* format, ...)

@@ -26,7 +26,7 @@
 TfLiteRegistration lg_operator_registration(const TfLiteOperator* op);
 
 /* True when `op` has an async kernel and no Invoke (plain or WithData).
- * litegpu has no asynchronous execution, so the interpreter rejects such an
+ * litegpu runs no async kernels, so the interpreter rejects such an
  * operator when it is created. False for NULL. */
 bool lg_operator_has_async_kernel_only(const TfLiteOperator* op);
 

@@ -143,7 +143,11 @@ TfLiteStatus TfLiteSignatureRunnerResizeInputTensor(
   const lg_model_signature* sig = signature_runner->signature;
   const int index = find_tensor(signature_runner, sig->inputs, sig->num_inputs,
                                 input_name, "input");
-  if (index < 0) return kTfLiteError;
+  if (index < 0 ||
+      !lg_interpreter_async_idle(signature_runner->interpreter,
+                                 "TfLiteSignatureRunnerResizeInputTensor")) {
+    return kTfLiteError;
+  }
   lg_subgraph* s = signature_runner->subgraph;
   for (int i = 0; i < s->num_inputs; ++i) {
     if (s->inputs[i] == index) {
@@ -159,7 +163,11 @@ TfLiteStatus TfLiteSignatureRunnerResizeInputTensor(
 
 TfLiteStatus TfLiteSignatureRunnerAllocateTensors(
     TfLiteSignatureRunner* signature_runner) {
-  if (signature_runner == NULL) return kTfLiteError;
+  if (signature_runner == NULL ||
+      !lg_interpreter_async_idle(signature_runner->interpreter,
+                                 "TfLiteSignatureRunnerAllocateTensors")) {
+    return kTfLiteError;
+  }
   return lg_subgraph_allocate_tensors(signature_runner->subgraph);
 }
 
@@ -172,7 +180,11 @@ TfLiteStatus TfLiteSignatureRunnerCancel(
 
 TfLiteStatus TfLiteSignatureRunnerInvoke(
     TfLiteSignatureRunner* signature_runner) {
-  if (signature_runner == NULL) return kTfLiteError;
+  if (signature_runner == NULL ||
+      !lg_interpreter_async_idle(signature_runner->interpreter,
+                                 "TfLiteSignatureRunnerInvoke")) {
+    return kTfLiteError;
+  }
   lg_subgraph* s = signature_runner->subgraph;
   /* A Cancel before this Invoke began does not cancel it (TFLite). */
   atomic_store(&signature_runner->interpreter->cancel_requested, false);

@@ -565,8 +565,8 @@ static TfLiteStatus resolve_node(lg_subgraph* s, lg_node* node,
       lg_operator_has_async_kernel_only(
           node->registration.registration_external)) {
     lg_report(&s->interpreter->reporter,
-              "Operator %s sets an AsyncKernel but no Invoke; litegpu has no "
-              "asynchronous execution, so it needs an Invoke callback",
+              "Operator %s sets an AsyncKernel but no Invoke; litegpu runs no "
+              "async kernels, so it needs an Invoke callback",
               lg_node_op_name(node));
     return kTfLiteError;
   }

@@ -89,8 +89,10 @@ TFL_CAPI_EXPORT TfLiteStatus TfLiteOperatorSetInvokeWithData(
     TfLiteStatus (*invoke)(void* user_data, TfLiteOpaqueContext* context,
                            TfLiteOpaqueNode* node));
 
-/* litegpu has no asynchronous execution yet: an operator with an async
- * kernel and no Invoke is rejected when an interpreter is created. */
+/* litegpu runs no async kernels (its async signature runner,
+ * core/async/c/async_signature_runner.h, calls each node's Invoke): an
+ * operator with an async kernel and no Invoke is rejected when an
+ * interpreter is created. */
 TFL_CAPI_EXPORT void TfLiteOperatorSetAsyncKernel(
     TfLiteOperator* registration,
     struct TfLiteAsyncKernel* (*async_kernel)(TfLiteOpaqueContext* context,

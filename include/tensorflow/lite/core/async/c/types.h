@@ -1,0 +1,30 @@
+/* litegpu: types of TFLite's asynchronous C API (async_signature_runner.h,
+ * task.h). */
+#ifndef TENSORFLOW_LITE_CORE_ASYNC_C_TYPES_H_
+#define TENSORFLOW_LITE_CORE_ASYNC_C_TYPES_H_
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An asynchronous delegate kernel. litegpu declares the type for TFLite's
+ * operator API (TfLiteOperatorSetAsyncKernel) but runs no async kernels:
+ * asynchronous execution is the runtime's own (async_signature_runner.h). */
+typedef struct TfLiteAsyncKernel TfLiteAsyncKernel;
+
+/* One execution of an async signature: its buffers, synchronizations and
+ * status (task.h). Not thread-safe. */
+typedef struct TfLiteExecutionTask TfLiteExecutionTask;
+
+/* Whether a tensor is an input or an output of the signature. */
+typedef enum TfLiteIoType {
+  kTfLiteIoTypeUnknown = 0,
+  kTfLiteIoTypeInput = 1,
+  kTfLiteIoTypeOutput = 2,
+} TfLiteIoType;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TENSORFLOW_LITE_CORE_ASYNC_C_TYPES_H_ */

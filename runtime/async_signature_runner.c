@@ -1,0 +1,1075 @@
+/* TFLite's asynchronous signature runner and execution tasks
+ * (tensorflow/lite/core/async/c/async_signature_runner.h, task.h) over the
+ * interpreter's signatures.
+ *
+ * litegpu runs no async kernels: every runner executes its tasks on one
+ * worker thread of its own, started by the first InvokeAsync, in the order
+ * they were scheduled. A task's execution copies its input buffers into the
+ * signature's input tensors, runs the subgraph's synchronous Invoke
+ * (delegate kernels included) and copies the outputs into its output
+ * buffers. Buffers are host memory the application registered.
+ *
+ * Locking: the interpreter's async_execution mutex makes the workers of
+ * all its runners run one task at a time. The runner's mutex guards the buffer
+ * table, the queue, the task list and every task's state and bindings. The
+ * worker drops it while it copies and invokes; the buffers it uses then cannot
+ * be unregistered (their in_flight count is held from InvokeAsync to the end of
+ * the execution). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "litegpu/async.h"
+#include "runtime/interpreter.h"
+#include "runtime/subgraph.h"
+#include "tensorflow/lite/core/async/c/async_signature_runner.h"
+#include "tensorflow/lite/core/async/c/task.h"
+#include "tensorflow/lite/core/async/interop/c/constants.h"
+
+/* A registered buffer or slice. */
+typedef struct async_buffer {
+  TfLiteBufferHandle handle;
+  uint8_t* bytes; /* the buffer's pointer plus its offset */
+  size_t size;
+  TfLiteBufferHandle pool; /* a slice's buffer; kTfLiteNullBufferHandle */
+  int num_slices;          /* slices of this buffer still registered */
+  int in_flight;           /* bindings of tasks in flight */
+} async_buffer;
+
+typedef enum task_state {
+  TASK_NEVER_RUN = 0,
+  TASK_IN_FLIGHT = 1, /* scheduled or running */
+  TASK_DONE = 2,
+} task_state;
+
+struct TfLiteExecutionTask {
+  TfLiteAsyncSignatureRunner* runner;
+  /* Per signature tensor: inputs first, then outputs. */
+  TfLiteBufferHandle* handles;
+  TfLiteSynchronization** syncs;
+  /* Resolved by InvokeAsync for the worker. */
+  uint8_t** bound;
+  task_state state;
+  atomic_int status;
+  TfLiteExecutionTask* next_queued;
+};
+
+struct TfLiteAsyncSignatureRunner {
+  TfLiteInterpreter* interpreter;
+  const lg_model_signature* signature;
+  lg_model_signature primary; /* the signature_key NULL runner's */
+  lg_subgraph* subgraph;
+  int* input_indices; /* subgraph tensor indices, in signature order */
+  int* output_indices;
+  bool prepared; /* PrepareBackends since the last SetAttributes */
+
+  pthread_mutex_t mutex;
+  pthread_cond_t work_ready; /* the worker waits for the queue */
+  pthread_cond_t task_done;  /* Wait waits for its task */
+  pthread_t worker;
+  bool worker_started;
+  bool stopping;
+  TfLiteExecutionTask* queue_head;
+  TfLiteExecutionTask* queue_tail;
+
+  async_buffer* buffers;
+  int num_buffers, buffers_capacity;
+  TfLiteBufferHandle next_handle;
+
+  TfLiteExecutionTask** tasks; /* created and not finished */
+  int num_tasks, tasks_capacity;
+};
+
+static const char* const kBufferTypes[] = {LITEGPU_BUFFER_TYPE_HOST_MEMORY};
+static const char* const kSyncTypes[] = {kTfLiteSyncTypeNoSyncObj};
+
+static const lg_reporter* reporter_of(const TfLiteAsyncSignatureRunner* r) {
+  return &r->interpreter->reporter;
+}
+
+static int num_io(const TfLiteAsyncSignatureRunner* r) {
+  return r->signature->num_inputs + r->signature->num_outputs;
+}
+
+/* Grows *items (each `size` bytes) to hold one more; false without memory. */
+static bool reserve_one(void** items, int count, int* capacity, size_t size) {
+  if (count < *capacity) return true;
+  const int grown = *capacity ? 2 * *capacity : 4;
+  void* p = realloc(*items, (size_t)grown * size);
+  if (p == NULL) return false;
+  *items = p;
+  *capacity = grown;
+  return true;
+}
+
+/* ---- Creation and names ---------------------------------------------------
+ */
+
+static int* tensor_indices(const lg_model_tensor_map* map, int32_t count) {
+  int* out = malloc(sizeof(int) * (size_t)(count > 0 ? count : 1));
+  for (int32_t i = 0; out != NULL && i < count; ++i) {
+    out[i] = (int)map[i].tensor_index;
+  }
+  return out;
+}
+
+static void runner_free(TfLiteAsyncSignatureRunner* r) {
+  free(r->primary.inputs);
+  free(r->primary.outputs);
+  free(r->input_indices);
+  free(r->output_indices);
+  free(r->buffers);
+  free(r->tasks);
+  free(r);
+}
+
+/* A map naming each of `count` tensors by its own name ("" when it has
+ * none); NULL without memory. */
+static lg_model_tensor_map* map_by_tensor_names(const lg_subgraph* s,
+                                                const int* tensors, int count) {
+  lg_model_tensor_map* map =
+      malloc(sizeof(*map) * (size_t)(count > 0 ? count : 1));
+  for (int i = 0; map != NULL && i < count; ++i) {
+    const char* name = s->context.tensors[tensors[i]].name;
+    map[i].name = name ? name : "";
+    map[i].tensor_index = (uint32_t)tensors[i];
+  }
+  return map;
+}
+
+/* The signature-less runner's view of subgraph 0: its inputs and outputs,
+ * named by their tensors' names. */
+static bool make_primary(TfLiteAsyncSignatureRunner* r) {
+  const lg_subgraph* s = &r->interpreter->subgraphs[0];
+  lg_model_signature* sig = &r->primary;
+  sig->key = "(primary subgraph)";
+  sig->subgraph_index = 0;
+  sig->num_inputs = s->num_inputs;
+  sig->num_outputs = s->num_outputs;
+  sig->inputs = map_by_tensor_names(s, s->inputs, s->num_inputs);
+  sig->outputs = map_by_tensor_names(s, s->outputs, s->num_outputs);
+  return sig->inputs != NULL && sig->outputs != NULL;
+}
+
+TfLiteAsyncSignatureRunner* TfLiteInterpreterGetAsyncSignatureRunner(
+    const TfLiteInterpreter* interpreter, const char* signature_key) {
+  if (interpreter == NULL) return NULL;
+  const lg_model* m = interpreter->model->model;
+  const lg_model_signature* sig = NULL;
+  for (int32_t i = 0; signature_key != NULL && i < m->num_signatures; ++i) {
+    if (strcmp(m->signatures[i].key, signature_key) == 0) {
+      sig = &m->signatures[i];
+    }
+  }
+  if (sig == NULL && signature_key != NULL) {
+    lg_report(&interpreter->reporter,
+              "TfLiteInterpreterGetAsyncSignatureRunner: the model has no "
+              "signature '%s'",
+              signature_key);
+    return NULL;
+  }
+  TfLiteAsyncSignatureRunner* r = calloc(1, sizeof(*r));
+  if (r == NULL) return NULL;
+  r->interpreter = (TfLiteInterpreter*)interpreter;
+  if (sig == NULL) {
+    if (!make_primary(r)) {
+      runner_free(r);
+      return NULL;
+    }
+    sig = &r->primary;
+  }
+  r->signature = sig;
+  r->subgraph = &interpreter->subgraphs[sig->subgraph_index];
+  r->input_indices = tensor_indices(sig->inputs, sig->num_inputs);
+  r->output_indices = tensor_indices(sig->outputs, sig->num_outputs);
+  if (r->input_indices == NULL || r->output_indices == NULL) {
+    runner_free(r);
+    return NULL;
+  }
+  if (pthread_mutex_init(&r->mutex, NULL) != 0) {
+    runner_free(r);
+    return NULL;
+  }
+  if (pthread_cond_init(&r->work_ready, NULL) != 0) {
+    pthread_mutex_destroy(&r->mutex);
+    runner_free(r);
+    return NULL;
+  }
+  if (pthread_cond_init(&r->task_done, NULL) != 0) {
+    pthread_cond_destroy(&r->work_ready);
+    pthread_mutex_destroy(&r->mutex);
+    runner_free(r);
+    return NULL;
+  }
+  return r;
+}
+
+size_t TfLiteAsyncSignatureRunnerGetInputCount(
+    const TfLiteAsyncSignatureRunner* async_signature_runner) {
+  return async_signature_runner
+             ? (size_t)async_signature_runner->signature->num_inputs
+             : 0;
+}
+
+size_t TfLiteAsyncSignatureRunnerGetOutputCount(
+    const TfLiteAsyncSignatureRunner* async_signature_runner) {
+  return async_signature_runner
+             ? (size_t)async_signature_runner->signature->num_outputs
+             : 0;
+}
+
+static const char* io_name(const TfLiteAsyncSignatureRunner* r,
+                           TfLiteIoType io_type, int32_t index,
+                           const char* fn) {
+  if (r == NULL) return NULL;
+  const bool input = io_type == kTfLiteIoTypeInput;
+  const int32_t count =
+      input ? r->signature->num_inputs : r->signature->num_outputs;
+  if (index < 0 || index >= count) {
+    lg_report(reporter_of(r), "%s: index %d out of range [0, %d)", fn,
+              (int)index, (int)count);
+    return NULL;
+  }
+  return (input ? r->signature->inputs : r->signature->outputs)[index].name;
+}
+
+const char* TfLiteAsyncSignatureRunnerGetInputName(
+    const TfLiteAsyncSignatureRunner* async_signature_runner,
+    int32_t input_index) {
+  return io_name(async_signature_runner, kTfLiteIoTypeInput, input_index,
+                 "TfLiteAsyncSignatureRunnerGetInputName");
+}
+
+const char* TfLiteAsyncSignatureRunnerGetOutputName(
+    const TfLiteAsyncSignatureRunner* async_signature_runner,
+    int32_t output_index) {
+  return io_name(async_signature_runner, kTfLiteIoTypeOutput, output_index,
+                 "TfLiteAsyncSignatureRunnerGetOutputName");
+}
+
+const int* TfLiteAsyncSignatureRunnerInputTensorIndices(
+    const TfLiteAsyncSignatureRunner* async_signature_runner) {
+  return async_signature_runner ? async_signature_runner->input_indices : NULL;
+}
+
+const int* TfLiteAsyncSignatureRunnerOutputTensorIndices(
+    const TfLiteAsyncSignatureRunner* async_signature_runner) {
+  return async_signature_runner ? async_signature_runner->output_indices : NULL;
+}
+
+/* The task slot (0.. inputs, then outputs) of the tensor `name`, or -1,
+ * reported with `fn`. */
+static int slot_by_name(const TfLiteAsyncSignatureRunner* r, int32_t io_type,
+                        const char* name, const char* fn) {
+  const lg_model_signature* sig = r->signature;
+  if (io_type != kTfLiteIoTypeInput && io_type != kTfLiteIoTypeOutput) {
+    lg_report(reporter_of(r),
+              "%s: io_type %d is neither kTfLiteIoTypeInput nor "
+              "kTfLiteIoTypeOutput",
+              fn, (int)io_type);
+    return -1;
+  }
+  const bool input = io_type == kTfLiteIoTypeInput;
+  const lg_model_tensor_map* map = input ? sig->inputs : sig->outputs;
+  const int32_t count = input ? sig->num_inputs : sig->num_outputs;
+  for (int32_t i = 0; name != NULL && i < count; ++i) {
+    if (strcmp(map[i].name, name) == 0) {
+      return input ? (int)i : (int)(sig->num_inputs + i);
+    }
+  }
+  lg_report(reporter_of(r), "%s: signature '%s' has no %s named '%s'", fn,
+            sig->key, input ? "input" : "output", name ? name : "(null)");
+  return -1;
+}
+
+/* The task slot of subgraph tensor `tensor_index`, or -1 (reported). */
+static int slot_by_index(const TfLiteAsyncSignatureRunner* r, int tensor_index,
+                         const char* fn) {
+  for (int i = 0; i < r->signature->num_inputs; ++i) {
+    if (r->input_indices[i] == tensor_index) return i;
+  }
+  for (int i = 0; i < r->signature->num_outputs; ++i) {
+    if (r->output_indices[i] == tensor_index) {
+      return r->signature->num_inputs + i;
+    }
+  }
+  lg_report(reporter_of(r),
+            "%s: tensor %d is neither an input nor an output of signature "
+            "'%s'",
+            fn, tensor_index, r->signature->key);
+  return -1;
+}
+
+static int slot_tensor_index(const TfLiteAsyncSignatureRunner* r, int slot) {
+  const int num_inputs = r->signature->num_inputs;
+  return slot < num_inputs ? r->input_indices[slot]
+                           : r->output_indices[slot - num_inputs];
+}
+
+static const char* slot_name(const TfLiteAsyncSignatureRunner* r, int slot) {
+  const int num_inputs = r->signature->num_inputs;
+  return slot < num_inputs ? r->signature->inputs[slot].name
+                           : r->signature->outputs[slot - num_inputs].name;
+}
+
+static TfLiteTensor* slot_tensor(const TfLiteAsyncSignatureRunner* r,
+                                 int slot) {
+  return &r->subgraph->context.tensors[slot_tensor_index(r, slot)];
+}
+
+/* The tensor of `slot` as the API hands it out; NULL for slot -1. */
+static const TfLiteOpaqueTensor* opaque_slot_tensor(
+    const TfLiteAsyncSignatureRunner* r, int slot) {
+  return slot < 0 ? NULL : (const TfLiteOpaqueTensor*)slot_tensor(r, slot);
+}
+
+const TfLiteOpaqueTensor* TfLiteAsyncSignatureRunnerGetInputTensor(
+    TfLiteAsyncSignatureRunner* async_signature_runner,
+    const char* input_name) {
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  return r == NULL
+             ? NULL
+             : opaque_slot_tensor(
+                   r, slot_by_name(r, kTfLiteIoTypeInput, input_name,
+                                   "TfLiteAsyncSignatureRunnerGetInputTensor"));
+}
+
+const TfLiteOpaqueTensor* TfLiteAsyncSignatureRunnerGetOutputTensor(
+    const TfLiteAsyncSignatureRunner* async_signature_runner,
+    const char* output_name) {
+  const TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  return r == NULL ? NULL
+                   : opaque_slot_tensor(
+                         r, slot_by_name(
+                                r, kTfLiteIoTypeOutput, output_name,
+                                "TfLiteAsyncSignatureRunnerGetOutputTensor"));
+}
+
+const TfLiteOpaqueTensor* TfLiteAsyncSignatureRunnerGetTensor(
+    const TfLiteAsyncSignatureRunner* async_signature_runner, int index) {
+  const TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  return r == NULL
+             ? NULL
+             : opaque_slot_tensor(
+                   r, slot_by_index(r, index,
+                                    "TfLiteAsyncSignatureRunnerGetTensor"));
+}
+
+/* ---- Types and restrictions -------------------------------------------- */
+
+static TfLiteStatus supported(const TfLiteAsyncSignatureRunner* r,
+                              const char* const* list, size_t n,
+                              const char* const** types, size_t* num_types) {
+  if (r == NULL || types == NULL || num_types == NULL) return kTfLiteError;
+  *types = list;
+  *num_types = n;
+  return kTfLiteOk;
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerGetSupportedBufferTypes(
+    const TfLiteAsyncSignatureRunner* async_signature_runner,
+    TfLiteIoType io_type, const char* const** types, size_t* num_types) {
+  (void)io_type; /* the same for inputs and outputs */
+  return supported(async_signature_runner, kBufferTypes, 1, types, num_types);
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerGetSupportedSynchronizationTypes(
+    const TfLiteAsyncSignatureRunner* async_signature_runner,
+    TfLiteIoType io_type, const char* const** types, size_t* num_types) {
+  (void)io_type;
+  return supported(async_signature_runner, kSyncTypes, 1, types, num_types);
+}
+
+/* Reconciles a buffer map for `tensor` (see the header). */
+static bool reconcile_buffer(const TfLiteTensor* tensor,
+                             TfLiteAttributeMap* merged,
+                             TfLiteAttributeMap* conflict) {
+  bool ok = true;
+  const char* type = NULL;
+  if (!TfLiteAttributeMapGetStringBufferAttr(
+          merged, kTfLiteBufferAttrKeyResourceTypeName, &type)) {
+    TfLiteAttributeMapSetStringBufferAttr(merged,
+                                          kTfLiteBufferAttrKeyResourceTypeName,
+                                          LITEGPU_BUFFER_TYPE_HOST_MEMORY);
+  } else if (strcmp(type, LITEGPU_BUFFER_TYPE_HOST_MEMORY) != 0) {
+    ok = false;
+    TfLiteAttributeMapSetStringAttr(conflict,
+                                    kTfLiteBufferAttrKeyResourceTypeName,
+                                    LITEGPU_BUFFER_TYPE_HOST_MEMORY);
+  }
+  size_t size = 0;
+  if (!TfLiteAttributeMapGetSizeTBufferAttr(merged, kTfLiteBufferAttrKeySize,
+                                            &size)) {
+    TfLiteAttributeMapSetSizeTBufferAttr(merged, kTfLiteBufferAttrKeySize,
+                                         tensor->bytes);
+  } else if (size < tensor->bytes) {
+    ok = false;
+    TfLiteAttributeMapSetSizeTAttr(conflict, kTfLiteBufferAttrKeySize,
+                                   tensor->bytes);
+  }
+  return ok;
+}
+
+static bool reconcile_sync(TfLiteAttributeMap* merged,
+                           TfLiteAttributeMap* conflict) {
+  const char* type = NULL;
+  if (!TfLiteAttributeMapGetStringSyncAttr(
+          merged, kTfLiteSynchronizationAttrKeyObjectTypeName, &type)) {
+    TfLiteAttributeMapSetStringSyncAttr(
+        merged, kTfLiteSynchronizationAttrKeyObjectTypeName,
+        kTfLiteSyncTypeNoSyncObj);
+    return true;
+  }
+  if (strcmp(type, kTfLiteSyncTypeNoSyncObj) == 0) return true;
+  TfLiteAttributeMapSetStringAttr(conflict,
+                                  kTfLiteSynchronizationAttrKeyObjectTypeName,
+                                  kTfLiteSyncTypeNoSyncObj);
+  return false;
+}
+
+/* Merges `user` into `merged` for task slot `slot` (reported failures). */
+static bool reconcile_slot(const TfLiteAsyncSignatureRunner* r, int slot,
+                           const TfLiteAttributeMap* user,
+                           TfLiteAttributeMap* merged,
+                           TfLiteAttributeMap* conflict, const char* fn) {
+  if (user == NULL || merged == NULL) {
+    lg_report(reporter_of(r), "%s: the attribute maps must not be NULL", fn);
+    return false;
+  }
+  const bool is_buffer = TfLiteAttributeMapIsBufferAttributeMap(user);
+  if (!is_buffer && !TfLiteAttributeMapIsSyncAttributeMap(user)) {
+    lg_report(reporter_of(r),
+              "%s: the attribute map is neither a buffer nor a sync map", fn);
+    return false;
+  }
+  TfLiteAttributeMapCopy(user, merged);
+  bool ok = is_buffer ? reconcile_buffer(slot_tensor(r, slot), merged, conflict)
+                      : reconcile_sync(merged, conflict);
+  if (!ok) {
+    lg_report(reporter_of(r),
+              "%s: the attributes of '%s' conflict with litegpu's: buffers "
+              "are %s of at least %zu bytes, synchronization %s",
+              fn, slot_name(r, slot), LITEGPU_BUFFER_TYPE_HOST_MEMORY,
+              slot_tensor(r, slot)->bytes, kTfLiteSyncTypeNoSyncObj);
+  }
+  return ok;
+}
+
+bool TfLiteAsyncSignatureRunnerReconcileRestrictions(
+    const TfLiteAsyncSignatureRunner* async_signature_runner,
+    TfLiteIoType io_type, const char* name,
+    const TfLiteAttributeMap* user_provided_attributes,
+    TfLiteAttributeMap* merged, TfLiteAttributeMap* conflict) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerReconcileRestrictions";
+  if (async_signature_runner == NULL) return false;
+  const int slot = slot_by_name(async_signature_runner, io_type, name, fn);
+  return slot >= 0 &&
+         reconcile_slot(async_signature_runner, slot, user_provided_attributes,
+                        merged, conflict, fn);
+}
+
+bool TfLiteAsyncSignatureRunnerReconcileRestrictionsByIndex(
+    const TfLiteAsyncSignatureRunner* async_signature_runner, int tensor_index,
+    const TfLiteAttributeMap* user_provided_attributes,
+    TfLiteAttributeMap* merged, TfLiteAttributeMap* conflict) {
+  static const char fn[] =
+      "TfLiteAsyncSignatureRunnerReconcileRestrictionsByIndex";
+  if (async_signature_runner == NULL) return false;
+  const int slot = slot_by_index(async_signature_runner, tensor_index, fn);
+  return slot >= 0 &&
+         reconcile_slot(async_signature_runner, slot, user_provided_attributes,
+                        merged, conflict, fn);
+}
+
+bool lg_interpreter_async_idle(TfLiteInterpreter* interpreter, const char* fn) {
+  const int in_flight = atomic_load(&interpreter->async_in_flight);
+  if (in_flight == 0) return true;
+  lg_report(&interpreter->reporter,
+            "%s: %d async task(s) of the interpreter are in flight; Wait for "
+            "them first",
+            fn, in_flight);
+  return false;
+}
+
+/* Fails (reported) while tasks of the interpreter are in flight: the
+ * tensors must not change under a worker. */
+static bool idle(TfLiteAsyncSignatureRunner* r, const char* fn) {
+  return lg_interpreter_async_idle(r->interpreter, fn);
+}
+
+static TfLiteStatus set_attributes(TfLiteAsyncSignatureRunner* r, int slot,
+                                   const TfLiteAttributeMap* attrs,
+                                   const char* fn) {
+  if (slot < 0 || !idle(r, fn)) return kTfLiteError;
+  TfLiteAttributeMap* merged = TfLiteAttributeMapCreate(
+      TfLiteAttributeMapIsSyncAttributeMap(attrs) ? kTfLiteAttrMapTypeSync
+                                                  : kTfLiteAttrMapTypeBuffer);
+  if (merged == NULL) return kTfLiteError;
+  const bool ok = reconcile_slot(r, slot, attrs, merged, NULL, fn);
+  TfLiteAttributeMapDelete(merged);
+  if (!ok) return kTfLiteError;
+  r->prepared = false;
+  return kTfLiteOk;
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerSetAttributes(
+    TfLiteAsyncSignatureRunner* async_signature_runner, TfLiteIoType io_type,
+    const char* name, const TfLiteAttributeMap* attrs) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerSetAttributes";
+  if (async_signature_runner == NULL) return kTfLiteError;
+  return set_attributes(async_signature_runner,
+                        slot_by_name(async_signature_runner, io_type, name, fn),
+                        attrs, fn);
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerSetAttributesByIndex(
+    TfLiteAsyncSignatureRunner* async_signature_runner, int tensor_index,
+    const TfLiteAttributeMap* attrs) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerSetAttributesByIndex";
+  if (async_signature_runner == NULL) return kTfLiteError;
+  return set_attributes(async_signature_runner,
+                        slot_by_index(async_signature_runner, tensor_index, fn),
+                        attrs, fn);
+}
+
+/* Whether the runner can move a tensor of this type as its bytes. */
+static bool fixed_size_type(TfLiteType type) {
+  return type != kTfLiteString && type != kTfLiteResource &&
+         type != kTfLiteVariant && type != kTfLiteNoType;
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerPrepareBackends(
+    TfLiteAsyncSignatureRunner* async_signature_runner) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerPrepareBackends";
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  if (r == NULL || !idle(r, fn)) return kTfLiteError;
+  if (lg_subgraph_allocate_tensors(r->subgraph) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  for (int slot = 0; slot < num_io(r); ++slot) {
+    const TfLiteTensor* t = slot_tensor(r, slot);
+    if (!fixed_size_type(t->type)) {
+      lg_report(reporter_of(r),
+                "%s: '%s' of signature '%s' is a %s tensor; the async "
+                "signature runner moves tensors of fixed-size types only",
+                fn, slot_name(r, slot), r->signature->key,
+                TfLiteTypeGetName(t->type));
+      return kTfLiteError;
+    }
+  }
+  r->prepared = true;
+  return kTfLiteOk;
+}
+
+/* ---- Buffers ----------------------------------------------------------- */
+
+/* The registered buffer `handle`, or NULL; the caller holds the lock. */
+static async_buffer* find_buffer(TfLiteAsyncSignatureRunner* r,
+                                 TfLiteBufferHandle handle) {
+  for (int i = 0; i < r->num_buffers; ++i) {
+    if (r->buffers[i].handle == handle) return &r->buffers[i];
+  }
+  return NULL;
+}
+
+/* Adds a buffer under the lock and returns its handle through *handle. */
+static TfLiteStatus add_buffer(TfLiteAsyncSignatureRunner* r, uint8_t* bytes,
+                               size_t size, TfLiteBufferHandle pool,
+                               TfLiteBufferHandle* handle) {
+  if (!reserve_one((void**)&r->buffers, r->num_buffers, &r->buffers_capacity,
+                   sizeof(*r->buffers))) {
+    return kTfLiteError;
+  }
+  async_buffer* b = &r->buffers[r->num_buffers++];
+  memset(b, 0, sizeof(*b));
+  b->handle = r->next_handle++;
+  b->bytes = bytes;
+  b->size = size;
+  b->pool = pool;
+  *handle = b->handle;
+  return kTfLiteOk;
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBuffer(
+    TfLiteAsyncSignatureRunner* async_signature_runner, TfLiteIoType io_type,
+    const TfLiteBackendBuffer* buffer, const TfLiteAttributeMap* attrs,
+    TfLiteBufferHandle* handle) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerRegisterBuffer";
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  if (r == NULL) return kTfLiteError;
+  if (io_type != kTfLiteIoTypeInput && io_type != kTfLiteIoTypeOutput) {
+    lg_report(reporter_of(r), "%s: io_type %d is neither input nor output", fn,
+              (int)io_type);
+    return kTfLiteError;
+  }
+  if (handle == NULL || TfLiteBackendBufferGetPtr(buffer) == NULL) {
+    lg_report(reporter_of(r), "%s: needs a buffer with a pointer and a handle",
+              fn);
+    return kTfLiteError;
+  }
+  const char* type = NULL;
+  size_t size = 0, offset = 0;
+  if (!TfLiteAttributeMapGetStringBufferAttr(
+          attrs, kTfLiteBufferAttrKeyResourceTypeName, &type) ||
+      strcmp(type, LITEGPU_BUFFER_TYPE_HOST_MEMORY) != 0) {
+    lg_report(reporter_of(r),
+              "%s: the buffer attributes must name the resource type '%s' "
+              "(got '%s')",
+              fn, LITEGPU_BUFFER_TYPE_HOST_MEMORY, type ? type : "none");
+    return kTfLiteError;
+  }
+  if (!TfLiteAttributeMapGetSizeTBufferAttr(attrs, kTfLiteBufferAttrKeySize,
+                                            &size)) {
+    lg_report(reporter_of(r),
+              "%s: the buffer attributes must give its size "
+              "(kTfLiteBufferAttrKeySize)",
+              fn);
+    return kTfLiteError;
+  }
+  TfLiteAttributeMapGetSizeTBufferAttr(attrs, kTfLiteBufferAttrKeyOffset,
+                                       &offset);
+  uint8_t* bytes = (uint8_t*)TfLiteBackendBufferGetPtr(buffer) + offset;
+  pthread_mutex_lock(&r->mutex);
+  const TfLiteStatus status =
+      add_buffer(r, bytes, size, kTfLiteNullBufferHandle, handle);
+  pthread_mutex_unlock(&r->mutex);
+  return status;
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBufferSlice(
+    TfLiteAsyncSignatureRunner* async_signature_runner,
+    TfLiteBufferHandle buffer_pool, const TfLiteAttributeMap* attrs,
+    TfLiteBufferHandle* handle) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerRegisterBufferSlice";
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  if (r == NULL) return kTfLiteError;
+  size_t offset = 0, size = 0;
+  if (handle == NULL || !TfLiteAttributeMapGetSizeTBufferAttr(
+                            attrs, kTfLiteBufferAttrKeySize, &size)) {
+    lg_report(reporter_of(r),
+              "%s: needs a handle and buffer attributes with the slice's "
+              "size (kTfLiteBufferAttrKeySize)",
+              fn);
+    return kTfLiteError;
+  }
+  TfLiteAttributeMapGetSizeTBufferAttr(attrs, kTfLiteBufferAttrKeyOffset,
+                                       &offset);
+  pthread_mutex_lock(&r->mutex);
+  TfLiteStatus status = kTfLiteError;
+  async_buffer* pool = find_buffer(r, buffer_pool);
+  if (pool == NULL) {
+    lg_report(reporter_of(r), "%s: buffer handle %d is not registered", fn,
+              (int)buffer_pool);
+  } else if (pool->pool != kTfLiteNullBufferHandle) {
+    lg_report(reporter_of(r),
+              "%s: buffer handle %d is a slice; slices are cut from "
+              "registered buffers only",
+              fn, (int)buffer_pool);
+  } else if (offset > pool->size || size > pool->size - offset) {
+    lg_report(reporter_of(r),
+              "%s: the slice [%zu, %zu + %zu) exceeds buffer %d's %zu bytes",
+              fn, offset, offset, size, (int)buffer_pool, pool->size);
+  } else {
+    uint8_t* bytes = pool->bytes + offset;
+    status = add_buffer(r, bytes, size, buffer_pool, handle);
+    /* add_buffer may move the table: find the pool again. */
+    if (status == kTfLiteOk) find_buffer(r, buffer_pool)->num_slices++;
+  }
+  pthread_mutex_unlock(&r->mutex);
+  return status;
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerUnregisterBuffer(
+    TfLiteAsyncSignatureRunner* async_signature_runner,
+    TfLiteBufferHandle handle) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerUnregisterBuffer";
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  if (r == NULL) return kTfLiteError;
+  pthread_mutex_lock(&r->mutex);
+  TfLiteStatus status = kTfLiteError;
+  async_buffer* b = find_buffer(r, handle);
+  if (b == NULL) {
+    lg_report(reporter_of(r), "%s: buffer handle %d is not registered", fn,
+              (int)handle);
+  } else if (b->num_slices > 0) {
+    lg_report(reporter_of(r),
+              "%s: buffer %d still has %d registered slice(s); unregister "
+              "them first",
+              fn, (int)handle, b->num_slices);
+  } else if (b->in_flight > 0) {
+    lg_report(reporter_of(r), "%s: buffer %d is used by a task in flight", fn,
+              (int)handle);
+  } else {
+    if (b->pool != kTfLiteNullBufferHandle) {
+      find_buffer(r, b->pool)->num_slices--;
+    }
+    *b = r->buffers[--r->num_buffers];
+    status = kTfLiteOk;
+  }
+  pthread_mutex_unlock(&r->mutex);
+  return status;
+}
+
+/* ---- Tasks --------------------------------------------------------------- */
+
+static void task_free(TfLiteExecutionTask* t) {
+  free(t->handles);
+  free(t->syncs);
+  free(t->bound);
+  free(t);
+}
+
+TfLiteExecutionTask* TfLiteAsyncSignatureRunnerCreateTask(
+    TfLiteAsyncSignatureRunner* async_signature_runner) {
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  if (r == NULL) return NULL;
+  if (!r->prepared) {
+    lg_report(reporter_of(r),
+              "TfLiteAsyncSignatureRunnerCreateTask: call "
+              "TfLiteAsyncSignatureRunnerPrepareBackends first");
+    return NULL;
+  }
+  const size_t n = (size_t)(num_io(r) > 0 ? num_io(r) : 1);
+  TfLiteExecutionTask* t = calloc(1, sizeof(*t));
+  if (t == NULL) return NULL;
+  t->runner = r;
+  t->handles = malloc(n * sizeof(*t->handles));
+  t->syncs = calloc(n, sizeof(*t->syncs));
+  t->bound = calloc(n, sizeof(*t->bound));
+  if (t->handles == NULL || t->syncs == NULL || t->bound == NULL) {
+    task_free(t);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; ++i) t->handles[i] = kTfLiteNullBufferHandle;
+  atomic_init(&t->status, kTfLiteOk);
+  pthread_mutex_lock(&r->mutex);
+  const bool added = reserve_one((void**)&r->tasks, r->num_tasks,
+                                 &r->tasks_capacity, sizeof(*r->tasks));
+  if (added) r->tasks[r->num_tasks++] = t;
+  pthread_mutex_unlock(&r->mutex);
+  if (!added) {
+    task_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+/* The slot of the task's tensor `name`, with the runner locked so that it
+ * may change; -1 (reported, unlocked) for an unknown name or a task in
+ * flight. */
+static int lock_slot_to_change(TfLiteExecutionTask* task, int32_t io_type,
+                               const char* name, const char* fn) {
+  TfLiteAsyncSignatureRunner* r = task->runner;
+  const int slot = slot_by_name(r, io_type, name, fn);
+  if (slot < 0) return -1;
+  pthread_mutex_lock(&r->mutex);
+  if (task->state != TASK_IN_FLIGHT) return slot;
+  pthread_mutex_unlock(&r->mutex);
+  lg_report(reporter_of(r), "%s: the task is in flight; Wait for it first", fn);
+  return -1;
+}
+
+TfLiteStatus TfLiteExecutionTaskSetBuffer(TfLiteExecutionTask* task,
+                                          int32_t io_type,
+                                          const char* tensor_signature_name,
+                                          TfLiteBufferHandle handle) {
+  const int slot =
+      task == NULL ? -1
+                   : lock_slot_to_change(task, io_type, tensor_signature_name,
+                                         "TfLiteExecutionTaskSetBuffer");
+  if (slot < 0) return kTfLiteError;
+  task->handles[slot] = handle;
+  pthread_mutex_unlock(&task->runner->mutex);
+  return kTfLiteOk;
+}
+
+TfLiteStatus TfLiteExecutionTaskSetSync(TfLiteExecutionTask* task,
+                                        int32_t io_type,
+                                        const char* tensor_signature_name,
+                                        TfLiteSynchronization* sync) {
+  const int slot =
+      task == NULL ? -1
+                   : lock_slot_to_change(task, io_type, tensor_signature_name,
+                                         "TfLiteExecutionTaskSetSync");
+  if (slot < 0) return kTfLiteError;
+  task->syncs[slot] = sync;
+  pthread_mutex_unlock(&task->runner->mutex);
+  return kTfLiteOk;
+}
+
+/* The slot a getter reads: by tensor index when by_index, else by io_type
+ * and name; -1 (reported) when there is none. */
+static int task_slot(const TfLiteExecutionTask* task, int32_t io_type,
+                     const char* name, int tensor_index, bool by_index,
+                     const char* fn) {
+  if (task == NULL) return -1;
+  return by_index ? slot_by_index(task->runner, tensor_index, fn)
+                  : slot_by_name(task->runner, io_type, name, fn);
+}
+
+TfLiteBufferHandle TfLiteExecutionTaskGetBufferByName(
+    const TfLiteExecutionTask* task, int32_t io_type,
+    const char* tensor_signature_name) {
+  const int slot = task_slot(task, io_type, tensor_signature_name, 0, false,
+                             "TfLiteExecutionTaskGetBufferByName");
+  return slot < 0 ? kTfLiteNullBufferHandle : task->handles[slot];
+}
+
+TfLiteBufferHandle TfLiteExecutionTaskGetBufferByIndex(
+    const TfLiteExecutionTask* task, int tensor_index) {
+  const int slot = task_slot(task, 0, NULL, tensor_index, true,
+                             "TfLiteExecutionTaskGetBufferByIndex");
+  return slot < 0 ? kTfLiteNullBufferHandle : task->handles[slot];
+}
+
+TfLiteSynchronization* TfLiteExecutionTaskGetSyncByName(
+    const TfLiteExecutionTask* task, int32_t io_type,
+    const char* tensor_signature_name) {
+  const int slot = task_slot(task, io_type, tensor_signature_name, 0, false,
+                             "TfLiteExecutionTaskGetSyncByName");
+  return slot < 0 ? NULL : task->syncs[slot];
+}
+
+TfLiteSynchronization* TfLiteExecutionTaskGetSyncByIndex(
+    const TfLiteExecutionTask* task, int tensor_index) {
+  const int slot = task_slot(task, 0, NULL, tensor_index, true,
+                             "TfLiteExecutionTaskGetSyncByIndex");
+  return slot < 0 ? NULL : task->syncs[slot];
+}
+
+TfLiteStatus TfLiteExecutionTaskGetStatus(const TfLiteExecutionTask* task) {
+  if (task == NULL) return kTfLiteError;
+  return (TfLiteStatus)atomic_load(&((TfLiteExecutionTask*)task)->status);
+}
+
+void TfLiteExecutionTaskSetStatus(const TfLiteExecutionTask* task,
+                                  TfLiteStatus status) {
+  if (task != NULL) {
+    atomic_store(&((TfLiteExecutionTask*)task)->status, (int)status);
+  }
+}
+
+/* ---- Execution ------------------------------------------------------------
+ */
+
+/* Copies the inputs in, invokes, copies the outputs out; without the lock
+ * (the runner's one worker is the only one touching the tensors while
+ * tasks are in flight). */
+static TfLiteStatus execute(TfLiteAsyncSignatureRunner* r,
+                            TfLiteExecutionTask* t) {
+  const int num_inputs = r->signature->num_inputs;
+  for (int slot = 0; slot < num_inputs; ++slot) {
+    TfLiteTensor* tensor = slot_tensor(r, slot);
+    if (tensor->bytes > 0)
+      memcpy(tensor->data.raw, t->bound[slot], tensor->bytes);
+  }
+  /* A Cancel before this execution does not cancel it (as Invoke). */
+  atomic_store(&r->interpreter->cancel_requested, false);
+  if (lg_subgraph_invoke(r->subgraph) != kTfLiteOk) return kTfLiteError;
+  for (int slot = num_inputs; slot < num_io(r); ++slot) {
+    const TfLiteTensor* tensor = slot_tensor(r, slot);
+    /* The buffer's size was checked against the planned size; a dynamic
+     * output may have grown during Invoke. */
+    pthread_mutex_lock(&r->mutex);
+    const size_t capacity = find_buffer(r, t->handles[slot])->size;
+    pthread_mutex_unlock(&r->mutex);
+    if (tensor->bytes > capacity) {
+      lg_report(reporter_of(r),
+                "Async signature '%s': output '%s' has %zu bytes after "
+                "Invoke, more than its buffer's %zu",
+                r->signature->key, slot_name(r, slot), tensor->bytes, capacity);
+      return kTfLiteError;
+    }
+    if (tensor->bytes > 0)
+      memcpy(t->bound[slot], tensor->data.raw, tensor->bytes);
+  }
+  return kTfLiteOk;
+}
+
+/* Releases the task's buffers and marks it done; the caller holds the
+ * lock. */
+static void complete(TfLiteAsyncSignatureRunner* r, TfLiteExecutionTask* t,
+                     TfLiteStatus status) {
+  for (int slot = 0; slot < num_io(r); ++slot) {
+    async_buffer* b = find_buffer(r, t->handles[slot]);
+    if (b != NULL) b->in_flight--;
+  }
+  atomic_store(&t->status, (int)status);
+  t->state = TASK_DONE;
+  atomic_fetch_sub(&r->interpreter->async_in_flight, 1);
+  pthread_cond_broadcast(&r->task_done);
+}
+
+static void* worker_main(void* arg) {
+  TfLiteAsyncSignatureRunner* r = arg;
+  pthread_mutex_lock(&r->mutex);
+  for (;;) {
+    while (r->queue_head == NULL && !r->stopping) {
+      pthread_cond_wait(&r->work_ready, &r->mutex);
+    }
+    TfLiteExecutionTask* t = r->queue_head;
+    if (t == NULL) break; /* stopping with nothing left */
+    r->queue_head = t->next_queued;
+    if (r->queue_head == NULL) r->queue_tail = NULL;
+    pthread_mutex_unlock(&r->mutex);
+    pthread_mutex_lock(&r->interpreter->async_execution);
+    const TfLiteStatus status = execute(r, t);
+    pthread_mutex_unlock(&r->interpreter->async_execution);
+    pthread_mutex_lock(&r->mutex);
+    complete(r, t, status);
+  }
+  pthread_mutex_unlock(&r->mutex);
+  return NULL;
+}
+
+/* Checks the task's bindings and resolves them into t->bound; the caller
+ * holds the lock. Reports the first problem. */
+static bool bind(TfLiteAsyncSignatureRunner* r, TfLiteExecutionTask* t) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerInvokeAsync";
+  for (int slot = 0; slot < num_io(r); ++slot) {
+    const char* what = slot < r->signature->num_inputs ? "input" : "output";
+    const async_buffer* b = find_buffer(r, t->handles[slot]);
+    const size_t bytes = slot_tensor(r, slot)->bytes;
+    if (b == NULL) {
+      lg_report(reporter_of(r),
+                "%s: %s '%s' has no registered buffer (handle %d)", fn, what,
+                slot_name(r, slot), (int)t->handles[slot]);
+      return false;
+    }
+    if (b->size < bytes) {
+      lg_report(reporter_of(r),
+                "%s: %s '%s' needs %zu bytes; buffer %d holds %zu", fn, what,
+                slot_name(r, slot), bytes, (int)b->handle, b->size);
+      return false;
+    }
+    if (TfLiteSynchronizationGetPtr(t->syncs[slot]) != NULL) {
+      lg_report(reporter_of(r),
+                "%s: %s '%s' has a synchronization object; litegpu supports "
+                "only %s",
+                fn, what, slot_name(r, slot), kTfLiteSyncTypeNoSyncObj);
+      return false;
+    }
+    t->bound[slot] = b->bytes;
+  }
+  return true;
+}
+
+static bool start_worker(TfLiteAsyncSignatureRunner* r) {
+  if (r->worker_started) return true;
+  if (pthread_create(&r->worker, NULL, worker_main, r) != 0) {
+    lg_report(reporter_of(r),
+              "TfLiteAsyncSignatureRunnerInvokeAsync: could not start the "
+              "worker thread");
+    return false;
+  }
+  r->worker_started = true;
+  return true;
+}
+
+/* Whether `task` is one of `r`'s (reported when it is another runner's). */
+static bool owns(TfLiteAsyncSignatureRunner* r, const TfLiteExecutionTask* task,
+                 const char* fn) {
+  if (r == NULL || task == NULL) return false;
+  if (task->runner == r) return true;
+  lg_report(reporter_of(r), "%s: the task belongs to another runner", fn);
+  return false;
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerInvokeAsync(
+    TfLiteAsyncSignatureRunner* async_signature_runner,
+    TfLiteExecutionTask* task) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerInvokeAsync";
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  if (!owns(r, task, fn)) return kTfLiteError;
+  pthread_mutex_lock(&r->mutex);
+  TfLiteStatus status = kTfLiteError;
+  if (task->state == TASK_IN_FLIGHT) {
+    lg_report(reporter_of(r), "%s: the task is already in flight", fn);
+  } else if (!r->prepared) {
+    lg_report(reporter_of(r),
+              "%s: call TfLiteAsyncSignatureRunnerPrepareBackends again after "
+              "SetAttributes",
+              fn);
+  } else if (bind(r, task) && start_worker(r)) {
+    for (int slot = 0; slot < num_io(r); ++slot) {
+      find_buffer(r, task->handles[slot])->in_flight++;
+    }
+    task->state = TASK_IN_FLIGHT;
+    task->next_queued = NULL;
+    if (r->queue_tail != NULL) {
+      r->queue_tail->next_queued = task;
+    } else {
+      r->queue_head = task;
+    }
+    r->queue_tail = task;
+    atomic_fetch_add(&r->interpreter->async_in_flight, 1);
+    pthread_cond_signal(&r->work_ready);
+    status = kTfLiteOk;
+  }
+  pthread_mutex_unlock(&r->mutex);
+  return status;
+}
+
+/* Waits under the lock for the task to leave flight. */
+static void wait_locked(TfLiteAsyncSignatureRunner* r,
+                        const TfLiteExecutionTask* t) {
+  while (t->state == TASK_IN_FLIGHT) {
+    pthread_cond_wait(&r->task_done, &r->mutex);
+  }
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerWait(
+    TfLiteAsyncSignatureRunner* async_signature_runner,
+    TfLiteExecutionTask* task) {
+  static const char fn[] = "TfLiteAsyncSignatureRunnerWait";
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  if (!owns(r, task, fn)) return kTfLiteError;
+  pthread_mutex_lock(&r->mutex);
+  const bool never_run = task->state == TASK_NEVER_RUN;
+  wait_locked(r, task);
+  pthread_mutex_unlock(&r->mutex);
+  if (never_run) {
+    lg_report(reporter_of(r),
+              "%s: the task was never scheduled (call "
+              "TfLiteAsyncSignatureRunnerInvokeAsync first)",
+              fn);
+    return kTfLiteError;
+  }
+  return TfLiteExecutionTaskGetStatus(task);
+}
+
+TfLiteStatus TfLiteAsyncSignatureRunnerFinish(
+    TfLiteAsyncSignatureRunner* async_signature_runner,
+    TfLiteExecutionTask* task) {
+  TfLiteAsyncSignatureRunner* r = async_signature_runner;
+  if (!owns(r, task, "TfLiteAsyncSignatureRunnerFinish")) return kTfLiteError;
+  pthread_mutex_lock(&r->mutex);
+  wait_locked(r, task);
+  for (int i = 0; i < r->num_tasks; ++i) {
+    if (r->tasks[i] == task) {
+      r->tasks[i] = r->tasks[--r->num_tasks];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&r->mutex);
+  const TfLiteStatus status = TfLiteExecutionTaskGetStatus(task);
+  task_free(task);
+  return status;
+}
+
+void TfLiteAsyncSignatureRunnerDelete(
+    TfLiteAsyncSignatureRunner* signature_runner) {
+  TfLiteAsyncSignatureRunner* r = signature_runner;
+  if (r == NULL) return;
+  pthread_mutex_lock(&r->mutex);
+  r->stopping = true; /* the worker drains the queue, then stops */
+  pthread_cond_signal(&r->work_ready);
+  pthread_mutex_unlock(&r->mutex);
+  if (r->worker_started) pthread_join(r->worker, NULL);
+  for (int i = 0; i < r->num_tasks; ++i) task_free(r->tasks[i]);
+  pthread_cond_destroy(&r->task_done);
+  pthread_cond_destroy(&r->work_ready);
+  pthread_mutex_destroy(&r->mutex);
+  runner_free(r);
+}
