@@ -13,6 +13,7 @@
  * approximations of its functions (see simd_f32.h), with FMA. */
 #include "runtime/kernels/simd_f32.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -481,6 +482,51 @@ LG_F32_GELU_FN(tanh)
 LG_F32_GELU_FN(erf)
 #undef LG_F32_GELU_FN
 
+/* ---- AVX-512F SOFTMAX row ------------------------------------------------ */
+
+/* The row's maximum skipping NaN (max_ps(x, m) keeps m for a NaN x), from
+ * -FLT_MAX as the scalar fold. */
+LG_F32_AVX512 static void lg_f32_softmax_avx512(const float* x, float* out,
+                                                int64_t depth, float beta) {
+  __m512 max = _mm512_set1_ps(-FLT_MAX);
+  int64_t i = 0;
+  for (; i + 16 <= depth; i += 16) {
+    max = _mm512_max_ps(_mm512_loadu_ps(x + i), max);
+  }
+  const __mmask16 tail = lg_f32_mask16(depth - i);
+  if (i < depth) {
+    max =
+        _mm512_mask_max_ps(max, tail, _mm512_maskz_loadu_ps(tail, x + i), max);
+  }
+  const __m512 row_max = _mm512_set1_ps(_mm512_reduce_max_ps(max));
+  const __m512 vbeta = _mm512_set1_ps(beta);
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 sum = zero;
+  for (i = 0; i + 16 <= depth; i += 16) {
+    const __m512 e = lg_f32_exp16(
+        _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), row_max), vbeta),
+        zero);
+    _mm512_storeu_ps(out + i, e);
+    sum = _mm512_add_ps(sum, e);
+  }
+  if (i < depth) {
+    const __m512 v = _mm512_maskz_loadu_ps(tail, x + i);
+    const __m512 e =
+        lg_f32_exp16(_mm512_mul_ps(_mm512_sub_ps(v, row_max), vbeta), zero);
+    _mm512_mask_storeu_ps(out + i, tail, e);
+    sum = _mm512_mask_add_ps(sum, tail, sum, e);
+  }
+  const __m512 total = _mm512_set1_ps(_mm512_reduce_add_ps(sum));
+  for (i = 0; i + 16 <= depth; i += 16) {
+    _mm512_storeu_ps(out + i, _mm512_div_ps(_mm512_loadu_ps(out + i), total));
+  }
+  if (i < depth) {
+    _mm512_mask_storeu_ps(
+        out + i, tail,
+        _mm512_div_ps(_mm512_maskz_loadu_ps(tail, out + i), total));
+  }
+}
+
 /* ---- AVX2 ---------------------------------------------------------------- */
 
 #define LG_F32_AVX2 __attribute__((target("avx2")))
@@ -758,6 +804,67 @@ LG_F32_GELU_FN(tanh)
 LG_F32_GELU_FN(erf)
 #undef LG_F32_GELU_FN
 
+/* ---- AVX2 SOFTMAX row ---------------------------------------------------- */
+
+LG_F32_AVX2_FMA_INLINE float lg_f32_max8(__m256 v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
+  return _mm_cvtss_f32(m);
+}
+
+LG_F32_AVX2_FMA_INLINE float lg_f32_sum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  return _mm_cvtss_f32(s);
+}
+
+/* lg_f32_softmax_avx512 on 8 lanes; the tail's idle lanes hold -FLT_MAX
+ * for the maximum and 0 for the sum. */
+LG_F32_AVX2_FMA static void lg_f32_softmax_avx2(const float* x, float* out,
+                                                int64_t depth, float beta) {
+  const __m256 lowest = _mm256_set1_ps(-FLT_MAX);
+  __m256 max = lowest;
+  int64_t i = 0;
+  for (; i + 8 <= depth; i += 8) {
+    max = _mm256_max_ps(_mm256_loadu_ps(x + i), max);
+  }
+  const __m256i tail = lg_f32_mask8(depth - i);
+  const __m256 tail_lanes = _mm256_castsi256_ps(tail);
+  if (i < depth) {
+    const __m256 v =
+        _mm256_blendv_ps(lowest, _mm256_maskload_ps(x + i, tail), tail_lanes);
+    max = _mm256_max_ps(v, max);
+  }
+  const __m256 row_max = _mm256_set1_ps(lg_f32_max8(max));
+  const __m256 vbeta = _mm256_set1_ps(beta);
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 sum = zero;
+  for (i = 0; i + 8 <= depth; i += 8) {
+    const __m256 e = lg_f32_exp8(
+        _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), row_max), vbeta),
+        zero);
+    _mm256_storeu_ps(out + i, e);
+    sum = _mm256_add_ps(sum, e);
+  }
+  if (i < depth) {
+    const __m256 v = _mm256_maskload_ps(x + i, tail);
+    const __m256 e =
+        lg_f32_exp8(_mm256_mul_ps(_mm256_sub_ps(v, row_max), vbeta), zero);
+    _mm256_maskstore_ps(out + i, tail, e);
+    sum = _mm256_add_ps(sum, _mm256_and_ps(e, tail_lanes));
+  }
+  const __m256 total = _mm256_set1_ps(lg_f32_sum8(sum));
+  for (i = 0; i + 8 <= depth; i += 8) {
+    _mm256_storeu_ps(out + i, _mm256_div_ps(_mm256_loadu_ps(out + i), total));
+  }
+  if (i < depth) {
+    _mm256_maskstore_ps(
+        out + i, tail, _mm256_div_ps(_mm256_maskload_ps(out + i, tail), total));
+  }
+}
+
 #endif /* LG_GEMM_HAVE_X86 */
 
 /* ---- Dispatch ------------------------------------------------------------ */
@@ -975,3 +1082,22 @@ bool lg_f32_gelu_row(const float* x, float* out, int64_t n, bool approximate) {
   return false;
 }
 
+bool lg_f32_softmax_row(const float* x, float* out, int64_t depth, float beta) {
+#if LG_GEMM_HAVE_X86
+  if (!(beta > 0.0f) || depth <= 0) return false;
+  const lg_gemm_isa isa = lg_gemm_isa_default();
+  if (isa == LG_GEMM_ISA_AVX512) {
+    lg_f32_softmax_avx512(x, out, depth, beta);
+    return true;
+  }
+  if (isa == LG_GEMM_ISA_AVX2) {
+    lg_f32_softmax_avx2(x, out, depth, beta);
+    return true;
+  }
+#endif
+  (void)x;
+  (void)out;
+  (void)depth;
+  (void)beta;
+  return false;
+}

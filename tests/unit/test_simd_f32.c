@@ -413,6 +413,64 @@ static void test_gelu_rows(void** state) {
   lg_gemm_isa_set_default(before);
 }
 
+/* SOFTMAX rows of every length to 80 against the steps in double: values
+ * from draw() limited to finite ones for the bound check (the relative
+ * bound covers exp's ulp, the sum's order and the division), then rows
+ * holding a NaN or +inf (all NaN), -inf (0 there) and beta <= 0 (no
+ * vector row). */
+static void test_softmax_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  uint32_t seed = 0x6A09E667u;
+  float x[MAX_N + 1], got[MAX_N + 1];
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int n = 1; n <= MAX_N; ++n) {
+      for (int i = 0; i < n; ++i) {
+        const float v = draw(&seed);
+        x[i] = isfinite(v) && fabsf(v) < 100.0f ? v : (float)(i % 7) - 3.0f;
+      }
+      const float beta = n % 3 == 0 ? 0.5f : 1.0f;
+      got[n] = GUARD_VALUE;
+      if (!lg_f32_softmax_row(x, got, n, beta)) {
+        assert_int_equal(isas[k], LG_GEMM_ISA_SCALAR);
+        continue;
+      }
+      assert_true(got[n] == GUARD_VALUE);
+      double max = -FLT_MAX, sum = 0.0;
+      for (int i = 0; i < n; ++i) max = x[i] > max ? x[i] : max;
+      for (int i = 0; i < n; ++i) sum += exp(((double)x[i] - max) * beta);
+      for (int i = 0; i < n; ++i) {
+        const double want = exp(((double)x[i] - max) * beta) / sum;
+        if (!(fabs((double)got[i] - want) <= 6e-7 * want + 1e-44)) {
+          fail_msg("softmax (%s) n=%d: x[%d] = %.9g: got %.9g, want %.9g",
+                   lg_gemm_isa_name(isas[k]), n, i, (double)x[i],
+                   (double)got[i], want);
+        }
+      }
+    }
+    const float specials[3][3] = {
+        {1, 2, NAN}, {1, INFINITY, 2}, {-INFINITY, 0, 0}};
+    for (int r = 0; r < 3; ++r) {
+      float row[19], out[19];
+      for (int i = 0; i < 19; ++i) row[i] = i < 3 ? specials[r][i] : -1.0f;
+      if (!lg_f32_softmax_row(row, out, 19, 1.0f)) continue;
+      for (int i = 0; i < 19; ++i) {
+        if (r < 2) {
+          assert_true(isnan(out[i]));
+        } else if (i == 0) {
+          assert_true(out[0] == 0.0f);
+        }
+      }
+    }
+    assert_false(lg_f32_softmax_row(x, got, 4, 0.0f));
+    assert_false(lg_f32_softmax_row(x, got, 4, -1.0f));
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_binary_rows),
@@ -421,6 +479,7 @@ int main(void) {
       cmocka_unit_test(test_activation_rows),
       cmocka_unit_test(test_hand_values),
       cmocka_unit_test(test_gelu_rows),
+      cmocka_unit_test(test_softmax_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
