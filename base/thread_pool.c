@@ -3,10 +3,17 @@
  * One run at a time: the caller publishes (fn, ctx, num_tasks) under the
  * mutex, bumps the run generation and wakes every worker; the caller and the
  * workers then claim task indices from an atomic counter until it passes
- * num_tasks. Each worker checks out of every run under the mutex and the
- * caller waits until all have, so no worker can still be claiming indices of
- * a finished run when the next one resets the counter. Idle workers sleep on
- * a condition variable; destroy sets `shutdown`, wakes and joins them.
+ * num_tasks. The counter carries the run's generation in its high half and
+ * a claim succeeds only while that matches (compare-and-swap), so a worker
+ * that wakes late can never claim from a newer run; the caller therefore
+ * waits only for the tasks to finish, not for every worker to check in. A
+ * worker descheduled by an oversubscribed machine (more runnable threads
+ * than cores) used to hold every run until the kernel ran it again, even
+ * when the caller had done all the tasks itself: small layers at 2 threads
+ * took milliseconds. (The generation tag is 32 bits: a worker would have to
+ * sleep through 2^32 runs between reading a run and claiming from it.)
+ * Idle workers sleep on a condition variable; destroy sets `shutdown`,
+ * wakes and joins them.
  *
  * Waking a sleeping thread costs tens of microseconds, which is more than
  * many kernels' share of work. So a worker that finishes a run first spins
@@ -37,22 +44,23 @@ struct lg_thread_pool {
   pthread_t* workers;
   pthread_mutex_t mutex;
   pthread_cond_t work_ready; /* a run started, or shutdown */
-  pthread_cond_t work_done;  /* the last worker left the current run */
+  pthread_cond_t work_done;  /* a worker finished the run's last task */
 
   /* Guarded by mutex. */
   uint64_t generation; /* incremented once per run */
-  int workers_busy;    /* workers not yet checked out of the current run */
   bool shutdown;
   lg_task_fn fn;
   void* ctx;
   int num_tasks;
 
-  /* The next task index of the current run; claimed without the mutex. */
-  atomic_int next_task;
-  /* Mirrors of generation, workers_busy and shutdown that spinning threads
-   * read without the mutex. */
+  /* (generation mod 2^32) << 32 | the run's next task index; claimed
+   * without the mutex. */
+  atomic_uint_fast64_t claim;
+  /* Tasks of the current run that have returned. */
+  atomic_int tasks_done;
+  /* Mirrors of generation and shutdown that spinning threads read without
+   * the mutex. */
   atomic_uint_fast64_t published;
-  atomic_int busy;
   atomic_bool stopping;
 };
 
@@ -87,24 +95,50 @@ static void spin_for_work(lg_thread_pool* pool, uint64_t seen) {
   }
 }
 
-/* Spins until every worker has left the run, or LG_SPIN_NS pass. */
-static void spin_for_workers(lg_thread_pool* pool) {
+/* Spins until the run's tasks have all returned, or LG_SPIN_NS pass. */
+static void spin_for_tasks(lg_thread_pool* pool, int num_tasks) {
   const uint64_t start = lg_now_ns();
   for (unsigned i = 1;; ++i) {
-    if (atomic_load_explicit(&pool->busy, memory_order_acquire) == 0) return;
+    if (atomic_load_explicit(&pool->tasks_done, memory_order_acquire) ==
+        num_tasks) {
+      return;
+    }
     cpu_relax();
     if (i % 64 == 0 && lg_now_ns() - start > LG_SPIN_NS) return;
   }
 }
 
-/* Claims and runs tasks until none is left. */
-static void lg_run_tasks(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
-                         int num_tasks) {
+#define LG_CLAIM_INDEX_MASK UINT64_C(0xffffffff)
+
+/* Claims and runs tasks of run `generation` until none is left or a newer
+ * run has replaced it. A worker (signal_last) that returns the run's last
+ * task wakes the caller if it sleeps. */
+static void lg_run_tasks(lg_thread_pool* pool, uint64_t generation,
+                         lg_task_fn fn, void* ctx, int num_tasks,
+                         bool signal_last) {
+  const uint64_t tag = (generation & LG_CLAIM_INDEX_MASK) << 32;
+  uint_fast64_t claim =
+      atomic_load_explicit(&pool->claim, memory_order_relaxed);
   for (;;) {
-    const int i =
-        atomic_fetch_add_explicit(&pool->next_task, 1, memory_order_relaxed);
-    if (i >= num_tasks) return;
-    fn(ctx, i);
+    if ((claim & ~LG_CLAIM_INDEX_MASK) != tag ||
+        (claim & LG_CLAIM_INDEX_MASK) >= (uint64_t)num_tasks) {
+      return;
+    }
+    if (!atomic_compare_exchange_weak_explicit(&pool->claim, &claim, claim + 1,
+                                               memory_order_relaxed,
+                                               memory_order_relaxed)) {
+      continue; /* claim now holds the current value */
+    }
+    fn(ctx, (int)(claim & LG_CLAIM_INDEX_MASK));
+    const int done =
+        atomic_fetch_add_explicit(&pool->tasks_done, 1, memory_order_acq_rel) +
+        1;
+    if (signal_last && done == num_tasks) {
+      pthread_mutex_lock(&pool->mutex);
+      pthread_cond_signal(&pool->work_done);
+      pthread_mutex_unlock(&pool->mutex);
+    }
+    claim = atomic_load_explicit(&pool->claim, memory_order_relaxed);
   }
 }
 
@@ -128,12 +162,9 @@ static void* lg_worker_main(void* arg) {
     const int num_tasks = pool->num_tasks;
     pthread_mutex_unlock(&pool->mutex);
 
-    lg_run_tasks(pool, fn, ctx, num_tasks);
+    lg_run_tasks(pool, seen, fn, ctx, num_tasks, true);
 
     pthread_mutex_lock(&pool->mutex);
-    if (--pool->workers_busy == 0) pthread_cond_signal(&pool->work_done);
-    atomic_store_explicit(&pool->busy, pool->workers_busy,
-                          memory_order_release);
   }
   pthread_mutex_unlock(&pool->mutex);
   return NULL;
@@ -172,9 +203,9 @@ lg_thread_pool* lg_thread_pool_create(int num_threads) {
   lg_thread_pool* pool = calloc(1, sizeof(*pool));
   if (pool == NULL) return NULL;
   pool->size = num_threads;
-  atomic_init(&pool->next_task, 0);
+  atomic_init(&pool->claim, 0);
+  atomic_init(&pool->tasks_done, 0);
   atomic_init(&pool->published, 0);
-  atomic_init(&pool->busy, 0);
   atomic_init(&pool->stopping, false);
 
   int stages = 0;
@@ -228,20 +259,22 @@ void lg_thread_pool_run(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
   pool->fn = fn;
   pool->ctx = ctx;
   pool->num_tasks = num_tasks;
-  atomic_store_explicit(&pool->next_task, 0, memory_order_relaxed);
-  pool->workers_busy = pool->num_workers;
-  atomic_store_explicit(&pool->busy, pool->num_workers, memory_order_relaxed);
-  pool->generation++;
-  atomic_store_explicit(&pool->published, pool->generation,
-                        memory_order_release);
+  const uint64_t generation = ++pool->generation;
+  atomic_store_explicit(&pool->tasks_done, 0, memory_order_relaxed);
+  atomic_store_explicit(&pool->claim, (generation & LG_CLAIM_INDEX_MASK) << 32,
+                        memory_order_relaxed);
+  atomic_store_explicit(&pool->published, generation, memory_order_release);
   pthread_cond_broadcast(&pool->work_ready);
   pthread_mutex_unlock(&pool->mutex);
 
-  lg_run_tasks(pool, fn, ctx, num_tasks);
+  lg_run_tasks(pool, generation, fn, ctx, num_tasks, false);
 
-  spin_for_workers(pool);
+  /* Only tasks that some thread claimed are outstanding: a worker that has
+   * not claimed one by now never will. */
+  spin_for_tasks(pool, num_tasks);
   pthread_mutex_lock(&pool->mutex);
-  while (pool->workers_busy > 0) {
+  while (atomic_load_explicit(&pool->tasks_done, memory_order_acquire) <
+         num_tasks) {
     pthread_cond_wait(&pool->work_done, &pool->mutex);
   }
   pthread_mutex_unlock(&pool->mutex);

@@ -9,9 +9,11 @@
  *   a selection `c ? x : x * a` is a blend on an ordered compare (false for
  *   NaN, as C's comparison).
  * The vector functions are compiled for "avx2" without "fma" so that no
- * multiply and add are ever contracted. */
+ * multiply and add are ever contracted. GELU is the exception: vector
+ * approximations of its functions (see simd_f32.h), with FMA. */
 #include "runtime/kernels/simd_f32.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,6 +68,40 @@ static inline float lg_f32_hard_swish_scalar(float x) {
 }
 
 #if LG_GEMM_HAVE_X86
+
+/* ---- GELU's constants ---------------------------------------------------- */
+
+/* e^x = 2^n e^r with n = round(x log2(e)) and r = x - n ln(2), |r| <=
+ * ln(2) / 2; ln(2) is split in two (Cody and Waite) so that n * LN2_HI is
+ * exact. e^r is its Taylor polynomial to r^7 (truncation error below 5e-9
+ * relative), coefficients highest power first. Below EXP_MIN, e^x is under
+ * half the smallest subnormal float. */
+#define LG_F32_LOG2E 1.44269504088896341f
+#define LG_F32_LN2_HI 0.693145751953125f
+#define LG_F32_LN2_LO 1.42860682030941723e-6f
+#define LG_F32_EXP_MIN -103.98f
+static const float kLgF32ExpTaylor[8] = {
+    1.0f / 5040.0f, 1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f,
+    1.0f / 6.0f,    0.5f,          1.0f,          1.0f};
+
+/* erfc(z) for z >= 0 as t e^(-z^2 + q) with t = 1 / (1 + z / 2): q, a
+ * function of t, is smooth on t in (0, 1] (it tends to -log(2 sqrt(pi)) as
+ * z grows), so a degree-9 polynomial in s = 2t - 1 (a Chebyshev
+ * least-squares fit in double, tools/bench/fit_erfc.py) gives erfc to
+ * 1.1e-7 relative at every z. In s, rather than t, the terms' magnitudes
+ * add up to at most 1.5 (6.8 in t), so float rounding stays small.
+ * Coefficients highest power first. */
+static const float kLgF32ErfcQ[10] = {
+    0.000333735894f, -0.000207909121f, -0.00204873481f, 0.00177656463f,
+    0.00870381203f,  -0.00987376831f,  -0.0468748882f,  0.0473431051f,
+    0.672642231f,    -0.671794057f};
+/* Past this z, erfc(z) < 2^-150: z is clamped there so that z^2 stays
+ * finite for infinite x. */
+#define LG_F32_ERFC_Z_MAX 10.5f
+/* 2 sqrt(2 / pi): the tanh form is x * logistic(2u). */
+#define LG_F32_GELU_TWO_K 1.59576912160573071f
+#define LG_F32_GELU_CUBIC 0.044715f
+#define LG_F32_SQRT_HALF 0.707106781186547524f
 
 /* ---- AVX-512F ------------------------------------------------------------ */
 
@@ -355,6 +391,142 @@ LG_F32_FOLD_FN(MAX)
 LG_F32_FOLD_FN(MIN)
 #undef LG_F32_FOLD_FN
 
+/* ---- AVX-512F GELU ------------------------------------------------------- */
+
+/* e^(hi + lo), lo a small correction to hi (a rounded value's rounding
+ * error), for hi + lo <= 1: 0 below LG_F32_EXP_MIN (the lanes whose
+ * reduction went out of range included), NaN stays NaN. scalef gives 2^n
+ * into the subnormals without a separate case. */
+LG_F32_AVX512_INLINE __m512 lg_f32_exp16(__m512 hi, __m512 lo) {
+  const __m512 sum = _mm512_add_ps(hi, lo);
+  const __m512 n =
+      _mm512_roundscale_ps(_mm512_mul_ps(sum, _mm512_set1_ps(LG_F32_LOG2E)),
+                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LG_F32_LN2_HI), hi);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LG_F32_LN2_LO), r);
+  r = _mm512_add_ps(r, lo);
+  __m512 p = _mm512_set1_ps(kLgF32ExpTaylor[0]);
+  for (int i = 1; i < 8; ++i) {
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kLgF32ExpTaylor[i]));
+  }
+  const __mmask16 under =
+      _mm512_cmp_ps_mask(sum, _mm512_set1_ps(LG_F32_EXP_MIN), _CMP_LT_OQ);
+  return _mm512_mask_mov_ps(_mm512_scalef_ps(p, n), under, _mm512_setzero_ps());
+}
+
+/* x logistic(2u), u = sqrt(2 / pi) (x + 0.044715 x^3): the tanh form, as
+ * 0.5 (1 + tanh(u)) = 1 / (1 + e^(-2u)). e = e^(-2|u|) never overflows;
+ * logistic(2u) is 1 / (1 + e) for u >= 0 and e / (1 + e) below. */
+LG_F32_AVX512_INLINE __m512 lg_f32_gelu_tanh16(__m512 x) {
+  const __m512 cubic =
+      _mm512_mul_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(LG_F32_GELU_CUBIC));
+  const __m512 two_u = _mm512_mul_ps(_mm512_fmadd_ps(cubic, x, x),
+                                     _mm512_set1_ps(LG_F32_GELU_TWO_K));
+  const __m512 minus_abs = _mm512_castsi512_ps(_mm512_or_si512(
+      _mm512_castps_si512(two_u), _mm512_set1_epi32(INT32_MIN)));
+  const __m512 e = lg_f32_exp16(minus_abs, _mm512_setzero_ps());
+  const __mmask16 positive =
+      _mm512_cmp_ps_mask(two_u, _mm512_setzero_ps(), _CMP_GE_OQ);
+  const __m512 numerator = _mm512_mask_mov_ps(e, positive, _mm512_set1_ps(1));
+  return _mm512_mul_ps(
+      x, _mm512_div_ps(numerator, _mm512_add_ps(_mm512_set1_ps(1), e)));
+}
+
+/* x Phi(x) with Phi(x) = erfc(-x / sqrt(2)) / 2, from erfc(|x| / sqrt(2)):
+ * Phi(x) = erfc / 2 for x < 0, 1 - erfc / 2 otherwise. z^2 is carried as
+ * its rounded value plus the rounding error (an FMA), which e^(-z^2) would
+ * otherwise magnify to 2 z^2 ulps. */
+LG_F32_AVX512_INLINE __m512 lg_f32_gelu_erf16(__m512 x) {
+  const __m512 abs_x = _mm512_castsi512_ps(
+      _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MAX)));
+  const __m512 z =
+      _mm512_min_ps(_mm512_set1_ps(LG_F32_ERFC_Z_MAX),
+                    _mm512_mul_ps(abs_x, _mm512_set1_ps(LG_F32_SQRT_HALF)));
+  const __m512 t = _mm512_div_ps(
+      _mm512_set1_ps(1),
+      _mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), _mm512_set1_ps(1)));
+  const __m512 s = _mm512_fmsub_ps(t, _mm512_set1_ps(2), _mm512_set1_ps(1));
+  __m512 q = _mm512_set1_ps(kLgF32ErfcQ[0]);
+  for (int i = 1; i < 10; ++i) {
+    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(kLgF32ErfcQ[i]));
+  }
+  const __m512 z2 = _mm512_mul_ps(z, z);
+  const __m512 z2_error = _mm512_fmsub_ps(z, z, z2);
+  const __m512 half_erfc =
+      _mm512_mul_ps(_mm512_mul_ps(t, _mm512_set1_ps(0.5f)),
+                    lg_f32_exp16(_mm512_sub_ps(_mm512_setzero_ps(), z2),
+                                 _mm512_sub_ps(q, z2_error)));
+  const __mmask16 negative =
+      _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+  const __m512 phi = _mm512_mask_mov_ps(
+      _mm512_sub_ps(_mm512_set1_ps(1), half_erfc), negative, half_erfc);
+  return _mm512_mul_ps(x, phi);
+}
+
+#define LG_F32_GELU_FN(form)                                            \
+  LG_F32_AVX512 static void lg_f32_gelu_##form##_avx512(                \
+      const float* x, float* out, int64_t n) {                          \
+    int64_t i = 0;                                                      \
+    for (; i + 16 <= n; i += 16) {                                      \
+      _mm512_storeu_ps(out + i,                                         \
+                       lg_f32_gelu_##form##16(_mm512_loadu_ps(x + i))); \
+    }                                                                   \
+    if (i < n) {                                                        \
+      const __mmask16 m = lg_f32_mask16(n - i);                         \
+      _mm512_mask_storeu_ps(                                            \
+          out + i, m,                                                   \
+          lg_f32_gelu_##form##16(_mm512_maskz_loadu_ps(m, x + i)));     \
+    }                                                                   \
+  }
+LG_F32_GELU_FN(tanh)
+LG_F32_GELU_FN(erf)
+#undef LG_F32_GELU_FN
+
+/* ---- AVX-512F SOFTMAX row ------------------------------------------------ */
+
+/* The row's maximum skipping NaN (max_ps(x, m) keeps m for a NaN x), from
+ * -FLT_MAX as the scalar fold. */
+LG_F32_AVX512 static void lg_f32_softmax_avx512(const float* x, float* out,
+                                                int64_t depth, float beta) {
+  __m512 max = _mm512_set1_ps(-FLT_MAX);
+  int64_t i = 0;
+  for (; i + 16 <= depth; i += 16) {
+    max = _mm512_max_ps(_mm512_loadu_ps(x + i), max);
+  }
+  const __mmask16 tail = lg_f32_mask16(depth - i);
+  if (i < depth) {
+    max =
+        _mm512_mask_max_ps(max, tail, _mm512_maskz_loadu_ps(tail, x + i), max);
+  }
+  const __m512 row_max = _mm512_set1_ps(_mm512_reduce_max_ps(max));
+  const __m512 vbeta = _mm512_set1_ps(beta);
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 sum = zero;
+  for (i = 0; i + 16 <= depth; i += 16) {
+    const __m512 e = lg_f32_exp16(
+        _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), row_max), vbeta),
+        zero);
+    _mm512_storeu_ps(out + i, e);
+    sum = _mm512_add_ps(sum, e);
+  }
+  if (i < depth) {
+    const __m512 v = _mm512_maskz_loadu_ps(tail, x + i);
+    const __m512 e =
+        lg_f32_exp16(_mm512_mul_ps(_mm512_sub_ps(v, row_max), vbeta), zero);
+    _mm512_mask_storeu_ps(out + i, tail, e);
+    sum = _mm512_mask_add_ps(sum, tail, sum, e);
+  }
+  const __m512 total = _mm512_set1_ps(_mm512_reduce_add_ps(sum));
+  for (i = 0; i + 16 <= depth; i += 16) {
+    _mm512_storeu_ps(out + i, _mm512_div_ps(_mm512_loadu_ps(out + i), total));
+  }
+  if (i < depth) {
+    _mm512_mask_storeu_ps(
+        out + i, tail,
+        _mm512_div_ps(_mm512_maskz_loadu_ps(tail, out + i), total));
+  }
+}
+
 /* ---- AVX2 ---------------------------------------------------------------- */
 
 #define LG_F32_AVX2 __attribute__((target("avx2")))
@@ -535,6 +707,161 @@ LG_F32_AVX2 static void lg_f32_bilinear_avx2(const float* p00, const float* p01,
         v,
         _mm256_mul_ps(_mm256_mul_ps(_mm256_maskload_ps(p11 + i, m), vdy), vdx));
     _mm256_maskstore_ps(out + i, m, v);
+  }
+}
+
+/* ---- AVX2 GELU ----------------------------------------------------------- */
+
+/* The AVX2 instruction set here implies FMA (lg_gemm_isa_default asks for
+ * both), and GELU has no scalar expression to match lane for lane. */
+#define LG_F32_AVX2_FMA __attribute__((target("avx2,fma")))
+#define LG_F32_AVX2_FMA_INLINE \
+  static inline __attribute__((always_inline, target("avx2,fma")))
+
+/* lg_f32_exp16's contract on 8 lanes. 2^n is applied as two factors
+ * 2^(n / 2) 2^(n - n / 2), each a normal float for n in [-150, 1]. */
+LG_F32_AVX2_FMA_INLINE __m256 lg_f32_exp8(__m256 hi, __m256 lo) {
+  const __m256 sum = _mm256_add_ps(hi, lo);
+  const __m256 n =
+      _mm256_round_ps(_mm256_mul_ps(sum, _mm256_set1_ps(LG_F32_LOG2E)),
+                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LG_F32_LN2_HI), hi);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LG_F32_LN2_LO), r);
+  r = _mm256_add_ps(r, lo);
+  __m256 p = _mm256_set1_ps(kLgF32ExpTaylor[0]);
+  for (int i = 1; i < 8; ++i) {
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kLgF32ExpTaylor[i]));
+  }
+  const __m256i n_int =
+      _mm256_cvtps_epi32(_mm256_max_ps(_mm256_set1_ps(-150.0f), n));
+  const __m256i n_half = _mm256_srai_epi32(n_int, 1);
+  const __m256i bias = _mm256_set1_epi32(127);
+  const __m256 scale_a = _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_add_epi32(n_half, bias), 23));
+  const __m256 scale_b = _mm256_castsi256_ps(_mm256_slli_epi32(
+      _mm256_add_epi32(_mm256_sub_epi32(n_int, n_half), bias), 23));
+  const __m256 e = _mm256_mul_ps(_mm256_mul_ps(p, scale_a), scale_b);
+  const __m256 under =
+      _mm256_cmp_ps(sum, _mm256_set1_ps(LG_F32_EXP_MIN), _CMP_LT_OQ);
+  return _mm256_andnot_ps(under, e);
+}
+
+/* lg_f32_gelu_tanh16 on 8 lanes. */
+LG_F32_AVX2_FMA_INLINE __m256 lg_f32_gelu_tanh8(__m256 x) {
+  const __m256 cubic =
+      _mm256_mul_ps(_mm256_mul_ps(x, x), _mm256_set1_ps(LG_F32_GELU_CUBIC));
+  const __m256 two_u = _mm256_mul_ps(_mm256_fmadd_ps(cubic, x, x),
+                                     _mm256_set1_ps(LG_F32_GELU_TWO_K));
+  const __m256 minus_abs = _mm256_or_ps(two_u, _mm256_set1_ps(-0.0f));
+  const __m256 e = lg_f32_exp8(minus_abs, _mm256_setzero_ps());
+  const __m256 positive = _mm256_cmp_ps(two_u, _mm256_setzero_ps(), _CMP_GE_OQ);
+  const __m256 numerator = _mm256_blendv_ps(e, _mm256_set1_ps(1), positive);
+  return _mm256_mul_ps(
+      x, _mm256_div_ps(numerator, _mm256_add_ps(_mm256_set1_ps(1), e)));
+}
+
+/* lg_f32_gelu_erf16 on 8 lanes. */
+LG_F32_AVX2_FMA_INLINE __m256 lg_f32_gelu_erf8(__m256 x) {
+  const __m256 abs_x = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 z =
+      _mm256_min_ps(_mm256_set1_ps(LG_F32_ERFC_Z_MAX),
+                    _mm256_mul_ps(abs_x, _mm256_set1_ps(LG_F32_SQRT_HALF)));
+  const __m256 t = _mm256_div_ps(
+      _mm256_set1_ps(1),
+      _mm256_fmadd_ps(z, _mm256_set1_ps(0.5f), _mm256_set1_ps(1)));
+  const __m256 s = _mm256_fmsub_ps(t, _mm256_set1_ps(2), _mm256_set1_ps(1));
+  __m256 q = _mm256_set1_ps(kLgF32ErfcQ[0]);
+  for (int i = 1; i < 10; ++i) {
+    q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(kLgF32ErfcQ[i]));
+  }
+  const __m256 z2 = _mm256_mul_ps(z, z);
+  const __m256 z2_error = _mm256_fmsub_ps(z, z, z2);
+  const __m256 half_erfc =
+      _mm256_mul_ps(_mm256_mul_ps(t, _mm256_set1_ps(0.5f)),
+                    lg_f32_exp8(_mm256_sub_ps(_mm256_setzero_ps(), z2),
+                                _mm256_sub_ps(q, z2_error)));
+  const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+  const __m256 phi = _mm256_blendv_ps(
+      _mm256_sub_ps(_mm256_set1_ps(1), half_erfc), half_erfc, negative);
+  return _mm256_mul_ps(x, phi);
+}
+
+#define LG_F32_GELU_FN(form)                                                \
+  LG_F32_AVX2_FMA static void lg_f32_gelu_##form##_avx2(                    \
+      const float* x, float* out, int64_t n) {                              \
+    int64_t i = 0;                                                          \
+    for (; i + 8 <= n; i += 8) {                                            \
+      _mm256_storeu_ps(out + i,                                             \
+                       lg_f32_gelu_##form##8(_mm256_loadu_ps(x + i)));      \
+    }                                                                       \
+    if (i < n) {                                                            \
+      const __m256i m = lg_f32_mask8(n - i);                                \
+      _mm256_maskstore_ps(                                                  \
+          out + i, m, lg_f32_gelu_##form##8(_mm256_maskload_ps(x + i, m))); \
+    }                                                                       \
+  }
+LG_F32_GELU_FN(tanh)
+LG_F32_GELU_FN(erf)
+#undef LG_F32_GELU_FN
+
+/* ---- AVX2 SOFTMAX row ---------------------------------------------------- */
+
+LG_F32_AVX2_FMA_INLINE float lg_f32_max8(__m256 v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
+  return _mm_cvtss_f32(m);
+}
+
+LG_F32_AVX2_FMA_INLINE float lg_f32_sum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  return _mm_cvtss_f32(s);
+}
+
+/* lg_f32_softmax_avx512 on 8 lanes; the tail's idle lanes hold -FLT_MAX
+ * for the maximum and 0 for the sum. */
+LG_F32_AVX2_FMA static void lg_f32_softmax_avx2(const float* x, float* out,
+                                                int64_t depth, float beta) {
+  const __m256 lowest = _mm256_set1_ps(-FLT_MAX);
+  __m256 max = lowest;
+  int64_t i = 0;
+  for (; i + 8 <= depth; i += 8) {
+    max = _mm256_max_ps(_mm256_loadu_ps(x + i), max);
+  }
+  const __m256i tail = lg_f32_mask8(depth - i);
+  const __m256 tail_lanes = _mm256_castsi256_ps(tail);
+  if (i < depth) {
+    const __m256 v =
+        _mm256_blendv_ps(lowest, _mm256_maskload_ps(x + i, tail), tail_lanes);
+    max = _mm256_max_ps(v, max);
+  }
+  const __m256 row_max = _mm256_set1_ps(lg_f32_max8(max));
+  const __m256 vbeta = _mm256_set1_ps(beta);
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 sum = zero;
+  for (i = 0; i + 8 <= depth; i += 8) {
+    const __m256 e = lg_f32_exp8(
+        _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), row_max), vbeta),
+        zero);
+    _mm256_storeu_ps(out + i, e);
+    sum = _mm256_add_ps(sum, e);
+  }
+  if (i < depth) {
+    const __m256 v = _mm256_maskload_ps(x + i, tail);
+    const __m256 e =
+        lg_f32_exp8(_mm256_mul_ps(_mm256_sub_ps(v, row_max), vbeta), zero);
+    _mm256_maskstore_ps(out + i, tail, e);
+    sum = _mm256_add_ps(sum, _mm256_and_ps(e, tail_lanes));
+  }
+  const __m256 total = _mm256_set1_ps(lg_f32_sum8(sum));
+  for (i = 0; i + 8 <= depth; i += 8) {
+    _mm256_storeu_ps(out + i, _mm256_div_ps(_mm256_loadu_ps(out + i), total));
+  }
+  if (i < depth) {
+    _mm256_maskstore_ps(
+        out + i, tail, _mm256_div_ps(_mm256_maskload_ps(out + i, tail), total));
   }
 }
 
@@ -734,4 +1061,43 @@ void lg_f32_fold_rows(lg_f32_binop op, bool x_first, float* acc, const float* x,
               : lg_f32_binop_scalar(op, acc[i], row[i], -INFINITY, INFINITY);
     }
   }
+}
+
+bool lg_f32_gelu_row(const float* x, float* out, int64_t n, bool approximate) {
+#if LG_GEMM_HAVE_X86
+  const lg_gemm_isa isa = lg_gemm_isa_default();
+  if (isa == LG_GEMM_ISA_AVX512) {
+    (approximate ? lg_f32_gelu_tanh_avx512 : lg_f32_gelu_erf_avx512)(x, out, n);
+    return true;
+  }
+  if (isa == LG_GEMM_ISA_AVX2) {
+    (approximate ? lg_f32_gelu_tanh_avx2 : lg_f32_gelu_erf_avx2)(x, out, n);
+    return true;
+  }
+#endif
+  (void)x;
+  (void)out;
+  (void)n;
+  (void)approximate;
+  return false;
+}
+
+bool lg_f32_softmax_row(const float* x, float* out, int64_t depth, float beta) {
+#if LG_GEMM_HAVE_X86
+  if (!(beta > 0.0f) || depth <= 0) return false;
+  const lg_gemm_isa isa = lg_gemm_isa_default();
+  if (isa == LG_GEMM_ISA_AVX512) {
+    lg_f32_softmax_avx512(x, out, depth, beta);
+    return true;
+  }
+  if (isa == LG_GEMM_ISA_AVX2) {
+    lg_f32_softmax_avx2(x, out, depth, beta);
+    return true;
+  }
+#endif
+  (void)x;
+  (void)out;
+  (void)depth;
+  (void)beta;
+  return false;
 }

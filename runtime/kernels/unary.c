@@ -223,7 +223,13 @@ static void lg_unary_f32_leaky_relu(const float* in, float* out, int64_t n,
                                     const lg_unary_params* p) {
   lg_f32_leaky_relu_row(in, p->alpha, out, n);
 }
-LG_UNARY_F32(gelu, lg_unary_gelu(x, p->approximate))
+/* The vector rows where the CPU has them (simd_f32.h: approximations of
+ * the same functions), else the libm formulas. */
+static void lg_unary_f32_gelu(const float* in, float* out, int64_t n,
+                              const lg_unary_params* p) {
+  if (lg_f32_gelu_row(in, out, n, p->approximate)) return;
+  for (int64_t i = 0; i < n; ++i) out[i] = lg_unary_gelu(in[i], p->approximate);
+}
 
 LG_UNARY_INT(abs_i32, int32_t, lg_unary_abs1_i32(x))
 LG_UNARY_INT(neg_i32, int32_t, (int32_t)(0u - (uint32_t)x))

@@ -329,6 +329,148 @@ static void test_hand_values(void** state) {
   assert_true(isnan(out[1]));
 }
 
+/* ---- GELU (approximations: bounds, not bits) ----------------------------- */
+
+/* The double formulas, erfc's argument rounded to float first as the
+ * kernels compute it. */
+static double gelu_erf_def(float x) {
+  const float z = x * -0.707106781186547524f;
+  return 0.5 * (double)x * erfc((double)z);
+}
+static double gelu_tanh_def(float x) {
+  const double xd = x, k = sqrt(2.0 / 3.14159265358979323846);
+  /* 0.5 (1 + tanh(u)) as 1 / (1 + e^(-2u)): no cancellation for u < 0 */
+  return xd / (1.0 + exp(-2.0 * k * (xd + 0.044715 * xd * xd * xd)));
+}
+
+/* The bounds simd_f32.h states: `ulps` units of the float result down to
+ * x = ulp_from, below that |x| * abs_per_x (and never more than the value
+ * an ulp bound would give a normal result). */
+static void expect_gelu(const char* what, const float* x, const float* got,
+                        int n, bool approximate, lg_gemm_isa isa) {
+  const double ulps = 8.0;
+  const float ulp_from = approximate ? -2.0f : -12.5f;
+  const double abs_per_x = approximate ? 1.1e-8 : 1e-42;
+  for (int i = 0; i < n; ++i) {
+    const double want = approximate ? gelu_tanh_def(x[i]) : gelu_erf_def(x[i]);
+    const double error = fabs((double)got[i] - want);
+    int exponent;
+    frexp(want, &exponent);
+    const double ulp =
+        ldexp(1.0, (exponent - 24 < -149 ? -149 : exponent - 24));
+    const double allowed =
+        x[i] >= ulp_from ? ulps * ulp : fabs((double)x[i]) * abs_per_x;
+    if (!(error <= allowed)) {
+      fail_msg("%s (%s): x = %.9g: got %.9g, want %.9g", what,
+               lg_gemm_isa_name(isa), (double)x[i], (double)got[i], want);
+    }
+  }
+}
+
+static void test_gelu_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  /* A dense grid over [-20, 20] (an odd count: every tail) and a far
+   * range, both forms, every instruction set; the scalar one has no vector
+   * row and says so. */
+  enum { GRID = 40001 };
+  static float x[GRID], got[GRID + 1];
+  const float specials[] = {NAN,     INFINITY, -INFINITY, 0.0f,   -0.0f,
+                            FLT_MAX, -FLT_MAX, 1e30f,     -1e30f, 1e-40f};
+  float special_got[10];
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int form = 0; form < 2; ++form) {
+      const bool approximate = form == 1;
+      for (int range = 0; range < 2; ++range) {
+        const double half = range == 0 ? 20.0 : 1e4;
+        for (int i = 0; i < GRID; ++i) {
+          x[i] = (float)(-half + 2.0 * half * i / (GRID - 1));
+        }
+        got[GRID] = GUARD_VALUE;
+        if (!lg_f32_gelu_row(x, got, GRID, approximate)) {
+          assert_int_equal(isas[k], LG_GEMM_ISA_SCALAR);
+          continue;
+        }
+        assert_true(got[GRID] == GUARD_VALUE);
+        expect_gelu(approximate ? "GELU tanh" : "GELU erf", x, got, GRID,
+                    approximate, isas[k]);
+      }
+      if (!lg_f32_gelu_row(specials, special_got, 10, approximate)) continue;
+      assert_true(isnan(special_got[0]));
+      assert_true(special_got[1] == INFINITY);
+      assert_true(isnan(special_got[2])); /* -inf * 0, as 0.5 x erfc(inf) */
+      assert_true(special_got[3] == 0.0f && !signbit(special_got[3]));
+      assert_true(special_got[4] == 0.0f && signbit(special_got[4]));
+      assert_true(special_got[5] == FLT_MAX && special_got[7] == 1e30f);
+      assert_true(special_got[6] == 0.0f && signbit(special_got[6]));
+      assert_true(special_got[8] == 0.0f && signbit(special_got[8]));
+      assert_true(special_got[9] == 0.5f * 1e-40f);
+    }
+  }
+  lg_gemm_isa_set_default(before);
+}
+
+/* SOFTMAX rows of every length to 80 against the steps in double: values
+ * from draw() limited to finite ones for the bound check (the relative
+ * bound covers exp's ulp, the sum's order and the division), then rows
+ * holding a NaN or +inf (all NaN), -inf (0 there) and beta <= 0 (no
+ * vector row). */
+static void test_softmax_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  uint32_t seed = 0x6A09E667u;
+  float x[MAX_N + 1], got[MAX_N + 1];
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int n = 1; n <= MAX_N; ++n) {
+      for (int i = 0; i < n; ++i) {
+        const float v = draw(&seed);
+        x[i] = isfinite(v) && fabsf(v) < 100.0f ? v : (float)(i % 7) - 3.0f;
+      }
+      const float beta = n % 3 == 0 ? 0.5f : 1.0f;
+      got[n] = GUARD_VALUE;
+      if (!lg_f32_softmax_row(x, got, n, beta)) {
+        assert_int_equal(isas[k], LG_GEMM_ISA_SCALAR);
+        continue;
+      }
+      assert_true(got[n] == GUARD_VALUE);
+      double max = -FLT_MAX, sum = 0.0;
+      for (int i = 0; i < n; ++i) max = x[i] > max ? x[i] : max;
+      for (int i = 0; i < n; ++i) sum += exp(((double)x[i] - max) * beta);
+      for (int i = 0; i < n; ++i) {
+        const double want = exp(((double)x[i] - max) * beta) / sum;
+        if (!(fabs((double)got[i] - want) <= 6e-7 * want + 1e-44)) {
+          fail_msg("softmax (%s) n=%d: x[%d] = %.9g: got %.9g, want %.9g",
+                   lg_gemm_isa_name(isas[k]), n, i, (double)x[i],
+                   (double)got[i], want);
+        }
+      }
+    }
+    const float specials[3][3] = {
+        {1, 2, NAN}, {1, INFINITY, 2}, {-INFINITY, 0, 0}};
+    for (int r = 0; r < 3; ++r) {
+      float row[19], out[19];
+      for (int i = 0; i < 19; ++i) row[i] = i < 3 ? specials[r][i] : -1.0f;
+      if (!lg_f32_softmax_row(row, out, 19, 1.0f)) continue;
+      for (int i = 0; i < 19; ++i) {
+        if (r < 2) {
+          assert_true(isnan(out[i]));
+        } else if (i == 0) {
+          assert_true(out[0] == 0.0f);
+        }
+      }
+    }
+    assert_false(lg_f32_softmax_row(x, got, 4, 0.0f));
+    assert_false(lg_f32_softmax_row(x, got, 4, -1.0f));
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_binary_rows),
@@ -336,6 +478,8 @@ int main(void) {
       cmocka_unit_test(test_fold_rows),
       cmocka_unit_test(test_activation_rows),
       cmocka_unit_test(test_hand_values),
+      cmocka_unit_test(test_gelu_rows),
+      cmocka_unit_test(test_softmax_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,6 +89,26 @@ static void test_repeated_runs(void** state) {
   }
 }
 
+/* Many short runs on more threads than this machine's cores, alternating
+ * two contexts: workers often wake after the caller has done every task
+ * itself and moved on (the run no longer waits for them), so a late worker
+ * that still claimed from the run it read would hit the other context or
+ * a task twice. */
+static void test_late_workers_claim_nothing(void** state) {
+  (void)state;
+  static counts c[2];
+  lg_thread_pool* pool = lg_thread_pool_create(4);
+  assert_non_null(pool);
+  for (int run = 0; run < 3000; ++run) {
+    counts* now = &c[run % 2];
+    counts* other = &c[1 - run % 2];
+    reset(other);
+    run_and_check(pool, now, 1 + run % 3, run);
+    assert_int_equal(atomic_load(&other->total), 0);
+  }
+  lg_thread_pool_destroy(pool);
+}
+
 static void test_size_one_runs_on_caller(void** state) {
   (void)state;
   static counts c;
@@ -179,6 +199,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_task_runs_once),
       cmocka_unit_test(test_repeated_runs),
+      cmocka_unit_test(test_late_workers_claim_nothing),
       cmocka_unit_test(test_size_one_runs_on_caller),
       cmocka_unit_test(test_workers_run_in_parallel),
       cmocka_unit_test(test_creation_limits),

@@ -20,9 +20,10 @@ Tolerances (rtol, atol):
     different libms may differ by (each is within 1 ulp for these
     functions), so the tests stay valid against a LiteRT built elsewhere.
   * SOFTMAX / LOG_SOFTMAX (1e-6, 1e-7): litegpu follows the reference's
-    float steps (max, exp((x - max) * beta), a sequential float sum,
-    divide / subtract log), so a difference can only come from the libm
-    exp/log above, a few ulps after the sum.
+    float steps (max, exp((x - max) * beta), a float sum, divide /
+    subtract log); SOFTMAX with beta > 0 on AVX2 / AVX-512 uses a vector
+    exp (within 1 ulp) and sums in vector lanes, so a difference is a few
+    ulps of exp and of the sum's order.
   * GELU: LiteRT's reference GELU evaluates tanh and erfc with Eigen's
     polynomial approximations, not libm. The erfc form stays within the
     default bound (measured 2.4e-7 abs, 8e-7 rel). The tanh form differs by
