@@ -186,6 +186,13 @@ static bool track_program(gpu_delegate* gd, lg_gpu_program* p) {
   return true;
 }
 
+static void replace_program(gpu_delegate* gd, const lg_gpu_program* old,
+                            lg_gpu_program* p) {
+  for (int i = 0; i < gd->num_programs; ++i) {
+    if (gd->programs[i] == old) gd->programs[i] = p;
+  }
+}
+
 static void untrack_program(gpu_delegate* gd, const lg_gpu_program* p) {
   for (int i = 0; i < gd->num_programs; ++i) {
     if (gd->programs[i] == p) {
@@ -227,7 +234,8 @@ static void* kernel_init(TfLiteContext* context, const char* buffer,
     context->ReportError(context, "TfLiteGpuDelegate Init: out of memory");
     return NULL;
   }
-  if (lg_gpu_program_set_partition(part->program, params->nodes_to_replace,
+  if (lg_gpu_program_set_partition(part->program, context,
+                                   params->nodes_to_replace,
                                    params->output_tensors) != kTfLiteOk) {
     context->ReportError(context, "TfLiteGpuDelegate Init: %s",
                          lg_gpu_program_error(part->program));
@@ -260,6 +268,26 @@ static void kernel_free(TfLiteContext* context, void* data) {
   partition_destroy(data);
 }
 
+/* Inputs were resized and the CPU kernels' Prepare propagated the shapes
+ * (kTfLiteDelegateFlagsRequirePropagatedShapes): the partition is lowered
+ * again in place. A partition that does not run at the new shapes fails
+ * Prepare, so AllocateTensors fails with the reason, and keeps its program
+ * for the shapes it was built at (resizing back makes it ready again). */
+static TfLiteStatus reshape_partition(TfLiteContext* context, partition* part) {
+  lg_gpu_program* fresh = NULL;
+  if (lg_gpu_program_relower(part->program, context, &fresh) != kTfLiteOk) {
+    context->ReportError(context,
+                         "TfLiteGpuDelegate Prepare: the partition does not "
+                         "run on the GPU at the new input shapes: %s",
+                         lg_gpu_program_error(part->program));
+    return kTfLiteError;
+  }
+  replace_program(part->delegate, part->program, fresh);
+  lg_gpu_program_destroy(part->program);
+  part->program = fresh;
+  return kTfLiteOk;
+}
+
 static TfLiteStatus kernel_prepare(TfLiteContext* context, TfLiteNode* node) {
   partition* part = node->user_data;
   if (part == NULL) {
@@ -273,7 +301,9 @@ static TfLiteStatus kernel_prepare(TfLiteContext* context, TfLiteNode* node) {
                          lg_gpu_program_error(part->program));
     return kTfLiteError;
   }
-  return kTfLiteOk;
+  return lg_gpu_program_shapes_changed(part->program, context)
+             ? reshape_partition(context, part)
+             : kTfLiteOk;
 }
 
 static TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
@@ -295,9 +325,23 @@ static TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
 /* ---- Delegate Prepare, create, delete --------------------------------------
  */
 
+/* The runtime prepared the graph first (RequirePropagatedShapes); the
+ * programs are planned for static shapes, so a graph whose shapes depend
+ * on data is refused as TFLite refuses a static-shape delegate. */
 static TfLiteStatus delegate_prepare(TfLiteContext* context,
                                      TfLiteDelegate* delegate) {
   gpu_delegate* gd = from_base(delegate);
+  for (size_t i = 0; i < context->tensors_size; ++i) {
+    if (context->tensors[i].allocation_type == kTfLiteDynamic) {
+      context->ReportError(
+          context,
+          "Attempting to use a delegate that only supports static-sized "
+          "tensors with a graph that has dynamic-sized tensors (tensor#%zu "
+          "is a dynamic-sized tensor).",
+          i);
+      return kTfLiteApplicationError;
+    }
+  }
   return lg_delegate_kit_prepare(&gd->kit, context, delegate);
 }
 
@@ -442,7 +486,11 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
   gd->base = TfLiteDelegateCreate();
   gd->base.data_ = gd;
   gd->base.Prepare = delegate_prepare;
-  gd->base.flags = kTfLiteDelegateFlagsNone;
+  /* Resizable: the runtime propagates new input shapes through the
+   * replaced nodes' CPU Prepare before the partition kernels' Prepare,
+   * which lowers them again (reshape_partition). */
+  gd->base.flags = kTfLiteDelegateFlagsAllowDynamicTensors |
+                   kTfLiteDelegateFlagsRequirePropagatedShapes;
   gd->kit.name = LG_GPU_KERNEL_NAME;
   gd->kit.report_name = "GPU delegate";
   gd->kit.report_target = "GPU";

@@ -49,9 +49,13 @@ lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
 void lg_gpu_program_destroy(lg_gpu_program* p);
 
 /* The partition's nodes and output tensors, before lowering, so that a
- * lowering may absorb a later node (lg_gpu_lower_fuse_add). Optional: a
- * program without them fuses nothing. */
+ * lowering may absorb a later node (lg_gpu_lower_fuse_add) and the
+ * partition can be lowered again at new shapes (lg_gpu_program_relower).
+ * Called where GetNodeAndRegistration works (the kernel's Init): the nodes
+ * and registrations are copied. Optional: a program without them fuses
+ * nothing and cannot be lowered again. */
 TfLiteStatus lg_gpu_program_set_partition(lg_gpu_program* p,
+                                          TfLiteContext* context,
                                           const TfLiteIntArray* nodes,
                                           const TfLiteIntArray* outputs);
 
@@ -79,8 +83,27 @@ TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
  * CPU. Optional: without it the first dispatches build the same. */
 TfLiteStatus lg_gpu_program_build_kernels(lg_gpu_program* p);
 
+/* Plans memory, creates the buffers, uploads the constants and records the
+ * dispatches, once: a later call does nothing (see
+ * lg_gpu_program_relower for new shapes). */
 TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context);
 TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);
+
+/* Whether a tensor the program reads or writes has another shape in
+ * `context` than the one it was lowered at (inputs resized, shapes
+ * propagated by the CPU kernels' Prepare). */
+bool lg_gpu_program_shapes_changed(const lg_gpu_program* p,
+                                   const TfLiteContext* context);
+
+/* A program for old's partition at the current shapes, prepared: each node
+ * checked and lowered again; kernels come from the shared cache (a kernel
+ * compiles again only when its defines changed); buffers of unchanged size
+ * and constants of unchanged bytes move over from `old` instead of being
+ * created and uploaded. On failure (a node that does not run on the GPU at
+ * these shapes, a device error) returns kTfLiteError with the reason in
+ * lg_gpu_program_error(old), and old is as it was. */
+TfLiteStatus lg_gpu_program_relower(lg_gpu_program* old, TfLiteContext* context,
+                                    lg_gpu_program** out);
 
 const char* lg_gpu_program_error(const lg_gpu_program* p);
 

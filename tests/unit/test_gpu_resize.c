@@ -1,0 +1,289 @@
+#define _POSIX_C_SOURCE 200809L
+/* Resizing the input of a graph the GPU delegate runs: the partition is
+ * lowered again in its kernel's Prepare (no new delegate), on OpenCL (PoCL
+ * here) and Vulkan (lavapipe here). Batch 1 -> 2 -> 1 and a spatial resize
+ * against a CPU-only interpreter at the same shapes, no kernel compiled
+ * again for a batch-only change, and a shape a node does not run at (an
+ * empty batch) failing AllocateTensors with the reason, after which the old
+ * shape runs again.
+ * Needs both devices: without one the tests fail (never skip).
+ *
+ * Bound: |gpu - cpu| <= 1e-4 * max(1, |cpu|) per element: float32 on the
+ * device, but the convolutions sum up to 27 products of magnitude <= 16 in
+ * another order than the CPU, so partial sums near 100 (ulp 8e-6) may
+ * cancel to results near 1. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "litegpu/gpu_delegate.h"
+#include "runtime/writer/model_writer.h"
+#include "tensorflow/lite/builtin_ops.h"
+#include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/c/c_api.h"
+
+typedef struct capture {
+  char text[8192];
+  size_t length;
+} capture;
+
+static void capture_report(void* user_data, const char* format, va_list args) {
+  capture* c = user_data;
+  if (c->length >= sizeof(c->text) - 2) return;
+  int n =
+      vsnprintf(c->text + c->length, sizeof(c->text) - c->length, format, args);
+  if (n > 0) c->length += (size_t)n;
+  if (c->length > sizeof(c->text) - 2) c->length = sizeof(c->text) - 2;
+  c->text[c->length++] = '\n';
+  c->text[c->length] = '\0';
+}
+
+static void fill(float* v, size_t n, uint32_t seed) {
+  for (size_t k = 0; k < n; ++k) {
+    seed = seed * 1664525u + 1013904223u;
+    v[k] = (float)(seed >> 8) / 16777216.0f * 8 - 4;
+  }
+}
+
+static int32_t tensor(lg_model_writer* w, const char* name,
+                      const int32_t* shape, int rank) {
+  lg_writer_tensor t = {
+      .name = name, .type = kTfLiteFloat32, .shape = shape, .num_dims = rank};
+  return lg_model_writer_add_tensor(w, &t);
+}
+
+static int32_t constant(lg_model_writer* w, const char* name,
+                        const int32_t* shape, int rank, int count,
+                        uint32_t seed) {
+  float* v = malloc(sizeof(float) * (size_t)count);
+  fill(v, (size_t)count, seed);
+  const int32_t t = lg_model_writer_add_const_tensor(
+      w, name, kTfLiteFloat32, shape, rank, v, sizeof(float) * count);
+  free(v);
+  return t;
+}
+
+/* x [1,8,8,3] -> CONV_2D 3x3 SAME + RELU -> DEPTHWISE 3x3 SAME -> ADD of a
+ * per-channel constant -> y [1,8,8,5]. */
+static TfLiteModel* build_model(void** data) {
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t xs[4] = {1, 8, 8, 3}, ys[4] = {1, 8, 8, 5};
+  const int32_t cw[4] = {5, 3, 3, 3}, dw[4] = {1, 3, 3, 5}, cb[1] = {5};
+  const int32_t x = tensor(w, "x", xs, 4);
+  const int32_t conv_w = constant(w, "conv_w", cw, 4, 135, 11);
+  const int32_t conv_b = constant(w, "conv_b", cb, 1, 5, 12);
+  const int32_t dw_w = constant(w, "dw_w", dw, 4, 45, 13);
+  const int32_t dw_b = constant(w, "dw_b", cb, 1, 5, 14);
+  const int32_t shift = constant(w, "shift", cb, 1, 5, 15);
+  const int32_t c = tensor(w, "c", ys, 4), d = tensor(w, "d", ys, 4);
+  const int32_t y = tensor(w, "y", ys, 4);
+  TfLiteConvParams cp = {.padding = kTfLitePaddingSame,
+                         .stride_width = 1,
+                         .stride_height = 1,
+                         .activation = kTfLiteActRelu,
+                         .dilation_width_factor = 1,
+                         .dilation_height_factor = 1};
+  TfLiteDepthwiseConvParams dp = {.padding = kTfLitePaddingSame,
+                                  .stride_width = 1,
+                                  .stride_height = 1,
+                                  .depth_multiplier = 1,
+                                  .dilation_width_factor = 1,
+                                  .dilation_height_factor = 1};
+  TfLiteAddParams ap = {.activation = kTfLiteActNone};
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinConv2d, 1,
+                                           (int32_t[]){x, conv_w, conv_b}, 3,
+                                           &c, 1, &cp) >= 0);
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinDepthwiseConv2d, 1,
+                                           (int32_t[]){c, dw_w, dw_b}, 3, &d, 1,
+                                           &dp) >= 0);
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinAdd, 1,
+                                           (int32_t[]){d, shift}, 2, &y, 1,
+                                           &ap) >= 0);
+  lg_model_writer_set_inputs(w, &x, 1);
+  lg_model_writer_set_outputs(w, &y, 1);
+  size_t size = 0;
+  assert_int_equal(lg_model_writer_finish(w, data, &size), kTfLiteOk);
+  lg_model_writer_destroy(w);
+  TfLiteModel* model = TfLiteModelCreate(*data, size);
+  assert_non_null(model);
+  return model;
+}
+
+/* x [1,4,4,2] -> MEAN over axes 1 and 2 (kept) -> y [1,1,1,2]. */
+static TfLiteModel* build_mean_model(void** data) {
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t xs[4] = {1, 4, 4, 2}, ys[4] = {1, 1, 1, 2}, as[1] = {2};
+  const int32_t axes_values[2] = {1, 2};
+  const int32_t x = tensor(w, "x", xs, 4), y = tensor(w, "y", ys, 4);
+  const int32_t axes = lg_model_writer_add_const_tensor(
+      w, "axes", kTfLiteInt32, as, 1, axes_values, sizeof(axes_values));
+  TfLiteReducerParams rp = {.keep_dims = true};
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinMean, 1,
+                                           (int32_t[]){x, axes}, 2, &y, 1,
+                                           &rp) >= 0);
+  lg_model_writer_set_inputs(w, &x, 1);
+  lg_model_writer_set_outputs(w, &y, 1);
+  size_t size = 0;
+  assert_int_equal(lg_model_writer_finish(w, data, &size), kTfLiteOk);
+  lg_model_writer_destroy(w);
+  TfLiteModel* model = TfLiteModelCreate(*data, size);
+  assert_non_null(model);
+  return model;
+}
+
+static TfLiteInterpreter* make_interpreter(TfLiteModel* model,
+                                           TfLiteDelegate* delegate,
+                                           capture* c) {
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetNumThreads(o, 1);
+  TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, c);
+  if (delegate != NULL) TfLiteInterpreterOptionsAddDelegate(o, delegate);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  if (ip == NULL) fail_msg("creating the interpreter failed:\n%s", c->text);
+  return ip;
+}
+
+/* Resizes input 0 to `dims`, allocates, fills and runs; the output into
+ * *out (malloc'd, *count floats). */
+static TfLiteStatus run_at(TfLiteInterpreter* ip, const int* dims, float** out,
+                           size_t* count) {
+  *out = NULL;
+  *count = 0;
+  TF_LITE_ENSURE_STATUS(TfLiteInterpreterResizeInputTensor(ip, 0, dims, 4));
+  TF_LITE_ENSURE_STATUS(TfLiteInterpreterAllocateTensors(ip));
+  TfLiteTensor* x = TfLiteInterpreterGetInputTensor(ip, 0);
+  fill(TfLiteTensorData(x), TfLiteTensorByteSize(x) / sizeof(float),
+       (uint32_t)(dims[0] * 1000 + dims[1] * 10 + dims[2]));
+  TF_LITE_ENSURE_STATUS(TfLiteInterpreterInvoke(ip));
+  const TfLiteTensor* y = TfLiteInterpreterGetOutputTensor(ip, 0);
+  *count = TfLiteTensorByteSize(y) / sizeof(float);
+  *out = malloc(TfLiteTensorByteSize(y) + 1);
+  memcpy(*out, TfLiteTensorData(y), TfLiteTensorByteSize(y));
+  return kTfLiteOk;
+}
+
+/* The delegated interpreter at `dims` against the CPU one. */
+static void expect_cpu_outputs(TfLiteInterpreter* gpu, capture* gc,
+                               TfLiteInterpreter* cpu, const int* dims) {
+  float *want = NULL, *got = NULL;
+  size_t nw = 0, ng = 0;
+  assert_int_equal(run_at(cpu, dims, &want, &nw), kTfLiteOk);
+  if (run_at(gpu, dims, &got, &ng) != kTfLiteOk) {
+    fail_msg("delegated run at [%d,%d,%d,%d] failed:\n%s", dims[0], dims[1],
+             dims[2], dims[3], gc->text);
+  }
+  assert_int_equal(ng, nw);
+  for (size_t i = 0; i < nw; ++i) {
+    const float bound = 1e-4f * fmaxf(1.0f, fabsf(want[i]));
+    if (!(fabsf(want[i] - got[i]) <= bound)) {
+      fail_msg("[%d,%d,%d,%d] element %zu: cpu %.9g gpu %.9g", dims[0], dims[1],
+               dims[2], dims[3], i, (double)want[i], (double)got[i]);
+    }
+  }
+  free(want);
+  free(got);
+}
+
+static TfLiteDelegate* make_delegate(litegpu_gpu_backend backend) {
+  litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
+  o.backend = backend;
+  char error[512] = "";
+  TfLiteDelegate* d = litegpu_gpu_delegate_create(&o, error, sizeof(error));
+  if (d == NULL) fail_msg("no GPU delegate: %s", error);
+  return d;
+}
+
+static int programs_compiled(const TfLiteDelegate* d) {
+  litegpu_gpu_delegate_stats st;
+  assert_int_equal(litegpu_gpu_delegate_get_stats(d, &st), kTfLiteOk);
+  assert_int_equal(st.partitions, 1);
+  assert_int_equal(st.nodes_delegated, 3);
+  return st.programs_compiled;
+}
+
+static void resize_batch_and_space(litegpu_gpu_backend backend) {
+  void* data = NULL;
+  TfLiteModel* model = build_model(&data);
+  TfLiteDelegate* d = make_delegate(backend);
+  capture gc = {{0}, 0}, cc = {{0}, 0};
+  TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
+  TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
+  const int one[4] = {1, 8, 8, 3}, two[4] = {2, 8, 8, 3};
+  const int spatial[4] = {1, 5, 7, 3};
+  expect_cpu_outputs(gpu, &gc, cpu, one);
+  const int compiled = programs_compiled(d);
+  assert_true(compiled > 0);
+  expect_cpu_outputs(gpu, &gc, cpu, two);
+  /* The batch is an argument of every kernel here, not a define. */
+  assert_int_equal(programs_compiled(d), compiled);
+  expect_cpu_outputs(gpu, &gc, cpu, one);
+  assert_int_equal(programs_compiled(d), compiled);
+  expect_cpu_outputs(gpu, &gc, cpu, spatial);
+  expect_cpu_outputs(gpu, &gc, cpu, two);
+  TfLiteInterpreterDelete(gpu);
+  TfLiteInterpreterDelete(cpu);
+  TfLiteGpuDelegateV2Delete(d);
+  TfLiteModelDelete(model);
+  free(data);
+}
+
+static void test_resize_opencl(void** state) {
+  (void)state;
+  resize_batch_and_space(LITEGPU_GPU_BACKEND_OPENCL);
+}
+
+static void test_resize_vulkan(void** state) {
+  (void)state;
+  resize_batch_and_space(LITEGPU_GPU_BACKEND_VULKAN);
+}
+
+/* An empty batch: MEAN's GPU lowering leaves empty tensors to the CPU, so
+ * the partition does not run at that shape. AllocateTensors fails with the
+ * reason; the program for the old shape stays, and resizing back runs. */
+static void test_shape_the_partition_refuses(void** state) {
+  (void)state;
+  void* data = NULL;
+  TfLiteModel* model = build_mean_model(&data);
+  TfLiteDelegate* d = make_delegate(LITEGPU_GPU_BACKEND_OPENCL);
+  capture gc = {{0}, 0}, cc = {{0}, 0};
+  TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
+  TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
+  const int one[4] = {1, 4, 4, 2}, empty[4] = {0, 4, 4, 2};
+  expect_cpu_outputs(gpu, &gc, cpu, one);
+  assert_int_equal(litegpu_gpu_delegate_num_partitions(d), 1);
+  gc.length = 0;
+  gc.text[0] = '\0';
+  assert_int_equal(TfLiteInterpreterResizeInputTensor(gpu, 0, empty, 4),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(gpu), kTfLiteError);
+  if (strstr(gc.text,
+             "TfLiteGpuDelegate Prepare: the partition does not run on the "
+             "GPU at the new input shapes: node 0 (MEAN): empty tensors "
+             "stay on the CPU.") == NULL) {
+    fail_msg("unexpected report:\n%s", gc.text);
+  }
+  assert_int_equal(TfLiteInterpreterInvoke(gpu), kTfLiteError);
+  expect_cpu_outputs(gpu, &gc, cpu, one);
+  TfLiteInterpreterDelete(gpu);
+  TfLiteInterpreterDelete(cpu);
+  TfLiteGpuDelegateV2Delete(d);
+  TfLiteModelDelete(model);
+  free(data);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_resize_opencl),
+      cmocka_unit_test(test_resize_vulkan),
+      cmocka_unit_test(test_shape_the_partition_refuses),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
