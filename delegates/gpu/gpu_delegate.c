@@ -15,7 +15,10 @@
  * kernel's Init, memory planned and constants uploaded at Prepare, run at
  * Invoke. Kernels are built once per (name, defines) and shared by every
  * partition of the delegate; with serialization_dir set, the backend caches
- * compiled programs there.
+ * compiled programs there. With SUSTAINED_SPEED, Prepare also times
+ * work-group sizes per dispatch (gpu_tune.h), cached beside the programs.
+ * A resized input lowers the partition again in its kernel's Prepare
+ * (reshape_partition).
  *
  * Errors: Init and Prepare report "TfLiteGpuDelegate Init: ..." /
  * "TfLiteGpuDelegate Prepare: ..." and fail, so the runtime restores the CPU
@@ -46,6 +49,7 @@ struct gpu_delegate {
   lg_gpu_backend* backend;
   lg_delegate_kit kit;
   lg_gpu_kernel_cache kernels; /* shared by every partition */
+  lg_gpu_tuning* tuning;       /* SUSTAINED_SPEED's (kernels.tuning) */
   /* The live partition programs, for stats and profiles. */
   lg_gpu_program** programs;
   int num_programs, programs_capacity;
@@ -483,6 +487,20 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
     free(gd);
     return create_failed(error, error_size, message);
   }
+  /* SUSTAINED_SPEED spends Prepare time timing work-group sizes
+   * (gpu_tune.h), kept in serialization_dir when the programs are. */
+  if (o.tflite.inference_preference ==
+      TFLITE_GPU_INFERENCE_PREFERENCE_SUSTAINED_SPEED) {
+    gd->tuning = lg_gpu_tuning_create(
+        serializing(&o.tflite) ? o.tflite.serialization_dir : NULL,
+        o.tflite.model_token);
+    if (gd->tuning == NULL) {
+      lg_gpu_backend_destroy(gd->backend);
+      free(gd);
+      return create_failed(error, error_size, "GPU delegate: out of memory");
+    }
+    gd->kernels.tuning = gd->tuning;
+  }
   gd->base = TfLiteDelegateCreate();
   gd->base.data_ = gd;
   gd->base.Prepare = delegate_prepare;
@@ -521,6 +539,7 @@ void TfLiteGpuDelegateV2Delete(TfLiteDelegate* delegate) {
   gpu_delegate* gd = from_base(delegate);
   lg_delegate_kit_release(&gd->kit);
   lg_gpu_kernel_cache_release(&gd->kernels, gd->backend);
+  lg_gpu_tuning_destroy(gd->tuning);
   free(gd->programs);
   lg_gpu_backend_destroy(gd->backend);
   free(gd);
@@ -580,6 +599,8 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
     out->cache_files_loaded = cache.cache_files_loaded;
   }
   out->fp16 = gd->backend->fp16_storage ? 1 : 0;
+  lg_gpu_tuning_counts(gd->tuning, &out->kernels_tuned,
+                       &out->tunings_from_cache);
   return kTfLiteOk;
 }
 

@@ -29,12 +29,14 @@ void lg_gpu_kernel_cache_release(lg_gpu_kernel_cache* cache,
     free(cache->entries[i].key);
   }
   free(cache->entries);
-  memset(cache, 0, sizeof(*cache));
+  cache->entries = NULL;
+  cache->count = cache->capacity = 0;
 }
 
 static TfLiteStatus kernel_cache_get(lg_gpu_kernel_cache* cache,
                                      lg_gpu_backend* be, const char* name,
                                      const char* defines, lg_gpu_kernel** out,
+                                     const char** out_key,
                                      lg_gpu_error* error) {
   const char* d = defines != NULL ? defines : "";
   const size_t key_size = strlen(name) + strlen(d) + 2;
@@ -48,6 +50,7 @@ static TfLiteStatus kernel_cache_get(lg_gpu_kernel_cache* cache,
     if (strcmp(cache->entries[i].key, key) == 0) {
       free(key);
       *out = cache->entries[i].kernel;
+      *out_key = cache->entries[i].key;
       return kTfLiteOk;
     }
   }
@@ -70,6 +73,7 @@ static TfLiteStatus kernel_cache_get(lg_gpu_kernel_cache* cache,
   }
   cache->entries[cache->count++] = (lg_gpu_kernel_entry){key, kernel};
   *out = kernel;
+  *out_key = key;
   return kTfLiteOk;
 }
 
@@ -386,7 +390,7 @@ TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
   if (d == NULL) return lg_gpu_lower_fail(p, "out of host memory");
   lg_gpu_error error = {{0}};
   if (kernel_cache_get(p->kernels, p->be, kernel, defines, &d->kernel,
-                       &error) != kTfLiteOk) {
+                       &d->kernel_key, &error) != kTfLiteOk) {
     return lg_gpu_lower_fail(p, "%s", error.message);
   }
   if (local != NULL) {

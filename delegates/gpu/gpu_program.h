@@ -29,17 +29,20 @@
 
 #include "delegates/backend/gpu_backend.h"
 #include "delegates/gpu/gpu_lower.h"
+#include "delegates/gpu/gpu_tune.h"
 #include "litegpu/gpu_delegate.h"
 #include "tensorflow/lite/c/common.h"
 
 /* Kernels built once per (name, defines) and shared by every partition of a
- * delegate. */
+ * delegate, with the work-group tuning when the delegate tunes
+ * (SUSTAINED_SPEED; NULL otherwise, and not owned by the cache). */
 typedef struct lg_gpu_kernel_cache {
   struct lg_gpu_kernel_entry* entries;
   int count, capacity;
+  lg_gpu_tuning* tuning;
 } lg_gpu_kernel_cache;
 
-/* Releases every kernel; the cache can be reused. */
+/* Releases every kernel (not the tuning); the cache can be reused. */
 void lg_gpu_kernel_cache_release(lg_gpu_kernel_cache* cache,
                                  lg_gpu_backend* be);
 
@@ -83,9 +86,10 @@ TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
  * CPU. Optional: without it the first dispatches build the same. */
 TfLiteStatus lg_gpu_program_build_kernels(lg_gpu_program* p);
 
-/* Plans memory, creates the buffers, uploads the constants and records the
- * dispatches, once: a later call does nothing (see
- * lg_gpu_program_relower for new shapes). */
+/* Plans memory, creates the buffers, uploads the constants, chooses the
+ * work-group sizes the lowerings left open when the kernel cache has a
+ * tuning (gpu_tune.h) and records the dispatches, once: a later call does
+ * nothing (see lg_gpu_program_relower for new shapes). */
 TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context);
 TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);
 

@@ -71,6 +71,7 @@ typedef struct dispatch {
   int node_index;      /* the node being lowered when it was made */
   const char* op_name; /* that node's op (static) */
   char kernel_name[32];
+  const char* kernel_key;   /* name and defines (the kernel cache's) */
   uint64_t total_ns, count; /* profiling */
 } dispatch;
 

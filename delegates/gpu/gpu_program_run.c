@@ -280,6 +280,25 @@ static TfLiteStatus record_each_dispatch(lg_gpu_program* p,
   return kTfLiteOk;
 }
 
+/* SUSTAINED_SPEED (a tuning in the kernel cache): each dispatch gets the
+ * fastest of a few work-group sizes, the lowering's or the backend's own
+ * among them, timed on the device (gpu_tune.h); a kernel built for one
+ * size ("-DLG_WG=", gpu_lower.h) keeps it. */
+static TfLiteStatus tune_dispatches(lg_gpu_program* p) {
+  lg_gpu_tuning* tuning = p->kernels->tuning;
+  lg_gpu_error error = {{0}};
+  for (int d = 0; tuning != NULL && d < p->num_dispatches; ++d) {
+    dispatch* x = &p->dispatches[d];
+    if (strstr(x->kernel_key, "-DLG_WG=") != NULL) continue;
+    if (lg_gpu_tune_dispatch(tuning, p->be, x->kernel, x->kernel_key,
+                             x->resolved, x->num_args, x->dims, x->global,
+                             x->local, &x->has_local, &error) != kTfLiteOk) {
+      return lg_gpu_lower_fail(p, "%s", error.message);
+    }
+  }
+  return kTfLiteOk;
+}
+
 /* With a backend that keeps recordings (Vulkan), the dispatch list is
  * recorded once here and every run replays it. */
 static TfLiteStatus record_dispatches(lg_gpu_program* p) {
@@ -346,7 +365,9 @@ TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context) {
     return kTfLiteError;
   }
   resolve_arguments(p);
-  if (record_dispatches(p) != kTfLiteOk) return kTfLiteError;
+  if (tune_dispatches(p) != kTfLiteOk || record_dispatches(p) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   p->prepared = true;
   return kTfLiteOk;
 }

@@ -1,11 +1,18 @@
 #define _POSIX_C_SOURCE 200809L
-/* Resizing the input of a graph the GPU delegate runs: the partition is
- * lowered again in its kernel's Prepare (no new delegate), on OpenCL (PoCL
- * here) and Vulkan (lavapipe here). Batch 1 -> 2 -> 1 and a spatial resize
- * against a CPU-only interpreter at the same shapes, no kernel compiled
- * again for a batch-only change, and a shape a node does not run at (an
- * empty batch) failing AllocateTensors with the reason, after which the old
- * shape runs again.
+/* What the GPU delegate's partition kernels do in Prepare beyond the first
+ * plan, on OpenCL (PoCL here) and Vulkan (lavapipe here):
+ *
+ * Resizes: the partition is lowered again in place (no new delegate).
+ * Batch 1 -> 2 -> 1 and a spatial resize against a CPU-only interpreter at
+ * the same shapes, no kernel compiled again for a batch-only change, and a
+ * shape a node does not run at (an empty batch) failing AllocateTensors
+ * with the reason, after which the old shape runs again.
+ *
+ * SUSTAINED_SPEED: work-group sizes timed per dispatch; the outputs equal
+ * the CPU's, every stored choice is a size the device allows, and a second
+ * delegate on the same serialization_dir reads the choices instead of
+ * timing (litegpu_gpu_delegate_stats' kernels_tuned, tunings_from_cache).
+ *
  * Needs both devices: without one the tests fail (never skip).
  *
  * Bound: |gpu - cpu| <= 1e-4 * max(1, |cpu|) per element: float32 on the
@@ -22,12 +29,16 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
+#include "delegates/backend/cache_file.h"
+#include "delegates/backend/gpu_backend.h"
 #include "litegpu/gpu_delegate.h"
 #include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/c_api.h"
+#include "tests/support/cache_dir_util.h"
 
 typedef struct capture {
   char text[8192];
@@ -201,12 +212,20 @@ static TfLiteDelegate* make_delegate(litegpu_gpu_backend backend) {
   return d;
 }
 
-static int programs_compiled(const TfLiteDelegate* d) {
+static litegpu_gpu_delegate_stats stats_of(const TfLiteDelegate* d) {
   litegpu_gpu_delegate_stats st;
   assert_int_equal(litegpu_gpu_delegate_get_stats(d, &st), kTfLiteOk);
   assert_int_equal(st.partitions, 1);
   assert_int_equal(st.nodes_delegated, 3);
-  return st.programs_compiled;
+  return st;
+}
+
+static int programs_compiled(const TfLiteDelegate* d) {
+  const litegpu_gpu_delegate_stats st = stats_of(d);
+  /* FAST_SINGLE_ANSWER, the default, times nothing. */
+  assert_int_equal(st.kernels_tuned, 0);
+  assert_int_equal(st.tunings_from_cache, 0);
+  return (int)st.programs_compiled;
 }
 
 static void resize_batch_and_space(litegpu_gpu_backend backend) {
@@ -279,11 +298,141 @@ static void test_shape_the_partition_refuses(void** state) {
   free(data);
 }
 
+/* ---- SUSTAINED_SPEED ----------------------------------------------------
+ */
+
+static TfLiteDelegate* make_tuning_delegate(litegpu_gpu_backend backend,
+                                            const char* dir) {
+  litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
+  o.backend = backend;
+  o.tflite.inference_preference =
+      TFLITE_GPU_INFERENCE_PREFERENCE_SUSTAINED_SPEED;
+  o.tflite.experimental_flags |=
+      TFLITE_GPU_EXPERIMENTAL_FLAGS_ENABLE_SERIALIZATION;
+  o.tflite.serialization_dir = dir;
+  o.tflite.model_token = "test_gpu_prepare";
+  char error[512] = "";
+  TfLiteDelegate* d = litegpu_gpu_delegate_create(&o, error, sizeof(error));
+  if (d == NULL) fail_msg("no GPU delegate: %s", error);
+  return d;
+}
+
+/* The device's limits, from a backend of its own. */
+static lg_gpu_device_info device_info(litegpu_gpu_backend backend) {
+  int count = 0;
+  const lg_gpu_backend_entry* rows = lg_gpu_backends(&count);
+  for (int i = 0; i < count; ++i) {
+    if (rows[i].option != (int)backend) continue;
+    const lg_gpu_backend_options bo = {0};
+    lg_gpu_backend* be = NULL;
+    lg_gpu_error error = {{0}};
+    if (rows[i].create(&bo, &be, &error) != kTfLiteOk) {
+      fail_msg("%s", error.message);
+    }
+    const lg_gpu_device_info info = be->device;
+    lg_gpu_backend_destroy(be);
+    return info;
+  }
+  fail_msg("no such backend");
+  lg_gpu_device_info none;
+  memset(&none, 0, sizeof(none));
+  return none;
+}
+
+/* Checks every tuning entry in `dir` (cache_file.h's layout, a payload of
+ * three little-endian u32: the local size, zeros for the backend's own)
+ * against the device's limits; returns how many there are. */
+static int check_tuning_entries(const char* dir,
+                                const lg_gpu_device_info* device) {
+  DIR* folder = opendir(dir);
+  assert_non_null(folder);
+  int entries = 0;
+  for (struct dirent* e = readdir(folder); e != NULL; e = readdir(folder)) {
+    if (strncmp(e->d_name, "litegpu-tune-", 13) != 0) continue;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    FILE* f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char bytes[4096];
+    const size_t n = fread(bytes, 1, sizeof(bytes), f);
+    fclose(f);
+    assert_true(n >= LG_CACHE_FILE_HEADER_BYTES + 12);
+    const unsigned char* payload = bytes + n - 12;
+    size_t local[3], items = 1;
+    for (int d = 0; d < 3; ++d) {
+      const unsigned char* b = payload + 4 * d;
+      local[d] = (size_t)b[0] | (size_t)b[1] << 8 | (size_t)b[2] << 16 |
+                 (size_t)b[3] << 24;
+      items *= local[d] == 0 ? 1 : local[d];
+    }
+    if (local[0] != 0) {
+      for (int d = 0; d < 3; ++d) {
+        assert_true(local[d] >= 1);
+        assert_true(local[d] <= device->max_work_item_sizes[d]);
+      }
+      assert_true(items <= device->max_work_group_size);
+      if (device->simd_width > 0)
+        assert_int_equal(items % device->simd_width, 0);
+    }
+    ++entries;
+  }
+  closedir(folder);
+  return entries;
+}
+
+static void tune_and_reload(litegpu_gpu_backend backend) {
+  char root[512], dir[600];
+  assert_int_equal(lg_test_temp_root_create(root, sizeof(root), "tuning"), 0);
+  lg_test_make_dir(dir, sizeof(dir), root, "cache");
+  void* data = NULL;
+  TfLiteModel* model = build_model(&data);
+  capture cc = {{0}, 0};
+  TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
+  const int one[4] = {1, 8, 8, 3};
+  int tuned = 0;
+  for (int round = 0; round < 2; ++round) {
+    TfLiteDelegate* d = make_tuning_delegate(backend, dir);
+    capture gc = {{0}, 0};
+    TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
+    expect_cpu_outputs(gpu, &gc, cpu, one);
+    const litegpu_gpu_delegate_stats st = stats_of(d);
+    if (round == 0) {
+      /* No kernel of this graph is built for one work-group size. */
+      assert_int_equal(st.kernels_tuned, st.dispatches_per_invoke);
+      assert_int_equal(st.tunings_from_cache, 0);
+      tuned = st.kernels_tuned;
+    } else {
+      assert_int_equal(st.kernels_tuned, 0);
+      assert_int_equal(st.tunings_from_cache, tuned);
+    }
+    TfLiteInterpreterDelete(gpu);
+    TfLiteGpuDelegateV2Delete(d);
+  }
+  const lg_gpu_device_info device = device_info(backend);
+  assert_int_equal(check_tuning_entries(dir, &device), tuned);
+  TfLiteInterpreterDelete(cpu);
+  TfLiteModelDelete(model);
+  free(data);
+  lg_test_temp_root_remove(root);
+}
+
+static void test_sustained_speed_opencl(void** state) {
+  (void)state;
+  tune_and_reload(LITEGPU_GPU_BACKEND_OPENCL);
+}
+
+static void test_sustained_speed_vulkan(void** state) {
+  (void)state;
+  tune_and_reload(LITEGPU_GPU_BACKEND_VULKAN);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resize_opencl),
       cmocka_unit_test(test_resize_vulkan),
       cmocka_unit_test(test_shape_the_partition_refuses),
+      cmocka_unit_test(test_sustained_speed_opencl),
+      cmocka_unit_test(test_sustained_speed_vulkan),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
