@@ -39,22 +39,7 @@
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tests/support/cache_dir_util.h"
-
-typedef struct capture {
-  char text[8192];
-  size_t length;
-} capture;
-
-static void capture_report(void* user_data, const char* format, va_list args) {
-  capture* c = user_data;
-  if (c->length >= sizeof(c->text) - 2) return;
-  int n =
-      vsnprintf(c->text + c->length, sizeof(c->text) - c->length, format, args);
-  if (n > 0) c->length += (size_t)n;
-  if (c->length > sizeof(c->text) - 2) c->length = sizeof(c->text) - 2;
-  c->text[c->length++] = '\n';
-  c->text[c->length] = '\0';
-}
+#include "tests/support/spec_model.h"
 
 static void fill(float* v, size_t n, uint32_t seed) {
   for (size_t k = 0; k < n; ++k) {
@@ -79,6 +64,16 @@ static int32_t constant(lg_model_writer* w, const char* name,
       w, name, kTfLiteFloat32, shape, rank, v, sizeof(float) * count);
   free(v);
   return t;
+}
+
+/* The model `w` holds, with input x and output y. */
+static TfLiteModel* finish(lg_model_writer* w, int32_t x, int32_t y,
+                           void** data) {
+  lg_model_writer_set_inputs(w, &x, 1);
+  lg_model_writer_set_outputs(w, &y, 1);
+  TfLiteModel* model = lg_test_model_from_writer(w, data);
+  assert_non_null(model);
+  return model;
 }
 
 /* x [1,8,8,3] -> CONV_2D 3x3 SAME + RELU -> DEPTHWISE 3x3 SAME -> ADD of a
@@ -117,14 +112,7 @@ static TfLiteModel* build_model(void** data) {
   assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinAdd, 1,
                                            (int32_t[]){d, shift}, 2, &y, 1,
                                            &ap) >= 0);
-  lg_model_writer_set_inputs(w, &x, 1);
-  lg_model_writer_set_outputs(w, &y, 1);
-  size_t size = 0;
-  assert_int_equal(lg_model_writer_finish(w, data, &size), kTfLiteOk);
-  lg_model_writer_destroy(w);
-  TfLiteModel* model = TfLiteModelCreate(*data, size);
-  assert_non_null(model);
-  return model;
+  return finish(w, x, y, data);
 }
 
 /* x [1,4,4,2] -> MEAN over axes 1 and 2 (kept) -> y [1,1,1,2]. */
@@ -139,22 +127,15 @@ static TfLiteModel* build_mean_model(void** data) {
   assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinMean, 1,
                                            (int32_t[]){x, axes}, 2, &y, 1,
                                            &rp) >= 0);
-  lg_model_writer_set_inputs(w, &x, 1);
-  lg_model_writer_set_outputs(w, &y, 1);
-  size_t size = 0;
-  assert_int_equal(lg_model_writer_finish(w, data, &size), kTfLiteOk);
-  lg_model_writer_destroy(w);
-  TfLiteModel* model = TfLiteModelCreate(*data, size);
-  assert_non_null(model);
-  return model;
+  return finish(w, x, y, data);
 }
 
 static TfLiteInterpreter* make_interpreter(TfLiteModel* model,
                                            TfLiteDelegate* delegate,
-                                           capture* c) {
+                                           lg_test_capture* c) {
   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetNumThreads(o, 1);
-  TfLiteInterpreterOptionsSetErrorReporter(o, capture_report, c);
+  TfLiteInterpreterOptionsSetErrorReporter(o, lg_test_capture_report, c);
   if (delegate != NULL) TfLiteInterpreterOptionsAddDelegate(o, delegate);
   TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
   TfLiteInterpreterOptionsDelete(o);
@@ -182,7 +163,7 @@ static TfLiteStatus run_at(TfLiteInterpreter* ip, const int* dims, float** out,
 }
 
 /* The delegated interpreter at `dims` against the CPU one. */
-static void expect_cpu_outputs(TfLiteInterpreter* gpu, capture* gc,
+static void expect_cpu_outputs(TfLiteInterpreter* gpu, lg_test_capture* gc,
                                TfLiteInterpreter* cpu, const int* dims) {
   float *want = NULL, *got = NULL;
   size_t nw = 0, ng = 0;
@@ -232,7 +213,7 @@ static void resize_batch_and_space(litegpu_gpu_backend backend) {
   void* data = NULL;
   TfLiteModel* model = build_model(&data);
   TfLiteDelegate* d = make_delegate(backend);
-  capture gc = {{0}, 0}, cc = {{0}, 0};
+  lg_test_capture gc = {{0}, 0}, cc = {{0}, 0};
   TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
   TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
   const int one[4] = {1, 8, 8, 3}, two[4] = {2, 8, 8, 3};
@@ -272,7 +253,7 @@ static void test_shape_the_partition_refuses(void** state) {
   void* data = NULL;
   TfLiteModel* model = build_mean_model(&data);
   TfLiteDelegate* d = make_delegate(LITEGPU_GPU_BACKEND_OPENCL);
-  capture gc = {{0}, 0}, cc = {{0}, 0};
+  lg_test_capture gc = {{0}, 0}, cc = {{0}, 0};
   TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
   TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
   const int one[4] = {1, 4, 4, 2}, empty[4] = {0, 4, 4, 2};
@@ -386,13 +367,13 @@ static void tune_and_reload(litegpu_gpu_backend backend) {
   lg_test_make_dir(dir, sizeof(dir), root, "cache");
   void* data = NULL;
   TfLiteModel* model = build_model(&data);
-  capture cc = {{0}, 0};
+  lg_test_capture cc = {{0}, 0};
   TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
   const int one[4] = {1, 8, 8, 3};
   int tuned = 0;
   for (int round = 0; round < 2; ++round) {
     TfLiteDelegate* d = make_tuning_delegate(backend, dir);
-    capture gc = {{0}, 0};
+    lg_test_capture gc = {{0}, 0};
     TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
     expect_cpu_outputs(gpu, &gc, cpu, one);
     const litegpu_gpu_delegate_stats st = stats_of(d);
