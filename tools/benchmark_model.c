@@ -865,8 +865,10 @@ static bool create_delegate(lg_bench* b, lg_bench_instance* in) {
   return true;
 }
 
-/* After the inputs are resized, as TFLite's benchmark_model does: the GPU
- * delegate plans for static shapes and leaves the graph immutable. A
+/* After the inputs are resized, as TFLite's benchmark_model does (a
+ * static-shape delegate leaves the graph immutable; the GPU delegate would
+ * lower its partitions again on a later resize, but this way they are
+ * lowered once, at the benchmarked shapes). A
  * delegate that cannot be applied leaves the graph on the CPU (the
  * fallback TfLiteInterpreterCreate gives an options delegate). */
 static bool apply_delegate(lg_bench* b, lg_bench_instance* in) {
