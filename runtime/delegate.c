@@ -556,6 +556,7 @@ void lg_subgraph_remove_delegates(lg_subgraph* s) {
   s->execution_plan = s->original_plan;
   s->original_plan = NULL;
   s->immutable = false;
+  s->propagate_shapes = false;
   s->state = LG_STATE_UNPREPARED;
 }
 
@@ -605,7 +606,7 @@ static TfLiteStatus run_prepare(lg_subgraph* s, TfLiteDelegate* delegate) {
 }
 
 static TfLiteStatus apply_delegate(lg_subgraph* s, TfLiteDelegate* delegate,
-                                   bool dynamic_ok);
+                                   bool dynamic_ok, bool propagate);
 
 TfLiteStatus lg_subgraph_apply_delegate(lg_subgraph* s,
                                         TfLiteDelegate* delegate) {
@@ -624,10 +625,14 @@ TfLiteStatus lg_subgraph_apply_delegate(lg_subgraph* s,
                   : "Delegate has no Prepare function");
     return kTfLiteDelegateError;
   }
+  const int64_t flags = delegate_flags(delegate);
   const bool dynamic_ok =
-      (delegate_flags(delegate) & kTfLiteDelegateFlagsAllowDynamicTensors) != 0;
+      (flags & kTfLiteDelegateFlagsAllowDynamicTensors) != 0;
+  const bool propagate =
+      (flags & kTfLiteDelegateFlagsRequirePropagatedShapes) != 0;
   s->tolerate_unresolved = true;
-  const TfLiteStatus status = apply_delegate(s, delegate, dynamic_ok);
+  const TfLiteStatus status =
+      apply_delegate(s, delegate, dynamic_ok, propagate);
   s->tolerate_unresolved = false;
   /* A custom op no delegate took has no kernel: the graph is not ready. */
   if (lg_subgraph_has_unresolved(s)) s->state = LG_STATE_UNPREPARED;
@@ -636,10 +641,12 @@ TfLiteStatus lg_subgraph_apply_delegate(lg_subgraph* s,
 
 /* lg_subgraph_apply_delegate with unresolved custom ops passed over. */
 static TfLiteStatus apply_delegate(lg_subgraph* s, TfLiteDelegate* delegate,
-                                   bool dynamic_ok) {
+                                   bool dynamic_ok, bool propagate) {
+  /* Shapes must be known: prepare the graph first. */
+  if ((!dynamic_ok || propagate) &&
+      lg_subgraph_allocate_tensors(s) != kTfLiteOk)
+    return kTfLiteError;
   if (!dynamic_ok) {
-    /* Shapes must be known: prepare the graph first. */
-    if (lg_subgraph_allocate_tensors(s) != kTfLiteOk) return kTfLiteError;
     const int dynamic = first_dynamic_tensor(s);
     if (dynamic >= 0) {
       lg_report(reporter_of(s),
@@ -656,6 +663,7 @@ static TfLiteStatus apply_delegate(lg_subgraph* s, TfLiteDelegate* delegate,
   }
   if (reserve_nodes(s) != kTfLiteOk) return undo(s);
   if (run_prepare(s, delegate) != kTfLiteOk) return undo(s);
+  if (propagate) s->propagate_shapes = true;
   s->state = LG_STATE_UNPREPARED;
   if (lg_subgraph_allocate_tensors(s) != kTfLiteOk) return undo(s);
   if (!dynamic_ok) s->immutable = true;

@@ -50,8 +50,7 @@ lg_subgraph* lg_subgraph_set_running(lg_subgraph* subgraph) {
   return previous;
 }
 
-static TfLiteStatus prepare_node(lg_subgraph* s, int plan_index) {
-  lg_node* node = node_at(s, plan_index);
+static TfLiteStatus prepare_one(lg_subgraph* s, lg_node* node) {
   if (node->unresolved) return prepare_unresolved(s, node);
   lg_subgraph* outer = lg_subgraph_set_running(s);
   TfLiteStatus status =
@@ -74,6 +73,10 @@ static TfLiteStatus prepare_node(lg_subgraph* s, int plan_index) {
     }
   }
   return kTfLiteOk;
+}
+
+static TfLiteStatus prepare_node(lg_subgraph* s, int plan_index) {
+  return prepare_one(s, node_at(s, plan_index));
 }
 
 static bool has_dynamic_output(const lg_subgraph* s, const lg_node* node) {
@@ -254,7 +257,25 @@ done:
 /* ---- Public steps
  * ------------------------------------------------------------ */
 
+/* The nodes a delegate replaced are prepared (never run) in the original
+ * order first, so that their output shapes follow resized inputs before
+ * the delegate kernels' Prepare (kTfLiteDelegateFlagsRequirePropagatedShapes,
+ * as TFLite does). Unresolved custom ops keep their shapes; a dynamic
+ * output ends the walk, as in prepare_static_part. */
+static TfLiteStatus propagate_original_shapes(lg_subgraph* s) {
+  for (int p = 0; p < s->original_plan->size; ++p) {
+    lg_node* node = &s->nodes[s->original_plan->data[p]];
+    if (node->unresolved) continue;
+    TF_LITE_ENSURE_STATUS(prepare_one(s, node));
+    if (has_dynamic_output(s, node)) break;
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus prepare_static_part(lg_subgraph* s) {
+  if (s->propagate_shapes && s->original_plan != NULL) {
+    TF_LITE_ENSURE_STATUS(propagate_original_shapes(s));
+  }
   const int plan_size = s->execution_plan->size;
   s->first_unprepared = plan_size;
   for (int p = 0; p < plan_size; ++p) {

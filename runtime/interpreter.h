@@ -123,6 +123,10 @@ typedef struct lg_subgraph {
   TfLiteDelegateParams* preview_params; /* from PreviewDelegatePartitioning */
   int num_preview_params;
   bool immutable; /* a static-shape delegate is applied: no resizing */
+  /* A delegate with kTfLiteDelegateFlagsRequirePropagatedShapes is applied:
+   * AllocateTensors prepares original_plan's nodes before the plan's, so
+   * the delegate kernels' Prepare sees the resized shapes. */
+  bool propagate_shapes;
   /* AcquireSubgraphContext calls on this subgraph not yet released: the
    * delegate-only functions that read the graph are allowed meanwhile. */
   int acquired;

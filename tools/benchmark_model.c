@@ -57,6 +57,9 @@
  *                                 fallback on: a delegate the runtime
  *                                 removes is reported as "fell back")
  *   --gpu_precision_loss_allowed  default true -> is_precision_loss_allowed
+ *   --gpu_inference_for_sustained_speed  default false; true ->
+ *                                 inference_preference SUSTAINED_SPEED
+ *                                 (work-group sizes timed in Init)
  *   --gpu_backend=cl|vk           OpenCL or Vulkan; empty (default): auto.
  *                                 A backend without a usable device fails
  *                                 with the delegate's reason (exit 1)
@@ -249,6 +252,9 @@ const lg_bench_flag lg_bench_flags[] = {
      "apply the GPU delegate"},
     {"gpu_precision_loss_allowed", FLAG_BOOL, FIELD(gpu_precision_loss_allowed),
      "true", 0, 0, NULL, "let the GPU compute in half precision"},
+    {"gpu_inference_for_sustained_speed", FLAG_BOOL,
+     FIELD(gpu_inference_for_sustained_speed), "false", 0, 0, NULL,
+     "time work-group sizes at init (SUSTAINED_SPEED)"},
     {"gpu_backend", FLAG_STRING, FIELD(gpu_backend), "", 0, 0, "|cl|vk",
      "GPU backend: cl (OpenCL) or vk (Vulkan); empty: automatic"},
     {"max_delegated_partitions", FLAG_INT, FIELD(max_delegated_partitions), "0",
@@ -388,9 +394,10 @@ static bool flag_was_set(const bool* set, const char* name) {
 /* Flags that act only together with another draw a warning when alone. */
 static void warn_unused_flags(const lg_bench_params* p, const bool* set) {
   static const char* const kGpuOnly[] = {
-      "gpu_precision_loss_allowed", "gpu_backend",
-      "max_delegated_partitions",   "min_nodes_per_partition",
-      "require_full_delegation",    "delegate_serialize_dir"};
+      "gpu_precision_loss_allowed",       "gpu_backend",
+      "max_delegated_partitions",         "min_nodes_per_partition",
+      "require_full_delegation",          "delegate_serialize_dir",
+      "gpu_inference_for_sustained_speed"};
   static const char* const kNotCompared[] = {"use_gpu",
                                              "gpu_backend",
                                              "delegate_serialize_dir",
@@ -858,8 +865,10 @@ static bool create_delegate(lg_bench* b, lg_bench_instance* in) {
   return true;
 }
 
-/* After the inputs are resized, as TFLite's benchmark_model does: the GPU
- * delegate plans for static shapes and leaves the graph immutable. A
+/* After the inputs are resized, as TFLite's benchmark_model does (a
+ * static-shape delegate leaves the graph immutable; the GPU delegate would
+ * lower its partitions again on a later resize, but this way they are
+ * lowered once, at the benchmarked shapes). A
  * delegate that cannot be applied leaves the graph on the CPU (the
  * fallback TfLiteInterpreterCreate gives an options delegate). */
 static bool apply_delegate(lg_bench* b, lg_bench_instance* in) {

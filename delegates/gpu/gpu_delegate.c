@@ -17,7 +17,10 @@
  * partition of the delegate; with serialization_dir set, the backend caches
  * compiled programs there. Device buffers bound to partition inputs and
  * outputs, the buffer handles and a device shared by several delegates
- * (share_device_with): gpu_binding.c.
+ * (share_device_with): gpu_binding.c. With SUSTAINED_SPEED, Prepare also
+ * times work-group sizes per dispatch (gpu_tune.h), cached beside the
+ * programs. A resized input lowers the partition again in its kernel's
+ * Prepare (reshape_partition).
  *
  * Errors: Init and Prepare report "TfLiteGpuDelegate Init: ..." /
  * "TfLiteGpuDelegate Prepare: ..." and fail, so the runtime restores the CPU
@@ -224,7 +227,8 @@ static void* kernel_init(TfLiteContext* context, const char* buffer,
     context->ReportError(context, "TfLiteGpuDelegate Init: out of memory");
     return NULL;
   }
-  if (lg_gpu_program_set_partition(part->program, params->nodes_to_replace,
+  if (lg_gpu_program_set_partition(part->program, context,
+                                   params->nodes_to_replace,
                                    params->output_tensors) != kTfLiteOk) {
     context->ReportError(context, "TfLiteGpuDelegate Init: %s",
                          lg_gpu_program_error(part->program));
@@ -257,6 +261,48 @@ static void kernel_free(TfLiteContext* context, void* data) {
   partition_destroy(data);
 }
 
+/* Binds the device buffers bound to `part`'s tensors to its program lowered
+ * at new shapes (a buffer too small for them fails, naming the tensor). */
+static TfLiteStatus rebind_partition(const partition* part,
+                                     lg_gpu_program* fresh) {
+  const gpu_delegate* gd = part->delegate;
+  for (int h = 0; h < gd->num_bindings; ++h) {
+    const gpu_binding* b = &gd->bindings[h];
+    if (b->part != part || b->buffer == NULL) continue;
+    if (lg_gpu_program_bind(fresh, b->tensor, b->buffer) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+/* Inputs were resized and the CPU kernels' Prepare propagated the shapes
+ * (kTfLiteDelegateFlagsRequirePropagatedShapes): the partition is lowered
+ * again in place. A partition that does not run at the new shapes fails
+ * Prepare, so AllocateTensors fails with the reason, and keeps its program
+ * for the shapes it was built at (resizing back makes it ready again). */
+static TfLiteStatus reshape_partition(TfLiteContext* context, partition* part) {
+  lg_gpu_program* fresh = NULL;
+  if (lg_gpu_program_relower(part->program, context, &fresh) != kTfLiteOk) {
+    context->ReportError(context,
+                         "TfLiteGpuDelegate Prepare: the partition does not "
+                         "run on the GPU at the new input shapes: %s",
+                         lg_gpu_program_error(part->program));
+    return kTfLiteError;
+  }
+  if (rebind_partition(part, fresh) != kTfLiteOk) {
+    context->ReportError(context,
+                         "TfLiteGpuDelegate Prepare: at the new input "
+                         "shapes, %s",
+                         lg_gpu_program_error(fresh));
+    lg_gpu_program_destroy(fresh);
+    return kTfLiteError;
+  }
+  lg_gpu_program_destroy(part->program);
+  part->program = fresh;
+  return kTfLiteOk;
+}
+
 static TfLiteStatus kernel_prepare(TfLiteContext* context, TfLiteNode* node) {
   partition* part = node->user_data;
   if (part == NULL) {
@@ -270,7 +316,9 @@ static TfLiteStatus kernel_prepare(TfLiteContext* context, TfLiteNode* node) {
                          lg_gpu_program_error(part->program));
     return kTfLiteError;
   }
-  return kTfLiteOk;
+  return lg_gpu_program_shapes_changed(part->program, context)
+             ? reshape_partition(context, part)
+             : kTfLiteOk;
 }
 
 static TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
@@ -293,9 +341,23 @@ static TfLiteStatus kernel_invoke(TfLiteContext* context, TfLiteNode* node) {
 /* ---- Delegate Prepare, create, delete --------------------------------------
  */
 
+/* The runtime prepared the graph first (RequirePropagatedShapes); the
+ * programs are planned for static shapes, so a graph whose shapes depend
+ * on data is refused as TFLite refuses a static-shape delegate. */
 static TfLiteStatus delegate_prepare(TfLiteContext* context,
                                      TfLiteDelegate* delegate) {
   gpu_delegate* gd = from_base(delegate);
+  for (size_t i = 0; i < context->tensors_size; ++i) {
+    if (context->tensors[i].allocation_type == kTfLiteDynamic) {
+      context->ReportError(
+          context,
+          "Attempting to use a delegate that only supports static-sized "
+          "tensors with a graph that has dynamic-sized tensors (tensor#%zu "
+          "is a dynamic-sized tensor).",
+          i);
+      return kTfLiteApplicationError;
+    }
+  }
   return lg_delegate_kit_prepare(&gd->kit, context, delegate);
 }
 
@@ -487,10 +549,28 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
     return create_failed(error, error_size, message);
   }
   gd->backend = gd->device->backend;
+  /* SUSTAINED_SPEED spends Prepare time timing work-group sizes
+   * (gpu_tune.h), kept in serialization_dir when the programs are. */
+  if (o.tflite.inference_preference ==
+      TFLITE_GPU_INFERENCE_PREFERENCE_SUSTAINED_SPEED) {
+    gd->tuning = lg_gpu_tuning_create(
+        serializing(&o.tflite) ? o.tflite.serialization_dir : NULL,
+        o.tflite.model_token);
+    if (gd->tuning == NULL) {
+      lg_gpu_device_ref_release(gd->device);
+      free(gd);
+      return create_failed(error, error_size, "GPU delegate: out of memory");
+    }
+    gd->kernels.tuning = gd->tuning;
+  }
   gd->base = TfLiteDelegateCreate();
   gd->base.data_ = gd;
   gd->base.Prepare = delegate_prepare;
-  gd->base.flags = kTfLiteDelegateFlagsNone;
+  /* Resizable: the runtime propagates new input shapes through the
+   * replaced nodes' CPU Prepare before the partition kernels' Prepare,
+   * which lowers them again (reshape_partition). */
+  gd->base.flags = kTfLiteDelegateFlagsAllowDynamicTensors |
+                   kTfLiteDelegateFlagsRequirePropagatedShapes;
   gd->kit.name = LG_GPU_KERNEL_NAME;
   gd->kit.report_name = "GPU delegate";
   gd->kit.report_target = "GPU";
@@ -523,6 +603,7 @@ void TfLiteGpuDelegateV2Delete(TfLiteDelegate* delegate) {
   lg_delegate_kit_release(&gd->kit);
   lg_gpu_bindings_release(gd);
   lg_gpu_kernel_cache_release(&gd->kernels, gd->backend);
+  lg_gpu_tuning_destroy(gd->tuning);
   free(gd->parts);
   lg_gpu_device_ref_release(gd->device);
   free(gd);
@@ -583,6 +664,8 @@ TfLiteStatus litegpu_gpu_delegate_get_stats(const TfLiteDelegate* delegate,
   }
   out->fp16 = gd->backend->fp16_storage ? 1 : 0;
   out->bytes_copied_by_handles = gd->bytes_copied_by_handles;
+  lg_gpu_tuning_counts(gd->tuning, &out->kernels_tuned,
+                       &out->tunings_from_cache);
   return kTfLiteOk;
 }
 

@@ -48,6 +48,7 @@ struct gpu_delegate {
   lg_gpu_backend* backend; /* device->backend */
   lg_delegate_kit kit;
   lg_gpu_kernel_cache kernels; /* shared by every partition */
+  lg_gpu_tuning* tuning;       /* SUSTAINED_SPEED's (kernels.tuning) */
   /* The live partitions, for stats, profiles and binding. */
   gpu_partition** parts;
   int num_parts, parts_capacity;

@@ -96,6 +96,9 @@ typedef struct lg_gpu_operand {
 
 /* Records one dispatch of kernel `kernel` built with `defines` (NULL: none)
  * over global[0..dims) work items; `local` NULL lets the backend choose.
+ * A `local` size is a performance choice that SUSTAINED_SPEED's tuning may
+ * replace (gpu_tune.h), unless the defines say "-DLG_WG=": a kernel whose
+ * work-group memory or global size depends on its size says so.
  * A `local` size above what the built kernel allows on the device fails
  * the lowering (the partition stays on the CPU) instead of every Invoke.
  * A dispatch with an empty global range is dropped (nothing to compute).

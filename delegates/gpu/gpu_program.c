@@ -29,12 +29,14 @@ void lg_gpu_kernel_cache_release(lg_gpu_kernel_cache* cache,
     free(cache->entries[i].key);
   }
   free(cache->entries);
-  memset(cache, 0, sizeof(*cache));
+  cache->entries = NULL;
+  cache->count = cache->capacity = 0;
 }
 
 static TfLiteStatus kernel_cache_get(lg_gpu_kernel_cache* cache,
                                      lg_gpu_backend* be, const char* name,
                                      const char* defines, lg_gpu_kernel** out,
+                                     const char** out_key,
                                      lg_gpu_error* error) {
   const char* d = defines != NULL ? defines : "";
   const size_t key_size = strlen(name) + strlen(d) + 2;
@@ -48,6 +50,7 @@ static TfLiteStatus kernel_cache_get(lg_gpu_kernel_cache* cache,
     if (strcmp(cache->entries[i].key, key) == 0) {
       free(key);
       *out = cache->entries[i].kernel;
+      *out_key = cache->entries[i].key;
       return kTfLiteOk;
     }
   }
@@ -70,6 +73,7 @@ static TfLiteStatus kernel_cache_get(lg_gpu_kernel_cache* cache,
   }
   cache->entries[cache->count++] = (lg_gpu_kernel_entry){key, kernel};
   *out = kernel;
+  *out_key = key;
   return kTfLiteOk;
 }
 
@@ -135,6 +139,7 @@ void lg_gpu_program_destroy(lg_gpu_program* p) {
     p->be->ops->buffer_release(p->be, p->values[i].own);
     free(p->values[i].host_copy);
     free(p->values[i].staging);
+    TfLiteIntArrayFree(p->values[i].dims);
   }
   for (int i = 0; i < p->num_buffers; ++i) {
     p->be->ops->buffer_release(p->be, p->buffers[i].buffer);
@@ -152,6 +157,8 @@ void lg_gpu_program_destroy(lg_gpu_program* p) {
   free(p->dequantized);
   TfLiteIntArrayFree(p->partition_nodes);
   TfLiteIntArrayFree(p->partition_outputs);
+  free(p->partition_node_copies);
+  free(p->partition_regs);
   free(p->absorbed);
   free(p);
 }
@@ -179,6 +186,7 @@ static int add_value(lg_gpu_program* p, value v) {
   v.first = NO_DISPATCH;
   v.last = -1;
   v.buffer = -1;
+  v.donor_value = -1;
   p->values[p->num_values] = v;
   return p->num_values++;
 }
@@ -220,9 +228,14 @@ static int tensor_value(lg_gpu_program* p, const TfLiteContext* context,
   v.bytes = as_float ? lg_gpu_elements(t) *
                            (v.half ? sizeof(uint16_t) : sizeof(float))
                      : t->bytes;
-  const int id = add_value(p, v);
+  v.dims = t->dims != NULL ? TfLiteIntArrayCopy(t->dims) : NULL;
+  const int id = t->dims == NULL || v.dims != NULL ? add_value(p, v) : -1;
   if (id >= 0) p->value_of_tensor[tensor] = id;
-  if (id < 0) free(v.host_copy);
+  if (id < 0) {
+    free(v.host_copy);
+    TfLiteIntArrayFree(v.dims);
+    if (p->error[0] == '\0') lg_gpu_lower_fail(p, "out of host memory");
+  }
   return id;
 }
 
@@ -377,7 +390,7 @@ TfLiteStatus lg_gpu_lower_dispatch(lg_gpu_program* p, const char* kernel,
   if (d == NULL) return lg_gpu_lower_fail(p, "out of host memory");
   lg_gpu_error error = {{0}};
   if (kernel_cache_get(p->kernels, p->be, kernel, defines, &d->kernel,
-                       &error) != kTfLiteOk) {
+                       &d->kernel_key, &error) != kTfLiteOk) {
     return lg_gpu_lower_fail(p, "%s", error.message);
   }
   if (local != NULL) {
@@ -439,15 +452,42 @@ static TfLiteStatus lower(lg_gpu_program* p, TfLiteContext* context,
   return status;
 }
 
-TfLiteStatus lg_gpu_program_set_partition(lg_gpu_program* p,
-                                          const TfLiteIntArray* nodes,
-                                          const TfLiteIntArray* outputs) {
+/* The partition's arrays, with room for its node copies. */
+static TfLiteStatus alloc_partition(lg_gpu_program* p,
+                                    const TfLiteIntArray* nodes,
+                                    const TfLiteIntArray* outputs) {
+  const size_t n = (size_t)nodes->size + 1;
   p->partition_nodes = TfLiteIntArrayCopy(nodes);
   p->partition_outputs = TfLiteIntArrayCopy(outputs);
-  p->absorbed = calloc((size_t)nodes->size + 1, sizeof(bool));
+  p->absorbed = calloc(n, sizeof(bool));
+  p->partition_node_copies = calloc(n, sizeof(TfLiteNode));
+  p->partition_regs = calloc(n, sizeof(TfLiteRegistration));
   if (p->partition_nodes == NULL || p->partition_outputs == NULL ||
-      p->absorbed == NULL) {
+      p->absorbed == NULL || p->partition_node_copies == NULL ||
+      p->partition_regs == NULL) {
     return lg_gpu_lower_fail(p, "out of host memory");
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_gpu_program_set_partition(lg_gpu_program* p,
+                                          TfLiteContext* context,
+                                          const TfLiteIntArray* nodes,
+                                          const TfLiteIntArray* outputs) {
+  TF_LITE_ENSURE_STATUS(alloc_partition(p, nodes, outputs));
+  for (int k = 0; k < nodes->size; ++k) {
+    TfLiteNode* node = NULL;
+    TfLiteRegistration* reg = NULL;
+    if (context->GetNodeAndRegistration(context, nodes->data[k], &node, &reg) !=
+        kTfLiteOk) {
+      return lg_gpu_lower_fail(p, "node %d is unknown", nodes->data[k]);
+    }
+    /* The node's arrays and options belong to the graph and outlive the
+     * program; its temporaries are replaced when the CPU kernel prepares
+     * again, and no lowering reads them. */
+    p->partition_node_copies[k] = *node;
+    p->partition_node_copies[k].temporaries = NULL;
+    p->partition_regs[k] = *reg;
   }
   return kTfLiteOk;
 }
@@ -471,15 +511,12 @@ static bool same_shape(const TfLiteTensor* a, const TfLiteTensor* b) {
 
 /* The partition slot of the only node reading tensor `t`, or -1 when no
  * node or several nodes (or one node twice) read it. */
-static int only_reader(const lg_gpu_program* p, TfLiteContext* context, int t) {
+static int only_reader(const lg_gpu_program* p, int t) {
   int reader = -1;
   for (int k = 0; k < p->partition_nodes->size; ++k) {
-    TfLiteNode* node = NULL;
-    TfLiteRegistration* reg = NULL;
-    if (context->GetNodeAndRegistration(context, p->partition_nodes->data[k],
-                                        &node, &reg) != kTfLiteOk) {
-      return -1;
-    }
+    const TfLiteNode* node = NULL;
+    const TfLiteRegistration* reg = NULL;
+    partition_node_at(p, k, &node, &reg);
     for (int i = 0; i < node->inputs->size; ++i) {
       if (node->inputs->data[i] != t) continue;
       if (reader >= 0) return -1;
@@ -494,18 +531,14 @@ static int only_reader(const lg_gpu_program* p, TfLiteContext* context, int t) {
  * (nodes are lowered in execution order). A fused ADD runs at its
  * producer's position, so an addend that a later node writes would be read
  * before it exists. */
-static bool ready_before_current_node(const lg_gpu_program* p,
-                                      TfLiteContext* context, int t) {
+static bool ready_before_current_node(const lg_gpu_program* p, int t) {
   const int v = p->value_of_tensor[t];
   if (v >= 0 && (p->values[v].kind == VALUE_CONSTANT || p->values[v].produced))
     return true;
   for (int k = 0; k < p->partition_nodes->size; ++k) {
-    TfLiteNode* node = NULL;
-    TfLiteRegistration* reg = NULL;
-    if (context->GetNodeAndRegistration(context, p->partition_nodes->data[k],
-                                        &node, &reg) != kTfLiteOk) {
-      return false;
-    }
+    const TfLiteNode* node = NULL;
+    const TfLiteRegistration* reg = NULL;
+    partition_node_at(p, k, &node, &reg);
     if (int_array_has(node->outputs, t)) return false;
   }
   return true;
@@ -518,13 +551,12 @@ bool lg_gpu_lower_fuse_add(lg_gpu_program* p, int t, int* addend, int* out,
       int_array_has(p->partition_outputs, t)) {
     return false;
   }
-  const int k = only_reader(p, context, t);
+  const int k = only_reader(p, t);
   if (k < 0 || p->absorbed[k]) return false;
-  TfLiteNode* add = NULL;
-  TfLiteRegistration* reg = NULL;
-  if (context->GetNodeAndRegistration(context, p->partition_nodes->data[k],
-                                      &add, &reg) != kTfLiteOk ||
-      reg->builtin_code != kTfLiteBuiltinAdd || add->inputs->size != 2 ||
+  const TfLiteNode* add = NULL;
+  const TfLiteRegistration* reg = NULL;
+  partition_node_at(p, k, &add, &reg);
+  if (reg->builtin_code != kTfLiteBuiltinAdd || add->inputs->size != 2 ||
       add->outputs->size != 1) {
     return false;
   }
@@ -537,7 +569,7 @@ bool lg_gpu_lower_fuse_add(lg_gpu_program* p, int t, int* addend, int* out,
    * GPU's order), which a fused ADD would skip. */
   if (other < 0 || b->type != kTfLiteFloat32 || a->type != kTfLiteFloat32 ||
       y->type != kTfLiteFloat32 || !same_shape(a, b) || !same_shape(a, y) ||
-      !ready_before_current_node(p, context, other)) {
+      !ready_before_current_node(p, other)) {
     return false;
   }
   const TfLiteAddParams* params = add->builtin_data;
@@ -556,21 +588,34 @@ bool lg_gpu_lower_fuse_add(lg_gpu_program* p, int t, int* addend, int* out,
   return true;
 }
 
-static bool absorbed_node(const lg_gpu_program* p, int node_index) {
+/* The partition slot of a node, or -1. */
+static int partition_slot(const lg_gpu_program* p, int node_index) {
   for (int k = 0; p->partition_nodes != NULL && k < p->partition_nodes->size;
        ++k) {
-    if (p->partition_nodes->data[k] == node_index) return p->absorbed[k];
+    if (p->partition_nodes->data[k] == node_index) return k;
   }
-  return false;
+  return -1;
 }
 
-TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
-                                       TfLiteContext* context, int node_index) {
-  if (absorbed_node(p, node_index)) {
+/* Lowers partition slot k (nothing for an absorbed node). */
+static TfLiteStatus lower_slot(lg_gpu_program* p, TfLiteContext* context,
+                               int k) {
+  if (p->absorbed[k]) {
     ++p->nodes;
     ++p->fused_nodes;
     return kTfLiteOk;
   }
+  const TfLiteNode* node = NULL;
+  const TfLiteRegistration* reg = NULL;
+  partition_node_at(p, k, &node, &reg);
+  p->lowering_node = p->partition_nodes->data[k];
+  return lower(p, context, node, reg);
+}
+
+TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
+                                       TfLiteContext* context, int node_index) {
+  const int k = partition_slot(p, node_index);
+  if (k >= 0) return lower_slot(p, context, k);
   TfLiteNode* node = NULL;
   TfLiteRegistration* reg = NULL;
   if (context->GetNodeAndRegistration(context, node_index, &node, &reg) !=
@@ -579,6 +624,80 @@ TfLiteStatus lg_gpu_program_lower_node(lg_gpu_program* p,
   }
   p->lowering_node = node_index;
   return lower(p, context, node, reg);
+}
+
+bool lg_gpu_program_shapes_changed(const lg_gpu_program* p,
+                                   const TfLiteContext* context) {
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    if (x->tensor < 0 || x->dims == NULL) continue;
+    const TfLiteIntArray* now = context->tensors[x->tensor].dims;
+    if (now == NULL || !TfLiteIntArrayEqual(x->dims, now)) return true;
+  }
+  return false;
+}
+
+/* The lowering's own check of slot k at the current shapes: the rules
+ * that depend on shape (empty tensors, sizes, loop limits). */
+static TfLiteStatus check_slot(lg_gpu_program* p, TfLiteContext* context,
+                               int k) {
+  const TfLiteNode* node = NULL;
+  const TfLiteRegistration* reg = NULL;
+  partition_node_at(p, k, &node, &reg);
+  const lg_gpu_lowering* lowering =
+      lg_gpu_lowering_find(reg->builtin_code, reg->custom_name);
+  char detail[PROGRAM_ERROR_SIZE / 2];
+  detail[0] = '\0';
+  if (lowering == NULL ||
+      !lowering->check(context, node, reg, detail, sizeof(detail))) {
+    return lg_gpu_lower_fail(p, "node %d (%s): %s", p->partition_nodes->data[k],
+                             lg_builtin_op_name(reg->builtin_code),
+                             lowering == NULL ? "no GPU lowering" : detail);
+  }
+  return kTfLiteOk;
+}
+
+/* Lowers every node of old's partition into p at the current shapes. */
+static TfLiteStatus lower_again(lg_gpu_program* p, const lg_gpu_program* old,
+                                TfLiteContext* context) {
+  TF_LITE_ENSURE_STATUS(
+      alloc_partition(p, old->partition_nodes, old->partition_outputs));
+  const size_t n = (size_t)old->partition_nodes->size;
+  memcpy(p->partition_node_copies, old->partition_node_copies,
+         n * sizeof(TfLiteNode));
+  memcpy(p->partition_regs, old->partition_regs,
+         n * sizeof(TfLiteRegistration));
+  for (int k = 0; k < (int)n; ++k) {
+    TF_LITE_ENSURE_STATUS(check_slot(p, context, k));
+    TF_LITE_ENSURE_STATUS(lower_slot(p, context, k));
+  }
+  TF_LITE_ENSURE_STATUS(
+      lg_gpu_program_set_boundary(p, NULL, old->partition_outputs));
+  return lg_gpu_program_build_kernels(p);
+}
+
+TfLiteStatus lg_gpu_program_relower(lg_gpu_program* old, TfLiteContext* context,
+                                    lg_gpu_program** out) {
+  *out = NULL;
+  if (old->partition_nodes == NULL) {
+    return lg_gpu_lower_fail(old, "the program has no partition to lower");
+  }
+  lg_gpu_program* p = lg_gpu_program_create(old->be, old->kernels, context);
+  if (p == NULL) return lg_gpu_lower_fail(old, "out of host memory");
+  TfLiteStatus status = lower_again(p, old, context);
+  if (status == kTfLiteOk) {
+    p->donor = old;
+    status = lg_gpu_program_prepare(p, context);
+    lg_gpu_program_settle_donor(p, status == kTfLiteOk);
+  }
+  if (status != kTfLiteOk) {
+    lg_gpu_lower_fail(old, "%s", p->error);
+    lg_gpu_program_destroy(p);
+    return kTfLiteError;
+  }
+  lg_gpu_program_set_profiling(p, old->profiling);
+  *out = p;
+  return kTfLiteOk;
 }
 
 bool lg_gpu_program_can_lower(lg_gpu_backend* be, TfLiteContext* context,

@@ -30,17 +30,20 @@
 
 #include "delegates/backend/gpu_backend.h"
 #include "delegates/gpu/gpu_lower.h"
+#include "delegates/gpu/gpu_tune.h"
 #include "litegpu/gpu_delegate.h"
 #include "tensorflow/lite/c/common.h"
 
 /* Kernels built once per (name, defines) and shared by every partition of a
- * delegate. */
+ * delegate, with the work-group tuning when the delegate tunes
+ * (SUSTAINED_SPEED; NULL otherwise, and not owned by the cache). */
 typedef struct lg_gpu_kernel_cache {
   struct lg_gpu_kernel_entry* entries;
   int count, capacity;
+  lg_gpu_tuning* tuning;
 } lg_gpu_kernel_cache;
 
-/* Releases every kernel; the cache can be reused. */
+/* Releases every kernel (not the tuning); the cache can be reused. */
 void lg_gpu_kernel_cache_release(lg_gpu_kernel_cache* cache,
                                  lg_gpu_backend* be);
 
@@ -50,9 +53,13 @@ lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
 void lg_gpu_program_destroy(lg_gpu_program* p);
 
 /* The partition's nodes and output tensors, before lowering, so that a
- * lowering may absorb a later node (lg_gpu_lower_fuse_add). Optional: a
- * program without them fuses nothing. */
+ * lowering may absorb a later node (lg_gpu_lower_fuse_add) and the
+ * partition can be lowered again at new shapes (lg_gpu_program_relower).
+ * Called where GetNodeAndRegistration works (the kernel's Init): the nodes
+ * and registrations are copied. Optional: a program without them fuses
+ * nothing and cannot be lowered again. */
 TfLiteStatus lg_gpu_program_set_partition(lg_gpu_program* p,
+                                          TfLiteContext* context,
                                           const TfLiteIntArray* nodes,
                                           const TfLiteIntArray* outputs);
 
@@ -80,6 +87,10 @@ TfLiteStatus lg_gpu_program_set_boundary(lg_gpu_program* p,
  * CPU. Optional: without it the first dispatches build the same. */
 TfLiteStatus lg_gpu_program_build_kernels(lg_gpu_program* p);
 
+/* Plans memory, creates the buffers, uploads the constants, chooses the
+ * work-group sizes the lowerings left open when the kernel cache has a
+ * tuning (gpu_tune.h) and records the dispatches, once: a later call does
+ * nothing (see lg_gpu_program_relower for new shapes). */
 TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context);
 
 /* Whether `tensor` is an input or an output of the partition. */
@@ -96,6 +107,22 @@ bool lg_gpu_program_is_boundary(const lg_gpu_program* p, int tensor);
 TfLiteStatus lg_gpu_program_bind(lg_gpu_program* p, int tensor,
                                  lg_gpu_buffer* buffer);
 TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);
+
+/* Whether a tensor the program reads or writes has another shape in
+ * `context` than the one it was lowered at (inputs resized, shapes
+ * propagated by the CPU kernels' Prepare). */
+bool lg_gpu_program_shapes_changed(const lg_gpu_program* p,
+                                   const TfLiteContext* context);
+
+/* A program for old's partition at the current shapes, prepared: each node
+ * checked and lowered again; kernels come from the shared cache (a kernel
+ * compiles again only when its defines changed); buffers of unchanged size
+ * and constants of unchanged bytes move over from `old` instead of being
+ * created and uploaded. On failure (a node that does not run on the GPU at
+ * these shapes, a device error) returns kTfLiteError with the reason in
+ * lg_gpu_program_error(old), and old is as it was. */
+TfLiteStatus lg_gpu_program_relower(lg_gpu_program* old, TfLiteContext* context,
+                                    lg_gpu_program** out);
 
 const char* lg_gpu_program_error(const lg_gpu_program* p);
 

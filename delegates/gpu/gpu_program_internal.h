@@ -57,6 +57,12 @@ typedef struct value {
   /* Roots of bound boundary tensors (lg_gpu_program_bind): the
    * application's buffer, used in place of the planned one (not owned). */
   lg_gpu_buffer* bound;
+  TfLiteIntArray* dims;  /* tensor values: the shape they were lowered at */
+  uint64_t content_hash; /* constants: of their device bytes, once uploaded */
+  int donor_value;       /* constants: the donor's value whose buffer `own` is
+                            (lg_gpu_program_relower), else -1 */
+  bool lent;             /* constants: `own` is lent to a program being
+                            prepared at new shapes */
 } value;
 
 typedef struct dispatch {
@@ -71,12 +77,14 @@ typedef struct dispatch {
   int node_index;      /* the node being lowered when it was made */
   const char* op_name; /* that node's op (static) */
   char kernel_name[32];
+  const char* kernel_key;   /* name and defines (the kernel cache's) */
   uint64_t total_ns, count; /* profiling */
 } dispatch;
 
 typedef struct shared_buffer {
   lg_gpu_buffer* buffer;
   size_t bytes;
+  bool from_donor; /* the donor's buffer of the same index */
 } shared_buffer;
 
 struct lg_gpu_program {
@@ -101,17 +109,32 @@ struct lg_gpu_program {
   bool profiling; /* lg_gpu_program_set_profiling */
   bool prepared;
   bool dry_run; /* lg_gpu_program_can_lower: check kernels, build nothing */
-  /* The partition (lg_gpu_program_set_partition), for fusion. */
+  /* The partition (lg_gpu_program_set_partition), for fusion and for
+   * lowering again at new shapes: its nodes and registrations are copied at
+   * Init, since a kernel's Prepare may not call GetNodeAndRegistration. */
   TfLiteIntArray* partition_nodes;
+  TfLiteNode* partition_node_copies;
+  TfLiteRegistration* partition_regs;
   TfLiteIntArray* partition_outputs;
   bool* absorbed; /* per partition node: lowered by an earlier node */
   int fused_nodes;
   lg_gpu_recording* recording; /* the dispatches, when the backend records */
+  /* While lg_gpu_program_relower prepares this program: the program at the
+   * old shapes, whose buffers of unchanged size and content it takes. */
+  lg_gpu_program* donor;
   float** dequantized; /* per context tensor: lg_gpu_constant_floats copies
                           (during lowering; freed once uploaded) */
   uint64_t bytes_uploaded, bytes_downloaded;
   char error[PROGRAM_ERROR_SIZE];
 };
+
+/* Slot k of the partition: its node and registration (copies). */
+static inline void partition_node_at(const lg_gpu_program* p, int k,
+                                     const TfLiteNode** node,
+                                     const TfLiteRegistration** reg) {
+  *node = &p->partition_node_copies[k];
+  *reg = &p->partition_regs[k];
+}
 
 /* The value's size in host memory. */
 static inline size_t host_bytes(const value* x) { return x->host_size; }
@@ -139,5 +162,9 @@ TfLiteStatus lg_gpu_quant_after_node(lg_gpu_program* p, TfLiteContext* context,
 float* lg_gpu_quant_dequantized_copy(const TfLiteTensor* t);
 void lg_gpu_quant_to_device(const value* x, const void* host, void* device);
 void lg_gpu_quant_from_device(const value* x, const void* device, void* host);
+
+/* gpu_program_run.c: after lg_gpu_program_prepare with p->donor set, the
+ * donor's buffers p took become p's (keep) or stay the donor's. */
+void lg_gpu_program_settle_donor(lg_gpu_program* p, bool keep);
 
 #endif /* LITEGPU_DELEGATES_GPU_GPU_PROGRAM_INTERNAL_H_ */

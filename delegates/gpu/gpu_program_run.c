@@ -130,12 +130,78 @@ static TfLiteStatus fill_staging(value* x, const void* host) {
 /* Whether a value's device bytes differ from its host bytes. */
 static bool converted(const value* x) { return x->half || x->quantized; }
 
+/* A 64-bit hash of a constant's device bytes, so that a program lowered
+ * again at new shapes knows which of its constants the old one uploaded. */
+static uint64_t content_hash(const void* data, size_t bytes) {
+  const unsigned char* b = data;
+  uint64_t h = 0xcbf29ce484222325u ^ bytes;
+  size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    uint64_t word;
+    memcpy(&word, b + i, 8);
+    h = (h ^ word) * 0x100000001b3u;
+    h ^= h >> 29;
+  }
+  for (; i < bytes; ++i) h = (h ^ b[i]) * 0x100000001b3u;
+  return h;
+}
+
+/* The donor's shared buffer b when it has the size this program's needs. */
+static lg_gpu_buffer* donor_shared(const lg_gpu_program* p, int b) {
+  const lg_gpu_program* d = p->donor;
+  if (d == NULL || b >= d->num_buffers || d->buffers[b].buffer == NULL) {
+    return NULL;
+  }
+  return device_size(d->buffers[b].bytes) == device_size(p->buffers[b].bytes)
+             ? d->buffers[b].buffer
+             : NULL;
+}
+
+/* The donor's constant holding the same device bytes as x, not yet lent. */
+static int donor_constant(const lg_gpu_program* p, const value* x) {
+  const lg_gpu_program* d = p->donor;
+  for (int u = 0; d != NULL && u < d->num_values; ++u) {
+    const value* y = &d->values[u];
+    if (y->kind == VALUE_CONSTANT && y->own != NULL && !y->lent &&
+        y->tensor == x->tensor && y->bytes == x->bytes && y->half == x->half &&
+        y->content_hash == x->content_hash) {
+      return u;
+    }
+  }
+  return -1;
+}
+
+/* Constant x's device buffer: the donor's when it holds the same bytes,
+ * else a new one with `data` uploaded. */
+static TfLiteStatus place_constant(lg_gpu_program* p, value* x,
+                                   const void* data, lg_gpu_error* error) {
+  lg_gpu_backend* be = p->be;
+  x->content_hash = content_hash(data, x->bytes);
+  const int u = donor_constant(p, x);
+  if (u >= 0) {
+    p->donor->values[u].lent = true;
+    x->donor_value = u;
+    x->own = p->donor->values[u].own;
+    return kTfLiteOk;
+  }
+  if (be->ops->buffer_create(be, device_size(x->bytes), &x->own, error) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return x->bytes > 0
+             ? lg_gpu_buffer_upload(be, x->own, 0, data, x->bytes, error)
+             : kTfLiteOk;
+}
+
 static TfLiteStatus create_buffers(lg_gpu_program* p,
                                    const TfLiteContext* context) {
   lg_gpu_backend* be = p->be;
   lg_gpu_error error = {{0}};
   for (int b = 0; b < p->num_buffers; ++b) {
-    if (be->ops->buffer_create(be, device_size(p->buffers[b].bytes),
+    p->buffers[b].buffer = donor_shared(p, b);
+    p->buffers[b].from_donor = p->buffers[b].buffer != NULL;
+    if (!p->buffers[b].from_donor &&
+        be->ops->buffer_create(be, device_size(p->buffers[b].bytes),
                                &p->buffers[b].buffer, &error) != kTfLiteOk) {
       return lg_gpu_lower_fail(p, "%s", error.message);
     }
@@ -152,10 +218,7 @@ static TfLiteStatus create_buffers(lg_gpu_program* p,
       }
       data = x->staging;
     }
-    if (be->ops->buffer_create(be, device_size(x->bytes), &x->own, &error) !=
-            kTfLiteOk ||
-        (x->bytes > 0 && lg_gpu_buffer_upload(be, x->own, 0, data, x->bytes,
-                                              &error) != kTfLiteOk)) {
+    if (place_constant(p, x, data, &error) != kTfLiteOk) {
       lg_gpu_error ignored = {{0}};
       be->ops->finish(be, &ignored); /* earlier uploads read host copies */
       return lg_gpu_lower_fail(p, "%s", error.message);
@@ -223,6 +286,25 @@ static TfLiteStatus record_each_dispatch(lg_gpu_program* p,
   return kTfLiteOk;
 }
 
+/* SUSTAINED_SPEED (a tuning in the kernel cache): each dispatch gets the
+ * fastest of a few work-group sizes, the lowering's or the backend's own
+ * among them, timed on the device (gpu_tune.h); a kernel built for one
+ * size ("-DLG_WG=", gpu_lower.h) keeps it. */
+static TfLiteStatus tune_dispatches(lg_gpu_program* p) {
+  lg_gpu_tuning* tuning = p->kernels->tuning;
+  lg_gpu_error error = {{0}};
+  for (int d = 0; tuning != NULL && d < p->num_dispatches; ++d) {
+    dispatch* x = &p->dispatches[d];
+    if (strstr(x->kernel_key, "-DLG_WG=") != NULL) continue;
+    if (lg_gpu_tune_dispatch(tuning, p->be, x->kernel, x->kernel_key,
+                             x->resolved, x->num_args, x->dims, x->global,
+                             x->local, &x->has_local, &error) != kTfLiteOk) {
+      return lg_gpu_lower_fail(p, "%s", error.message);
+    }
+  }
+  return kTfLiteOk;
+}
+
 /* With a backend that keeps recordings (Vulkan), the dispatch list is
  * recorded once here and every run replays it. */
 static TfLiteStatus record_dispatches(lg_gpu_program* p) {
@@ -243,8 +325,38 @@ static TfLiteStatus record_dispatches(lg_gpu_program* p) {
   return kTfLiteOk;
 }
 
+/* After a prepare with a donor: what this program took from it is its own
+ * now (kept) or goes back (not kept, before this program is destroyed). */
+void lg_gpu_program_settle_donor(lg_gpu_program* p, bool keep) {
+  lg_gpu_program* d = p->donor;
+  if (d == NULL) return;
+  for (int b = 0; b < p->num_buffers; ++b) {
+    if (!p->buffers[b].from_donor) continue;
+    if (keep) {
+      d->buffers[b].buffer = NULL;
+    } else {
+      p->buffers[b].buffer = NULL;
+    }
+    p->buffers[b].from_donor = false;
+  }
+  for (int v = 0; v < p->num_values; ++v) {
+    value* x = &p->values[v];
+    if (x->donor_value < 0) continue;
+    d->values[x->donor_value].lent = false;
+    if (keep) {
+      d->values[x->donor_value].own = NULL;
+    } else {
+      x->own = NULL;
+    }
+    x->donor_value = -1;
+  }
+  p->donor = NULL;
+}
+
 TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context) {
-  if (p->prepared) return kTfLiteOk; /* the graph is immutable */
+  /* At new shapes the delegate lowers a new program (lg_gpu_program_relower);
+   * this one stays as it was planned. */
+  if (p->prepared) return kTfLiteOk;
   for (int v = 0; v < p->num_values; ++v) {
     const value* x = &p->values[v];
     if (x->tensor >= 0 && context->tensors[x->tensor].bytes != host_bytes(x)) {
@@ -259,7 +371,9 @@ TfLiteStatus lg_gpu_program_prepare(lg_gpu_program* p, TfLiteContext* context) {
     return kTfLiteError;
   }
   resolve_arguments(p);
-  if (record_dispatches(p) != kTfLiteOk) return kTfLiteError;
+  if (tune_dispatches(p) != kTfLiteOk || record_dispatches(p) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   p->prepared = true;
   return kTfLiteOk;
 }

@@ -226,16 +226,12 @@ TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
 
 /* Whether a node of the partition reads tensor `t`; in a trial lowering
  * (no partition yet) assumed, so the kernel's presence is checked. */
-static bool read_in_partition(const lg_gpu_program* p, TfLiteContext* context,
-                              int t) {
+static bool read_in_partition(const lg_gpu_program* p, int t) {
   if (p->partition_nodes == NULL) return true;
   for (int k = 0; k < p->partition_nodes->size; ++k) {
-    TfLiteNode* node = NULL;
-    TfLiteRegistration* reg = NULL;
-    if (context->GetNodeAndRegistration(context, p->partition_nodes->data[k],
-                                        &node, &reg) != kTfLiteOk) {
-      continue;
-    }
+    const TfLiteNode* node = NULL;
+    const TfLiteRegistration* reg = NULL;
+    partition_node_at(p, k, &node, &reg);
     for (int i = 0; i < node->inputs->size; ++i) {
       if (node->inputs->data[i] == t) return true;
     }
@@ -276,7 +272,7 @@ TfLiteStatus lg_gpu_quant_after_node(lg_gpu_program* p, TfLiteContext* context,
       }
       continue;
     }
-    if (!read_in_partition(p, context, t)) continue;
+    if (!read_in_partition(p, t)) continue;
     if (lg_gpu_lower_fake_quant(p, t, t, &x->quant, false) != kTfLiteOk) {
       return kTfLiteError;
     }

@@ -126,6 +126,13 @@ typedef struct litegpu_gpu_delegate_stats {
    * through the buffer handles (a CPU node or the application reading a
    * bound tensor), since the delegate was created. */
   uint64_t bytes_copied_by_handles;
+  /* inference_preference SUSTAINED_SPEED: dispatches whose work-group size
+   * was chosen by timing candidates on the device, and dispatches whose
+   * size came from an earlier choice without timing (serialization_dir's
+   * tuning entries, or this delegate's own for the same kernel, defines and
+   * global size). Both 0 under FAST_SINGLE_ANSWER and BALANCED. */
+  int kernels_tuned;
+  int tunings_from_cache;
 } litegpu_gpu_delegate_stats;
 
 /* Fills `out`; kTfLiteError when either pointer is NULL. */

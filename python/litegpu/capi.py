@@ -621,7 +621,9 @@ class GpuStats(ctypes.Structure):
                 ("programs_from_cache", ctypes.c_uint64),
                 ("cache_files_loaded", ctypes.c_uint64),
                 ("fp16", ctypes.c_int),
-                ("bytes_copied_by_handles", ctypes.c_uint64)]
+                ("bytes_copied_by_handles", ctypes.c_uint64),
+                ("kernels_tuned", ctypes.c_int),
+                ("tunings_from_cache", ctypes.c_int)]
 
 
 _BACKENDS = {"auto": 0, "cl": 1, "vk": 2}

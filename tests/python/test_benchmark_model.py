@@ -66,7 +66,8 @@ TOP_KEYS = {"tool", "tflite_version", "flags", "signature", "model",
             "delegate"}
 GPU_FLAGS = ["use_gpu", "gpu_precision_loss_allowed", "gpu_backend",
              "max_delegated_partitions", "min_nodes_per_partition",
-             "require_full_delegation", "delegate_serialize_dir"]
+             "require_full_delegation", "delegate_serialize_dir",
+             "gpu_inference_for_sustained_speed"]
 DELEGATE_KEYS = {"backend", "device", "fp16", "partitions",
                  "nodes_delegated", "nodes_total", "bytes_uploaded",
                  "bytes_downloaded", "bytes_per_inference",
@@ -215,7 +216,8 @@ def test_help_lists_every_flag_with_its_default(bench):
                     "--use_gpu=false", "--gpu_precision_loss_allowed=true",
                     "--max_delegated_partitions=0",
                     "--min_nodes_per_partition=0",
-                    "--require_full_delegation=false"]:
+                    "--require_full_delegation=false",
+                    "--gpu_inference_for_sustained_speed=false"]:
         assert default in proc.stdout, default
 
 

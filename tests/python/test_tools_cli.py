@@ -36,7 +36,8 @@ def test_help_exits_0_on_stdout(name, usage):
 @pytest.mark.parametrize("name", ["model_builder", "make_test_model",
                                   "bench_load", "bench_gemm",
                                   "bench_gpu_conv", "bench_gpu_invoke",
-                                  "bench_gpu_chain", "bench_async"])
+                                  "bench_gpu_chain", "bench_async",
+                                  "bench_gpu_resize"])
 def test_every_other_tool_has_help(name):
     proc = tool(name, "--help")
     assert proc.returncode == 0, proc.stderr

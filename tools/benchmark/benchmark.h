@@ -68,6 +68,7 @@ typedef struct lg_bench_params {
   /* GPU (TFLite's delegate provider flags) */
   bool use_gpu;
   bool gpu_precision_loss_allowed;
+  bool gpu_inference_for_sustained_speed;
   const char* gpu_backend; /* "", "cl" or "vk" */
   int max_delegated_partitions;
   int min_nodes_per_partition;

@@ -236,7 +236,7 @@ static bool create_interpreter(cmp_run* c, cmp_row* row,
   if (!lg_bench_inputs_resize(&in->graph, &c->inputs)) {
     return row_fail(row, "resizing the inputs failed");
   }
-  /* After the resize (the GPU delegate leaves the graph immutable). */
+  /* After the resize, so the partitions are lowered once at these shapes. */
   if (in->delegate != NULL && TfLiteInterpreterModifyGraphWithDelegate(
                                   in->ip, in->delegate) != kTfLiteOk) {
     return row_fail(row, "applying the delegate failed: %s", last_message(c));

@@ -34,6 +34,10 @@ TfLiteDelegate* lg_bench_gpu_create(const lg_bench_params* p,
   litegpu_gpu_delegate_options o = litegpu_gpu_delegate_options_default();
   o.backend = backend;
   o.tflite.is_precision_loss_allowed = p->gpu_precision_loss_allowed ? 1 : 0;
+  if (p->gpu_inference_for_sustained_speed) {
+    o.tflite.inference_preference =
+        TFLITE_GPU_INFERENCE_PREFERENCE_SUSTAINED_SPEED;
+  }
   /* TFLite's flag default 0 means every partition; the delegate reads a
    * non-positive limit as 1, so "all" is passed as the largest count. */
   o.tflite.max_delegated_partitions =

@@ -8,8 +8,13 @@
  *   is_precision_loss_allowed, inference_priority1..3  float16 when the
  *       device has it and precision loss is allowed (-1: the first
  *       priority that is not AUTO decides, MAX_PRECISION forbidding it);
- *   inference_preference  accepted; litegpu compiles the same kernels for
- *       each (no work-group tuning yet);
+ *   inference_preference  SUSTAINED_SPEED: Prepare times a few work-group
+ *       sizes on the device for each dispatch that leaves the size open
+ *       and keeps the fastest (kept in serialization_dir with the
+ *       programs when serialization is on, so a later delegate skips the
+ *       timing; litegpu_gpu_delegate_stats counts both);
+ *       FAST_SINGLE_ANSWER and BALANCED: the backend's own sizes, no
+ *       timing;
  *   experimental_flags  ENABLE_QUANT: quantized tensors (per-tensor
  *       INT8/UINT8) are claimed and computed on their float grid; CL_ONLY:
  * OpenCL only (never Vulkan); GL_ONLY: refused, litegpu has no OpenGL ES
