@@ -261,15 +261,23 @@ static void kernel_free(TfLiteContext* context, void* data) {
   partition_destroy(data);
 }
 
-/* Binds the device buffers bound to `part`'s tensors to its program lowered
- * at new shapes (a buffer too small for them fails, naming the tensor). */
-static TfLiteStatus rebind_partition(const partition* part,
-                                     lg_gpu_program* fresh) {
-  const gpu_delegate* gd = part->delegate;
+/* What reshape_partition's rebind_partition works on. */
+typedef struct rebinding {
+  const partition* part;
+  int tensor; /* the binding that failed, else -1 */
+} rebinding;
+
+/* Binds the device buffers bound to the partition's tensors to its program
+ * lowered at new shapes (an lg_gpu_rebind_fn); a buffer that does not fit
+ * them (too small) fails, and the tensor it is bound to is recorded. */
+static TfLiteStatus rebind_partition(void* user, lg_gpu_program* fresh) {
+  rebinding* r = user;
+  const gpu_delegate* gd = r->part->delegate;
   for (int h = 0; h < gd->num_bindings; ++h) {
     const gpu_binding* b = &gd->bindings[h];
-    if (b->part != part || b->buffer == NULL) continue;
+    if (b->part != r->part || b->buffer == NULL) continue;
     if (lg_gpu_program_bind(fresh, b->tensor, b->buffer) != kTfLiteOk) {
+      r->tensor = b->tensor;
       return kTfLiteError;
     }
   }
@@ -278,29 +286,34 @@ static TfLiteStatus rebind_partition(const partition* part,
 
 /* Inputs were resized and the CPU kernels' Prepare propagated the shapes
  * (kTfLiteDelegateFlagsRequirePropagatedShapes): the partition is lowered
- * again in place. A partition that does not run at the new shapes fails
- * Prepare, so AllocateTensors fails with the reason, and keeps its program
- * for the shapes it was built at (resizing back makes it ready again). */
+ * again in place. A partition that does not run at the new shapes, or a
+ * bound buffer that does not fit them, fails Prepare, so AllocateTensors
+ * fails with the reason, and keeps its program for the shapes it was built
+ * at (resizing back makes it ready again). */
 static TfLiteStatus reshape_partition(TfLiteContext* context, partition* part) {
   lg_gpu_program* fresh = NULL;
-  if (lg_gpu_program_relower(part->program, context, &fresh) != kTfLiteOk) {
+  rebinding r = {part, -1};
+  if (lg_gpu_program_relower(part->program, context, rebind_partition, &r,
+                             &fresh) == kTfLiteOk) {
+    lg_gpu_program_destroy(part->program);
+    part->program = fresh;
+    return kTfLiteOk;
+  }
+  const char* why = lg_gpu_program_error(part->program);
+  if (r.tensor < 0) {
     context->ReportError(context,
                          "TfLiteGpuDelegate Prepare: the partition does not "
                          "run on the GPU at the new input shapes: %s",
-                         lg_gpu_program_error(part->program));
-    return kTfLiteError;
-  }
-  if (rebind_partition(part, fresh) != kTfLiteOk) {
+                         why);
+  } else {
+    const char* name = context->tensors[r.tensor].name;
     context->ReportError(context,
-                         "TfLiteGpuDelegate Prepare: at the new input "
-                         "shapes, %s",
-                         lg_gpu_program_error(fresh));
-    lg_gpu_program_destroy(fresh);
-    return kTfLiteError;
+                         "TfLiteGpuDelegate Prepare: the buffer bound to "
+                         "tensor '%s' cannot stay bound at the new input "
+                         "shapes: %s (bind a larger one before resizing)",
+                         name != NULL ? name : "(unnamed)", why);
   }
-  lg_gpu_program_destroy(part->program);
-  part->program = fresh;
-  return kTfLiteOk;
+  return kTfLiteError;
 }
 
 static TfLiteStatus kernel_prepare(TfLiteContext* context, TfLiteNode* node) {

@@ -173,6 +173,13 @@ size_t lg_gpu_lower_max_work_group(const lg_gpu_program* p);
  * idle. */
 size_t lg_gpu_lower_simd_width(const lg_gpu_program* p);
 
+/* True while the program is lowered again at new shapes
+ * (lg_gpu_program_relower) and kernel `kernel` with `defines` is already
+ * built: a lowering whose blocking follows the shapes may then prefer a
+ * blocking whose kernel needs no build (see lower_conv.c's pointwise). */
+bool lg_gpu_lower_kernel_reusable(const lg_gpu_program* p, const char* kernel,
+                                  const char* defines);
+
 /* True when a kernel invocation running `iterations` loop iterations (all
  * its loops together, an upper bound) stays within the device's limit
  * (lg_gpu_device_info.max_loop_iterations; always true without one). */

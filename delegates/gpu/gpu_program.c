@@ -33,26 +33,41 @@ void lg_gpu_kernel_cache_release(lg_gpu_kernel_cache* cache,
   cache->count = cache->capacity = 0;
 }
 
+/* The cache key of a kernel: name '\n' defines (malloc'd; NULL when out
+ * of memory). */
+static char* kernel_key(const char* name, const char* defines) {
+  const char* d = defines != NULL ? defines : "";
+  const size_t key_size = strlen(name) + strlen(d) + 2;
+  char* key = malloc(key_size);
+  if (key != NULL) snprintf(key, key_size, "%s\n%s", name, d);
+  return key;
+}
+
+/* The entry holding `key`, or -1. */
+static int kernel_cache_find(const lg_gpu_kernel_cache* cache,
+                             const char* key) {
+  for (int i = 0; i < cache->count; ++i) {
+    if (strcmp(cache->entries[i].key, key) == 0) return i;
+  }
+  return -1;
+}
+
 static TfLiteStatus kernel_cache_get(lg_gpu_kernel_cache* cache,
                                      lg_gpu_backend* be, const char* name,
                                      const char* defines, lg_gpu_kernel** out,
                                      const char** out_key,
                                      lg_gpu_error* error) {
-  const char* d = defines != NULL ? defines : "";
-  const size_t key_size = strlen(name) + strlen(d) + 2;
-  char* key = malloc(key_size);
+  char* key = kernel_key(name, defines);
   if (key == NULL) {
     snprintf(error->message, sizeof(error->message), "out of host memory");
     return kTfLiteError;
   }
-  snprintf(key, key_size, "%s\n%s", name, d);
-  for (int i = 0; i < cache->count; ++i) {
-    if (strcmp(cache->entries[i].key, key) == 0) {
-      free(key);
-      *out = cache->entries[i].kernel;
-      *out_key = cache->entries[i].key;
-      return kTfLiteOk;
-    }
+  const int found = kernel_cache_find(cache, key);
+  if (found >= 0) {
+    free(key);
+    *out = cache->entries[found].kernel;
+    *out_key = cache->entries[found].key;
+    return kTfLiteOk;
   }
   if (cache->count == cache->capacity) {
     const int capacity = cache->capacity ? cache->capacity * 2 : 16;
@@ -89,6 +104,15 @@ TfLiteStatus lg_gpu_lower_fail(lg_gpu_program* p, const char* format, ...) {
 }
 
 const char* lg_gpu_program_error(const lg_gpu_program* p) { return p->error; }
+
+bool lg_gpu_lower_kernel_reusable(const lg_gpu_program* p, const char* kernel,
+                                  const char* defines) {
+  if (!p->relowering || p->kernels == NULL) return false;
+  char* key = kernel_key(kernel, defines);
+  const bool built = key != NULL && kernel_cache_find(p->kernels, key) >= 0;
+  free(key);
+  return built;
+}
 
 size_t lg_gpu_lower_max_work_group(const lg_gpu_program* p) {
   return p->be->device.max_work_group_size;
@@ -677,6 +701,7 @@ static TfLiteStatus lower_again(lg_gpu_program* p, const lg_gpu_program* old,
 }
 
 TfLiteStatus lg_gpu_program_relower(lg_gpu_program* old, TfLiteContext* context,
+                                    lg_gpu_rebind_fn rebind, void* user,
                                     lg_gpu_program** out) {
   *out = NULL;
   if (old->partition_nodes == NULL) {
@@ -684,10 +709,13 @@ TfLiteStatus lg_gpu_program_relower(lg_gpu_program* old, TfLiteContext* context,
   }
   lg_gpu_program* p = lg_gpu_program_create(old->be, old->kernels, context);
   if (p == NULL) return lg_gpu_lower_fail(old, "out of host memory");
+  p->relowering = true;
   TfLiteStatus status = lower_again(p, old, context);
   if (status == kTfLiteOk) {
     p->donor = old;
     status = lg_gpu_program_prepare(p, context);
+    /* Before settling: a failed binding gives old its buffers back. */
+    if (status == kTfLiteOk && rebind != NULL) status = rebind(user, p);
     lg_gpu_program_settle_donor(p, status == kTfLiteOk);
   }
   if (status != kTfLiteOk) {

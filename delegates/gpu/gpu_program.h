@@ -120,8 +120,13 @@ bool lg_gpu_program_shapes_changed(const lg_gpu_program* p,
  * and constants of unchanged bytes move over from `old` instead of being
  * created and uploaded. On failure (a node that does not run on the GPU at
  * these shapes, a device error) returns kTfLiteError with the reason in
- * lg_gpu_program_error(old), and old is as it was. */
+ * lg_gpu_program_error(old), and old is as it was.
+ * `rebind` (may be NULL) binds the application's buffers to the new
+ * program (lg_gpu_program_bind) before it owns what it took from `old`:
+ * when it fails, old keeps its buffers and stays runnable. */
+typedef TfLiteStatus (*lg_gpu_rebind_fn)(void* user, lg_gpu_program* fresh);
 TfLiteStatus lg_gpu_program_relower(lg_gpu_program* old, TfLiteContext* context,
+                                    lg_gpu_rebind_fn rebind, void* user,
                                     lg_gpu_program** out);
 
 const char* lg_gpu_program_error(const lg_gpu_program* p);

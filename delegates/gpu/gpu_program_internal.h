@@ -122,6 +122,7 @@ struct lg_gpu_program {
   /* While lg_gpu_program_relower prepares this program: the program at the
    * old shapes, whose buffers of unchanged size and content it takes. */
   lg_gpu_program* donor;
+  bool relowering;     /* lowered by lg_gpu_program_relower */
   float** dequantized; /* per context tensor: lg_gpu_constant_floats copies
                           (during lowering; freed once uploaded) */
   uint64_t bytes_uploaded, bytes_downloaded;

@@ -12,7 +12,10 @@
  *     applied yet, an input a CPU node writes, a share_device_with of the
  *     other backend;
  *   - the delegate fallback after a failed Invoke computes from the bound
- *     input's contents.
+ *     input's contents;
+ *   - a bound input across resizes: bound to the program lowered at the
+ *     new shape (nothing uploaded), and a buffer too small for a new shape
+ *     failing AllocateTensors with a message naming the tensor.
  *
  * A backend without a device skips its tests with the reason (cmocka
  * reports them as skipped, not passed). */
@@ -476,6 +479,82 @@ static void test_fallback_reads_bound_input(void** state) {
   free_model(&m);
 }
 
+/* A bound input buffer across resizes: bound to the program lowered at
+ * [2, N] (nothing uploaded, the hand-derived (x + c1) * c2 per row); at
+ * [3, N] the 2-row buffer is too small, so AllocateTensors fails naming
+ * the tensor, and [2, N] runs again from the same buffer. */
+static void resize_with_bound_input(litegpu_gpu_backend backend) {
+  TfLiteDelegate* d = make_delegate(backend, NULL);
+  if (d == NULL) skip();
+  built_model m;
+  build_pair(&m, kTfLiteBuiltinAdd, kTfLiteBuiltinMul, 1, 2);
+  lg_test_capture errors = {{0}, 0};
+  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(o, lg_test_capture_report, &errors);
+  TfLiteInterpreterOptionsAddDelegate(o, d);
+  TfLiteInterpreter* ip = TfLiteInterpreterCreate(m.model, o);
+  TfLiteInterpreterOptionsDelete(o);
+  assert_non_null(ip);
+  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
+  const size_t bytes = 2 * sizeof(float) * N;
+  litegpu_gpu_buffer* in = litegpu_gpu_delegate_create_buffer(d, bytes);
+  assert_non_null(in);
+  assert_int_equal(litegpu_gpu_delegate_bind_buffer(
+                       d, in, TfLiteInterpreterGetInputTensorIndex(ip, 0)),
+                   kTfLiteOk);
+  const int two[2] = {2, N}, three[2] = {3, N};
+  float x[2 * N], want[2 * N];
+  fill(x, 2 * N, 7);
+  for (int i = 0; i < 2 * N; ++i) {
+    want[i] = (x[i] + c_value(1, i % N)) * c_value(2, i % N);
+  }
+  assert_int_equal(litegpu_gpu_buffer_write(in, 0, x, bytes), kTfLiteOk);
+  for (int round = 0; round < 2; ++round) {
+    assert_int_equal(TfLiteInterpreterResizeInputTensor(ip, 0, two, 2),
+                     kTfLiteOk);
+    if (TfLiteInterpreterAllocateTensors(ip) != kTfLiteOk) {
+      fail_msg("AllocateTensors at [2, %d] failed:\n%s", N, errors.text);
+    }
+    assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+    const TfLiteTensor* y = TfLiteInterpreterGetOutputTensor(ip, 0);
+    assert_int_equal(TfLiteTensorByteSize(y), bytes);
+    expect_close(want, TfLiteTensorData(y), 2 * N);
+    litegpu_gpu_delegate_stats st;
+    assert_int_equal(litegpu_gpu_delegate_get_stats(d, &st), kTfLiteOk);
+    assert_int_equal(st.bytes_uploaded, 0);
+    assert_int_equal(st.bytes_downloaded, bytes);
+    if (round == 1) break;
+    errors.length = 0;
+    errors.text[0] = '\0';
+    assert_int_equal(TfLiteInterpreterResizeInputTensor(ip, 0, three, 2),
+                     kTfLiteOk);
+    assert_int_not_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
+    char expected[160];
+    snprintf(expected, sizeof(expected),
+             "the buffer bound to tensor 'x' cannot stay bound at the new "
+             "input shapes: tensor %d needs a buffer of 768 bytes; the one "
+             "given has 512",
+             TfLiteInterpreterGetInputTensorIndex(ip, 0));
+    if (strstr(errors.text, expected) == NULL) {
+      fail_msg("expected \"%s\" in: %s", expected, errors.text);
+    }
+  }
+  TfLiteInterpreterDelete(ip);
+  litegpu_gpu_buffer_delete(in);
+  TfLiteGpuDelegateV2Delete(d);
+  free_model(&m);
+}
+
+static void test_resize_with_bound_input_opencl(void** state) {
+  (void)state;
+  resize_with_bound_input(LITEGPU_GPU_BACKEND_OPENCL);
+}
+
+static void test_resize_with_bound_input_vulkan(void** state) {
+  (void)state;
+  resize_with_bound_input(LITEGPU_GPU_BACKEND_VULKAN);
+}
+
 int main(void) {
   lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
@@ -484,6 +563,8 @@ int main(void) {
       cmocka_unit_test(test_cpu_consumer_opencl),
       cmocka_unit_test(test_cpu_consumer_vulkan),
       cmocka_unit_test(test_fallback_reads_bound_input),
+      cmocka_unit_test(test_resize_with_bound_input_opencl),
+      cmocka_unit_test(test_resize_with_bound_input_vulkan),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
