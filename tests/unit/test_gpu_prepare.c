@@ -6,7 +6,9 @@
  * Batch 1 -> 2 -> 1 and a spatial resize against a CPU-only interpreter at
  * the same shapes, no kernel compiled again for a batch-only change, and a
  * shape a node does not run at (an empty batch) failing AllocateTensors
- * with the reason, after which the old shape runs again.
+ * with the reason, after which the old shape runs again. A 1x1 conv
+ * resized keeps a built pixel blocking where it wastes little, and builds
+ * one where it would waste much.
  *
  * SUSTAINED_SPEED: work-group sizes timed per dispatch; the outputs equal
  * the CPU's, every stored choice is a size the device allows, and a second
@@ -245,6 +247,72 @@ static void test_resize_vulkan(void** state) {
   resize_batch_and_space(LITEGPU_GPU_BACKEND_VULKAN);
 }
 
+/* x [1,8,7,4] -> CONV_2D 1x1 to 32 channels -> y [1,8,7,32]. */
+static TfLiteModel* build_pointwise_model(void** data) {
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t xs[4] = {1, 8, 7, 4}, ys[4] = {1, 8, 7, 32};
+  const int32_t fs[4] = {32, 1, 1, 4}, bs[1] = {32};
+  const int32_t x = tensor(w, "x", xs, 4), y = tensor(w, "y", ys, 4);
+  const int32_t f = constant(w, "f", fs, 4, 128, 21);
+  const int32_t b = constant(w, "b", bs, 1, 32, 22);
+  TfLiteConvParams cp = {.padding = kTfLitePaddingValid,
+                         .stride_width = 1,
+                         .stride_height = 1,
+                         .activation = kTfLiteActNone,
+                         .dilation_width_factor = 1,
+                         .dilation_height_factor = 1};
+  assert_true(lg_model_writer_add_operator(w, kTfLiteBuiltinConv2d, 1,
+                                           (int32_t[]){x, f, b}, 3, &y, 1,
+                                           &cp) >= 0);
+  return finish(w, x, y, data);
+}
+
+static int64_t compiled_so_far(const TfLiteDelegate* d) {
+  litegpu_gpu_delegate_stats st;
+  assert_int_equal(litegpu_gpu_delegate_get_stats(d, &st), kTfLiteOk);
+  return (int64_t)st.programs_compiled;
+}
+
+/* The 1x1 conv's pixel blocking follows the pixel count (blocks of 8 for
+ * 56 pixels, 7 for 49, 6 for 9). Relowered at 49 pixels it keeps the
+ * built blocks of 8 (7 idle slots, within 49 / 6): nothing compiles. At 9
+ * pixels blocks of 8 would leave 7 of 16 slots idle: blocks of 6 are
+ * built. Every shape against the CPU. */
+static void pointwise_resizes(litegpu_gpu_backend backend) {
+  void* data = NULL;
+  TfLiteModel* model = build_pointwise_model(&data);
+  TfLiteDelegate* d = make_delegate(backend);
+  lg_test_capture gc = {{0}, 0}, cc = {{0}, 0};
+  TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
+  TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
+  const int first[4] = {1, 8, 7, 4}, square[4] = {1, 7, 7, 4};
+  const int tiny[4] = {1, 3, 3, 4};
+  expect_cpu_outputs(gpu, &gc, cpu, first);
+  const int64_t compiled = compiled_so_far(d);
+  assert_true(compiled > 0);
+  expect_cpu_outputs(gpu, &gc, cpu, square);
+  assert_int_equal(compiled_so_far(d), compiled);
+  expect_cpu_outputs(gpu, &gc, cpu, tiny);
+  assert_int_equal(compiled_so_far(d), compiled + 1);
+  expect_cpu_outputs(gpu, &gc, cpu, first);
+  assert_int_equal(compiled_so_far(d), compiled + 1);
+  TfLiteInterpreterDelete(gpu);
+  TfLiteInterpreterDelete(cpu);
+  TfLiteGpuDelegateV2Delete(d);
+  TfLiteModelDelete(model);
+  free(data);
+}
+
+static void test_pointwise_resizes_opencl(void** state) {
+  (void)state;
+  pointwise_resizes(LITEGPU_GPU_BACKEND_OPENCL);
+}
+
+static void test_pointwise_resizes_vulkan(void** state) {
+  (void)state;
+  pointwise_resizes(LITEGPU_GPU_BACKEND_VULKAN);
+}
+
 /* An empty batch: MEAN's GPU lowering leaves empty tensors to the CPU, so
  * the partition does not run at that shape. AllocateTensors fails with the
  * reason; the program for the old shape stays, and resizing back runs. */
@@ -411,6 +479,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resize_opencl),
       cmocka_unit_test(test_resize_vulkan),
+      cmocka_unit_test(test_pointwise_resizes_opencl),
+      cmocka_unit_test(test_pointwise_resizes_vulkan),
       cmocka_unit_test(test_shape_the_partition_refuses),
       cmocka_unit_test(test_sustained_speed_opencl),
       cmocka_unit_test(test_sustained_speed_vulkan),
