@@ -121,6 +121,12 @@ int lg_gpu_lower_constant(lg_gpu_program* p, const void* data, size_t bytes);
 int lg_gpu_lower_constant_floats(lg_gpu_program* p, const float* data,
                                  size_t count);
 
+/* lg_gpu_lower_constant_floats for `count` malloc'd floats the program
+ * takes (freed on failure too): packed weights skip a copy, which a resize
+ * (lg_gpu_program_relower) pays again for every constant. */
+int lg_gpu_lower_constant_floats_taken(lg_gpu_program* p, float* data,
+                                       size_t count);
+
 /* A temporary device buffer of `bytes` living only through the dispatches
  * of the node being lowered. Returns its id, or -1 after recording. */
 int lg_gpu_lower_scratch(lg_gpu_program* p, size_t bytes);

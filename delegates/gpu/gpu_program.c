@@ -263,13 +263,13 @@ static int tensor_value(lg_gpu_program* p, const TfLiteContext* context,
   return id;
 }
 
-int lg_gpu_lower_constant(lg_gpu_program* p, const void* data, size_t bytes) {
-  void* copy = malloc(bytes > 0 ? bytes : 1);
+/* A constant holding `copy` (malloc'd, `bytes`), which it owns from here
+ * on, also on failure. */
+static int add_constant(lg_gpu_program* p, void* copy, size_t bytes) {
   if (copy == NULL) {
     lg_gpu_lower_fail(p, "out of host memory for a %zu-byte constant", bytes);
     return -1;
   }
-  if (bytes > 0) memcpy(copy, data, bytes);
   const int id = add_value(p, (value){.kind = VALUE_CONSTANT,
                                       .tensor = -1,
                                       .alias_of = -1,
@@ -280,14 +280,32 @@ int lg_gpu_lower_constant(lg_gpu_program* p, const void* data, size_t bytes) {
   return id;
 }
 
-int lg_gpu_lower_constant_floats(lg_gpu_program* p, const float* data,
-                                 size_t count) {
-  const int id = lg_gpu_lower_constant(p, data, count * sizeof(float));
+int lg_gpu_lower_constant(lg_gpu_program* p, const void* data, size_t bytes) {
+  void* copy = malloc(bytes > 0 ? bytes : 1);
+  if (copy != NULL && bytes > 0) memcpy(copy, data, bytes);
+  return add_constant(p, copy, bytes);
+}
+
+/* Constant `id` of `count` floats as tensor data (float16 on a half
+ * precision backend). */
+static int as_tensor_floats(lg_gpu_program* p, int id, size_t count) {
   if (id >= 0 && p->be->fp16_storage) {
     p->values[id].half = true;
     p->values[id].bytes = count * sizeof(uint16_t);
   }
   return id;
+}
+
+int lg_gpu_lower_constant_floats(lg_gpu_program* p, const float* data,
+                                 size_t count) {
+  return as_tensor_floats(
+      p, lg_gpu_lower_constant(p, data, count * sizeof(float)), count);
+}
+
+int lg_gpu_lower_constant_floats_taken(lg_gpu_program* p, float* data,
+                                       size_t count) {
+  return as_tensor_floats(p, add_constant(p, data, count * sizeof(float)),
+                          count);
 }
 
 int lg_gpu_lower_scratch(lg_gpu_program* p, size_t bytes) {

@@ -131,19 +131,29 @@ static TfLiteStatus fill_staging(value* x, const void* host) {
 static bool converted(const value* x) { return x->half || x->quantized; }
 
 /* A 64-bit hash of a constant's device bytes, so that a program lowered
- * again at new shapes knows which of its constants the old one uploaded. */
+ * again at new shapes knows which of its constants the old one uploaded.
+ * Four independent lanes: one chain of multiplies ran at a word per
+ * multiply latency, about 4 ms of a MobileNetV2 resize (14 MB). */
 static uint64_t content_hash(const void* data, size_t bytes) {
   const unsigned char* b = data;
-  uint64_t h = 0xcbf29ce484222325u ^ bytes;
+  uint64_t h[4] = {0xcbf29ce484222325u ^ bytes, 0x9e3779b97f4a7c15u,
+                   0xc2b2ae3d27d4eb4fu, 0x165667b19e3779f9u};
   size_t i = 0;
-  for (; i + 8 <= bytes; i += 8) {
-    uint64_t word;
-    memcpy(&word, b + i, 8);
-    h = (h ^ word) * 0x100000001b3u;
-    h ^= h >> 29;
+  for (; i + 32 <= bytes; i += 32) {
+    for (int lane = 0; lane < 4; ++lane) {
+      uint64_t word;
+      memcpy(&word, b + i + 8 * lane, 8);
+      h[lane] = (h[lane] ^ word) * 0x100000001b3u;
+      h[lane] ^= h[lane] >> 29;
+    }
   }
-  for (; i < bytes; ++i) h = (h ^ b[i]) * 0x100000001b3u;
-  return h;
+  uint64_t out = h[0];
+  for (int lane = 1; lane < 4; ++lane) {
+    out = (out ^ h[lane]) * 0x100000001b3u;
+    out ^= out >> 29;
+  }
+  for (; i < bytes; ++i) out = (out ^ b[i]) * 0x100000001b3u;
+  return out;
 }
 
 /* The donor's shared buffer b when it has the size this program's needs. */

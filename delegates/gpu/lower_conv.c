@@ -180,16 +180,14 @@ static float* padded_bias(lg_gpu_program* p, const TfLiteContext* context,
 }
 
 /* Uploads `floats` values as a float constant (tensor-like data: weights,
- * biases, zero runs); takes `data` and frees it. -1 after recording a
+ * biases, zero runs); takes `data` (malloc'd). -1 after recording a
  * failure. */
 static int upload(lg_gpu_program* p, float* data, size_t floats) {
   if (data == NULL) {
     lg_gpu_lower_fail(p, "out of host memory");
     return -1;
   }
-  const int id = lg_gpu_lower_constant_floats(p, data, floats);
-  free(data);
-  return id;
+  return lg_gpu_lower_constant_floats_taken(p, data, floats);
 }
 
 static int round_up(int x, int m) { return (x + m - 1) / m * m; }

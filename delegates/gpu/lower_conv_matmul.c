@@ -106,9 +106,7 @@ static int pack_constant(lg_gpu_program* p, const float* src, const b_source* s,
     }
   }
   /* Weights are tensor data: float16 on a half-precision backend. */
-  const int id = lg_gpu_lower_constant_floats(p, packed, count);
-  free(packed);
-  return id;
+  return lg_gpu_lower_constant_floats_taken(p, packed, count);
 }
 
 /* The packed B as a kernel operand: a constant packed now, or a scratch
