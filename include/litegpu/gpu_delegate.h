@@ -221,6 +221,10 @@ TFL_CAPI_EXPORT int litegpu_gpu_delegate_dispatch_profile(
  * left its outputs in tensor->data). Host writes to a bound input's
  * tensor->data are ignored: write the buffer. A tensor at the boundary of
  * two partitions (one's output, the other's input) cannot be bound.
+ * A binding survives resizing an input: AllocateTensors binds the buffer
+ * to the partition lowered at the new shapes, and fails naming the tensor
+ * when the buffer is too small for its new size (bind a larger one before
+ * resizing); the partition then keeps its old shapes and buffers.
  *
  * Synchronization: an Invoke returns once the device finished its work,
  * so a bound output holds the result when Invoke returns, for a second
