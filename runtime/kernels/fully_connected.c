@@ -29,9 +29,14 @@
  * input_scale * weights_scale / output_scale (MultiplyByQuantizedMultiplier,
  * 32 bits).
  *
+ * INT4 weights (versions 10 and 13, and hybrid) are unpacked once in
+ * Prepare to INT8 (lg_nn_prepare_int4: they must be a model constant with
+ * zero points 0) and then run as INT8 weights, which is what TFLite's
+ * kernels compute after unpacking them.
+ *
  * Every other variant the versions up to 13 add (UINT8 with INT16 output,
- * int4, shuffled or sparse weights) is rejected in Prepare with a message
- * naming the types or the format.
+ * shuffled or sparse weights) is rejected in Prepare with a message naming
+ * the types or the format.
  *
  * Fast path: one GEMM (m = batch, n = out_depth, k = in_depth) with the
  * weights as a transposed B. Constant weights are packed once in Prepare
@@ -92,6 +97,8 @@ typedef struct lg_fc_data {
   /* UINT8: that scale (one) as a fixed-point multiplier */
   int32_t output_multiplier;
   int output_shift;
+  /* INT4 weights unpacked to INT8 in Prepare, else NULL */
+  int8_t* unpacked;
   /* Hybrid: float input, INT8 weights */
   bool hybrid;
   lg_hybrid hybrid_data;
@@ -151,6 +158,7 @@ static void lg_fc_free(TfLiteContext* context, void* buffer) {
     free(data->effective_scales);
     lg_hybrid_free(&data->hybrid_data);
     lg_fc_free_fast(data);
+    free(data->unpacked);
   }
   free(data);
 }
@@ -260,19 +268,20 @@ static TfLiteStatus lg_fc_check_types(TfLiteContext* context,
     lg_kernel_log(context, LG_FC_OP, "sparse weights are not supported");
     return kTfLiteError;
   }
-  if (((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
-       weights->type == kTfLiteInt8) ||
+  /* INT4 weights are unpacked to INT8: they go wherever INT8 ones do. */
+  const bool w8 = weights->type == kTfLiteInt8 || weights->type == kTfLiteInt4;
+  if (((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) && w8) ||
       (input->type == kTfLiteUInt8 && weights->type == kTfLiteUInt8)) {
     return lg_fc_check_quantized_types(context, input, weights, bias, output);
   }
-  const bool hybrid =
-      input->type == kTfLiteFloat32 && weights->type == kTfLiteInt8;
+  const bool hybrid = input->type == kTfLiteFloat32 && w8;
   if (input->type != kTfLiteFloat32 ||
       (weights->type != kTfLiteFloat32 && !hybrid)) {
     lg_kernel_log(context, LG_FC_OP,
                   "input type %s with weights type %s is not supported "
-                  "(expected FLOAT32 with FLOAT32 or INT8 weights, INT8 "
-                  "or INT16 with INT8 weights, or UINT8 with UINT8 weights)",
+                  "(expected FLOAT32 with FLOAT32, INT8 or INT4 weights, "
+                  "INT8 or INT16 with INT8 or INT4 weights, or UINT8 with "
+                  "UINT8 weights)",
                   TfLiteTypeGetName(input->type),
                   TfLiteTypeGetName(weights->type));
     return kTfLiteError;
@@ -477,6 +486,9 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   TF_LITE_ENSURE_STATUS(
       lg_fc_check_types(context, input, weights, bias, output));
+  TfLiteTensor int4_view;
+  TF_LITE_ENSURE_STATUS(lg_nn_prepare_int4(context, LG_FC_OP, true, &weights,
+                                           &data->unpacked, &int4_view));
   data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
                     input->type == kTfLiteUInt8;
   TF_LITE_ENSURE_STATUS(
@@ -702,9 +714,11 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
     lg_kernel_log(context, LG_FC_OP, "a tensor has no data");
     return kTfLiteError;
   }
+  const int8_t* weights8 =
+      data->unpacked != NULL ? data->unpacked : weights->data.int8;
   if (data->hybrid) {
     lg_fc_hybrid_run(&data->hybrid_data, data->batch, data->in_depth,
-                     data->out_depth, input->data.f, weights->data.int8,
+                     data->out_depth, input->data.f, weights8,
                      bias != NULL ? bias->data.f : NULL, data->min, data->max,
                      output->data.f);
     return kTfLiteOk;
@@ -714,13 +728,13 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
     if (data->packed != NULL || data->packed8 != NULL) {
       lg_fc_run_8bit_fast(data, input->data.data, bias_data, output->data.data);
     } else if (data->type == kTfLiteInt16) {
-      lg_fc_run_int16(data, input->data.i16, weights->data.int8, bias_data,
+      lg_fc_run_int16(data, input->data.i16, weights8, bias_data,
                       output->data.i16);
     } else if (data->type == kTfLiteUInt8) {
       lg_fc_run_uint8(data, input->data.uint8, weights->data.uint8, bias_data,
                       output->data.uint8);
     } else {
-      lg_fc_run_int8(data, input->data.int8, weights->data.int8, bias_data,
+      lg_fc_run_int8(data, input->data.int8, weights8, bias_data,
                      output->data.int8);
     }
     return kTfLiteOk;

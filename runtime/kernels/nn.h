@@ -90,6 +90,18 @@ TfLiteStatus lg_nn_check_float(TfLiteContext* context, const char* op,
  * (a model constant), so weights can be packed once in Prepare. */
 bool lg_nn_is_constant(const TfLiteTensor* tensor);
 
+/* INT4 weights (TFLite's packed INT4: two values a byte, the low nibble
+ * first, each sign-extended) run as INT8 ones, unpacked once in Prepare.
+ * When *weights is INT4 and `accepted` (the kernel takes INT4 with its
+ * input type), the values go to *unpacked (malloc'ed; the caller frees it)
+ * and *weights becomes `view`: a copy of the tensor retyped as INT8 over
+ * them. The weights must then be a model constant holding ceil(n / 2)
+ * bytes, with zero points 0 (TFLite's rule). Otherwise a previous
+ * *unpacked is freed and *weights is left for the kernel's type checks. */
+TfLiteStatus lg_nn_prepare_int4(TfLiteContext* context, const char* op,
+                                bool accepted, const TfLiteTensor** weights,
+                                int8_t** unpacked, TfLiteTensor* view);
+
 /* The tensors of a convolution-like node (input 0, filter 1, optional bias 2,
  * output 0) as Invoke sees them. */
 typedef struct lg_nn_io {
