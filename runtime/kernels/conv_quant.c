@@ -465,49 +465,49 @@ static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
     }                                                                          \
   }
 
-/* The TRANSPOSE_CONV loop (INT8 filters) for activations T in ACC. */
-#define LG_TRANSPOSE_CONV_QUANT_LOOPS(SUFFIX, T, ACC)                         \
-  static void lg_transpose_conv_quant_run_##SUFFIX(                           \
-      const lg_conv_geometry* g, const lg_conv_quant* q, const T* input,      \
-      const int8_t* filter, const void* bias, T* output) {                    \
-    for (int n = 0; n < g->batch; ++n) {                                      \
-      const T* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;       \
-      for (int oy = 0; oy < g->out_h; ++oy) {                                 \
-        for (int ox = 0; ox < g->out_w; ++ox) {                               \
-          T* out = output +                                                   \
-                   (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c;  \
-          for (int o = 0; o < g->out_c; ++o) {                                \
-            ACC acc = 0;                                                      \
-            for (int kh = 0; kh < g->filter_h; ++kh) {                        \
-              const int sy = oy + g->pad_top - kh;                            \
-              if (sy < 0 || sy % g->stride_h != 0 ||                          \
-                  sy / g->stride_h >= g->in_h) {                              \
-                continue;                                                     \
-              }                                                               \
-              for (int kw = 0; kw < g->filter_w; ++kw) {                      \
-                const int sx = ox + g->pad_left - kw;                         \
-                if (sx < 0 || sx % g->stride_w != 0 ||                        \
-                    sx / g->stride_w >= g->in_w) {                            \
-                  continue;                                                   \
-                }                                                             \
-                const T* in = image + ((size_t)(sy / g->stride_h) * g->in_w + \
-                                       sx / g->stride_w) *                    \
-                                          g->in_c;                            \
-                const int8_t* w =                                             \
-                    filter +                                                  \
-                    (((size_t)o * g->filter_h + kh) * g->filter_w + kw) *     \
-                        g->in_c;                                              \
-                for (int c = 0; c < g->in_c; ++c) {                           \
-                  acc += (ACC)w[c] * ((ACC)in[c] + q->input_offset);          \
-                }                                                             \
-              }                                                               \
-            }                                                                 \
-            acc += (ACC)lg_conv_quant_bias(q, bias, o);                       \
-            out[o] = (T)lg_conv_quant_finish(q, acc, o);                      \
-          }                                                                   \
-        }                                                                     \
-      }                                                                       \
-    }                                                                         \
+/* The TRANSPOSE_CONV loop (INT8 filters) for activations T in ACC, over
+ * output rows [r0, r1) of batch * out_h. */
+#define LG_TRANSPOSE_CONV_QUANT_LOOPS(SUFFIX, T, ACC)                          \
+  static void lg_transpose_conv_quant_run_##SUFFIX(                            \
+      const lg_conv_geometry* g, const lg_conv_quant* q, const T* input,       \
+      const int8_t* filter, const void* bias, T* output, int r0, int r1) {     \
+    for (int r = r0; r < r1; ++r) {                                            \
+      const int n = r / g->out_h, oy = r % g->out_h;                           \
+      const T* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;        \
+      for (int ox = 0; ox < g->out_w; ++ox) {                                  \
+        T* out =                                                               \
+            output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c; \
+        for (int o = 0; o < g->out_c; ++o) {                                   \
+          ACC acc = 0;                                                         \
+          for (int kh = 0; kh < g->filter_h; ++kh) {                           \
+            const int sy = oy + g->pad_top - kh;                               \
+            if (sy < 0 || sy % g->stride_h != 0 ||                             \
+                sy / g->stride_h >= g->in_h) {                                 \
+              continue;                                                        \
+            }                                                                  \
+            for (int kw = 0; kw < g->filter_w; ++kw) {                         \
+              const int sx = ox + g->pad_left - kw;                            \
+              if (sx < 0 || sx % g->stride_w != 0 ||                           \
+                  sx / g->stride_w >= g->in_w) {                               \
+                continue;                                                      \
+              }                                                                \
+              const T* in = image + ((size_t)(sy / g->stride_h) * g->in_w +    \
+                                     sx / g->stride_w) *                       \
+                                        g->in_c;                               \
+              const int8_t* w =                                                \
+                  filter +                                                     \
+                  (((size_t)o * g->filter_h + kh) * g->filter_w + kw) *        \
+                      g->in_c;                                                 \
+              for (int c = 0; c < g->in_c; ++c) {                              \
+                acc += (ACC)w[c] * ((ACC)in[c] + q->input_offset);             \
+              }                                                                \
+            }                                                                  \
+          }                                                                    \
+          acc += (ACC)lg_conv_quant_bias(q, bias, o);                          \
+          out[o] = (T)lg_conv_quant_finish(q, acc, o);                         \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
   }
 
 /* Channels a depthwise pixel accumulates at once (stack accumulators). */
@@ -635,8 +635,10 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
-/* One task's share of the fast path: output rows [r0, r1) of
- * batch * out_h. */
+/* The fast path's work: output rows of batch * out_h split evenly over
+ * row_tasks, and on the VNNI kernel each row range's 16-channel blocks
+ * over block_tasks (when the rows are too few to share evenly); task
+ * index = row task * block_tasks + block task. */
 typedef struct lg_conv_quant_job {
   const lg_conv_geometry* g;
   const lg_conv_quant* q;
@@ -645,7 +647,43 @@ typedef struct lg_conv_quant_job {
   void* output;
   int rows;
   int num_tasks;
+  int block_tasks;
 } lg_conv_quant_job;
+
+/* Task `index`'s output rows [*r0, *r1) and VNNI channel blocks
+ * [*b0, *b1) of q->blocks. */
+static void lg_conv_quant_task_range(const lg_conv_quant_job* job, int index,
+                                     int* r0, int* r1, int* b0, int* b1) {
+  const int row_tasks = job->num_tasks / job->block_tasks;
+  const int ri = index / job->block_tasks, bi = index % job->block_tasks;
+  *r0 = (int)((int64_t)job->rows * ri / row_tasks);
+  *r1 = (int)((int64_t)job->rows * (ri + 1) / row_tasks);
+  *b0 = (int)((int64_t)job->q->blocks * bi / job->block_tasks);
+  *b1 = (int)((int64_t)job->q->blocks * (bi + 1) / job->block_tasks);
+}
+
+/* The VNNI kernel on channel blocks [b0, b1) of `pixels` pixels: the
+ * blocks' packed weights, initial sums and rescales, and their outputs
+ * (each channel's result does not depend on the others). */
+static void lg_conv_quant_vnni_blocks(const lg_conv_geometry* g,
+                                      const lg_conv_quant* q,
+                                      const uint8_t* const* taps, int ntaps,
+                                      int c4, int pixels, int8_t* const* outs,
+                                      int b0, int b1) {
+#if LG_GEMM_HAVE_X86
+  const int c0 = b0 * LG_VNNI_LANES;
+  const int c1 = b1 * LG_VNNI_LANES < g->out_c ? b1 * LG_VNNI_LANES : g->out_c;
+  int8_t* block_outs[4];
+  for (int p = 0; p < pixels; ++p) block_outs[p] = outs[p] + c0;
+  const size_t block_bytes = (size_t)ntaps * (size_t)c4 * 4 * LG_VNNI_LANES;
+  lg_uint8_conv_vnni(taps, ntaps, c4, pixels, q->packed8 + b0 * block_bytes,
+                     c1 - c0, q->fused_bias + c0, q->rq + b0, q->output_offset,
+                     q->act_min, q->act_max, block_outs);
+#else
+  (void)g, (void)q, (void)taps, (void)ntaps, (void)c4, (void)pixels;
+  (void)outs, (void)b0, (void)b1;
+#endif
+}
 
 /* The window of output pixel (oy, ox) as int16 input + input_offset, zero
  * for taps outside the input (INT8 or UINT8 image, as q->type). */
@@ -750,8 +788,8 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
   for (int p = 0; p < 4; ++p) {
     rows[p] = q->rows8 + ((size_t)index * 4 + p) * row_bytes;
   }
-  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
-  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  int r0, r1, b0, b1;
+  lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image =
@@ -780,11 +818,8 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
         }
         outs[p] = out_row + (size_t)(ox + p) * g->out_c;
       }
-#if LG_GEMM_HAVE_X86
-      lg_uint8_conv_vnni((const uint8_t* const*)rows, 1, q->k4, pixels,
-                         q->packed8, g->out_c, q->fused_bias, q->rq,
-                         q->output_offset, q->act_min, q->act_max, outs);
-#endif
+      lg_conv_quant_vnni_blocks(g, q, (const uint8_t* const*)rows, 1, q->k4,
+                                pixels, outs, b0, b1);
     }
   }
 }
@@ -798,8 +833,8 @@ static void lg_conv_quant_task_taps(void* ctx, int index) {
   const int ntaps = g->filter_h * g->filter_w;
   const uint8_t** taps = q->tap_rows + (size_t)index * 4 * (size_t)ntaps;
   const size_t line = (size_t)g->in_w * g->in_c;
-  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
-  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  int r0, r1, b0, b1;
+  lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const uint8_t* image = q->flipped + (size_t)n * g->in_h * line;
@@ -823,13 +858,22 @@ static void lg_conv_quant_task_taps(void* ctx, int index) {
         }
         outs[p] = out_row + (size_t)(ox + p) * g->out_c;
       }
-#if LG_GEMM_HAVE_X86
-      lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, q->packed8, g->out_c,
-                         q->fused_bias, q->rq, q->output_offset, q->act_min,
-                         q->act_max, outs);
-#endif
+      lg_conv_quant_vnni_blocks(g, q, taps, ntaps, g->in_c / 4, pixels, outs,
+                                b0, b1);
     }
   }
+}
+
+/* Whether splitting the channel blocks over `tasks` tasks balances them
+ * better than splitting `rows` output rows (few rows: the last layers of
+ * a network, 7 rows over 2 threads leave one idle a seventh of the time):
+ * the larger share over the mean, compared in integers. */
+static bool lg_conv_quant_split_blocks(int rows, int blocks, int tasks) {
+  if (blocks < tasks) return false;
+  const int64_t row_share = (rows + tasks - 1) / tasks;
+  const int64_t block_share = (blocks + tasks - 1) / tasks;
+  /* block_share / (blocks / tasks) < row_share / (rows / tasks) */
+  return block_share * rows < row_share * blocks;
 }
 
 static void lg_conv_quant_task(void* ctx, int index) {
@@ -888,14 +932,19 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
                        const void* filter, const void* bias, void* output,
                        lg_thread_pool* pool) {
   if (q->packed != NULL || (q->vnni && q->packed8 != NULL)) {
-    lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h, 1};
+    lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h,
+                             1, 1};
     const int threads = lg_thread_pool_size(pool);
     /* The window's depth (q->k_pad is the int16 path's only). */
     const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * g->filter_h *
                          g->filter_w * g->filter_c;
     if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
-      job.num_tasks = threads < q->slots ? threads : q->slots;
-      if (job.num_tasks > job.rows) job.num_tasks = job.rows;
+      const int tasks = threads < q->slots ? threads : q->slots;
+      job.num_tasks = tasks < job.rows ? tasks : job.rows;
+      if (q->vnni && lg_conv_quant_split_blocks(job.rows, q->blocks, tasks)) {
+        job.num_tasks = tasks;
+        job.block_tasks = tasks;
+      }
     }
     if (q->vnni && q->taps_in_place) {
 #if LG_GEMM_HAVE_X86
@@ -1140,7 +1189,8 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
 TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
                                           const char* op, lg_conv_quant* q,
                                           const lg_conv_geometry* g,
-                                          const TfLiteTensor* weights) {
+                                          const TfLiteTensor* weights,
+                                          int threads) {
   lg_conv_quant_free_fast(q);
   if (!LG_GEMM_HAVE_X86 || !q->simd || !lg_nn_is_constant(weights) ||
       weights->data.int8 == NULL || g->in_c <= 0 || g->out_c <= 0) {
@@ -1149,9 +1199,10 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   const int64_t k_pad = lg_int16_dot_pad(g->in_c);
   const int64_t taps = (int64_t)g->filter_h * g->filter_w;
   q->k_pad = (int)k_pad;
+  q->slots = threads > 0 ? threads : 1;
   q->packed = calloc((size_t)(taps * g->out_c * k_pad), sizeof(int16_t));
-  q->rows = calloc((size_t)k_pad, sizeof(int16_t));
-  q->sums = calloc((size_t)g->out_c * 2, sizeof(int32_t));
+  q->rows = calloc((size_t)q->slots * (size_t)k_pad, sizeof(int16_t));
+  q->sums = calloc((size_t)q->slots * (size_t)g->out_c * 2, sizeof(int32_t));
   if (q->packed == NULL || q->rows == NULL || q->sums == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 weights");
@@ -1166,65 +1217,103 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* Each output pixel: the int16 dot products of every input pixel that
- * reaches it with its tap's weights, summed; then the bias and the
- * rescale. The reference's sums, so its output. */
+/* Each output pixel of rows [r0, r1) of batch * out_h: the int16 dot
+ * products of every input pixel that reaches it with its tap's weights,
+ * summed; then the bias and the rescale. The reference's sums, so its
+ * output. `slot` picks the task's scratch. */
 static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
                                              const lg_conv_quant* q,
                                              const int8_t* input,
-                                             const void* bias, int8_t* output) {
-  int32_t* acc = q->sums;
-  int32_t* part = q->sums + g->out_c;
-  for (int n = 0; n < g->batch; ++n) {
+                                             const void* bias, int8_t* output,
+                                             int slot, int r0, int r1) {
+  int32_t* acc = q->sums + (size_t)slot * 2 * g->out_c;
+  int32_t* part = acc + g->out_c;
+  int16_t* in_row = q->rows + (size_t)slot * q->k_pad;
+  for (int r = r0; r < r1; ++r) {
+    const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;
-    for (int oy = 0; oy < g->out_h; ++oy) {
-      for (int ox = 0; ox < g->out_w; ++ox) {
-        memset(acc, 0, sizeof(int32_t) * (size_t)g->out_c);
-        for (int kh = 0; kh < g->filter_h; ++kh) {
-          const int sy = oy + g->pad_top - kh;
-          if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
+    for (int ox = 0; ox < g->out_w; ++ox) {
+      memset(acc, 0, sizeof(int32_t) * (size_t)g->out_c);
+      for (int kh = 0; kh < g->filter_h; ++kh) {
+        const int sy = oy + g->pad_top - kh;
+        if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
+          continue;
+        }
+        for (int kw = 0; kw < g->filter_w; ++kw) {
+          const int sx = ox + g->pad_left - kw;
+          if (sx < 0 || sx % g->stride_w != 0 || sx / g->stride_w >= g->in_w) {
             continue;
           }
-          for (int kw = 0; kw < g->filter_w; ++kw) {
-            const int sx = ox + g->pad_left - kw;
-            if (sx < 0 || sx % g->stride_w != 0 ||
-                sx / g->stride_w >= g->in_w) {
-              continue;
-            }
-            const int8_t* in = image + ((size_t)(sy / g->stride_h) * g->in_w +
-                                        sx / g->stride_w) *
-                                           g->in_c;
-            for (int c = 0; c < g->in_c; ++c) {
-              q->rows[c] = (int16_t)(in[c] + q->input_offset);
-            }
+          const int8_t* in = image + ((size_t)(sy / g->stride_h) * g->in_w +
+                                      sx / g->stride_w) *
+                                         g->in_c;
+          for (int c = 0; c < g->in_c; ++c) {
+            in_row[c] = (int16_t)(in[c] + q->input_offset);
+          }
 #if LG_GEMM_HAVE_X86
-            lg_int16_dots_avx2(q->rows,
-                               q->packed + ((size_t)kh * g->filter_w + kw) *
-                                               g->out_c * (size_t)q->k_pad,
-                               q->k_pad, g->out_c, part);
+          lg_int16_dots_avx2(in_row,
+                             q->packed + ((size_t)kh * g->filter_w + kw) *
+                                             g->out_c * (size_t)q->k_pad,
+                             q->k_pad, g->out_c, part);
 #endif
-            for (int o = 0; o < g->out_c; ++o) {
-              acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)part[o]);
-            }
+          for (int o = 0; o < g->out_c; ++o) {
+            acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)part[o]);
           }
         }
-        lg_conv_quant_block_i8(
-            q, acc, bias, 0, g->out_c,
-            output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c);
       }
+      lg_conv_quant_block_i8(
+          q, acc, bias, 0, g->out_c,
+          output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c);
     }
+  }
+}
+
+/* One TRANSPOSE_CONV's work: output rows of batch * out_h split evenly
+ * over num_tasks tasks. */
+typedef struct lg_transpose_conv_quant_job {
+  const lg_conv_geometry* g;
+  const lg_conv_quant* q;
+  const void* input;
+  const int8_t* filter;
+  const void* bias;
+  void* output;
+  int rows;
+  int num_tasks;
+} lg_transpose_conv_quant_job;
+
+static void lg_transpose_conv_quant_task(void* ctx, int index) {
+  const lg_transpose_conv_quant_job* j = ctx;
+  const int r0 = (int)((int64_t)j->rows * index / j->num_tasks);
+  const int r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
+  if (j->q->packed != NULL && j->q->type == kTfLiteInt8) {
+    lg_transpose_conv_quant_run_fast(j->g, j->q, j->input, j->bias, j->output,
+                                     index, r0, r1);
+  } else if (j->q->type == kTfLiteInt16) {
+    lg_transpose_conv_quant_run_i16(j->g, j->q, j->input, j->filter, j->bias,
+                                    j->output, r0, r1);
+  } else {
+    lg_transpose_conv_quant_run_i8(j->g, j->q, j->input, j->filter, j->bias,
+                                   j->output, r0, r1);
   }
 }
 
 void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
                                  const lg_conv_quant* q, const void* input,
                                  const int8_t* filter, const void* bias,
-                                 void* output) {
-  if (q->packed != NULL && q->type == kTfLiteInt8) {
-    lg_transpose_conv_quant_run_fast(g, q, input, bias, output);
-  } else if (q->type == kTfLiteInt16) {
-    lg_transpose_conv_quant_run_i16(g, q, input, filter, bias, output);
-  } else {
-    lg_transpose_conv_quant_run_i8(g, q, input, filter, bias, output);
+                                 void* output, lg_thread_pool* pool) {
+  lg_transpose_conv_quant_job job = {
+      g, q, input, filter, bias, output, g->batch * g->out_h, 1};
+  const int threads = lg_thread_pool_size(pool);
+  /* Every output pixel gathers from in_h * in_w / (stride_h * stride_w)
+   * taps at most: filter_h * filter_w * in_c products per channel. */
+  const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * g->filter_h *
+                       g->filter_w * g->in_c;
+  if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+    job.num_tasks = threads < job.rows ? threads : job.rows;
+    /* The fast path's scratch has one slot per thread of Prepare's pool. */
+    if (q->packed != NULL && job.num_tasks > q->slots) {
+      job.num_tasks = q->slots;
+    }
   }
+  lg_thread_pool_run(pool, lg_transpose_conv_quant_task, &job, job.num_tasks);
 }

@@ -330,18 +330,22 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                             lg_thread_pool* pool);
 
 /* Prepares INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the
- * weights packed per filter tap. Otherwise leaves the reference loops. */
+ * weights packed per filter tap, scratch for `threads` tasks. Otherwise
+ * leaves the reference loops. */
 TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
                                           const char* op, lg_conv_quant* q,
                                           const lg_conv_geometry* g,
-                                          const TfLiteTensor* weights);
+                                          const TfLiteTensor* weights,
+                                          int threads);
 
 /* TRANSPOSE_CONV with OHWI weights (g's in/out sizes and padding are the
- * transpose's), as TFLite's reference integer TransposeConv. */
+ * transpose's), as TFLite's reference integer TransposeConv; output rows
+ * split over the pool (each output pixel is computed the same way on any
+ * thread count). */
 void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
                                  const lg_conv_quant* q, const void* input,
                                  const int8_t* filter, const void* bias,
-                                 void* output);
+                                 void* output, lg_thread_pool* pool);
 
 /* ---- CONV_2D with few output channels (conv_narrow.c) -------------------- */
 
