@@ -30,7 +30,10 @@
  * gathers its window as int16 (input + input_offset, 0 for taps in the
  * padding, which TFLite skips) and takes its dot products with every row
  * (quant_simd.c); the sums are exactly the reference's, so is the
- * output. Output rows are split over the thread pool.
+ * output. Output rows are split over the thread pool; on the VNNI kernel
+ * the 16-channel blocks are, instead, when the rows are too few to share
+ * evenly (lg_conv_quant_split_blocks). TRANSPOSE_CONV splits its output
+ * rows too.
  */
 #include <stdlib.h>
 #include <string.h>
