@@ -1142,8 +1142,9 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
   }
 }
 
-/* One task's output rows of a quantized DEPTHWISE_CONV_2D. */
-typedef struct lg_depthwise_quant_job {
+/* A quantized DEPTHWISE_CONV_2D's or TRANSPOSE_CONV's work: output rows
+ * of batch * out_h split evenly over num_tasks tasks. */
+typedef struct lg_quant_rows_job {
   const lg_conv_geometry* g;
   const lg_conv_quant* q;
   const void* input;
@@ -1152,12 +1153,36 @@ typedef struct lg_depthwise_quant_job {
   void* output;
   int rows;
   int num_tasks;
-} lg_depthwise_quant_job;
+} lg_quant_rows_job;
+
+/* Task `index`'s rows [*r0, *r1). */
+static void lg_quant_rows_of_task(const lg_quant_rows_job* j, int index,
+                                  int* r0, int* r1) {
+  *r0 = (int)((int64_t)j->rows * index / j->num_tasks);
+  *r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
+}
+
+/* Runs `task` on the job's rows of `g`: over up to max_tasks tasks of the
+ * pool when the work (`macs`) reaches the threading threshold. */
+static void lg_quant_rows_run(lg_thread_pool* pool, void (*task)(void*, int),
+                              const lg_conv_geometry* g, const lg_conv_quant* q,
+                              const void* input, const void* filter,
+                              const void* bias, void* output, int64_t macs,
+                              int max_tasks) {
+  lg_quant_rows_job job = {
+      g, q, input, filter, bias, output, g->batch * g->out_h, 1};
+  const int threads = lg_thread_pool_size(pool);
+  if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+    job.num_tasks = threads < job.rows ? threads : job.rows;
+    if (job.num_tasks > max_tasks) job.num_tasks = max_tasks;
+  }
+  lg_thread_pool_run(pool, task, &job, job.num_tasks);
+}
 
 static void lg_depthwise_quant_task(void* ctx, int index) {
-  const lg_depthwise_quant_job* j = ctx;
-  const int r0 = (int)((int64_t)j->rows * index / j->num_tasks);
-  const int r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
+  const lg_quant_rows_job* j = ctx;
+  int r0, r1;
+  lg_quant_rows_of_task(j, index, &r0, &r1);
   if (j->q->dw_weights != NULL) {
     lg_depthwise_quant_rows_fast(j->g, j->q, j->input, j->output, r0, r1);
   } else if (j->q->type == kTfLiteInt16) {
@@ -1176,15 +1201,10 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                             const void* input, const void* filter,
                             const void* bias, void* output,
                             lg_thread_pool* pool) {
-  lg_depthwise_quant_job job = {
-      g, q, input, filter, bias, output, g->batch * g->out_h, 1};
-  const int threads = lg_thread_pool_size(pool);
-  const int64_t macs =
-      (int64_t)job.rows * g->out_w * g->out_c * g->filter_h * g->filter_w;
-  if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
-    job.num_tasks = threads < job.rows ? threads : job.rows;
-  }
-  lg_thread_pool_run(pool, lg_depthwise_quant_task, &job, job.num_tasks);
+  const int64_t macs = (int64_t)g->batch * g->out_h * g->out_w * g->out_c *
+                       g->filter_h * g->filter_w;
+  lg_quant_rows_run(pool, lg_depthwise_quant_task, g, q, input, filter, bias,
+                    output, macs, INT32_MAX);
 }
 
 /* INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the weights
@@ -1271,23 +1291,10 @@ static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
   }
 }
 
-/* One TRANSPOSE_CONV's work: output rows of batch * out_h split evenly
- * over num_tasks tasks. */
-typedef struct lg_transpose_conv_quant_job {
-  const lg_conv_geometry* g;
-  const lg_conv_quant* q;
-  const void* input;
-  const int8_t* filter;
-  const void* bias;
-  void* output;
-  int rows;
-  int num_tasks;
-} lg_transpose_conv_quant_job;
-
 static void lg_transpose_conv_quant_task(void* ctx, int index) {
-  const lg_transpose_conv_quant_job* j = ctx;
-  const int r0 = (int)((int64_t)j->rows * index / j->num_tasks);
-  const int r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
+  const lg_quant_rows_job* j = ctx;
+  int r0, r1;
+  lg_quant_rows_of_task(j, index, &r0, &r1);
   if (j->q->packed != NULL && j->q->type == kTfLiteInt8) {
     lg_transpose_conv_quant_run_fast(j->g, j->q, j->input, j->bias, j->output,
                                      index, r0, r1);
@@ -1304,19 +1311,12 @@ void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
                                  const lg_conv_quant* q, const void* input,
                                  const int8_t* filter, const void* bias,
                                  void* output, lg_thread_pool* pool) {
-  lg_transpose_conv_quant_job job = {
-      g, q, input, filter, bias, output, g->batch * g->out_h, 1};
-  const int threads = lg_thread_pool_size(pool);
-  /* Every output pixel gathers from in_h * in_w / (stride_h * stride_w)
-   * taps at most: filter_h * filter_w * in_c products per channel. */
-  const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * g->filter_h *
-                       g->filter_w * g->in_c;
-  if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
-    job.num_tasks = threads < job.rows ? threads : job.rows;
-    /* The fast path's scratch has one slot per thread of Prepare's pool. */
-    if (q->packed != NULL && job.num_tasks > q->slots) {
-      job.num_tasks = q->slots;
-    }
-  }
-  lg_thread_pool_run(pool, lg_transpose_conv_quant_task, &job, job.num_tasks);
+  /* Every output pixel gathers at most filter_h * filter_w input pixels of
+   * in_c products per channel. */
+  const int64_t macs = (int64_t)g->batch * g->out_h * g->out_w * g->out_c *
+                       g->filter_h * g->filter_w * g->in_c;
+  /* The fast path's scratch has one slot per thread of Prepare's pool. */
+  lg_quant_rows_run(pool, lg_transpose_conv_quant_task, g, q, input, filter,
+                    bias, output, macs,
+                    q->packed != NULL ? q->slots : INT32_MAX);
 }
