@@ -152,6 +152,16 @@ def test_int8_fully_connected_large_multiplier():
                             in_q=(0.5, 10), out_q=(0.01, -7)))
 
 
+def test_int8_fully_connected_threaded():
+    """600 x 900 weights: above the threading threshold, so 2 threads split
+    the output channels (in blocks of 16) of each batch row."""
+    rng = np.random.default_rng(805)
+    units = 900
+    scales = rng.uniform(0.001, 0.01, units).astype(np.float32).tolist()
+    check_case(int8_fc_case(rng, 2, 600, units, (scales, [0] * units, 0),
+                            "RELU", out_q=(0.5, -3)))
+
+
 @pytest.mark.parametrize("per_channel", [False, True])
 @pytest.mark.parametrize("bias", [None, np.int64])
 @pytest.mark.parametrize("act", ["NONE", "RELU6"])
