@@ -236,7 +236,8 @@ typedef struct lg_conv_quant {
   int k4, blocks;
   int8_t* packed8;
   int32_t* weight_sums; /* [out_c] */
-  uint8_t* rows8;       /* [slots][4][4 * k4] */
+  uint8_t* rows8;       /* [slots][4][4 * k4], slots rows8_stride apart */
+  size_t rows8_stride;  /* bytes, whole cache lines */
   /* Windows of several taps with a depth that is a multiple of 4: the
    * kernel reads each tap in place from the whole input flipped to
    * unsigned bytes once per Invoke (flipped, [batch][in_h][in_w][in_c]),
@@ -245,7 +246,8 @@ typedef struct lg_conv_quant {
   bool taps_in_place;
   uint8_t* flipped;
   uint8_t* pad8;
-  const uint8_t** tap_rows;
+  const uint8_t** tap_rows; /* slots tap_stride pointers apart */
+  size_t tap_stride;
   /* The constant bias plus (input_offset - 128) * weight_sums: the
    * kernel's starting sums [16 * blocks]. */
   int32_t* fused_bias;
