@@ -540,6 +540,16 @@ static size_t lg_conv_quant_lines(size_t bytes) {
   return (bytes + LG_CACHE_LINE - 1) / LG_CACHE_LINE * LG_CACHE_LINE;
 }
 
+/* Zeroed scratch for `slots` tasks of `bytes` each, every slot on cache
+ * lines of its own: tasks writing into one line (false sharing) left 2
+ * threads barely faster than 1. *stride: a slot's bytes. */
+static void* lg_conv_quant_slots(int slots, size_t bytes, size_t* stride) {
+  *stride = lg_conv_quant_lines(bytes > 0 ? bytes : 1);
+  void* p = aligned_alloc(LG_CACHE_LINE, (size_t)slots * *stride);
+  if (p != NULL) memset(p, 0, (size_t)slots * *stride);
+  return p;
+}
+
 /* The VNNI layout (quant_simd.h) and per-task scratch for 4 pixels. */
 static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
                                             const char* op, lg_conv_quant* q,
@@ -559,10 +569,7 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
   const size_t row = (size_t)k4 * 4, lanes = (size_t)blocks * LG_VNNI_LANES;
   q->packed8 = calloc((size_t)blocks * row * LG_VNNI_LANES, 1);
   q->weight_sums = calloc((size_t)g->out_c, sizeof(int32_t));
-  /* Each task's scratch on cache lines of its own: tasks writing into
-   * one line (false sharing) made 2 threads barely faster than 1. */
-  q->rows8_stride = lg_conv_quant_lines(4 * row);
-  q->rows8 = aligned_alloc(LG_CACHE_LINE, (size_t)q->slots * q->rows8_stride);
+  q->rows8 = lg_conv_quant_slots(q->slots, 4 * row, &q->rows8_stride);
   q->fused_bias = calloc(lanes, sizeof(int32_t));
   q->rq = malloc((size_t)blocks * sizeof(lg_requant16));
   if (q->packed8 == NULL || q->weight_sums == NULL || q->rows8 == NULL ||
@@ -571,17 +578,14 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
     return kTfLiteError;
   }
-  /* A row's bytes past the window's depth meet zero weights; zero them. */
-  memset(q->rows8, 0, (size_t)q->slots * q->rows8_stride);
   const int64_t taps = (int64_t)g->filter_h * g->filter_w;
   if (taps > 1 && g->in_c % 4 == 0 && g->filter_c == g->in_c) {
     const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
     q->flipped = malloc(image > 0 ? image : 1);
     q->pad8 = malloc((size_t)g->in_c);
-    q->tap_stride = lg_conv_quant_lines(4 * (size_t)taps * sizeof(uint8_t*)) /
-                    sizeof(uint8_t*);
-    q->tap_rows = aligned_alloc(
-        LG_CACHE_LINE, (size_t)q->slots * q->tap_stride * sizeof(uint8_t*));
+    q->tap_rows = lg_conv_quant_slots(
+        q->slots, 4 * (size_t)taps * sizeof(uint8_t*), &q->tap_stride);
+    q->tap_stride /= sizeof(uint8_t*);
     if (q->flipped == NULL || q->pad8 == NULL || q->tap_rows == NULL) {
       lg_conv_quant_free_fast(q);
       lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
@@ -639,9 +643,13 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
   q->slots = threads > 0 ? threads : 1;
   const size_t out_c = (size_t)g->out_c;
   /* Two pixels per task at a time. */
-  q->sums = calloc((size_t)q->slots * 2 * out_c, sizeof(int32_t));
+  q->sums = lg_conv_quant_slots(q->slots, 2 * out_c * sizeof(int32_t),
+                                &q->sums_stride);
+  q->sums_stride /= sizeof(int32_t);
   q->packed = calloc(out_c * (size_t)k_pad, sizeof(int16_t));
-  q->rows = calloc((size_t)q->slots * 2 * (size_t)k_pad, sizeof(int16_t));
+  q->rows = lg_conv_quant_slots(q->slots, 2 * (size_t)k_pad * sizeof(int16_t),
+                                &q->rows_stride);
+  q->rows_stride /= sizeof(int16_t);
   if (q->sums == NULL || q->packed == NULL || q->rows == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
@@ -898,9 +906,9 @@ static void lg_conv_quant_task(void* ctx, int index) {
   const lg_conv_quant_job* job = ctx;
   const lg_conv_geometry* g = job->g;
   const lg_conv_quant* q = job->q;
-  int16_t* row0 = q->rows + (size_t)index * 2 * q->k_pad;
+  int16_t* row0 = q->rows + (size_t)index * q->rows_stride;
   int16_t* row1 = row0 + q->k_pad;
-  int32_t* sums0 = q->sums + (size_t)index * 2 * g->out_c;
+  int32_t* sums0 = q->sums + (size_t)index * q->sums_stride;
   int32_t* sums1 = sums0 + g->out_c;
   const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
@@ -1239,8 +1247,12 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   q->k_pad = (int)k_pad;
   q->slots = threads > 0 ? threads : 1;
   q->packed = calloc((size_t)(taps * g->out_c * k_pad), sizeof(int16_t));
-  q->rows = calloc((size_t)q->slots * (size_t)k_pad, sizeof(int16_t));
-  q->sums = calloc((size_t)q->slots * (size_t)g->out_c * 2, sizeof(int32_t));
+  q->rows = lg_conv_quant_slots(q->slots, (size_t)k_pad * sizeof(int16_t),
+                                &q->rows_stride);
+  q->rows_stride /= sizeof(int16_t);
+  q->sums = lg_conv_quant_slots(
+      q->slots, (size_t)g->out_c * 2 * sizeof(int32_t), &q->sums_stride);
+  q->sums_stride /= sizeof(int32_t);
   if (q->packed == NULL || q->rows == NULL || q->sums == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 weights");
@@ -1264,9 +1276,9 @@ static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
                                              const int8_t* input,
                                              const void* bias, int8_t* output,
                                              int slot, int r0, int r1) {
-  int32_t* acc = q->sums + (size_t)slot * 2 * g->out_c;
+  int32_t* acc = q->sums + (size_t)slot * q->sums_stride;
   int32_t* part = acc + g->out_c;
-  int16_t* in_row = q->rows + (size_t)slot * q->k_pad;
+  int16_t* in_row = q->rows + (size_t)slot * q->rows_stride;
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;

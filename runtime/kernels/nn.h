@@ -226,9 +226,10 @@ typedef struct lg_conv_quant {
    * of one output pixel). NULL: the reference loops. */
   int16_t* packed;
   int k_pad;
-  int16_t* rows; /* [slots][k_pad] */
-  int32_t* sums; /* [slots][out_c] */
-  int slots;
+  int16_t* rows; /* per slot: rows_stride elements (conv: 2 rows of k_pad) */
+  int32_t* sums; /* per slot: sums_stride elements (2 x out_c) */
+  size_t rows_stride, sums_stride;
+  int slots; /* tasks' scratch slots, each on cache lines of its own */
   /* On CPUs with AVX-512 VNNI instead: the filter in the VNNI kernel's
    * blocks (quant_simd.h), its per-channel sums, and unsigned rows
    * (input + 128) of 4 * k4 bytes. */
