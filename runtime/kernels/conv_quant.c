@@ -687,27 +687,28 @@ static void lg_conv_quant_task_range(const lg_conv_quant_job* job, int index,
   *b1 = (int)((int64_t)job->q->blocks * (bi + 1) / job->block_tasks);
 }
 
-/* The VNNI kernel on channel blocks [b0, b1) of `pixels` pixels: the
- * blocks' packed weights, initial sums and rescales, and their outputs
- * (each channel's result does not depend on the others). */
-static void lg_conv_quant_vnni_blocks(const lg_conv_geometry* g,
-                                      const lg_conv_quant* q,
-                                      const uint8_t* const* taps, int ntaps,
-                                      int c4, int pixels, int8_t* const* outs,
-                                      int b0, int b1) {
-#if LG_GEMM_HAVE_X86
+/* Channel blocks [b0, b1) as the VNNI kernel takes them: the blocks'
+ * packed weights, initial sums and rescales, from channel c0 on, n
+ * channels (each channel's result does not depend on the others). */
+typedef struct lg_conv_quant_blocks {
+  const int8_t* packed;
+  const int32_t* init;
+  const struct lg_requant16* rq;
+  int c0, n;
+} lg_conv_quant_blocks;
+
+static lg_conv_quant_blocks lg_conv_quant_blocks_of(const lg_conv_quant* q,
+                                                    int out_c, int b0, int b1) {
   const int c0 = b0 * LG_VNNI_LANES;
-  const int c1 = b1 * LG_VNNI_LANES < g->out_c ? b1 * LG_VNNI_LANES : g->out_c;
-  int8_t* block_outs[4];
-  for (int p = 0; p < pixels; ++p) block_outs[p] = outs[p] + c0;
-  const size_t block_bytes = (size_t)ntaps * (size_t)c4 * 4 * LG_VNNI_LANES;
-  lg_uint8_conv_vnni(taps, ntaps, c4, pixels, q->packed8 + b0 * block_bytes,
-                     c1 - c0, q->fused_bias + c0, q->rq + b0, q->output_offset,
-                     q->act_min, q->act_max, block_outs);
-#else
-  (void)g, (void)q, (void)taps, (void)ntaps, (void)c4, (void)pixels;
-  (void)outs, (void)b0, (void)b1;
-#endif
+  const int c1 = b1 * LG_VNNI_LANES < out_c ? b1 * LG_VNNI_LANES : out_c;
+  const lg_conv_quant_blocks blocks = {
+      .packed = q->packed8 + (size_t)b0 * q->k4 * 4 * LG_VNNI_LANES,
+      .init = q->fused_bias + c0,
+      .rq = q->rq + b0,
+      .c0 = c0,
+      .n = c1 - c0,
+  };
+  return blocks;
 }
 
 /* The window of output pixel (oy, ox) as int16 input + input_offset, zero
@@ -816,6 +817,8 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
   }
   int r0, r1, b0, b1;
   lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
+  const lg_conv_quant_blocks blocks =
+      lg_conv_quant_blocks_of(q, g->out_c, b0, b1);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image =
@@ -842,10 +845,13 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
           lg_conv_quant_gather8(g, q, image, y0,
                                 (ox + p) * g->stride_w - g->pad_left, rows[p]);
         }
-        outs[p] = out_row + (size_t)(ox + p) * g->out_c;
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
       }
-      lg_conv_quant_vnni_blocks(g, q, (const uint8_t* const*)rows, 1, q->k4,
-                                pixels, outs, b0, b1);
+#if LG_GEMM_HAVE_X86
+      lg_uint8_conv_vnni((const uint8_t* const*)rows, 1, q->k4, pixels,
+                         blocks.packed, blocks.n, blocks.init, blocks.rq,
+                         q->output_offset, q->act_min, q->act_max, outs);
+#endif
     }
   }
 }
@@ -861,6 +867,8 @@ static void lg_conv_quant_task_taps(void* ctx, int index) {
   const size_t line = (size_t)g->in_w * g->in_c;
   int r0, r1, b0, b1;
   lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
+  const lg_conv_quant_blocks blocks =
+      lg_conv_quant_blocks_of(q, g->out_c, b0, b1);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const uint8_t* image = q->flipped + (size_t)n * g->in_h * line;
@@ -882,10 +890,13 @@ static void lg_conv_quant_task_taps(void* ctx, int index) {
                        : q->pad8;
           }
         }
-        outs[p] = out_row + (size_t)(ox + p) * g->out_c;
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
       }
-      lg_conv_quant_vnni_blocks(g, q, taps, ntaps, g->in_c / 4, pixels, outs,
-                                b0, b1);
+#if LG_GEMM_HAVE_X86
+      lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, blocks.packed,
+                         blocks.n, blocks.init, blocks.rq, q->output_offset,
+                         q->act_min, q->act_max, outs);
+#endif
     }
   }
 }
