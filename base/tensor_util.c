@@ -6,9 +6,17 @@
 TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
                                  size_t* bytes) {
   size_t size = 0;
+  /* Sub-byte types are packed: elements per byte (count rounded up). */
+  size_t per_byte = 1;
   /* A RESOURCE tensor holds int32 resource ids (what VAR_HANDLE writes). */
   if (type == kTfLiteResource) {
     size = sizeof(int32_t);
+  } else if (type == kTfLiteInt4 || type == kTfLiteUInt4) {
+    size = 1;
+    per_byte = 2;
+  } else if (type == kTfLiteInt2) {
+    size = 1;
+    per_byte = 4;
   } else if (TfLiteGetSizeOfType(type, &size) != kTfLiteOk) {
     return kTfLiteError;
   }
@@ -22,6 +30,6 @@ TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
     if (d != 0 && size > SIZE_MAX / d) return kTfLiteError;
     size *= d;
   }
-  *bytes = size;
+  *bytes = size / per_byte + (size % per_byte != 0);
   return kTfLiteOk;
 }

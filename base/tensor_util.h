@@ -10,7 +10,8 @@
 
 /* The byte size of `dims` elements of `type` into *bytes; kTfLiteError on
  * overflow or a type without a fixed element size. A RESOURCE element is an
- * int32 resource id. */
+ * int32 resource id; INT4 and UINT4 (two a byte) and INT2 (four a byte) are
+ * packed, as TFLite stores them, the last byte possibly part used. */
 TfLiteStatus lg_tensor_byte_size(TfLiteType type, const TfLiteIntArray* dims,
                                  size_t* bytes);
 

@@ -26,8 +26,15 @@
 #      models: this GPU's timings against 8 CPU threads and each backend's
 #      largest difference from the CPU (the corpus's bounds are
 #      tests/python/test_corpus.py's, which needs LiteRT: figures here).
-#   6. the GPU unit tests found in BIN_DIR (test_gpu_delegate, test_gpu_conv,
-#      test_gpu_reduce, test_gpu_shape, test_gpu_threads,
+#   6. the delegate's features beyond TFLite's on this GPU (bench_gpu_chain,
+#      bench_gpu_resize, bench_async and benchmark_model, copied into BIN_DIR
+#      like the rest): two models chained through bound device buffers
+#      against host copies; MobileNetV2's input resized (batch, spatial)
+#      against cold init; two inferences in flight against back-to-back
+#      Invokes; FAST_SINGLE_ANSWER against SUSTAINED_SPEED (init and Invoke);
+#   7. the GPU unit tests found in BIN_DIR (test_gpu_delegate, test_gpu_conv,
+#      test_gpu_reduce, test_gpu_shape, test_gpu_threads, test_gpu_prepare,
+#      test_gpu_zero_copy, test_async_signature_runner,
 #      test_opencl_backend; copy them from build/release/tests, with
 #      libcmocka.so.0 where the machine lacks it): they take the machine's
 #      default OpenCL device and its Vulkan device. (The Vulkan backend's own
@@ -146,10 +153,33 @@ benchmarks() {
   return $rc
 }
 
+features() {
+  local rc=0 mnv2=$ROOT/tests/models/mobilenet_v2.tflite backend shape pref
+  "$BIN/bench_gpu_chain" --n=262144 --runs=200 || rc=1
+  for backend in cl vk; do
+    for shape in 2,224,224,3 1,160,160,3; do
+      "$BIN/bench_gpu_resize" "$mnv2" --shape=$shape --backend=$backend || rc=1
+    done
+    "$BIN/bench_async" --graph="$mnv2" --use_gpu --gpu_backend=$backend \
+      --num_runs=30 --in_flight=2 --repeats=3 || rc=1
+    "$BIN/bench_async" --graph="$mnv2" --use_gpu --gpu_backend=$backend \
+      --num_runs=30 --in_flight=2 --repeats=3 --host_work_us=2000 || rc=1
+    for pref in false true; do
+      echo "-- $backend, SUSTAINED_SPEED $pref"
+      "$BENCH" --graph="$mnv2" --use_gpu --gpu_backend=$backend \
+        --gpu_inference_for_sustained_speed=$pref --num_runs=50 \
+        --warmup_runs=5 2>&1 | grep -E "^Inference timings|failed"
+      ((PIPESTATUS[0] == 0)) || rc=1
+    done
+  done
+  return $rc
+}
+
 unit_tests() {
   local rc=0 ran=0
   for t in test_gpu_delegate test_gpu_conv test_gpu_reduce test_gpu_shape \
-    test_gpu_threads test_opencl_backend; do
+    test_gpu_threads test_gpu_prepare test_gpu_zero_copy \
+    test_async_signature_runner test_opencl_backend; do
     [[ -x $BIN/$t ]] || continue
     ran=$((ran + 1))
     LD_LIBRARY_PATH=$BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
@@ -162,12 +192,13 @@ unit_tests() {
 }
 
 export BIN CORPUS ROOT CONF BENCH GPU_CHECK_BACKENDS GPU_CHECK_GRAPHS
-export -f conformance devices cases graphs models benchmarks unit_tests
+export -f conformance devices cases graphs models benchmarks features unit_tests
 step devices devices
 step "conformance cases" cases
 step "graphs" graphs
 step "models" models
 step "benchmarks" benchmarks
+step "features" features
 step "unit tests" unit_tests
 printf '\ngpu_check: %d step(s) failed\n' "$failed"
 exit "$failed"

@@ -14,7 +14,8 @@
  * quantized per tensor with any zero point, TFLite's legacy kernel) run
  * conv_quant.c's kernel, bit for bit with TFLite's reference. Hybrid (float
  * input, INT8 filter: versions 2 and 5) runs hybrid.c's kernel, bit for bit
- * with TFLite's; int4 filters are rejected in Prepare with the type's name.
+ * with TFLite's. An INT4 filter (version 7, INT8 input; and hybrid) is
+ * unpacked once in Prepare (lg_nn_prepare_int4) and runs as an INT8 one.
  *
  * Fast path: each group is one GEMM with m = output pixels, n = the group's
  * output channels, k = filter_h * filter_w * filter_c. A 1x1 filter with
@@ -102,7 +103,8 @@ typedef struct lg_conv_data {
   size_t gather_capacity; /* entries */
   bool quantized;         /* INT8, INT16 or UINT8: conv_quant.c */
   lg_conv_quant q;
-  bool hybrid; /* float input, INT8 filter: hybrid.c */
+  bool hybrid;      /* float input, INT8 filter: hybrid.c */
+  int8_t* unpacked; /* an INT4 filter unpacked in Prepare, else NULL */
   lg_hybrid hybrid_data;
 } lg_conv_data;
 
@@ -139,6 +141,7 @@ static void lg_conv_free(TfLiteContext* context, void* buffer) {
     free(data->gather_table);
     lg_conv_quant_free(&data->q);
     lg_hybrid_free(&data->hybrid_data);
+    free(data->unpacked);
   }
   free(data);
 }
@@ -608,6 +611,12 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
       lg_kernel_optional_input(context, node, LG_CONV_OP, kBiasTensor, &bias));
   TF_LITE_ENSURE_STATUS(
       lg_kernel_output(context, node, LG_CONV_OP, kOutputTensor, &output));
+  /* An INT4 filter (version 7 with INT8 input, and hybrid) runs as INT8. */
+  TfLiteTensor int4_view;
+  TF_LITE_ENSURE_STATUS(lg_nn_prepare_int4(
+      context, LG_CONV_OP,
+      input->type == kTfLiteInt8 || input->type == kTfLiteFloat32, &filter,
+      &data->unpacked, &int4_view));
   TF_LITE_ENSURE_STATUS(
       lg_conv_check_types(context, input, filter, bias, output));
   TF_LITE_ENSURE_STATUS(lg_conv_geometry_of(context, params, input, filter,
@@ -808,15 +817,17 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   const TfLiteTensor* filter = io.filter;
   const TfLiteTensor* bias = io.bias;
   TfLiteTensor* output = io.output;
+  const int8_t* filter8 =
+      data->unpacked != NULL ? data->unpacked : filter->data.int8;
   if (data->hybrid) {
     lg_conv_hybrid_run(&data->hybrid_data, &data->geo, data->groups,
-                       input->data.f, filter->data.int8,
+                       input->data.f, filter8,
                        bias != NULL ? bias->data.f : NULL, output->data.f);
     return kTfLiteOk;
   }
   if (data->quantized) {
     lg_conv_quant_run(&data->geo, data->groups, &data->q, input->data.data,
-                      filter->data.data, bias != NULL ? bias->data.data : NULL,
+                      filter8, bias != NULL ? bias->data.data : NULL,
                       output->data.data, lg_kernel_thread_pool(context));
     return kTfLiteOk;
   }

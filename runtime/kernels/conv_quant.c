@@ -30,7 +30,10 @@
  * gathers its window as int16 (input + input_offset, 0 for taps in the
  * padding, which TFLite skips) and takes its dot products with every row
  * (quant_simd.c); the sums are exactly the reference's, so is the
- * output. Output rows are split over the thread pool.
+ * output. Output rows are split over the thread pool; on the VNNI kernel
+ * the 16-channel blocks are, instead, when the rows are too few to share
+ * evenly (lg_conv_quant_split_blocks). TRANSPOSE_CONV splits its output
+ * rows too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -465,49 +468,49 @@ static inline void lg_depthwise_madd_i16(const lg_conv_quant* q, int64_t* acc,
     }                                                                          \
   }
 
-/* The TRANSPOSE_CONV loop (INT8 filters) for activations T in ACC. */
-#define LG_TRANSPOSE_CONV_QUANT_LOOPS(SUFFIX, T, ACC)                         \
-  static void lg_transpose_conv_quant_run_##SUFFIX(                           \
-      const lg_conv_geometry* g, const lg_conv_quant* q, const T* input,      \
-      const int8_t* filter, const void* bias, T* output) {                    \
-    for (int n = 0; n < g->batch; ++n) {                                      \
-      const T* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;       \
-      for (int oy = 0; oy < g->out_h; ++oy) {                                 \
-        for (int ox = 0; ox < g->out_w; ++ox) {                               \
-          T* out = output +                                                   \
-                   (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c;  \
-          for (int o = 0; o < g->out_c; ++o) {                                \
-            ACC acc = 0;                                                      \
-            for (int kh = 0; kh < g->filter_h; ++kh) {                        \
-              const int sy = oy + g->pad_top - kh;                            \
-              if (sy < 0 || sy % g->stride_h != 0 ||                          \
-                  sy / g->stride_h >= g->in_h) {                              \
-                continue;                                                     \
-              }                                                               \
-              for (int kw = 0; kw < g->filter_w; ++kw) {                      \
-                const int sx = ox + g->pad_left - kw;                         \
-                if (sx < 0 || sx % g->stride_w != 0 ||                        \
-                    sx / g->stride_w >= g->in_w) {                            \
-                  continue;                                                   \
-                }                                                             \
-                const T* in = image + ((size_t)(sy / g->stride_h) * g->in_w + \
-                                       sx / g->stride_w) *                    \
-                                          g->in_c;                            \
-                const int8_t* w =                                             \
-                    filter +                                                  \
-                    (((size_t)o * g->filter_h + kh) * g->filter_w + kw) *     \
-                        g->in_c;                                              \
-                for (int c = 0; c < g->in_c; ++c) {                           \
-                  acc += (ACC)w[c] * ((ACC)in[c] + q->input_offset);          \
-                }                                                             \
-              }                                                               \
-            }                                                                 \
-            acc += (ACC)lg_conv_quant_bias(q, bias, o);                       \
-            out[o] = (T)lg_conv_quant_finish(q, acc, o);                      \
-          }                                                                   \
-        }                                                                     \
-      }                                                                       \
-    }                                                                         \
+/* The TRANSPOSE_CONV loop (INT8 filters) for activations T in ACC, over
+ * output rows [r0, r1) of batch * out_h. */
+#define LG_TRANSPOSE_CONV_QUANT_LOOPS(SUFFIX, T, ACC)                          \
+  static void lg_transpose_conv_quant_run_##SUFFIX(                            \
+      const lg_conv_geometry* g, const lg_conv_quant* q, const T* input,       \
+      const int8_t* filter, const void* bias, T* output, int r0, int r1) {     \
+    for (int r = r0; r < r1; ++r) {                                            \
+      const int n = r / g->out_h, oy = r % g->out_h;                           \
+      const T* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;        \
+      for (int ox = 0; ox < g->out_w; ++ox) {                                  \
+        T* out =                                                               \
+            output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c; \
+        for (int o = 0; o < g->out_c; ++o) {                                   \
+          ACC acc = 0;                                                         \
+          for (int kh = 0; kh < g->filter_h; ++kh) {                           \
+            const int sy = oy + g->pad_top - kh;                               \
+            if (sy < 0 || sy % g->stride_h != 0 ||                             \
+                sy / g->stride_h >= g->in_h) {                                 \
+              continue;                                                        \
+            }                                                                  \
+            for (int kw = 0; kw < g->filter_w; ++kw) {                         \
+              const int sx = ox + g->pad_left - kw;                            \
+              if (sx < 0 || sx % g->stride_w != 0 ||                           \
+                  sx / g->stride_w >= g->in_w) {                               \
+                continue;                                                      \
+              }                                                                \
+              const T* in = image + ((size_t)(sy / g->stride_h) * g->in_w +    \
+                                     sx / g->stride_w) *                       \
+                                        g->in_c;                               \
+              const int8_t* w =                                                \
+                  filter +                                                     \
+                  (((size_t)o * g->filter_h + kh) * g->filter_w + kw) *        \
+                      g->in_c;                                                 \
+              for (int c = 0; c < g->in_c; ++c) {                              \
+                acc += (ACC)w[c] * ((ACC)in[c] + q->input_offset);             \
+              }                                                                \
+            }                                                                  \
+          }                                                                    \
+          acc += (ACC)lg_conv_quant_bias(q, bias, o);                          \
+          out[o] = (T)lg_conv_quant_finish(q, acc, o);                         \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
   }
 
 /* Channels a depthwise pixel accumulates at once (stack accumulators). */
@@ -530,6 +533,23 @@ static bool lg_conv_quant_shifts_in_range(const lg_conv_quant* q, int out_c) {
   return true;
 }
 
+#define LG_CACHE_LINE 64
+
+/* `bytes` rounded up to whole cache lines. */
+static size_t lg_conv_quant_lines(size_t bytes) {
+  return (bytes + LG_CACHE_LINE - 1) / LG_CACHE_LINE * LG_CACHE_LINE;
+}
+
+/* Zeroed scratch for `slots` tasks of `bytes` each, every slot on cache
+ * lines of its own: tasks writing into one line (false sharing) left 2
+ * threads barely faster than 1. *stride: a slot's bytes. */
+static void* lg_conv_quant_slots(int slots, size_t bytes, size_t* stride) {
+  *stride = lg_conv_quant_lines(bytes > 0 ? bytes : 1);
+  void* p = aligned_alloc(LG_CACHE_LINE, (size_t)slots * *stride);
+  if (p != NULL) memset(p, 0, (size_t)slots * *stride);
+  return p;
+}
+
 /* The VNNI layout (quant_simd.h) and per-task scratch for 4 pixels. */
 static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
                                             const char* op, lg_conv_quant* q,
@@ -549,7 +569,7 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
   const size_t row = (size_t)k4 * 4, lanes = (size_t)blocks * LG_VNNI_LANES;
   q->packed8 = calloc((size_t)blocks * row * LG_VNNI_LANES, 1);
   q->weight_sums = calloc((size_t)g->out_c, sizeof(int32_t));
-  q->rows8 = calloc((size_t)q->slots * 4 * row, 1);
+  q->rows8 = lg_conv_quant_slots(q->slots, 4 * row, &q->rows8_stride);
   q->fused_bias = calloc(lanes, sizeof(int32_t));
   q->rq = malloc((size_t)blocks * sizeof(lg_requant16));
   if (q->packed8 == NULL || q->weight_sums == NULL || q->rows8 == NULL ||
@@ -563,8 +583,9 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
     const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
     q->flipped = malloc(image > 0 ? image : 1);
     q->pad8 = malloc((size_t)g->in_c);
-    q->tap_rows =
-        malloc((size_t)q->slots * 4 * (size_t)taps * sizeof(const uint8_t*));
+    q->tap_rows = lg_conv_quant_slots(
+        q->slots, 4 * (size_t)taps * sizeof(uint8_t*), &q->tap_stride);
+    q->tap_stride /= sizeof(uint8_t*);
     if (q->flipped == NULL || q->pad8 == NULL || q->tap_rows == NULL) {
       lg_conv_quant_free_fast(q);
       lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
@@ -622,9 +643,13 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
   q->slots = threads > 0 ? threads : 1;
   const size_t out_c = (size_t)g->out_c;
   /* Two pixels per task at a time. */
-  q->sums = calloc((size_t)q->slots * 2 * out_c, sizeof(int32_t));
+  q->sums = lg_conv_quant_slots(q->slots, 2 * out_c * sizeof(int32_t),
+                                &q->sums_stride);
+  q->sums_stride /= sizeof(int32_t);
   q->packed = calloc(out_c * (size_t)k_pad, sizeof(int16_t));
-  q->rows = calloc((size_t)q->slots * 2 * (size_t)k_pad, sizeof(int16_t));
+  q->rows = lg_conv_quant_slots(q->slots, 2 * (size_t)k_pad * sizeof(int16_t),
+                                &q->rows_stride);
+  q->rows_stride /= sizeof(int16_t);
   if (q->sums == NULL || q->packed == NULL || q->rows == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
@@ -635,8 +660,10 @@ TfLiteStatus lg_conv_quant_pack(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
-/* One task's share of the fast path: output rows [r0, r1) of
- * batch * out_h. */
+/* The fast path's work: output rows of batch * out_h split evenly over
+ * row_tasks, and on the VNNI kernel each row range's 16-channel blocks
+ * over block_tasks (when the rows are too few to share evenly); task
+ * index = row task * block_tasks + block task. */
 typedef struct lg_conv_quant_job {
   const lg_conv_geometry* g;
   const lg_conv_quant* q;
@@ -645,7 +672,44 @@ typedef struct lg_conv_quant_job {
   void* output;
   int rows;
   int num_tasks;
+  int block_tasks;
 } lg_conv_quant_job;
+
+/* Task `index`'s output rows [*r0, *r1) and VNNI channel blocks
+ * [*b0, *b1) of q->blocks. */
+static void lg_conv_quant_task_range(const lg_conv_quant_job* job, int index,
+                                     int* r0, int* r1, int* b0, int* b1) {
+  const int row_tasks = job->num_tasks / job->block_tasks;
+  const int ri = index / job->block_tasks, bi = index % job->block_tasks;
+  *r0 = (int)((int64_t)job->rows * ri / row_tasks);
+  *r1 = (int)((int64_t)job->rows * (ri + 1) / row_tasks);
+  *b0 = (int)((int64_t)job->q->blocks * bi / job->block_tasks);
+  *b1 = (int)((int64_t)job->q->blocks * (bi + 1) / job->block_tasks);
+}
+
+/* Channel blocks [b0, b1) as the VNNI kernel takes them: the blocks'
+ * packed weights, initial sums and rescales, from channel c0 on, n
+ * channels (each channel's result does not depend on the others). */
+typedef struct lg_conv_quant_blocks {
+  const int8_t* packed;
+  const int32_t* init;
+  const struct lg_requant16* rq;
+  int c0, n;
+} lg_conv_quant_blocks;
+
+static lg_conv_quant_blocks lg_conv_quant_blocks_of(const lg_conv_quant* q,
+                                                    int out_c, int b0, int b1) {
+  const int c0 = b0 * LG_VNNI_LANES;
+  const int c1 = b1 * LG_VNNI_LANES < out_c ? b1 * LG_VNNI_LANES : out_c;
+  const lg_conv_quant_blocks blocks = {
+      .packed = q->packed8 + (size_t)b0 * q->k4 * 4 * LG_VNNI_LANES,
+      .init = q->fused_bias + c0,
+      .rq = q->rq + b0,
+      .c0 = c0,
+      .n = c1 - c0,
+  };
+  return blocks;
+}
 
 /* The window of output pixel (oy, ox) as int16 input + input_offset, zero
  * for taps outside the input (INT8 or UINT8 image, as q->type). */
@@ -748,10 +812,13 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
   const size_t row_bytes = (size_t)q->k4 * 4;
   uint8_t* rows[4];
   for (int p = 0; p < 4; ++p) {
-    rows[p] = q->rows8 + ((size_t)index * 4 + p) * row_bytes;
+    rows[p] =
+        q->rows8 + (size_t)index * q->rows8_stride + (size_t)p * row_bytes;
   }
-  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
-  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  int r0, r1, b0, b1;
+  lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
+  const lg_conv_quant_blocks blocks =
+      lg_conv_quant_blocks_of(q, g->out_c, b0, b1);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image =
@@ -778,11 +845,11 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
           lg_conv_quant_gather8(g, q, image, y0,
                                 (ox + p) * g->stride_w - g->pad_left, rows[p]);
         }
-        outs[p] = out_row + (size_t)(ox + p) * g->out_c;
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
       }
 #if LG_GEMM_HAVE_X86
       lg_uint8_conv_vnni((const uint8_t* const*)rows, 1, q->k4, pixels,
-                         q->packed8, g->out_c, q->fused_bias, q->rq,
+                         blocks.packed, blocks.n, blocks.init, blocks.rq,
                          q->output_offset, q->act_min, q->act_max, outs);
 #endif
     }
@@ -796,10 +863,12 @@ static void lg_conv_quant_task_taps(void* ctx, int index) {
   const lg_conv_geometry* g = job->g;
   const lg_conv_quant* q = job->q;
   const int ntaps = g->filter_h * g->filter_w;
-  const uint8_t** taps = q->tap_rows + (size_t)index * 4 * (size_t)ntaps;
+  const uint8_t** taps = q->tap_rows + (size_t)index * q->tap_stride;
   const size_t line = (size_t)g->in_w * g->in_c;
-  const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
-  const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  int r0, r1, b0, b1;
+  lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
+  const lg_conv_quant_blocks blocks =
+      lg_conv_quant_blocks_of(q, g->out_c, b0, b1);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const uint8_t* image = q->flipped + (size_t)n * g->in_h * line;
@@ -821,24 +890,36 @@ static void lg_conv_quant_task_taps(void* ctx, int index) {
                        : q->pad8;
           }
         }
-        outs[p] = out_row + (size_t)(ox + p) * g->out_c;
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
       }
 #if LG_GEMM_HAVE_X86
-      lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, q->packed8, g->out_c,
-                         q->fused_bias, q->rq, q->output_offset, q->act_min,
-                         q->act_max, outs);
+      lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, blocks.packed,
+                         blocks.n, blocks.init, blocks.rq, q->output_offset,
+                         q->act_min, q->act_max, outs);
 #endif
     }
   }
+}
+
+/* Whether splitting the channel blocks over `tasks` tasks balances them
+ * better than splitting `rows` output rows (few rows: the last layers of
+ * a network, 7 rows over 2 threads leave one idle a seventh of the time):
+ * the larger share over the mean, compared in integers. */
+static bool lg_conv_quant_split_blocks(int rows, int blocks, int tasks) {
+  if (blocks < tasks) return false;
+  const int64_t row_share = (rows + tasks - 1) / tasks;
+  const int64_t block_share = (blocks + tasks - 1) / tasks;
+  /* block_share / (blocks / tasks) < row_share / (rows / tasks) */
+  return block_share * rows < row_share * blocks;
 }
 
 static void lg_conv_quant_task(void* ctx, int index) {
   const lg_conv_quant_job* job = ctx;
   const lg_conv_geometry* g = job->g;
   const lg_conv_quant* q = job->q;
-  int16_t* row0 = q->rows + (size_t)index * 2 * q->k_pad;
+  int16_t* row0 = q->rows + (size_t)index * q->rows_stride;
   int16_t* row1 = row0 + q->k_pad;
-  int32_t* sums0 = q->sums + (size_t)index * 2 * g->out_c;
+  int32_t* sums0 = q->sums + (size_t)index * q->sums_stride;
   int32_t* sums1 = sums0 + g->out_c;
   const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
@@ -888,14 +969,19 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
                        const void* filter, const void* bias, void* output,
                        lg_thread_pool* pool) {
   if (q->packed != NULL || (q->vnni && q->packed8 != NULL)) {
-    lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h, 1};
+    lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h,
+                             1, 1};
     const int threads = lg_thread_pool_size(pool);
     /* The window's depth (q->k_pad is the int16 path's only). */
     const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * g->filter_h *
                          g->filter_w * g->filter_c;
     if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
-      job.num_tasks = threads < q->slots ? threads : q->slots;
-      if (job.num_tasks > job.rows) job.num_tasks = job.rows;
+      const int tasks = threads < q->slots ? threads : q->slots;
+      job.num_tasks = tasks < job.rows ? tasks : job.rows;
+      if (q->vnni && lg_conv_quant_split_blocks(job.rows, q->blocks, tasks)) {
+        job.num_tasks = tasks;
+        job.block_tasks = tasks;
+      }
     }
     if (q->vnni && q->taps_in_place) {
 #if LG_GEMM_HAVE_X86
@@ -1090,8 +1176,9 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
   }
 }
 
-/* One task's output rows of a quantized DEPTHWISE_CONV_2D. */
-typedef struct lg_depthwise_quant_job {
+/* A quantized DEPTHWISE_CONV_2D's or TRANSPOSE_CONV's work: output rows
+ * of batch * out_h split evenly over num_tasks tasks. */
+typedef struct lg_quant_rows_job {
   const lg_conv_geometry* g;
   const lg_conv_quant* q;
   const void* input;
@@ -1100,12 +1187,36 @@ typedef struct lg_depthwise_quant_job {
   void* output;
   int rows;
   int num_tasks;
-} lg_depthwise_quant_job;
+} lg_quant_rows_job;
+
+/* Task `index`'s rows [*r0, *r1). */
+static void lg_quant_rows_of_task(const lg_quant_rows_job* j, int index,
+                                  int* r0, int* r1) {
+  *r0 = (int)((int64_t)j->rows * index / j->num_tasks);
+  *r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
+}
+
+/* Runs `task` on the job's rows of `g`: over up to max_tasks tasks of the
+ * pool when the work (`macs`) reaches the threading threshold. */
+static void lg_quant_rows_run(lg_thread_pool* pool, void (*task)(void*, int),
+                              const lg_conv_geometry* g, const lg_conv_quant* q,
+                              const void* input, const void* filter,
+                              const void* bias, void* output, int64_t macs,
+                              int max_tasks) {
+  lg_quant_rows_job job = {
+      g, q, input, filter, bias, output, g->batch * g->out_h, 1};
+  const int threads = lg_thread_pool_size(pool);
+  if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+    job.num_tasks = threads < job.rows ? threads : job.rows;
+    if (job.num_tasks > max_tasks) job.num_tasks = max_tasks;
+  }
+  lg_thread_pool_run(pool, task, &job, job.num_tasks);
+}
 
 static void lg_depthwise_quant_task(void* ctx, int index) {
-  const lg_depthwise_quant_job* j = ctx;
-  const int r0 = (int)((int64_t)j->rows * index / j->num_tasks);
-  const int r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
+  const lg_quant_rows_job* j = ctx;
+  int r0, r1;
+  lg_quant_rows_of_task(j, index, &r0, &r1);
   if (j->q->dw_weights != NULL) {
     lg_depthwise_quant_rows_fast(j->g, j->q, j->input, j->output, r0, r1);
   } else if (j->q->type == kTfLiteInt16) {
@@ -1124,15 +1235,10 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                             const void* input, const void* filter,
                             const void* bias, void* output,
                             lg_thread_pool* pool) {
-  lg_depthwise_quant_job job = {
-      g, q, input, filter, bias, output, g->batch * g->out_h, 1};
-  const int threads = lg_thread_pool_size(pool);
-  const int64_t macs =
-      (int64_t)job.rows * g->out_w * g->out_c * g->filter_h * g->filter_w;
-  if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
-    job.num_tasks = threads < job.rows ? threads : job.rows;
-  }
-  lg_thread_pool_run(pool, lg_depthwise_quant_task, &job, job.num_tasks);
+  const int64_t macs = (int64_t)g->batch * g->out_h * g->out_w * g->out_c *
+                       g->filter_h * g->filter_w;
+  lg_quant_rows_run(pool, lg_depthwise_quant_task, g, q, input, filter, bias,
+                    output, macs, INT32_MAX);
 }
 
 /* INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the weights
@@ -1140,7 +1246,8 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
 TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
                                           const char* op, lg_conv_quant* q,
                                           const lg_conv_geometry* g,
-                                          const TfLiteTensor* weights) {
+                                          const TfLiteTensor* weights,
+                                          int threads) {
   lg_conv_quant_free_fast(q);
   if (!LG_GEMM_HAVE_X86 || !q->simd || !lg_nn_is_constant(weights) ||
       weights->data.int8 == NULL || g->in_c <= 0 || g->out_c <= 0) {
@@ -1149,9 +1256,14 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   const int64_t k_pad = lg_int16_dot_pad(g->in_c);
   const int64_t taps = (int64_t)g->filter_h * g->filter_w;
   q->k_pad = (int)k_pad;
+  q->slots = threads > 0 ? threads : 1;
   q->packed = calloc((size_t)(taps * g->out_c * k_pad), sizeof(int16_t));
-  q->rows = calloc((size_t)k_pad, sizeof(int16_t));
-  q->sums = calloc((size_t)g->out_c * 2, sizeof(int32_t));
+  q->rows = lg_conv_quant_slots(q->slots, (size_t)k_pad * sizeof(int16_t),
+                                &q->rows_stride);
+  q->rows_stride /= sizeof(int16_t);
+  q->sums = lg_conv_quant_slots(
+      q->slots, (size_t)g->out_c * 2 * sizeof(int32_t), &q->sums_stride);
+  q->sums_stride /= sizeof(int32_t);
   if (q->packed == NULL || q->rows == NULL || q->sums == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 weights");
@@ -1166,65 +1278,83 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* Each output pixel: the int16 dot products of every input pixel that
- * reaches it with its tap's weights, summed; then the bias and the
- * rescale. The reference's sums, so its output. */
+/* Each output pixel of rows [r0, r1) of batch * out_h: the int16 dot
+ * products of every input pixel that reaches it with its tap's weights,
+ * summed; then the bias and the rescale. The reference's sums, so its
+ * output. `slot` picks the task's scratch. */
 static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
                                              const lg_conv_quant* q,
                                              const int8_t* input,
-                                             const void* bias, int8_t* output) {
-  int32_t* acc = q->sums;
-  int32_t* part = q->sums + g->out_c;
-  for (int n = 0; n < g->batch; ++n) {
+                                             const void* bias, int8_t* output,
+                                             int slot, int r0, int r1) {
+  int32_t* acc = q->sums + (size_t)slot * q->sums_stride;
+  int32_t* part = acc + g->out_c;
+  int16_t* in_row = q->rows + (size_t)slot * q->rows_stride;
+  for (int r = r0; r < r1; ++r) {
+    const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;
-    for (int oy = 0; oy < g->out_h; ++oy) {
-      for (int ox = 0; ox < g->out_w; ++ox) {
-        memset(acc, 0, sizeof(int32_t) * (size_t)g->out_c);
-        for (int kh = 0; kh < g->filter_h; ++kh) {
-          const int sy = oy + g->pad_top - kh;
-          if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
+    for (int ox = 0; ox < g->out_w; ++ox) {
+      memset(acc, 0, sizeof(int32_t) * (size_t)g->out_c);
+      for (int kh = 0; kh < g->filter_h; ++kh) {
+        const int sy = oy + g->pad_top - kh;
+        if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
+          continue;
+        }
+        for (int kw = 0; kw < g->filter_w; ++kw) {
+          const int sx = ox + g->pad_left - kw;
+          if (sx < 0 || sx % g->stride_w != 0 || sx / g->stride_w >= g->in_w) {
             continue;
           }
-          for (int kw = 0; kw < g->filter_w; ++kw) {
-            const int sx = ox + g->pad_left - kw;
-            if (sx < 0 || sx % g->stride_w != 0 ||
-                sx / g->stride_w >= g->in_w) {
-              continue;
-            }
-            const int8_t* in = image + ((size_t)(sy / g->stride_h) * g->in_w +
-                                        sx / g->stride_w) *
-                                           g->in_c;
-            for (int c = 0; c < g->in_c; ++c) {
-              q->rows[c] = (int16_t)(in[c] + q->input_offset);
-            }
+          const int8_t* in = image + ((size_t)(sy / g->stride_h) * g->in_w +
+                                      sx / g->stride_w) *
+                                         g->in_c;
+          for (int c = 0; c < g->in_c; ++c) {
+            in_row[c] = (int16_t)(in[c] + q->input_offset);
+          }
 #if LG_GEMM_HAVE_X86
-            lg_int16_dots_avx2(q->rows,
-                               q->packed + ((size_t)kh * g->filter_w + kw) *
-                                               g->out_c * (size_t)q->k_pad,
-                               q->k_pad, g->out_c, part);
+          lg_int16_dots_avx2(in_row,
+                             q->packed + ((size_t)kh * g->filter_w + kw) *
+                                             g->out_c * (size_t)q->k_pad,
+                             q->k_pad, g->out_c, part);
 #endif
-            for (int o = 0; o < g->out_c; ++o) {
-              acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)part[o]);
-            }
+          for (int o = 0; o < g->out_c; ++o) {
+            acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)part[o]);
           }
         }
-        lg_conv_quant_block_i8(
-            q, acc, bias, 0, g->out_c,
-            output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c);
       }
+      lg_conv_quant_block_i8(
+          q, acc, bias, 0, g->out_c,
+          output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c);
     }
+  }
+}
+
+static void lg_transpose_conv_quant_task(void* ctx, int index) {
+  const lg_quant_rows_job* j = ctx;
+  int r0, r1;
+  lg_quant_rows_of_task(j, index, &r0, &r1);
+  if (j->q->packed != NULL && j->q->type == kTfLiteInt8) {
+    lg_transpose_conv_quant_run_fast(j->g, j->q, j->input, j->bias, j->output,
+                                     index, r0, r1);
+  } else if (j->q->type == kTfLiteInt16) {
+    lg_transpose_conv_quant_run_i16(j->g, j->q, j->input, j->filter, j->bias,
+                                    j->output, r0, r1);
+  } else {
+    lg_transpose_conv_quant_run_i8(j->g, j->q, j->input, j->filter, j->bias,
+                                   j->output, r0, r1);
   }
 }
 
 void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
                                  const lg_conv_quant* q, const void* input,
                                  const int8_t* filter, const void* bias,
-                                 void* output) {
-  if (q->packed != NULL && q->type == kTfLiteInt8) {
-    lg_transpose_conv_quant_run_fast(g, q, input, bias, output);
-  } else if (q->type == kTfLiteInt16) {
-    lg_transpose_conv_quant_run_i16(g, q, input, filter, bias, output);
-  } else {
-    lg_transpose_conv_quant_run_i8(g, q, input, filter, bias, output);
-  }
+                                 void* output, lg_thread_pool* pool) {
+  /* Every output pixel gathers at most filter_h * filter_w input pixels of
+   * in_c products per channel. */
+  const int64_t macs = (int64_t)g->batch * g->out_h * g->out_w * g->out_c *
+                       g->filter_h * g->filter_w * g->in_c;
+  /* The fast path's scratch has one slot per thread of Prepare's pool. */
+  lg_quant_rows_run(pool, lg_transpose_conv_quant_task, g, q, input, filter,
+                    bias, output, macs,
+                    q->packed != NULL ? q->slots : INT32_MAX);
 }

@@ -10,8 +10,10 @@
  * Dilation is version 2. INT8 (version 3; per-channel filters along dim
  * 3), 16x8 (INT16 activations, INT8 filters, INT64 bias: version 5) and
  * UINT8 (version 1: UINT8 filters quantized per tensor, any zero point) run
- * conv_quant.c's kernel, bit for bit with TFLite's reference; the hybrid
- * and int4 variants are rejected in Prepare with the type's name.
+ * conv_quant.c's kernel, bit for bit with TFLite's reference; an INT4
+ * filter with INT8 input (version 7) is unpacked once in Prepare
+ * (lg_nn_prepare_int4) and runs as an INT8 one. The hybrid variants are
+ * rejected in Prepare with the type's name.
  *
  * Fast path: a dedicated loop, no GEMM. Each output pixel lists the filter
  * taps that fall inside the input (so padding costs nothing), then for
@@ -76,6 +78,7 @@ typedef struct lg_dw_data {
   int max_tasks;
   bool quantized; /* INT8, INT16 or UINT8: conv_quant.c */
   lg_conv_quant q;
+  int8_t* unpacked; /* an INT4 filter unpacked in Prepare, else NULL */
 } lg_dw_data;
 
 /* One Invoke's work, shared read-only by its tasks. */
@@ -106,6 +109,7 @@ static void lg_dw_free(TfLiteContext* context, void* buffer) {
   if (data != NULL) {
     free(data->taps);
     lg_conv_quant_free(&data->q);
+    free(data->unpacked);
   }
   free(data);
 }
@@ -1053,6 +1057,10 @@ static TfLiteStatus lg_dw_prepare(TfLiteContext* context, TfLiteNode* node) {
       lg_kernel_optional_input(context, node, LG_DW_OP, kBiasTensor, &bias));
   TF_LITE_ENSURE_STATUS(
       lg_kernel_output(context, node, LG_DW_OP, kOutputTensor, &output));
+  TfLiteTensor int4_view;
+  TF_LITE_ENSURE_STATUS(lg_nn_prepare_int4(context, LG_DW_OP,
+                                           input->type == kTfLiteInt8, &filter,
+                                           &data->unpacked, &int4_view));
   TF_LITE_ENSURE_STATUS(
       lg_dw_check_types(context, input, filter, bias, output));
   TF_LITE_ENSURE_STATUS(
@@ -1120,7 +1128,9 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
   TfLiteTensor* output = io.output;
   const lg_conv_geometry* g = &data->geo;
   if (data->quantized) {
-    lg_depthwise_quant_run(g, &data->q, input->data.data, filter->data.data,
+    lg_depthwise_quant_run(g, &data->q, input->data.data,
+                           data->unpacked != NULL ? (const void*)data->unpacked
+                                                  : filter->data.data,
                            bias != NULL ? bias->data.data : NULL,
                            output->data.data, lg_kernel_thread_pool(context));
     return kTfLiteOk;

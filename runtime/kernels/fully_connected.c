@@ -29,15 +29,21 @@
  * input_scale * weights_scale / output_scale (MultiplyByQuantizedMultiplier,
  * 32 bits).
  *
+ * INT4 weights (versions 10 and 13, and hybrid) are unpacked once in
+ * Prepare to INT8 (lg_nn_prepare_int4: they must be a model constant with
+ * zero points 0) and then run as INT8 weights, which is what TFLite's
+ * kernels compute after unpacking them.
+ *
  * Every other variant the versions up to 13 add (UINT8 with INT16 output,
- * int4, shuffled or sparse weights) is rejected in Prepare with a message
- * naming the types or the format.
+ * shuffled or sparse weights) is rejected in Prepare with a message naming
+ * the types or the format.
  *
  * Fast path: one GEMM (m = batch, n = out_depth, k = in_depth) with the
  * weights as a transposed B. Constant weights are packed once in Prepare
  * into the GEMM's B layout; the GEMM's packing scratch is a temporary
  * tensor sized in Prepare, so Invoke allocates nothing. The GEMM splits the
- * output over the thread pool (rows, or columns when the batch is small).
+ * output over the thread pool (rows, or columns when the batch is small);
+ * the INT8 / UINT8 fast path splits each batch row's output channels.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -92,6 +98,8 @@ typedef struct lg_fc_data {
   /* UINT8: that scale (one) as a fixed-point multiplier */
   int32_t output_multiplier;
   int output_shift;
+  /* INT4 weights unpacked to INT8 in Prepare, else NULL */
+  int8_t* unpacked;
   /* Hybrid: float input, INT8 weights */
   bool hybrid;
   lg_hybrid hybrid_data;
@@ -151,6 +159,7 @@ static void lg_fc_free(TfLiteContext* context, void* buffer) {
     free(data->effective_scales);
     lg_hybrid_free(&data->hybrid_data);
     lg_fc_free_fast(data);
+    free(data->unpacked);
   }
   free(data);
 }
@@ -260,19 +269,20 @@ static TfLiteStatus lg_fc_check_types(TfLiteContext* context,
     lg_kernel_log(context, LG_FC_OP, "sparse weights are not supported");
     return kTfLiteError;
   }
-  if (((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) &&
-       weights->type == kTfLiteInt8) ||
+  /* INT4 weights are unpacked to INT8: they go wherever INT8 ones do. */
+  const bool w8 = weights->type == kTfLiteInt8 || weights->type == kTfLiteInt4;
+  if (((input->type == kTfLiteInt8 || input->type == kTfLiteInt16) && w8) ||
       (input->type == kTfLiteUInt8 && weights->type == kTfLiteUInt8)) {
     return lg_fc_check_quantized_types(context, input, weights, bias, output);
   }
-  const bool hybrid =
-      input->type == kTfLiteFloat32 && weights->type == kTfLiteInt8;
+  const bool hybrid = input->type == kTfLiteFloat32 && w8;
   if (input->type != kTfLiteFloat32 ||
       (weights->type != kTfLiteFloat32 && !hybrid)) {
     lg_kernel_log(context, LG_FC_OP,
                   "input type %s with weights type %s is not supported "
-                  "(expected FLOAT32 with FLOAT32 or INT8 weights, INT8 "
-                  "or INT16 with INT8 weights, or UINT8 with UINT8 weights)",
+                  "(expected FLOAT32 with FLOAT32, INT8 or INT4 weights, "
+                  "INT8 or INT16 with INT8 or INT4 weights, or UINT8 with "
+                  "UINT8 weights)",
                   TfLiteTypeGetName(input->type),
                   TfLiteTypeGetName(weights->type));
     return kTfLiteError;
@@ -477,6 +487,9 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
   }
   TF_LITE_ENSURE_STATUS(
       lg_fc_check_types(context, input, weights, bias, output));
+  TfLiteTensor int4_view;
+  TF_LITE_ENSURE_STATUS(lg_nn_prepare_int4(context, LG_FC_OP, true, &weights,
+                                           &data->unpacked, &int4_view));
   data->quantized = input->type == kTfLiteInt8 || input->type == kTfLiteInt16 ||
                     input->type == kTfLiteUInt8;
   TF_LITE_ENSURE_STATUS(
@@ -634,38 +647,76 @@ static TfLiteStatus lg_fc_pack_int8(TfLiteContext* context, lg_fc_data* data,
   return kTfLiteOk;
 }
 
-/* input and output: INT8 or UINT8 (data->type). */
-static void lg_fc_run_8bit_fast(const lg_fc_data* data, const void* input,
-                                const int32_t* bias, void* output) {
+/* One batch row of the INT8 / UINT8 fast path, its output channels split
+ * over num_tasks tasks (in blocks of 16, the VNNI layout's): every task
+ * reads the shared input row and writes its own channels' sums and
+ * outputs. */
+typedef struct lg_fc_fast_job {
+  const lg_fc_data* data;
+  const int32_t* bias;
+  void* output; /* the row's outputs */
+  int num_tasks;
+} lg_fc_fast_job;
+
+static void lg_fc_fast_task(void* ctx, int index) {
+  const lg_fc_fast_job* job = ctx;
+  const lg_fc_data* data = job->data;
+  const int blocks = (data->out_depth + 15) / 16;
+  const int o0 = (int)((int64_t)blocks * index / job->num_tasks) * 16;
+  int o1 = (int)((int64_t)blocks * (index + 1) / job->num_tasks) * 16;
+  if (o1 > data->out_depth) o1 = data->out_depth;
+  if (o0 >= o1) return;
+#if LG_GEMM_HAVE_X86
+  if (data->packed8 != NULL) {
+    lg_uint8_dots_vnni(data->row8, data->packed8 + (size_t)o0 * data->k4 * 4,
+                       data->k4, o1 - o0, data->init + o0, data->sums + o0);
+  } else {
+    lg_int16_dots_avx2(data->row, data->packed + (size_t)o0 * data->k_pad,
+                       data->k_pad, o1 - o0, data->sums + o0);
+  }
+#endif
   const bool u8 = data->type == kTfLiteUInt8;
+  for (int o = o0; o < o1; ++o) {
+    const int32_t acc =
+        job->bias != NULL
+            ? (int32_t)((uint32_t)data->sums[o] + (uint32_t)job->bias[o])
+            : data->sums[o];
+    const int32_t v = lg_fc_finish(data, acc, o);
+    if (u8) {
+      ((uint8_t*)job->output)[o] = (uint8_t)v;
+    } else {
+      ((int8_t*)job->output)[o] = (int8_t)v;
+    }
+  }
+}
+
+/* input and output: INT8 or UINT8 (data->type). Each batch row's input is
+ * prepared once (shared scratch), then its channels run as tasks. */
+static void lg_fc_run_8bit_fast(const lg_fc_data* data, const void* input,
+                                const int32_t* bias, void* output,
+                                lg_thread_pool* pool) {
+  const bool u8 = data->type == kTfLiteUInt8;
+  const int threads = lg_thread_pool_size(pool);
+  const int64_t row_macs = (int64_t)data->in_depth * data->out_depth;
+  lg_fc_fast_job job = {data, bias, NULL, 1};
+  if (threads > 1 && row_macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+    const int blocks = (data->out_depth + 15) / 16;
+    job.num_tasks = threads < blocks ? threads : blocks;
+  }
   for (int b = 0; b < data->batch; ++b) {
     const size_t at = (size_t)b * data->in_depth;
 #if LG_GEMM_HAVE_X86
     if (data->packed8 != NULL) {
       const uint8_t* in = (const uint8_t*)input + at;
       for (int i = 0; i < data->in_depth; ++i) data->row8[i] = in[i] ^ 0x80u;
-      lg_uint8_dots_vnni(data->row8, data->packed8, data->k4, data->out_depth,
-                         data->init, data->sums);
     } else {
       lg_int16_rows_from_bytes((const uint8_t*)input + at, u8,
                                data->input_offset, 0, 1, data->in_depth,
                                data->row, data->k_pad);
-      lg_int16_dots_avx2(data->row, data->packed, data->k_pad, data->out_depth,
-                         data->sums);
     }
 #endif
-    const size_t out_at = (size_t)b * data->out_depth;
-    for (int o = 0; o < data->out_depth; ++o) {
-      const int32_t acc =
-          bias != NULL ? (int32_t)((uint32_t)data->sums[o] + (uint32_t)bias[o])
-                       : data->sums[o];
-      const int32_t v = lg_fc_finish(data, acc, o);
-      if (u8) {
-        ((uint8_t*)output)[out_at + o] = (uint8_t)v;
-      } else {
-        ((int8_t*)output)[out_at + o] = (int8_t)v;
-      }
-    }
+    job.output = (uint8_t*)output + (size_t)b * data->out_depth;
+    lg_thread_pool_run(pool, lg_fc_fast_task, &job, job.num_tasks);
   }
 }
 LG_FC_QUANT_RUN(int16, int16_t, int8_t, int64_t)
@@ -702,9 +753,11 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
     lg_kernel_log(context, LG_FC_OP, "a tensor has no data");
     return kTfLiteError;
   }
+  const int8_t* weights8 =
+      data->unpacked != NULL ? data->unpacked : weights->data.int8;
   if (data->hybrid) {
     lg_fc_hybrid_run(&data->hybrid_data, data->batch, data->in_depth,
-                     data->out_depth, input->data.f, weights->data.int8,
+                     data->out_depth, input->data.f, weights8,
                      bias != NULL ? bias->data.f : NULL, data->min, data->max,
                      output->data.f);
     return kTfLiteOk;
@@ -712,15 +765,16 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->quantized) {
     const void* bias_data = bias != NULL ? bias->data.data : NULL;
     if (data->packed != NULL || data->packed8 != NULL) {
-      lg_fc_run_8bit_fast(data, input->data.data, bias_data, output->data.data);
+      lg_fc_run_8bit_fast(data, input->data.data, bias_data, output->data.data,
+                          lg_kernel_thread_pool(context));
     } else if (data->type == kTfLiteInt16) {
-      lg_fc_run_int16(data, input->data.i16, weights->data.int8, bias_data,
+      lg_fc_run_int16(data, input->data.i16, weights8, bias_data,
                       output->data.i16);
     } else if (data->type == kTfLiteUInt8) {
       lg_fc_run_uint8(data, input->data.uint8, weights->data.uint8, bias_data,
                       output->data.uint8);
     } else {
-      lg_fc_run_int8(data, input->data.int8, weights->data.int8, bias_data,
+      lg_fc_run_int8(data, input->data.int8, weights8, bias_data,
                      output->data.int8);
     }
     return kTfLiteOk;

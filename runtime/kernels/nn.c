@@ -108,6 +108,68 @@ bool lg_nn_is_constant(const TfLiteTensor* tensor) {
           tensor->allocation_type == kTfLitePersistentRo);
 }
 
+/* TFLite's INT4 weights are symmetric: every zero point must be 0. */
+static TfLiteStatus lg_nn_check_int4_zero_points(TfLiteContext* context,
+                                                 const char* op,
+                                                 const TfLiteTensor* weights) {
+  if (weights->quantization.type != kTfLiteAffineQuantization ||
+      weights->quantization.params == NULL) {
+    return kTfLiteOk; /* the kernel's quantization checks report it */
+  }
+  const TfLiteAffineQuantization* q = weights->quantization.params;
+  for (int i = 0; q->zero_point != NULL && i < q->zero_point->size; ++i) {
+    if (q->zero_point->data[i] != 0) {
+      lg_kernel_log(context, op,
+                    "INT4 weights have zero point %d at %d: INT4 weights "
+                    "are symmetric (zero point 0)",
+                    q->zero_point->data[i], i);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_nn_prepare_int4(TfLiteContext* context, const char* op,
+                                bool accepted, const TfLiteTensor** weights_io,
+                                int8_t** unpacked, TfLiteTensor* view) {
+  free(*unpacked);
+  *unpacked = NULL;
+  const TfLiteTensor* weights = *weights_io;
+  if (weights->type != kTfLiteInt4 || !accepted) return kTfLiteOk;
+  if (!lg_nn_is_constant(weights)) {
+    lg_kernel_log(context, op,
+                  "INT4 weights must be a model constant (they are unpacked "
+                  "once, in Prepare)");
+    return kTfLiteError;
+  }
+  const int64_t n = lg_kernel_num_elements(weights);
+  if (n < 0 || weights->bytes != (size_t)((n + 1) / 2)) {
+    lg_kernel_log(context, op,
+                  "INT4 weights of %lld values hold %zu bytes (expected "
+                  "%lld: two values a byte)",
+                  (long long)n, weights->bytes, (long long)((n + 1) / 2));
+    return kTfLiteError;
+  }
+  TF_LITE_ENSURE_STATUS(lg_nn_check_int4_zero_points(context, op, weights));
+  *unpacked = malloc(n > 0 ? (size_t)n : 1);
+  if (*unpacked == NULL) {
+    lg_kernel_log(context, op, "out of memory for %lld unpacked INT4 weights",
+                  (long long)n);
+    return kTfLiteError;
+  }
+  const uint8_t* packed = weights->data.uint8;
+  for (int64_t i = 0; i < n; ++i) {
+    const unsigned nibble = (packed[i / 2] >> (4 * (i % 2))) & 0xFu;
+    (*unpacked)[i] = (int8_t)((int)(nibble ^ 0x8u) - 8);
+  }
+  *view = *weights;
+  view->type = kTfLiteInt8;
+  view->data.int8 = *unpacked;
+  view->bytes = (size_t)n;
+  *weights_io = view;
+  return kTfLiteOk;
+}
+
 static TfLiteTensor* lg_nn_tensor(TfLiteContext* context, int index) {
   if (index < 0 || (size_t)index >= context->tensors_size) return NULL;
   if (context->tensors != NULL) return &context->tensors[index];

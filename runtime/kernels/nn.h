@@ -90,6 +90,18 @@ TfLiteStatus lg_nn_check_float(TfLiteContext* context, const char* op,
  * (a model constant), so weights can be packed once in Prepare. */
 bool lg_nn_is_constant(const TfLiteTensor* tensor);
 
+/* INT4 weights (TFLite's packed INT4: two values a byte, the low nibble
+ * first, each sign-extended) run as INT8 ones, unpacked once in Prepare.
+ * When *weights is INT4 and `accepted` (the kernel takes INT4 with its
+ * input type), the values go to *unpacked (malloc'ed; the caller frees it)
+ * and *weights becomes `view`: a copy of the tensor retyped as INT8 over
+ * them. The weights must then be a model constant holding ceil(n / 2)
+ * bytes, with zero points 0 (TFLite's rule). Otherwise a previous
+ * *unpacked is freed and *weights is left for the kernel's type checks. */
+TfLiteStatus lg_nn_prepare_int4(TfLiteContext* context, const char* op,
+                                bool accepted, const TfLiteTensor** weights,
+                                int8_t** unpacked, TfLiteTensor* view);
+
 /* The tensors of a convolution-like node (input 0, filter 1, optional bias 2,
  * output 0) as Invoke sees them. */
 typedef struct lg_nn_io {
@@ -214,9 +226,10 @@ typedef struct lg_conv_quant {
    * of one output pixel). NULL: the reference loops. */
   int16_t* packed;
   int k_pad;
-  int16_t* rows; /* [slots][k_pad] */
-  int32_t* sums; /* [slots][out_c] */
-  int slots;
+  int16_t* rows; /* per slot: rows_stride elements (conv: 2 rows of k_pad) */
+  int32_t* sums; /* per slot: sums_stride elements (2 x out_c) */
+  size_t rows_stride, sums_stride;
+  int slots; /* tasks' scratch slots, each on cache lines of its own */
   /* On CPUs with AVX-512 VNNI instead: the filter in the VNNI kernel's
    * blocks (quant_simd.h), its per-channel sums, and unsigned rows
    * (input + 128) of 4 * k4 bytes. */
@@ -224,7 +237,8 @@ typedef struct lg_conv_quant {
   int k4, blocks;
   int8_t* packed8;
   int32_t* weight_sums; /* [out_c] */
-  uint8_t* rows8;       /* [slots][4][4 * k4] */
+  uint8_t* rows8;       /* [slots][4][4 * k4], slots rows8_stride apart */
+  size_t rows8_stride;  /* bytes, whole cache lines */
   /* Windows of several taps with a depth that is a multiple of 4: the
    * kernel reads each tap in place from the whole input flipped to
    * unsigned bytes once per Invoke (flipped, [batch][in_h][in_w][in_c]),
@@ -233,7 +247,8 @@ typedef struct lg_conv_quant {
   bool taps_in_place;
   uint8_t* flipped;
   uint8_t* pad8;
-  const uint8_t** tap_rows;
+  const uint8_t** tap_rows; /* slots tap_stride pointers apart */
+  size_t tap_stride;
   /* The constant bias plus (input_offset - 128) * weight_sums: the
    * kernel's starting sums [16 * blocks]. */
   int32_t* fused_bias;
@@ -318,18 +333,22 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                             lg_thread_pool* pool);
 
 /* Prepares INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the
- * weights packed per filter tap. Otherwise leaves the reference loops. */
+ * weights packed per filter tap, scratch for `threads` tasks. Otherwise
+ * leaves the reference loops. */
 TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
                                           const char* op, lg_conv_quant* q,
                                           const lg_conv_geometry* g,
-                                          const TfLiteTensor* weights);
+                                          const TfLiteTensor* weights,
+                                          int threads);
 
 /* TRANSPOSE_CONV with OHWI weights (g's in/out sizes and padding are the
- * transpose's), as TFLite's reference integer TransposeConv. */
+ * transpose's), as TFLite's reference integer TransposeConv; output rows
+ * split over the pool (each output pixel is computed the same way on any
+ * thread count). */
 void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
                                  const lg_conv_quant* q, const void* input,
                                  const int8_t* filter, const void* bias,
-                                 void* output);
+                                 void* output, lg_thread_pool* pool);
 
 /* ---- CONV_2D with few output channels (conv_narrow.c) -------------------- */
 

@@ -418,8 +418,9 @@ static TfLiteStatus lg_tc_prepare(TfLiteContext* context, TfLiteNode* node) {
     TF_LITE_ENSURE_STATUS(
         lg_conv_quant_prepare(context, LG_TC_OP, input, weights, bias, output,
                               params->activation, g->out_c, 0, &data->q));
-    TF_LITE_ENSURE_STATUS(
-        lg_transpose_conv_quant_pack(context, LG_TC_OP, &data->q, g, weights));
+    TF_LITE_ENSURE_STATUS(lg_transpose_conv_quant_pack(
+        context, LG_TC_OP, &data->q, g, weights,
+        lg_thread_pool_size(lg_kernel_thread_pool(context))));
   } else {
     TF_LITE_ENSURE_STATUS(lg_kernel_activation_range_float(
         context, LG_TC_OP, params->activation, &g->act_min, &g->act_max));
@@ -670,7 +671,8 @@ static TfLiteStatus lg_tc_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->quantized) {
     lg_transpose_conv_quant_run(
         g, &data->q, input->data.data, weights->data.int8,
-        bias != NULL ? bias->data.data : NULL, output->data.data);
+        bias != NULL ? bias->data.data : NULL, output->data.data,
+        lg_kernel_thread_pool(context));
     return kTfLiteOk;
   }
   return lg_tc_compute(context, node, data, weights, input, bias, output);

@@ -76,7 +76,8 @@ except ImportError:  # setup.sh may install tflite-runtime instead
 REPO = Path(__file__).resolve().parents[2]
 
 __all__ = [
-    "Input", "Const", "Variable", "Output", "OpCase", "check_case",
+    "Input", "Const", "Int4Const", "Variable", "Output", "OpCase",
+    "check_case",
     "check_steps", "check_rejected",
     "assert_close", "compare", "build_model", "run_litert", "run_litegpu",
     "HarnessError", "LiteRTFailure", "CaseMismatch", "LiteGpuFailure",
@@ -154,6 +155,24 @@ class Const(_Tensor):
     """A constant tensor holding `array`."""
 
 
+class Int4Const(Const):
+    """A constant INT4 tensor of `values` (integers in [-8, 7]), written as
+    TFLite stores INT4: two values a byte, the low nibble first (an odd
+    count leaves the last high nibble 0). `data` overrides the bytes (for
+    malformed cases)."""
+
+    def __init__(self, values, quant=None, data=None):
+        values = np.asarray(values)
+        if values.size and (values.min() < -8 or values.max() > 7):
+            raise HarnessError("INT4 values must lie in [-8, 7]")
+        super().__init__(values.astype(np.int8), quant)
+        nibbles = (self.array.ravel().astype(np.uint8) & 0xF)
+        if nibbles.size % 2:
+            nibbles = np.append(nibbles, np.uint8(0))
+        packed = (nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8)
+        self.data = packed.tobytes() if data is None else bytes(data)
+
+
 class Variable(_Tensor):
     """A variable tensor (is_variable) of `array`'s dtype and shape; it has
     no data and starts at zero (its values are not used)."""
@@ -226,7 +245,9 @@ def _shape_word(shape):
 
 
 def _tensor_line(name, dtype, shape, quant=None, extra=""):
-    line = f"tensor {name} {type_name(dtype)} {_shape_word(shape)}"
+    """dtype: a numpy dtype, or a schema type name (INT4 has no dtype)."""
+    kind = dtype if isinstance(dtype, str) else type_name(dtype)
+    line = f"tensor {name} {kind} {_shape_word(shape)}"
     if quant is not None:
         line += f" quant={_format_quant(quant)}"
     return line + (f" {extra}" if extra else "")
@@ -274,15 +295,18 @@ def write_spec(case, case_dir):
             if isinstance(t, Variable):
                 extra = "variable"
             elif isinstance(t, Const):
-                data = np.ascontiguousarray(
-                    t.array, dtype=t.array.dtype.newbyteorder("<"))
-                (Path(case_dir) / f"{name}.bin").write_bytes(data.tobytes())
+                data = t.data if isinstance(t, Int4Const) else (
+                    np.ascontiguousarray(
+                        t.array, dtype=t.array.dtype.newbyteorder("<"))
+                    .tobytes())
+                (Path(case_dir) / f"{name}.bin").write_bytes(data)
                 extra = f"data={name}.bin"
             else:
                 graph_inputs.append(name)
                 runtime_inputs.append(t.array)
-            lines.append(_tensor_line(name, t.array.dtype, t.array.shape,
-                                      t.quant, extra))
+            lines.append(_tensor_line(
+                name, "INT4" if isinstance(t, Int4Const) else t.array.dtype,
+                t.array.shape, t.quant, extra))
         op_inputs.append(names[id(t)])
     outs = []
     for j, (dtype, shape, quant) in enumerate(_output_specs(case)):

@@ -32,8 +32,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from litegpu import capi as lg  # noqa: E402
-from op_harness import (Const, Input, OpCase, Output,  # noqa: E402
-                        check_case)
+from op_harness import (Const, Input, Int4Const, OpCase,  # noqa: E402
+                        Output, build_model, check_case, check_rejected)
 
 try:
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
@@ -152,6 +152,16 @@ def test_int8_fully_connected_large_multiplier():
                             in_q=(0.5, 10), out_q=(0.01, -7)))
 
 
+def test_int8_fully_connected_threaded():
+    """600 x 900 weights: above the threading threshold, so 2 threads split
+    the output channels (in blocks of 16) of each batch row."""
+    rng = np.random.default_rng(805)
+    units = 900
+    scales = rng.uniform(0.001, 0.01, units).astype(np.float32).tolist()
+    check_case(int8_fc_case(rng, 2, 600, units, (scales, [0] * units, 0),
+                            "RELU", out_q=(0.5, -3)))
+
+
 @pytest.mark.parametrize("per_channel", [False, True])
 @pytest.mark.parametrize("bias", [None, np.int64])
 @pytest.mark.parametrize("act", ["NONE", "RELU6"])
@@ -205,6 +215,154 @@ def test_hybrid_fully_connected(asymmetric, per_channel, bias, act):
                       params={"fused_activation_function": act,
                               "asymmetric_quantize_inputs": asymmetric},
                       outputs=[np.float32], rtol=0.0, atol=0.0))
+
+
+# INT4 weights: (input type, output type, FULLY_CONNECTED version)
+INT4_FC_KINDS = {"int8": (np.int8, np.int8, 10),
+                 "int16": (np.int16, np.int16, 13),
+                 "hybrid": (np.float32, np.float32, 10)}
+
+
+def int4_fc_case(kind, per_channel, weights=None, seed=830):
+    """FULLY_CONNECTED with INT4 weights holding every value in [-8, 7]:
+    depth 37 x 5 units, an odd count, leaves the last byte half used."""
+    rng = np.random.default_rng(seed)
+    in_t, out_t, version = INT4_FC_KINDS[kind]
+    batch, depth, units = 3, 37, 5
+    w = rng.integers(-8, 8, (units, depth))
+    w.reshape(-1)[:16] = np.arange(-8, 8)
+    scales = (rng.uniform(0.01, 0.2, units).astype(np.float32).tolist()
+              if per_channel else [0.09] * units)
+    w_q = (scales, [0] * units, 0) if per_channel else (0.09, 0)
+    if in_t == np.float32:
+        x = rng.normal(0.0, 2.0, (batch, depth)).astype(np.float32)
+        in_q = out_q = None
+        b = rng.normal(0.0, 1.0, units).astype(np.float32)
+        b_q = None
+    else:
+        info = np.iinfo(in_t)
+        x = rng.integers(info.min, info.max + 1, (batch, depth), dtype=in_t)
+        in_s = 0.05 if in_t == np.int8 else 2.7e-4
+        in_q = (in_s, -3 if in_t == np.int8 else 0)
+        out_q = (0.6, 4) if in_t == np.int8 else (2.1e-3, 0)
+        b = rng.integers(-3000, 3000, units).astype(
+            np.int32 if in_t == np.int8 else np.int64)
+        b_q = ([in_s * v for v in scales], [0] * units, 0)
+    return OpCase(op="FULLY_CONNECTED", version=version,
+                  inputs=[Input(x, quant=in_q),
+                          weights or Int4Const(w, quant=w_q),
+                          Const(b, quant=b_q)],
+                  params={"fused_activation_function": "NONE"},
+                  outputs=[Output(out_t, quant=out_q)],
+                  rtol=0.0, atol=0.0)
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("kind", sorted(INT4_FC_KINDS))
+def test_int4_weights_fully_connected(kind, per_channel):
+    """INT4 weights (two a byte, low nibble first) with INT8 (version 10),
+    16x8 (version 13) and float (hybrid) inputs, per tensor and per
+    channel: unpacked once in Prepare, bit for bit with LiteRT's
+    reference, which unpacks them the same way."""
+    got = check_case(int4_fc_case(kind, per_channel))
+    assert len(np.unique(got[0])) > 5
+
+
+def test_int4_weights_zero_point_rejected():
+    """INT4 weights are symmetric: LiteRT and litegpu refuse a zero point."""
+    w = Int4Const(np.arange(-8, 7).reshape(3, 5), quant=(0.1, 2))
+    case = int4_fc_case("int8", False, seed=831)
+    case.inputs[1] = w
+    case.inputs[0] = Input(np.zeros((2, 5), np.int8), quant=(0.05, 0))
+    case.inputs[2] = Const(np.zeros(3, np.int32), quant=(0.005, 0))
+    case.outputs = [Output(np.int8, shape=(2, 3), quant=(0.6, 4))]
+    check_rejected(case, match=r"FULLY_CONNECTED: INT4 weights have zero "
+                               r"point 2 at 0: INT4 weights are symmetric",
+                   litert_accepts=False)
+
+
+def test_int4_weights_wrong_byte_count_rejected():
+    """15 INT4 values need 8 bytes: 7 or 9 fail the model's loading."""
+    for data in (bytes(7), bytes(9)):
+        w = Int4Const(np.zeros((3, 5), np.int8), quant=(0.1, 0), data=data)
+        case = OpCase(op="FULLY_CONNECTED", version=10,
+                      inputs=[Input(np.zeros((2, 5), np.int8),
+                                    quant=(0.05, 0)), w],
+                      outputs=[Output(np.int8, shape=(2, 3),
+                                      quant=(0.2, 0))])
+        check_rejected(case, match=rf"{len(data)} bytes")
+
+
+@pytest.mark.parametrize("op,kind", [("CONV_2D", "int8"),
+                                     ("CONV_2D", "hybrid"),
+                                     ("DEPTHWISE_CONV_2D", "int8")])
+def test_int4_filter_convolutions(op, kind):
+    """INT4 filters (version 7) of CONV_2D and DEPTHWISE_CONV_2D with INT8
+    input, and of hybrid CONV_2D: per-channel, an odd number of values,
+    every value in [-8, 7]; bit for bit with LiteRT."""
+    rng = np.random.default_rng(840 + len(op) + len(kind))
+    depthwise = op == "DEPTHWISE_CONV_2D"
+    in_c, out_c = 3, 3 if depthwise else 5
+    filt = (1, 3, 3, out_c) if depthwise else (out_c, 3, 3, in_c)
+    w = rng.integers(-8, 8, filt)
+    w.reshape(-1)[:16] = np.arange(-8, 8)
+    scales = rng.uniform(0.01, 0.2, out_c).astype(np.float32).tolist()
+    w_q = (scales, [0] * out_c, 3 if depthwise else 0)
+    params = {"padding": "SAME", "stride_w": 1, "stride_h": 2,
+              "fused_activation_function": "NONE"}
+    if depthwise:
+        params["depth_multiplier"] = 1
+    if kind == "hybrid":
+        x = rng.normal(0.3, 2.0, (1, 6, 7, in_c)).astype(np.float32)
+        b = Const(rng.normal(0.0, 1.0, out_c).astype(np.float32))
+        x_q = out = None
+        out = Output(np.float32)
+    else:
+        x = rng.integers(-128, 128, (1, 6, 7, in_c), dtype=np.int8)
+        x_q = (0.04, -2)
+        b = Const(rng.integers(-3000, 3000, out_c).astype(np.int32),
+                  quant=([0.04 * v for v in scales], [0] * out_c, 0))
+        out = Output(np.int8, quant=(0.3, 1))
+    # LiteRT's reference resolver stops at DEPTHWISE_CONV_2D version 6:
+    # its builtin kernel there (the same integer arithmetic).
+    got = check_case(OpCase(op=op, version=7,
+                            inputs=[Input(x, quant=x_q),
+                                    Int4Const(w, quant=w_q), b],
+                            params=params, outputs=[out],
+                            rtol=0.0, atol=0.0,
+                            litert_kernels="BUILTIN" if depthwise
+                            else "BUILTIN_REF"))
+    assert len(np.unique(got[0])) > 5
+
+
+def test_int4_filter_int16_input_rejected():
+    """16x8 with an INT4 filter is no TFLite signature: refused by name."""
+    w = Int4Const(np.zeros((2, 1, 1, 3), np.int8), quant=(0.1, 0))
+    check_rejected(OpCase(op="CONV_2D", version=7,
+                          inputs=[Input(np.zeros((1, 2, 2, 3), np.int16),
+                                        quant=(0.01, 0)), w],
+                          params={"padding": "VALID"},
+                          outputs=[Output(np.int16, shape=(1, 2, 2, 2),
+                                          quant=(0.02, 0))]),
+                   match=r"CONV_2D: INT16 input with filter INT4")
+
+
+def test_int4_weights_must_be_constant(tmp_path):
+    """INT4 weights fed as a graph input: refused in Prepare, by name."""
+    spec = tmp_path / "case.spec"
+    spec.write_text("tensor x INT8 2,5 quant=0.05:0@0\n"
+                    "tensor w INT4 3,5 quant=0.1:0@0\n"
+                    "tensor y INT8 2,3 quant=0.2:0@0\n"
+                    "op FULLY_CONNECTED 10 in=x,w out=y\n"
+                    "inputs x,w\noutputs y\n")
+    build_model(spec, tmp_path / "model.tflite")
+    lib = lg.load_library()
+    with lg.Model.from_file(lib, str(tmp_path / "model.tflite")) as model:
+        with pytest.raises(lg.LiteGpuError,
+                           match=r"FULLY_CONNECTED: INT4 weights must be a "
+                                 r"model constant"):
+            with lg.Interpreter(lib, model) as interp:
+                interp.allocate_tensors()
 
 
 def test_hybrid_fully_connected_zero_input():

@@ -30,6 +30,7 @@
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tensorflow/lite/delegates/gpu/delegate.h"
 #include "tests/support/cache_dir_util.h"
+#include "tests/support/test_interpreter.h"
 #include "tests/support/vulkan_hold.h"
 
 typedef struct capture {
@@ -1100,14 +1101,8 @@ static void lstm_steps(TfLiteInterpreter* ip, int steps, float out[4]) {
 
 static TfLiteInterpreter* lstm_interpreter(TfLiteModel* model,
                                            TfLiteDelegate* d) {
-  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
-  TfLiteInterpreterOptionsSetNumThreads(o, 1);
-  TfLiteInterpreterOptionsSetEnableDelegateFallback(o, false);
-  if (d != NULL) TfLiteInterpreterOptionsAddDelegate(o, d);
-  TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
-  TfLiteInterpreterOptionsDelete(o);
+  TfLiteInterpreter* ip = lg_test_interpreter(model, d, false);
   assert_non_null(ip);
-  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
   return ip;
 }
 

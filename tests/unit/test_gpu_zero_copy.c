@@ -37,6 +37,7 @@
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 #include "tests/support/spec_model.h"
+#include "tests/support/test_interpreter.h"
 #include "tests/support/vulkan_hold.h"
 
 #define N 64 /* elements of every activation */
@@ -109,23 +110,11 @@ static TfLiteDelegate* make_delegate(litegpu_gpu_backend backend,
   return d;
 }
 
-static TfLiteInterpreter* make_interpreter_with(TfLiteModel* model,
-                                                TfLiteDelegate* d,
-                                                bool fallback) {
-  TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
-  TfLiteInterpreterOptionsSetNumThreads(o, 1);
-  TfLiteInterpreterOptionsSetEnableDelegateFallback(o, fallback);
-  if (d != NULL) TfLiteInterpreterOptionsAddDelegate(o, d);
-  TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
-  TfLiteInterpreterOptionsDelete(o);
-  assert_non_null(ip);
-  assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
-  return ip;
-}
-
 static TfLiteInterpreter* make_interpreter(TfLiteModel* model,
                                            TfLiteDelegate* d) {
-  return make_interpreter_with(model, d, false);
+  TfLiteInterpreter* ip = lg_test_interpreter(model, d, false);
+  assert_non_null(ip);
+  return ip;
 }
 
 static void fill(float* x, int n, int round) {
@@ -447,7 +436,8 @@ static void test_fallback_reads_bound_input(void** state) {
   if (d == NULL) skip();
   built_model m;
   build_pair(&m, kTfLiteBuiltinAdd, kTfLiteBuiltinMul, 1, 2);
-  TfLiteInterpreter* ip = make_interpreter_with(m.model, d, true);
+  TfLiteInterpreter* ip = lg_test_interpreter(m.model, d, true);
+  assert_non_null(ip);
   const size_t bytes = sizeof(float) * N;
   litegpu_gpu_buffer* in = litegpu_gpu_delegate_create_buffer(d, bytes);
   litegpu_gpu_buffer* out = litegpu_gpu_delegate_create_buffer(d, bytes);

@@ -726,9 +726,9 @@ static void test_fc_type_errors(void** state) {
   const TfLiteType f32 = kTfLiteFloat32;
   fc_type_error(kTfLiteUInt8, kTfLiteInt8, kTfLiteInt32, kTfLiteUInt8,
                 "FULLY_CONNECTED: input type UINT8 with weights type INT8 is "
-                "not supported (expected FLOAT32 with FLOAT32 or INT8 "
-                "weights, INT8 or INT16 with INT8 weights, or UINT8 with "
-                "UINT8 weights)");
+                "not supported (expected FLOAT32 with FLOAT32, INT8 or "
+                "INT4 weights, INT8 or INT16 with INT8 or INT4 weights, or "
+                "UINT8 with UINT8 weights)");
   /* INT8 and INT16 need quantization parameters (these have none). */
   fc_type_error(kTfLiteInt8, kTfLiteInt8, kTfLiteInt32, kTfLiteInt8,
                 "FULLY_CONNECTED: input tensor");

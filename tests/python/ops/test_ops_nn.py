@@ -219,6 +219,9 @@ def test_conv_nan_inf():
     ((1, 7, 7, 4), (5, 3, 3, 4), 1, 2, "VALID", "RELU6", False, 1),
     ((1, 6, 6, 8), (6, 2, 2, 4), 1, 1, "SAME", "RELU_N1_TO_1", True, 2),
     ((1, 12, 10, 16), (32, 1, 1, 16), 1, 1, "VALID", "NONE", True, 1),
+    # 3 output rows, 5 blocks of 16 channels: 2 threads split the blocks.
+    ((1, 3, 9, 128), (80, 3, 3, 128), 1, 1, "SAME", "RELU", True, 1),
+    ((1, 3, 20, 256), (80, 1, 1, 256), 1, 1, "VALID", "NONE", False, 1),
 ])
 def test_conv_int8(shape, filt, stride, dil, pad, act, per_channel, groups):
     """Quantized CONV_2D (version 3), bit for bit with LiteRT's reference:
@@ -628,6 +631,8 @@ def test_transpose_conv_hybrid(shape, filt, stride, out_hw, padding,
     ((1, 3, 3, 2), (3, 3, 3), (2, 2), (6, 6), "SAME", True),
     ((2, 4, 5, 7), (17, 3, 3), (2, 2), (9, 11), "VALID", False),
     ((1, 2, 40, 8), (16, 3, 4), (1, 2), (4, 82), "VALID", True),
+    # Above the threading threshold: 13 output rows over the threads.
+    ((1, 6, 7, 16), (24, 3, 3), (2, 2), (13, 15), "VALID", True),
 ])
 def test_transpose_conv_quantized(dtype, shape, filt, stride, out_hw,
                                   padding, per_channel):
