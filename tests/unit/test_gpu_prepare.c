@@ -211,30 +211,56 @@ static int programs_compiled(const TfLiteDelegate* d) {
   return (int)st.programs_compiled;
 }
 
+/* A model with a delegated interpreter and a CPU-only one, each with its
+ * error capture. */
+typedef struct pair {
+  void* data;
+  TfLiteModel* model;
+  TfLiteDelegate* d;
+  lg_test_capture gc, cc;
+  TfLiteInterpreter *gpu, *cpu;
+} pair;
+
+static pair* pair_open(TfLiteModel* (*build)(void**),
+                       litegpu_gpu_backend backend) {
+  pair* q = calloc(1, sizeof(*q));
+  assert_non_null(q);
+  q->model = build(&q->data);
+  q->d = make_delegate(backend);
+  q->gpu = make_interpreter(q->model, q->d, &q->gc);
+  q->cpu = make_interpreter(q->model, NULL, &q->cc);
+  return q;
+}
+
+/* The delegated interpreter at `dims` against the CPU one. */
+static void expect_pair_equal(pair* q, const int* dims) {
+  expect_cpu_outputs(q->gpu, &q->gc, q->cpu, dims);
+}
+
+static void pair_close(pair* q) {
+  TfLiteInterpreterDelete(q->gpu);
+  TfLiteInterpreterDelete(q->cpu);
+  TfLiteGpuDelegateV2Delete(q->d);
+  TfLiteModelDelete(q->model);
+  free(q->data);
+  free(q);
+}
+
 static void resize_batch_and_space(litegpu_gpu_backend backend) {
-  void* data = NULL;
-  TfLiteModel* model = build_model(&data);
-  TfLiteDelegate* d = make_delegate(backend);
-  lg_test_capture gc = {{0}, 0}, cc = {{0}, 0};
-  TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
-  TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
+  pair* q = pair_open(build_model, backend);
   const int one[4] = {1, 8, 8, 3}, two[4] = {2, 8, 8, 3};
   const int spatial[4] = {1, 5, 7, 3};
-  expect_cpu_outputs(gpu, &gc, cpu, one);
-  const int compiled = programs_compiled(d);
+  expect_pair_equal(q, one);
+  const int compiled = programs_compiled(q->d);
   assert_true(compiled > 0);
-  expect_cpu_outputs(gpu, &gc, cpu, two);
+  expect_pair_equal(q, two);
   /* The batch is an argument of every kernel here, not a define. */
-  assert_int_equal(programs_compiled(d), compiled);
-  expect_cpu_outputs(gpu, &gc, cpu, one);
-  assert_int_equal(programs_compiled(d), compiled);
-  expect_cpu_outputs(gpu, &gc, cpu, spatial);
-  expect_cpu_outputs(gpu, &gc, cpu, two);
-  TfLiteInterpreterDelete(gpu);
-  TfLiteInterpreterDelete(cpu);
-  TfLiteGpuDelegateV2Delete(d);
-  TfLiteModelDelete(model);
-  free(data);
+  assert_int_equal(programs_compiled(q->d), compiled);
+  expect_pair_equal(q, one);
+  assert_int_equal(programs_compiled(q->d), compiled);
+  expect_pair_equal(q, spatial);
+  expect_pair_equal(q, two);
+  pair_close(q);
 }
 
 static void test_resize_opencl(void** state) {
@@ -279,28 +305,19 @@ static int64_t compiled_so_far(const TfLiteDelegate* d) {
  * pixels blocks of 8 would leave 7 of 16 slots idle: blocks of 6 are
  * built. Every shape against the CPU. */
 static void pointwise_resizes(litegpu_gpu_backend backend) {
-  void* data = NULL;
-  TfLiteModel* model = build_pointwise_model(&data);
-  TfLiteDelegate* d = make_delegate(backend);
-  lg_test_capture gc = {{0}, 0}, cc = {{0}, 0};
-  TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
-  TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
+  pair* q = pair_open(build_pointwise_model, backend);
   const int first[4] = {1, 8, 7, 4}, square[4] = {1, 7, 7, 4};
   const int tiny[4] = {1, 3, 3, 4};
-  expect_cpu_outputs(gpu, &gc, cpu, first);
-  const int64_t compiled = compiled_so_far(d);
+  expect_pair_equal(q, first);
+  const int64_t compiled = compiled_so_far(q->d);
   assert_true(compiled > 0);
-  expect_cpu_outputs(gpu, &gc, cpu, square);
-  assert_int_equal(compiled_so_far(d), compiled);
-  expect_cpu_outputs(gpu, &gc, cpu, tiny);
-  assert_int_equal(compiled_so_far(d), compiled + 1);
-  expect_cpu_outputs(gpu, &gc, cpu, first);
-  assert_int_equal(compiled_so_far(d), compiled + 1);
-  TfLiteInterpreterDelete(gpu);
-  TfLiteInterpreterDelete(cpu);
-  TfLiteGpuDelegateV2Delete(d);
-  TfLiteModelDelete(model);
-  free(data);
+  expect_pair_equal(q, square);
+  assert_int_equal(compiled_so_far(q->d), compiled);
+  expect_pair_equal(q, tiny);
+  assert_int_equal(compiled_so_far(q->d), compiled + 1);
+  expect_pair_equal(q, first);
+  assert_int_equal(compiled_so_far(q->d), compiled + 1);
+  pair_close(q);
 }
 
 static void test_pointwise_resizes_opencl(void** state) {
@@ -318,33 +335,24 @@ static void test_pointwise_resizes_vulkan(void** state) {
  * reason; the program for the old shape stays, and resizing back runs. */
 static void test_shape_the_partition_refuses(void** state) {
   (void)state;
-  void* data = NULL;
-  TfLiteModel* model = build_mean_model(&data);
-  TfLiteDelegate* d = make_delegate(LITEGPU_GPU_BACKEND_OPENCL);
-  lg_test_capture gc = {{0}, 0}, cc = {{0}, 0};
-  TfLiteInterpreter* gpu = make_interpreter(model, d, &gc);
-  TfLiteInterpreter* cpu = make_interpreter(model, NULL, &cc);
+  pair* q = pair_open(build_mean_model, LITEGPU_GPU_BACKEND_OPENCL);
   const int one[4] = {1, 4, 4, 2}, empty[4] = {0, 4, 4, 2};
-  expect_cpu_outputs(gpu, &gc, cpu, one);
-  assert_int_equal(litegpu_gpu_delegate_num_partitions(d), 1);
-  gc.length = 0;
-  gc.text[0] = '\0';
-  assert_int_equal(TfLiteInterpreterResizeInputTensor(gpu, 0, empty, 4),
+  expect_pair_equal(q, one);
+  assert_int_equal(litegpu_gpu_delegate_num_partitions(q->d), 1);
+  q->gc.length = 0;
+  q->gc.text[0] = '\0';
+  assert_int_equal(TfLiteInterpreterResizeInputTensor(q->gpu, 0, empty, 4),
                    kTfLiteOk);
-  assert_int_equal(TfLiteInterpreterAllocateTensors(gpu), kTfLiteError);
-  if (strstr(gc.text,
+  assert_int_equal(TfLiteInterpreterAllocateTensors(q->gpu), kTfLiteError);
+  if (strstr(q->gc.text,
              "TfLiteGpuDelegate Prepare: the partition does not run on the "
              "GPU at the new input shapes: node 0 (MEAN): empty tensors "
              "stay on the CPU.") == NULL) {
-    fail_msg("unexpected report:\n%s", gc.text);
+    fail_msg("unexpected report:\n%s", q->gc.text);
   }
-  assert_int_equal(TfLiteInterpreterInvoke(gpu), kTfLiteError);
-  expect_cpu_outputs(gpu, &gc, cpu, one);
-  TfLiteInterpreterDelete(gpu);
-  TfLiteInterpreterDelete(cpu);
-  TfLiteGpuDelegateV2Delete(d);
-  TfLiteModelDelete(model);
-  free(data);
+  assert_int_equal(TfLiteInterpreterInvoke(q->gpu), kTfLiteError);
+  expect_pair_equal(q, one);
+  pair_close(q);
 }
 
 /* ---- SUSTAINED_SPEED ----------------------------------------------------
