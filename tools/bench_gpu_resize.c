@@ -11,7 +11,8 @@
  * propagation and the partitions lowered again in their kernels' Prepare),
  * an Invoke, the resize back, an Invoke. Each resize's time is printed with
  * its share of the cold init and the kernels compiled by it
- * (litegpu_gpu_delegate_stats.programs_compiled). Each Invoke's outputs are
+ * (litegpu_gpu_delegate_stats.programs_compiled), and the median of 5
+ * further Invokes at that shape. Each Invoke's outputs are
  * compared with a CPU-only interpreter at the same shape and inputs: the
  * largest |gpu - cpu| / max(1, |cpu|) is printed.
  * Inputs are float32 and filled with a fixed pseudo-random sequence.
@@ -137,6 +138,25 @@ static TfLiteInterpreter* create(TfLiteModel* model, TfLiteDelegate* d) {
   return ip;
 }
 
+#define TIMED_INVOKES 5
+
+static int compare_doubles(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+/* The median time of TIMED_INVOKES Invokes (same inputs), -1 on failure. */
+static double median_invoke_ms(TfLiteInterpreter* ip) {
+  double ms[TIMED_INVOKES];
+  for (int i = 0; i < TIMED_INVOKES; ++i) {
+    const uint64_t t0 = lg_now_ns();
+    if (TfLiteInterpreterInvoke(ip) != kTfLiteOk) return -1;
+    ms[i] = (double)(lg_now_ns() - t0) / 1e6;
+  }
+  qsort(ms, TIMED_INVOKES, sizeof(double), compare_doubles);
+  return ms[TIMED_INVOKES / 2];
+}
+
 /* Runs both interpreters at a shape and prints the comparison. */
 static bool compare_at(const char* label, TfLiteInterpreter* gpu,
                        TfLiteInterpreter* cpu, const TfLiteDelegate* d,
@@ -145,6 +165,11 @@ static bool compare_at(const char* label, TfLiteInterpreter* gpu,
   double ms = 0;
   if (!step(gpu, dims, rank, &ms) || !step(cpu, dims, rank, NULL)) {
     fprintf(stderr, "bench_gpu_resize: %s failed\n", label);
+    return false;
+  }
+  const double invoke_ms = median_invoke_ms(gpu);
+  if (invoke_ms < 0) {
+    fprintf(stderr, "bench_gpu_resize: %s: Invoke failed\n", label);
     return false;
   }
   const TfLiteTensor* in = TfLiteInterpreterGetInputTensor(gpu, 0);
@@ -157,7 +182,8 @@ static bool compare_at(const char* label, TfLiteInterpreter* gpu,
     printf(" (%.1f%% of cold init), %lld kernels compiled", 100 * ms / cold_ms,
            programs_compiled(d) - before);
   }
-  printf("  max rel error vs CPU %.3g\n", max_error(gpu, cpu));
+  printf("  invoke %.1f ms  max rel error vs CPU %.3g\n", invoke_ms,
+         max_error(gpu, cpu));
   return true;
 }
 
@@ -166,7 +192,8 @@ static const char kUsage[] =
     "[--fp16]\n"
     "  Times ResizeInputTensor + AllocateTensors of input 0 to --shape and\n"
     "  back with the GPU delegate (default OpenCL), against its cold init,\n"
-    "  and compares each Invoke's outputs with the CPU's.\n";
+    "  prints the median of 5 Invokes at each shape, and compares each\n"
+    "  Invoke's outputs with the CPU's.\n";
 
 int main(int argc, char** argv) {
   if (lg_tool_help_asked(argc, argv)) {
