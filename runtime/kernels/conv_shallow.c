@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/thread_pool.h"
 #include "runtime/kernels/gemm.h"
@@ -73,7 +74,81 @@ void lg_conv_shallow_pack(const lg_conv_geometry* g, int isa,
   }
 }
 
+/* Rows (or columns) of the padded image that `out` output rows' windows
+ * cover, from the first window's first row to the last window's last. */
+static int lg_shallow_span(int out, int stride, int filter, int dilation) {
+  return (out - 1) * stride + (filter - 1) * dilation + 1;
+}
+
+/* Output rows (or columns) whose windows lie inside the input along that
+ * dimension. */
+static int64_t lg_shallow_inside_count(int out, int stride, int pad, int filter,
+                                       int dilation, int in) {
+  int64_t count = 0;
+  for (int o = 0; o < out; ++o) {
+    const int first = o * stride - pad;
+    if (first >= 0 && first + (filter - 1) * dilation < in) ++count;
+  }
+  return count;
+}
+
+size_t lg_conv_shallow_scratch_floats(const lg_conv_geometry* g) {
+  const int64_t span_h =
+      lg_shallow_span(g->out_h, g->stride_h, g->filter_h, g->dilation_h);
+  const int64_t span_w =
+      lg_shallow_span(g->out_w, g->stride_w, g->filter_w, g->dilation_w);
+  const int64_t per_image = span_h * span_w * g->in_c;
+  /* Windows that reach into the padding are copied out one at a time
+   * (taps floats each, with a bounds check per tap); a padded copy of the
+   * image costs one float per padded pixel. Take whichever copies less:
+   * the copy wins on small images with many edge windows (a keyword
+   * spotter's 49x10 first layer: 62 of 125 windows), the patches on large
+   * ones (224x224 RGB: a border of 223 windows). */
+  const int64_t edge_windows =
+      (int64_t)g->out_h * g->out_w -
+      lg_shallow_inside_count(g->out_h, g->stride_h, g->pad_top, g->filter_h,
+                              g->dilation_h, g->in_h) *
+          lg_shallow_inside_count(g->out_w, g->stride_w, g->pad_left,
+                                  g->filter_w, g->dilation_w, g->in_w);
+  const int64_t patch_floats =
+      edge_windows * g->filter_h * g->filter_w * g->in_c;
+  if (edge_windows == 0 || per_image >= patch_floats) return 0;
+  return (size_t)(per_image * g->batch);
+}
+
 #if LG_GEMM_HAVE_X86
+
+/* Writes the input into padded (lg_conv_shallow_scratch_floats floats) as
+ * batch images of span_h x span_w pixels, zeros where a window reaches past
+ * the input: every window then lies inside. */
+static void lg_shallow_pad(const lg_conv_geometry* g, const float* input,
+                           float* padded) {
+  const int span_h =
+      lg_shallow_span(g->out_h, g->stride_h, g->filter_h, g->dilation_h);
+  const int span_w =
+      lg_shallow_span(g->out_w, g->stride_w, g->filter_w, g->dilation_w);
+  const int c = g->in_c;
+  /* Input columns [x0, x1) land at padded columns [x0 + pad_left, ...). */
+  int x0 = -g->pad_left > 0 ? -g->pad_left : 0;
+  int x1 = span_w - g->pad_left < g->in_w ? span_w - g->pad_left : g->in_w;
+  if (x1 < x0) x1 = x0;
+  for (int n = 0; n < g->batch; ++n) {
+    const float* image = input + (size_t)n * g->in_h * g->in_w * c;
+    for (int py = 0; py < span_h; ++py) {
+      float* row = padded + ((size_t)n * span_h + py) * span_w * c;
+      const int iy = py - g->pad_top;
+      if (iy < 0 || iy >= g->in_h || x1 == x0) {
+        memset(row, 0, sizeof(float) * span_w * c);
+        continue;
+      }
+      const int left = x0 + g->pad_left, right = x1 + g->pad_left;
+      memset(row, 0, sizeof(float) * left * c);
+      memcpy(row + (size_t)left * c, image + ((size_t)iy * g->in_w + x0) * c,
+             sizeof(float) * (x1 - x0) * c);
+      memset(row + (size_t)right * c, 0, sizeof(float) * (span_w - right) * c);
+    }
+  }
+}
 
 /* The pixels' window corners (np of them) and the taps' offsets from a
  * corner. */
@@ -172,44 +247,92 @@ __attribute__((target("avx2,fma"))) static void lg_shallow_pixels_avx2(
   }
 }
 
+/* The image windows are read from: the input itself, or a copy of it with
+ * the padding written out as zeros (lg_shallow_pad). */
+typedef struct lg_shallow_source {
+  const float* data;
+  int h, w;              /* rows and columns per image */
+  int pad_top, pad_left; /* where output window (0, 0) starts: -pad */
+} lg_shallow_source;
+
 /* One Invoke's work, shared read-only by its tasks. */
 typedef struct lg_shallow_job {
   const lg_conv_geometry* g;
   int isa;
-  const float* input;
+  lg_shallow_source src;
   const float* packed;
   const float* bias;
   float* output;
-  int rows; /* batch * out_h */
+  int64_t pixels; /* batch * out_h * out_w */
   int num_tasks;
 } lg_shallow_job;
 
-/* Whether output pixel (y, x)'s window lies inside the input. */
-static bool lg_shallow_inside(const lg_conv_geometry* g, int y, int x) {
-  const int iy = y * g->stride_h - g->pad_top;
-  const int ix = x * g->stride_w - g->pad_left;
+/* Whether output pixel (y, x)'s window lies inside the source image. */
+static bool lg_shallow_inside(const lg_conv_geometry* g,
+                              const lg_shallow_source* src, int y, int x) {
+  const int iy = y * g->stride_h - src->pad_top;
+  const int ix = x * g->stride_w - src->pad_left;
   return iy >= 0 && ix >= 0 &&
-         iy + (g->filter_h - 1) * g->dilation_h < g->in_h &&
-         ix + (g->filter_w - 1) * g->dilation_w < g->in_w;
+         iy + (g->filter_h - 1) * g->dilation_h < src->h &&
+         ix + (g->filter_w - 1) * g->dilation_w < src->w;
 }
 
 /* Copies output pixel (y, x)'s window into patch as [kh][kw][c], zeros
- * where it lies in the padding. */
-static void lg_shallow_patch(const lg_conv_geometry* g, const float* image,
+ * where it lies outside the source image. */
+static void lg_shallow_patch(const lg_conv_geometry* g,
+                             const lg_shallow_source* src, const float* image,
                              int y, int x, float* patch) {
   const int c = g->in_c;
   for (int kh = 0; kh < g->filter_h; ++kh) {
-    const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+    const int iy = y * g->stride_h - src->pad_top + kh * g->dilation_h;
     for (int kw = 0; kw < g->filter_w; ++kw) {
-      const int ix = x * g->stride_w - g->pad_left + kw * g->dilation_w;
+      const int ix = x * g->stride_w - src->pad_left + kw * g->dilation_w;
       float* d = patch + ((size_t)kh * g->filter_w + kw) * c;
       /* At most LG_CONV_SHALLOW_MAX_CHANNELS floats: plain loops. */
-      if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) {
+      if (iy < 0 || iy >= src->h || ix < 0 || ix >= src->w) {
         for (int i = 0; i < c; ++i) d[i] = 0.0f;
       } else {
-        const float* src = image + ((size_t)iy * g->in_w + ix) * c;
-        for (int i = 0; i < c; ++i) d[i] = src[i];
+        const float* from = image + ((size_t)iy * src->w + ix) * c;
+        for (int i = 0; i < c; ++i) d[i] = from[i];
       }
+    }
+  }
+}
+
+/* Points px at the windows of output pixels [q, q + px->np) (flat indices
+ * over batch, rows and columns, so a group may run on into the next row):
+ * straight into the source when every window lies inside it, else into
+ * copies in `patches`. */
+static void lg_shallow_group(const lg_shallow_job* job, int64_t q,
+                             const ptrdiff_t* inner_off,
+                             const ptrdiff_t* patch_off,
+                             float patches[][LG_SHALLOW_MAX_TAPS],
+                             lg_shallow_pixels* px) {
+  const lg_conv_geometry* g = job->g;
+  const lg_shallow_source* src = &job->src;
+  const int64_t per_image = (int64_t)g->out_h * g->out_w;
+  int n[LG_SHALLOW_GROUP], y[LG_SHALLOW_GROUP], x[LG_SHALLOW_GROUP];
+  bool inside = true;
+  for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
+    /* Pixels past the range's end repeat its last one (not stored). */
+    const int64_t pixel = q + (p < px->np ? p : px->np - 1);
+    n[p] = (int)(pixel / per_image);
+    const int within = (int)(pixel % per_image);
+    y[p] = within / g->out_w;
+    x[p] = within % g->out_w;
+    if (p < px->np) inside = inside && lg_shallow_inside(g, src, y[p], x[p]);
+  }
+  px->off = inside ? inner_off : patch_off;
+  for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
+    const float* image = src->data + (size_t)n[p] * src->h * src->w * g->in_c;
+    if (inside) {
+      px->corner[p] =
+          image + ((ptrdiff_t)(y[p] * g->stride_h - src->pad_top) * src->w +
+                   (x[p] * g->stride_w - src->pad_left)) *
+                      g->in_c;
+    } else {
+      if (p < px->np) lg_shallow_patch(g, src, image, y[p], x[p], patches[p]);
+      px->corner[p] = patches[p < px->np ? p : px->np - 1];
     }
   }
 }
@@ -217,16 +340,20 @@ static void lg_shallow_patch(const lg_conv_geometry* g, const float* image,
 static void lg_shallow_task(void* ctx, int index) {
   const lg_shallow_job* job = ctx;
   const lg_conv_geometry* g = job->g;
-  const int row0 = (int)((int64_t)job->rows * index / job->num_tasks);
-  const int row1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  /* Tasks take whole groups of pixels. */
+  const int64_t groups =
+      (job->pixels + LG_SHALLOW_GROUP - 1) / LG_SHALLOW_GROUP;
+  const int64_t q0 = groups * index / job->num_tasks * LG_SHALLOW_GROUP;
+  int64_t q1 = groups * (index + 1) / job->num_tasks * LG_SHALLOW_GROUP;
+  if (q1 > job->pixels) q1 = job->pixels;
   const int taps = g->filter_h * g->filter_w * g->in_c;
   const int padded = lg_shallow_padded_c(g, job->isa);
-  /* Tap offsets from an interior window's corner, and from a patch's. */
+  /* Tap offsets from an inside window's corner, and from a patch's. */
   ptrdiff_t inner_off[LG_SHALLOW_MAX_TAPS], patch_off[LG_SHALLOW_MAX_TAPS];
   for (int kh = 0, t = 0; kh < g->filter_h; ++kh) {
     for (int kw = 0; kw < g->filter_w; ++kw) {
       for (int c = 0; c < g->in_c; ++c, ++t) {
-        inner_off[t] = ((ptrdiff_t)kh * g->dilation_h * g->in_w +
+        inner_off[t] = ((ptrdiff_t)kh * g->dilation_h * job->src.w +
                         (ptrdiff_t)kw * g->dilation_w) *
                            g->in_c +
                        c;
@@ -235,40 +362,15 @@ static void lg_shallow_task(void* ctx, int index) {
     }
   }
   float patches[LG_SHALLOW_GROUP][LG_SHALLOW_MAX_TAPS];
-  for (int row = row0; row < row1; ++row) {
-    const int n = row / g->out_h, y = row % g->out_h;
-    const float* image = job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
-    float* out = job->output + (size_t)row * g->out_w * g->out_c;
-    for (int x0 = 0; x0 < g->out_w; x0 += LG_SHALLOW_GROUP) {
-      lg_shallow_pixels px = {.np = g->out_w - x0 < LG_SHALLOW_GROUP
-                                        ? g->out_w - x0
-                                        : LG_SHALLOW_GROUP,
-                              .off = inner_off};
-      bool inside = true;
-      for (int p = 0; p < px.np && inside; ++p) {
-        inside = lg_shallow_inside(g, y, x0 + p);
-      }
-      for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
-        /* Pixels past the row's end repeat its last one (not stored). */
-        const int x = x0 + (p < px.np ? p : px.np - 1);
-        if (inside) {
-          px.corner[p] =
-              image + ((ptrdiff_t)(y * g->stride_h - g->pad_top) * g->in_w +
-                       (x * g->stride_w - g->pad_left)) *
-                          g->in_c;
-        } else {
-          if (p < px.np) lg_shallow_patch(g, image, y, x, patches[p]);
-          px.corner[p] = patches[p < px.np ? p : px.np - 1];
-        }
-      }
-      if (!inside) px.off = patch_off;
-      float* o = out + (size_t)x0 * g->out_c;
-      if (job->isa == LG_GEMM_ISA_AVX512) {
-        lg_shallow_pixels_avx512(g, &px, taps, job->packed, padded, job->bias,
-                                 o);
-      } else {
-        lg_shallow_pixels_avx2(g, &px, taps, job->packed, padded, job->bias, o);
-      }
+  for (int64_t q = q0; q < q1; q += LG_SHALLOW_GROUP) {
+    lg_shallow_pixels px = {.np = q1 - q < LG_SHALLOW_GROUP ? (int)(q1 - q)
+                                                            : LG_SHALLOW_GROUP};
+    lg_shallow_group(job, q, inner_off, patch_off, patches, &px);
+    float* o = job->output + (size_t)q * g->out_c;
+    if (job->isa == LG_GEMM_ISA_AVX512) {
+      lg_shallow_pixels_avx512(g, &px, taps, job->packed, padded, job->bias, o);
+    } else {
+      lg_shallow_pixels_avx2(g, &px, taps, job->packed, padded, job->bias, o);
     }
   }
 }
@@ -277,21 +379,35 @@ static void lg_shallow_task(void* ctx, int index) {
 
 void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
                          const float* packed, const float* bias, float* output,
-                         lg_thread_pool* pool) {
+                         float* scratch, lg_thread_pool* pool) {
 #if LG_GEMM_HAVE_X86
   lg_shallow_job job = {.g = g,
                         .isa = isa,
-                        .input = input,
+                        .src = {.data = input,
+                                .h = g->in_h,
+                                .w = g->in_w,
+                                .pad_top = g->pad_top,
+                                .pad_left = g->pad_left},
                         .packed = packed,
                         .bias = bias,
                         .output = output,
-                        .rows = g->batch * g->out_h,
+                        .pixels = (int64_t)g->batch * g->out_h * g->out_w,
                         .num_tasks = 1};
-  const double macs = (double)job.rows * g->out_w * g->out_c * g->filter_h *
-                      g->filter_w * g->in_c;
+  if (lg_conv_shallow_scratch_floats(g) > 0) {
+    lg_shallow_pad(g, input, scratch);
+    job.src = (lg_shallow_source){
+        .data = scratch,
+        .h = lg_shallow_span(g->out_h, g->stride_h, g->filter_h, g->dilation_h),
+        .w =
+            lg_shallow_span(g->out_w, g->stride_w, g->filter_w, g->dilation_w)};
+  }
+  const double macs =
+      (double)job.pixels * g->out_c * g->filter_h * g->filter_w * g->in_c;
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && macs >= LG_SHALLOW_MIN_PARALLEL_MACS) {
-    job.num_tasks = threads < job.rows ? threads : job.rows;
+    const int64_t groups =
+        (job.pixels + LG_SHALLOW_GROUP - 1) / LG_SHALLOW_GROUP;
+    job.num_tasks = threads < groups ? threads : (int)groups;
   }
   lg_thread_pool_run(pool, lg_shallow_task, &job, job.num_tasks);
 #else
@@ -301,6 +417,7 @@ void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
   (void)packed;
   (void)bias;
   (void)output;
+  (void)scratch;
   (void)pool;
 #endif
 }
