@@ -170,7 +170,7 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
  * (p10-p50) when it holds a core, but it held one in only 15-85% of runs
  * depending on load, and a worker preempted inside its task holds the run
  * for 50-70 us (p90). A 1x1 convolution's GEMM (m x 64 x 64, m 16..8192,
- * 1 vs 2 threads alternating, 3001 repeats, median) was no faster at 2
+ * 1 vs 2 threads alternating, 301-3001 repeats, median) was no faster at 2
  * threads at any size (load 4-7). On kws_cnn (1x1 layers of 512,000
  * multiply-adds, just under this cutoff), lowering it to 128K and
  * LG_DW_MIN_PARALLEL_MACS to 64K made 2 threads slower: benchmark_model
