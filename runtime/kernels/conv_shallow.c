@@ -305,40 +305,74 @@ static void lg_shallow_patch(const lg_conv_geometry* g,
   }
 }
 
-/* Points px at the windows of output pixels [q, q + px->np) (flat indices
- * over batch, rows and columns, so a group may run on into the next row):
- * straight into the source when every window lies inside it, else into
- * copies in `patches`. */
-static void lg_shallow_group(const lg_shallow_job* job, int64_t q,
+/* An output pixel's image, row and column. */
+typedef struct lg_shallow_cursor {
+  int n, y, x;
+} lg_shallow_cursor;
+
+/* Moves c to the next pixel in the output's flat order. */
+static void lg_shallow_step(const lg_conv_geometry* g, lg_shallow_cursor* c) {
+  if (++c->x < g->out_w) return;
+  c->x = 0;
+  if (++c->y < g->out_h) return;
+  c->y = 0;
+  ++c->n;
+}
+
+/* Points px at the windows of px->np output pixels from *at (consecutive in
+ * the output's flat order, so a group may run on into the next row), and
+ * moves *at past them: straight into the source when every window lies
+ * inside it, else into copies in `patches`. */
+static void lg_shallow_group(const lg_shallow_job* job, lg_shallow_cursor* at,
                              const ptrdiff_t* inner_off,
                              const ptrdiff_t* patch_off,
                              float patches[][LG_SHALLOW_MAX_TAPS],
                              lg_shallow_pixels* px) {
   const lg_conv_geometry* g = job->g;
   const lg_shallow_source* src = &job->src;
-  const int64_t per_image = (int64_t)g->out_h * g->out_w;
-  int n[LG_SHALLOW_GROUP], y[LG_SHALLOW_GROUP], x[LG_SHALLOW_GROUP];
-  bool inside = true;
-  for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
-    /* Pixels past the range's end repeat its last one (not stored). */
-    const int64_t pixel = q + (p < px->np ? p : px->np - 1);
-    n[p] = (int)(pixel / per_image);
-    const int within = (int)(pixel % per_image);
-    y[p] = within / g->out_w;
-    x[p] = within % g->out_w;
-    if (p < px->np) inside = inside && lg_shallow_inside(g, src, y[p], x[p]);
+  const int last = px->np - 1;
+  if (at->x + last < g->out_w && lg_shallow_inside(g, src, at->y, at->x) &&
+      lg_shallow_inside(g, src, at->y, at->x + last)) {
+    /* One row, its first and last windows inside: so are those between,
+     * at a fixed step (most groups of a large image). */
+    const float* first =
+        src->data +
+        (((ptrdiff_t)at->n * src->h + at->y * g->stride_h - src->pad_top) *
+             src->w +
+         at->x * g->stride_w - src->pad_left) *
+            g->in_c;
+    const ptrdiff_t step = (ptrdiff_t)g->stride_w * g->in_c;
+    for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
+      px->corner[p] = first + (p < last ? p : last) * step;
+    }
+    px->off = inner_off;
+    at->x += last;
+    lg_shallow_step(g, at);
+    return;
   }
+  lg_shallow_cursor pixel[LG_SHALLOW_GROUP];
+  bool inside = true;
+  for (int p = 0; p < px->np; ++p) {
+    pixel[p] = *at;
+    inside = inside && lg_shallow_inside(g, src, at->y, at->x);
+    lg_shallow_step(g, at);
+  }
+  /* Pixels past the range's end repeat its last one (not stored). */
+  for (int p = px->np; p < LG_SHALLOW_GROUP; ++p) pixel[p] = pixel[px->np - 1];
   px->off = inside ? inner_off : patch_off;
   for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
-    const float* image = src->data + (size_t)n[p] * src->h * src->w * g->in_c;
+    const lg_shallow_cursor* c = &pixel[p];
+    const float* image = src->data + (size_t)c->n * src->h * src->w * g->in_c;
     if (inside) {
       px->corner[p] =
-          image + ((ptrdiff_t)(y[p] * g->stride_h - src->pad_top) * src->w +
-                   (x[p] * g->stride_w - src->pad_left)) *
+          image + ((ptrdiff_t)(c->y * g->stride_h - src->pad_top) * src->w +
+                   (c->x * g->stride_w - src->pad_left)) *
                       g->in_c;
+    } else if (p < px->np) {
+      lg_shallow_patch(g, src, image, c->y, c->x, patches[p]);
+      px->corner[p] = patches[p];
     } else {
-      if (p < px->np) lg_shallow_patch(g, src, image, y[p], x[p], patches[p]);
-      px->corner[p] = patches[p < px->np ? p : px->np - 1];
+      px->corner[p] = patches[px->np - 1];
     }
   }
 }
@@ -368,10 +402,15 @@ static void lg_shallow_task(void* ctx, int index) {
     }
   }
   float patches[LG_SHALLOW_GROUP][LG_SHALLOW_MAX_TAPS];
+  if (q0 >= q1) return;
+  const int64_t per_image = (int64_t)g->out_h * g->out_w;
+  lg_shallow_cursor at = {.n = (int)(q0 / per_image),
+                          .y = (int)(q0 % per_image / g->out_w),
+                          .x = (int)(q0 % per_image % g->out_w)};
   for (int64_t q = q0; q < q1; q += LG_SHALLOW_GROUP) {
     lg_shallow_pixels px = {.np = q1 - q < LG_SHALLOW_GROUP ? (int)(q1 - q)
                                                             : LG_SHALLOW_GROUP};
-    lg_shallow_group(job, q, inner_off, patch_off, patches, &px);
+    lg_shallow_group(job, &at, inner_off, patch_off, patches, &px);
     float* o = job->output + (size_t)q * g->out_c;
     if (job->isa == LG_GEMM_ISA_AVX512) {
       lg_shallow_pixels_avx512(g, &px, taps, job->packed, padded, job->bias, o);
