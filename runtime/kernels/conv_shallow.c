@@ -14,11 +14,11 @@
  * 3 of 8 slots per row). A group whose windows all lie inside the image
  * reads its taps at fixed offsets from each window's corner; otherwise
  * each window is copied out with zeros for the padding. Where those copies
- * would outweigh a zero-padded copy of the whole image (small images whose
- * windows mostly reach into the padding: kws_cnn's 49x10 first layer went
- * from 19 to 6 us), the image is copied once into the scratch and every
- * window lies inside it. Each output sums its taps in (kh, kw, c) order
- * from zero, as TFLite's reference does, then adds the bias and clamps.
+ * would outweigh a zero-padded copy of the whole image (see
+ * lg_conv_shallow_scratch_floats), the image is copied once into the
+ * scratch and every window lies inside it. Each output sums its taps in (kh,
+ * kw, c) order from zero, as TFLite's reference does, then adds the bias and
+ * clamps.
  *
  * Taken with one group, a constant filter, more than LG_CONV_NARROW_MAX
  * output channels and a vector ISA. Groups of pixels are split over the
@@ -86,16 +86,36 @@ static int lg_shallow_span(int out, int stride, int filter, int dilation) {
   return (out - 1) * stride + (filter - 1) * dilation + 1;
 }
 
-/* Output rows (or columns) whose windows lie inside the input along that
- * dimension. */
-static int64_t lg_shallow_inside_count(int out, int stride, int pad, int filter,
-                                       int dilation, int in) {
-  int64_t count = 0;
-  for (int o = 0; o < out; ++o) {
-    const int first = o * stride - pad;
-    if (first >= 0 && first + (filter - 1) * dilation < in) ++count;
+/* Whether output row (or column) o's window lies inside the input along
+ * that dimension. */
+static bool lg_shallow_inside_1d(int o, int stride, int pad, int filter,
+                                 int dilation, int in) {
+  const int first = o * stride - pad;
+  return first >= 0 && first + (filter - 1) * dilation < in;
+}
+
+/* Groups of LG_SHALLOW_GROUP consecutive output pixels of one image that
+ * hold a window reaching past the input (each such group copies out all
+ * its windows). */
+static int64_t lg_shallow_edge_groups(const lg_conv_geometry* g) {
+  int64_t groups = 0;
+  bool edge = false;
+  int in_group = 0;
+  for (int y = 0; y < g->out_h; ++y) {
+    const bool row_inside = lg_shallow_inside_1d(
+        y, g->stride_h, g->pad_top, g->filter_h, g->dilation_h, g->in_h);
+    for (int x = 0; x < g->out_w; ++x) {
+      edge = edge || !row_inside ||
+             !lg_shallow_inside_1d(x, g->stride_w, g->pad_left, g->filter_w,
+                                   g->dilation_w, g->in_w);
+      if (++in_group == LG_SHALLOW_GROUP) {
+        groups += edge;
+        edge = false;
+        in_group = 0;
+      }
+    }
   }
-  return count;
+  return groups + edge;
 }
 
 size_t lg_conv_shallow_scratch_floats(const lg_conv_geometry* g) {
@@ -104,21 +124,17 @@ size_t lg_conv_shallow_scratch_floats(const lg_conv_geometry* g) {
   const int64_t span_w =
       lg_shallow_span(g->out_w, g->stride_w, g->filter_w, g->dilation_w);
   const int64_t per_image = span_h * span_w * g->in_c;
-  /* Windows that reach into the padding are copied out one at a time
-   * (taps floats each, with a bounds check per tap); a padded copy of the
-   * image costs one float per padded pixel. Take whichever copies less:
-   * the copy wins on small images with many edge windows (a keyword
-   * spotter's 49x10 first layer: 62 of 125 windows), the patches on large
-   * ones (224x224 RGB: a border of 223 windows). */
-  const int64_t edge_windows =
-      (int64_t)g->out_h * g->out_w -
-      lg_shallow_inside_count(g->out_h, g->stride_h, g->pad_top, g->filter_h,
-                              g->dilation_h, g->in_h) *
-          lg_shallow_inside_count(g->out_w, g->stride_w, g->pad_left,
-                                  g->filter_w, g->dilation_w, g->in_w);
-  const int64_t patch_floats =
-      edge_windows * g->filter_h * g->filter_w * g->in_c;
-  if (edge_windows == 0 || per_image >= patch_floats) return 0;
+  /* A group of pixels with a window in the padding copies out all its
+   * windows, a tap at a time with a bounds check each; a padded copy of
+   * the image is a few memcpy calls per row, several times cheaper per
+   * float. Take the copy where it moves less than 4x the patches' floats
+   * (measured on first layers: kws_cnn's 49x10x1, 10x4 window: 19 -> 6 us;
+   * face_detection_short_range's 128x128x3, 5x5 stride 2: 360 -> 195 us;
+   * hand_recrop's 256x256x3, 3x3 stride 2, edges only at the bottom and
+   * right: no clear gain, so left to the patches). */
+  const int64_t patch_floats = lg_shallow_edge_groups(g) * LG_SHALLOW_GROUP *
+                               g->filter_h * g->filter_w * g->in_c;
+  if (patch_floats == 0 || per_image >= 4 * patch_floats) return 0;
   return (size_t)(per_image * g->batch);
 }
 
@@ -276,11 +292,10 @@ typedef struct lg_shallow_job {
 /* Whether output pixel (y, x)'s window lies inside the source image. */
 static bool lg_shallow_inside(const lg_conv_geometry* g,
                               const lg_shallow_source* src, int y, int x) {
-  const int iy = y * g->stride_h - src->pad_top;
-  const int ix = x * g->stride_w - src->pad_left;
-  return iy >= 0 && ix >= 0 &&
-         iy + (g->filter_h - 1) * g->dilation_h < src->h &&
-         ix + (g->filter_w - 1) * g->dilation_w < src->w;
+  return lg_shallow_inside_1d(y, g->stride_h, src->pad_top, g->filter_h,
+                              g->dilation_h, src->h) &&
+         lg_shallow_inside_1d(x, g->stride_w, src->pad_left, g->filter_w,
+                              g->dilation_w, src->w);
 }
 
 /* Copies output pixel (y, x)'s window into patch as [kh][kw][c], zeros
