@@ -562,7 +562,8 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
         lg_nn_buffer_reserve(context, LG_CONV_OP, &data->weights,
                              lg_conv_shallow_packed_floats(g, data->isa)));
     lg_conv_shallow_pack(g, data->isa, filter->data.f, data->weights.data);
-    data->scratch_floats = 1; /* none needed; the slot stays valid */
+    data->scratch_floats = lg_conv_shallow_scratch_floats(g);
+    if (data->scratch_floats == 0) data->scratch_floats = 1; /* slot valid */
     return lg_nn_set_temporaries(context, node, LG_CONV_OP, data->temporaries,
                                  &data->scratch_floats, 1);
   }
@@ -840,7 +841,7 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->path == LG_CONV_PATH_SHALLOW) {
     lg_conv_shallow_run(g, data->isa, input->data.f, data->weights.data,
                         bias != NULL ? bias->data.f : NULL, output->data.f,
-                        pool);
+                        scratch, pool);
     return kTfLiteOk;
   }
   if (data->path == LG_CONV_PATH_ROWS) {

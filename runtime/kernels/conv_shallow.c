@@ -9,17 +9,24 @@
  * multiplied by the tap's vector of output-channel weights, packed in
  * Prepare as [tap][channel] with the channels padded to whole vectors.
  * Eight output pixels go together (one weight load for eight independent
- * multiply-adds); interior pixels read their taps at fixed offsets from
- * their window's corner, edge pixels from a copy of their window with
- * zeros for the padding. Each output sums its taps in (kh, kw, c) order
- * from zero, as TFLite's reference does, then adds the bias and clamps.
+ * multiply-adds), consecutive in the output's flat order, so a group runs
+ * on into the next row (a 5-wide output fills its groups; it used to waste
+ * 3 of 8 slots per row). A group whose windows all lie inside the image
+ * reads its taps at fixed offsets from each window's corner; otherwise
+ * each window is copied out with zeros for the padding. Where those copies
+ * would outweigh a zero-padded copy of the whole image (see
+ * lg_conv_shallow_scratch_floats), the image is copied once into the
+ * scratch and every window lies inside it. Each output sums its taps in (kh,
+ * kw, c) order from zero, as TFLite's reference does, then adds the bias and
+ * clamps.
  *
  * Taken with one group, a constant filter, more than LG_CONV_NARROW_MAX
- * output channels and a vector ISA. Output rows are split over the thread
- * pool. */
+ * output channels and a vector ISA. Groups of pixels are split over the
+ * thread pool. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/thread_pool.h"
 #include "runtime/kernels/gemm.h"
@@ -73,7 +80,97 @@ void lg_conv_shallow_pack(const lg_conv_geometry* g, int isa,
   }
 }
 
+/* Rows (or columns) of the padded image that `out` output rows' windows
+ * cover, from the first window's first row to the last window's last. */
+static int lg_shallow_span(int out, int stride, int filter, int dilation) {
+  return (out - 1) * stride + (filter - 1) * dilation + 1;
+}
+
+/* Whether output row (or column) o's window lies inside the input along
+ * that dimension. */
+static bool lg_shallow_inside_1d(int o, int stride, int pad, int filter,
+                                 int dilation, int in) {
+  const int first = o * stride - pad;
+  return first >= 0 && first + (filter - 1) * dilation < in;
+}
+
+/* Groups of LG_SHALLOW_GROUP consecutive output pixels of one image that
+ * hold a window reaching past the input (each such group copies out all
+ * its windows). */
+static int64_t lg_shallow_edge_groups(const lg_conv_geometry* g) {
+  int64_t groups = 0;
+  bool edge = false;
+  int in_group = 0;
+  for (int y = 0; y < g->out_h; ++y) {
+    const bool row_inside = lg_shallow_inside_1d(
+        y, g->stride_h, g->pad_top, g->filter_h, g->dilation_h, g->in_h);
+    for (int x = 0; x < g->out_w; ++x) {
+      edge = edge || !row_inside ||
+             !lg_shallow_inside_1d(x, g->stride_w, g->pad_left, g->filter_w,
+                                   g->dilation_w, g->in_w);
+      if (++in_group == LG_SHALLOW_GROUP) {
+        groups += edge;
+        edge = false;
+        in_group = 0;
+      }
+    }
+  }
+  return groups + edge;
+}
+
+size_t lg_conv_shallow_scratch_floats(const lg_conv_geometry* g) {
+  const int64_t span_h =
+      lg_shallow_span(g->out_h, g->stride_h, g->filter_h, g->dilation_h);
+  const int64_t span_w =
+      lg_shallow_span(g->out_w, g->stride_w, g->filter_w, g->dilation_w);
+  const int64_t per_image = span_h * span_w * g->in_c;
+  /* A group of pixels with a window in the padding copies out all its
+   * windows, a tap at a time with a bounds check each; a padded copy of
+   * the image is a few memcpy calls per row, several times cheaper per
+   * float. Take the copy where it moves less than 4x the patches' floats
+   * (measured on first layers: kws_cnn's 49x10x1, 10x4 window: 19 -> 6 us;
+   * face_detection_short_range's 128x128x3, 5x5 stride 2: 360 -> 195 us;
+   * hand_recrop's 256x256x3, 3x3 stride 2, edges only at the bottom and
+   * right: no clear gain, so left to the patches). */
+  const int64_t patch_floats = lg_shallow_edge_groups(g) * LG_SHALLOW_GROUP *
+                               g->filter_h * g->filter_w * g->in_c;
+  if (patch_floats == 0 || per_image >= 4 * patch_floats) return 0;
+  return (size_t)(per_image * g->batch);
+}
+
 #if LG_GEMM_HAVE_X86
+
+/* Writes the input into padded (lg_conv_shallow_scratch_floats floats) as
+ * batch images of span_h x span_w pixels, zeros where a window reaches past
+ * the input: every window then lies inside. */
+static void lg_shallow_pad(const lg_conv_geometry* g, const float* input,
+                           float* padded) {
+  const int span_h =
+      lg_shallow_span(g->out_h, g->stride_h, g->filter_h, g->dilation_h);
+  const int span_w =
+      lg_shallow_span(g->out_w, g->stride_w, g->filter_w, g->dilation_w);
+  const int c = g->in_c;
+  /* Input columns [x0, x1) land at padded columns [x0 + pad_left, ...). */
+  int x0 = -g->pad_left > 0 ? -g->pad_left : 0;
+  int x1 = span_w - g->pad_left < g->in_w ? span_w - g->pad_left : g->in_w;
+  if (x1 < x0) x1 = x0;
+  for (int n = 0; n < g->batch; ++n) {
+    const float* image = input + (size_t)n * g->in_h * g->in_w * c;
+    for (int py = 0; py < span_h; ++py) {
+      float* row = padded + ((size_t)n * span_h + py) * span_w * c;
+      const int iy = py - g->pad_top;
+      if (iy < 0 || iy >= g->in_h || x1 == x0) {
+        memset(row, 0, sizeof(float) * span_w * c);
+        continue;
+      }
+      const int left = x0 + g->pad_left, right = x1 + g->pad_left;
+      memset(row, 0, sizeof(float) * left * c);
+      memcpy(row + (size_t)left * c, image + ((size_t)iy * g->in_w + x0) * c,
+             sizeof(float) * (x1 - x0) * c);
+      memset(row + (size_t)right * c, 0, sizeof(float) * (span_w - right) * c);
+    }
+  }
+}
 
 /* The pixels' window corners (np of them) and the taps' offsets from a
  * corner. */
@@ -172,44 +269,125 @@ __attribute__((target("avx2,fma"))) static void lg_shallow_pixels_avx2(
   }
 }
 
+/* The image windows are read from: the input itself, or a copy of it with
+ * the padding written out as zeros (lg_shallow_pad). */
+typedef struct lg_shallow_source {
+  const float* data;
+  int h, w;              /* rows and columns per image */
+  int pad_top, pad_left; /* where output window (0, 0) starts: -pad */
+} lg_shallow_source;
+
 /* One Invoke's work, shared read-only by its tasks. */
 typedef struct lg_shallow_job {
   const lg_conv_geometry* g;
   int isa;
-  const float* input;
+  lg_shallow_source src;
   const float* packed;
   const float* bias;
   float* output;
-  int rows; /* batch * out_h */
+  int64_t pixels; /* batch * out_h * out_w */
   int num_tasks;
 } lg_shallow_job;
 
-/* Whether output pixel (y, x)'s window lies inside the input. */
-static bool lg_shallow_inside(const lg_conv_geometry* g, int y, int x) {
-  const int iy = y * g->stride_h - g->pad_top;
-  const int ix = x * g->stride_w - g->pad_left;
-  return iy >= 0 && ix >= 0 &&
-         iy + (g->filter_h - 1) * g->dilation_h < g->in_h &&
-         ix + (g->filter_w - 1) * g->dilation_w < g->in_w;
+/* Whether output pixel (y, x)'s window lies inside the source image. */
+static bool lg_shallow_inside(const lg_conv_geometry* g,
+                              const lg_shallow_source* src, int y, int x) {
+  return lg_shallow_inside_1d(y, g->stride_h, src->pad_top, g->filter_h,
+                              g->dilation_h, src->h) &&
+         lg_shallow_inside_1d(x, g->stride_w, src->pad_left, g->filter_w,
+                              g->dilation_w, src->w);
 }
 
 /* Copies output pixel (y, x)'s window into patch as [kh][kw][c], zeros
- * where it lies in the padding. */
-static void lg_shallow_patch(const lg_conv_geometry* g, const float* image,
+ * where it lies outside the source image. */
+static void lg_shallow_patch(const lg_conv_geometry* g,
+                             const lg_shallow_source* src, const float* image,
                              int y, int x, float* patch) {
   const int c = g->in_c;
   for (int kh = 0; kh < g->filter_h; ++kh) {
-    const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+    const int iy = y * g->stride_h - src->pad_top + kh * g->dilation_h;
     for (int kw = 0; kw < g->filter_w; ++kw) {
-      const int ix = x * g->stride_w - g->pad_left + kw * g->dilation_w;
+      const int ix = x * g->stride_w - src->pad_left + kw * g->dilation_w;
       float* d = patch + ((size_t)kh * g->filter_w + kw) * c;
       /* At most LG_CONV_SHALLOW_MAX_CHANNELS floats: plain loops. */
-      if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) {
+      if (iy < 0 || iy >= src->h || ix < 0 || ix >= src->w) {
         for (int i = 0; i < c; ++i) d[i] = 0.0f;
       } else {
-        const float* src = image + ((size_t)iy * g->in_w + ix) * c;
-        for (int i = 0; i < c; ++i) d[i] = src[i];
+        const float* from = image + ((size_t)iy * src->w + ix) * c;
+        for (int i = 0; i < c; ++i) d[i] = from[i];
       }
+    }
+  }
+}
+
+/* An output pixel's image, row and column. */
+typedef struct lg_shallow_cursor {
+  int n, y, x;
+} lg_shallow_cursor;
+
+/* Moves c to the next pixel in the output's flat order. */
+static void lg_shallow_step(const lg_conv_geometry* g, lg_shallow_cursor* c) {
+  if (++c->x < g->out_w) return;
+  c->x = 0;
+  if (++c->y < g->out_h) return;
+  c->y = 0;
+  ++c->n;
+}
+
+/* Points px at the windows of px->np output pixels from *at (consecutive in
+ * the output's flat order, so a group may run on into the next row), and
+ * moves *at past them: straight into the source when every window lies
+ * inside it, else into copies in `patches`. */
+static void lg_shallow_group(const lg_shallow_job* job, lg_shallow_cursor* at,
+                             const ptrdiff_t* inner_off,
+                             const ptrdiff_t* patch_off,
+                             float patches[][LG_SHALLOW_MAX_TAPS],
+                             lg_shallow_pixels* px) {
+  const lg_conv_geometry* g = job->g;
+  const lg_shallow_source* src = &job->src;
+  const int last = px->np - 1;
+  if (at->x + last < g->out_w && lg_shallow_inside(g, src, at->y, at->x) &&
+      lg_shallow_inside(g, src, at->y, at->x + last)) {
+    /* One row, its first and last windows inside: so are those between,
+     * at a fixed step (most groups of a large image). */
+    const float* first =
+        src->data +
+        (((ptrdiff_t)at->n * src->h + at->y * g->stride_h - src->pad_top) *
+             src->w +
+         at->x * g->stride_w - src->pad_left) *
+            g->in_c;
+    const ptrdiff_t step = (ptrdiff_t)g->stride_w * g->in_c;
+    for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
+      px->corner[p] = first + (p < last ? p : last) * step;
+    }
+    px->off = inner_off;
+    at->x += last;
+    lg_shallow_step(g, at);
+    return;
+  }
+  lg_shallow_cursor pixel[LG_SHALLOW_GROUP];
+  bool inside = true;
+  for (int p = 0; p < px->np; ++p) {
+    pixel[p] = *at;
+    inside = inside && lg_shallow_inside(g, src, at->y, at->x);
+    lg_shallow_step(g, at);
+  }
+  /* Pixels past the range's end repeat its last one (not stored). */
+  for (int p = px->np; p < LG_SHALLOW_GROUP; ++p) pixel[p] = pixel[px->np - 1];
+  px->off = inside ? inner_off : patch_off;
+  for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
+    const lg_shallow_cursor* c = &pixel[p];
+    const float* image = src->data + (size_t)c->n * src->h * src->w * g->in_c;
+    if (inside) {
+      px->corner[p] =
+          image + ((ptrdiff_t)(c->y * g->stride_h - src->pad_top) * src->w +
+                   (c->x * g->stride_w - src->pad_left)) *
+                      g->in_c;
+    } else if (p < px->np) {
+      lg_shallow_patch(g, src, image, c->y, c->x, patches[p]);
+      px->corner[p] = patches[p];
+    } else {
+      px->corner[p] = patches[px->np - 1];
     }
   }
 }
@@ -217,16 +395,20 @@ static void lg_shallow_patch(const lg_conv_geometry* g, const float* image,
 static void lg_shallow_task(void* ctx, int index) {
   const lg_shallow_job* job = ctx;
   const lg_conv_geometry* g = job->g;
-  const int row0 = (int)((int64_t)job->rows * index / job->num_tasks);
-  const int row1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
+  /* Tasks take whole groups of pixels. */
+  const int64_t groups =
+      (job->pixels + LG_SHALLOW_GROUP - 1) / LG_SHALLOW_GROUP;
+  const int64_t q0 = groups * index / job->num_tasks * LG_SHALLOW_GROUP;
+  int64_t q1 = groups * (index + 1) / job->num_tasks * LG_SHALLOW_GROUP;
+  if (q1 > job->pixels) q1 = job->pixels;
   const int taps = g->filter_h * g->filter_w * g->in_c;
   const int padded = lg_shallow_padded_c(g, job->isa);
-  /* Tap offsets from an interior window's corner, and from a patch's. */
+  /* Tap offsets from an inside window's corner, and from a patch's. */
   ptrdiff_t inner_off[LG_SHALLOW_MAX_TAPS], patch_off[LG_SHALLOW_MAX_TAPS];
   for (int kh = 0, t = 0; kh < g->filter_h; ++kh) {
     for (int kw = 0; kw < g->filter_w; ++kw) {
       for (int c = 0; c < g->in_c; ++c, ++t) {
-        inner_off[t] = ((ptrdiff_t)kh * g->dilation_h * g->in_w +
+        inner_off[t] = ((ptrdiff_t)kh * g->dilation_h * job->src.w +
                         (ptrdiff_t)kw * g->dilation_w) *
                            g->in_c +
                        c;
@@ -235,40 +417,20 @@ static void lg_shallow_task(void* ctx, int index) {
     }
   }
   float patches[LG_SHALLOW_GROUP][LG_SHALLOW_MAX_TAPS];
-  for (int row = row0; row < row1; ++row) {
-    const int n = row / g->out_h, y = row % g->out_h;
-    const float* image = job->input + (size_t)n * g->in_h * g->in_w * g->in_c;
-    float* out = job->output + (size_t)row * g->out_w * g->out_c;
-    for (int x0 = 0; x0 < g->out_w; x0 += LG_SHALLOW_GROUP) {
-      lg_shallow_pixels px = {.np = g->out_w - x0 < LG_SHALLOW_GROUP
-                                        ? g->out_w - x0
-                                        : LG_SHALLOW_GROUP,
-                              .off = inner_off};
-      bool inside = true;
-      for (int p = 0; p < px.np && inside; ++p) {
-        inside = lg_shallow_inside(g, y, x0 + p);
-      }
-      for (int p = 0; p < LG_SHALLOW_GROUP; ++p) {
-        /* Pixels past the row's end repeat its last one (not stored). */
-        const int x = x0 + (p < px.np ? p : px.np - 1);
-        if (inside) {
-          px.corner[p] =
-              image + ((ptrdiff_t)(y * g->stride_h - g->pad_top) * g->in_w +
-                       (x * g->stride_w - g->pad_left)) *
-                          g->in_c;
-        } else {
-          if (p < px.np) lg_shallow_patch(g, image, y, x, patches[p]);
-          px.corner[p] = patches[p < px.np ? p : px.np - 1];
-        }
-      }
-      if (!inside) px.off = patch_off;
-      float* o = out + (size_t)x0 * g->out_c;
-      if (job->isa == LG_GEMM_ISA_AVX512) {
-        lg_shallow_pixels_avx512(g, &px, taps, job->packed, padded, job->bias,
-                                 o);
-      } else {
-        lg_shallow_pixels_avx2(g, &px, taps, job->packed, padded, job->bias, o);
-      }
+  if (q0 >= q1) return;
+  const int64_t per_image = (int64_t)g->out_h * g->out_w;
+  lg_shallow_cursor at = {.n = (int)(q0 / per_image),
+                          .y = (int)(q0 % per_image / g->out_w),
+                          .x = (int)(q0 % per_image % g->out_w)};
+  for (int64_t q = q0; q < q1; q += LG_SHALLOW_GROUP) {
+    lg_shallow_pixels px = {.np = q1 - q < LG_SHALLOW_GROUP ? (int)(q1 - q)
+                                                            : LG_SHALLOW_GROUP};
+    lg_shallow_group(job, &at, inner_off, patch_off, patches, &px);
+    float* o = job->output + (size_t)q * g->out_c;
+    if (job->isa == LG_GEMM_ISA_AVX512) {
+      lg_shallow_pixels_avx512(g, &px, taps, job->packed, padded, job->bias, o);
+    } else {
+      lg_shallow_pixels_avx2(g, &px, taps, job->packed, padded, job->bias, o);
     }
   }
 }
@@ -277,21 +439,35 @@ static void lg_shallow_task(void* ctx, int index) {
 
 void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
                          const float* packed, const float* bias, float* output,
-                         lg_thread_pool* pool) {
+                         float* scratch, lg_thread_pool* pool) {
 #if LG_GEMM_HAVE_X86
   lg_shallow_job job = {.g = g,
                         .isa = isa,
-                        .input = input,
+                        .src = {.data = input,
+                                .h = g->in_h,
+                                .w = g->in_w,
+                                .pad_top = g->pad_top,
+                                .pad_left = g->pad_left},
                         .packed = packed,
                         .bias = bias,
                         .output = output,
-                        .rows = g->batch * g->out_h,
+                        .pixels = (int64_t)g->batch * g->out_h * g->out_w,
                         .num_tasks = 1};
-  const double macs = (double)job.rows * g->out_w * g->out_c * g->filter_h *
-                      g->filter_w * g->in_c;
+  if (lg_conv_shallow_scratch_floats(g) > 0) {
+    lg_shallow_pad(g, input, scratch);
+    job.src = (lg_shallow_source){
+        .data = scratch,
+        .h = lg_shallow_span(g->out_h, g->stride_h, g->filter_h, g->dilation_h),
+        .w =
+            lg_shallow_span(g->out_w, g->stride_w, g->filter_w, g->dilation_w)};
+  }
+  const double macs =
+      (double)job.pixels * g->out_c * g->filter_h * g->filter_w * g->in_c;
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && macs >= LG_SHALLOW_MIN_PARALLEL_MACS) {
-    job.num_tasks = threads < job.rows ? threads : job.rows;
+    const int64_t groups =
+        (job.pixels + LG_SHALLOW_GROUP - 1) / LG_SHALLOW_GROUP;
+    job.num_tasks = threads < groups ? threads : (int)groups;
   }
   lg_thread_pool_run(pool, lg_shallow_task, &job, job.num_tasks);
 #else
@@ -301,6 +477,7 @@ void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
   (void)packed;
   (void)bias;
   (void)output;
+  (void)scratch;
   (void)pool;
 #endif
 }

@@ -161,7 +161,25 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
  * back-to-back layers hand work over without a wake-up; a cold wake-up still
  * costs tens of microseconds on this project's VMs. 512K multiply-adds (a
  * few microseconds of GEMM) was the best of 128K/512K/8M on MobileNetV2 at
- * 2 threads (benchmark_model p50: 3.9 / 4.0 / 5.7 ms). */
+ * 2 threads (benchmark_model p50: 3.9 / 4.0 / 5.7 ms).
+ *
+ * Measured again after the pool stopped waiting for late workers (2-vCPU
+ * AVX-512 VM shared with other jobs, load 1-7): a 2-task run whose tasks
+ * busy-wait a fixed time, 20,000 back-to-back runs with 5 us between them,
+ * shows the worker starting its task 0.4-0.5 us after the run begins
+ * (p10-p50) when it holds a core, but it held one in only 15-85% of runs
+ * depending on load, and a worker preempted inside its task holds the run
+ * for 50-70 us (p90). A 1x1 convolution's GEMM (m x 64 x 64, m 16..8192,
+ * 1 vs 2 threads alternating, 301-3001 repeats, median) was no faster at 2
+ * threads at any size (load 4-7). On kws_cnn (1x1 layers of 512,000
+ * multiply-adds, just under this cutoff), lowering it to 128K and
+ * LG_DW_MIN_PARALLEL_MACS to 64K made 2 threads slower: benchmark_model
+ * p50 over alternating rounds 41.5-41.8 vs 43.1-43.4 us (4 rounds, load
+ * ~3), then 41.6 vs 61.6 and 71.9 vs 66.1 us as the load rose; before the
+ * first layer's speed-up 53.7-54.3 vs 55.6-70.2 us (6 rounds). So the cutoff
+ * stays: splitting pays only where the worker's half clearly outweighs
+ * the hand-off and the risk of a preempted worker, and on an
+ * oversubscribed machine small layers' halves do not. */
 #define LG_GEMM_MIN_PARALLEL_MACS (1 << 19)
 
 /* A row-major A (no packing callback, col_stride 1) is read in place, not

@@ -385,11 +385,16 @@ bool lg_conv_shallow_applies(const lg_conv_geometry* g, int groups, int isa,
 size_t lg_conv_shallow_packed_floats(const lg_conv_geometry* g, int isa);
 void lg_conv_shallow_pack(const lg_conv_geometry* g, int isa,
                           const float* filter, float* packed);
+/* Floats of scratch lg_conv_shallow_run needs: a zero-padded copy of the
+ * input where that copies less than padding each edge window on its own;
+ * 0 for none. */
+size_t lg_conv_shallow_scratch_floats(const lg_conv_geometry* g);
 /* The convolution into output, split over the pool's threads. Only where
- * lg_conv_shallow_applies. */
+ * lg_conv_shallow_applies; scratch holds lg_conv_shallow_scratch_floats
+ * floats. */
 void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
                          const float* packed, const float* bias, float* output,
-                         lg_thread_pool* pool);
+                         float* scratch, lg_thread_pool* pool);
 
 /* ---- CONV_2D as a GEMM per window row (conv_rows.c) ---------------------- */
 

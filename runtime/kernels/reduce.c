@@ -575,34 +575,53 @@ LG_REDUCE_INLINE int32_t lg_reduce_final_i32(lg_reduce_op op, int64_t acc,
   return (int32_t)(uint32_t)(uint64_t)acc;
 }
 
+/* The most outputs lg_reduce_fold_side_f32 folds side by side. */
+#define LG_REDUCE_SIDE 8
+
+/* Folds outputs [u, u + width) side by side (width at most LG_REDUCE_SIDE,
+ * a constant where this is inlined), advancing `outer` past them. */
+LG_REDUCE_INLINE void lg_reduce_fold_block_f32(lg_reduce_op op,
+                                               const lg_reduce_plan* p,
+                                               const float* in, float* out,
+                                               int64_t u, int width,
+                                               lg_reduce_odometer* outer) {
+  const float* x[LG_REDUCE_SIDE];
+  float a[LG_REDUCE_SIDE];
+#pragma GCC unroll 8
+  for (int k = 0; k < width; ++k) {
+    x[k] = in + outer->offset;
+    a[k] = lg_reduce_init_f32(op);
+    lg_reduce_odometer_next(outer);
+  }
+  for (int64_t i = 0; i < p->inner; ++i) {
+#pragma GCC unroll 8
+    for (int k = 0; k < width; ++k)
+      a[k] = lg_reduce_step_f32(op, a[k], x[k][i]);
+  }
+#pragma GCC unroll 8
+  for (int k = 0; k < width; ++k) {
+    out[u + k] = lg_reduce_final_f32(op, a[k], p->fold_count);
+  }
+}
+
 /* When each output folds one contiguous run (no reduced group outside the
- * innermost), four outputs are folded side by side: four independent
- * chains keep the adder busy while each output still sums in its own
- * order. Returns the first unit left for the caller; `outer` is advanced
- * past the units done. */
-LG_REDUCE_INLINE int64_t lg_reduce_fold_runs4_f32(lg_reduce_op op,
-                                                  const lg_reduce_plan* p,
-                                                  const float* in, float* out,
-                                                  int64_t u0, int64_t u1,
-                                                  lg_reduce_odometer* outer) {
+ * innermost), eight outputs (then four) are folded side by side:
+ * independent chains keep the adder busy (eight cover an add's latency on
+ * two ports; four left half of a layer norm's MEAN waiting) while each
+ * output still sums in its own order. Returns the first unit left for the
+ * caller; `outer` is advanced past the units done. */
+LG_REDUCE_INLINE int64_t lg_reduce_fold_side_f32(lg_reduce_op op,
+                                                 const lg_reduce_plan* p,
+                                                 const float* in, float* out,
+                                                 int64_t u0, int64_t u1,
+                                                 lg_reduce_odometer* outer) {
   int64_t u = u0;
-  for (; u + 4 <= u1; u += 4) {
-    const float* x[4];
-    for (int k = 0; k < 4; ++k) {
-      x[k] = in + outer->offset;
-      lg_reduce_odometer_next(outer);
-    }
-    float a0 = lg_reduce_init_f32(op), a1 = a0, a2 = a0, a3 = a0;
-    for (int64_t i = 0; i < p->inner; ++i) {
-      a0 = lg_reduce_step_f32(op, a0, x[0][i]);
-      a1 = lg_reduce_step_f32(op, a1, x[1][i]);
-      a2 = lg_reduce_step_f32(op, a2, x[2][i]);
-      a3 = lg_reduce_step_f32(op, a3, x[3][i]);
-    }
-    out[u] = lg_reduce_final_f32(op, a0, p->fold_count);
-    out[u + 1] = lg_reduce_final_f32(op, a1, p->fold_count);
-    out[u + 2] = lg_reduce_final_f32(op, a2, p->fold_count);
-    out[u + 3] = lg_reduce_final_f32(op, a3, p->fold_count);
+  for (; u + LG_REDUCE_SIDE <= u1; u += LG_REDUCE_SIDE) {
+    lg_reduce_fold_block_f32(op, p, in, out, u, LG_REDUCE_SIDE, outer);
+  }
+  if (u + 4 <= u1) {
+    lg_reduce_fold_block_f32(op, p, in, out, u, 4, outer);
+    u += 4;
   }
   return u;
 }
@@ -618,7 +637,7 @@ LG_REDUCE_INLINE void lg_reduce_fold_runs_f32(lg_reduce_op op,
                            u0);
   int64_t u = u0;
   if (p->num_red == 0)
-    u = lg_reduce_fold_runs4_f32(op, p, in, out, u0, u1, &outer);
+    u = lg_reduce_fold_side_f32(op, p, in, out, u0, u1, &outer);
   for (; u < u1; ++u, lg_reduce_odometer_next(&outer)) {
     float acc = lg_reduce_init_f32(op);
     lg_reduce_odometer_start(&red, p->num_red, p->red_size, p->red_stride, 0);

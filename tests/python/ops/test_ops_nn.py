@@ -88,11 +88,21 @@ CONV_CASES = [
     ((1, 9, 30, 12), (3, 3, 3), (1, 2), (1, 1), "SAME"),    # groups of 4
     # Up to 4 input channels and more than 4 outputs: broadcast taps
     # against vectors of output channels, eight pixels at a time
-    # (conv_shallow.c): edge windows, row tails, 40 channels (a masked third
-    # vector), VALID with columns left over.
+    # (conv_shallow.c): edge windows, 40 channels (a masked third vector),
+    # VALID with columns left over.
     ((1, 17, 19, 3), (16, 3, 3), (2, 2), (1, 1), "SAME"),
     ((2, 12, 21, 1), (40, 5, 5), (1, 2), (1, 1), "SAME"),
     ((1, 9, 30, 4), (24, 2, 3), (1, 1), (1, 1), "VALID"),
+    # Groups of eight pixels run on into the next row and the next image.
+    # Images whose windows often reach into the padding are read from a
+    # zero-padded copy (the cases above and a keyword spotter's first layer,
+    # 25x5 outputs; two images of 7x3; dilated windows); a larger one with
+    # padding only at the bottom and right copies out its edge windows one
+    # by one (two images of 40x42 outputs).
+    ((1, 49, 10, 1), (64, 10, 4), (2, 2), (1, 1), "SAME"),
+    ((2, 13, 6, 2), (24, 4, 3), (2, 2), (1, 1), "SAME"),
+    ((1, 10, 9, 2), (12, 3, 3), (1, 1), (2, 2), "SAME"),
+    ((2, 158, 166, 3), (16, 3, 3), (4, 4), (1, 1), "SAME"),
     # 5 to 128 output channels with a constant filter: a GEMM per window
     # row over the input in place (conv_rows.c): padded copies, stride_w 2,
     # dilation_h, the input read directly (VALID), columns left over,
