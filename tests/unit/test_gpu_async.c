@@ -26,6 +26,7 @@
 #include "tensorflow/lite/core/async/c/task.h"
 #include "tensorflow/lite/core/async/interop/c/attribute_map.h"
 #include "tensorflow/lite/core/async/interop/c/constants.h"
+#include "tests/support/vulkan_hold.h"
 
 /* y = x + c, z = y * y with c = {1, 2, 3, 4}: signature "serve", x "in",
  * y "sum", z "square". */
@@ -206,6 +207,7 @@ static void test_vulkan(void** state) {
 }
 
 int main(void) {
+  lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_opencl),
       cmocka_unit_test(test_vulkan),
