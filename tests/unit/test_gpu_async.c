@@ -17,15 +17,13 @@
 
 #include <cmocka.h>
 
-#include "litegpu/async.h"
 #include "litegpu/gpu_delegate.h"
 #include "runtime/writer/model_spec.h"
 #include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/core/async/c/async_signature_runner.h"
 #include "tensorflow/lite/core/async/c/task.h"
-#include "tensorflow/lite/core/async/interop/c/attribute_map.h"
-#include "tensorflow/lite/core/async/interop/c/constants.h"
+#include "tests/support/async_host_buffer.h"
 #include "tests/support/vulkan_hold.h"
 
 /* y = x + c, z = y * y with c = {1, 2, 3, 4}: signature "serve", x "in",
@@ -52,36 +50,17 @@ static int thread_count(void) {
   return n;
 }
 
-static TfLiteBufferHandle register_host(TfLiteAsyncSignatureRunner* r,
-                                        TfLiteIoType io_type, void* ptr,
-                                        size_t size) {
-  TfLiteBackendBuffer* b = TfLiteBackendBufferCreate();
-  TfLiteBackendBufferSetPtr(b, ptr);
-  TfLiteAttributeMap* a = TfLiteAttributeMapCreate(kTfLiteAttrMapTypeBuffer);
-  assert_true(TfLiteAttributeMapSetStringBufferAttr(
-      a, kTfLiteBufferAttrKeyResourceTypeName,
-      LITEGPU_BUFFER_TYPE_HOST_MEMORY));
-  assert_true(
-      TfLiteAttributeMapSetSizeTBufferAttr(a, kTfLiteBufferAttrKeySize, size));
-  TfLiteBufferHandle h = kTfLiteNullBufferHandle;
-  assert_int_equal(
-      TfLiteAsyncSignatureRunnerRegisterBuffer(r, io_type, b, a, &h),
-      kTfLiteOk);
-  TfLiteAttributeMapDelete(a);
-  TfLiteBackendBufferDelete(b);
-  return h;
-}
-
 /* A task of `r` bound to in/sum/square buffers of 4 floats each. */
 static TfLiteExecutionTask* make_task(TfLiteAsyncSignatureRunner* r, float* in,
                                       float* sum, float* square) {
   TfLiteExecutionTask* t = TfLiteAsyncSignatureRunnerCreateTask(r);
   assert_non_null(t);
-  const TfLiteBufferHandle hin = register_host(r, kTfLiteIoTypeInput, in, 16);
+  const TfLiteBufferHandle hin =
+      lg_test_register_host(r, kTfLiteIoTypeInput, in, 16);
   const TfLiteBufferHandle hsum =
-      register_host(r, kTfLiteIoTypeOutput, sum, 16);
+      lg_test_register_host(r, kTfLiteIoTypeOutput, sum, 16);
   const TfLiteBufferHandle hsq =
-      register_host(r, kTfLiteIoTypeOutput, square, 16);
+      lg_test_register_host(r, kTfLiteIoTypeOutput, square, 16);
   assert_int_equal(
       TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeInput, "in", hin),
       kTfLiteOk);
