@@ -214,6 +214,39 @@ static void test_buffer_round_trip(void** state) {
   buffer_round_trip(true);
 }
 
+/* A staged buffer `a` holding `first`, a staged `c` that a recorded (not
+ * submitted) copy dispatch fills from `a`, and a host-mapped `b` holding
+ * `second`: n floats each. */
+typedef struct copy_case {
+  lg_gpu_buffer *a, *b, *c;
+  lg_gpu_kernel* kernel;
+} copy_case;
+
+static copy_case record_copy(lg_gpu_backend* be, const float* first,
+                             const float* second, int n) {
+  const size_t bytes = (size_t)n * sizeof(float);
+  copy_case cc;
+  lg_vulkan_force_staging(true);
+  cc.a = make_buffer(be, first, bytes);
+  cc.c = make_buffer(be, NULL, bytes);
+  lg_vulkan_force_staging(false);
+  cc.b = make_buffer(be, second, bytes);
+  cc.kernel = make_kernel(be, "copy", NULL);
+  lg_gpu_arg ac[] = {LG_GPU_ARG_BUFFER(cc.a), LG_GPU_ARG_BUFFER(cc.c),
+                     LG_GPU_ARG_INT(n)};
+  lg_gpu_error error = {{0}};
+  assert_int_equal(be->ops->finish(be, &error), kTfLiteOk);
+  run_1d(be, cc.kernel, ac, 3, n);
+  return cc;
+}
+
+static void copy_case_release(lg_gpu_backend* be, copy_case* cc) {
+  be->ops->kernel_release(be, cc->kernel);
+  be->ops->buffer_release(be, cc->c);
+  be->ops->buffer_release(be, cc->b);
+  be->ops->buffer_release(be, cc->a);
+}
+
 /* buffer_download_batch over a staged buffer that a pending dispatch
  * writes, a host-mapped one and a staged range, plus an empty copy: all
  * right after one submission; a bad entry is refused before any work. */
@@ -225,17 +258,9 @@ static void test_download_batch(void** state) {
   float first[kN], second[kN], out_c[kN], out_b[kN], tail[3];
   fill_values(first, kN, 3, -1.0f, 1.0f);
   fill_values(second, kN, 4, 2.0f, 3.0f);
-  lg_vulkan_force_staging(true);
-  lg_gpu_buffer* a = make_buffer(be, first, sizeof(first));
-  lg_gpu_buffer* c = make_buffer(be, NULL, sizeof(first));
-  lg_vulkan_force_staging(false);
-  lg_gpu_buffer* b = make_buffer(be, second, sizeof(second));
-  lg_gpu_kernel* k = make_kernel(be, "copy", NULL);
-  lg_gpu_arg ac[] = {LG_GPU_ARG_BUFFER(a), LG_GPU_ARG_BUFFER(c),
-                     LG_GPU_ARG_INT(kN)};
+  copy_case cc = record_copy(be, first, second, kN);
+  lg_gpu_buffer *a = cc.a, *b = cc.b, *c = cc.c;
   lg_gpu_error error = {{0}};
-  assert_int_equal(be->ops->finish(be, &error), kTfLiteOk);
-  run_1d(be, k, ac, 3, kN); /* recorded, not submitted */
   const lg_vulkan_stats before = stats_of(be);
   const lg_gpu_download list[] = {
       {c, 0, out_c, sizeof(out_c)},
@@ -263,10 +288,7 @@ static void test_download_batch(void** state) {
   assert_int_equal(lg_gpu_buffer_download_batch(be, list, 0, &error),
                    kTfLiteOk);
   assert_int_equal(stats_of(be).submits, after.submits);
-  be->ops->kernel_release(be, k);
-  be->ops->buffer_release(be, c);
-  be->ops->buffer_release(be, b);
-  be->ops->buffer_release(be, a);
+  copy_case_release(be, &cc);
   destroy_clean(be, errors);
 }
 
@@ -282,17 +304,9 @@ static void test_download_begin(void** state) {
   float first[kN], second[kN], out_c[kN], out_b[kN];
   fill_values(first, kN, 5, -1.0f, 1.0f);
   fill_values(second, kN, 6, 2.0f, 3.0f);
-  lg_vulkan_force_staging(true);
-  lg_gpu_buffer* a = make_buffer(be, first, sizeof(first));
-  lg_gpu_buffer* c = make_buffer(be, NULL, sizeof(first));
-  lg_vulkan_force_staging(false);
-  lg_gpu_buffer* b = make_buffer(be, second, sizeof(second));
-  lg_gpu_kernel* k = make_kernel(be, "copy", NULL);
-  lg_gpu_arg ac[] = {LG_GPU_ARG_BUFFER(a), LG_GPU_ARG_BUFFER(c),
-                     LG_GPU_ARG_INT(kN)};
+  copy_case cc = record_copy(be, first, second, kN);
+  lg_gpu_buffer *b = cc.b, *c = cc.c;
   lg_gpu_error error = {{0}};
-  assert_int_equal(be->ops->finish(be, &error), kTfLiteOk);
-  run_1d(be, k, ac, 3, kN); /* recorded, not submitted */
   memset(out_c, 0, sizeof(out_c));
   const lg_vulkan_stats before = stats_of(be);
   const lg_gpu_download list[] = {{c, 0, out_c, sizeof(out_c)},
@@ -328,10 +342,7 @@ static void test_download_begin(void** state) {
                    kTfLiteError);
   assert_null(fence);
   assert_non_null(strstr(error.message, "outside the 4000-byte buffer"));
-  be->ops->kernel_release(be, k);
-  be->ops->buffer_release(be, c);
-  be->ops->buffer_release(be, b);
-  be->ops->buffer_release(be, a);
+  copy_case_release(be, &cc);
   destroy_clean(be, errors);
 }
 
