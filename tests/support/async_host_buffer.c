@@ -31,3 +31,13 @@ TfLiteBufferHandle lg_test_register_host(TfLiteAsyncSignatureRunner* r,
   TfLiteBackendBufferDelete(b); /* the handle keeps the pointer, not b */
   return h;
 }
+
+const char lg_test_square_spec[] =
+    "tensor x FLOAT32 1,4\n"
+    "tensor c FLOAT32 1,4 values=1,2,3,4\n"
+    "tensor y FLOAT32 1,4\n"
+    "tensor z FLOAT32 1,4\n"
+    "op ADD 1 in=x,c out=y\n"
+    "op MUL 1 in=y,y out=z\n"
+    "inputs x\n"
+    "outputs y,z\n";

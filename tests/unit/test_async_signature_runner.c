@@ -31,18 +31,6 @@
 #include "tensorflow/lite/core/c/operator.h"
 #include "tests/support/async_host_buffer.h"
 
-/* z = (x + c)^2 and y = x + c, c = {1, 2, 3, 4}; signature "serve" over
- * subgraph 0 names x "in", y "sum" and z "square". */
-static const char kSquareSpec[] =
-    "tensor x FLOAT32 1,4\n"
-    "tensor c FLOAT32 1,4 values=1,2,3,4\n"
-    "tensor y FLOAT32 1,4\n"
-    "tensor z FLOAT32 1,4\n"
-    "op ADD 1 in=x,c out=y\n"
-    "op MUL 1 in=y,y out=z\n"
-    "inputs x\n"
-    "outputs y,z\n";
-
 /* y = GATE(x): signature "gate", x "in", y "out". */
 static const char kGateSpec[] =
     "tensor x FLOAT32 2\n"
@@ -51,7 +39,7 @@ static const char kGateSpec[] =
     "inputs x\n"
     "outputs y\n";
 
-enum { kX = 0, kY = 2, kZ = 3 }; /* tensor indices of kSquareSpec */
+enum { kX = 0, kY = 2, kZ = 3 }; /* tensor indices of lg_test_square_spec */
 
 typedef struct model_bytes {
   void* data;
@@ -148,7 +136,8 @@ static void open_model(fixture* f, model_bytes bytes, const char* key) {
 static void open_square(fixture* f) {
   const lg_writer_tensor_map in[] = {{"in", kX}};
   const lg_writer_tensor_map out[] = {{"sum", kY}, {"square", kZ}};
-  open_model(f, write_model(kSquareSpec, "serve", in, 1, out, 2), "serve");
+  open_model(f, write_model(lg_test_square_spec, "serve", in, 1, out, 2),
+             "serve");
 }
 
 static void open_gate(fixture* f) {

@@ -26,18 +26,6 @@
 #include "tests/support/async_host_buffer.h"
 #include "tests/support/vulkan_hold.h"
 
-/* y = x + c, z = y * y with c = {1, 2, 3, 4}: signature "serve", x "in",
- * y "sum", z "square". */
-static const char kSquareSpec[] =
-    "tensor x FLOAT32 1,4\n"
-    "tensor c FLOAT32 1,4 values=1,2,3,4\n"
-    "tensor y FLOAT32 1,4\n"
-    "tensor z FLOAT32 1,4\n"
-    "op ADD 1 in=x,c out=y\n"
-    "op MUL 1 in=y,y out=z\n"
-    "inputs x\n"
-    "outputs y,z\n";
-
 /* Threads of this process (/proc/self/task entries). */
 static int thread_count(void) {
   DIR* dir = opendir("/proc/self/task");
@@ -94,7 +82,8 @@ static void run_backend(litegpu_gpu_backend backend, const char* name) {
   }
   const lg_writer_tensor_map in_map[] = {{"in", 0}};
   const lg_writer_tensor_map out_map[] = {{"sum", 2}, {"square", 3}};
-  lg_model_writer* w = lg_model_spec_read_text(kSquareSpec, "spec", NULL, NULL);
+  lg_model_writer* w =
+      lg_model_spec_read_text(lg_test_square_spec, "spec", NULL, NULL);
   assert_non_null(w);
   assert_true(
       lg_model_writer_add_signature(w, "serve", 0, in_map, 1, out_map, 2) >= 0);
