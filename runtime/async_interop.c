@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/async_kernel_internal.h"
 #include "tensorflow/lite/core/async/interop/c/attribute_map.h"
 #include "tensorflow/lite/core/async/interop/c/constants.h"
 #include "tensorflow/lite/core/async/interop/c/types.h"
@@ -244,4 +245,79 @@ bool TfLiteAttributeMapSetStringSyncAttr(TfLiteAttributeMap* attrs,
   attr a = {.value.s = val};
   return TfLiteAttributeMapIsSyncAttributeMap(attrs) &&
          set(attrs, (uint32_t)key, NULL, ATTR_STRING, &a);
+}
+
+/* ---- TfLiteAsyncKernel ---------------------------------------------------
+ */
+
+struct TfLiteAsyncKernel {
+  void* kernel_data;
+  TfLiteStatus (*eval)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
+                       TfLiteOpaqueNode*, TfLiteExecutionTask*);
+  TfLiteStatus (*wait)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
+                       TfLiteExecutionTask*);
+  TfLiteStatus (*finish)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
+                         TfLiteExecutionTask*);
+};
+
+TfLiteAsyncKernel* TfLiteAsyncKernelCreate(void* kernel_data) {
+  TfLiteAsyncKernel* kernel = calloc(1, sizeof(*kernel));
+  if (kernel != NULL) kernel->kernel_data = kernel_data;
+  return kernel;
+}
+
+void* TfLiteAsyncKernelGetKernelData(const TfLiteAsyncKernel* async_kernel) {
+  return async_kernel != NULL ? async_kernel->kernel_data : NULL;
+}
+
+void TfLiteAsyncKernelSetEval(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*eval)(TfLiteAsyncKernel* async_kernel,
+                         TfLiteOpaqueContext* context, TfLiteOpaqueNode* node,
+                         TfLiteExecutionTask* task)) {
+  if (async_kernel != NULL) async_kernel->eval = eval;
+}
+
+void TfLiteAsyncKernelSetWait(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*wait)(TfLiteAsyncKernel* async_kernel,
+                         TfLiteOpaqueContext* context,
+                         TfLiteExecutionTask* task)) {
+  if (async_kernel != NULL) async_kernel->wait = wait;
+}
+
+void TfLiteAsyncKernelSetFinish(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*finish)(TfLiteAsyncKernel* async_kernel,
+                           TfLiteOpaqueContext* context,
+                           TfLiteExecutionTask* task)) {
+  if (async_kernel != NULL) async_kernel->finish = finish;
+}
+
+void TfLiteAsyncKernelDelete(TfLiteAsyncKernel* async_kernel) {
+  free(async_kernel);
+}
+
+bool lg_async_kernel_runnable(const TfLiteAsyncKernel* kernel) {
+  return kernel != NULL && kernel->eval != NULL && kernel->wait != NULL;
+}
+
+TfLiteStatus lg_async_kernel_eval(TfLiteAsyncKernel* kernel,
+                                  TfLiteOpaqueContext* context,
+                                  TfLiteOpaqueNode* node,
+                                  TfLiteExecutionTask* task) {
+  return kernel->eval(kernel, context, node, task);
+}
+
+TfLiteStatus lg_async_kernel_wait(TfLiteAsyncKernel* kernel,
+                                  TfLiteOpaqueContext* context,
+                                  TfLiteExecutionTask* task) {
+  return kernel->wait(kernel, context, task);
+}
+
+TfLiteStatus lg_async_kernel_finish(TfLiteAsyncKernel* kernel,
+                                    TfLiteOpaqueContext* context,
+                                    TfLiteExecutionTask* task) {
+  return kernel->finish != NULL ? kernel->finish(kernel, context, task)
+                                : kTfLiteOk;
 }

@@ -2,12 +2,20 @@
  * (tensorflow/lite/core/async/c/async_signature_runner.h, task.h) over the
  * interpreter's signatures.
  *
- * litegpu runs no async kernels: every runner executes its tasks on one
- * worker thread of its own, started by the first InvokeAsync, in the order
- * they were scheduled. A task's execution copies its input buffers into the
- * signature's input tensors, runs the subgraph's synchronous Invoke
- * (delegate kernels included) and copies the outputs into its output
- * buffers. Buffers are host memory the application registered.
+ * When the signature's subgraph is one delegate node whose registration
+ * has an async kernel (async_kernel.h; the GPU delegate's), InvokeAsync
+ * copies the task's inputs into the input tensors and calls its eval on the
+ * caller's thread, which returns once the work is submitted; Wait calls its
+ * wait and copies the outputs into the task's buffers. The tensors are
+ * shared, so an InvokeAsync while another task is evaluated settles that
+ * task first (waits for it and copies its outputs).
+ *
+ * Otherwise every runner executes its tasks on one worker thread of its
+ * own, started by the first InvokeAsync, in the order they were scheduled.
+ * A task's execution copies its input buffers into the signature's input
+ * tensors, runs the subgraph's synchronous Invoke (delegate kernels
+ * included) and copies the outputs into its output buffers. Buffers are
+ * host memory the application registered.
  *
  * Locking: the interpreter's async_execution mutex makes the workers of
  * all its runners run one task at a time. The runner's mutex guards the buffer
@@ -21,6 +29,7 @@
 #include <string.h>
 
 #include "litegpu/async.h"
+#include "runtime/async_kernel_internal.h"
 #include "runtime/interpreter.h"
 #include "runtime/subgraph.h"
 #include "tensorflow/lite/core/async/c/async_signature_runner.h"
@@ -79,6 +88,12 @@ struct TfLiteAsyncSignatureRunner {
 
   TfLiteExecutionTask** tasks; /* created and not finished */
   int num_tasks, tasks_capacity;
+
+  /* The subgraph's one delegate node and its async kernel (found by
+   * PrepareBackends), or NULL: the worker runs the tasks. */
+  TfLiteAsyncKernel* kernel;
+  TfLiteNode* kernel_node;
+  TfLiteExecutionTask* evaluated; /* eval ran, wait not yet */
 };
 
 static const char* const kBufferTypes[] = {LITEGPU_BUFFER_TYPE_HOST_MEMORY};
@@ -539,6 +554,24 @@ static bool fixed_size_type(TfLiteType type) {
          type != kTfLiteVariant && type != kTfLiteNoType;
 }
 
+/* The async kernel of the subgraph's only node when that node is a
+ * delegate kernel whose registration offers a runnable one; else NULL. */
+static TfLiteAsyncKernel* find_async_kernel(TfLiteAsyncSignatureRunner* r,
+                                            TfLiteNode** node) {
+  lg_subgraph* s = r->subgraph;
+  *node = NULL;
+  if (s->execution_plan == NULL || s->execution_plan->size != 1) return NULL;
+  lg_node* only = &s->nodes[s->execution_plan->data[0]];
+  if (!only->is_delegate_kernel || only->registration.async_kernel == NULL) {
+    return NULL;
+  }
+  TfLiteAsyncKernel* kernel =
+      only->registration.async_kernel(&s->context, &only->node);
+  if (!lg_async_kernel_runnable(kernel)) return NULL;
+  *node = &only->node;
+  return kernel;
+}
+
 TfLiteStatus TfLiteAsyncSignatureRunnerPrepareBackends(
     TfLiteAsyncSignatureRunner* async_signature_runner) {
   static const char fn[] = "TfLiteAsyncSignatureRunnerPrepareBackends";
@@ -558,6 +591,7 @@ TfLiteStatus TfLiteAsyncSignatureRunnerPrepareBackends(
       return kTfLiteError;
     }
   }
+  r->kernel = find_async_kernel(r, &r->kernel_node);
   r->prepared = true;
   return kTfLiteOk;
 }
@@ -853,27 +887,24 @@ void TfLiteExecutionTaskSetStatus(const TfLiteExecutionTask* task,
 /* ---- Execution ------------------------------------------------------------
  */
 
-/* Copies the inputs in, invokes, copies the outputs out; without the lock
- * (the runner's one worker is the only one touching the tensors while
- * tasks are in flight). */
-static TfLiteStatus execute(TfLiteAsyncSignatureRunner* r,
-                            TfLiteExecutionTask* t) {
-  const int num_inputs = r->signature->num_inputs;
-  for (int slot = 0; slot < num_inputs; ++slot) {
+static void copy_inputs(TfLiteAsyncSignatureRunner* r,
+                        const TfLiteExecutionTask* t) {
+  for (int slot = 0; slot < r->signature->num_inputs; ++slot) {
     TfLiteTensor* tensor = slot_tensor(r, slot);
     if (tensor->bytes > 0)
       memcpy(tensor->data.raw, t->bound[slot], tensor->bytes);
   }
-  /* A Cancel before this execution does not cancel it (as Invoke). */
-  atomic_store(&r->interpreter->cancel_requested, false);
-  if (lg_subgraph_invoke(r->subgraph) != kTfLiteOk) return kTfLiteError;
-  for (int slot = num_inputs; slot < num_io(r); ++slot) {
+}
+
+/* Copies the output tensors into the task's buffers; the caller holds the
+ * runner's lock. */
+static TfLiteStatus copy_outputs(TfLiteAsyncSignatureRunner* r,
+                                 const TfLiteExecutionTask* t) {
+  for (int slot = r->signature->num_inputs; slot < num_io(r); ++slot) {
     const TfLiteTensor* tensor = slot_tensor(r, slot);
     /* The buffer's size was checked against the planned size; a dynamic
      * output may have grown during Invoke. */
-    pthread_mutex_lock(&r->mutex);
     const size_t capacity = find_buffer(r, t->handles[slot])->size;
-    pthread_mutex_unlock(&r->mutex);
     if (tensor->bytes > capacity) {
       lg_report(reporter_of(r),
                 "Async signature '%s': output '%s' has %zu bytes after "
@@ -885,6 +916,21 @@ static TfLiteStatus execute(TfLiteAsyncSignatureRunner* r,
       memcpy(t->bound[slot], tensor->data.raw, tensor->bytes);
   }
   return kTfLiteOk;
+}
+
+/* Copies the inputs in, invokes, copies the outputs out; without the lock
+ * (the runner's one worker is the only one touching the tensors while
+ * tasks are in flight). */
+static TfLiteStatus execute(TfLiteAsyncSignatureRunner* r,
+                            TfLiteExecutionTask* t) {
+  copy_inputs(r, t);
+  /* A Cancel before this execution does not cancel it (as Invoke). */
+  atomic_store(&r->interpreter->cancel_requested, false);
+  if (lg_subgraph_invoke(r->subgraph) != kTfLiteOk) return kTfLiteError;
+  pthread_mutex_lock(&r->mutex);
+  const TfLiteStatus status = copy_outputs(r, t);
+  pthread_mutex_unlock(&r->mutex);
+  return status;
 }
 
 /* Releases the task's buffers and marks it done; the caller holds the
@@ -976,6 +1022,48 @@ static bool owns(TfLiteAsyncSignatureRunner* r, const TfLiteExecutionTask* task,
   return false;
 }
 
+/* Marks the task's buffers in use and the task in flight; the caller holds
+ * the lock. */
+static void mark_in_flight(TfLiteAsyncSignatureRunner* r,
+                           TfLiteExecutionTask* t) {
+  for (int slot = 0; slot < num_io(r); ++slot) {
+    find_buffer(r, t->handles[slot])->in_flight++;
+  }
+  t->state = TASK_IN_FLIGHT;
+  atomic_fetch_add(&r->interpreter->async_in_flight, 1);
+}
+
+/* Waits for the evaluated task through the async kernel and copies its
+ * outputs out; the caller holds the lock. */
+static void settle_evaluated(TfLiteAsyncSignatureRunner* r) {
+  TfLiteExecutionTask* t = r->evaluated;
+  if (t == NULL) return;
+  r->evaluated = NULL;
+  TfLiteOpaqueContext* context = (TfLiteOpaqueContext*)&r->subgraph->context;
+  pthread_mutex_lock(&r->interpreter->async_execution);
+  TfLiteStatus status = lg_async_kernel_wait(r->kernel, context, t);
+  if (status == kTfLiteOk) status = copy_outputs(r, t);
+  pthread_mutex_unlock(&r->interpreter->async_execution);
+  complete(r, t, status);
+}
+
+/* The async kernel path: inputs in, eval (no wait); the caller holds the
+ * lock. The task before is settled first, since the tensors are shared. */
+static TfLiteStatus evaluate(TfLiteAsyncSignatureRunner* r,
+                             TfLiteExecutionTask* t) {
+  settle_evaluated(r);
+  pthread_mutex_lock(&r->interpreter->async_execution);
+  copy_inputs(r, t);
+  const TfLiteStatus status = lg_async_kernel_eval(
+      r->kernel, (TfLiteOpaqueContext*)&r->subgraph->context,
+      (TfLiteOpaqueNode*)r->kernel_node, t);
+  pthread_mutex_unlock(&r->interpreter->async_execution);
+  if (status != kTfLiteOk) return kTfLiteError;
+  mark_in_flight(r, t);
+  r->evaluated = t;
+  return kTfLiteOk;
+}
+
 TfLiteStatus TfLiteAsyncSignatureRunnerInvokeAsync(
     TfLiteAsyncSignatureRunner* async_signature_runner,
     TfLiteExecutionTask* task) {
@@ -991,11 +1079,10 @@ TfLiteStatus TfLiteAsyncSignatureRunnerInvokeAsync(
               "%s: call TfLiteAsyncSignatureRunnerPrepareBackends again after "
               "SetAttributes",
               fn);
+  } else if (r->kernel != NULL) {
+    if (bind(r, task)) status = evaluate(r, task);
   } else if (bind(r, task) && start_worker(r)) {
-    for (int slot = 0; slot < num_io(r); ++slot) {
-      find_buffer(r, task->handles[slot])->in_flight++;
-    }
-    task->state = TASK_IN_FLIGHT;
+    mark_in_flight(r, task);
     task->next_queued = NULL;
     if (r->queue_tail != NULL) {
       r->queue_tail->next_queued = task;
@@ -1003,7 +1090,6 @@ TfLiteStatus TfLiteAsyncSignatureRunnerInvokeAsync(
       r->queue_head = task;
     }
     r->queue_tail = task;
-    atomic_fetch_add(&r->interpreter->async_in_flight, 1);
     pthread_cond_signal(&r->work_ready);
     status = kTfLiteOk;
   }
@@ -1027,6 +1113,7 @@ TfLiteStatus TfLiteAsyncSignatureRunnerWait(
   if (!owns(r, task, fn)) return kTfLiteError;
   pthread_mutex_lock(&r->mutex);
   const bool never_run = task->state == TASK_NEVER_RUN;
+  if (task == r->evaluated) settle_evaluated(r);
   wait_locked(r, task);
   pthread_mutex_unlock(&r->mutex);
   if (never_run) {
@@ -1045,7 +1132,13 @@ TfLiteStatus TfLiteAsyncSignatureRunnerFinish(
   TfLiteAsyncSignatureRunner* r = async_signature_runner;
   if (!owns(r, task, "TfLiteAsyncSignatureRunnerFinish")) return kTfLiteError;
   pthread_mutex_lock(&r->mutex);
+  if (task == r->evaluated) settle_evaluated(r);
   wait_locked(r, task);
+  TfLiteStatus finished = kTfLiteOk;
+  if (r->kernel != NULL && task->state == TASK_DONE) {
+    finished = lg_async_kernel_finish(
+        r->kernel, (TfLiteOpaqueContext*)&r->subgraph->context, task);
+  }
   for (int i = 0; i < r->num_tasks; ++i) {
     if (r->tasks[i] == task) {
       r->tasks[i] = r->tasks[--r->num_tasks];
@@ -1053,7 +1146,8 @@ TfLiteStatus TfLiteAsyncSignatureRunnerFinish(
     }
   }
   pthread_mutex_unlock(&r->mutex);
-  const TfLiteStatus status = TfLiteExecutionTaskGetStatus(task);
+  TfLiteStatus status = TfLiteExecutionTaskGetStatus(task);
+  if (status == kTfLiteOk) status = finished;
   task_free(task);
   return status;
 }
@@ -1063,6 +1157,7 @@ void TfLiteAsyncSignatureRunnerDelete(
   TfLiteAsyncSignatureRunner* r = signature_runner;
   if (r == NULL) return;
   pthread_mutex_lock(&r->mutex);
+  settle_evaluated(r);
   r->stopping = true; /* the worker drains the queue, then stops */
   pthread_cond_signal(&r->work_ready);
   pthread_mutex_unlock(&r->mutex);

@@ -70,20 +70,50 @@ TfLiteStatus lg_gpu_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
   return be->ops->buffer_upload(be, buffer, offset, data, bytes, error);
 }
 
-TfLiteStatus lg_gpu_buffer_download_batch(lg_gpu_backend* be,
-                                          const lg_gpu_download* list,
-                                          int count, lg_gpu_error* error) {
+static TfLiteStatus check_downloads(lg_gpu_backend* be, const char* what,
+                                    const lg_gpu_download* list, int count,
+                                    lg_gpu_error* error) {
   if (be == NULL || count < 0 || (count > 0 && list == NULL)) {
-    lg_gpu_error_set(error, "buffer_download: %d copies from %p", count,
+    lg_gpu_error_set(error, "%s: %d copies from %p", what, count,
                      (const void*)list);
     return kTfLiteError;
   }
   for (int i = 0; i < count; ++i) {
     const lg_gpu_download* d = &list[i];
-    if (check_copy(be, "buffer_download", d->buffer, d->offset, d->data,
-                   d->bytes, error) != kTfLiteOk) {
+    if (check_copy(be, what, d->buffer, d->offset, d->data, d->bytes, error) !=
+        kTfLiteOk) {
       return kTfLiteError;
     }
   }
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_gpu_buffer_download_batch(lg_gpu_backend* be,
+                                          const lg_gpu_download* list,
+                                          int count, lg_gpu_error* error) {
+  if (check_downloads(be, "buffer_download", list, count, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   return be->ops->buffer_download_batch(be, list, count, error);
+}
+
+TfLiteStatus lg_gpu_download_begin(lg_gpu_backend* be,
+                                   const lg_gpu_download* list, int count,
+                                   lg_gpu_fence** out, lg_gpu_error* error) {
+  if (out == NULL) {
+    lg_gpu_error_set(error, "download_begin: no place for the fence");
+    return kTfLiteError;
+  }
+  *out = NULL;
+  if (check_downloads(be, "download_begin", list, count, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (be->ops->download_begin == NULL) {
+    lg_gpu_error_set(error,
+                     "download_begin: the %s backend has no "
+                     "non-blocking downloads",
+                     be->name);
+    return kTfLiteError;
+  }
+  return be->ops->download_begin(be, list, count, out, error);
 }

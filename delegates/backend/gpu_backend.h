@@ -73,6 +73,7 @@ typedef struct lg_gpu_device_info {
 typedef struct lg_gpu_buffer lg_gpu_buffer;       /* backend-defined */
 typedef struct lg_gpu_kernel lg_gpu_kernel;       /* backend-defined */
 typedef struct lg_gpu_recording lg_gpu_recording; /* backend-defined */
+typedef struct lg_gpu_fence lg_gpu_fence;         /* backend-defined */
 typedef struct lg_gpu_backend lg_gpu_backend;
 
 typedef enum lg_gpu_arg_kind {
@@ -235,6 +236,24 @@ typedef struct lg_gpu_backend_ops {
                                 lg_gpu_error* error);
   void (*recording_release)(lg_gpu_backend* be, lg_gpu_recording* rec);
 
+  /* Optional non-blocking downloads (all three NULL or none): like
+   * buffer_download_batch, but download_begin submits the copies, ordered
+   * after every dispatch recorded before, and returns at once with a fence
+   * in *out; the bytes are in the `data` pointers only once fence_wait
+   * returns kTfLiteOk (an OpenCL cl_event of the last read; on Vulkan the
+   * submission's VkFences, then copies out of the readback buffer). The
+   * caller keeps `list` and every `data` valid until then. Vulkan has one
+   * readback buffer, so one download is pending at a time there: another
+   * download_begin or buffer_download_batch before fence_wait or
+   * fence_release fails, naming the problem.
+   * fence_release drops the fence, waited for or not (NULL: no-op). */
+  TfLiteStatus (*download_begin)(lg_gpu_backend* be,
+                                 const lg_gpu_download* list, int count,
+                                 lg_gpu_fence** out, lg_gpu_error* error);
+  TfLiteStatus (*fence_wait)(lg_gpu_backend* be, lg_gpu_fence* fence,
+                             lg_gpu_error* error);
+  void (*fence_release)(lg_gpu_backend* be, lg_gpu_fence* fence);
+
   /* Optional: what the kernel cache did so far (for the delegate's
    * stats). */
   void (*cache_stats)(const lg_gpu_backend* be, lg_gpu_cache_stats* out);
@@ -288,6 +307,12 @@ TfLiteStatus lg_gpu_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
 TfLiteStatus lg_gpu_buffer_download_batch(lg_gpu_backend* be,
                                           const lg_gpu_download* list,
                                           int count, lg_gpu_error* error);
+
+/* be->ops->download_begin after the same checks on every copy; fails,
+ * naming the backend, when it has no non-blocking downloads. */
+TfLiteStatus lg_gpu_download_begin(lg_gpu_backend* be,
+                                   const lg_gpu_download* list, int count,
+                                   lg_gpu_fence** out, lg_gpu_error* error);
 
 /* ---- The backends ---------------------------------------------------------
  * Backends are rows of a registry (gpu_backends.c), not cases of an enum:

@@ -42,6 +42,7 @@
 #include "partition/delegate_kit.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
+#include "tensorflow/lite/core/async/c/async_kernel.h"
 
 #define LG_GPU_KERNEL_NAME "TfLiteGpuDelegateV2"
 
@@ -202,7 +203,49 @@ static void partition_destroy(partition* part) {
   untrack_partition(part->delegate, part);
   lg_gpu_program_destroy(part->program);
   TfLiteIntArrayFree(part->written_outside);
+  TfLiteAsyncKernelDelete(part->async_kernel);
   free(part);
+}
+
+/* ---- Async kernel: the program run in two halves --------------------------
+ */
+
+static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
+                               TfLiteOpaqueContext* opaque_context,
+                               TfLiteOpaqueNode* node,
+                               TfLiteExecutionTask* task) {
+  (void)node;
+  (void)task;
+  partition* part = TfLiteAsyncKernelGetKernelData(kernel);
+  TfLiteContext* context = (TfLiteContext*)opaque_context;
+  if (lg_gpu_program_enqueue(part->program, context) != kTfLiteOk) {
+    context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
+                         lg_gpu_program_error(part->program));
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus async_wait(TfLiteAsyncKernel* kernel,
+                               TfLiteOpaqueContext* opaque_context,
+                               TfLiteExecutionTask* task) {
+  (void)task;
+  partition* part = TfLiteAsyncKernelGetKernelData(kernel);
+  TfLiteContext* context = (TfLiteContext*)opaque_context;
+  if (lg_gpu_program_complete(part->program, context) != kTfLiteOk) {
+    context->ReportError(context, "TfLiteGpuDelegate async Wait: %s",
+                         lg_gpu_program_error(part->program));
+    return kTfLiteError;
+  }
+  lg_gpu_bindings_ran(part->delegate, part);
+  return kTfLiteOk;
+}
+
+static TfLiteAsyncKernel* kernel_async_kernel(TfLiteContext* context,
+                                              TfLiteNode* node) {
+  (void)context;
+  const partition* part = node->user_data;
+  return part != NULL ? part->async_kernel : NULL;
 }
 
 static void* kernel_init(TfLiteContext* context, const char* buffer,
@@ -227,6 +270,9 @@ static void* kernel_init(TfLiteContext* context, const char* buffer,
     context->ReportError(context, "TfLiteGpuDelegate Init: out of memory");
     return NULL;
   }
+  part->async_kernel = TfLiteAsyncKernelCreate(part);
+  TfLiteAsyncKernelSetEval(part->async_kernel, async_eval);
+  TfLiteAsyncKernelSetWait(part->async_kernel, async_wait);
   if (lg_gpu_program_set_partition(part->program, context,
                                    params->nodes_to_replace,
                                    params->output_tensors) != kTfLiteOk) {
@@ -598,6 +644,7 @@ TfLiteDelegate* litegpu_gpu_delegate_create(
   gd->kit.kernel.free = kernel_free;
   gd->kit.kernel.prepare = kernel_prepare;
   gd->kit.kernel.invoke = kernel_invoke;
+  gd->kit.kernel.async_kernel = kernel_async_kernel;
   gd->kit.kernel.version = 1;
   lg_gpu_bindings_install(gd);
   return &gd->base;

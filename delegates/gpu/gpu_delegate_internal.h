@@ -32,6 +32,10 @@ typedef struct gpu_partition {
   /* The partition's inputs that a node outside it writes (at Init): such
    * an input cannot be bound, since the GPU would not see the write. */
   TfLiteIntArray* written_outside;
+  /* Its asynchronous execution (TfLiteRegistration.async_kernel): eval
+   * enqueues the program, wait completes it; NULL when out of memory (the
+   * async runner then uses its worker). */
+  struct TfLiteAsyncKernel* async_kernel;
 } gpu_partition;
 
 /* A buffer handle: a bound buffer and the tensor it holds. */

@@ -158,6 +158,12 @@ lg_gpu_program* lg_gpu_program_create(lg_gpu_backend* be,
 
 void lg_gpu_program_destroy(lg_gpu_program* p) {
   if (p == NULL) return;
+  if (p->in_flight) {
+    /* Never completed: the device may still read or write the buffers. */
+    lg_gpu_error ignored = {{0}};
+    p->be->ops->finish(p->be, &ignored);
+    if (p->pending != NULL) p->be->ops->fence_release(p->be, p->pending);
+  }
   if (p->recording != NULL) p->be->ops->recording_release(p->be, p->recording);
   for (int i = 0; i < p->num_values; ++i) {
     p->be->ops->buffer_release(p->be, p->values[i].own);

@@ -108,6 +108,16 @@ TfLiteStatus lg_gpu_program_bind(lg_gpu_program* p, int tensor,
                                  lg_gpu_buffer* buffer);
 TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);
 
+/* lg_gpu_program_run in two halves, for asynchronous execution: enqueue
+ * uploads the inputs, submits the dispatches and starts the outputs'
+ * download without waiting (on a backend with download_begin); complete
+ * waits for it and converts float16 and quantized outputs into their
+ * tensors. The input tensors' data stays unchanged and the output tensors'
+ * data allocated in between; one run is in flight at a time, and nothing
+ * else may use the program's backend until complete returns. */
+TfLiteStatus lg_gpu_program_enqueue(lg_gpu_program* p, TfLiteContext* context);
+TfLiteStatus lg_gpu_program_complete(lg_gpu_program* p, TfLiteContext* context);
+
 /* Whether a tensor the program reads or writes has another shape in
  * `context` than the one it was lowered at (inputs resized, shapes
  * propagated by the CPU kernels' Prepare). */

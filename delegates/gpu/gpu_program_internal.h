@@ -126,6 +126,11 @@ struct lg_gpu_program {
   float** dequantized; /* per context tensor: lg_gpu_constant_floats copies
                           (during lowering; freed once uploaded) */
   uint64_t bytes_uploaded, bytes_downloaded;
+  /* Between lg_gpu_program_enqueue and lg_gpu_program_complete: whether a
+   * run is in flight, and the fence of its outputs' download (NULL when it
+   * downloads nothing or the backend has no non-blocking downloads). */
+  bool in_flight;
+  lg_gpu_fence* pending;
   char error[PROGRAM_ERROR_SIZE];
 };
 

@@ -524,23 +524,25 @@ static void* output_target(lg_gpu_program* p, TfLiteContext* context, int i,
   return x->staging;
 }
 
-/* Every output in one batch (one wait), then the half-precision ones
- * widened and the quantized ones quantized into their tensors. */
-static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
-                                     lg_gpu_error* error) {
-  int count = 0;
+/* The copies of every output that is not bound into p->downloads, their
+ * number in *count. */
+static TfLiteStatus collect_downloads(lg_gpu_program* p, TfLiteContext* context,
+                                      int* count, lg_gpu_error* error) {
+  *count = 0;
   for (int i = 0; i < p->num_outputs; ++i) {
     value* x = &p->values[p->output_values[i]];
     if (x->bytes == 0 || is_bound(p, p->output_values[i])) continue;
     void* target = output_target(p, context, i, error);
     if (target == NULL) return kTfLiteError;
-    p->downloads[count++] = (lg_gpu_download){buffer_of(p, p->output_values[i]),
-                                              0, target, x->bytes};
+    p->downloads[(*count)++] = (lg_gpu_download){
+        buffer_of(p, p->output_values[i]), 0, target, x->bytes};
   }
-  if (count > 0 && lg_gpu_buffer_download_batch(p->be, p->downloads, count,
-                                                error) != kTfLiteOk) {
-    return kTfLiteError;
-  }
+  return kTfLiteOk;
+}
+
+/* Once the downloads landed: the half-precision outputs widened and the
+ * quantized ones quantized into their tensors. */
+static void convert_outputs(lg_gpu_program* p, TfLiteContext* context) {
   for (int i = 0; i < p->num_outputs; ++i) {
     value* x = &p->values[p->output_values[i]];
     if (x->bytes == 0 || is_bound(p, p->output_values[i])) continue;
@@ -552,7 +554,6 @@ static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
     }
     p->bytes_downloaded += x->bytes;
   }
-  return kTfLiteOk;
 }
 
 /* After a failure: waits for recorded uploads that may still read the
@@ -560,6 +561,9 @@ static TfLiteStatus download_outputs(lg_gpu_program* p, TfLiteContext* context,
 static TfLiteStatus run_failed(lg_gpu_program* p, const lg_gpu_error* error) {
   lg_gpu_error ignored = {{0}};
   p->be->ops->finish(p->be, &ignored);
+  if (p->pending != NULL) p->be->ops->fence_release(p->be, p->pending);
+  p->pending = NULL;
+  p->in_flight = false;
   return lg_gpu_lower_fail(p, "%s", error->message);
 }
 
@@ -584,14 +588,35 @@ static TfLiteStatus run_timed(lg_gpu_program* p, lg_gpu_error* error) {
   return kTfLiteOk;
 }
 
-/* Uploads, dispatches and downloads in one ordered stream: only the
- * downloads block, since each blocking call costs a driver wake-up. */
-TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
+/* Starts the outputs' copies: without waiting when the backend has
+ * non-blocking downloads (p->pending gets the fence), else blocking. */
+static TfLiteStatus start_downloads(lg_gpu_program* p, TfLiteContext* context,
+                                    lg_gpu_error* error) {
+  int count = 0;
+  if (collect_downloads(p, context, &count, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (count == 0) return kTfLiteOk;
+  if (p->be->ops->download_begin == NULL) {
+    return lg_gpu_buffer_download_batch(p->be, p->downloads, count, error);
+  }
+  return lg_gpu_download_begin(p->be, p->downloads, count, &p->pending, error);
+}
+
+/* Uploads, dispatches and downloads in one ordered stream, submitted;
+ * nothing blocks (with a backend that has non-blocking downloads). */
+TfLiteStatus lg_gpu_program_enqueue(lg_gpu_program* p, TfLiteContext* context) {
   if (!p->prepared) return lg_gpu_lower_fail(p, "the program is not prepared");
+  if (p->in_flight) {
+    return lg_gpu_lower_fail(p,
+                             "a run is already in flight (complete it "
+                             "before the next one)");
+  }
   lg_gpu_backend* be = p->be;
   lg_gpu_error error = {{0}};
   p->bytes_uploaded = 0;
   p->bytes_downloaded = 0;
+  p->in_flight = true;
   if (upload_inputs(p, context, &error) != kTfLiteOk) {
     return run_failed(p, &error);
   }
@@ -603,13 +628,40 @@ TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
   if (be->ops->submit != NULL && be->ops->submit(be, &error) != kTfLiteOk) {
     return run_failed(p, &error);
   }
-  if (download_outputs(p, context, &error) != kTfLiteOk) {
-    return run_failed(p, &error);
-  }
-  if (p->bytes_downloaded == 0 && be->ops->finish(be, &error) != kTfLiteOk) {
+  if (start_downloads(p, context, &error) != kTfLiteOk) {
     return run_failed(p, &error);
   }
   return kTfLiteOk;
+}
+
+/* Waits once: on the downloads' fence, or for everything submitted when
+ * nothing is downloaded (bound outputs). */
+TfLiteStatus lg_gpu_program_complete(lg_gpu_program* p,
+                                     TfLiteContext* context) {
+  if (!p->in_flight) {
+    return lg_gpu_lower_fail(p, "no run in flight to complete");
+  }
+  lg_gpu_backend* be = p->be;
+  lg_gpu_error error = {{0}};
+  const bool downloaded = p->pending != NULL;
+  if (downloaded && be->ops->fence_wait(be, p->pending, &error) != kTfLiteOk) {
+    return run_failed(p, &error);
+  }
+  if (p->pending != NULL) be->ops->fence_release(be, p->pending);
+  p->pending = NULL;
+  convert_outputs(p, context);
+  if (p->bytes_downloaded == 0 && be->ops->finish(be, &error) != kTfLiteOk) {
+    return run_failed(p, &error);
+  }
+  p->in_flight = false;
+  return kTfLiteOk;
+}
+
+/* Only the wait for the downloads blocks, since each blocking call costs
+ * a driver wake-up. */
+TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {
+  if (lg_gpu_program_enqueue(p, context) != kTfLiteOk) return kTfLiteError;
+  return lg_gpu_program_complete(p, context);
 }
 
 void lg_gpu_program_get_stats(const lg_gpu_program* p,

@@ -4,6 +4,7 @@
 #include "delegates/opencl/opencl_backend.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,15 +199,13 @@ static const char* lg_cl_wait_event(lg_cl_impl* impl, cl_event event,
 }
 
 /* Enqueues every read, each after the one before in the in-order queue,
- * and waits for the last: its completion implies theirs. */
-static TfLiteStatus lg_cl_buffer_download_batch(lg_gpu_backend* be,
-                                                const lg_gpu_download* list,
-                                                int count,
-                                                lg_gpu_error* error) {
-  lg_cl_impl* impl = be->impl;
+ * and flushes them; *last gets the event of the last read (NULL when
+ * nothing is copied): its completion implies theirs. */
+static TfLiteStatus lg_cl_enqueue_reads(lg_cl_impl* impl,
+                                        const lg_gpu_download* list, int count,
+                                        cl_event* last, lg_gpu_error* error) {
   /* lg_gpu_buffer_download_batch checked every copy. */
-  cl_event last = NULL;
-  size_t total = 0;
+  *last = NULL;
   for (int i = 0; i < count; ++i) {
     const lg_gpu_download* d = &list[i];
     if (d->bytes == 0) continue;
@@ -217,30 +216,104 @@ static TfLiteStatus lg_cl_buffer_download_batch(lg_gpu_backend* be,
             : clEnqueueReadBuffer(impl->queue, d->buffer->mem, CL_FALSE,
                                   d->offset, d->bytes, d->data, 0, NULL, &done);
     if (err != CL_SUCCESS) {
-      if (last != NULL) clReleaseEvent(last);
+      if (*last != NULL) clReleaseEvent(*last);
+      *last = NULL;
       lg_cl_fail(error, "clEnqueueReadBuffer", err, "%zu bytes at offset %zu",
                  d->bytes, d->offset);
       return kTfLiteError;
     }
-    if (last != NULL) clReleaseEvent(last);
-    last = done;
-    total += d->bytes;
+    if (*last != NULL) clReleaseEvent(*last);
+    *last = done;
   }
+  if (*last == NULL) return kTfLiteOk;
+  const cl_int err =
+      lg_cl_inject("clFlush") ? CL_OUT_OF_RESOURCES : clFlush(impl->queue);
+  if (err != CL_SUCCESS) {
+    clReleaseEvent(*last);
+    *last = NULL;
+    lg_cl_fail(error, "clFlush", err, "submitting the reads");
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* Waits for `last` (the event of a batch's last read) and releases it. */
+static TfLiteStatus lg_cl_wait_reads(lg_cl_impl* impl, cl_event last,
+                                     const char* what, lg_gpu_error* error) {
   if (last == NULL) return kTfLiteOk;
   cl_int err = CL_SUCCESS;
   const char* failed = lg_cl_wait_event(impl, last, &err);
   clReleaseEvent(last);
   if (failed != NULL) {
-    if (count == 1) {
-      lg_cl_fail(error, failed, err, "reading %zu bytes at offset %zu", total,
-                 list[0].offset);
-    } else {
-      lg_cl_fail(error, failed, err, "reading %zu bytes in %d copies", total,
-                 count);
-    }
+    lg_cl_fail(error, failed, err, "%s", what);
     return kTfLiteError;
   }
   return kTfLiteOk;
+}
+
+static TfLiteStatus lg_cl_buffer_download_batch(lg_gpu_backend* be,
+                                                const lg_gpu_download* list,
+                                                int count,
+                                                lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  cl_event last = NULL;
+  if (lg_cl_enqueue_reads(impl, list, count, &last, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  char what[96];
+  size_t total = 0;
+  for (int i = 0; i < count; ++i) total += list[i].bytes;
+  if (count == 1) {
+    snprintf(what, sizeof(what), "reading %zu bytes at offset %zu", total,
+             list[0].offset);
+  } else {
+    snprintf(what, sizeof(what), "reading %zu bytes in %d copies", total,
+             count);
+  }
+  return lg_cl_wait_reads(impl, last, what, error);
+}
+
+/* An OpenCL fence: the event of a non-blocking batch's last read (NULL
+ * when the batch copied nothing). */
+struct lg_gpu_fence {
+  cl_event last;
+};
+
+static TfLiteStatus lg_cl_download_begin(lg_gpu_backend* be,
+                                         const lg_gpu_download* list, int count,
+                                         lg_gpu_fence** out,
+                                         lg_gpu_error* error) {
+  lg_gpu_fence* fence = calloc(1, sizeof(*fence));
+  if (fence == NULL) {
+    lg_gpu_error_set(error, "download_begin: out of host memory");
+    return kTfLiteError;
+  }
+  if (lg_cl_enqueue_reads(be->impl, list, count, &fence->last, error) !=
+      kTfLiteOk) {
+    free(fence);
+    return kTfLiteError;
+  }
+  *out = fence;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus lg_cl_fence_wait(lg_gpu_backend* be, lg_gpu_fence* fence,
+                                     lg_gpu_error* error) {
+  if (fence == NULL) {
+    lg_gpu_error_set(error, "fence_wait: no fence");
+    return kTfLiteError;
+  }
+  const cl_event last = fence->last;
+  fence->last = NULL; /* waited for once; a second wait returns at once */
+  return lg_cl_wait_reads(be->impl, last, "waiting for a non-blocking download",
+                          error);
+}
+
+static void lg_cl_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence) {
+  (void)be;
+  if (fence == NULL) return;
+  if (fence->last != NULL) clReleaseEvent(fence->last);
+  free(fence);
 }
 
 /* ---- Dispatch ----------------------------------------------------------- */
@@ -489,6 +562,9 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .dispatch = lg_cl_dispatch,
     .submit = lg_cl_submit,
     .finish = lg_cl_finish,
+    .download_begin = lg_cl_download_begin,
+    .fence_wait = lg_cl_fence_wait,
+    .fence_release = lg_cl_fence_release,
     .has_kernel = lg_cl_has_kernel,
     .cache_stats = lg_cl_cache_stats,
     .destroy = lg_cl_destroy,

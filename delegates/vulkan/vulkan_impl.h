@@ -115,6 +115,9 @@ typedef struct lg_vk_impl {
   lg_vk_host_buffer* staging;
   size_t staging_count;
   lg_vk_host_buffer readback;
+  /* A non-blocking download (download_begin) whose bytes still wait in
+   * `readback`: no other download may use it before fence_wait/release. */
+  const lg_gpu_fence* download_pending;
 
   /* Set after a failed end/submit/wait/reset: work recorded before it is
    * lost or its state unknown, so every later dispatch, transfer, submit
@@ -216,6 +219,13 @@ TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
 TfLiteStatus lg_vk_buffer_download_batch(lg_gpu_backend* be,
                                          const lg_gpu_download* list, int count,
                                          lg_gpu_error* error);
+/* Non-blocking downloads (vulkan_memory.c; see gpu_backend.h). */
+TfLiteStatus lg_vk_download_begin(lg_gpu_backend* be,
+                                  const lg_gpu_download* list, int count,
+                                  lg_gpu_fence** out, lg_gpu_error* error);
+TfLiteStatus lg_vk_fence_wait(lg_gpu_backend* be, lg_gpu_fence* fence,
+                              lg_gpu_error* error);
+void lg_vk_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence);
 TfLiteStatus lg_vk_buffer_view(lg_vk_impl* impl, lg_gpu_buffer* buffer,
                                VkBufferView* out, lg_gpu_error* error);
 /* Forgets the staging slices handed out (after every fence was waited). */

@@ -488,27 +488,12 @@ static TfLiteStatus lg_vk_record_readbacks(lg_vk_impl* impl,
   return kTfLiteOk;
 }
 
-/* One wait for every copy: host-mapped buffers are read in place once
- * the work before them is done (the barrier every submission ends with
- * makes their writes visible), the others through the readback buffer,
- * whose copies go into the same submission. */
-TfLiteStatus lg_vk_buffer_download_batch(lg_gpu_backend* be,
-                                         const lg_gpu_download* list, int count,
-                                         lg_gpu_error* error) {
-  lg_vk_impl* impl = be->impl;
-  size_t total = 0, staged = 0;
-  if (lg_vk_check_downloads(impl, list, count, &total, &staged, error) !=
-      kTfLiteOk) {
-    return kTfLiteError;
-  }
-  if (total == 0) return kTfLiteOk;
-  if (staged > 0 &&
-      lg_vk_record_readbacks(impl, list, count, staged, error) != kTfLiteOk) {
-    return kTfLiteError;
-  }
-  if (lg_vk_busy(impl) && lg_vk_finish(be, error) != kTfLiteOk) {
-    return kTfLiteError;
-  }
+/* Copies the bytes of a finished batch to the host: host-mapped buffers
+ * are read in place (the barrier every submission ends with made their
+ * writes visible), the others out of the readback buffer, in list order. */
+static TfLiteStatus lg_vk_copy_out(lg_vk_impl* impl,
+                                   const lg_gpu_download* list, int count,
+                                   lg_gpu_error* error) {
   size_t at = 0;
   for (int i = 0; i < count; ++i) {
     const lg_gpu_download* d = &list[i];
@@ -523,4 +508,101 @@ TfLiteStatus lg_vk_buffer_download_batch(lg_gpu_backend* be,
     }
   }
   return lg_vk_check_validation(impl, error);
+}
+
+static TfLiteStatus lg_vk_check_no_pending(const lg_vk_impl* impl,
+                                           const char* what,
+                                           lg_gpu_error* error) {
+  if (impl->download_pending == NULL) return kTfLiteOk;
+  lg_gpu_error_set(error,
+                   "%s: a non-blocking download is still pending (wait for "
+                   "or release its fence first)",
+                   what);
+  return kTfLiteError;
+}
+
+/* Records the readbacks of a batch; *total gets its bytes. */
+static TfLiteStatus lg_vk_record_batch(lg_vk_impl* impl, const char* what,
+                                       const lg_gpu_download* list, int count,
+                                       size_t* total, lg_gpu_error* error) {
+  size_t staged = 0;
+  if (lg_vk_check_no_pending(impl, what, error) != kTfLiteOk ||
+      lg_vk_check_downloads(impl, list, count, total, &staged, error) !=
+          kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (*total == 0 || staged == 0) return kTfLiteOk;
+  return lg_vk_record_readbacks(impl, list, count, staged, error);
+}
+
+/* One wait for every copy: the readbacks go into the same submission as
+ * the work before them. */
+TfLiteStatus lg_vk_buffer_download_batch(lg_gpu_backend* be,
+                                         const lg_gpu_download* list, int count,
+                                         lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  size_t total = 0;
+  if (lg_vk_record_batch(impl, "buffer_download", list, count, &total, error) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (total == 0) return kTfLiteOk;
+  if (lg_vk_busy(impl) && lg_vk_finish(be, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return lg_vk_copy_out(impl, list, count, error);
+}
+
+/* A Vulkan fence: the batch to copy out once the submission's VkFences
+ * (waited for by lg_vk_finish) have signaled. */
+struct lg_gpu_fence {
+  const lg_gpu_download* list;
+  int count;
+  bool done;
+};
+
+TfLiteStatus lg_vk_download_begin(lg_gpu_backend* be,
+                                  const lg_gpu_download* list, int count,
+                                  lg_gpu_fence** out, lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  size_t total = 0;
+  lg_gpu_fence* fence = calloc(1, sizeof(*fence));
+  if (fence == NULL) {
+    lg_gpu_error_set(error, "download_begin: out of host memory");
+    return kTfLiteError;
+  }
+  if (lg_vk_record_batch(impl, "download_begin", list, count, &total, error) !=
+          kTfLiteOk ||
+      lg_vk_submit(be, error) != kTfLiteOk) {
+    free(fence);
+    return kTfLiteError;
+  }
+  fence->list = list;
+  fence->count = count;
+  impl->download_pending = fence;
+  *out = fence;
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_vk_fence_wait(lg_gpu_backend* be, lg_gpu_fence* fence,
+                              lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  if (fence == NULL) {
+    lg_gpu_error_set(error, "fence_wait: no fence");
+    return kTfLiteError;
+  }
+  if (fence->done) return kTfLiteOk;
+  fence->done = true;
+  impl->download_pending = NULL;
+  if (lg_vk_busy(impl) && lg_vk_finish(be, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return lg_vk_copy_out(impl, fence->list, fence->count, error);
+}
+
+void lg_vk_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence) {
+  lg_vk_impl* impl = be->impl;
+  if (fence == NULL) return;
+  if (impl->download_pending == fence) impl->download_pending = NULL;
+  free(fence);
 }

@@ -29,18 +29,7 @@
 #include "tensorflow/lite/core/async/interop/c/attribute_map.h"
 #include "tensorflow/lite/core/async/interop/c/constants.h"
 #include "tensorflow/lite/core/c/operator.h"
-
-/* z = (x + c)^2 and y = x + c, c = {1, 2, 3, 4}; signature "serve" over
- * subgraph 0 names x "in", y "sum" and z "square". */
-static const char kSquareSpec[] =
-    "tensor x FLOAT32 1,4\n"
-    "tensor c FLOAT32 1,4 values=1,2,3,4\n"
-    "tensor y FLOAT32 1,4\n"
-    "tensor z FLOAT32 1,4\n"
-    "op ADD 1 in=x,c out=y\n"
-    "op MUL 1 in=y,y out=z\n"
-    "inputs x\n"
-    "outputs y,z\n";
+#include "tests/support/async_host_buffer.h"
 
 /* y = GATE(x): signature "gate", x "in", y "out". */
 static const char kGateSpec[] =
@@ -50,7 +39,7 @@ static const char kGateSpec[] =
     "inputs x\n"
     "outputs y\n";
 
-enum { kX = 0, kY = 2, kZ = 3 }; /* tensor indices of kSquareSpec */
+enum { kX = 0, kY = 2, kZ = 3 }; /* tensor indices of lg_test_square_spec */
 
 typedef struct model_bytes {
   void* data;
@@ -147,7 +136,8 @@ static void open_model(fixture* f, model_bytes bytes, const char* key) {
 static void open_square(fixture* f) {
   const lg_writer_tensor_map in[] = {{"in", kX}};
   const lg_writer_tensor_map out[] = {{"sum", kY}, {"square", kZ}};
-  open_model(f, write_model(kSquareSpec, "serve", in, 1, out, 2), "serve");
+  open_model(f, write_model(lg_test_square_spec, "serve", in, 1, out, 2),
+             "serve");
 }
 
 static void open_gate(fixture* f) {
@@ -166,27 +156,6 @@ static void close_fixture(fixture* f) {
   TfLiteOperatorDelete(f->gate);
   TfLiteModelDelete(f->model);
   free(f->bytes.data);
-}
-
-/* Registers `size` host bytes at `ptr` (+ `offset`). */
-static TfLiteBufferHandle register_host(TfLiteAsyncSignatureRunner* r,
-                                        TfLiteIoType io_type, void* ptr,
-                                        size_t size) {
-  TfLiteBackendBuffer* b = TfLiteBackendBufferCreate();
-  TfLiteBackendBufferSetPtr(b, ptr);
-  TfLiteAttributeMap* a = TfLiteAttributeMapCreate(kTfLiteAttrMapTypeBuffer);
-  assert_true(TfLiteAttributeMapSetStringBufferAttr(
-      a, kTfLiteBufferAttrKeyResourceTypeName,
-      LITEGPU_BUFFER_TYPE_HOST_MEMORY));
-  assert_true(
-      TfLiteAttributeMapSetSizeTBufferAttr(a, kTfLiteBufferAttrKeySize, size));
-  TfLiteBufferHandle h = kTfLiteNullBufferHandle;
-  assert_int_equal(
-      TfLiteAsyncSignatureRunnerRegisterBuffer(r, io_type, b, a, &h),
-      kTfLiteOk);
-  TfLiteAttributeMapDelete(a);
-  TfLiteBackendBufferDelete(b); /* the handle keeps the pointer, not b */
-  return h;
 }
 
 static TfLiteBufferHandle register_slice(TfLiteAsyncSignatureRunner* r,
@@ -417,11 +386,12 @@ static void test_invoke_matches_sync(void** state) {
   float sum[4] = {0}, square[4] = {0};
   const float want_sum[4] = {2.0f, 0.0f, 3.5f, 7.0f};
   const float want_square[4] = {4.0f, 0.0f, 12.25f, 49.0f};
-  const TfLiteBufferHandle hin = register_host(r, kTfLiteIoTypeInput, in, 16);
+  const TfLiteBufferHandle hin =
+      lg_test_register_host(r, kTfLiteIoTypeInput, in, 16);
   const TfLiteBufferHandle hsum =
-      register_host(r, kTfLiteIoTypeOutput, sum, 16);
+      lg_test_register_host(r, kTfLiteIoTypeOutput, sum, 16);
   const TfLiteBufferHandle hsq =
-      register_host(r, kTfLiteIoTypeOutput, square, 16);
+      lg_test_register_host(r, kTfLiteIoTypeOutput, square, 16);
   TfLiteExecutionTask* t = TfLiteAsyncSignatureRunnerCreateTask(r);
   assert_non_null(t);
   bind3(t, hin, hsum, hsq);
@@ -474,10 +444,12 @@ static void test_two_in_flight(void** state) {
   float in_b[4] = {-1.0f, -2.0f, -3.0f, -4.0f};
   float pool[16]; /* a.sum, a.square, b.sum, b.square */
   memset(pool, 0xff, sizeof(pool));
-  const TfLiteBufferHandle ha = register_host(r, kTfLiteIoTypeInput, in_a, 16);
-  const TfLiteBufferHandle hb = register_host(r, kTfLiteIoTypeInput, in_b, 16);
+  const TfLiteBufferHandle ha =
+      lg_test_register_host(r, kTfLiteIoTypeInput, in_a, 16);
+  const TfLiteBufferHandle hb =
+      lg_test_register_host(r, kTfLiteIoTypeInput, in_b, 16);
   const TfLiteBufferHandle hp =
-      register_host(r, kTfLiteIoTypeOutput, pool, sizeof(pool));
+      lg_test_register_host(r, kTfLiteIoTypeOutput, pool, sizeof(pool));
   TfLiteBufferHandle s[4];
   for (int i = 0; i < 4; ++i) {
     s[i] = register_slice(r, hp, 16 * (size_t)i, 16, kTfLiteOk);
@@ -535,9 +507,9 @@ static void test_two_runners(void** state) {
       if (round == 0) {
         tasks[i] = TfLiteAsyncSignatureRunnerCreateTask(r);
         assert_non_null(tasks[i]);
-        bind3(tasks[i], register_host(r, kTfLiteIoTypeInput, in[i], 16),
-              register_host(r, kTfLiteIoTypeOutput, out[i], 16),
-              register_host(r, kTfLiteIoTypeOutput, out[i] + 4, 16));
+        bind3(tasks[i], lg_test_register_host(r, kTfLiteIoTypeInput, in[i], 16),
+              lg_test_register_host(r, kTfLiteIoTypeOutput, out[i], 16),
+              lg_test_register_host(r, kTfLiteIoTypeOutput, out[i] + 4, 16));
       }
       memset(out[i], 0, sizeof(out[i]));
       assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, tasks[i]),
@@ -562,11 +534,12 @@ static void test_binding_errors(void** state) {
   open_square(&f);
   TfLiteAsyncSignatureRunner* r = f.runner;
   float in[4] = {0}, out[8] = {0}, small[2] = {0};
-  const TfLiteBufferHandle hin = register_host(r, kTfLiteIoTypeInput, in, 16);
+  const TfLiteBufferHandle hin =
+      lg_test_register_host(r, kTfLiteIoTypeInput, in, 16);
   const TfLiteBufferHandle hout =
-      register_host(r, kTfLiteIoTypeOutput, out, 32);
+      lg_test_register_host(r, kTfLiteIoTypeOutput, out, 32);
   const TfLiteBufferHandle hsmall =
-      register_host(r, kTfLiteIoTypeOutput, small, 8);
+      lg_test_register_host(r, kTfLiteIoTypeOutput, small, 8);
   TfLiteExecutionTask* t = TfLiteAsyncSignatureRunnerCreateTask(r);
   assert_non_null(t);
 
@@ -678,8 +651,10 @@ static void test_in_flight_errors(void** state) {
   open_gate(&f);
   TfLiteAsyncSignatureRunner* r = f.runner;
   float in[2] = {5.0f, -6.0f}, out[2] = {0};
-  const TfLiteBufferHandle hin = register_host(r, kTfLiteIoTypeInput, in, 8);
-  const TfLiteBufferHandle hout = register_host(r, kTfLiteIoTypeOutput, out, 8);
+  const TfLiteBufferHandle hin =
+      lg_test_register_host(r, kTfLiteIoTypeInput, in, 8);
+  const TfLiteBufferHandle hout =
+      lg_test_register_host(r, kTfLiteIoTypeOutput, out, 8);
   TfLiteExecutionTask* t = TfLiteAsyncSignatureRunnerCreateTask(r);
   assert_non_null(t);
   assert_int_equal(
@@ -753,13 +728,13 @@ static void test_delete_waits(void** state) {
   float in[2] = {1.0f, 2.0f}, out[2] = {0};
   TfLiteExecutionTask* t = TfLiteAsyncSignatureRunnerCreateTask(r);
   assert_non_null(t);
-  assert_int_equal(
-      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeInput, "in",
-                                   register_host(r, kTfLiteIoTypeInput, in, 8)),
-      kTfLiteOk);
+  assert_int_equal(TfLiteExecutionTaskSetBuffer(
+                       t, kTfLiteIoTypeInput, "in",
+                       lg_test_register_host(r, kTfLiteIoTypeInput, in, 8)),
+                   kTfLiteOk);
   assert_int_equal(TfLiteExecutionTaskSetBuffer(
                        t, kTfLiteIoTypeOutput, "out",
-                       register_host(r, kTfLiteIoTypeOutput, out, 8)),
+                       lg_test_register_host(r, kTfLiteIoTypeOutput, out, 8)),
                    kTfLiteOk);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
   pthread_t opener;

@@ -379,6 +379,62 @@ static void test_download_batch(void** state) {
   assert_int_equal(lg_opencl_live_objects(), 0);
 }
 
+/* download_begin: the reads are enqueued after a pending dispatch and the
+ * call returns with a fence; after fence_wait the bytes are right (a
+ * second wait is a no-op); bad copies and a NULL fence are refused. */
+static void test_download_begin(void** state) {
+  (void)state;
+  lg_gpu_backend* be = create_backend(NULL, false);
+  const lg_gpu_backend_ops* ops = be->ops;
+  enum { kN = 1000 };
+  float a[kN], b[kN], out[kN], head[2];
+  fill_values(a, kN, 7u, -4.0f, 4.0f);
+  fill_values(b, kN, 8u, -4.0f, 4.0f);
+  lg_gpu_buffer* ba = upload_values(be, a, kN, 0, 0.0f, false);
+  lg_gpu_buffer* bb = upload_values(be, b, kN, 0, 0.0f, false);
+  lg_gpu_buffer* bo = upload_values(be, a, 0, kN, 0.0f, false);
+  lg_gpu_error error = {{0}};
+  lg_gpu_kernel* k = NULL;
+  assert_int_equal(ops->kernel_create(be, "add", NULL, &k, &error), kTfLiteOk);
+  lg_gpu_arg args[] = {LG_GPU_ARG_BUFFER(ba), LG_GPU_ARG_BUFFER(bb),
+                       LG_GPU_ARG_BUFFER(bo), LG_GPU_ARG_INT(kN)};
+  size_t global[1] = {kN};
+  assert_int_equal(lg_gpu_dispatch(be, k, args, 4, 1, global, NULL, &error),
+                   kTfLiteOk);
+  const lg_gpu_download list[] = {{bo, 0, out, sizeof(out)},
+                                  {ba, 0, head, 0},
+                                  {bb, sizeof(float), head, sizeof(head)}};
+  lg_gpu_fence* fence = NULL;
+  assert_int_equal(lg_gpu_download_begin(be, list, 3, &fence, &error),
+                   kTfLiteOk);
+  assert_non_null(fence);
+  assert_int_equal(ops->fence_wait(be, fence, &error), kTfLiteOk);
+  for (int i = 0; i < kN; ++i) {
+    if (out[i] != a[i] + b[i]) {
+      fail_msg("index %d: got %.9g want %.9g", i, (double)out[i],
+               (double)(a[i] + b[i]));
+    }
+  }
+  assert_memory_equal(head, b + 1, sizeof(head));
+  assert_int_equal(ops->fence_wait(be, fence, &error), kTfLiteOk);
+  ops->fence_release(be, fence);
+  ops->fence_release(be, NULL);
+  assert_int_equal(ops->fence_wait(be, NULL, &error), kTfLiteError);
+
+  const lg_gpu_download bad[] = {{bo, 4, out, sizeof(out)}};
+  assert_int_equal(lg_gpu_download_begin(be, bad, 1, &fence, &error),
+                   kTfLiteError);
+  assert_null(fence);
+  assert_non_null(strstr(error.message, "outside the 4000-byte buffer"));
+  assert_int_equal(lg_gpu_download_begin(be, list, 1, NULL, &error),
+                   kTfLiteError);
+  ops->kernel_release(be, k);
+  ops->buffer_release(be, bo);
+  ops->buffer_release(be, bb);
+  ops->buffer_release(be, ba);
+  lg_gpu_backend_destroy(be);
+  assert_int_equal(lg_opencl_live_objects(), 0);
+}
 /* ---- Kernels ------------------------------------------------------------ */
 
 static void test_add_odd_sizes(void** state) {
@@ -973,6 +1029,7 @@ int main(void) {
       cmocka_unit_test(test_device_info),
       cmocka_unit_test(test_buffer_round_trip),
       cmocka_unit_test(test_download_batch),
+      cmocka_unit_test(test_download_begin),
       cmocka_unit_test(test_add_odd_sizes),
       cmocka_unit_test(test_activations),
       cmocka_unit_test(test_kernel_errors),

@@ -214,6 +214,39 @@ static void test_buffer_round_trip(void** state) {
   buffer_round_trip(true);
 }
 
+/* A staged buffer `a` holding `first`, a staged `c` that a recorded (not
+ * submitted) copy dispatch fills from `a`, and a host-mapped `b` holding
+ * `second`: n floats each. */
+typedef struct copy_case {
+  lg_gpu_buffer *a, *b, *c;
+  lg_gpu_kernel* kernel;
+} copy_case;
+
+static copy_case record_copy(lg_gpu_backend* be, const float* first,
+                             const float* second, int n) {
+  const size_t bytes = (size_t)n * sizeof(float);
+  copy_case cc;
+  lg_vulkan_force_staging(true);
+  cc.a = make_buffer(be, first, bytes);
+  cc.c = make_buffer(be, NULL, bytes);
+  lg_vulkan_force_staging(false);
+  cc.b = make_buffer(be, second, bytes);
+  cc.kernel = make_kernel(be, "copy", NULL);
+  lg_gpu_arg ac[] = {LG_GPU_ARG_BUFFER(cc.a), LG_GPU_ARG_BUFFER(cc.c),
+                     LG_GPU_ARG_INT(n)};
+  lg_gpu_error error = {{0}};
+  assert_int_equal(be->ops->finish(be, &error), kTfLiteOk);
+  run_1d(be, cc.kernel, ac, 3, n);
+  return cc;
+}
+
+static void copy_case_release(lg_gpu_backend* be, copy_case* cc) {
+  be->ops->kernel_release(be, cc->kernel);
+  be->ops->buffer_release(be, cc->c);
+  be->ops->buffer_release(be, cc->b);
+  be->ops->buffer_release(be, cc->a);
+}
+
 /* buffer_download_batch over a staged buffer that a pending dispatch
  * writes, a host-mapped one and a staged range, plus an empty copy: all
  * right after one submission; a bad entry is refused before any work. */
@@ -225,17 +258,9 @@ static void test_download_batch(void** state) {
   float first[kN], second[kN], out_c[kN], out_b[kN], tail[3];
   fill_values(first, kN, 3, -1.0f, 1.0f);
   fill_values(second, kN, 4, 2.0f, 3.0f);
-  lg_vulkan_force_staging(true);
-  lg_gpu_buffer* a = make_buffer(be, first, sizeof(first));
-  lg_gpu_buffer* c = make_buffer(be, NULL, sizeof(first));
-  lg_vulkan_force_staging(false);
-  lg_gpu_buffer* b = make_buffer(be, second, sizeof(second));
-  lg_gpu_kernel* k = make_kernel(be, "copy", NULL);
-  lg_gpu_arg ac[] = {LG_GPU_ARG_BUFFER(a), LG_GPU_ARG_BUFFER(c),
-                     LG_GPU_ARG_INT(kN)};
+  copy_case cc = record_copy(be, first, second, kN);
+  lg_gpu_buffer *a = cc.a, *b = cc.b, *c = cc.c;
   lg_gpu_error error = {{0}};
-  assert_int_equal(be->ops->finish(be, &error), kTfLiteOk);
-  run_1d(be, k, ac, 3, kN); /* recorded, not submitted */
   const lg_vulkan_stats before = stats_of(be);
   const lg_gpu_download list[] = {
       {c, 0, out_c, sizeof(out_c)},
@@ -263,10 +288,61 @@ static void test_download_batch(void** state) {
   assert_int_equal(lg_gpu_buffer_download_batch(be, list, 0, &error),
                    kTfLiteOk);
   assert_int_equal(stats_of(be).submits, after.submits);
-  be->ops->kernel_release(be, k);
-  be->ops->buffer_release(be, c);
-  be->ops->buffer_release(be, b);
-  be->ops->buffer_release(be, a);
+  copy_case_release(be, &cc);
+  destroy_clean(be, errors);
+}
+
+/* download_begin: submits the pending dispatch and the readback and
+ * returns; the bytes land at fence_wait (a staged and a host-mapped
+ * buffer), a second wait is a no-op, and while the download is pending
+ * another one is refused, naming the problem. */
+static void test_download_begin(void** state) {
+  (void)state;
+  long errors = lg_vulkan_layer_errors();
+  lg_gpu_backend* be = create_backend(NULL);
+  enum { kN = 1000 };
+  float first[kN], second[kN], out_c[kN], out_b[kN];
+  fill_values(first, kN, 5, -1.0f, 1.0f);
+  fill_values(second, kN, 6, 2.0f, 3.0f);
+  copy_case cc = record_copy(be, first, second, kN);
+  lg_gpu_buffer *b = cc.b, *c = cc.c;
+  lg_gpu_error error = {{0}};
+  memset(out_c, 0, sizeof(out_c));
+  const lg_vulkan_stats before = stats_of(be);
+  const lg_gpu_download list[] = {{c, 0, out_c, sizeof(out_c)},
+                                  {b, 0, out_b, sizeof(out_b)}};
+  lg_gpu_fence* fence = NULL;
+  assert_int_equal(lg_gpu_download_begin(be, list, 2, &fence, &error),
+                   kTfLiteOk);
+  assert_non_null(fence);
+  assert_int_equal(stats_of(be).submits - before.submits, 1);
+  assert_int_equal(stats_of(be).staged_downloads, before.staged_downloads);
+  const float zero[kN] = {0};
+  assert_memory_equal(out_c, zero, sizeof(zero)); /* copied out at the wait */
+  assert_int_equal(lg_gpu_buffer_download_batch(be, list, 1, &error),
+                   kTfLiteError);
+  assert_non_null(strstr(error.message, "still pending"));
+  assert_int_equal(be->ops->fence_wait(be, fence, &error), kTfLiteOk);
+  assert_memory_equal(out_c, first, sizeof(first));
+  assert_memory_equal(out_b, second, sizeof(second));
+  assert_int_equal(be->ops->fence_wait(be, fence, &error), kTfLiteOk);
+  be->ops->fence_release(be, fence);
+  be->ops->fence_release(be, NULL);
+  assert_int_equal(be->ops->fence_wait(be, NULL, &error), kTfLiteError);
+
+  /* Released without a wait: no longer pending. */
+  assert_int_equal(lg_gpu_download_begin(be, list, 1, &fence, &error),
+                   kTfLiteOk);
+  be->ops->fence_release(be, fence);
+  assert_int_equal(lg_gpu_buffer_download_batch(be, list, 1, &error),
+                   kTfLiteOk);
+  assert_memory_equal(out_c, first, sizeof(first));
+  const lg_gpu_download bad[] = {{c, 4, out_c, sizeof(out_c)}};
+  assert_int_equal(lg_gpu_download_begin(be, bad, 1, &fence, &error),
+                   kTfLiteError);
+  assert_null(fence);
+  assert_non_null(strstr(error.message, "outside the 4000-byte buffer"));
+  copy_case_release(be, &cc);
   destroy_clean(be, errors);
 }
 
@@ -889,6 +965,7 @@ int main(void) {
       cmocka_unit_test(test_device_info),
       cmocka_unit_test(test_buffer_round_trip),
       cmocka_unit_test(test_download_batch),
+      cmocka_unit_test(test_download_begin),
       cmocka_unit_test(test_upload_ordering),
       cmocka_unit_test(test_binary),
       cmocka_unit_test(test_unary),

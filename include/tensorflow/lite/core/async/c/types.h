@@ -7,9 +7,10 @@
 extern "C" {
 #endif
 
-/* An asynchronous delegate kernel. litegpu declares the type for TFLite's
- * operator API (TfLiteOperatorSetAsyncKernel) but runs no async kernels:
- * asynchronous execution is the runtime's own (async_signature_runner.h). */
+/* An asynchronous delegate kernel (async_kernel.h). The async signature
+ * runner calls a delegate kernel's (TfLiteRegistration.async_kernel) when
+ * the signature is that one node; a custom operator's
+ * (TfLiteOperatorSetAsyncKernel) is stored and never called. */
 typedef struct TfLiteAsyncKernel TfLiteAsyncKernel;
 
 /* One execution of an async signature: its buffers, synchronizations and
