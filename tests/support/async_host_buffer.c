@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "litegpu/async.h"
+#include "tensorflow/lite/core/async/c/task.h"
 #include "tensorflow/lite/core/async/interop/c/attribute_map.h"
 #include "tensorflow/lite/core/async/interop/c/constants.h"
 
@@ -41,3 +42,16 @@ const char lg_test_square_spec[] =
     "op MUL 1 in=y,y out=z\n"
     "inputs x\n"
     "outputs y,z\n";
+
+void lg_test_bind_square_task(TfLiteExecutionTask* t, TfLiteBufferHandle in,
+                              TfLiteBufferHandle sum,
+                              TfLiteBufferHandle square) {
+  assert_int_equal(
+      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeInput, "in", in), kTfLiteOk);
+  assert_int_equal(
+      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeOutput, "sum", sum),
+      kTfLiteOk);
+  assert_int_equal(
+      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeOutput, "square", square),
+      kTfLiteOk);
+}

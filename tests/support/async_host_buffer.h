@@ -18,4 +18,10 @@ TfLiteBufferHandle lg_test_register_host(TfLiteAsyncSignatureRunner* r,
  * c = {1, 2, 3, 4}, x, y, z FLOAT32 1x4 (tensors 0, 2, 3). */
 extern const char lg_test_square_spec[];
 
+/* Sets the buffers of a task of that model's signature (input "in", outputs
+ * "sum" and "square"); fails the calling cmocka test when refused. */
+void lg_test_bind_square_task(TfLiteExecutionTask* t, TfLiteBufferHandle in,
+                              TfLiteBufferHandle sum,
+                              TfLiteBufferHandle square);
+
 #endif /* LITEGPU_TESTS_SUPPORT_ASYNC_HOST_BUFFER_H_ */

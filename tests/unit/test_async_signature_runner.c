@@ -171,18 +171,6 @@ static TfLiteBufferHandle register_slice(TfLiteAsyncSignatureRunner* r,
   return h;
 }
 
-static void bind3(TfLiteExecutionTask* t, TfLiteBufferHandle in,
-                  TfLiteBufferHandle sum, TfLiteBufferHandle square) {
-  assert_int_equal(
-      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeInput, "in", in), kTfLiteOk);
-  assert_int_equal(
-      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeOutput, "sum", sum),
-      kTfLiteOk);
-  assert_int_equal(
-      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeOutput, "square", square),
-      kTfLiteOk);
-}
-
 static void expect_floats(const float* got, const float* want, int n) {
   for (int i = 0; i < n; ++i) {
     if (got[i] != want[i]) {
@@ -394,7 +382,7 @@ static void test_invoke_matches_sync(void** state) {
       lg_test_register_host(r, kTfLiteIoTypeOutput, square, 16);
   TfLiteExecutionTask* t = TfLiteAsyncSignatureRunnerCreateTask(r);
   assert_non_null(t);
-  bind3(t, hin, hsum, hsq);
+  lg_test_bind_square_task(t, hin, hsum, hsq);
   assert_int_equal(
       TfLiteExecutionTaskGetBufferByName(t, kTfLiteIoTypeOutput, "square"),
       hsq);
@@ -458,8 +446,8 @@ static void test_two_in_flight(void** state) {
   TfLiteExecutionTask* b = TfLiteAsyncSignatureRunnerCreateTask(r);
   assert_non_null(a);
   assert_non_null(b);
-  bind3(a, ha, s[0], s[1]);
-  bind3(b, hb, s[2], s[3]);
+  lg_test_bind_square_task(a, ha, s[0], s[1]);
+  lg_test_bind_square_task(b, hb, s[2], s[3]);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, a), kTfLiteOk);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, b), kTfLiteOk);
   /* Waiting for the second first is fine. */
@@ -507,9 +495,10 @@ static void test_two_runners(void** state) {
       if (round == 0) {
         tasks[i] = TfLiteAsyncSignatureRunnerCreateTask(r);
         assert_non_null(tasks[i]);
-        bind3(tasks[i], lg_test_register_host(r, kTfLiteIoTypeInput, in[i], 16),
-              lg_test_register_host(r, kTfLiteIoTypeOutput, out[i], 16),
-              lg_test_register_host(r, kTfLiteIoTypeOutput, out[i] + 4, 16));
+        lg_test_bind_square_task(
+            tasks[i], lg_test_register_host(r, kTfLiteIoTypeInput, in[i], 16),
+            lg_test_register_host(r, kTfLiteIoTypeOutput, out[i], 16),
+            lg_test_register_host(r, kTfLiteIoTypeOutput, out[i] + 4, 16));
       }
       memset(out[i], 0, sizeof(out[i]));
       assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, tasks[i]),
@@ -573,11 +562,11 @@ static void test_binding_errors(void** state) {
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
   expect_error("output 'square' has no registered buffer (handle 99)");
   /* A buffer smaller than the tensor. */
-  bind3(t, hin, hout, hsmall);
+  lg_test_bind_square_task(t, hin, hout, hsmall);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
   expect_error("output 'square' needs 16 bytes");
   /* A sync object litegpu cannot wait on. */
-  bind3(t, hin, hout, hout);
+  lg_test_bind_square_task(t, hin, hout, hout);
   int fence = 3;
   TfLiteSynchronization* sync = TfLiteSynchronizationCreate();
   TfLiteSynchronizationSetPtr(sync, &fence);

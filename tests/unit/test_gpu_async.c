@@ -49,15 +49,7 @@ static TfLiteExecutionTask* make_task(TfLiteAsyncSignatureRunner* r, float* in,
       lg_test_register_host(r, kTfLiteIoTypeOutput, sum, 16);
   const TfLiteBufferHandle hsq =
       lg_test_register_host(r, kTfLiteIoTypeOutput, square, 16);
-  assert_int_equal(
-      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeInput, "in", hin),
-      kTfLiteOk);
-  assert_int_equal(
-      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeOutput, "sum", hsum),
-      kTfLiteOk);
-  assert_int_equal(
-      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeOutput, "square", hsq),
-      kTfLiteOk);
+  lg_test_bind_square_task(t, hin, hsum, hsq);
   return t;
 }
 
