@@ -592,6 +592,57 @@ static TfLiteStatus fill_node(lg_subgraph* s, lg_node* node,
                                   &s->interpreter->reporter, &n->builtin_data);
 }
 
+/* Each tensor is written by one operator at most, and no operator reads what
+ * itself or a later operator writes. Kernels check their inputs' shapes at
+ * Prepare and rely on them at Invoke; a tensor that a later Prepare resizes
+ * as an output breaks that (a fuzzer found DETECTION_POSTPROCESS reading its
+ * own resized output as an input). Converters emit operators in execution
+ * order, so real models pass; the reader accepts such files (tools inspect
+ * them), the interpreter does not run them. */
+static TfLiteStatus check_dataflow(lg_subgraph* s) {
+  const lg_model_subgraph* ms = s->model_subgraph;
+  if (ms->num_tensors == 0 || ms->num_operators == 0) return kTfLiteOk;
+  int32_t* writer = malloc((size_t)ms->num_tensors * sizeof(*writer));
+  if (writer == NULL) return kTfLiteError;
+  for (int32_t t = 0; t < ms->num_tensors; ++t) writer[t] = -1;
+  lg_reporter* rep = &s->interpreter->reporter;
+  TfLiteStatus status = kTfLiteOk;
+  for (int32_t o = 0; status == kTfLiteOk && o < ms->num_operators; ++o) {
+    const lg_model_operator* op = &ms->operators[o];
+    for (int32_t k = 0; status == kTfLiteOk && k < op->num_outputs; ++k) {
+      const int32_t t = op->outputs[k];
+      if (writer[t] >= 0) {
+        lg_report(rep,
+                  "subgraph %d: tensor %d is written by operators %d and %d",
+                  s->index, t, writer[t], o);
+        status = kTfLiteError;
+      }
+      writer[t] = o;
+    }
+  }
+  for (int32_t o = 0; status == kTfLiteOk && o < ms->num_operators; ++o) {
+    const lg_model_operator* op = &ms->operators[o];
+    for (int32_t k = 0; status == kTfLiteOk && k < op->num_inputs; ++k) {
+      const int32_t t = op->inputs[k];
+      if (t < 0 || writer[t] < o) continue;
+      if (writer[t] == o) {
+        lg_report(rep,
+                  "subgraph %d operator %d: tensor %d is both an input and an "
+                  "output of the operator",
+                  s->index, o, t);
+      } else {
+        lg_report(rep,
+                  "subgraph %d operator %d: input %d is tensor %d, which "
+                  "operator %d after it writes",
+                  s->index, o, k, t, writer[t]);
+      }
+      status = kTfLiteError;
+    }
+  }
+  free(writer);
+  return status;
+}
+
 static TfLiteStatus build_nodes(lg_subgraph* s) {
   const lg_model_subgraph* ms = s->model_subgraph;
   const lg_model* model = s->interpreter->model->model;
@@ -689,6 +740,7 @@ TfLiteStatus lg_subgraph_build(lg_subgraph* s,
               index);
     return kTfLiteError;
   }
+  if (check_dataflow(s) != kTfLiteOk) return kTfLiteError;
   TfLiteStatus status = build_nodes(s);
   if (status != kTfLiteOk) return status;
   if (lg_subgraph_fuse_activations(s) != kTfLiteOk) return kTfLiteError;

@@ -29,6 +29,7 @@
 #include "runtime/model/builtin_options.h"
 #include "runtime/model/flatbuffer.h"
 #include "runtime/model/model.h"
+#include "tensorflow/lite/c/c_api.h"
 
 #define MODEL_DIR LITEGPU_SHARED_DIR "/models/tflite-micro/"
 #define HELLO_FLOAT MODEL_DIR "hello_world_float.tflite"
@@ -697,6 +698,62 @@ static void test_operator_indices(void** state) {
   blob_free(&b);
 }
 
+static void capture_interpreter_error(void* user_data, const char* format,
+                                      va_list args) {
+  captured* c = user_data;
+  if (c->used < sizeof(c->text)) {
+    int n =
+        vsnprintf(c->text + c->used, sizeof(c->text) - c->used, format, args);
+    if (n > 0) c->used += (size_t)n;
+  }
+}
+
+/* The reader accepts the file; TfLiteInterpreterCreate refuses it with
+ * `want` in the message. */
+static void expect_interpreter_error(const blob* b, const char* want) {
+  lg_model* parsed = parse_ok(b);
+  lg_model_destroy(parsed);
+  TfLiteModel* model = TfLiteModelCreate(b->data, b->size);
+  assert_non_null(model);
+  captured c = {{0}, 0};
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsSetErrorReporter(options, capture_interpreter_error,
+                                           &c);
+  TfLiteInterpreter* interpreter = TfLiteInterpreterCreate(model, options);
+  assert_null(interpreter);
+  if (getenv("LITEGPU_TEST_VERBOSE") != NULL) printf("  %s", c.text);
+  expect_text(&c, want);
+  TfLiteInterpreterOptionsDelete(options);
+  TfLiteModelDelete(model);
+}
+
+/* hello_world: op 0 reads tensor 0 and writes 7, op 1 reads 7 and writes 8.
+ * A fuzzer found DETECTION_POSTPROCESS reading its own output, resized by
+ * its Prepare, as an input; the interpreter refuses such graphs. */
+static void test_operator_dataflow(void** state) {
+  (void)state;
+  blob b = blob_read(HELLO_FLOAT, 0);
+  lg_fb_table op0 = walk_operator(&b, 0);
+  lg_fb_table op1 = walk_operator(&b, 1);
+  size_t op0_input = walk_element(&b, &op0, OP_INPUTS, 4, 0);
+  size_t op0_output = walk_element(&b, &op0, OP_OUTPUTS, 4, 0);
+  size_t op1_output = walk_element(&b, &op1, OP_OUTPUTS, 4, 0);
+  put_u32(&b, op0_output, 0);
+  expect_interpreter_error(&b,
+                           "subgraph 0 operator 0: tensor 0 is both an input "
+                           "and an output of the operator");
+  put_u32(&b, op0_output, 7);
+  put_u32(&b, op1_output, 7);
+  expect_interpreter_error(
+      &b, "subgraph 0: tensor 7 is written by operators 0 and 1");
+  put_u32(&b, op1_output, 8);
+  put_u32(&b, op0_input, 8);
+  expect_interpreter_error(&b,
+                           "subgraph 0 operator 0: input 0 is tensor 8, which "
+                           "operator 1 after it writes");
+  blob_free(&b);
+}
+
 static void test_subgraph_inputs(void** state) {
   (void)state;
   blob b = blob_read(HELLO_FLOAT, 0);
@@ -1161,6 +1218,7 @@ int main(void) {
       cmocka_unit_test(test_vector_count),
       cmocka_unit_test(test_tensor_buffer_index),
       cmocka_unit_test(test_operator_indices),
+      cmocka_unit_test(test_operator_dataflow),
       cmocka_unit_test(test_subgraph_inputs),
       cmocka_unit_test(test_opcode_index),
       cmocka_unit_test(test_unknown_tensor_type),
