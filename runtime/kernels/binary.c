@@ -500,15 +500,8 @@ static TfLiteStatus lg_binary_params_for(TfLiteContext* context,
 }
 
 /* INT16 ADD and SUB take the power-of-two path when the op's
- * pot_scale_int16 is set and every scale is a power of two (TFLite's
- * CheckedLog2: log2 within 1e-3 of an integer, computed in float). */
-static bool lg_scale_log2(float scale, int* log2_rounded) {
-  const float x = logf(scale) * (1.0f / logf(2.0f));
-  const float rounded = roundf(x);
-  *log2_rounded = (int)rounded;
-  return fabsf(x - rounded) < 1e-3f;
-}
-
+ * pot_scale_int16 is set and every scale is a power of two
+ * (lg_quant_scale_log2). */
 static bool lg_binary_pot_scale_option(const lg_binary_op* op,
                                        const void* builtin_data) {
   if (builtin_data == NULL) return false;
@@ -614,7 +607,7 @@ static TfLiteStatus lg_binary_params_quantized(
                     kRoles[i], (int)q[i].zero_point0);
       return kTfLiteError;
     }
-    all_pot = lg_scale_log2(q[i].scale0, &log2s[i]) && all_pot;
+    all_pot = lg_quant_scale_log2(q[i].scale0, &log2s[i]) && all_pot;
   }
   params->in1_offset = -q[0].zero_point0;
   params->in2_offset = -q[1].zero_point0;

@@ -54,6 +54,13 @@ int32_t lg_quant_round_to_int_double(double v) {
   return (r >= -2147483648.0 && r < 2147483648.0) ? (int32_t)r : INT32_MIN;
 }
 
+bool lg_quant_scale_log2(float scale, int* log2_rounded) {
+  const float x = logf(scale) * (1.0f / logf(2.0f));
+  const float rounded = roundf(x);
+  *log2_rounded = (int)rounded;
+  return fabsf(x - rounded) < 1e-3f;
+}
+
 bool lg_quant_type_range(TfLiteType type, int32_t* lo, int32_t* hi) {
   switch (type) {
     case kTfLiteUInt8:

@@ -84,6 +84,11 @@ int32_t lg_quant_round_to_int(float v);
 /* The same for a double, as static_cast<int32_t>(round(v)). */
 int32_t lg_quant_round_to_int_double(double v);
 
+/* log2(scale) rounded to an integer in *log2_rounded; true when the scale
+ * is a power of two to within TFLite's tolerance (CheckedLog2: log2 computed
+ * in float, within 1e-3 of an integer). */
+bool lg_quant_scale_log2(float scale, int* log2_rounded);
+
 /* The smallest and largest value of an integer tensor type (UINT8, INT8,
  * INT16, INT32); false for other types. */
 bool lg_quant_type_range(TfLiteType type, int32_t* lo, int32_t* hi);

@@ -38,12 +38,18 @@
  * element function, INT16 computes each element. LOGISTIC, TANH, ELU and
  * GELU tabulate their float function for INT8 (TFLite's LUTPopulate);
  * LOGISTIC and TANH also for UINT8 (version 1), as TFLite's legacy uint8
- * reference kernels do (LOGISTIC's output scale 1/256 as for INT8).
+ * reference kernels do (LOGISTIC's output scale 1/256 as for INT8), and for
+ * INT16 (version 3, 16x8 models) through an interpolated fixed-point
+ * sigmoid table (built as described below), bit for bit with TFLite's
+ * reference kernels. LiteRT's default kernels take another path, gemmlowp's
+ * fixed-point functions, only for the input scales 2^-12 (and TANH's
+ * 2^-11); for every other input scale the two agree.
  *
  * Invoke splits large tensors into contiguous ranges over the context's
  * thread pool; every element is computed the same way on any thread count.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -92,6 +98,10 @@ typedef struct lg_unary_qparams {
   /* HARD_SWISH: 16-bit fixed-point multipliers and their exponents */
   int16_t hs_output_multiplier, hs_reluish_multiplier;
   int hs_output_exponent, hs_reluish_exponent;
+  /* INT16 LOGISTIC and TANH: the input rescale to the sigmoid table's
+   * fixed point, (x * sigmoid_multiplier + rounding) >> sigmoid_shift */
+  int32_t sigmoid_multiplier;
+  int sigmoid_shift;
 } lg_unary_qparams;
 
 typedef void (*lg_unary_f32_fn)(const float* in, float* out, int64_t n,
@@ -114,6 +124,10 @@ typedef struct lg_unary_op {
   lg_unary_lut_fn lut;
   float lut_scale;
   bool lut_uint8; /* the table takes UINT8 too (LOGISTIC, TANH) */
+  /* INT16 through the interpolated sigmoid table (LOGISTIC, TANH); NULL:
+   * INT16 goes through q where q_int16 is set. */
+  lg_unary_q_fn q16_sigmoid;
+  bool q16_sigmoid_tanh; /* TANH's input range; else LOGISTIC's */
   /* Quantized inputs below the zero point are an error in Invoke. */
   bool q_positive;
 } lg_unary_op;
@@ -398,6 +412,150 @@ static TfLiteStatus lg_unary_hard_swish_params(TfLiteContext* context,
   return kTfLiteOk;
 }
 
+/* ---- INT16 LOGISTIC and TANH ---------------------------------------------
+ *
+ * TFLite's 16x8 kernels interpolate one table of the sigmoid at steps of
+ * 1/24, in unsigned 0.16 fixed point. The input is first rescaled to
+ * v = (x * multiplier + rounding) >> shift, where one unit of v is
+ * 1 / (3 * 4096) in real terms: LOGISTIC steps through the table every 512
+ * units of v, TANH (= 2 sigmoid(2x) - 1) every 256. Both functions are
+ * symmetric, so the table is read at |v| and the result mirrored for v < 0.
+ * Output scale 2^-15, zero points 0.
+ *
+ * The entries are not plain roundings of the sigmoid: on x > 0 the function
+ * is concave, so a straight line between two exact entries runs below it.
+ * Each entry i < 255 is lifted by half of the error at the middle of the
+ * segment after it, 65536 * sigmoid(i / 24) + (s(i + 1/2) - (s(i) +
+ * s(i + 1)) / 2) / 2, rounded, which centres the interpolation's error;
+ * the last entry is the function's limit, 65535. This rule, derived here,
+ * gives TFLite's reference results bit for bit over every INT16 input
+ * (tests/python/ops/test_ops_unary.py); every rounded value lies at least
+ * 0.0039 from a rounding tie, far beyond double's error in exp. */
+enum { kLgSigmoidTableSize = 256 };
+static uint16_t g_lg_sigmoid_table[kLgSigmoidTableSize];
+static pthread_once_t g_lg_sigmoid_table_once = PTHREAD_ONCE_INIT;
+
+static double lg_sigmoid_16(double step) {
+  return 65536.0 / (1.0 + exp(-step / 24.0));
+}
+
+static void lg_sigmoid_table_build(void) {
+  for (int i = 0; i + 1 < kLgSigmoidTableSize; ++i) {
+    const double at = lg_sigmoid_16(i);
+    const double chord_middle = (at + lg_sigmoid_16(i + 1)) / 2.0;
+    const double middle_error = lg_sigmoid_16(i + 0.5) - chord_middle;
+    g_lg_sigmoid_table[i] = (uint16_t)lround(at + middle_error / 2.0);
+  }
+  g_lg_sigmoid_table[kLgSigmoidTableSize - 1] = 65535;
+}
+
+/* Builds the table once per process; Prepare calls it, so Invoke (which
+ * the thread pool's hand-off orders after Prepare) reads it directly. */
+static void lg_sigmoid_table_ensure(void) {
+  pthread_once(&g_lg_sigmoid_table_once, lg_sigmoid_table_build);
+}
+
+/* TFLite's input rescale, in 64 bits: its 32-bit product overflows only
+ * for input scales above about 5.3, where every |x| >= 2 lies past the
+ * table's end anyway; here such inputs saturate as the function does. */
+static int64_t lg_sigmoid16_input(int32_t x, const lg_unary_qparams* p) {
+  const int64_t rounding =
+      p->sigmoid_shift > 0 ? (int64_t)1 << (p->sigmoid_shift - 1) : 0;
+  return ((int64_t)x * p->sigmoid_multiplier + rounding) >> p->sigmoid_shift;
+}
+
+static uint64_t lg_sigmoid16_magnitude(int64_t v) {
+  return v < 0 ? (uint64_t)(-v) : (uint64_t)v;
+}
+
+/* The table at `magnitude`, whose low `frac_bits` bits are the fraction of
+ * a step, times 2^frac_bits: the entry below plus that fraction of the
+ * step to the next one; past the table's end `top` (times 2^frac_bits). */
+static uint32_t lg_sigmoid16_interpolate(uint64_t magnitude, int frac_bits,
+                                         uint32_t top) {
+  const uint64_t index = magnitude >> frac_bits;
+  if (index >= 255) return top << frac_bits;
+  /* Built by lg_sigmoid_table() in Prepare. */
+  const uint32_t lo = g_lg_sigmoid_table[index];
+  const uint32_t hi = g_lg_sigmoid_table[index + 1];
+  const uint32_t fraction =
+      (uint32_t)(magnitude & ((UINT64_C(1) << frac_bits) - 1));
+  return (lo << frac_bits) + fraction * (hi - lo);
+}
+
+/* sigmoid(|v|) in 0.25 fixed point, to 0.15 rounding half up; for v < 0
+ * 1 - sigmoid(|v|), rounded so that the two halves mirror each other. */
+static int32_t lg_unary_q16_logistic(int32_t x, const lg_unary_qparams* p) {
+  const int64_t v = lg_sigmoid16_input(x, p);
+  const uint32_t s =
+      lg_sigmoid16_interpolate(lg_sigmoid16_magnitude(v), 9, 65534);
+  const uint32_t r = v >= 0 ? s + (1u << 9) : (1u << 25) - s + (1u << 9) - 1;
+  return (int32_t)(r >> 10);
+}
+
+/* sigmoid(2|x|) in 0.24 fixed point; tanh = 2 sigmoid(2x) - 1 in 0.15 is
+ * (s - 2^23) / 2^8, rounded half up and mirrored for v < 0 (the shift of a
+ * negative value is arithmetic, a floor). */
+static int32_t lg_unary_q16_tanh(int32_t x, const lg_unary_qparams* p) {
+  const int64_t v = lg_sigmoid16_input(x, p);
+  const int32_t s =
+      (int32_t)lg_sigmoid16_interpolate(lg_sigmoid16_magnitude(v), 8, 65535);
+  const int32_t r =
+      v >= 0 ? s - (1 << 23) + (1 << 7) : -s + (1 << 23) + (1 << 7) - 1;
+  return r >> 8;
+}
+
+/* The INT16 kernels' parameters (TFLite's Prepare): output scale 2^-15
+ * (LOGISTIC exactly; TANH a power of two within lg_quant_scale_log2's
+ * tolerance). An input scale of 2^-12 (TANH also 2^-11) is already the
+ * table's fixed point over 3 (over 6): multiplier 3 (6), no shift. Any
+ * other scale s gets multiplier trunc(s * 12288 * 2^shift), in double,
+ * with the smallest shift (at most 31) that takes it above 16383.5. */
+static TfLiteStatus lg_unary_prepare_sigmoid16(TfLiteContext* context,
+                                               const lg_unary_op* op,
+                                               const lg_quant_layout* in_q,
+                                               const lg_quant_layout* out_q,
+                                               lg_unary_qparams* p) {
+  lg_sigmoid_table_ensure();
+  const bool tanh_range = op->q16_sigmoid_tanh;
+  int out_log2 = 0;
+  const bool out_ok =
+      tanh_range
+          ? lg_quant_scale_log2(out_q->scale0, &out_log2) && out_log2 == -15
+          : out_q->scale0 == 1.0f / 32768.0f;
+  if (!out_ok) {
+    lg_kernel_log(context, op->name,
+                  "INT16 output scale %g is not supported (expected 1/32768)",
+                  (double)out_q->scale0);
+    return kTfLiteError;
+  }
+  int in_log2 = 0;
+  const bool pot = lg_quant_scale_log2(in_q->scale0, &in_log2);
+  const int pot_shift = 12 + in_log2;
+  if (pot && (pot_shift == 0 || (tanh_range && pot_shift == 1))) {
+    p->sigmoid_multiplier = 3 << pot_shift;
+    p->sigmoid_shift = 0;
+    return kTfLiteOk;
+  }
+  double multiplier = (double)in_q->scale0 * 4096.0 * 3.0;
+  int shift = 0;
+  while (multiplier <= 32767.0 / 2.0 && shift <= 30) {
+    ++shift;
+    multiplier *= 2.0;
+  }
+  if (!(multiplier >= 1.0 && multiplier < 2147483648.0)) {
+    lg_kernel_log(context, op->name,
+                  "INT16 input scale %g is out of the range of TFLite's "
+                  "fixed-point kernel (its input multiplier %g must lie in "
+                  "[1, 2^31))",
+                  (double)in_q->scale0, multiplier);
+    return kTfLiteError;
+  }
+  p->sigmoid_multiplier = (int32_t)multiplier;
+  p->sigmoid_shift = shift;
+  return kTfLiteOk;
+}
+
 /* The float functions TFLite tabulates for INT8 (its LUT lambdas, in
  * float with libm's float functions). */
 static float lg_unary_lut_logistic(float x, const lg_unary_params* p) {
@@ -446,11 +604,14 @@ static const lg_unary_op kLgUnaryOps[LG_UNARY_COUNT] = {
                            .f32 = lg_unary_f32_logistic,
                            .lut = lg_unary_lut_logistic,
                            .lut_scale = 1.0f / 256.0f,
-                           .lut_uint8 = true},
+                           .lut_uint8 = true,
+                           .q16_sigmoid = lg_unary_q16_logistic},
     [LG_UNARY_TANH] = {.name = "TANH",
                        .f32 = lg_unary_f32_tanh,
                        .lut = lg_unary_lut_tanh,
-                       .lut_uint8 = true},
+                       .lut_uint8 = true,
+                       .q16_sigmoid = lg_unary_q16_tanh,
+                       .q16_sigmoid_tanh = true},
     [LG_UNARY_RELU] = {.name = "RELU",
                        .f32 = lg_unary_f32_relu,
                        .q = lg_unary_q_relu,
@@ -506,7 +667,7 @@ static bool lg_unary_supports(const lg_unary_op* op, TfLiteType type) {
          (type == kTfLiteInt64 && op->i64 != NULL) ||
          (type == kTfLiteInt8 && (op->q != NULL || op->lut != NULL)) ||
          (type == kTfLiteUInt8 && op->lut_uint8) ||
-         (type == kTfLiteInt16 && op->q_int16);
+         (type == kTfLiteInt16 && (op->q_int16 || op->q16_sigmoid != NULL));
 }
 
 static TfLiteStatus lg_unary_check_types(TfLiteContext* context,
@@ -517,9 +678,10 @@ static TfLiteStatus lg_unary_check_types(TfLiteContext* context,
     char expected[64];
     if (op->q != NULL || op->lut != NULL) {
       snprintf(expected, sizeof(expected), "FLOAT32%s",
-               op->q_int16     ? ", INT8 or INT16"
-               : op->lut_uint8 ? ", INT8 or UINT8"
-                               : " or INT8");
+               op->q16_sigmoid != NULL ? ", INT8, UINT8 or INT16"
+               : op->q_int16           ? ", INT8 or INT16"
+               : op->lut_uint8         ? ", INT8 or UINT8"
+                                       : " or INT8");
     } else {
       snprintf(
           expected, sizeof(expected), "FLOAT32%s%s",
@@ -631,6 +793,10 @@ static TfLiteStatus lg_unary_prepare_quantized(TfLiteContext* context,
                   (int)in_q.zero_point0, (int)out_q.zero_point0);
     return kTfLiteError;
   }
+  if (input->type == kTfLiteInt16 && data->op->q16_sigmoid != NULL) {
+    return lg_unary_prepare_sigmoid16(context, data->op, &in_q, &out_q,
+                                      &data->qparams);
+  }
   if (data->op->lut != NULL) {
     return lg_unary_prepare_lut(context, data, input->type, &in_q, &out_q);
   }
@@ -737,8 +903,10 @@ static void lg_unary_range(const lg_unary_job* job, int64_t begin,
     case kTfLiteInt16: {
       const int16_t* in = (const int16_t*)job->input + begin;
       int16_t* out = (int16_t*)job->output + begin;
+      const lg_unary_q_fn q =
+          data->op->q16_sigmoid != NULL ? data->op->q16_sigmoid : data->op->q;
       for (int64_t i = 0; i < n; ++i) {
-        out[i] = (int16_t)data->op->q(in[i], &data->qparams);
+        out[i] = (int16_t)q(in[i], &data->qparams);
       }
       break;
     }

@@ -6,10 +6,8 @@ equal LiteRT's exactly (integer outputs, and the float outputs of the
 int8_float_io models, which DEQUANTIZE exact integers), single- and
 multi-threaded, on seeded inputs that span each input's range; or (the
 dynamic-range models, whose float ops sum in litegpu's order) agree within
-a relative 1e-5; or litegpu must refuse it when the interpreter is
-created, with the message given (the variants whose kernels it lacks: when
-one lands, its test fails until the model moves to another list). A file in the directory that neither
-list names fails the test.
+a relative 1e-5. A file in the directory that no list names fails the
+test.
 """
 
 import sys
@@ -30,7 +28,7 @@ MODELS = lg.REPO_ROOT / "tests" / "models" / "quantized"
 
 BIT_EXACT = [
     "kws_cnn_int8", "kws_cnn_int8_float_io", "kws_cnn_16x8",
-    "small_unet_int8", "small_unet_int8_float_io",
+    "small_unet_int8", "small_unet_int8_float_io", "small_unet_16x8",
     "tiny_transformer_int8", "tiny_transformer_int8_float_io",
     "mobilenet_v3_small_int8", "mobilenet_v2_int8",
     # TF1-era fully quantized UINT8 (tools/convert/make_legacy_uint8_models.py)
@@ -45,15 +43,9 @@ BIT_EXACT = [
 DYNAMIC = ["kws_cnn_dynamic", "small_unet_dynamic", "tiny_transformer_dynamic"]
 DYNAMIC_TOLERANCE = 1e-5
 
-# Model -> the start of litegpu's refusal.
-NOT_YET = {
-    "small_unet_16x8": r"LOGISTIC: input type INT16 is not supported",
-}
-
-
 def test_every_file_is_listed():
     files = {p.stem for p in MODELS.glob("*.tflite")}
-    listed = set(BIT_EXACT) | set(DYNAMIC) | set(NOT_YET)
+    listed = set(BIT_EXACT) | set(DYNAMIC)
     assert files == listed, files ^ listed
 
 
@@ -132,16 +124,6 @@ def test_dynamic_range_close_to_litert(name):
             err = float(np.abs(g - w).max())
             assert err <= bound, f"{name}: max difference {err} > {bound}"
     assert len(np.unique(want[0])) > 1
-
-
-@pytest.mark.parametrize("name", sorted(NOT_YET))
-def test_variants_without_kernels_are_refused(name):
-    path = MODELS / f"{name}.tflite"
-    lib = lg.load_library()
-    with lg.Model.from_file(lib, str(path)) as model:
-        with pytest.raises(lg.LiteGpuError, match=NOT_YET[name]):
-            with lg.Interpreter(lib, model) as interp:
-                interp.allocate_tensors()
 
 
 ISA_MODELS = ["kws_cnn_int8", "small_unet_int8", "mobilenet_v2_int8",

@@ -484,7 +484,7 @@ static void test_type_rejections(void** state) {
   expect_one_rejected(lg_register_LOGISTIC(), NULL, kTfLiteInt32, kTfLiteInt32,
                       dims, 1, i32,
                       "LOGISTIC: input type INT32 is not supported (expected "
-                      "FLOAT32, INT8 or UINT8)");
+                      "FLOAT32, INT8, UINT8 or INT16)");
   expect_one_rejected(lg_register_RELU(), NULL, kTfLiteFloat32, kTfLiteInt32,
                       dims, 1, f32,
                       "RELU: output type INT32 differs from input type "

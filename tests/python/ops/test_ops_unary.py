@@ -37,6 +37,7 @@ CEIL, ROUND and ELU are not in LiteRT's reference op resolver
 check_case_builtin below (same harness pieces, another resolver).
 """
 
+import dataclasses
 import os
 import tempfile
 import zlib
@@ -245,6 +246,53 @@ def test_lut_activation_int8(op, version, params, out_q, in_q):
                   rtol=0.0, atol=0.0)
     # ELU is absent from LiteRT's reference kernel set: its builtin ones.
     (check_case_builtin if op in BUILTIN_ONLY_OPS else check_case)(case)
+
+
+# INT16 LOGISTIC / TANH input scales: 2^-12 (TANH also 2^-11) take the
+# power-of-two path (multiplier 3 or 6, no shift); the others an input
+# multiplier, from 2.0 (no shift, the largest product that fits TFLite's
+# 32 bits) down to 1e-9 (a 31-bit shift), 2^-10 being a power of two the
+# power-of-two path does not take.
+SIGMOID16_POT = {"LOGISTIC": [2**-12], "TANH": [2**-12, 2**-11]}
+SIGMOID16_SCALES = [2**-10, 3.1e-4, 1.07e-3, 7.7e-3, 0.4, 2.0, 1e-9]
+SIGMOID16_CASES = [(op, s) for op in ("LOGISTIC", "TANH")
+                   for s in SIGMOID16_POT[op] + SIGMOID16_SCALES]
+
+
+@pytest.mark.parametrize("op,scale", SIGMOID16_CASES)
+def test_logistic_tanh_int16(op, scale):
+    """INT16 LOGISTIC and TANH (version 3, 16x8 models) for every input
+    value: the interpolated sigmoid table, bit for bit with LiteRT's
+    reference kernels; with the non-power-of-two scales also with its
+    default kernels (which take gemmlowp's path for the power-of-two
+    ones)."""
+    x = np.arange(-32768, 32768, dtype=np.int16).reshape(256, 256)
+    case = OpCase(op=op, version=3, inputs=[Input(x, quant=(scale, 0))],
+                  outputs=[Output(np.int16, quant=(2**-15, 0))],
+                  rtol=0.0, atol=0.0)
+    got = check_case(case, threads=(1, 2))[0]
+    # Both functions increase; beyond the tiny scale the outputs vary.
+    assert np.all(np.diff(got.ravel().astype(np.int32)) >= 0)
+    assert scale < 1e-4 or len(np.unique(got)) > 5
+    if scale not in SIGMOID16_POT[op]:
+        check_case(dataclasses.replace(case, litert_kernels="BUILTIN"),
+                   threads=(1,))
+
+
+@pytest.mark.parametrize("op", ["LOGISTIC", "TANH"])
+def test_logistic_tanh_int16_bad_quantization(op):
+    """LiteRT and litegpu refuse an output scale other than 1/32768 and a
+    non-zero zero point; litegpu names the problem."""
+    x = np.array([1, -2, 3], np.int16)
+    check_rejected(OpCase(op=op, version=3, inputs=[Input(x, quant=(1e-3, 0))],
+                          outputs=[Output(np.int16, quant=(1 / 256, 0))]),
+                   match=op + r": INT16 output scale 0.00390625 is not "
+                         r"supported \(expected 1/32768\)",
+                   litert_accepts=False)
+    check_rejected(OpCase(op=op, version=3, inputs=[Input(x, quant=(1e-3, 4))],
+                          outputs=[Output(np.int16, quant=(2**-15, 0))]),
+                   match=op + r": INT16 zero points must be 0 \(input 4, "
+                         r"output 0\)", litert_accepts=False)
 
 
 @pytest.mark.parametrize("in_q,out_q", [((0.05, -3), (0.05, -3)),
