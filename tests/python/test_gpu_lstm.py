@@ -1,12 +1,14 @@
 """LSTM on the GPU delegate, against LiteRT, across Invokes.
 
 One-op LSTM models (the full kernel, one batch row, state in variable
-tensors; peephole, projection and clips, and CIFG with layer normalization) run in LiteRT's reference kernels (the expected values) and in
+tensors; peephole, projection and clips, and CIFG with layer
+normalization) run in LiteRT's reference kernels (the expected values) and in
 litegpu with the GPU delegate on OpenCL and on Vulkan through three
 Invokes, a reset of the variable tensors and a fourth Invoke on the first
 input: the node must be claimed, every Invoke's output must match
 LiteRT's (the state carried on the GPU and synced with the interpreter's
-variable tensors), and the fourth must equal the first.
+variable tensors), and the fourth must equal the first. A hybrid LSTM
+(INT8 weights) must match LiteRT's float LSTM over its dequantized weights.
 
 The conformance suite (tests/conformance/cases_conv.c) runs more forms in
 float32 and float16 against litegpu's CPU kernel.
@@ -131,3 +133,46 @@ def test_lstm_state_across_invokes(tmp_root, variant, backend):
     assert not np.allclose(got[1][0], got[0][0])  # the state moved it
     np.testing.assert_array_equal(got[3][0], got[0][0])
 
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hybrid_lstm_runs_dequantized(tmp_root, backend):
+    """A hybrid LSTM (INT8 weights of one scale, version 3) is claimed and
+    computed in float over the dequantized weights, as TFLite's GPU
+    delegate computes it: every Invoke matches LiteRT's float LSTM over
+    those weights, and LiteRT's hybrid kernel (which quantizes the input
+    and state too) within its quantization error."""
+    rng = np.random.default_rng(3)
+    n_input, n_cell, scale = 4, 5, 0.5 / 127
+    hybrid = lstm_inputs(rng, n_input, n_cell, n_cell, cifg=False,
+                         peephole=False, projection=False, layer_norm=False)
+    dequantized = list(hybrid)
+    for g in range(4):
+        for slot in (1 + g, 5 + g):
+            q = rng.integers(-127, 128, hybrid[slot].array.shape,
+                             dtype=np.int8)
+            hybrid[slot] = h.Const(q, quant=(scale, 0))
+            dequantized[slot] = h.Const(q.astype(np.float32) * np.float32(scale))
+    params = {"fused_activation_function": "TANH", "cell_clip": 0.0,
+              "proj_clip": 0.0}
+    models = {}
+    for name, ins in (("hybrid", hybrid), ("dequantized", dequantized)):
+        case = h.OpCase("LSTM", inputs=ins, params=params,
+                        output_shapes=[(1, n_cell)])
+        models[name] = build(tmp_root, f"{name}_{backend}", case)
+    feeds = [[(rng.standard_normal((1, n_input)) * 2).astype(np.float32)]
+             for _ in range(3)]
+    want = h._run_steps_litert(models["dequantized"], feeds, "BUILTIN_REF")
+    near = h._run_steps_litert(models["hybrid"], feeds, "BUILTIN_REF")
+    try:
+        got, decisions = gpu_steps(models["hybrid"], feeds, backend)
+    except lg.LiteGpuError as e:
+        pytest.skip(f"no {backend} device: {e}")
+    assert decisions == {0: ""}, decisions
+    for g, w, n in zip(got, want, near):
+        np.testing.assert_allclose(g[0], w[0], rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(g[0], n[0], atol=2e-2)
+    # LiteRT did run its hybrid kernel (here about 6e-3 away).
+    assert any(not np.allclose(n[0], w[0], atol=1e-4)
+               for n, w in zip(near, want))
+    assert not np.allclose(got[1][0], got[0][0])  # the state moved it
