@@ -1,7 +1,8 @@
 /* GPU lowerings of the matmul family: FULLY_CONNECTED, BATCH_MATMUL
  * (shaders/kernels/matmul.lgk), TRANSPOSE_CONV with MediaPipe's
  * Convolution2DTransposeBias (transpose_conv.cl) and LSTM (matmul.lgk with
- * the binary, unary, reduce and copy kernels; see its section).
+ * the binary, unary, reduce and copy kernels, and remap and lstm_cell for
+ * the BASIC kernel type; see their sections).
  *
  * Every B operand (FC weights, BATCH_MATMUL's rhs, TRANSPOSE_CONV's
  * weights) is read by the kernels in one packed layout: per matrix, the

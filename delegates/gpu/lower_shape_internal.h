@@ -1,6 +1,8 @@
 /* Internal to the shape family's GPU lowerings (lower_shape.c, with the
  * plan machinery in lower_shape_plan.c): remap jobs for
  * shaders/kernels/remap.lgk and the tensor helpers the op builders share.
+ * LSTM's BASIC kernel type (lower_conv_matmul.c) builds its concatenation
+ * as a plan too.
  *
  * A builder describes each data movement as an lg_gpu_remap_job and hands
  * it to lg_gpu_shape_plan_add, which simplifies it, checks that every

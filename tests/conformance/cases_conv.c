@@ -463,36 +463,28 @@ static int build_lstm(conf_builder* b, const conf_case* c) {
 }
 
 /* The BASIC kernel type: input, prev_activation, weights [4 * depth,
- * n_input + depth], biases, prev_state; four outputs. The states are
- * variable tensors (the kernel writes them back), or graph inputs in the
- * case the GPU refuses. Three Invokes, as for FULL. */
+ * n_input + depth], biases, prev_state (variable tensors: the kernel
+ * writes them back); four outputs. Three Invokes, as for FULL. The GPU's
+ * refusals of other state tensors are checked in test_gpu_delegate. */
 typedef struct lstm_basic_case {
   const char* label;
   int batch, n_input, depth;
-  bool input_states;
 } lstm_basic_case;
 
 static const lstm_basic_case kLstmBasic[] = {
-    {"basic", 1, 5, 6, false},
-    {"basic_batch3", 3, 3, 4, false},
-    {"basic_input_states", 1, 3, 4, true},
+    {"basic", 1, 5, 6},
+    {"basic_batch3", 3, 3, 4},
 };
-
-static int32_t lstm_basic_state(conf_builder* b, const lstm_basic_case* p) {
-  const conf_shape shape = CONF_SHAPE(p->batch, p->depth);
-  return p->input_states ? conf_input(b, shape, -1, 1)
-                         : conf_variable(b, shape);
-}
 
 static int build_lstm_basic(conf_builder* b, const conf_case* c) {
   const lstm_basic_case* p = c->args;
   const int total = p->n_input + p->depth;
   int32_t in[5];
   in[0] = conf_input(b, CONF_SHAPE(p->batch, p->n_input), -1, 1);
-  in[1] = lstm_basic_state(b, p);
+  in[1] = conf_variable(b, CONF_SHAPE(p->batch, p->depth));
   in[2] = scaled_weights(b, CONF_SHAPE(4 * p->depth, total), total);
   in[3] = bias_or_none(b, true, 4 * p->depth);
-  in[4] = lstm_basic_state(b, p);
+  in[4] = conf_variable(b, CONF_SHAPE(p->batch, p->depth));
   int32_t out[4];
   for (int i = 0; i < 4; ++i) out[i] = conf_output(b);
   b->invokes = kLstmInvokes;
@@ -538,12 +530,8 @@ void conf_add_conv_cases(conf_case_list* list) {
         ->may_refuse = kLstm[i].batch != 1;
   }
   for (size_t i = 0; i < COUNT(kLstmBasic); ++i) {
-    conf_case* c = conf_case_add(list, kTfLiteBuiltinLstm, build_lstm_basic,
-                                 &kLstmBasic[i], kTfLiteActNone, 0, "lstm_%s",
-                                 kLstmBasic[i].label);
-    if (kLstmBasic[i].input_states) {
-      c->expect_reason = "must be variable tensors";
-    }
+    conf_case_add(list, kTfLiteBuiltinLstm, build_lstm_basic, &kLstmBasic[i],
+                  kTfLiteActNone, 0, "lstm_%s", kLstmBasic[i].label);
   }
   /* Fused activations on one representative row of each op. */
   for (size_t a = 0; a < COUNT(kActs); ++a) {

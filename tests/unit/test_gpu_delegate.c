@@ -1196,6 +1196,80 @@ static void test_hybrid_lstm_runs_dequantized(void** state) {
   free_model(&hybrid);
 }
 
+/* How a BASIC LSTM's state inputs (prev_activation, prev_state) are
+ * given: variable tensors, graph inputs, or one variable as both. */
+typedef enum basic_states {
+  BASIC_VARIABLES,
+  BASIC_INPUTS,
+  BASIC_SHARED
+} basic_states;
+
+/* x[1,3] -LSTM (BASIC kernel type, depth 4)-> activation, state,
+ * concat_temp, activation_temp. */
+static void build_basic_lstm(built_model* m, basic_states states) {
+  lg_model_writer* w = lg_model_writer_create(NULL);
+  const int32_t sx[2] = {1, 3}, sh[2] = {1, 4}, sw[2] = {16, 7};
+  const int32_t sb[1] = {16}, sc[2] = {1, 7}, sg[2] = {1, 16};
+  lg_writer_tensor state = {.name = "h",
+                            .type = kTfLiteFloat32,
+                            .shape = sh,
+                            .num_dims = 2,
+                            .is_variable = states != BASIC_INPUTS};
+  int32_t in[5];
+  in[0] = tensor(w, "x", sx, 2);
+  in[1] = lg_model_writer_add_tensor(w, &state);
+  in[2] = float_constant(w, "w", sw, 2, 400u, 0.3f);
+  in[3] = float_constant(w, "b", sb, 1, 401u, 0.1f);
+  state.name = "c";
+  in[4] =
+      states == BASIC_SHARED ? in[1] : lg_model_writer_add_tensor(w, &state);
+  const int32_t out[4] = {tensor(w, "activation", sh, 2),
+                          tensor(w, "state", sh, 2), tensor(w, "concat", sc, 2),
+                          tensor(w, "gates", sg, 2)};
+  const TfLiteLSTMParams p = {.activation = kTfLiteActTanh,
+                              .kernel_type = kTfLiteLSTMBasicKernel};
+  lg_model_writer_add_operator(w, kTfLiteBuiltinLstm, 2, in, 5, out, 4, &p);
+  const int32_t graph_inputs[3] = {in[0], in[1], in[4]};
+  lg_model_writer_set_inputs(w, graph_inputs, states == BASIC_INPUTS ? 3 : 1);
+  lg_model_writer_set_outputs(w, out, 4);
+  finish_model(w, m);
+}
+
+/* The BASIC kernel writes the new activation and state back into its
+ * state inputs: the GPU takes it when they are two variable tensors (the
+ * values are the conformance suite's) and otherwise leaves it on the CPU
+ * with the reason, where it runs. */
+static void test_basic_lstm_states(void** state) {
+  (void)state;
+  static const struct {
+    basic_states states;
+    const char* reason; /* NULL: claimed */
+  } kCases[] = {
+      {BASIC_VARIABLES, NULL},
+      {BASIC_INPUTS, "must be variable tensors"},
+      {BASIC_SHARED, "must be distinct tensors"},
+  };
+  for (size_t i = 0; i < sizeof(kCases) / sizeof(kCases[0]); ++i) {
+    built_model m;
+    build_basic_lstm(&m, kCases[i].states);
+    TfLiteDelegate* d = make_delegate(1);
+    TfLiteInterpreter* ip = lstm_interpreter(m.model, d);
+    if (kCases[i].reason == NULL) {
+      assert_int_equal(litegpu_gpu_delegate_num_partitions(d), 1);
+    } else {
+      assert_int_equal(litegpu_gpu_delegate_num_partitions(d), 0);
+      const char* why = litegpu_gpu_delegate_node_reason(d, 0);
+      if (why == NULL || strstr(why, kCases[i].reason) == NULL) {
+        fail_msg("case %zu: %s", i, why ? why : "(no reason)");
+      }
+    }
+    assert_int_equal(TfLiteInterpreterInvoke(ip), kTfLiteOk);
+    TfLiteInterpreterDelete(ip);
+    TfLiteGpuDelegateV2Delete(d);
+    free_model(&m);
+  }
+}
+
 int main(void) {
   lg_test_hold_vulkan_libraries(); /* see tests/support/vulkan_hold.h */
   const struct CMUnitTest tests[] = {
@@ -1216,6 +1290,7 @@ int main(void) {
       cmocka_unit_test(test_dispatch_profile),
       cmocka_unit_test(test_lstm_state_follows_variable_tensors),
       cmocka_unit_test(test_hybrid_lstm_runs_dequantized),
+      cmocka_unit_test(test_basic_lstm_states),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
