@@ -30,6 +30,7 @@
 #include "delegates/gpu/lower_shape_internal.h"
 #include "runtime/kernels/mediapipe_ops.h"
 #include "runtime/kernels/nn.h"
+#include "runtime/kernels/recurrent.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
@@ -699,14 +700,6 @@ static bool lstm_weight_ok(const TfLiteContext* context, int t, int rank,
  * prev_state, which must therefore be variable tensors (downloaded after
  * each run, lg_gpu_lower_update_variable). */
 
-enum {
-  kBasicInput = 0,
-  kBasicPrevActivation = 1,
-  kBasicWeights = 2,
-  kBasicBiases = 3,
-  kBasicPrevState = 4,
-};
-
 /* The BASIC node's sizes, read from input and prev_activation. */
 typedef struct lstm_basic_dims {
   int batch, n_input, depth;
@@ -714,8 +707,8 @@ typedef struct lstm_basic_dims {
 
 static lstm_basic_dims lstm_basic_dims_of(const TfLiteContext* context,
                                           const TfLiteNode* node) {
-  const TfLiteTensor* x = input_at(context, node, kBasicInput);
-  const TfLiteTensor* h = input_at(context, node, kBasicPrevActivation);
+  const TfLiteTensor* x = input_at(context, node, kLgLstmBasicInput);
+  const TfLiteTensor* h = input_at(context, node, kLgLstmBasicPrevActivation);
   return (lstm_basic_dims){.batch = x->dims->data[0],
                            .n_input = x->dims->data[1],
                            .depth = h->dims->data[1]};
@@ -732,8 +725,8 @@ static bool lstm_basic_limits(const TfLiteContext* context,
       return fail(reason, size, "the BASIC kernel's inputs must be present.");
     }
   }
-  const TfLiteTensor* x = input_at(context, node, kBasicInput);
-  const TfLiteTensor* h = input_at(context, node, kBasicPrevActivation);
+  const TfLiteTensor* x = input_at(context, node, kLgLstmBasicInput);
+  const TfLiteTensor* h = input_at(context, node, kLgLstmBasicPrevActivation);
   if (lg_gpu_rank(x) != 2 || lg_gpu_rank(h) != 2 || x->dims->data[0] <= 0 ||
       x->dims->data[1] <= 0 || h->dims->data[1] <= 0 ||
       h->dims->data[1] > INT_MAX / 4 ||
@@ -747,11 +740,13 @@ static bool lstm_basic_limits(const TfLiteContext* context,
   const int* in = node->inputs->data;
   const int* out = node->outputs->data;
   const bool ok =
-      lstm_shape_ok(context, in[kBasicInput], 2, d.batch, d.n_input) &&
-      lstm_shape_ok(context, in[kBasicPrevActivation], 2, d.batch, d.depth) &&
-      lstm_shape_ok(context, in[kBasicWeights], 2, 4 * d.depth, total) &&
-      lstm_shape_ok(context, in[kBasicBiases], 1, 4 * d.depth, 4 * d.depth) &&
-      lstm_shape_ok(context, in[kBasicPrevState], 2, d.batch, d.depth) &&
+      lstm_shape_ok(context, in[kLgLstmBasicInput], 2, d.batch, d.n_input) &&
+      lstm_shape_ok(context, in[kLgLstmBasicPrevActivation], 2, d.batch,
+                    d.depth) &&
+      lstm_shape_ok(context, in[kLgLstmBasicWeights], 2, 4 * d.depth, total) &&
+      lstm_shape_ok(context, in[kLgLstmBasicBiases], 1, 4 * d.depth,
+                    4 * d.depth) &&
+      lstm_shape_ok(context, in[kLgLstmBasicPrevState], 2, d.batch, d.depth) &&
       lstm_shape_ok(context, out[0], 2, d.batch, d.depth) &&
       lstm_shape_ok(context, out[1], 2, d.batch, d.depth) &&
       lstm_shape_ok(context, out[2], 2, d.batch, total) &&
@@ -761,13 +756,14 @@ static bool lstm_basic_limits(const TfLiteContext* context,
                 "the BASIC kernel's inputs and outputs must be float32 of "
                 "its shapes.");
   }
-  if (!h->is_variable || !context->tensors[in[kBasicPrevState]].is_variable) {
+  if (!h->is_variable ||
+      !context->tensors[in[kLgLstmBasicPrevState]].is_variable) {
     return fail(reason, size,
                 "the BASIC kernel writes the new activation and state back "
                 "into prev_activation and prev_state, which must be "
                 "variable tensors.");
   }
-  if (in[kBasicPrevActivation] == in[kBasicPrevState]) {
+  if (in[kLgLstmBasicPrevActivation] == in[kLgLstmBasicPrevState]) {
     return fail(reason, size,
                 "prev_activation and prev_state must be distinct tensors.");
   }
@@ -784,7 +780,7 @@ static TfLiteStatus lstm_basic_concat(lg_gpu_program* p,
   lg_gpu_shape_plan plan;
   lg_gpu_shape_plan_init(&plan, context, reason, sizeof(reason));
   const int total = d->n_input + d->depth;
-  const int parts[2] = {kBasicInput, kBasicPrevActivation};
+  const int parts[2] = {kLgLstmBasicInput, kLgLstmBasicPrevActivation};
   const int64_t widths[2] = {d->n_input, d->depth};
   bool ok = true;
   for (int i = 0; i < 2 && ok; ++i) {
@@ -832,8 +828,8 @@ static TfLiteStatus lstm_basic_lower(lg_gpu_program* p,
       .d1 = 1,
       .a = out[2],
       .out = out[3],
-      .bias = in[kBasicBiases],
-      .b = {.tensor = in[kBasicWeights],
+      .bias = in[kLgLstmBasicBiases],
+      .b = {.tensor = in[kLgLstmBasicWeights],
             .batches = 1,
             .k = total,
             .n = 4 * d.depth,
@@ -843,7 +839,7 @@ static TfLiteStatus lstm_basic_lower(lg_gpu_program* p,
   };
   const int n = d.batch * d.depth;
   const lg_gpu_operand cell[] = {
-      LG_GPU_TENSOR(out[3]), LG_GPU_TENSOR(in[kBasicPrevState]),
+      LG_GPU_TENSOR(out[3]), LG_GPU_TENSOR(in[kLgLstmBasicPrevState]),
       LG_GPU_TENSOR(out[0]), LG_GPU_TENSOR(out[1]),
       LG_GPU_INT(n),         LG_GPU_INT(d.depth)};
   const size_t global[1] = {(size_t)n};
@@ -853,10 +849,11 @@ static TfLiteStatus lstm_basic_lower(lg_gpu_program* p,
           kTfLiteOk) {
     return kTfLiteError;
   }
-  if (lstm_write_back(p, out[0], in[kBasicPrevActivation], n) != kTfLiteOk) {
+  if (lstm_write_back(p, out[0], in[kLgLstmBasicPrevActivation], n) !=
+      kTfLiteOk) {
     return kTfLiteError;
   }
-  return lstm_write_back(p, out[1], in[kBasicPrevState], n);
+  return lstm_write_back(p, out[1], in[kLgLstmBasicPrevState], n);
 }
 
 bool lg_gpu_limits_lstm(LG_GPU_CHECK_ARGS) {
