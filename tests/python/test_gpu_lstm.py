@@ -8,7 +8,8 @@ Invokes, a reset of the variable tensors and a fourth Invoke on the first
 input: the node must be claimed, every Invoke's output must match
 LiteRT's (the state carried on the GPU and synced with the interpreter's
 variable tensors), and the fourth must equal the first. A hybrid LSTM
-(INT8 weights) must match LiteRT's float LSTM over its dequantized weights.
+(INT8 weights) must match LiteRT's float LSTM over its dequantized weights,
+and the BASIC kernel type (version 2) all four of LiteRT's outputs.
 
 The conformance suite (tests/conformance/cases_conv.c) runs more forms in
 float32 and float16 against litegpu's CPU kernel.
@@ -176,3 +177,41 @@ def test_hybrid_lstm_runs_dequantized(tmp_root, backend):
     assert any(not np.allclose(n[0], w[0], atol=1e-4)
                for n, w in zip(near, want))
     assert not np.allclose(got[1][0], got[0][0])  # the state moved it
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_basic_lstm_state_across_invokes(tmp_root, backend):
+    """LSTM's BASIC kernel type (batch 2, state in variable tensors): all
+    four outputs of every Invoke match LiteRT's, the state carried in the
+    variables (which a reset clears)."""
+    rng = np.random.default_rng(11)
+    batch, n_input, depth = 2, 3, 4
+    total = n_input + depth
+    ins = [h.Input(np.zeros((batch, n_input), np.float32)),
+           h.Variable(np.zeros((batch, depth), np.float32)),
+           h.Const(rng.uniform(-0.6, 0.6, (4 * depth, total))
+                   .astype(np.float32)),
+           h.Const(rng.uniform(-0.2, 0.2, 4 * depth).astype(np.float32)),
+           h.Variable(np.zeros((batch, depth), np.float32))]
+    case = h.OpCase("LSTM", version=2, inputs=ins,
+                    params={"fused_activation_function": "TANH",
+                            "kernel_type": "BASIC"},
+                    outputs=[np.float32] * 4,
+                    output_shapes=[(batch, depth), (batch, depth),
+                                   (batch, total), (batch, 4 * depth)])
+    model = build(tmp_root, f"basic_{backend}", case)
+    feeds = [[(rng.standard_normal((batch, n_input)) * 2).astype(np.float32)]
+             for _ in range(3)]
+    steps = feeds + [h.RESET, feeds[0]]
+    want = h._run_steps_litert(model, steps, "BUILTIN_REF")
+    try:
+        got, decisions = gpu_steps(model, steps, backend)
+    except lg.LiteGpuError as e:
+        pytest.skip(f"no {backend} device: {e}")
+    assert decisions == {0: ""}, decisions
+    for g, w in zip(got, want):
+        assert len(g) == len(w) == 4
+        for a, b in zip(g, w):
+            np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL)
+    assert not np.allclose(got[1][0], got[0][0])  # the state moved it
+    np.testing.assert_array_equal(got[3][0], got[0][0])
