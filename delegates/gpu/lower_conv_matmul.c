@@ -676,7 +676,7 @@ static bool lstm_shape_ok(const TfLiteContext* context, int t, int rank, int d0,
  * be a constant INT8 one, per tensor or per channel (a hybrid LSTM): it is
  * dequantized once when lowered and computed in float, as TFLite's GPU
  * delegate does, where the CPU's hybrid kernel quantizes the input and
- * state too. */
+ * state too (and, preparing first, takes one scale per tensor only). */
 static bool lstm_weight_ok(const TfLiteContext* context, int t, int rank,
                            int d0, int d1) {
   if (t < 0) return true;
@@ -755,6 +755,10 @@ static bool lstm_basic_limits(const TfLiteContext* context,
     return fail(reason, size,
                 "the BASIC kernel's inputs and outputs must be float32 of "
                 "its shapes.");
+  }
+  if (!fits_int(&context->tensors[out[2]]) ||
+      !fits_int(&context->tensors[out[3]])) {
+    return fail(reason, size, "the BASIC kernel's outputs are too large.");
   }
   if (!h->is_variable ||
       !context->tensors[in[kLgLstmBasicPrevState]].is_variable) {
