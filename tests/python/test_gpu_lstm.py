@@ -65,6 +65,28 @@ def build(tmp_root, name, case):
     return model
 
 
+def check_state_across_invokes(model, rng, input_shape, backend):
+    """Three Invokes on random inputs, a reset of the variables and the
+    first input again, in LiteRT and on the GPU: the node claimed, every
+    output of every Invoke matching, the state moving the second Invoke's
+    first output and the reset giving the first one back."""
+    feeds = [[(rng.standard_normal(input_shape) * 2).astype(np.float32)]
+             for _ in range(3)]
+    steps = feeds + [h.RESET, feeds[0]]
+    want = h._run_steps_litert(model, steps, "BUILTIN_REF")
+    try:
+        got, decisions = gpu_steps(model, steps, backend)
+    except lg.LiteGpuError as e:
+        pytest.skip(f"no {backend} device: {e}")
+    assert decisions == {0: ""}, decisions
+    for g, w in zip(got, want):
+        assert len(g) == len(w)
+        for a, b in zip(g, w):
+            np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL)
+    assert not np.allclose(got[1][0], got[0][0])  # the state moved it
+    np.testing.assert_array_equal(got[3][0], got[0][0])
+
+
 def lstm_inputs(rng, n_input, n_cell, n_output, cifg, peephole,
                 projection, layer_norm):
     """The 20 (24 with layer normalization) inputs of TFLite's LSTM (None:
@@ -120,19 +142,7 @@ def test_lstm_state_across_invokes(tmp_root, variant, backend):
                             "proj_clip": v["proj_clip"]},
                     output_shapes=[(1, v["n_output"])])
     model = build(tmp_root, f"{variant}_{backend}", case)
-    feeds = [[(rng.standard_normal((1, n_input)) * 2).astype(np.float32)]
-             for _ in range(3)]
-    steps = feeds + [h.RESET, feeds[0]]
-    want = h._run_steps_litert(model, steps, "BUILTIN_REF")
-    try:
-        got, decisions = gpu_steps(model, steps, backend)
-    except lg.LiteGpuError as e:
-        pytest.skip(f"no {backend} device: {e}")
-    assert decisions == {0: ""}, decisions
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g[0], w[0], rtol=RTOL, atol=ATOL)
-    assert not np.allclose(got[1][0], got[0][0])  # the state moved it
-    np.testing.assert_array_equal(got[3][0], got[0][0])
+    check_state_across_invokes(model, rng, (1, n_input), backend)
 
 
 
@@ -200,18 +210,4 @@ def test_basic_lstm_state_across_invokes(tmp_root, backend):
                     output_shapes=[(batch, depth), (batch, depth),
                                    (batch, total), (batch, 4 * depth)])
     model = build(tmp_root, f"basic_{backend}", case)
-    feeds = [[(rng.standard_normal((batch, n_input)) * 2).astype(np.float32)]
-             for _ in range(3)]
-    steps = feeds + [h.RESET, feeds[0]]
-    want = h._run_steps_litert(model, steps, "BUILTIN_REF")
-    try:
-        got, decisions = gpu_steps(model, steps, backend)
-    except lg.LiteGpuError as e:
-        pytest.skip(f"no {backend} device: {e}")
-    assert decisions == {0: ""}, decisions
-    for g, w in zip(got, want):
-        assert len(g) == len(w) == 4
-        for a, b in zip(g, w):
-            np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL)
-    assert not np.allclose(got[1][0], got[0][0])  # the state moved it
-    np.testing.assert_array_equal(got[3][0], got[0][0])
+    check_state_across_invokes(model, rng, (batch, n_input), backend)
