@@ -258,6 +258,11 @@ struct TfLiteAsyncKernel {
                        TfLiteExecutionTask*);
   TfLiteStatus (*finish)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
                          TfLiteExecutionTask*);
+  void (*supported_synchronizations)(const TfLiteAsyncKernel*, TfLiteIoType,
+                                     const char* const**, size_t*);
+  TfLiteStatus (*set_attributes)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
+                                 TfLiteOpaqueNode*, int,
+                                 const TfLiteAttributeMap*);
 };
 
 TfLiteAsyncKernel* TfLiteAsyncKernelCreate(void* kernel_data) {
@@ -294,6 +299,26 @@ void TfLiteAsyncKernelSetFinish(
   if (async_kernel != NULL) async_kernel->finish = finish;
 }
 
+void TfLiteAsyncKernelSetSupportedSynchronizations(
+    TfLiteAsyncKernel* async_kernel,
+    void (*supported_synchronizations)(const TfLiteAsyncKernel* async_kernel,
+                                       TfLiteIoType io_type,
+                                       const char* const** types,
+                                       size_t* n_types)) {
+  if (async_kernel != NULL) {
+    async_kernel->supported_synchronizations = supported_synchronizations;
+  }
+}
+
+void TfLiteAsyncKernelSetSetAttributes(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*set_attributes)(TfLiteAsyncKernel* async_kernel,
+                                   TfLiteOpaqueContext* context,
+                                   TfLiteOpaqueNode* node, int tensor_index,
+                                   const TfLiteAttributeMap* attrs)) {
+  if (async_kernel != NULL) async_kernel->set_attributes = set_attributes;
+}
+
 void TfLiteAsyncKernelDelete(TfLiteAsyncKernel* async_kernel) {
   free(async_kernel);
 }
@@ -320,4 +345,28 @@ TfLiteStatus lg_async_kernel_finish(TfLiteAsyncKernel* kernel,
                                     TfLiteExecutionTask* task) {
   return kernel->finish != NULL ? kernel->finish(kernel, context, task)
                                 : kTfLiteOk;
+}
+
+bool lg_async_kernel_supported_synchronizations(const TfLiteAsyncKernel* kernel,
+                                                TfLiteIoType io_type,
+                                                const char* const** types,
+                                                size_t* num_types) {
+  if (kernel == NULL || kernel->supported_synchronizations == NULL) {
+    return false;
+  }
+  *types = NULL;
+  *num_types = 0;
+  kernel->supported_synchronizations(kernel, io_type, types, num_types);
+  return true;
+}
+
+TfLiteStatus lg_async_kernel_set_attributes(TfLiteAsyncKernel* kernel,
+                                            TfLiteOpaqueContext* context,
+                                            TfLiteOpaqueNode* node,
+                                            int tensor_index,
+                                            const TfLiteAttributeMap* attrs) {
+  return kernel->set_attributes != NULL
+             ? kernel->set_attributes(kernel, context, node, tensor_index,
+                                      attrs)
+             : kTfLiteOk;
 }

@@ -5,6 +5,7 @@
 #define LITEGPU_RUNTIME_ASYNC_KERNEL_INTERNAL_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tensorflow/lite/core/async/c/async_kernel.h"
 
@@ -22,5 +23,19 @@ TfLiteStatus lg_async_kernel_wait(TfLiteAsyncKernel* kernel,
 TfLiteStatus lg_async_kernel_finish(TfLiteAsyncKernel* kernel,
                                     TfLiteOpaqueContext* context,
                                     TfLiteExecutionTask* task);
+
+/* The kernel's supported synchronization types for `io_type` in
+ * types and num_types; false (nothing written) when it declares none. */
+bool lg_async_kernel_supported_synchronizations(const TfLiteAsyncKernel* kernel,
+                                                TfLiteIoType io_type,
+                                                const char* const** types,
+                                                size_t* num_types);
+
+/* set_attributes; kTfLiteOk when unset. */
+TfLiteStatus lg_async_kernel_set_attributes(TfLiteAsyncKernel* kernel,
+                                            TfLiteOpaqueContext* context,
+                                            TfLiteOpaqueNode* node,
+                                            int tensor_index,
+                                            const TfLiteAttributeMap* attrs);
 
 #endif /* LITEGPU_RUNTIME_ASYNC_KERNEL_INTERNAL_H_ */

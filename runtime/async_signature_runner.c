@@ -4,11 +4,14 @@
  *
  * When the signature's subgraph is one delegate node whose registration
  * has an async kernel (async_kernel.h; the GPU delegate's), InvokeAsync
- * copies the task's inputs into the input tensors and calls its eval on the
- * caller's thread, which returns once the work is submitted; Wait calls its
- * wait and copies the outputs into the task's buffers. The tensors are
- * shared, so an InvokeAsync while another task is evaluated settles that
- * task first (waits for it and copies its outputs).
+ * points the signature's tensors at the task's buffers and calls its eval
+ * on the caller's thread, which returns once the work is submitted (having
+ * waited for, or queued a wait for, the inputs' sync objects and filled the
+ * outputs'); Wait calls its wait and gives the tensors their own data back.
+ * The tensors are shared, so an InvokeAsync while another task is
+ * evaluated settles that task first (waits for it). The kernel's
+ * synchronization types are the signature's (kTfLiteSyncTypeNoSyncObj
+ * alone otherwise); SetAttributes records each tensor's.
  *
  * Otherwise every runner executes its tasks on one worker thread of its
  * own, started by the first InvokeAsync, in the order they were scheduled.
@@ -25,6 +28,7 @@
  * the execution). */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +75,12 @@ struct TfLiteAsyncSignatureRunner {
   lg_subgraph* subgraph;
   int* input_indices; /* subgraph tensor indices, in signature order */
   int* output_indices;
+  /* Per task slot: the synchronization type SetAttributes chose (one of the
+   * supported types' strings; kTfLiteSyncTypeNoSyncObj by default), and,
+   * while a task is evaluated by the async kernel, the tensor's own data
+   * pointer (the task's buffer stands in for it). */
+  const char** sync_types;
+  void** tensor_data;
   bool prepared; /* PrepareBackends since the last SetAttributes */
 
   pthread_mutex_t mutex;
@@ -134,6 +144,8 @@ static void runner_free(TfLiteAsyncSignatureRunner* r) {
   free(r->primary.outputs);
   free(r->input_indices);
   free(r->output_indices);
+  free(r->sync_types);
+  free(r->tensor_data);
   free(r->buffers);
   free(r->tasks);
   free(r);
@@ -198,10 +210,16 @@ TfLiteAsyncSignatureRunner* TfLiteInterpreterGetAsyncSignatureRunner(
   r->subgraph = &interpreter->subgraphs[sig->subgraph_index];
   r->input_indices = tensor_indices(sig->inputs, sig->num_inputs);
   r->output_indices = tensor_indices(sig->outputs, sig->num_outputs);
-  if (r->input_indices == NULL || r->output_indices == NULL) {
+  const size_t slots = (size_t)(num_io(r) > 0 ? num_io(r) : 1);
+  r->sync_types = malloc(slots * sizeof(*r->sync_types));
+  r->tensor_data = calloc(slots, sizeof(*r->tensor_data));
+  if (r->input_indices == NULL || r->output_indices == NULL ||
+      r->sync_types == NULL || r->tensor_data == NULL) {
     runner_free(r);
     return NULL;
   }
+  for (size_t i = 0; i < slots; ++i)
+    r->sync_types[i] = kTfLiteSyncTypeNoSyncObj;
   if (pthread_mutex_init(&r->mutex, NULL) != 0) {
     runner_free(r);
     return NULL;
@@ -389,11 +407,58 @@ TfLiteStatus TfLiteAsyncSignatureRunnerGetSupportedBufferTypes(
   return supported(async_signature_runner, kBufferTypes, 1, types, num_types);
 }
 
+static TfLiteAsyncKernel* find_async_kernel(const TfLiteAsyncSignatureRunner* r,
+                                            TfLiteNode** node);
+
+/* The synchronization types of the signature's `io_type` tensors: its
+ * async kernel's, or kTfLiteSyncTypeNoSyncObj alone. */
+static void sync_types_of(const TfLiteAsyncSignatureRunner* r,
+                          TfLiteIoType io_type, const char* const** types,
+                          size_t* num_types) {
+  TfLiteNode* node = NULL;
+  const TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  if (!lg_async_kernel_supported_synchronizations(kernel, io_type, types,
+                                                  num_types) ||
+      *num_types == 0) {
+    *types = kSyncTypes;
+    *num_types = 1;
+  }
+}
+
 TfLiteStatus TfLiteAsyncSignatureRunnerGetSupportedSynchronizationTypes(
     const TfLiteAsyncSignatureRunner* async_signature_runner,
     TfLiteIoType io_type, const char* const** types, size_t* num_types) {
-  (void)io_type;
-  return supported(async_signature_runner, kSyncTypes, 1, types, num_types);
+  if (async_signature_runner == NULL || types == NULL || num_types == NULL) {
+    return kTfLiteError;
+  }
+  sync_types_of(async_signature_runner, io_type, types, num_types);
+  return kTfLiteOk;
+}
+
+static TfLiteIoType slot_io_type(const TfLiteAsyncSignatureRunner* r,
+                                 int slot) {
+  return slot < r->signature->num_inputs ? kTfLiteIoTypeInput
+                                         : kTfLiteIoTypeOutput;
+}
+
+/* The slot's supported type named `type` (the list's own string), or
+ * NULL; the list, joined with ", ", in `names`. */
+static const char* find_sync_type(const TfLiteAsyncSignatureRunner* r, int slot,
+                                  const char* type, char* names,
+                                  size_t names_size) {
+  const char* const* types = NULL;
+  size_t n = 0;
+  sync_types_of(r, slot_io_type(r, slot), &types, &n);
+  const char* found = NULL;
+  size_t used = 0;
+  names[0] = '\0';
+  for (size_t i = 0; i < n; ++i) {
+    if (type != NULL && strcmp(types[i], type) == 0) found = types[i];
+    const int wrote = snprintf(names + used, names_size - used, "%s%s",
+                               i > 0 ? ", " : "", types[i]);
+    if (wrote > 0 && (size_t)wrote < names_size - used) used += (size_t)wrote;
+  }
+  return found;
 }
 
 /* Reconciles a buffer map for `tensor` (see the header). */
@@ -426,8 +491,11 @@ static bool reconcile_buffer(const TfLiteTensor* tensor,
   return ok;
 }
 
-static bool reconcile_sync(TfLiteAttributeMap* merged,
-                           TfLiteAttributeMap* conflict) {
+/* Reconciles a sync map for task slot `slot`: its type must be one the
+ * slot supports (reported with `fn`, naming the tensor and the type). */
+static bool reconcile_sync(const TfLiteAsyncSignatureRunner* r, int slot,
+                           TfLiteAttributeMap* merged,
+                           TfLiteAttributeMap* conflict, const char* fn) {
   const char* type = NULL;
   if (!TfLiteAttributeMapGetStringSyncAttr(
           merged, kTfLiteSynchronizationAttrKeyObjectTypeName, &type)) {
@@ -437,9 +505,16 @@ static bool reconcile_sync(TfLiteAttributeMap* merged,
     return true;
   }
   if (strcmp(type, kTfLiteSyncTypeNoSyncObj) == 0) return true;
+  char names[256];
+  if (find_sync_type(r, slot, type, names, sizeof(names)) != NULL) return true;
   TfLiteAttributeMapSetStringAttr(conflict,
                                   kTfLiteSynchronizationAttrKeyObjectTypeName,
                                   kTfLiteSyncTypeNoSyncObj);
+  lg_report(reporter_of(r),
+            "%s: %s '%s' asks for synchronization type '%s'; signature '%s' "
+            "takes %s",
+            fn, slot < r->signature->num_inputs ? "input" : "output",
+            slot_name(r, slot), type, r->signature->key, names);
   return false;
 }
 
@@ -459,14 +534,14 @@ static bool reconcile_slot(const TfLiteAsyncSignatureRunner* r, int slot,
     return false;
   }
   TfLiteAttributeMapCopy(user, merged);
-  bool ok = is_buffer ? reconcile_buffer(slot_tensor(r, slot), merged, conflict)
-                      : reconcile_sync(merged, conflict);
+  if (!is_buffer) return reconcile_sync(r, slot, merged, conflict, fn);
+  const bool ok = reconcile_buffer(slot_tensor(r, slot), merged, conflict);
   if (!ok) {
     lg_report(reporter_of(r),
-              "%s: the attributes of '%s' conflict with litegpu's: buffers "
-              "are %s of at least %zu bytes, synchronization %s",
+              "%s: the buffer attributes of '%s' conflict with litegpu's: "
+              "buffers are %s of at least %zu bytes",
               fn, slot_name(r, slot), LITEGPU_BUFFER_TYPE_HOST_MEMORY,
-              slot_tensor(r, slot)->bytes, kTfLiteSyncTypeNoSyncObj);
+              slot_tensor(r, slot)->bytes);
   }
   return ok;
 }
@@ -521,7 +596,28 @@ static TfLiteStatus set_attributes(TfLiteAsyncSignatureRunner* r, int slot,
       TfLiteAttributeMapIsSyncAttributeMap(attrs) ? kTfLiteAttrMapTypeSync
                                                   : kTfLiteAttrMapTypeBuffer);
   if (merged == NULL) return kTfLiteError;
-  const bool ok = reconcile_slot(r, slot, attrs, merged, NULL, fn);
+  bool ok = reconcile_slot(r, slot, attrs, merged, NULL, fn);
+  TfLiteNode* node = NULL;
+  TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  if (ok && kernel != NULL &&
+      lg_async_kernel_set_attributes(
+          kernel, (TfLiteOpaqueContext*)&r->subgraph->context,
+          (TfLiteOpaqueNode*)node, slot_tensor_index(r, slot),
+          merged) != kTfLiteOk) {
+    lg_report(reporter_of(r),
+              "%s: the async kernel refused the attributes "
+              "of '%s'",
+              fn, slot_name(r, slot));
+    ok = false;
+  }
+  const char* type = NULL;
+  if (ok && TfLiteAttributeMapIsSyncAttributeMap(merged) &&
+      TfLiteAttributeMapGetStringSyncAttr(
+          merged, kTfLiteSynchronizationAttrKeyObjectTypeName, &type)) {
+    char names[256];
+    const char* found = find_sync_type(r, slot, type, names, sizeof(names));
+    r->sync_types[slot] = found != NULL ? found : kTfLiteSyncTypeNoSyncObj;
+  }
   TfLiteAttributeMapDelete(merged);
   if (!ok) return kTfLiteError;
   r->prepared = false;
@@ -556,7 +652,7 @@ static bool fixed_size_type(TfLiteType type) {
 
 /* The async kernel of the subgraph's only node when that node is a
  * delegate kernel whose registration offers a runnable one; else NULL. */
-static TfLiteAsyncKernel* find_async_kernel(TfLiteAsyncSignatureRunner* r,
+static TfLiteAsyncKernel* find_async_kernel(const TfLiteAsyncSignatureRunner* r,
                                             TfLiteNode** node) {
   lg_subgraph* s = r->subgraph;
   *node = NULL;
@@ -592,6 +688,16 @@ TfLiteStatus TfLiteAsyncSignatureRunnerPrepareBackends(
     }
   }
   r->kernel = find_async_kernel(r, &r->kernel_node);
+  for (int slot = 0; r->kernel == NULL && slot < num_io(r); ++slot) {
+    if (strcmp(r->sync_types[slot], kTfLiteSyncTypeNoSyncObj) != 0) {
+      lg_report(reporter_of(r),
+                "%s: '%s' has synchronization type '%s', but signature '%s' "
+                "runs on the CPU path, which takes %s only",
+                fn, slot_name(r, slot), r->sync_types[slot], r->signature->key,
+                kTfLiteSyncTypeNoSyncObj);
+      return kTfLiteError;
+    }
+  }
   r->prepared = true;
   return kTfLiteOk;
 }
@@ -989,11 +1095,20 @@ static bool bind(TfLiteAsyncSignatureRunner* r, TfLiteExecutionTask* t) {
                 slot_name(r, slot), bytes, (int)b->handle, b->size);
       return false;
     }
-    if (TfLiteSynchronizationGetPtr(t->syncs[slot]) != NULL) {
+    /* An output's object is the kernel's to fill (or, of type
+     * no_sync_obj, ignored, as TFLite does). */
+    const bool input = slot < r->signature->num_inputs;
+    if (input && TfLiteSynchronizationGetPtr(t->syncs[slot]) != NULL &&
+        strcmp(r->sync_types[slot], kTfLiteSyncTypeNoSyncObj) == 0) {
+      char names[256];
+      find_sync_type(r, slot, NULL, names, sizeof(names));
       lg_report(reporter_of(r),
-                "%s: %s '%s' has a synchronization object; litegpu supports "
-                "only %s",
-                fn, what, slot_name(r, slot), kTfLiteSyncTypeNoSyncObj);
+                "%s: input '%s' carries a synchronization object, but its "
+                "synchronization type is %s; choose one of signature '%s''s "
+                "types (%s) with TfLiteAsyncSignatureRunnerSetAttributes "
+                "first",
+                fn, slot_name(r, slot), kTfLiteSyncTypeNoSyncObj,
+                r->signature->key, names);
       return false;
     }
     t->bound[slot] = b->bytes;
@@ -1033,30 +1148,50 @@ static void mark_in_flight(TfLiteAsyncSignatureRunner* r,
   atomic_fetch_add(&r->interpreter->async_in_flight, 1);
 }
 
-/* Waits for the evaluated task through the async kernel and copies its
- * outputs out; the caller holds the lock. */
+/* Points the signature's tensors at the task's buffers, so the async
+ * kernel reads its inputs and writes its outputs there (an input or output
+ * sync object then signals the buffer itself), keeping their own data. */
+static void lend_buffers(TfLiteAsyncSignatureRunner* r,
+                         const TfLiteExecutionTask* t) {
+  for (int slot = 0; slot < num_io(r); ++slot) {
+    TfLiteTensor* tensor = slot_tensor(r, slot);
+    r->tensor_data[slot] = tensor->data.raw;
+    tensor->data.raw = (char*)t->bound[slot];
+  }
+}
+
+static void take_buffers_back(TfLiteAsyncSignatureRunner* r) {
+  for (int slot = 0; slot < num_io(r); ++slot) {
+    slot_tensor(r, slot)->data.raw = r->tensor_data[slot];
+  }
+}
+
+/* Waits for the evaluated task through the async kernel (its outputs are
+ * then in the task's buffers); the caller holds the lock. */
 static void settle_evaluated(TfLiteAsyncSignatureRunner* r) {
   TfLiteExecutionTask* t = r->evaluated;
   if (t == NULL) return;
   r->evaluated = NULL;
   TfLiteOpaqueContext* context = (TfLiteOpaqueContext*)&r->subgraph->context;
   pthread_mutex_lock(&r->interpreter->async_execution);
-  TfLiteStatus status = lg_async_kernel_wait(r->kernel, context, t);
-  if (status == kTfLiteOk) status = copy_outputs(r, t);
+  const TfLiteStatus status = lg_async_kernel_wait(r->kernel, context, t);
+  take_buffers_back(r);
   pthread_mutex_unlock(&r->interpreter->async_execution);
   complete(r, t, status);
 }
 
-/* The async kernel path: inputs in, eval (no wait); the caller holds the
- * lock. The task before is settled first, since the tensors are shared. */
+/* The async kernel path: eval (no wait) on the task's buffers; the caller
+ * holds the lock. The task before is settled first, since the tensors are
+ * shared. */
 static TfLiteStatus evaluate(TfLiteAsyncSignatureRunner* r,
                              TfLiteExecutionTask* t) {
   settle_evaluated(r);
   pthread_mutex_lock(&r->interpreter->async_execution);
-  copy_inputs(r, t);
+  lend_buffers(r, t);
   const TfLiteStatus status = lg_async_kernel_eval(
       r->kernel, (TfLiteOpaqueContext*)&r->subgraph->context,
       (TfLiteOpaqueNode*)r->kernel_node, t);
+  if (status != kTfLiteOk) take_buffers_back(r);
   pthread_mutex_unlock(&r->interpreter->async_execution);
   if (status != kTfLiteOk) return kTfLiteError;
   mark_in_flight(r, t);

@@ -36,7 +36,20 @@ typedef struct gpu_partition {
    * enqueues the program, wait completes it; NULL when out of memory (the
    * async runner then uses its worker). */
   struct TfLiteAsyncKernel* async_kernel;
+  /* Its synchronization types: no_sync_obj, then the backend's (for
+   * inputs; for outputs too where the backend can signal them), and the
+   * tensors whose type SetAttributes made the backend's. */
+  const char* sync_types[2];
+  size_t num_input_sync_types, num_output_sync_types;
+  int* sync_tensors;
+  int num_sync_tensors;
 } gpu_partition;
+
+/* The partition's async kernel (gpu_async_kernel.c), into
+ * part->async_kernel; false without memory. destroy releases it and its
+ * synchronization state. */
+bool lg_gpu_async_kernel_create(gpu_partition* part);
+void lg_gpu_async_kernel_destroy(gpu_partition* part);
 
 /* A buffer handle: a bound buffer and the tensor it holds. */
 typedef struct gpu_binding {

@@ -118,6 +118,26 @@ TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);
 TfLiteStatus lg_gpu_program_enqueue(lg_gpu_program* p, TfLiteContext* context);
 TfLiteStatus lg_gpu_program_complete(lg_gpu_program* p, TfLiteContext* context);
 
+/* Caller synchronization objects around enqueue (the async kernel's;
+ * litegpu/async.h). lg_gpu_program_sync_type: the backend's type name, NULL
+ * when it takes none; signals_outputs: whether it can hand out objects for
+ * outputs (OpenCL; not Vulkan, whose downloads are copied on the host).
+ * wait_for_input, before enqueue, makes the run wait
+ * for `native` before it reads input `tensor` (backend sync_wait_input; on
+ * the host when the program converts that input on the host).
+ * output_sync_problem: NULL when output `tensor` can be signalled by an
+ * object, else why not (converted on the host, bound to a device buffer,
+ * a backend that cannot). export_output_sync, after enqueue: an object that
+ * signals when the outputs' downloads are in host memory (the caller's). */
+const char* lg_gpu_program_sync_type(const lg_gpu_program* p);
+bool lg_gpu_program_signals_outputs(const lg_gpu_program* p);
+TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
+                                           void* native);
+const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
+                                               int tensor);
+TfLiteStatus lg_gpu_program_export_output_sync(lg_gpu_program* p,
+                                               void** native);
+
 /* Whether a tensor the program reads or writes has another shape in
  * `context` than the one it was lowered at (inputs resized, shapes
  * propagated by the CPU kernels' Prepare). */

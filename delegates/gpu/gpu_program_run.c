@@ -657,6 +657,76 @@ TfLiteStatus lg_gpu_program_complete(lg_gpu_program* p,
   return kTfLiteOk;
 }
 
+const char* lg_gpu_program_sync_type(const lg_gpu_program* p) {
+  return p->be->ops->sync_wait_input != NULL ? p->be->ops->sync_type : NULL;
+}
+
+/* The value of boundary input `tensor`, or -1. */
+static int input_value(const lg_gpu_program* p, int tensor) {
+  for (int v = 0; v < p->num_values; ++v) {
+    if (p->values[v].boundary_input && p->values[v].tensor == tensor) return v;
+  }
+  return -1;
+}
+
+TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
+                                           void* native) {
+  lg_gpu_backend* be = p->be;
+  if (be->ops->sync_wait_input == NULL) {
+    return lg_gpu_lower_fail(p,
+                             "the %s backend takes no synchronization "
+                             "objects",
+                             be->name);
+  }
+  const int v = input_value(p, tensor);
+  const bool on_host = v >= 0 && converted(&p->values[v]);
+  lg_gpu_error error = {{0}};
+  if (be->ops->sync_wait_input(be, native, on_host, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "input tensor %d's synchronization: %s", tensor,
+                             error.message);
+  }
+  return kTfLiteOk;
+}
+
+bool lg_gpu_program_signals_outputs(const lg_gpu_program* p) {
+  return p->be->ops->fence_export != NULL && p->be->ops->download_begin != NULL;
+}
+
+const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
+                                               int tensor) {
+  if (!lg_gpu_program_signals_outputs(p)) {
+    return "the backend's downloads are copied on the host; Wait delivers "
+           "the output";
+  }
+  for (int i = 0; i < p->num_outputs; ++i) {
+    if (p->output_tensors[i] != tensor) continue;
+    const value* x = &p->values[p->output_values[i]];
+    if (is_bound(p, p->output_values[i])) {
+      return "it is bound to a device buffer (no download to signal)";
+    }
+    if (converted(x)) {
+      return "it is converted on the host after its download (float16 or "
+             "quantized on the device); Wait delivers it";
+    }
+    if (x->bytes == 0) return "it is empty";
+    return NULL;
+  }
+  return "it is not an output of the GPU partition";
+}
+
+TfLiteStatus lg_gpu_program_export_output_sync(lg_gpu_program* p,
+                                               void** native) {
+  lg_gpu_backend* be = p->be;
+  lg_gpu_error error = {{0}};
+  if (p->pending == NULL || be->ops->fence_export == NULL ||
+      be->ops->fence_export(be, p->pending, native, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(
+        p, "no output synchronization object: %s",
+        error.message[0] ? error.message : "no download in flight");
+  }
+  return kTfLiteOk;
+}
+
 /* Only the wait for the downloads blocks, since each blocking call costs
  * a driver wake-up. */
 TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context) {

@@ -324,7 +324,7 @@ static void test_reconcile(void** state) {
       user, kTfLiteBufferAttrKeyResourceTypeName, "ahardware_buffer_blob");
   assert_false(TfLiteAsyncSignatureRunnerReconcileRestrictionsByIndex(
       r, kX, user, merged, conflict));
-  expect_error("the attributes of 'in' conflict");
+  expect_error("the buffer attributes of 'in' conflict");
   assert_true(TfLiteAttributeMapGetSizeTBufferAttr(
       conflict, kTfLiteBufferAttrKeySize, &z));
   assert_int_equal(z, 16);
@@ -336,13 +336,25 @@ static void test_reconcile(void** state) {
                    kTfLiteError);
   expect_error("conflict");
 
-  /* Sync maps: only no_sync_obj. */
+  /* Sync maps: only no_sync_obj on the CPU path, the GPU delegate's types
+   * included. */
   TfLiteAttributeMap* sync = TfLiteAttributeMapCreate(kTfLiteAttrMapTypeSync);
   TfLiteAttributeMapSetStringSyncAttr(
       sync, kTfLiteSynchronizationAttrKeyObjectTypeName, "sync_fence_fd");
   assert_false(TfLiteAsyncSignatureRunnerReconcileRestrictions(
       r, kTfLiteIoTypeInput, "in", sync, sync, NULL));
-  expect_error("conflict");
+  expect_error(
+      "input 'in' asks for synchronization type 'sync_fence_fd'; "
+      "signature 'serve' takes no_sync_obj");
+  TfLiteAttributeMapSetStringSyncAttr(
+      sync, kTfLiteSynchronizationAttrKeyObjectTypeName,
+      LITEGPU_SYNC_TYPE_CL_EVENT);
+  assert_int_equal(TfLiteAsyncSignatureRunnerSetAttributes(
+                       r, kTfLiteIoTypeOutput, "square", sync),
+                   kTfLiteError);
+  expect_error(
+      "output 'square' asks for synchronization type "
+      "'litegpu_cl_event'; signature 'serve' takes no_sync_obj");
   TfLiteAttributeMapSetStringSyncAttr(
       sync, kTfLiteSynchronizationAttrKeyObjectTypeName,
       kTfLiteSyncTypeNoSyncObj);
@@ -575,7 +587,9 @@ static void test_binding_errors(void** state) {
   assert_ptr_equal(
       TfLiteExecutionTaskGetSyncByName(t, kTfLiteIoTypeInput, "in"), sync);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
-  expect_error("input 'in' has a synchronization object");
+  expect_error(
+      "input 'in' carries a synchronization object, but its "
+      "synchronization type is no_sync_obj");
   assert_int_equal(
       TfLiteExecutionTaskSetSync(t, kTfLiteIoTypeInput, "in", NULL), kTfLiteOk);
   TfLiteSynchronizationDelete(sync);

@@ -11,8 +11,16 @@
  *           their tensors (the runner then copies them to the task's
  *           buffers);
  *   finish  once per task, when the application finishes it.
- * litegpu implements the execution callbacks only: buffer registration
- * and attribute reconciliation stay with the runner (host memory).
+ * Before those, the runner asks the kernel for its synchronization types
+ * (supported_synchronizations: the runner's
+ * GetSupportedSynchronizationTypes, ReconcileRestrictions and SetAttributes
+ * of sync maps accept those types, and kTfLiteSyncTypeNoSyncObj) and hands
+ * each sync attribute map set on a tensor to set_attributes, with the
+ * tensor's index. In eval the kernel reads the task's synchronizations
+ * (TfLiteExecutionTaskGetSyncByIndex): an input's it waits on, an output's
+ * it fills (TfLiteSynchronizationSetPtr). Buffer registration stays with
+ * the runner (host memory): the task's buffers are the kernel's input and
+ * output tensors' data from eval to wait.
  * TfLiteOpaqueContext and TfLiteOpaqueNode are the TfLiteContext and
  * TfLiteNode of the delegate kernel. */
 #ifndef TENSORFLOW_LITE_CORE_ASYNC_C_ASYNC_KERNEL_H_
@@ -20,6 +28,7 @@
 
 #include "tensorflow/lite/c/c_api_types.h"
 #include "tensorflow/lite/core/async/c/types.h"
+#include "tensorflow/lite/core/async/interop/c/attribute_map.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +60,24 @@ TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetFinish(
     TfLiteStatus (*finish)(TfLiteAsyncKernel* async_kernel,
                            TfLiteOpaqueContext* context,
                            TfLiteExecutionTask* task));
+
+/* The synchronization type names the kernel takes for inputs or outputs
+ * (`types` must outlive the kernel). */
+TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetSupportedSynchronizations(
+    TfLiteAsyncKernel* async_kernel,
+    void (*supported_synchronizations)(const TfLiteAsyncKernel* async_kernel,
+                                       TfLiteIoType io_type,
+                                       const char* const** types,
+                                       size_t* n_types));
+
+/* Receives the attribute map set on the tensor `tensor_index` (a buffer
+ * or a sync map, reconciled by the runner); an error fails SetAttributes. */
+TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetSetAttributes(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*set_attributes)(TfLiteAsyncKernel* async_kernel,
+                                   TfLiteOpaqueContext* context,
+                                   TfLiteOpaqueNode* node, int tensor_index,
+                                   const TfLiteAttributeMap* attrs));
 
 /* Releases the kernel, not its kernel_data. NULL is a no-op. */
 TFL_CAPI_EXPORT extern void TfLiteAsyncKernelDelete(
