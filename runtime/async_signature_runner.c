@@ -7,9 +7,10 @@
  * points the signature's tensors at the task's buffers and calls its eval
  * on the caller's thread, which returns once the work is submitted (having
  * waited for, or queued a wait for, the inputs' sync objects and filled the
- * outputs'); Wait calls its wait and gives the tensors their own data back.
- * The tensors are shared, so an InvokeAsync while another task is
- * evaluated settles that task first (waits for it). The kernel's
+ * outputs'), then gives the tensors their own data back: the kernel keeps
+ * where they pointed. Wait calls its wait for the task. Several tasks may
+ * be evaluated and not yet waited for; whether they share the device or
+ * run one after the other is the kernel's business. The kernel's
  * synchronization types are the signature's (kTfLiteSyncTypeNoSyncObj
  * alone otherwise); SetAttributes records each tensor's.
  *
@@ -64,6 +65,7 @@ struct TfLiteExecutionTask {
   /* Resolved by InvokeAsync for the worker. */
   uint8_t** bound;
   task_state state;
+  bool evaluated; /* by the async kernel; its wait not yet called */
   atomic_int status;
   TfLiteExecutionTask* next_queued;
 };
@@ -77,8 +79,8 @@ struct TfLiteAsyncSignatureRunner {
   int* output_indices;
   /* Per task slot: the synchronization type SetAttributes chose (one of the
    * supported types' strings; kTfLiteSyncTypeNoSyncObj by default), and,
-   * while a task is evaluated by the async kernel, the tensor's own data
-   * pointer (the task's buffer stands in for it). */
+   * during the async kernel's eval, the tensor's own data pointer (the
+   * task's buffer stands in for it). */
   const char** sync_types;
   void** tensor_data;
   bool prepared; /* PrepareBackends since the last SetAttributes */
@@ -103,7 +105,6 @@ struct TfLiteAsyncSignatureRunner {
    * PrepareBackends), or NULL: the worker runs the tasks. */
   TfLiteAsyncKernel* kernel;
   TfLiteNode* kernel_node;
-  TfLiteExecutionTask* evaluated; /* eval ran, wait not yet */
 };
 
 static const char* const kBufferTypes[] = {LITEGPU_BUFFER_TYPE_HOST_MEMORY};
@@ -1166,36 +1167,32 @@ static void take_buffers_back(TfLiteAsyncSignatureRunner* r) {
   }
 }
 
-/* Waits for the evaluated task through the async kernel (its outputs are
+/* Waits for an evaluated task through the async kernel (its outputs are
  * then in the task's buffers); the caller holds the lock. */
-static void settle_evaluated(TfLiteAsyncSignatureRunner* r) {
-  TfLiteExecutionTask* t = r->evaluated;
-  if (t == NULL) return;
-  r->evaluated = NULL;
+static void settle(TfLiteAsyncSignatureRunner* r, TfLiteExecutionTask* t) {
+  if (!t->evaluated) return;
+  t->evaluated = false;
   TfLiteOpaqueContext* context = (TfLiteOpaqueContext*)&r->subgraph->context;
   pthread_mutex_lock(&r->interpreter->async_execution);
   const TfLiteStatus status = lg_async_kernel_wait(r->kernel, context, t);
-  take_buffers_back(r);
   pthread_mutex_unlock(&r->interpreter->async_execution);
   complete(r, t, status);
 }
 
-/* The async kernel path: eval (no wait) on the task's buffers; the caller
- * holds the lock. The task before is settled first, since the tensors are
- * shared. */
+/* The async kernel path: eval (no wait) with the tensors on the task's
+ * buffers; the caller holds the lock. */
 static TfLiteStatus evaluate(TfLiteAsyncSignatureRunner* r,
                              TfLiteExecutionTask* t) {
-  settle_evaluated(r);
   pthread_mutex_lock(&r->interpreter->async_execution);
   lend_buffers(r, t);
   const TfLiteStatus status = lg_async_kernel_eval(
       r->kernel, (TfLiteOpaqueContext*)&r->subgraph->context,
       (TfLiteOpaqueNode*)r->kernel_node, t);
-  if (status != kTfLiteOk) take_buffers_back(r);
+  take_buffers_back(r);
   pthread_mutex_unlock(&r->interpreter->async_execution);
   if (status != kTfLiteOk) return kTfLiteError;
   mark_in_flight(r, t);
-  r->evaluated = t;
+  t->evaluated = true;
   return kTfLiteOk;
 }
 
@@ -1248,7 +1245,7 @@ TfLiteStatus TfLiteAsyncSignatureRunnerWait(
   if (!owns(r, task, fn)) return kTfLiteError;
   pthread_mutex_lock(&r->mutex);
   const bool never_run = task->state == TASK_NEVER_RUN;
-  if (task == r->evaluated) settle_evaluated(r);
+  settle(r, task);
   wait_locked(r, task);
   pthread_mutex_unlock(&r->mutex);
   if (never_run) {
@@ -1267,7 +1264,7 @@ TfLiteStatus TfLiteAsyncSignatureRunnerFinish(
   TfLiteAsyncSignatureRunner* r = async_signature_runner;
   if (!owns(r, task, "TfLiteAsyncSignatureRunnerFinish")) return kTfLiteError;
   pthread_mutex_lock(&r->mutex);
-  if (task == r->evaluated) settle_evaluated(r);
+  settle(r, task);
   wait_locked(r, task);
   TfLiteStatus finished = kTfLiteOk;
   if (r->kernel != NULL && task->state == TASK_DONE) {
@@ -1292,7 +1289,7 @@ void TfLiteAsyncSignatureRunnerDelete(
   TfLiteAsyncSignatureRunner* r = signature_runner;
   if (r == NULL) return;
   pthread_mutex_lock(&r->mutex);
-  settle_evaluated(r);
+  for (int i = 0; i < r->num_tasks; ++i) settle(r, r->tasks[i]);
   r->stopping = true; /* the worker drains the queue, then stops */
   pthread_cond_signal(&r->work_ready);
   pthread_mutex_unlock(&r->mutex);

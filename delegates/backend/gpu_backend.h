@@ -266,6 +266,9 @@ typedef struct lg_gpu_backend_ops {
    * object that signals when `fence`'s downloads are in host memory: OpenCL,
    * the last read's cl_event with a reference for the caller. */
   const char* sync_type;
+  /* Whether several download_begin batches may be pending at once (OpenCL:
+   * an in-order queue; not Vulkan, whose readback buffer is one). */
+  bool downloads_overlap;
   TfLiteStatus (*sync_wait_input)(lg_gpu_backend* be, void* native,
                                   bool on_host, lg_gpu_error* error);
   TfLiteStatus (*fence_export)(lg_gpu_backend* be, lg_gpu_fence* fence,

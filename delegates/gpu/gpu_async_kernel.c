@@ -1,10 +1,14 @@
 /* The GPU delegate's TfLiteAsyncKernel (core/async/c/async_kernel.h): a
- * partition's program run in two halves, eval enqueueing it and wait
- * completing it, with the caller's synchronization objects of the
- * backend's type (litegpu/async.h): an input's is waited for before the
- * run reads it, an output's is filled with an object that signals the
- * download into the output's buffer. The async signature runner points the
- * partition's tensors at the task's buffers from eval to wait. */
+ * partition's program run in two halves, eval enqueueing a run
+ * (lg_gpu_program_enqueue_run) and wait completing the task's, with the
+ * caller's synchronization objects of the backend's type
+ * (litegpu/async.h): an input's is waited for before the run reads it, an
+ * output's is filled with an object that signals the download into the
+ * output's buffer. The async signature runner points the partition's
+ * tensors at the task's buffers during eval; the run keeps where they
+ * pointed. Several tasks are on the device at once where the program
+ * overlaps runs (OpenCL); elsewhere eval first completes the run in
+ * flight, whose wait then returns its status. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,14 +137,58 @@ static TfLiteStatus wait_for_inputs(gpu_partition* part, const TfLiteNode* node,
   return status;
 }
 
+/* The task's entry in part->runs, or NULL. */
+static gpu_task_run* find_run(gpu_partition* part,
+                              const TfLiteExecutionTask* task) {
+  for (int i = 0; i < part->num_runs; ++i) {
+    if (part->runs[i].task == task) return &part->runs[i];
+  }
+  return NULL;
+}
+
+/* Completes every run still on the device (their waits return the status
+ * kept here): the program cannot take another beside them. */
+static void complete_runs(gpu_partition* part, TfLiteContext* context) {
+  for (int i = 0; i < part->num_runs; ++i) {
+    gpu_task_run* e = &part->runs[i];
+    if (e->run == NULL) continue;
+    e->status = lg_gpu_program_complete_run(part->program, e->run);
+    e->run = NULL;
+    if (e->status != kTfLiteOk) {
+      context->ReportError(context, "TfLiteGpuDelegate async Wait: %s",
+                           lg_gpu_program_error(part->program));
+    }
+  }
+}
+
+/* Records `run` for `task` (replacing a settled entry of the task). */
+static bool add_run(gpu_partition* part, TfLiteExecutionTask* task,
+                    lg_gpu_run* run) {
+  gpu_task_run* e = find_run(part, task);
+  if (e == NULL) {
+    gpu_task_run* grown =
+        realloc(part->runs, sizeof(*grown) * (size_t)(part->num_runs + 1));
+    if (grown == NULL) return false;
+    part->runs = grown;
+    e = &part->runs[part->num_runs++];
+  }
+  *e = (gpu_task_run){task, run, kTfLiteOk};
+  return true;
+}
+
+static void remove_run(gpu_partition* part, gpu_task_run* e) {
+  *e = part->runs[--part->num_runs];
+}
+
 /* Fills each output's synchronization with an object of its own. */
 static TfLiteStatus export_outputs(gpu_partition* part, const TfLiteNode* node,
-                                   TfLiteExecutionTask* task) {
+                                   TfLiteExecutionTask* task,
+                                   const lg_gpu_run* run) {
   for (int i = 0; i < node->outputs->size; ++i) {
     TfLiteSynchronization* sync = task_sync(part, task, node->outputs->data[i]);
     if (sync == NULL) continue;
     void* native = NULL;
-    if (lg_gpu_program_export_output_sync(part->program, &native) !=
+    if (lg_gpu_program_export_run_sync(part->program, run, &native) !=
         kTfLiteOk) {
       return kTfLiteError;
     }
@@ -159,17 +207,22 @@ static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
   if (check_output_syncs(part, context, node, task) != kTfLiteOk) {
     return kTfLiteError;
   }
+  if (!lg_gpu_program_overlaps_runs(part->program)) {
+    complete_runs(part, context);
+  }
+  lg_gpu_run* run = NULL;
   if (wait_for_inputs(part, node, task) != kTfLiteOk ||
-      lg_gpu_program_enqueue(part->program, context) != kTfLiteOk) {
+      lg_gpu_program_enqueue_run(part->program, context, &run) != kTfLiteOk) {
     context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
                          lg_gpu_program_error(part->program));
     return kTfLiteError;
   }
-  if (export_outputs(part, node, task) != kTfLiteOk) {
+  if (export_outputs(part, node, task, run) != kTfLiteOk ||
+      !add_run(part, task, run)) {
     context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
                          lg_gpu_program_error(part->program));
-    /* Not in flight for the runner: settle the run here. */
-    lg_gpu_program_complete(part->program, context);
+    /* Not in flight for the runner: drop the run here. */
+    lg_gpu_program_release_run(part->program, run);
     return kTfLiteError;
   }
   return kTfLiteOk;
@@ -178,16 +231,26 @@ static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
 static TfLiteStatus async_wait(TfLiteAsyncKernel* kernel,
                                TfLiteOpaqueContext* opaque_context,
                                TfLiteExecutionTask* task) {
-  (void)task;
   gpu_partition* part = TfLiteAsyncKernelGetKernelData(kernel);
   TfLiteContext* context = (TfLiteContext*)opaque_context;
-  if (lg_gpu_program_complete(part->program, context) != kTfLiteOk) {
-    context->ReportError(context, "TfLiteGpuDelegate async Wait: %s",
-                         lg_gpu_program_error(part->program));
+  gpu_task_run* e = find_run(part, task);
+  if (e == NULL) {
+    context->ReportError(context,
+                         "TfLiteGpuDelegate async Wait: the task has no run "
+                         "in flight");
     return kTfLiteError;
   }
+  TfLiteStatus status = e->status;
+  if (e->run != NULL) {
+    status = lg_gpu_program_complete_run(part->program, e->run);
+    if (status != kTfLiteOk) {
+      context->ReportError(context, "TfLiteGpuDelegate async Wait: %s",
+                           lg_gpu_program_error(part->program));
+    }
+  }
+  remove_run(part, e);
   lg_gpu_bindings_ran(part->delegate, part);
-  return kTfLiteOk;
+  return status;
 }
 
 bool lg_gpu_async_kernel_create(gpu_partition* part) {
@@ -212,6 +275,12 @@ bool lg_gpu_async_kernel_create(gpu_partition* part) {
 }
 
 void lg_gpu_async_kernel_destroy(gpu_partition* part) {
+  for (int i = 0; i < part->num_runs; ++i) {
+    lg_gpu_program_release_run(part->program, part->runs[i].run);
+  }
+  free(part->runs);
+  part->runs = NULL;
+  part->num_runs = 0;
   TfLiteAsyncKernelDelete(part->async_kernel);
   part->async_kernel = NULL;
   free(part->sync_tensors);

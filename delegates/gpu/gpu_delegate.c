@@ -201,9 +201,9 @@ static void partition_destroy(partition* part) {
   if (part == NULL) return;
   lg_gpu_bindings_forget(part->delegate, part);
   untrack_partition(part->delegate, part);
+  lg_gpu_async_kernel_destroy(part); /* its runs use the program */
   lg_gpu_program_destroy(part->program);
   TfLiteIntArrayFree(part->written_outside);
-  lg_gpu_async_kernel_destroy(part);
   free(part);
 }
 

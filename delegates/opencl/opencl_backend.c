@@ -607,6 +607,7 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .fence_wait = lg_cl_fence_wait,
     .fence_release = lg_cl_fence_release,
     .sync_type = LITEGPU_SYNC_TYPE_CL_EVENT,
+    .downloads_overlap = true,
     .sync_wait_input = lg_cl_sync_wait_input,
     .fence_export = lg_cl_fence_export,
     .has_kernel = lg_cl_has_kernel,

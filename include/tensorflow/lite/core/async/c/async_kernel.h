@@ -5,11 +5,11 @@
  * (TfLiteRegistration.async_kernel, TfLiteOperatorSetAsyncKernel). When a
  * signature's subgraph is that one delegate node, the async signature
  * runner calls it instead of running Invoke on its worker thread:
- *   eval    on the InvokeAsync caller's thread, after the inputs were
- *           copied into their tensors: schedules the work, returns at once;
+ *   eval    on the InvokeAsync caller's thread, with the input and output
+ *           tensors' data pointing at the task's buffers: schedules the
+ *           work, returns at once;
  *   wait    blocks until the work of `task` is done and its outputs are in
- *           their tensors (the runner then copies them to the task's
- *           buffers);
+ *           the task's buffers;
  *   finish  once per task, when the application finishes it.
  * Before those, the runner asks the kernel for its synchronization types
  * (supported_synchronizations: the runner's
@@ -20,7 +20,8 @@
  * (TfLiteExecutionTaskGetSyncByIndex): an input's it waits on, an output's
  * it fills (TfLiteSynchronizationSetPtr). Buffer registration stays with
  * the runner (host memory): the task's buffers are the kernel's input and
- * output tensors' data from eval to wait.
+ * output tensors' data during eval (a kernel keeps the pointers it needs
+ * until wait). Several tasks may be evaluated before their waits.
  * TfLiteOpaqueContext and TfLiteOpaqueNode are the TfLiteContext and
  * TfLiteNode of the delegate kernel. */
 #ifndef TENSORFLOW_LITE_CORE_ASYNC_C_ASYNC_KERNEL_H_
