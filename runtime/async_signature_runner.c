@@ -36,6 +36,7 @@
 #include "litegpu/async.h"
 #include "runtime/async_kernel_internal.h"
 #include "runtime/interpreter.h"
+#include "runtime/operator.h"
 #include "runtime/subgraph.h"
 #include "tensorflow/lite/core/async/c/async_signature_runner.h"
 #include "tensorflow/lite/core/async/c/task.h"
@@ -49,6 +50,7 @@ typedef struct async_buffer {
   TfLiteBufferHandle pool; /* a slice's buffer; kTfLiteNullBufferHandle */
   int num_slices;          /* slices of this buffer still registered */
   int in_flight;           /* bindings of tasks in flight */
+  bool host;               /* host memory; else an async kernel's type */
 } async_buffer;
 
 typedef enum task_state {
@@ -392,24 +394,33 @@ const TfLiteOpaqueTensor* TfLiteAsyncSignatureRunnerGetTensor(
 
 /* ---- Types and restrictions -------------------------------------------- */
 
-static TfLiteStatus supported(const TfLiteAsyncSignatureRunner* r,
-                              const char* const* list, size_t n,
-                              const char* const** types, size_t* num_types) {
-  if (r == NULL || types == NULL || num_types == NULL) return kTfLiteError;
-  *types = list;
-  *num_types = n;
-  return kTfLiteOk;
+static TfLiteAsyncKernel* find_async_kernel(const TfLiteAsyncSignatureRunner* r,
+                                            TfLiteNode** node);
+
+/* The buffer types of the signature's `io_type` tensors: its async
+ * kernel's, or host memory alone. */
+static void buffer_types_of(const TfLiteAsyncSignatureRunner* r,
+                            TfLiteIoType io_type, const char* const** types,
+                            size_t* num_types) {
+  TfLiteNode* node = NULL;
+  const TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  if (!lg_async_kernel_supported_buffer_types(kernel, io_type, types,
+                                              num_types) ||
+      *num_types == 0) {
+    *types = kBufferTypes;
+    *num_types = 1;
+  }
 }
 
 TfLiteStatus TfLiteAsyncSignatureRunnerGetSupportedBufferTypes(
     const TfLiteAsyncSignatureRunner* async_signature_runner,
     TfLiteIoType io_type, const char* const** types, size_t* num_types) {
-  (void)io_type; /* the same for inputs and outputs */
-  return supported(async_signature_runner, kBufferTypes, 1, types, num_types);
+  if (async_signature_runner == NULL || types == NULL || num_types == NULL) {
+    return kTfLiteError;
+  }
+  buffer_types_of(async_signature_runner, io_type, types, num_types);
+  return kTfLiteOk;
 }
-
-static TfLiteAsyncKernel* find_async_kernel(const TfLiteAsyncSignatureRunner* r,
-                                            TfLiteNode** node);
 
 /* The synchronization types of the signature's `io_type` tensors: its
  * async kernel's, or kTfLiteSyncTypeNoSyncObj alone. */
@@ -442,14 +453,10 @@ static TfLiteIoType slot_io_type(const TfLiteAsyncSignatureRunner* r,
                                          : kTfLiteIoTypeOutput;
 }
 
-/* The slot's supported type named `type` (the list's own string), or
- * NULL; the list, joined with ", ", in `names`. */
-static const char* find_sync_type(const TfLiteAsyncSignatureRunner* r, int slot,
-                                  const char* type, char* names,
-                                  size_t names_size) {
-  const char* const* types = NULL;
-  size_t n = 0;
-  sync_types_of(r, slot_io_type(r, slot), &types, &n);
+/* The entry of `types` named `type` (the list's own string), or NULL;
+ * the list, joined with ", ", in `names`. */
+static const char* find_type(const char* const* types, size_t n,
+                             const char* type, char* names, size_t names_size) {
   const char* found = NULL;
   size_t used = 0;
   names[0] = '\0';
@@ -460,6 +467,16 @@ static const char* find_sync_type(const TfLiteAsyncSignatureRunner* r, int slot,
     if (wrote > 0 && (size_t)wrote < names_size - used) used += (size_t)wrote;
   }
   return found;
+}
+
+/* The slot's supported sync type named `type`, as find_type. */
+static const char* find_sync_type(const TfLiteAsyncSignatureRunner* r, int slot,
+                                  const char* type, char* names,
+                                  size_t names_size) {
+  const char* const* types = NULL;
+  size_t n = 0;
+  sync_types_of(r, slot_io_type(r, slot), &types, &n);
+  return find_type(types, n, type, names, names_size);
 }
 
 /* Reconciles a buffer map for `tensor` (see the header). */
@@ -532,6 +549,21 @@ static bool reconcile_slot(const TfLiteAsyncSignatureRunner* r, int slot,
   if (!is_buffer && !TfLiteAttributeMapIsSyncAttributeMap(user)) {
     lg_report(reporter_of(r),
               "%s: the attribute map is neither a buffer nor a sync map", fn);
+    return false;
+  }
+  TfLiteNode* node = NULL;
+  const TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  if (lg_async_kernel_reconciles(kernel)) {
+    if (lg_async_kernel_reconcile(
+            kernel, (const TfLiteOpaqueContext*)&r->subgraph->context,
+            (const TfLiteOpaqueNode*)node, slot_tensor_index(r, slot), user,
+            merged, conflict)) {
+      return true;
+    }
+    lg_report(reporter_of(r),
+              "%s: the async kernel reports a conflict in the attributes of "
+              "'%s'",
+              fn, slot_name(r, slot));
     return false;
   }
   TfLiteAttributeMapCopy(user, merged);
@@ -651,19 +683,21 @@ static bool fixed_size_type(TfLiteType type) {
          type != kTfLiteVariant && type != kTfLiteNoType;
 }
 
-/* The async kernel of the subgraph's only node when that node is a
- * delegate kernel whose registration offers a runnable one; else NULL. */
+/* The async kernel of the subgraph's only node when its registration
+ * offers a runnable one (TfLiteRegistration.async_kernel, a delegate
+ * kernel's; else its TfLiteOperator's, a custom operator's); else NULL. */
 static TfLiteAsyncKernel* find_async_kernel(const TfLiteAsyncSignatureRunner* r,
                                             TfLiteNode** node) {
   lg_subgraph* s = r->subgraph;
   *node = NULL;
   if (s->execution_plan == NULL || s->execution_plan->size != 1) return NULL;
   lg_node* only = &s->nodes[s->execution_plan->data[0]];
-  if (!only->is_delegate_kernel || only->registration.async_kernel == NULL) {
-    return NULL;
-  }
   TfLiteAsyncKernel* kernel =
-      only->registration.async_kernel(&s->context, &only->node);
+      only->registration.async_kernel != NULL
+          ? only->registration.async_kernel(&s->context, &only->node)
+          : lg_operator_async_kernel(only->registration.registration_external,
+                                     (TfLiteOpaqueContext*)&s->context,
+                                     (TfLiteOpaqueNode*)&only->node);
   if (!lg_async_kernel_runnable(kernel)) return NULL;
   *node = &only->node;
   return kernel;
@@ -689,6 +723,13 @@ TfLiteStatus TfLiteAsyncSignatureRunnerPrepareBackends(
     }
   }
   r->kernel = find_async_kernel(r, &r->kernel_node);
+  if (r->kernel != NULL &&
+      lg_async_kernel_prepare(r->kernel,
+                              (TfLiteOpaqueContext*)&r->subgraph->context,
+                              (TfLiteOpaqueNode*)r->kernel_node) != kTfLiteOk) {
+    lg_report(reporter_of(r), "%s: the async kernel's Prepare failed", fn);
+    return kTfLiteError;
+  }
   for (int slot = 0; r->kernel == NULL && slot < num_io(r); ++slot) {
     if (strcmp(r->sync_types[slot], kTfLiteSyncTypeNoSyncObj) != 0) {
       lg_report(reporter_of(r),
@@ -728,8 +769,20 @@ static TfLiteStatus add_buffer(TfLiteAsyncSignatureRunner* r, uint8_t* bytes,
   b->bytes = bytes;
   b->size = size;
   b->pool = pool;
+  b->host = true;
   *handle = b->handle;
   return kTfLiteOk;
+}
+
+/* Whether `type` is one of the `io_type` buffer types (the list, joined,
+ * in `names`). */
+static bool find_buffer_type(const TfLiteAsyncSignatureRunner* r,
+                             TfLiteIoType io_type, const char* type,
+                             char* names, size_t names_size) {
+  const char* const* types = NULL;
+  size_t n = 0;
+  buffer_types_of(r, io_type, &types, &n);
+  return find_type(types, n, type, names, names_size) != NULL;
 }
 
 TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBuffer(
@@ -751,15 +804,17 @@ TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBuffer(
   }
   const char* type = NULL;
   size_t size = 0, offset = 0;
-  if (!TfLiteAttributeMapGetStringBufferAttr(
-          attrs, kTfLiteBufferAttrKeyResourceTypeName, &type) ||
-      strcmp(type, LITEGPU_BUFFER_TYPE_HOST_MEMORY) != 0) {
+  char names[256];
+  TfLiteAttributeMapGetStringBufferAttr(
+      attrs, kTfLiteBufferAttrKeyResourceTypeName, &type);
+  if (!find_buffer_type(r, io_type, type, names, sizeof(names))) {
     lg_report(reporter_of(r),
-              "%s: the buffer attributes must name the resource type '%s' "
-              "(got '%s')",
-              fn, LITEGPU_BUFFER_TYPE_HOST_MEMORY, type ? type : "none");
+              "%s: the buffer attributes must name a resource type of "
+              "signature '%s' (%s; got '%s')",
+              fn, r->signature->key, names, type ? type : "none");
     return kTfLiteError;
   }
+  const bool host = strcmp(type, LITEGPU_BUFFER_TYPE_HOST_MEMORY) == 0;
   if (!TfLiteAttributeMapGetSizeTBufferAttr(attrs, kTfLiteBufferAttrKeySize,
                                             &size)) {
     lg_report(reporter_of(r),
@@ -770,10 +825,25 @@ TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBuffer(
   }
   TfLiteAttributeMapGetSizeTBufferAttr(attrs, kTfLiteBufferAttrKeyOffset,
                                        &offset);
-  uint8_t* bytes = (uint8_t*)TfLiteBackendBufferGetPtr(buffer) + offset;
+  uint8_t* bytes = (uint8_t*)TfLiteBackendBufferGetPtr(buffer) +
+                   (host ? offset : 0); /* another type: the kernel's */
   pthread_mutex_lock(&r->mutex);
-  const TfLiteStatus status =
+  TfLiteStatus status =
       add_buffer(r, bytes, size, kTfLiteNullBufferHandle, handle);
+  if (status == kTfLiteOk) {
+    r->buffers[r->num_buffers - 1].host = host;
+    TfLiteNode* node = NULL;
+    TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+    if (kernel != NULL &&
+        lg_async_kernel_register_buffer(
+            kernel, (TfLiteOpaqueContext*)&r->subgraph->context, io_type,
+            buffer, attrs, *handle) != kTfLiteOk) {
+      lg_report(reporter_of(r), "%s: the async kernel refused the buffer", fn);
+      r->num_buffers--;
+      *handle = kTfLiteNullBufferHandle;
+      status = kTfLiteError;
+    }
+  }
   pthread_mutex_unlock(&r->mutex);
   return status;
 }
@@ -802,6 +872,11 @@ TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBufferSlice(
   if (pool == NULL) {
     lg_report(reporter_of(r), "%s: buffer handle %d is not registered", fn,
               (int)buffer_pool);
+  } else if (!pool->host) {
+    lg_report(reporter_of(r),
+              "%s: buffer %d is of the async kernel's own type; slices are "
+              "cut from host memory",
+              fn, (int)buffer_pool);
   } else if (pool->pool != kTfLiteNullBufferHandle) {
     lg_report(reporter_of(r),
               "%s: buffer handle %d is a slice; slices are cut from "
@@ -814,11 +889,33 @@ TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBufferSlice(
   } else {
     uint8_t* bytes = pool->bytes + offset;
     status = add_buffer(r, bytes, size, buffer_pool, handle);
+    TfLiteNode* node = NULL;
+    TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+    if (status == kTfLiteOk && kernel != NULL &&
+        lg_async_kernel_register_buffer_slice(
+            kernel, (TfLiteOpaqueContext*)&r->subgraph->context, buffer_pool,
+            attrs, *handle) != kTfLiteOk) {
+      lg_report(reporter_of(r), "%s: the async kernel refused the slice", fn);
+      r->num_buffers--;
+      *handle = kTfLiteNullBufferHandle;
+      status = kTfLiteError;
+    }
     /* add_buffer may move the table: find the pool again. */
     if (status == kTfLiteOk) find_buffer(r, buffer_pool)->num_slices++;
   }
   pthread_mutex_unlock(&r->mutex);
   return status;
+}
+
+/* Whether the async kernel (if any) unregistered `handle`. */
+static bool kernel_unregisters(const TfLiteAsyncSignatureRunner* r,
+                               TfLiteBufferHandle handle) {
+  TfLiteNode* node = NULL;
+  TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  return kernel == NULL ||
+         lg_async_kernel_unregister_buffer(
+             kernel, (TfLiteOpaqueContext*)&r->subgraph->context, handle) ==
+             kTfLiteOk;
 }
 
 TfLiteStatus TfLiteAsyncSignatureRunnerUnregisterBuffer(
@@ -841,6 +938,11 @@ TfLiteStatus TfLiteAsyncSignatureRunnerUnregisterBuffer(
   } else if (b->in_flight > 0) {
     lg_report(reporter_of(r), "%s: buffer %d is used by a task in flight", fn,
               (int)handle);
+  } else if (!kernel_unregisters(r, handle)) {
+    lg_report(reporter_of(r),
+              "%s: the async kernel refused to unregister "
+              "buffer %d",
+              fn, (int)handle);
   } else {
     if (b->pool != kTfLiteNullBufferHandle) {
       find_buffer(r, b->pool)->num_slices--;
@@ -1096,6 +1198,14 @@ static bool bind(TfLiteAsyncSignatureRunner* r, TfLiteExecutionTask* t) {
                 slot_name(r, slot), bytes, (int)b->handle, b->size);
       return false;
     }
+    if (!b->host && r->kernel == NULL) {
+      lg_report(reporter_of(r),
+                "%s: %s '%s' is bound to buffer %d of an async kernel's type, "
+                "but signature '%s' runs on the CPU path (host memory only)",
+                fn, what, slot_name(r, slot), (int)b->handle,
+                r->signature->key);
+      return false;
+    }
     /* An output's object is the kernel's to fill (or, of type
      * no_sync_obj, ignored, as TFLite does). */
     const bool input = slot < r->signature->num_inputs;
@@ -1112,7 +1222,7 @@ static bool bind(TfLiteAsyncSignatureRunner* r, TfLiteExecutionTask* t) {
                 r->signature->key, names);
       return false;
     }
-    t->bound[slot] = b->bytes;
+    t->bound[slot] = b->host ? b->bytes : NULL;
   }
   return true;
 }
@@ -1157,7 +1267,8 @@ static void lend_buffers(TfLiteAsyncSignatureRunner* r,
   for (int slot = 0; slot < num_io(r); ++slot) {
     TfLiteTensor* tensor = slot_tensor(r, slot);
     r->tensor_data[slot] = tensor->data.raw;
-    tensor->data.raw = (char*)t->bound[slot];
+    /* A buffer of the kernel's own type: the kernel finds it by handle. */
+    if (t->bound[slot] != NULL) tensor->data.raw = (char*)t->bound[slot];
   }
 }
 

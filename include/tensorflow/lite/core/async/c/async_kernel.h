@@ -28,8 +28,10 @@
 #define TENSORFLOW_LITE_CORE_ASYNC_C_ASYNC_KERNEL_H_
 
 #include "tensorflow/lite/c/c_api_types.h"
+#include "tensorflow/lite/c/common.h"
 #include "tensorflow/lite/core/async/c/types.h"
 #include "tensorflow/lite/core/async/interop/c/attribute_map.h"
+#include "tensorflow/lite/core/async/interop/c/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +63,58 @@ TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetFinish(
     TfLiteStatus (*finish)(TfLiteAsyncKernel* async_kernel,
                            TfLiteOpaqueContext* context,
                            TfLiteExecutionTask* task));
+
+/* Buffer registration: called by the runner's RegisterBuffer,
+ * RegisterBufferSlice and UnregisterBuffer after its own checks, with the
+ * handle it assigned; an error undoes the registration. */
+TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetRegisterBuffer(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*register_buffer)(
+        TfLiteAsyncKernel* async_kernel, TfLiteOpaqueContext* context,
+        TfLiteIoType io_type, const TfLiteBackendBuffer* buffer,
+        const TfLiteAttributeMap* attrs, TfLiteBufferHandle handle));
+TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetRegisterBufferSlice(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*register_buffer_slice)(TfLiteAsyncKernel* async_kernel,
+                                          TfLiteOpaqueContext* context,
+                                          TfLiteBufferHandle buffer_pool,
+                                          const TfLiteAttributeMap* attrs,
+                                          TfLiteBufferHandle handle));
+TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetUnregisterBuffer(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*unregister_buffer)(TfLiteAsyncKernel* async_kernel,
+                                      TfLiteOpaqueContext* context,
+                                      TfLiteBufferHandle handle));
+
+/* The buffer type names the kernel takes (the runner's
+ * GetSupportedBufferTypes; RegisterBuffer accepts them besides
+ * host_memory). A buffer of another type than host_memory is the kernel's
+ * to find (TfLiteExecutionTaskGetBufferByIndex): the tensors keep their
+ * own data for it. */
+TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetSupportedBufferTypes(
+    TfLiteAsyncKernel* async_kernel,
+    void (*supported_buffer_types)(const TfLiteAsyncKernel* async_kernel,
+                                   TfLiteIoType io_type,
+                                   const char* const** types, size_t* n_types));
+
+/* Replaces the runner's reconciliation of buffer and sync maps
+ * (ReconcileRestrictions, and SetAttributes' check) for the tensor
+ * `tensor_index`; true when there is no conflict. */
+TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetReconcileRestrictions(
+    TfLiteAsyncKernel* async_kernel,
+    bool (*reconcile_restrictions)(
+        const TfLiteAsyncKernel* async_kernel,
+        const TfLiteOpaqueContext* context, const TfLiteOpaqueNode* node,
+        int tensor_index, const TfLiteAttributeMap* user_provided_attributes,
+        TfLiteAttributeMap* merged, TfLiteAttributeMap* conflict));
+
+/* Called by the runner's PrepareBackends, after the tensors are allocated;
+ * an error fails it. */
+TFL_CAPI_EXPORT extern void TfLiteAsyncKernelSetPrepare(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*prepare)(TfLiteAsyncKernel* async_kernel,
+                            TfLiteOpaqueContext* context,
+                            TfLiteOpaqueNode* node));
 
 /* The synchronization type names the kernel takes for inputs or outputs
  * (`types` must outlive the kernel). */
