@@ -116,6 +116,79 @@ static void expect_sync_types(const TfLiteAsyncSignatureRunner* r,
   if (type != NULL) assert_string_equal(types[1], type);
 }
 
+/* y = x + x in int8: the delegate quantizes its output on the host, so
+ * no device event can signal it. */
+static const char kQuantSpec[] =
+    "tensor x INT8 1,4 quant=0.5:0\n"
+    "tensor y INT8 1,4 quant=0.5:0\n"
+    "op ADD 1 in=x,x out=y\n"
+    "inputs x\n"
+    "outputs y\n";
+
+/* OpenCL: an output event on an output converted on the host is refused,
+ * naming the tensor and why. */
+static void check_cl_event_refused(TfLiteDelegate* d) {
+  const lg_writer_tensor_map in_map[] = {{"in", 0}};
+  const lg_writer_tensor_map out_map[] = {{"out", 1}};
+  lg_model_writer* w = lg_model_spec_read_text(kQuantSpec, "spec", NULL, NULL);
+  assert_non_null(w);
+  assert_true(lg_model_writer_add_signature(w, "q", 0, in_map, 1, out_map, 1) >=
+              0);
+  void* bytes = NULL;
+  size_t size = 0;
+  assert_int_equal(lg_model_writer_finish(w, &bytes, &size), kTfLiteOk);
+  lg_model_writer_destroy(w);
+  TfLiteModel* model = TfLiteModelCreate(bytes, size);
+  TfLiteInterpreterOptions* options = TfLiteInterpreterOptionsCreate();
+  TfLiteInterpreterOptionsAddDelegate(options, d);
+  TfLiteInterpreterOptionsSetErrorReporter(options, keep_error, NULL);
+  TfLiteInterpreter* interpreter = TfLiteInterpreterCreate(model, options);
+  assert_non_null(interpreter);
+  TfLiteAsyncSignatureRunner* r =
+      TfLiteInterpreterGetAsyncSignatureRunner(interpreter, "q");
+  assert_non_null(r);
+  assert_int_equal(
+      set_sync_type(r, kTfLiteIoTypeOutput, "out", LITEGPU_SYNC_TYPE_CL_EVENT),
+      kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  int8_t in[4] = {1, 2, 3, 4}, out[4];
+  TfLiteExecutionTask* t = TfLiteAsyncSignatureRunnerCreateTask(r);
+  assert_non_null(t);
+  assert_int_equal(
+      TfLiteExecutionTaskSetBuffer(
+          t, kTfLiteIoTypeInput, "in",
+          lg_test_register_host(r, kTfLiteIoTypeInput, in, sizeof(in))),
+      kTfLiteOk);
+  assert_int_equal(
+      TfLiteExecutionTaskSetBuffer(
+          t, kTfLiteIoTypeOutput, "out",
+          lg_test_register_host(r, kTfLiteIoTypeOutput, out, sizeof(out))),
+      kTfLiteOk);
+  TfLiteSynchronization* out_sync = TfLiteSynchronizationCreate();
+  assert_int_equal(
+      TfLiteExecutionTaskSetSync(t, kTfLiteIoTypeOutput, "out", out_sync),
+      kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  expect_error(
+      "output 'y' (tensor 1) cannot carry a litegpu_cl_event: it is "
+      "converted on the host");
+  assert_null(TfLiteSynchronizationGetPtr(out_sync));
+  /* Without the sync object the task runs: 2x, requantized on the host. */
+  assert_int_equal(
+      TfLiteExecutionTaskSetSync(t, kTfLiteIoTypeOutput, "out", NULL),
+      kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  for (int i = 0; i < 4; ++i) assert_int_equal(out[i], 2 * in[i]);
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  TfLiteSynchronizationDelete(out_sync);
+  TfLiteAsyncSignatureRunnerDelete(r);
+  TfLiteInterpreterDelete(interpreter);
+  TfLiteInterpreterOptionsDelete(options);
+  TfLiteModelDelete(model);
+  free(bytes);
+}
+
 /* OpenCL: "in" waits for a user event, "square" hands out an event. */
 static void check_cl_events(TfLiteAsyncSignatureRunner* r,
                             const litegpu_gpu_device_handles* device) {
@@ -351,6 +424,7 @@ static void run_backend(litegpu_gpu_backend backend, const char* name) {
   assert_int_equal(litegpu_gpu_delegate_get_device(d, &device), kTfLiteOk);
   if (backend == LITEGPU_GPU_BACKEND_OPENCL) {
     check_cl_events(r, &device);
+    check_cl_event_refused(d);
   } else {
     check_vk_fence(r, &device);
   }
