@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "runtime/kernels/fp16.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -194,6 +195,15 @@ static TfLiteStatus lg_dequantize_fold(TfLiteContext* context,
   return kTfLiteOk;
 }
 
+/* Every reader copied the folded output (lg_kernel_offer_folded). */
+static void lg_dequantize_drop(TfLiteContext* context, TfLiteNode* node) {
+  lg_dequantize_data* data = node->user_data;
+  TfLiteTensor* output = &context->tensors[node->outputs->data[kOutputTensor]];
+  if (output->data.raw == (char*)data->folded) output->data.raw = NULL;
+  free(data->folded);
+  data->folded = NULL;
+}
+
 static TfLiteStatus lg_dequantize_prepare(TfLiteContext* context,
                                           TfLiteNode* node) {
   lg_dequantize_data* data = node->user_data;
@@ -227,6 +237,10 @@ static TfLiteStatus lg_dequantize_prepare(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
   if (lg_kernel_is_constant(input)) {
     TF_LITE_ENSURE_STATUS(lg_dequantize_fold(context, data, input, output));
+    /* The float copy is all Invoke needs; it may go once its readers
+     * copied it too (a packed filter). */
+    lg_kernel_release_input(context, node, kInputTensor);
+    lg_kernel_offer_folded(context, node, lg_dequantize_drop);
   }
   data->prepared = true;
   return kTfLiteOk;
