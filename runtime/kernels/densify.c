@@ -103,6 +103,7 @@ static void lg_densify_drop(TfLiteContext* context, TfLiteNode* node) {
   if (output->data.raw == (char*)data->dense) output->data.raw = NULL;
   free(data->dense);
   data->dense = NULL;
+  data->bytes = 0;
 }
 
 static TfLiteStatus lg_densify_prepare(TfLiteContext* context,
@@ -141,16 +142,23 @@ static TfLiteStatus lg_densify_prepare(TfLiteContext* context,
     return kTfLiteError;
   }
   const size_t bytes = (size_t)lg_kernel_num_elements(input) * elem;
-  void* dense = calloc(bytes > 0 ? bytes : 1, 1);
-  if (dense == NULL) {
-    lg_kernel_log(context, LG_DENSIFY_OP, "out of memory for %zu dense bytes",
-                  bytes);
-    return kTfLiteError;
+  /* The block stays where it is across Prepares: a delegate kernel may
+   * hold its address. */
+  if (data->dense == NULL || data->bytes != bytes) {
+    void* dense = calloc(bytes > 0 ? bytes : 1, 1);
+    if (dense == NULL) {
+      lg_kernel_log(context, LG_DENSIFY_OP, "out of memory for %zu dense bytes",
+                    bytes);
+      return kTfLiteError;
+    }
+    free(data->dense);
+    data->dense = dense;
+    data->bytes = bytes;
+  } else {
+    memset(data->dense, 0, bytes);
   }
+  void* dense = data->dense;
   lg_sparse_densify(&layout, input->data.raw_const, elem, dense);
-  free(data->dense);
-  data->dense = dense;
-  data->bytes = bytes;
   TfLiteIntArray* shape = TfLiteIntArrayCopy(input->dims);
   if (shape == NULL) {
     lg_kernel_log(context, LG_DENSIFY_OP, "out of memory for the shape");

@@ -53,7 +53,8 @@ typedef struct lg_dequantize_data {
   int64_t channels;
   int64_t inner;
   bool per_channel_zero_point;
-  float* folded; /* a constant input's values, converted in Prepare */
+  float* folded;       /* a constant input's values, converted in Prepare */
+  size_t folded_count; /* floats at folded */
 } lg_dequantize_data;
 
 static void* lg_dequantize_init(TfLiteContext* context, const char* buffer,
@@ -177,14 +178,19 @@ static TfLiteStatus lg_dequantize_fold(TfLiteContext* context,
                                        const TfLiteTensor* input,
                                        TfLiteTensor* output) {
   const size_t count = (size_t)data->count;
-  float* folded =
-      realloc(data->folded, (count > 0 ? count : 1) * sizeof(float));
-  if (folded == NULL) {
-    lg_kernel_log(context, LG_DEQUANTIZE_OP,
-                  "out of memory for %zu dequantized constants", count);
-    return kTfLiteError;
+  /* The block stays where it is across Prepares: a delegate kernel may
+   * hold its address. */
+  float* folded = data->folded;
+  if (folded == NULL || data->folded_count != count) {
+    folded = realloc(data->folded, (count > 0 ? count : 1) * sizeof(float));
+    if (folded == NULL) {
+      lg_kernel_log(context, LG_DEQUANTIZE_OP,
+                    "out of memory for %zu dequantized constants", count);
+      return kTfLiteError;
+    }
+    data->folded = folded;
+    data->folded_count = count;
   }
-  data->folded = folded;
   if (count > 0 && input->data.data == NULL) {
     lg_kernel_log(context, LG_DEQUANTIZE_OP, "the constant input has no data");
     return kTfLiteError;
@@ -202,6 +208,7 @@ static void lg_dequantize_drop(TfLiteContext* context, TfLiteNode* node) {
   if (output->data.raw == (char*)data->folded) output->data.raw = NULL;
   free(data->folded);
   data->folded = NULL;
+  data->folded_count = 0;
 }
 
 static TfLiteStatus lg_dequantize_prepare(TfLiteContext* context,
