@@ -132,17 +132,23 @@ static int teardown(void** state) {
   return 0;
 }
 
-static TfLiteInterpreter* make_interpreter(const TfLiteModel* model,
-                                           TfLiteDelegate* delegate) {
+static TfLiteInterpreter* make_interpreter(const TfLiteModel* model) {
   TfLiteInterpreterOptions* o = TfLiteInterpreterOptionsCreate();
   assert_non_null(o);
   TfLiteInterpreterOptionsSetNumThreads(o, 1);
-  if (delegate != NULL) TfLiteInterpreterOptionsAddDelegate(o, delegate);
   TfLiteInterpreter* ip = TfLiteInterpreterCreate(model, o);
   TfLiteInterpreterOptionsDelete(o);
   assert_non_null(ip);
   assert_int_equal(TfLiteInterpreterAllocateTensors(ip), kTfLiteOk);
   return ip;
+}
+
+/* An allocated interpreter on the model file, which *model receives. */
+static TfLiteInterpreter* open_file_model(const test_model* m,
+                                          TfLiteModel** model) {
+  *model = TfLiteModelCreateFromFile(m->path);
+  assert_non_null(*model);
+  return make_interpreter(*model);
 }
 
 /* Fills x, runs, and checks both outputs against the plain loop. */
@@ -209,9 +215,8 @@ static const void* tensor_data(const TfLiteInterpreter* ip, int index) {
 
 static void test_file_model_gives_back_packed_filters(void** state) {
   const test_model* m = *state;
-  TfLiteModel* model = TfLiteModelCreateFromFile(m->path);
-  assert_non_null(model);
-  TfLiteInterpreter* ip = make_interpreter(model, NULL);
+  TfLiteModel* model = NULL;
+  TfLiteInterpreter* ip = open_file_model(m, &model);
   const TfLiteTensor* w32 = TfLiteInterpreterGetTensor(ip, m->filter32);
   /* Packing read the filter; its pages went back to the file after. */
   assert_int_equal(resident_pages(w32->data.raw, w32->bytes), 0);
@@ -226,11 +231,10 @@ static void test_file_model_gives_back_packed_filters(void** state) {
 
 static void test_two_interpreters_on_one_model(void** state) {
   const test_model* m = *state;
-  TfLiteModel* model = TfLiteModelCreateFromFile(m->path);
-  assert_non_null(model);
-  TfLiteInterpreter* first = make_interpreter(model, NULL);
+  TfLiteModel* model = NULL;
+  TfLiteInterpreter* first = open_file_model(m, &model);
   /* The second packs from pages the first gave back. */
-  TfLiteInterpreter* second = make_interpreter(model, NULL);
+  TfLiteInterpreter* second = make_interpreter(model);
   run_and_check(second);
   run_and_check(first);
   TfLiteInterpreterDelete(first);
@@ -246,7 +250,7 @@ static void test_model_from_memory_is_left_alone(void** state) {
   memcpy(copy, m->bytes, m->size);
   TfLiteModel* model = TfLiteModelCreate(m->bytes, m->size);
   assert_non_null(model);
-  TfLiteInterpreter* ip = make_interpreter(model, NULL);
+  TfLiteInterpreter* ip = make_interpreter(model);
   const TfLiteTensor* w32 = TfLiteInterpreterGetTensor(ip, m->filter32);
   /* The caller's buffer: no page of it is dropped. */
   assert_int_equal(resident_pages(w32->data.raw, w32->bytes),
@@ -260,9 +264,8 @@ static void test_model_from_memory_is_left_alone(void** state) {
 
 static void test_resize_after_release(void** state) {
   const test_model* m = *state;
-  TfLiteModel* model = TfLiteModelCreateFromFile(m->path);
-  assert_non_null(model);
-  TfLiteInterpreter* ip = make_interpreter(model, NULL);
+  TfLiteModel* model = NULL;
+  TfLiteInterpreter* ip = open_file_model(m, &model);
   run_and_check(ip);
   const int dims[4] = {1, 3, 5, CH};
   assert_int_equal(TfLiteInterpreterResizeInputTensor(ip, 0, dims, 4),
@@ -276,9 +279,8 @@ static void test_resize_after_release(void** state) {
 
 static void test_delegate_applied_after_release(void** state) {
   const test_model* m = *state;
-  TfLiteModel* model = TfLiteModelCreateFromFile(m->path);
-  assert_non_null(model);
-  TfLiteInterpreter* ip = make_interpreter(model, NULL);
+  TfLiteModel* model = NULL;
+  TfLiteInterpreter* ip = open_file_model(m, &model);
   run_and_check(ip);
   assert_null(tensor_data(ip, m->dequant16));
   /* The delegate takes the convolutions, not DEQUANTIZE: it reads the
