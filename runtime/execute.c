@@ -114,14 +114,34 @@ static TfLiteStatus ensure_heap(lg_subgraph* s, int index, bool* fresh) {
   return kTfLiteOk;
 }
 
+/* A variable tensor's initial value: zeros, or the zero point of an INT8,
+ * UINT8 or INT16 one (TFLite's ResetVariableTensor fills INT8 ones with
+ * it, at AllocateTensors too). */
+void lg_variable_tensor_reset(TfLiteTensor* t) {
+  memset(t->data.raw, 0, t->bytes);
+  const int32_t zp = t->params.zero_point;
+  if (zp == 0) return;
+  if (t->type == kTfLiteInt8 || t->type == kTfLiteUInt8) {
+    memset(t->data.raw, zp, t->bytes);
+  } else if (t->type == kTfLiteInt16) {
+    int16_t* d = (int16_t*)t->data.raw;
+    for (size_t i = 0; i < t->bytes / sizeof(int16_t); ++i) d[i] = (int16_t)zp;
+  }
+}
+
 /* Variables and kernel-persistent tensors keep their contents across
- * invocations and re-plans; they start from their constant buffer or zeros. */
+ * invocations and re-plans; they start from their constant buffer, else
+ * zeros (variables: their zero point, lg_variable_tensor_reset). */
 static TfLiteStatus allocate_persistent(lg_subgraph* s, int index) {
   bool fresh = false;
   TF_LITE_ENSURE_STATUS(ensure_heap(s, index, &fresh));
   if (!fresh) return kTfLiteOk;
   TfLiteTensor* t = &s->context.tensors[index];
-  memset(t->data.raw, 0, t->bytes);
+  if (t->is_variable) {
+    lg_variable_tensor_reset(t);
+  } else {
+    memset(t->data.raw, 0, t->bytes);
+  }
   const lg_model_subgraph* ms = s->model_subgraph;
   if (index < ms->num_tensors) {
     const lg_model_buffer* b =

@@ -20,6 +20,11 @@ void lg_subgraph_release(lg_subgraph* subgraph);
 /* Prepares the nodes and plans memory (a no-op when already invokable). */
 TfLiteStatus lg_subgraph_allocate_tensors(lg_subgraph* subgraph);
 
+/* Sets a variable tensor (with memory) to its initial value: zeros, or
+ * its zero point for INT8, UINT8 and INT16 ones, at allocation and on
+ * TfLiteInterpreterResetVariableTensors. */
+void lg_variable_tensor_reset(TfLiteTensor* t);
+
 TfLiteStatus lg_subgraph_invoke(lg_subgraph* subgraph);
 
 /* Sets the dims of input `input_index` (an index into the subgraph's

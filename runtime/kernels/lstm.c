@@ -45,6 +45,7 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/lstm_integer.h"
 #include "runtime/kernels/nn.h"
 #include "runtime/kernels/recurrent.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -801,7 +802,9 @@ static bool lg_lstm_is_basic(const TfLiteNode* node, const lg_lstm_data* d) {
 static TfLiteStatus lg_lstm_resize(TfLiteContext* context, const char* op,
                                    TfLiteTensor* output,
                                    const TfLiteTensor* input, int features) {
-  if (output->type != kTfLiteFloat32) {
+  if (input->type == kTfLiteInt8) {
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_output_check(context, op, output));
+  } else if (output->type != kTfLiteFloat32) {
     lg_kernel_log(context, op, "output has type %s, expected FLOAT32",
                   TfLiteTypeGetName(output->type));
     return kTfLiteError;
@@ -952,6 +955,66 @@ static TfLiteStatus lg_lstm_bind_all(
   return kTfLiteOk;
 }
 
+/* LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM with an INT8 input run TFLite's
+ * integer kernel (lstm_integer.c). */
+static bool lg_lstm_is_integer(const lg_lstm_data* d,
+                               const TfLiteTensor* input) {
+  return d->kind != LG_LSTM_BIDIRECTIONAL && input->type == kTfLiteInt8;
+}
+
+static lg_lstm_int_options lg_lstm_int_options_of(const lg_lstm_data* d,
+                                                  const lg_lstm_options* o) {
+  lg_lstm_int_options io;
+  io.activation = o->activation;
+  io.cell_clip = o->cell_clip;
+  io.time_major = o->time_major || d->kind == LG_LSTM_SINGLE;
+  return io;
+}
+
+static TfLiteStatus lg_lstm_integer_prepare(TfLiteContext* context,
+                                            TfLiteNode* node, lg_lstm_data* d,
+                                            const lg_lstm_options* o,
+                                            const lg_recurrent_shape* s) {
+  const lg_lstm_int_options io = lg_lstm_int_options_of(d, o);
+  int n_cell = 0;
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_check(
+      context, node, d->name, &io, &context->tensors[node->inputs->data[0]],
+      s->n_batch, s->n_input, &n_cell));
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_scratch(context, node, d->name, &d->scratch_id,
+                           lg_lstm_int_scratch_floats(n_cell)));
+  /* AddTensors may have moved the tensors. */
+  return lg_lstm_resize(context, d->name,
+                        &context->tensors[node->outputs->data[0]],
+                        &context->tensors[node->inputs->data[0]], n_cell);
+}
+
+static TfLiteStatus lg_lstm_integer_invoke(TfLiteContext* context,
+                                           TfLiteNode* node,
+                                           const lg_lstm_data* d,
+                                           const lg_lstm_options* o,
+                                           const lg_recurrent_shape* s) {
+  const lg_lstm_int_options io = lg_lstm_int_options_of(d, o);
+  const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
+  TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
+  int n_cell = 0;
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_check(context, node, d->name, &io, input,
+                                          s->n_batch, s->n_input, &n_cell));
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_output_check(context, d->name, output));
+  if (output->dims->size != input->dims->size ||
+      lg_kernel_num_elements(output) !=
+          (int64_t)s->n_batch * s->n_time * n_cell) {
+    lg_kernel_log(context, d->name, "output 0 was not prepared for this input");
+    return kTfLiteError;
+  }
+  float* scratch = lg_nn_temporary(context, node, d->name, 0,
+                                   lg_lstm_int_scratch_floats(n_cell));
+  if (scratch == NULL) return kTfLiteError;
+  if (s->n_batch == 0 || s->n_time == 0) return kTfLiteOk;
+  return lg_lstm_int_run(context, node, d->name, &io, input, output, s->n_batch,
+                         s->n_time, s->n_input, scratch);
+}
+
 static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_lstm_data* d = node->user_data;
   const char* op = d->name;
@@ -975,6 +1038,9 @@ static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_recurrent_shape s;
   TF_LITE_ENSURE_STATUS(lg_recurrent_input_shape(
       context, d->name, d->kind == LG_LSTM_SINGLE, o.time_major, input, &s));
+  if (lg_lstm_is_integer(d, input)) {
+    return lg_lstm_integer_prepare(context, node, d, &o, &s);
+  }
   lg_lstm_cell cells[2];
   int directions = 0;
   lg_lstm_aux aux;
@@ -1012,6 +1078,9 @@ static TfLiteStatus lg_lstm_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_recurrent_shape s;
   TF_LITE_ENSURE_STATUS(lg_recurrent_input_shape(
       context, d->name, d->kind == LG_LSTM_SINGLE, o.time_major, input, &s));
+  if (lg_lstm_is_integer(d, input)) {
+    return lg_lstm_integer_invoke(context, node, d, &o, &s);
+  }
   lg_lstm_cell cells[2];
   int directions = 0;
   lg_lstm_aux aux;
