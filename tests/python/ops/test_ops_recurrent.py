@@ -25,6 +25,8 @@ merged batch-major BIDIRECTIONAL_SEQUENCE_LSTM (LiteRT varies from run to
 run) against litegpu's unmerged outputs, which match LiteRT.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -462,6 +464,48 @@ def test_lstm_integer_rejected(tmp_path):
     msg = litegpu_error(case, tmp_path)
     assert ("UNIDIRECTIONAL_SEQUENCE_LSTM: integer kernel (INT16 input, INT8 "
             "weights) is not supported") in msg
+
+
+def int8_lstm_case(rng, n_cell=4, peephole=False, cifg=False):
+    """A one-op INT8 UNIDIRECTIONAL_SEQUENCE_LSTM in TFLite's 8x8->16 form
+    (INT32 biases, INT8 output state, INT16 cell state of scale 2^-15),
+    without the converter's intermediates (the model writer has none)."""
+    cell, _ = lstm_cell(rng, 3, n_cell, n_cell, 2, hybrid=True,
+                        peephole=peephole, cifg=cifg)
+    for g in range(4):
+        if cell[11 + g] is not None:
+            cell[11 + g] = Const(np.zeros(n_cell, np.int32), quant=(1e-4, 0))
+    if peephole:
+        for k in range(3):
+            if cell[8 + k] is not None:
+                cell[8 + k] = Const(np.ones(n_cell, np.int16), quant=(1e-3, 0))
+    cell[17] = Variable(np.zeros((2, n_cell), np.int8), quant=(0.01, -3))
+    cell[18] = Variable(np.zeros((2, n_cell), np.int16), quant=(2.0**-15, 0))
+    return OpCase(op="UNIDIRECTIONAL_SEQUENCE_LSTM", version=1,
+                  inputs=[Input(np.ones((2, 2, 3), np.int8),
+                                quant=(0.02, 1))] + cell[:19],
+                  params={"fused_activation_function": "TANH"},
+                  outputs=[Output(np.int8, quant=(0.01, -3))],
+                  output_shapes=[(2, 2, n_cell)])
+
+
+@pytest.mark.parametrize("form,match", [
+    ("plain", "the integer \\(INT8\\) kernel needs 5 intermediates "
+              "\\(TFLite's 8x8->16 kernel; 12 is its 8x8->8 kernel, not "
+              "supported\\), got 0"),
+    ("peephole", "the integer \\(INT8\\) kernel with peephole weights "
+                 "\\(cell_to_\\*\\) is not supported"),
+    ("cifg", "the integer \\(INT8\\) kernel with CIFG"),
+])
+def test_lstm_int8_unsupported_forms_rejected(tmp_path, form, match):
+    # The converter's integer LSTM runs bit-exact in
+    # tests/python/test_recurrent_models.py; these are the forms litegpu
+    # does not compute.
+    rng = np.random.default_rng(11)
+    case = int8_lstm_case(rng, peephole=form == "peephole",
+                          cifg=form == "cifg")
+    msg = litegpu_error(case, tmp_path)
+    assert re.search("UNIDIRECTIONAL_SEQUENCE_LSTM: " + match, msg), msg
 
 
 def test_lstm_state_must_be_variable(tmp_path):
