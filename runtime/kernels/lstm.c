@@ -34,8 +34,12 @@
  * The bidirectional op's auxiliary inputs (float32): see lg_lstm_aux. LSTM's
  * BASIC kernel type (version 2): see lg_lstm_basic_bind's section.
  *
- * Not computed (rejected in Prepare naming them): integer kernels
- * (int8/int16 inputs), uint8 or per-channel weights, diagonal recurrent
+ * LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM with an INT8 input run TFLite's
+ * integer 8x8->16 kernel: lstm_integer.c.
+ *
+ * Not computed (rejected in Prepare naming them): INT16 inputs (the 16x8
+ * kernel), an INT8 BIDIRECTIONAL_SEQUENCE_LSTM, the integer forms
+ * lstm_integer.c lists, uint8 or per-channel weights, diagonal recurrent
  * weights in a hybrid node, the quantized (uint8) BASIC kernel.
  */
 #include <math.h>
