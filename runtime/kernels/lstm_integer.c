@@ -35,6 +35,7 @@
 #include "runtime/kernels/lstm_integer.h"
 #include "runtime/kernels/nn.h"
 #include "runtime/kernels/quant_util.h"
+#include "runtime/kernels/recurrent.h"
 #include "tensorflow/lite/c/common.h"
 
 static const char* const kGateNames[4] = {"input", "forget", "cell", "output"};
@@ -75,13 +76,8 @@ static TfLiteStatus lg_lstm_int_tensor(TfLiteContext* context, const char* op,
                   what, TfLiteTypeGetName(t->type), TfLiteTypeGetName(type));
     return kTfLiteError;
   }
-  bool same = t->dims->size == rank;
-  for (int i = 0; same && i < rank; ++i) same = t->dims->data[i] == dims[i];
-  if (!same) {
-    lg_kernel_log(context, op, "%s must be %d-D [%d, %d] here", what, rank,
-                  dims[0], rank > 1 ? dims[1] : 1);
-    return kTfLiteError;
-  }
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_check_dims(context, op, what, t, rank, dims));
   lg_quant_layout q;
   TF_LITE_ENSURE_STATUS(lg_quant_tensor_read(context, op, what, t, &q));
   *scale = q.scale0;

@@ -173,6 +173,13 @@ TfLiteStatus lg_recurrent_check_float(TfLiteContext* context, const char* op,
     }
     return kTfLiteError;
   }
+  return lg_recurrent_check_dims(context, op, what, tensor, rank, dims);
+}
+
+TfLiteStatus lg_recurrent_check_dims(TfLiteContext* context, const char* op,
+                                     const char* what,
+                                     const TfLiteTensor* tensor, int rank,
+                                     const int* dims) {
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, what, tensor));
   bool same = tensor->dims->size == rank;
   for (int i = 0; same && i < rank; ++i) {

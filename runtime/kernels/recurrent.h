@@ -97,6 +97,13 @@ TfLiteStatus lg_recurrent_check_float(TfLiteContext* context, const char* op,
                                       const TfLiteTensor* tensor, int rank,
                                       const int* dims);
 
+/* Checks that `tensor` has exactly the dims given (`rank` of them), of
+ * any type; `what` names it. */
+TfLiteStatus lg_recurrent_check_dims(TfLiteContext* context, const char* op,
+                                     const char* what,
+                                     const TfLiteTensor* tensor, int rank,
+                                     const int* dims);
+
 /* Checks the kinds of kernel a node asks for by its input and weight
  * types: FLOAT32 both is the float kernel; a FLOAT32 input with INT8 or
  * UINT8 weights is TFLite's hybrid kernel and an INT8 or INT16 input its

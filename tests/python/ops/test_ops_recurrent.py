@@ -1153,12 +1153,55 @@ def test_svdf_hybrid(rank, asymmetric, activation):
               atol=0.0 if exact else ATOL)
 
 
+@pytest.mark.parametrize("kernels", ["BUILTIN_REF", "BUILTIN"])
+@pytest.mark.parametrize("rank", [1, 2])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_svdf_integer(rank, with_bias, kernels):
+    """The integer kernel (v3): int8 input and output, int8 weights_feature,
+    int16 weights_time and state, int32 bias, RELU (TFLite's only one, left
+    to the output's clamp: negative outputs pass): bit for bit through more
+    Invokes than memory steps, a reset and a repeat."""
+    rng = np.random.default_rng(340 + rank + 2 * with_bias)
+    n_batch, n_input, units, memory = 2, 5, 3, 4
+    filters = units * rank
+    x = Input(np.zeros((n_batch, n_input), np.int8), quant=(0.05, 3))
+    inputs = [x,
+              Const(rng.integers(-127, 128, (filters, n_input)).astype(np.int8),
+                    quant=(0.01, 0)),
+              Const(rng.integers(-3000, 3000, (filters, memory))
+                    .astype(np.int16), quant=(1.5e-4, 0)),
+              Const(rng.integers(-20000, 20000, units).astype(np.int32),
+                    quant=(1e-5, 0)) if with_bias else None,
+              Variable(np.zeros((n_batch, filters * memory), np.int16),
+                       quant=(2.0e-3, 0))]
+    feeds = [[rng.integers(-128, 128, (n_batch, n_input)).astype(np.int8)]
+             for _ in range(5)]
+    feeds += [oh.RESET, feeds[0]]
+    outs = run_steps("SVDF", inputs, feeds, v=3,
+                     params={"rank": rank, "fused_activation_function": "RELU"},
+                     outputs=[Output(np.int8, quant=(0.004, -5))],
+                     shapes=[(n_batch, units)], kernels=kernels)
+    np.testing.assert_array_equal(outs[5][0], outs[0][0])
+    assert (np.concatenate([o[0].ravel() for o in outs]) < -5).any()
+
+
 def test_svdf_integer_and_mixed_weights_rejected(tmp_path):
     def integer(inputs):
         inputs[0] = Input(np.ones((2, 3), np.int8), quant=(0.1, 0))
         inputs[1] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
     msg = litegpu_error(svdf_case(mutate=integer, v=3), tmp_path)
-    assert "SVDF: integer kernel (INT8 input, INT8 weights) is not" in msg
+    assert ("SVDF: the integer kernel (INT8 input) computes activation RELU "
+            "only") in msg
+
+    def int8_time(inputs):
+        integer(inputs)
+        inputs[2] = Const(np.ones((4, 2), np.int8), quant=(0.1, 0))
+    (tmp_path / "time").mkdir()
+    case = svdf_case(mutate=int8_time, v=3)
+    case.params["fused_activation_function"] = "RELU"
+    msg = litegpu_error(case, tmp_path / "time")
+    assert ("SVDF: weights_time has type INT8, the integer kernel needs "
+            "INT16") in msg
 
     def mixed(inputs):
         inputs[1] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
