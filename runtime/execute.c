@@ -114,19 +114,12 @@ static TfLiteStatus ensure_heap(lg_subgraph* s, int index, bool* fresh) {
   return kTfLiteOk;
 }
 
-/* A variable tensor's initial value: zeros, or the zero point of an INT8,
- * UINT8 or INT16 one (TFLite's ResetVariableTensor fills INT8 ones with
- * it, at AllocateTensors too). */
+/* A variable tensor's initial value, as TFLite's ResetVariableTensor
+ * (at AllocateTensors too): the zero point of an INT8 one, else zeros
+ * (UINT8 and INT16 ones too, whatever their zero point). */
 void lg_variable_tensor_reset(TfLiteTensor* t) {
-  memset(t->data.raw, 0, t->bytes);
-  const int32_t zp = t->params.zero_point;
-  if (zp == 0) return;
-  if (t->type == kTfLiteInt8 || t->type == kTfLiteUInt8) {
-    memset(t->data.raw, zp, t->bytes);
-  } else if (t->type == kTfLiteInt16) {
-    int16_t* d = (int16_t*)t->data.raw;
-    for (size_t i = 0; i < t->bytes / sizeof(int16_t); ++i) d[i] = (int16_t)zp;
-  }
+  const int value = t->type == kTfLiteInt8 ? t->params.zero_point : 0;
+  memset(t->data.raw, value, t->bytes);
 }
 
 /* Variables and kernel-persistent tensors keep their contents across

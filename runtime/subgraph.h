@@ -21,7 +21,7 @@ void lg_subgraph_release(lg_subgraph* subgraph);
 TfLiteStatus lg_subgraph_allocate_tensors(lg_subgraph* subgraph);
 
 /* Sets a variable tensor (with memory) to its initial value: zeros, or
- * its zero point for INT8, UINT8 and INT16 ones, at allocation and on
+ * its zero point for INT8 ones (TFLite's rule), at allocation and on
  * TfLiteInterpreterResetVariableTensors. */
 void lg_variable_tensor_reset(TfLiteTensor* t);
 

@@ -597,6 +597,58 @@ def test_lstm_basic_state_inputs():
               shapes=basic_shapes(n_batch, n_input, depth))
 
 
+def basic_quantized_inputs(rng, n_batch, n_input, depth, state):
+    """The quantized BASIC kernel's inputs: UINT8 activations (scale 1/128,
+    zero point 128), UINT8 weights, INT32 biases, an INT16 Q4.11 state."""
+    act_q = (1 / 128, 128)
+    x = Input(np.zeros((n_batch, n_input), np.uint8), quant=act_q)
+    h = state(np.zeros((n_batch, depth), np.uint8), quant=act_q)
+    c = state(np.zeros((n_batch, depth), np.int16), quant=(2.0**-11, 0))
+    w = Const(rng.integers(0, 256, (4 * depth, n_input + depth))
+              .astype(np.uint8), quant=(0.02, 120))
+    b = Const(rng.integers(-3000, 3000, 4 * depth).astype(np.int32),
+              quant=(0.02 / 128, 0))
+    outputs = [Output(np.uint8, quant=act_q),
+               Output(np.int16, quant=(2.0**-11, 0)),
+               Output(np.uint8, quant=act_q),
+               Output(np.int16, quant=(2.0**-12, 0))]
+    return [x, h, w, b, c], outputs
+
+
+@pytest.mark.parametrize("kernels", ["BUILTIN_REF", "BUILTIN"])
+@pytest.mark.parametrize("state", ["Variable", "Input"])
+def test_lstm_basic_quantized(state, kernels):
+    """TFLite's quantized LstmCell (UINT8 activations, INT16 state in
+    Q4.11): all four outputs bit for bit, the state carried by variable
+    tensors or fed as graph inputs."""
+    rng = np.random.default_rng(630 + len(state))
+    n_batch, n_input, depth = 2, 3, 4
+    inputs, outputs = basic_quantized_inputs(
+        rng, n_batch, n_input, depth, Variable if state == "Variable"
+        else Input)
+
+    def feed():
+        arrays = [rng.integers(0, 256, (n_batch, n_input)).astype(np.uint8)]
+        if state == "Input":
+            arrays += [rng.integers(0, 256, (n_batch, depth))
+                       .astype(np.uint8),
+                       rng.integers(-8000, 8000, (n_batch, depth))
+                       .astype(np.int16)]
+        return arrays
+    feeds = [feed() for _ in range(3)]
+    if state == "Variable":
+        feeds += [oh.RESET, feeds[0]]
+    outs = run_steps("LSTM", inputs, feeds,
+                     params={"fused_activation_function": "TANH",
+                             "kernel_type": "BASIC"}, v=2, outputs=outputs,
+                     shapes=basic_shapes(n_batch, n_input, depth),
+                     kernels=kernels)
+    if state == "Variable":
+        assert not np.array_equal(outs[1][1], outs[0][1])
+        for k in range(4):
+            np.testing.assert_array_equal(outs[3][k], outs[0][k])
+
+
 def basic_case(mutate=None, outputs=None):
     rng = np.random.default_rng(620)
     inputs = basic_lstm_inputs(rng, 2, 3, 2)
@@ -621,10 +673,18 @@ def test_lstm_basic_rejections(tmp_path):
              Output(np.int16, quant=(2 ** -11, 0)),
              Output(np.uint8, quant=(1 / 128, 128)),
              Output(np.int16, quant=(2 ** -12, 0))]
+    def state_scale(inputs):
+        uint8(inputs)
+        inputs[4] = Input(np.ones((2, 2), np.int16), quant=(2 ** -12, 0))
+    out_q12 = out_q[:1] + [Output(np.int16, quant=(2 ** -12, 0))] + out_q[2:]
     cases = {
-        "uint8": (basic_case(uint8, out_q),
-                  "LSTM: the quantized BASIC kernel (UINT8 input, INT16 "
-                  "state) is not supported, only FLOAT32"),
+        "uint8_state_scale": (basic_case(state_scale, out_q12),
+                              "LSTM: BASIC kernel: the state's scale "
+                              "0.000244141 must be 2^-11"),
+        "uint8_weights_type": (basic_case(lambda i: (uint8(i), i.__setitem__(
+            2, Const(np.ones((8, 5), np.int8), quant=(0.01, 0)))), out_q),
+            "LSTM: BASIC kernel: weights has type INT8, expected UINT8 (the "
+            "quantized kernel)"),
         "const_state": (basic_case(lambda i: i.__setitem__(
             4, Const(np.zeros((2, 2), np.float32)))),
             "LSTM: BASIC kernel: prev_state is a constant tensor, but the "
@@ -637,7 +697,7 @@ def test_lstm_basic_rejections(tmp_path):
             "LSTM: prev_activation has shape [3,2], expected [2,2]"),
         "int32_bias": (basic_case(lambda i: i.__setitem__(
             3, Const(np.zeros(8, np.int32)))),
-            "LSTM: BASIC kernel: biases has type INT32, only FLOAT32"),
+            "LSTM: BASIC kernel: biases has type INT32, expected FLOAT32"),
     }
     for name, (case, want) in cases.items():
         (tmp_path / name).mkdir()
