@@ -808,7 +808,7 @@ static TfLiteStatus lg_lstm_basic_quantized_invoke(
       }
       int32_t v =
           lg_multiply_by_quantized_multiplier((int32_t)acc, multiplier, shift);
-      v = v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v;
+      v = lg_kernel_clamp_int(v, INT16_MIN, INT16_MAX);
       gates[(size_t)b * 4 * (size_t)depth + (size_t)o] = (int16_t)v;
     }
   }
@@ -827,16 +827,15 @@ static TfLiteStatus lg_lstm_basic_quantized_invoke(
           lg_fixed16_divide_by_pot(lg_fixed16_mul(input_gate, new_input), 4);
       const int16_t kept = lg_fixed16_mul(forget_gate, prev_state[i]);
       int32_t s = (int32_t)added + kept;
-      s = s > INT16_MAX ? INT16_MAX : s < INT16_MIN ? INT16_MIN : s;
+      s = lg_kernel_clamp_int(s, INT16_MIN, INT16_MAX);
       state[i] = (int16_t)s;
       /* tanh of the state as Q3.12 (a saturating doubling). */
       const int32_t doubled = 2 * s;
-      const int16_t q3 = (int16_t)(doubled > INT16_MAX   ? INT16_MAX
-                                   : doubled < INT16_MIN ? INT16_MIN
-                                                         : doubled);
+      const int16_t q3 =
+          (int16_t)lg_kernel_clamp_int(doubled, INT16_MIN, INT16_MAX);
       const int16_t h = lg_fixed16_mul(output_gate, lg_fixed16_tanh(q3, 3));
       int16_t a = lg_fixed16_divide_by_pot(h, 8);
-      a = a > 127 ? 127 : a < -128 ? -128 : a;
+      a = lg_kernel_clamp_int(a, -128, 127);
       activation[i] = (uint8_t)(128 + a);
     }
   }

@@ -105,13 +105,7 @@ static TfLiteStatus lg_lstm_int_state(TfLiteContext* context, const char* op,
                                       const char* what, const TfLiteTensor* t,
                                       TfLiteType type, int rows, int cols,
                                       float* scale, int32_t* zero_point) {
-  if (!t->is_variable) {
-    lg_kernel_log(context, op,
-                  "%s must be a variable tensor (is_variable), which keeps the "
-                  "state between invocations",
-                  what);
-    return kTfLiteError;
-  }
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_variable(context, op, what, t));
   const int dims[2] = {rows, cols};
   return lg_lstm_int_tensor(context, op, what, t, type, 2, dims, scale,
                             zero_point);
@@ -276,9 +270,7 @@ static TfLiteStatus lg_lstm_int_bind(TfLiteContext* context,
   c->cell_clip = 0;
   if (o->cell_clip > 0.0f) {
     const float q = o->cell_clip / c_scale;
-    c->cell_clip = (int16_t)(q < -32768.0f  ? -32768.0f
-                             : q > 32767.0f ? 32767.0f
-                                            : q);
+    c->cell_clip = (int16_t)lg_kernel_clamp_float(q, -32768.0f, 32767.0f);
   }
   return kTfLiteOk;
 }
@@ -299,9 +291,7 @@ static void lg_lstm_int_product(int16_t* out, int n, const int8_t* x,
     const int32_t v = lg_multiply_by_quantized_multiplier(
                           (int32_t)acc, s->multiplier, s->shift) +
                       out[u];
-    out[u] = (int16_t)(v > INT16_MAX   ? INT16_MAX
-                       : v < INT16_MIN ? INT16_MIN
-                                       : v);
+    out[u] = (int16_t)lg_kernel_clamp_int(v, INT16_MIN, INT16_MAX);
   }
 }
 
@@ -340,11 +330,9 @@ static void lg_lstm_int_step(const lg_lstm_int_cell* c, int b, const int8_t* x,
     const int16_t added = (int16_t)lg_fixed_divide_by_pot(
         (int32_t)gi[u] * gg[u], 30 + c->cell_log2);
     int32_t v = (int32_t)kept + added;
-    v = v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v;
+    v = lg_kernel_clamp_int(v, INT16_MIN, INT16_MAX);
     if (c->cell_clip > 0) {
-      v = v > c->cell_clip    ? c->cell_clip
-          : v < -c->cell_clip ? -c->cell_clip
-                              : v;
+      v = lg_kernel_clamp_int(v, -c->cell_clip, c->cell_clip);
     }
     cell[u] = (int16_t)v;
   }
@@ -353,7 +341,7 @@ static void lg_lstm_int_step(const lg_lstm_int_cell* c, int b, const int8_t* x,
     int32_t v = lg_multiply_by_quantized_multiplier(
         (int32_t)go[u] * t, c->hidden.multiplier, c->hidden.shift);
     v += c->hidden_zp;
-    v = v > 127 ? 127 : v < -128 ? -128 : v;
+    v = lg_kernel_clamp_int(v, -128, 127);
     h[u] = (int8_t)v;
   }
   memcpy(out, h, (size_t)n);

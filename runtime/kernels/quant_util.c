@@ -465,7 +465,7 @@ TfLiteStatus lg_quant_tensor_read(TfLiteContext* context, const char* op,
 static int16_t lg_fixed16_wrap(int32_t v) { return (int16_t)(uint16_t)v; }
 
 static int16_t lg_fixed16_saturate(int32_t v) {
-  return (int16_t)(v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v);
+  return (int16_t)lg_kernel_clamp_int(v, INT16_MIN, INT16_MAX);
 }
 
 /* x * 2^exponent (exponent 1..14), saturating (gemmlowp's

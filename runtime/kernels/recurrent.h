@@ -129,6 +129,11 @@ TfLiteStatus lg_recurrent_check_state(TfLiteContext* context, const char* op,
                                       const TfLiteTensor* tensor, int rows,
                                       int cols);
 
+/* Checks that a state input is a variable tensor (is_variable). */
+TfLiteStatus lg_recurrent_check_variable(TfLiteContext* context, const char* op,
+                                         const char* what,
+                                         const TfLiteTensor* tensor);
+
 /* Sets the node's one float scratch temporary to `floats` elements; `id`
  * holds the temporary's tensor index (-1 before the first Prepare). */
 TfLiteStatus lg_recurrent_scratch(TfLiteContext* context, TfLiteNode* node,

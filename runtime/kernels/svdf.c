@@ -219,13 +219,8 @@ static TfLiteStatus lg_svdf_check(TfLiteContext* context,
     return kTfLiteError;
   }
   if (s->integer) {
-    if (!state->is_variable) {
-      lg_kernel_log(context, op,
-                    "activation state must be a variable tensor "
-                    "(is_variable), which keeps the state between "
-                    "invocations");
-      return kTfLiteError;
-    }
+    TF_LITE_ENSURE_STATUS(
+        lg_recurrent_check_variable(context, op, "activation state", state));
     const int sd[2] = {s->batch, s->filters * s->memory};
     return lg_recurrent_check_dims(context, op, "activation state", state, 2,
                                    sd);
@@ -276,7 +271,7 @@ static void lg_svdf_run_integer(const lg_svdf_dims* s, const int8_t* x,
       }
       int32_t v =
           lg_multiply_by_quantized_multiplier((int32_t)dot, s->m1, s->shift1);
-      v = v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v;
+      v = lg_kernel_clamp_int(v, INT16_MIN, INT16_MAX);
       if (m > 0) row[m - 1] = (int16_t)v;
       const int16_t* time = wt + (size_t)f * (size_t)m;
       uint32_t sum = 0;
@@ -295,7 +290,7 @@ static void lg_svdf_run_integer(const lg_svdf_dims* s, const int8_t* x,
       int32_t v =
           lg_multiply_by_quantized_multiplier((int32_t)acc, s->m2, s->shift2) +
           s->output_zp;
-      v = v > 127 ? 127 : v < -128 ? -128 : v;
+      v = lg_kernel_clamp_int(v, -128, 127);
       out[(size_t)b * s->units + u] = (int8_t)v;
     }
   }
