@@ -773,7 +773,15 @@ static TfLiteStatus lg_lstm_basic_quantized_params(
     return kTfLiteError;
   }
   *weights_zp = wq.zero_point0;
-  lg_quantize_multiplier((double)(4096 * bq.scale0), multiplier, shift);
+  const float factor = 4096 * bq.scale0;
+  if (!isfinite(factor)) {
+    lg_kernel_log(context, op,
+                  "BASIC kernel: the biases' scale %g gives a rescale factor "
+                  "out of float's range",
+                  (double)bq.scale0);
+    return kTfLiteError;
+  }
+  lg_quantize_multiplier((double)factor, multiplier, shift);
   return kTfLiteOk;
 }
 

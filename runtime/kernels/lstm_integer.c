@@ -60,8 +60,20 @@ typedef struct lg_lstm_int_cell {
   int n_input, n_cell;
 } lg_lstm_int_cell;
 
-static void lg_lstm_int_scale_of(float real, lg_lstm_int_scale* s) {
+/* A rescale factor of the scales (in float, as TFLite computes it); one
+ * that overflows float is an error naming `what`. */
+static TfLiteStatus lg_lstm_int_scale_of(TfLiteContext* context, const char* op,
+                                         const char* what, float real,
+                                         lg_lstm_int_scale* s) {
+  if (!isfinite(real)) {
+    lg_kernel_log(context, op,
+                  "the scales give %s a rescale factor out of "
+                  "float's range",
+                  what);
+    return kTfLiteError;
+  }
   lg_quantize_multiplier((double)real, &s->multiplier, &s->shift);
+  return kTfLiteOk;
 }
 
 /* A per-tensor quantized tensor of `type` and exactly `rank` dims; its
@@ -262,11 +274,15 @@ static TfLiteStatus lg_lstm_int_bind(TfLiteContext* context,
     c->w_x[g] = wx->data.int8;
     c->w_h[g] = wh->data.int8;
     c->bias[g] = b->data.i32;
-    lg_lstm_int_scale_of(wx_scale * x_scale / gate_scale, &c->s_x[g]);
-    lg_lstm_int_scale_of(wh_scale * h_scale / gate_scale, &c->s_h[g]);
+    snprintf(name, sizeof(name), "the %s gate", kGateNames[g]);
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
+        context, op, name, wx_scale * x_scale / gate_scale, &c->s_x[g]));
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
+        context, op, name, wh_scale * h_scale / gate_scale, &c->s_h[g]));
   }
-  lg_lstm_int_scale_of(powf(2.0f, -15.0f) / hidden_scale * powf(2.0f, -15.0f),
-                       &c->hidden);
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
+      context, op, "the hidden value",
+      powf(2.0f, -15.0f) / hidden_scale * powf(2.0f, -15.0f), &c->hidden));
   c->cell_clip = 0;
   if (o->cell_clip > 0.0f) {
     const float q = o->cell_clip / c_scale;

@@ -28,6 +28,7 @@
  *            s2 = state scale * time scale / output scale,
  * each s as TFLite's (multiplier, shift) of the float ratio.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,10 +143,15 @@ static TfLiteStatus lg_svdf_check_integer(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(lg_svdf_int_tensor(
       context, "output", output, kTfLiteInt8, true, &out_scale, &s->output_zp));
   /* TFLite computes the ratios in float. */
-  lg_quantize_multiplier((double)(in_scale * wf_scale / state_scale), &s->m1,
-                         &s->shift1);
-  lg_quantize_multiplier((double)(state_scale * wt_scale / out_scale), &s->m2,
-                         &s->shift2);
+  const float feature_factor = in_scale * wf_scale / state_scale;
+  const float time_factor = state_scale * wt_scale / out_scale;
+  if (!isfinite(feature_factor) || !isfinite(time_factor)) {
+    lg_kernel_log(context, op,
+                  "the scales give a rescale factor out of float's range");
+    return kTfLiteError;
+  }
+  lg_quantize_multiplier((double)feature_factor, &s->m1, &s->shift1);
+  lg_quantize_multiplier((double)time_factor, &s->m2, &s->shift2);
   return kTfLiteOk;
 }
 

@@ -1263,6 +1263,20 @@ def test_svdf_integer_and_mixed_weights_rejected(tmp_path):
     assert ("SVDF: weights_time has type INT8, the integer kernel needs "
             "INT16") in msg
 
+    def huge_scales(inputs):
+        inputs[0] = Input(np.ones((2, 3), np.int8), quant=(1e20, 0))
+        inputs[1] = Const(np.ones((4, 3), np.int8), quant=(1e20, 0))
+        inputs[2] = Const(np.ones((4, 2), np.int16), quant=(0.1, 0))
+        inputs[4] = Variable(np.zeros((2, 8), np.int16), quant=(0.1, 0))
+    (tmp_path / "huge").mkdir()
+    case = OpCase(op="SVDF", version=3, inputs=svdf_case(
+        mutate=huge_scales).inputs,
+        params={"rank": 1, "fused_activation_function": "RELU"},
+        outputs=[Output(np.int8, quant=(0.1, 0))], output_shapes=[(2, 4)])
+    msg = litegpu_error(case, tmp_path / "huge")
+    assert ("SVDF: the scales give a rescale factor out of float's range"
+            in msg)
+
     def mixed(inputs):
         inputs[1] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
     (tmp_path / "mixed").mkdir()
