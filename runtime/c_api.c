@@ -738,18 +738,6 @@ TfLiteStatus TfLiteInterpreterCancel(const TfLiteInterpreter* interpreter) {
 
 /* The value a reset variable holds: 0, or the zero point of a quantized
  * tensor (in its storage type). */
-static void reset_variable(TfLiteTensor* t) {
-  memset(t->data.raw, 0, t->bytes);
-  const int32_t zp = t->params.zero_point;
-  if (zp == 0) return;
-  if (t->type == kTfLiteInt8 || t->type == kTfLiteUInt8) {
-    memset(t->data.raw, zp, t->bytes);
-  } else if (t->type == kTfLiteInt16) {
-    int16_t* d = (int16_t*)t->data.raw;
-    for (size_t i = 0; i < t->bytes / sizeof(int16_t); ++i) d[i] = (int16_t)zp;
-  }
-}
-
 TfLiteStatus TfLiteInterpreterResetVariableTensors(
     TfLiteInterpreter* interpreter) {
   CHECK_INTERPRETER(interpreter, "TfLiteInterpreterResetVariableTensors",
@@ -769,7 +757,7 @@ TfLiteStatus TfLiteInterpreterResetVariableTensors(
                   i, t->name ? t->name : "", g);
         return kTfLiteError;
       }
-      reset_variable(t);
+      lg_variable_tensor_reset(t);
     }
   }
   return kTfLiteOk;

@@ -238,14 +238,27 @@ static TfLiteStatus ensure_heap(lg_subgraph* s, int index, bool* fresh) {
   return kTfLiteOk;
 }
 
+/* A variable tensor's initial value, as TFLite's ResetVariableTensor
+ * (at AllocateTensors too): the zero point of an INT8 one, else zeros
+ * (UINT8 and INT16 ones too, whatever their zero point). */
+void lg_variable_tensor_reset(TfLiteTensor* t) {
+  const int value = t->type == kTfLiteInt8 ? t->params.zero_point : 0;
+  memset(t->data.raw, value, t->bytes);
+}
+
 /* Variables and kernel-persistent tensors keep their contents across
- * invocations and re-plans; they start from their constant buffer or zeros. */
+ * invocations and re-plans; they start from their constant buffer, else
+ * zeros (variables: their zero point, lg_variable_tensor_reset). */
 static TfLiteStatus allocate_persistent(lg_subgraph* s, int index) {
   bool fresh = false;
   TF_LITE_ENSURE_STATUS(ensure_heap(s, index, &fresh));
   if (!fresh) return kTfLiteOk;
   TfLiteTensor* t = &s->context.tensors[index];
-  memset(t->data.raw, 0, t->bytes);
+  if (t->is_variable) {
+    lg_variable_tensor_reset(t);
+  } else {
+    memset(t->data.raw, 0, t->bytes);
+  }
   const lg_model_subgraph* ms = s->model_subgraph;
   if (index < ms->num_tensors) {
     const lg_model_buffer* b =

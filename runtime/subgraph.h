@@ -25,6 +25,11 @@ TfLiteStatus lg_subgraph_allocate_tensors(lg_subgraph* subgraph);
  * a delegate reads the graph. */
 TfLiteStatus lg_subgraph_restore_folded(lg_subgraph* subgraph);
 
+/* Sets a variable tensor (with memory) to its initial value: zeros, or
+ * its zero point for INT8 ones (TFLite's rule), at allocation and on
+ * TfLiteInterpreterResetVariableTensors. */
+void lg_variable_tensor_reset(TfLiteTensor* t);
+
 TfLiteStatus lg_subgraph_invoke(lg_subgraph* subgraph);
 
 /* Sets the dims of input `input_index` (an index into the subgraph's

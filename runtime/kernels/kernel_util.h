@@ -116,6 +116,11 @@ static inline float lg_kernel_clamp_float(float x, float min, float max) {
   return x < min ? min : (x > max ? max : x);
 }
 
+/* Clamps x to [min, max] (saturating integer arithmetic). */
+static inline int32_t lg_kernel_clamp_int(int32_t x, int32_t min, int32_t max) {
+  return x < min ? min : (x > max ? max : x);
+}
+
 /* Whether the tensor's data is fixed for the interpreter's lifetime (a
  * constant of the model), so that Prepare may read it. */
 static inline bool lg_kernel_is_constant(const TfLiteTensor* tensor) {

@@ -32,11 +32,16 @@
  * dequantized as (float)q * scale, the rest as in float.
  *
  * The bidirectional op's auxiliary inputs (float32): see lg_lstm_aux. LSTM's
- * BASIC kernel type (version 2): see lg_lstm_basic_bind's section.
+ * BASIC kernel type (version 2, float and quantized): see lg_lstm_basic_bind's
+ * section.
  *
- * Not computed (rejected in Prepare naming them): integer kernels
- * (int8/int16 inputs), uint8 or per-channel weights, diagonal recurrent
- * weights in a hybrid node, the quantized (uint8) BASIC kernel.
+ * LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM with an INT8 input run TFLite's
+ * integer 8x8->16 kernel: lstm_integer.c.
+ *
+ * Not computed (rejected in Prepare naming them): INT16 inputs (the 16x8
+ * kernel), an INT8 BIDIRECTIONAL_SEQUENCE_LSTM, the integer forms
+ * lstm_integer.c lists, uint8 or per-channel weights (outside the BASIC
+ * kernel), diagonal recurrent weights in a hybrid node.
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,7 +50,9 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/lstm_integer.h"
 #include "runtime/kernels/nn.h"
+#include "runtime/kernels/quant_util.h"
 #include "runtime/kernels/recurrent.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
@@ -616,13 +623,27 @@ static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
  * prev_activation and prev_state (so a variable or input tensor carries
  * them to the next Invoke); constant state inputs are rejected for that
  * reason. The options' activation and clips are not used (TFLite's basic
- * kernel ignores them). TFLite's quantized variant (UINT8 input, INT16
- * state) is rejected by name. */
+ * kernel ignores them).
+ *
+ * TFLite's quantized variant (UINT8 input, prev_activation, weights,
+ * activation and concat_temp; INT32 biases; INT16 state and
+ * activation_temp) is its LstmCell<4>: the concatenation's values less 128
+ * (activations at scale 1/128, zero point 128, as TFLite assumes) times
+ * the weights less their zero point, plus the bias, rescaled by 4096 *
+ * bias scale to Q3.12 (activation_temp); gemmlowp's int16 logistic and
+ * tanh of the gates (lg_fixed16_*), the state in Q4.11 (its scale must be
+ * 2^-11, TFLite's only case): state = sat(rescale(i * g) + f * state_prev),
+ * activation = 128 + clamp(rdiv(o * tanh(state as Q3.12), 8), -128, 127).
+ */
 
 static const char* const kBasicInputNames[5] = {
     "input", "prev_activation", "weights", "biases", "prev_state"};
 static const char* const kBasicOutputNames[4] = {
     "activation", "state", "concat_temp", "activation_temp"};
+static const TfLiteType kBasicQuantizedInputTypes[5] = {
+    kTfLiteUInt8, kTfLiteUInt8, kTfLiteUInt8, kTfLiteInt32, kTfLiteInt16};
+static const TfLiteType kBasicQuantizedOutputTypes[4] = {
+    kTfLiteUInt8, kTfLiteInt16, kTfLiteUInt8, kTfLiteInt16};
 
 /* Reads the five inputs, checks their types and shapes and gives the batch,
  * input depth and output depth. */
@@ -634,17 +655,16 @@ static TfLiteStatus lg_lstm_basic_bind(TfLiteContext* context,
   for (int i = 0; i < 5; ++i) {
     TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, i, &t[i]));
   }
-  if (t[kLgLstmBasicInput]->type == kTfLiteUInt8) {
-    lg_kernel_log(context, op,
-                  "the quantized BASIC kernel (UINT8 input, INT16 state) is "
-                  "not supported, only FLOAT32");
-    return kTfLiteError;
-  }
+  const bool quantized = t[kLgLstmBasicInput]->type == kTfLiteUInt8;
   for (int i = 0; i < 5; ++i) {
-    if (t[i]->type != kTfLiteFloat32) {
+    const TfLiteType want =
+        quantized ? kBasicQuantizedInputTypes[i] : kTfLiteFloat32;
+    if (t[i]->type != want) {
       lg_kernel_log(context, op,
-                    "BASIC kernel: %s has type %s, only FLOAT32 is supported",
-                    kBasicInputNames[i], TfLiteTypeGetName(t[i]->type));
+                    "BASIC kernel: %s has type %s, expected %s (the %s "
+                    "kernel)",
+                    kBasicInputNames[i], TfLiteTypeGetName(t[i]->type),
+                    TfLiteTypeGetName(want), quantized ? "quantized" : "float");
       return kTfLiteError;
     }
     TF_LITE_ENSURE_STATUS(
@@ -670,12 +690,12 @@ static TfLiteStatus lg_lstm_basic_bind(TfLiteContext* context,
   const int b[1] = {4 * *depth};
   const int s[2] = {*n_batch, *depth};
   TF_LITE_ENSURE_STATUS(
-      lg_recurrent_check_float(context, op, "prev_activation", prev, 2, s));
-  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(context, op, "weights",
-                                                 t[kLgLstmBasicWeights], 2, w));
-  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(context, op, "biases",
-                                                 t[kLgLstmBasicBiases], 1, b));
-  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(
+      lg_recurrent_check_dims(context, op, "prev_activation", prev, 2, s));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_dims(context, op, "weights",
+                                                t[kLgLstmBasicWeights], 2, w));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_dims(context, op, "biases",
+                                                t[kLgLstmBasicBiases], 1, b));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_dims(
       context, op, "prev_state", t[kLgLstmBasicPrevState], 2, s));
   for (int i = kLgLstmBasicPrevActivation; i <= kLgLstmBasicPrevState; i += 3) {
     if (lg_kernel_is_constant(t[i])) {
@@ -699,10 +719,14 @@ static TfLiteStatus lg_lstm_basic_prepare(TfLiteContext* context,
   for (int i = 0; i < 4; ++i) {
     TfLiteTensor* out;
     TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, op, i, &out));
-    if (out->type != kTfLiteFloat32) {
+    const TfLiteType want = t[kLgLstmBasicInput]->type == kTfLiteUInt8
+                                ? kBasicQuantizedOutputTypes[i]
+                                : kTfLiteFloat32;
+    if (out->type != want) {
       lg_kernel_log(context, op,
-                    "BASIC kernel: output %s has type %s, expected FLOAT32",
-                    kBasicOutputNames[i], TfLiteTypeGetName(out->type));
+                    "BASIC kernel: output %s has type %s, expected %s",
+                    kBasicOutputNames[i], TfLiteTypeGetName(out->type),
+                    TfLiteTypeGetName(want));
       return kTfLiteError;
     }
     TfLiteIntArray* dims = TfLiteIntArrayCreate(2);
@@ -718,6 +742,107 @@ static TfLiteStatus lg_lstm_basic_prepare(TfLiteContext* context,
 }
 
 static float lg_lstm_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+/* The quantized BASIC kernel's fixed-point parameters: the weights' zero
+ * point and the accumulator rescale 4096 * bias scale. The state output's
+ * scale must be 2^-11 (4 integer bits). */
+static TfLiteStatus lg_lstm_basic_quantized_params(
+    TfLiteContext* context, const char* op, const TfLiteTensor* weights,
+    const TfLiteTensor* bias, const TfLiteTensor* state_out,
+    int32_t* weights_zp, int32_t* multiplier, int* shift) {
+  lg_quant_layout wq, bq, sq;
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, op, "weights", weights, &wq));
+  TF_LITE_ENSURE_STATUS(lg_quant_tensor_read(context, op, "biases", bias, &bq));
+  TF_LITE_ENSURE_STATUS(
+      lg_quant_tensor_read(context, op, "state", state_out, &sq));
+  const float log2 = logf(sq.scale0) * (1.0f / logf(2.0f));
+  if (fabsf(log2 - roundf(log2)) >= 1e-3f || (int)roundf(log2) != -11) {
+    lg_kernel_log(context, op,
+                  "BASIC kernel: the state's scale %g must be 2^-11 (4 "
+                  "integer bits, TFLite's only quantized case)",
+                  (double)sq.scale0);
+    return kTfLiteError;
+  }
+  *weights_zp = wq.zero_point0;
+  const float factor = 4096 * bq.scale0;
+  if (!isfinite(factor)) {
+    lg_kernel_log(context, op,
+                  "BASIC kernel: the biases' scale %g gives a rescale factor "
+                  "out of float's range",
+                  (double)bq.scale0);
+    return kTfLiteError;
+  }
+  lg_quantize_multiplier((double)factor, multiplier, shift);
+  return kTfLiteOk;
+}
+
+/* TFLite's quantized LstmCell<4> (see the section's comment). */
+static TfLiteStatus lg_lstm_basic_quantized_invoke(
+    TfLiteContext* context, const char* op, const TfLiteTensor* t[5],
+    TfLiteTensor* out[4], int n_batch, int n_input, int depth) {
+  int32_t weights_zp = 0, multiplier = 0;
+  int shift = 0;
+  TF_LITE_ENSURE_STATUS(lg_lstm_basic_quantized_params(
+      context, op, t[kLgLstmBasicWeights], t[kLgLstmBasicBiases], out[1],
+      &weights_zp, &multiplier, &shift));
+  const int total = n_input + depth;
+  uint8_t* concat = out[2]->data.uint8;
+  int16_t* gates = out[3]->data.i16;
+  uint8_t* prev_activation = t[kLgLstmBasicPrevActivation]->data.uint8;
+  int16_t* prev_state = t[kLgLstmBasicPrevState]->data.i16;
+  const uint8_t* weights = t[kLgLstmBasicWeights]->data.uint8;
+  const int32_t* bias = t[kLgLstmBasicBiases]->data.i32;
+  for (int b = 0; b < n_batch; ++b) {
+    uint8_t* row = concat + (size_t)b * (size_t)total;
+    memcpy(row, t[kLgLstmBasicInput]->data.uint8 + (size_t)b * (size_t)n_input,
+           (size_t)n_input);
+    memcpy(row + n_input, prev_activation + (size_t)b * (size_t)depth,
+           (size_t)depth);
+    for (int o = 0; o < 4 * depth; ++o) {
+      const uint8_t* w = weights + (size_t)o * (size_t)total;
+      uint32_t acc = (uint32_t)bias[o]; /* wraps as TFLite's int32 sum */
+      for (int k = 0; k < total; ++k) {
+        acc +=
+            (uint32_t)(((int32_t)row[k] - 128) * ((int32_t)w[k] - weights_zp));
+      }
+      int32_t v =
+          lg_multiply_by_quantized_multiplier((int32_t)acc, multiplier, shift);
+      v = lg_kernel_clamp_int(v, INT16_MIN, INT16_MAX);
+      gates[(size_t)b * 4 * (size_t)depth + (size_t)o] = (int16_t)v;
+    }
+  }
+  uint8_t* activation = out[0]->data.uint8;
+  int16_t* state = out[1]->data.i16;
+  for (int b = 0; b < n_batch; ++b) {
+    const int16_t* g = gates + (size_t)b * 4 * (size_t)depth;
+    for (int c = 0; c < depth; ++c) {
+      const size_t i = (size_t)b * (size_t)depth + (size_t)c;
+      const int16_t input_gate = lg_fixed16_logistic(g[c], 3);
+      const int16_t new_input = lg_fixed16_tanh(g[depth + c], 3);
+      const int16_t forget_gate = lg_fixed16_logistic(g[2 * depth + c], 3);
+      const int16_t output_gate = lg_fixed16_logistic(g[3 * depth + c], 3);
+      /* Q0.15 products; i * g rescaled to Q4.11, f * state stays Q4.11. */
+      const int16_t added =
+          lg_fixed16_divide_by_pot(lg_fixed16_mul(input_gate, new_input), 4);
+      const int16_t kept = lg_fixed16_mul(forget_gate, prev_state[i]);
+      int32_t s = (int32_t)added + kept;
+      s = lg_kernel_clamp_int(s, INT16_MIN, INT16_MAX);
+      state[i] = (int16_t)s;
+      /* tanh of the state as Q3.12 (a saturating doubling). */
+      const int32_t doubled = 2 * s;
+      const int16_t q3 =
+          (int16_t)lg_kernel_clamp_int(doubled, INT16_MIN, INT16_MAX);
+      const int16_t h = lg_fixed16_mul(output_gate, lg_fixed16_tanh(q3, 3));
+      int16_t a = lg_fixed16_divide_by_pot(h, 8);
+      a = lg_kernel_clamp_int(a, -128, 127);
+      activation[i] = (uint8_t)(128 + a);
+    }
+  }
+  memcpy(prev_activation, activation, (size_t)n_batch * (size_t)depth);
+  memcpy(prev_state, state, (size_t)n_batch * (size_t)depth * sizeof(int16_t));
+  return kTfLiteOk;
+}
 
 static TfLiteStatus lg_lstm_basic_invoke(TfLiteContext* context,
                                          TfLiteNode* node, const char* op) {
@@ -747,6 +872,10 @@ static TfLiteStatus lg_lstm_basic_invoke(TfLiteContext* context,
       lg_kernel_log(context, op, "output %s has no data", kBasicOutputNames[i]);
       return kTfLiteError;
     }
+  }
+  if (t[kLgLstmBasicInput]->type == kTfLiteUInt8) {
+    return lg_lstm_basic_quantized_invoke(context, op, t, out, n_batch, n_input,
+                                          depth);
   }
   const int total = n_input + depth;
   float* concat = out[2]->data.f;
@@ -793,7 +922,9 @@ static bool lg_lstm_is_basic(const TfLiteNode* node, const lg_lstm_data* d) {
 static TfLiteStatus lg_lstm_resize(TfLiteContext* context, const char* op,
                                    TfLiteTensor* output,
                                    const TfLiteTensor* input, int features) {
-  if (output->type != kTfLiteFloat32) {
+  if (input->type == kTfLiteInt8) {
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_output_check(context, op, output));
+  } else if (output->type != kTfLiteFloat32) {
     lg_kernel_log(context, op, "output has type %s, expected FLOAT32",
                   TfLiteTypeGetName(output->type));
     return kTfLiteError;
@@ -944,6 +1075,66 @@ static TfLiteStatus lg_lstm_bind_all(
   return kTfLiteOk;
 }
 
+/* LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM with an INT8 input run TFLite's
+ * integer kernel (lstm_integer.c). */
+static bool lg_lstm_is_integer(const lg_lstm_data* d,
+                               const TfLiteTensor* input) {
+  return d->kind != LG_LSTM_BIDIRECTIONAL && input->type == kTfLiteInt8;
+}
+
+static lg_lstm_int_options lg_lstm_int_options_of(const lg_lstm_data* d,
+                                                  const lg_lstm_options* o) {
+  lg_lstm_int_options io;
+  io.activation = o->activation;
+  io.cell_clip = o->cell_clip;
+  io.time_major = o->time_major || d->kind == LG_LSTM_SINGLE;
+  return io;
+}
+
+static TfLiteStatus lg_lstm_integer_prepare(TfLiteContext* context,
+                                            TfLiteNode* node, lg_lstm_data* d,
+                                            const lg_lstm_options* o,
+                                            const lg_recurrent_shape* s) {
+  const lg_lstm_int_options io = lg_lstm_int_options_of(d, o);
+  int n_cell = 0;
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_check(
+      context, node, d->name, &io, &context->tensors[node->inputs->data[0]],
+      s->n_batch, s->n_input, &n_cell));
+  TF_LITE_ENSURE_STATUS(
+      lg_recurrent_scratch(context, node, d->name, &d->scratch_id,
+                           lg_lstm_int_scratch_floats(n_cell)));
+  /* AddTensors may have moved the tensors. */
+  return lg_lstm_resize(context, d->name,
+                        &context->tensors[node->outputs->data[0]],
+                        &context->tensors[node->inputs->data[0]], n_cell);
+}
+
+static TfLiteStatus lg_lstm_integer_invoke(TfLiteContext* context,
+                                           TfLiteNode* node,
+                                           const lg_lstm_data* d,
+                                           const lg_lstm_options* o,
+                                           const lg_recurrent_shape* s) {
+  const lg_lstm_int_options io = lg_lstm_int_options_of(d, o);
+  const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
+  TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
+  int n_cell = 0;
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_check(context, node, d->name, &io, input,
+                                          s->n_batch, s->n_input, &n_cell));
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_output_check(context, d->name, output));
+  if (output->dims->size != input->dims->size ||
+      lg_kernel_num_elements(output) !=
+          (int64_t)s->n_batch * s->n_time * n_cell) {
+    lg_kernel_log(context, d->name, "output 0 was not prepared for this input");
+    return kTfLiteError;
+  }
+  float* scratch = lg_nn_temporary(context, node, d->name, 0,
+                                   lg_lstm_int_scratch_floats(n_cell));
+  if (scratch == NULL) return kTfLiteError;
+  if (s->n_batch == 0 || s->n_time == 0) return kTfLiteOk;
+  return lg_lstm_int_run(context, node, d->name, &io, input, output, s->n_batch,
+                         s->n_time, s->n_input, scratch);
+}
+
 static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_lstm_data* d = node->user_data;
   const char* op = d->name;
@@ -967,6 +1158,9 @@ static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {
   lg_recurrent_shape s;
   TF_LITE_ENSURE_STATUS(lg_recurrent_input_shape(
       context, d->name, d->kind == LG_LSTM_SINGLE, o.time_major, input, &s));
+  if (lg_lstm_is_integer(d, input)) {
+    return lg_lstm_integer_prepare(context, node, d, &o, &s);
+  }
   lg_lstm_cell cells[2];
   int directions = 0;
   lg_lstm_aux aux;
@@ -1004,6 +1198,9 @@ static TfLiteStatus lg_lstm_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_recurrent_shape s;
   TF_LITE_ENSURE_STATUS(lg_recurrent_input_shape(
       context, d->name, d->kind == LG_LSTM_SINGLE, o.time_major, input, &s));
+  if (lg_lstm_is_integer(d, input)) {
+    return lg_lstm_integer_invoke(context, node, d, &o, &s);
+  }
   lg_lstm_cell cells[2];
   int directions = 0;
   lg_lstm_aux aux;

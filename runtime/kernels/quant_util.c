@@ -465,3 +465,110 @@ TfLiteStatus lg_quant_tensor_read(TfLiteContext* context, const char* op,
   }
   return kTfLiteOk;
 }
+
+/* ---- gemmlowp fixed point on int16 (TFLite's integer LSTM) -------------- */
+
+/* gemmlowp's + and - on int16 raw values wrap. */
+static int16_t lg_fixed16_wrap(int32_t v) { return (int16_t)(uint16_t)v; }
+
+static int16_t lg_fixed16_saturate(int32_t v) {
+  return (int16_t)lg_kernel_clamp_int(v, INT16_MIN, INT16_MAX);
+}
+
+/* x * 2^exponent (exponent 1..14), saturating (gemmlowp's
+ * SaturatingRoundingMultiplyByPOT to the left). */
+static int16_t lg_fixed16_shift_left(int16_t x, int exponent) {
+  return lg_fixed16_saturate((int32_t)x * (1 << exponent));
+}
+
+/* A gemmlowp constant given as its 32-bit raw value, rounded to 16 bits
+ * (RescaleConstantInitializer). */
+static int16_t lg_fixed16_constant(int32_t raw32) {
+  return (int16_t)lg_fixed_divide_by_pot(raw32, 16);
+}
+
+/* exp(a) for a Q0.15 value a in [-1/4, 0): the Taylor expansion around
+ * -1/8 of lg_fixed_exp_quarter, in int16. */
+static int16_t lg_fixed16_exp_quarter(int16_t a) {
+  const int16_t exp_minus_one_eighth = lg_fixed16_constant(1895147668);
+  const int16_t one_third = lg_fixed16_constant(715827883);
+  const int16_t x = lg_fixed16_wrap(a + (1 << 12)); /* a + 1/8 */
+  const int16_t x2 = lg_fixed16_mul(x, x);
+  const int16_t x3 = lg_fixed16_mul(x2, x);
+  const int16_t x4 = lg_fixed16_mul(x2, x2);
+  const int16_t x4_over_4 = lg_fixed16_divide_by_pot(x4, 2);
+  const int16_t poly = lg_fixed16_divide_by_pot(
+      lg_fixed16_wrap(
+          lg_fixed16_mul(lg_fixed16_wrap(x4_over_4 + x3), one_third) + x2),
+      1);
+  return lg_fixed16_saturate(
+      exp_minus_one_eighth +
+      lg_fixed16_mul(exp_minus_one_eighth, lg_fixed16_wrap(x + poly)));
+}
+
+/* exp(a) for a <= 0 with `integer_bits` (0..7) integer bits, as Q0.15. */
+static int16_t lg_fixed16_exp_on_negative(int16_t a, int integer_bits) {
+  const int fractional_bits = 15 - integer_bits;
+  const int16_t one_quarter = (int16_t)(1 << (fractional_bits - 2));
+  const int16_t a_mod_quarter_minus_quarter =
+      lg_fixed16_wrap((a & (one_quarter - 1)) - one_quarter);
+  int16_t result = lg_fixed16_exp_quarter(
+      integer_bits > 0
+          ? lg_fixed16_shift_left(a_mod_quarter_minus_quarter, integer_bits)
+          : a_mod_quarter_minus_quarter);
+  const int16_t remainder = lg_fixed16_wrap(a_mod_quarter_minus_quarter - a);
+  /* exp(-2^k) in Q0.31 for k = -2..4, for each bit of the rest that the
+   * format has. */
+  static const int32_t kMultipliers[7] = {
+      1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+  for (int k = -2; k <= 4 && k < integer_bits; ++k) {
+    if (remainder & (1 << (fractional_bits + k))) {
+      result = lg_fixed16_mul(result, lg_fixed16_constant(kMultipliers[k + 2]));
+    }
+  }
+  if (integer_bits > 5) { /* below -32 the result is 0 */
+    const int16_t clamp = lg_fixed16_constant(-(1 << (36 - integer_bits)));
+    if (a < clamp) result = 0;
+  }
+  return a == 0 ? INT16_MAX : result;
+}
+
+/* Newton-Raphson for 1 / (1 + a), a Q0.15 value in [0, 1): the Q2.13
+ * estimate of 1 / ((1 + a) / 2) after three steps. */
+static int16_t lg_fixed16_reciprocal_half(int16_t a) {
+  const int32_t sum = (int32_t)a + INT16_MAX;
+  const int16_t half_denominator = (int16_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+  const int16_t q2_one = 1 << 13;
+  int16_t x = lg_fixed16_wrap(
+      lg_fixed16_constant(1515870810) +
+      lg_fixed16_mul(half_denominator, lg_fixed16_constant(-1010580540)));
+  for (int i = 0; i < 3; ++i) {
+    const int16_t one_minus_dx =
+        lg_fixed16_wrap(q2_one - lg_fixed16_mul(half_denominator, x));
+    x = lg_fixed16_wrap(
+        x + lg_fixed16_shift_left(lg_fixed16_mul(x, one_minus_dx), 2));
+  }
+  return x;
+}
+
+int16_t lg_fixed16_logistic(int16_t a, int integer_bits) {
+  if (a == 0) return lg_fixed16_constant(1 << 30); /* 1/2 */
+  const int16_t magnitude = a > 0 ? a : lg_fixed16_wrap(-a);
+  const int16_t e =
+      lg_fixed16_exp_on_negative(lg_fixed16_wrap(-magnitude), integer_bits);
+  /* 1 / (1 + e): the Q2.13 estimate of 2 / (1 + e) read as Q1.14. */
+  const int16_t positive =
+      lg_fixed16_shift_left(lg_fixed16_reciprocal_half(e), 1);
+  return a > 0 ? positive : lg_fixed16_wrap(INT16_MAX - positive);
+}
+
+int16_t lg_fixed16_tanh(int16_t a, int integer_bits) {
+  if (a == 0) return 0;
+  const int16_t negative = a < 0 ? a : lg_fixed16_wrap(-a);
+  /* exp(2 * negative): the same raw value with one more integer bit. */
+  const int16_t e = lg_fixed16_exp_on_negative(negative, integer_bits + 1);
+  /* (1 - e) / (1 + e) = 2 / (1 + e) - 1, in Q2.13, then to Q0.15. */
+  const int16_t t = lg_fixed16_shift_left(
+      lg_fixed16_wrap(lg_fixed16_reciprocal_half(e) - (1 << 13)), 2);
+  return a < 0 ? lg_fixed16_wrap(-t) : t;
+}

@@ -68,6 +68,24 @@ static inline int32_t lg_multiply_by_quantized_multiplier(int32_t x,
   return lg_fixed_divide_by_pot(lg_fixed_mul(scaled, multiplier), right);
 }
 
+/* gemmlowp's SaturatingRoundingDoublingHighMul on int16 values (Q15
+ * fixed point, as TFLite's 16-bit fixed-point kernels use it). */
+static inline int16_t lg_fixed16_mul(int16_t a, int16_t b) {
+  if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
+  const int32_t ab = (int32_t)a * (int32_t)b;
+  const int32_t nudge = ab >= 0 ? (1 << 14) : 1 - (1 << 14);
+  return (int16_t)((ab + nudge) / (1 << 15));
+}
+
+/* gemmlowp's RoundingDivideByPOT on int16 values: the mask and threshold
+ * are int16 too (a mask of 16 or more bits truncates to -1). */
+static inline int16_t lg_fixed16_divide_by_pot(int16_t x, int exponent) {
+  const int16_t mask = (int16_t)((1LL << exponent) - 1);
+  const int16_t remainder = (int16_t)(x & mask);
+  const int16_t threshold = (int16_t)((mask >> 1) + (x < 0 ? 1 : 0));
+  return (int16_t)((x >> exponent) + (remainder > threshold ? 1 : 0));
+}
+
 /* The same for an int64 x (TFLite's 16x8 convolutions, whose accumulators
  * and biases are int64): the multiplier reduced to 16 bits and a single
  * rounding shift; shift in [-31, 14] (lg_quantize_multiplier of a factor
@@ -187,5 +205,14 @@ int32_t lg_fixed_log_q12_to_q5(int32_t x);
 /* The reciprocal of a Q12 sum as TFLite's GetReciprocal: a Q0 scale and
  * the number of bits the sum has above 1.0. */
 int32_t lg_fixed_reciprocal_q12(int32_t x, int* num_bits_over_unit);
+
+/* gemmlowp's logistic and tanh on an int16 fixed-point value with
+ * `integer_bits` (0..6) integer bits, as a Q0.15 result (TFLite's integer
+ * LSTM gates: ApplySigmoid on Q3.12, ApplyTanh): exp of the negated
+ * magnitude by gemmlowp's barrel shifter, then 1 / (1 + x) or
+ * (1 - x) / (1 + x) by Newton-Raphson, every step in int16 with gemmlowp's
+ * rounding and its 32-bit constants rounded to 16 bits. */
+int16_t lg_fixed16_logistic(int16_t a, int integer_bits);
+int16_t lg_fixed16_tanh(int16_t a, int integer_bits);
 
 #endif /* LITEGPU_RUNTIME_KERNELS_QUANT_UTIL_H_ */

@@ -173,6 +173,13 @@ TfLiteStatus lg_recurrent_check_float(TfLiteContext* context, const char* op,
     }
     return kTfLiteError;
   }
+  return lg_recurrent_check_dims(context, op, what, tensor, rank, dims);
+}
+
+TfLiteStatus lg_recurrent_check_dims(TfLiteContext* context, const char* op,
+                                     const char* what,
+                                     const TfLiteTensor* tensor, int rank,
+                                     const int* dims) {
   TF_LITE_ENSURE_STATUS(lg_kernel_check_shape(context, op, what, tensor));
   bool same = tensor->dims->size == rank;
   for (int i = 0; same && i < rank; ++i) {
@@ -263,6 +270,14 @@ TfLiteStatus lg_recurrent_check_state(TfLiteContext* context, const char* op,
                                       const char* what,
                                       const TfLiteTensor* tensor, int rows,
                                       int cols) {
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_variable(context, op, what, tensor));
+  const int dims[2] = {rows, cols};
+  return lg_recurrent_check_float(context, op, what, tensor, 2, dims);
+}
+
+TfLiteStatus lg_recurrent_check_variable(TfLiteContext* context, const char* op,
+                                         const char* what,
+                                         const TfLiteTensor* tensor) {
   if (!tensor->is_variable) {
     lg_kernel_log(context, op,
                   "%s must be a variable tensor (is_variable), which keeps the "
@@ -270,8 +285,7 @@ TfLiteStatus lg_recurrent_check_state(TfLiteContext* context, const char* op,
                   what);
     return kTfLiteError;
   }
-  const int dims[2] = {rows, cols};
-  return lg_recurrent_check_float(context, op, what, tensor, 2, dims);
+  return kTfLiteOk;
 }
 
 TfLiteStatus lg_recurrent_scratch(TfLiteContext* context, TfLiteNode* node,

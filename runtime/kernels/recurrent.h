@@ -97,6 +97,13 @@ TfLiteStatus lg_recurrent_check_float(TfLiteContext* context, const char* op,
                                       const TfLiteTensor* tensor, int rank,
                                       const int* dims);
 
+/* Checks that `tensor` has exactly the dims given (`rank` of them), of
+ * any type; `what` names it. */
+TfLiteStatus lg_recurrent_check_dims(TfLiteContext* context, const char* op,
+                                     const char* what,
+                                     const TfLiteTensor* tensor, int rank,
+                                     const int* dims);
+
 /* Checks the kinds of kernel a node asks for by its input and weight
  * types: FLOAT32 both is the float kernel; a FLOAT32 input with INT8 or
  * UINT8 weights is TFLite's hybrid kernel and an INT8 or INT16 input its
@@ -121,6 +128,11 @@ TfLiteStatus lg_recurrent_check_state(TfLiteContext* context, const char* op,
                                       const char* what,
                                       const TfLiteTensor* tensor, int rows,
                                       int cols);
+
+/* Checks that a state input is a variable tensor (is_variable). */
+TfLiteStatus lg_recurrent_check_variable(TfLiteContext* context, const char* op,
+                                         const char* what,
+                                         const TfLiteTensor* tensor);
 
 /* Sets the node's one float scratch temporary to `floats` elements; `id`
  * holds the temporary's tensor index (-1 before the first Prepare). */

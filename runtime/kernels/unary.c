@@ -308,27 +308,10 @@ static int32_t lg_unary_q_leaky_relu(int32_t x, const lg_unary_qparams* p) {
 
 /* ---- INT8 HARD_SWISH, TFLite's 16-bit fixed-point reference ------------- */
 
-/* gemmlowp's 16-bit saturating rounding doubling high multiply. */
-static int16_t lg_hs_rounding_high_mul(int16_t a, int16_t b) {
-  if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
-  const int32_t ab = (int32_t)a * (int32_t)b;
-  const int32_t nudge = ab >= 0 ? (1 << 14) : 1 - (1 << 14);
-  return (int16_t)((ab + nudge) / (1 << 15));
-}
-
 /* TFLite's truncating (not rounding) variant for the final product. */
 static int16_t lg_hs_high_mul(int16_t a, int16_t b) {
   if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
   return (int16_t)(((int32_t)a * (int32_t)b) / (1 << 15));
-}
-
-/* gemmlowp's RoundingDivideByPOT on int16 values: the mask and threshold
- * are int16 too (a mask of 16 or more bits truncates to -1). */
-static int16_t lg_hs_divide_by_pot(int16_t x, int exponent) {
-  const int16_t mask = (int16_t)((1LL << exponent) - 1);
-  const int16_t remainder = (int16_t)(x & mask);
-  const int16_t threshold = (int16_t)((mask >> 1) + (x < 0 ? 1 : 0));
-  return (int16_t)((x >> exponent) + (remainder > threshold ? 1 : 0));
 }
 
 static int16_t lg_hs_saturating_left_shift(int16_t v, int amount) {
@@ -343,21 +326,21 @@ static int32_t lg_unary_q_hard_swish(int32_t x, const lg_unary_qparams* p) {
   const int16_t value = (int16_t)(x - p->in_zp);
   const int16_t hires = (int16_t)(value * (1 << 7));
   const int16_t preshift_output =
-      lg_hs_rounding_high_mul(hires, p->hs_output_multiplier);
+      lg_fixed16_mul(hires, p->hs_output_multiplier);
   int16_t reluish = hires;
   if (p->hs_reluish_exponent > 0) {
     reluish = lg_hs_saturating_left_shift(reluish, p->hs_reluish_exponent - 1);
   }
-  reluish = lg_hs_rounding_high_mul(reluish, p->hs_reluish_multiplier);
+  reluish = lg_fixed16_mul(reluish, p->hs_reluish_multiplier);
   if (p->hs_reluish_exponent > 0) {
     reluish = lg_hs_saturating_left_shift(reluish, 1);
   }
   if (p->hs_reluish_exponent < 0) {
-    reluish = lg_hs_divide_by_pot(reluish, -p->hs_reluish_exponent);
+    reluish = lg_fixed16_divide_by_pot(reluish, -p->hs_reluish_exponent);
   }
   reluish = (int16_t)((reluish + (1 << 15)) >> 1);
   const int16_t product = lg_hs_high_mul(reluish, preshift_output);
-  int16_t out = lg_hs_divide_by_pot(product, -p->hs_output_exponent);
+  int16_t out = lg_fixed16_divide_by_pot(product, -p->hs_output_exponent);
   out = (int16_t)(out + p->out_zp); /* int16 arithmetic, as TFLite's */
   return out < -128 ? -128 : (out > 127 ? 127 : out);
 }

@@ -84,3 +84,25 @@ def test_fused_lstm_matches_litert(lib, resolver, threads, seed):
     # after a reset), and the reset restarted it.
     assert not np.allclose(got[1], got[3], rtol=1e-3, atol=1e-3)
     np.testing.assert_array_equal(got[2], got[0])
+
+
+def int8_feeds(seed):
+    rng = np.random.default_rng(seed)
+    xs = [rng.integers(-128, 128, (1, 4, 3), dtype=np.int8) for _ in range(3)]
+    return [xs[0], xs[1], xs[2], RESET, xs[0]]
+
+
+@pytest.mark.parametrize("resolver", sorted(RESOLVERS))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_lstm_int8_bit_exact(lib, resolver, seed):
+    """The full-integer (8x8->16) kernel: every Invoke bit for bit, the
+    INT8 output state starting (and reset) at its zero point as LiteRT's."""
+    steps = int8_feeds(seed)
+    want = run_litert("lstm_int8", steps, resolver)
+    got = run_litegpu(lib, "lstm_int8", steps, 1)
+    assert len(got) == len(want) == 4
+    for n, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape == (1, 4, 8) and g.dtype == w.dtype == np.int8
+        np.testing.assert_array_equal(g, w, err_msg=f"invoke {n}")
+    assert not np.array_equal(got[0], got[1])
+    np.testing.assert_array_equal(got[3], got[0])

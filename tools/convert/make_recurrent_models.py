@@ -10,6 +10,11 @@ Models:
                converter fuses into one UNIDIRECTIONAL_SEQUENCE_LSTM with
                variable state tensors (Keras 3's LSTM lowers to WHILE
                instead)
+  lstm_int8    the same layer (4 steps, 8 units, batch 1) with full-integer
+               quantization from a representative dataset of 16 seeded
+               sequences: int8 input and output, int8 weights, int16 cell
+               state, the 8x8->16 integer kernel with the converter's gate
+               intermediates
 """
 
 import argparse
@@ -31,6 +36,7 @@ from make_models import format_shape, io_tensors, op_counts  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "tests" / "models" / "recurrent"
 SEED_LSTM = 4001
+SEED_LSTM_INT8 = 4002
 TIME, BATCH, FEATURES, UNITS = 6, 2, 3, 5
 
 
@@ -40,16 +46,16 @@ def run_converter(converter):
         return converter.convert()
 
 
-def make_fused_lstm():
-    rng = np.random.default_rng(SEED_LSTM)
+def fused_lstm_function(seed, time, batch, features, units):
+    rng = np.random.default_rng(seed)
 
     def weights(*shape, scale=0.5):
         return tf.constant(
             rng.uniform(-scale, scale, size=shape).astype(np.float32))
 
-    kernel = weights(FEATURES, 4 * UNITS)
-    recurrent = weights(UNITS, 4 * UNITS)
-    bias = weights(4 * UNITS, scale=0.2)
+    kernel = weights(features, 4 * units)
+    recurrent = weights(units, 4 * units)
+    bias = weights(4 * units, scale=0.2)
 
     # The converter replaces this whole function (its "lstm_" api_implements
     # and arguments input, initial h, initial c, kernel, recurrent kernel,
@@ -62,7 +68,7 @@ def make_fused_lstm():
     def lstm(inputs, init_h, init_c, kernel, recurrent_kernel, bias):
         h, c = init_h, init_c
         outputs = []
-        for t in range(TIME):
+        for t in range(time):
             z = (tf.matmul(inputs[:, t], kernel) +
                  tf.matmul(h, recurrent_kernel) + bias)
             i, f, g, o = tf.split(z, 4, axis=1)
@@ -72,19 +78,47 @@ def make_fused_lstm():
         return h, tf.stack(outputs, axis=1), h, c, tf.constant(0.0)
 
     @tf.function(input_signature=[
-        tf.TensorSpec([BATCH, TIME, FEATURES], tf.float32)])
+        tf.TensorSpec([batch, time, features], tf.float32)])
     def fn(sequence):
-        zeros = tf.zeros([BATCH, UNITS])
+        zeros = tf.zeros([batch, units])
         _, outputs, _, _, _ = lstm(sequence, zeros, zeros, kernel, recurrent,
                                    bias)
         return {"hidden": outputs}
 
+    return fn
+
+
+def make_fused_lstm():
+    fn = fused_lstm_function(SEED_LSTM, TIME, BATCH, FEATURES, UNITS)
     converter = tf.lite.TFLiteConverter.from_concrete_functions(
         [fn.get_concrete_function()], tf.Module())
     return run_converter(converter)
 
 
-MODELS = [("fused_lstm", make_fused_lstm, SEED_LSTM)]
+def make_lstm_int8():
+    time, batch, features, units = 4, 1, 3, 8
+    fn = fused_lstm_function(SEED_LSTM_INT8, time, batch, features, units)
+    rng = np.random.default_rng(SEED_LSTM_INT8 + 1)
+    samples = [rng.normal(size=(batch, time, features)).astype(np.float32)
+               for _ in range(16)]
+
+    def dataset():
+        for sample in samples:
+            yield [sample]
+
+    converter = tf.lite.TFLiteConverter.from_concrete_functions(
+        [fn.get_concrete_function()], tf.Module())
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = dataset
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.inference_input_type = tf.int8
+    converter.inference_output_type = tf.int8
+    with contextlib.redirect_stdout(io.StringIO()):
+        return converter.convert()
+
+
+MODELS = [("fused_lstm", make_fused_lstm, SEED_LSTM),
+          ("lstm_int8", make_lstm_int8, SEED_LSTM_INT8)]
 
 README_HEAD = """# Converted recurrent models
 
@@ -95,7 +129,10 @@ against LiteRT by tests/python/test_recurrent_models.py.
     build/venv-tf/bin/python tools/convert/make_recurrent_models.py
 
 with tensorflow-cpu {tf_version}; `supported_ops = [TFLITE_BUILTINS]`, no
-optimizations.
+optimizations, except lstm_int8: full-integer quantization
+(`optimizations = [Optimize.DEFAULT]`, `supported_ops =
+[TFLITE_BUILTINS_INT8]`, int8 input and output) from a representative
+dataset of 16 seeded sequences.
 
 """
 

@@ -25,6 +25,8 @@ merged batch-major BIDIRECTIONAL_SEQUENCE_LSTM (LiteRT varies from run to
 run) against litegpu's unmerged outputs, which match LiteRT.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -464,6 +466,48 @@ def test_lstm_integer_rejected(tmp_path):
             "weights) is not supported") in msg
 
 
+def int8_lstm_case(rng, n_cell=4, peephole=False, cifg=False):
+    """A one-op INT8 UNIDIRECTIONAL_SEQUENCE_LSTM in TFLite's 8x8->16 form
+    (INT32 biases, INT8 output state, INT16 cell state of scale 2^-15),
+    without the converter's intermediates (the model writer has none)."""
+    cell, _ = lstm_cell(rng, 3, n_cell, n_cell, 2, hybrid=True,
+                        peephole=peephole, cifg=cifg)
+    for g in range(4):
+        if cell[11 + g] is not None:
+            cell[11 + g] = Const(np.zeros(n_cell, np.int32), quant=(1e-4, 0))
+    if peephole:
+        for k in range(3):
+            if cell[8 + k] is not None:
+                cell[8 + k] = Const(np.ones(n_cell, np.int16), quant=(1e-3, 0))
+    cell[17] = Variable(np.zeros((2, n_cell), np.int8), quant=(0.01, -3))
+    cell[18] = Variable(np.zeros((2, n_cell), np.int16), quant=(2.0**-15, 0))
+    return OpCase(op="UNIDIRECTIONAL_SEQUENCE_LSTM", version=1,
+                  inputs=[Input(np.ones((2, 2, 3), np.int8),
+                                quant=(0.02, 1))] + cell[:19],
+                  params={"fused_activation_function": "TANH"},
+                  outputs=[Output(np.int8, quant=(0.01, -3))],
+                  output_shapes=[(2, 2, n_cell)])
+
+
+@pytest.mark.parametrize("form,match", [
+    ("plain", "the integer \\(INT8\\) kernel needs 5 intermediates "
+              "\\(TFLite's 8x8->16 kernel; 12 is its 8x8->8 kernel, not "
+              "supported\\), got 0"),
+    ("peephole", "the integer \\(INT8\\) kernel with peephole weights "
+                 "\\(cell_to_\\*\\) is not supported"),
+    ("cifg", "the integer \\(INT8\\) kernel with CIFG"),
+])
+def test_lstm_int8_unsupported_forms_rejected(tmp_path, form, match):
+    # The converter's integer LSTM runs bit-exact in
+    # tests/python/test_recurrent_models.py; these are the forms litegpu
+    # does not compute.
+    rng = np.random.default_rng(11)
+    case = int8_lstm_case(rng, peephole=form == "peephole",
+                          cifg=form == "cifg")
+    msg = litegpu_error(case, tmp_path)
+    assert re.search("UNIDIRECTIONAL_SEQUENCE_LSTM: " + match, msg), msg
+
+
 def test_lstm_state_must_be_variable(tmp_path):
     def const_state(cell):
         cell[17] = Const(np.zeros((2, 4), np.float32))
@@ -553,6 +597,58 @@ def test_lstm_basic_state_inputs():
               shapes=basic_shapes(n_batch, n_input, depth))
 
 
+def basic_quantized_inputs(rng, n_batch, n_input, depth, state):
+    """The quantized BASIC kernel's inputs: UINT8 activations (scale 1/128,
+    zero point 128), UINT8 weights, INT32 biases, an INT16 Q4.11 state."""
+    act_q = (1 / 128, 128)
+    x = Input(np.zeros((n_batch, n_input), np.uint8), quant=act_q)
+    h = state(np.zeros((n_batch, depth), np.uint8), quant=act_q)
+    c = state(np.zeros((n_batch, depth), np.int16), quant=(2.0**-11, 0))
+    w = Const(rng.integers(0, 256, (4 * depth, n_input + depth))
+              .astype(np.uint8), quant=(0.02, 120))
+    b = Const(rng.integers(-3000, 3000, 4 * depth).astype(np.int32),
+              quant=(0.02 / 128, 0))
+    outputs = [Output(np.uint8, quant=act_q),
+               Output(np.int16, quant=(2.0**-11, 0)),
+               Output(np.uint8, quant=act_q),
+               Output(np.int16, quant=(2.0**-12, 0))]
+    return [x, h, w, b, c], outputs
+
+
+@pytest.mark.parametrize("kernels", ["BUILTIN_REF", "BUILTIN"])
+@pytest.mark.parametrize("state", ["Variable", "Input"])
+def test_lstm_basic_quantized(state, kernels):
+    """TFLite's quantized LstmCell (UINT8 activations, INT16 state in
+    Q4.11): all four outputs bit for bit, the state carried by variable
+    tensors or fed as graph inputs."""
+    rng = np.random.default_rng(630 + len(state))
+    n_batch, n_input, depth = 2, 3, 4
+    inputs, outputs = basic_quantized_inputs(
+        rng, n_batch, n_input, depth, Variable if state == "Variable"
+        else Input)
+
+    def feed():
+        arrays = [rng.integers(0, 256, (n_batch, n_input)).astype(np.uint8)]
+        if state == "Input":
+            arrays += [rng.integers(0, 256, (n_batch, depth))
+                       .astype(np.uint8),
+                       rng.integers(-8000, 8000, (n_batch, depth))
+                       .astype(np.int16)]
+        return arrays
+    feeds = [feed() for _ in range(3)]
+    if state == "Variable":
+        feeds += [oh.RESET, feeds[0]]
+    outs = run_steps("LSTM", inputs, feeds,
+                     params={"fused_activation_function": "TANH",
+                             "kernel_type": "BASIC"}, v=2, outputs=outputs,
+                     shapes=basic_shapes(n_batch, n_input, depth),
+                     kernels=kernels)
+    if state == "Variable":
+        assert not np.array_equal(outs[1][1], outs[0][1])
+        for k in range(4):
+            np.testing.assert_array_equal(outs[3][k], outs[0][k])
+
+
 def basic_case(mutate=None, outputs=None):
     rng = np.random.default_rng(620)
     inputs = basic_lstm_inputs(rng, 2, 3, 2)
@@ -577,10 +673,18 @@ def test_lstm_basic_rejections(tmp_path):
              Output(np.int16, quant=(2 ** -11, 0)),
              Output(np.uint8, quant=(1 / 128, 128)),
              Output(np.int16, quant=(2 ** -12, 0))]
+    def state_scale(inputs):
+        uint8(inputs)
+        inputs[4] = Input(np.ones((2, 2), np.int16), quant=(2 ** -12, 0))
+    out_q12 = out_q[:1] + [Output(np.int16, quant=(2 ** -12, 0))] + out_q[2:]
     cases = {
-        "uint8": (basic_case(uint8, out_q),
-                  "LSTM: the quantized BASIC kernel (UINT8 input, INT16 "
-                  "state) is not supported, only FLOAT32"),
+        "uint8_state_scale": (basic_case(state_scale, out_q12),
+                              "LSTM: BASIC kernel: the state's scale "
+                              "0.000244141 must be 2^-11"),
+        "uint8_weights_type": (basic_case(lambda i: (uint8(i), i.__setitem__(
+            2, Const(np.ones((8, 5), np.int8), quant=(0.01, 0)))), out_q),
+            "LSTM: BASIC kernel: weights has type INT8, expected UINT8 (the "
+            "quantized kernel)"),
         "const_state": (basic_case(lambda i: i.__setitem__(
             4, Const(np.zeros((2, 2), np.float32)))),
             "LSTM: BASIC kernel: prev_state is a constant tensor, but the "
@@ -593,7 +697,7 @@ def test_lstm_basic_rejections(tmp_path):
             "LSTM: prev_activation has shape [3,2], expected [2,2]"),
         "int32_bias": (basic_case(lambda i: i.__setitem__(
             3, Const(np.zeros(8, np.int32)))),
-            "LSTM: BASIC kernel: biases has type INT32, only FLOAT32"),
+            "LSTM: BASIC kernel: biases has type INT32, expected FLOAT32"),
     }
     for name, (case, want) in cases.items():
         (tmp_path / name).mkdir()
@@ -1109,12 +1213,69 @@ def test_svdf_hybrid(rank, asymmetric, activation):
               atol=0.0 if exact else ATOL)
 
 
+@pytest.mark.parametrize("kernels", ["BUILTIN_REF", "BUILTIN"])
+@pytest.mark.parametrize("rank", [1, 2])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_svdf_integer(rank, with_bias, kernels):
+    """The integer kernel (v3): int8 input and output, int8 weights_feature,
+    int16 weights_time and state, int32 bias, RELU (TFLite's only one, left
+    to the output's clamp: negative outputs pass): bit for bit through more
+    Invokes than memory steps, a reset and a repeat."""
+    rng = np.random.default_rng(340 + rank + 2 * with_bias)
+    n_batch, n_input, units, memory = 2, 5, 3, 4
+    filters = units * rank
+    x = Input(np.zeros((n_batch, n_input), np.int8), quant=(0.05, 3))
+    inputs = [x,
+              Const(rng.integers(-127, 128, (filters, n_input)).astype(np.int8),
+                    quant=(0.01, 0)),
+              Const(rng.integers(-3000, 3000, (filters, memory))
+                    .astype(np.int16), quant=(1.5e-4, 0)),
+              Const(rng.integers(-20000, 20000, units).astype(np.int32),
+                    quant=(1e-5, 0)) if with_bias else None,
+              Variable(np.zeros((n_batch, filters * memory), np.int16),
+                       quant=(2.0e-3, 0))]
+    feeds = [[rng.integers(-128, 128, (n_batch, n_input)).astype(np.int8)]
+             for _ in range(5)]
+    feeds += [oh.RESET, feeds[0]]
+    outs = run_steps("SVDF", inputs, feeds, v=3,
+                     params={"rank": rank, "fused_activation_function": "RELU"},
+                     outputs=[Output(np.int8, quant=(0.004, -5))],
+                     shapes=[(n_batch, units)], kernels=kernels)
+    np.testing.assert_array_equal(outs[5][0], outs[0][0])
+    assert (np.concatenate([o[0].ravel() for o in outs]) < -5).any()
+
+
 def test_svdf_integer_and_mixed_weights_rejected(tmp_path):
     def integer(inputs):
         inputs[0] = Input(np.ones((2, 3), np.int8), quant=(0.1, 0))
         inputs[1] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
     msg = litegpu_error(svdf_case(mutate=integer, v=3), tmp_path)
-    assert "SVDF: integer kernel (INT8 input, INT8 weights) is not" in msg
+    assert ("SVDF: the integer kernel (INT8 input) computes activation RELU "
+            "only") in msg
+
+    def int8_time(inputs):
+        integer(inputs)
+        inputs[2] = Const(np.ones((4, 2), np.int8), quant=(0.1, 0))
+    (tmp_path / "time").mkdir()
+    case = svdf_case(mutate=int8_time, v=3)
+    case.params["fused_activation_function"] = "RELU"
+    msg = litegpu_error(case, tmp_path / "time")
+    assert ("SVDF: weights_time has type INT8, the integer kernel needs "
+            "INT16") in msg
+
+    def huge_scales(inputs):
+        inputs[0] = Input(np.ones((2, 3), np.int8), quant=(1e20, 0))
+        inputs[1] = Const(np.ones((4, 3), np.int8), quant=(1e20, 0))
+        inputs[2] = Const(np.ones((4, 2), np.int16), quant=(0.1, 0))
+        inputs[4] = Variable(np.zeros((2, 8), np.int16), quant=(0.1, 0))
+    (tmp_path / "huge").mkdir()
+    case = OpCase(op="SVDF", version=3, inputs=svdf_case(
+        mutate=huge_scales).inputs,
+        params={"rank": 1, "fused_activation_function": "RELU"},
+        outputs=[Output(np.int8, quant=(0.1, 0))], output_shapes=[(2, 4)])
+    msg = litegpu_error(case, tmp_path / "huge")
+    assert ("SVDF: the scales give a rescale factor out of float's range"
+            in msg)
 
     def mixed(inputs):
         inputs[1] = Const(np.ones((4, 3), np.int8), quant=(0.1, 0))
