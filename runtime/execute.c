@@ -13,6 +13,7 @@
 
 #include "base/clock.h"
 #include "runtime/delegate.h"
+#include "runtime/fold_pads.h"
 #include "runtime/subgraph.h"
 
 #define LG_LIFETIME_END INT_MAX
@@ -273,18 +274,19 @@ static TfLiteStatus propagate_original_shapes(lg_subgraph* s) {
 }
 
 static TfLiteStatus prepare_static_part(lg_subgraph* s) {
+  lg_subgraph_unfold_pads(s);
   if (s->propagate_shapes && s->original_plan != NULL) {
     TF_LITE_ENSURE_STATUS(propagate_original_shapes(s));
   }
-  const int plan_size = s->execution_plan->size;
-  s->first_unprepared = plan_size;
-  for (int p = 0; p < plan_size; ++p) {
+  int p = 0;
+  while (p < s->execution_plan->size) {
     TF_LITE_ENSURE_STATUS(prepare_node(s, p));
-    if (has_dynamic_output(s, node_at(s, p))) {
-      s->first_unprepared = p + 1;
-      break;
-    }
+    /* A PAD folded into its convolutions leaves the plan; its output keeps
+     * the shape its Prepare gave it but no memory. */
+    if (lg_subgraph_fold_pad_at(s, p)) continue;
+    if (has_dynamic_output(s, node_at(s, p++))) break;
   }
+  s->first_unprepared = p;
   return plan_memory(s);
 }
 
