@@ -166,10 +166,9 @@ def test_does_not_fold(tmp_path, case):
 
 
 def test_resize_unfolds_when_padding_stops_matching(tmp_path):
-    """8x8 with stride 2 and padding (0, 1) is SAME; at 7x7 SAME pads 1
-    before, so the PAD must run again (and fold again back at 8x8)."""
-    spec = FOLDING["stride2_after_only"]
-    model = float_model(tmp_path, "pad", **spec)
+    """8x10 with stride 2 and padding (0, 1) is SAME; at 7x9 SAME pads 1
+    before, so the PAD must run again (and fold again back at 8x10)."""
+    model = float_model(tmp_path, "pad", **FOLDING["stride2_after_only"])
     lib = oh.lg.load_library()
     with oh.lg.Model.from_file(lib, str(model)) as m, \
             oh.lg.Interpreter(lib, m) as interp:
@@ -187,6 +186,29 @@ def test_resize_unfolds_when_padding_stops_matching(tmp_path):
             ref.invoke()
             want = ref.get_tensor(ref.get_output_details()[0]["index"])
             oh.assert_close(got, want, atol=1e-4, context=str(shape))
+
+
+def test_delegate_sees_the_unfolded_graph(tmp_path):
+    """The reference delegate is applied after a plan that folded: it must
+    be offered the PAD and the VALID convolution (both nodes), and give the
+    CPU's result."""
+    model = float_model(tmp_path, "pad", **FOLDING["stride2_after_only"])
+    x = f32(*FOLDING["stride2_after_only"]["in_shape"])
+    lib = oh.lg.load_library()
+    delegate = lib.litegpu_reference_delegate_create(None)
+    assert delegate
+    try:
+        with oh.lg.Model.from_file(lib, str(model)) as m, \
+                oh.lg.Interpreter(lib, m, delegates=[delegate]) as interp:
+            assert any("Replacing 2 out of 2 node(s)" in message
+                       for message in interp.errors.take())
+            interp.allocate_tensors()
+            interp.set_input(0, x)
+            interp.invoke()
+            np.testing.assert_array_equal(interp.get_output(0),
+                                          oh.run_litegpu(model, [x])[0])
+    finally:
+        lib.litegpu_reference_delegate_delete(delegate)
 
 
 def int8_depthwise_model(tmp_path, pad_value_zp):
