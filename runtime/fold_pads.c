@@ -1,21 +1,23 @@
 /* PAD folding (see fold_pads.h).
  *
  * MediaPipe's models pad explicitly ("PAD [[0,0],[1,1],[1,1],[0,0]]") in
- * front of convolutions with VALID padding; for a stride-1 3x3 window that
- * is exactly SAME padding, which the convolution kernels apply for free by
- * skipping the taps outside the input. Folding saves the PAD's pass over
- * memory and its output buffer.
+ * front of convolutions with VALID padding, with stride 1 (SAME padding)
+ * and stride 2 (where SAME would pad 0 before). The convolution kernels
+ * apply padding for free by skipping the taps outside the input, from the
+ * geometry's pad_top / pad_left and output size (lg_nn_window_padding), so
+ * the PAD's pass over memory and its output buffer can go.
  *
- * Whether the PAD equals SAME depends on the input's H and W, which a
- * resize may change, so the candidates are found once (from what the model
- * fixes) and the fold itself is decided on every AllocateTensors, after
- * the PAD's own Prepare gave its output the current shape. Every plan
- * starts unfolded, and the graph a delegate sees is unfolded: the rewrite
- * stays inside litegpu's CPU plan.
+ * Whether a fold is possible depends on the input's H and W, which a resize
+ * may change, so the candidates are found once (from what the model fixes)
+ * and the fold itself is decided on every AllocateTensors, after the PAD's
+ * own Prepare gave its output the current shape. Every plan starts
+ * unfolded, and the graph a delegate sees is unfolded: the rewrite stays
+ * inside litegpu's CPU plan (a delegate's kernels never see the padding).
  *
  * Exact: a tap in the zero padding adds 0 * w (float) or (zero_point -
- * zero_point) * w (int8), a tap SAME skips adds nothing, and the windows
- * (same first row and column, same output size) are the same. */
+ * zero_point) * w (int8), a skipped tap adds nothing, and the windows are
+ * the same. Windows wholly in the padding are never folded (TFLite's own
+ * SAME padding never makes one), so kernels meet no new case. */
 #include "runtime/fold_pads.h"
 
 #include <stdint.h>
@@ -209,11 +211,9 @@ TfLiteStatus lg_subgraph_find_pad_folds(lg_subgraph* s) {
 }
 
 static void set_consumers(lg_subgraph* s, const struct lg_pad_fold* fold,
-                          int input, TfLitePadding padding) {
+                          int input) {
   for (int c = 0; c < fold->num_consumers; ++c) {
-    lg_node* node = &s->nodes[fold->consumers[c]];
-    node->node.inputs->data[0] = input;
-    *padding_field(node) = padding;
+    s->nodes[fold->consumers[c]].node.inputs->data[0] = input;
   }
 }
 
@@ -222,7 +222,7 @@ void lg_subgraph_unfold_pads(lg_subgraph* s) {
   for (int f = 0; f < s->num_pad_folds; ++f) {
     struct lg_pad_fold* fold = &s->pad_folds[f];
     if (!fold->folded) continue;
-    set_consumers(s, fold, fold->output, kTfLitePaddingValid);
+    set_consumers(s, fold, fold->output);
     fold->folded = false;
     changed = true;
   }
@@ -247,9 +247,24 @@ static bool is_same_padding(int in, int before, int after, int filter,
                                stride, dilation);
 }
 
-static bool consumer_pads_same(const lg_subgraph* s,
-                               const struct lg_pad_fold* fold,
-                               const lg_node* node, const TfLiteTensor* in) {
+/* Whether the kernels can take this padding along one dim as explicit
+ * padding: at least one output, and every window holds an input element,
+ * as under SAME (a padding like SAME's, or an undilated window longer than
+ * either padding). */
+static bool kernels_take_padding(int in, int before, int after, int filter,
+                                 int stride, int dilation) {
+  if (in < 1 || lg_nn_out_size(kTfLitePaddingValid, in + before + after, filter,
+                               stride, dilation) < 1) {
+    return false;
+  }
+  return is_same_padding(in, before, after, filter, stride, dilation) ||
+         (dilation == 1 && before < filter && after < filter);
+}
+
+static bool consumer_takes_padding(const lg_subgraph* s,
+                                   const struct lg_pad_fold* fold,
+                                   const lg_node* node,
+                                   const TfLiteTensor* in) {
   const TfLiteTensor* filter = tensor_at(s, node->node.inputs->data[1]);
   if (filter == NULL || filter->dims == NULL || filter->dims->size != 4) {
     return false;
@@ -268,10 +283,10 @@ static bool consumer_pads_same(const lg_subgraph* s,
     dilation_h = p->dilation_height_factor;
     dilation_w = p->dilation_width_factor;
   }
-  return is_same_padding(in->dims->data[1], fold->top, fold->bottom,
-                         filter->dims->data[1], stride_h, dilation_h) &&
-         is_same_padding(in->dims->data[2], fold->left, fold->right,
-                         filter->dims->data[2], stride_w, dilation_w);
+  return kernels_take_padding(in->dims->data[1], fold->top, fold->bottom,
+                              filter->dims->data[1], stride_h, dilation_h) &&
+         kernels_take_padding(in->dims->data[2], fold->left, fold->right,
+                              filter->dims->data[2], stride_w, dilation_w);
 }
 
 /* Whether node `index` sits in the plan after position `after`. */
@@ -289,7 +304,7 @@ static bool can_fold(const lg_subgraph* s, const struct lg_pad_fold* fold,
   for (int c = 0; c < fold->num_consumers; ++c) {
     const lg_node* node = &s->nodes[fold->consumers[c]];
     if (!planned_after(s, fold->consumers[c], plan_index) ||
-        !consumer_pads_same(s, fold, node, in)) {
+        !consumer_takes_padding(s, fold, node, in)) {
       return false;
     }
   }
@@ -309,13 +324,34 @@ bool lg_subgraph_fold_pad_at(lg_subgraph* s, int plan_index) {
     s->unfolded_plan = TfLiteIntArrayCopy(s->execution_plan);
     if (s->unfolded_plan == NULL) return false;
   }
-  set_consumers(s, fold, fold->input, kTfLitePaddingSame);
+  set_consumers(s, fold, fold->input);
   fold->folded = true;
   TfLiteIntArray* plan = s->execution_plan;
   memmove(&plan->data[plan_index], &plan->data[plan_index + 1],
           sizeof(int) * (size_t)(plan->size - plan_index - 1));
   --plan->size;
   return true;
+}
+
+bool lg_subgraph_folded_padding(const void* owner, const TfLiteNode* node,
+                                int pads[4]) {
+  const lg_subgraph* s = owner;
+  /* The kernels see &lg_node.node, its first member. */
+  const lg_node* n = (const lg_node*)node;
+  if (n < s->nodes || n >= s->nodes + s->num_nodes) return false;
+  const int index = (int)(n - s->nodes);
+  for (int f = 0; f < s->num_pad_folds; ++f) {
+    const struct lg_pad_fold* fold = &s->pad_folds[f];
+    for (int c = 0; fold->folded && c < fold->num_consumers; ++c) {
+      if (fold->consumers[c] != index) continue;
+      pads[0] = fold->top;
+      pads[1] = fold->bottom;
+      pads[2] = fold->left;
+      pads[3] = fold->right;
+      return true;
+    }
+  }
+  return false;
 }
 
 void lg_subgraph_release_pad_folds(lg_subgraph* s) {

@@ -730,6 +730,7 @@ TfLiteStatus lg_subgraph_build(lg_subgraph* s,
   s->interpreter = interpreter;
   s->kernel_env.thread_pool = interpreter->thread_pool;
   s->kernel_env.interpreter_subgraph = s;
+  s->kernel_env.folded_padding = lg_subgraph_folded_padding;
   s->index = index;
   s->model_subgraph = &interpreter->model->model->subgraphs[index];
   init_context(s);

@@ -97,7 +97,9 @@ def check_litert(model, inputs, atol=1e-4):
 
 SAME_1 = ((0, 0), (1, 1), (1, 1), (0, 0))
 
-FOLDING = {
+# Paddings equal to the convolutions' SAME padding (also checked against a
+# model with SAME convolutions and no PAD).
+FOLDING_SAME = {
     # MediaPipe's pattern: 3x3 stride 1 after PAD 1 on each side.
     "depthwise_3x3": dict(in_shape=(1, 9, 8, 6), pads=SAME_1,
                           convs=[("DEPTHWISE_CONV_2D", 3, 3, 1)]),
@@ -118,25 +120,51 @@ FOLDING = {
                        convs=[("CONV_2D", 3, 3, 1)]),
 }
 
+# Paddings SAME does not make: the kernels take them as explicit padding.
+FOLDING_EXPLICIT = {
+    # MediaPipe's stride-2 pattern (SAME would pad 0 before).
+    "depthwise_stride2": dict(in_shape=(1, 8, 8, 6), pads=SAME_1,
+                              convs=[("DEPTHWISE_CONV_2D", 3, 3, 2)]),
+    "conv_stride2": dict(in_shape=(1, 10, 8, 3), pads=SAME_1,
+                         convs=[("CONV_2D", 3, 3, 2)]),
+    "depthwise_5x5_stride2": dict(in_shape=(1, 12, 12, 4),
+                                  pads=((0, 0), (2, 2), (2, 2), (0, 0)),
+                                  convs=[("DEPTHWISE_CONV_2D", 5, 5, 2)]),
+    "asymmetric": dict(in_shape=(1, 7, 9, 4),
+                       pads=((0, 0), (2, 0), (0, 2), (0, 0)),
+                       convs=[("CONV_2D", 3, 3, 1),
+                              ("DEPTHWISE_CONV_2D", 3, 3, 2)]),
+}
+
+FOLDING = {**FOLDING_SAME, **FOLDING_EXPLICIT}
+
 
 @pytest.mark.parametrize("case", sorted(FOLDING))
-def test_folds_and_matches_same_padding(tmp_path, case):
+def test_folds_and_matches_unfolded(tmp_path, case):
     spec = FOLDING[case]
     model = float_model(tmp_path, "pad", **spec)
-    same = float_model(tmp_path, "same", use_pad=False,
-                       **{k: v for k, v in spec.items() if k != "pad_value"})
+    # The same model with the PAD's output also a graph output: not folded.
+    unfolded = float_model(tmp_path, "unfolded", also_output=True, **spec)
     ops = oh.profiled_ops(model)
     assert "PAD" not in ops and "PADV2" not in ops and ops
     x = f32(*spec["in_shape"])
     got = check_litert(model, [x])
-    for g, s in zip(got, oh.run_litegpu(same, [x])):
-        np.testing.assert_array_equal(g.view(np.uint32), s.view(np.uint32))
+    for g, u in zip(got, oh.run_litegpu(unfolded, [x])):
+        np.testing.assert_array_equal(g.view(np.uint32), u.view(np.uint32))
+    if case in FOLDING_SAME:
+        same = float_model(tmp_path, "same", use_pad=False,
+                           **{k: v for k, v in spec.items()
+                              if k != "pad_value"})
+        for g, s in zip(got, oh.run_litegpu(same, [x])):
+            np.testing.assert_array_equal(g.view(np.uint32),
+                                          s.view(np.uint32))
 
 
 NOT_FOLDING = {
-    # Stride 2 on an even size: SAME pads 0 before, this pads 1.
-    "not_same_padding": dict(in_shape=(1, 8, 8, 3), pads=SAME_1,
-                             convs=[("DEPTHWISE_CONV_2D", 3, 3, 2)]),
+    # Windows wholly in the padding (padding as long as the window).
+    "padding_covers_a_window": dict(in_shape=(1, 6, 6, 3),
+                                    pads=((0, 0), (3, 3), (1, 1), (0, 0)),
+                                    convs=[("DEPTHWISE_CONV_2D", 3, 3, 1)]),
     "nonzero_value": dict(in_shape=(1, 5, 5, 3), pads=SAME_1,
                           pad_value="0.5", convs=[("CONV_2D", 3, 3, 1)]),
     "negative_zero": dict(in_shape=(1, 5, 5, 3), pads=SAME_1,
@@ -211,9 +239,9 @@ def test_delegate_sees_the_unfolded_graph(tmp_path):
         lib.litegpu_reference_delegate_delete(delegate)
 
 
-def int8_depthwise_model(tmp_path, pad_value_zp):
-    """x (int8, zero point 5) -> PADV2 with the value `pad_value_zp` ->
-    3x3 stride-1 VALID int8 DEPTHWISE_CONV_2D."""
+def int8_depthwise_model(tmp_path, pad_value_zp, stride):
+    """x (int8, zero point 5) -> PADV2 of 1 around H and W with the value
+    `pad_value_zp` -> 3x3 VALID int8 DEPTHWISE_CONV_2D."""
     q = "quant=0.1:5"
     w = RNG.integers(-127, 128, (1, 3, 3, 4), dtype=np.int8)
     b = RNG.integers(-500, 500, 4, dtype=np.int32)
@@ -228,7 +256,7 @@ def int8_depthwise_model(tmp_path, pad_value_zp):
              "tensor y INT8 1,6,7,4 quant=0.3:-3",
              "op PADV2 1 in=x,p,v out=xp",
              "op DEPTHWISE_CONV_2D auto in=xp,w,bw out=y padding=VALID "
-             "stride_w=1 stride_h=1 depth_multiplier=1",
+             f"stride_w={stride} stride_h={stride} depth_multiplier=1",
              "inputs x", "outputs y"]
     spec = tmp_path / "q.spec"
     spec.write_text("\n".join(lines) + "\n")
@@ -237,9 +265,10 @@ def int8_depthwise_model(tmp_path, pad_value_zp):
     return model
 
 
-@pytest.mark.parametrize("value,folds", [(5, True), (0, False)])
-def test_int8_folds_only_with_the_zero_point(tmp_path, value, folds):
-    model = int8_depthwise_model(tmp_path, value)
+@pytest.mark.parametrize("value,stride,folds",
+                         [(5, 1, True), (5, 2, True), (0, 1, False)])
+def test_int8_folds_only_with_the_zero_point(tmp_path, value, stride, folds):
+    model = int8_depthwise_model(tmp_path, value, stride)
     assert ("PADV2" not in oh.profiled_ops(model)) == folds
     x = RNG.integers(-128, 128, (1, 6, 7, 4), dtype=np.int8)
     np.testing.assert_array_equal(oh.run_litegpu(model, [x])[0],
