@@ -337,9 +337,14 @@ bool lg_subgraph_folded_padding(const void* owner, const TfLiteNode* node,
                                 int pads[4]) {
   const lg_subgraph* s = owner;
   /* The kernels see &lg_node.node, its first member. */
-  const lg_node* n = (const lg_node*)node;
-  if (n < s->nodes || n >= s->nodes + s->num_nodes) return false;
-  const int index = (int)(n - s->nodes);
+  const uintptr_t at = (uintptr_t)(const lg_node*)node;
+  const uintptr_t first = (uintptr_t)s->nodes;
+  if (s->nodes == NULL || at < first ||
+      at >= first + sizeof(lg_node) * (size_t)s->num_nodes ||
+      (at - first) % sizeof(lg_node) != 0) {
+    return false;
+  }
+  const int index = (int)((at - first) / sizeof(lg_node));
   for (int f = 0; f < s->num_pad_folds; ++f) {
     const struct lg_pad_fold* fold = &s->pad_folds[f];
     for (int c = 0; fold->folded && c < fold->num_consumers; ++c) {
