@@ -1,13 +1,16 @@
 """PAD folding (runtime/fold_pads.c): a zero PAD of H and W in front of
-VALID CONV_2D / DEPTHWISE_CONV_2D nodes that is exactly their SAME padding
-leaves the execution plan, and the convolutions read its input with SAME
-padding.
+VALID CONV_2D / DEPTHWISE_CONV_2D nodes leaves the execution plan when the
+kernels can take its padding as explicit padding (SAME's, or shorter than
+an undilated window); the convolutions read the PAD's input.
 
 Each folding case is checked three ways: benchmark_model's op profile no
-longer lists the PAD, the output equals bit for bit the same model written
-with the convolution's SAME padding and no PAD (what the fold runs), and it
-is within the conv tests' tolerance of LiteRT's reference kernels. Cases
-that must not fold keep the PAD in the profile and still match LiteRT.
+longer lists the PAD, the outputs equal bit for bit those of the same model
+with the PAD's output also a graph output (never folded), and of the model
+with SAME convolutions and no PAD where the padding is SAME's; and they are
+within the conv tests' tolerance of LiteRT's reference kernels. Cases that
+must not fold keep the PAD in the profile and still match LiteRT; resizes
+that end the condition run the PAD again; a delegate is offered the
+unfolded graph.
 """
 
 import numpy as np
