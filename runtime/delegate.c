@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "partition/graph_partition.h"
+#include "runtime/fold_pads.h"
 #include "runtime/operator.h"
 #include "runtime/subgraph.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -535,6 +536,7 @@ TfLiteStatus lg_subgraph_set_buffer_handle(lg_subgraph* s, int tensor,
 
 void lg_subgraph_remove_delegates(lg_subgraph* s) {
   if (!lg_subgraph_has_delegates(s)) return;
+  lg_subgraph_unfold_pads(s);
   for (size_t i = 0; i < s->context.tensors_size; ++i) {
     free_buffer_handle(s, &s->context.tensors[i]);
   }
@@ -657,6 +659,8 @@ static TfLiteStatus apply_delegate(lg_subgraph* s, TfLiteDelegate* delegate,
       return kTfLiteApplicationError;
     }
   }
+  /* The delegate sees the model's graph, not litegpu's folded plan. */
+  lg_subgraph_unfold_pads(s);
   if (s->original_plan == NULL) {
     s->original_plan = TfLiteIntArrayCopy(s->execution_plan);
     if (s->original_plan == NULL) return kTfLiteError;

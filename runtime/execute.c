@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "runtime/delegate.h"
+#include "runtime/fold_pads.h"
 #include "runtime/subgraph.h"
 
 #define LG_LIFETIME_END INT_MAX
@@ -410,22 +411,25 @@ static TfLiteStatus propagate_original_shapes(lg_subgraph* s) {
 }
 
 static TfLiteStatus prepare_static_part(lg_subgraph* s) {
+  lg_subgraph_unfold_pads(s);
   if (s->propagate_shapes && s->original_plan != NULL) {
     TF_LITE_ENSURE_STATUS(propagate_original_shapes(s));
   }
-  const int plan_size = s->execution_plan->size;
-  s->first_unprepared = plan_size;
   /* Releases count within this pass only: a reader later in the plan
    * has not copied the tensor yet. */
-  for (int p = 0; p < plan_size; ++p) node_at(s, p)->released_inputs = 0;
-  for (int p = 0; p < plan_size; ++p) {
-    TF_LITE_ENSURE_STATUS(prepare_node(s, p));
-    release_copied_constants(s, node_at(s, p));
-    if (has_dynamic_output(s, node_at(s, p))) {
-      s->first_unprepared = p + 1;
-      break;
-    }
+  for (int q = 0; q < s->execution_plan->size; ++q) {
+    node_at(s, q)->released_inputs = 0;
   }
+  int p = 0;
+  while (p < s->execution_plan->size) {
+    TF_LITE_ENSURE_STATUS(prepare_node(s, p));
+    /* A PAD folded into its convolutions leaves the plan; its output keeps
+     * the shape its Prepare gave it but no memory. */
+    if (lg_subgraph_fold_pad_at(s, p)) continue;
+    release_copied_constants(s, node_at(s, p));
+    if (has_dynamic_output(s, node_at(s, p++))) break;
+  }
+  s->first_unprepared = p;
   return plan_memory(s);
 }
 

@@ -3,6 +3,8 @@
 #ifndef LITEGPU_RUNTIME_FUSE_ACTIVATIONS_H_
 #define LITEGPU_RUNTIME_FUSE_ACTIVATIONS_H_
 
+#include <stdbool.h>
+
 #include "runtime/interpreter.h"
 
 /* Folds each float RELU / RELU6 / RELU_N1_TO_1 into the fused activation
@@ -13,5 +15,16 @@
  * Runs on a freshly built subgraph, before its nodes' Init. kTfLiteError
  * only when memory runs out. */
 TfLiteStatus lg_subgraph_fuse_activations(lg_subgraph* subgraph);
+
+/* Helpers of the graph passes (this one and runtime/fold_pads.h). */
+
+/* Whether the node runs litegpu's own kernel for its op and version (not a
+ * registration the user added, not a placeholder, not a delegate's). */
+bool lg_node_runs_builtin_kernel(const lg_node* node);
+
+/* A calloc'd array: element t counts the plan's nodes reading tensor t (as
+ * an input or an intermediate), plus one when t is a subgraph output; NULL
+ * when memory runs out. The caller frees it. */
+int* lg_subgraph_count_reads(const lg_subgraph* subgraph);
 
 #endif /* LITEGPU_RUNTIME_FUSE_ACTIVATIONS_H_ */

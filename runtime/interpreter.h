@@ -143,6 +143,12 @@ typedef struct lg_subgraph {
    * (their outputs keep the model's shapes) instead of failing. */
   bool tolerate_unresolved;
 
+  /* PAD folding (runtime/fold_pads.h): the candidate PAD nodes, and the
+   * plan before AllocateTensors folded any away (NULL while none is). */
+  struct lg_pad_fold* pad_folds;
+  int num_pad_folds;
+  TfLiteIntArray* unfolded_plan;
+
   lg_state state;
   bool preparing; /* inside AllocateTensors: a control-flow cycle fails */
   /* Nodes [0, first_unprepared) are prepared with static shapes; a node whose

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "runtime/delegate.h"
+#include "runtime/fold_pads.h"
 #include "runtime/fuse_activations.h"
 #include "runtime/model/builtin_options.h"
 #include "runtime/operator.h"
@@ -730,6 +731,7 @@ TfLiteStatus lg_subgraph_build(lg_subgraph* s,
   s->interpreter = interpreter;
   s->kernel_env.thread_pool = interpreter->thread_pool;
   s->kernel_env.interpreter_subgraph = s;
+  s->kernel_env.folded_padding = lg_subgraph_folded_padding;
   s->index = index;
   s->model_subgraph = &interpreter->model->model->subgraphs[index];
   init_context(s);
@@ -744,13 +746,17 @@ TfLiteStatus lg_subgraph_build(lg_subgraph* s,
   if (check_dataflow(s) != kTfLiteOk) return kTfLiteError;
   TfLiteStatus status = build_nodes(s);
   if (status != kTfLiteOk) return status;
-  if (lg_subgraph_fuse_activations(s) != kTfLiteOk) return kTfLiteError;
+  if (lg_subgraph_fuse_activations(s) != kTfLiteOk ||
+      lg_subgraph_find_pad_folds(s) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   return init_nodes(s);
 }
 
 void lg_subgraph_release(lg_subgraph* s) {
   if (s == NULL) return;
   lg_subgraph_remove_delegates(s);
+  lg_subgraph_release_pad_folds(s);
   for (int i = 0; i < s->num_nodes; ++i) {
     lg_node* node = &s->nodes[i];
     if (node->initialized) {

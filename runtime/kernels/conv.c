@@ -388,16 +388,14 @@ static TfLiteStatus lg_conv_check_channels(TfLiteContext* context,
 /* Output size and padding along both dims; a negative size (a filter
  * larger than the input under VALID) is an error. */
 static TfLiteStatus lg_conv_window(TfLiteContext* context,
+                                   const TfLiteNode* node,
                                    const TfLiteConvParams* params,
                                    lg_conv_geometry* g) {
   g->stride_h = params->stride_height;
   g->stride_w = params->stride_width;
   g->dilation_h = params->dilation_height_factor;
   g->dilation_w = params->dilation_width_factor;
-  g->out_h = lg_nn_out_size(params->padding, g->in_h, g->filter_h, g->stride_h,
-                            g->dilation_h);
-  g->out_w = lg_nn_out_size(params->padding, g->in_w, g->filter_w, g->stride_w,
-                            g->dilation_w);
+  lg_nn_window_padding(context, node, params->padding, g);
   if (g->out_h < 0 || g->out_w < 0) {
     lg_kernel_log(context, LG_CONV_OP,
                   "input %dx%d is smaller than the dilated %dx%d filter with "
@@ -406,10 +404,6 @@ static TfLiteStatus lg_conv_window(TfLiteContext* context,
                   (g->filter_w - 1) * g->dilation_w + 1);
     return kTfLiteError;
   }
-  g->pad_top = lg_nn_pad_before(g->in_h, g->filter_h, g->stride_h,
-                                g->dilation_h, g->out_h);
-  g->pad_left = lg_nn_pad_before(g->in_w, g->filter_w, g->stride_w,
-                                 g->dilation_w, g->out_w);
   const int64_t out = (int64_t)g->batch * g->out_h * g->out_w * g->out_c;
   const int64_t depth = (int64_t)g->filter_h * g->filter_w * g->filter_c;
   if (out > INT_MAX || depth > INT_MAX) {
@@ -423,6 +417,7 @@ static TfLiteStatus lg_conv_window(TfLiteContext* context,
 }
 
 static TfLiteStatus lg_conv_geometry_of(TfLiteContext* context,
+                                        const TfLiteNode* node,
                                         const TfLiteConvParams* params,
                                         const TfLiteTensor* input,
                                         const TfLiteTensor* filter,
@@ -447,7 +442,7 @@ static TfLiteStatus lg_conv_geometry_of(TfLiteContext* context,
   g->filter_c = f[3];
   TF_LITE_ENSURE_STATUS(
       lg_conv_check_channels(context, input, filter, g, groups));
-  TF_LITE_ENSURE_STATUS(lg_conv_window(context, params, g));
+  TF_LITE_ENSURE_STATUS(lg_conv_window(context, node, params, g));
   return lg_kernel_activation_range_float(
       context, LG_CONV_OP, params->activation, &g->act_min, &g->act_max);
 }
@@ -634,8 +629,8 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
       &data->unpacked, &int4_view));
   TF_LITE_ENSURE_STATUS(
       lg_conv_check_types(context, input, filter, bias, output));
-  TF_LITE_ENSURE_STATUS(lg_conv_geometry_of(context, params, input, filter,
-                                            &data->geo, &data->groups));
+  TF_LITE_ENSURE_STATUS(lg_conv_geometry_of(context, node, params, input,
+                                            filter, &data->geo, &data->groups));
   if (bias != NULL) {
     TF_LITE_ENSURE_STATUS(lg_conv_check_bias(context, bias, data->geo.out_c));
   }

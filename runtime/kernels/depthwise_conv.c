@@ -961,7 +961,7 @@ static TfLiteStatus lg_dw_check_channels(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-static TfLiteStatus lg_dw_window(TfLiteContext* context,
+static TfLiteStatus lg_dw_window(TfLiteContext* context, const TfLiteNode* node,
                                  const TfLiteDepthwiseConvParams* params,
                                  lg_conv_geometry* g) {
   TF_LITE_ENSURE_STATUS(lg_nn_check_window(
@@ -972,10 +972,7 @@ static TfLiteStatus lg_dw_window(TfLiteContext* context,
   g->stride_w = params->stride_width;
   g->dilation_h = params->dilation_height_factor;
   g->dilation_w = params->dilation_width_factor;
-  g->out_h = lg_nn_out_size(params->padding, g->in_h, g->filter_h, g->stride_h,
-                            g->dilation_h);
-  g->out_w = lg_nn_out_size(params->padding, g->in_w, g->filter_w, g->stride_w,
-                            g->dilation_w);
+  lg_nn_window_padding(context, node, params->padding, g);
   if (g->out_h < 0 || g->out_w < 0) {
     lg_kernel_log(context, LG_DW_OP,
                   "input %dx%d is smaller than the dilated %dx%d filter with "
@@ -984,10 +981,6 @@ static TfLiteStatus lg_dw_window(TfLiteContext* context,
                   (g->filter_w - 1) * g->dilation_w + 1);
     return kTfLiteError;
   }
-  g->pad_top = lg_nn_pad_before(g->in_h, g->filter_h, g->stride_h,
-                                g->dilation_h, g->out_h);
-  g->pad_left = lg_nn_pad_before(g->in_w, g->filter_w, g->stride_w,
-                                 g->dilation_w, g->out_w);
   if ((int64_t)g->batch * g->out_h * g->out_w * g->out_c > INT_MAX) {
     lg_kernel_log(context, LG_DW_OP, "the output is too large");
     return kTfLiteError;
@@ -997,6 +990,7 @@ static TfLiteStatus lg_dw_window(TfLiteContext* context,
 }
 
 static TfLiteStatus lg_dw_geometry_of(TfLiteContext* context,
+                                      const TfLiteNode* node,
                                       const TfLiteDepthwiseConvParams* params,
                                       const TfLiteTensor* input,
                                       const TfLiteTensor* filter,
@@ -1014,7 +1008,7 @@ static TfLiteStatus lg_dw_geometry_of(TfLiteContext* context,
   g->out_c = filter->dims->data[3];
   g->filter_c = 1;
   TF_LITE_ENSURE_STATUS(lg_dw_check_channels(context, input, filter, g));
-  return lg_dw_window(context, params, g);
+  return lg_dw_window(context, node, params, g);
 }
 
 /* The tap lists of every task: 4 * window offsets per thread. */
@@ -1066,7 +1060,7 @@ static TfLiteStatus lg_dw_prepare(TfLiteContext* context, TfLiteNode* node) {
   TF_LITE_ENSURE_STATUS(
       lg_dw_check_types(context, input, filter, bias, output));
   TF_LITE_ENSURE_STATUS(
-      lg_dw_geometry_of(context, params, input, filter, &data->geo));
+      lg_dw_geometry_of(context, node, params, input, filter, &data->geo));
   const lg_conv_geometry* g = &data->geo;
   if (bias != NULL) {
     TF_LITE_ENSURE_STATUS(

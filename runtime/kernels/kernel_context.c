@@ -10,3 +10,11 @@ lg_thread_pool* lg_kernel_thread_pool(const TfLiteContext* context) {
   const lg_kernel_env* env = (const lg_kernel_env*)context->impl_;
   return env->thread_pool != NULL ? env->thread_pool : lg_thread_pool_default();
 }
+
+bool lg_kernel_folded_padding(const TfLiteContext* context,
+                              const TfLiteNode* node, int pads[4]) {
+  if (context == NULL || context->impl_ == NULL) return false;
+  const lg_kernel_env* env = (const lg_kernel_env*)context->impl_;
+  return env->folded_padding != NULL &&
+         env->folded_padding(context->impl_, node, pads);
+}

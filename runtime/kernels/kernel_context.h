@@ -38,12 +38,23 @@ typedef struct lg_kernel_env {
    * (runtime/control_flow.c, runtime/resource_variables.c) read it, and
    * refuse to run where it is NULL (e.g. inside a delegate's partition). */
   void* interpreter_subgraph;
+  /* The padding the owner folded into a convolution node (a zero PAD in
+   * front of it that left the plan, runtime/fold_pads.h): true with pads =
+   * top, bottom, left, right. NULL, or false for a node: its params'
+   * padding holds. Called with the owner (impl_) in Prepare. */
+  bool (*folded_padding)(const void* owner, const TfLiteNode* node,
+                         int pads[4]);
 } lg_kernel_env;
 
 /* The thread pool of the context's owner (never NULL: a context without an
  * owner, or an owner without a pool, gets lg_thread_pool_default(); a pool
  * of 1 runs tasks on the caller). */
 lg_thread_pool* lg_kernel_thread_pool(const TfLiteContext* context);
+
+/* lg_kernel_env.folded_padding of the context's owner; false when the
+ * context has no owner or the owner folds nothing. */
+bool lg_kernel_folded_padding(const TfLiteContext* context,
+                              const TfLiteNode* node, int pads[4]);
 
 /* A StableHLO region (the body of a scatter or a reduction) that a kernel
  * computes itself instead of running it: subgraph `index` of the model must

@@ -2,6 +2,8 @@
  * temporaries and kernel-owned buffers. */
 #include "runtime/kernels/nn.h"
 
+#include "runtime/kernels/kernel_context.h"
+
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +31,28 @@ int lg_nn_pad_before(int in, int filter, int stride, int dilation, int out) {
   const int64_t effective = (int64_t)(filter - 1) * dilation + 1;
   const int64_t total = ((int64_t)out - 1) * stride + effective - in;
   return total > 0 ? (int)(total / 2) : 0;
+}
+
+void lg_nn_window_padding(const TfLiteContext* context, const TfLiteNode* node,
+                          TfLitePadding padding, lg_conv_geometry* g) {
+  int pads[4];
+  if (lg_kernel_folded_padding(context, node, pads)) {
+    g->out_h = lg_nn_out_size(kTfLitePaddingValid, g->in_h + pads[0] + pads[1],
+                              g->filter_h, g->stride_h, g->dilation_h);
+    g->out_w = lg_nn_out_size(kTfLitePaddingValid, g->in_w + pads[2] + pads[3],
+                              g->filter_w, g->stride_w, g->dilation_w);
+    g->pad_top = pads[0];
+    g->pad_left = pads[2];
+    return;
+  }
+  g->out_h =
+      lg_nn_out_size(padding, g->in_h, g->filter_h, g->stride_h, g->dilation_h);
+  g->out_w =
+      lg_nn_out_size(padding, g->in_w, g->filter_w, g->stride_w, g->dilation_w);
+  g->pad_top = lg_nn_pad_before(g->in_h, g->filter_h, g->stride_h,
+                                g->dilation_h, g->out_h);
+  g->pad_left = lg_nn_pad_before(g->in_w, g->filter_w, g->stride_w,
+                                 g->dilation_w, g->out_w);
 }
 
 void lg_conv_interior_columns(const lg_conv_geometry* g, int* x_lo, int* x_hi) {

@@ -50,6 +50,13 @@ int lg_nn_out_size(TfLitePadding padding, int in, int filter, int stride,
  * after. */
 int lg_nn_pad_before(int in, int filter, int stride, int dilation, int out);
 
+/* Sets g's out_h, out_w, pad_top and pad_left from its input, filter,
+ * strides and dilations: with the explicit padding the interpreter folded
+ * into `node` (lg_kernel_folded_padding; VALID over the padded extent),
+ * else with `padding`. */
+void lg_nn_window_padding(const TfLiteContext* context, const TfLiteNode* node,
+                          TfLitePadding padding, lg_conv_geometry* g);
+
 /* The output columns [*x_lo, *x_hi) of a convolution-like geometry whose
  * window lies inside the input along x: x * stride_w - pad_left >= 0 and
  * x * stride_w - pad_left + (filter_w - 1) * dilation_w < in_w; both within

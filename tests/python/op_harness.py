@@ -392,6 +392,19 @@ def run_litegpu(model_path, inputs, num_threads=None):
         return [interp.get_output(i) for i in range(interp.output_count)]
 
 
+def profiled_ops(model):
+    """The op of every node benchmark_model's op profile lists (the nodes
+    litegpu's execution plan runs)."""
+    proc = subprocess.run(
+        [str(build_dir() / "benchmark_model"), f"--graph={model}",
+         "--num_runs=1", "--warmup_runs=0", "--min_secs=0",
+         "--warmup_min_secs=0", "--enable_op_profiling=true"],
+        capture_output=True, text=True, check=True)
+    table = proc.stdout.split("Operator profile", 1)[1]
+    table = table.split("Summary by operator type", 1)[0]
+    return re.findall(r"^\s+\d+\s+([A-Z0-9_]+)\s+\d+\s", table, re.M)
+
+
 # ---- Comparing --------------------------------------------------------------
 
 

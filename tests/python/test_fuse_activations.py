@@ -10,9 +10,6 @@ of LiteRT's reference kernels on the fused model. The op profile of
 benchmark_model shows whether the activation node still runs.
 """
 
-import re
-import subprocess
-
 import numpy as np
 import pytest
 
@@ -97,23 +94,12 @@ def write_pair(tmp_path, producer, activation, producer_params_extra=""):
     return paths[0], paths[1], list(inputs.values())
 
 
-def profiled_ops(model):
-    """The op of every node benchmark_model's op profile lists."""
-    proc = subprocess.run(
-        [str(oh.build_dir() / "benchmark_model"), f"--graph={model}",
-         "--num_runs=1", "--warmup_runs=0", "--enable_op_profiling=true"],
-        capture_output=True, text=True, check=True)
-    table = proc.stdout.split("Operator profile", 1)[1]
-    table = table.split("Summary by operator type", 1)[0]
-    return re.findall(r"^\s+\d+\s+([A-Z0-9_]+)\s+\d+\s", table, re.M)
-
-
 @pytest.mark.parametrize("activation", ACTIVATIONS)
 @pytest.mark.parametrize("producer", sorted(producers()))
 def test_fused_equals_unfused_and_litert(tmp_path, producer, activation):
     fused, unfused, inputs = write_pair(tmp_path, producer, activation)
-    assert activation not in profiled_ops(fused)
-    assert activation in profiled_ops(unfused)
+    assert activation not in oh.profiled_ops(fused)
+    assert activation in oh.profiled_ops(unfused)
     for threads in (1, 2):
         got = oh.run_litegpu(fused, inputs, num_threads=threads)[0]
         separate = oh.run_litegpu(unfused, inputs, num_threads=threads)[0]
@@ -142,8 +128,8 @@ def test_overflow_clamps_as_separate_ops(tmp_path):
 def test_producer_with_an_activation_is_not_fused(tmp_path):
     fused, _, inputs = write_pair(tmp_path, "ADD", "RELU",
                                   "fused_activation_function=RELU6")
-    assert profiled_ops(fused) == ["ADD", "RELU"] or \
-        sorted(profiled_ops(fused)) == ["ADD", "RELU"]
+    assert oh.profiled_ops(fused) == ["ADD", "RELU"] or \
+        sorted(oh.profiled_ops(fused)) == ["ADD", "RELU"]
     oh.assert_close(oh.run_litegpu(fused, inputs)[0],
                     oh.run_litert(fused, inputs)[0])
 
@@ -158,7 +144,7 @@ def test_two_readers_keep_the_activation(tmp_path):
     spec.write_text("\n".join(lines) + "\n")
     model = tmp_path / "two.tflite"
     oh.build_model(spec, model)
-    assert sorted(profiled_ops(model)) == ["ADD", "MUL", "RELU"]
+    assert sorted(oh.profiled_ops(model)) == ["ADD", "MUL", "RELU"]
     got = oh.run_litegpu(model, [x, y])
     want = oh.run_litert(model, [x, y])
     for g, w in zip(got, want):
@@ -175,7 +161,7 @@ def test_quantized_activation_is_not_fused(tmp_path):
     spec.write_text("\n".join(lines) + "\n")
     model = tmp_path / "q.tflite"
     oh.build_model(spec, model)
-    assert sorted(profiled_ops(model)) == ["ADD", "RELU"]
+    assert sorted(oh.profiled_ops(model)) == ["ADD", "RELU"]
     x = RNG.integers(-128, 127, (2, 8), dtype=np.int8)
     y = RNG.integers(-128, 127, (2, 8), dtype=np.int8)
     np.testing.assert_array_equal(oh.run_litegpu(model, [x, y])[0],
