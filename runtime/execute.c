@@ -175,10 +175,13 @@ static void compute_lifetimes(lg_subgraph* s, lifetimes* lt) {
     touch(lt, s, s->inputs[i], LG_LIFETIME_END);
   }
   for (int p = 0; p < s->first_unprepared; ++p) {
-    const TfLiteNode* n = &node_at(s, p)->node;
-    touch_all(lt, s, n->inputs, p);
-    touch_all(lt, s, n->outputs, p);
-    touch_all(lt, s, n->temporaries, p);
+    const lg_node* node = node_at(s, p);
+    const TfLiteNode* n = &node->node;
+    /* A node an epilogue absorbed runs inside its producer. */
+    const int at = node->in_epilogue ? node->epilogue_at : p;
+    touch_all(lt, s, n->inputs, at);
+    touch_all(lt, s, n->outputs, at);
+    touch_all(lt, s, n->temporaries, at);
   }
   /* Tensors read after the static part, and graph outputs, stay alive. */
   for (int p = s->first_unprepared; p < s->execution_plan->size; ++p) {
@@ -285,6 +288,7 @@ static TfLiteStatus prepare_static_part(lg_subgraph* s) {
       break;
     }
   }
+  TF_LITE_ENSURE_STATUS(lg_subgraph_plan_epilogues(s));
   return plan_memory(s);
 }
 
@@ -342,6 +346,16 @@ static TfLiteStatus check_inputs_have_data(lg_subgraph* s,
   return kTfLiteOk;
 }
 
+/* The chain a producer completes (runtime/epilogue.h); the residual may
+ * still be in a delegate's buffer, as the skipped ADD's input would be. */
+static TfLiteStatus run_epilogue(lg_subgraph* s, const lg_epilogue* e) {
+  if (e->residual >= 0) {
+    TF_LITE_ENSURE_STATUS(lg_subgraph_ensure_readable(s, e->residual, NULL));
+  }
+  lg_epilogue_run(&s->context, e);
+  return kTfLiteOk;
+}
+
 /* Prepares (when late), checks and invokes one node, timing it when
  * profiling. */
 static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
@@ -350,10 +364,14 @@ static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
     TF_LITE_ENSURE_STATUS(prepare_late(s, plan_index));
   }
   lg_node* node = node_at(s, plan_index);
+  if (node->in_epilogue) return kTfLiteOk; /* its producer computed it */
   TF_LITE_ENSURE_STATUS(check_inputs_have_data(s, node));
   lg_subgraph* outer = lg_subgraph_set_running(s);
   TfLiteStatus status =
       lg_registration_invoke(&s->context, &node->registration, &node->node);
+  if (status == kTfLiteOk && node->epilogue.active) {
+    status = run_epilogue(s, &node->epilogue);
+  }
   lg_subgraph_set_running(outer);
   if (status != kTfLiteOk) {
     lg_report(&s->interpreter->reporter,

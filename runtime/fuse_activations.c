@@ -67,9 +67,7 @@ static TfLiteFusedActivation activation_of_op(int32_t builtin_code) {
   }
 }
 
-/* Whether the node runs litegpu's own kernel for its op and version (not a
- * registration the user added, not a placeholder). */
-static bool runs_builtin_kernel(const lg_node* node) {
+bool lg_node_runs_builtin_kernel(const lg_node* node) {
   if (node->unresolved || node->is_delegate_kernel) return false;
   int lo = 0, hi = 0;
   const lg_builtin_kernel* k = lg_builtin_kernel_find(
@@ -92,9 +90,7 @@ static void count_list(int* uses, const TfLiteIntArray* list,
   }
 }
 
-/* uses[t]: the nodes of the plan reading tensor t (as an input or an
- * intermediate), plus one when t is a subgraph output. */
-static int* count_uses(const lg_subgraph* s) {
+int* lg_subgraph_count_uses(const lg_subgraph* s) {
   size_t n = s->context.tensors_size;
   int* uses = calloc(n > 0 ? n : 1, sizeof(int));
   if (uses == NULL) return NULL;
@@ -109,8 +105,7 @@ static int* count_uses(const lg_subgraph* s) {
   return uses;
 }
 
-/* producer[t]: the plan position of the node writing tensor t, or -1. */
-static void index_producers(const lg_subgraph* s, int* producer) {
+void lg_subgraph_index_producers(const lg_subgraph* s, int* producer) {
   for (size_t t = 0; t < s->context.tensors_size; ++t) producer[t] = -1;
   for (int p = 0; p < s->execution_plan->size; ++p) {
     const TfLiteNode* node = &s->nodes[s->execution_plan->data[p]].node;
@@ -129,7 +124,8 @@ static bool fuse_one(lg_subgraph* s, const int* plan, int p, const int* uses,
   lg_node* act = &s->nodes[plan[p]];
   TfLiteFusedActivation fused =
       activation_of_op(act->registration.builtin_code);
-  if (fused == kTfLiteActNone || !runs_builtin_kernel(act)) return false;
+  if (fused == kTfLiteActNone || !lg_node_runs_builtin_kernel(act))
+    return false;
   const TfLiteNode* a = &act->node;
   if (a->inputs == NULL || a->inputs->size != 1 || a->outputs == NULL ||
       a->outputs->size != 1) {
@@ -141,7 +137,8 @@ static bool fuse_one(lg_subgraph* s, const int* plan, int p, const int* uses,
   if (uses[mid] != 1 || producer[mid] < 0 || producer[mid] >= p) return false;
   lg_node* prod = &s->nodes[plan[producer[mid]]];
   TfLiteFusedActivation* field = activation_field(prod);
-  if (field == NULL || *field != kTfLiteActNone || !runs_builtin_kernel(prod))
+  if (field == NULL || *field != kTfLiteActNone ||
+      !lg_node_runs_builtin_kernel(prod))
     return false;
   TfLiteIntArray* outputs = prod->node.outputs;
   if (outputs == NULL || outputs->size != 1 || outputs->data[0] != mid) {
@@ -157,7 +154,7 @@ TfLiteStatus lg_subgraph_fuse_activations(lg_subgraph* s) {
     return kTfLiteOk;
   }
   int size = s->execution_plan->size;
-  int* uses = count_uses(s);
+  int* uses = lg_subgraph_count_uses(s);
   size_t n = s->context.tensors_size;
   int* producer = malloc(sizeof(int) * (n > 0 ? n : 1));
   int* plan = malloc(sizeof(int) * (size_t)size);
@@ -167,7 +164,7 @@ TfLiteStatus lg_subgraph_fuse_activations(lg_subgraph* s) {
     free(plan);
     return kTfLiteError;
   }
-  index_producers(s, producer);
+  lg_subgraph_index_producers(s, producer);
   for (int p = 0; p < size; ++p) plan[p] = s->execution_plan->data[p];
   int kept = 0;
   for (int p = 0; p < size; ++p) {

@@ -14,4 +14,19 @@
  * only when memory runs out. */
 TfLiteStatus lg_subgraph_fuse_activations(lg_subgraph* subgraph);
 
+/* Helpers the epilogue fusion shares (runtime/epilogue.c). */
+
+/* Whether the node runs litegpu's own kernel for its op and version (not a
+ * registration the user added, not a placeholder, not a delegate kernel). */
+bool lg_node_runs_builtin_kernel(const lg_node* node);
+
+/* A new array (free it), or NULL when memory runs out: uses[t] counts the
+ * nodes of the plan reading tensor t (as an input or an intermediate), plus
+ * one when t is a subgraph output. */
+int* lg_subgraph_count_uses(const lg_subgraph* subgraph);
+
+/* producer[t] (an array of tensors_size ints): the plan position of the
+ * node writing tensor t, or -1. */
+void lg_subgraph_index_producers(const lg_subgraph* subgraph, int* producer);
+
 #endif /* LITEGPU_RUNTIME_FUSE_ACTIVATIONS_H_ */

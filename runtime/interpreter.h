@@ -27,6 +27,7 @@
 #include "base/tensor_util.h"
 #include "base/thread_pool.h"
 #include "runtime/arena.h"
+#include "runtime/epilogue.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/model/model.h"
 #include "runtime/op_resolver.h"
@@ -75,6 +76,13 @@ typedef struct lg_node {
   /* A custom op no registration resolved: a placeholder that a delegate
    * may claim; preparing it outside delegation fails in TFLite's words. */
   bool unresolved;
+  /* Epilogue fusion (runtime/epilogue.h), decided at each AllocateTensors:
+   * a producer runs `epilogue` right after its Invoke when active; a node
+   * it absorbed is skipped at Invoke and counts, for memory planning, as
+   * running at plan position `epilogue_at` (its producer's). */
+  lg_epilogue epilogue;
+  bool in_epilogue;
+  int epilogue_at;
 } lg_node;
 
 /* An operator the interpreter owns (see TfLiteInterpreter.operators). */
