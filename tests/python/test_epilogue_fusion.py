@@ -13,12 +13,15 @@ with a count of 0) shows which nodes still run on their own.
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import op_harness as oh
+from litegpu import capi as lg
 
+LIB = lg.load_library()
 RNG = np.random.default_rng(23)
 
 
@@ -53,7 +56,15 @@ def run(model, inputs, fused, threads=1):
     old = os.environ.get("LITEGPU_EPILOGUE_FUSION")
     os.environ["LITEGPU_EPILOGUE_FUSION"] = "1" if fused else "0"
     try:
-        return oh.run_litegpu(model, inputs, num_threads=threads)
+        # MediaPipe's custom ops on, for the corpus models.
+        with lg.Model.from_file(LIB, str(model)) as m, \
+                lg.Interpreter(LIB, m, num_threads=threads,
+                               mediapipe_ops=True) as interp:
+            interp.allocate_tensors()
+            for i, array in enumerate(inputs):
+                interp.set_input(i, array)
+            interp.invoke()
+            return [interp.get_output(i) for i in range(interp.output_count)]
     finally:
         if old is None:
             del os.environ["LITEGPU_EPILOGUE_FUSION"]
@@ -239,9 +250,8 @@ def test_residual_written_before_the_producer_is_fused(tmp_path):
 
 
 def test_gpu_delegate_sees_the_plain_graph(tmp_path):
-    from litegpu import capi as lg
     model, inputs = conv_graph(tmp_path, ("ADD", "PRELU"))
-    lib = lg.load_library()
+    lib = LIB
     try:
         delegate = lg.GpuDelegate(lib, "cl")
     except lg.LiteGpuError as e:
@@ -255,3 +265,32 @@ def test_gpu_delegate_sees_the_plain_graph(tmp_path):
         got = interp.get_output(0)
         assert delegate.decisions() == {0: "", 1: "", 2: ""}
     oh.assert_close(got, oh.run_litert(model, inputs)[0], atol=1e-4)
+
+
+CORPUS = Path(os.environ.get("LITEGPU_CORPUS_DIR") or
+              Path(__file__).resolve().parents[2] / "build" / "corpus")
+# MediaPipe models whose blocks are conv -> ADD -> PRELU, conv -> PRELU or
+# conv -> LOGISTIC (the float16-weight ones read PRELU's alpha through a
+# constant DEQUANTIZE).
+CORPUS_MODELS = ["iris_landmark", "palm_detection_full", "face_landmark",
+                 "selfie_segmentation"]
+
+
+@pytest.mark.parametrize("name", CORPUS_MODELS)
+def test_corpus_model_fused_equals_unfused(name):
+    path = CORPUS / "models" / f"{name}.tflite"
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run scripts/setup.sh (it fetches "
+                    "the corpus)")
+    fused, plain = running_ops(path), running_ops(path, fused=False)
+    assert len(fused) < len(plain), "no chain was fused"
+    with lg.Model.from_file(LIB, str(path)) as m, \
+            lg.Interpreter(LIB, m) as interp:
+        shapes = [interp.input(i).shape for i in range(interp.input_count)]
+    inputs = [np.random.default_rng(17 + i).uniform(0, 1, s).astype(np.float32)
+              for i, s in enumerate(shapes)]
+    for threads in (1, 2):
+        got = run(path, inputs, True, threads)
+        want = run(path, inputs, False, threads)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32))
