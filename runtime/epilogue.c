@@ -19,9 +19,9 @@
  * The chain runs at the producer's plan position, earlier than the nodes it
  * absorbs, so the ADD's residual must be written before the producer runs
  * (or be a constant or graph input), PRELU's alpha must be constant, and
- * the memory planner places the absorbed nodes' tensors as if those nodes
- * ran at the producer's position (execute.c). The skipped intermediate
- * (the ADD's output before a PRELU) keeps its arena slot. */
+ * the memory planner places the absorbed nodes' tensors at a step right
+ * after the producer's (execute.c). The skipped intermediate (the ADD's
+ * output before a PRELU) gets no memory. */
 #include "runtime/epilogue.h"
 
 #include <stdint.h>

@@ -157,7 +157,9 @@ typedef struct lifetimes {
 
 static void touch(lifetimes* lt, const lg_subgraph* s, int tensor, int pos) {
   if (tensor < 0 || !is_arena_tensor(&s->context.tensors[tensor])) return;
-  if (lt->first[tensor] < 0) lt->first[tensor] = pos;
+  if (lt->first[tensor] < 0 || pos < lt->first[tensor]) {
+    lt->first[tensor] = pos;
+  }
   if (pos > lt->last[tensor]) lt->last[tensor] = pos;
 }
 
@@ -168,7 +170,30 @@ static void touch_all(lifetimes* lt, const lg_subgraph* s,
   }
 }
 
-/* Lifetimes over the statically prepared nodes [0, first_unprepared). */
+/* A node an epilogue absorbed runs inside its producer, after the
+ * producer's kernel: its tensors are used at the step right after the
+ * producer's (so the chain's output may take the producer's scratch or
+ * dead input), except the tensors between its steps (an ADD output before
+ * a PRELU), which are never written and get no memory (their data stays
+ * NULL). */
+static void touch_epilogue_node(lifetimes* lt, lg_subgraph* s,
+                                const lg_node* node) {
+  const int at = 2 * node->epilogue_at + 1;
+  const lg_epilogue* e = &node_at(s, node->epilogue_at)->epilogue;
+  const TfLiteIntArray* inputs = node->node.inputs;
+  for (int i = 0; i < inputs->size; ++i) {
+    const int t = inputs->data[i];
+    if (t == e->input || t == e->residual || t == e->alpha) touch(lt, s, t, at);
+  }
+  touch_all(lt, s, node->node.temporaries, at);
+  const TfLiteIntArray* outputs = node->node.outputs;
+  for (int i = 0; i < outputs->size; ++i) {
+    if (outputs->data[i] == e->output) touch(lt, s, e->output, at);
+  }
+}
+
+/* Lifetimes over the statically prepared nodes [0, first_unprepared), in
+ * steps: node p at step 2p, an epilogue after it at 2p + 1. */
 static void compute_lifetimes(lg_subgraph* s, lifetimes* lt) {
   for (int i = 0; i < s->num_inputs; ++i) touch(lt, s, s->inputs[i], 0);
   for (int i = 0; i < s->num_inputs; ++i) {
@@ -177,11 +202,13 @@ static void compute_lifetimes(lg_subgraph* s, lifetimes* lt) {
   for (int p = 0; p < s->first_unprepared; ++p) {
     const lg_node* node = node_at(s, p);
     const TfLiteNode* n = &node->node;
-    /* A node an epilogue absorbed runs inside its producer. */
-    const int at = node->in_epilogue ? node->epilogue_at : p;
-    touch_all(lt, s, n->inputs, at);
-    touch_all(lt, s, n->outputs, at);
-    touch_all(lt, s, n->temporaries, at);
+    if (node->in_epilogue) {
+      touch_epilogue_node(lt, s, node);
+      continue;
+    }
+    touch_all(lt, s, n->inputs, 2 * p);
+    touch_all(lt, s, n->outputs, 2 * p);
+    touch_all(lt, s, n->temporaries, 2 * p);
   }
   /* Tensors read after the static part, and graph outputs, stay alive. */
   for (int p = s->first_unprepared; p < s->execution_plan->size; ++p) {

@@ -78,8 +78,8 @@ typedef struct lg_node {
   bool unresolved;
   /* Epilogue fusion (runtime/epilogue.h), decided at each AllocateTensors:
    * a producer runs `epilogue` right after its Invoke when active; a node
-   * it absorbed is skipped at Invoke and counts, for memory planning, as
-   * running at plan position `epilogue_at` (its producer's). */
+   * it absorbed is skipped at Invoke; `epilogue_at` is its producer's plan
+   * position (memory planning counts it as running right after it). */
   lg_epilogue epilogue;
   bool in_epilogue;
   int epilogue_at;

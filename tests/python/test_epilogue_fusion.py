@@ -72,15 +72,18 @@ def run(model, inputs, fused, threads=1):
             os.environ["LITEGPU_EPILOGUE_FUSION"] = old
 
 
-def running_ops(model, fused=True):
-    """The ops of the nodes that ran, from benchmark_model's op profile."""
+def benchmark_report(model, fused):
     env = dict(os.environ, LITEGPU_EPILOGUE_FUSION="1" if fused else "0")
-    proc = subprocess.run(
+    return subprocess.run(
         [str(oh.build_dir() / "benchmark_model"), f"--graph={model}",
          "--num_runs=1", "--warmup_runs=0", "--min_secs=0",
          "--warmup_min_secs=0", "--enable_op_profiling=true"],
-        capture_output=True, text=True, check=True, env=env)
-    table = proc.stdout.split("Operator profile", 1)[1]
+        capture_output=True, text=True, check=True, env=env).stdout
+
+
+def running_ops(model, fused=True):
+    """The ops of the nodes that ran, from benchmark_model's op profile."""
+    table = benchmark_report(model, fused).split("Operator profile", 1)[1]
     table = table.split("Summary by operator type", 1)[0]
     rows = re.findall(r"^\s+\d+\s+([A-Z0-9_]+)\s+\d+\s.*\s(\d+)$", table,
                       re.M)
@@ -284,6 +287,10 @@ def test_corpus_model_fused_equals_unfused(name):
                     "the corpus)")
     fused, plain = running_ops(path), running_ops(path, fused=False)
     assert len(fused) < len(plain), "no chain was fused"
+    # The chain's output may take the producer's scratch: no arena growth.
+    arena = [int(re.search(r"arena (\d+) bytes", benchmark_report(path, f))
+                 .group(1)) for f in (True, False)]
+    assert arena[0] <= arena[1]
     with lg.Model.from_file(LIB, str(path)) as m, \
             lg.Interpreter(LIB, m) as interp:
         shapes = [interp.input(i).shape for i in range(interp.input_count)]
