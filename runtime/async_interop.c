@@ -258,6 +258,31 @@ struct TfLiteAsyncKernel {
                        TfLiteExecutionTask*);
   TfLiteStatus (*finish)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
                          TfLiteExecutionTask*);
+  void (*supported_synchronizations)(const TfLiteAsyncKernel*, TfLiteIoType,
+                                     const char* const**, size_t*);
+  TfLiteStatus (*set_attributes)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
+                                 TfLiteOpaqueNode*, int,
+                                 const TfLiteAttributeMap*);
+  TfLiteStatus (*register_buffer)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
+                                  TfLiteIoType, const TfLiteBackendBuffer*,
+                                  const TfLiteAttributeMap*,
+                                  TfLiteBufferHandle);
+  TfLiteStatus (*register_buffer_slice)(TfLiteAsyncKernel*,
+                                        TfLiteOpaqueContext*,
+                                        TfLiteBufferHandle,
+                                        const TfLiteAttributeMap*,
+                                        TfLiteBufferHandle);
+  TfLiteStatus (*unregister_buffer)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
+                                    TfLiteBufferHandle);
+  void (*supported_buffer_types)(const TfLiteAsyncKernel*, TfLiteIoType,
+                                 const char* const**, size_t*);
+  bool (*reconcile_restrictions)(const TfLiteAsyncKernel*,
+                                 const TfLiteOpaqueContext*,
+                                 const TfLiteOpaqueNode*, int,
+                                 const TfLiteAttributeMap*, TfLiteAttributeMap*,
+                                 TfLiteAttributeMap*);
+  TfLiteStatus (*prepare)(TfLiteAsyncKernel*, TfLiteOpaqueContext*,
+                          TfLiteOpaqueNode*);
 };
 
 TfLiteAsyncKernel* TfLiteAsyncKernelCreate(void* kernel_data) {
@@ -294,6 +319,86 @@ void TfLiteAsyncKernelSetFinish(
   if (async_kernel != NULL) async_kernel->finish = finish;
 }
 
+void TfLiteAsyncKernelSetSupportedSynchronizations(
+    TfLiteAsyncKernel* async_kernel,
+    void (*supported_synchronizations)(const TfLiteAsyncKernel* async_kernel,
+                                       TfLiteIoType io_type,
+                                       const char* const** types,
+                                       size_t* n_types)) {
+  if (async_kernel != NULL) {
+    async_kernel->supported_synchronizations = supported_synchronizations;
+  }
+}
+
+void TfLiteAsyncKernelSetSetAttributes(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*set_attributes)(TfLiteAsyncKernel* async_kernel,
+                                   TfLiteOpaqueContext* context,
+                                   TfLiteOpaqueNode* node, int tensor_index,
+                                   const TfLiteAttributeMap* attrs)) {
+  if (async_kernel != NULL) async_kernel->set_attributes = set_attributes;
+}
+
+void TfLiteAsyncKernelSetRegisterBuffer(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*register_buffer)(
+        TfLiteAsyncKernel* async_kernel, TfLiteOpaqueContext* context,
+        TfLiteIoType io_type, const TfLiteBackendBuffer* buffer,
+        const TfLiteAttributeMap* attrs, TfLiteBufferHandle handle)) {
+  if (async_kernel != NULL) async_kernel->register_buffer = register_buffer;
+}
+
+void TfLiteAsyncKernelSetRegisterBufferSlice(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*register_buffer_slice)(TfLiteAsyncKernel* async_kernel,
+                                          TfLiteOpaqueContext* context,
+                                          TfLiteBufferHandle buffer_pool,
+                                          const TfLiteAttributeMap* attrs,
+                                          TfLiteBufferHandle handle)) {
+  if (async_kernel != NULL) {
+    async_kernel->register_buffer_slice = register_buffer_slice;
+  }
+}
+
+void TfLiteAsyncKernelSetUnregisterBuffer(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*unregister_buffer)(TfLiteAsyncKernel* async_kernel,
+                                      TfLiteOpaqueContext* context,
+                                      TfLiteBufferHandle handle)) {
+  if (async_kernel != NULL) async_kernel->unregister_buffer = unregister_buffer;
+}
+
+void TfLiteAsyncKernelSetSupportedBufferTypes(
+    TfLiteAsyncKernel* async_kernel,
+    void (*supported_buffer_types)(const TfLiteAsyncKernel* async_kernel,
+                                   TfLiteIoType io_type,
+                                   const char* const** types,
+                                   size_t* n_types)) {
+  if (async_kernel != NULL) {
+    async_kernel->supported_buffer_types = supported_buffer_types;
+  }
+}
+
+void TfLiteAsyncKernelSetReconcileRestrictions(
+    TfLiteAsyncKernel* async_kernel,
+    bool (*reconcile_restrictions)(
+        const TfLiteAsyncKernel* async_kernel,
+        const TfLiteOpaqueContext* context, const TfLiteOpaqueNode* node,
+        int tensor_index, const TfLiteAttributeMap* user_provided_attributes,
+        TfLiteAttributeMap* merged, TfLiteAttributeMap* conflict)) {
+  if (async_kernel != NULL) {
+    async_kernel->reconcile_restrictions = reconcile_restrictions;
+  }
+}
+
+void TfLiteAsyncKernelSetPrepare(
+    TfLiteAsyncKernel* async_kernel,
+    TfLiteStatus (*prepare)(TfLiteAsyncKernel* async_kernel,
+                            TfLiteOpaqueContext* context,
+                            TfLiteOpaqueNode* node)) {
+  if (async_kernel != NULL) async_kernel->prepare = prepare;
+}
+
 void TfLiteAsyncKernelDelete(TfLiteAsyncKernel* async_kernel) {
   free(async_kernel);
 }
@@ -320,4 +425,90 @@ TfLiteStatus lg_async_kernel_finish(TfLiteAsyncKernel* kernel,
                                     TfLiteExecutionTask* task) {
   return kernel->finish != NULL ? kernel->finish(kernel, context, task)
                                 : kTfLiteOk;
+}
+
+bool lg_async_kernel_supported_synchronizations(const TfLiteAsyncKernel* kernel,
+                                                TfLiteIoType io_type,
+                                                const char* const** types,
+                                                size_t* num_types) {
+  if (kernel == NULL || kernel->supported_synchronizations == NULL) {
+    return false;
+  }
+  *types = NULL;
+  *num_types = 0;
+  kernel->supported_synchronizations(kernel, io_type, types, num_types);
+  return true;
+}
+
+TfLiteStatus lg_async_kernel_set_attributes(TfLiteAsyncKernel* kernel,
+                                            TfLiteOpaqueContext* context,
+                                            TfLiteOpaqueNode* node,
+                                            int tensor_index,
+                                            const TfLiteAttributeMap* attrs) {
+  return kernel->set_attributes != NULL
+             ? kernel->set_attributes(kernel, context, node, tensor_index,
+                                      attrs)
+             : kTfLiteOk;
+}
+
+bool lg_async_kernel_supported_buffer_types(const TfLiteAsyncKernel* kernel,
+                                            TfLiteIoType io_type,
+                                            const char* const** types,
+                                            size_t* num_types) {
+  if (kernel == NULL || kernel->supported_buffer_types == NULL) return false;
+  *types = NULL;
+  *num_types = 0;
+  kernel->supported_buffer_types(kernel, io_type, types, num_types);
+  return true;
+}
+
+bool lg_async_kernel_reconciles(const TfLiteAsyncKernel* kernel) {
+  return kernel != NULL && kernel->reconcile_restrictions != NULL;
+}
+
+bool lg_async_kernel_reconcile(const TfLiteAsyncKernel* kernel,
+                               const TfLiteOpaqueContext* context,
+                               const TfLiteOpaqueNode* node, int tensor_index,
+                               const TfLiteAttributeMap* user,
+                               TfLiteAttributeMap* merged,
+                               TfLiteAttributeMap* conflict) {
+  return kernel->reconcile_restrictions(kernel, context, node, tensor_index,
+                                        user, merged, conflict);
+}
+
+TfLiteStatus lg_async_kernel_prepare(TfLiteAsyncKernel* kernel,
+                                     TfLiteOpaqueContext* context,
+                                     TfLiteOpaqueNode* node) {
+  return kernel->prepare != NULL ? kernel->prepare(kernel, context, node)
+                                 : kTfLiteOk;
+}
+
+TfLiteStatus lg_async_kernel_register_buffer(TfLiteAsyncKernel* kernel,
+                                             TfLiteOpaqueContext* context,
+                                             TfLiteIoType io_type,
+                                             const TfLiteBackendBuffer* buffer,
+                                             const TfLiteAttributeMap* attrs,
+                                             TfLiteBufferHandle handle) {
+  return kernel->register_buffer != NULL
+             ? kernel->register_buffer(kernel, context, io_type, buffer, attrs,
+                                       handle)
+             : kTfLiteOk;
+}
+
+TfLiteStatus lg_async_kernel_register_buffer_slice(
+    TfLiteAsyncKernel* kernel, TfLiteOpaqueContext* context,
+    TfLiteBufferHandle pool, const TfLiteAttributeMap* attrs,
+    TfLiteBufferHandle handle) {
+  return kernel->register_buffer_slice != NULL
+             ? kernel->register_buffer_slice(kernel, context, pool, attrs,
+                                             handle)
+             : kTfLiteOk;
+}
+
+TfLiteStatus lg_async_kernel_unregister_buffer(TfLiteAsyncKernel* kernel,
+                                               TfLiteOpaqueContext* context,
+                                               TfLiteBufferHandle handle) {
+  return kernel->unregister_buffer != NULL
+             ? kernel->unregister_buffer(kernel, context, handle)
+             : kTfLiteOk;
 }

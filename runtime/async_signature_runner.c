@@ -4,11 +4,15 @@
  *
  * When the signature's subgraph is one delegate node whose registration
  * has an async kernel (async_kernel.h; the GPU delegate's), InvokeAsync
- * copies the task's inputs into the input tensors and calls its eval on the
- * caller's thread, which returns once the work is submitted; Wait calls its
- * wait and copies the outputs into the task's buffers. The tensors are
- * shared, so an InvokeAsync while another task is evaluated settles that
- * task first (waits for it and copies its outputs).
+ * points the signature's tensors at the task's buffers and calls its eval
+ * on the caller's thread, which returns once the work is submitted (having
+ * waited for, or queued a wait for, the inputs' sync objects and filled the
+ * outputs'), then gives the tensors their own data back: the kernel keeps
+ * where they pointed. Wait calls its wait for the task. Several tasks may
+ * be evaluated and not yet waited for; whether they share the device or
+ * run one after the other is the kernel's business. The kernel's
+ * synchronization types are the signature's (kTfLiteSyncTypeNoSyncObj
+ * alone otherwise); SetAttributes records each tensor's.
  *
  * Otherwise every runner executes its tasks on one worker thread of its
  * own, started by the first InvokeAsync, in the order they were scheduled.
@@ -25,12 +29,14 @@
  * the execution). */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "litegpu/async.h"
 #include "runtime/async_kernel_internal.h"
 #include "runtime/interpreter.h"
+#include "runtime/operator.h"
 #include "runtime/subgraph.h"
 #include "tensorflow/lite/core/async/c/async_signature_runner.h"
 #include "tensorflow/lite/core/async/c/task.h"
@@ -44,6 +50,7 @@ typedef struct async_buffer {
   TfLiteBufferHandle pool; /* a slice's buffer; kTfLiteNullBufferHandle */
   int num_slices;          /* slices of this buffer still registered */
   int in_flight;           /* bindings of tasks in flight */
+  bool host;               /* host memory; else an async kernel's type */
 } async_buffer;
 
 typedef enum task_state {
@@ -60,6 +67,7 @@ struct TfLiteExecutionTask {
   /* Resolved by InvokeAsync for the worker. */
   uint8_t** bound;
   task_state state;
+  bool evaluated; /* by the async kernel; its wait not yet called */
   atomic_int status;
   TfLiteExecutionTask* next_queued;
 };
@@ -71,6 +79,12 @@ struct TfLiteAsyncSignatureRunner {
   lg_subgraph* subgraph;
   int* input_indices; /* subgraph tensor indices, in signature order */
   int* output_indices;
+  /* Per task slot: the synchronization type SetAttributes chose (one of the
+   * supported types' strings; kTfLiteSyncTypeNoSyncObj by default), and,
+   * during the async kernel's eval, the tensor's own data pointer (the
+   * task's buffer stands in for it). */
+  const char** sync_types;
+  void** tensor_data;
   bool prepared; /* PrepareBackends since the last SetAttributes */
 
   pthread_mutex_t mutex;
@@ -93,7 +107,6 @@ struct TfLiteAsyncSignatureRunner {
    * PrepareBackends), or NULL: the worker runs the tasks. */
   TfLiteAsyncKernel* kernel;
   TfLiteNode* kernel_node;
-  TfLiteExecutionTask* evaluated; /* eval ran, wait not yet */
 };
 
 static const char* const kBufferTypes[] = {LITEGPU_BUFFER_TYPE_HOST_MEMORY};
@@ -134,6 +147,8 @@ static void runner_free(TfLiteAsyncSignatureRunner* r) {
   free(r->primary.outputs);
   free(r->input_indices);
   free(r->output_indices);
+  free(r->sync_types);
+  free(r->tensor_data);
   free(r->buffers);
   free(r->tasks);
   free(r);
@@ -198,10 +213,16 @@ TfLiteAsyncSignatureRunner* TfLiteInterpreterGetAsyncSignatureRunner(
   r->subgraph = &interpreter->subgraphs[sig->subgraph_index];
   r->input_indices = tensor_indices(sig->inputs, sig->num_inputs);
   r->output_indices = tensor_indices(sig->outputs, sig->num_outputs);
-  if (r->input_indices == NULL || r->output_indices == NULL) {
+  const size_t slots = (size_t)(num_io(r) > 0 ? num_io(r) : 1);
+  r->sync_types = malloc(slots * sizeof(*r->sync_types));
+  r->tensor_data = calloc(slots, sizeof(*r->tensor_data));
+  if (r->input_indices == NULL || r->output_indices == NULL ||
+      r->sync_types == NULL || r->tensor_data == NULL) {
     runner_free(r);
     return NULL;
   }
+  for (size_t i = 0; i < slots; ++i)
+    r->sync_types[i] = kTfLiteSyncTypeNoSyncObj;
   if (pthread_mutex_init(&r->mutex, NULL) != 0) {
     runner_free(r);
     return NULL;
@@ -373,27 +394,89 @@ const TfLiteOpaqueTensor* TfLiteAsyncSignatureRunnerGetTensor(
 
 /* ---- Types and restrictions -------------------------------------------- */
 
-static TfLiteStatus supported(const TfLiteAsyncSignatureRunner* r,
-                              const char* const* list, size_t n,
-                              const char* const** types, size_t* num_types) {
-  if (r == NULL || types == NULL || num_types == NULL) return kTfLiteError;
-  *types = list;
-  *num_types = n;
-  return kTfLiteOk;
+static TfLiteAsyncKernel* find_async_kernel(const TfLiteAsyncSignatureRunner* r,
+                                            TfLiteNode** node);
+
+/* The buffer types of the signature's `io_type` tensors: its async
+ * kernel's, or host memory alone. */
+static void buffer_types_of(const TfLiteAsyncSignatureRunner* r,
+                            TfLiteIoType io_type, const char* const** types,
+                            size_t* num_types) {
+  TfLiteNode* node = NULL;
+  const TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  if (!lg_async_kernel_supported_buffer_types(kernel, io_type, types,
+                                              num_types) ||
+      *num_types == 0) {
+    *types = kBufferTypes;
+    *num_types = 1;
+  }
 }
 
 TfLiteStatus TfLiteAsyncSignatureRunnerGetSupportedBufferTypes(
     const TfLiteAsyncSignatureRunner* async_signature_runner,
     TfLiteIoType io_type, const char* const** types, size_t* num_types) {
-  (void)io_type; /* the same for inputs and outputs */
-  return supported(async_signature_runner, kBufferTypes, 1, types, num_types);
+  if (async_signature_runner == NULL || types == NULL || num_types == NULL) {
+    return kTfLiteError;
+  }
+  buffer_types_of(async_signature_runner, io_type, types, num_types);
+  return kTfLiteOk;
+}
+
+/* The synchronization types of the signature's `io_type` tensors: its
+ * async kernel's, or kTfLiteSyncTypeNoSyncObj alone. */
+static void sync_types_of(const TfLiteAsyncSignatureRunner* r,
+                          TfLiteIoType io_type, const char* const** types,
+                          size_t* num_types) {
+  TfLiteNode* node = NULL;
+  const TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  if (!lg_async_kernel_supported_synchronizations(kernel, io_type, types,
+                                                  num_types) ||
+      *num_types == 0) {
+    *types = kSyncTypes;
+    *num_types = 1;
+  }
 }
 
 TfLiteStatus TfLiteAsyncSignatureRunnerGetSupportedSynchronizationTypes(
     const TfLiteAsyncSignatureRunner* async_signature_runner,
     TfLiteIoType io_type, const char* const** types, size_t* num_types) {
-  (void)io_type;
-  return supported(async_signature_runner, kSyncTypes, 1, types, num_types);
+  if (async_signature_runner == NULL || types == NULL || num_types == NULL) {
+    return kTfLiteError;
+  }
+  sync_types_of(async_signature_runner, io_type, types, num_types);
+  return kTfLiteOk;
+}
+
+static TfLiteIoType slot_io_type(const TfLiteAsyncSignatureRunner* r,
+                                 int slot) {
+  return slot < r->signature->num_inputs ? kTfLiteIoTypeInput
+                                         : kTfLiteIoTypeOutput;
+}
+
+/* The entry of `types` named `type` (the list's own string), or NULL;
+ * the list, joined with ", ", in `names`. */
+static const char* find_type(const char* const* types, size_t n,
+                             const char* type, char* names, size_t names_size) {
+  const char* found = NULL;
+  size_t used = 0;
+  names[0] = '\0';
+  for (size_t i = 0; i < n; ++i) {
+    if (type != NULL && strcmp(types[i], type) == 0) found = types[i];
+    const int wrote = snprintf(names + used, names_size - used, "%s%s",
+                               i > 0 ? ", " : "", types[i]);
+    if (wrote > 0 && (size_t)wrote < names_size - used) used += (size_t)wrote;
+  }
+  return found;
+}
+
+/* The slot's supported sync type named `type`, as find_type. */
+static const char* find_sync_type(const TfLiteAsyncSignatureRunner* r, int slot,
+                                  const char* type, char* names,
+                                  size_t names_size) {
+  const char* const* types = NULL;
+  size_t n = 0;
+  sync_types_of(r, slot_io_type(r, slot), &types, &n);
+  return find_type(types, n, type, names, names_size);
 }
 
 /* Reconciles a buffer map for `tensor` (see the header). */
@@ -426,8 +509,11 @@ static bool reconcile_buffer(const TfLiteTensor* tensor,
   return ok;
 }
 
-static bool reconcile_sync(TfLiteAttributeMap* merged,
-                           TfLiteAttributeMap* conflict) {
+/* Reconciles a sync map for task slot `slot`: its type must be one the
+ * slot supports (reported with `fn`, naming the tensor and the type). */
+static bool reconcile_sync(const TfLiteAsyncSignatureRunner* r, int slot,
+                           TfLiteAttributeMap* merged,
+                           TfLiteAttributeMap* conflict, const char* fn) {
   const char* type = NULL;
   if (!TfLiteAttributeMapGetStringSyncAttr(
           merged, kTfLiteSynchronizationAttrKeyObjectTypeName, &type)) {
@@ -437,9 +523,16 @@ static bool reconcile_sync(TfLiteAttributeMap* merged,
     return true;
   }
   if (strcmp(type, kTfLiteSyncTypeNoSyncObj) == 0) return true;
+  char names[256];
+  if (find_sync_type(r, slot, type, names, sizeof(names)) != NULL) return true;
   TfLiteAttributeMapSetStringAttr(conflict,
                                   kTfLiteSynchronizationAttrKeyObjectTypeName,
                                   kTfLiteSyncTypeNoSyncObj);
+  lg_report(reporter_of(r),
+            "%s: %s '%s' asks for synchronization type '%s'; signature '%s' "
+            "takes %s",
+            fn, slot < r->signature->num_inputs ? "input" : "output",
+            slot_name(r, slot), type, r->signature->key, names);
   return false;
 }
 
@@ -458,15 +551,30 @@ static bool reconcile_slot(const TfLiteAsyncSignatureRunner* r, int slot,
               "%s: the attribute map is neither a buffer nor a sync map", fn);
     return false;
   }
+  TfLiteNode* node = NULL;
+  const TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  if (lg_async_kernel_reconciles(kernel)) {
+    if (lg_async_kernel_reconcile(
+            kernel, (const TfLiteOpaqueContext*)&r->subgraph->context,
+            (const TfLiteOpaqueNode*)node, slot_tensor_index(r, slot), user,
+            merged, conflict)) {
+      return true;
+    }
+    lg_report(reporter_of(r),
+              "%s: the async kernel reports a conflict in the attributes of "
+              "'%s'",
+              fn, slot_name(r, slot));
+    return false;
+  }
   TfLiteAttributeMapCopy(user, merged);
-  bool ok = is_buffer ? reconcile_buffer(slot_tensor(r, slot), merged, conflict)
-                      : reconcile_sync(merged, conflict);
+  if (!is_buffer) return reconcile_sync(r, slot, merged, conflict, fn);
+  const bool ok = reconcile_buffer(slot_tensor(r, slot), merged, conflict);
   if (!ok) {
     lg_report(reporter_of(r),
-              "%s: the attributes of '%s' conflict with litegpu's: buffers "
-              "are %s of at least %zu bytes, synchronization %s",
+              "%s: the buffer attributes of '%s' conflict with litegpu's: "
+              "buffers are %s of at least %zu bytes",
               fn, slot_name(r, slot), LITEGPU_BUFFER_TYPE_HOST_MEMORY,
-              slot_tensor(r, slot)->bytes, kTfLiteSyncTypeNoSyncObj);
+              slot_tensor(r, slot)->bytes);
   }
   return ok;
 }
@@ -521,7 +629,28 @@ static TfLiteStatus set_attributes(TfLiteAsyncSignatureRunner* r, int slot,
       TfLiteAttributeMapIsSyncAttributeMap(attrs) ? kTfLiteAttrMapTypeSync
                                                   : kTfLiteAttrMapTypeBuffer);
   if (merged == NULL) return kTfLiteError;
-  const bool ok = reconcile_slot(r, slot, attrs, merged, NULL, fn);
+  bool ok = reconcile_slot(r, slot, attrs, merged, NULL, fn);
+  TfLiteNode* node = NULL;
+  TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  if (ok && kernel != NULL &&
+      lg_async_kernel_set_attributes(
+          kernel, (TfLiteOpaqueContext*)&r->subgraph->context,
+          (TfLiteOpaqueNode*)node, slot_tensor_index(r, slot),
+          merged) != kTfLiteOk) {
+    lg_report(reporter_of(r),
+              "%s: the async kernel refused the attributes "
+              "of '%s'",
+              fn, slot_name(r, slot));
+    ok = false;
+  }
+  const char* type = NULL;
+  if (ok && TfLiteAttributeMapIsSyncAttributeMap(merged) &&
+      TfLiteAttributeMapGetStringSyncAttr(
+          merged, kTfLiteSynchronizationAttrKeyObjectTypeName, &type)) {
+    char names[256];
+    const char* found = find_sync_type(r, slot, type, names, sizeof(names));
+    r->sync_types[slot] = found != NULL ? found : kTfLiteSyncTypeNoSyncObj;
+  }
   TfLiteAttributeMapDelete(merged);
   if (!ok) return kTfLiteError;
   r->prepared = false;
@@ -554,19 +683,21 @@ static bool fixed_size_type(TfLiteType type) {
          type != kTfLiteVariant && type != kTfLiteNoType;
 }
 
-/* The async kernel of the subgraph's only node when that node is a
- * delegate kernel whose registration offers a runnable one; else NULL. */
-static TfLiteAsyncKernel* find_async_kernel(TfLiteAsyncSignatureRunner* r,
+/* The async kernel of the subgraph's only node when its registration
+ * offers a runnable one (TfLiteRegistration.async_kernel, a delegate
+ * kernel's; else its TfLiteOperator's, a custom operator's); else NULL. */
+static TfLiteAsyncKernel* find_async_kernel(const TfLiteAsyncSignatureRunner* r,
                                             TfLiteNode** node) {
   lg_subgraph* s = r->subgraph;
   *node = NULL;
   if (s->execution_plan == NULL || s->execution_plan->size != 1) return NULL;
   lg_node* only = &s->nodes[s->execution_plan->data[0]];
-  if (!only->is_delegate_kernel || only->registration.async_kernel == NULL) {
-    return NULL;
-  }
   TfLiteAsyncKernel* kernel =
-      only->registration.async_kernel(&s->context, &only->node);
+      only->registration.async_kernel != NULL
+          ? only->registration.async_kernel(&s->context, &only->node)
+          : lg_operator_async_kernel(only->registration.registration_external,
+                                     (TfLiteOpaqueContext*)&s->context,
+                                     (TfLiteOpaqueNode*)&only->node);
   if (!lg_async_kernel_runnable(kernel)) return NULL;
   *node = &only->node;
   return kernel;
@@ -592,6 +723,23 @@ TfLiteStatus TfLiteAsyncSignatureRunnerPrepareBackends(
     }
   }
   r->kernel = find_async_kernel(r, &r->kernel_node);
+  if (r->kernel != NULL &&
+      lg_async_kernel_prepare(r->kernel,
+                              (TfLiteOpaqueContext*)&r->subgraph->context,
+                              (TfLiteOpaqueNode*)r->kernel_node) != kTfLiteOk) {
+    lg_report(reporter_of(r), "%s: the async kernel's Prepare failed", fn);
+    return kTfLiteError;
+  }
+  for (int slot = 0; r->kernel == NULL && slot < num_io(r); ++slot) {
+    if (strcmp(r->sync_types[slot], kTfLiteSyncTypeNoSyncObj) != 0) {
+      lg_report(reporter_of(r),
+                "%s: '%s' has synchronization type '%s', but signature '%s' "
+                "runs on the CPU path, which takes %s only",
+                fn, slot_name(r, slot), r->sync_types[slot], r->signature->key,
+                kTfLiteSyncTypeNoSyncObj);
+      return kTfLiteError;
+    }
+  }
   r->prepared = true;
   return kTfLiteOk;
 }
@@ -621,8 +769,20 @@ static TfLiteStatus add_buffer(TfLiteAsyncSignatureRunner* r, uint8_t* bytes,
   b->bytes = bytes;
   b->size = size;
   b->pool = pool;
+  b->host = true;
   *handle = b->handle;
   return kTfLiteOk;
+}
+
+/* Whether `type` is one of the `io_type` buffer types (the list, joined,
+ * in `names`). */
+static bool find_buffer_type(const TfLiteAsyncSignatureRunner* r,
+                             TfLiteIoType io_type, const char* type,
+                             char* names, size_t names_size) {
+  const char* const* types = NULL;
+  size_t n = 0;
+  buffer_types_of(r, io_type, &types, &n);
+  return find_type(types, n, type, names, names_size) != NULL;
 }
 
 TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBuffer(
@@ -644,15 +804,17 @@ TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBuffer(
   }
   const char* type = NULL;
   size_t size = 0, offset = 0;
-  if (!TfLiteAttributeMapGetStringBufferAttr(
-          attrs, kTfLiteBufferAttrKeyResourceTypeName, &type) ||
-      strcmp(type, LITEGPU_BUFFER_TYPE_HOST_MEMORY) != 0) {
+  char names[256];
+  TfLiteAttributeMapGetStringBufferAttr(
+      attrs, kTfLiteBufferAttrKeyResourceTypeName, &type);
+  if (!find_buffer_type(r, io_type, type, names, sizeof(names))) {
     lg_report(reporter_of(r),
-              "%s: the buffer attributes must name the resource type '%s' "
-              "(got '%s')",
-              fn, LITEGPU_BUFFER_TYPE_HOST_MEMORY, type ? type : "none");
+              "%s: the buffer attributes must name a resource type of "
+              "signature '%s' (%s; got '%s')",
+              fn, r->signature->key, names, type ? type : "none");
     return kTfLiteError;
   }
+  const bool host = strcmp(type, LITEGPU_BUFFER_TYPE_HOST_MEMORY) == 0;
   if (!TfLiteAttributeMapGetSizeTBufferAttr(attrs, kTfLiteBufferAttrKeySize,
                                             &size)) {
     lg_report(reporter_of(r),
@@ -663,10 +825,25 @@ TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBuffer(
   }
   TfLiteAttributeMapGetSizeTBufferAttr(attrs, kTfLiteBufferAttrKeyOffset,
                                        &offset);
-  uint8_t* bytes = (uint8_t*)TfLiteBackendBufferGetPtr(buffer) + offset;
+  uint8_t* bytes = (uint8_t*)TfLiteBackendBufferGetPtr(buffer) +
+                   (host ? offset : 0); /* another type: the kernel's */
   pthread_mutex_lock(&r->mutex);
-  const TfLiteStatus status =
+  TfLiteStatus status =
       add_buffer(r, bytes, size, kTfLiteNullBufferHandle, handle);
+  if (status == kTfLiteOk) {
+    r->buffers[r->num_buffers - 1].host = host;
+    TfLiteNode* node = NULL;
+    TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+    if (kernel != NULL &&
+        lg_async_kernel_register_buffer(
+            kernel, (TfLiteOpaqueContext*)&r->subgraph->context, io_type,
+            buffer, attrs, *handle) != kTfLiteOk) {
+      lg_report(reporter_of(r), "%s: the async kernel refused the buffer", fn);
+      r->num_buffers--;
+      *handle = kTfLiteNullBufferHandle;
+      status = kTfLiteError;
+    }
+  }
   pthread_mutex_unlock(&r->mutex);
   return status;
 }
@@ -695,6 +872,11 @@ TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBufferSlice(
   if (pool == NULL) {
     lg_report(reporter_of(r), "%s: buffer handle %d is not registered", fn,
               (int)buffer_pool);
+  } else if (!pool->host) {
+    lg_report(reporter_of(r),
+              "%s: buffer %d is of the async kernel's own type; slices are "
+              "cut from host memory",
+              fn, (int)buffer_pool);
   } else if (pool->pool != kTfLiteNullBufferHandle) {
     lg_report(reporter_of(r),
               "%s: buffer handle %d is a slice; slices are cut from "
@@ -707,11 +889,33 @@ TfLiteStatus TfLiteAsyncSignatureRunnerRegisterBufferSlice(
   } else {
     uint8_t* bytes = pool->bytes + offset;
     status = add_buffer(r, bytes, size, buffer_pool, handle);
+    TfLiteNode* node = NULL;
+    TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+    if (status == kTfLiteOk && kernel != NULL &&
+        lg_async_kernel_register_buffer_slice(
+            kernel, (TfLiteOpaqueContext*)&r->subgraph->context, buffer_pool,
+            attrs, *handle) != kTfLiteOk) {
+      lg_report(reporter_of(r), "%s: the async kernel refused the slice", fn);
+      r->num_buffers--;
+      *handle = kTfLiteNullBufferHandle;
+      status = kTfLiteError;
+    }
     /* add_buffer may move the table: find the pool again. */
     if (status == kTfLiteOk) find_buffer(r, buffer_pool)->num_slices++;
   }
   pthread_mutex_unlock(&r->mutex);
   return status;
+}
+
+/* Whether the async kernel (if any) unregistered `handle`. */
+static bool kernel_unregisters(const TfLiteAsyncSignatureRunner* r,
+                               TfLiteBufferHandle handle) {
+  TfLiteNode* node = NULL;
+  TfLiteAsyncKernel* kernel = find_async_kernel(r, &node);
+  return kernel == NULL ||
+         lg_async_kernel_unregister_buffer(
+             kernel, (TfLiteOpaqueContext*)&r->subgraph->context, handle) ==
+             kTfLiteOk;
 }
 
 TfLiteStatus TfLiteAsyncSignatureRunnerUnregisterBuffer(
@@ -734,6 +938,11 @@ TfLiteStatus TfLiteAsyncSignatureRunnerUnregisterBuffer(
   } else if (b->in_flight > 0) {
     lg_report(reporter_of(r), "%s: buffer %d is used by a task in flight", fn,
               (int)handle);
+  } else if (!kernel_unregisters(r, handle)) {
+    lg_report(reporter_of(r),
+              "%s: the async kernel refused to unregister "
+              "buffer %d",
+              fn, (int)handle);
   } else {
     if (b->pool != kTfLiteNullBufferHandle) {
       find_buffer(r, b->pool)->num_slices--;
@@ -989,14 +1198,31 @@ static bool bind(TfLiteAsyncSignatureRunner* r, TfLiteExecutionTask* t) {
                 slot_name(r, slot), bytes, (int)b->handle, b->size);
       return false;
     }
-    if (TfLiteSynchronizationGetPtr(t->syncs[slot]) != NULL) {
+    if (!b->host && r->kernel == NULL) {
       lg_report(reporter_of(r),
-                "%s: %s '%s' has a synchronization object; litegpu supports "
-                "only %s",
-                fn, what, slot_name(r, slot), kTfLiteSyncTypeNoSyncObj);
+                "%s: %s '%s' is bound to buffer %d of an async kernel's type, "
+                "but signature '%s' runs on the CPU path (host memory only)",
+                fn, what, slot_name(r, slot), (int)b->handle,
+                r->signature->key);
       return false;
     }
-    t->bound[slot] = b->bytes;
+    /* An output's object is the kernel's to fill (or, of type
+     * no_sync_obj, ignored, as TFLite does). */
+    const bool input = slot < r->signature->num_inputs;
+    if (input && TfLiteSynchronizationGetPtr(t->syncs[slot]) != NULL &&
+        strcmp(r->sync_types[slot], kTfLiteSyncTypeNoSyncObj) == 0) {
+      char names[256];
+      find_sync_type(r, slot, NULL, names, sizeof(names));
+      lg_report(reporter_of(r),
+                "%s: input '%s' carries a synchronization object, but its "
+                "synchronization type is %s; choose one of signature '%s''s "
+                "types (%s) with TfLiteAsyncSignatureRunnerSetAttributes "
+                "first",
+                fn, slot_name(r, slot), kTfLiteSyncTypeNoSyncObj,
+                r->signature->key, names);
+      return false;
+    }
+    t->bound[slot] = b->host ? b->bytes : NULL;
   }
   return true;
 }
@@ -1033,34 +1259,51 @@ static void mark_in_flight(TfLiteAsyncSignatureRunner* r,
   atomic_fetch_add(&r->interpreter->async_in_flight, 1);
 }
 
-/* Waits for the evaluated task through the async kernel and copies its
- * outputs out; the caller holds the lock. */
-static void settle_evaluated(TfLiteAsyncSignatureRunner* r) {
-  TfLiteExecutionTask* t = r->evaluated;
-  if (t == NULL) return;
-  r->evaluated = NULL;
+/* Points the signature's tensors at the task's buffers, so the async
+ * kernel reads its inputs and writes its outputs there (an input or output
+ * sync object then signals the buffer itself), keeping their own data. */
+static void lend_buffers(TfLiteAsyncSignatureRunner* r,
+                         const TfLiteExecutionTask* t) {
+  for (int slot = 0; slot < num_io(r); ++slot) {
+    TfLiteTensor* tensor = slot_tensor(r, slot);
+    r->tensor_data[slot] = tensor->data.raw;
+    /* A buffer of the kernel's own type: the kernel finds it by handle. */
+    if (t->bound[slot] != NULL) tensor->data.raw = (char*)t->bound[slot];
+  }
+}
+
+static void take_buffers_back(TfLiteAsyncSignatureRunner* r) {
+  for (int slot = 0; slot < num_io(r); ++slot) {
+    slot_tensor(r, slot)->data.raw = r->tensor_data[slot];
+  }
+}
+
+/* Waits for an evaluated task through the async kernel (its outputs are
+ * then in the task's buffers); the caller holds the lock. */
+static void settle(TfLiteAsyncSignatureRunner* r, TfLiteExecutionTask* t) {
+  if (!t->evaluated) return;
+  t->evaluated = false;
   TfLiteOpaqueContext* context = (TfLiteOpaqueContext*)&r->subgraph->context;
   pthread_mutex_lock(&r->interpreter->async_execution);
-  TfLiteStatus status = lg_async_kernel_wait(r->kernel, context, t);
-  if (status == kTfLiteOk) status = copy_outputs(r, t);
+  const TfLiteStatus status = lg_async_kernel_wait(r->kernel, context, t);
   pthread_mutex_unlock(&r->interpreter->async_execution);
   complete(r, t, status);
 }
 
-/* The async kernel path: inputs in, eval (no wait); the caller holds the
- * lock. The task before is settled first, since the tensors are shared. */
+/* The async kernel path: eval (no wait) with the tensors on the task's
+ * buffers; the caller holds the lock. */
 static TfLiteStatus evaluate(TfLiteAsyncSignatureRunner* r,
                              TfLiteExecutionTask* t) {
-  settle_evaluated(r);
   pthread_mutex_lock(&r->interpreter->async_execution);
-  copy_inputs(r, t);
+  lend_buffers(r, t);
   const TfLiteStatus status = lg_async_kernel_eval(
       r->kernel, (TfLiteOpaqueContext*)&r->subgraph->context,
       (TfLiteOpaqueNode*)r->kernel_node, t);
+  take_buffers_back(r);
   pthread_mutex_unlock(&r->interpreter->async_execution);
   if (status != kTfLiteOk) return kTfLiteError;
   mark_in_flight(r, t);
-  r->evaluated = t;
+  t->evaluated = true;
   return kTfLiteOk;
 }
 
@@ -1113,7 +1356,7 @@ TfLiteStatus TfLiteAsyncSignatureRunnerWait(
   if (!owns(r, task, fn)) return kTfLiteError;
   pthread_mutex_lock(&r->mutex);
   const bool never_run = task->state == TASK_NEVER_RUN;
-  if (task == r->evaluated) settle_evaluated(r);
+  settle(r, task);
   wait_locked(r, task);
   pthread_mutex_unlock(&r->mutex);
   if (never_run) {
@@ -1132,7 +1375,7 @@ TfLiteStatus TfLiteAsyncSignatureRunnerFinish(
   TfLiteAsyncSignatureRunner* r = async_signature_runner;
   if (!owns(r, task, "TfLiteAsyncSignatureRunnerFinish")) return kTfLiteError;
   pthread_mutex_lock(&r->mutex);
-  if (task == r->evaluated) settle_evaluated(r);
+  settle(r, task);
   wait_locked(r, task);
   TfLiteStatus finished = kTfLiteOk;
   if (r->kernel != NULL && task->state == TASK_DONE) {
@@ -1157,7 +1400,7 @@ void TfLiteAsyncSignatureRunnerDelete(
   TfLiteAsyncSignatureRunner* r = signature_runner;
   if (r == NULL) return;
   pthread_mutex_lock(&r->mutex);
-  settle_evaluated(r);
+  for (int i = 0; i < r->num_tasks; ++i) settle(r, r->tasks[i]);
   r->stopping = true; /* the worker drains the queue, then stops */
   pthread_cond_signal(&r->work_ready);
   pthread_mutex_unlock(&r->mutex);

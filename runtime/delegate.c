@@ -662,6 +662,8 @@ static TfLiteStatus apply_delegate(lg_subgraph* s, TfLiteDelegate* delegate,
     if (s->original_plan == NULL) return kTfLiteError;
   }
   if (reserve_nodes(s) != kTfLiteOk) return undo(s);
+  /* The delegate may read any constant, folded ones included. */
+  if (lg_subgraph_restore_folded(s) != kTfLiteOk) return undo(s);
   if (run_prepare(s, delegate) != kTfLiteOk) return undo(s);
   if (propagate) s->propagate_shapes = true;
   s->state = LG_STATE_UNPREPARED;

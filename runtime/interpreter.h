@@ -83,6 +83,15 @@ typedef struct lg_node {
   lg_epilogue epilogue;
   bool in_epilogue;
   int epilogue_at;
+  /* Bit i: input i is a constant this node's last Prepare copied and reads
+   * no more (lg_kernel_release_input); cleared before each Prepare. */
+  uint64_t released_inputs;
+  /* Its outputs are constants its last Prepare folded into blocks it owns,
+   * and this frees them (lg_kernel_offer_folded); NULL otherwise. */
+  lg_kernel_drop_fn drop_folded;
+  /* drop_folded ran: the outputs have no data and the node does not run
+   * until its next Prepare. */
+  bool folded_dropped;
 } lg_node;
 
 /* An operator the interpreter owns (see TfLiteInterpreter.operators). */

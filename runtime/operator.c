@@ -216,6 +216,16 @@ bool lg_operator_has_async_kernel_only(const TfLiteOperator* op) {
   return has_async && !has_invoke;
 }
 
+struct TfLiteAsyncKernel* lg_operator_async_kernel(const TfLiteOperator* op,
+                                                   TfLiteOpaqueContext* context,
+                                                   TfLiteOpaqueNode* node) {
+  if (op == NULL) return NULL;
+  if (op->async_kernel_with_data != NULL) {
+    return op->async_kernel_with_data(op->user_data, context, node);
+  }
+  return op->async_kernel != NULL ? op->async_kernel(context, node) : NULL;
+}
+
 bool lg_operator_has_callbacks(const TfLiteOperator* op) {
   if (op == NULL) return false;
   return op->init != NULL || op->init_with_data != NULL || op->free != NULL ||

@@ -26,9 +26,16 @@
 TfLiteRegistration lg_operator_registration(const TfLiteOperator* op);
 
 /* True when `op` has an async kernel and no Invoke (plain or WithData).
- * litegpu runs no async kernels, so the interpreter rejects such an
- * operator when it is created. False for NULL. */
+ * The interpreter rejects such an operator when it is created: its async
+ * kernel runs only through the async signature runner, and the
+ * synchronous Invoke needs an Invoke. False for NULL. */
 bool lg_operator_has_async_kernel_only(const TfLiteOperator* op);
+
+/* The async kernel `op` returns for `node` (SetAsyncKernel or
+ * SetAsyncKernelWithData); NULL when it has none. */
+struct TfLiteAsyncKernel* lg_operator_async_kernel(const TfLiteOperator* op,
+                                                   TfLiteOpaqueContext* context,
+                                                   TfLiteOpaqueNode* node);
 
 /* True when `op` has any kernel callback (Init, Free, Prepare, Invoke or
  * an async kernel, plain or WithData). False for NULL. */

@@ -565,8 +565,9 @@ static TfLiteStatus resolve_node(lg_subgraph* s, lg_node* node,
       lg_operator_has_async_kernel_only(
           node->registration.registration_external)) {
     lg_report(&s->interpreter->reporter,
-              "Operator %s sets an AsyncKernel but no Invoke; litegpu runs no "
-              "async kernels, so it needs an Invoke callback",
+              "Operator %s sets an AsyncKernel but no Invoke; litegpu calls "
+              "async kernels only from the async signature runner, so it "
+              "needs an Invoke callback for Invoke",
               lg_node_op_name(node));
     return kTfLiteError;
   }

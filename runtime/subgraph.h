@@ -20,6 +20,11 @@ void lg_subgraph_release(lg_subgraph* subgraph);
 /* Prepares the nodes and plans memory (a no-op when already invokable). */
 TfLiteStatus lg_subgraph_allocate_tensors(lg_subgraph* subgraph);
 
+/* Prepares again the plan's nodes whose folded constant outputs were
+ * dropped (kernel_context.h), so that those tensors have data again: before
+ * a delegate reads the graph. */
+TfLiteStatus lg_subgraph_restore_folded(lg_subgraph* subgraph);
+
 TfLiteStatus lg_subgraph_invoke(lg_subgraph* subgraph);
 
 /* Sets the dims of input `input_index` (an index into the subgraph's

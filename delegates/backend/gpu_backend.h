@@ -254,6 +254,26 @@ typedef struct lg_gpu_backend_ops {
                              lg_gpu_error* error);
   void (*fence_release)(lg_gpu_backend* be, lg_gpu_fence* fence);
 
+  /* Optional synchronization objects of the caller, for the async kernel
+   * (LITEGPU_SYNC_TYPE_* in litegpu/async.h; sync_type names the one this
+   * backend takes, NULL with sync_wait_input NULL when it takes none).
+   * sync_wait_input makes the work enqueued after it wait for `native`:
+   * OpenCL, a cl_event the queue waits for (on the host instead when
+   * `on_host`, for inputs read on the host), whose reference it takes over;
+   * Vulkan, a VkFence waited for on the host, left to the caller.
+   * fence_export (NULL when the backend cannot: Vulkan copies its
+   * downloads out of a readback buffer on the host) returns in *native an
+   * object that signals when `fence`'s downloads are in host memory: OpenCL,
+   * the last read's cl_event with a reference for the caller. */
+  const char* sync_type;
+  /* Whether several download_begin batches may be pending at once (OpenCL:
+   * an in-order queue; not Vulkan, whose readback buffer is one). */
+  bool downloads_overlap;
+  TfLiteStatus (*sync_wait_input)(lg_gpu_backend* be, void* native,
+                                  bool on_host, lg_gpu_error* error);
+  TfLiteStatus (*fence_export)(lg_gpu_backend* be, lg_gpu_fence* fence,
+                               void** native, lg_gpu_error* error);
+
   /* Optional: what the kernel cache did so far (for the delegate's
    * stats). */
   void (*cache_stats)(const lg_gpu_backend* be, lg_gpu_cache_stats* out);

@@ -201,44 +201,10 @@ static void partition_destroy(partition* part) {
   if (part == NULL) return;
   lg_gpu_bindings_forget(part->delegate, part);
   untrack_partition(part->delegate, part);
+  lg_gpu_async_kernel_destroy(part); /* its runs use the program */
   lg_gpu_program_destroy(part->program);
   TfLiteIntArrayFree(part->written_outside);
-  TfLiteAsyncKernelDelete(part->async_kernel);
   free(part);
-}
-
-/* ---- Async kernel: the program run in two halves --------------------------
- */
-
-static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
-                               TfLiteOpaqueContext* opaque_context,
-                               TfLiteOpaqueNode* node,
-                               TfLiteExecutionTask* task) {
-  (void)node;
-  (void)task;
-  partition* part = TfLiteAsyncKernelGetKernelData(kernel);
-  TfLiteContext* context = (TfLiteContext*)opaque_context;
-  if (lg_gpu_program_enqueue(part->program, context) != kTfLiteOk) {
-    context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
-                         lg_gpu_program_error(part->program));
-    return kTfLiteError;
-  }
-  return kTfLiteOk;
-}
-
-static TfLiteStatus async_wait(TfLiteAsyncKernel* kernel,
-                               TfLiteOpaqueContext* opaque_context,
-                               TfLiteExecutionTask* task) {
-  (void)task;
-  partition* part = TfLiteAsyncKernelGetKernelData(kernel);
-  TfLiteContext* context = (TfLiteContext*)opaque_context;
-  if (lg_gpu_program_complete(part->program, context) != kTfLiteOk) {
-    context->ReportError(context, "TfLiteGpuDelegate async Wait: %s",
-                         lg_gpu_program_error(part->program));
-    return kTfLiteError;
-  }
-  lg_gpu_bindings_ran(part->delegate, part);
-  return kTfLiteOk;
 }
 
 static TfLiteAsyncKernel* kernel_async_kernel(TfLiteContext* context,
@@ -270,9 +236,7 @@ static void* kernel_init(TfLiteContext* context, const char* buffer,
     context->ReportError(context, "TfLiteGpuDelegate Init: out of memory");
     return NULL;
   }
-  part->async_kernel = TfLiteAsyncKernelCreate(part);
-  TfLiteAsyncKernelSetEval(part->async_kernel, async_eval);
-  TfLiteAsyncKernelSetWait(part->async_kernel, async_wait);
+  lg_gpu_async_kernel_create(part); /* NULL kernel: the runner's worker */
   if (lg_gpu_program_set_partition(part->program, context,
                                    params->nodes_to_replace,
                                    params->output_tensors) != kTfLiteOk) {

@@ -25,6 +25,17 @@ void lg_gpu_device_ref_release(lg_gpu_device_ref* device);
 typedef struct gpu_delegate gpu_delegate;
 
 /* One delegated partition: its program and the context it runs in. */
+struct lg_gpu_run;
+struct TfLiteExecutionTask;
+
+/* A task of the async kernel and its run on the device (NULL once
+ * completed early, with the status its wait returns). */
+typedef struct gpu_task_run {
+  struct TfLiteExecutionTask* task;
+  struct lg_gpu_run* run;
+  TfLiteStatus status;
+} gpu_task_run;
+
 typedef struct gpu_partition {
   gpu_delegate* delegate;
   lg_gpu_program* program;
@@ -36,7 +47,22 @@ typedef struct gpu_partition {
    * enqueues the program, wait completes it; NULL when out of memory (the
    * async runner then uses its worker). */
   struct TfLiteAsyncKernel* async_kernel;
+  /* Its synchronization types: no_sync_obj, then the backend's (for
+   * inputs; for outputs too where the backend can signal them), and the
+   * tensors whose type SetAttributes made the backend's. */
+  const char* sync_types[2];
+  size_t num_input_sync_types, num_output_sync_types;
+  int* sync_tensors;
+  int num_sync_tensors;
+  gpu_task_run* runs; /* the tasks evaluated and not yet waited for */
+  int num_runs;
 } gpu_partition;
+
+/* The partition's async kernel (gpu_async_kernel.c), into
+ * part->async_kernel; false without memory. destroy releases it and its
+ * synchronization state. */
+bool lg_gpu_async_kernel_create(gpu_partition* part);
+void lg_gpu_async_kernel_destroy(gpu_partition* part);
 
 /* A buffer handle: a bound buffer and the tensor it holds. */
 typedef struct gpu_binding {

@@ -118,6 +118,47 @@ TfLiteStatus lg_gpu_program_run(lg_gpu_program* p, TfLiteContext* context);
 TfLiteStatus lg_gpu_program_enqueue(lg_gpu_program* p, TfLiteContext* context);
 TfLiteStatus lg_gpu_program_complete(lg_gpu_program* p, TfLiteContext* context);
 
+/* Caller synchronization objects around enqueue (the async kernel's;
+ * litegpu/async.h). lg_gpu_program_sync_type: the backend's type name, NULL
+ * when it takes none; signals_outputs: whether it can hand out objects for
+ * outputs (OpenCL; not Vulkan, whose downloads are copied on the host).
+ * wait_for_input, before enqueue, makes the run wait
+ * for `native` before it reads input `tensor` (backend sync_wait_input; on
+ * the host when the program converts that input on the host).
+ * output_sync_problem: NULL when output `tensor` can be signalled by an
+ * object, else why not (converted on the host, bound to a device buffer,
+ * a backend that cannot). */
+const char* lg_gpu_program_sync_type(const lg_gpu_program* p);
+bool lg_gpu_program_signals_outputs(const lg_gpu_program* p);
+TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
+                                           void* native);
+const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
+                                               int tensor);
+
+/* Runs in flight together, the async kernel's (on a backend with
+ * non-blocking downloads): enqueue_run is lg_gpu_program_enqueue whose
+ * downloads go to the output tensors' data as it is at enqueue (outputs
+ * converted on the host through a staging of the run's own, converted
+ * into that data by complete_run), so the tensors may point elsewhere
+ * until complete_run, which waits for the run and frees it (on failure
+ * too). Another run may be enqueued before complete_run only when
+ * overlaps_runs: the backend keeps several downloads pending (OpenCL's
+ * in-order queue; not Vulkan's one readback buffer) and no input is
+ * converted on the host (its one staging would be overwritten); else the
+ * caller completes the run first. release_run drops a run never completed
+ * (after a device wait). export_run_sync: an object that signals when the
+ * run's downloads are in host memory (the caller's). */
+typedef struct lg_gpu_run lg_gpu_run;
+bool lg_gpu_program_overlaps_runs(const lg_gpu_program* p);
+TfLiteStatus lg_gpu_program_enqueue_run(lg_gpu_program* p,
+                                        TfLiteContext* context,
+                                        lg_gpu_run** out);
+TfLiteStatus lg_gpu_program_complete_run(lg_gpu_program* p, lg_gpu_run* run);
+void lg_gpu_program_release_run(lg_gpu_program* p, lg_gpu_run* run);
+TfLiteStatus lg_gpu_program_export_run_sync(lg_gpu_program* p,
+                                            const lg_gpu_run* run,
+                                            void** native);
+
 /* Whether a tensor the program reads or writes has another shape in
  * `context` than the one it was lowered at (inputs resized, shapes
  * propagated by the CPU kernels' Prepare). */

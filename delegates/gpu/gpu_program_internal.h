@@ -131,6 +131,7 @@ struct lg_gpu_program {
    * downloads nothing or the backend has no non-blocking downloads). */
   bool in_flight;
   lg_gpu_fence* pending;
+  int runs_in_flight; /* lg_gpu_program_enqueue_run's, not yet completed */
   char error[PROGRAM_ERROR_SIZE];
 };
 

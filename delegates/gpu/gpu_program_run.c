@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "delegates/backend/gpu_error.h"
 #include "delegates/gpu/gpu_program.h"
 #include "delegates/gpu/gpu_program_internal.h"
 #include "runtime/kernels/fp16.h"
@@ -603,33 +604,200 @@ static TfLiteStatus start_downloads(lg_gpu_program* p, TfLiteContext* context,
   return lg_gpu_download_begin(p->be, p->downloads, count, &p->pending, error);
 }
 
+/* The uploads and the dispatches, submitted. */
+static TfLiteStatus submit_work(lg_gpu_program* p, TfLiteContext* context,
+                                lg_gpu_error* error) {
+  lg_gpu_backend* be = p->be;
+  p->bytes_uploaded = 0;
+  p->bytes_downloaded = 0;
+  if (upload_inputs(p, context, error) != kTfLiteOk) return kTfLiteError;
+  const TfLiteStatus ran = p->profiling ? run_timed(p, error)
+                           : p->recording != NULL
+                               ? be->ops->recording_run(be, p->recording, error)
+                               : record_each_dispatch(p, error);
+  if (ran != kTfLiteOk) return kTfLiteError;
+  if (be->ops->submit != NULL && be->ops->submit(be, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 /* Uploads, dispatches and downloads in one ordered stream, submitted;
  * nothing blocks (with a backend that has non-blocking downloads). */
 TfLiteStatus lg_gpu_program_enqueue(lg_gpu_program* p, TfLiteContext* context) {
   if (!p->prepared) return lg_gpu_lower_fail(p, "the program is not prepared");
-  if (p->in_flight) {
+  if (p->in_flight || p->runs_in_flight > 0) {
     return lg_gpu_lower_fail(p,
                              "a run is already in flight (complete it "
                              "before the next one)");
   }
+  lg_gpu_error error = {{0}};
+  p->in_flight = true;
+  if (submit_work(p, context, &error) != kTfLiteOk ||
+      start_downloads(p, context, &error) != kTfLiteOk) {
+    return run_failed(p, &error);
+  }
+  return kTfLiteOk;
+}
+
+/* ---- Runs in flight together (the async kernel's) ------------------------
+ */
+
+/* One run's downloads: its fence, its copy list and, per output converted
+ * on the host, the staging its device bytes land in and the tensor data
+ * they are converted into (as they were at enqueue). */
+struct lg_gpu_run {
+  lg_gpu_fence* pending;
+  lg_gpu_download* downloads;
+  int count;
+  void** staging; /* per program output; NULL when not converted */
+  void** targets;
+};
+
+static void run_free(lg_gpu_program* p, lg_gpu_run* run) {
+  if (run == NULL) return;
+  if (run->pending != NULL) p->be->ops->fence_release(p->be, run->pending);
+  for (int i = 0; run->staging != NULL && i < p->num_outputs; ++i) {
+    free(run->staging[i]);
+  }
+  free(run->staging);
+  free(run->targets);
+  free(run->downloads);
+  free(run);
+  p->runs_in_flight--;
+}
+
+static lg_gpu_run* run_create(lg_gpu_program* p) {
+  lg_gpu_run* run = calloc(1, sizeof(*run));
+  if (run == NULL) return NULL;
+  const size_t n = (size_t)(p->num_outputs > 0 ? p->num_outputs : 1);
+  run->downloads = malloc(n * sizeof(*run->downloads));
+  run->staging = calloc(n, sizeof(*run->staging));
+  run->targets = calloc(n, sizeof(*run->targets));
+  p->runs_in_flight++;
+  if (run->downloads == NULL || run->staging == NULL || run->targets == NULL) {
+    run_free(p, run);
+    return NULL;
+  }
+  return run;
+}
+
+/* The run's copy list: every unbound output into its tensor's data, or
+ * into a staging of the run's own when converted on the host. */
+static TfLiteStatus collect_run_downloads(lg_gpu_program* p,
+                                          TfLiteContext* context,
+                                          lg_gpu_run* run,
+                                          lg_gpu_error* error) {
+  for (int i = 0; i < p->num_outputs; ++i) {
+    const value* x = &p->values[p->output_values[i]];
+    if (x->bytes == 0 || is_bound(p, p->output_values[i])) continue;
+    void* target = context->tensors[p->output_tensors[i]].data.raw;
+    if (target == NULL) {
+      lg_gpu_error_set(error, "output tensor %d has no data",
+                       p->output_tensors[i]);
+      return kTfLiteError;
+    }
+    if (converted(x)) {
+      run->targets[i] = target;
+      run->staging[i] = malloc(x->bytes);
+      if (run->staging[i] == NULL) {
+        lg_gpu_error_set(error, "out of host memory");
+        return kTfLiteError;
+      }
+      target = run->staging[i];
+    }
+    run->downloads[run->count++] = (lg_gpu_download){
+        buffer_of(p, p->output_values[i]), 0, target, x->bytes};
+  }
+  return kTfLiteOk;
+}
+
+bool lg_gpu_program_overlaps_runs(const lg_gpu_program* p) {
+  if (!p->be->ops->downloads_overlap || p->profiling) return false;
+  for (int v = 0; v < p->num_values; ++v) {
+    const value* x = &p->values[v];
+    /* Such an input is converted into the value's one staging. */
+    if (x->boundary_input && converted(x) && !is_bound(p, v)) return false;
+  }
+  return true;
+}
+
+TfLiteStatus lg_gpu_program_enqueue_run(lg_gpu_program* p,
+                                        TfLiteContext* context,
+                                        lg_gpu_run** out) {
+  *out = NULL;
+  if (!p->prepared) return lg_gpu_lower_fail(p, "the program is not prepared");
+  if (p->in_flight ||
+      (p->runs_in_flight > 0 && !lg_gpu_program_overlaps_runs(p))) {
+    return lg_gpu_lower_fail(p,
+                             "a run is already in flight (complete it "
+                             "before the next one)");
+  }
+  if (p->be->ops->download_begin == NULL) {
+    return lg_gpu_lower_fail(p, "the %s backend has no non-blocking downloads",
+                             p->be->name);
+  }
+  lg_gpu_run* run = run_create(p);
+  if (run == NULL) return lg_gpu_lower_fail(p, "out of host memory");
+  lg_gpu_error error = {{0}};
+  if (submit_work(p, context, &error) != kTfLiteOk ||
+      collect_run_downloads(p, context, run, &error) != kTfLiteOk ||
+      (run->count > 0 &&
+       lg_gpu_download_begin(p->be, run->downloads, run->count, &run->pending,
+                             &error) != kTfLiteOk)) {
+    lg_gpu_error ignored = {{0}};
+    p->be->ops->finish(p->be, &ignored);
+    run_free(p, run);
+    return lg_gpu_lower_fail(p, "%s", error.message);
+  }
+  *out = run;
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_gpu_program_complete_run(lg_gpu_program* p, lg_gpu_run* run) {
   lg_gpu_backend* be = p->be;
   lg_gpu_error error = {{0}};
-  p->bytes_uploaded = 0;
-  p->bytes_downloaded = 0;
-  p->in_flight = true;
-  if (upload_inputs(p, context, &error) != kTfLiteOk) {
-    return run_failed(p, &error);
+  TfLiteStatus status = kTfLiteOk;
+  if (run->pending != NULL) {
+    status = be->ops->fence_wait(be, run->pending, &error);
+  } else {
+    status = be->ops->finish(be, &error); /* nothing downloaded */
   }
-  const TfLiteStatus ran =
-      p->profiling           ? run_timed(p, &error)
-      : p->recording != NULL ? be->ops->recording_run(be, p->recording, &error)
-                             : record_each_dispatch(p, &error);
-  if (ran != kTfLiteOk) return run_failed(p, &error);
-  if (be->ops->submit != NULL && be->ops->submit(be, &error) != kTfLiteOk) {
-    return run_failed(p, &error);
+  for (int i = 0; status == kTfLiteOk && i < p->num_outputs; ++i) {
+    const value* x = &p->values[p->output_values[i]];
+    if (run->staging[i] == NULL) continue;
+    if (x->quantized) {
+      lg_gpu_quant_from_device(x, run->staging[i], run->targets[i]);
+    } else {
+      lg_fp16_to_fp32_array(run->staging[i], run->targets[i],
+                            x->bytes / sizeof(uint16_t));
+    }
   }
-  if (start_downloads(p, context, &error) != kTfLiteOk) {
-    return run_failed(p, &error);
+  for (int i = 0; i < run->count; ++i) {
+    p->bytes_downloaded += run->downloads[i].bytes;
+  }
+  run_free(p, run);
+  if (status != kTfLiteOk) return lg_gpu_lower_fail(p, "%s", error.message);
+  return kTfLiteOk;
+}
+
+void lg_gpu_program_release_run(lg_gpu_program* p, lg_gpu_run* run) {
+  if (run == NULL) return;
+  lg_gpu_error ignored = {{0}};
+  p->be->ops->finish(p->be, &ignored); /* the device may still write */
+  run_free(p, run);
+}
+
+TfLiteStatus lg_gpu_program_export_run_sync(lg_gpu_program* p,
+                                            const lg_gpu_run* run,
+                                            void** native) {
+  lg_gpu_backend* be = p->be;
+  lg_gpu_error error = {{0}};
+  if (run->pending == NULL || be->ops->fence_export == NULL ||
+      be->ops->fence_export(be, run->pending, native, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(
+        p, "no output synchronization object: %s",
+        error.message[0] ? error.message : "no download in flight");
   }
   return kTfLiteOk;
 }
@@ -655,6 +823,63 @@ TfLiteStatus lg_gpu_program_complete(lg_gpu_program* p,
   }
   p->in_flight = false;
   return kTfLiteOk;
+}
+
+const char* lg_gpu_program_sync_type(const lg_gpu_program* p) {
+  return p->be->ops->sync_wait_input != NULL ? p->be->ops->sync_type : NULL;
+}
+
+/* The value of boundary input `tensor`, or -1. */
+static int input_value(const lg_gpu_program* p, int tensor) {
+  for (int v = 0; v < p->num_values; ++v) {
+    if (p->values[v].boundary_input && p->values[v].tensor == tensor) return v;
+  }
+  return -1;
+}
+
+TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
+                                           void* native) {
+  lg_gpu_backend* be = p->be;
+  if (be->ops->sync_wait_input == NULL) {
+    return lg_gpu_lower_fail(p,
+                             "the %s backend takes no synchronization "
+                             "objects",
+                             be->name);
+  }
+  const int v = input_value(p, tensor);
+  const bool on_host = v >= 0 && converted(&p->values[v]);
+  lg_gpu_error error = {{0}};
+  if (be->ops->sync_wait_input(be, native, on_host, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(p, "input tensor %d's synchronization: %s", tensor,
+                             error.message);
+  }
+  return kTfLiteOk;
+}
+
+bool lg_gpu_program_signals_outputs(const lg_gpu_program* p) {
+  return p->be->ops->fence_export != NULL && p->be->ops->download_begin != NULL;
+}
+
+const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
+                                               int tensor) {
+  if (!lg_gpu_program_signals_outputs(p)) {
+    return "the backend's downloads are copied on the host; Wait delivers "
+           "the output";
+  }
+  for (int i = 0; i < p->num_outputs; ++i) {
+    if (p->output_tensors[i] != tensor) continue;
+    const value* x = &p->values[p->output_values[i]];
+    if (is_bound(p, p->output_values[i])) {
+      return "it is bound to a device buffer (no download to signal)";
+    }
+    if (converted(x)) {
+      return "it is converted on the host after its download (float16 or "
+             "quantized on the device); Wait delivers it";
+    }
+    if (x->bytes == 0) return "it is empty";
+    return NULL;
+  }
+  return "it is not an output of the GPU partition";
 }
 
 /* Only the wait for the downloads blocks, since each blocking call costs

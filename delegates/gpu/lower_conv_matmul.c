@@ -1,7 +1,8 @@
 /* GPU lowerings of the matmul family: FULLY_CONNECTED, BATCH_MATMUL
  * (shaders/kernels/matmul.lgk), TRANSPOSE_CONV with MediaPipe's
  * Convolution2DTransposeBias (transpose_conv.cl) and LSTM (matmul.lgk with
- * the binary, unary, reduce and copy kernels; see its section).
+ * the binary, unary, reduce and copy kernels, and remap and lstm_cell for
+ * the BASIC kernel type; see their sections).
  *
  * Every B operand (FC weights, BATCH_MATMUL's rhs, TRANSPOSE_CONV's
  * weights) is read by the kernels in one packed layout: per matrix, the
@@ -26,8 +27,10 @@
 #include <string.h>
 
 #include "delegates/gpu/gpu_lower.h"
+#include "delegates/gpu/lower_shape_internal.h"
 #include "runtime/kernels/mediapipe_ops.h"
 #include "runtime/kernels/nn.h"
+#include "runtime/kernels/recurrent.h"
 #include "tensorflow/lite/builtin_ops.h"
 #include "tensorflow/lite/c/builtin_op_data.h"
 
@@ -630,7 +633,9 @@ TfLiteStatus lg_gpu_lower_transpose_conv(lg_gpu_program* p,
  * CPU after each run (lg_gpu_lower_update_variable). With layer
  * normalization the bias comes after it: two reduce.lgk means (the CPU's
  * order), the centered sum scaled by 1 / sqrt(variance + 1e-8), times the
- * coefficients. The BASIC kernel type is not lowered. */
+ * coefficients. Gate, peephole, projection and layer norm weights may be
+ * constant INT8 (hybrid): dequantized once at lowering, computed in float.
+ * The BASIC kernel type has its own section below. */
 
 enum {
   kLstmInput = 0,
@@ -651,23 +656,216 @@ static int lstm_tensor(const TfLiteNode* node, int i) {
   return i < node->inputs->size ? node->inputs->data[i] : -1;
 }
 
-/* A present input must be a float32 tensor of `rank` dims whose first is
- * `d0` (or any when -1) and last `d1`. */
+/* Whether a present tensor has `rank` dims, the first `d0` (or any when
+ * -1) and the last `d1`. */
+static bool lstm_dims_ok(const TfLiteTensor* x, int rank, int d0, int d1) {
+  if (lg_gpu_rank(x) != rank) return false;
+  if (d0 >= 0 && x->dims->data[0] != d0) return false;
+  return x->dims->data[rank - 1] == d1;
+}
+
+/* A present input must be a float32 tensor of those dims. */
 static bool lstm_shape_ok(const TfLiteContext* context, int t, int rank, int d0,
                           int d1) {
   if (t < 0) return true;
   const TfLiteTensor* x = &context->tensors[t];
-  if (x->type != kTfLiteFloat32 || lg_gpu_rank(x) != rank) return false;
-  if (d0 >= 0 && x->dims->data[0] != d0) return false;
-  return x->dims->data[rank - 1] == d1;
+  return x->type == kTfLiteFloat32 && lstm_dims_ok(x, rank, d0, d1);
+}
+
+/* A present weight tensor (gate, peephole, projection, layer norm) may also
+ * be a constant INT8 one, per tensor or per channel (a hybrid LSTM): it is
+ * dequantized once when lowered and computed in float, as TFLite's GPU
+ * delegate does, where the CPU's hybrid kernel quantizes the input and
+ * state too (and, preparing first, takes one scale per tensor only). */
+static bool lstm_weight_ok(const TfLiteContext* context, int t, int rank,
+                           int d0, int d1) {
+  if (t < 0) return true;
+  const TfLiteTensor* x = &context->tensors[t];
+  const bool hybrid =
+      x->type == kTfLiteInt8 && lg_gpu_dequantizable_constant(x);
+  return (x->type == kTfLiteFloat32 || hybrid) && lstm_dims_ok(x, rank, d0, d1);
+}
+
+/* ---- LSTM's BASIC kernel type ---------------------------------------------
+ *
+ * Five inputs: 0 input [batch, n_input], 1 prev_activation [batch, depth],
+ * 2 weights [4 * depth, n_input + depth], 3 biases [4 * depth],
+ * 4 prev_state [batch, depth]; four outputs: 0 activation, 1 state [batch,
+ * depth], 2 concat_temp [batch, n_input + depth], 3 activation_temp [batch,
+ * 4 * depth] (the CPU kernel's section in runtime/kernels/lstm.c). Lowered
+ * as TFLite's GPU delegate builds it: two remap jobs concatenate input and
+ * prev_activation into concat_temp, one matmul computes activation_temp =
+ * concat_temp * weights' + biases, lstm_cell.lgk computes the gates, state
+ * and activation, and two copies write those back into prev_activation and
+ * prev_state, which must therefore be variable tensors (downloaded after
+ * each run, lg_gpu_lower_update_variable). */
+
+/* The BASIC node's sizes, read from input and prev_activation. */
+typedef struct lstm_basic_dims {
+  int batch, n_input, depth;
+} lstm_basic_dims;
+
+static lstm_basic_dims lstm_basic_dims_of(const TfLiteContext* context,
+                                          const TfLiteNode* node) {
+  const TfLiteTensor* x = input_at(context, node, kLgLstmBasicInput);
+  const TfLiteTensor* h = input_at(context, node, kLgLstmBasicPrevActivation);
+  return (lstm_basic_dims){.batch = x->dims->data[0],
+                           .n_input = x->dims->data[1],
+                           .depth = h->dims->data[1]};
+}
+
+static bool lstm_basic_limits(const TfLiteContext* context,
+                              const TfLiteNode* node, char* reason,
+                              size_t size) {
+  if (node->inputs->size != 5 || node->outputs->size != 4) {
+    return fail(reason, size, "the BASIC kernel expects 5 inputs, 4 outputs.");
+  }
+  for (int i = 0; i < 5; ++i) {
+    if (input_at(context, node, i) == NULL) {
+      return fail(reason, size, "the BASIC kernel's inputs must be present.");
+    }
+  }
+  const TfLiteTensor* x = input_at(context, node, kLgLstmBasicInput);
+  const TfLiteTensor* h = input_at(context, node, kLgLstmBasicPrevActivation);
+  if (lg_gpu_rank(x) != 2 || lg_gpu_rank(h) != 2 || x->dims->data[0] <= 0 ||
+      x->dims->data[1] <= 0 || h->dims->data[1] <= 0 ||
+      h->dims->data[1] > INT_MAX / 4 ||
+      x->dims->data[1] > INT_MAX - h->dims->data[1]) {
+    return fail(reason, size,
+                "the BASIC kernel's input and prev_activation must be "
+                "[batch, n] with n > 0.");
+  }
+  const lstm_basic_dims d = lstm_basic_dims_of(context, node);
+  const int total = d.n_input + d.depth;
+  const int* in = node->inputs->data;
+  const int* out = node->outputs->data;
+  const bool ok =
+      lstm_shape_ok(context, in[kLgLstmBasicInput], 2, d.batch, d.n_input) &&
+      lstm_shape_ok(context, in[kLgLstmBasicPrevActivation], 2, d.batch,
+                    d.depth) &&
+      lstm_shape_ok(context, in[kLgLstmBasicWeights], 2, 4 * d.depth, total) &&
+      lstm_shape_ok(context, in[kLgLstmBasicBiases], 1, 4 * d.depth,
+                    4 * d.depth) &&
+      lstm_shape_ok(context, in[kLgLstmBasicPrevState], 2, d.batch, d.depth) &&
+      lstm_shape_ok(context, out[0], 2, d.batch, d.depth) &&
+      lstm_shape_ok(context, out[1], 2, d.batch, d.depth) &&
+      lstm_shape_ok(context, out[2], 2, d.batch, total) &&
+      lstm_shape_ok(context, out[3], 2, d.batch, 4 * d.depth);
+  if (!ok) {
+    return fail(reason, size,
+                "the BASIC kernel's inputs and outputs must be float32 of "
+                "its shapes.");
+  }
+  if (!fits_int(&context->tensors[out[2]]) ||
+      !fits_int(&context->tensors[out[3]])) {
+    return fail(reason, size, "the BASIC kernel's outputs are too large.");
+  }
+  if (!h->is_variable ||
+      !context->tensors[in[kLgLstmBasicPrevState]].is_variable) {
+    return fail(reason, size,
+                "the BASIC kernel writes the new activation and state back "
+                "into prev_activation and prev_state, which must be "
+                "variable tensors.");
+  }
+  if (in[kLgLstmBasicPrevActivation] == in[kLgLstmBasicPrevState]) {
+    return fail(reason, size,
+                "prev_activation and prev_state must be distinct tensors.");
+  }
+  return true;
+}
+
+/* concat_temp = [input, prev_activation] per batch row: one remap job each
+ * (lower_shape_internal.h). */
+static TfLiteStatus lstm_basic_concat(lg_gpu_program* p,
+                                      const TfLiteContext* context,
+                                      const TfLiteNode* node,
+                                      const lstm_basic_dims* d) {
+  char reason[LG_KIT_REASON_SIZE] = "";
+  lg_gpu_shape_plan plan;
+  lg_gpu_shape_plan_init(&plan, context, reason, sizeof(reason));
+  const int total = d->n_input + d->depth;
+  const int parts[2] = {kLgLstmBasicInput, kLgLstmBasicPrevActivation};
+  const int64_t widths[2] = {d->n_input, d->depth};
+  bool ok = true;
+  for (int i = 0; i < 2 && ok; ++i) {
+    const int64_t dims[2] = {d->batch, widths[i]};
+    lg_gpu_remap_job job;
+    lg_gpu_shape_job_init(&job, node->inputs->data[parts[i]],
+                          node->outputs->data[2], dims, 2);
+    job.dim[0].src_stride = widths[i];
+    job.dim[1].src_stride = 1;
+    job.dim[0].dst_stride = total;
+    job.dst_base = i == 0 ? 0 : d->n_input;
+    ok = lg_gpu_shape_plan_add(&plan, &job);
+  }
+  const TfLiteStatus status = ok ? lg_gpu_lower_shape_plan(p, &plan)
+                                 : lg_gpu_lower_fail(p, "%s", reason);
+  lg_gpu_shape_plan_free(&plan);
+  return status;
+}
+
+/* Copies n elements of tensor `from` over variable `to` after its reads. */
+static TfLiteStatus lstm_write_back(lg_gpu_program* p, int from, int to,
+                                    int n) {
+  const lg_gpu_operand args[] = {LG_GPU_TENSOR(from), LG_GPU_TENSOR(to),
+                                 LG_GPU_INT(n)};
+  const size_t global[1] = {(size_t)n};
+  if (lg_gpu_lower_dispatch(p, "copy", NULL, args, 3, 1, global, NULL) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return lg_gpu_lower_update_variable(p, to);
+}
+
+static TfLiteStatus lstm_basic_lower(lg_gpu_program* p,
+                                     const TfLiteContext* context,
+                                     const TfLiteNode* node) {
+  const lstm_basic_dims d = lstm_basic_dims_of(context, node);
+  const int total = d.n_input + d.depth;
+  const int* in = node->inputs->data;
+  const int* out = node->outputs->data;
+  const matmul_spec gates = {
+      .m = d.batch,
+      .n = 4 * d.depth,
+      .k = total,
+      .batches = 1,
+      .d1 = 1,
+      .a = out[2],
+      .out = out[3],
+      .bias = in[kLgLstmBasicBiases],
+      .b = {.tensor = in[kLgLstmBasicWeights],
+            .batches = 1,
+            .k = total,
+            .n = 4 * d.depth,
+            .transposed = true},
+      .act = kTfLiteActNone,
+      .clamp = false,
+  };
+  const int n = d.batch * d.depth;
+  const lg_gpu_operand cell[] = {
+      LG_GPU_TENSOR(out[3]), LG_GPU_TENSOR(in[kLgLstmBasicPrevState]),
+      LG_GPU_TENSOR(out[0]), LG_GPU_TENSOR(out[1]),
+      LG_GPU_INT(n),         LG_GPU_INT(d.depth)};
+  const size_t global[1] = {(size_t)n};
+  if (lstm_basic_concat(p, context, node, &d) != kTfLiteOk ||
+      emit_matmul(p, context, &gates) != kTfLiteOk ||
+      lg_gpu_lower_dispatch(p, "lstm_cell", NULL, cell, 6, 1, global, NULL) !=
+          kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (lstm_write_back(p, out[0], in[kLgLstmBasicPrevActivation], n) !=
+      kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return lstm_write_back(p, out[1], in[kLgLstmBasicPrevState], n);
 }
 
 bool lg_gpu_limits_lstm(LG_GPU_CHECK_ARGS) {
   (void)registration;
   const TfLiteLSTMParams* params = node->builtin_data;
   if (params == NULL) return fail(reason, size, "missing LSTM parameters.");
-  if (params->kernel_type != kTfLiteLSTMFullKernel) {
-    return fail(reason, size, "the BASIC kernel type is not lowered.");
+  if (params->kernel_type == kTfLiteLSTMBasicKernel) {
+    return lstm_basic_limits(context, node, reason, size);
   }
   if (node->inputs->size != 20 && node->inputs->size != 24) {
     return fail(reason, size, "expects 20 or 24 inputs.");
@@ -709,26 +907,26 @@ bool lg_gpu_limits_lstm(LG_GPU_CHECK_ARGS) {
     if (needed && (wx < 0 || wh < 0 || b < 0 || (norm < 0) != !layer_norm)) {
       ok = false;
     }
-    ok = ok && lstm_shape_ok(context, wx, 2, n_cell, n_input) &&
-         lstm_shape_ok(context, wh, 2, n_cell, n_output) &&
+    ok = ok && lstm_weight_ok(context, wx, 2, n_cell, n_input) &&
+         lstm_weight_ok(context, wh, 2, n_cell, n_output) &&
          lstm_shape_ok(context, b, 1, -1, n_cell) &&
-         lstm_shape_ok(context, norm, 1, -1, n_cell);
+         lstm_weight_ok(context, norm, 1, -1, n_cell);
   }
   for (int g = 0; g < 3; ++g) {
-    ok = ok && lstm_shape_ok(context, lstm_tensor(node, kLstmPeephole + g), 1,
-                             -1, n_cell);
+    ok = ok && lstm_weight_ok(context, lstm_tensor(node, kLstmPeephole + g), 1,
+                              -1, n_cell);
   }
   ok = ok &&
-       lstm_shape_ok(context, lstm_tensor(node, kLstmProjection), 2, n_output,
-                     n_cell) &&
+       lstm_weight_ok(context, lstm_tensor(node, kLstmProjection), 2, n_output,
+                      n_cell) &&
        lstm_shape_ok(context, lstm_tensor(node, kLstmProjectionBias), 1, -1,
                      n_output) &&
        (projection || n_output == n_cell) &&
        lstm_shape_ok(context, node->outputs->data[0], 2, 1, n_output);
   if (!ok) {
     return fail(reason, size,
-                "weights, biases, states and output must be float32 of the "
-                "LSTM's shapes (quantized weights stay on the CPU).");
+                "weights (float32 or constant INT8), biases, states and "
+                "output (float32) must have the LSTM's shapes.");
   }
   return true;
 }
@@ -959,6 +1157,9 @@ TfLiteStatus lg_gpu_lower_lstm(lg_gpu_program* p, TfLiteContext* context,
                                const TfLiteRegistration* reg) {
   (void)reg;
   const TfLiteLSTMParams* params = node->builtin_data;
+  if (params->kernel_type == kTfLiteLSTMBasicKernel) {
+    return lstm_basic_lower(p, context, node);
+  }
   const int out_state = lstm_tensor(node, kLstmOutputState);
   const int cell_state = lstm_tensor(node, kLstmCellState);
   const lstm_plan L = {

@@ -558,6 +558,32 @@ bool lg_gpu_limits_remap(LG_GPU_CHECK_ARGS) {
   return ok;
 }
 
+TfLiteStatus lg_gpu_lower_shape_plan(lg_gpu_program* p,
+                                     const lg_gpu_shape_plan* plan) {
+  if (plan->num_calls == 0) return kTfLiteOk;
+  const int table = lg_gpu_lower_constant(
+      p, plan->table, sizeof(int32_t) * (size_t)plan->table_len);
+  if (table < 0) return kTfLiteError;
+  for (int i = 0; i < plan->num_calls; ++i) {
+    const lg_gpu_remap_call* c = &plan->calls[i];
+    const char* defines =
+        c->modes ? (plan->clamp ? "-DLG_MODES -DLG_CLAMP" : "-DLG_MODES")
+                 : (plan->clamp ? "-DLG_CLAMP" : NULL);
+    const lg_gpu_operand args[] = {
+        LG_GPU_TENSOR(c->src),     LG_GPU_TENSOR(c->dst),
+        LG_GPU_CONSTANT(table),    LG_GPU_INT(c->offset),
+        LG_GPU_FLOAT(plan->value), LG_GPU_FLOAT(plan->lo),
+        LG_GPU_FLOAT(plan->hi),
+    };
+    if (lg_gpu_lower_dispatch(p, "remap", defines, args,
+                              (int)(sizeof(args) / sizeof(args[0])), 3,
+                              c->global, NULL) != kTfLiteOk) {
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
 TfLiteStatus lg_gpu_lower_remap(lg_gpu_program* p, TfLiteContext* context,
                                 const TfLiteNode* node,
                                 const TfLiteRegistration* reg) {
@@ -568,27 +594,7 @@ TfLiteStatus lg_gpu_lower_remap(lg_gpu_program* p, TfLiteContext* context,
     lg_gpu_shape_plan_free(&plan);
     return lg_gpu_lower_fail(p, "%s", reason);
   }
-  TfLiteStatus status = kTfLiteOk;
-  const int table =
-      plan.num_calls > 0
-          ? lg_gpu_lower_constant(p, plan.table,
-                                  sizeof(int32_t) * (size_t)plan.table_len)
-          : 0;
-  if (table < 0) status = kTfLiteError;
-  for (int i = 0; i < plan.num_calls && status == kTfLiteOk; ++i) {
-    const lg_gpu_remap_call* c = &plan.calls[i];
-    const char* defines =
-        c->modes ? (plan.clamp ? "-DLG_MODES -DLG_CLAMP" : "-DLG_MODES")
-                 : (plan.clamp ? "-DLG_CLAMP" : NULL);
-    const lg_gpu_operand args[] = {
-        LG_GPU_TENSOR(c->src), LG_GPU_TENSOR(c->dst),    LG_GPU_CONSTANT(table),
-        LG_GPU_INT(c->offset), LG_GPU_FLOAT(plan.value), LG_GPU_FLOAT(plan.lo),
-        LG_GPU_FLOAT(plan.hi),
-    };
-    status = lg_gpu_lower_dispatch(p, "remap", defines, args,
-                                   (int)(sizeof(args) / sizeof(args[0])), 3,
-                                   c->global, NULL);
-  }
+  const TfLiteStatus status = lg_gpu_lower_shape_plan(p, &plan);
   lg_gpu_shape_plan_free(&plan);
   return status;
 }

@@ -1,6 +1,8 @@
 /* Internal to the shape family's GPU lowerings (lower_shape.c, with the
  * plan machinery in lower_shape_plan.c): remap jobs for
  * shaders/kernels/remap.lgk and the tensor helpers the op builders share.
+ * LSTM's BASIC kernel type (lower_conv_matmul.c) builds its concatenation
+ * as a plan too.
  *
  * A builder describes each data movement as an lg_gpu_remap_job and hands
  * it to lg_gpu_shape_plan_add, which simplifies it, checks that every
@@ -28,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "delegates/gpu/gpu_lower.h"
 #include "tensorflow/lite/c/common.h"
 
 /* remap.lgk's table: a header, then LG_REMAP_DIMS dims of LG_REMAP_FIELDS
@@ -109,6 +112,11 @@ void lg_gpu_shape_plan_free(lg_gpu_shape_plan* plan);
  * and dispatch. An empty job adds nothing. */
 bool lg_gpu_shape_plan_add(lg_gpu_shape_plan* plan,
                            const lg_gpu_remap_job* job);
+
+/* Records the plan's dispatches of remap.lgk (its table a device constant)
+ * into program p. kTfLiteError after recording the failure. */
+TfLiteStatus lg_gpu_lower_shape_plan(lg_gpu_program* p,
+                                     const lg_gpu_shape_plan* plan);
 
 /* A job from tensor src to tensor dst over dims[0..rank), its destination
  * dense (row-major) over exactly those dims; every dim plain, start 0,

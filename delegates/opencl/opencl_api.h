@@ -23,35 +23,37 @@
 #include <CL/cl.h>
 
 /* The functions the backend uses; adding a call adds it here and below. */
-#define LG_CL_FUNCTIONS(X)     \
-  X(clBuildProgram)            \
-  X(clCreateBuffer)            \
-  X(clCreateCommandQueue)      \
-  X(clCreateContext)           \
-  X(clCreateKernel)            \
-  X(clCreateProgramWithBinary) \
-  X(clCreateProgramWithSource) \
-  X(clEnqueueNDRangeKernel)    \
-  X(clEnqueueReadBuffer)       \
-  X(clEnqueueWriteBuffer)      \
-  X(clFinish)                  \
-  X(clFlush)                   \
-  X(clGetDeviceIDs)            \
-  X(clGetDeviceInfo)           \
-  X(clGetEventInfo)            \
-  X(clGetKernelWorkGroupInfo)  \
-  X(clGetMemObjectInfo)        \
-  X(clGetPlatformIDs)          \
-  X(clGetProgramBuildInfo)     \
-  X(clGetProgramInfo)          \
-  X(clReleaseCommandQueue)     \
-  X(clReleaseContext)          \
-  X(clReleaseEvent)            \
-  X(clReleaseKernel)           \
-  X(clReleaseMemObject)        \
-  X(clReleaseProgram)          \
-  X(clRetainMemObject)         \
-  X(clSetKernelArg)            \
+#define LG_CL_FUNCTIONS(X)        \
+  X(clBuildProgram)               \
+  X(clCreateBuffer)               \
+  X(clCreateCommandQueue)         \
+  X(clCreateContext)              \
+  X(clCreateKernel)               \
+  X(clCreateProgramWithBinary)    \
+  X(clCreateProgramWithSource)    \
+  X(clEnqueueBarrierWithWaitList) \
+  X(clEnqueueNDRangeKernel)       \
+  X(clEnqueueReadBuffer)          \
+  X(clEnqueueWriteBuffer)         \
+  X(clFinish)                     \
+  X(clFlush)                      \
+  X(clGetDeviceIDs)               \
+  X(clGetDeviceInfo)              \
+  X(clGetEventInfo)               \
+  X(clGetKernelWorkGroupInfo)     \
+  X(clGetMemObjectInfo)           \
+  X(clGetPlatformIDs)             \
+  X(clGetProgramBuildInfo)        \
+  X(clGetProgramInfo)             \
+  X(clReleaseCommandQueue)        \
+  X(clReleaseContext)             \
+  X(clReleaseEvent)               \
+  X(clReleaseKernel)              \
+  X(clReleaseMemObject)           \
+  X(clReleaseProgram)             \
+  X(clRetainEvent)                \
+  X(clRetainMemObject)            \
+  X(clSetKernelArg)               \
   X(clWaitForEvents)
 
 #define LG_CL_POINTER(name) __typeof__(name)* name;
@@ -76,6 +78,7 @@ bool lg_cl_api_load(char* why, size_t why_size);
 #define clCreateKernel lg_cl_fn.clCreateKernel
 #define clCreateProgramWithBinary lg_cl_fn.clCreateProgramWithBinary
 #define clCreateProgramWithSource lg_cl_fn.clCreateProgramWithSource
+#define clEnqueueBarrierWithWaitList lg_cl_fn.clEnqueueBarrierWithWaitList
 #define clEnqueueNDRangeKernel lg_cl_fn.clEnqueueNDRangeKernel
 #define clEnqueueReadBuffer lg_cl_fn.clEnqueueReadBuffer
 #define clEnqueueWriteBuffer lg_cl_fn.clEnqueueWriteBuffer
@@ -95,6 +98,7 @@ bool lg_cl_api_load(char* why, size_t why_size);
 #define clReleaseKernel lg_cl_fn.clReleaseKernel
 #define clReleaseMemObject lg_cl_fn.clReleaseMemObject
 #define clReleaseProgram lg_cl_fn.clReleaseProgram
+#define clRetainEvent lg_cl_fn.clRetainEvent
 #define clRetainMemObject lg_cl_fn.clRetainMemObject
 #define clSetKernelArg lg_cl_fn.clSetKernelArg
 #define clWaitForEvents lg_cl_fn.clWaitForEvents

@@ -14,6 +14,7 @@
 #include "delegates/opencl/opencl_impl.h"
 #include "delegates/opencl/opencl_internal.h"
 #include "delegates/opencl/opencl_sources.h"
+#include "litegpu/async.h"
 
 /* The largest work group dispatch picks by itself: big enough to fill a
  * GPU's SIMD units, small enough to leave registers for the kernel. */
@@ -316,6 +317,46 @@ static void lg_cl_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence) {
   free(fence);
 }
 
+/* The caller's cl_event before an async run: an in-queue barrier (the
+ * queue is in order, so every later command waits), or a host wait for
+ * inputs read on the host. The reference given is released either way. */
+static TfLiteStatus lg_cl_sync_wait_input(lg_gpu_backend* be, void* native,
+                                          bool on_host, lg_gpu_error* error) {
+  lg_cl_impl* impl = be->impl;
+  cl_event event = native;
+  cl_int err = CL_SUCCESS;
+  const char* failed = NULL;
+  if (on_host) {
+    failed = lg_cl_wait_event(impl, event, &err);
+  } else {
+    err = clEnqueueBarrierWithWaitList(impl->queue, 1, &event, NULL);
+    if (err != CL_SUCCESS) failed = "clEnqueueBarrierWithWaitList";
+  }
+  clReleaseEvent(event);
+  if (failed != NULL) {
+    lg_cl_fail(error, failed, err, "an input's cl_event");
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+/* The fence's last read event, with a reference for the caller. */
+static TfLiteStatus lg_cl_fence_export(lg_gpu_backend* be, lg_gpu_fence* fence,
+                                       void** native, lg_gpu_error* error) {
+  (void)be;
+  if (fence == NULL || fence->last == NULL) {
+    lg_gpu_error_set(error, "fence_export: no download in flight");
+    return kTfLiteError;
+  }
+  const cl_int err = clRetainEvent(fence->last);
+  if (err != CL_SUCCESS) {
+    lg_cl_fail(error, "clRetainEvent", err, "the downloads' event");
+    return kTfLiteError;
+  }
+  *native = fence->last;
+  return kTfLiteOk;
+}
+
 /* ---- Dispatch ----------------------------------------------------------- */
 
 static TfLiteStatus lg_cl_set_args(lg_gpu_kernel* kernel,
@@ -565,6 +606,10 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .download_begin = lg_cl_download_begin,
     .fence_wait = lg_cl_fence_wait,
     .fence_release = lg_cl_fence_release,
+    .sync_type = LITEGPU_SYNC_TYPE_CL_EVENT,
+    .downloads_overlap = true,
+    .sync_wait_input = lg_cl_sync_wait_input,
+    .fence_export = lg_cl_fence_export,
     .has_kernel = lg_cl_has_kernel,
     .cache_stats = lg_cl_cache_stats,
     .destroy = lg_cl_destroy,

@@ -264,13 +264,20 @@ TfLiteStatus ref_graph_invoke(ref_graph* g) {
   for (int k = 0; k < g->outputs->size; ++k) {
     TF_LITE_ENSURE_STATUS(copy_back(g, g->outputs->data[k]));
   }
-  /* A stateful kernel (LSTM, SVDF, ...) rewrote its variable inputs in the
-   * private copy: the main graph's variables hold the state between
-   * Invokes, so they get the new values too. */
+  /* A stateful kernel rewrote some inputs in the private copy: LSTM and
+   * SVDF their variables, the BASIC LSTM its state inputs even when they
+   * are graph inputs. The main graph's tensors hold that state between
+   * Invokes, so every input the partition changed gets the new values
+   * (compared first: unchanged inputs, often the application's, are not
+   * written). */
   for (int k = 0; k < g->inputs->size; ++k) {
     const int i = g->inputs->data[k];
-    if (!g->context.tensors[i].is_variable) continue;
-    TF_LITE_ENSURE_STATUS(copy_back(g, i));
+    const TfLiteTensor* t = &g->context.tensors[i];
+    if (is_constant(t) || t->bytes == 0) continue;
+    if (t->is_variable ||
+        memcmp(t->data.raw, g->main->tensors[i].data.raw, t->bytes) != 0) {
+      TF_LITE_ENSURE_STATUS(copy_back(g, i));
+    }
   }
   return kTfLiteOk;
 }

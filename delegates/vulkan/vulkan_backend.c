@@ -9,6 +9,7 @@
 #include "delegates/backend/cache_file.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
+#include "litegpu/async.h"
 
 TfLiteStatus lg_vk_check_usable(const lg_vk_impl* impl, const char* slot,
                                 lg_gpu_error* error) {
@@ -64,6 +65,22 @@ static void lg_vk_cache_stats(const lg_gpu_backend* be,
   out->cache_files_loaded = (int)impl->stats.cache_loads;
 }
 
+/* The caller's VkFence before an async run, waited for on the host: the
+ * uploads copy the inputs when they are enqueued. The fence stays the
+ * caller's (not reset, not destroyed). */
+static TfLiteStatus lg_vk_sync_wait_input(lg_gpu_backend* be, void* native,
+                                          bool on_host, lg_gpu_error* error) {
+  (void)on_host; /* always */
+  lg_vk_impl* impl = be->impl;
+  const VkFence fence = (VkFence)(uintptr_t)native;
+  const VkResult r = lg_vk_wait_fences(impl->device, 1, &fence);
+  if (r != VK_SUCCESS) {
+    lg_vk_fail(error, "vkWaitForFences", r, "an input's VkFence");
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 static const lg_gpu_backend_ops lg_vk_ops = {
     .buffer_create = lg_vk_buffer_create,
     .buffer_upload = lg_vk_buffer_upload,
@@ -83,6 +100,8 @@ static const lg_gpu_backend_ops lg_vk_ops = {
     .download_begin = lg_vk_download_begin,
     .fence_wait = lg_vk_fence_wait,
     .fence_release = lg_vk_fence_release,
+    .sync_type = LITEGPU_SYNC_TYPE_VK_FENCE,
+    .sync_wait_input = lg_vk_sync_wait_input,
     .has_kernel = lg_vk_has_kernel,
     .recording_begin = lg_vk_recording_begin,
     .recording_end = lg_vk_recording_end,

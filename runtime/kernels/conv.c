@@ -91,6 +91,9 @@ typedef struct lg_conv_data {
   bool has_bias;
   lg_gemm_isa isa;
   bool prepacked; /* the filter sits in `weights`, packed per group */
+  /* The filter is copied into `weights` (prepacked, or the shallow or row
+   * path) and released: Invoke never reads the tensor. */
+  bool filter_copied;
   lg_nn_buffer weights;
   size_t group_floats; /* packed floats per group */
   int temporaries[kNumTemporaries];
@@ -493,6 +496,13 @@ static lg_gemm_b lg_conv_filter_b(const lg_gemm* gemm, const float* filter,
   return b;
 }
 
+/* After the filter was copied into `weights`: the tensor is read no more. */
+static void lg_conv_release_filter(TfLiteContext* context, TfLiteNode* node,
+                                   lg_conv_data* data) {
+  data->filter_copied = true;
+  lg_kernel_release_input(context, node, kFilterTensor);
+}
+
 /* Packs a constant filter into the GEMM's B layout, group after group. */
 static TfLiteStatus lg_conv_prepack(TfLiteContext* context, lg_conv_data* data,
                                     const TfLiteTensor* filter) {
@@ -530,6 +540,7 @@ static TfLiteStatus lg_conv_plan_rows(TfLiteContext* context, TfLiteNode* node,
       lg_nn_buffer_reserve(context, LG_CONV_OP, &data->weights,
                            lg_conv_rows_packed_floats(&data->geo, data->isa)));
   lg_conv_rows_pack(&data->geo, data->isa, filter->data.f, data->weights.data);
+  lg_conv_release_filter(context, node, data);
   return kTfLiteOk;
 }
 
@@ -562,6 +573,7 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
         lg_nn_buffer_reserve(context, LG_CONV_OP, &data->weights,
                              lg_conv_shallow_packed_floats(g, data->isa)));
     lg_conv_shallow_pack(g, data->isa, filter->data.f, data->weights.data);
+    lg_conv_release_filter(context, node, data);
     data->scratch_floats = lg_conv_shallow_scratch_floats(g);
     if (data->scratch_floats == 0) data->scratch_floats = 1; /* slot valid */
     return lg_nn_set_temporaries(context, node, LG_CONV_OP, data->temporaries,
@@ -584,6 +596,7 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
   TF_LITE_ENSURE_STATUS(
       lg_kernel_input(context, node, LG_CONV_OP, kFilterTensor, &filter));
   TF_LITE_ENSURE_STATUS(lg_conv_prepack(context, data, filter));
+  if (data->prepacked) lg_conv_release_filter(context, node, data);
   data->gather = lg_conv_wants_gather(data);
   return data->gather ? lg_conv_build_gather(context, data) : kTfLiteOk;
 }
@@ -596,6 +609,7 @@ static TfLiteStatus lg_conv_prepare(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   data->prepared = false;
+  data->filter_copied = false;
   TF_LITE_ENSURE_STATUS(lg_kernel_check_io(context, node, LG_CONV_OP, 2, 3, 1));
   const TfLiteConvParams* params = node->builtin_data;
   if (params == NULL) {
@@ -810,9 +824,10 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   }
   lg_nn_io io;
   bool empty = false;
-  TF_LITE_ENSURE_STATUS(lg_nn_invoke_io(
-      context, node, LG_CONV_OP, data->prepared, data->has_bias,
-      data->input_elements, data->output_elements, &io, &empty));
+  TF_LITE_ENSURE_STATUS(lg_nn_invoke_io(context, node, LG_CONV_OP,
+                                        data->prepared, data->filter_copied,
+                                        data->has_bias, data->input_elements,
+                                        data->output_elements, &io, &empty));
   if (empty) return kTfLiteOk;
   const TfLiteTensor* input = io.input;
   const TfLiteTensor* filter = io.filter;

@@ -145,7 +145,7 @@ static TfLiteStatus lg_conv3d_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_nn_io io;
   bool empty = false;
   TF_LITE_ENSURE_STATUS(
-      lg_nn_invoke_io(context, node, op, d != NULL && d->prepared,
+      lg_nn_invoke_io(context, node, op, d != NULL && d->prepared, false,
                       d != NULL && d->has_bias, d != NULL ? d->in_elements : 0,
                       d != NULL ? d->out_elements : 0, &io, &empty));
   if (empty) return kTfLiteOk;

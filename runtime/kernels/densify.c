@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/sparse_layout.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "tensorflow/lite/c/common.h"
@@ -95,6 +96,16 @@ static TfLiteStatus lg_densify_check_input(TfLiteContext* context,
   return kTfLiteOk;
 }
 
+/* Every reader copied the dense output (lg_kernel_offer_folded). */
+static void lg_densify_drop(TfLiteContext* context, TfLiteNode* node) {
+  lg_densify_data* data = node->user_data;
+  TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
+  if (output->data.raw == (char*)data->dense) output->data.raw = NULL;
+  free(data->dense);
+  data->dense = NULL;
+  data->bytes = 0;
+}
+
 static TfLiteStatus lg_densify_prepare(TfLiteContext* context,
                                        TfLiteNode* node) {
   lg_densify_data* data = node->user_data;
@@ -131,16 +142,23 @@ static TfLiteStatus lg_densify_prepare(TfLiteContext* context,
     return kTfLiteError;
   }
   const size_t bytes = (size_t)lg_kernel_num_elements(input) * elem;
-  void* dense = calloc(bytes > 0 ? bytes : 1, 1);
-  if (dense == NULL) {
-    lg_kernel_log(context, LG_DENSIFY_OP, "out of memory for %zu dense bytes",
-                  bytes);
-    return kTfLiteError;
+  /* The block stays where it is across Prepares: a delegate kernel may
+   * hold its address. */
+  if (data->dense == NULL || data->bytes != bytes) {
+    void* dense = calloc(bytes > 0 ? bytes : 1, 1);
+    if (dense == NULL) {
+      lg_kernel_log(context, LG_DENSIFY_OP, "out of memory for %zu dense bytes",
+                    bytes);
+      return kTfLiteError;
+    }
+    free(data->dense);
+    data->dense = dense;
+    data->bytes = bytes;
+  } else {
+    memset(data->dense, 0, bytes);
   }
+  void* dense = data->dense;
   lg_sparse_densify(&layout, input->data.raw_const, elem, dense);
-  free(data->dense);
-  data->dense = dense;
-  data->bytes = bytes;
   TfLiteIntArray* shape = TfLiteIntArrayCopy(input->dims);
   if (shape == NULL) {
     lg_kernel_log(context, LG_DENSIFY_OP, "out of memory for the shape");
@@ -150,6 +168,10 @@ static TfLiteStatus lg_densify_prepare(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
   output->data.raw = dense;
   output->allocation_type = kTfLitePersistentRo;
+  /* Invoke needs neither the sparse input nor, once its readers copied
+   * it (DEQUANTIZE's fold), the dense output. */
+  lg_kernel_release_input(context, node, 0);
+  lg_kernel_offer_folded(context, node, lg_densify_drop);
   return kTfLiteOk;
 }
 

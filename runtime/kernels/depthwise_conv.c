@@ -1120,9 +1120,9 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
   }
   lg_nn_io io;
   bool empty = false;
-  TF_LITE_ENSURE_STATUS(lg_nn_invoke_io(context, node, LG_DW_OP, data->prepared,
-                                        data->has_bias, data->input_elements,
-                                        data->output_elements, &io, &empty));
+  TF_LITE_ENSURE_STATUS(lg_nn_invoke_io(
+      context, node, LG_DW_OP, data->prepared, false, data->has_bias,
+      data->input_elements, data->output_elements, &io, &empty));
   if (empty) return kTfLiteOk;
   const TfLiteTensor* input = io.input;
   const TfLiteTensor* filter = io.filter;

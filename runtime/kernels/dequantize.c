@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "runtime/kernels/fp16.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -52,7 +53,8 @@ typedef struct lg_dequantize_data {
   int64_t channels;
   int64_t inner;
   bool per_channel_zero_point;
-  float* folded; /* a constant input's values, converted in Prepare */
+  float* folded;       /* a constant input's values, converted in Prepare */
+  size_t folded_count; /* floats at folded */
 } lg_dequantize_data;
 
 static void* lg_dequantize_init(TfLiteContext* context, const char* buffer,
@@ -176,14 +178,19 @@ static TfLiteStatus lg_dequantize_fold(TfLiteContext* context,
                                        const TfLiteTensor* input,
                                        TfLiteTensor* output) {
   const size_t count = (size_t)data->count;
-  float* folded =
-      realloc(data->folded, (count > 0 ? count : 1) * sizeof(float));
-  if (folded == NULL) {
-    lg_kernel_log(context, LG_DEQUANTIZE_OP,
-                  "out of memory for %zu dequantized constants", count);
-    return kTfLiteError;
+  /* The block stays where it is across Prepares: a delegate kernel may
+   * hold its address. */
+  float* folded = data->folded;
+  if (folded == NULL || data->folded_count != count) {
+    folded = realloc(data->folded, (count > 0 ? count : 1) * sizeof(float));
+    if (folded == NULL) {
+      lg_kernel_log(context, LG_DEQUANTIZE_OP,
+                    "out of memory for %zu dequantized constants", count);
+      return kTfLiteError;
+    }
+    data->folded = folded;
+    data->folded_count = count;
   }
-  data->folded = folded;
   if (count > 0 && input->data.data == NULL) {
     lg_kernel_log(context, LG_DEQUANTIZE_OP, "the constant input has no data");
     return kTfLiteError;
@@ -192,6 +199,16 @@ static TfLiteStatus lg_dequantize_fold(TfLiteContext* context,
   output->data.raw = (char*)folded;
   output->allocation_type = kTfLitePersistentRo;
   return kTfLiteOk;
+}
+
+/* Every reader copied the folded output (lg_kernel_offer_folded). */
+static void lg_dequantize_drop(TfLiteContext* context, TfLiteNode* node) {
+  lg_dequantize_data* data = node->user_data;
+  TfLiteTensor* output = &context->tensors[node->outputs->data[kOutputTensor]];
+  if (output->data.raw == (char*)data->folded) output->data.raw = NULL;
+  free(data->folded);
+  data->folded = NULL;
+  data->folded_count = 0;
 }
 
 static TfLiteStatus lg_dequantize_prepare(TfLiteContext* context,
@@ -227,6 +244,10 @@ static TfLiteStatus lg_dequantize_prepare(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(context->ResizeTensor(context, output, shape));
   if (lg_kernel_is_constant(input)) {
     TF_LITE_ENSURE_STATUS(lg_dequantize_fold(context, data, input, output));
+    /* The float copy is all Invoke needs; it may go once its readers
+     * copied it too (a packed filter). */
+    lg_kernel_release_input(context, node, kInputTensor);
+    lg_kernel_offer_folded(context, node, lg_dequantize_drop);
   }
   data->prepared = true;
   return kTfLiteOk;

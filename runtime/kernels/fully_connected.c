@@ -227,6 +227,7 @@ static TfLiteStatus lg_fc_plan(TfLiteContext* context, TfLiteNode* node,
   lg_gemm_pack_b(data->isa, data->in_depth, data->out_depth, &gemm.b,
                  data->weights.data);
   data->prepacked = true;
+  lg_kernel_release_input(context, node, kWeightsTensor);
   return kTfLiteOk;
 }
 
@@ -748,7 +749,9 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
     return kTfLiteError;
   }
   if (out_elements == 0) return kTfLiteOk;
-  if (input->data.data == NULL || weights->data.data == NULL ||
+  /* Prepacked weights were released at Prepare: their data may be gone. */
+  if (input->data.data == NULL ||
+      (weights->data.data == NULL && !data->prepacked) ||
       (bias != NULL && bias->data.data == NULL) || output->data.data == NULL) {
     lg_kernel_log(context, LG_FC_OP, "a tensor has no data");
     return kTfLiteError;

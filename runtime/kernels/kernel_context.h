@@ -59,4 +59,31 @@ TfLiteStatus lg_kernel_region_binary(TfLiteContext* context, const char* op,
                                      TfLiteType type, bool allow_empty,
                                      int32_t* builtin_code);
 
+/* Memory a kernel's copies make redundant (implemented in
+ * runtime/execute.c; only the interpreter acts on them: elsewhere, e.g. a
+ * delegate's partition or the kernel test runner, they do nothing).
+ *
+ * lg_kernel_release_input: `node`'s Prepare copied what it needs of its
+ * constant input `input_index` (a filter packed into the kernel's layout)
+ * and the node's Invoke never reads the tensor, whose data may be gone
+ * until the node's next Prepare. When every node of the plan that reads
+ * the tensor released it, after the Prepare that released it last, the
+ * interpreter gives the memory back: the pages of a model file mapping
+ * (lg_model_release_pages; the bytes stay readable, faulted in again from
+ * the file) or a folded constant (below). Indexes out of range or above 63
+ * are ignored.
+ *
+ * lg_kernel_offer_folded: `node`'s Prepare computed all its outputs as
+ * constants (kTfLitePersistentRo) into blocks it owns, from constant
+ * inputs. When every reader of every output released it, the interpreter
+ * calls drop(context, node), which must free the blocks and set the
+ * outputs' data to NULL; the node then does not run until its next Prepare
+ * (which computes them again: the interpreter does so before a delegate is
+ * applied, so that the delegate can read them). */
+void lg_kernel_release_input(TfLiteContext* context, TfLiteNode* node,
+                             int input_index);
+typedef void (*lg_kernel_drop_fn)(TfLiteContext* context, TfLiteNode* node);
+void lg_kernel_offer_folded(TfLiteContext* context, TfLiteNode* node,
+                            lg_kernel_drop_fn drop);
+
 #endif /* LITEGPU_RUNTIME_KERNELS_KERNEL_CONTEXT_H_ */

@@ -619,14 +619,6 @@ static TfLiteStatus lg_lstm_read_options(TfLiteContext* context,
  * kernel ignores them). TFLite's quantized variant (UINT8 input, INT16
  * state) is rejected by name. */
 
-enum {
-  kBasicInput = 0,
-  kBasicPrevActivation = 1,
-  kBasicWeights = 2,
-  kBasicBiases = 3,
-  kBasicPrevState = 4,
-};
-
 static const char* const kBasicInputNames[5] = {
     "input", "prev_activation", "weights", "biases", "prev_state"};
 static const char* const kBasicOutputNames[4] = {
@@ -642,7 +634,7 @@ static TfLiteStatus lg_lstm_basic_bind(TfLiteContext* context,
   for (int i = 0; i < 5; ++i) {
     TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, i, &t[i]));
   }
-  if (t[kBasicInput]->type == kTfLiteUInt8) {
+  if (t[kLgLstmBasicInput]->type == kTfLiteUInt8) {
     lg_kernel_log(context, op,
                   "the quantized BASIC kernel (UINT8 input, INT16 state) is "
                   "not supported, only FLOAT32");
@@ -658,8 +650,8 @@ static TfLiteStatus lg_lstm_basic_bind(TfLiteContext* context,
     TF_LITE_ENSURE_STATUS(
         lg_kernel_check_shape(context, op, kBasicInputNames[i], t[i]));
   }
-  const TfLiteTensor* input = t[kBasicInput];
-  const TfLiteTensor* prev = t[kBasicPrevActivation];
+  const TfLiteTensor* input = t[kLgLstmBasicInput];
+  const TfLiteTensor* prev = t[kLgLstmBasicPrevActivation];
   if (input->dims->size != 2 || prev->dims->size != 2) {
     lg_kernel_log(context, op,
                   "BASIC kernel: input and prev_activation must be 2-D, got "
@@ -679,13 +671,13 @@ static TfLiteStatus lg_lstm_basic_bind(TfLiteContext* context,
   const int s[2] = {*n_batch, *depth};
   TF_LITE_ENSURE_STATUS(
       lg_recurrent_check_float(context, op, "prev_activation", prev, 2, s));
-  TF_LITE_ENSURE_STATUS(
-      lg_recurrent_check_float(context, op, "weights", t[kBasicWeights], 2, w));
-  TF_LITE_ENSURE_STATUS(
-      lg_recurrent_check_float(context, op, "biases", t[kBasicBiases], 1, b));
-  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(context, op, "prev_state",
-                                                 t[kBasicPrevState], 2, s));
-  for (int i = kBasicPrevActivation; i <= kBasicPrevState; i += 3) {
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(context, op, "weights",
+                                                 t[kLgLstmBasicWeights], 2, w));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(context, op, "biases",
+                                                 t[kLgLstmBasicBiases], 1, b));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_check_float(
+      context, op, "prev_state", t[kLgLstmBasicPrevState], 2, s));
+  for (int i = kLgLstmBasicPrevActivation; i <= kLgLstmBasicPrevState; i += 3) {
     if (lg_kernel_is_constant(t[i])) {
       lg_kernel_log(context, op,
                     "BASIC kernel: %s is a constant tensor, but the kernel "
@@ -759,18 +751,18 @@ static TfLiteStatus lg_lstm_basic_invoke(TfLiteContext* context,
   const int total = n_input + depth;
   float* concat = out[2]->data.f;
   float* gates = out[3]->data.f;
-  float* prev_activation = t[kBasicPrevActivation]->data.f;
-  float* prev_state = t[kBasicPrevState]->data.f;
+  float* prev_activation = t[kLgLstmBasicPrevActivation]->data.f;
+  float* prev_state = t[kLgLstmBasicPrevState]->data.f;
   for (int b = 0; b < n_batch; ++b) {
     float* row = concat + (size_t)b * (size_t)total;
-    memcpy(row, t[kBasicInput]->data.f + (size_t)b * (size_t)n_input,
+    memcpy(row, t[kLgLstmBasicInput]->data.f + (size_t)b * (size_t)n_input,
            (size_t)n_input * sizeof(float));
     memcpy(row + n_input, prev_activation + (size_t)b * (size_t)depth,
            (size_t)depth * sizeof(float));
   }
-  lg_recurrent_gates(gates, 4 * depth, n_batch, t[kBasicBiases]->data.f,
-                     t[kBasicWeights]->data.f, total, concat, total, NULL, 0,
-                     false, NULL, 0);
+  lg_recurrent_gates(gates, 4 * depth, n_batch, t[kLgLstmBasicBiases]->data.f,
+                     t[kLgLstmBasicWeights]->data.f, total, concat, total, NULL,
+                     0, false, NULL, 0);
   float* activation = out[0]->data.f;
   float* state = out[1]->data.f;
   for (int b = 0; b < n_batch; ++b) {

@@ -279,9 +279,10 @@ void lg_nn_buffer_free(lg_nn_buffer* buffer) {
 }
 
 TfLiteStatus lg_nn_invoke_io(TfLiteContext* context, const TfLiteNode* node,
-                             const char* op, bool prepared, bool has_bias,
-                             int64_t input_elements, int64_t output_elements,
-                             lg_nn_io* io, bool* empty) {
+                             const char* op, bool prepared, bool filter_copied,
+                             bool has_bias, int64_t input_elements,
+                             int64_t output_elements, lg_nn_io* io,
+                             bool* empty) {
   *empty = false;
   if (!prepared) {
     lg_kernel_log(context, op, "invoked before a successful prepare");
@@ -303,7 +304,8 @@ TfLiteStatus lg_nn_invoke_io(TfLiteContext* context, const TfLiteNode* node,
     *empty = true;
     return kTfLiteOk;
   }
-  if (io->input->data.f == NULL || io->filter->data.f == NULL ||
+  if (io->input->data.f == NULL ||
+      (io->filter->data.f == NULL && !filter_copied) ||
       io->output->data.f == NULL ||
       (io->bias != NULL && io->bias->data.f == NULL)) {
     lg_kernel_log(context, op, "a tensor has no data");

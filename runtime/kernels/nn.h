@@ -113,11 +113,14 @@ typedef struct lg_nn_io {
 
 /* Fetches them in Invoke and checks them against what Prepare saw: prepared,
  * the same element counts, data present. *empty is true (and nothing else is
- * checked) when the output has no elements, so there is nothing to do. */
+ * checked) when the output has no elements, so there is nothing to do.
+ * `filter_copied`: Prepare copied the filter into the kernel's own layout
+ * and released it (lg_kernel_release_input), so its data may be gone. */
 TfLiteStatus lg_nn_invoke_io(TfLiteContext* context, const TfLiteNode* node,
-                             const char* op, bool prepared, bool has_bias,
-                             int64_t input_elements, int64_t output_elements,
-                             lg_nn_io* io, bool* empty);
+                             const char* op, bool prepared, bool filter_copied,
+                             bool has_bias, int64_t input_elements,
+                             int64_t output_elements, lg_nn_io* io,
+                             bool* empty);
 
 /* Makes the node's temporaries exactly ids[0..count): an id of -1 gets a new
  * tensor from context->AddTensors (written back, so that later Prepares

@@ -153,4 +153,14 @@ TfLiteStatus lg_recurrent_input_shape(TfLiteContext* context, const char* op,
                                       const TfLiteTensor* input,
                                       lg_recurrent_shape* shape);
 
+/* The inputs of LSTM's BASIC kernel type, in TFLite's order (the CPU
+ * kernel in lstm.c, the GPU lowering in delegates/gpu/lower_conv_matmul.c). */
+enum {
+  kLgLstmBasicInput = 0,
+  kLgLstmBasicPrevActivation = 1,
+  kLgLstmBasicWeights = 2,
+  kLgLstmBasicBiases = 3,
+  kLgLstmBasicPrevState = 4,
+};
+
 #endif /* LITEGPU_RUNTIME_KERNELS_RECURRENT_H_ */

@@ -1095,6 +1095,26 @@ fail:
   return kTfLiteError;
 }
 
+void lg_model_release_pages(const lg_model* model, const void* data,
+                            size_t size) {
+  if (model == NULL || model->mapping == NULL || data == NULL) return;
+  const uintptr_t map_begin = (uintptr_t)model->mapping;
+  const uintptr_t begin = (uintptr_t)data;
+  if (begin < map_begin || begin - map_begin > model->mapping_size ||
+      size > model->mapping_size - (begin - map_begin)) {
+    return;
+  }
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (page_size <= 0) return;
+  const uintptr_t page = (uintptr_t)page_size;
+  /* Only whole pages: the partial ones at either end hold other bytes. */
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = (begin + size) / page * page;
+  if (last <= first) return;
+  /* Advice: where it fails the pages just stay resident. */
+  (void)madvise((void*)first, last - first, MADV_DONTNEED);
+}
+
 bool lg_model_find_metadata(const lg_model* model, const char* name,
                             const uint8_t** data, size_t* size) {
   if (model == NULL || name == NULL) return false;

@@ -161,6 +161,15 @@ TfLiteStatus lg_model_load_file(const char* path, const lg_reporter* reporter,
 /* NULL is a no-op. */
 void lg_model_destroy(lg_model* model);
 
+/* Drops the resident pages of the model's file mapping that lie wholly
+ * inside [data, data + size) (MADV_DONTNEED): the mapping is read-only and
+ * private, so reading them again faults them back in from the file, and
+ * the bytes every reader sees never change. Does nothing where the model
+ * does not own a mapping (a caller's buffer, or its aligned copy: neither
+ * is the model's to drop) or the range is not inside it. */
+void lg_model_release_pages(const lg_model* model, const void* data,
+                            size_t size);
+
 /* The metadata entry `name`: its buffer's bytes, or false when absent. */
 bool lg_model_find_metadata(const lg_model* model, const char* name,
                             const uint8_t** data, size_t* size);

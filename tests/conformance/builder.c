@@ -128,6 +128,31 @@ int32_t conf_weights_f16(conf_builder* b, conf_shape shape, float lo,
   return t;
 }
 
+int32_t conf_weights_int8(conf_builder* b, conf_shape shape, float scale) {
+  const size_t n = conf_shape_elements(shape);
+  int8_t* v = malloc(n ? n : 1);
+  if (v == NULL) return -1;
+  for (size_t i = 0; i < n; ++i) {
+    v[i] = (int8_t)(-127 + (int)(255.0f * conf_random(&b->seed)));
+  }
+  const int32_t buffer = lg_model_writer_add_buffer(b->writer, v, n);
+  free(v);
+  if (buffer < 0) return -1;
+  const int64_t zero_point = 0;
+  const lg_writer_quantization q = {.scale = &scale,
+                                    .num_scale = 1,
+                                    .zero_point = &zero_point,
+                                    .num_zero_point = 1};
+  char name[32];
+  const lg_writer_tensor t = {.name = next_name(b, name, sizeof(name)),
+                              .type = kTfLiteInt8,
+                              .shape = shape.d,
+                              .num_dims = shape.rank,
+                              .buffer = buffer,
+                              .quantization = &q};
+  return lg_model_writer_add_tensor(b->writer, &t);
+}
+
 int32_t conf_const_i32(conf_builder* b, conf_shape shape,
                        const int32_t* values) {
   char name[32];

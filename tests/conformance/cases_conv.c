@@ -383,24 +383,48 @@ typedef struct lstm_case {
   bool cifg, peephole, projection, layer_norm;
   TfLiteFusedActivation act;
   float cell_clip, proj_clip;
+  bool hybrid; /* INT8 gate, peephole and projection weights (version 3) */
 } lstm_case;
 
 enum { kLstmInvokes = 3 };
+
+/* A hybrid case's bound: the CPU quantizes the input and the output state
+ * to int8 per row (a step of up to 1/127 of the row's largest magnitude)
+ * where the GPU computes in float. */
+static const double kLstmHybridTol = 5e-3;
 
 static const lstm_case kLstm[] = {
     /* peephole, projection with bias, both clips (reached: the cell state
      * grows past 0.6 over the three steps) */
     {"peephole_projection_clips", 1, 5, 8, 4, false, true, true, false,
-     kTfLiteActTanh, 0.6f, 0.3f},
-    {"cifg", 1, 6, 7, 7, true, false, false, false, kTfLiteActTanh, 0, 0},
+     kTfLiteActTanh, 0.6f, 0.3f, false},
+    {"cifg", 1, 6, 7, 7, true, false, false, false, kTfLiteActTanh, 0, 0,
+     false},
     {"cifg_peephole", 1, 3, 5, 5, true, true, false, false, kTfLiteActTanh, 0,
-     0},
-    {"layer_norm", 1, 4, 6, 6, false, false, false, true, kTfLiteActTanh, 0, 0},
+     0, false},
+    {"layer_norm", 1, 4, 6, 6, false, false, false, true, kTfLiteActTanh, 0, 0,
+     false},
     {"layer_norm_cifg_peephole_projection", 1, 3, 7, 4, true, true, true, true,
-     kTfLiteActTanh, 0, 0},
+     kTfLiteActTanh, 0, 0, false},
     /* TFLite's parser refuses a batch of 2: it stays on the CPU. */
-    {"batch2", 2, 4, 5, 5, false, false, false, false, kTfLiteActTanh, 0, 0},
+    {"batch2", 2, 4, 5, 5, false, false, false, false, kTfLiteActTanh, 0, 0,
+     false},
+    /* Hybrid: the GPU dequantizes the weights and computes in float, the
+     * CPU quantizes the input and state per row too (a looser bound). */
+    {"hybrid", 1, 5, 6, 6, false, false, false, false, kTfLiteActTanh, 0, 0,
+     true},
+    {"hybrid_cifg_peephole_projection", 1, 4, 7, 3, true, true, true, false,
+     kTfLiteActTanh, 0, 0, true},
 };
+
+/* A gate's (or the projection's) weights [rows, k]: float32, or INT8 of one
+ * scale in a hybrid case, both of magnitude up to 1 / sqrt(k). */
+static int32_t lstm_weights(conf_builder* b, const lstm_case* p, int rows,
+                            int k) {
+  if (!p->hybrid) return scaled_weights(b, CONF_SHAPE(rows, k), k);
+  return conf_weights_int8(b, CONF_SHAPE(rows, k),
+                           1.0f / (127.0f * sqrtf((float)k)));
+}
 
 static int build_lstm(conf_builder* b, const conf_case* c) {
   const lstm_case* p = c->args;
@@ -408,20 +432,20 @@ static int build_lstm(conf_builder* b, const conf_case* c) {
   for (int i = 0; i < 24; ++i) in[i] = -1;
   in[0] = conf_input(b, CONF_SHAPE(p->batch, p->n_input), -1, 1);
   for (int g = p->cifg ? 1 : 0; g < 4; ++g) {
-    in[1 + g] =
-        scaled_weights(b, CONF_SHAPE(p->n_cell, p->n_input), p->n_input);
-    in[5 + g] =
-        scaled_weights(b, CONF_SHAPE(p->n_cell, p->n_output), p->n_output);
+    in[1 + g] = lstm_weights(b, p, p->n_cell, p->n_input);
+    in[5 + g] = lstm_weights(b, p, p->n_cell, p->n_output);
     in[12 + g] = bias_or_none(b, true, p->n_cell);
     if (p->layer_norm) {
       in[20 + g] = conf_weights(b, CONF_SHAPE(p->n_cell), 0.5f, 1.5f);
     }
   }
   for (int g = p->cifg ? 1 : 0; p->peephole && g < 3; ++g) {
-    in[9 + g] = conf_weights(b, CONF_SHAPE(p->n_cell), -0.5f, 0.5f);
+    in[9 + g] = p->hybrid
+                    ? conf_weights_int8(b, CONF_SHAPE(p->n_cell), 0.5f / 127.0f)
+                    : conf_weights(b, CONF_SHAPE(p->n_cell), -0.5f, 0.5f);
   }
   if (p->projection) {
-    in[16] = scaled_weights(b, CONF_SHAPE(p->n_output, p->n_cell), p->n_cell);
+    in[16] = lstm_weights(b, p, p->n_output, p->n_cell);
     in[17] = bias_or_none(b, true, p->n_output);
   }
   in[18] = conf_variable(b, CONF_SHAPE(p->batch, p->n_output));
@@ -436,6 +460,45 @@ static int build_lstm(conf_builder* b, const conf_case* c) {
                  0
              ? -1
              : 0;
+}
+
+/* The BASIC kernel type: input, prev_activation, weights [4 * depth,
+ * n_input + depth], biases, prev_state (variable tensors: the kernel
+ * writes them back); four outputs. Three Invokes, as for FULL. The GPU's
+ * refusals of other state tensors are checked in test_gpu_delegate. */
+typedef struct lstm_basic_case {
+  const char* label;
+  int batch, n_input, depth;
+  /* The two states are graph inputs, not variables: the CPU kernel still
+   * writes the new state into them (TFLite's), so it carries across
+   * Invokes; the GPU refuses the node (its state would not reach the
+   * host's input tensors). */
+  bool input_states;
+} lstm_basic_case;
+
+static const lstm_basic_case kLstmBasic[] = {
+    {"basic", 1, 5, 6, false},
+    {"basic_batch3", 3, 3, 4, false},
+    {"basic_input_states", 2, 3, 4, true},
+};
+
+static int build_lstm_basic(conf_builder* b, const conf_case* c) {
+  const lstm_basic_case* p = c->args;
+  const int total = p->n_input + p->depth;
+  int32_t in[5];
+  in[0] = conf_input(b, CONF_SHAPE(p->batch, p->n_input), -1, 1);
+  in[1] = p->input_states ? conf_input(b, CONF_SHAPE(p->batch, p->depth), -1, 1)
+                          : conf_variable(b, CONF_SHAPE(p->batch, p->depth));
+  in[2] = scaled_weights(b, CONF_SHAPE(4 * p->depth, total), total);
+  in[3] = bias_or_none(b, true, 4 * p->depth);
+  in[4] = p->input_states ? conf_input(b, CONF_SHAPE(p->batch, p->depth), -1, 1)
+                          : conf_variable(b, CONF_SHAPE(p->batch, p->depth));
+  int32_t out[4];
+  for (int i = 0; i < 4; ++i) out[i] = conf_output(b);
+  b->invokes = kLstmInvokes;
+  const TfLiteLSTMParams params = {.activation = kTfLiteActTanh,
+                                   .kernel_type = kTfLiteLSTMBasicKernel};
+  return conf_op(b, kTfLiteBuiltinLstm, 0, in, 5, out, 4, &params) < 0 ? -1 : 0;
 }
 
 /* ---- Registration -------------------------------------------------------- */
@@ -470,8 +533,14 @@ void conf_add_conv_cases(conf_case_list* list) {
   }
   for (size_t i = 0; i < COUNT(kLstm); ++i) {
     conf_case_add(list, kTfLiteBuiltinLstm, build_lstm, &kLstm[i],
-                  kTfLiteActNone, 0, "lstm_%s", kLstm[i].label)
+                  kTfLiteActNone, kLstm[i].hybrid ? kLstmHybridTol : 0,
+                  "lstm_%s", kLstm[i].label)
         ->may_refuse = kLstm[i].batch != 1;
+  }
+  for (size_t i = 0; i < COUNT(kLstmBasic); ++i) {
+    conf_case_add(list, kTfLiteBuiltinLstm, build_lstm_basic, &kLstmBasic[i],
+                  kTfLiteActNone, 0, "lstm_%s", kLstmBasic[i].label)
+        ->may_refuse = kLstmBasic[i].input_states;
   }
   /* Fused activations on one representative row of each op. */
   for (size_t a = 0; a < COUNT(kActs); ++a) {

@@ -111,6 +111,10 @@ int32_t conf_weights(conf_builder* b, conf_shape shape, float lo, float hi);
 /* A float16 constant of seeded values in [lo, hi]. */
 int32_t conf_weights_f16(conf_builder* b, conf_shape shape, float lo, float hi);
 
+/* An INT8 constant of seeded values in [-127, 127] with one scale, zero
+ * point 0: the weights of a hybrid op. */
+int32_t conf_weights_int8(conf_builder* b, conf_shape shape, float scale);
+
 /* Constants with the given values (shape's element count of them). */
 int32_t conf_const_f32(conf_builder* b, conf_shape shape, const float* values);
 int32_t conf_const_i32(conf_builder* b, conf_shape shape,

@@ -1,12 +1,15 @@
 """LSTM on the GPU delegate, against LiteRT, across Invokes.
 
 One-op LSTM models (the full kernel, one batch row, state in variable
-tensors; peephole, projection and clips, and CIFG with layer normalization) run in LiteRT's reference kernels (the expected values) and in
+tensors; peephole, projection and clips, and CIFG with layer
+normalization) run in LiteRT's reference kernels (the expected values) and in
 litegpu with the GPU delegate on OpenCL and on Vulkan through three
 Invokes, a reset of the variable tensors and a fourth Invoke on the first
 input: the node must be claimed, every Invoke's output must match
 LiteRT's (the state carried on the GPU and synced with the interpreter's
-variable tensors), and the fourth must equal the first.
+variable tensors), and the fourth must equal the first. A hybrid LSTM
+(INT8 weights) must match LiteRT's float LSTM over its dequantized weights,
+and the BASIC kernel type (version 2) all four of LiteRT's outputs.
 
 The conformance suite (tests/conformance/cases_conv.c) runs more forms in
 float32 and float16 against litegpu's CPU kernel.
@@ -60,6 +63,28 @@ def build(tmp_root, name, case):
     model = case_dir / "model.tflite"
     h.build_model(case_dir / "case.spec", model)
     return model
+
+
+def check_state_across_invokes(model, rng, input_shape, backend):
+    """Three Invokes on random inputs, a reset of the variables and the
+    first input again, in LiteRT and on the GPU: the node claimed, every
+    output of every Invoke matching, the state moving the second Invoke's
+    first output and the reset giving the first one back."""
+    feeds = [[(rng.standard_normal(input_shape) * 2).astype(np.float32)]
+             for _ in range(3)]
+    steps = feeds + [h.RESET, feeds[0]]
+    want = h._run_steps_litert(model, steps, "BUILTIN_REF")
+    try:
+        got, decisions = gpu_steps(model, steps, backend)
+    except lg.LiteGpuError as e:
+        pytest.skip(f"no {backend} device: {e}")
+    assert decisions == {0: ""}, decisions
+    for g, w in zip(got, want):
+        assert len(g) == len(w)
+        for a, b in zip(g, w):
+            np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL)
+    assert not np.allclose(got[1][0], got[0][0])  # the state moved it
+    np.testing.assert_array_equal(got[3][0], got[0][0])
 
 
 def lstm_inputs(rng, n_input, n_cell, n_output, cifg, peephole,
@@ -117,17 +142,72 @@ def test_lstm_state_across_invokes(tmp_root, variant, backend):
                             "proj_clip": v["proj_clip"]},
                     output_shapes=[(1, v["n_output"])])
     model = build(tmp_root, f"{variant}_{backend}", case)
+    check_state_across_invokes(model, rng, (1, n_input), backend)
+
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hybrid_lstm_runs_dequantized(tmp_root, backend):
+    """A hybrid LSTM (INT8 weights of one scale, version 3) is claimed and
+    computed in float over the dequantized weights, as TFLite's GPU
+    delegate computes it: every Invoke matches LiteRT's float LSTM over
+    those weights, and LiteRT's hybrid kernel (which quantizes the input
+    and state too) within its quantization error."""
+    rng = np.random.default_rng(3)
+    n_input, n_cell, scale = 4, 5, 0.5 / 127
+    hybrid = lstm_inputs(rng, n_input, n_cell, n_cell, cifg=False,
+                         peephole=False, projection=False, layer_norm=False)
+    dequantized = list(hybrid)
+    for g in range(4):
+        for slot in (1 + g, 5 + g):
+            q = rng.integers(-127, 128, hybrid[slot].array.shape,
+                             dtype=np.int8)
+            hybrid[slot] = h.Const(q, quant=(scale, 0))
+            dequantized[slot] = h.Const(q.astype(np.float32) * np.float32(scale))
+    params = {"fused_activation_function": "TANH", "cell_clip": 0.0,
+              "proj_clip": 0.0}
+    models = {}
+    for name, ins in (("hybrid", hybrid), ("dequantized", dequantized)):
+        case = h.OpCase("LSTM", inputs=ins, params=params,
+                        output_shapes=[(1, n_cell)])
+        models[name] = build(tmp_root, f"{name}_{backend}", case)
     feeds = [[(rng.standard_normal((1, n_input)) * 2).astype(np.float32)]
              for _ in range(3)]
-    steps = feeds + [h.RESET, feeds[0]]
-    want = h._run_steps_litert(model, steps, "BUILTIN_REF")
+    want = h._run_steps_litert(models["dequantized"], feeds, "BUILTIN_REF")
+    near = h._run_steps_litert(models["hybrid"], feeds, "BUILTIN_REF")
     try:
-        got, decisions = gpu_steps(model, steps, backend)
+        got, decisions = gpu_steps(models["hybrid"], feeds, backend)
     except lg.LiteGpuError as e:
         pytest.skip(f"no {backend} device: {e}")
     assert decisions == {0: ""}, decisions
-    for g, w in zip(got, want):
+    for g, w, n in zip(got, want, near):
         np.testing.assert_allclose(g[0], w[0], rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(g[0], n[0], atol=2e-2)
+    # LiteRT did run its hybrid kernel (here about 6e-3 away).
+    assert any(not np.allclose(n[0], w[0], atol=1e-4)
+               for n, w in zip(near, want))
     assert not np.allclose(got[1][0], got[0][0])  # the state moved it
-    np.testing.assert_array_equal(got[3][0], got[0][0])
 
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_basic_lstm_state_across_invokes(tmp_root, backend):
+    """LSTM's BASIC kernel type (batch 2, state in variable tensors): all
+    four outputs of every Invoke match LiteRT's, the state carried in the
+    variables (which a reset clears)."""
+    rng = np.random.default_rng(11)
+    batch, n_input, depth = 2, 3, 4
+    total = n_input + depth
+    ins = [h.Input(np.zeros((batch, n_input), np.float32)),
+           h.Variable(np.zeros((batch, depth), np.float32)),
+           h.Const(rng.uniform(-0.6, 0.6, (4 * depth, total))
+                   .astype(np.float32)),
+           h.Const(rng.uniform(-0.2, 0.2, 4 * depth).astype(np.float32)),
+           h.Variable(np.zeros((batch, depth), np.float32))]
+    case = h.OpCase("LSTM", version=2, inputs=ins,
+                    params={"fused_activation_function": "TANH",
+                            "kernel_type": "BASIC"},
+                    outputs=[np.float32] * 4,
+                    output_shapes=[(batch, depth), (batch, depth),
+                                   (batch, total), (batch, 4 * depth)])
+    model = build(tmp_root, f"basic_{backend}", case)
+    check_state_across_invokes(model, rng, (batch, n_input), backend)

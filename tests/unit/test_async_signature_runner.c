@@ -24,11 +24,13 @@
 #include "runtime/writer/model_writer.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_opaque.h"
+#include "tensorflow/lite/core/async/c/async_kernel.h"
 #include "tensorflow/lite/core/async/c/async_signature_runner.h"
 #include "tensorflow/lite/core/async/c/task.h"
 #include "tensorflow/lite/core/async/interop/c/attribute_map.h"
 #include "tensorflow/lite/core/async/interop/c/constants.h"
 #include "tensorflow/lite/core/c/operator.h"
+#include "tensorflow/lite/core/c/registration_external.h"
 #include "tests/support/async_host_buffer.h"
 
 /* y = GATE(x): signature "gate", x "in", y "out". */
@@ -103,6 +105,139 @@ static TfLiteStatus gate_invoke(TfLiteOpaqueContext* context,
   return kTfLiteOk;
 }
 
+/* ---- GATE's async kernel --------------------------------------------------
+ * Counts the runner's calls; eval keeps the task's buffers (the tensors'
+ * data during eval), wait writes twice the input (GATE's Invoke copies it,
+ * so the output tells which ran). */
+
+typedef struct gate_async {
+  TfLiteAsyncKernel* kernel;
+  int registered, slices, unregistered, reconciled, attributes, prepared;
+  int finished;
+  bool refuse_buffers;
+  TfLiteBufferHandle last_handle;
+  TfLiteExecutionTask* pending;
+  const float* in;
+  float* out;
+} gate_async;
+
+static gate_async g_async;
+static bool g_gate_with_async; /* open_model gives GATE the async kernel */
+static const char* const kGateBufferTypes[] = {"host_memory", "gate_blob"};
+
+static TfLiteStatus gate_register(TfLiteAsyncKernel* k, TfLiteOpaqueContext* c,
+                                  TfLiteIoType io, const TfLiteBackendBuffer* b,
+                                  const TfLiteAttributeMap* a,
+                                  TfLiteBufferHandle handle) {
+  (void)k, (void)c, (void)io, (void)b, (void)a;
+  if (g_async.refuse_buffers) return kTfLiteError;
+  g_async.registered++;
+  g_async.last_handle = handle;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus gate_register_slice(TfLiteAsyncKernel* k,
+                                        TfLiteOpaqueContext* c,
+                                        TfLiteBufferHandle pool,
+                                        const TfLiteAttributeMap* a,
+                                        TfLiteBufferHandle handle) {
+  (void)k, (void)c, (void)pool, (void)a, (void)handle;
+  g_async.slices++;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus gate_unregister(TfLiteAsyncKernel* k,
+                                    TfLiteOpaqueContext* c,
+                                    TfLiteBufferHandle handle) {
+  (void)k, (void)c, (void)handle;
+  g_async.unregistered++;
+  return kTfLiteOk;
+}
+
+static void gate_buffer_types(const TfLiteAsyncKernel* k, TfLiteIoType io,
+                              const char* const** types, size_t* n) {
+  (void)k, (void)io;
+  *types = kGateBufferTypes;
+  *n = 2;
+}
+
+static bool gate_reconcile(const TfLiteAsyncKernel* k,
+                           const TfLiteOpaqueContext* c,
+                           const TfLiteOpaqueNode* node, int tensor,
+                           const TfLiteAttributeMap* user,
+                           TfLiteAttributeMap* merged,
+                           TfLiteAttributeMap* conflict) {
+  (void)k, (void)c, (void)node, (void)conflict;
+  g_async.reconciled++;
+  TfLiteAttributeMapCopy(user, merged);
+  return tensor == 0; /* the input only */
+}
+
+static TfLiteStatus gate_set_attributes(TfLiteAsyncKernel* k,
+                                        TfLiteOpaqueContext* c,
+                                        TfLiteOpaqueNode* node, int tensor,
+                                        const TfLiteAttributeMap* a) {
+  (void)k, (void)c, (void)node, (void)tensor, (void)a;
+  g_async.attributes++;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus gate_prepare(TfLiteAsyncKernel* k, TfLiteOpaqueContext* c,
+                                 TfLiteOpaqueNode* node) {
+  (void)k, (void)c, (void)node;
+  g_async.prepared++;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus gate_eval(TfLiteAsyncKernel* k, TfLiteOpaqueContext* c,
+                              TfLiteOpaqueNode* node,
+                              TfLiteExecutionTask* task) {
+  (void)k;
+  g_async.pending = task;
+  g_async.in = TfLiteOpaqueTensorData(TfLiteOpaqueNodeGetInput(c, node, 0));
+  g_async.out = TfLiteOpaqueTensorData(TfLiteOpaqueNodeGetOutput(c, node, 0));
+  return kTfLiteOk;
+}
+
+static TfLiteStatus gate_wait(TfLiteAsyncKernel* k, TfLiteOpaqueContext* c,
+                              TfLiteExecutionTask* task) {
+  (void)k, (void)c;
+  if (task != g_async.pending) return kTfLiteError;
+  for (int i = 0; i < 2; ++i) g_async.out[i] = 2.0f * g_async.in[i];
+  g_async.pending = NULL;
+  return kTfLiteOk;
+}
+
+static TfLiteStatus gate_finish(TfLiteAsyncKernel* k, TfLiteOpaqueContext* c,
+                                TfLiteExecutionTask* task) {
+  (void)k, (void)c, (void)task;
+  g_async.finished++;
+  return kTfLiteOk;
+}
+
+static TfLiteAsyncKernel* gate_async_kernel(TfLiteOpaqueContext* context,
+                                            TfLiteOpaqueNode* node) {
+  (void)context, (void)node;
+  return g_async.kernel;
+}
+
+static void make_gate_async_kernel(void) {
+  memset(&g_async, 0, sizeof(g_async));
+  TfLiteAsyncKernel* k = TfLiteAsyncKernelCreate(&g_async);
+  assert_non_null(k);
+  TfLiteAsyncKernelSetRegisterBuffer(k, gate_register);
+  TfLiteAsyncKernelSetRegisterBufferSlice(k, gate_register_slice);
+  TfLiteAsyncKernelSetUnregisterBuffer(k, gate_unregister);
+  TfLiteAsyncKernelSetSupportedBufferTypes(k, gate_buffer_types);
+  TfLiteAsyncKernelSetReconcileRestrictions(k, gate_reconcile);
+  TfLiteAsyncKernelSetSetAttributes(k, gate_set_attributes);
+  TfLiteAsyncKernelSetPrepare(k, gate_prepare);
+  TfLiteAsyncKernelSetEval(k, gate_eval);
+  TfLiteAsyncKernelSetWait(k, gate_wait);
+  TfLiteAsyncKernelSetFinish(k, gate_finish);
+  g_async.kernel = k;
+}
+
 /* ---- Fixture ------------------------------------------------------------- */
 
 typedef struct fixture {
@@ -124,6 +259,11 @@ static void open_model(fixture* f, model_bytes bytes, const char* key) {
   TfLiteInterpreterOptionsSetNumThreads(f->options, 1);
   f->gate = TfLiteOperatorCreate(kTfLiteBuiltinCustom, "GATE", 1);
   TfLiteOperatorSetInvoke(f->gate, gate_invoke);
+  if (g_gate_with_async) {
+    /* TfLiteOperatorSetAsyncKernel under its TfLiteRegistrationExternal
+     * name. */
+    TfLiteRegistrationExternalSetAsyncKernel(f->gate, gate_async_kernel);
+  }
   TfLiteInterpreterOptionsAddOperator(f->options, f->gate);
   f->interpreter = TfLiteInterpreterCreate(f->model, f->options);
   assert_non_null(f->interpreter);
@@ -147,6 +287,20 @@ static void open_gate(fixture* f) {
   const lg_writer_tensor_map in[] = {{"in", 0}};
   const lg_writer_tensor_map out[] = {{"out", 1}};
   open_model(f, write_model(kGateSpec, "gate", in, 1, out, 1), "gate");
+}
+
+/* A task of the gate signature bound to `in` and `out`. */
+static TfLiteExecutionTask* gate_task(TfLiteAsyncSignatureRunner* r,
+                                      TfLiteBufferHandle in,
+                                      TfLiteBufferHandle out) {
+  TfLiteExecutionTask* t = TfLiteAsyncSignatureRunnerCreateTask(r);
+  assert_non_null(t);
+  assert_int_equal(
+      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeInput, "in", in), kTfLiteOk);
+  assert_int_equal(
+      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeOutput, "out", out),
+      kTfLiteOk);
+  return t;
 }
 
 static void close_fixture(fixture* f) {
@@ -324,7 +478,7 @@ static void test_reconcile(void** state) {
       user, kTfLiteBufferAttrKeyResourceTypeName, "ahardware_buffer_blob");
   assert_false(TfLiteAsyncSignatureRunnerReconcileRestrictionsByIndex(
       r, kX, user, merged, conflict));
-  expect_error("the attributes of 'in' conflict");
+  expect_error("the buffer attributes of 'in' conflict");
   assert_true(TfLiteAttributeMapGetSizeTBufferAttr(
       conflict, kTfLiteBufferAttrKeySize, &z));
   assert_int_equal(z, 16);
@@ -336,13 +490,25 @@ static void test_reconcile(void** state) {
                    kTfLiteError);
   expect_error("conflict");
 
-  /* Sync maps: only no_sync_obj. */
+  /* Sync maps: only no_sync_obj on the CPU path, the GPU delegate's types
+   * included. */
   TfLiteAttributeMap* sync = TfLiteAttributeMapCreate(kTfLiteAttrMapTypeSync);
   TfLiteAttributeMapSetStringSyncAttr(
       sync, kTfLiteSynchronizationAttrKeyObjectTypeName, "sync_fence_fd");
   assert_false(TfLiteAsyncSignatureRunnerReconcileRestrictions(
       r, kTfLiteIoTypeInput, "in", sync, sync, NULL));
-  expect_error("conflict");
+  expect_error(
+      "input 'in' asks for synchronization type 'sync_fence_fd'; "
+      "signature 'serve' takes no_sync_obj");
+  TfLiteAttributeMapSetStringSyncAttr(
+      sync, kTfLiteSynchronizationAttrKeyObjectTypeName,
+      LITEGPU_SYNC_TYPE_CL_EVENT);
+  assert_int_equal(TfLiteAsyncSignatureRunnerSetAttributes(
+                       r, kTfLiteIoTypeOutput, "square", sync),
+                   kTfLiteError);
+  expect_error(
+      "output 'square' asks for synchronization type "
+      "'litegpu_cl_event'; signature 'serve' takes no_sync_obj");
   TfLiteAttributeMapSetStringSyncAttr(
       sync, kTfLiteSynchronizationAttrKeyObjectTypeName,
       kTfLiteSyncTypeNoSyncObj);
@@ -575,7 +741,9 @@ static void test_binding_errors(void** state) {
   assert_ptr_equal(
       TfLiteExecutionTaskGetSyncByName(t, kTfLiteIoTypeInput, "in"), sync);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
-  expect_error("input 'in' has a synchronization object");
+  expect_error(
+      "input 'in' carries a synchronization object, but its "
+      "synchronization type is no_sync_obj");
   assert_int_equal(
       TfLiteExecutionTaskSetSync(t, kTfLiteIoTypeInput, "in", NULL), kTfLiteOk);
   TfLiteSynchronizationDelete(sync);
@@ -591,7 +759,9 @@ static void test_binding_errors(void** state) {
   assert_int_equal(TfLiteAsyncSignatureRunnerRegisterBuffer(
                        r, kTfLiteIoTypeInput, buf, a, &h),
                    kTfLiteError);
-  expect_error("must name the resource type 'host_memory' (got 'none')");
+  expect_error(
+      "must name a resource type of signature 'serve' "
+      "(host_memory; got 'none')");
   TfLiteAttributeMapSetStringBufferAttr(a, kTfLiteBufferAttrKeyResourceTypeName,
                                         LITEGPU_BUFFER_TYPE_HOST_MEMORY);
   assert_int_equal(TfLiteAsyncSignatureRunnerRegisterBuffer(
@@ -644,14 +814,7 @@ static void test_in_flight_errors(void** state) {
       lg_test_register_host(r, kTfLiteIoTypeInput, in, 8);
   const TfLiteBufferHandle hout =
       lg_test_register_host(r, kTfLiteIoTypeOutput, out, 8);
-  TfLiteExecutionTask* t = TfLiteAsyncSignatureRunnerCreateTask(r);
-  assert_non_null(t);
-  assert_int_equal(
-      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeInput, "in", hin),
-      kTfLiteOk);
-  assert_int_equal(
-      TfLiteExecutionTaskSetBuffer(t, kTfLiteIoTypeOutput, "out", hout),
-      kTfLiteOk);
+  TfLiteExecutionTask* t = gate_task(r, hin, hout);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
 
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
@@ -734,6 +897,98 @@ static void test_delete_waits(void** state) {
   assert_true(out[0] == 1.0f && out[1] == 2.0f);
 }
 
+/* A custom operator whose node is the whole signature runs through its own
+ * async kernel, every callback of which the runner calls. */
+static void test_custom_op_async_kernel(void** state) {
+  (void)state;
+  make_gate_async_kernel();
+  g_gate_with_async = true;
+  fixture f;
+  open_gate(&f); /* PrepareBackends */
+  g_gate_with_async = false;
+  TfLiteAsyncSignatureRunner* r = f.runner;
+  assert_int_equal(g_async.prepared, 1);
+
+  const char* const* types = NULL;
+  size_t n = 0;
+  assert_int_equal(TfLiteAsyncSignatureRunnerGetSupportedBufferTypes(
+                       r, kTfLiteIoTypeInput, &types, &n),
+                   kTfLiteOk);
+  assert_int_equal(n, 2);
+  assert_string_equal(types[1], "gate_blob");
+
+  /* Reconciliation and attributes are the kernel's. */
+  TfLiteAttributeMap* user = TfLiteAttributeMapCreate(kTfLiteAttrMapTypeBuffer);
+  TfLiteAttributeMap* merged =
+      TfLiteAttributeMapCreate(kTfLiteAttrMapTypeBuffer);
+  TfLiteAttributeMapSetStringBufferAttr(
+      user, kTfLiteBufferAttrKeyResourceTypeName, "gate_blob");
+  assert_true(TfLiteAsyncSignatureRunnerReconcileRestrictions(
+      r, kTfLiteIoTypeInput, "in", user, merged, NULL));
+  assert_false(TfLiteAsyncSignatureRunnerReconcileRestrictions(
+      r, kTfLiteIoTypeOutput, "out", user, merged, NULL));
+  expect_error(
+      "the async kernel reports a conflict in the attributes of "
+      "'out'");
+  assert_int_equal(g_async.reconciled, 2);
+  assert_int_equal(TfLiteAsyncSignatureRunnerSetAttributes(
+                       r, kTfLiteIoTypeInput, "in", user),
+                   kTfLiteOk);
+  assert_int_equal(g_async.attributes, 1);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  assert_int_equal(g_async.prepared, 2);
+  TfLiteAttributeMapDelete(user);
+  TfLiteAttributeMapDelete(merged);
+
+  /* Buffers: registered with the kernel too, under the runner's handle. */
+  float in[2] = {1.5f, -2.0f};
+  float out[4] = {-7.0f, -7.0f, -7.0f, -7.0f};
+  const TfLiteBufferHandle hin =
+      lg_test_register_host(r, kTfLiteIoTypeInput, in, sizeof(in));
+  assert_int_equal(g_async.last_handle, hin);
+  const TfLiteBufferHandle hpool =
+      lg_test_register_host(r, kTfLiteIoTypeOutput, out, sizeof(out));
+  assert_int_equal(g_async.registered, 2);
+  const TfLiteBufferHandle hout =
+      register_slice(r, hpool, 2 * sizeof(float), 2 * sizeof(float), kTfLiteOk);
+  assert_int_equal(g_async.slices, 1);
+  g_async.refuse_buffers = true;
+  TfLiteBackendBuffer* buf = TfLiteBackendBufferCreate();
+  TfLiteBackendBufferSetPtr(buf, in);
+  TfLiteAttributeMap* a = TfLiteAttributeMapCreate(kTfLiteAttrMapTypeBuffer);
+  TfLiteAttributeMapSetStringBufferAttr(a, kTfLiteBufferAttrKeyResourceTypeName,
+                                        "host_memory");
+  TfLiteAttributeMapSetSizeTBufferAttr(a, kTfLiteBufferAttrKeySize, 8);
+  TfLiteBufferHandle refused = 0;
+  assert_int_equal(TfLiteAsyncSignatureRunnerRegisterBuffer(
+                       r, kTfLiteIoTypeInput, buf, a, &refused),
+                   kTfLiteError);
+  expect_error("the async kernel refused the buffer");
+  assert_int_equal(refused, kTfLiteNullBufferHandle);
+  g_async.refuse_buffers = false;
+  TfLiteAttributeMapDelete(a);
+  TfLiteBackendBufferDelete(buf);
+
+  /* Eval keeps the buffers, wait writes twice the input: not GATE's
+   * Invoke, which never ran. */
+  TfLiteExecutionTask* t = gate_task(r, hin, hout);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  assert_true(out[2] == -7.0f && out[3] == -7.0f);
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  const float want[4] = {-7.0f, -7.0f, 3.0f, -4.0f};
+  expect_floats(out, want, 4);
+  assert_int_equal(atomic_load(&g_gate_entered), 0);
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  assert_int_equal(g_async.finished, 1);
+  assert_int_equal(TfLiteAsyncSignatureRunnerUnregisterBuffer(r, hout),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerUnregisterBuffer(r, hin),
+                   kTfLiteOk);
+  assert_int_equal(g_async.unregistered, 2);
+  close_fixture(&f);
+  TfLiteAsyncKernelDelete(g_async.kernel);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_names_and_types),
@@ -745,6 +1000,7 @@ int main(void) {
       cmocka_unit_test(test_binding_errors),
       cmocka_unit_test(test_in_flight_errors),
       cmocka_unit_test(test_delete_waits),
+      cmocka_unit_test(test_custom_op_async_kernel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

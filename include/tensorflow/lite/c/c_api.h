@@ -139,7 +139,10 @@ TFL_CAPI_EXPORT const int* TfLiteInterpreterOutputTensorIndices(
     const TfLiteInterpreter* interpreter);
 TFL_CAPI_EXPORT const TfLiteTensor* TfLiteInterpreterGetOutputTensor(
     const TfLiteInterpreter* interpreter, int32_t output_index);
-/* Any tensor of the primary subgraph by index; NULL when out of range. */
+/* Any tensor of the primary subgraph by index; NULL when out of range. An
+ * intermediate constant folded at AllocateTensors (a DEQUANTIZE of constant
+ * weights) has NULL data once every node reading it packed its own copy
+ * (docs/architecture.md, "Constants a kernel copied"). */
 TFL_CAPI_EXPORT TfLiteTensor* TfLiteInterpreterGetTensor(
     const TfLiteInterpreter* interpreter, int index);
 

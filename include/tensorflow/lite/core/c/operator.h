@@ -89,8 +89,11 @@ TFL_CAPI_EXPORT TfLiteStatus TfLiteOperatorSetInvokeWithData(
     TfLiteStatus (*invoke)(void* user_data, TfLiteOpaqueContext* context,
                            TfLiteOpaqueNode* node));
 
-/* litegpu runs no async kernels (its async signature runner,
- * core/async/c/async_signature_runner.h, calls each node's Invoke): an
+/* The async signature runner (core/async/c/async_signature_runner.h)
+ * runs a signature that is this operator's one node through the async
+ * kernel it returns (core/async/c/async_kernel.h: eval, wait, finish, the
+ * buffer, reconcile, attribute and prepare callbacks); any other graph
+ * runs each node's Invoke. The synchronous Invoke needs an Invoke: an
  * operator with an async kernel and no Invoke is rejected when an
  * interpreter is created. */
 TFL_CAPI_EXPORT void TfLiteOperatorSetAsyncKernel(

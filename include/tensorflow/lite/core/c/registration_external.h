@@ -82,8 +82,10 @@ TFL_CAPI_EXPORT extern void TfLiteRegistrationExternalSetInvoke(
     TfLiteStatus (*invoke)(TfLiteOpaqueContext* context,
                            TfLiteOpaqueNode* node));
 
-/* TfLiteOperatorSetAsyncKernel (litegpu runs no async kernels: an operator
- * with one and no Invoke is refused at interpreter creation). */
+/* TfLiteOperatorSetAsyncKernel (see operator.h: the async signature
+ * runner calls the kernel when the operator's node is the whole
+ * signature; an operator with one and no Invoke is refused at interpreter
+ * creation). */
 TFL_CAPI_EXPORT extern void TfLiteRegistrationExternalSetAsyncKernel(
     TfLiteRegistrationExternal* registration,
     struct TfLiteAsyncKernel* (*async_kernel)(TfLiteOpaqueContext* context,

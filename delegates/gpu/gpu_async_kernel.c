@@ -1,0 +1,289 @@
+/* The GPU delegate's TfLiteAsyncKernel (core/async/c/async_kernel.h): a
+ * partition's program run in two halves, eval enqueueing a run
+ * (lg_gpu_program_enqueue_run) and wait completing the task's, with the
+ * caller's synchronization objects of the backend's type
+ * (litegpu/async.h): an input's is waited for before the run reads it, an
+ * output's is filled with an object that signals the download into the
+ * output's buffer. The async signature runner points the partition's
+ * tensors at the task's buffers during eval; the run keeps where they
+ * pointed. Several tasks are on the device at once where the program
+ * overlaps runs (OpenCL); elsewhere eval first completes the run in
+ * flight, whose wait then returns its status. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "delegates/gpu/gpu_delegate_internal.h"
+#include "delegates/gpu/gpu_program.h"
+#include "tensorflow/lite/core/async/c/async_kernel.h"
+#include "tensorflow/lite/core/async/c/task.h"
+#include "tensorflow/lite/core/async/interop/c/constants.h"
+
+static bool is_sync_tensor(const gpu_partition* part, int tensor) {
+  for (int i = 0; i < part->num_sync_tensors; ++i) {
+    if (part->sync_tensors[i] == tensor) return true;
+  }
+  return false;
+}
+
+static bool is_node_output(const TfLiteNode* node, int tensor) {
+  for (int i = 0; i < node->outputs->size; ++i) {
+    if (node->outputs->data[i] == tensor) return true;
+  }
+  return false;
+}
+
+static void supported_synchronizations(const TfLiteAsyncKernel* kernel,
+                                       TfLiteIoType io_type,
+                                       const char* const** types,
+                                       size_t* num_types) {
+  const gpu_partition* part = TfLiteAsyncKernelGetKernelData(kernel);
+  *types = part->sync_types;
+  *num_types = io_type == kTfLiteIoTypeOutput ? part->num_output_sync_types
+                                              : part->num_input_sync_types;
+}
+
+/* Records whether `tensor` takes the backend's synchronization objects. */
+static TfLiteStatus set_attributes(TfLiteAsyncKernel* kernel,
+                                   TfLiteOpaqueContext* opaque_context,
+                                   TfLiteOpaqueNode* node, int tensor,
+                                   const TfLiteAttributeMap* attrs) {
+  (void)node;
+  gpu_partition* part = TfLiteAsyncKernelGetKernelData(kernel);
+  TfLiteContext* context = (TfLiteContext*)opaque_context;
+  const char* type = NULL;
+  if (!TfLiteAttributeMapIsSyncAttributeMap(attrs) ||
+      !TfLiteAttributeMapGetStringSyncAttr(
+          attrs, kTfLiteSynchronizationAttrKeyObjectTypeName, &type)) {
+    return kTfLiteOk; /* buffers: the runner's (host memory) */
+  }
+  const char* backend_type = lg_gpu_program_sync_type(part->program);
+  const bool wants = backend_type != NULL && strcmp(type, backend_type) == 0;
+  if (!wants && strcmp(type, kTfLiteSyncTypeNoSyncObj) != 0) {
+    context->ReportError(context,
+                         "TfLiteGpuDelegate async SetAttributes: tensor %d: "
+                         "synchronization type '%s' is not this backend's",
+                         tensor, type);
+    return kTfLiteError;
+  }
+  for (int i = 0; i < part->num_sync_tensors; ++i) {
+    if (part->sync_tensors[i] != tensor) continue;
+    if (!wants)
+      part->sync_tensors[i] = part->sync_tensors[--part->num_sync_tensors];
+    return kTfLiteOk;
+  }
+  if (!wants) return kTfLiteOk;
+  int* grown = realloc(part->sync_tensors,
+                       sizeof(int) * (size_t)(part->num_sync_tensors + 1));
+  if (grown == NULL) {
+    context->ReportError(
+        context, "TfLiteGpuDelegate async SetAttributes: out of memory");
+    return kTfLiteError;
+  }
+  part->sync_tensors = grown;
+  part->sync_tensors[part->num_sync_tensors++] = tensor;
+  return kTfLiteOk;
+}
+
+/* The task's synchronization of `tensor` when the tensor takes the
+ * backend's type, else NULL. */
+static TfLiteSynchronization* task_sync(const gpu_partition* part,
+                                        TfLiteExecutionTask* task, int tensor) {
+  if (!is_sync_tensor(part, tensor)) return NULL;
+  return TfLiteExecutionTaskGetSyncByIndex(task, tensor);
+}
+
+/* Refuses, before anything runs, an output sync the program cannot
+ * signal. */
+static TfLiteStatus check_output_syncs(gpu_partition* part,
+                                       TfLiteContext* context,
+                                       const TfLiteNode* node,
+                                       TfLiteExecutionTask* task) {
+  for (int i = 0; i < node->outputs->size; ++i) {
+    const int tensor = node->outputs->data[i];
+    if (task_sync(part, task, tensor) == NULL) continue;
+    const char* why = lg_gpu_program_output_sync_problem(part->program, tensor);
+    if (why != NULL) {
+      const char* name = context->tensors[tensor].name;
+      context->ReportError(context,
+                           "TfLiteGpuDelegate async Eval: output '%s' (tensor "
+                           "%d) cannot carry a %s: %s",
+                           name ? name : "", tensor,
+                           lg_gpu_program_sync_type(part->program), why);
+      return kTfLiteError;
+    }
+  }
+  return kTfLiteOk;
+}
+
+/* Makes the run wait for every input's synchronization object; each is
+ * consumed (the task's pointer set to NULL). */
+static TfLiteStatus wait_for_inputs(gpu_partition* part, const TfLiteNode* node,
+                                    TfLiteExecutionTask* task) {
+  TfLiteStatus status = kTfLiteOk;
+  for (int i = 0; i < part->num_sync_tensors; ++i) {
+    const int tensor = part->sync_tensors[i];
+    if (is_node_output(node, tensor)) continue;
+    TfLiteSynchronization* sync = task_sync(part, task, tensor);
+    void* native = TfLiteSynchronizationGetPtr(sync);
+    if (native == NULL) continue;
+    TfLiteSynchronizationSetPtr(sync, NULL);
+    if (status == kTfLiteOk) {
+      status = lg_gpu_program_wait_for_input(part->program, tensor, native);
+    } else {
+      /* Still consumed: a wait that runs at once releases it. */
+      lg_gpu_program_wait_for_input(part->program, tensor, native);
+    }
+  }
+  return status;
+}
+
+/* The task's entry in part->runs, or NULL. */
+static gpu_task_run* find_run(gpu_partition* part,
+                              const TfLiteExecutionTask* task) {
+  for (int i = 0; i < part->num_runs; ++i) {
+    if (part->runs[i].task == task) return &part->runs[i];
+  }
+  return NULL;
+}
+
+/* Completes every run still on the device (their waits return the status
+ * kept here): the program cannot take another beside them. */
+static void complete_runs(gpu_partition* part, TfLiteContext* context) {
+  for (int i = 0; i < part->num_runs; ++i) {
+    gpu_task_run* e = &part->runs[i];
+    if (e->run == NULL) continue;
+    e->status = lg_gpu_program_complete_run(part->program, e->run);
+    e->run = NULL;
+    if (e->status != kTfLiteOk) {
+      context->ReportError(context, "TfLiteGpuDelegate async Wait: %s",
+                           lg_gpu_program_error(part->program));
+    }
+  }
+}
+
+/* Records `run` for `task` (replacing a settled entry of the task). */
+static bool add_run(gpu_partition* part, TfLiteExecutionTask* task,
+                    lg_gpu_run* run) {
+  gpu_task_run* e = find_run(part, task);
+  if (e == NULL) {
+    gpu_task_run* grown =
+        realloc(part->runs, sizeof(*grown) * (size_t)(part->num_runs + 1));
+    if (grown == NULL) return false;
+    part->runs = grown;
+    e = &part->runs[part->num_runs++];
+  }
+  *e = (gpu_task_run){task, run, kTfLiteOk};
+  return true;
+}
+
+static void remove_run(gpu_partition* part, gpu_task_run* e) {
+  *e = part->runs[--part->num_runs];
+}
+
+/* Fills each output's synchronization with an object of its own. */
+static TfLiteStatus export_outputs(gpu_partition* part, const TfLiteNode* node,
+                                   TfLiteExecutionTask* task,
+                                   const lg_gpu_run* run) {
+  for (int i = 0; i < node->outputs->size; ++i) {
+    TfLiteSynchronization* sync = task_sync(part, task, node->outputs->data[i]);
+    if (sync == NULL) continue;
+    void* native = NULL;
+    if (lg_gpu_program_export_run_sync(part->program, run, &native) !=
+        kTfLiteOk) {
+      return kTfLiteError;
+    }
+    TfLiteSynchronizationSetPtr(sync, native);
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
+                               TfLiteOpaqueContext* opaque_context,
+                               TfLiteOpaqueNode* opaque_node,
+                               TfLiteExecutionTask* task) {
+  gpu_partition* part = TfLiteAsyncKernelGetKernelData(kernel);
+  TfLiteContext* context = (TfLiteContext*)opaque_context;
+  const TfLiteNode* node = (const TfLiteNode*)opaque_node;
+  if (check_output_syncs(part, context, node, task) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (!lg_gpu_program_overlaps_runs(part->program)) {
+    complete_runs(part, context);
+  }
+  lg_gpu_run* run = NULL;
+  if (wait_for_inputs(part, node, task) != kTfLiteOk ||
+      lg_gpu_program_enqueue_run(part->program, context, &run) != kTfLiteOk) {
+    context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
+                         lg_gpu_program_error(part->program));
+    return kTfLiteError;
+  }
+  if (export_outputs(part, node, task, run) != kTfLiteOk ||
+      !add_run(part, task, run)) {
+    context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
+                         lg_gpu_program_error(part->program));
+    /* Not in flight for the runner: drop the run here. */
+    lg_gpu_program_release_run(part->program, run);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
+static TfLiteStatus async_wait(TfLiteAsyncKernel* kernel,
+                               TfLiteOpaqueContext* opaque_context,
+                               TfLiteExecutionTask* task) {
+  gpu_partition* part = TfLiteAsyncKernelGetKernelData(kernel);
+  TfLiteContext* context = (TfLiteContext*)opaque_context;
+  gpu_task_run* e = find_run(part, task);
+  if (e == NULL) {
+    context->ReportError(context,
+                         "TfLiteGpuDelegate async Wait: the task has no run "
+                         "in flight");
+    return kTfLiteError;
+  }
+  TfLiteStatus status = e->status;
+  if (e->run != NULL) {
+    status = lg_gpu_program_complete_run(part->program, e->run);
+    if (status != kTfLiteOk) {
+      context->ReportError(context, "TfLiteGpuDelegate async Wait: %s",
+                           lg_gpu_program_error(part->program));
+    }
+  }
+  remove_run(part, e);
+  lg_gpu_bindings_ran(part->delegate, part);
+  return status;
+}
+
+bool lg_gpu_async_kernel_create(gpu_partition* part) {
+  part->async_kernel = TfLiteAsyncKernelCreate(part);
+  if (part->async_kernel == NULL) return false;
+  part->sync_types[0] = kTfLiteSyncTypeNoSyncObj;
+  part->num_input_sync_types = part->num_output_sync_types = 1;
+  const char* type = lg_gpu_program_sync_type(part->program);
+  if (type != NULL) {
+    part->sync_types[1] = type;
+    part->num_input_sync_types = 2;
+    if (lg_gpu_program_signals_outputs(part->program)) {
+      part->num_output_sync_types = 2;
+    }
+  }
+  TfLiteAsyncKernelSetSupportedSynchronizations(part->async_kernel,
+                                                supported_synchronizations);
+  TfLiteAsyncKernelSetSetAttributes(part->async_kernel, set_attributes);
+  TfLiteAsyncKernelSetEval(part->async_kernel, async_eval);
+  TfLiteAsyncKernelSetWait(part->async_kernel, async_wait);
+  return true;
+}
+
+void lg_gpu_async_kernel_destroy(gpu_partition* part) {
+  for (int i = 0; i < part->num_runs; ++i) {
+    lg_gpu_program_release_run(part->program, part->runs[i].run);
+  }
+  free(part->runs);
+  part->runs = NULL;
+  part->num_runs = 0;
+  TfLiteAsyncKernelDelete(part->async_kernel);
+  part->async_kernel = NULL;
+  free(part->sync_tensors);
+  part->sync_tensors = NULL;
+  part->num_sync_tensors = 0;
+}
