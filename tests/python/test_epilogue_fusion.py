@@ -20,6 +20,8 @@ import pytest
 
 import op_harness as oh
 from litegpu import capi as lg
+# A FLOAT32 tensor's spec line (with its data file for a constant).
+from test_fuse_activations import _tensor as tensor
 
 LIB = lg.load_library()
 RNG = np.random.default_rng(23)
@@ -27,14 +29,6 @@ RNG = np.random.default_rng(23)
 
 def f32(*shape, scale=2.0):
     return (RNG.standard_normal(shape) * scale).astype(np.float32)
-
-
-def tensor(name, array, data_dir=None):
-    line = f"tensor {name} FLOAT32 {','.join(map(str, array.shape)) or '-'}"
-    if data_dir is not None:
-        (data_dir / f"{name}.bin").write_bytes(array.astype("<f4").tobytes())
-        line += f" data={name}.bin"
-    return line
 
 
 def build(tmp_path, inputs, consts, others, ops, outputs, name="g"):
