@@ -295,7 +295,9 @@ typedef struct lifetimes {
 
 static void touch(lifetimes* lt, const lg_subgraph* s, int tensor, int pos) {
   if (tensor < 0 || !is_arena_tensor(&s->context.tensors[tensor])) return;
-  if (lt->first[tensor] < 0) lt->first[tensor] = pos;
+  if (lt->first[tensor] < 0 || pos < lt->first[tensor]) {
+    lt->first[tensor] = pos;
+  }
   if (pos > lt->last[tensor]) lt->last[tensor] = pos;
 }
 
@@ -306,17 +308,45 @@ static void touch_all(lifetimes* lt, const lg_subgraph* s,
   }
 }
 
-/* Lifetimes over the statically prepared nodes [0, first_unprepared). */
+/* A node an epilogue absorbed runs inside its producer, after the
+ * producer's kernel: its tensors are used at the step right after the
+ * producer's (so the chain's output may take the producer's scratch or
+ * dead input), except the tensors between its steps (an ADD output before
+ * a PRELU), which are never written and get no memory (their data stays
+ * NULL). */
+static void touch_epilogue_node(lifetimes* lt, lg_subgraph* s,
+                                const lg_node* node) {
+  const int at = 2 * node->epilogue_at + 1;
+  const lg_epilogue* e = &node_at(s, node->epilogue_at)->epilogue;
+  const TfLiteIntArray* inputs = node->node.inputs;
+  for (int i = 0; i < inputs->size; ++i) {
+    const int t = inputs->data[i];
+    if (t == e->input || t == e->residual || t == e->alpha) touch(lt, s, t, at);
+  }
+  touch_all(lt, s, node->node.temporaries, at);
+  const TfLiteIntArray* outputs = node->node.outputs;
+  for (int i = 0; i < outputs->size; ++i) {
+    if (outputs->data[i] == e->output) touch(lt, s, e->output, at);
+  }
+}
+
+/* Lifetimes over the statically prepared nodes [0, first_unprepared), in
+ * steps: node p at step 2p, an epilogue after it at 2p + 1. */
 static void compute_lifetimes(lg_subgraph* s, lifetimes* lt) {
   for (int i = 0; i < s->num_inputs; ++i) touch(lt, s, s->inputs[i], 0);
   for (int i = 0; i < s->num_inputs; ++i) {
     touch(lt, s, s->inputs[i], LG_LIFETIME_END);
   }
   for (int p = 0; p < s->first_unprepared; ++p) {
-    const TfLiteNode* n = &node_at(s, p)->node;
-    touch_all(lt, s, n->inputs, p);
-    touch_all(lt, s, n->outputs, p);
-    touch_all(lt, s, n->temporaries, p);
+    const lg_node* node = node_at(s, p);
+    const TfLiteNode* n = &node->node;
+    if (node->in_epilogue) {
+      touch_epilogue_node(lt, s, node);
+      continue;
+    }
+    touch_all(lt, s, n->inputs, 2 * p);
+    touch_all(lt, s, n->outputs, 2 * p);
+    touch_all(lt, s, n->temporaries, 2 * p);
   }
   /* Tensors read after the static part, and graph outputs, stay alive. */
   for (int p = s->first_unprepared; p < s->execution_plan->size; ++p) {
@@ -430,6 +460,7 @@ static TfLiteStatus prepare_static_part(lg_subgraph* s) {
     if (has_dynamic_output(s, node_at(s, p++))) break;
   }
   s->first_unprepared = p;
+  TF_LITE_ENSURE_STATUS(lg_subgraph_plan_epilogues(s));
   return plan_memory(s);
 }
 
@@ -488,6 +519,16 @@ static TfLiteStatus check_inputs_have_data(lg_subgraph* s,
   return kTfLiteOk;
 }
 
+/* The chain a producer completes (runtime/epilogue.h); the residual may
+ * still be in a delegate's buffer, as the skipped ADD's input would be. */
+static TfLiteStatus run_epilogue(lg_subgraph* s, const lg_epilogue* e) {
+  if (e->residual >= 0) {
+    TF_LITE_ENSURE_STATUS(lg_subgraph_ensure_readable(s, e->residual, NULL));
+  }
+  lg_epilogue_run(&s->context, e);
+  return kTfLiteOk;
+}
+
 /* Prepares (when late), checks and invokes one node, timing it when
  * profiling. */
 static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
@@ -496,12 +537,16 @@ static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
     TF_LITE_ENSURE_STATUS(prepare_late(s, plan_index));
   }
   lg_node* node = node_at(s, plan_index);
+  if (node->in_epilogue) return kTfLiteOk; /* its producer computed it */
   /* Its folded outputs were dropped: every reader holds its own copy. */
   if (node->folded_dropped) return kTfLiteOk;
   TF_LITE_ENSURE_STATUS(check_inputs_have_data(s, node));
   lg_subgraph* outer = lg_subgraph_set_running(s);
   TfLiteStatus status =
       lg_registration_invoke(&s->context, &node->registration, &node->node);
+  if (status == kTfLiteOk && node->epilogue.active) {
+    status = run_epilogue(s, &node->epilogue);
+  }
   lg_subgraph_set_running(outer);
   if (status != kTfLiteOk) {
     lg_report(&s->interpreter->reporter,

@@ -105,8 +105,7 @@ int* lg_subgraph_count_reads(const lg_subgraph* s) {
   return uses;
 }
 
-/* producer[t]: the plan position of the node writing tensor t, or -1. */
-static void index_producers(const lg_subgraph* s, int* producer) {
+void lg_subgraph_index_producers(const lg_subgraph* s, int* producer) {
   for (size_t t = 0; t < s->context.tensors_size; ++t) producer[t] = -1;
   for (int p = 0; p < s->execution_plan->size; ++p) {
     const TfLiteNode* node = &s->nodes[s->execution_plan->data[p]].node;
@@ -165,7 +164,7 @@ TfLiteStatus lg_subgraph_fuse_activations(lg_subgraph* s) {
     free(plan);
     return kTfLiteError;
   }
-  index_producers(s, producer);
+  lg_subgraph_index_producers(s, producer);
   for (int p = 0; p < size; ++p) plan[p] = s->execution_plan->data[p];
   int kept = 0;
   for (int p = 0; p < size; ++p) {

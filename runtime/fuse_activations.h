@@ -16,7 +16,8 @@
  * only when memory runs out. */
 TfLiteStatus lg_subgraph_fuse_activations(lg_subgraph* subgraph);
 
-/* Helpers of the graph passes (this one and runtime/fold_pads.h). */
+/* Helpers of the graph passes (this one, runtime/fold_pads.h and
+ * runtime/epilogue.h). */
 
 /* Whether the node runs litegpu's own kernel for its op and version (not a
  * registration the user added, not a placeholder, not a delegate's). */
@@ -26,5 +27,9 @@ bool lg_node_runs_builtin_kernel(const lg_node* node);
  * an input or an intermediate), plus one when t is a subgraph output; NULL
  * when memory runs out. The caller frees it. */
 int* lg_subgraph_count_reads(const lg_subgraph* subgraph);
+
+/* producer[t] (an array of tensors_size ints): the plan position of the
+ * node writing tensor t, or -1. */
+void lg_subgraph_index_producers(const lg_subgraph* subgraph, int* producer);
 
 #endif /* LITEGPU_RUNTIME_FUSE_ACTIVATIONS_H_ */

@@ -27,6 +27,7 @@
 #include "base/tensor_util.h"
 #include "base/thread_pool.h"
 #include "runtime/arena.h"
+#include "runtime/epilogue.h"
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/model/model.h"
 #include "runtime/op_resolver.h"
@@ -75,6 +76,13 @@ typedef struct lg_node {
   /* A custom op no registration resolved: a placeholder that a delegate
    * may claim; preparing it outside delegation fails in TFLite's words. */
   bool unresolved;
+  /* Epilogue fusion (runtime/epilogue.h), decided at each AllocateTensors:
+   * a producer runs `epilogue` right after its Invoke when active; a node
+   * it absorbed is skipped at Invoke; `epilogue_at` is its producer's plan
+   * position (memory planning counts it as running right after it). */
+  lg_epilogue epilogue;
+  bool in_epilogue;
+  int epilogue_at;
   /* Bit i: input i is a constant this node's last Prepare copied and reads
    * no more (lg_kernel_release_input); cleared before each Prepare. */
   uint64_t released_inputs;

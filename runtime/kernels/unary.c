@@ -60,6 +60,7 @@
 #include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/logistic_f32.h"
 #include "runtime/kernels/quant_util.h"
 #include "runtime/kernels/simd_f32.h"
 #include "tensorflow/lite/builtin_ops.h"
@@ -68,11 +69,6 @@
 
 /* Elements below which splitting over threads costs more than it saves. */
 #define LG_UNARY_MIN_PARALLEL 16384
-/* LOGISTIC's cut-offs: above the upper one 1 + exp(-x) rounds to 1 in
- * float; below the lower one the result is exp(x) to within float
- * precision of TFLite's reference (which uses exactly these). */
-#define LG_LOGISTIC_UPPER 16.619047164916992188f
-#define LG_LOGISTIC_LOWER -9.0f
 /* sqrt(2 / pi) and 1 / sqrt(2), rounded to float. */
 #define LG_SQRT_2_OVER_PI 0.797884560802865355f
 #define LG_SQRT_HALF 0.707106781186547524f
@@ -145,12 +141,6 @@ typedef struct lg_unary_data {
 
 /* ---- Scalar functions ---------------------------------------------------- */
 
-static inline float lg_unary_logistic(float x) {
-  if (x > LG_LOGISTIC_UPPER) return 1.0f;
-  if (x < LG_LOGISTIC_LOWER) return expf(x);
-  return 1.0f / (1.0f + expf(-x)); /* NaN falls through to NaN */
-}
-
 /* Half to even. floor(x) + 1 also carries NaN and infinities through (x -
  * floor(x) is NaN for them, so no branch returns early). */
 static inline float lg_unary_round(float x) {
@@ -220,7 +210,7 @@ LG_UNARY_F32(floor, floorf(x))
 LG_UNARY_F32(ceil, ceilf(x))
 LG_UNARY_F32(round, lg_unary_round(x))
 LG_UNARY_F32(sign, lg_unary_sign(x))
-LG_UNARY_F32(logistic, lg_unary_logistic(x))
+LG_UNARY_F32(logistic, lg_f32_logistic(x))
 LG_UNARY_F32(tanh, tanhf(x))
 /* RELU is `x < 0 ? 0 : x`: the clamp to [0, +inf] (NaN passes). */
 LG_UNARY_F32_CLAMP(relu, 0.0f, INFINITY)

@@ -1,0 +1,297 @@
+"""Epilogue fusion (runtime/epilogue.c): a float CONV_2D,
+DEPTHWISE_CONV_2D or FULLY_CONNECTED completes the ADD (same-shape
+residual) and PRELU (constant alpha) / LOGISTIC / HARD_SWISH chain after
+it, and the chain's nodes are skipped at Invoke.
+
+Every graph runs with the fusion on and off (LITEGPU_EPILOGUE_FUSION=0):
+the outputs must be equal bit for bit (the fusion calls the kernels' own
+arithmetic in their order), and within the op tests' tolerance of LiteRT's
+reference kernels. benchmark_model's op profile (a skipped node is listed
+with a count of 0) shows which nodes still run on their own.
+"""
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import op_harness as oh
+from litegpu import capi as lg
+# A FLOAT32 tensor's spec line (with its data file for a constant).
+from test_fuse_activations import _tensor as tensor
+
+LIB = lg.load_library()
+RNG = np.random.default_rng(23)
+
+
+def f32(*shape, scale=2.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+def build(tmp_path, inputs, consts, others, ops, outputs, name="g"):
+    """A model from graph inputs, constants, other tensors (arrays giving
+    the shape), op lines and output names."""
+    lines = [tensor(n, a) for n, a in inputs.items()]
+    lines += [tensor(n, a, tmp_path) for n, a in consts.items()]
+    lines += [tensor(n, a) for n, a in others.items()]
+    lines += ops
+    lines += [f"inputs {','.join(inputs)}", f"outputs {','.join(outputs)}"]
+    spec = tmp_path / f"{name}.spec"
+    spec.write_text("\n".join(lines) + "\n")
+    model = tmp_path / f"{name}.tflite"
+    oh.build_model(spec, model)
+    return model
+
+
+def run(model, inputs, fused, threads=1):
+    old = os.environ.get("LITEGPU_EPILOGUE_FUSION")
+    os.environ["LITEGPU_EPILOGUE_FUSION"] = "1" if fused else "0"
+    try:
+        # MediaPipe's custom ops on, for the corpus models.
+        with lg.Model.from_file(LIB, str(model)) as m, \
+                lg.Interpreter(LIB, m, num_threads=threads,
+                               mediapipe_ops=True) as interp:
+            interp.allocate_tensors()
+            for i, array in enumerate(inputs):
+                interp.set_input(i, array)
+            interp.invoke()
+            return [interp.get_output(i) for i in range(interp.output_count)]
+    finally:
+        if old is None:
+            del os.environ["LITEGPU_EPILOGUE_FUSION"]
+        else:
+            os.environ["LITEGPU_EPILOGUE_FUSION"] = old
+
+
+def benchmark_report(model, fused):
+    env = dict(os.environ, LITEGPU_EPILOGUE_FUSION="1" if fused else "0")
+    return subprocess.run(
+        [str(oh.build_dir() / "benchmark_model"), f"--graph={model}",
+         "--num_runs=1", "--warmup_runs=0", "--min_secs=0",
+         "--warmup_min_secs=0", "--enable_op_profiling=true"],
+        capture_output=True, text=True, check=True, env=env).stdout
+
+
+def running_ops(model, fused=True):
+    """The ops of the nodes that ran, from benchmark_model's op profile."""
+    table = benchmark_report(model, fused).split("Operator profile", 1)[1]
+    table = table.split("Summary by operator type", 1)[0]
+    rows = re.findall(r"^\s+\d+\s+([A-Z0-9_]+)\s+\d+\s.*\s(\d+)$", table,
+                      re.M)
+    return sorted(op for op, count in rows if int(count) > 0)
+
+
+def check(model, inputs, atol=1e-4):
+    """Fused equals unfused bit for bit at 1 and 2 threads, and LiteRT."""
+    for threads in (1, 2):
+        got = run(model, inputs, True, threads)
+        plain = run(model, inputs, False, threads)
+        for g, p in zip(got, plain):
+            np.testing.assert_array_equal(g.view(np.uint32), p.view(np.uint32))
+    want = oh.run_litert(model, inputs)
+    for g, w in zip(got, want):
+        # Sums of products round in another order than the reference's.
+        oh.assert_close(g, w, atol=atol)
+
+
+CONV = "padding=SAME stride_w=1 stride_h=1"
+DW = "padding=SAME stride_w=1 stride_h=1 depth_multiplier=1"
+
+
+def conv_graph(tmp_path, tail, producer="CONV_2D", add_params="",
+               residual_shape=(1, 9, 10, 6), alpha=None, extra_out=()):
+    """x -> producer -> mid [-> ADD r -> sum] -> tail op -> out."""
+    x = f32(1, 9, 10, 6 if producer != "FULLY_CONNECTED" else 1)
+    if producer == "FULLY_CONNECTED":
+        x, w, shape = f32(40, 12), f32(6, 12), (40, 6)
+        params = ""
+    elif producer == "CONV_2D":
+        w, shape, params = f32(6, 3, 3, 6, scale=0.3), (1, 9, 10, 6), CONV
+    else:
+        w, shape, params = f32(1, 3, 3, 6), (1, 9, 10, 6), DW
+    inputs = {"x": x}
+    consts = {"w": w, "b": f32(6)}
+    zeros = np.zeros(shape, np.float32)
+    others = {"mid": zeros, "out": zeros}
+    ops = [f"op {producer} 1 in=x,w,b out=mid {params}".rstrip()]
+    link = "mid"
+    if "ADD" in tail:
+        if producer == "FULLY_CONNECTED":
+            residual_shape = shape
+        inputs["r"] = f32(*residual_shape)
+        others["sum"] = zeros
+        ops.append(f"op ADD 1 in=r,{link} out=sum {add_params}".rstrip())
+        link = "sum"
+    act = [t for t in tail if t != "ADD"]
+    if act:
+        op = act[0]
+        if op == "PRELU":
+            alpha = f32(6, scale=0.5) if alpha is None else alpha
+            consts["alpha"] = alpha
+            ops.append(f"op PRELU 1 in={link},alpha out=out")
+        else:
+            ops.append(f"op {op} 1 in={link} out=out")
+    else:
+        ops[-1] = ops[-1].replace("out=sum", "out=out")
+        others.pop("sum")
+    model = build(tmp_path, inputs, consts, others, ops,
+                  ["out", *extra_out])
+    return model, list(inputs.values())
+
+
+FUSED = [
+    ("CONV_2D", ("ADD", "PRELU"), ""),
+    ("CONV_2D", ("PRELU",), ""),
+    ("CONV_2D", ("LOGISTIC",), ""),
+    ("CONV_2D", ("ADD",), "fused_activation_function=RELU6"),
+    ("DEPTHWISE_CONV_2D", ("ADD", "HARD_SWISH"), ""),
+    ("DEPTHWISE_CONV_2D", ("PRELU",), ""),
+    ("FULLY_CONNECTED", ("ADD", "LOGISTIC"), "fused_activation_function=RELU"),
+]
+
+
+@pytest.mark.parametrize("producer,tail,add_params", FUSED,
+                         ids=["-".join((p, *t)) for p, t, _ in FUSED])
+def test_chain_is_fused_and_exact(tmp_path, producer, tail, add_params):
+    model, inputs = conv_graph(tmp_path, tail, producer, add_params)
+    assert running_ops(model) == [producer]
+    assert running_ops(model, fused=False) == sorted([producer, *tail])
+    check(model, inputs)
+
+
+def test_scalar_alpha_is_fused(tmp_path):
+    model, inputs = conv_graph(tmp_path, ("ADD", "PRELU"),
+                               alpha=np.array([0.25], np.float32))
+    assert running_ops(model) == ["CONV_2D"]
+    check(model, inputs)
+
+
+def test_intermediate_read_twice_is_not_fused(tmp_path):
+    x, r = f32(1, 5, 4, 6), f32(1, 5, 4, 6)
+    zeros = np.zeros((1, 5, 4, 6), np.float32)
+    model = build(
+        tmp_path, {"x": x, "r": r},
+        {"w": f32(6, 1, 1, 6), "b": f32(6), "alpha": f32(6)},
+        {"mid": zeros, "sum": zeros, "out": zeros, "out2": zeros},
+        [f"op CONV_2D 1 in=x,w,b out=mid {CONV}",
+         "op ADD 1 in=mid,r out=sum", "op PRELU 1 in=sum,alpha out=out",
+         "op MUL 1 in=sum,r out=out2"], ["out", "out2"])
+    # The conv's output feeds only the ADD: the chain stops there.
+    assert running_ops(model) == ["CONV_2D", "MUL", "PRELU"]
+    check(model, [x, r])
+
+
+def test_intermediate_graph_output_is_not_fused(tmp_path):
+    model, inputs = conv_graph(tmp_path, ("PRELU",), extra_out=("mid",))
+    assert running_ops(model) == ["CONV_2D", "PRELU"]
+    check(model, inputs)
+
+
+def test_broadcast_add_is_not_fused(tmp_path):
+    model, inputs = conv_graph(tmp_path, ("ADD", "LOGISTIC"),
+                               residual_shape=(1, 1, 1, 6))
+    # The ADD broadcasts: only the LOGISTIC after it could follow a conv,
+    # and it reads the ADD, so nothing is fused.
+    assert running_ops(model) == ["ADD", "CONV_2D", "LOGISTIC"]
+    check(model, inputs)
+
+
+def test_alpha_from_an_input_is_not_fused(tmp_path):
+    x, alpha = f32(1, 5, 4, 6), f32(6)
+    zeros = np.zeros((1, 5, 4, 6), np.float32)
+    model = build(tmp_path, {"x": x, "alpha": alpha},
+                  {"w": f32(6, 3, 3, 6), "b": f32(6)},
+                  {"mid": zeros, "out": zeros},
+                  [f"op CONV_2D 1 in=x,w,b out=mid {CONV}",
+                   "op PRELU 1 in=mid,alpha out=out"], ["out"])
+    assert running_ops(model) == ["CONV_2D", "PRELU"]
+    check(model, [x, alpha])
+
+
+def test_residual_written_after_the_producer_is_not_fused(tmp_path):
+    """The chain would run at the conv, before its residual exists."""
+    x, y = f32(1, 5, 4, 6), f32(1, 5, 4, 6)
+    zeros = np.zeros((1, 5, 4, 6), np.float32)
+    model = build(tmp_path, {"x": x, "y": y},
+                  {"w": f32(6, 3, 3, 6), "b": f32(6)},
+                  {"mid": zeros, "r": zeros, "out": zeros},
+                  [f"op CONV_2D 1 in=x,w,b out=mid {CONV}",
+                   "op MUL 1 in=y,y out=r", "op ADD 1 in=mid,r out=out"],
+                  ["out"])
+    assert running_ops(model) == ["ADD", "CONV_2D", "MUL"]
+    check(model, [x, y])
+
+
+def test_residual_written_before_the_producer_is_fused(tmp_path):
+    """The residual r is an earlier op's output that a RELU reads after the
+    conv. The chain writes `out` at the conv's position, so the arena must
+    not give `out` r's slot (free after the ADD, were the chain planned at
+    the ADD's and PRELU's positions): the RELU would read `out`."""
+    x, z = f32(1, 7, 6, 6), f32(1, 5, 4, 6)
+    zeros = np.zeros((1, 5, 4, 6), np.float32)
+    model = build(tmp_path, {"x": x, "z": z},
+                  {"w": f32(6, 3, 3, 6), "b": f32(6), "alpha": f32(6)},
+                  {"r": zeros, "mid": zeros, "out2": zeros, "sum": zeros,
+                   "out": zeros},
+                  ["op MUL 1 in=z,z out=r",
+                   "op CONV_2D 1 in=x,w,b out=mid padding=VALID "
+                   "stride_w=1 stride_h=1",
+                   "op RELU 1 in=r out=out2",
+                   "op ADD 1 in=mid,r out=sum",
+                   "op PRELU 1 in=sum,alpha out=out"], ["out", "out2"])
+    assert running_ops(model) == ["CONV_2D", "MUL", "RELU"]
+    check(model, [x, z])
+
+
+def test_gpu_delegate_sees_the_plain_graph(tmp_path):
+    model, inputs = conv_graph(tmp_path, ("ADD", "PRELU"))
+    lib = LIB
+    try:
+        delegate = lg.GpuDelegate(lib, "cl")
+    except lg.LiteGpuError as e:
+        pytest.fail(f"no OpenCL device: {e}")
+    with delegate, lg.Model.from_file(lib, str(model)) as m, \
+            lg.Interpreter(lib, m, delegates=(delegate.pointer,)) as interp:
+        interp.allocate_tensors()
+        for i, a in enumerate(inputs):
+            interp.set_input(i, a)
+        interp.invoke()
+        got = interp.get_output(0)
+        assert delegate.decisions() == {0: "", 1: "", 2: ""}
+    oh.assert_close(got, oh.run_litert(model, inputs)[0], atol=1e-4)
+
+
+CORPUS = Path(os.environ.get("LITEGPU_CORPUS_DIR") or
+              Path(__file__).resolve().parents[2] / "build" / "corpus")
+# MediaPipe models whose blocks are conv -> ADD -> PRELU, conv -> PRELU or
+# conv -> LOGISTIC (the float16-weight ones read PRELU's alpha through a
+# constant DEQUANTIZE).
+CORPUS_MODELS = ["iris_landmark", "palm_detection_full", "face_landmark",
+                 "selfie_segmentation"]
+
+
+@pytest.mark.parametrize("name", CORPUS_MODELS)
+def test_corpus_model_fused_equals_unfused(name):
+    path = CORPUS / "models" / f"{name}.tflite"
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run scripts/setup.sh (it fetches "
+                    "the corpus)")
+    fused, plain = running_ops(path), running_ops(path, fused=False)
+    assert len(fused) < len(plain), "no chain was fused"
+    # The chain's output may take the producer's scratch: no arena growth.
+    arena = [int(re.search(r"arena (\d+) bytes", benchmark_report(path, f))
+                 .group(1)) for f in (True, False)]
+    assert arena[0] <= arena[1]
+    with lg.Model.from_file(LIB, str(path)) as m, \
+            lg.Interpreter(LIB, m) as interp:
+        shapes = [interp.input(i).shape for i in range(interp.input_count)]
+    inputs = [np.random.default_rng(17 + i).uniform(0, 1, s).astype(np.float32)
+              for i, s in enumerate(shapes)]
+    for threads in (1, 2):
+        got = run(path, inputs, True, threads)
+        want = run(path, inputs, False, threads)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32))
