@@ -62,6 +62,8 @@
 
 /* Elements below which splitting over threads costs more than it saves. */
 #define LG_UNARY_MIN_PARALLEL 16384
+/* Elements a task gets at least, so that claiming it stays cheap. */
+#define LG_UNARY_MIN_TASK 4096
 /* LOGISTIC's cut-offs: above the upper one 1 + exp(-x) rounds to 1 in
  * float; below the lower one the result is exp(x) to within float
  * precision of TFLite's reference (which uses exactly these). */
@@ -809,7 +811,7 @@ static TfLiteStatus lg_unary_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && data->count >= LG_UNARY_MIN_PARALLEL) {
-    job.num_tasks = threads;
+    job.num_tasks = lg_thread_pool_tasks(pool, data->count / LG_UNARY_MIN_TASK);
   }
   lg_thread_pool_run(pool, lg_unary_task, &job, job.num_tasks);
   return kTfLiteOk;
