@@ -46,7 +46,7 @@
  * descheduled thread's unfinished task is a small part of the run, few
  * enough that claiming (one compare-and-swap) and each task's fixed costs
  * stay small. */
-#define LG_TASKS_PER_THREAD 4
+#define LG_TASKS_PER_THREAD 2
 
 /* How long a thread spins before sleeping, in nanoseconds. */
 #define LG_SPIN_NS 50000
