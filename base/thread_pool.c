@@ -15,6 +15,13 @@
  * Idle workers sleep on a condition variable; destroy sets `shutdown`,
  * wakes and joins them.
  *
+ * Since tasks are claimed one at a time, a kernel that splits its work into
+ * a few times more tasks than threads (lg_thread_pool_tasks) loses only one
+ * task's time to a descheduled thread, not its whole fixed share. Kernels
+ * whose tasks need scratch memory index it by the slot that
+ * lg_thread_pool_run_slots passes (the caller is slot 0, worker i slot
+ * i + 1), which stays below the pool's size however many tasks there are.
+ *
  * Waking a sleeping thread costs tens of microseconds, which is more than
  * many kernels' share of work. So a worker that finishes a run first spins
  * (with a pause hint) for up to LG_SPIN_NS, watching the published
@@ -35,13 +42,25 @@
 /* Keeps a wild num_threads option from exhausting the process. */
 #define LG_THREAD_POOL_MAX_THREADS 256
 
+/* Tasks per thread that lg_thread_pool_tasks aims for: enough that a
+ * descheduled thread's unfinished task is a small part of the run, few
+ * enough that claiming (one compare-and-swap) and each task's fixed costs
+ * stay small. */
+#define LG_TASKS_PER_THREAD 2
+
 /* How long a thread spins before sleeping, in nanoseconds. */
 #define LG_SPIN_NS 50000
+
+typedef struct lg_worker {
+  pthread_t thread;
+  struct lg_thread_pool* pool;
+  int slot; /* passed to slot tasks this worker runs; the caller's is 0 */
+} lg_worker;
 
 struct lg_thread_pool {
   int size;        /* threads running tasks, the caller included */
   int num_workers; /* workers started (size - 1 once created) */
-  pthread_t* workers;
+  lg_worker* workers;
   pthread_mutex_t mutex;
   pthread_cond_t work_ready; /* a run started, or shutdown */
   pthread_cond_t work_done;  /* a worker finished the run's last task */
@@ -49,7 +68,7 @@ struct lg_thread_pool {
   /* Guarded by mutex. */
   uint64_t generation; /* incremented once per run */
   bool shutdown;
-  lg_task_fn fn;
+  lg_slot_task_fn fn;
   void* ctx;
   int num_tasks;
 
@@ -110,11 +129,11 @@ static void spin_for_tasks(lg_thread_pool* pool, int num_tasks) {
 
 #define LG_CLAIM_INDEX_MASK UINT64_C(0xffffffff)
 
-/* Claims and runs tasks of run `generation` until none is left or a newer
- * run has replaced it. A worker (signal_last) that returns the run's last
- * task wakes the caller if it sleeps. */
+/* Claims and runs tasks of run `generation` as `slot` until none is left or
+ * a newer run has replaced it. A worker (signal_last) that returns the run's
+ * last task wakes the caller if it sleeps. */
 static void lg_run_tasks(lg_thread_pool* pool, uint64_t generation,
-                         lg_task_fn fn, void* ctx, int num_tasks,
+                         lg_slot_task_fn fn, void* ctx, int num_tasks, int slot,
                          bool signal_last) {
   const uint64_t tag = (generation & LG_CLAIM_INDEX_MASK) << 32;
   uint_fast64_t claim =
@@ -129,7 +148,7 @@ static void lg_run_tasks(lg_thread_pool* pool, uint64_t generation,
                                                memory_order_relaxed)) {
       continue; /* claim now holds the current value */
     }
-    fn(ctx, (int)(claim & LG_CLAIM_INDEX_MASK));
+    fn(ctx, (int)(claim & LG_CLAIM_INDEX_MASK), slot);
     const int done =
         atomic_fetch_add_explicit(&pool->tasks_done, 1, memory_order_acq_rel) +
         1;
@@ -143,7 +162,8 @@ static void lg_run_tasks(lg_thread_pool* pool, uint64_t generation,
 }
 
 static void* lg_worker_main(void* arg) {
-  lg_thread_pool* pool = arg;
+  const lg_worker* self = arg;
+  lg_thread_pool* pool = self->pool;
   uint64_t seen = 0; /* the generation this worker last took part in */
   pthread_mutex_lock(&pool->mutex);
   for (;;) {
@@ -157,12 +177,12 @@ static void* lg_worker_main(void* arg) {
     }
     if (pool->shutdown) break;
     seen = pool->generation;
-    const lg_task_fn fn = pool->fn;
+    const lg_slot_task_fn fn = pool->fn;
     void* const ctx = pool->ctx;
     const int num_tasks = pool->num_tasks;
     pthread_mutex_unlock(&pool->mutex);
 
-    lg_run_tasks(pool, seen, fn, ctx, num_tasks, true);
+    lg_run_tasks(pool, seen, fn, ctx, num_tasks, self->slot, true);
 
     pthread_mutex_lock(&pool->mutex);
   }
@@ -185,7 +205,7 @@ static void lg_thread_pool_release(lg_thread_pool* pool, int stages) {
     pthread_cond_broadcast(&pool->work_ready);
     pthread_mutex_unlock(&pool->mutex);
     for (int i = 0; i < pool->num_workers; ++i) {
-      pthread_join(pool->workers[i], NULL);
+      pthread_join(pool->workers[i].thread, NULL);
     }
   }
   if (stages & LG_POOL_HAS_DONE) pthread_cond_destroy(&pool->work_done);
@@ -217,10 +237,13 @@ lg_thread_pool* lg_thread_pool_create(int num_threads) {
   stages |= LG_POOL_HAS_DONE;
 
   if (num_threads > 1) {
-    pool->workers = calloc((size_t)(num_threads - 1), sizeof(pthread_t));
+    pool->workers = calloc((size_t)(num_threads - 1), sizeof(lg_worker));
     if (pool->workers == NULL) goto fail;
     for (int i = 0; i < num_threads - 1; ++i) {
-      if (pthread_create(&pool->workers[i], NULL, lg_worker_main, pool) != 0) {
+      lg_worker* worker = &pool->workers[i];
+      worker->pool = pool;
+      worker->slot = i + 1;
+      if (pthread_create(&worker->thread, NULL, lg_worker_main, worker) != 0) {
         goto fail; /* release joins the num_workers already started */
       }
       pool->num_workers++;
@@ -245,13 +268,20 @@ int lg_thread_pool_size(const lg_thread_pool* pool) {
 
 lg_thread_pool* lg_thread_pool_default(void) { return &g_default_pool; }
 
-void lg_thread_pool_run(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
-                        int num_tasks) {
+int lg_thread_pool_tasks(const lg_thread_pool* pool, int64_t units) {
+  const int threads = lg_thread_pool_size(pool);
+  if (threads <= 1 || units <= 1) return 1;
+  const int64_t most = (int64_t)threads * LG_TASKS_PER_THREAD;
+  return (int)(units < most ? units : most);
+}
+
+void lg_thread_pool_run_slots(lg_thread_pool* pool, lg_slot_task_fn fn,
+                              void* ctx, int num_tasks) {
   if (fn == NULL || num_tasks <= 0) return;
   /* No workers, or nothing to share: run on the caller, touching no shared
    * state (which keeps the default pool safe from any thread). */
   if (pool == NULL || pool->num_workers == 0 || num_tasks == 1) {
-    for (int i = 0; i < num_tasks; ++i) fn(ctx, i);
+    for (int i = 0; i < num_tasks; ++i) fn(ctx, i, 0);
     return;
   }
 
@@ -267,7 +297,7 @@ void lg_thread_pool_run(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
   pthread_cond_broadcast(&pool->work_ready);
   pthread_mutex_unlock(&pool->mutex);
 
-  lg_run_tasks(pool, generation, fn, ctx, num_tasks, false);
+  lg_run_tasks(pool, generation, fn, ctx, num_tasks, 0, false);
 
   /* Only tasks that some thread claimed are outstanding: a worker that has
    * not claimed one by now never will. */
@@ -278,4 +308,23 @@ void lg_thread_pool_run(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
     pthread_cond_wait(&pool->work_done, &pool->mutex);
   }
   pthread_mutex_unlock(&pool->mutex);
+}
+
+/* A task without a slot, run through lg_thread_pool_run_slots. */
+typedef struct lg_plain_task {
+  lg_task_fn fn;
+  void* ctx;
+} lg_plain_task;
+
+static void lg_plain_task_run(void* ctx, int task_index, int slot) {
+  (void)slot;
+  const lg_plain_task* plain = ctx;
+  plain->fn(plain->ctx, task_index);
+}
+
+void lg_thread_pool_run(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
+                        int num_tasks) {
+  if (fn == NULL) return;
+  lg_plain_task plain = {fn, ctx};
+  lg_thread_pool_run_slots(pool, lg_plain_task_run, &plain, num_tasks);
 }

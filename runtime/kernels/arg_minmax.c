@@ -388,7 +388,7 @@ static TfLiteStatus lg_arg_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && out_count * data->axis_size >= LG_ARG_MIN_PARALLEL) {
-    job.num_tasks = job.units < threads ? (int)job.units : threads;
+    job.num_tasks = lg_thread_pool_tasks(pool, job.units);
   }
   lg_thread_pool_run(pool, lg_arg_task, &job, job.num_tasks);
   return kTfLiteOk;

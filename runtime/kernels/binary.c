@@ -777,8 +777,7 @@ static void lg_binary_run(TfLiteContext* context, lg_binary_job* job) {
   const int64_t elements = job->plan->elements;
   job->num_tasks = 1;
   if (threads > 1 && elements >= LG_BINARY_MIN_PARALLEL) {
-    const int64_t most = elements / LG_BINARY_MIN_TASK;
-    job->num_tasks = most < threads ? (int)most : threads;
+    job->num_tasks = lg_thread_pool_tasks(pool, elements / LG_BINARY_MIN_TASK);
   }
   if (job->num_tasks == 1) {
     lg_binary_task(job, 0);

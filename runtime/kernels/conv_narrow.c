@@ -263,17 +263,17 @@ typedef struct lg_narrow_job {
   const float* bias;
   float* output;
   lg_gemm_isa isa;
-  float* runs_scratch; /* per task: filter_h * filter_w runs */
+  float* runs_scratch; /* per slot (thread): filter_h * filter_w runs */
   int rows;
   int num_tasks;
 } lg_narrow_job;
 
-static void lg_narrow_task(void* ctx, int index) {
+static void lg_narrow_task(void* ctx, int index, int slot) {
   const lg_narrow_job* job = ctx;
   const int row0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int row1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
   lg_narrow_run* runs = (lg_narrow_run*)job->runs_scratch +
-                        (size_t)index * job->g->filter_h * job->g->filter_w;
+                        (size_t)slot * job->g->filter_h * job->g->filter_w;
   if (job->isa == LG_GEMM_ISA_AVX512) {
     lg_narrow_rows_avx512(job->g, job->input, job->filter, job->bias,
                           job->output, row0, row1, runs);
@@ -313,16 +313,14 @@ void lg_conv_narrow_run(const lg_conv_geometry* g, int isa, const float* input,
                        .num_tasks = 1};
   const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * g->filter_h *
                        g->filter_w * g->in_c;
-  const int threads = lg_thread_pool_size(pool);
-  const size_t per_task = lg_conv_narrow_scratch_floats(g, 1);
-  int tasks = threads < job.rows ? threads : job.rows;
-  if (per_task > 0 && (size_t)tasks > scratch_floats / per_task) {
-    tasks = (int)(scratch_floats / per_task);
+  /* The scratch has a slot per thread, or threading is off. */
+  const size_t per_slot = lg_conv_narrow_scratch_floats(g, 1);
+  const size_t threads = (size_t)lg_thread_pool_size(pool);
+  if (macs >= LG_CONV_NARROW_MIN_PARALLEL_MACS &&
+      (per_slot == 0 || threads <= scratch_floats / per_slot)) {
+    job.num_tasks = lg_thread_pool_tasks(pool, job.rows);
   }
-  if (macs >= LG_CONV_NARROW_MIN_PARALLEL_MACS && tasks > 1) {
-    job.num_tasks = tasks;
-  }
-  lg_thread_pool_run(pool, lg_narrow_task, &job, job.num_tasks);
+  lg_thread_pool_run_slots(pool, lg_narrow_task, &job, job.num_tasks);
 #else
   (void)g;
   (void)isa;

@@ -30,10 +30,10 @@
  * gathers its window as int16 (input + input_offset, 0 for taps in the
  * padding, which TFLite skips) and takes its dot products with every row
  * (quant_simd.c); the sums are exactly the reference's, so is the
- * output. Output rows are split over the thread pool; on the VNNI kernel
- * the 16-channel blocks are, instead, when the rows are too few to share
- * evenly (lg_conv_quant_split_blocks). TRANSPOSE_CONV splits its output
- * rows too.
+ * output. Output rows are split into a few tasks per thread of the pool,
+ * claimed dynamically; on the VNNI kernel each row's 16-channel blocks are
+ * split too when the rows are fewer than the tasks (lg_conv_quant_split).
+ * TRANSPOSE_CONV splits its output rows too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -805,15 +805,14 @@ static void lg_conv_quant_gather8(const lg_conv_geometry* g,
 }
 
 /* lg_conv_quant_task on the VNNI kernel, 4 pixels of a row at a time. */
-static void lg_conv_quant_task_vnni(void* ctx, int index) {
+static void lg_conv_quant_task_vnni(void* ctx, int index, int slot) {
   const lg_conv_quant_job* job = ctx;
   const lg_conv_geometry* g = job->g;
   const lg_conv_quant* q = job->q;
   const size_t row_bytes = (size_t)q->k4 * 4;
   uint8_t* rows[4];
   for (int p = 0; p < 4; ++p) {
-    rows[p] =
-        q->rows8 + (size_t)index * q->rows8_stride + (size_t)p * row_bytes;
+    rows[p] = q->rows8 + (size_t)slot * q->rows8_stride + (size_t)p * row_bytes;
   }
   int r0, r1, b0, b1;
   lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
@@ -858,12 +857,12 @@ static void lg_conv_quant_task_vnni(void* ctx, int index) {
 
 /* lg_conv_quant_task_vnni with the taps read in place from the flipped
  * input (lg_conv_quant's taps_in_place). */
-static void lg_conv_quant_task_taps(void* ctx, int index) {
+static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
   const lg_conv_quant_job* job = ctx;
   const lg_conv_geometry* g = job->g;
   const lg_conv_quant* q = job->q;
   const int ntaps = g->filter_h * g->filter_w;
-  const uint8_t** taps = q->tap_rows + (size_t)index * q->tap_stride;
+  const uint8_t** taps = q->tap_rows + (size_t)slot * q->tap_stride;
   const size_t line = (size_t)g->in_w * g->in_c;
   int r0, r1, b0, b1;
   lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
@@ -901,25 +900,26 @@ static void lg_conv_quant_task_taps(void* ctx, int index) {
   }
 }
 
-/* Whether splitting the channel blocks over `tasks` tasks balances them
- * better than splitting `rows` output rows (few rows: the last layers of
- * a network, 7 rows over 2 threads leave one idle a seventh of the time):
- * the larger share over the mean, compared in integers. */
-static bool lg_conv_quant_split_blocks(int rows, int blocks, int tasks) {
-  if (blocks < tasks) return false;
-  const int64_t row_share = (rows + tasks - 1) / tasks;
-  const int64_t block_share = (blocks + tasks - 1) / tasks;
-  /* block_share / (blocks / tasks) < row_share / (rows / tasks) */
-  return block_share * rows < row_share * blocks;
+/* Splits the job into about `tasks` tasks: output rows, one or more per
+ * task; and on the VNNI kernel, when the rows are fewer than the tasks (the
+ * last layers of a network: 7 rows), each row's channel blocks too, so
+ * that the threads claiming the tasks still finish close together. */
+static void lg_conv_quant_split(lg_conv_quant_job* job, int tasks) {
+  job->block_tasks = 1;
+  job->num_tasks = tasks < job->rows ? tasks : job->rows;
+  if (!job->q->vnni || job->rows >= tasks) return;
+  const int per_row = (tasks + job->rows - 1) / job->rows;
+  job->block_tasks = per_row < job->q->blocks ? per_row : job->q->blocks;
+  job->num_tasks = job->rows * job->block_tasks;
 }
 
-static void lg_conv_quant_task(void* ctx, int index) {
+static void lg_conv_quant_task(void* ctx, int index, int slot) {
   const lg_conv_quant_job* job = ctx;
   const lg_conv_geometry* g = job->g;
   const lg_conv_quant* q = job->q;
-  int16_t* row0 = q->rows + (size_t)index * q->rows_stride;
+  int16_t* row0 = q->rows + (size_t)slot * q->rows_stride;
   int16_t* row1 = row0 + q->k_pad;
-  int32_t* sums0 = q->sums + (size_t)index * q->sums_stride;
+  int32_t* sums0 = q->sums + (size_t)slot * q->sums_stride;
   int32_t* sums1 = sums0 + g->out_c;
   const int r0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int r1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
@@ -971,29 +971,27 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
   if (q->packed != NULL || (q->vnni && q->packed8 != NULL)) {
     lg_conv_quant_job job = {g, q, input, bias, output, g->batch * g->out_h,
                              1, 1};
-    const int threads = lg_thread_pool_size(pool);
     /* The window's depth (q->k_pad is the int16 path's only). */
     const int64_t macs = (int64_t)job.rows * g->out_w * g->out_c * g->filter_h *
                          g->filter_w * g->filter_c;
-    if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
-      const int tasks = threads < q->slots ? threads : q->slots;
-      job.num_tasks = tasks < job.rows ? tasks : job.rows;
-      if (q->vnni && lg_conv_quant_split_blocks(job.rows, q->blocks, tasks)) {
-        job.num_tasks = tasks;
-        job.block_tasks = tasks;
-      }
+    /* Scratch has q->slots slots (Prepare's pool size): a larger pool's
+     * threads would have none. */
+    if (lg_thread_pool_size(pool) <= q->slots &&
+        macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+      lg_conv_quant_split(&job, lg_thread_pool_tasks(pool, INT32_MAX));
     }
     if (q->vnni && q->taps_in_place) {
 #if LG_GEMM_HAVE_X86
       lg_flip_bytes_avx512(
           input, (size_t)g->batch * g->in_h * g->in_w * g->in_c, q->flipped);
 #endif
-      lg_thread_pool_run(pool, lg_conv_quant_task_taps, &job, job.num_tasks);
+      lg_thread_pool_run_slots(pool, lg_conv_quant_task_taps, &job,
+                               job.num_tasks);
       return;
     }
-    lg_thread_pool_run(pool,
-                       q->vnni ? lg_conv_quant_task_vnni : lg_conv_quant_task,
-                       &job, job.num_tasks);
+    lg_thread_pool_run_slots(
+        pool, q->vnni ? lg_conv_quant_task_vnni : lg_conv_quant_task, &job,
+        job.num_tasks);
     return;
   }
   if (q->type == kTfLiteInt16) {
@@ -1196,24 +1194,24 @@ static void lg_quant_rows_of_task(const lg_quant_rows_job* j, int index,
   *r1 = (int)((int64_t)j->rows * (index + 1) / j->num_tasks);
 }
 
-/* Runs `task` on the job's rows of `g`: over up to max_tasks tasks of the
- * pool when the work (`macs`) reaches the threading threshold. */
-static void lg_quant_rows_run(lg_thread_pool* pool, void (*task)(void*, int),
+/* Runs `task` on the job's rows of `g`, split into a few tasks per thread
+ * of the pool when the work (`macs`) reaches the threading threshold and
+ * the pool has no more threads than the task's scratch has slots. */
+static void lg_quant_rows_run(lg_thread_pool* pool, lg_slot_task_fn task,
                               const lg_conv_geometry* g, const lg_conv_quant* q,
                               const void* input, const void* filter,
                               const void* bias, void* output, int64_t macs,
-                              int max_tasks) {
+                              int slots) {
   lg_quant_rows_job job = {
       g, q, input, filter, bias, output, g->batch * g->out_h, 1};
-  const int threads = lg_thread_pool_size(pool);
-  if (threads > 1 && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
-    job.num_tasks = threads < job.rows ? threads : job.rows;
-    if (job.num_tasks > max_tasks) job.num_tasks = max_tasks;
+  if (lg_thread_pool_size(pool) <= slots && macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+    job.num_tasks = lg_thread_pool_tasks(pool, job.rows);
   }
-  lg_thread_pool_run(pool, task, &job, job.num_tasks);
+  lg_thread_pool_run_slots(pool, task, &job, job.num_tasks);
 }
 
-static void lg_depthwise_quant_task(void* ctx, int index) {
+static void lg_depthwise_quant_task(void* ctx, int index, int slot) {
+  (void)slot;
   const lg_quant_rows_job* j = ctx;
   int r0, r1;
   lg_quant_rows_of_task(j, index, &r0, &r1);
@@ -1329,13 +1327,13 @@ static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
   }
 }
 
-static void lg_transpose_conv_quant_task(void* ctx, int index) {
+static void lg_transpose_conv_quant_task(void* ctx, int index, int slot) {
   const lg_quant_rows_job* j = ctx;
   int r0, r1;
   lg_quant_rows_of_task(j, index, &r0, &r1);
   if (j->q->packed != NULL && j->q->type == kTfLiteInt8) {
     lg_transpose_conv_quant_run_fast(j->g, j->q, j->input, j->bias, j->output,
-                                     index, r0, r1);
+                                     slot, r0, r1);
   } else if (j->q->type == kTfLiteInt16) {
     lg_transpose_conv_quant_run_i16(j->g, j->q, j->input, j->filter, j->bias,
                                     j->output, r0, r1);

@@ -141,9 +141,9 @@ typedef struct lg_conv_rows_job {
   const float* packed;
   const float* bias;
   float* output;
-  float* task_scratch;
-  size_t task_floats;
-  int rows; /* batch * out_h */
+  float* task_scratch; /* one slot per pool thread */
+  size_t task_floats;  /* floats of a slot */
+  int rows;            /* batch * out_h */
   int num_tasks;
 } lg_conv_rows_job;
 
@@ -187,11 +187,11 @@ static void lg_conv_rows_one(const lg_conv_rows_job* job, int row,
   }
 }
 
-static void lg_conv_rows_task(void* ctx, int index) {
+static void lg_conv_rows_task(void* ctx, int index, int slot) {
   const lg_conv_rows_job* job = ctx;
   const int row0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int row1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
-  float* scratch = job->task_scratch + job->task_floats * (size_t)index;
+  float* scratch = job->task_scratch + job->task_floats * (size_t)slot;
   for (int row = row0; row < row1; ++row) lg_conv_rows_one(job, row, scratch);
 }
 
@@ -242,15 +242,12 @@ void lg_conv_rows_run(const lg_conv_geometry* g, int isa, const float* input,
   gemm.b.packed = packed;
   job.task_floats = lg_conv_rows_round(lg_gemm_scratch_floats(&gemm, 1));
   job.task_scratch = base;
-  int tasks = lg_thread_pool_size(pool);
-  if ((size_t)tasks > left / job.task_floats) {
-    tasks = (int)(left / job.task_floats);
-  }
-  if (tasks > job.rows) tasks = job.rows;
+  /* The scratch has a slot per thread, or threading is off. */
   const double macs = (double)job.rows * g->out_w * g->out_c * g->filter_h *
                       g->filter_w * g->in_c;
-  if (tasks > 1 && macs >= LG_CONV_ROWS_MIN_PARALLEL_MACS) {
-    job.num_tasks = tasks;
+  if ((size_t)lg_thread_pool_size(pool) <= left / job.task_floats &&
+      macs >= LG_CONV_ROWS_MIN_PARALLEL_MACS) {
+    job.num_tasks = lg_thread_pool_tasks(pool, job.rows);
   }
-  lg_thread_pool_run(pool, lg_conv_rows_task, &job, job.num_tasks);
+  lg_thread_pool_run_slots(pool, lg_conv_rows_task, &job, job.num_tasks);
 }

@@ -467,7 +467,7 @@ void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
   if (threads > 1 && macs >= LG_SHALLOW_MIN_PARALLEL_MACS) {
     const int64_t groups =
         (job.pixels + LG_SHALLOW_GROUP - 1) / LG_SHALLOW_GROUP;
-    job.num_tasks = threads < groups ? threads : (int)groups;
+    job.num_tasks = lg_thread_pool_tasks(pool, groups);
   }
   lg_thread_pool_run(pool, lg_shallow_task, &job, job.num_tasks);
 #else

@@ -73,11 +73,11 @@ typedef struct lg_dw_data {
   lg_conv_geometry geo;
   bool has_bias;
   int64_t input_elements, output_elements;
-  /* Per task: two lists of input and filter offsets of taps (4 *
-   * filter_h * filter_w entries), allocated in Prepare. */
+  /* Per pool thread (slot): two lists of input and filter offsets of taps
+   * (4 * filter_h * filter_w entries), allocated in Prepare. */
   ptrdiff_t* taps;
   size_t taps_capacity;
-  int max_tasks;
+  int slots;      /* the pool threads `taps` has room for */
   bool quantized; /* INT8, INT16 or UINT8: conv_quant.c */
   lg_conv_quant q;
   int8_t* unpacked; /* an INT4 filter unpacked in Prepare, else NULL */
@@ -688,7 +688,7 @@ lg_dw_packed_block(const int nv, const lg_conv_geometry* g, const float* image,
 }
 
 LG_DW_AVX512 static void lg_dw_packed_rows_avx512(const lg_dw_job* job,
-                                                  int task, int row0,
+                                                  int slot, int row0,
                                                   int row1) {
   const lg_conv_geometry* g = job->geo;
   const int c = g->in_c, per_vector = 16 / c;
@@ -705,7 +705,7 @@ LG_DW_AVX512 static void lg_dw_packed_rows_avx512(const lg_dw_job* job,
   const __m512 bias = _mm512_loadu_ps(bdup);
   const __m512 lo = _mm512_set1_ps(g->act_min);
   const __m512 hi = _mm512_set1_ps(g->act_max);
-  ptrdiff_t* edge_in = job->taps + (size_t)task * 4 * job->window;
+  ptrdiff_t* edge_in = job->taps + (size_t)slot * 4 * job->window;
   ptrdiff_t* edge_w = edge_in + job->window;
   int x_lo, x_hi;
   lg_conv_interior_columns(g, &x_lo, &x_hi);
@@ -794,8 +794,8 @@ static int lg_dw_row_taps(const lg_conv_geometry* g, int y, ptrdiff_t* in_off,
   return taps;
 }
 
-/* Output rows [row0, row1) of batch * out_h, by task `task` (whose slice of
- * job->taps holds two tap lists). Pixels whose window lies inside the
+/* Output rows [row0, row1) of batch * out_h, by the thread of `slot` (whose
+ * slice of job->taps holds two tap lists). Pixels whose window lies inside the
  * input horizontally share one tap list per row; the others (near the left
  * and right edges) list their own. */
 /* Channels of one pass over the rows when multiplier is 1: a block's
@@ -805,9 +805,9 @@ static int lg_dw_row_taps(const lg_conv_geometry* g, int y, ptrdiff_t* in_off,
 #define LG_DW_CHANNEL_BLOCK 128
 
 static void lg_dw_rows(const lg_dw_job* job, lg_dw_pixel_fn pixel,
-                       lg_dw_quad_fn quad, int task, int row0, int row1) {
+                       lg_dw_quad_fn quad, int slot, int row0, int row1) {
   const lg_conv_geometry* g = job->geo;
-  ptrdiff_t* row_in = job->taps + (size_t)task * 4 * job->window;
+  ptrdiff_t* row_in = job->taps + (size_t)slot * 4 * job->window;
   ptrdiff_t* row_w = row_in + job->window;
   ptrdiff_t* edge_in = row_w + job->window;
   ptrdiff_t* edge_w = edge_in + job->window;
@@ -872,13 +872,13 @@ static lg_dw_row_fn lg_dw_row_of(const lg_dw_job* job) {
   return NULL;
 }
 
-static void lg_dw_task(void* ctx, int index) {
+static void lg_dw_task(void* ctx, int index, int slot) {
   const lg_dw_job* job = ctx;
   const int row0 = (int)((int64_t)job->rows * index / job->num_tasks);
   const int row1 = (int)((int64_t)job->rows * (index + 1) / job->num_tasks);
 #if LG_GEMM_HAVE_X86
   if (lg_dw_packed_applies(job->geo, job->isa)) {
-    lg_dw_packed_rows_avx512(job, index, row0, row1);
+    lg_dw_packed_rows_avx512(job, slot, row0, row1);
     return;
   }
 #endif
@@ -905,7 +905,7 @@ static void lg_dw_task(void* ctx, int index) {
     quad = lg_dw_quad_avx2;
   }
 #endif
-  lg_dw_rows(job, pixel, quad, index, row0, row1);
+  lg_dw_rows(job, pixel, quad, slot, row0, row1);
 }
 
 /* ---- Prepare ------------------------------------------------------------ */
@@ -1011,13 +1011,13 @@ static TfLiteStatus lg_dw_geometry_of(TfLiteContext* context,
   return lg_dw_window(context, node, params, g);
 }
 
-/* The tap lists of every task: 4 * window offsets per thread. */
+/* The tap lists of every pool thread: 4 * window offsets per slot. */
 static TfLiteStatus lg_dw_reserve_taps(TfLiteContext* context,
                                        lg_dw_data* data) {
   const int threads = lg_thread_pool_size(lg_kernel_thread_pool(context));
   const size_t window = (size_t)data->geo.filter_h * data->geo.filter_w;
   const size_t needed = 4 * window * (size_t)threads;
-  data->max_tasks = threads;
+  data->slots = threads;
   if (data->taps != NULL && data->taps_capacity >= needed) return kTfLiteOk;
   free(data->taps);
   data->taps = malloc(sizeof(ptrdiff_t) * needed);
@@ -1144,13 +1144,12 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
       .window = g->filter_h * g->filter_w,
   };
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
-  int threads = lg_thread_pool_size(pool);
-  if (threads > data->max_tasks) threads = data->max_tasks;
   const int64_t macs = data->output_elements * g->filter_h * g->filter_w;
-  if (threads > 1 && macs >= LG_DW_MIN_PARALLEL_MACS) {
-    job.num_tasks = job.rows < threads ? job.rows : threads;
+  if (lg_thread_pool_size(pool) <= data->slots &&
+      macs >= LG_DW_MIN_PARALLEL_MACS) {
+    job.num_tasks = lg_thread_pool_tasks(pool, job.rows);
   }
-  lg_thread_pool_run(pool, lg_dw_task, &job, job.num_tasks);
+  lg_thread_pool_run_slots(pool, lg_dw_task, &job, job.num_tasks);
   return kTfLiteOk;
 }
 

@@ -697,12 +697,10 @@ static void lg_fc_run_8bit_fast(const lg_fc_data* data, const void* input,
                                 const int32_t* bias, void* output,
                                 lg_thread_pool* pool) {
   const bool u8 = data->type == kTfLiteUInt8;
-  const int threads = lg_thread_pool_size(pool);
   const int64_t row_macs = (int64_t)data->in_depth * data->out_depth;
   lg_fc_fast_job job = {data, bias, NULL, 1};
-  if (threads > 1 && row_macs >= LG_GEMM_MIN_PARALLEL_MACS) {
-    const int blocks = (data->out_depth + 15) / 16;
-    job.num_tasks = threads < blocks ? threads : blocks;
+  if (row_macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+    job.num_tasks = lg_thread_pool_tasks(pool, (data->out_depth + 15) / 16);
   }
   for (int b = 0; b < data->batch; ++b) {
     const size_t at = (size_t)b * data->in_depth;

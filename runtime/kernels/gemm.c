@@ -422,9 +422,12 @@ typedef struct lg_gemm_job {
   size_t slot_floats;
   int row_tasks, col_tasks;
   int row_panels, col_panels;
+  /* Scratch slot per pool thread (the slot the pool passes), or, when the
+   * scratch has fewer slots than the pool has threads, one per task. */
+  bool slot_per_thread;
 } lg_gemm_job;
 
-static void lg_gemm_task(void* ctx, int index) {
+static void lg_gemm_task(void* ctx, int index, int slot) {
   const lg_gemm_job* job = ctx;
   const lg_gemm* g = job->g;
   const lg_gemm_blocking* bl = lg_gemm_blocking_of(g->isa);
@@ -434,9 +437,11 @@ static void lg_gemm_task(void* ctx, int index) {
   const int r1 = (int)((int64_t)job->row_panels * (ti + 1) / job->row_tasks);
   const int c0 = (int)((int64_t)job->col_panels * tj / job->col_tasks);
   const int c1 = (int)((int64_t)job->col_panels * (tj + 1) / job->col_tasks);
-  lg_gemm_compute(g, r0 * bl->mr, lg_gemm_min(g->m, r1 * bl->mr), c0 * bl->nr,
-                  lg_gemm_min(g->n, c1 * bl->nr),
-                  job->scratch + job->slot_floats * (size_t)index);
+  lg_gemm_compute(
+      g, r0 * bl->mr, lg_gemm_min(g->m, r1 * bl->mr), c0 * bl->nr,
+      lg_gemm_min(g->n, c1 * bl->nr),
+      job->scratch +
+          job->slot_floats * (size_t)(job->slot_per_thread ? slot : index));
 }
 
 /* Splits `tasks` into a row x column grid of tiles. The busiest task's
@@ -478,9 +483,17 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
       .row_panels = (g->m + bl->mr - 1) / bl->mr,
       .col_panels = (g->n + bl->nr - 1) / bl->nr,
   };
-  int tasks = pool != NULL ? lg_thread_pool_size(pool) : 1;
+  int tasks = lg_thread_pool_size(pool);
   const int slots = (int)(scratch_floats / job.slot_floats);
-  if (slots < tasks) tasks = slots;
+  if (slots < tasks) {
+    tasks = slots;
+  } else if (g->b.packed != NULL) {
+    /* A few tasks per thread, claimed dynamically, each with its thread's
+     * scratch. (Tasks that pack B themselves stay one per thread: each
+     * repacks the B columns it covers.) */
+    job.slot_per_thread = true;
+    tasks = lg_thread_pool_tasks(pool, INT32_MAX);
+  }
   const double macs = (double)g->m * g->n * (g->k > 0 ? g->k : 1);
   if (macs < LG_GEMM_MIN_PARALLEL_MACS) tasks = 1;
   if (tasks > 1) {
@@ -490,10 +503,10 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
   const int count = job.row_tasks * job.col_tasks;
   if (count == 1 || pool == NULL) {
     job.row_tasks = job.col_tasks = 1;
-    lg_gemm_task(&job, 0);
+    lg_gemm_task(&job, 0, 0);
     return;
   }
-  lg_thread_pool_run(pool, lg_gemm_task, &job, count);
+  lg_thread_pool_run_slots(pool, lg_gemm_task, &job, count);
 }
 
 /* ---- The scalar micro-kernel ------------------------------------------- */

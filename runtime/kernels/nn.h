@@ -239,7 +239,9 @@ typedef struct lg_conv_quant {
   int16_t* rows; /* per slot: rows_stride elements (conv: 2 rows of k_pad) */
   int32_t* sums; /* per slot: sums_stride elements (2 x out_c) */
   size_t rows_stride, sums_stride;
-  int slots; /* tasks' scratch slots, each on cache lines of its own */
+  int slots; /* scratch slots, one per pool thread (indexed by the slot
+              * lg_thread_pool_run_slots passes), each on cache lines of its
+              * own */
   /* On CPUs with AVX-512 VNNI instead: the filter in the VNNI kernel's
    * blocks (quant_simd.h), its per-channel sums, and unsigned rows
    * (input + 128) of 4 * k4 bytes. */
@@ -369,7 +371,8 @@ void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
  * at most LG_CONV_NARROW_MAX output channels, and a vector ISA (isa is the
  * GEMM's: lg_gemm_isa values; the scalar one never takes it). */
 bool lg_conv_narrow_applies(const lg_conv_geometry* g, int groups, int isa);
-/* Scratch floats lg_conv_narrow_run needs for up to `tasks` tasks. */
+/* Scratch floats lg_conv_narrow_run needs on a pool of `tasks` threads (one
+ * slot per thread). */
 size_t lg_conv_narrow_scratch_floats(const lg_conv_geometry* g, int tasks);
 /* The convolution (OHWI filter, optional bias) into output, split over the
  * pool's threads as far as the scratch allows. Only where
@@ -418,8 +421,8 @@ bool lg_conv_rows_applies(const lg_conv_geometry* g, int groups, int isa,
 size_t lg_conv_rows_packed_floats(const lg_conv_geometry* g, int isa);
 void lg_conv_rows_pack(const lg_conv_geometry* g, int isa, const float* filter,
                        float* packed);
-/* Scratch floats lg_conv_rows_run needs for up to `tasks` tasks (the padded
- * input copy included). */
+/* Scratch floats lg_conv_rows_run needs on a pool of `tasks` threads (one
+ * slot per thread; the padded input copy included). */
 size_t lg_conv_rows_scratch_floats(const lg_conv_geometry* g, int isa,
                                    int tasks);
 /* The convolution into output, split over the pool's threads as far as the

@@ -369,7 +369,7 @@ static void lg_pad_run_rows(TfLiteContext* context, const lg_pad_data* d,
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && job.rows > 1 &&
       (size_t)d->out_elements * elem_size >= LG_PAD_MIN_PARALLEL_BYTES) {
-    job.num_tasks = job.rows < threads ? (int)job.rows : threads;
+    job.num_tasks = lg_thread_pool_tasks(pool, job.rows);
   }
   lg_thread_pool_run(pool, lg_pad_rows_task, &job, job.num_tasks);
 }

@@ -591,7 +591,7 @@ static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
   const int threads = lg_thread_pool_size(pool);
   const int64_t reads = out_count * data->filter_h * data->filter_w;
   if (threads > 1 && reads >= LG_POOL_MIN_PARALLEL) {
-    job.num_tasks = job.rows < threads ? job.rows : threads;
+    job.num_tasks = lg_thread_pool_tasks(pool, job.rows);
   }
   lg_thread_pool_run(pool, lg_pool_task, &job, job.num_tasks);
   return kTfLiteOk;

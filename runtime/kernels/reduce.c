@@ -955,7 +955,7 @@ static TfLiteStatus lg_reduce_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && plan->in_count >= LG_REDUCE_MIN_PARALLEL) {
-    job.num_tasks = plan->units < threads ? (int)plan->units : threads;
+    job.num_tasks = lg_thread_pool_tasks(pool, plan->units);
   }
   lg_thread_pool_run(pool, lg_reduce_task, &job, job.num_tasks);
   return kTfLiteOk;

@@ -552,7 +552,7 @@ static TfLiteStatus lg_resize_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && out_count >= LG_RESIZE_MIN_PARALLEL) {
-    job.num_tasks = job.rows < threads ? job.rows : threads;
+    job.num_tasks = lg_thread_pool_tasks(pool, job.rows);
   }
   lg_thread_pool_run(pool, lg_resize_task, &job, job.num_tasks);
   return kTfLiteOk;

@@ -338,8 +338,7 @@ static void lg_select_run(TfLiteContext* context, lg_select_job* job) {
   const int64_t elements = job->plan->elements;
   job->num_tasks = 1;
   if (threads > 1 && elements >= LG_SELECT_MIN_PARALLEL) {
-    const int64_t most = elements / LG_SELECT_MIN_TASK;
-    job->num_tasks = most < threads ? (int)most : threads;
+    job->num_tasks = lg_thread_pool_tasks(pool, elements / LG_SELECT_MIN_TASK);
   }
   if (job->num_tasks == 1) {
     lg_select_task(job, 0);

@@ -512,7 +512,7 @@ static TfLiteStatus lg_softmax_invoke(TfLiteContext* context,
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && data->rows > 1 && count >= LG_SOFTMAX_MIN_PARALLEL) {
-    job.num_tasks = data->rows < threads ? (int)data->rows : threads;
+    job.num_tasks = lg_thread_pool_tasks(pool, data->rows);
   }
   lg_thread_pool_run(pool, lg_softmax_task, &job, job.num_tasks);
   return kTfLiteOk;

@@ -618,9 +618,8 @@ static TfLiteStatus lg_tc_compute(TfLiteContext* context, TfLiteNode* node,
       .rows = g->batch * g->out_h,
       .num_tasks = 1,
   };
-  const int threads = lg_thread_pool_size(pool);
-  if (threads > 1 && lg_kernel_num_elements(output) >= LG_TC_MIN_PARALLEL) {
-    job.num_tasks = job.rows < threads ? job.rows : threads;
+  if (lg_kernel_num_elements(output) >= LG_TC_MIN_PARALLEL) {
+    job.num_tasks = lg_thread_pool_tasks(pool, job.rows);
   }
   lg_thread_pool_run(pool, lg_tc_task, &job, job.num_tasks);
   return kTfLiteOk;

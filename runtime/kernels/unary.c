@@ -69,6 +69,8 @@
 
 /* Elements below which splitting over threads costs more than it saves. */
 #define LG_UNARY_MIN_PARALLEL 16384
+/* Elements a task gets at least, so that claiming it stays cheap. */
+#define LG_UNARY_MIN_TASK 4096
 /* sqrt(2 / pi) and 1 / sqrt(2), rounded to float. */
 #define LG_SQRT_2_OVER_PI 0.797884560802865355f
 #define LG_SQRT_HALF 0.707106781186547524f
@@ -950,7 +952,7 @@ static TfLiteStatus lg_unary_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int threads = lg_thread_pool_size(pool);
   if (threads > 1 && data->count >= LG_UNARY_MIN_PARALLEL) {
-    job.num_tasks = threads;
+    job.num_tasks = lg_thread_pool_tasks(pool, data->count / LG_UNARY_MIN_TASK);
   }
   lg_thread_pool_run(pool, lg_unary_task, &job, job.num_tasks);
   return kTfLiteOk;

@@ -1,6 +1,8 @@
 /* lg_thread_pool: every task runs exactly once, for pool sizes 1..4 and task
  * counts 0, 1, 7 and 1000, over repeated runs; creation limits; the default
- * pool; destroy(NULL). */
+ * pool; destroy(NULL); tasks are claimed dynamically (a blocked thread does
+ * not keep the others from finishing every other task); slots are distinct
+ * among running tasks; lg_thread_pool_tasks. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,6 +152,100 @@ static void test_workers_run_in_parallel(void** state) {
   lg_thread_pool_destroy(pool);
 }
 
+/* Task 0 (claimed first) blocks until every other task has finished, as a
+ * descheduled thread would: with dynamic claiming the other thread runs
+ * them all; with fixed equal shares half of them would wait behind task 0
+ * and the bounded wait would run out. */
+typedef struct blocked_run {
+  int num_tasks;
+  atomic_int done;
+  atomic_int others_finished_first;
+} blocked_run;
+
+static void blocking_task(void* ctx, int index) {
+  blocked_run* b = ctx;
+  if (index == 0) {
+    for (long spin = 0; spin < 2000000000L; ++spin) {
+      if (atomic_load(&b->done) == b->num_tasks - 1) {
+        atomic_store(&b->others_finished_first, 1);
+        break;
+      }
+    }
+  }
+  atomic_fetch_add(&b->done, 1);
+}
+
+static void test_blocked_thread_holds_only_its_task(void** state) {
+  (void)state;
+  lg_thread_pool* pool = lg_thread_pool_create(2);
+  assert_non_null(pool);
+  for (int run = 0; run < 3; ++run) {
+    blocked_run b = {.num_tasks = 16};
+    atomic_init(&b.done, 0);
+    atomic_init(&b.others_finished_first, 0);
+    lg_thread_pool_run(pool, blocking_task, &b, b.num_tasks);
+    assert_int_equal(atomic_load(&b.done), b.num_tasks);
+    if (atomic_load(&b.others_finished_first) != 1) {
+      fail_msg("run %d: tasks 1..15 did not finish while task 0 blocked", run);
+    }
+  }
+  lg_thread_pool_destroy(pool);
+}
+
+/* Each task marks its slot busy while it runs: a slot out of range, or one
+ * already busy, fails the test. */
+typedef struct slot_check {
+  int size;
+  atomic_int busy[8];
+  atomic_int bad;
+  atomic_int ran;
+} slot_check;
+
+static void slot_task(void* ctx, int index, int slot) {
+  (void)index;
+  slot_check* s = ctx;
+  if (slot < 0 || slot >= s->size) {
+    atomic_store(&s->bad, 1);
+    return;
+  }
+  if (atomic_exchange(&s->busy[slot], 1) != 0) atomic_store(&s->bad, 1);
+  for (volatile int spin = 0; spin < 2000; ++spin) {
+  }
+  atomic_store(&s->busy[slot], 0);
+  atomic_fetch_add(&s->ran, 1);
+}
+
+static void test_slots_are_distinct(void** state) {
+  (void)state;
+  for (int size = 1; size <= 4; ++size) {
+    lg_thread_pool* pool = lg_thread_pool_create(size);
+    assert_non_null(pool);
+    slot_check s = {.size = size};
+    for (int i = 0; i < 8; ++i) atomic_init(&s.busy[i], 0);
+    atomic_init(&s.bad, 0);
+    atomic_init(&s.ran, 0);
+    lg_thread_pool_run_slots(pool, slot_task, &s, 200);
+    assert_int_equal(atomic_load(&s.ran), 200);
+    if (atomic_load(&s.bad) != 0) {
+      fail_msg("pool of %d: a slot out of range or shared", size);
+    }
+    lg_thread_pool_destroy(pool);
+  }
+}
+
+static void test_task_counts(void** state) {
+  (void)state;
+  lg_thread_pool* two = lg_thread_pool_create(2);
+  assert_non_null(two);
+  assert_int_equal(lg_thread_pool_tasks(NULL, 100), 1);
+  assert_int_equal(lg_thread_pool_tasks(lg_thread_pool_default(), 100), 1);
+  assert_int_equal(lg_thread_pool_tasks(two, 100), 4); /* 2 per thread */
+  assert_int_equal(lg_thread_pool_tasks(two, 3), 3);   /* one per unit */
+  assert_int_equal(lg_thread_pool_tasks(two, 1), 1);
+  assert_int_equal(lg_thread_pool_tasks(two, 0), 1);
+  lg_thread_pool_destroy(two);
+}
+
 static void test_creation_limits(void** state) {
   (void)state;
   assert_null(lg_thread_pool_create(0));
@@ -202,6 +298,9 @@ int main(void) {
       cmocka_unit_test(test_late_workers_claim_nothing),
       cmocka_unit_test(test_size_one_runs_on_caller),
       cmocka_unit_test(test_workers_run_in_parallel),
+      cmocka_unit_test(test_blocked_thread_holds_only_its_task),
+      cmocka_unit_test(test_slots_are_distinct),
+      cmocka_unit_test(test_task_counts),
       cmocka_unit_test(test_creation_limits),
       cmocka_unit_test(test_destroy_null_and_idle),
       cmocka_unit_test(test_default_pool),
