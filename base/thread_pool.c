@@ -42,11 +42,13 @@
 /* Keeps a wild num_threads option from exhausting the process. */
 #define LG_THREAD_POOL_MAX_THREADS 256
 
-/* Tasks per thread that lg_thread_pool_tasks aims for: enough that a
- * descheduled thread's unfinished task is a small part of the run, few
- * enough that claiming (one compare-and-swap) and each task's fixed costs
- * stay small. */
-#define LG_TASKS_PER_THREAD 2
+/* Tasks per thread that lg_thread_pool_tasks aims for. More than one makes a
+ * descheduled thread's unfinished task a smaller part of the run, but each
+ * task's fixed costs add up: on an idle 2-core machine, 2 threads, 2 per
+ * thread took 2-24% longer than 1 on seven of eight corpus models (5
+ * alternating rounds of benchmark_model), so the tasks are claimed
+ * dynamically but there is one per thread. */
+#define LG_TASKS_PER_THREAD 1
 
 /* How long a thread spins before sleeping, in nanoseconds. */
 #define LG_SPIN_NS 50000

@@ -41,7 +41,8 @@ void lg_thread_pool_run(lg_thread_pool* pool, lg_task_fn fn, void* ctx,
 void lg_thread_pool_run_slots(lg_thread_pool* pool, lg_slot_task_fn fn,
                               void* ctx, int num_tasks);
 /* How many tasks to split `units` independent pieces of work (rows, blocks)
- * into: 1 for a pool of one thread, else a few per thread, at most `units`.
+ * into: 1 for a pool of one thread, else LG_TASKS_PER_THREAD (thread_pool.c)
+ * per thread, at most `units`.
  * Callers decide first whether the work is worth threading at all. */
 int lg_thread_pool_tasks(const lg_thread_pool* pool, int64_t units);
 

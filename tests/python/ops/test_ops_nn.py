@@ -230,10 +230,11 @@ def test_conv_nan_inf():
     ((1, 6, 6, 8), (6, 2, 2, 4), 1, 1, "SAME", "RELU_N1_TO_1", True, 2),
     ((1, 12, 10, 16), (32, 1, 1, 16), 1, 1, "VALID", "NONE", True, 1),
     # 3 output rows, 5 blocks of 16 channels: on the VNNI kernel each row's
-    # blocks are split over tasks too (fewer rows than the 8 tasks).
+    # blocks are split over tasks too (fewer rows than tasks).
     ((1, 3, 9, 128), (80, 3, 3, 128), 1, 1, "SAME", "RELU", True, 1),
     ((1, 3, 20, 256), (80, 1, 1, 256), 1, 1, "VALID", "NONE", False, 1),
-    # 11 rows in 8 tasks of 1 or 2 rows, claimed by 2 threads.
+    ((1, 1, 24, 128), (80, 1, 3, 128), 1, 1, "SAME", "RELU", True, 1),
+    # 11 rows split over the tasks 2 threads claim.
     ((1, 11, 12, 64), (48, 3, 3, 64), 1, 1, "SAME", "RELU6", True, 1),
 ])
 def test_conv_int8(shape, filt, stride, dil, pad, act, per_channel, groups):
@@ -490,7 +491,7 @@ def test_depthwise_bad_filter_rejected():
     ((2, 9, 8, 8), 3, 1, 2, 1, "SAME", "RELU6", True),
     ((1, 7, 7, 3), 3, 2, 1, 2, "VALID", "RELU", False),
     ((1, 6, 5, 4), 5, 1, 1, 1, "SAME", "RELU_N1_TO_1", True),
-    # Above the threading threshold: 21 rows in 8 tasks claimed by 2 threads.
+    # Above the threading threshold: 21 rows over the tasks of 2 threads.
     ((1, 21, 20, 144), 3, 1, 1, 1, "SAME", "RELU6", True),
 ])
 def test_depthwise_int8(shape, k, mult, stride, dil, pad, act, per_channel):
