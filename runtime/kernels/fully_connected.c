@@ -540,7 +540,10 @@ static TfLiteStatus lg_fc_prepare(TfLiteContext* context, TfLiteNode* node) {
  * kernel rounds twice and differs on 21 of hello_world_int8's 256 inputs),
  * offset and clamped. */
 static int32_t lg_fc_finish(const lg_fc_data* data, int64_t acc, int o) {
-  int32_t v =
+  /* In 64 bits: a scaled sum at the int32 limit (a huge output scale
+   * ratio, or INT32_MIN for one out of range) plus the offset must not
+   * overflow; the clamp then saturates it. */
+  int64_t v =
       data->type == kTfLiteUInt8
           ? lg_multiply_by_quantized_multiplier(
                 (int32_t)acc, data->output_multiplier, data->output_shift)
@@ -549,7 +552,7 @@ static int32_t lg_fc_finish(const lg_fc_data* data, int64_t acc, int o) {
   v += data->output_offset;
   if (v < data->act_min) v = data->act_min;
   if (v > data->act_max) v = data->act_max;
-  return v;
+  return (int32_t)v;
 }
 
 /* INT8 (int32 sums, TFLite's) and INT16 (int64 sums; with an INT32 bias
