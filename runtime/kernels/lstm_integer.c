@@ -2,28 +2,43 @@
  * UNIDIRECTIONAL_SEQUENCE_LSTM: INT8 input, output and output state, INT8
  * weights of one scale each (zero point 0), INT32 gate biases, an INT16
  * cell state whose scale is a power of two, and the node's five
- * intermediates (the converter's gate scales and, at 4, the hidden
- * value's scale and zero point). lstm.c hands INT8 inputs here.
+ * intermediates (the gate scales, read with layer norm, and at 4 the
+ * hidden value's scale and zero point); optionally CIFG, INT16 peephole
+ * weights, INT16 layer-norm coefficients and INT8 projection weights with
+ * an INT32 projection bias. lstm.c hands INT8 inputs here.
  *
- * One step, per batch row, for gates i, f, o (sigmoid) and g (the
- * options' activation, TANH or SIGMOID), each gate an int16 Q3.12 value:
+ * One step, per batch row, for gates i, f, o (sigmoid) and g (tanh; the
+ * options' activation is not read, as TFLite's integer kernel does not),
+ * each gate an int16 value of scale s_gate: 2^-12 (Q3.12), or with layer
+ * norm the scale of the gate's intermediate:
  *   gate = clamp16(round((bias + (x - x_zp) . W_x) * s_x))
  *   gate = clamp16(gate + round(((h - h_zp) . W_h) * s_h))
- * with s_x = input scale * W_x scale / 2^-12 and s_h = output-state scale
- * * W_h scale / 2^-12 as TFLite's (multiplier, shift) pairs (the bias
- * enters with the input product, as TFLite folds it there); then the
- * gate's activation in gemmlowp's int16 fixed point (lg_fixed16_logistic
- * and lg_fixed16_tanh on Q3.12) to Q0.15.
+ *   gate = clamp16(gate + round(w_peephole * c * s_p))   (peephole; i, f
+ *          read the old cell state, o the new one)
+ * with s_x = input scale * W_x scale / s_gate, s_h = output-state scale *
+ * W_h scale / s_gate and s_p = cell scale * peephole scale / s_gate as
+ * TFLite's (multiplier, shift) pairs (the bias enters with the input
+ * product, as TFLite folds it there; with layer norm it is the layer
+ * norm's bias instead). Layer norm, per row: TFLite's integer mean and
+ * variance (in 2^10 steps, the variance floored by a guard), the
+ * normalized values times the coefficients plus the bias, rounded by
+ * 2^10, rescaled by the coefficients' scale to Q3.12. Then the gate's
+ * activation in gemmlowp's int16 fixed point (lg_fixed16_logistic and
+ * lg_fixed16_tanh on Q3.12) to Q0.15. With CIFG, i = 32767 - f.
  *   c = clamp16(rdiv(f * c, 15) + rdiv(i * g, 30 + cell_log2))
  * (rdiv: gemmlowp's rounding division by a power of two), clipped to
  * +-round-toward-zero(cell_clip / cell scale) when cell_clip > 0;
- *   hidden = clamp8(round(o * tanh(c) * 2^-30 / hidden scale) + hidden_zp)
- * with tanh(c) on c's 15 + cell_log2 integer bits. hidden is the new
- * output state and the step's output row.
+ *   hidden = round(o * tanh(c) * 2^-30 / hidden scale)
+ * with tanh(c) on c's 15 + cell_log2 integer bits. Without projection the
+ * output state is clamp8(hidden + hidden_zp); with it, as TFLite computes
+ * it, r = clamp8(hidden - hidden_zp) and
+ *   h = clamp8(round((proj_bias + (r + hidden_zp) . W_p) * s_proj) + h_zp)
+ * with s_proj = W_p scale * hidden scale / output-state scale, clipped to
+ * +-round-toward-zero(proj_clip / output scale) when proj_clip > 0. h is
+ * the new output state and the step's output row.
  *
- * Not computed (rejected in Prepare naming them): layer norm, peephole,
- * projection and CIFG in integer nodes, TFLite's 8x8->8 kernel (12
- * intermediates), INT16 activations (the 16x8 kernel), per-channel
+ * Not computed (rejected in Prepare naming them): TFLite's 8x8->8 kernel
+ * (12 intermediates), INT16 activations (the 16x8 kernel), per-channel
  * weights, a cell scale that is not 2^-15..2^-9 (TFLite's tanh covers 0
  * to 6 integer bits).
  */
@@ -38,7 +53,10 @@
 #include "runtime/kernels/recurrent.h"
 #include "tensorflow/lite/c/common.h"
 
+enum { LG_GATE_INPUT, LG_GATE_FORGET, LG_GATE_CELL, LG_GATE_OUTPUT };
 static const char* const kGateNames[4] = {"input", "forget", "cell", "output"};
+/* The peephole slot of each gate (the cell gate has none). */
+static const int kPeepholeSlot[4] = {9, 10, -1, 11};
 
 /* A real multiplier as TFLite's (multiplier, shift) pair. */
 typedef struct lg_lstm_int_scale {
@@ -46,19 +64,37 @@ typedef struct lg_lstm_int_scale {
   int shift;
 } lg_lstm_int_scale;
 
+/* One gate's constants (w_x is NULL for a CIFG node's input gate). */
+typedef struct lg_lstm_int_gate_data {
+  const int8_t* w_x;
+  const int8_t* w_h;
+  const int32_t* bias;      /* added to the input product; NULL with LN */
+  const int16_t* peephole;  /* cell_to_<gate>_weights or NULL */
+  const int16_t* ln_weight; /* layer norm coefficients or NULL */
+  const int32_t* ln_bias;   /* the gate bias, with layer norm */
+  lg_lstm_int_scale s_x, s_h, s_peephole, s_ln;
+  int32_t ln_variance_guard;
+} lg_lstm_int_gate_data;
+
 typedef struct lg_lstm_int_cell {
-  const int8_t* w_x[4];
-  const int8_t* w_h[4];
-  const int32_t* bias[4];
-  lg_lstm_int_scale s_x[4], s_h[4], hidden;
+  lg_lstm_int_gate_data gate[4];
+  const int8_t* proj_weight; /* NULL without projection */
+  const int32_t* proj_bias;  /* NULL when absent */
+  lg_lstm_int_scale hidden, proj;
   int8_t* h_state;
   int16_t* c_state;
   int32_t x_zp, h_zp, hidden_zp;
   int cell_log2;
   int16_t cell_clip;
-  bool cell_sigmoid; /* the options' activation is SIGMOID, else TANH */
-  int n_input, n_cell;
+  int8_t proj_clip;
+  bool cifg;
+  int n_input, n_cell, n_output;
 } lg_lstm_int_cell;
+
+/* Which optional inputs a node gives. */
+typedef struct lg_lstm_int_forms {
+  bool cifg, peephole, layer_norm, projection;
+} lg_lstm_int_forms;
 
 /* A rescale factor of the scales (in float, as TFLite computes it); one
  * that overflows float is an error naming `what`. */
@@ -97,19 +133,30 @@ static TfLiteStatus lg_lstm_int_tensor(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
-static TfLiteStatus lg_lstm_int_weight(TfLiteContext* context, const char* op,
-                                       const char* what, const TfLiteTensor* t,
-                                       int rows, int cols, float* scale) {
+/* A constant of input `slot`: `type`, [rows, cols] (cols 0: [rows]), zero
+ * point 0; its data and scale out. */
+static TfLiteStatus lg_lstm_int_const(TfLiteContext* context,
+                                      const TfLiteNode* node, const char* op,
+                                      int slot, const char* what,
+                                      TfLiteType type, int rows, int cols,
+                                      const void** data, float* scale) {
+  const TfLiteTensor* t;
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, slot, &t));
   const int dims[2] = {rows, cols};
   int32_t zp = 0;
-  TF_LITE_ENSURE_STATUS(lg_lstm_int_tensor(context, op, what, t, kTfLiteInt8, 2,
-                                           dims, scale, &zp));
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_tensor(context, op, what, t, type,
+                                           cols > 0 ? 2 : 1, dims, scale, &zp));
   if (zp != 0) {
     lg_kernel_log(context, op,
                   "%s has zero point %d, the integer kernel needs 0", what,
                   (int)zp);
     return kTfLiteError;
   }
+  if (t->data.raw == NULL) {
+    lg_kernel_log(context, op, "%s has no data", what);
+    return kTfLiteError;
+  }
+  *data = t->data.raw;
   return kTfLiteOk;
 }
 
@@ -123,40 +170,58 @@ static TfLiteStatus lg_lstm_int_state(TfLiteContext* context, const char* op,
                             zero_point);
 }
 
-/* Refuses the optional inputs the integer kernel does not compute. */
-static TfLiteStatus lg_lstm_int_refuse(TfLiteContext* context,
-                                       const TfLiteNode* node, const char* op) {
-  static const struct {
-    int first, count;
-    const char* what;
-  } kRefused[] = {
-      {1, 1, "CIFG (no input_to_input_weights)"},
-      {9, 3, "peephole weights (cell_to_*)"},
-      {16, 2, "projection weights or bias"},
-      {20, 4, "layer norm coefficients"},
-  };
-  for (size_t r = 0; r < sizeof(kRefused) / sizeof(kRefused[0]); ++r) {
-    for (int k = 0; k < kRefused[r].count; ++k) {
-      const int slot = kRefused[r].first + k;
-      if (slot >= node->inputs->size) continue;
-      const bool given = node->inputs->data[slot] >= 0;
-      /* CIFG is the input gate's weights being absent. */
-      if (r == 0 ? !given : given) {
-        lg_kernel_log(context, op,
-                      "the integer (INT8) kernel with %s is not supported",
-                      kRefused[r].what);
-        return kTfLiteError;
-      }
-    }
+static bool lg_lstm_int_given(const TfLiteNode* node, int slot) {
+  return slot < node->inputs->size && node->inputs->data[slot] >= 0;
+}
+
+/* The node's forms, from which optional inputs it gives; groups given in
+ * part are errors. */
+static TfLiteStatus lg_lstm_int_forms_of(TfLiteContext* context,
+                                         const TfLiteNode* node, const char* op,
+                                         lg_lstm_int_forms* f) {
+  f->cifg = !lg_lstm_int_given(node, 1);
+  if (lg_lstm_int_given(node, 5) == f->cifg ||
+      lg_lstm_int_given(node, 12) == f->cifg) {
+    lg_kernel_log(context, op,
+                  "input_to_input_weights, recurrent_to_input_weights and "
+                  "input_gate_bias must be all given or all absent (CIFG)");
+    return kTfLiteError;
+  }
+  f->peephole = lg_lstm_int_given(node, 10);
+  if (lg_lstm_int_given(node, 11) != f->peephole ||
+      lg_lstm_int_given(node, 9) != (f->peephole && !f->cifg)) {
+    lg_kernel_log(context, op,
+                  "cell_to_forget_weights and cell_to_output_weights must be "
+                  "both given or both absent, cell_to_input_weights given "
+                  "with them unless the node is CIFG");
+    return kTfLiteError;
+  }
+  f->layer_norm = lg_lstm_int_given(node, 21);
+  if (lg_lstm_int_given(node, 22) != f->layer_norm ||
+      lg_lstm_int_given(node, 23) != f->layer_norm ||
+      lg_lstm_int_given(node, 20) != (f->layer_norm && !f->cifg)) {
+    lg_kernel_log(context, op,
+                  "the forget, cell and output layer norm coefficients must "
+                  "be all given or all absent, the input gate's given with "
+                  "them unless the node is CIFG");
+    return kTfLiteError;
+  }
+  f->projection = lg_lstm_int_given(node, 16);
+  if (lg_lstm_int_given(node, 17) && !f->projection) {
+    lg_kernel_log(context, op,
+                  "projection_bias is given without projection_weights");
+    return kTfLiteError;
   }
   return kTfLiteOk;
 }
 
-/* The hidden value's scale and zero point: intermediate 4 (TFLite's
- * 8x8->16 kernel needs all five intermediates). */
-static TfLiteStatus lg_lstm_int_hidden(TfLiteContext* context,
-                                       const TfLiteNode* node, const char* op,
-                                       float* scale, int32_t* zero_point) {
+/* Intermediate `index`'s scale and zero point (TFLite's 8x8->16 kernel
+ * needs all five intermediates; it reads 0..3 only with layer norm). */
+static TfLiteStatus lg_lstm_int_intermediate(TfLiteContext* context,
+                                             const TfLiteNode* node,
+                                             const char* op, int index,
+                                             float* scale,
+                                             int32_t* zero_point) {
   const int count = node->intermediates ? node->intermediates->size : 0;
   if (count != 5) {
     lg_kernel_log(context, op,
@@ -166,20 +231,21 @@ static TfLiteStatus lg_lstm_int_hidden(TfLiteContext* context,
                   count);
     return kTfLiteError;
   }
-  const int index = node->intermediates->data[4];
-  if (index < 0 || index >= (int)context->tensors_size) {
-    lg_kernel_log(context, op, "intermediate 4 (the hidden scale) is missing");
+  const int tensor = node->intermediates->data[index];
+  char what[64];
+  snprintf(what, sizeof(what), "intermediate %d (%s)", index,
+           index == 4 ? "the hidden scale" : kGateNames[index]);
+  if (tensor < 0 || tensor >= (int)context->tensors_size) {
+    lg_kernel_log(context, op, "%s is missing", what);
     return kTfLiteError;
   }
-  const TfLiteTensor* t = &context->tensors[index];
+  const TfLiteTensor* t = &context->tensors[tensor];
   if (t->quantization.type != kTfLiteAffineQuantization) {
-    lg_kernel_log(context, op,
-                  "intermediate 4 (the hidden scale) is not quantized");
+    lg_kernel_log(context, op, "%s is not quantized", what);
     return kTfLiteError;
   }
   lg_quant_layout q;
-  TF_LITE_ENSURE_STATUS(
-      lg_quant_tensor_read(context, op, "intermediate 4 (hidden)", t, &q));
+  TF_LITE_ENSURE_STATUS(lg_quant_tensor_read(context, op, what, t, &q));
   *scale = q.scale0;
   *zero_point = q.zero_point0;
   return kTfLiteOk;
@@ -193,35 +259,146 @@ static bool lg_lstm_int_log2(float scale, int* result) {
   return fabsf(l - rounded) < 1e-3f;
 }
 
+/* Gate g's weights, bias, peephole and layer norm constants and scales;
+ * `gate_scale` is the gate's int16 scale before its activation. */
+static TfLiteStatus lg_lstm_int_bind_gate(
+    TfLiteContext* context, const TfLiteNode* node, const char* op,
+    const lg_lstm_int_forms* f, int g, float x_scale, float h_scale,
+    float gate_scale, lg_lstm_int_cell* c) {
+  lg_lstm_int_gate_data* d = &c->gate[g];
+  const char* gate = kGateNames[g];
+  char name[64], what[64];
+  float wx_scale = 0.0f, wh_scale = 0.0f, unused = 0.0f;
+  const void* data = NULL;
+  snprintf(name, sizeof(name), "input_to_%s_weights", gate);
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 1 + g, name,
+                                          kTfLiteInt8, c->n_cell, c->n_input,
+                                          &data, &wx_scale));
+  d->w_x = data;
+  snprintf(name, sizeof(name), "recurrent_to_%s_weights", gate);
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 5 + g, name,
+                                          kTfLiteInt8, c->n_cell, c->n_output,
+                                          &data, &wh_scale));
+  d->w_h = data;
+  /* TFLite does not read the bias's scale. */
+  snprintf(name, sizeof(name), "%s_gate_bias", gate);
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 12 + g, name,
+                                          kTfLiteInt32, c->n_cell, 0, &data,
+                                          &unused));
+  if (f->layer_norm) {
+    d->ln_bias = data;
+  } else {
+    d->bias = data;
+  }
+  snprintf(what, sizeof(what), "the %s gate", gate);
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
+      context, op, what, wx_scale * x_scale / gate_scale, &d->s_x));
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
+      context, op, what, wh_scale * h_scale / gate_scale, &d->s_h));
+  if (f->peephole && kPeepholeSlot[g] >= 0) {
+    float scale = 0.0f;
+    snprintf(name, sizeof(name), "cell_to_%s_weights", gate);
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, kPeepholeSlot[g],
+                                            name, kTfLiteInt16, c->n_cell, 0,
+                                            &data, &scale));
+    d->peephole = data;
+    /* TFLite's 2^cell_log2 is a double here: the product is rounded to
+     * float once. */
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
+        context, op, name,
+        (float)(ldexp(1.0, c->cell_log2) * (double)scale / (double)gate_scale),
+        &d->s_peephole));
+  }
+  if (f->layer_norm) {
+    float scale = 0.0f;
+    snprintf(name, sizeof(name), "%s_layer_norm_coefficients", gate);
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 20 + g, name,
+                                            kTfLiteInt16, c->n_cell, 0, &data,
+                                            &scale));
+    d->ln_weight = data;
+    TF_LITE_ENSURE_STATUS(
+        lg_lstm_int_scale_of(context, op, name, scale, &d->s_ln));
+    /* TFLite's guard for a zero variance ("10000 keeps the kernel from
+     * overflowing"). */
+    const int32_t guard = (int32_t)(10000.0f * scale);
+    d->ln_variance_guard = guard > 1 ? guard : 1;
+  }
+  return kTfLiteOk;
+}
+
+/* The projection's weights, bias, scale and clip. */
+static TfLiteStatus lg_lstm_int_bind_projection(
+    TfLiteContext* context, const TfLiteNode* node, const char* op,
+    const lg_lstm_int_options* o, float hidden_scale, float h_scale,
+    lg_lstm_int_cell* c) {
+  float w_scale = 0.0f, unused = 0.0f;
+  const void* data = NULL;
+  TF_LITE_ENSURE_STATUS(
+      lg_lstm_int_const(context, node, op, 16, "projection_weights",
+                        kTfLiteInt8, c->n_output, c->n_cell, &data, &w_scale));
+  c->proj_weight = data;
+  if (lg_lstm_int_given(node, 17)) {
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 17,
+                                            "projection_bias", kTfLiteInt32,
+                                            c->n_output, 0, &data, &unused));
+    c->proj_bias = data;
+  }
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(context, op, "the projection",
+                                             w_scale * hidden_scale / h_scale,
+                                             &c->proj));
+  if (o->proj_clip > 0.0f) {
+    /* TFLite clips in the output tensor's steps. */
+    TfLiteTensor* out;
+    TF_LITE_ENSURE_STATUS(lg_kernel_output(context, node, op, 0, &out));
+    lg_quant_layout q;
+    TF_LITE_ENSURE_STATUS(lg_quant_tensor_read(context, op, "output", out, &q));
+    const float clip = o->proj_clip / q.scale0;
+    c->proj_clip = (int8_t)lg_kernel_clamp_float(clip, -128.0f, 127.0f);
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus lg_lstm_int_bind(TfLiteContext* context,
                                      const TfLiteNode* node, const char* op,
                                      const lg_lstm_int_options* o,
                                      const TfLiteTensor* input, int n_batch,
                                      int n_input, lg_lstm_int_cell* c) {
   memset(c, 0, sizeof(*c));
-  TF_LITE_ENSURE_STATUS(lg_lstm_int_refuse(context, node, op));
-  if (o->activation != kTfLiteActTanh && o->activation != kTfLiteActSigmoid) {
-    lg_kernel_log(context, op,
-                  "the integer kernel computes the TANH or SIGMOID cell "
-                  "activation, got activation %d",
-                  (int)o->activation);
-    return kTfLiteError;
-  }
-  c->cell_sigmoid = o->activation == kTfLiteActSigmoid;
+  lg_lstm_int_forms f;
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_forms_of(context, node, op, &f));
+  c->cifg = f.cifg;
   lg_quant_layout xq;
   TF_LITE_ENSURE_STATUS(lg_quant_tensor_read(context, op, "input", input, &xq));
   const float x_scale = xq.scale0;
   c->x_zp = xq.zero_point0;
-  const TfLiteTensor* w;
-  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 2, &w));
-  if (w->dims->size != 2) {
-    lg_kernel_log(context, op, "input_to_forget_weights must be 2-D");
+  const TfLiteTensor* wx;
+  const TfLiteTensor* wh;
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 2, &wx));
+  TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 6, &wh));
+  if (wx->dims->size != 2 || wh->dims->size != 2) {
+    lg_kernel_log(context, op,
+                  "input_to_forget_weights and recurrent_to_forget_weights "
+                  "must be 2-D");
     return kTfLiteError;
   }
-  const int n_cell = w->dims->data[0];
-  c->n_cell = n_cell;
+  c->n_cell = wx->dims->data[0];
+  c->n_output = wh->dims->data[1];
   c->n_input = n_input;
-  /* The states; without projection n_output is n_cell. */
+  if (f.peephole && c->n_output > c->n_cell) {
+    lg_kernel_log(context, op,
+                  "peephole weights with a projection to %d outputs from %d "
+                  "cells are not supported (TFLite's kernel reads past the "
+                  "cell state)",
+                  c->n_output, c->n_cell);
+    return kTfLiteError;
+  }
+  if (!f.projection && c->n_output != c->n_cell) {
+    lg_kernel_log(context, op,
+                  "recurrent_to_forget_weights has %d columns; without "
+                  "projection the output state has the %d cells",
+                  c->n_output, c->n_cell);
+    return kTfLiteError;
+  }
   const TfLiteTensor* h;
   const TfLiteTensor* cs;
   TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 18, &h));
@@ -229,10 +406,10 @@ static TfLiteStatus lg_lstm_int_bind(TfLiteContext* context,
   float h_scale = 0.0f, c_scale = 0.0f;
   int32_t c_zp = 0;
   TF_LITE_ENSURE_STATUS(lg_lstm_int_state(context, op, "output_state", h,
-                                          kTfLiteInt8, n_batch, n_cell,
+                                          kTfLiteInt8, n_batch, c->n_output,
                                           &h_scale, &c->h_zp));
   TF_LITE_ENSURE_STATUS(lg_lstm_int_state(context, op, "cell_state", cs,
-                                          kTfLiteInt16, n_batch, n_cell,
+                                          kTfLiteInt16, n_batch, c->n_cell,
                                           &c_scale, &c_zp));
   if (!lg_lstm_int_log2(c_scale, &c->cell_log2) || c->cell_log2 < -15 ||
       c->cell_log2 > -9) {
@@ -245,45 +422,27 @@ static TfLiteStatus lg_lstm_int_bind(TfLiteContext* context,
   c->h_state = h->data.int8;
   c->c_state = cs->data.i16;
   float hidden_scale = 0.0f;
-  TF_LITE_ENSURE_STATUS(
-      lg_lstm_int_hidden(context, node, op, &hidden_scale, &c->hidden_zp));
-  /* TFLite's effective scales, in float as it computes them. */
-  const float gate_scale = powf(2.0f, -12.0f);
-  char name[64];
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_intermediate(context, node, op, 4,
+                                                 &hidden_scale, &c->hidden_zp));
   for (int g = 0; g < 4; ++g) {
-    const TfLiteTensor* wx;
-    const TfLiteTensor* wh;
-    const TfLiteTensor* b;
-    TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 1 + g, &wx));
-    TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 5 + g, &wh));
-    TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, 12 + g, &b));
-    float wx_scale = 0.0f, wh_scale = 0.0f;
-    snprintf(name, sizeof(name), "input_to_%s_weights", kGateNames[g]);
-    TF_LITE_ENSURE_STATUS(
-        lg_lstm_int_weight(context, op, name, wx, n_cell, n_input, &wx_scale));
-    snprintf(name, sizeof(name), "recurrent_to_%s_weights", kGateNames[g]);
-    TF_LITE_ENSURE_STATUS(
-        lg_lstm_int_weight(context, op, name, wh, n_cell, n_cell, &wh_scale));
-    snprintf(name, sizeof(name), "%s_gate_bias", kGateNames[g]);
-    if (b->type != kTfLiteInt32 || b->dims->size != 1 ||
-        b->dims->data[0] != n_cell) {
-      lg_kernel_log(context, op, "%s must be INT32 [%d] for the integer kernel",
-                    name, n_cell);
-      return kTfLiteError;
+    if (g == LG_GATE_INPUT && f.cifg) continue;
+    /* Q3.12, or with layer norm the gate's intermediate. */
+    float gate_scale = powf(2.0f, -12.0f);
+    int32_t unused_zp = 0;
+    if (f.layer_norm) {
+      TF_LITE_ENSURE_STATUS(lg_lstm_int_intermediate(context, node, op, g,
+                                                     &gate_scale, &unused_zp));
     }
-    c->w_x[g] = wx->data.int8;
-    c->w_h[g] = wh->data.int8;
-    c->bias[g] = b->data.i32;
-    snprintf(name, sizeof(name), "the %s gate", kGateNames[g]);
-    TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
-        context, op, name, wx_scale * x_scale / gate_scale, &c->s_x[g]));
-    TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
-        context, op, name, wh_scale * h_scale / gate_scale, &c->s_h[g]));
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_bind_gate(
+        context, node, op, &f, g, x_scale, h_scale, gate_scale, c));
   }
   TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
       context, op, "the hidden value",
       powf(2.0f, -15.0f) / hidden_scale * powf(2.0f, -15.0f), &c->hidden));
-  c->cell_clip = 0;
+  if (f.projection) {
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_bind_projection(
+        context, node, op, o, hidden_scale, h_scale, c));
+  }
   if (o->cell_clip > 0.0f) {
     const float q = o->cell_clip / c_scale;
     c->cell_clip = (int16_t)lg_kernel_clamp_float(q, -32768.0f, 32767.0f);
@@ -311,71 +470,189 @@ static void lg_lstm_int_product(int16_t* out, int n, const int8_t* x,
   }
 }
 
-static void lg_lstm_int_gate(const lg_lstm_int_cell* c, int g, const int8_t* x,
-                             const int8_t* h, bool tanh_gate, int16_t* out) {
-  memset(out, 0, (size_t)c->n_cell * sizeof(int16_t));
-  lg_lstm_int_product(out, c->n_cell, x, c->x_zp, c->w_x[g], c->n_input,
-                      c->bias[g], &c->s_x[g]);
-  lg_lstm_int_product(out, c->n_cell, h, c->h_zp, c->w_h[g], c->n_cell, NULL,
-                      &c->s_h[g]);
-  for (int u = 0; u < c->n_cell; ++u) {
-    out[u] =
-        tanh_gate ? lg_fixed16_tanh(out[u], 3) : lg_fixed16_logistic(out[u], 3);
+/* TFLite's integer layer norm of one row of n int16 values, in place. */
+static void lg_lstm_int_layer_norm(const lg_lstm_int_gate_data* d, int16_t* v,
+                                   int n) {
+  int64_t sum = 0, sum_sq = 0;
+  for (int j = 0; j < n; ++j) {
+    sum += v[j];
+    sum_sq += (int32_t)v[j] * v[j];
+  }
+  /* The mean and variance in 2^10 steps (TFLite's 2^20 / n is exact only
+   * for a power-of-two n; the kernel computes it so anyway). */
+  const int32_t mean = (int32_t)(sum * 1024 / n);
+  const int32_t per_element = (1 << 20) / n;
+  const int64_t variance = sum_sq * per_element - (int64_t)mean * mean;
+  int32_t variance_steps = (int32_t)(variance / (1 << 20));
+  if (variance_steps < 1) variance_steps = d->ln_variance_guard;
+  int32_t inv_multiplier = 0;
+  int inv_shift = 0;
+  lg_fixed_inv_sqrt(variance_steps, &inv_multiplier, &inv_shift);
+  for (int j = 0; j < n; ++j) {
+    const int32_t shifted = 1024 * (int32_t)v[j] - mean;
+    const int32_t normalized =
+        lg_multiply_by_quantized_multiplier(shifted, inv_multiplier, inv_shift);
+    /* TFLite's int32 product and sum (wrapping), then widened. */
+    const int64_t scaled =
+        (int32_t)((uint32_t)normalized * (uint32_t)(int32_t)d->ln_weight[j] +
+                  (uint32_t)d->ln_bias[j]);
+    const int32_t rounded =
+        (int32_t)((scaled > 0 ? scaled + 512 : scaled - 512) / 1024);
+    const int32_t out = lg_multiply_by_quantized_multiplier(
+        rounded, d->s_ln.multiplier, d->s_ln.shift + 12);
+    v[j] = (int16_t)lg_kernel_clamp_int(out, INT16_MIN, INT16_MAX);
   }
 }
 
-/* One step of one batch row: x (n_input int8 values) in, the row's states
- * updated, the new output state written to out. `scratch` holds 4 n_cell
- * int16 values. */
-static void lg_lstm_int_step(const lg_lstm_int_cell* c, int b, const int8_t* x,
-                             int8_t* out, int16_t* scratch) {
+/* One time step's rows: row b of the input at x + b * x_stride, of the
+ * output at out + b * out_stride; their output and cell states from h and
+ * cell on (row after row). */
+typedef struct lg_lstm_int_rows {
+  const int8_t* x;
+  int8_t* out;
+  int8_t* h;
+  int16_t* cell;
+  size_t x_stride, out_stride;
+  int n_batch;
+} lg_lstm_int_rows;
+
+/* Gate g of every row from the inputs, the output states and the cell
+ * states (read by peepholes), activated, into out [n_batch, n_cell]. */
+static void lg_lstm_int_gate(const lg_lstm_int_cell* c, int g,
+                             const lg_lstm_int_rows* r, int16_t* out) {
+  const lg_lstm_int_gate_data* d = &c->gate[g];
   const int n = c->n_cell;
-  int8_t* h = c->h_state + (size_t)b * (size_t)n;
-  int16_t* cell = c->c_state + (size_t)b * (size_t)n;
-  int16_t* gi = scratch;
-  int16_t* gf = gi + n;
-  int16_t* gg = gf + n;
-  int16_t* go = gg + n;
-  lg_lstm_int_gate(c, 0, x, h, false, gi);
-  lg_lstm_int_gate(c, 1, x, h, false, gf);
-  lg_lstm_int_gate(c, 2, x, h, !c->cell_sigmoid, gg);
-  lg_lstm_int_gate(c, 3, x, h, false, go);
-  for (int u = 0; u < n; ++u) {
+  const size_t total = (size_t)r->n_batch * (size_t)n;
+  memset(out, 0, total * sizeof(int16_t));
+  for (int b = 0; b < r->n_batch; ++b) {
+    int16_t* row = out + (size_t)b * (size_t)n;
+    lg_lstm_int_product(row, n, r->x + (size_t)b * r->x_stride, c->x_zp, d->w_x,
+                        c->n_input, d->bias, &d->s_x);
+    lg_lstm_int_product(row, n, r->h + (size_t)b * (size_t)c->n_output, c->h_zp,
+                        d->w_h, c->n_output, NULL, &d->s_h);
+  }
+  if (d->peephole != NULL) {
+    /* TFLite walks the peephole over n_output values per row of the flat
+     * [n_batch, n_cell] arrays: with a narrowing projection it pairs the
+     * weights with other cells (and rows) than their own; bind refuses a
+     * widening one, which would read past the cell state. */
+    const size_t width = (size_t)c->n_output;
+    const size_t count = (size_t)r->n_batch * width;
+    for (size_t k = 0; k < count; ++k) {
+      const int32_t v = lg_multiply_by_quantized_multiplier(
+                            (int32_t)d->peephole[k % width] * r->cell[k],
+                            d->s_peephole.multiplier, d->s_peephole.shift) +
+                        out[k];
+      out[k] = (int16_t)lg_kernel_clamp_int(v, INT16_MIN, INT16_MAX);
+    }
+  }
+  if (d->ln_weight != NULL) {
+    for (int b = 0; b < r->n_batch; ++b) {
+      lg_lstm_int_layer_norm(d, out + (size_t)b * (size_t)n, n);
+    }
+  }
+  for (size_t k = 0; k < total; ++k) {
+    out[k] = g == LG_GATE_CELL ? lg_fixed16_tanh(out[k], 3)
+                               : lg_fixed16_logistic(out[k], 3);
+  }
+}
+
+/* c = clamp16(rdiv(f * c, 15) + rdiv(i * g, 30 + cell_log2)), clipped,
+ * over `total` cells; with CIFG i is 1 - f. */
+static void lg_lstm_int_update_cell(const lg_lstm_int_cell* c, int16_t* cell,
+                                    size_t total, const int16_t* gi,
+                                    const int16_t* gf, const int16_t* gg) {
+  for (size_t k = 0; k < total; ++k) {
     const int16_t kept =
-        (int16_t)lg_fixed_divide_by_pot((int32_t)gf[u] * cell[u], 15);
+        (int16_t)lg_fixed_divide_by_pot((int32_t)gf[k] * cell[k], 15);
+    const int16_t input_gate = c->cifg ? (int16_t)(INT16_MAX - gf[k]) : gi[k];
     const int16_t added = (int16_t)lg_fixed_divide_by_pot(
-        (int32_t)gi[u] * gg[u], 30 + c->cell_log2);
+        (int32_t)input_gate * gg[k], 30 + c->cell_log2);
     int32_t v = (int32_t)kept + added;
     v = lg_kernel_clamp_int(v, INT16_MIN, INT16_MAX);
     if (c->cell_clip > 0) {
       v = lg_kernel_clamp_int(v, -c->cell_clip, c->cell_clip);
     }
-    cell[u] = (int16_t)v;
+    cell[k] = (int16_t)v;
   }
-  for (int u = 0; u < n; ++u) {
+}
+
+/* Row b's new output state h from its output gate and new cell state;
+ * `hidden` holds n_cell int8 values of scratch for the projection. */
+static void lg_lstm_int_output(const lg_lstm_int_cell* c,
+                               const lg_lstm_int_rows* r, int b,
+                               const int16_t* go, int8_t* hidden) {
+  const int16_t* cell = r->cell + (size_t)b * (size_t)c->n_cell;
+  int8_t* h = r->h + (size_t)b * (size_t)c->n_output;
+  /* Without projection the hidden value is the output state. */
+  const bool projection = c->proj_weight != NULL;
+  const int32_t zp = projection ? -c->hidden_zp : c->hidden_zp;
+  int8_t* dst = projection ? hidden : h;
+  for (int u = 0; u < c->n_cell; ++u) {
     const int16_t t = lg_fixed16_tanh(cell[u], 15 + c->cell_log2);
     int32_t v = lg_multiply_by_quantized_multiplier(
         (int32_t)go[u] * t, c->hidden.multiplier, c->hidden.shift);
-    v += c->hidden_zp;
-    v = lg_kernel_clamp_int(v, -128, 127);
-    h[u] = (int8_t)v;
+    dst[u] = (int8_t)lg_kernel_clamp_int(v + zp, -128, 127);
   }
-  memcpy(out, h, (size_t)n);
+  if (!projection) return;
+  /* TFLite stores hidden - 2 hidden_zp (b/246629213) and folds hidden_zp
+   * times the weights' row sums into the bias: (r + hidden_zp) . W_p. */
+  for (int p = 0; p < c->n_output; ++p) {
+    uint32_t acc = c->proj_bias != NULL ? (uint32_t)c->proj_bias[p] : 0u;
+    const int8_t* row = c->proj_weight + (size_t)p * (size_t)c->n_cell;
+    for (int u = 0; u < c->n_cell; ++u) {
+      acc += (uint32_t)(((int32_t)hidden[u] + c->hidden_zp) * (int32_t)row[u]);
+    }
+    int32_t v = lg_multiply_by_quantized_multiplier(
+                    (int32_t)acc, c->proj.multiplier, c->proj.shift) +
+                c->h_zp;
+    v = lg_kernel_clamp_int(v, -128, 127);
+    if (c->proj_clip > 0)
+      v = lg_kernel_clamp_int(v, -c->proj_clip, c->proj_clip);
+    h[p] = (int8_t)v;
+  }
 }
 
-size_t lg_lstm_int_scratch_floats(int n_cell) {
-  return ((size_t)4 * (size_t)n_cell * sizeof(int16_t) + sizeof(float) - 1) /
-         sizeof(float);
+/* One time step of every row, as TFLite orders it: i, f and g from the
+ * old states, the cell states, o (its peephole reads the new cell
+ * states), the output states, copied to the output rows. `scratch` holds
+ * 4 n_batch n_cell int16 values and n_cell int8 values. */
+static void lg_lstm_int_step(const lg_lstm_int_cell* c,
+                             const lg_lstm_int_rows* r, int16_t* scratch) {
+  const size_t total = (size_t)r->n_batch * (size_t)c->n_cell;
+  int16_t* gi = scratch;
+  int16_t* gf = gi + total;
+  int16_t* gg = gf + total;
+  int16_t* go = gg + total;
+  int8_t* hidden = (int8_t*)(go + total);
+  if (!c->cifg) lg_lstm_int_gate(c, LG_GATE_INPUT, r, gi);
+  lg_lstm_int_gate(c, LG_GATE_FORGET, r, gf);
+  lg_lstm_int_gate(c, LG_GATE_CELL, r, gg);
+  lg_lstm_int_update_cell(c, r->cell, total, gi, gf, gg);
+  lg_lstm_int_gate(c, LG_GATE_OUTPUT, r, go);
+  for (int b = 0; b < r->n_batch; ++b) {
+    lg_lstm_int_output(c, r, b, go + (size_t)b * (size_t)c->n_cell, hidden);
+    memcpy(r->out + (size_t)b * r->out_stride,
+           r->h + (size_t)b * (size_t)c->n_output, (size_t)c->n_output);
+  }
+}
+
+size_t lg_lstm_int_scratch_floats(int n_batch, int n_cell) {
+  const size_t bytes =
+      (size_t)4 * (size_t)n_batch * (size_t)n_cell * sizeof(int16_t) +
+      (size_t)n_cell * sizeof(int8_t);
+  return (bytes + sizeof(float) - 1) / sizeof(float);
 }
 
 TfLiteStatus lg_lstm_int_check(TfLiteContext* context, const TfLiteNode* node,
                                const char* op, const lg_lstm_int_options* o,
                                const TfLiteTensor* input, int n_batch,
-                               int n_input, int* n_cell) {
+                               int n_input, int* n_cell, int* n_output) {
   lg_lstm_int_cell c;
   TF_LITE_ENSURE_STATUS(
       lg_lstm_int_bind(context, node, op, o, input, n_batch, n_input, &c));
   *n_cell = c.n_cell;
+  *n_output = c.n_output;
   return kTfLiteOk;
 }
 
@@ -403,15 +680,25 @@ TfLiteStatus lg_lstm_int_run(TfLiteContext* context, const TfLiteNode* node,
     lg_kernel_log(context, op, "a tensor has no data");
     return kTfLiteError;
   }
-  int16_t* gates = (int16_t*)scratch;
-  for (int t = 0; t < n_time; ++t) {
-    for (int b = 0; b < n_batch; ++b) {
-      /* time-major (and the one-step op): [time, batch, features], else
-       * [batch, time, features] */
-      const size_t row = o->time_major ? (size_t)t * (size_t)n_batch + (size_t)b
-                                       : (size_t)b * (size_t)n_time + (size_t)t;
-      lg_lstm_int_step(&c, b, input->data.int8 + row * (size_t)n_input,
-                       output->data.int8 + row * (size_t)c.n_cell, gates);
+  /* As TFLite: time-major (and the one-step op), [time, batch, features],
+   * a step over every row at once; batch-major, [batch, time, features],
+   * each row's whole sequence in turn (peepholes with a projection tell
+   * the two apart). */
+  const int groups = o->time_major ? 1 : n_batch;
+  const int rows = o->time_major ? n_batch : 1;
+  for (int b = 0; b < groups; ++b) {
+    lg_lstm_int_rows r = {.n_batch = rows,
+                          .x_stride = (size_t)n_input,
+                          .out_stride = (size_t)c.n_output,
+                          .h = c.h_state + (size_t)b * (size_t)c.n_output,
+                          .cell = c.c_state + (size_t)b * (size_t)c.n_cell};
+    for (int t = 0; t < n_time; ++t) {
+      /* the step's first row */
+      const size_t first = o->time_major ? (size_t)t * (size_t)n_batch
+                                         : (size_t)b * (size_t)n_time + t;
+      r.x = input->data.int8 + first * (size_t)n_input;
+      r.out = output->data.int8 + first * (size_t)c.n_output;
+      lg_lstm_int_step(&c, &r, (int16_t*)scratch);
     }
   }
   return kTfLiteOk;

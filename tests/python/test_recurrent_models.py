@@ -106,3 +106,36 @@ def test_lstm_int8_bit_exact(lib, resolver, seed):
         np.testing.assert_array_equal(g, w, err_msg=f"invoke {n}")
     assert not np.array_equal(got[0], got[1])
     np.testing.assert_array_equal(got[3], got[0])
+
+
+# Hand-quantized integer LSTMs in the forms the converter does not emit
+# (tools/convert/make_integer_lstm_models.py): name -> output shape.
+INTEGER_FORMS = {
+    "lstm_int8_cifg_peephole": (2, 3, 4),
+    "lstm_int8_projection": (2, 3, 3),
+    "lstm_int8_layer_norm": (2, 3, 4),
+    "lstm_int8_everything": (2, 3),
+}
+
+
+@pytest.mark.parametrize("resolver", sorted(RESOLVERS))
+@pytest.mark.parametrize("name", sorted(INTEGER_FORMS))
+def test_lstm_int8_forms_bit_exact(lib, resolver, name):
+    """CIFG, peephole, projection (with its clip), layer norm and all of
+    them in the one-step LSTM: every Invoke bit for bit with LiteRT, the
+    state carried over three Invokes, then reset."""
+    shape = INTEGER_FORMS[name]
+    in_shape = shape[:-1] + (3,)
+    rng = np.random.default_rng(len(name))
+    xs = [rng.integers(-128, 128, in_shape, dtype=np.int8) for _ in range(3)]
+    steps = [xs[0], xs[1], xs[2], RESET, xs[0]]
+    want = run_litert(name, steps, resolver)
+    got = run_litegpu(lib, name, steps, 1)
+    assert len(got) == len(want) == 4
+    for n, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape == shape and g.dtype == w.dtype == np.int8
+        np.testing.assert_array_equal(g, w, err_msg=f"invoke {n}")
+    # the state carried over (the same input gives another output later),
+    # and the reset restarted it
+    assert not np.array_equal(got[0], got[1])
+    np.testing.assert_array_equal(got[3], got[0])

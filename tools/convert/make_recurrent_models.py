@@ -35,6 +35,7 @@ from make_models import format_shape, io_tensors, op_counts  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "tests" / "models" / "recurrent"
+INTEGER_MARKER = "<!-- below: tools/convert/make_integer_lstm_models.py -->"
 SEED_LSTM = 4001
 SEED_LSTM_INT8 = 4002
 TIME, BATCH, FEATURES, UNITS = 6, 2, 3, 5
@@ -158,8 +159,14 @@ def main():
                          f"{format_shape(shape)}")
         lines += ["", f"ops: {ops}", ""]
         sections.append("\n".join(lines))
-    (args.out / "README.md").write_text(
-        README_HEAD.format(tf_version=tf.__version__) + "\n".join(sections))
+    # keep make_integer_lstm_models.py's sections (after its marker line)
+    readme = args.out / "README.md"
+    kept = ""
+    if readme.exists() and INTEGER_MARKER in readme.read_text():
+        kept = "\n" + INTEGER_MARKER + readme.read_text().split(
+            INTEGER_MARKER, 1)[1]
+    readme.write_text(README_HEAD.format(tf_version=tf.__version__) +
+                      "\n".join(sections) + kept)
 
 
 if __name__ == "__main__":

@@ -489,21 +489,52 @@ def int8_lstm_case(rng, n_cell=4, peephole=False, cifg=False):
                   output_shapes=[(2, 2, n_cell)])
 
 
-@pytest.mark.parametrize("form,match", [
-    ("plain", "the integer \\(INT8\\) kernel needs 5 intermediates "
-              "\\(TFLite's 8x8->16 kernel; 12 is its 8x8->8 kernel, not "
-              "supported\\), got 0"),
-    ("peephole", "the integer \\(INT8\\) kernel with peephole weights "
-                 "\\(cell_to_\\*\\) is not supported"),
-    ("cifg", "the integer \\(INT8\\) kernel with CIFG"),
+def int8_peephole_without_input(case):
+    case.inputs[9] = None  # cell_to_input_weights of a non-CIFG node
+
+
+def int8_cifg_with_input_bias(case):
+    case.inputs[12] = Const(np.zeros(4, np.int32), quant=(1e-4, 0))
+
+
+def int8_widening_projection(case):
+    # 4 cells projected to 6 outputs: TFLite's peephole would read past the
+    # cell state
+    rng = np.random.default_rng(5)
+    for g in range(4):
+        case.inputs[5 + g] = Const(
+            rng.integers(-127, 128, (4, 6), dtype=np.int8), quant=(0.01, 0))
+    case.inputs[16] = Const(rng.integers(-127, 128, (6, 4), dtype=np.int8),
+                            quant=(0.01, 0))
+    case.inputs[18] = Variable(np.zeros((2, 6), np.int8), quant=(0.01, -3))
+    case.output_shapes = [(2, 2, 6)]
+
+
+@pytest.mark.parametrize("form,mutate,match", [
+    ("plain", None,
+     "the integer \\(INT8\\) kernel needs 5 intermediates \\(TFLite's "
+     "8x8->16 kernel; 12 is its 8x8->8 kernel, not supported\\), got 0"),
+    ("peephole", int8_peephole_without_input,
+     "cell_to_forget_weights and cell_to_output_weights must be both given "
+     "or both absent, cell_to_input_weights given with them unless the node "
+     "is CIFG"),
+    ("cifg", int8_cifg_with_input_bias,
+     "input_to_input_weights, recurrent_to_input_weights and input_gate_bias "
+     "must be all given or all absent \\(CIFG\\)"),
+    ("peephole", int8_widening_projection,
+     "peephole weights with a projection to 6 outputs from 4 cells are not "
+     "supported"),
 ])
-def test_lstm_int8_unsupported_forms_rejected(tmp_path, form, match):
-    # The converter's integer LSTM runs bit-exact in
-    # tests/python/test_recurrent_models.py; these are the forms litegpu
-    # does not compute.
+def test_lstm_int8_unsupported_forms_rejected(tmp_path, form, mutate, match):
+    # The integer LSTM runs bit-exact, CIFG, peephole, projection and layer
+    # norm included, in tests/python/test_recurrent_models.py (models with
+    # the intermediates this writer lacks); these are the nodes litegpu
+    # refuses.
     rng = np.random.default_rng(11)
     case = int8_lstm_case(rng, peephole=form == "peephole",
                           cifg=form == "cifg")
+    if mutate is not None:
+        mutate(case)
     msg = litegpu_error(case, tmp_path)
     assert re.search("UNIDIRECTIONAL_SEQUENCE_LSTM: " + match, msg), msg
 
