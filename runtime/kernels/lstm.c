@@ -1100,9 +1100,9 @@ static TfLiteStatus lg_lstm_integer_prepare(TfLiteContext* context,
   TF_LITE_ENSURE_STATUS(lg_lstm_int_check(
       context, node, d->name, &io, &context->tensors[node->inputs->data[0]],
       s->n_batch, s->n_input, &n_cell, &n_output));
-  TF_LITE_ENSURE_STATUS(
-      lg_recurrent_scratch(context, node, d->name, &d->scratch_id,
-                           lg_lstm_int_scratch_floats(s->n_batch, n_cell)));
+  TF_LITE_ENSURE_STATUS(lg_recurrent_scratch(
+      context, node, d->name, &d->scratch_id,
+      lg_lstm_int_scratch_floats(s->n_batch, s->n_input, n_cell, n_output)));
   /* AddTensors may have moved the tensors. */
   return lg_lstm_resize(context, d->name,
                         &context->tensors[node->outputs->data[0]],
@@ -1128,9 +1128,9 @@ static TfLiteStatus lg_lstm_integer_invoke(TfLiteContext* context,
     lg_kernel_log(context, d->name, "output 0 was not prepared for this input");
     return kTfLiteError;
   }
-  float* scratch =
-      lg_nn_temporary(context, node, d->name, 0,
-                      lg_lstm_int_scratch_floats(s->n_batch, n_cell));
+  float* scratch = lg_nn_temporary(
+      context, node, d->name, 0,
+      lg_lstm_int_scratch_floats(s->n_batch, s->n_input, n_cell, n_output));
   if (scratch == NULL) return kTfLiteError;
   if (s->n_batch == 0 || s->n_time == 0) return kTfLiteOk;
   return lg_lstm_int_run(context, node, d->name, &io, input, output, s->n_batch,

@@ -450,19 +450,38 @@ static TfLiteStatus lg_lstm_int_bind(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* out[u] = clamp16(out[u] + round(acc * s)) with acc = bias[u] + (x -
- * zp) . w[u], the sum wrapping as TFLite's int32 sum of its folded zero
- * point terms does. */
-static void lg_lstm_int_product(int16_t* out, int n, const int8_t* x,
-                                int32_t zp, const int8_t* w, int k,
-                                const int32_t* bias,
+/* x . w over k values, wrapping in 32 bits as TFLite's int32 sums do;
+ * x holds int8 values less a zero point (|x| <= 255). Blocks of 16 keep
+ * the partial sums exact and let the compiler vectorize them at -O2. */
+static int32_t lg_lstm_int_dot(const int16_t* x, const int8_t* w, int k) {
+  enum { kBlock = 16 };
+  uint32_t acc = 0;
+  int j = 0;
+  for (; j + kBlock <= k; j += kBlock) {
+    int32_t part = 0;
+    for (int l = 0; l < kBlock; ++l) part += x[j + l] * (int32_t)w[j + l];
+    acc += (uint32_t)part;
+  }
+  for (; j < k; ++j) acc += (uint32_t)(x[j] * (int32_t)w[j]);
+  return (int32_t)acc;
+}
+
+/* dst[j] = src[j] - zp: the int8 values a product reads, less their zero
+ * point. */
+static void lg_lstm_int_widen(int16_t* dst, const int8_t* src, int k,
+                              int32_t zp) {
+  for (int j = 0; j < k; ++j) dst[j] = (int16_t)((int32_t)src[j] - zp);
+}
+
+/* out[u] = clamp16(out[u] + round(acc * s)) with acc = bias[u] + x . w[u]
+ * (x less its zero point), the sum wrapping as TFLite's int32 sum of its
+ * folded zero point terms does. */
+static void lg_lstm_int_product(int16_t* out, int n, const int16_t* x,
+                                const int8_t* w, int k, const int32_t* bias,
                                 const lg_lstm_int_scale* s) {
   for (int u = 0; u < n; ++u) {
     uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
-    const int8_t* row = w + (size_t)u * (size_t)k;
-    for (int j = 0; j < k; ++j) {
-      acc += (uint32_t)(((int32_t)x[j] - zp) * (int32_t)row[j]);
-    }
+    acc += (uint32_t)lg_lstm_int_dot(x, w + (size_t)u * (size_t)k, k);
     const int32_t v = lg_multiply_by_quantized_multiplier(
                           (int32_t)acc, s->multiplier, s->shift) +
                       out[u];
@@ -508,6 +527,7 @@ static void lg_lstm_int_layer_norm(const lg_lstm_int_gate_data* d, int16_t* v,
  * output at out + b * out_stride; their output and cell states from h and
  * cell on (row after row). */
 typedef struct lg_lstm_int_rows {
+  int16_t* wide; /* n_input + n_output (at least n_cell) int16 values */
   const int8_t* x;
   int8_t* out;
   int8_t* h;
@@ -524,12 +544,15 @@ static void lg_lstm_int_gate(const lg_lstm_int_cell* c, int g,
   const int n = c->n_cell;
   const size_t total = (size_t)r->n_batch * (size_t)n;
   memset(out, 0, total * sizeof(int16_t));
+  int16_t* xw = r->wide;
+  int16_t* hw = r->wide + c->n_input;
   for (int b = 0; b < r->n_batch; ++b) {
     int16_t* row = out + (size_t)b * (size_t)n;
-    lg_lstm_int_product(row, n, r->x + (size_t)b * r->x_stride, c->x_zp, d->w_x,
-                        c->n_input, d->bias, &d->s_x);
-    lg_lstm_int_product(row, n, r->h + (size_t)b * (size_t)c->n_output, c->h_zp,
-                        d->w_h, c->n_output, NULL, &d->s_h);
+    lg_lstm_int_widen(xw, r->x + (size_t)b * r->x_stride, c->n_input, c->x_zp);
+    lg_lstm_int_widen(hw, r->h + (size_t)b * (size_t)c->n_output, c->n_output,
+                      c->h_zp);
+    lg_lstm_int_product(row, n, xw, d->w_x, c->n_input, d->bias, &d->s_x);
+    lg_lstm_int_product(row, n, hw, d->w_h, c->n_output, NULL, &d->s_h);
   }
   if (d->peephole != NULL) {
     /* TFLite walks the peephole over n_output values per row of the flat
@@ -597,12 +620,12 @@ static void lg_lstm_int_output(const lg_lstm_int_cell* c,
   if (!projection) return;
   /* TFLite stores hidden - 2 hidden_zp (b/246629213) and folds hidden_zp
    * times the weights' row sums into the bias: (r + hidden_zp) . W_p. */
+  int16_t* wide = r->wide;
+  lg_lstm_int_widen(wide, hidden, c->n_cell, -c->hidden_zp);
   for (int p = 0; p < c->n_output; ++p) {
     uint32_t acc = c->proj_bias != NULL ? (uint32_t)c->proj_bias[p] : 0u;
-    const int8_t* row = c->proj_weight + (size_t)p * (size_t)c->n_cell;
-    for (int u = 0; u < c->n_cell; ++u) {
-      acc += (uint32_t)(((int32_t)hidden[u] + c->hidden_zp) * (int32_t)row[u]);
-    }
+    acc += (uint32_t)lg_lstm_int_dot(
+        wide, c->proj_weight + (size_t)p * (size_t)c->n_cell, c->n_cell);
     int32_t v = lg_multiply_by_quantized_multiplier(
                     (int32_t)acc, c->proj.multiplier, c->proj.shift) +
                 c->h_zp;
@@ -615,16 +638,18 @@ static void lg_lstm_int_output(const lg_lstm_int_cell* c,
 
 /* One time step of every row, as TFLite orders it: i, f and g from the
  * old states, the cell states, o (its peephole reads the new cell
- * states), the output states, copied to the output rows. `scratch` holds
- * 4 n_batch n_cell int16 values and n_cell int8 values. */
-static void lg_lstm_int_step(const lg_lstm_int_cell* c,
-                             const lg_lstm_int_rows* r, int16_t* scratch) {
+ * states), the output states, copied to the output rows. `scratch` is
+ * laid out as lg_lstm_int_scratch_floats counts it. */
+static void lg_lstm_int_step(const lg_lstm_int_cell* c, lg_lstm_int_rows* r,
+                             int16_t* scratch) {
   const size_t total = (size_t)r->n_batch * (size_t)c->n_cell;
   int16_t* gi = scratch;
   int16_t* gf = gi + total;
   int16_t* gg = gf + total;
   int16_t* go = gg + total;
-  int8_t* hidden = (int8_t*)(go + total);
+  r->wide = go + total;
+  const int widest = c->n_output > c->n_cell ? c->n_output : c->n_cell;
+  int8_t* hidden = (int8_t*)(r->wide + c->n_input + widest);
   if (!c->cifg) lg_lstm_int_gate(c, LG_GATE_INPUT, r, gi);
   lg_lstm_int_gate(c, LG_GATE_FORGET, r, gf);
   lg_lstm_int_gate(c, LG_GATE_CELL, r, gg);
@@ -637,10 +662,15 @@ static void lg_lstm_int_step(const lg_lstm_int_cell* c,
   }
 }
 
-size_t lg_lstm_int_scratch_floats(int n_batch, int n_cell) {
-  const size_t bytes =
-      (size_t)4 * (size_t)n_batch * (size_t)n_cell * sizeof(int16_t) +
-      (size_t)n_cell * sizeof(int8_t);
+size_t lg_lstm_int_scratch_floats(int n_batch, int n_input, int n_cell,
+                                  int n_output) {
+  /* the four gates of every row, one row's widened input and output state
+   * (or hidden value), one row's int8 hidden value */
+  const size_t widest = (size_t)(n_output > n_cell ? n_output : n_cell);
+  const size_t bytes = ((size_t)4 * (size_t)n_batch * (size_t)n_cell +
+                        (size_t)n_input + widest) *
+                           sizeof(int16_t) +
+                       (size_t)n_cell * sizeof(int8_t);
   return (bytes + sizeof(float) - 1) / sizeof(float);
 }
 

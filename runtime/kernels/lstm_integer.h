@@ -28,7 +28,8 @@ TfLiteStatus lg_lstm_int_output_check(TfLiteContext* context, const char* op,
                                       const TfLiteTensor* output);
 
 /* The scratch floats lg_lstm_int_run needs. */
-size_t lg_lstm_int_scratch_floats(int n_batch, int n_cell);
+size_t lg_lstm_int_scratch_floats(int n_batch, int n_input, int n_cell,
+                                  int n_output);
 
 /* Runs the n_time steps over n_batch rows, updating the state tensors. */
 TfLiteStatus lg_lstm_int_run(TfLiteContext* context, const TfLiteNode* node,
