@@ -109,12 +109,13 @@ def test_lstm_int8_bit_exact(lib, resolver, seed):
 
 
 # Hand-quantized integer LSTMs in the forms the converter does not emit
-# (tools/convert/make_integer_lstm_models.py): name -> output shape.
+# (tools/convert/make_integer_lstm_models.py): name -> (input features,
+# output shape).
 INTEGER_FORMS = {
-    "lstm_int8_cifg_peephole": (2, 3, 4),
-    "lstm_int8_projection": (2, 3, 3),
-    "lstm_int8_layer_norm": (2, 3, 4),
-    "lstm_int8_everything": (2, 3),
+    "lstm_int8_cifg_peephole": (20, (2, 3, 18)),
+    "lstm_int8_projection": (3, (2, 3, 3)),
+    "lstm_int8_layer_norm": (3, (2, 3, 4)),
+    "lstm_int8_everything": (3, (2, 3)),
 }
 
 
@@ -124,8 +125,8 @@ def test_lstm_int8_forms_bit_exact(lib, resolver, name):
     """CIFG, peephole, projection (with its clip), layer norm and all of
     them in the one-step LSTM: every Invoke bit for bit with LiteRT, the
     state carried over three Invokes, then reset."""
-    shape = INTEGER_FORMS[name]
-    in_shape = shape[:-1] + (3,)
+    features, shape = INTEGER_FORMS[name]
+    in_shape = shape[:-1] + (features,)
     rng = np.random.default_rng(len(name))
     xs = [rng.integers(-128, 128, in_shape, dtype=np.int8) for _ in range(3)]
     steps = [xs[0], xs[1], xs[2], RESET, xs[0]]

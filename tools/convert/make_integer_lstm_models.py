@@ -51,8 +51,8 @@ GATES = ["input", "forget", "cell", "output"]
 # width (else the cell count); the forms; the options' clips.
 MODELS = {
     "lstm_int8_cifg_peephole": dict(
-        op="UNIDIRECTIONAL_SEQUENCE_LSTM", seed=4101, shape=(2, 3, 3, 4),
-        cifg=True, peephole=True),
+        op="UNIDIRECTIONAL_SEQUENCE_LSTM", seed=4101, shape=(2, 3, 20, 18),
+        cifg=True, peephole=True),  # products past one 16-value block
     "lstm_int8_projection": dict(
         op="UNIDIRECTIONAL_SEQUENCE_LSTM", seed=4102, shape=(2, 3, 3, 5),
         n_output=3, projection=True, peephole=True, cell_clip=0.5,
