@@ -38,7 +38,11 @@
  * the new output state and the step's output row.
  *
  * Not computed (rejected in Prepare naming them): TFLite's 8x8->8 kernel
- * (12 intermediates), INT16 activations (the 16x8 kernel), per-channel
+ * (12 intermediates, the one-step LSTM only: CIFG with layer norm, float
+ * layer norm and activations; its output gate reads the scale arrays of
+ * TFLite's parameters past their end, so it has no defined result to
+ * match), peephole weights with a projection wider than the cells (TFLite
+ * reads past the cell state), INT16 activations (the 16x8 kernel), per-channel
  * weights, a cell scale that is not 2^-15..2^-9 (TFLite's tanh covers 0
  * to 6 integer bits).
  */
