@@ -178,6 +178,27 @@ static bool lg_lstm_int_given(const TfLiteNode* node, int slot) {
   return slot < node->inputs->size && node->inputs->data[slot] >= 0;
 }
 
+/* A per-gate group of optional inputs (peephole, layer norm): slots
+ * first..last (forget to output) all given or all absent, and input_slot
+ * (the input gate's) given with them unless the node is CIFG; *given
+ * says whether they are, `message` is the error otherwise. */
+static TfLiteStatus lg_lstm_int_group(TfLiteContext* context,
+                                      const TfLiteNode* node, const char* op,
+                                      bool cifg, int input_slot, int first,
+                                      int last, const char* message,
+                                      bool* given) {
+  *given = lg_lstm_int_given(node, first);
+  bool ok = lg_lstm_int_given(node, input_slot) == (*given && !cifg);
+  for (int slot = first + 1; slot <= last; ++slot) {
+    ok = ok && lg_lstm_int_given(node, slot) == *given;
+  }
+  if (!ok) {
+    lg_kernel_log(context, op, "%s", message);
+    return kTfLiteError;
+  }
+  return kTfLiteOk;
+}
+
 /* The node's forms, from which optional inputs it gives; groups given in
  * part are errors. */
 static TfLiteStatus lg_lstm_int_forms_of(TfLiteContext* context,
@@ -191,25 +212,18 @@ static TfLiteStatus lg_lstm_int_forms_of(TfLiteContext* context,
                   "input_gate_bias must be all given or all absent (CIFG)");
     return kTfLiteError;
   }
-  f->peephole = lg_lstm_int_given(node, 10);
-  if (lg_lstm_int_given(node, 11) != f->peephole ||
-      lg_lstm_int_given(node, 9) != (f->peephole && !f->cifg)) {
-    lg_kernel_log(context, op,
-                  "cell_to_forget_weights and cell_to_output_weights must be "
-                  "both given or both absent, cell_to_input_weights given "
-                  "with them unless the node is CIFG");
-    return kTfLiteError;
-  }
-  f->layer_norm = lg_lstm_int_given(node, 21);
-  if (lg_lstm_int_given(node, 22) != f->layer_norm ||
-      lg_lstm_int_given(node, 23) != f->layer_norm ||
-      lg_lstm_int_given(node, 20) != (f->layer_norm && !f->cifg)) {
-    lg_kernel_log(context, op,
-                  "the forget, cell and output layer norm coefficients must "
-                  "be all given or all absent, the input gate's given with "
-                  "them unless the node is CIFG");
-    return kTfLiteError;
-  }
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_group(
+      context, node, op, f->cifg, 9, 10, 11,
+      "cell_to_forget_weights and cell_to_output_weights must be both given "
+      "or both absent, cell_to_input_weights given with them unless the node "
+      "is CIFG",
+      &f->peephole));
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_group(
+      context, node, op, f->cifg, 20, 21, 23,
+      "the forget, cell and output layer norm coefficients must be all given "
+      "or all absent, the input gate's given with them unless the node is "
+      "CIFG",
+      &f->layer_norm));
   f->projection = lg_lstm_int_given(node, 16);
   if (lg_lstm_int_given(node, 17) && !f->projection) {
     lg_kernel_log(context, op,
