@@ -1115,26 +1115,10 @@ static TfLiteStatus lg_lstm_integer_invoke(TfLiteContext* context,
                                            const lg_lstm_options* o,
                                            const lg_recurrent_shape* s) {
   const lg_lstm_int_options io = lg_lstm_int_options_of(d, o);
-  const TfLiteTensor* input = &context->tensors[node->inputs->data[0]];
-  TfLiteTensor* output = &context->tensors[node->outputs->data[0]];
-  int n_cell = 0, n_output = 0;
-  TF_LITE_ENSURE_STATUS(lg_lstm_int_check(context, node, d->name, &io, input,
-                                          s->n_batch, s->n_input, &n_cell,
-                                          &n_output));
-  TF_LITE_ENSURE_STATUS(lg_lstm_int_output_check(context, d->name, output));
-  if (output->dims->size != input->dims->size ||
-      lg_kernel_num_elements(output) !=
-          (int64_t)s->n_batch * s->n_time * n_output) {
-    lg_kernel_log(context, d->name, "output 0 was not prepared for this input");
-    return kTfLiteError;
-  }
-  float* scratch = lg_nn_temporary(
-      context, node, d->name, 0,
-      lg_lstm_int_scratch_floats(s->n_batch, s->n_input, n_cell, n_output));
-  if (scratch == NULL) return kTfLiteError;
-  if (s->n_batch == 0 || s->n_time == 0) return kTfLiteOk;
-  return lg_lstm_int_run(context, node, d->name, &io, input, output, s->n_batch,
-                         s->n_time, s->n_input, scratch);
+  return lg_lstm_int_run(context, node, d->name, &io,
+                         &context->tensors[node->inputs->data[0]],
+                         &context->tensors[node->outputs->data[0]], s->n_batch,
+                         s->n_time, s->n_input);
 }
 
 static TfLiteStatus lg_lstm_prepare(TfLiteContext* context, TfLiteNode* node) {

@@ -47,7 +47,6 @@
  * to 6 integer bits).
  */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "runtime/kernels/kernel_util.h"
@@ -58,7 +57,27 @@
 #include "tensorflow/lite/c/common.h"
 
 enum { LG_GATE_INPUT, LG_GATE_FORGET, LG_GATE_CELL, LG_GATE_OUTPUT };
-static const char* const kGateNames[4] = {"input", "forget", "cell", "output"};
+/* Each gate's input names (TFLite's), for messages. */
+typedef struct lg_lstm_int_gate_names {
+  const char *input_weights, *recurrent_weights, *bias, *peephole, *layer_norm,
+      *gate, *intermediate;
+} lg_lstm_int_gate_names;
+static const lg_lstm_int_gate_names kNames[4] = {
+    {"input_to_input_weights", "recurrent_to_input_weights", "input_gate_bias",
+     "cell_to_input_weights", "input_layer_norm_coefficients", "the input gate",
+     "intermediate 0 (input)"},
+    {"input_to_forget_weights", "recurrent_to_forget_weights",
+     "forget_gate_bias", "cell_to_forget_weights",
+     "forget_layer_norm_coefficients", "the forget gate",
+     "intermediate 1 (forget)"},
+    {"input_to_cell_weights", "recurrent_to_cell_weights", "cell_gate_bias",
+     NULL, "cell_layer_norm_coefficients", "the cell gate",
+     "intermediate 2 (cell)"},
+    {"input_to_output_weights", "recurrent_to_output_weights",
+     "output_gate_bias", "cell_to_output_weights",
+     "output_layer_norm_coefficients", "the output gate",
+     "intermediate 3 (output)"},
+};
 /* The peephole slot of each gate (the cell gate has none). */
 static const int kPeepholeSlot[4] = {9, 10, -1, 11};
 
@@ -250,9 +269,8 @@ static TfLiteStatus lg_lstm_int_intermediate(TfLiteContext* context,
     return kTfLiteError;
   }
   const int tensor = node->intermediates->data[index];
-  char what[64];
-  snprintf(what, sizeof(what), "intermediate %d (%s)", index,
-           index == 4 ? "the hidden scale" : kGateNames[index]);
+  const char* what = index == 4 ? "intermediate 4 (the hidden scale)"
+                                : kNames[index].intermediate;
   if (tensor < 0 || tensor >= (int)context->tensors_size) {
     lg_kernel_log(context, op, "%s is missing", what);
     return kTfLiteError;
@@ -284,58 +302,51 @@ static TfLiteStatus lg_lstm_int_bind_gate(
     const lg_lstm_int_forms* f, int g, float x_scale, float h_scale,
     float gate_scale, lg_lstm_int_cell* c) {
   lg_lstm_int_gate_data* d = &c->gate[g];
-  const char* gate = kGateNames[g];
-  char name[64], what[64];
+  const lg_lstm_int_gate_names* names = &kNames[g];
   float wx_scale = 0.0f, wh_scale = 0.0f, unused = 0.0f;
   const void* data = NULL;
-  snprintf(name, sizeof(name), "input_to_%s_weights", gate);
-  TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 1 + g, name,
-                                          kTfLiteInt8, c->n_cell, c->n_input,
-                                          &data, &wx_scale));
+  TF_LITE_ENSURE_STATUS(
+      lg_lstm_int_const(context, node, op, 1 + g, names->input_weights,
+                        kTfLiteInt8, c->n_cell, c->n_input, &data, &wx_scale));
   d->w_x = data;
-  snprintf(name, sizeof(name), "recurrent_to_%s_weights", gate);
-  TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 5 + g, name,
-                                          kTfLiteInt8, c->n_cell, c->n_output,
-                                          &data, &wh_scale));
+  TF_LITE_ENSURE_STATUS(
+      lg_lstm_int_const(context, node, op, 5 + g, names->recurrent_weights,
+                        kTfLiteInt8, c->n_cell, c->n_output, &data, &wh_scale));
   d->w_h = data;
   /* TFLite does not read the bias's scale. */
-  snprintf(name, sizeof(name), "%s_gate_bias", gate);
-  TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 12 + g, name,
-                                          kTfLiteInt32, c->n_cell, 0, &data,
-                                          &unused));
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 12 + g,
+                                          names->bias, kTfLiteInt32, c->n_cell,
+                                          0, &data, &unused));
   if (f->layer_norm) {
     d->ln_bias = data;
   } else {
     d->bias = data;
   }
-  snprintf(what, sizeof(what), "the %s gate", gate);
   TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
-      context, op, what, wx_scale * x_scale / gate_scale, &d->s_x));
+      context, op, names->gate, wx_scale * x_scale / gate_scale, &d->s_x));
   TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
-      context, op, what, wh_scale * h_scale / gate_scale, &d->s_h));
+      context, op, names->gate, wh_scale * h_scale / gate_scale, &d->s_h));
   if (f->peephole && kPeepholeSlot[g] >= 0) {
     float scale = 0.0f;
-    snprintf(name, sizeof(name), "cell_to_%s_weights", gate);
     TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, kPeepholeSlot[g],
-                                            name, kTfLiteInt16, c->n_cell, 0,
-                                            &data, &scale));
+                                            names->peephole, kTfLiteInt16,
+                                            c->n_cell, 0, &data, &scale));
     d->peephole = data;
     /* TFLite's 2^cell_log2 is a double here: the product is rounded to
      * float once. */
     TF_LITE_ENSURE_STATUS(lg_lstm_int_scale_of(
-        context, op, name,
+        context, op, names->peephole,
         (float)(ldexp(1.0, c->cell_log2) * (double)scale / (double)gate_scale),
         &d->s_peephole));
   }
   if (f->layer_norm) {
     float scale = 0.0f;
-    snprintf(name, sizeof(name), "%s_layer_norm_coefficients", gate);
-    TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 20 + g, name,
-                                            kTfLiteInt16, c->n_cell, 0, &data,
-                                            &scale));
+    TF_LITE_ENSURE_STATUS(lg_lstm_int_const(context, node, op, 20 + g,
+                                            names->layer_norm, kTfLiteInt16,
+                                            c->n_cell, 0, &data, &scale));
     d->ln_weight = data;
     TF_LITE_ENSURE_STATUS(
-        lg_lstm_int_scale_of(context, op, name, scale, &d->s_ln));
+        lg_lstm_int_scale_of(context, op, names->layer_norm, scale, &d->s_ln));
     /* TFLite's guard for a zero variance ("10000 keeps the kernel from
      * overflowing"). */
     const int32_t guard = (int32_t)(10000.0f * scale);
@@ -718,11 +729,22 @@ TfLiteStatus lg_lstm_int_output_check(TfLiteContext* context, const char* op,
 TfLiteStatus lg_lstm_int_run(TfLiteContext* context, const TfLiteNode* node,
                              const char* op, const lg_lstm_int_options* o,
                              const TfLiteTensor* input, TfLiteTensor* output,
-                             int n_batch, int n_time, int n_input,
-                             float* scratch) {
+                             int n_batch, int n_time, int n_input) {
   lg_lstm_int_cell c;
   TF_LITE_ENSURE_STATUS(
       lg_lstm_int_bind(context, node, op, o, input, n_batch, n_input, &c));
+  TF_LITE_ENSURE_STATUS(lg_lstm_int_output_check(context, op, output));
+  if (output->dims->size != input->dims->size ||
+      lg_kernel_num_elements(output) !=
+          (int64_t)n_batch * n_time * c.n_output) {
+    lg_kernel_log(context, op, "output 0 was not prepared for this input");
+    return kTfLiteError;
+  }
+  float* scratch = lg_nn_temporary(
+      context, node, op, 0,
+      lg_lstm_int_scratch_floats(n_batch, n_input, c.n_cell, c.n_output));
+  if (scratch == NULL) return kTfLiteError;
+  if (n_batch == 0 || n_time == 0) return kTfLiteOk;
   if (input->data.int8 == NULL || output->data.int8 == NULL ||
       c.h_state == NULL || c.c_state == NULL) {
     lg_kernel_log(context, op, "a tensor has no data");

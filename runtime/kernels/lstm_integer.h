@@ -31,11 +31,13 @@ TfLiteStatus lg_lstm_int_output_check(TfLiteContext* context, const char* op,
 size_t lg_lstm_int_scratch_floats(int n_batch, int n_input, int n_cell,
                                   int n_output);
 
-/* Runs the n_time steps over n_batch rows, updating the state tensors. */
+/* Checks the node as lg_lstm_int_check does and the output (INT8, sized
+ * for this input), then runs the n_time steps over n_batch rows, updating
+ * the state tensors; its scratch is the node's temporary 0 (at least
+ * lg_lstm_int_scratch_floats). */
 TfLiteStatus lg_lstm_int_run(TfLiteContext* context, const TfLiteNode* node,
                              const char* op, const lg_lstm_int_options* o,
                              const TfLiteTensor* input, TfLiteTensor* output,
-                             int n_batch, int n_time, int n_input,
-                             float* scratch);
+                             int n_batch, int n_time, int n_input);
 
 #endif /* LITEGPU_RUNTIME_KERNELS_LSTM_INTEGER_H_ */
