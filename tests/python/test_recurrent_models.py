@@ -115,6 +115,7 @@ INTEGER_FORMS = {
     "lstm_int8_cifg_peephole": (20, (2, 3, 18)),
     "lstm_int8_projection": (3, (2, 3, 3)),
     "lstm_int8_layer_norm": (3, (2, 3, 4)),
+    "lstm_int8_layer_norm_flat": (3, (2, 3, 4)),
     "lstm_int8_everything": (3, (2, 3)),
 }
 
@@ -122,9 +123,10 @@ INTEGER_FORMS = {
 @pytest.mark.parametrize("resolver", sorted(RESOLVERS))
 @pytest.mark.parametrize("name", sorted(INTEGER_FORMS))
 def test_lstm_int8_forms_bit_exact(lib, resolver, name):
-    """CIFG, peephole, projection (with its clip), layer norm and all of
-    them in the one-step LSTM: every Invoke bit for bit with LiteRT, the
-    state carried over three Invokes, then reset."""
+    """CIFG, peephole, projection (with its clip), layer norm (also of a
+    flat gate: the variance guard) and all of them in the one-step LSTM:
+    every Invoke bit for bit with LiteRT, the state carried over three
+    Invokes, then reset."""
     features, shape = INTEGER_FORMS[name]
     in_shape = shape[:-1] + (features,)
     rng = np.random.default_rng(len(name))

@@ -60,6 +60,11 @@ MODELS = {
     "lstm_int8_layer_norm": dict(
         op="UNIDIRECTIONAL_SEQUENCE_LSTM", seed=4103, shape=(2, 3, 3, 4),
         layer_norm=True, peephole=True),
+    # the forget gate's rows alike: a flat pre-norm gate (zero variance,
+    # TFLite's guard)
+    "lstm_int8_layer_norm_flat": dict(
+        op="UNIDIRECTIONAL_SEQUENCE_LSTM", seed=4105, shape=(2, 3, 3, 4),
+        layer_norm=True, flat="forget"),
     "lstm_int8_everything": dict(
         op="LSTM", seed=4104, shape=(2, 1, 3, 4), n_output=3, cifg=True,
         peephole=True, projection=True, layer_norm=True, cell_clip=0.75),
@@ -94,15 +99,19 @@ class Writer:
         return len(self.tensors) - 1
 
 
-def quantize(rng, shape, limit, qmax):
-    """Random reals in +-limit quantized symmetrically: (ints, scale)."""
+def quantize(rng, shape, limit, qmax, flat=False):
+    """Random reals in +-limit quantized symmetrically: (ints, scale);
+    with flat, every row (first axis) the same."""
     real = rng.uniform(-limit, limit, size=shape)
+    if flat:
+        real[:] = real[0]
     scale = np.abs(real).max() / qmax
     return np.round(real / scale), np.float32(scale)
 
 
 def build(name, op, seed, shape, n_output=None, cifg=False, peephole=False,
-          projection=False, layer_norm=False, cell_clip=0.0, proj_clip=0.0):
+          projection=False, layer_norm=False, cell_clip=0.0, proj_clip=0.0,
+          flat=None):
     rng = np.random.default_rng(seed)
     n_batch, n_time, n_input, n_cell = shape
     n_output = n_output or n_cell
@@ -126,12 +135,14 @@ def build(name, op, seed, shape, n_output=None, cifg=False, peephole=False,
             continue
         for slot, src, cols, s_src in ((1, "input", n_input, x_scale),
                                        (5, "recurrent", n_output, h_scale)):
-            q, s = quantize(rng, (n_cell, cols), 0.5, 127)
+            q, s = quantize(rng, (n_cell, cols), 0.5, 127, flat == gate)
             inputs[slot + g] = w.tensor(f"{src}_to_{gate}_weights", INT8,
                                         (n_cell, cols), s, 0, q)
             if src == "input":
                 bias_scale = ln_scale / 1024 if layer_norm else x_scale * s
         bias = np.round(rng.uniform(-0.3, 0.3, n_cell) / bias_scale)
+        if flat == gate:
+            bias[:] = bias[0]
         inputs[12 + g] = w.tensor(f"{gate}_gate_bias", INT32, (n_cell,),
                                   bias_scale, 0, bias)
         if peephole and gate != "cell":
@@ -215,6 +226,8 @@ def main():
         (args.out / f"{name}.tflite").write_bytes(data)
         forms = [f for f in ("cifg", "peephole", "projection", "layer_norm")
                  if spec.get(f)]
+        if spec.get("flat"):
+            forms.append(f"flat {spec['flat']} gate")
         clips = [f"{c} {spec[c]}" for c in ("cell_clip", "proj_clip")
                  if spec.get(c)]
         n_batch, n_time, n_input, n_cell = spec["shape"]
