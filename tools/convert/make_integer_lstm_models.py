@@ -11,8 +11,9 @@ only with layer norm, and the hidden value's scale and zero point).
 
 (ai_edge_litert's flatbuffer schema and numpy; no TensorFlow.) Writes
 tests/models/recurrent/lstm_int8_*.tflite and their README.md sections,
-below its MARKER line (make_recurrent_models.py keeps what follows it). Every number comes from a fixed seed: a second run writes the same
-bytes. tests/python/test_recurrent_models.py checks them against LiteRT.
+below its MARKER line (make_recurrent_models.py keeps what follows it).
+Every number comes from a fixed seed: a second run writes the same bytes.
+tests/python/test_recurrent_models.py checks them against LiteRT.
 """
 
 import argparse
