@@ -235,10 +235,11 @@ static void lg_gemm_pack_a_strided(const lg_gemm_a* a, int i0, int rows, int p0,
 static void lg_gemm_pack_b_strided(const lg_gemm_b* b, int p0, int depth,
                                    int j0, int cols, float* dst, int ld) {
   if (b->col_stride == 1) {
+    /* Panel rows are at most LG_GEMM_MAX_NR floats: copied inline. */
     for (int p = 0; p < depth; ++p) {
-      memcpy(dst + (size_t)p * ld,
-             b->data + (ptrdiff_t)(p0 + p) * b->row_stride + j0,
-             sizeof(float) * (size_t)cols);
+      lg_gemm_copy_floats(dst + (size_t)p * ld,
+                          b->data + (ptrdiff_t)(p0 + p) * b->row_stride + j0,
+                          cols);
     }
     return;
   }
@@ -260,9 +261,28 @@ static void lg_gemm_pack_b_strided(const lg_gemm_b* b, int p0, int depth,
   }
 }
 
+/* A row-major B panel narrower than nr (B[p][c] = src[p * stride + c]):
+ * rows and their zero tails in inline moves. A runtime B of BATCH_MATMUL
+ * is packed on every Invoke, and a memcpy plus a memset call per short
+ * row cost more than the stores. */
+static void lg_gemm_pack_b_padded_rows(const float* src, ptrdiff_t stride,
+                                       int depth, int cols, float* dst,
+                                       int nr) {
+  for (int p = 0; p < depth; ++p) {
+    float* row = dst + (size_t)p * nr;
+    lg_gemm_copy_floats(row, src + (ptrdiff_t)p * stride, cols);
+    lg_gemm_zero_floats(row + cols, nr - cols);
+  }
+}
+
 /* One B panel: depth x cols into dst with row length nr, zero-padded. */
 static void lg_gemm_pack_b_panel(const lg_gemm_b* b, int p0, int depth, int j0,
                                  int cols, float* dst, int nr) {
+  if (b->pack == NULL && b->col_stride == 1 && cols < nr) {
+    lg_gemm_pack_b_padded_rows(b->data + (ptrdiff_t)p0 * b->row_stride + j0,
+                               b->row_stride, depth, cols, dst, nr);
+    return;
+  }
   if (b->pack != NULL) {
     b->pack(b->pack_ctx, p0, depth, j0, cols, dst, nr);
   } else {
