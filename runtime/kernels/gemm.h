@@ -30,7 +30,8 @@
  * inline moves, not a memcpy and a memset call per row.
  * Edge tiles use the same kernels with fewer rows (an unrolled variant per
  * row count) and masked column stores, so no output is ever written past
- * its tile.
+ * its tile; the AVX-512 kernel skips a panel's second 16 columns when the
+ * tile has at most 16 (a 16-wide BATCH_MATMUL operand, an edge panel).
  *
  * Instruction sets: one binary holds the scalar C kernel and, on x86-64,
  * AVX2+FMA and AVX-512F kernels compiled with function-level target
