@@ -493,6 +493,13 @@ static void lg_gemm_grid(int tasks, int row_panels, int col_panels, int m,
 void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
                  size_t scratch_floats) {
   if (g->m <= 0 || g->n <= 0) return;
+  const double macs = (double)g->m * g->n * (g->k > 0 ? g->k : 1);
+  if (macs < LG_GEMM_MIN_PARALLEL_MACS || lg_thread_pool_size(pool) <= 1) {
+    /* One task: straight to the tile loop, without the task setup (small
+     * layers run this once per Invoke each, a transformer's dozens). */
+    lg_gemm_compute(g, 0, g->m, 0, g->n, scratch);
+    return;
+  }
   const lg_gemm_blocking* bl = lg_gemm_blocking_of(g->isa);
   lg_gemm_job job = {
       .g = g,
@@ -514,8 +521,6 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
     job.slot_per_thread = true;
     tasks = lg_thread_pool_tasks(pool, INT32_MAX);
   }
-  const double macs = (double)g->m * g->n * (g->k > 0 ? g->k : 1);
-  if (macs < LG_GEMM_MIN_PARALLEL_MACS) tasks = 1;
   if (tasks > 1) {
     lg_gemm_grid(tasks, job.row_panels, job.col_panels, g->m, g->n,
                  &job.row_tasks, &job.col_tasks);

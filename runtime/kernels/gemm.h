@@ -158,7 +158,9 @@ void lg_gemm_compute(const lg_gemm* g, int m0, int m1, int n0, int n1,
 /* Computes all of C, split into output tiles run on the pool: with a
  * prepacked B and scratch for every pool thread, a few tiles per thread
  * (claimed dynamically, so a descheduled thread delays one tile); else up
- * to min(pool threads, scratch tasks) tiles. scratch_floats is the size of
+ * to min(pool threads, scratch tasks) tiles. Below
+ * LG_GEMM_MIN_PARALLEL_MACS, or with one thread, it is lg_gemm_compute of
+ * the whole C on the calling thread. scratch_floats is the size of
  * `scratch` (from lg_gemm_scratch_floats(g, tasks)). */
 void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
                  size_t scratch_floats);
