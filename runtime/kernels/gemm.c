@@ -235,10 +235,11 @@ static void lg_gemm_pack_a_strided(const lg_gemm_a* a, int i0, int rows, int p0,
 static void lg_gemm_pack_b_strided(const lg_gemm_b* b, int p0, int depth,
                                    int j0, int cols, float* dst, int ld) {
   if (b->col_stride == 1) {
+    /* Panel rows are at most LG_GEMM_MAX_NR floats: copied inline. */
     for (int p = 0; p < depth; ++p) {
-      memcpy(dst + (size_t)p * ld,
-             b->data + (ptrdiff_t)(p0 + p) * b->row_stride + j0,
-             sizeof(float) * (size_t)cols);
+      lg_gemm_copy_floats(dst + (size_t)p * ld,
+                          b->data + (ptrdiff_t)(p0 + p) * b->row_stride + j0,
+                          cols);
     }
     return;
   }
@@ -260,9 +261,28 @@ static void lg_gemm_pack_b_strided(const lg_gemm_b* b, int p0, int depth,
   }
 }
 
+/* A row-major B panel narrower than nr (B[p][c] = src[p * stride + c]):
+ * rows and their zero tails in inline moves. A runtime B of BATCH_MATMUL
+ * is packed on every Invoke, and a memcpy plus a memset call per short
+ * row cost more than the stores. */
+static void lg_gemm_pack_b_padded_rows(const float* src, ptrdiff_t stride,
+                                       int depth, int cols, float* dst,
+                                       int nr) {
+  for (int p = 0; p < depth; ++p) {
+    float* row = dst + (size_t)p * nr;
+    lg_gemm_copy_floats(row, src + (ptrdiff_t)p * stride, cols);
+    lg_gemm_zero_floats(row + cols, nr - cols);
+  }
+}
+
 /* One B panel: depth x cols into dst with row length nr, zero-padded. */
 static void lg_gemm_pack_b_panel(const lg_gemm_b* b, int p0, int depth, int j0,
                                  int cols, float* dst, int nr) {
+  if (b->pack == NULL && b->col_stride == 1 && cols < nr) {
+    lg_gemm_pack_b_padded_rows(b->data + (ptrdiff_t)p0 * b->row_stride + j0,
+                               b->row_stride, depth, cols, dst, nr);
+    return;
+  }
   if (b->pack != NULL) {
     b->pack(b->pack_ctx, p0, depth, j0, cols, dst, nr);
   } else {
@@ -473,6 +493,13 @@ static void lg_gemm_grid(int tasks, int row_panels, int col_panels, int m,
 void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
                  size_t scratch_floats) {
   if (g->m <= 0 || g->n <= 0) return;
+  const double macs = (double)g->m * g->n * (g->k > 0 ? g->k : 1);
+  if (macs < LG_GEMM_MIN_PARALLEL_MACS || lg_thread_pool_size(pool) <= 1) {
+    /* One task: straight to the tile loop, without the task setup (small
+     * layers run this once per Invoke each, a transformer's dozens). */
+    lg_gemm_compute(g, 0, g->m, 0, g->n, scratch);
+    return;
+  }
   const lg_gemm_blocking* bl = lg_gemm_blocking_of(g->isa);
   lg_gemm_job job = {
       .g = g,
@@ -494,8 +521,6 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
     job.slot_per_thread = true;
     tasks = lg_thread_pool_tasks(pool, INT32_MAX);
   }
-  const double macs = (double)g->m * g->n * (g->k > 0 ? g->k : 1);
-  if (macs < LG_GEMM_MIN_PARALLEL_MACS) tasks = 1;
   if (tasks > 1) {
     lg_gemm_grid(tasks, job.row_panels, job.col_panels, g->m, g->n,
                  &job.row_tasks, &job.col_tasks);

@@ -25,9 +25,13 @@
  * task's tile spans at most 4 B panels: packing costs as much as the few
  * micro-kernel calls that would reuse it, so the "direct" micro-kernels
  * broadcast A straight from its rows (a 1x1 convolution's input).
+ * A row-major B panel narrower than NR (BATCH_MATMUL's runtime 16-wide
+ * attention operands, packed on every Invoke) is copied and zero-padded in
+ * inline moves, not a memcpy and a memset call per row.
  * Edge tiles use the same kernels with fewer rows (an unrolled variant per
  * row count) and masked column stores, so no output is ever written past
- * its tile.
+ * its tile; the AVX-512 kernel skips a panel's second 16 columns when the
+ * tile has at most 16 (a 16-wide BATCH_MATMUL operand, an edge panel).
  *
  * Instruction sets: one binary holds the scalar C kernel and, on x86-64,
  * AVX2+FMA and AVX-512F kernels compiled with function-level target
@@ -60,6 +64,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "base/thread_pool.h"
 
@@ -153,7 +158,9 @@ void lg_gemm_compute(const lg_gemm* g, int m0, int m1, int n0, int n1,
 /* Computes all of C, split into output tiles run on the pool: with a
  * prepacked B and scratch for every pool thread, a few tiles per thread
  * (claimed dynamically, so a descheduled thread delays one tile); else up
- * to min(pool threads, scratch tasks) tiles. scratch_floats is the size of
+ * to min(pool threads, scratch tasks) tiles. Below
+ * LG_GEMM_MIN_PARALLEL_MACS, or with one thread, it is lg_gemm_compute of
+ * the whole C on the calling thread. scratch_floats is the size of
  * `scratch` (from lg_gemm_scratch_floats(g, tasks)). */
 void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
                  size_t scratch_floats);
@@ -199,6 +206,42 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
  * count <= ld. */
 void lg_gemm_pack_rows(const float* const* rows, int count, int depth,
                        float* dst, int ld);
+
+/* Copies n floats (not overlapping) in inline 4-float moves: for the short
+ * rows of small operands (a 16-wide B row, an attention head's row), where
+ * a memcpy call per row costs more than the copy itself. */
+#if defined(__GNUC__)
+/* An empty statement that keeps GCC from folding a copy or fill loop back
+ * into a memcpy or memset call. */
+#define LG_GEMM_NO_MEMCPY_IDIOM() __asm__("" ::: "memory")
+#else
+#define LG_GEMM_NO_MEMCPY_IDIOM() ((void)0)
+#endif
+static inline void lg_gemm_copy_floats(float* dst, const float* src, int n) {
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    memcpy(dst + i, src + i, 4 * sizeof(float));
+    LG_GEMM_NO_MEMCPY_IDIOM();
+  }
+  for (; i < n; ++i) {
+    dst[i] = src[i];
+    LG_GEMM_NO_MEMCPY_IDIOM();
+  }
+}
+
+/* Zeroes n floats the same way (GCC would make a loop of stores a memset
+ * call). */
+static inline void lg_gemm_zero_floats(float* dst, int n) {
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    memset(dst + i, 0, 4 * sizeof(float));
+    LG_GEMM_NO_MEMCPY_IDIOM();
+  }
+  for (; i < n; ++i) {
+    dst[i] = 0.0f;
+    LG_GEMM_NO_MEMCPY_IDIOM();
+  }
+}
 
 /* ---- Internal: the micro-kernels, for gemm.c and the tests -------------- */
 

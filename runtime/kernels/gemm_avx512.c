@@ -38,11 +38,15 @@ LG_AVX512_INLINE void lg_avx512_store(float* c, __m512 acc, const float* bias,
 }
 
 /* `direct`: A is read in place, row r at a + r * lda (consecutive depth
- * steps adjacent); otherwise a is a packed panel (a[p * MR + r]). */
-LG_AVX512_INLINE void lg_avx512_tile(const bool direct, const int rows,
-                                     int cols, int kc, const float* restrict a,
-                                     ptrdiff_t lda, const float* restrict b,
-                                     float* c, ptrdiff_t ldc, const float* bias,
+ * steps adjacent); otherwise a is a packed panel (a[p * MR + r]).
+ * `narrow`: cols <= 16, so the panel's second 16 columns are padding and
+ * are neither loaded nor multiplied (half the work of a 16-wide B such as
+ * an attention head's, or of an edge panel). */
+LG_AVX512_INLINE void lg_avx512_tile(const bool direct, const bool narrow,
+                                     const int rows, int cols, int kc,
+                                     const float* restrict a, ptrdiff_t lda,
+                                     const float* restrict b, float* c,
+                                     ptrdiff_t ldc, const float* bias,
                                      unsigned flags, float lo, float hi) {
   __m512 acc0[LG_MR], acc1[LG_MR];
 #pragma GCC unroll 12
@@ -53,12 +57,12 @@ LG_AVX512_INLINE void lg_avx512_tile(const bool direct, const int rows,
 #pragma GCC unroll 2
   for (int p = 0; p < kc; ++p) {
     const __m512 b0 = _mm512_loadu_ps(b);
-    const __m512 b1 = _mm512_loadu_ps(b + 16);
+    const __m512 b1 = narrow ? b0 : _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 12
     for (int r = 0; r < rows; ++r) {
       const __m512 av = _mm512_set1_ps(direct ? a[r * lda] : a[r]);
       acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
-      acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+      if (!narrow) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
     }
     a += direct ? 1 : LG_MR;
     b += LG_NR;
@@ -73,41 +77,50 @@ LG_AVX512_INLINE void lg_avx512_tile(const bool direct, const int rows,
   for (int r = 0; r < rows; ++r) {
     float* crow = c + (ptrdiff_t)r * ldc;
     lg_avx512_store(crow, acc0[r], bias, m0, flags, vlo, vhi);
-    if (m1 != 0) {
+    if (!narrow && m1 != 0) {
       lg_avx512_store(crow + 16, acc1[r], bias != NULL ? bias + 16 : NULL, m1,
                       flags, vlo, vhi);
     }
   }
 }
 
-#define LG_AVX512_CASE(n)                                                     \
+#define LG_AVX512_CASE(n, narrow)                                            \
+  case n:                                                                    \
+    lg_avx512_tile(false, narrow, n, cols, kc, a, 0, b, c, ldc, bias, flags, \
+                   lo, hi);                                                  \
+    break
+#define LG_AVX512_DIRECT_CASE(n, narrow)                                      \
   case n:                                                                     \
-    lg_avx512_tile(false, n, cols, kc, a, 0, b, c, ldc, bias, flags, lo, hi); \
+    lg_avx512_tile(true, narrow, n, cols, kc, a, lda, b, c, ldc, bias, flags, \
+                   lo, hi);                                                   \
     break
-#define LG_AVX512_DIRECT_CASE(n)                                               \
-  case n:                                                                      \
-    lg_avx512_tile(true, n, cols, kc, a, lda, b, c, ldc, bias, flags, lo, hi); \
-    break
+/* One switch over the row counts 12..1 for a CASE macro. */
+#define LG_AVX512_ROWS(CASE, narrow) \
+  switch (rows) {                    \
+    CASE(12, narrow);                \
+    CASE(11, narrow);                \
+    CASE(10, narrow);                \
+    CASE(9, narrow);                 \
+    CASE(8, narrow);                 \
+    CASE(7, narrow);                 \
+    CASE(6, narrow);                 \
+    CASE(5, narrow);                 \
+    CASE(4, narrow);                 \
+    CASE(3, narrow);                 \
+    CASE(2, narrow);                 \
+    CASE(1, narrow);                 \
+    default:                         \
+      break;                         \
+  }
 
 LG_AVX512 void lg_gemm_kernel_avx512(int rows, int cols, int kc, const float* a,
                                      const float* b, float* c, ptrdiff_t ldc,
                                      const float* bias, unsigned flags,
                                      float lo, float hi) {
-  switch (rows) {
-    LG_AVX512_CASE(12);
-    LG_AVX512_CASE(11);
-    LG_AVX512_CASE(10);
-    LG_AVX512_CASE(9);
-    LG_AVX512_CASE(8);
-    LG_AVX512_CASE(7);
-    LG_AVX512_CASE(6);
-    LG_AVX512_CASE(5);
-    LG_AVX512_CASE(4);
-    LG_AVX512_CASE(3);
-    LG_AVX512_CASE(2);
-    LG_AVX512_CASE(1);
-    default:
-      break;
+  if (cols <= 16) {
+    LG_AVX512_ROWS(LG_AVX512_CASE, true)
+  } else {
+    LG_AVX512_ROWS(LG_AVX512_CASE, false)
   }
 }
 
@@ -117,21 +130,10 @@ LG_AVX512 void lg_gemm_kernel_avx512_direct(int rows, int cols, int kc,
                                             ptrdiff_t ldc, const float* bias,
                                             unsigned flags, float lo,
                                             float hi) {
-  switch (rows) {
-    LG_AVX512_DIRECT_CASE(12);
-    LG_AVX512_DIRECT_CASE(11);
-    LG_AVX512_DIRECT_CASE(10);
-    LG_AVX512_DIRECT_CASE(9);
-    LG_AVX512_DIRECT_CASE(8);
-    LG_AVX512_DIRECT_CASE(7);
-    LG_AVX512_DIRECT_CASE(6);
-    LG_AVX512_DIRECT_CASE(5);
-    LG_AVX512_DIRECT_CASE(4);
-    LG_AVX512_DIRECT_CASE(3);
-    LG_AVX512_DIRECT_CASE(2);
-    LG_AVX512_DIRECT_CASE(1);
-    default:
-      break;
+  if (cols <= 16) {
+    LG_AVX512_ROWS(LG_AVX512_DIRECT_CASE, true)
+  } else {
+    LG_AVX512_ROWS(LG_AVX512_DIRECT_CASE, false)
   }
 }
 

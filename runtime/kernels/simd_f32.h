@@ -113,5 +113,10 @@ bool lg_f32_gelu_row(const float* x, float* out, int64_t n, bool approximate);
  * set has no vector form. Special values as the scalar steps give them: a
  * NaN or +inf in the row makes it all NaN. */
 bool lg_f32_softmax_row(const float* x, float* out, int64_t depth, float beta);
+/* lg_f32_softmax_row over `rows` consecutive rows (row r at x + r * depth,
+ * out + r * depth), with the same results bit for bit; rows of up to 16
+ * floats on AVX-512 run from one register each. */
+bool lg_f32_softmax_rows(const float* x, float* out, int64_t rows,
+                         int64_t depth, float beta);
 
 #endif /* LITEGPU_RUNTIME_KERNELS_SIMD_F32_H_ */

@@ -333,6 +333,11 @@ static void lg_softmax_task(void* ctx, int index) {
   const lg_softmax_data* data = job->data;
   const int64_t begin = data->rows * index / job->num_tasks;
   const int64_t end = data->rows * (index + 1) / job->num_tasks;
+  if (!data->log && lg_f32_softmax_rows(job->input + begin * data->depth,
+                                        job->output + begin * data->depth,
+                                        end - begin, data->depth, data->beta)) {
+    return;
+  }
   for (int64_t r = begin; r < end; ++r) {
     const float* x = job->input + r * data->depth;
     float* out = job->output + r * data->depth;

@@ -8,11 +8,19 @@
  * strides; lg_shape_copy drops dims of 1 and merges dims that stay
  * neighbours, so e.g. NHWC -> NCHW runs as a 3-D copy and an identity
  * permutation as one memcpy. A non-constant perm makes the output dynamic.
+ *
+ * 4-byte elements whose copy merges to at most 3 loop dims (attention's
+ * head splits and merges, [1,S,H,D] <-> [1,H,S,D] and [1,S,H,D] ->
+ * [1,H,D,S]) skip the general odometer: short contiguous rows are moved
+ * inline rather than through a memcpy call per row, and 2-D transposes run
+ * in 4 x 4 SSE blocks (lg_gemm_pack_rows).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "runtime/kernels/gemm.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/shape_util.h"
@@ -118,6 +126,77 @@ static TfLiteStatus lg_transpose_build(TfLiteContext* context, TfLiteNode* node,
   return lg_shape_resize(context, LG_TRANSPOSE_OP, output, out_dims, rank);
 }
 
+/* Rows of at least this many floats go through memcpy: the call then
+ * costs little next to the copy. */
+#define LG_TRANSPOSE_MEMCPY_FLOATS 256
+/* Rows transposed per lg_gemm_pack_rows call (its row pointer array). */
+#define LG_TRANSPOSE_CHUNK 64
+
+/* n floats from src to dst (not overlapping). */
+static void lg_transpose_copy_row(const float* src, float* dst, int n) {
+  if (n >= LG_TRANSPOSE_MEMCPY_FLOATS) {
+    memcpy(dst, src, sizeof(float) * (size_t)n);
+    return;
+  }
+  lg_gemm_copy_floats(dst, src, n);
+}
+
+/* dst[a * lda + b] = src[a + b * ldb] for a < na, b < nb (lda >= nb). */
+static void lg_transpose_block(const float* src, ptrdiff_t ldb, int na, int nb,
+                               float* dst, ptrdiff_t lda) {
+  const float* rows[LG_TRANSPOSE_CHUNK];
+  for (int b0 = 0; b0 < nb; b0 += LG_TRANSPOSE_CHUNK) {
+    const int count =
+        nb - b0 < LG_TRANSPOSE_CHUNK ? nb - b0 : LG_TRANSPOSE_CHUNK;
+    for (int r = 0; r < count; ++r) rows[r] = src + (ptrdiff_t)(b0 + r) * ldb;
+    lg_gemm_pack_rows(rows, count, na, dst + b0, (int)lda);
+  }
+}
+
+/* Whether lg_transpose_run_f32 handles the copy: 4-byte elements, at most
+ * 3 loop dims, and either contiguous innermost rows or a blocked 2-D
+ * transpose whose destination rows hold a whole block row. */
+static bool lg_transpose_fits_f32(const lg_shape_copy* c) {
+  if (c->elem_size != 4 || c->rank > 3 || c->src_offset != 0 ||
+      c->dst_offset != 0) {
+    return false;
+  }
+  const int last = c->rank - 1;
+  if (c->blocked) {
+    return c->dst_stride[last] == 1 && c->src_stride[last - 1] == 1 &&
+           c->dst_stride[last - 1] >= c->dims[last] &&
+           c->dst_stride[last - 1] <= INT32_MAX;
+  }
+  return c->src_stride[last] == 1 && c->dst_stride[last] == 1;
+}
+
+/* The copy as explicit loops (lg_transpose_fits_f32 holds): the loop dims
+ * are right-aligned into three, missing outer ones running once. */
+static void lg_transpose_run_f32(const lg_shape_copy* c, const float* src,
+                                 float* dst) {
+  int dims[3] = {1, 1, 1};
+  ptrdiff_t ss[3] = {0, 0, 0}, ds[3] = {0, 0, 0};
+  const int pad = 3 - c->rank;
+  for (int k = 0; k < c->rank; ++k) {
+    dims[pad + k] = c->dims[k];
+    ss[pad + k] = c->src_stride[k];
+    ds[pad + k] = c->dst_stride[k];
+  }
+  if (c->blocked) {
+    for (int i = 0; i < dims[0]; ++i) {
+      lg_transpose_block(src + i * ss[0], ss[2], dims[1], dims[2],
+                         dst + i * ds[0], ds[1]);
+    }
+    return;
+  }
+  for (int i = 0; i < dims[0]; ++i) {
+    for (int j = 0; j < dims[1]; ++j) {
+      lg_transpose_copy_row(src + i * ss[0] + j * ss[1],
+                            dst + i * ds[0] + j * ds[1], dims[2]);
+    }
+  }
+}
+
 static TfLiteStatus lg_transpose_prepare(TfLiteContext* context,
                                          TfLiteNode* node) {
   lg_transpose_data* data = node->user_data;
@@ -183,7 +262,11 @@ static TfLiteStatus lg_transpose_invoke(TfLiteContext* context,
       lg_shape_check_data(context, LG_TRANSPOSE_OP, "input", input));
   TF_LITE_ENSURE_STATUS(
       lg_shape_check_data(context, LG_TRANSPOSE_OP, "output", output));
-  lg_shape_copy_run(&data->copy, input->data.raw, output->data.raw);
+  if (lg_transpose_fits_f32(&data->copy)) {
+    lg_transpose_run_f32(&data->copy, input->data.f, output->data.f);
+  } else {
+    lg_shape_copy_run(&data->copy, input->data.raw, output->data.raw);
+  }
   return kTfLiteOk;
 }
 

@@ -765,6 +765,62 @@ static void test_pack_rows(void** state) {
   }
 }
 
+static void test_copy_and_zero_floats(void** state) {
+  (void)state;
+  /* Lengths 0..9 (none, a tail only, whole 4-float moves and both) write
+   * exactly n floats and nothing past them. */
+  float src[9], dst[10];
+  for (int i = 0; i < 9; ++i) src[i] = (float)(i + 1);
+  for (int n = 0; n <= 9; ++n) {
+    for (int i = 0; i < 10; ++i) dst[i] = GUARD_VALUE;
+    lg_gemm_copy_floats(dst, src, n);
+    for (int i = 0; i < 10; ++i) {
+      assert_true(dst[i] == (i < n ? (float)(i + 1) : GUARD_VALUE));
+    }
+    lg_gemm_zero_floats(dst, n);
+    for (int i = 0; i < 10; ++i) {
+      assert_true(dst[i] == (i < n ? 0.0f : GUARD_VALUE));
+    }
+  }
+}
+
+static void test_pack_b_narrow(void** state) {
+  (void)state;
+  /* A row-major B narrower than one panel (and one a panel and a bit
+   * wide): each packed row holds B's row then zeros up to nr, whatever the
+   * buffer held before (NaN here). */
+  for (int isa = 0; isa < LG_GEMM_ISA_COUNT; ++isa) {
+    if (!lg_gemm_isa_supported((lg_gemm_isa)isa)) continue;
+    const int nr = lg_gemm_blocking_of((lg_gemm_isa)isa)->nr;
+    const int widths[] = {1, 3, 4, 5, nr - 3, nr - 1, nr + 5};
+    for (int w = 0; w < ARRAY_SIZE(widths); ++w) {
+      const int k = 7, n = widths[w];
+      float* b = alloc_floats((size_t)k * n);
+      for (int i = 0; i < k * n; ++i) b[i] = (float)(i + 1);
+      const size_t floats = lg_gemm_packed_b_floats((lg_gemm_isa)isa, k, n);
+      float* packed = alloc_floats(floats);
+      for (size_t i = 0; i < floats; ++i) packed[i] = NAN;
+      const lg_gemm_b operand = {.data = b, .row_stride = n, .col_stride = 1};
+      lg_gemm_pack_b((lg_gemm_isa)isa, k, n, &operand, packed);
+      for (int j0 = 0; j0 < n; j0 += nr) {
+        const float* panel = packed + (size_t)j0 * k;
+        for (int p = 0; p < k; ++p) {
+          for (int c = 0; c < nr; ++c) {
+            const float want = j0 + c < n ? b[p * n + j0 + c] : 0.0f;
+            if (!(panel[p * nr + c] == want)) {
+              fail_msg("%s n=%d: panel %d row %d col %d = %g, want %g",
+                       lg_gemm_isa_name((lg_gemm_isa)isa), n, j0 / nr, p, c,
+                       (double)panel[p * nr + c], (double)want);
+            }
+          }
+        }
+      }
+      free(b);
+      free(packed);
+    }
+  }
+}
+
 static void test_random_shapes(void** state) {
   (void)state;
   /* Seeded random sizes up to 150 on every ISA, every layout. */
@@ -789,6 +845,8 @@ int main(void) {
       cmocka_unit_test(test_direct_kernels),
       cmocka_unit_test(test_a_in_place),
       cmocka_unit_test(test_pack_rows),
+      cmocka_unit_test(test_copy_and_zero_floats),
+      cmocka_unit_test(test_pack_b_narrow),
       cmocka_unit_test(test_tile_edges),
       cmocka_unit_test(test_all_layouts),
       cmocka_unit_test(test_threads),

@@ -913,6 +913,43 @@ static void test_transpose(void** state) {
            "rank), got [1]");
 }
 
+/* Runs TRANSPOSE of `in` (dims[0..rank), elements of `size` bytes) by
+ * perm and checks every output element against out[i] = in[perm-mapped
+ * i]. */
+static void check_transpose(TfLiteType type, size_t size, const int* dims,
+                            int rank, const int32_t* perm, const void* in,
+                            int trial) {
+  int out_dims[8];
+  int64_t total = 1;
+  for (int k = 0; k < rank; ++k) {
+    out_dims[k] = dims[perm[k]];
+    total *= dims[k];
+  }
+  sh_run s;
+  sh_init(&s, lg_register_TRANSPOSE(), NULL);
+  sh_const(&s, type, dims, rank, in);
+  sh_const(&s, kTfLiteInt32, &rank, 1, perm);
+  sh_out(&s, type);
+  sh_ok(&s);
+  sh_expect_shape(sh_output(&s, 0), out_dims, rank);
+  int64_t strides[8];
+  sh_strides(dims, rank, strides);
+  const unsigned char* got = (const unsigned char*)sh_output(&s, 0)->data.raw;
+  const unsigned char* src_bytes = in;
+  for (int64_t f = 0; f < total; ++f) {
+    int o[8];
+    sh_unravel(f, out_dims, rank, o);
+    int64_t src = 0;
+    for (int k = 0; k < rank; ++k) src += o[k] * strides[perm[k]];
+    if (memcmp(got + f * (int64_t)size, src_bytes + src * (int64_t)size,
+               size) != 0) {
+      fail_msg("case %d (rank %d, %zu-byte): output %lld differs", trial, rank,
+               size, (long long)f);
+    }
+  }
+  lg_kernel_runner_release(&s.r);
+}
+
 /* Random 1..8-D TRANSPOSE cases of every element size against
  * out[i] = in[perm-mapped i]. */
 static void test_transpose_random(void** state) {
@@ -926,11 +963,9 @@ static void test_transpose_random(void** state) {
   for (int trial = 0; trial < 120; ++trial) {
     const int t = trial % 4;
     const int rank = sh_rng_int(&seed, 1, 8);
-    int dims[8], perm32[8], out_dims[8];
-    int64_t total = 1;
+    int dims[8], perm32[8];
     for (int k = 0; k < rank; ++k) {
       dims[k] = sh_rng_int(&seed, 1, rank > 5 ? 3 : 5);
-      total *= dims[k];
       perm32[k] = k;
     }
     for (int k = rank - 1; k > 0; --k) { /* Fisher-Yates */
@@ -939,29 +974,40 @@ static void test_transpose_random(void** state) {
       perm32[k] = perm32[j];
       perm32[j] = tmp;
     }
-    for (int k = 0; k < rank; ++k) out_dims[k] = dims[perm32[k]];
-    sh_run s;
-    sh_init(&s, lg_register_TRANSPOSE(), NULL);
-    sh_const(&s, types[t], dims, rank, in);
-    sh_const(&s, kTfLiteInt32, &rank, 1, perm32);
-    sh_out(&s, types[t]);
-    sh_ok(&s);
-    sh_expect_shape(sh_output(&s, 0), out_dims, rank);
-    int64_t strides[8];
-    sh_strides(dims, rank, strides);
-    const unsigned char* got = (const unsigned char*)sh_output(&s, 0)->data.raw;
-    for (int64_t f = 0; f < total; ++f) {
-      int o[8];
-      sh_unravel(f, out_dims, rank, o);
-      int64_t src = 0;
-      for (int k = 0; k < rank; ++k) src += o[k] * strides[perm32[k]];
-      if (memcmp(got + f * (int64_t)sizes[t], in + src * (int64_t)sizes[t],
-                 sizes[t]) != 0) {
-        fail_msg("trial %d (rank %d, %zu-byte): output %lld differs", trial,
-                 rank, sizes[t], (long long)f);
-      }
-    }
-    lg_kernel_runner_release(&s.r);
+    check_transpose(types[t], sizes[t], dims, rank, perm32, in, trial);
+  }
+}
+
+/* 4-byte transposes that merge to at most 3 loop dims take explicit loops:
+ * attention's head split and merge ([1,S,H,D] <-> [1,H,S,D]: contiguous
+ * rows of D, D = 7 with a tail and 16 without), its key transpose
+ * ([1,S,H,D] -> [1,H,D,S]: 2-D blocks), a 2-D block of more rows than one
+ * packing chunk (70), rows long enough for memcpy (300), and a 4-D
+ * reversal that stays on the general path. */
+static void test_transpose_float_paths(void** state) {
+  (void)state;
+  static float in[3 * 2 * 300];
+  for (int i = 0; i < 3 * 2 * 300; ++i) in[i] = (float)i + 0.25f;
+  const struct {
+    int rank;
+    int dims[4];
+    int32_t perm[4];
+  } cases[] = {
+      {4, {1, 5, 3, 7}, {0, 2, 1, 3}},
+      {4, {1, 5, 3, 7}, {0, 2, 3, 1}},
+      {4, {1, 16, 4, 16}, {0, 2, 1, 3}},
+      {4, {1, 16, 4, 16}, {0, 2, 3, 1}},
+      {3, {4, 16, 16}, {1, 0, 2}},
+      {2, {70, 5}, {1, 0}},
+      {2, {5, 70}, {1, 0}},
+      {3, {3, 2, 300}, {1, 0, 2}},
+      {4, {2, 3, 4, 5}, {3, 2, 1, 0}},
+  };
+  for (int c = 0; c < (int)(sizeof(cases) / sizeof(cases[0])); ++c) {
+    check_transpose(kTfLiteFloat32, 4, cases[c].dims, cases[c].rank,
+                    cases[c].perm, in, c);
+    check_transpose(kTfLiteInt32, 4, cases[c].dims, cases[c].rank,
+                    cases[c].perm, in, c);
   }
 }
 
@@ -985,6 +1031,7 @@ int main(void) {
       cmocka_unit_test(test_mirror_pad_random),
       cmocka_unit_test(test_transpose),
       cmocka_unit_test(test_transpose_random),
+      cmocka_unit_test(test_transpose_float_paths),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

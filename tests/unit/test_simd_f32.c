@@ -471,6 +471,51 @@ static void test_softmax_rows(void** state) {
   lg_gemm_isa_set_default(before);
 }
 
+/* Several rows at once give each row's own result bit for bit, for
+ * lengths 1..18 (one register and a partial one, exactly one, more than
+ * one), beta 1 and 0.5, a row with a NaN and one with -inf among them,
+ * and never write past the last row. */
+static void test_softmax_many_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  enum { kRows = 5, kMaxDepth = 18 };
+  uint32_t seed = 0xBB67AE85u;
+  float x[kRows * kMaxDepth], got[kRows * kMaxDepth + 1], want[kMaxDepth];
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int depth = 1; depth <= kMaxDepth; ++depth) {
+      for (int i = 0; i < kRows * depth; ++i) {
+        const float v = draw(&seed);
+        x[i] = isfinite(v) && fabsf(v) < 100.0f ? v : (float)(i % 5) - 2.0f;
+      }
+      x[1 * depth + depth / 2] = NAN;
+      x[3 * depth] = -INFINITY;
+      const float beta = depth % 2 == 0 ? 0.5f : 1.0f;
+      got[kRows * depth] = GUARD_VALUE;
+      if (!lg_f32_softmax_rows(x, got, kRows, depth, beta)) {
+        assert_int_equal(isas[k], LG_GEMM_ISA_SCALAR);
+        continue;
+      }
+      assert_true(got[kRows * depth] == GUARD_VALUE);
+      for (int r = 0; r < kRows; ++r) {
+        assert_true(lg_f32_softmax_row(x + r * depth, want, depth, beta));
+        if (memcmp(got + r * depth, want, sizeof(float) * depth) != 0) {
+          fail_msg(
+              "softmax rows (%s) depth %d: row %d differs from the row "
+              "function",
+              lg_gemm_isa_name(isas[k]), depth, r);
+        }
+      }
+      assert_true(isnan(got[1 * depth]));
+      if (depth > 1) assert_true(got[3 * depth] == 0.0f);
+    }
+    assert_false(lg_f32_softmax_rows(x, got, 2, 4, 0.0f));
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_binary_rows),
@@ -480,6 +525,7 @@ int main(void) {
       cmocka_unit_test(test_hand_values),
       cmocka_unit_test(test_gelu_rows),
       cmocka_unit_test(test_softmax_rows),
+      cmocka_unit_test(test_softmax_many_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
