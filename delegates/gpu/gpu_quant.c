@@ -202,8 +202,18 @@ float* lg_gpu_quant_dequantized_copy(const TfLiteTensor* t) {
   return lg_gpu_dequantizable_constant(t) ? dequantize_constant(t) : NULL;
 }
 
-TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
-                                     const lg_gpu_quant* q, bool ties_away) {
+/* The largest right shift the requantizing fake quantization emulates:
+ * |t| < 2^8 steps times 2^14 stays below 2^23, where floats hold every
+ * integer and its half. A larger shift's double rounding differs from one
+ * rounding within 2^-15 of a step, below the float compute's error. */
+#define MAX_REQUANT_SHIFT 14
+
+/* The fake quantization of tensor `in` into `out` on grid q; with
+ * `shifts` (one right shift per channel, `channels` of them, innermost)
+ * rounding as the CPU's requantization (shaders/kernels/fake_quant.lgk). */
+static TfLiteStatus fake_quant_dispatch(lg_gpu_program* p, int in, int out,
+                                        const lg_gpu_quant* q, bool ties_away,
+                                        const int32_t* shifts, int channels) {
   const TfLiteContext* context = p->lowering;
   if (context == NULL) {
     return lg_gpu_lower_fail(p, "fake quantization outside lowering");
@@ -212,16 +222,34 @@ TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
   if (p->be->fp16_storage && scale < HALF_MIN_QUANT_SCALE) {
     scale = HALF_MIN_QUANT_SCALE;
   }
+  /* Without shifts the kernel binds but never reads the buffer. */
+  static const int32_t kNoShift = 0;
+  const int shift_id =
+      lg_gpu_lower_constant(p, shifts != NULL ? shifts : &kNoShift,
+                            sizeof(int32_t) * (shifts != NULL ? channels : 1));
+  if (shift_id < 0) return kTfLiteError;
   const int n = (int)lg_gpu_elements(&context->tensors[out]);
-  const lg_gpu_operand args[] = {LG_GPU_TENSOR(in),   LG_GPU_TENSOR(out),
-                                 LG_GPU_INT(n),       LG_GPU_FLOAT(q->lo),
-                                 LG_GPU_FLOAT(q->hi), LG_GPU_FLOAT(scale)};
+  const lg_gpu_operand args[] = {LG_GPU_TENSOR(in),
+                                 LG_GPU_TENSOR(out),
+                                 LG_GPU_INT(n),
+                                 LG_GPU_FLOAT(q->lo),
+                                 LG_GPU_FLOAT(q->hi),
+                                 LG_GPU_FLOAT(scale),
+                                 LG_GPU_CONSTANT(shift_id),
+                                 LG_GPU_INT(shifts != NULL ? channels : 1)};
   const size_t global[1] = {(size_t)n};
-  char defines[48];
-  snprintf(defines, sizeof(defines), "%s%s", in == out ? "-DLG_IN_PLACE=1" : "",
-           ties_away ? " -DLG_TIES_AWAY=1" : "");
-  return lg_gpu_lower_dispatch(p, "fake_quant", defines, args, 6, 1, global,
+  char defines[64];
+  snprintf(defines, sizeof(defines), "%s%s%s",
+           in == out ? "-DLG_IN_PLACE=1" : "",
+           ties_away ? " -DLG_TIES_AWAY=1" : "",
+           shifts != NULL ? " -DLG_REQUANT=1" : "");
+  return lg_gpu_lower_dispatch(p, "fake_quant", defines, args, 8, 1, global,
                                NULL);
+}
+
+TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
+                                     const lg_gpu_quant* q, bool ties_away) {
+  return fake_quant_dispatch(p, in, out, q, ties_away, NULL, 0);
 }
 
 /* Whether a node of the partition reads tensor `t`; in a trial lowering
@@ -242,6 +270,53 @@ static bool read_in_partition(const lg_gpu_program* p, int t) {
 static bool same_grid(const lg_gpu_quant* a, const lg_gpu_quant* b) {
   return a->scale == b->scale && a->zero_point == b->zero_point &&
          a->qmin == b->qmin;
+}
+
+/* The right shifts of the CPU's requantization of node's accumulators
+ * (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED on a quantized input with
+ * quantized constant weights): per output channel, TFLite's multiplier and
+ * shift of input scale x filter scale / output scale (in double, as the
+ * CPU kernels compute them), a right shift only for factors below 1 and 0
+ * above MAX_REQUANT_SHIFT. Malloc'd, *channels of them; NULL for other
+ * nodes, in half precision (float16 values carry more error than the
+ * double rounding's) and when out of memory (then one rounding). */
+static int32_t* requant_shifts(const lg_gpu_program* p,
+                               const TfLiteContext* context,
+                               const TfLiteNode* node,
+                               const TfLiteRegistration* reg, const value* x,
+                               int* channels) {
+  const int op = reg->builtin_code;
+  if (p->be->fp16_storage ||
+      (op != kTfLiteBuiltinConv2d && op != kTfLiteBuiltinDepthwiseConv2d &&
+       op != kTfLiteBuiltinFullyConnected) ||
+      node->inputs->size < 2 || node->outputs->size != 1) {
+    return NULL;
+  }
+  lg_gpu_quant in_q;
+  const TfLiteTensor* in = lg_gpu_node_tensor(context, node->inputs, 0);
+  const TfLiteTensor* filter = lg_gpu_node_tensor(context, node->inputs, 1);
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  if (!lg_gpu_quantized_activation(in, &in_q) ||
+      !lg_gpu_dequantizable_constant(filter) || filter->type == kTfLiteInt32 ||
+      out->dims == NULL || out->dims->size < 1) {
+    return NULL;
+  }
+  const TfLiteAffineQuantization* a = filter->quantization.params;
+  const int oc = out->dims->data[out->dims->size - 1];
+  if (oc < 1 || (a->scale->size != 1 && a->scale->size != oc)) return NULL;
+  int32_t* shifts = malloc(sizeof(int32_t) * (size_t)oc);
+  if (shifts == NULL) return NULL;
+  for (int c = 0; c < oc; ++c) {
+    const double real = (double)in_q.scale *
+                        (double)a->scale->data[a->scale->size == 1 ? 0 : c] /
+                        (double)x->quant.scale;
+    int32_t multiplier;
+    int shift;
+    lg_quantize_multiplier(real, &multiplier, &shift);
+    shifts[c] = shift < 0 && -shift <= MAX_REQUANT_SHIFT ? -shift : 0;
+  }
+  *channels = oc;
+  return shifts;
 }
 
 TfLiteStatus lg_gpu_quant_after_node(lg_gpu_program* p, TfLiteContext* context,
@@ -272,10 +347,15 @@ TfLiteStatus lg_gpu_quant_after_node(lg_gpu_program* p, TfLiteContext* context,
       }
       continue;
     }
-    if (!read_in_partition(p, t)) continue;
-    if (lg_gpu_lower_fake_quant(p, t, t, &x->quant, false) != kTfLiteOk) {
-      return kTfLiteError;
-    }
+    /* A requantized accumulator is snapped also where only the host reads
+     * it: the host's single rounding would undo the emulation. */
+    int channels = 0;
+    int32_t* shifts = requant_shifts(p, context, node, reg, x, &channels);
+    if (shifts == NULL && !read_in_partition(p, t)) continue;
+    const TfLiteStatus status =
+        fake_quant_dispatch(p, t, t, &x->quant, false, shifts, channels);
+    free(shifts);
+    if (status != kTfLiteOk) return kTfLiteError;
   }
   return kTfLiteOk;
 }
