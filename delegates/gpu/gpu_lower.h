@@ -265,7 +265,9 @@ bool lg_gpu_activation(TfLiteFusedActivation act, float* lo, float* hi,
  * are dequantized once at lowering; after every node whose output TFLite
  * quantizes and another node of the partition reads, a fake-quantization
  * dispatch (shaders/kernels/fake_quant.lgk) snaps the floats to the
- * output's quantization grid, so the graph follows the integer one. */
+ * output's quantization grid, so the graph follows the integer one; after a
+ * quantized convolution or FULLY_CONNECTED (float32) it rounds twice, as
+ * the CPU's multiplier/shift requantization. */
 
 /* A per-tensor quantization as the GPU applies it: the grid's real-valued
  * ends lo = (qmin - zero_point) * scale and hi = (qmax - zero_point) *
