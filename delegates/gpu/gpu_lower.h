@@ -266,8 +266,8 @@ bool lg_gpu_activation(TfLiteFusedActivation act, float* lo, float* hi,
  * quantizes and another node of the partition reads, a fake-quantization
  * dispatch (shaders/kernels/fake_quant.lgk) snaps the floats to the
  * output's quantization grid, so the graph follows the integer one; after a
- * quantized convolution or FULLY_CONNECTED (float32) it rounds twice, as
- * the CPU's multiplier/shift requantization. */
+ * quantized convolution or UINT8 FULLY_CONNECTED (float32) it rounds
+ * twice, as the CPU's multiplier/shift requantization. */
 
 /* A per-tensor quantization as the GPU applies it: the grid's real-valued
  * ends lo = (qmin - zero_point) * scale and hi = (qmax - zero_point) *

@@ -16,10 +16,10 @@
  * except in a QUANTIZE of float data, where they go away from zero as on
  * the CPU (shaders/kernels/fake_quant.lgk).
  * Not TFLite GPU's: in float32, the fake quantization after a quantized
- * convolution or FULLY_CONNECTED rounds twice as the CPU's requantization
- * of its integer accumulator does (requant_shifts), which one rounding
- * misses by a step within 2^-(r+1) of a half step; across person_detect's
- * 28 layers that grew to 8 steps. */
+ * convolution (or UINT8 FULLY_CONNECTED) rounds twice as the CPU's
+ * requantization of its integer accumulator does (requant_shifts), which one
+ * rounding misses by a step within 2^-(r+1) of a half step; across
+ * person_detect's 28 layers that grew to 8 steps. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,13 +278,15 @@ static bool same_grid(const lg_gpu_quant* a, const lg_gpu_quant* b) {
 }
 
 /* The right shifts of the CPU's requantization of node's accumulators
- * (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED on a quantized input with
- * quantized constant weights): per output channel, TFLite's multiplier and
- * shift of input scale x filter scale / output scale (in double, as the
- * CPU kernels compute them), a right shift only for factors below 1 and 0
- * above MAX_REQUANT_SHIFT. Malloc'd, *channels of them; NULL for other
- * nodes, in half precision (float16 values carry more error than the
- * double rounding's) and when out of memory (then one rounding). */
+ * (CONV_2D and DEPTHWISE_CONV_2D on a quantized input with quantized
+ * constant weights, and UINT8 FULLY_CONNECTED; INT8 FULLY_CONNECTED
+ * rescales in double and rounds once, as TFLite's reference kernel): per
+ * output channel, TFLite's multiplier and shift of input scale x filter
+ * scale / output scale (in double, as the CPU kernels compute them), a
+ * right shift only for factors below 1 and 0 above MAX_REQUANT_SHIFT.
+ * Malloc'd, *channels of them; NULL for other nodes, in half precision
+ * (float16 values carry more error than the double rounding's) and when
+ * out of memory (then one rounding). */
 static int32_t* requant_shifts(const lg_gpu_program* p,
                                const TfLiteContext* context,
                                const TfLiteNode* node,
@@ -302,6 +304,7 @@ static int32_t* requant_shifts(const lg_gpu_program* p,
   const TfLiteTensor* filter = lg_gpu_node_tensor(context, node->inputs, 1);
   const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
   if (!lg_gpu_quantized_activation(in, &in_q) ||
+      (op == kTfLiteBuiltinFullyConnected && in->type != kTfLiteUInt8) ||
       !lg_gpu_dequantizable_constant(filter) || filter->type == kTfLiteInt32 ||
       out->dims == NULL || out->dims->size < 1) {
     return NULL;

@@ -10,7 +10,7 @@ person_detect (tflite-micro's int8 MobileNet, not made by this project)
 runs whole and must still call person.bmp a person and no_person.bmp not,
 its scores within 2 steps of the CPU's. The fake quantization after a
 quantized convolution rounds as the CPU's requantization does (twice:
-test_conv_requantization_rounds_twice_as_the_cpu). Without
+test_requantization_rounds_as_the_cpu). Without
 ENABLE_QUANT the quantized nodes stay on the CPU with the flag named in the
 reason; INT16 (16x8) models stay there with TFLite's tensor-filter reason.
 
@@ -101,36 +101,65 @@ def test_person_detect_on_the_gpu(bmp, person, backend):
     assert (person_score > no_person_score) == person, gpu
 
 
-@pytest.mark.parametrize("backend", ["cl", "vk"])
-def test_conv_requantization_rounds_twice_as_the_cpu(backend, tmp_path):
-    """An INT8 1x1 CONV_2D whose per-channel rescales (input scale x filter
-    scale / output scale: 0.4713 and 0.0713, right shifts 1 and 3 in
-    TFLite's multiplier/shift) put many outputs where TFLite's two
-    roundings and one rounding of the exact value disagree: the GPU's
-    output equals LiteRT's reference kernel's on every value."""
-    x = np.arange(-128, 128, dtype=np.int8).reshape(1, 16, 16, 1)
-    in_scale, out_scale = 0.05, 0.01
-    reals = [0.4713, 0.0713]
-    w_scales = [r * out_scale / in_scale for r in reals]
-    case = OpCase(op="CONV_2D", version=3,
+REALS = [0.4713, 0.0713]  # right shifts 1 and 3 in TFLite's multiplier/shift
+
+
+def rounded_once(exact):
+    """Half away from zero, as the CPU rounds a rescale done in double."""
+    return np.sign(exact) * np.floor(np.abs(exact) + 0.5)
+
+
+def rounded_twice(exact, shift):
+    """TFLite's multiplier/shift: half up to 2^-shift, then the rounding
+    right shift (half away from zero)."""
+    high = np.floor(exact * 2.0 ** shift + 0.5)
+    return rounded_once(high / 2.0 ** shift)
+
+
+def rescale_case(op, x, in_scale=0.05, out_scale=0.01):
+    """INT8 `op` (CONV_2D 1x1 or FULLY_CONNECTED) of one input channel
+    with unit weights into len(REALS) output channels, channel c rescaled
+    by REALS[c] (its weight scale REALS[c] * out_scale / in_scale)."""
+    n = len(REALS)
+    w_scales = [r * out_scale / in_scale for r in REALS]
+    shape = (n, 1, 1, 1) if op == "CONV_2D" else (n, 1)
+    params = {"fused_activation_function": "NONE"}
+    if op == "CONV_2D":
+        params.update(padding="VALID", stride_w=1, stride_h=1)
+    return OpCase(op=op, version=3 if op == "CONV_2D" else 5,
                   inputs=[Input(x, quant=(in_scale, 0)),
-                          Const(np.ones((2, 1, 1, 1), np.int8),
-                                quant=(w_scales, [0, 0], 0)),
-                          Const(np.zeros(2, np.int32),
+                          Const(np.ones(shape, np.int8),
+                                quant=(w_scales, [0] * n, 0)),
+                          Const(np.zeros(n, np.int32),
                                 quant=([in_scale * w for w in w_scales],
-                                       [0, 0], 0))],
-                  params={"padding": "VALID", "stride_w": 1, "stride_h": 1,
-                          "fused_activation_function": "NONE"},
+                                       [0] * n, 0))],
+                  params=params,
                   outputs=[Output(np.int8, quant=(out_scale, 0))])
-    write_spec(case, tmp_path)
-    build_model(tmp_path / "case.spec", tmp_path / "conv.tflite")
-    (want,) = run_litert(tmp_path / "conv.tflite", [x])
-    # The case's point: one rounding of the exact value is off by a step
-    # on many outputs (hand-derived: q * real rounded half away from 0).
-    exact = x.reshape(-1, 1).astype(np.float64) * np.array(reals)
-    once = np.sign(exact) * np.floor(np.abs(exact) + 0.5)
-    assert np.count_nonzero(once != want.reshape(-1, 2)) >= 40
-    (got,), decisions, stats = run(tmp_path / "conv.tflite", [x], backend)
+
+
+@pytest.mark.parametrize("backend", ["cl", "vk"])
+@pytest.mark.parametrize("op", ["CONV_2D", "FULLY_CONNECTED"])
+def test_requantization_rounds_as_the_cpu(op, backend, tmp_path):
+    """INT8 rescales by 0.4713 and 0.0713, which put many outputs where
+    TFLite's two roundings (multiplier/shift: CONV_2D) and one rounding of
+    the exact value (INT8 FULLY_CONNECTED's reference kernel rescales in
+    double) disagree: the GPU's output equals LiteRT's reference kernel's
+    on every value, either way."""
+    x = np.arange(-128, 128, dtype=np.int8)
+    x = x.reshape(1, 16, 16, 1) if op == "CONV_2D" else x.reshape(256, 1)
+    write_spec(rescale_case(op, x), tmp_path)
+    build_model(tmp_path / "case.spec", tmp_path / "model.tflite")
+    (want,) = run_litert(tmp_path / "model.tflite", [x])
+    # The case's point (hand-derived): the other rounding is off by a step
+    # on many outputs.
+    exact = x.reshape(-1, 1).astype(np.float64) * np.array(REALS)
+    once = rounded_once(exact)
+    twice = np.stack([rounded_twice(exact[:, 0], 1),
+                      rounded_twice(exact[:, 1], 3)], axis=1)
+    expected, other = (twice, once) if op == "CONV_2D" else (once, twice)
+    np.testing.assert_array_equal(want.reshape(-1, 2), expected)
+    assert np.count_nonzero(other != expected) >= 40
+    (got,), decisions, stats = run(tmp_path / "model.tflite", [x], backend)
     assert all(r == "" for r in decisions.values()), decisions
     assert stats.partitions == 1
     np.testing.assert_array_equal(got, want)
