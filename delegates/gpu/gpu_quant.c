@@ -223,7 +223,10 @@ static TfLiteStatus fake_quant_dispatch(lg_gpu_program* p, int in, int out,
   if (context == NULL) {
     return lg_gpu_lower_fail(p, "fake quantization outside lowering");
   }
-  float scale = q->scale;
+  /* Copied first: q may point into the program's values, which adding the
+   * constant below can move. */
+  const lg_gpu_quant grid = *q;
+  float scale = grid.scale;
   if (p->be->fp16_storage && scale < HALF_MIN_QUANT_SCALE) {
     scale = HALF_MIN_QUANT_SCALE;
   }
@@ -237,8 +240,8 @@ static TfLiteStatus fake_quant_dispatch(lg_gpu_program* p, int in, int out,
   const lg_gpu_operand args[] = {LG_GPU_TENSOR(in),
                                  LG_GPU_TENSOR(out),
                                  LG_GPU_INT(n),
-                                 LG_GPU_FLOAT(q->lo),
-                                 LG_GPU_FLOAT(q->hi),
+                                 LG_GPU_FLOAT(grid.lo),
+                                 LG_GPU_FLOAT(grid.hi),
                                  LG_GPU_FLOAT(scale),
                                  LG_GPU_CONSTANT(shift_id),
                                  LG_GPU_INT(shifts != NULL ? channels : 1)};
