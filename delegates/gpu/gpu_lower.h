@@ -315,6 +315,14 @@ bool lg_gpu_constant_scalar(const TfLiteTensor* t, float* v);
 TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
                                      const lg_gpu_quant* q, bool ties_away);
 
+/* The fake quantization onto grid `to` of tensor `in`, on grid `from`,
+ * into `out`, rounding as the CPU's requantizing QUANTIZE (TFLite's
+ * multiplier/shift of from's scale / to's scale: twice) in float32, once
+ * in half precision. */
+TfLiteStatus lg_gpu_lower_requantize(lg_gpu_program* p, int in, int out,
+                                     const lg_gpu_quant* from,
+                                     const lg_gpu_quant* to);
+
 /* ---- Per-op lowering table ------------------------------------------------
  */
 

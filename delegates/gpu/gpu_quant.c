@@ -16,7 +16,8 @@
  * except in a QUANTIZE of float data, where they go away from zero as on
  * the CPU (shaders/kernels/fake_quant.lgk).
  * Not TFLite GPU's: in float32, the fake quantization after a quantized
- * convolution (or UINT8 FULLY_CONNECTED) rounds twice as the CPU's
+ * convolution (or UINT8 FULLY_CONNECTED, or in a requantizing QUANTIZE:
+ * lg_gpu_lower_requantize) rounds twice as the CPU's
  * requantization of its integer accumulator does (requant_shifts), which one
  * rounding misses by a step within 2^-(r+1) of a half step; across
  * person_detect's 28 layers that grew to 8 steps. */
@@ -213,6 +214,15 @@ float* lg_gpu_quant_dequantized_copy(const TfLiteTensor* t) {
  * rounding within 2^-15 of a step, below the float compute's error. */
 #define MAX_REQUANT_SHIFT 14
 
+/* The right shift of TFLite's multiplier/shift for the rescale `real`
+ * (0 for factors of 1 or more, and above MAX_REQUANT_SHIFT). */
+static int32_t requant_shift(double real) {
+  int32_t multiplier;
+  int shift;
+  lg_quantize_multiplier(real, &multiplier, &shift);
+  return shift < 0 && -shift <= MAX_REQUANT_SHIFT ? -shift : 0;
+}
+
 /* The fake quantization of tensor `in` into `out` on grid q; with
  * `shifts` (one right shift per channel, `channels` of them, innermost)
  * rounding as the CPU's requantization (shaders/kernels/fake_quant.lgk). */
@@ -258,6 +268,15 @@ static TfLiteStatus fake_quant_dispatch(lg_gpu_program* p, int in, int out,
 TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
                                      const lg_gpu_quant* q, bool ties_away) {
   return fake_quant_dispatch(p, in, out, q, ties_away, NULL, 0);
+}
+
+TfLiteStatus lg_gpu_lower_requantize(lg_gpu_program* p, int in, int out,
+                                     const lg_gpu_quant* from,
+                                     const lg_gpu_quant* to) {
+  if (p->be->fp16_storage)
+    return lg_gpu_lower_fake_quant(p, in, out, to, false);
+  const int32_t shift = requant_shift((double)from->scale / (double)to->scale);
+  return fake_quant_dispatch(p, in, out, to, false, &shift, 1);
 }
 
 /* Whether a node of the partition reads tensor `t`; in a trial lowering
@@ -318,13 +337,10 @@ static int32_t* requant_shifts(const lg_gpu_program* p,
   int32_t* shifts = malloc(sizeof(int32_t) * (size_t)oc);
   if (shifts == NULL) return NULL;
   for (int c = 0; c < oc; ++c) {
-    const double real = (double)in_q.scale *
-                        (double)a->scale->data[a->scale->size == 1 ? 0 : c] /
-                        (double)x->quant.scale;
-    int32_t multiplier;
-    int shift;
-    lg_quantize_multiplier(real, &multiplier, &shift);
-    shifts[c] = shift < 0 && -shift <= MAX_REQUANT_SHIFT ? -shift : 0;
+    shifts[c] =
+        requant_shift((double)in_q.scale *
+                      (double)a->scale->data[a->scale->size == 1 ? 0 : c] /
+                      (double)x->quant.scale);
   }
   *channels = oc;
   return shifts;

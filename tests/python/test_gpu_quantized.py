@@ -119,7 +119,12 @@ def rounded_twice(exact, shift):
 def rescale_case(op, x, in_scale=0.05, out_scale=0.01):
     """INT8 `op` (CONV_2D 1x1 or FULLY_CONNECTED) of one input channel
     with unit weights into len(REALS) output channels, channel c rescaled
-    by REALS[c] (its weight scale REALS[c] * out_scale / in_scale)."""
+    by REALS[c] (its weight scale REALS[c] * out_scale / in_scale); or an
+    INT8 to INT8 QUANTIZE rescaling by REALS[0]."""
+    if op == "QUANTIZE":
+        return OpCase(op=op, version=2, inputs=[Input(x, quant=(in_scale, 0))],
+                      outputs=[Output(np.int8,
+                                      quant=(in_scale / REALS[0], 0))])
     n = len(REALS)
     w_scales = [r * out_scale / in_scale for r in REALS]
     shape = (n, 1, 1, 1) if op == "CONV_2D" else (n, 1)
@@ -138,13 +143,13 @@ def rescale_case(op, x, in_scale=0.05, out_scale=0.01):
 
 
 @pytest.mark.parametrize("backend", ["cl", "vk"])
-@pytest.mark.parametrize("op", ["CONV_2D", "FULLY_CONNECTED"])
+@pytest.mark.parametrize("op", ["CONV_2D", "FULLY_CONNECTED", "QUANTIZE"])
 def test_requantization_rounds_as_the_cpu(op, backend, tmp_path):
     """INT8 rescales by 0.4713 and 0.0713, which put many outputs where
-    TFLite's two roundings (multiplier/shift: CONV_2D) and one rounding of
-    the exact value (INT8 FULLY_CONNECTED's reference kernel rescales in
-    double) disagree: the GPU's output equals LiteRT's reference kernel's
-    on every value, either way."""
+    TFLite's two roundings (multiplier/shift: CONV_2D, QUANTIZE) and one
+    rounding of the exact value (INT8 FULLY_CONNECTED's reference kernel
+    rescales in double) disagree: the GPU's output equals LiteRT's
+    reference kernel's on every value, either way."""
     x = np.arange(-128, 128, dtype=np.int8)
     x = x.reshape(1, 16, 16, 1) if op == "CONV_2D" else x.reshape(256, 1)
     write_spec(rescale_case(op, x), tmp_path)
@@ -152,13 +157,15 @@ def test_requantization_rounds_as_the_cpu(op, backend, tmp_path):
     (want,) = run_litert(tmp_path / "model.tflite", [x])
     # The case's point (hand-derived): the other rounding is off by a step
     # on many outputs.
-    exact = x.reshape(-1, 1).astype(np.float64) * np.array(REALS)
+    reals = REALS[:1] if op == "QUANTIZE" else REALS
+    exact = x.reshape(-1, 1).astype(np.float64) * np.array(reals)
     once = rounded_once(exact)
-    twice = np.stack([rounded_twice(exact[:, 0], 1),
-                      rounded_twice(exact[:, 1], 3)], axis=1)
-    expected, other = (twice, once) if op == "CONV_2D" else (once, twice)
-    np.testing.assert_array_equal(want.reshape(-1, 2), expected)
-    assert np.count_nonzero(other != expected) >= 40
+    twice = np.stack([rounded_twice(exact[:, c], shift)
+                      for c, shift in enumerate([1, 3][:len(reals)])], axis=1)
+    expected, other = ((once, twice) if op == "FULLY_CONNECTED"
+                       else (twice, once))
+    np.testing.assert_array_equal(want.reshape(-1, len(reals)), expected)
+    assert np.count_nonzero(other != expected) >= 30
     (got,), decisions, stats = run(tmp_path / "model.tflite", [x], backend)
     assert all(r == "" for r in decisions.values()), decisions
     assert stats.partitions == 1
