@@ -240,11 +240,19 @@ static TfLiteStatus fake_quant_dispatch(lg_gpu_program* p, int in, int out,
   if (p->be->fp16_storage && scale < HALF_MIN_QUANT_SCALE) {
     scale = HALF_MIN_QUANT_SCALE;
   }
-  /* Without shifts the kernel binds but never reads the buffer. */
-  static const int32_t kNoShift = 0;
+  /* Per channel the bits of 2^r and 2^-r (shaders/kernels/fake_quant.lgk);
+   * without shifts the kernel binds but never reads the buffer. */
+  const int pairs = shifts != NULL ? channels : 1;
+  float* factors = malloc(2 * sizeof(float) * (size_t)pairs);
+  if (factors == NULL) return lg_gpu_lower_fail(p, "out of host memory");
+  for (int c = 0; c < pairs; ++c) {
+    const int r = shifts != NULL ? shifts[c] : 0;
+    factors[2 * c] = ldexpf(1.0f, r);
+    factors[2 * c + 1] = ldexpf(1.0f, -r);
+  }
   const int shift_id =
-      lg_gpu_lower_constant(p, shifts != NULL ? shifts : &kNoShift,
-                            sizeof(int32_t) * (shifts != NULL ? channels : 1));
+      lg_gpu_lower_constant(p, factors, 2 * sizeof(float) * (size_t)pairs);
+  free(factors);
   if (shift_id < 0) return kTfLiteError;
   const int n = (int)lg_gpu_elements(&context->tensors[out]);
   const lg_gpu_operand args[] = {LG_GPU_TENSOR(in),
@@ -255,14 +263,25 @@ static TfLiteStatus fake_quant_dispatch(lg_gpu_program* p, int in, int out,
                                  LG_GPU_FLOAT(scale),
                                  LG_GPU_CONSTANT(shift_id),
                                  LG_GPU_INT(shifts != NULL ? channels : 1)};
-  const size_t global[1] = {(size_t)n};
+  /* Requantizing several channels: [channels, pixels] (fake_quant.lgk). */
+  const bool by_channel = shifts != NULL && channels > 1;
+  const size_t global[2] = {by_channel ? (size_t)channels : (size_t)n,
+                            by_channel ? (size_t)n / (size_t)channels : 1};
   char defines[64];
   snprintf(defines, sizeof(defines), "%s%s%s",
            in == out ? "-DLG_IN_PLACE=1" : "",
            ties_away ? " -DLG_TIES_AWAY=1" : "",
            shifts != NULL ? " -DLG_REQUANT=1" : "");
-  return lg_gpu_lower_dispatch(p, "fake_quant", defines, args, 8, 1, global,
-                               NULL);
+  /* Groups of about 64 items over [channels, pixels] (the backend's
+   * default follows dimension 0: 8 channels gave PoCL groups of 8), where
+   * the device allows 64. */
+  const size_t across = channels > 1 && channels < 64 ? (size_t)channels : 64;
+  const size_t local[2] = {across, 64 / across};
+  const size_t limit = lg_gpu_lower_max_work_group(p);
+  const bool grouped = by_channel && (limit == 0 || limit >= 64);
+  return lg_gpu_lower_dispatch(p, "fake_quant", defines, args, 8,
+                               by_channel ? 2 : 1, global,
+                               grouped ? local : NULL);
 }
 
 TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
