@@ -209,13 +209,14 @@ float* lg_gpu_quant_dequantized_copy(const TfLiteTensor* t) {
 }
 
 /* The largest right shift the requantizing fake quantization emulates:
- * |t| < 2^8 steps times 2^14 stays below 2^23, where floats hold every
- * integer and its half. A larger shift's double rounding differs from one
- * rounding within 2^-15 of a step, below the float compute's error. */
+ * its nudge 2^-(r+1) stays at least two float steps of t + 0.5 (|t| <
+ * 2^8: steps of 2^-16 at most). A larger shift's double rounding differs
+ * from one rounding within 2^-15 of a step, below the float compute's
+ * error. */
 #define MAX_REQUANT_SHIFT 14
 
 /* The right shift of TFLite's multiplier/shift for the rescale `real`
- * (0 for factors of 1 or more, and above MAX_REQUANT_SHIFT). */
+ * (0 for factors of 1/2 or more, and above MAX_REQUANT_SHIFT). */
 static int32_t requant_shift(double real) {
   int32_t multiplier;
   int shift;
@@ -240,20 +241,20 @@ static TfLiteStatus fake_quant_dispatch(lg_gpu_program* p, int in, int out,
   if (p->be->fp16_storage && scale < HALF_MIN_QUANT_SCALE) {
     scale = HALF_MIN_QUANT_SCALE;
   }
-  /* Per channel the bits of 2^r and 2^-r (shaders/kernels/fake_quant.lgk);
-   * without shifts the kernel binds but never reads the buffer. */
-  const int pairs = shifts != NULL ? channels : 1;
-  float* factors = malloc(2 * sizeof(float) * (size_t)pairs);
-  if (factors == NULL) return lg_gpu_lower_fail(p, "out of host memory");
-  for (int c = 0; c < pairs; ++c) {
+  /* Per channel the bits of the float 2^-(r+1), 0 for r = 0
+   * (shaders/kernels/fake_quant.lgk); without shifts the kernel binds but
+   * never reads the buffer. */
+  const int count = shifts != NULL ? channels : 1;
+  float* nudges = malloc(sizeof(float) * (size_t)count);
+  if (nudges == NULL) return lg_gpu_lower_fail(p, "out of host memory");
+  for (int c = 0; c < count; ++c) {
     const int r = shifts != NULL ? shifts[c] : 0;
-    factors[2 * c] = ldexpf(1.0f, r);
-    factors[2 * c + 1] = ldexpf(1.0f, -r);
+    nudges[c] = r > 0 ? ldexpf(1.0f, -(r + 1)) : 0.0f;
   }
-  const int shift_id =
-      lg_gpu_lower_constant(p, factors, 2 * sizeof(float) * (size_t)pairs);
-  free(factors);
-  if (shift_id < 0) return kTfLiteError;
+  const int nudge_id =
+      lg_gpu_lower_constant(p, nudges, sizeof(float) * (size_t)count);
+  free(nudges);
+  if (nudge_id < 0) return kTfLiteError;
   const int n = (int)lg_gpu_elements(&context->tensors[out]);
   const lg_gpu_operand args[] = {LG_GPU_TENSOR(in),
                                  LG_GPU_TENSOR(out),
@@ -261,7 +262,7 @@ static TfLiteStatus fake_quant_dispatch(lg_gpu_program* p, int in, int out,
                                  LG_GPU_FLOAT(grid.lo),
                                  LG_GPU_FLOAT(grid.hi),
                                  LG_GPU_FLOAT(scale),
-                                 LG_GPU_CONSTANT(shift_id),
+                                 LG_GPU_CONSTANT(nudge_id),
                                  LG_GPU_INT(shifts != NULL ? channels : 1)};
   /* Requantizing several channels: [channels, pixels] (fake_quant.lgk). */
   const bool by_channel = shifts != NULL && channels > 1;
