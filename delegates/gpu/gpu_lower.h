@@ -265,7 +265,9 @@ bool lg_gpu_activation(TfLiteFusedActivation act, float* lo, float* hi,
  * are dequantized once at lowering; after every node whose output TFLite
  * quantizes and another node of the partition reads, a fake-quantization
  * dispatch (shaders/kernels/fake_quant.lgk) snaps the floats to the
- * output's quantization grid, so the graph follows the integer one. */
+ * output's quantization grid, so the graph follows the integer one; after a
+ * quantized convolution or UINT8 FULLY_CONNECTED (float32) it rounds
+ * twice, as the CPU's multiplier/shift requantization. */
 
 /* A per-tensor quantization as the GPU applies it: the grid's real-valued
  * ends lo = (qmin - zero_point) * scale and hi = (qmax - zero_point) *
@@ -312,6 +314,14 @@ bool lg_gpu_constant_scalar(const TfLiteTensor* t, float* v);
  * with `ties_away` (a QUANTIZE of float data, as the CPU rounds it). */
 TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
                                      const lg_gpu_quant* q, bool ties_away);
+
+/* The fake quantization onto grid `to` of tensor `in`, on grid `from`,
+ * into `out`, rounding as the CPU's requantizing QUANTIZE (TFLite's
+ * multiplier/shift of from's scale / to's scale: twice) in float32, once
+ * in half precision. */
+TfLiteStatus lg_gpu_lower_requantize(lg_gpu_program* p, int in, int out,
+                                     const lg_gpu_quant* from,
+                                     const lg_gpu_quant* to);
 
 /* ---- Per-op lowering table ------------------------------------------------
  */

@@ -14,7 +14,13 @@
  * least 2^-14 (0.000062, float16's smallest normal). Ties on the grid go
  * up (TFLite GPU's rounding, and the CPU's fixed-point requantization's),
  * except in a QUANTIZE of float data, where they go away from zero as on
- * the CPU (shaders/kernels/fake_quant.lgk). */
+ * the CPU (shaders/kernels/fake_quant.lgk).
+ * Not TFLite GPU's: in float32, the fake quantization after a quantized
+ * convolution (or UINT8 FULLY_CONNECTED, or in a requantizing QUANTIZE:
+ * lg_gpu_lower_requantize) rounds twice as the CPU's
+ * requantization of its integer accumulator does (requant_shifts), which one
+ * rounding misses by a step within 2^-(r+1) of a half step; across
+ * person_detect's 28 layers that grew to 8 steps. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,26 +208,95 @@ float* lg_gpu_quant_dequantized_copy(const TfLiteTensor* t) {
   return lg_gpu_dequantizable_constant(t) ? dequantize_constant(t) : NULL;
 }
 
-TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
-                                     const lg_gpu_quant* q, bool ties_away) {
+/* The largest right shift the requantizing fake quantization emulates:
+ * its nudge 2^-(r+1) stays at least two float steps of t + 0.5 (|t| <
+ * 2^8: steps of 2^-16 at most). A larger shift's double rounding differs
+ * from one rounding within 2^-15 of a step, below the float compute's
+ * error. */
+#define MAX_REQUANT_SHIFT 14
+
+/* The right shift of TFLite's multiplier/shift for the rescale `real`
+ * (0 for factors of 1/2 or more, and above MAX_REQUANT_SHIFT). */
+static int32_t requant_shift(double real) {
+  int32_t multiplier;
+  int shift;
+  lg_quantize_multiplier(real, &multiplier, &shift);
+  return shift < 0 && -shift <= MAX_REQUANT_SHIFT ? -shift : 0;
+}
+
+/* The fake quantization of tensor `in` into `out` on grid q; with
+ * `shifts` (one right shift per channel, `channels` of them, innermost)
+ * rounding as the CPU's requantization (shaders/kernels/fake_quant.lgk). */
+static TfLiteStatus fake_quant_dispatch(lg_gpu_program* p, int in, int out,
+                                        const lg_gpu_quant* q, bool ties_away,
+                                        const int32_t* shifts, int channels) {
   const TfLiteContext* context = p->lowering;
   if (context == NULL) {
     return lg_gpu_lower_fail(p, "fake quantization outside lowering");
   }
-  float scale = q->scale;
+  /* Copied first: q may point into the program's values, which adding the
+   * constant below can move. */
+  const lg_gpu_quant grid = *q;
+  float scale = grid.scale;
   if (p->be->fp16_storage && scale < HALF_MIN_QUANT_SCALE) {
     scale = HALF_MIN_QUANT_SCALE;
   }
+  /* Per channel the bits of the float 2^-(r+1), 0 for r = 0
+   * (shaders/kernels/fake_quant.lgk); without shifts the kernel binds but
+   * never reads the buffer. */
+  const int count = shifts != NULL ? channels : 1;
+  float* nudges = malloc(sizeof(float) * (size_t)count);
+  if (nudges == NULL) return lg_gpu_lower_fail(p, "out of host memory");
+  for (int c = 0; c < count; ++c) {
+    const int r = shifts != NULL ? shifts[c] : 0;
+    nudges[c] = r > 0 ? ldexpf(1.0f, -(r + 1)) : 0.0f;
+  }
+  const int nudge_id =
+      lg_gpu_lower_constant(p, nudges, sizeof(float) * (size_t)count);
+  free(nudges);
+  if (nudge_id < 0) return kTfLiteError;
   const int n = (int)lg_gpu_elements(&context->tensors[out]);
-  const lg_gpu_operand args[] = {LG_GPU_TENSOR(in),   LG_GPU_TENSOR(out),
-                                 LG_GPU_INT(n),       LG_GPU_FLOAT(q->lo),
-                                 LG_GPU_FLOAT(q->hi), LG_GPU_FLOAT(scale)};
-  const size_t global[1] = {(size_t)n};
-  char defines[48];
-  snprintf(defines, sizeof(defines), "%s%s", in == out ? "-DLG_IN_PLACE=1" : "",
-           ties_away ? " -DLG_TIES_AWAY=1" : "");
-  return lg_gpu_lower_dispatch(p, "fake_quant", defines, args, 6, 1, global,
-                               NULL);
+  const lg_gpu_operand args[] = {LG_GPU_TENSOR(in),
+                                 LG_GPU_TENSOR(out),
+                                 LG_GPU_INT(n),
+                                 LG_GPU_FLOAT(grid.lo),
+                                 LG_GPU_FLOAT(grid.hi),
+                                 LG_GPU_FLOAT(scale),
+                                 LG_GPU_CONSTANT(nudge_id),
+                                 LG_GPU_INT(shifts != NULL ? channels : 1)};
+  /* Requantizing several channels: [channels, pixels] (fake_quant.lgk). */
+  const bool by_channel = shifts != NULL && channels > 1;
+  const size_t global[2] = {by_channel ? (size_t)channels : (size_t)n,
+                            by_channel ? (size_t)n / (size_t)channels : 1};
+  char defines[64];
+  snprintf(defines, sizeof(defines), "%s%s%s",
+           in == out ? "-DLG_IN_PLACE=1" : "",
+           ties_away ? " -DLG_TIES_AWAY=1" : "",
+           shifts != NULL ? " -DLG_REQUANT=1" : "");
+  /* Groups of about 64 items over [channels, pixels] (the backend's
+   * default follows dimension 0: 8 channels gave PoCL groups of 8), where
+   * the device allows 64. */
+  const size_t across = channels > 1 && channels < 64 ? (size_t)channels : 64;
+  const size_t local[2] = {across, 64 / across};
+  const size_t limit = lg_gpu_lower_max_work_group(p);
+  const bool grouped = by_channel && (limit == 0 || limit >= 64);
+  return lg_gpu_lower_dispatch(p, "fake_quant", defines, args, 8,
+                               by_channel ? 2 : 1, global,
+                               grouped ? local : NULL);
+}
+
+TfLiteStatus lg_gpu_lower_fake_quant(lg_gpu_program* p, int in, int out,
+                                     const lg_gpu_quant* q, bool ties_away) {
+  return fake_quant_dispatch(p, in, out, q, ties_away, NULL, 0);
+}
+
+TfLiteStatus lg_gpu_lower_requantize(lg_gpu_program* p, int in, int out,
+                                     const lg_gpu_quant* from,
+                                     const lg_gpu_quant* to) {
+  if (p->be->fp16_storage)
+    return lg_gpu_lower_fake_quant(p, in, out, to, false);
+  const int32_t shift = requant_shift((double)from->scale / (double)to->scale);
+  return fake_quant_dispatch(p, in, out, to, false, &shift, 1);
 }
 
 /* Whether a node of the partition reads tensor `t`; in a trial lowering
@@ -242,6 +317,53 @@ static bool read_in_partition(const lg_gpu_program* p, int t) {
 static bool same_grid(const lg_gpu_quant* a, const lg_gpu_quant* b) {
   return a->scale == b->scale && a->zero_point == b->zero_point &&
          a->qmin == b->qmin;
+}
+
+/* The right shifts of the CPU's requantization of node's accumulators
+ * (CONV_2D and DEPTHWISE_CONV_2D on a quantized input with quantized
+ * constant weights, and UINT8 FULLY_CONNECTED; INT8 FULLY_CONNECTED
+ * rescales in double and rounds once, as TFLite's reference kernel): per
+ * output channel, TFLite's multiplier and shift of input scale x filter
+ * scale / output scale (in double, as the CPU kernels compute them), a
+ * right shift only for factors below 1 and 0 above MAX_REQUANT_SHIFT.
+ * Malloc'd, *channels of them; NULL for other nodes, in half precision
+ * (float16 values carry more error than the double rounding's) and when
+ * out of memory (then one rounding). */
+static int32_t* requant_shifts(const lg_gpu_program* p,
+                               const TfLiteContext* context,
+                               const TfLiteNode* node,
+                               const TfLiteRegistration* reg, const value* x,
+                               int* channels) {
+  const int op = reg->builtin_code;
+  if (p->be->fp16_storage ||
+      (op != kTfLiteBuiltinConv2d && op != kTfLiteBuiltinDepthwiseConv2d &&
+       op != kTfLiteBuiltinFullyConnected) ||
+      node->inputs->size < 2 || node->outputs->size != 1) {
+    return NULL;
+  }
+  lg_gpu_quant in_q;
+  const TfLiteTensor* in = lg_gpu_node_tensor(context, node->inputs, 0);
+  const TfLiteTensor* filter = lg_gpu_node_tensor(context, node->inputs, 1);
+  const TfLiteTensor* out = lg_gpu_node_tensor(context, node->outputs, 0);
+  if (!lg_gpu_quantized_activation(in, &in_q) ||
+      (op == kTfLiteBuiltinFullyConnected && in->type != kTfLiteUInt8) ||
+      !lg_gpu_dequantizable_constant(filter) || filter->type == kTfLiteInt32 ||
+      out->dims == NULL || out->dims->size < 1) {
+    return NULL;
+  }
+  const TfLiteAffineQuantization* a = filter->quantization.params;
+  const int oc = out->dims->data[out->dims->size - 1];
+  if (oc < 1 || (a->scale->size != 1 && a->scale->size != oc)) return NULL;
+  int32_t* shifts = malloc(sizeof(int32_t) * (size_t)oc);
+  if (shifts == NULL) return NULL;
+  for (int c = 0; c < oc; ++c) {
+    shifts[c] =
+        requant_shift((double)in_q.scale *
+                      (double)a->scale->data[a->scale->size == 1 ? 0 : c] /
+                      (double)x->quant.scale);
+  }
+  *channels = oc;
+  return shifts;
 }
 
 TfLiteStatus lg_gpu_quant_after_node(lg_gpu_program* p, TfLiteContext* context,
@@ -272,10 +394,15 @@ TfLiteStatus lg_gpu_quant_after_node(lg_gpu_program* p, TfLiteContext* context,
       }
       continue;
     }
-    if (!read_in_partition(p, t)) continue;
-    if (lg_gpu_lower_fake_quant(p, t, t, &x->quant, false) != kTfLiteOk) {
-      return kTfLiteError;
-    }
+    /* A requantized accumulator is snapped also where only the host reads
+     * it: the host's single rounding would undo the emulation. */
+    int channels = 0;
+    int32_t* shifts = requant_shifts(p, context, node, reg, x, &channels);
+    if (shifts == NULL && !read_in_partition(p, t)) continue;
+    const TfLiteStatus status =
+        fake_quant_dispatch(p, t, t, &x->quant, false, shifts, channels);
+    free(shifts);
+    if (status != kTfLiteOk) return kTfLiteError;
   }
   return kTfLiteOk;
 }

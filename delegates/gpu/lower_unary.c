@@ -180,18 +180,22 @@ bool lg_gpu_limits_quantize(LG_GPU_CHECK_ARGS) {
 }
 
 /* The input's floats snapped onto the output's grid (TFLite's
- * QuantizeOperationParser): quantization and requantization alike. */
+ * QuantizeOperationParser): quantization (ties away from zero, as the
+ * CPU), and requantization, which rounds as the CPU's multiplier/shift. */
 TfLiteStatus lg_gpu_lower_quantize(lg_gpu_program* p, TfLiteContext* context,
                                    const TfLiteNode* node,
                                    const TfLiteRegistration* reg) {
   (void)reg;
-  lg_gpu_quant q;
+  lg_gpu_quant q, from;
   lg_gpu_quantized_activation(lg_gpu_node_tensor(context, node->outputs, 0),
                               &q);
-  const bool from_float =
-      lg_gpu_node_tensor(context, node->inputs, 0)->type == kTfLiteFloat32;
+  if (lg_gpu_quantized_activation(lg_gpu_node_tensor(context, node->inputs, 0),
+                                  &from)) {
+    return lg_gpu_lower_requantize(p, node->inputs->data[0],
+                                   node->outputs->data[0], &from, &q);
+  }
   return lg_gpu_lower_fake_quant(p, node->inputs->data[0],
-                                 node->outputs->data[0], &q, from_float);
+                                 node->outputs->data[0], &q, true);
 }
 
 /* ---- DENSIFY --------------------------------------------------------------
