@@ -239,7 +239,7 @@ TfLiteStatus lg_conv_quant_prepare(TfLiteContext* context, const char* op,
   q->simd = LG_GEMM_HAVE_X86 &&
             (q->type == kTfLiteInt8 || q->type == kTfLiteUInt8) &&
             lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2;
-  q->simd512 = q->simd && q->type == kTfLiteInt8 && lg_int8_vnni_supported();
+  q->simd512 = q->simd && q->type == kTfLiteInt8 && lg_int8_avx512_supported();
   return lg_quant_activation_range(context, op, activation, output->type,
                                    out_q.scale0, out_q.zero_point0, &q->act_min,
                                    &q->act_max);
@@ -1091,7 +1091,7 @@ TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
   memset(q->dw_pad, zero_point, channels);
   q->dw_pairs = pairs;
   q->dw_isa = LG_GEMM_ISA_AVX2;
-  if (lg_int8_vnni_supported()) {
+  if (lg_int8_avx512_supported()) {
     TF_LITE_ENSURE_STATUS(lg_depthwise_quant_pack512(context, op, q, g));
     q->dw_isa = LG_GEMM_ISA_AVX512;
   }
@@ -1123,8 +1123,12 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
   void (*pixel)(const lg_dw_int8_params*, const int8_t* const*, int8_t*) =
       lg_dw_int8_pixel_scalar;
 #if LG_GEMM_HAVE_X86
-  pixel = q->dw_isa == LG_GEMM_ISA_AVX512 ? lg_dw_int8_pixel_avx512
-                                          : lg_dw_int8_pixel_avx2;
+  if (q->dw_isa != LG_GEMM_ISA_AVX512) {
+    pixel = lg_dw_int8_pixel_avx2;
+  } else {
+    pixel = lg_int8_vnni_supported() ? lg_dw_int8_pixel_vnni
+                                     : lg_dw_int8_pixel_avx512;
+  }
 #endif
   const int8_t* taps[LG_DW_QUANT_MAX_TAPS + 1];
   const int count = 2 * q->dw_pairs;

@@ -230,7 +230,7 @@ typedef struct lg_conv_quant {
   int* shifts;          /* [out_c] */
   bool simd;    /* INT8 / UINT8 on a CPU with AVX2: vector loops (INT8: and
                  * requantization) */
-  bool simd512; /* and AVX-512 VNNI: 16 lanes at a time */
+  bool simd512; /* and AVX-512 (F, BW, VL): 16 lanes at a time */
   /* INT8 CONV_2D's fast path (lg_conv_quant_pack): the constant filter as
    * int16 rows of k_pad, and per-task scratch (an input row and the sums
    * of one output pixel). NULL: the reference loops. */
@@ -327,9 +327,10 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
 
 /* Prepares INT8 DEPTHWISE_CONV_2D's fast path when it applies
  * (multiplier 1, a window of at most LG_DW_QUANT_MAX_TAPS taps, a constant
- * filter and a constant bias or none, a CPU with AVX2; AVX-512 VNNI: 16
- * channels at a time): packs the filter and folds the input offset into the
- * bias. Otherwise leaves the reference loops in place. */
+ * filter and a constant bias or none, a CPU with AVX2; AVX-512 BW: 32
+ * channels at a time, with VNNI's vpdpwssd where the CPU has it): packs the
+ * filter and folds the input offset into the bias. Otherwise leaves the
+ * reference loops in place. */
 #define LG_DW_QUANT_MAX_TAPS 64
 TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
                                      lg_conv_quant* q,

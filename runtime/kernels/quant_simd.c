@@ -417,22 +417,31 @@ __attribute__((target("avx2"))) void lg_requantize_int8_avx2(
 #define LG_VNNI_INLINE          \
   static inline __attribute__(( \
       always_inline, target("avx512f,avx512bw,avx512vl,avx512vnni")))
+/* AVX-512 without VNNI (lg_int8_avx512_supported). */
+#define LG_AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define LG_AVX512BW_INLINE \
+  static inline            \
+      __attribute__((always_inline, target("avx512f,avx512bw,avx512vl")))
 
-bool lg_int8_vnni_supported(void) {
+bool lg_int8_avx512_supported(void) {
   /* LITEGPU_GEMM_ISA's cap (lg_gemm_isa_default) applies here too. */
   if (lg_gemm_isa_default() < LG_GEMM_ISA_AVX512) return false;
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") &&
          __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512vnni");
+         __builtin_cpu_supports("avx512vl");
+}
+
+bool lg_int8_vnni_supported(void) {
+  return lg_int8_avx512_supported() && __builtin_cpu_supports("avx512vnni");
 }
 
 /* MBQM of 16 int32 lanes with a packed rescale (lg_requant16): the left
  * shift, the 64-bit products of the even and the odd lanes, the folded
  * rounding constants, one arithmetic shift each, the odd results moved
  * back between the even ones. */
-LG_VNNI_INLINE __m512i lg_requant16_apply(const lg_requant16* r, __m512i x) {
+LG_AVX512BW_INLINE __m512i lg_requant16_apply(const lg_requant16* r,
+                                              __m512i x) {
   if (r->any_left) x = _mm512_sllv_epi32(x, _mm512_loadu_si512(r->left));
   const __m512i limit = _mm512_set1_epi64(-(1LL << 30));
   const __m512i pe = _mm512_mul_epi32(x, _mm512_loadu_si512(r->mult));
@@ -451,16 +460,18 @@ LG_VNNI_INLINE __m512i lg_requant16_apply(const lg_requant16* r, __m512i x) {
 }
 
 /* + zero point, clamp, narrowed to 16 bytes. */
-LG_VNNI_INLINE __m128i lg_requant16_finish(const lg_requant16* r, __m512i acc,
-                                           __m512i zp, __m512i lo, __m512i hi) {
+LG_AVX512BW_INLINE __m128i lg_requant16_finish(const lg_requant16* r,
+                                               __m512i acc, __m512i zp,
+                                               __m512i lo, __m512i hi) {
   const __m512i v = _mm512_add_epi32(lg_requant16_apply(r, acc), zp);
   return _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(v, lo), hi));
 }
 
-LG_VNNI void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
-                                              const lg_requant16* rq,
-                                              int32_t zero_point, int32_t lo,
-                                              int32_t hi, int8_t* out) {
+LG_AVX512BW void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
+                                                  const lg_requant16* rq,
+                                                  int32_t zero_point,
+                                                  int32_t lo, int32_t hi,
+                                                  int8_t* out) {
   const __m512i zp = _mm512_set1_epi32(zero_point);
   const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
   for (int i = 0; i < n; i += 16) {
@@ -694,9 +705,9 @@ lg_mbqm_avx512(__m512i x, __m512i m, __m512i shift) {
                                _mm512_srav_epi32(high, right), one);
 }
 
-LG_VNNI void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n,
-                                int sign, const lg_int8_add_params* p,
-                                int8_t* out) {
+LG_AVX512BW void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n,
+                                    int sign, const lg_int8_add_params* p,
+                                    int8_t* out) {
   /* sign 2: SQUARED_DIFFERENCE, the difference squared before the
    * output rescale. */
   const __m512i off1 = _mm512_set1_epi32(p->in1_offset);
@@ -734,10 +745,11 @@ LG_VNNI void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n,
   if (i < n) lg_add_int8_avx2(a + i, b + i, n - i, sign, p, out + i);
 }
 
-LG_VNNI void lg_requantize_int8_avx512(const int32_t* acc, int n,
-                                       const int32_t* multipliers,
-                                       const int* shifts, int32_t zero_point,
-                                       int32_t lo, int32_t hi, int8_t* out) {
+LG_AVX512BW void lg_requantize_int8_avx512(const int32_t* acc, int n,
+                                           const int32_t* multipliers,
+                                           const int* shifts,
+                                           int32_t zero_point, int32_t lo,
+                                           int32_t hi, int8_t* out) {
   const __m512i zp = _mm512_set1_epi32(zero_point);
   const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
   int i = 0;
@@ -754,60 +766,78 @@ LG_VNNI void lg_requantize_int8_avx512(const int32_t* acc, int n,
   }
 }
 
-/* Channels [c, c + 16) of a depthwise pixel on AVX-512: as
- * lg_dw_int8_step8_avx2, with vpdpwssd adding each pair's products. */
-LG_VNNI void lg_dw_int8_pixel_avx512(const lg_dw_int8_params* p,
-                                     const int8_t* const* taps, int8_t* out) {
-  const __m512i zp = _mm512_set1_epi32(p->zero_point);
-  const __m512i lo = _mm512_set1_epi32(p->lo), hi = _mm512_set1_epi32(p->hi);
-  int c = 0;
-  for (int b = 0; b < p->blocks32; ++b, c += 32) {
-    __m512i lo_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32);
-    __m512i hi_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32 + 16);
-    const int16_t* w = p->weights32 + (size_t)b * 64;
-    const size_t w_step = (size_t)p->blocks32 * 64;
-    for (int k = 0; k < p->pairs; ++k, w += w_step) {
-      const __m512i xa = _mm512_cvtepi8_epi16(
-          _mm256_loadu_si256((const __m256i*)(taps[2 * k] + c)));
-      const __m512i xb = _mm512_cvtepi8_epi16(
-          _mm256_loadu_si256((const __m256i*)(taps[2 * k + 1] + c)));
-      lo_acc = _mm512_dpwssd_epi32(lo_acc, _mm512_unpacklo_epi16(xa, xb),
-                                   _mm512_loadu_si512(w));
-      hi_acc = _mm512_dpwssd_epi32(hi_acc, _mm512_unpackhi_epi16(xa, xb),
-                                   _mm512_loadu_si512(w + 32));
-    }
-    const lg_requant16* rq = p->rq32 + (size_t)b * 2;
-    __m512i vl = _mm512_add_epi32(lg_requant16_apply(rq, lo_acc), zp);
-    __m512i vh = _mm512_add_epi32(lg_requant16_apply(rq + 1, hi_acc), zp);
-    vl = _mm512_min_epi32(_mm512_max_epi32(vl, lo), hi);
-    vh = _mm512_min_epi32(_mm512_max_epi32(vh, lo), hi);
-    /* The pack takes 4 lanes of each per 128-bit lane: channel order. */
-    _mm256_storeu_si256((__m256i*)(out + c),
-                        _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh)));
-  }
-  for (; c + 16 <= p->channels; c += 16) {
-    __m512i acc = _mm512_loadu_si512(p->bias + c);
-    const int16_t* w = p->weights + (size_t)c * 2;
-    const size_t w_step = (size_t)p->channels * 2;
-    for (int k = 0; k < p->pairs; ++k, w += w_step) {
-      const __m128i a = _mm_loadu_si128((const __m128i*)(taps[2 * k] + c));
-      const __m128i b = _mm_loadu_si128((const __m128i*)(taps[2 * k + 1] + c));
-      const __m512i x = _mm512_cvtepi8_epi16(
-          _mm256_set_m128i(_mm_unpackhi_epi8(a, b), _mm_unpacklo_epi8(a, b)));
-      acc = _mm512_dpwssd_epi32(acc, x, _mm512_loadu_si512(w));
-    }
-    _mm_storeu_si128((__m128i*)(out + c),
-                     lg_requant16_finish(p->rq + c / 16, acc, zp, lo, hi));
-  }
-  if (c + 8 <= p->channels) {
-    lg_dw_int8_step8_avx2(p, taps, c, out);
-    c += 8;
-  }
-  lg_dw_int8_channels_scalar(p, taps, c, out);
+/* Each 16-bit pair's two products summed into acc: vpdpwssd with VNNI,
+ * else its two-instruction form (the same int32 sums, wrapping alike). */
+LG_VNNI_INLINE __m512i lg_dot_pairs_vnni(__m512i acc, __m512i x, __m512i w) {
+  return _mm512_dpwssd_epi32(acc, x, w);
 }
+LG_AVX512BW_INLINE __m512i lg_dot_pairs_bw(__m512i acc, __m512i x, __m512i w) {
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(x, w));
+}
+
+/* A depthwise pixel on AVX-512, 32 channels at a time in the permuted
+ * layout, then 16, then lg_dw_int8_step8_avx2's 8, the rest scalar; `dot`
+ * adds each tap pair's products (lg_dot_pairs_*). One body for the VNNI
+ * and the plain AVX-512 BW function. */
+#define LG_DW_INT8_PIXEL_AVX512(name, attr, dot)                               \
+  attr void name(const lg_dw_int8_params* p, const int8_t* const* taps,        \
+                 int8_t* out) {                                                \
+    const __m512i zp = _mm512_set1_epi32(p->zero_point);                       \
+    const __m512i lo = _mm512_set1_epi32(p->lo),                               \
+                  hi = _mm512_set1_epi32(p->hi);                               \
+    int c = 0;                                                                 \
+    for (int b = 0; b < p->blocks32; ++b, c += 32) {                           \
+      __m512i lo_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32);         \
+      __m512i hi_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32 + 16);    \
+      const int16_t* w = p->weights32 + (size_t)b * 64;                        \
+      const size_t w_step = (size_t)p->blocks32 * 64;                          \
+      for (int k = 0; k < p->pairs; ++k, w += w_step) {                        \
+        const __m512i xa = _mm512_cvtepi8_epi16(                               \
+            _mm256_loadu_si256((const __m256i*)(taps[2 * k] + c)));            \
+        const __m512i xb = _mm512_cvtepi8_epi16(                               \
+            _mm256_loadu_si256((const __m256i*)(taps[2 * k + 1] + c)));        \
+        lo_acc =                                                               \
+            dot(lo_acc, _mm512_unpacklo_epi16(xa, xb), _mm512_loadu_si512(w)); \
+        hi_acc = dot(hi_acc, _mm512_unpackhi_epi16(xa, xb),                    \
+                     _mm512_loadu_si512(w + 32));                              \
+      }                                                                        \
+      const lg_requant16* rq = p->rq32 + (size_t)b * 2;                        \
+      __m512i vl = _mm512_add_epi32(lg_requant16_apply(rq, lo_acc), zp);       \
+      __m512i vh = _mm512_add_epi32(lg_requant16_apply(rq + 1, hi_acc), zp);   \
+      vl = _mm512_min_epi32(_mm512_max_epi32(vl, lo), hi);                     \
+      vh = _mm512_min_epi32(_mm512_max_epi32(vh, lo), hi);                     \
+      /* The pack takes 4 lanes of each per 128-bit lane: channel order. */    \
+      _mm256_storeu_si256((__m256i*)(out + c),                                 \
+                          _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh)));   \
+    }                                                                          \
+    for (; c + 16 <= p->channels; c += 16) {                                   \
+      __m512i acc = _mm512_loadu_si512(p->bias + c);                           \
+      const int16_t* w = p->weights + (size_t)c * 2;                           \
+      const size_t w_step = (size_t)p->channels * 2;                           \
+      for (int k = 0; k < p->pairs; ++k, w += w_step) {                        \
+        const __m128i a = _mm_loadu_si128((const __m128i*)(taps[2 * k] + c));  \
+        const __m128i b =                                                      \
+            _mm_loadu_si128((const __m128i*)(taps[2 * k + 1] + c));            \
+        const __m512i x = _mm512_cvtepi8_epi16(_mm256_set_m128i(               \
+            _mm_unpackhi_epi8(a, b), _mm_unpacklo_epi8(a, b)));                \
+        acc = dot(acc, x, _mm512_loadu_si512(w));                              \
+      }                                                                        \
+      _mm_storeu_si128((__m128i*)(out + c),                                    \
+                       lg_requant16_finish(p->rq + c / 16, acc, zp, lo, hi));  \
+    }                                                                          \
+    if (c + 8 <= p->channels) {                                                \
+      lg_dw_int8_step8_avx2(p, taps, c, out);                                  \
+      c += 8;                                                                  \
+    }                                                                          \
+    lg_dw_int8_channels_scalar(p, taps, c, out);                               \
+  }
+
+LG_DW_INT8_PIXEL_AVX512(lg_dw_int8_pixel_avx512, LG_AVX512BW, lg_dot_pairs_bw)
+LG_DW_INT8_PIXEL_AVX512(lg_dw_int8_pixel_vnni, LG_VNNI, lg_dot_pairs_vnni)
 
 #else
 
+bool lg_int8_avx512_supported(void) { return false; }
 bool lg_int8_vnni_supported(void) { return false; }
 
 #endif /* LG_GEMM_HAVE_X86 */

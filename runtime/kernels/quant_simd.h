@@ -57,9 +57,13 @@ void lg_int16_dots2_avx2(const int16_t* row0, const int16_t* row1,
                          const int16_t* weights, int k_pad, int n,
                          int32_t* dots0, int32_t* dots1);
 
-/* Whether this CPU runs the AVX-512 VNNI kernels below (AVX-512 F, BW, VL
- * and VNNI) and LITEGPU_GEMM_ISA allows AVX-512 (the callers' AVX2 paths
+/* Whether this CPU runs the plain AVX-512 kernels below (AVX-512 F, BW
+ * and VL) and LITEGPU_GEMM_ISA allows AVX-512 (the callers' AVX2 paths
  * likewise follow lg_gemm_isa_default()). */
+bool lg_int8_avx512_supported(void);
+
+/* lg_int8_avx512_supported() and the CPU has AVX-512 VNNI too: the VNNI
+ * kernels below. */
 bool lg_int8_vnni_supported(void);
 
 /* The rescale of 16 output channels in the form the AVX-512 kernels apply
@@ -90,7 +94,7 @@ void lg_requant16_pack(const int32_t* multipliers, const int* shifts, int n,
 
 /* out[i] = clamp(MBQM(acc[i]) + zero_point, lo, hi) for i in [0, n) with
  * the packed rescale of channel i (rq[i / 16]): lg_requantize_int8_avx2's
- * result. AVX-512 (lg_int8_vnni_supported). */
+ * result. AVX-512 (lg_int8_avx512_supported). */
 void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
                                       const lg_requant16* rq,
                                       int32_t zero_point, int32_t lo,
@@ -126,8 +130,7 @@ void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
 void lg_uint8_dots_vnni(const uint8_t* row, const int8_t* packed, int k4, int n,
                         const int32_t* init, int32_t* sums);
 
-/* lg_requantize_int8_avx2 16 lanes at a time (AVX-512; with the VNNI
- * kernel, the same CPUs). */
+/* lg_requantize_int8_avx2 16 lanes at a time (lg_int8_avx512_supported). */
 void lg_requantize_int8_avx512(const int32_t* acc, int n,
                                const int32_t* multipliers, const int* shifts,
                                int32_t zero_point, int32_t lo, int32_t hi,
@@ -202,10 +205,13 @@ void lg_dw_int8_pixel_scalar(const lg_dw_int8_params* p,
 /* AVX2: 8 channels a step (the rest scalar). */
 void lg_dw_int8_pixel_avx2(const lg_dw_int8_params* p,
                            const int8_t* const* taps, int8_t* out);
-/* AVX-512 BW + VNNI (lg_int8_vnni_supported): 32 channels a step in the
- * permuted layout, then 16 with vpdpwssd, 8 with AVX2, the rest scalar. */
+/* AVX-512 BW (lg_int8_avx512_supported): 32 channels a step in the
+ * permuted layout, then 16, 8 with AVX2, the rest scalar. */
 void lg_dw_int8_pixel_avx512(const lg_dw_int8_params* p,
                              const int8_t* const* taps, int8_t* out);
+/* The same with vpdpwssd summing each tap pair (lg_int8_vnni_supported). */
+void lg_dw_int8_pixel_vnni(const lg_dw_int8_params* p,
+                           const int8_t* const* taps, int8_t* out);
 
 /* TFLite's INT8 ADD / SUB parameters (binary.c's lg_binary_params). */
 typedef struct lg_int8_add_params {
@@ -222,7 +228,7 @@ void lg_add_int8_avx2(const int8_t* a, const int8_t* b, int n, int sign,
                       const lg_int8_add_params* p, int8_t* out);
 
 /* lg_add_int8_avx2 16 at a time (AVX-512: only when
- * lg_int8_vnni_supported()). */
+ * lg_int8_avx512_supported()). */
 void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n, int sign,
                         const lg_int8_add_params* p, int8_t* out);
 

@@ -6,7 +6,7 @@
  * input_offset), + bias, MultiplyByQuantizedMultiplier, + zero point,
  * clamp), on seeded random sizes with remainders of every vector width,
  * random zero points, shifts and padding taps; and hand-derived values.
- * Each vector path runs only where this CPU has it (AVX2; AVX-512 BW and
+ * Each vector path runs only where this CPU has it (AVX2; AVX-512 BW; and
  * VNNI); the scalar path runs everywhere. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,7 +52,9 @@ static int dw_paths(dw_path* paths) {
   paths[n++] = (dw_path){"avx2", lg_dw_int8_pixel_avx2,
                          lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)};
   paths[n++] =
-      (dw_path){"avx512", lg_dw_int8_pixel_avx512, lg_int8_vnni_supported()};
+      (dw_path){"avx512", lg_dw_int8_pixel_avx512, lg_int8_avx512_supported()};
+  paths[n++] =
+      (dw_path){"vnni", lg_dw_int8_pixel_vnni, lg_int8_vnni_supported()};
 #endif
   return n;
 }
@@ -162,7 +164,7 @@ static void dw_check(const dw_case* k) {
   assert_non_null(want);
   assert_non_null(got);
   dw_reference(k, want);
-  dw_path paths[3];
+  dw_path paths[4];
   const int n = dw_paths(paths);
   for (int i = 0; i < n; ++i) {
     if (!paths[i].available) continue;
@@ -305,8 +307,8 @@ static int8_t requant_reference(int32_t acc, int32_t m, int shift, int32_t zp,
  * rounding boundaries, int32's extremes, n with a partial last block. */
 static void test_requant_packed(void** state) {
   (void)state;
-  if (!lg_int8_vnni_supported()) {
-    printf("no AVX-512 VNNI: the packed rescale is not run\n");
+  if (!lg_int8_avx512_supported()) {
+    printf("no AVX-512: the packed rescale is not run\n");
     return;
   }
   uint32_t seed = 77u;
@@ -549,7 +551,7 @@ static void test_add_rows(void** state) {
     }
     for (int n = 0; n <= 70; ++n) {
       for (int path = 0; path < 2; ++path) {
-        if (path == 1 && !lg_int8_vnni_supported()) continue;
+        if (path == 1 && !lg_int8_avx512_supported()) continue;
         memset(got, 0x5a, sizeof(got));
         (path ? lg_add_int8_avx512 : lg_add_int8_avx2)(a, b, n, sign, &p, got);
         for (int i = 0; i < n; ++i) {
@@ -626,8 +628,9 @@ int main(void) {
       cmocka_unit_test(test_add_rows),
       cmocka_unit_test(test_dots_vnni),
   };
-  printf("quant_simd paths: avx2 %s, avx512 vnni %s\n",
+  printf("quant_simd paths: avx2 %s, avx512 %s, avx512 vnni %s\n",
          lg_gemm_isa_supported(LG_GEMM_ISA_AVX2) ? "yes" : "no",
+         lg_int8_avx512_supported() ? "yes" : "no",
          lg_int8_vnni_supported() ? "yes" : "no");
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
