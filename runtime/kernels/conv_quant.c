@@ -1069,7 +1069,10 @@ TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
   const int pairs = (int)((taps + 1) / 2);
   q->dw_weights = calloc((size_t)pairs * channels * 2, sizeof(int16_t));
   q->dw_bias = malloc(channels * sizeof(int32_t));
-  q->dw_pad = malloc(channels);
+  /* A whole input row of zero points: a row of pixels in the padding
+   * reads it at their columns (lg_depthwise_quant_rows_fast). */
+  const size_t pad_bytes = (size_t)(g->in_w > 0 ? g->in_w : 1) * channels;
+  q->dw_pad = malloc(pad_bytes);
   if (q->dw_weights == NULL || q->dw_bias == NULL || q->dw_pad == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
@@ -1088,7 +1091,7 @@ TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
     q->dw_bias[c] = (int32_t)((uint32_t)lg_conv_quant_bias(q, b, (int)c) +
                               (uint32_t)q->input_offset * sum);
   }
-  memset(q->dw_pad, zero_point, channels);
+  memset(q->dw_pad, zero_point, pad_bytes);
   q->dw_pairs = pairs;
   q->dw_isa = LG_GEMM_ISA_AVX2;
   if (lg_int8_avx512_supported()) {
@@ -1098,8 +1101,24 @@ TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
-/* Output rows [r0, r1) on the fast path: each pixel's tap pointers (the
- * zero-point row for taps in the padding), then one pixel call. */
+/* The output columns [*lo, *hi) whose windows lie inside the input's
+ * columns (the rest read the padding). */
+static void lg_depthwise_quant_inner(const lg_conv_geometry* g, int* lo,
+                                     int* hi) {
+  const int span = (g->filter_w - 1) * g->dilation_w;
+  /* x0 = ox * stride - pad_left >= 0 and x0 + span < in_w. */
+  *lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+  const int last = g->in_w - 1 - span + g->pad_left;
+  *hi = last < 0 ? 0 : last / g->stride_w + 1;
+  if (*hi > g->out_w) *hi = g->out_w;
+  if (*lo > *hi) *lo = *hi;
+}
+
+/* Output rows [r0, r1) on the fast path: each edge pixel's tap pointers
+ * (the zero-point row for taps in the padding), then one pixel call; on
+ * AVX-512 the pixels between the edges in one row call (their taps move
+ * by stride_w pixels a step; rows in the padding read the zero-point row
+ * at the same columns). */
 static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
                                          const lg_conv_quant* q,
                                          const int8_t* input, int8_t* output,
@@ -1122,15 +1141,21 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
   };
   void (*pixel)(const lg_dw_int8_params*, const int8_t* const*, int8_t*) =
       lg_dw_int8_pixel_scalar;
+  void (*row)(const lg_dw_int8_params*, const int8_t* const*, ptrdiff_t, int,
+              int8_t*) = NULL;
 #if LG_GEMM_HAVE_X86
   if (q->dw_isa != LG_GEMM_ISA_AVX512) {
     pixel = lg_dw_int8_pixel_avx2;
+  } else if (lg_int8_vnni_supported()) {
+    pixel = lg_dw_int8_pixel_vnni;
+    row = lg_dw_int8_row_vnni;
   } else {
-    pixel = lg_int8_vnni_supported() ? lg_dw_int8_pixel_vnni
-                                     : lg_dw_int8_pixel_avx512;
+    pixel = lg_dw_int8_pixel_avx512;
+    row = lg_dw_int8_row_avx512;
   }
 #endif
   const int8_t* taps[LG_DW_QUANT_MAX_TAPS + 1];
+  const int8_t* row_taps[LG_DW_QUANT_MAX_TAPS + 1];
   const int count = 2 * q->dw_pairs;
   /* An odd window's extra tap (weights 0) reads the zero-point row. */
   taps[count - 1] = q->dw_pad;
@@ -1140,7 +1165,8 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
    * the padding), so that a pixel whose window lies inside the input
    * columns only adds its column. */
   const int8_t* bases[LG_DW_QUANT_MAX_TAPS];
-  const int span = (g->filter_w - 1) * g->dilation_w;
+  int inner_lo = 0, inner_hi = 0;
+  if (row != NULL) lg_depthwise_quant_inner(g, &inner_lo, &inner_hi);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image = input + (size_t)n * g->in_h * row_stride;
@@ -1157,7 +1183,23 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
     }
     for (int ox = 0; ox < g->out_w; ++ox, out += g->out_c) {
       const int x0 = ox * g->stride_w - g->pad_left;
-      if (x0 >= 0 && x0 + span < g->in_w) {
+      if (ox == inner_lo && inner_hi > inner_lo) {
+        /* x0 >= 0 and the window inside the columns: every tap's column
+         * lies in the zero-point row too. */
+        const size_t at = (size_t)x0 * g->in_c;
+        for (int t = 0; t < window; ++t) {
+          const size_t fx = (size_t)(t % g->filter_w) * g->dilation_w;
+          row_taps[t] =
+              bases[t] != NULL ? bases[t] + at : q->dw_pad + at + fx * g->in_c;
+        }
+        if (window < count) row_taps[count - 1] = q->dw_pad + at;
+        row(&p, row_taps, (ptrdiff_t)g->stride_w * g->in_c, inner_hi - inner_lo,
+            out);
+        out += (size_t)(inner_hi - inner_lo - 1) * g->out_c;
+        ox = inner_hi - 1;
+        continue;
+      }
+      if (x0 >= 0 && x0 + (g->filter_w - 1) * g->dilation_w < g->in_w) {
         const size_t at = (size_t)x0 * g->in_c;
         for (int t = 0; t < window; ++t) {
           taps[t] = bases[t] != NULL ? bases[t] + at : q->dw_pad;

@@ -775,18 +775,20 @@ LG_AVX512BW_INLINE __m512i lg_dot_pairs_bw(__m512i acc, __m512i x, __m512i w) {
   return _mm512_add_epi32(acc, _mm512_madd_epi16(x, w));
 }
 
-/* A depthwise pixel on AVX-512, 32 channels at a time in the permuted
- * layout, then 16, then lg_dw_int8_step8_avx2's 8, the rest scalar; `dot`
+/* A depthwise pixel on AVX-512 from channel c0 (0 or 32 * blocks32), 32
+ * channels at a time in the permuted layout, then 16, then
+ * lg_dw_int8_step8_avx2's 8, the rest scalar; `dot`
  * adds each tap pair's products (lg_dot_pairs_*). One body for the VNNI
  * and the plain AVX-512 BW function. */
 #define LG_DW_INT8_PIXEL_AVX512(name, attr, dot)                               \
-  attr void name(const lg_dw_int8_params* p, const int8_t* const* taps,        \
-                 int8_t* out) {                                                \
+  static attr void name##_from(const lg_dw_int8_params* p,                     \
+                               const int8_t* const* taps, int c0,              \
+                               int8_t* out) {                                  \
     const __m512i zp = _mm512_set1_epi32(p->zero_point);                       \
     const __m512i lo = _mm512_set1_epi32(p->lo),                               \
                   hi = _mm512_set1_epi32(p->hi);                               \
-    int c = 0;                                                                 \
-    for (int b = 0; b < p->blocks32; ++b, c += 32) {                           \
+    int c = c0;                                                                \
+    for (int b = c0 / 32; b < p->blocks32; ++b, c += 32) {                     \
       __m512i lo_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32);         \
       __m512i hi_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32 + 16);    \
       const int16_t* w = p->weights32 + (size_t)b * 64;                        \
@@ -830,10 +832,79 @@ LG_AVX512BW_INLINE __m512i lg_dot_pairs_bw(__m512i acc, __m512i x, __m512i w) {
       c += 8;                                                                  \
     }                                                                          \
     lg_dw_int8_channels_scalar(p, taps, c, out);                               \
+  }                                                                            \
+  attr void name(const lg_dw_int8_params* p, const int8_t* const* taps,        \
+                 int8_t* out) {                                                \
+    name##_from(p, taps, 0, out);                                              \
   }
 
 LG_DW_INT8_PIXEL_AVX512(lg_dw_int8_pixel_avx512, LG_AVX512BW, lg_dot_pairs_bw)
 LG_DW_INT8_PIXEL_AVX512(lg_dw_int8_pixel_vnni, LG_VNNI, lg_dot_pairs_vnni)
+
+/* A row of depthwise pixels on AVX-512: per block of 32 channels, the
+ * block's tap-pair weights loaded once into registers (the arrays hold
+ * `pairs` of them; with pairs a constant, a 3x3 window's 5 stay in
+ * registers) and its pixels run one after another; the channels past the
+ * blocks pixel by pixel through `pixel`. */
+#define LG_DW_INT8_ROW_AVX512(name, attr, dot, pixel)                          \
+  static inline __attribute__((always_inline)) attr void name##_blocks(        \
+      const lg_dw_int8_params* p, const int8_t* const* taps, ptrdiff_t step,   \
+      int pixels, int8_t* out, const int pairs) {                              \
+    const __m512i zp = _mm512_set1_epi32(p->zero_point);                       \
+    const __m512i lo = _mm512_set1_epi32(p->lo),                               \
+                  hi = _mm512_set1_epi32(p->hi);                               \
+    const size_t w_step = (size_t)p->blocks32 * 64;                            \
+    __m512i wl[LG_DW_ROW_MAX_PAIRS], wh[LG_DW_ROW_MAX_PAIRS];                  \
+    for (int b = 0; b < p->blocks32; ++b) {                                    \
+      const int c = 32 * b;                                                    \
+      const int16_t* w = p->weights32 + (size_t)b * 64;                        \
+      for (int k = 0; k < pairs; ++k, w += w_step) {                           \
+        wl[k] = _mm512_loadu_si512(w);                                         \
+        wh[k] = _mm512_loadu_si512(w + 32);                                    \
+      }                                                                        \
+      const __m512i bias_lo = _mm512_loadu_si512(p->bias32 + c);               \
+      const __m512i bias_hi = _mm512_loadu_si512(p->bias32 + c + 16);          \
+      const lg_requant16* rq = p->rq32 + (size_t)b * 2;                        \
+      for (int x = 0; x < pixels; ++x) {                                       \
+        const ptrdiff_t at = x * step + c;                                     \
+        __m512i lo_acc = bias_lo, hi_acc = bias_hi;                            \
+        for (int k = 0; k < pairs; ++k) {                                      \
+          const __m512i xa = _mm512_cvtepi8_epi16(                             \
+              _mm256_loadu_si256((const __m256i*)(taps[2 * k] + at)));         \
+          const __m512i xb = _mm512_cvtepi8_epi16(                             \
+              _mm256_loadu_si256((const __m256i*)(taps[2 * k + 1] + at)));     \
+          lo_acc = dot(lo_acc, _mm512_unpacklo_epi16(xa, xb), wl[k]);          \
+          hi_acc = dot(hi_acc, _mm512_unpackhi_epi16(xa, xb), wh[k]);          \
+        }                                                                      \
+        __m512i vl = _mm512_add_epi32(lg_requant16_apply(rq, lo_acc), zp);     \
+        __m512i vh = _mm512_add_epi32(lg_requant16_apply(rq + 1, hi_acc), zp); \
+        vl = _mm512_min_epi32(_mm512_max_epi32(vl, lo), hi);                   \
+        vh = _mm512_min_epi32(_mm512_max_epi32(vh, lo), hi);                   \
+        _mm256_storeu_si256((__m256i*)(out + (ptrdiff_t)x * p->channels + c),  \
+                            _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh))); \
+      }                                                                        \
+    }                                                                          \
+  }                                                                            \
+  attr void name(const lg_dw_int8_params* p, const int8_t* const* taps,        \
+                 ptrdiff_t step, int pixels, int8_t* out) {                    \
+    if (p->pairs == 5) {                                                       \
+      name##_blocks(p, taps, step, pixels, out, 5);                            \
+    } else {                                                                   \
+      name##_blocks(p, taps, step, pixels, out, p->pairs);                     \
+    }                                                                          \
+    if (32 * p->blocks32 == p->channels) return;                               \
+    const int count = 2 * p->pairs;                                            \
+    const int8_t* moved[2 * LG_DW_ROW_MAX_PAIRS];                              \
+    for (int x = 0; x < pixels; ++x) {                                         \
+      for (int t = 0; t < count; ++t) moved[t] = taps[t] + x * step;           \
+      pixel(p, moved, 32 * p->blocks32, out + (ptrdiff_t)x * p->channels);     \
+    }                                                                          \
+  }
+
+LG_DW_INT8_ROW_AVX512(lg_dw_int8_row_avx512, LG_AVX512BW, lg_dot_pairs_bw,
+                      lg_dw_int8_pixel_avx512_from)
+LG_DW_INT8_ROW_AVX512(lg_dw_int8_row_vnni, LG_VNNI, lg_dot_pairs_vnni,
+                      lg_dw_int8_pixel_vnni_from)
 
 #else
 

@@ -213,6 +213,20 @@ void lg_dw_int8_pixel_avx512(const lg_dw_int8_params* p,
 void lg_dw_int8_pixel_vnni(const lg_dw_int8_params* p,
                            const int8_t* const* taps, int8_t* out);
 
+/* The most tap pairs a window has (LG_DW_QUANT_MAX_TAPS of nn.h: 64). */
+#define LG_DW_ROW_MAX_PAIRS 32
+
+/* `pixels` pixels of a row, pixel x's taps at taps[t] + x * step (its
+ * output at out + x * channels): lg_dw_int8_pixel_avx512's results, each
+ * 32-channel block's weights held in registers over the row (a 3x3
+ * window's 5 pairs). taps: 2 * pairs pointers. AVX-512 BW. */
+void lg_dw_int8_row_avx512(const lg_dw_int8_params* p,
+                           const int8_t* const* taps, ptrdiff_t step,
+                           int pixels, int8_t* out);
+/* The same with vpdpwssd (lg_int8_vnni_supported). */
+void lg_dw_int8_row_vnni(const lg_dw_int8_params* p, const int8_t* const* taps,
+                         ptrdiff_t step, int pixels, int8_t* out);
+
 /* TFLite's INT8 ADD / SUB parameters (binary.c's lg_binary_params). */
 typedef struct lg_int8_add_params {
   int32_t in1_offset, in2_offset, out_offset;

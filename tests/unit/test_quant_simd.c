@@ -93,6 +93,77 @@ static void dw_reference(const dw_case* k, int8_t* out) {
   }
 }
 
+/* The row kernels on DW_ROW_PIXELS pixels `step` bytes apart: pixel 0
+ * reads the case's inputs, the others altered copies (a kernel that
+ * moves its taps wrongly reads other values); each pixel's output against
+ * the reference on its own inputs, with guard bytes after the row. */
+#define DW_ROW_PIXELS 3
+static void dw_check_rows(const dw_case* k, const lg_dw_int8_params* p) {
+#if LG_GEMM_HAVE_X86
+  typedef void (*row_fn)(const lg_dw_int8_params*, const int8_t* const*,
+                         ptrdiff_t, int, int8_t*);
+  const struct {
+    const char* name;
+    row_fn fn;
+    bool available;
+  } rows[] = {
+      {"avx512 row", lg_dw_int8_row_avx512, lg_int8_avx512_supported()},
+      {"vnni row", lg_dw_int8_row_vnni, lg_int8_vnni_supported()},
+  };
+  const int channels = k->channels, count = 2 * p->pairs;
+  const size_t image = (size_t)k->taps * channels;
+  const ptrdiff_t step = 2 * channels + 5;
+  int8_t* xs = malloc(DW_ROW_PIXELS * image + 1);
+  int8_t* strip = malloc((size_t)count * DW_ROW_PIXELS * (size_t)step);
+  int8_t* want = malloc((size_t)DW_ROW_PIXELS * channels);
+  int8_t* got = malloc((size_t)DW_ROW_PIXELS * channels + 32);
+  assert_true(xs && strip && want && got);
+  const int8_t* taps[2 * 64];
+  for (int x = 0; x < DW_ROW_PIXELS; ++x) {
+    int8_t* px = xs + x * image;
+    for (size_t i = 0; i < image; ++i) {
+      px[i] = (int8_t)(uint8_t)((uint8_t)k->x[i] ^ (uint8_t)(0x35 * x));
+    }
+    dw_case kx = *k;
+    kx.x = px;
+    dw_reference(&kx, want + x * channels);
+    for (int t = 0; t < count; ++t) {
+      int8_t* dst = strip + ((size_t)t * DW_ROW_PIXELS + x) * step;
+      if (t >= k->taps || k->pad[t]) {
+        memset(dst, k->input_zp, (size_t)channels);
+      } else {
+        memcpy(dst, px + t * channels, (size_t)channels);
+      }
+    }
+  }
+  for (int t = 0; t < count; ++t) {
+    taps[t] = strip + (size_t)t * DW_ROW_PIXELS * step;
+  }
+  for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); ++r) {
+    if (!rows[r].available) continue;
+    memset(got, 0x5a, (size_t)DW_ROW_PIXELS * channels + 32);
+    rows[r].fn(p, taps, step, DW_ROW_PIXELS, got);
+    for (int i = 0; i < DW_ROW_PIXELS * channels; ++i) {
+      if (got[i] != want[i]) {
+        fail_msg("%s: pixel %d, channel %d of %d (%d taps): %d, want %d",
+                 rows[r].name, i / channels, i % channels, channels, k->taps,
+                 got[i], want[i]);
+      }
+    }
+    for (int g = 0; g < 32; ++g) {
+      assert_int_equal(got[DW_ROW_PIXELS * channels + g], 0x5a);
+    }
+  }
+  free(xs);
+  free(strip);
+  free(want);
+  free(got);
+#else
+  (void)k;
+  (void)p;
+#endif
+}
+
 static void dw_check(const dw_case* k) {
   const int channels = k->channels;
   const int pairs = (k->taps + 1) / 2;
@@ -178,6 +249,7 @@ static void dw_check(const dw_case* k) {
     }
     for (int g = 0; g < 16; ++g) assert_int_equal(got[channels + g], 0x5a);
   }
+  dw_check_rows(k, &p);
   free(weights);
   free(weights32);
   free(bias32);
