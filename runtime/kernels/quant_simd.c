@@ -467,6 +467,27 @@ LG_AVX512BW_INLINE __m128i lg_requant16_finish(const lg_requant16* r,
   return _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(v, lo), hi));
 }
 
+/* Two blocks' finish at once, 32 bytes (block r0's 16 channels, then
+ * r1's): the rescaled lanes packed to int16 with saturation, put back in
+ * channel order (the pack interleaves 4-lane groups), + zero point with
+ * saturation, clamped, narrowed. The same bytes as lg_requant16_finish:
+ * a value the int16 saturation moves lies beyond [lo, hi] (within int8)
+ * on the same side before and after, and so clamps alike. zp, lo and hi
+ * as int16 lanes. */
+LG_AVX512BW_INLINE __m256i lg_requant32_finish(const lg_requant16* r0,
+                                               __m512i a, __m512i c, __m512i zp,
+                                               __m512i lo, __m512i hi) {
+  /* packs: 128-bit lane L holds a[4L..4L+3] then c[4L..4L+3]. */
+  const __m512i order = _mm512_set_epi16(31, 30, 29, 28, 23, 22, 21, 20, 15, 14,
+                                         13, 12, 7, 6, 5, 4, 27, 26, 25, 24, 19,
+                                         18, 17, 16, 11, 10, 9, 8, 3, 2, 1, 0);
+  const __m512i packed = _mm512_packs_epi32(lg_requant16_apply(r0, a),
+                                            lg_requant16_apply(r0 + 1, c));
+  __m512i v = _mm512_adds_epi16(_mm512_permutexvar_epi16(order, packed), zp);
+  v = _mm512_min_epi16(_mm512_max_epi16(v, lo), hi);
+  return _mm512_cvtepi16_epi8(v);
+}
+
 LG_AVX512BW void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
                                                   const lg_requant16* rq,
                                                   int32_t zero_point,
@@ -518,6 +539,9 @@ LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
                                 int8_t* const* outs) {
   const __m512i zp = _mm512_set1_epi32(zero_point);
   const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
+  const __m512i zp16 = _mm512_set1_epi16((int16_t)zero_point);
+  const __m512i lo16 = _mm512_set1_epi16((int16_t)lo);
+  const __m512i hi16 = _mm512_set1_epi16((int16_t)hi);
   /* Pixels past `pixels` repeat pixel 0 (their sums are not stored). */
   const uint8_t* const* t0 = taps;
   const uint8_t* const* t1 = pixels > 1 ? taps + ntaps : taps;
@@ -605,9 +629,32 @@ LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
       a2 = _mm512_add_epi32(a2, c2);
       a3 = _mm512_add_epi32(a3, c3);
     }
+    const lg_requant16* q0 = rq + b;
+    if (two) {
+      /* Block b is whole; block b + 1 may end early. */
+      const int n1 = out_c - (b + 1) * 16 < 16 ? out_c - (b + 1) * 16 : 16;
+      const __mmask32 m = 0xFFFFu | (((1u << n1) - 1u) << 16);
+      int8_t* const at[4] = {
+          outs[0] + b * 16, outs[pixels > 1 ? 1 : 0] + b * 16,
+          outs[pixels > 2 ? 2 : 0] + b * 16, outs[pixels > 3 ? 3 : 0] + b * 16};
+      _mm256_mask_storeu_epi8(
+          at[0], m, lg_requant32_finish(q0, a0, c0, zp16, lo16, hi16));
+      if (pixels > 1) {
+        _mm256_mask_storeu_epi8(
+            at[1], m, lg_requant32_finish(q0, a1, c1, zp16, lo16, hi16));
+      }
+      if (pixels > 2) {
+        _mm256_mask_storeu_epi8(
+            at[2], m, lg_requant32_finish(q0, a2, c2, zp16, lo16, hi16));
+      }
+      if (pixels > 3) {
+        _mm256_mask_storeu_epi8(
+            at[3], m, lg_requant32_finish(q0, a3, c3, zp16, lo16, hi16));
+      }
+      continue;
+    }
     const int n0 = out_c - b * 16 < 16 ? out_c - b * 16 : 16;
     const __mmask16 m0 = (__mmask16)((1u << n0) - 1u);
-    const lg_requant16* q0 = rq + b;
     _mm_mask_storeu_epi8(outs[0] + b * 16, m0,
                          lg_requant16_finish(q0, a0, zp, vlo, vhi));
     if (pixels > 1) {
@@ -621,24 +668,6 @@ LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
     if (pixels > 3) {
       _mm_mask_storeu_epi8(outs[3] + b * 16, m0,
                            lg_requant16_finish(q0, a3, zp, vlo, vhi));
-    }
-    if (!two) break;
-    const int n1 = out_c - (b + 1) * 16 < 16 ? out_c - (b + 1) * 16 : 16;
-    const __mmask16 m1 = (__mmask16)((1u << n1) - 1u);
-    const lg_requant16* q1 = rq + b + 1;
-    _mm_mask_storeu_epi8(outs[0] + (b + 1) * 16, m1,
-                         lg_requant16_finish(q1, c0, zp, vlo, vhi));
-    if (pixels > 1) {
-      _mm_mask_storeu_epi8(outs[1] + (b + 1) * 16, m1,
-                           lg_requant16_finish(q1, c1, zp, vlo, vhi));
-    }
-    if (pixels > 2) {
-      _mm_mask_storeu_epi8(outs[2] + (b + 1) * 16, m1,
-                           lg_requant16_finish(q1, c2, zp, vlo, vhi));
-    }
-    if (pixels > 3) {
-      _mm_mask_storeu_epi8(outs[3] + (b + 1) * 16, m1,
-                           lg_requant16_finish(q1, c3, zp, vlo, vhi));
     }
   }
 }
