@@ -492,7 +492,11 @@ static void conv_vnni_check(int pixels, int ntaps, int k_tap, int out_c,
     shift[o] = rng_int(seed, -12, 0);
   }
   lg_requant16_pack(mult, shift, out_c, rq);
-  const int32_t zp = rng_int(seed, -128, 127), lo = -128, hi = 127;
+  /* A fused activation's range now and then: the two-block finish clamps
+   * in int16 after saturating there. */
+  const int32_t zp = rng_int(seed, -128, 127);
+  const int32_t lo = rng_next(seed) % 2 ? -128 : rng_int(seed, -128, 0);
+  const int32_t hi = rng_next(seed) % 2 ? 127 : rng_int(seed, lo, 127);
   int8_t* outs[4];
   for (int p = 0; p < 4; ++p) outs[p] = out + p * (out_c + 16);
   memset(out, 0x5a, (size_t)4 * (out_c + 16));
