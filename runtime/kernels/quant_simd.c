@@ -874,7 +874,10 @@ LG_DW_INT8_PIXEL_AVX512(lg_dw_int8_pixel_vnni, LG_VNNI, lg_dot_pairs_vnni)
  * block's tap-pair weights loaded once into registers (the arrays hold
  * `pairs` of them; with pairs a constant, a 3x3 window's 5 stay in
  * registers) and its pixels run one after another; the channels past the
- * blocks pixel by pixel through `pixel`. */
+ * blocks pixel by pixel through `pixel`. The pair loops unroll whole for
+ * pairs 5 (LG_UNROLL_PAIRS): otherwise the compiler keeps the loop and
+ * the weight arrays in memory. */
+#define LG_UNROLL_PAIRS _Pragma("GCC unroll 5")
 #define LG_DW_INT8_ROW_AVX512(name, attr, dot, pixel)                          \
   static inline __attribute__((always_inline)) attr void name##_blocks(        \
       const lg_dw_int8_params* p, const int8_t* const* taps, ptrdiff_t step,   \
@@ -887,6 +890,7 @@ LG_DW_INT8_PIXEL_AVX512(lg_dw_int8_pixel_vnni, LG_VNNI, lg_dot_pairs_vnni)
     for (int b = 0; b < p->blocks32; ++b) {                                    \
       const int c = 32 * b;                                                    \
       const int16_t* w = p->weights32 + (size_t)b * 64;                        \
+      LG_UNROLL_PAIRS                                                          \
       for (int k = 0; k < pairs; ++k, w += w_step) {                           \
         wl[k] = _mm512_loadu_si512(w);                                         \
         wh[k] = _mm512_loadu_si512(w + 32);                                    \
@@ -897,6 +901,7 @@ LG_DW_INT8_PIXEL_AVX512(lg_dw_int8_pixel_vnni, LG_VNNI, lg_dot_pairs_vnni)
       for (int x = 0; x < pixels; ++x) {                                       \
         const ptrdiff_t at = x * step + c;                                     \
         __m512i lo_acc = bias_lo, hi_acc = bias_hi;                            \
+        LG_UNROLL_PAIRS                                                        \
         for (int k = 0; k < pairs; ++k) {                                      \
           const __m512i xa = _mm512_cvtepi8_epi16(                             \
               _mm256_loadu_si256((const __m256i*)(taps[2 * k] + at)));         \
