@@ -582,16 +582,20 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
   if (taps > 1 && g->in_c % 4 == 0 && g->filter_c == g->in_c) {
     const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
     q->flipped = malloc(image > 0 ? image : 1);
-    q->pad8 = malloc((size_t)g->in_c);
+    /* A whole row: the pixels between a row's padded edges read taps in
+     * the padding at their columns (lg_conv_quant_task_taps). */
+    q->pad8 = malloc((size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)g->in_c);
+    /* Per slot: 4 pixels' taps, then the row's tap bases. */
     q->tap_rows = lg_conv_quant_slots(
-        q->slots, 4 * (size_t)taps * sizeof(uint8_t*), &q->tap_stride);
+        q->slots, 5 * (size_t)taps * sizeof(uint8_t*), &q->tap_stride);
     q->tap_stride /= sizeof(uint8_t*);
     if (q->flipped == NULL || q->pad8 == NULL || q->tap_rows == NULL) {
       lg_conv_quant_free_fast(q);
       lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
       return kTfLiteError;
     }
-    memset(q->pad8, 128 - q->input_offset, (size_t)g->in_c);
+    memset(q->pad8, 128 - q->input_offset,
+           (size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)g->in_c);
     q->taps_in_place = true;
   }
   lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
@@ -855,6 +859,18 @@ static void lg_conv_quant_task_vnni(void* ctx, int index, int slot) {
   }
 }
 
+/* The output columns [*lo, *hi) whose windows lie inside the input's
+ * columns (the rest read the padding). */
+static void lg_conv_quant_inner(const lg_conv_geometry* g, int* lo, int* hi) {
+  const int span = (g->filter_w - 1) * g->dilation_w;
+  /* x0 = ox * stride - pad_left >= 0 and x0 + span < in_w. */
+  *lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+  const int last = g->in_w - 1 - span + g->pad_left;
+  *hi = last < 0 ? 0 : last / g->stride_w + 1;
+  if (*hi > g->out_w) *hi = g->out_w;
+  if (*lo > *hi) *lo = *hi;
+}
+
 /* lg_conv_quant_task_vnni with the taps read in place from the flipped
  * input (lg_conv_quant's taps_in_place). */
 static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
@@ -863,7 +879,12 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
   const lg_conv_quant* q = job->q;
   const int ntaps = g->filter_h * g->filter_w;
   const uint8_t** taps = q->tap_rows + (size_t)slot * q->tap_stride;
+  /* Per output row: each tap's row at column 0 (rows in the padding: the
+   * padding row), so that a pixel between the edges adds its column. */
+  const uint8_t** bases = taps + (size_t)4 * ntaps;
   const size_t line = (size_t)g->in_w * g->in_c;
+  int inner_lo, inner_hi;
+  lg_conv_quant_inner(g, &inner_lo, &inner_hi);
   int r0, r1, b0, b1;
   lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
   const lg_conv_quant_blocks blocks =
@@ -873,12 +894,27 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
     const uint8_t* image = q->flipped + (size_t)n * g->in_h * line;
     const int y0 = oy * g->stride_h - g->pad_top;
     int8_t* out_row = (int8_t*)job->output + (size_t)r * g->out_w * g->out_c;
+    for (int fy = 0, t = 0; fy < g->filter_h; ++fy) {
+      const int y = y0 + fy * g->dilation_h;
+      const uint8_t* row =
+          y >= 0 && y < g->in_h ? image + (size_t)y * line : q->pad8;
+      for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
+        bases[t] = row + (size_t)fx * g->dilation_w * g->in_c;
+      }
+    }
     for (int ox = 0; ox < g->out_w; ox += 4) {
       const int pixels = g->out_w - ox < 4 ? g->out_w - ox : 4;
       int8_t* outs[4];
       for (int p = 0; p < pixels; ++p) {
         const int x0 = (ox + p) * g->stride_w - g->pad_left;
         const uint8_t** t = taps + (size_t)p * ntaps;
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
+        if (ox + p >= inner_lo && ox + p < inner_hi) {
+          /* x0 >= 0 and the window inside the columns. */
+          const size_t at = (size_t)x0 * g->in_c;
+          for (int k = 0; k < ntaps; ++k) t[k] = bases[k] + at;
+          continue;
+        }
         for (int fy = 0; fy < g->filter_h; ++fy) {
           const int y = y0 + fy * g->dilation_h;
           const bool y_in = y >= 0 && y < g->in_h;
@@ -889,7 +925,6 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
                        : q->pad8;
           }
         }
-        outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
       }
 #if LG_GEMM_HAVE_X86
       lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, blocks.packed,
@@ -1101,19 +1136,6 @@ TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
   return kTfLiteOk;
 }
 
-/* The output columns [*lo, *hi) whose windows lie inside the input's
- * columns (the rest read the padding). */
-static void lg_depthwise_quant_inner(const lg_conv_geometry* g, int* lo,
-                                     int* hi) {
-  const int span = (g->filter_w - 1) * g->dilation_w;
-  /* x0 = ox * stride - pad_left >= 0 and x0 + span < in_w. */
-  *lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
-  const int last = g->in_w - 1 - span + g->pad_left;
-  *hi = last < 0 ? 0 : last / g->stride_w + 1;
-  if (*hi > g->out_w) *hi = g->out_w;
-  if (*lo > *hi) *lo = *hi;
-}
-
 /* Output rows [r0, r1) on the fast path: each edge pixel's tap pointers
  * (the zero-point row for taps in the padding), then one pixel call; on
  * AVX-512 the pixels between the edges in one row call (their taps move
@@ -1166,7 +1188,7 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
    * columns only adds its column. */
   const int8_t* bases[LG_DW_QUANT_MAX_TAPS];
   int inner_lo = 0, inner_hi = 0;
-  if (row != NULL) lg_depthwise_quant_inner(g, &inner_lo, &inner_hi);
+  if (row != NULL) lg_conv_quant_inner(g, &inner_lo, &inner_hi);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image = input + (size_t)n * g->in_h * row_stride;

@@ -254,8 +254,9 @@ typedef struct lg_conv_quant {
   /* Windows of several taps with a depth that is a multiple of 4: the
    * kernel reads each tap in place from the whole input flipped to
    * unsigned bytes once per Invoke (flipped, [batch][in_h][in_w][in_c]),
-   * taps in the padding from pad8 (in_c bytes of the zero point + 128),
-   * through per-task pointer lists [slots][4][filter_h * filter_w]. */
+   * taps in the padding from pad8 (a row, in_w * in_c bytes, of the zero
+   * point + 128), through per-task pointer lists [slots][5][filter_h *
+   * filter_w] (4 pixels' taps, then the output row's tap bases). */
   bool taps_in_place;
   uint8_t* flipped;
   uint8_t* pad8;
@@ -280,7 +281,7 @@ typedef struct lg_conv_quant {
   int32_t* dw_bias32;
   struct lg_requant16* rq32;
   int32_t* dw_bias; /* [out_c] */
-  int8_t* dw_pad;   /* [in_c] */
+  int8_t* dw_pad;   /* [in_w * in_c]: a row of input zero points */
   int dw_pairs;
   int dw_isa;
 } lg_conv_quant;

@@ -236,6 +236,13 @@ def test_conv_nan_inf():
     ((1, 1, 24, 128), (80, 1, 3, 128), 1, 1, "SAME", "RELU", True, 1),
     # 11 rows split over the tasks 2 threads claim.
     ((1, 11, 12, 64), (48, 3, 3, 64), 1, 1, "SAME", "RELU6", True, 1),
+    # Taps read in place (depth a multiple of 4): the pixels between a
+    # row's padded edges move their taps by the stride, rows in the padding
+    # read a row of zero points; stride 2, a dilated 5x3 window, 2 images,
+    # channel blocks with a partial one.
+    ((2, 9, 11, 8), (40, 3, 3, 8), 2, 1, "SAME", "RELU6", True, 1),
+    ((1, 10, 13, 12), (20, 5, 3, 12), 1, 2, "SAME", "NONE", True, 1),
+    ((1, 8, 9, 16), (17, 3, 3, 16), 2, 1, "VALID", "NONE", False, 1),
 ])
 def test_conv_int8(shape, filt, stride, dil, pad, act, per_channel, groups):
     """Quantized CONV_2D (version 3), bit for bit with LiteRT's reference:
