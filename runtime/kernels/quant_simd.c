@@ -940,6 +940,46 @@ LG_DW_INT8_ROW_AVX512(lg_dw_int8_row_avx512, LG_AVX512BW, lg_dot_pairs_bw,
 LG_DW_INT8_ROW_AVX512(lg_dw_int8_row_vnni, LG_VNNI, lg_dot_pairs_vnni,
                       lg_dw_int8_pixel_vnni_from)
 
+/* round(v) half away from zero, as libm's round, exactly: the truncation
+ * plus the sign where the (exact) fraction v - trunc(v) reaches 1/2. */
+LG_AVX512BW_INLINE __m512d lg_round_away_pd(__m512d v) {
+  const __m512d t =
+      _mm512_roundscale_pd(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __m512d frac = _mm512_abs_pd(_mm512_sub_pd(v, t));
+  const __mmask8 up = _mm512_cmp_pd_mask(frac, _mm512_set1_pd(0.5), _CMP_GE_OQ);
+  /* copysign(1, v) */
+  const __m512d one = _mm512_castsi512_pd(_mm512_or_si512(
+      _mm512_and_si512(_mm512_castpd_si512(v),
+                       _mm512_set1_epi64((long long)0x8000000000000000ull)),
+      _mm512_castpd_si512(_mm512_set1_pd(1.0))));
+  return _mm512_mask_add_pd(t, up, t, one);
+}
+
+LG_AVX512BW void lg_scale_round_int8_avx512(const int32_t* acc,
+                                            const double* scales, int n,
+                                            int32_t offset, int32_t lo,
+                                            int32_t hi, int8_t* out) {
+  /* Rounded values outside int32 become INT32_MIN (the truncating
+   * conversion's indefinite value, lg_quant_round_to_int_double's too);
+   * |r| is then capped at 2^16 so that + offset cannot wrap: a value
+   * beyond it clamps to the same end as before. */
+  const __m256i cap_lo = _mm256_set1_epi32(-65536);
+  const __m256i cap_hi = _mm256_set1_epi32(65536);
+  const __m256i off = _mm256_set1_epi32(offset);
+  const __m256i vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
+  for (int i = 0; i < n; i += 8) {
+    const int count = n - i < 8 ? n - i : 8;
+    const __mmask8 mask = (__mmask8)((1u << count) - 1u);
+    const __m512d v = _mm512_mul_pd(
+        _mm512_cvtepi32_pd(_mm256_maskz_loadu_epi32(mask, acc + i)),
+        _mm512_maskz_loadu_pd(mask, scales + i));
+    __m256i r = _mm512_cvttpd_epi32(lg_round_away_pd(v));
+    r = _mm256_min_epi32(_mm256_max_epi32(r, cap_lo), cap_hi);
+    r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, off), vlo), vhi);
+    _mm_mask_storeu_epi8(out + i, mask, _mm256_cvtepi32_epi8(r));
+  }
+}
+
 #else
 
 bool lg_int8_avx512_supported(void) { return false; }

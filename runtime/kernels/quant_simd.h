@@ -136,6 +136,15 @@ void lg_requantize_int8_avx512(const int32_t* acc, int n,
                                int32_t zero_point, int32_t lo, int32_t hi,
                                int8_t* out);
 
+/* out[i] = clamp(round(acc[i] * scales[i]) + offset, lo, hi) for i in
+ * [0, n): FULLY_CONNECTED's INT8 rescale (the product in double, rounded
+ * half away from zero, INT32_MIN when the result leaves int32, as
+ * lg_quant_round_to_int_double), bit for bit, 8 at a time; offset, lo and
+ * hi within int8. AVX-512 (lg_int8_avx512_supported). */
+void lg_scale_round_int8_avx512(const int32_t* acc, const double* scales, int n,
+                                int32_t offset, int32_t lo, int32_t hi,
+                                int8_t* out);
+
 /* acc[k] += w[k] * (v[k] + offset) for k in [0, n): int8 values and an
  * offset in [-127, 128] (minus an int8 zero point). AVX2 only. */
 void lg_int8_madd_avx2(int32_t* acc, const int8_t* w, const int8_t* v, int n,

@@ -693,6 +693,59 @@ static void test_dots_vnni(void** state) {
   }
 }
 
+/* FULLY_CONNECTED's INT8 rescale (double product, round half away from
+ * zero, INT32_MIN out of int32, + offset, clamp) against the scalar
+ * formula: exact ties of both signs (scale 1/2 and 1/4 on odd sums),
+ * products beyond int32 either way, int32's extremes, offsets at both
+ * ends of int8 with activation ranges, every length 0 to 20. */
+static void test_scale_round(void** state) {
+  (void)state;
+  if (!lg_int8_avx512_supported()) {
+    printf("no AVX-512: the FULLY_CONNECTED rescale is not run\n");
+    return;
+  }
+  uint32_t seed = 3131u;
+  enum { N = 20 };
+  int32_t acc[N];
+  double scales[N];
+  int8_t got[N + 16];
+  static const int32_t specials[] = {
+      1,         -1,        3,       -3,         5,          -5,
+      INT32_MAX, INT32_MIN, 1 << 30, -(1 << 30), 2147483647, -2147483647};
+  static const double special_scales[] = {
+      0.5, 0.25, 1.0, 2.0, 3e-5, 1e6, 0.125, 0.75, 1.5e-3, 4.2e-2, 1e-9, 3.0};
+  for (int round = 0; round < 24; ++round) {
+    const int32_t offset =
+        round % 3 == 0 ? -128
+                       : (round % 3 == 1 ? 127 : rng_int(&seed, -128, 127));
+    const int32_t lo = round % 2 ? -128 : rng_int(&seed, -128, 0);
+    const int32_t hi = round % 4 < 2 ? 127 : rng_int(&seed, lo, 127);
+    for (int i = 0; i < N; ++i) {
+      const bool special = rng_next(&seed) % 2 == 0;
+      acc[i] = special ? specials[rng_next(&seed) % 12]
+                       : (int32_t)rng_next(&seed) >> rng_int(&seed, 0, 24);
+      scales[i] = special_scales[rng_next(&seed) % 12];
+    }
+    for (int n = 0; n <= N; ++n) {
+      memset(got, 0x5a, sizeof(got));
+      lg_scale_round_int8_avx512(acc, scales, n, offset, lo, hi, got);
+      for (int i = 0; i < n; ++i) {
+        int64_t v =
+            (int64_t)lg_quant_round_to_int_double((double)acc[i] * scales[i]) +
+            offset;
+        v = v < lo ? lo : (v > hi ? hi : v);
+        if (got[i] != (int8_t)v) {
+          fail_msg("n %d, element %d: %d * %g + %d: %d, want %d", n, i, acc[i],
+                   scales[i], offset, got[i], (int)v);
+        }
+      }
+      for (int i = n; i < (int)sizeof(got); ++i) {
+        assert_int_equal(got[i], 0x5a);
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dw_hand_values),
@@ -703,6 +756,7 @@ int main(void) {
       cmocka_unit_test(test_flip_bytes),
       cmocka_unit_test(test_add_rows),
       cmocka_unit_test(test_dots_vnni),
+      cmocka_unit_test(test_scale_round),
   };
   printf("quant_simd paths: avx2 %s, avx512 %s, avx512 vnni %s\n",
          lg_gemm_isa_supported(LG_GEMM_ISA_AVX2) ? "yes" : "no",
