@@ -774,6 +774,28 @@ LG_AVX512BW void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n,
   if (i < n) lg_add_int8_avx2(a + i, b + i, n - i, sign, p, out + i);
 }
 
+LG_AVX512BW void lg_mul_int8_avx512(const int8_t* a, const int8_t* b, int n,
+                                    const lg_int8_add_params* p, int8_t* out) {
+  const __m512i off1 = _mm512_set1_epi32(p->in1_offset);
+  const __m512i off2 = _mm512_set1_epi32(p->in2_offset);
+  const __m512i mo = _mm512_set1_epi32(p->out_multiplier);
+  const __m512i so = _mm512_set1_epi32(p->out_shift);
+  const __m512i zp = _mm512_set1_epi32(p->out_offset);
+  const __m512i lo = _mm512_set1_epi32(p->min), hi = _mm512_set1_epi32(p->max);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i x = _mm512_add_epi32(
+        _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(a + i))), off1);
+    const __m512i y = _mm512_add_epi32(
+        _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(b + i))), off2);
+    __m512i v =
+        _mm512_add_epi32(lg_mbqm_avx512(_mm512_mullo_epi32(x, y), mo, so), zp);
+    v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+    _mm_storeu_si128((__m128i*)(out + i), _mm512_cvtepi32_epi8(v));
+  }
+  if (i < n) lg_mul_int8_avx2(a + i, b + i, n - i, p, out + i);
+}
+
 LG_AVX512BW void lg_requantize_int8_avx512(const int32_t* acc, int n,
                                            const int32_t* multipliers,
                                            const int* shifts,

@@ -260,4 +260,9 @@ void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n, int sign,
 void lg_mul_int8_avx2(const int8_t* a, const int8_t* b, int n,
                       const lg_int8_add_params* p, int8_t* out);
 
+/* lg_mul_int8_avx2 16 at a time (AVX-512: only when
+ * lg_int8_avx512_supported()). */
+void lg_mul_int8_avx512(const int8_t* a, const int8_t* b, int n,
+                        const lg_int8_add_params* p, int8_t* out);
+
 #endif /* LITEGPU_RUNTIME_KERNELS_QUANT_SIMD_H_ */

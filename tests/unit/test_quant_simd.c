@@ -645,6 +645,53 @@ static void test_add_rows(void** state) {
   }
 }
 
+/* INT8 MUL rows (AVX2, and AVX-512 where the CPU has it) against
+ * TFLite's formula clamp(MBQM((a + o1) * (b + o2)) + zero point): random
+ * offsets and output rescales with right and left shifts (products of
+ * offset values reach 2^16), fused ranges, every length 0 to 70. */
+static void test_mul_rows(void** state) {
+  (void)state;
+  if (!lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)) return;
+  uint32_t seed = 707u;
+  int8_t a[70], b[70], got[70 + 16];
+  for (int round = 0; round < 12; ++round) {
+    lg_int8_add_params p = {
+        .in1_offset = rng_int(&seed, -127, 128),
+        .in2_offset = rng_int(&seed, -127, 128),
+        .out_offset = rng_int(&seed, -128, 127),
+        .out_multiplier = (int32_t)((1u << 30) + (rng_next(&seed) >> 2)),
+        .out_shift = rng_int(&seed, -16, 1),
+        .min = round % 2 ? -128 : rng_int(&seed, -128, 0),
+        .max = round % 3 ? 127 : rng_int(&seed, 0, 127),
+    };
+    for (int i = 0; i < 70; ++i) {
+      a[i] = (int8_t)rng_int(&seed, -128, 127);
+      b[i] = (int8_t)rng_int(&seed, -128, 127);
+    }
+    for (int n = 0; n <= 70; ++n) {
+      for (int path = 0; path < 2; ++path) {
+        if (path == 1 && !lg_int8_avx512_supported()) continue;
+        memset(got, 0x5a, sizeof(got));
+        (path ? lg_mul_int8_avx512 : lg_mul_int8_avx2)(a, b, n, &p, got);
+        for (int i = 0; i < n; ++i) {
+          int32_t v = lg_multiply_by_quantized_multiplier(
+                          (a[i] + p.in1_offset) * (b[i] + p.in2_offset),
+                          p.out_multiplier, p.out_shift) +
+                      p.out_offset;
+          v = v < p.min ? p.min : (v > p.max ? p.max : v);
+          if (got[i] != (int8_t)v) {
+            fail_msg("%s n %d, element %d: %d, want %d",
+                     path ? "avx512" : "avx2", n, i, got[i], v);
+          }
+        }
+        for (int i = n; i < (int)sizeof(got); ++i) {
+          assert_int_equal(got[i], 0x5a);
+        }
+      }
+    }
+  }
+}
+
 /* The one-row VNNI dot products (FULLY_CONNECTED): depths with every
  * remainder of the 4-group unroll, outputs with partial last blocks. */
 static void test_dots_vnni(void** state) {
@@ -755,6 +802,7 @@ int main(void) {
       cmocka_unit_test(test_conv_vnni),
       cmocka_unit_test(test_flip_bytes),
       cmocka_unit_test(test_add_rows),
+      cmocka_unit_test(test_mul_rows),
       cmocka_unit_test(test_dots_vnni),
       cmocka_unit_test(test_scale_round),
   };
