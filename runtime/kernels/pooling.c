@@ -540,6 +540,24 @@ LG_POOL_QUANT(uint8, uint8_t, 0)
 LG_POOL_QUANT(int16, int16_t, -32768)
 
 #if LG_GEMM_HAVE_X86
+/* The largest int8 value of each of 32 channels (16 when `half`: the
+ * upper lanes then hold zeros) over a rows x cols window from x0. */
+static inline __attribute__((always_inline, target("avx2"))) __m256i
+lg_pool_max_int8_block(const int8_t* x0, int rows, int cols,
+                       ptrdiff_t row_stride, int channels, bool half) {
+  __m256i m = _mm256_set1_epi8(-128);
+  for (int fy = 0; fy < rows; ++fy) {
+    const int8_t* x = x0 + fy * row_stride;
+    for (int fx = 0; fx < cols; ++fx, x += channels) {
+      const __m256i v =
+          half ? _mm256_zextsi128_si256(_mm_loadu_si128((const __m128i*)x))
+               : _mm256_loadu_si256((const __m256i*)x);
+      m = _mm256_max_epi8(m, v);
+    }
+  }
+  return m;
+}
+
 /* INT8 MAX_POOL_2D on AVX2: the window's largest stored value taken in
  * int8 directly, 32 then 16 channels a step, then the activation's clamp
  * (the reference's arithmetic: the max of the values, then the clamp);
@@ -558,27 +576,18 @@ __attribute__((target("avx2"))) static void lg_pool_max_int8_avx2(
       int8_t* out = output + ((ptrdiff_t)r * d->out_w + ox) * channels;
       int c = 0;
       for (; c + 32 <= channels; c += 32) {
-        __m256i m = _mm256_set1_epi8(-128);
-        for (int fy = 0; fy < rows; ++fy) {
-          const int8_t* x = first + fy * row_stride + c;
-          for (int fx = 0; fx < cols; ++fx, x += channels) {
-            m = _mm256_max_epi8(m, _mm256_loadu_si256((const __m256i*)x));
-          }
-        }
-        m = _mm256_min_epi8(_mm256_max_epi8(m, lo), hi);
-        _mm256_storeu_si256((__m256i*)(out + c), m);
+        const __m256i m = lg_pool_max_int8_block(first + c, rows, cols,
+                                                 row_stride, channels, false);
+        _mm256_storeu_si256((__m256i*)(out + c),
+                            _mm256_min_epi8(_mm256_max_epi8(m, lo), hi));
       }
-      for (; c + 16 <= channels; c += 16) {
-        __m128i m = _mm_set1_epi8(-128);
-        for (int fy = 0; fy < rows; ++fy) {
-          const int8_t* x = first + fy * row_stride + c;
-          for (int fx = 0; fx < cols; ++fx, x += channels) {
-            m = _mm_max_epi8(m, _mm_loadu_si128((const __m128i*)x));
-          }
-        }
-        m = _mm_min_epi8(_mm_max_epi8(m, _mm256_castsi256_si128(lo)),
-                         _mm256_castsi256_si128(hi));
-        _mm_storeu_si128((__m128i*)(out + c), m);
+      if (c + 16 <= channels) {
+        const __m256i m = lg_pool_max_int8_block(first + c, rows, cols,
+                                                 row_stride, channels, true);
+        _mm_storeu_si128((__m128i*)(out + c),
+                         _mm256_castsi256_si128(
+                             _mm256_min_epi8(_mm256_max_epi8(m, lo), hi)));
+        c += 16;
       }
       if (c < channels) {
         lg_pool_values_int8(d, first + c, rows, cols, channels - c, out + c);

@@ -594,6 +594,46 @@ static int8_t add_reference(int8_t a, int8_t b, int sign,
   return (int8_t)v;
 }
 
+/* TFLite's INT8 MUL of one element (the output rescale only). */
+static int8_t mul_reference(int8_t a, int8_t b, const lg_int8_add_params* p) {
+  int32_t v = lg_multiply_by_quantized_multiplier(
+                  (a + p->in1_offset) * (b + p->in2_offset), p->out_multiplier,
+                  p->out_shift) +
+              p->out_offset;
+  v = v < p->min ? p->min : (v > p->max ? p->max : v);
+  return (int8_t)v;
+}
+
+/* Rows of every length 0 to 70 of a and b through the AVX2 and (where
+ * the CPU has it) AVX-512 kernels of `sign` (0 MUL; 1, -1, 2: ADD, SUB,
+ * SQUARED_DIFFERENCE) against the reference, guard bytes after. */
+static void check_rows(const int8_t* a, const int8_t* b, int sign,
+                       const lg_int8_add_params* p) {
+  int8_t got[70 + 16];
+  for (int n = 0; n <= 70; ++n) {
+    for (int path = 0; path < 2; ++path) {
+      if (path == 1 && !lg_int8_avx512_supported()) continue;
+      memset(got, 0x5a, sizeof(got));
+      if (sign == 0) {
+        (path ? lg_mul_int8_avx512 : lg_mul_int8_avx2)(a, b, n, p, got);
+      } else {
+        (path ? lg_add_int8_avx512 : lg_add_int8_avx2)(a, b, n, sign, p, got);
+      }
+      for (int i = 0; i < n; ++i) {
+        const int8_t want = sign == 0 ? mul_reference(a[i], b[i], p)
+                                      : add_reference(a[i], b[i], sign, p);
+        if (got[i] != want) {
+          fail_msg("%s sign %d, n %d, element %d: %d, want %d",
+                   path ? "avx512" : "avx2", sign, n, i, got[i], want);
+        }
+      }
+      for (int i = n; i < (int)sizeof(got); ++i) {
+        assert_int_equal(got[i], 0x5a);
+      }
+    }
+  }
+}
+
 /* The AVX2 and AVX-512 rows against the formula: random scales (as
  * TFLite's PrepareGeneralSubOp makes them: left shift 20, input
  * multipliers below 2^31 with shifts <= 0), every length 0 to 70. */
@@ -601,7 +641,7 @@ static void test_add_rows(void** state) {
   (void)state;
   if (!lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)) return;
   uint32_t seed = 99u;
-  int8_t a[70], b[70], got[70 + 16];
+  int8_t a[70], b[70];
   for (int round = 0; round < 12; ++round) {
     const int sign = round % 3 == 0 ? 1 : (round % 3 == 1 ? -1 : 2);
     lg_int8_add_params p = {
@@ -625,23 +665,7 @@ static void test_add_rows(void** state) {
       a[i] = (int8_t)rng_int(&seed, -128, 127);
       b[i] = (int8_t)rng_int(&seed, -128, 127);
     }
-    for (int n = 0; n <= 70; ++n) {
-      for (int path = 0; path < 2; ++path) {
-        if (path == 1 && !lg_int8_avx512_supported()) continue;
-        memset(got, 0x5a, sizeof(got));
-        (path ? lg_add_int8_avx512 : lg_add_int8_avx2)(a, b, n, sign, &p, got);
-        for (int i = 0; i < n; ++i) {
-          const int8_t want = add_reference(a[i], b[i], sign, &p);
-          if (got[i] != want) {
-            fail_msg("%s sign %d, n %d, element %d: %d, want %d",
-                     path ? "avx512" : "avx2", sign, n, i, got[i], want);
-          }
-        }
-        for (int i = n; i < (int)sizeof(got); ++i) {
-          assert_int_equal(got[i], 0x5a);
-        }
-      }
-    }
+    check_rows(a, b, sign, &p);
   }
 }
 
@@ -653,7 +677,7 @@ static void test_mul_rows(void** state) {
   (void)state;
   if (!lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)) return;
   uint32_t seed = 707u;
-  int8_t a[70], b[70], got[70 + 16];
+  int8_t a[70], b[70];
   for (int round = 0; round < 12; ++round) {
     lg_int8_add_params p = {
         .in1_offset = rng_int(&seed, -127, 128),
@@ -668,27 +692,7 @@ static void test_mul_rows(void** state) {
       a[i] = (int8_t)rng_int(&seed, -128, 127);
       b[i] = (int8_t)rng_int(&seed, -128, 127);
     }
-    for (int n = 0; n <= 70; ++n) {
-      for (int path = 0; path < 2; ++path) {
-        if (path == 1 && !lg_int8_avx512_supported()) continue;
-        memset(got, 0x5a, sizeof(got));
-        (path ? lg_mul_int8_avx512 : lg_mul_int8_avx2)(a, b, n, &p, got);
-        for (int i = 0; i < n; ++i) {
-          int32_t v = lg_multiply_by_quantized_multiplier(
-                          (a[i] + p.in1_offset) * (b[i] + p.in2_offset),
-                          p.out_multiplier, p.out_shift) +
-                      p.out_offset;
-          v = v < p.min ? p.min : (v > p.max ? p.max : v);
-          if (got[i] != (int8_t)v) {
-            fail_msg("%s n %d, element %d: %d, want %d",
-                     path ? "avx512" : "avx2", n, i, got[i], v);
-          }
-        }
-        for (int i = n; i < (int)sizeof(got); ++i) {
-          assert_int_equal(got[i], 0x5a);
-        }
-      }
-    }
+    check_rows(a, b, 0, &p);
   }
 }
 
