@@ -318,8 +318,10 @@ static void lg_add_sub_i8_simd(const void* xv, ptrdiff_t sx, const void* yv,
       .max = p->max_i,
   };
   if (sign == 0) {
-    lg_mul_int8_avx2(xv, yv, n, &q, ov);
-  } else if (n >= 16 && lg_int8_vnni_supported()) {
+    (n >= 16 && lg_int8_avx512_supported()
+         ? lg_mul_int8_avx512
+         : lg_mul_int8_avx2)(xv, yv, n, &q, ov);
+  } else if (n >= 16 && lg_int8_avx512_supported()) {
     lg_add_int8_avx512(xv, yv, n, sign, &q, ov);
   } else {
     lg_add_int8_avx2(xv, yv, n, sign, &q, ov);

@@ -239,7 +239,7 @@ TfLiteStatus lg_conv_quant_prepare(TfLiteContext* context, const char* op,
   q->simd = LG_GEMM_HAVE_X86 &&
             (q->type == kTfLiteInt8 || q->type == kTfLiteUInt8) &&
             lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2;
-  q->simd512 = q->simd && q->type == kTfLiteInt8 && lg_int8_vnni_supported();
+  q->simd512 = q->simd && q->type == kTfLiteInt8 && lg_int8_avx512_supported();
   return lg_quant_activation_range(context, op, activation, output->type,
                                    out_q.scale0, out_q.zero_point0, &q->act_min,
                                    &q->act_max);
@@ -582,16 +582,20 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
   if (taps > 1 && g->in_c % 4 == 0 && g->filter_c == g->in_c) {
     const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
     q->flipped = malloc(image > 0 ? image : 1);
-    q->pad8 = malloc((size_t)g->in_c);
+    /* A whole row: the pixels between a row's padded edges read taps in
+     * the padding at their columns (lg_conv_quant_task_taps). */
+    q->pad8 = malloc((size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)g->in_c);
+    /* Per slot: 4 pixels' taps, then the row's tap bases. */
     q->tap_rows = lg_conv_quant_slots(
-        q->slots, 4 * (size_t)taps * sizeof(uint8_t*), &q->tap_stride);
+        q->slots, 5 * (size_t)taps * sizeof(uint8_t*), &q->tap_stride);
     q->tap_stride /= sizeof(uint8_t*);
     if (q->flipped == NULL || q->pad8 == NULL || q->tap_rows == NULL) {
       lg_conv_quant_free_fast(q);
       lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
       return kTfLiteError;
     }
-    memset(q->pad8, 128 - q->input_offset, (size_t)g->in_c);
+    memset(q->pad8, 128 - q->input_offset,
+           (size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)g->in_c);
     q->taps_in_place = true;
   }
   lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
@@ -855,6 +859,18 @@ static void lg_conv_quant_task_vnni(void* ctx, int index, int slot) {
   }
 }
 
+/* The output columns [*lo, *hi) whose windows lie inside the input's
+ * columns (the rest read the padding). */
+static void lg_conv_quant_inner(const lg_conv_geometry* g, int* lo, int* hi) {
+  const int span = (g->filter_w - 1) * g->dilation_w;
+  /* x0 = ox * stride - pad_left >= 0 and x0 + span < in_w. */
+  *lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+  const int last = g->in_w - 1 - span + g->pad_left;
+  *hi = last < 0 ? 0 : last / g->stride_w + 1;
+  if (*hi > g->out_w) *hi = g->out_w;
+  if (*lo > *hi) *lo = *hi;
+}
+
 /* lg_conv_quant_task_vnni with the taps read in place from the flipped
  * input (lg_conv_quant's taps_in_place). */
 static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
@@ -863,7 +879,12 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
   const lg_conv_quant* q = job->q;
   const int ntaps = g->filter_h * g->filter_w;
   const uint8_t** taps = q->tap_rows + (size_t)slot * q->tap_stride;
+  /* Per output row: each tap's row at column 0 (rows in the padding: the
+   * padding row), so that a pixel between the edges adds its column. */
+  const uint8_t** bases = taps + (size_t)4 * ntaps;
   const size_t line = (size_t)g->in_w * g->in_c;
+  int inner_lo, inner_hi;
+  lg_conv_quant_inner(g, &inner_lo, &inner_hi);
   int r0, r1, b0, b1;
   lg_conv_quant_task_range(job, index, &r0, &r1, &b0, &b1);
   const lg_conv_quant_blocks blocks =
@@ -873,12 +894,27 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
     const uint8_t* image = q->flipped + (size_t)n * g->in_h * line;
     const int y0 = oy * g->stride_h - g->pad_top;
     int8_t* out_row = (int8_t*)job->output + (size_t)r * g->out_w * g->out_c;
+    for (int fy = 0, t = 0; fy < g->filter_h; ++fy) {
+      const int y = y0 + fy * g->dilation_h;
+      const uint8_t* row =
+          y >= 0 && y < g->in_h ? image + (size_t)y * line : q->pad8;
+      for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
+        bases[t] = row + (size_t)fx * g->dilation_w * g->in_c;
+      }
+    }
     for (int ox = 0; ox < g->out_w; ox += 4) {
       const int pixels = g->out_w - ox < 4 ? g->out_w - ox : 4;
       int8_t* outs[4];
       for (int p = 0; p < pixels; ++p) {
         const int x0 = (ox + p) * g->stride_w - g->pad_left;
         const uint8_t** t = taps + (size_t)p * ntaps;
+        outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
+        if (ox + p >= inner_lo && ox + p < inner_hi) {
+          /* x0 >= 0 and the window inside the columns. */
+          const size_t at = (size_t)x0 * g->in_c;
+          for (int k = 0; k < ntaps; ++k) t[k] = bases[k] + at;
+          continue;
+        }
         for (int fy = 0; fy < g->filter_h; ++fy) {
           const int y = y0 + fy * g->dilation_h;
           const bool y_in = y >= 0 && y < g->in_h;
@@ -889,7 +925,6 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
                        : q->pad8;
           }
         }
-        outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
       }
 #if LG_GEMM_HAVE_X86
       lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, blocks.packed,
@@ -1069,7 +1104,10 @@ TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
   const int pairs = (int)((taps + 1) / 2);
   q->dw_weights = calloc((size_t)pairs * channels * 2, sizeof(int16_t));
   q->dw_bias = malloc(channels * sizeof(int32_t));
-  q->dw_pad = malloc(channels);
+  /* A whole input row of zero points: a row of pixels in the padding
+   * reads it at their columns (lg_depthwise_quant_rows_fast). */
+  const size_t pad_bytes = (size_t)(g->in_w > 0 ? g->in_w : 1) * channels;
+  q->dw_pad = malloc(pad_bytes);
   if (q->dw_weights == NULL || q->dw_bias == NULL || q->dw_pad == NULL) {
     lg_conv_quant_free_fast(q);
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
@@ -1088,18 +1126,21 @@ TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
     q->dw_bias[c] = (int32_t)((uint32_t)lg_conv_quant_bias(q, b, (int)c) +
                               (uint32_t)q->input_offset * sum);
   }
-  memset(q->dw_pad, zero_point, channels);
+  memset(q->dw_pad, zero_point, pad_bytes);
   q->dw_pairs = pairs;
   q->dw_isa = LG_GEMM_ISA_AVX2;
-  if (lg_int8_vnni_supported()) {
+  if (lg_int8_avx512_supported()) {
     TF_LITE_ENSURE_STATUS(lg_depthwise_quant_pack512(context, op, q, g));
     q->dw_isa = LG_GEMM_ISA_AVX512;
   }
   return kTfLiteOk;
 }
 
-/* Output rows [r0, r1) on the fast path: each pixel's tap pointers (the
- * zero-point row for taps in the padding), then one pixel call. */
+/* Output rows [r0, r1) on the fast path: each edge pixel's tap pointers
+ * (the zero-point row for taps in the padding), then one pixel call; on
+ * AVX-512 the pixels between the edges in one row call (their taps move
+ * by stride_w pixels a step; rows in the padding read the zero-point row
+ * at the same columns). */
 static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
                                          const lg_conv_quant* q,
                                          const int8_t* input, int8_t* output,
@@ -1122,11 +1163,21 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
   };
   void (*pixel)(const lg_dw_int8_params*, const int8_t* const*, int8_t*) =
       lg_dw_int8_pixel_scalar;
+  void (*row)(const lg_dw_int8_params*, const int8_t* const*, ptrdiff_t, int,
+              int8_t*) = NULL;
 #if LG_GEMM_HAVE_X86
-  pixel = q->dw_isa == LG_GEMM_ISA_AVX512 ? lg_dw_int8_pixel_avx512
-                                          : lg_dw_int8_pixel_avx2;
+  if (q->dw_isa != LG_GEMM_ISA_AVX512) {
+    pixel = lg_dw_int8_pixel_avx2;
+  } else if (lg_int8_vnni_supported()) {
+    pixel = lg_dw_int8_pixel_vnni;
+    row = lg_dw_int8_row_vnni;
+  } else {
+    pixel = lg_dw_int8_pixel_avx512;
+    row = lg_dw_int8_row_avx512;
+  }
 #endif
   const int8_t* taps[LG_DW_QUANT_MAX_TAPS + 1];
+  const int8_t* row_taps[LG_DW_QUANT_MAX_TAPS + 1];
   const int count = 2 * q->dw_pairs;
   /* An odd window's extra tap (weights 0) reads the zero-point row. */
   taps[count - 1] = q->dw_pad;
@@ -1136,7 +1187,8 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
    * the padding), so that a pixel whose window lies inside the input
    * columns only adds its column. */
   const int8_t* bases[LG_DW_QUANT_MAX_TAPS];
-  const int span = (g->filter_w - 1) * g->dilation_w;
+  int inner_lo = 0, inner_hi = 0;
+  if (row != NULL) lg_conv_quant_inner(g, &inner_lo, &inner_hi);
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image = input + (size_t)n * g->in_h * row_stride;
@@ -1153,7 +1205,23 @@ static void lg_depthwise_quant_rows_fast(const lg_conv_geometry* g,
     }
     for (int ox = 0; ox < g->out_w; ++ox, out += g->out_c) {
       const int x0 = ox * g->stride_w - g->pad_left;
-      if (x0 >= 0 && x0 + span < g->in_w) {
+      if (ox == inner_lo && inner_hi > inner_lo) {
+        /* x0 >= 0 and the window inside the columns: every tap's column
+         * lies in the zero-point row too. */
+        const size_t at = (size_t)x0 * g->in_c;
+        for (int t = 0; t < window; ++t) {
+          const size_t fx = (size_t)(t % g->filter_w) * g->dilation_w;
+          row_taps[t] =
+              bases[t] != NULL ? bases[t] + at : q->dw_pad + at + fx * g->in_c;
+        }
+        if (window < count) row_taps[count - 1] = q->dw_pad + at;
+        row(&p, row_taps, (ptrdiff_t)g->stride_w * g->in_c, inner_hi - inner_lo,
+            out);
+        out += (size_t)(inner_hi - inner_lo - 1) * g->out_c;
+        ox = inner_hi - 1;
+        continue;
+      }
+      if (x0 >= 0 && x0 + (g->filter_w - 1) * g->dilation_w < g->in_w) {
         const size_t at = (size_t)x0 * g->in_c;
         for (int t = 0; t < window; ++t) {
           taps[t] = bases[t] != NULL ? bases[t] + at : q->dw_pad;

@@ -680,6 +680,23 @@ static void lg_fc_fast_task(void* ctx, int index) {
   }
 #endif
   const bool u8 = data->type == kTfLiteUInt8;
+#if LG_GEMM_HAVE_X86
+  if (!u8 && lg_int8_avx512_supported()) {
+    /* The INT8 rescale 8 outputs at a time (the libm round per output
+     * cost more than the dot products of a small layer). */
+    int32_t* acc = data->sums + o0;
+    if (job->bias != NULL) {
+      for (int o = o0; o < o1; ++o) {
+        acc[o - o0] =
+            (int32_t)((uint32_t)data->sums[o] + (uint32_t)job->bias[o]);
+      }
+    }
+    lg_scale_round_int8_avx512(acc, data->effective_scales + o0, o1 - o0,
+                               data->output_offset, data->act_min,
+                               data->act_max, (int8_t*)job->output + o0);
+    return;
+  }
+#endif
   for (int o = o0; o < o1; ++o) {
     const int32_t acc =
         job->bias != NULL

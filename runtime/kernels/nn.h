@@ -230,7 +230,7 @@ typedef struct lg_conv_quant {
   int* shifts;          /* [out_c] */
   bool simd;    /* INT8 / UINT8 on a CPU with AVX2: vector loops (INT8: and
                  * requantization) */
-  bool simd512; /* and AVX-512 VNNI: 16 lanes at a time */
+  bool simd512; /* and AVX-512 (F, BW, VL): 16 lanes at a time */
   /* INT8 CONV_2D's fast path (lg_conv_quant_pack): the constant filter as
    * int16 rows of k_pad, and per-task scratch (an input row and the sums
    * of one output pixel). NULL: the reference loops. */
@@ -254,8 +254,9 @@ typedef struct lg_conv_quant {
   /* Windows of several taps with a depth that is a multiple of 4: the
    * kernel reads each tap in place from the whole input flipped to
    * unsigned bytes once per Invoke (flipped, [batch][in_h][in_w][in_c]),
-   * taps in the padding from pad8 (in_c bytes of the zero point + 128),
-   * through per-task pointer lists [slots][4][filter_h * filter_w]. */
+   * taps in the padding from pad8 (a row, in_w * in_c bytes, of the zero
+   * point + 128), through per-task pointer lists [slots][5][filter_h *
+   * filter_w] (4 pixels' taps, then the output row's tap bases). */
   bool taps_in_place;
   uint8_t* flipped;
   uint8_t* pad8;
@@ -280,7 +281,7 @@ typedef struct lg_conv_quant {
   int32_t* dw_bias32;
   struct lg_requant16* rq32;
   int32_t* dw_bias; /* [out_c] */
-  int8_t* dw_pad;   /* [in_c] */
+  int8_t* dw_pad;   /* [in_w * in_c]: a row of input zero points */
   int dw_pairs;
   int dw_isa;
 } lg_conv_quant;
@@ -327,9 +328,10 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
 
 /* Prepares INT8 DEPTHWISE_CONV_2D's fast path when it applies
  * (multiplier 1, a window of at most LG_DW_QUANT_MAX_TAPS taps, a constant
- * filter and a constant bias or none, a CPU with AVX2; AVX-512 VNNI: 16
- * channels at a time): packs the filter and folds the input offset into the
- * bias. Otherwise leaves the reference loops in place. */
+ * filter and a constant bias or none, a CPU with AVX2; AVX-512 BW: 32
+ * channels at a time, with VNNI's vpdpwssd where the CPU has it): packs the
+ * filter and folds the input offset into the bias. Otherwise leaves the
+ * reference loops in place. */
 #define LG_DW_QUANT_MAX_TAPS 64
 TfLiteStatus lg_depthwise_quant_pack(TfLiteContext* context, const char* op,
                                      lg_conv_quant* q,

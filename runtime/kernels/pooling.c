@@ -539,6 +539,76 @@ LG_POOL_QUANT(int8, int8_t, -128)
 LG_POOL_QUANT(uint8, uint8_t, 0)
 LG_POOL_QUANT(int16, int16_t, -32768)
 
+#if LG_GEMM_HAVE_X86
+/* The largest int8 value of each of 32 channels (16 when `half`: the
+ * upper lanes then hold zeros) over a rows x cols window from x0. */
+static inline __attribute__((always_inline, target("avx2"))) __m256i
+lg_pool_max_int8_block(const int8_t* x0, int rows, int cols,
+                       ptrdiff_t row_stride, int channels, bool half) {
+  __m256i m = _mm256_set1_epi8(-128);
+  for (int fy = 0; fy < rows; ++fy) {
+    const int8_t* x = x0 + fy * row_stride;
+    for (int fx = 0; fx < cols; ++fx, x += channels) {
+      const __m256i v =
+          half ? _mm256_zextsi128_si256(_mm_loadu_si128((const __m128i*)x))
+               : _mm256_loadu_si256((const __m256i*)x);
+      m = _mm256_max_epi8(m, v);
+    }
+  }
+  return m;
+}
+
+/* INT8 MAX_POOL_2D on AVX2: the window's largest stored value taken in
+ * int8 directly, 32 then 16 channels a step, then the activation's clamp
+ * (the reference's arithmetic: the max of the values, then the clamp);
+ * the last channels one by one. */
+__attribute__((target("avx2"))) static void lg_pool_max_int8_avx2(
+    const lg_pool_data* d, const int8_t* input, int8_t* output) {
+  const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * d->channels;
+  const int channels = d->channels;
+  const __m256i lo = _mm256_set1_epi8((char)d->qmin);
+  const __m256i hi = _mm256_set1_epi8((char)d->qmax);
+  for (int r = 0; r < d->batch * d->out_h; ++r) {
+    int rows, cols;
+    const int8_t* row = input + lg_pool_row_window(d, r, &rows);
+    for (int ox = 0; ox < d->out_w; ++ox) {
+      const int8_t* first = row + lg_pool_col_window(d, ox, &cols);
+      int8_t* out = output + ((ptrdiff_t)r * d->out_w + ox) * channels;
+      int c = 0;
+      for (; c + 32 <= channels; c += 32) {
+        const __m256i m = lg_pool_max_int8_block(first + c, rows, cols,
+                                                 row_stride, channels, false);
+        _mm256_storeu_si256((__m256i*)(out + c),
+                            _mm256_min_epi8(_mm256_max_epi8(m, lo), hi));
+      }
+      if (c + 16 <= channels) {
+        const __m256i m = lg_pool_max_int8_block(first + c, rows, cols,
+                                                 row_stride, channels, true);
+        _mm_storeu_si128((__m128i*)(out + c),
+                         _mm256_castsi256_si128(
+                             _mm256_min_epi8(_mm256_max_epi8(m, lo), hi)));
+        c += 16;
+      }
+      if (c < channels) {
+        lg_pool_values_int8(d, first + c, rows, cols, channels - c, out + c);
+      }
+    }
+  }
+}
+#endif
+
+/* INT8 pooling: MAX on AVX2 where the CPU has it, else the loops above. */
+static void lg_pool_run_int8_fast(const lg_pool_data* d, const int8_t* input,
+                                  int8_t* output) {
+#if LG_GEMM_HAVE_X86
+  if (d->kind == LG_POOL_MAX && lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2) {
+    lg_pool_max_int8_avx2(d, input, output);
+    return;
+  }
+#endif
+  lg_pool_run_int8(d, input, output);
+}
+
 /* ---- Invoke ------------------------------------------------------------- */
 
 static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
@@ -575,7 +645,7 @@ static TfLiteStatus lg_pool_invoke(TfLiteContext* context, TfLiteNode* node) {
     } else if (input->type == kTfLiteUInt8) {
       lg_pool_run_uint8(data, input->data.uint8, output->data.uint8);
     } else {
-      lg_pool_run_int8(data, input->data.int8, output->data.int8);
+      lg_pool_run_int8_fast(data, input->data.int8, output->data.int8);
     }
     return kTfLiteOk;
   }

@@ -417,22 +417,31 @@ __attribute__((target("avx2"))) void lg_requantize_int8_avx2(
 #define LG_VNNI_INLINE          \
   static inline __attribute__(( \
       always_inline, target("avx512f,avx512bw,avx512vl,avx512vnni")))
+/* AVX-512 without VNNI (lg_int8_avx512_supported). */
+#define LG_AVX512BW __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define LG_AVX512BW_INLINE \
+  static inline            \
+      __attribute__((always_inline, target("avx512f,avx512bw,avx512vl")))
 
-bool lg_int8_vnni_supported(void) {
+bool lg_int8_avx512_supported(void) {
   /* LITEGPU_GEMM_ISA's cap (lg_gemm_isa_default) applies here too. */
   if (lg_gemm_isa_default() < LG_GEMM_ISA_AVX512) return false;
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") &&
          __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512vnni");
+         __builtin_cpu_supports("avx512vl");
+}
+
+bool lg_int8_vnni_supported(void) {
+  return lg_int8_avx512_supported() && __builtin_cpu_supports("avx512vnni");
 }
 
 /* MBQM of 16 int32 lanes with a packed rescale (lg_requant16): the left
  * shift, the 64-bit products of the even and the odd lanes, the folded
  * rounding constants, one arithmetic shift each, the odd results moved
  * back between the even ones. */
-LG_VNNI_INLINE __m512i lg_requant16_apply(const lg_requant16* r, __m512i x) {
+LG_AVX512BW_INLINE __m512i lg_requant16_apply(const lg_requant16* r,
+                                              __m512i x) {
   if (r->any_left) x = _mm512_sllv_epi32(x, _mm512_loadu_si512(r->left));
   const __m512i limit = _mm512_set1_epi64(-(1LL << 30));
   const __m512i pe = _mm512_mul_epi32(x, _mm512_loadu_si512(r->mult));
@@ -451,16 +460,39 @@ LG_VNNI_INLINE __m512i lg_requant16_apply(const lg_requant16* r, __m512i x) {
 }
 
 /* + zero point, clamp, narrowed to 16 bytes. */
-LG_VNNI_INLINE __m128i lg_requant16_finish(const lg_requant16* r, __m512i acc,
-                                           __m512i zp, __m512i lo, __m512i hi) {
+LG_AVX512BW_INLINE __m128i lg_requant16_finish(const lg_requant16* r,
+                                               __m512i acc, __m512i zp,
+                                               __m512i lo, __m512i hi) {
   const __m512i v = _mm512_add_epi32(lg_requant16_apply(r, acc), zp);
   return _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(v, lo), hi));
 }
 
-LG_VNNI void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
-                                              const lg_requant16* rq,
-                                              int32_t zero_point, int32_t lo,
-                                              int32_t hi, int8_t* out) {
+/* Two blocks' finish at once, 32 bytes (block r0's 16 channels, then
+ * r1's): the rescaled lanes packed to int16 with saturation, put back in
+ * channel order (the pack interleaves 4-lane groups), + zero point with
+ * saturation, clamped, narrowed. The same bytes as lg_requant16_finish:
+ * a value the int16 saturation moves lies beyond [lo, hi] (within int8)
+ * on the same side before and after, and so clamps alike. zp, lo and hi
+ * as int16 lanes. */
+LG_AVX512BW_INLINE __m256i lg_requant32_finish(const lg_requant16* r0,
+                                               __m512i a, __m512i c, __m512i zp,
+                                               __m512i lo, __m512i hi) {
+  /* packs: 128-bit lane L holds a[4L..4L+3] then c[4L..4L+3]. */
+  const __m512i order = _mm512_set_epi16(31, 30, 29, 28, 23, 22, 21, 20, 15, 14,
+                                         13, 12, 7, 6, 5, 4, 27, 26, 25, 24, 19,
+                                         18, 17, 16, 11, 10, 9, 8, 3, 2, 1, 0);
+  const __m512i packed = _mm512_packs_epi32(lg_requant16_apply(r0, a),
+                                            lg_requant16_apply(r0 + 1, c));
+  __m512i v = _mm512_adds_epi16(_mm512_permutexvar_epi16(order, packed), zp);
+  v = _mm512_min_epi16(_mm512_max_epi16(v, lo), hi);
+  return _mm512_cvtepi16_epi8(v);
+}
+
+LG_AVX512BW void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
+                                                  const lg_requant16* rq,
+                                                  int32_t zero_point,
+                                                  int32_t lo, int32_t hi,
+                                                  int8_t* out) {
   const __m512i zp = _mm512_set1_epi32(zero_point);
   const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
   for (int i = 0; i < n; i += 16) {
@@ -507,6 +539,9 @@ LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
                                 int8_t* const* outs) {
   const __m512i zp = _mm512_set1_epi32(zero_point);
   const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
+  const __m512i zp16 = _mm512_set1_epi16((int16_t)zero_point);
+  const __m512i lo16 = _mm512_set1_epi16((int16_t)lo);
+  const __m512i hi16 = _mm512_set1_epi16((int16_t)hi);
   /* Pixels past `pixels` repeat pixel 0 (their sums are not stored). */
   const uint8_t* const* t0 = taps;
   const uint8_t* const* t1 = pixels > 1 ? taps + ntaps : taps;
@@ -594,9 +629,32 @@ LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
       a2 = _mm512_add_epi32(a2, c2);
       a3 = _mm512_add_epi32(a3, c3);
     }
+    const lg_requant16* q0 = rq + b;
+    if (two) {
+      /* Block b is whole; block b + 1 may end early. */
+      const int n1 = out_c - (b + 1) * 16 < 16 ? out_c - (b + 1) * 16 : 16;
+      const __mmask32 m = 0xFFFFu | (((1u << n1) - 1u) << 16);
+      int8_t* const at[4] = {
+          outs[0] + b * 16, outs[pixels > 1 ? 1 : 0] + b * 16,
+          outs[pixels > 2 ? 2 : 0] + b * 16, outs[pixels > 3 ? 3 : 0] + b * 16};
+      _mm256_mask_storeu_epi8(
+          at[0], m, lg_requant32_finish(q0, a0, c0, zp16, lo16, hi16));
+      if (pixels > 1) {
+        _mm256_mask_storeu_epi8(
+            at[1], m, lg_requant32_finish(q0, a1, c1, zp16, lo16, hi16));
+      }
+      if (pixels > 2) {
+        _mm256_mask_storeu_epi8(
+            at[2], m, lg_requant32_finish(q0, a2, c2, zp16, lo16, hi16));
+      }
+      if (pixels > 3) {
+        _mm256_mask_storeu_epi8(
+            at[3], m, lg_requant32_finish(q0, a3, c3, zp16, lo16, hi16));
+      }
+      continue;
+    }
     const int n0 = out_c - b * 16 < 16 ? out_c - b * 16 : 16;
     const __mmask16 m0 = (__mmask16)((1u << n0) - 1u);
-    const lg_requant16* q0 = rq + b;
     _mm_mask_storeu_epi8(outs[0] + b * 16, m0,
                          lg_requant16_finish(q0, a0, zp, vlo, vhi));
     if (pixels > 1) {
@@ -610,24 +668,6 @@ LG_VNNI void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
     if (pixels > 3) {
       _mm_mask_storeu_epi8(outs[3] + b * 16, m0,
                            lg_requant16_finish(q0, a3, zp, vlo, vhi));
-    }
-    if (!two) break;
-    const int n1 = out_c - (b + 1) * 16 < 16 ? out_c - (b + 1) * 16 : 16;
-    const __mmask16 m1 = (__mmask16)((1u << n1) - 1u);
-    const lg_requant16* q1 = rq + b + 1;
-    _mm_mask_storeu_epi8(outs[0] + (b + 1) * 16, m1,
-                         lg_requant16_finish(q1, c0, zp, vlo, vhi));
-    if (pixels > 1) {
-      _mm_mask_storeu_epi8(outs[1] + (b + 1) * 16, m1,
-                           lg_requant16_finish(q1, c1, zp, vlo, vhi));
-    }
-    if (pixels > 2) {
-      _mm_mask_storeu_epi8(outs[2] + (b + 1) * 16, m1,
-                           lg_requant16_finish(q1, c2, zp, vlo, vhi));
-    }
-    if (pixels > 3) {
-      _mm_mask_storeu_epi8(outs[3] + (b + 1) * 16, m1,
-                           lg_requant16_finish(q1, c3, zp, vlo, vhi));
     }
   }
 }
@@ -694,9 +734,9 @@ lg_mbqm_avx512(__m512i x, __m512i m, __m512i shift) {
                                _mm512_srav_epi32(high, right), one);
 }
 
-LG_VNNI void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n,
-                                int sign, const lg_int8_add_params* p,
-                                int8_t* out) {
+LG_AVX512BW void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n,
+                                    int sign, const lg_int8_add_params* p,
+                                    int8_t* out) {
   /* sign 2: SQUARED_DIFFERENCE, the difference squared before the
    * output rescale. */
   const __m512i off1 = _mm512_set1_epi32(p->in1_offset);
@@ -734,10 +774,33 @@ LG_VNNI void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n,
   if (i < n) lg_add_int8_avx2(a + i, b + i, n - i, sign, p, out + i);
 }
 
-LG_VNNI void lg_requantize_int8_avx512(const int32_t* acc, int n,
-                                       const int32_t* multipliers,
-                                       const int* shifts, int32_t zero_point,
-                                       int32_t lo, int32_t hi, int8_t* out) {
+LG_AVX512BW void lg_mul_int8_avx512(const int8_t* a, const int8_t* b, int n,
+                                    const lg_int8_add_params* p, int8_t* out) {
+  const __m512i off1 = _mm512_set1_epi32(p->in1_offset);
+  const __m512i off2 = _mm512_set1_epi32(p->in2_offset);
+  const __m512i mo = _mm512_set1_epi32(p->out_multiplier);
+  const __m512i so = _mm512_set1_epi32(p->out_shift);
+  const __m512i zp = _mm512_set1_epi32(p->out_offset);
+  const __m512i lo = _mm512_set1_epi32(p->min), hi = _mm512_set1_epi32(p->max);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i x = _mm512_add_epi32(
+        _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(a + i))), off1);
+    const __m512i y = _mm512_add_epi32(
+        _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(b + i))), off2);
+    __m512i v =
+        _mm512_add_epi32(lg_mbqm_avx512(_mm512_mullo_epi32(x, y), mo, so), zp);
+    v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+    _mm_storeu_si128((__m128i*)(out + i), _mm512_cvtepi32_epi8(v));
+  }
+  if (i < n) lg_mul_int8_avx2(a + i, b + i, n - i, p, out + i);
+}
+
+LG_AVX512BW void lg_requantize_int8_avx512(const int32_t* acc, int n,
+                                           const int32_t* multipliers,
+                                           const int* shifts,
+                                           int32_t zero_point, int32_t lo,
+                                           int32_t hi, int8_t* out) {
   const __m512i zp = _mm512_set1_epi32(zero_point);
   const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
   int i = 0;
@@ -754,60 +817,194 @@ LG_VNNI void lg_requantize_int8_avx512(const int32_t* acc, int n,
   }
 }
 
-/* Channels [c, c + 16) of a depthwise pixel on AVX-512: as
- * lg_dw_int8_step8_avx2, with vpdpwssd adding each pair's products. */
-LG_VNNI void lg_dw_int8_pixel_avx512(const lg_dw_int8_params* p,
-                                     const int8_t* const* taps, int8_t* out) {
-  const __m512i zp = _mm512_set1_epi32(p->zero_point);
-  const __m512i lo = _mm512_set1_epi32(p->lo), hi = _mm512_set1_epi32(p->hi);
-  int c = 0;
-  for (int b = 0; b < p->blocks32; ++b, c += 32) {
-    __m512i lo_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32);
-    __m512i hi_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32 + 16);
-    const int16_t* w = p->weights32 + (size_t)b * 64;
-    const size_t w_step = (size_t)p->blocks32 * 64;
-    for (int k = 0; k < p->pairs; ++k, w += w_step) {
-      const __m512i xa = _mm512_cvtepi8_epi16(
-          _mm256_loadu_si256((const __m256i*)(taps[2 * k] + c)));
-      const __m512i xb = _mm512_cvtepi8_epi16(
-          _mm256_loadu_si256((const __m256i*)(taps[2 * k + 1] + c)));
-      lo_acc = _mm512_dpwssd_epi32(lo_acc, _mm512_unpacklo_epi16(xa, xb),
-                                   _mm512_loadu_si512(w));
-      hi_acc = _mm512_dpwssd_epi32(hi_acc, _mm512_unpackhi_epi16(xa, xb),
-                                   _mm512_loadu_si512(w + 32));
-    }
-    const lg_requant16* rq = p->rq32 + (size_t)b * 2;
-    __m512i vl = _mm512_add_epi32(lg_requant16_apply(rq, lo_acc), zp);
-    __m512i vh = _mm512_add_epi32(lg_requant16_apply(rq + 1, hi_acc), zp);
-    vl = _mm512_min_epi32(_mm512_max_epi32(vl, lo), hi);
-    vh = _mm512_min_epi32(_mm512_max_epi32(vh, lo), hi);
-    /* The pack takes 4 lanes of each per 128-bit lane: channel order. */
-    _mm256_storeu_si256((__m256i*)(out + c),
-                        _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh)));
+/* Each 16-bit pair's two products summed into acc: vpdpwssd with VNNI,
+ * else its two-instruction form (the same int32 sums, wrapping alike). */
+LG_VNNI_INLINE __m512i lg_dot_pairs_vnni(__m512i acc, __m512i x, __m512i w) {
+  return _mm512_dpwssd_epi32(acc, x, w);
+}
+LG_AVX512BW_INLINE __m512i lg_dot_pairs_bw(__m512i acc, __m512i x, __m512i w) {
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(x, w));
+}
+
+/* A depthwise pixel on AVX-512 from channel c0 (0 or 32 * blocks32), 32
+ * channels at a time in the permuted layout, then 16, then
+ * lg_dw_int8_step8_avx2's 8, the rest scalar; `dot`
+ * adds each tap pair's products (lg_dot_pairs_*). One body for the VNNI
+ * and the plain AVX-512 BW function. */
+#define LG_DW_INT8_PIXEL_AVX512(name, attr, dot)                               \
+  static attr void name##_from(const lg_dw_int8_params* p,                     \
+                               const int8_t* const* taps, int c0,              \
+                               int8_t* out) {                                  \
+    const __m512i zp = _mm512_set1_epi32(p->zero_point);                       \
+    const __m512i lo = _mm512_set1_epi32(p->lo),                               \
+                  hi = _mm512_set1_epi32(p->hi);                               \
+    int c = c0;                                                                \
+    for (int b = c0 / 32; b < p->blocks32; ++b, c += 32) {                     \
+      __m512i lo_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32);         \
+      __m512i hi_acc = _mm512_loadu_si512(p->bias32 + (size_t)b * 32 + 16);    \
+      const int16_t* w = p->weights32 + (size_t)b * 64;                        \
+      const size_t w_step = (size_t)p->blocks32 * 64;                          \
+      for (int k = 0; k < p->pairs; ++k, w += w_step) {                        \
+        const __m512i xa = _mm512_cvtepi8_epi16(                               \
+            _mm256_loadu_si256((const __m256i*)(taps[2 * k] + c)));            \
+        const __m512i xb = _mm512_cvtepi8_epi16(                               \
+            _mm256_loadu_si256((const __m256i*)(taps[2 * k + 1] + c)));        \
+        lo_acc =                                                               \
+            dot(lo_acc, _mm512_unpacklo_epi16(xa, xb), _mm512_loadu_si512(w)); \
+        hi_acc = dot(hi_acc, _mm512_unpackhi_epi16(xa, xb),                    \
+                     _mm512_loadu_si512(w + 32));                              \
+      }                                                                        \
+      const lg_requant16* rq = p->rq32 + (size_t)b * 2;                        \
+      __m512i vl = _mm512_add_epi32(lg_requant16_apply(rq, lo_acc), zp);       \
+      __m512i vh = _mm512_add_epi32(lg_requant16_apply(rq + 1, hi_acc), zp);   \
+      vl = _mm512_min_epi32(_mm512_max_epi32(vl, lo), hi);                     \
+      vh = _mm512_min_epi32(_mm512_max_epi32(vh, lo), hi);                     \
+      /* The pack takes 4 lanes of each per 128-bit lane: channel order. */    \
+      _mm256_storeu_si256((__m256i*)(out + c),                                 \
+                          _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh)));   \
+    }                                                                          \
+    for (; c + 16 <= p->channels; c += 16) {                                   \
+      __m512i acc = _mm512_loadu_si512(p->bias + c);                           \
+      const int16_t* w = p->weights + (size_t)c * 2;                           \
+      const size_t w_step = (size_t)p->channels * 2;                           \
+      for (int k = 0; k < p->pairs; ++k, w += w_step) {                        \
+        const __m128i a = _mm_loadu_si128((const __m128i*)(taps[2 * k] + c));  \
+        const __m128i b =                                                      \
+            _mm_loadu_si128((const __m128i*)(taps[2 * k + 1] + c));            \
+        const __m512i x = _mm512_cvtepi8_epi16(_mm256_set_m128i(               \
+            _mm_unpackhi_epi8(a, b), _mm_unpacklo_epi8(a, b)));                \
+        acc = dot(acc, x, _mm512_loadu_si512(w));                              \
+      }                                                                        \
+      _mm_storeu_si128((__m128i*)(out + c),                                    \
+                       lg_requant16_finish(p->rq + c / 16, acc, zp, lo, hi));  \
+    }                                                                          \
+    if (c + 8 <= p->channels) {                                                \
+      lg_dw_int8_step8_avx2(p, taps, c, out);                                  \
+      c += 8;                                                                  \
+    }                                                                          \
+    lg_dw_int8_channels_scalar(p, taps, c, out);                               \
+  }                                                                            \
+  attr void name(const lg_dw_int8_params* p, const int8_t* const* taps,        \
+                 int8_t* out) {                                                \
+    name##_from(p, taps, 0, out);                                              \
   }
-  for (; c + 16 <= p->channels; c += 16) {
-    __m512i acc = _mm512_loadu_si512(p->bias + c);
-    const int16_t* w = p->weights + (size_t)c * 2;
-    const size_t w_step = (size_t)p->channels * 2;
-    for (int k = 0; k < p->pairs; ++k, w += w_step) {
-      const __m128i a = _mm_loadu_si128((const __m128i*)(taps[2 * k] + c));
-      const __m128i b = _mm_loadu_si128((const __m128i*)(taps[2 * k + 1] + c));
-      const __m512i x = _mm512_cvtepi8_epi16(
-          _mm256_set_m128i(_mm_unpackhi_epi8(a, b), _mm_unpacklo_epi8(a, b)));
-      acc = _mm512_dpwssd_epi32(acc, x, _mm512_loadu_si512(w));
-    }
-    _mm_storeu_si128((__m128i*)(out + c),
-                     lg_requant16_finish(p->rq + c / 16, acc, zp, lo, hi));
+
+LG_DW_INT8_PIXEL_AVX512(lg_dw_int8_pixel_avx512, LG_AVX512BW, lg_dot_pairs_bw)
+LG_DW_INT8_PIXEL_AVX512(lg_dw_int8_pixel_vnni, LG_VNNI, lg_dot_pairs_vnni)
+
+/* A row of depthwise pixels on AVX-512: per block of 32 channels, the
+ * block's tap-pair weights loaded once into registers (the arrays hold
+ * `pairs` of them; with pairs a constant, a 3x3 window's 5 stay in
+ * registers) and its pixels run one after another; the channels past the
+ * blocks pixel by pixel through `pixel`. The pair loops unroll whole for
+ * pairs 5 (LG_UNROLL_PAIRS): otherwise the compiler keeps the loop and
+ * the weight arrays in memory. */
+#define LG_UNROLL_PAIRS _Pragma("GCC unroll 5")
+#define LG_DW_INT8_ROW_AVX512(name, attr, dot, pixel)                          \
+  static inline __attribute__((always_inline)) attr void name##_blocks(        \
+      const lg_dw_int8_params* p, const int8_t* const* taps, ptrdiff_t step,   \
+      int pixels, int8_t* out, const int pairs) {                              \
+    const __m512i zp = _mm512_set1_epi32(p->zero_point);                       \
+    const __m512i lo = _mm512_set1_epi32(p->lo),                               \
+                  hi = _mm512_set1_epi32(p->hi);                               \
+    const size_t w_step = (size_t)p->blocks32 * 64;                            \
+    __m512i wl[LG_DW_ROW_MAX_PAIRS], wh[LG_DW_ROW_MAX_PAIRS];                  \
+    for (int b = 0; b < p->blocks32; ++b) {                                    \
+      const int c = 32 * b;                                                    \
+      const int16_t* w = p->weights32 + (size_t)b * 64;                        \
+      LG_UNROLL_PAIRS                                                          \
+      for (int k = 0; k < pairs; ++k, w += w_step) {                           \
+        wl[k] = _mm512_loadu_si512(w);                                         \
+        wh[k] = _mm512_loadu_si512(w + 32);                                    \
+      }                                                                        \
+      const __m512i bias_lo = _mm512_loadu_si512(p->bias32 + c);               \
+      const __m512i bias_hi = _mm512_loadu_si512(p->bias32 + c + 16);          \
+      const lg_requant16* rq = p->rq32 + (size_t)b * 2;                        \
+      for (int x = 0; x < pixels; ++x) {                                       \
+        const ptrdiff_t at = x * step + c;                                     \
+        __m512i lo_acc = bias_lo, hi_acc = bias_hi;                            \
+        LG_UNROLL_PAIRS                                                        \
+        for (int k = 0; k < pairs; ++k) {                                      \
+          const __m512i xa = _mm512_cvtepi8_epi16(                             \
+              _mm256_loadu_si256((const __m256i*)(taps[2 * k] + at)));         \
+          const __m512i xb = _mm512_cvtepi8_epi16(                             \
+              _mm256_loadu_si256((const __m256i*)(taps[2 * k + 1] + at)));     \
+          lo_acc = dot(lo_acc, _mm512_unpacklo_epi16(xa, xb), wl[k]);          \
+          hi_acc = dot(hi_acc, _mm512_unpackhi_epi16(xa, xb), wh[k]);          \
+        }                                                                      \
+        __m512i vl = _mm512_add_epi32(lg_requant16_apply(rq, lo_acc), zp);     \
+        __m512i vh = _mm512_add_epi32(lg_requant16_apply(rq + 1, hi_acc), zp); \
+        vl = _mm512_min_epi32(_mm512_max_epi32(vl, lo), hi);                   \
+        vh = _mm512_min_epi32(_mm512_max_epi32(vh, lo), hi);                   \
+        _mm256_storeu_si256((__m256i*)(out + (ptrdiff_t)x * p->channels + c),  \
+                            _mm512_cvtepi16_epi8(_mm512_packs_epi32(vl, vh))); \
+      }                                                                        \
+    }                                                                          \
+  }                                                                            \
+  attr void name(const lg_dw_int8_params* p, const int8_t* const* taps,        \
+                 ptrdiff_t step, int pixels, int8_t* out) {                    \
+    if (p->pairs == 5) {                                                       \
+      name##_blocks(p, taps, step, pixels, out, 5);                            \
+    } else {                                                                   \
+      name##_blocks(p, taps, step, pixels, out, p->pairs);                     \
+    }                                                                          \
+    if (32 * p->blocks32 == p->channels) return;                               \
+    const int count = 2 * p->pairs;                                            \
+    const int8_t* moved[2 * LG_DW_ROW_MAX_PAIRS];                              \
+    for (int x = 0; x < pixels; ++x) {                                         \
+      for (int t = 0; t < count; ++t) moved[t] = taps[t] + x * step;           \
+      pixel(p, moved, 32 * p->blocks32, out + (ptrdiff_t)x * p->channels);     \
+    }                                                                          \
   }
-  if (c + 8 <= p->channels) {
-    lg_dw_int8_step8_avx2(p, taps, c, out);
-    c += 8;
+
+LG_DW_INT8_ROW_AVX512(lg_dw_int8_row_avx512, LG_AVX512BW, lg_dot_pairs_bw,
+                      lg_dw_int8_pixel_avx512_from)
+LG_DW_INT8_ROW_AVX512(lg_dw_int8_row_vnni, LG_VNNI, lg_dot_pairs_vnni,
+                      lg_dw_int8_pixel_vnni_from)
+
+/* round(v) half away from zero, as libm's round, exactly: the truncation
+ * plus the sign where the (exact) fraction v - trunc(v) reaches 1/2. */
+LG_AVX512BW_INLINE __m512d lg_round_away_pd(__m512d v) {
+  const __m512d t =
+      _mm512_roundscale_pd(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __m512d frac = _mm512_abs_pd(_mm512_sub_pd(v, t));
+  const __mmask8 up = _mm512_cmp_pd_mask(frac, _mm512_set1_pd(0.5), _CMP_GE_OQ);
+  /* copysign(1, v) */
+  const __m512d one = _mm512_castsi512_pd(_mm512_or_si512(
+      _mm512_and_si512(_mm512_castpd_si512(v),
+                       _mm512_set1_epi64((long long)0x8000000000000000ull)),
+      _mm512_castpd_si512(_mm512_set1_pd(1.0))));
+  return _mm512_mask_add_pd(t, up, t, one);
+}
+
+LG_AVX512BW void lg_scale_round_int8_avx512(const int32_t* acc,
+                                            const double* scales, int n,
+                                            int32_t offset, int32_t lo,
+                                            int32_t hi, int8_t* out) {
+  /* Rounded values outside int32 become INT32_MIN (the truncating
+   * conversion's indefinite value, lg_quant_round_to_int_double's too);
+   * |r| is then capped at 2^16 so that + offset cannot wrap: a value
+   * beyond it clamps to the same end as before. */
+  const __m256i cap_lo = _mm256_set1_epi32(-65536);
+  const __m256i cap_hi = _mm256_set1_epi32(65536);
+  const __m256i off = _mm256_set1_epi32(offset);
+  const __m256i vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
+  for (int i = 0; i < n; i += 8) {
+    const int count = n - i < 8 ? n - i : 8;
+    const __mmask8 mask = (__mmask8)((1u << count) - 1u);
+    const __m512d v = _mm512_mul_pd(
+        _mm512_cvtepi32_pd(_mm256_maskz_loadu_epi32(mask, acc + i)),
+        _mm512_maskz_loadu_pd(mask, scales + i));
+    __m256i r = _mm512_cvttpd_epi32(lg_round_away_pd(v));
+    r = _mm256_min_epi32(_mm256_max_epi32(r, cap_lo), cap_hi);
+    r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, off), vlo), vhi);
+    _mm_mask_storeu_epi8(out + i, mask, _mm256_cvtepi32_epi8(r));
   }
-  lg_dw_int8_channels_scalar(p, taps, c, out);
 }
 
 #else
 
+bool lg_int8_avx512_supported(void) { return false; }
 bool lg_int8_vnni_supported(void) { return false; }
 
 #endif /* LG_GEMM_HAVE_X86 */

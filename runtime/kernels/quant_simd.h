@@ -57,9 +57,13 @@ void lg_int16_dots2_avx2(const int16_t* row0, const int16_t* row1,
                          const int16_t* weights, int k_pad, int n,
                          int32_t* dots0, int32_t* dots1);
 
-/* Whether this CPU runs the AVX-512 VNNI kernels below (AVX-512 F, BW, VL
- * and VNNI) and LITEGPU_GEMM_ISA allows AVX-512 (the callers' AVX2 paths
+/* Whether this CPU runs the plain AVX-512 kernels below (AVX-512 F, BW
+ * and VL) and LITEGPU_GEMM_ISA allows AVX-512 (the callers' AVX2 paths
  * likewise follow lg_gemm_isa_default()). */
+bool lg_int8_avx512_supported(void);
+
+/* lg_int8_avx512_supported() and the CPU has AVX-512 VNNI too: the VNNI
+ * kernels below. */
 bool lg_int8_vnni_supported(void);
 
 /* The rescale of 16 output channels in the form the AVX-512 kernels apply
@@ -90,7 +94,7 @@ void lg_requant16_pack(const int32_t* multipliers, const int* shifts, int n,
 
 /* out[i] = clamp(MBQM(acc[i]) + zero_point, lo, hi) for i in [0, n) with
  * the packed rescale of channel i (rq[i / 16]): lg_requantize_int8_avx2's
- * result. AVX-512 (lg_int8_vnni_supported). */
+ * result. AVX-512 (lg_int8_avx512_supported). */
 void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
                                       const lg_requant16* rq,
                                       int32_t zero_point, int32_t lo,
@@ -126,12 +130,20 @@ void lg_uint8_conv_vnni(const uint8_t* const* taps, int ntaps, int c4,
 void lg_uint8_dots_vnni(const uint8_t* row, const int8_t* packed, int k4, int n,
                         const int32_t* init, int32_t* sums);
 
-/* lg_requantize_int8_avx2 16 lanes at a time (AVX-512; with the VNNI
- * kernel, the same CPUs). */
+/* lg_requantize_int8_avx2 16 lanes at a time (lg_int8_avx512_supported). */
 void lg_requantize_int8_avx512(const int32_t* acc, int n,
                                const int32_t* multipliers, const int* shifts,
                                int32_t zero_point, int32_t lo, int32_t hi,
                                int8_t* out);
+
+/* out[i] = clamp(round(acc[i] * scales[i]) + offset, lo, hi) for i in
+ * [0, n): FULLY_CONNECTED's INT8 rescale (the product in double, rounded
+ * half away from zero, INT32_MIN when the result leaves int32, as
+ * lg_quant_round_to_int_double), bit for bit, 8 at a time; offset, lo and
+ * hi within int8. AVX-512 (lg_int8_avx512_supported). */
+void lg_scale_round_int8_avx512(const int32_t* acc, const double* scales, int n,
+                                int32_t offset, int32_t lo, int32_t hi,
+                                int8_t* out);
 
 /* acc[k] += w[k] * (v[k] + offset) for k in [0, n): int8 values and an
  * offset in [-127, 128] (minus an int8 zero point). AVX2 only. */
@@ -202,10 +214,27 @@ void lg_dw_int8_pixel_scalar(const lg_dw_int8_params* p,
 /* AVX2: 8 channels a step (the rest scalar). */
 void lg_dw_int8_pixel_avx2(const lg_dw_int8_params* p,
                            const int8_t* const* taps, int8_t* out);
-/* AVX-512 BW + VNNI (lg_int8_vnni_supported): 32 channels a step in the
- * permuted layout, then 16 with vpdpwssd, 8 with AVX2, the rest scalar. */
+/* AVX-512 BW (lg_int8_avx512_supported): 32 channels a step in the
+ * permuted layout, then 16, 8 with AVX2, the rest scalar. */
 void lg_dw_int8_pixel_avx512(const lg_dw_int8_params* p,
                              const int8_t* const* taps, int8_t* out);
+/* The same with vpdpwssd summing each tap pair (lg_int8_vnni_supported). */
+void lg_dw_int8_pixel_vnni(const lg_dw_int8_params* p,
+                           const int8_t* const* taps, int8_t* out);
+
+/* The most tap pairs a window has (LG_DW_QUANT_MAX_TAPS of nn.h: 64). */
+#define LG_DW_ROW_MAX_PAIRS 32
+
+/* `pixels` pixels of a row, pixel x's taps at taps[t] + x * step (its
+ * output at out + x * channels): lg_dw_int8_pixel_avx512's results, each
+ * 32-channel block's weights held in registers over the row (a 3x3
+ * window's 5 pairs). taps: 2 * pairs pointers. AVX-512 BW. */
+void lg_dw_int8_row_avx512(const lg_dw_int8_params* p,
+                           const int8_t* const* taps, ptrdiff_t step,
+                           int pixels, int8_t* out);
+/* The same with vpdpwssd (lg_int8_vnni_supported). */
+void lg_dw_int8_row_vnni(const lg_dw_int8_params* p, const int8_t* const* taps,
+                         ptrdiff_t step, int pixels, int8_t* out);
 
 /* TFLite's INT8 ADD / SUB parameters (binary.c's lg_binary_params). */
 typedef struct lg_int8_add_params {
@@ -222,7 +251,7 @@ void lg_add_int8_avx2(const int8_t* a, const int8_t* b, int n, int sign,
                       const lg_int8_add_params* p, int8_t* out);
 
 /* lg_add_int8_avx2 16 at a time (AVX-512: only when
- * lg_int8_vnni_supported()). */
+ * lg_int8_avx512_supported()). */
 void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n, int sign,
                         const lg_int8_add_params* p, int8_t* out);
 
@@ -230,5 +259,10 @@ void lg_add_int8_avx512(const int8_t* a, const int8_t* b, int n, int sign,
  * of p only), 8 at a time. AVX2 only. */
 void lg_mul_int8_avx2(const int8_t* a, const int8_t* b, int n,
                       const lg_int8_add_params* p, int8_t* out);
+
+/* lg_mul_int8_avx2 16 at a time (AVX-512: only when
+ * lg_int8_avx512_supported()). */
+void lg_mul_int8_avx512(const int8_t* a, const int8_t* b, int n,
+                        const lg_int8_add_params* p, int8_t* out);
 
 #endif /* LITEGPU_RUNTIME_KERNELS_QUANT_SIMD_H_ */

@@ -6,7 +6,7 @@
  * input_offset), + bias, MultiplyByQuantizedMultiplier, + zero point,
  * clamp), on seeded random sizes with remainders of every vector width,
  * random zero points, shifts and padding taps; and hand-derived values.
- * Each vector path runs only where this CPU has it (AVX2; AVX-512 BW and
+ * Each vector path runs only where this CPU has it (AVX2; AVX-512 BW; and
  * VNNI); the scalar path runs everywhere. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,7 +52,9 @@ static int dw_paths(dw_path* paths) {
   paths[n++] = (dw_path){"avx2", lg_dw_int8_pixel_avx2,
                          lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)};
   paths[n++] =
-      (dw_path){"avx512", lg_dw_int8_pixel_avx512, lg_int8_vnni_supported()};
+      (dw_path){"avx512", lg_dw_int8_pixel_avx512, lg_int8_avx512_supported()};
+  paths[n++] =
+      (dw_path){"vnni", lg_dw_int8_pixel_vnni, lg_int8_vnni_supported()};
 #endif
   return n;
 }
@@ -89,6 +91,77 @@ static void dw_reference(const dw_case* k, int8_t* out) {
     v = v < k->lo ? k->lo : (v > k->hi ? k->hi : v);
     out[c] = (int8_t)v;
   }
+}
+
+/* The row kernels on DW_ROW_PIXELS pixels `step` bytes apart: pixel 0
+ * reads the case's inputs, the others altered copies (a kernel that
+ * moves its taps wrongly reads other values); each pixel's output against
+ * the reference on its own inputs, with guard bytes after the row. */
+#define DW_ROW_PIXELS 3
+static void dw_check_rows(const dw_case* k, const lg_dw_int8_params* p) {
+#if LG_GEMM_HAVE_X86
+  typedef void (*row_fn)(const lg_dw_int8_params*, const int8_t* const*,
+                         ptrdiff_t, int, int8_t*);
+  const struct {
+    const char* name;
+    row_fn fn;
+    bool available;
+  } rows[] = {
+      {"avx512 row", lg_dw_int8_row_avx512, lg_int8_avx512_supported()},
+      {"vnni row", lg_dw_int8_row_vnni, lg_int8_vnni_supported()},
+  };
+  const int channels = k->channels, count = 2 * p->pairs;
+  const size_t image = (size_t)k->taps * channels;
+  const ptrdiff_t step = 2 * channels + 5;
+  int8_t* xs = malloc(DW_ROW_PIXELS * image + 1);
+  int8_t* strip = malloc((size_t)count * DW_ROW_PIXELS * (size_t)step);
+  int8_t* want = malloc((size_t)DW_ROW_PIXELS * channels);
+  int8_t* got = malloc((size_t)DW_ROW_PIXELS * channels + 32);
+  assert_true(xs && strip && want && got);
+  const int8_t* taps[2 * 64];
+  for (int x = 0; x < DW_ROW_PIXELS; ++x) {
+    int8_t* px = xs + x * image;
+    for (size_t i = 0; i < image; ++i) {
+      px[i] = (int8_t)(uint8_t)((uint8_t)k->x[i] ^ (uint8_t)(0x35 * x));
+    }
+    dw_case kx = *k;
+    kx.x = px;
+    dw_reference(&kx, want + x * channels);
+    for (int t = 0; t < count; ++t) {
+      int8_t* dst = strip + ((size_t)t * DW_ROW_PIXELS + x) * step;
+      if (t >= k->taps || k->pad[t]) {
+        memset(dst, k->input_zp, (size_t)channels);
+      } else {
+        memcpy(dst, px + t * channels, (size_t)channels);
+      }
+    }
+  }
+  for (int t = 0; t < count; ++t) {
+    taps[t] = strip + (size_t)t * DW_ROW_PIXELS * step;
+  }
+  for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); ++r) {
+    if (!rows[r].available) continue;
+    memset(got, 0x5a, (size_t)DW_ROW_PIXELS * channels + 32);
+    rows[r].fn(p, taps, step, DW_ROW_PIXELS, got);
+    for (int i = 0; i < DW_ROW_PIXELS * channels; ++i) {
+      if (got[i] != want[i]) {
+        fail_msg("%s: pixel %d, channel %d of %d (%d taps): %d, want %d",
+                 rows[r].name, i / channels, i % channels, channels, k->taps,
+                 got[i], want[i]);
+      }
+    }
+    for (int g = 0; g < 32; ++g) {
+      assert_int_equal(got[DW_ROW_PIXELS * channels + g], 0x5a);
+    }
+  }
+  free(xs);
+  free(strip);
+  free(want);
+  free(got);
+#else
+  (void)k;
+  (void)p;
+#endif
 }
 
 static void dw_check(const dw_case* k) {
@@ -162,7 +235,7 @@ static void dw_check(const dw_case* k) {
   assert_non_null(want);
   assert_non_null(got);
   dw_reference(k, want);
-  dw_path paths[3];
+  dw_path paths[4];
   const int n = dw_paths(paths);
   for (int i = 0; i < n; ++i) {
     if (!paths[i].available) continue;
@@ -176,6 +249,7 @@ static void dw_check(const dw_case* k) {
     }
     for (int g = 0; g < 16; ++g) assert_int_equal(got[channels + g], 0x5a);
   }
+  dw_check_rows(k, &p);
   free(weights);
   free(weights32);
   free(bias32);
@@ -305,8 +379,8 @@ static int8_t requant_reference(int32_t acc, int32_t m, int shift, int32_t zp,
  * rounding boundaries, int32's extremes, n with a partial last block. */
 static void test_requant_packed(void** state) {
   (void)state;
-  if (!lg_int8_vnni_supported()) {
-    printf("no AVX-512 VNNI: the packed rescale is not run\n");
+  if (!lg_int8_avx512_supported()) {
+    printf("no AVX-512: the packed rescale is not run\n");
     return;
   }
   uint32_t seed = 77u;
@@ -418,7 +492,11 @@ static void conv_vnni_check(int pixels, int ntaps, int k_tap, int out_c,
     shift[o] = rng_int(seed, -12, 0);
   }
   lg_requant16_pack(mult, shift, out_c, rq);
-  const int32_t zp = rng_int(seed, -128, 127), lo = -128, hi = 127;
+  /* A fused activation's range now and then: the two-block finish clamps
+   * in int16 after saturating there. */
+  const int32_t zp = rng_int(seed, -128, 127);
+  const int32_t lo = rng_next(seed) % 2 ? -128 : rng_int(seed, -128, 0);
+  const int32_t hi = rng_next(seed) % 2 ? 127 : rng_int(seed, lo, 127);
   int8_t* outs[4];
   for (int p = 0; p < 4; ++p) outs[p] = out + p * (out_c + 16);
   memset(out, 0x5a, (size_t)4 * (out_c + 16));
@@ -516,6 +594,46 @@ static int8_t add_reference(int8_t a, int8_t b, int sign,
   return (int8_t)v;
 }
 
+/* TFLite's INT8 MUL of one element (the output rescale only). */
+static int8_t mul_reference(int8_t a, int8_t b, const lg_int8_add_params* p) {
+  int32_t v = lg_multiply_by_quantized_multiplier(
+                  (a + p->in1_offset) * (b + p->in2_offset), p->out_multiplier,
+                  p->out_shift) +
+              p->out_offset;
+  v = v < p->min ? p->min : (v > p->max ? p->max : v);
+  return (int8_t)v;
+}
+
+/* Rows of every length 0 to 70 of a and b through the AVX2 and (where
+ * the CPU has it) AVX-512 kernels of `sign` (0 MUL; 1, -1, 2: ADD, SUB,
+ * SQUARED_DIFFERENCE) against the reference, guard bytes after. */
+static void check_rows(const int8_t* a, const int8_t* b, int sign,
+                       const lg_int8_add_params* p) {
+  int8_t got[70 + 16];
+  for (int n = 0; n <= 70; ++n) {
+    for (int path = 0; path < 2; ++path) {
+      if (path == 1 && !lg_int8_avx512_supported()) continue;
+      memset(got, 0x5a, sizeof(got));
+      if (sign == 0) {
+        (path ? lg_mul_int8_avx512 : lg_mul_int8_avx2)(a, b, n, p, got);
+      } else {
+        (path ? lg_add_int8_avx512 : lg_add_int8_avx2)(a, b, n, sign, p, got);
+      }
+      for (int i = 0; i < n; ++i) {
+        const int8_t want = sign == 0 ? mul_reference(a[i], b[i], p)
+                                      : add_reference(a[i], b[i], sign, p);
+        if (got[i] != want) {
+          fail_msg("%s sign %d, n %d, element %d: %d, want %d",
+                   path ? "avx512" : "avx2", sign, n, i, got[i], want);
+        }
+      }
+      for (int i = n; i < (int)sizeof(got); ++i) {
+        assert_int_equal(got[i], 0x5a);
+      }
+    }
+  }
+}
+
 /* The AVX2 and AVX-512 rows against the formula: random scales (as
  * TFLite's PrepareGeneralSubOp makes them: left shift 20, input
  * multipliers below 2^31 with shifts <= 0), every length 0 to 70. */
@@ -523,7 +641,7 @@ static void test_add_rows(void** state) {
   (void)state;
   if (!lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)) return;
   uint32_t seed = 99u;
-  int8_t a[70], b[70], got[70 + 16];
+  int8_t a[70], b[70];
   for (int round = 0; round < 12; ++round) {
     const int sign = round % 3 == 0 ? 1 : (round % 3 == 1 ? -1 : 2);
     lg_int8_add_params p = {
@@ -547,23 +665,34 @@ static void test_add_rows(void** state) {
       a[i] = (int8_t)rng_int(&seed, -128, 127);
       b[i] = (int8_t)rng_int(&seed, -128, 127);
     }
-    for (int n = 0; n <= 70; ++n) {
-      for (int path = 0; path < 2; ++path) {
-        if (path == 1 && !lg_int8_vnni_supported()) continue;
-        memset(got, 0x5a, sizeof(got));
-        (path ? lg_add_int8_avx512 : lg_add_int8_avx2)(a, b, n, sign, &p, got);
-        for (int i = 0; i < n; ++i) {
-          const int8_t want = add_reference(a[i], b[i], sign, &p);
-          if (got[i] != want) {
-            fail_msg("%s sign %d, n %d, element %d: %d, want %d",
-                     path ? "avx512" : "avx2", sign, n, i, got[i], want);
-          }
-        }
-        for (int i = n; i < (int)sizeof(got); ++i) {
-          assert_int_equal(got[i], 0x5a);
-        }
-      }
+    check_rows(a, b, sign, &p);
+  }
+}
+
+/* INT8 MUL rows (AVX2, and AVX-512 where the CPU has it) against
+ * TFLite's formula clamp(MBQM((a + o1) * (b + o2)) + zero point): random
+ * offsets and output rescales with right and left shifts (products of
+ * offset values reach 2^16), fused ranges, every length 0 to 70. */
+static void test_mul_rows(void** state) {
+  (void)state;
+  if (!lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)) return;
+  uint32_t seed = 707u;
+  int8_t a[70], b[70];
+  for (int round = 0; round < 12; ++round) {
+    lg_int8_add_params p = {
+        .in1_offset = rng_int(&seed, -127, 128),
+        .in2_offset = rng_int(&seed, -127, 128),
+        .out_offset = rng_int(&seed, -128, 127),
+        .out_multiplier = (int32_t)((1u << 30) + (rng_next(&seed) >> 2)),
+        .out_shift = rng_int(&seed, -16, 1),
+        .min = round % 2 ? -128 : rng_int(&seed, -128, 0),
+        .max = round % 3 ? 127 : rng_int(&seed, 0, 127),
+    };
+    for (int i = 0; i < 70; ++i) {
+      a[i] = (int8_t)rng_int(&seed, -128, 127);
+      b[i] = (int8_t)rng_int(&seed, -128, 127);
     }
+    check_rows(a, b, 0, &p);
   }
 }
 
@@ -615,6 +744,59 @@ static void test_dots_vnni(void** state) {
   }
 }
 
+/* FULLY_CONNECTED's INT8 rescale (double product, round half away from
+ * zero, INT32_MIN out of int32, + offset, clamp) against the scalar
+ * formula: exact ties of both signs (scale 1/2 and 1/4 on odd sums),
+ * products beyond int32 either way, int32's extremes, offsets at both
+ * ends of int8 with activation ranges, every length 0 to 20. */
+static void test_scale_round(void** state) {
+  (void)state;
+  if (!lg_int8_avx512_supported()) {
+    printf("no AVX-512: the FULLY_CONNECTED rescale is not run\n");
+    return;
+  }
+  uint32_t seed = 3131u;
+  enum { N = 20 };
+  int32_t acc[N];
+  double scales[N];
+  int8_t got[N + 16];
+  static const int32_t specials[] = {
+      1,         -1,        3,       -3,         5,          -5,
+      INT32_MAX, INT32_MIN, 1 << 30, -(1 << 30), 2147483647, -2147483647};
+  static const double special_scales[] = {
+      0.5, 0.25, 1.0, 2.0, 3e-5, 1e6, 0.125, 0.75, 1.5e-3, 4.2e-2, 1e-9, 3.0};
+  for (int round = 0; round < 24; ++round) {
+    const int32_t offset =
+        round % 3 == 0 ? -128
+                       : (round % 3 == 1 ? 127 : rng_int(&seed, -128, 127));
+    const int32_t lo = round % 2 ? -128 : rng_int(&seed, -128, 0);
+    const int32_t hi = round % 4 < 2 ? 127 : rng_int(&seed, lo, 127);
+    for (int i = 0; i < N; ++i) {
+      const bool special = rng_next(&seed) % 2 == 0;
+      acc[i] = special ? specials[rng_next(&seed) % 12]
+                       : (int32_t)rng_next(&seed) >> rng_int(&seed, 0, 24);
+      scales[i] = special_scales[rng_next(&seed) % 12];
+    }
+    for (int n = 0; n <= N; ++n) {
+      memset(got, 0x5a, sizeof(got));
+      lg_scale_round_int8_avx512(acc, scales, n, offset, lo, hi, got);
+      for (int i = 0; i < n; ++i) {
+        int64_t v =
+            (int64_t)lg_quant_round_to_int_double((double)acc[i] * scales[i]) +
+            offset;
+        v = v < lo ? lo : (v > hi ? hi : v);
+        if (got[i] != (int8_t)v) {
+          fail_msg("n %d, element %d: %d * %g + %d: %d, want %d", n, i, acc[i],
+                   scales[i], offset, got[i], (int)v);
+        }
+      }
+      for (int i = n; i < (int)sizeof(got); ++i) {
+        assert_int_equal(got[i], 0x5a);
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dw_hand_values),
@@ -624,10 +806,13 @@ int main(void) {
       cmocka_unit_test(test_conv_vnni),
       cmocka_unit_test(test_flip_bytes),
       cmocka_unit_test(test_add_rows),
+      cmocka_unit_test(test_mul_rows),
       cmocka_unit_test(test_dots_vnni),
+      cmocka_unit_test(test_scale_round),
   };
-  printf("quant_simd paths: avx2 %s, avx512 vnni %s\n",
+  printf("quant_simd paths: avx2 %s, avx512 %s, avx512 vnni %s\n",
          lg_gemm_isa_supported(LG_GEMM_ISA_AVX2) ? "yes" : "no",
+         lg_int8_avx512_supported() ? "yes" : "no",
          lg_int8_vnni_supported() ? "yes" : "no");
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

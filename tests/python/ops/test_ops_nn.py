@@ -236,6 +236,13 @@ def test_conv_nan_inf():
     ((1, 1, 24, 128), (80, 1, 3, 128), 1, 1, "SAME", "RELU", True, 1),
     # 11 rows split over the tasks 2 threads claim.
     ((1, 11, 12, 64), (48, 3, 3, 64), 1, 1, "SAME", "RELU6", True, 1),
+    # Taps read in place (depth a multiple of 4): the pixels between a
+    # row's padded edges move their taps by the stride, rows in the padding
+    # read a row of zero points; stride 2, a dilated 5x3 window, 2 images,
+    # channel blocks with a partial one.
+    ((2, 9, 11, 8), (40, 3, 3, 8), 2, 1, "SAME", "RELU6", True, 1),
+    ((1, 10, 13, 12), (20, 5, 3, 12), 1, 2, "SAME", "NONE", True, 1),
+    ((1, 8, 9, 16), (17, 3, 3, 16), 2, 1, "VALID", "NONE", False, 1),
 ])
 def test_conv_int8(shape, filt, stride, dil, pad, act, per_channel, groups):
     """Quantized CONV_2D (version 3), bit for bit with LiteRT's reference:
@@ -520,6 +527,41 @@ def test_depthwise_int8(shape, k, mult, stride, dil, pad, act, per_channel):
                               "dilation_h_factor": dil,
                               "fused_activation_function": act},
                       outputs=[Output(np.int8, quant=(0.05, 4))],
+                      rtol=0.0, atol=0.0))
+
+
+@pytest.mark.parametrize("shape,k,stride,dil,pad", [
+    ((1, 9, 11, 71), 3, 2, 1, "SAME"),    # 2 blocks of 32 + 7 channels
+    ((1, 10, 9, 33), 3, 1, 2, "VALID"),   # dilated, 1 channel past a block
+    ((1, 8, 10, 40), 5, 1, 1, "SAME"),    # 13 tap pairs, 8 past a block
+    ((2, 7, 12, 64), 3, 2, 1, "VALID"),   # two images, no channel left over
+])
+def test_depthwise_int8_rows(shape, k, stride, dil, pad):
+    """INT8 DEPTHWISE_CONV_2D's row kernel (AVX-512: the pixels between the
+    padded edges of a row in one call, 32-channel blocks, the rest of the
+    channels per pixel), bit for bit with LiteRT's reference: per-channel
+    multipliers on both sides of 1 (rescale shifts from -4 to +1), channel
+    counts past the 32-lane blocks, strides, dilation and padding."""
+    rng = np.random.default_rng(1700 + shape[3] + 10 * k)
+    out_c = shape[3]
+    # Small values keep the sums inside the output range at multipliers
+    # above 1 (a left shift), so that the rounding shows.
+    x = rng.integers(-15, 6, shape, dtype=np.int8)
+    w = rng.integers(-10, 11, (1, k, k, out_c), dtype=np.int8)
+    in_scale = 0.027
+    scales = rng.uniform(0.001, 0.045, out_c).astype(np.float32).tolist()
+    b = rng.integers(-300, 300, out_c, dtype=np.int32)
+    check_case(OpCase(op="DEPTHWISE_CONV_2D", version=3,
+                      inputs=[Input(x, quant=(in_scale, -5)),
+                              Const(w, quant=(scales, [0] * out_c, 3)),
+                              Const(b, quant=([in_scale * s for s in scales],
+                                              [0] * out_c, 0))],
+                      params={"padding": pad, "stride_w": stride,
+                              "stride_h": stride, "depth_multiplier": 1,
+                              "dilation_w_factor": dil,
+                              "dilation_h_factor": dil,
+                              "fused_activation_function": "NONE"},
+                      outputs=[Output(np.int8, quant=(0.0009, -3))],
                       rtol=0.0, atol=0.0))
 
 

@@ -130,6 +130,22 @@ def test_pool_quantized(op, filt, stride, pad, act, dtype):
     check_case(case)
 
 
+@pytest.mark.parametrize("pad,act", [("SAME", "RELU6"), ("VALID", "NONE")])
+def test_max_pool_int8_vector_widths(pad, act):
+    """INT8 MAX_POOL_2D over 57 channels (the AVX2 path's 32- and 16-wide
+    steps and 9 channels one by one), SAME windows cut at the edges and a
+    fused activation's clamp, exactly as LiteRT's reference."""
+    rng = np.random.default_rng(133)
+    x = rng.integers(-128, 128, (2, 7, 6, 57), dtype=np.int8)
+    q = (0.05, -9)
+    case = OpCase(op="MAX_POOL_2D", version=2, inputs=[Input(x, quant=q)],
+                  params={"padding": pad, "stride_h": 2, "stride_w": 2,
+                          "filter_height": 3, "filter_width": 2,
+                          "fused_activation_function": act},
+                  outputs=[Output(np.int8, quant=q)], rtol=0.0, atol=0.0)
+    check_case(case)
+
+
 @pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
 def test_pool_int8_many_channels(op):
     """INT8 pooling over 300 channels: the kernel sums 256 channels at a time
