@@ -241,11 +241,9 @@ typedef struct lg_gpu_backend_ops {
    * after every dispatch recorded before, and returns at once with a fence
    * in *out; the bytes are in the `data` pointers only once fence_wait
    * returns kTfLiteOk (an OpenCL cl_event of the last read; on Vulkan the
-   * submission's VkFences, then copies out of the readback buffer). The
-   * caller keeps `list` and every `data` valid until then. Vulkan has one
-   * readback buffer, so one download is pending at a time there: another
-   * download_begin or buffer_download_batch before fence_wait or
-   * fence_release fails, naming the problem.
+   * VkFence of the submission that copied them into a readback buffer of
+   * the download's own, then copies out of it). The caller keeps `list`
+   * and every `data` valid until then.
    * fence_release drops the fence, waited for or not (NULL: no-op). */
   TfLiteStatus (*download_begin)(lg_gpu_backend* be,
                                  const lg_gpu_download* list, int count,
@@ -267,12 +265,15 @@ typedef struct lg_gpu_backend_ops {
    * the last read's cl_event with a reference for the caller. */
   const char* sync_type;
   /* Whether several download_begin batches may be pending at once (OpenCL:
-   * an in-order queue; not Vulkan, whose readback buffer is one). */
+   * an in-order queue; Vulkan: a readback buffer per pending download). */
   bool downloads_overlap;
   TfLiteStatus (*sync_wait_input)(lg_gpu_backend* be, void* native,
                                   bool on_host, lg_gpu_error* error);
   TfLiteStatus (*fence_export)(lg_gpu_backend* be, lg_gpu_fence* fence,
                                void** native, lg_gpu_error* error);
+  /* Drops an object fence_export returned (set with fence_export):
+   * OpenCL, clReleaseEvent. */
+  void (*sync_release)(lg_gpu_backend* be, void* native);
 
   /* Optional: what the kernel cache did so far (for the delegate's
    * stats). */

@@ -7,8 +7,9 @@
  * output's buffer. The async signature runner points the partition's
  * tensors at the task's buffers during eval; the run keeps where they
  * pointed. Several tasks are on the device at once where the program
- * overlaps runs (OpenCL); elsewhere eval first completes the run in
- * flight, whose wait then returns its status. */
+ * overlaps runs (OpenCL, Vulkan); elsewhere (an input converted on the
+ * host) eval first completes the run in flight, whose wait then returns
+ * its status. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,16 +181,39 @@ static void remove_run(gpu_partition* part, gpu_task_run* e) {
   *e = part->runs[--part->num_runs];
 }
 
-/* Fills each output's synchronization with an object of its own. */
-static TfLiteStatus export_outputs(gpu_partition* part, const TfLiteNode* node,
+/* Takes back the objects export_outputs handed out for node outputs
+ * [0, upto) (the caller never saw them: eval fails). */
+static void take_back_outputs(gpu_partition* part, const TfLiteNode* node,
+                              TfLiteExecutionTask* task, int upto) {
+  for (int i = 0; i < upto; ++i) {
+    TfLiteSynchronization* sync = task_sync(part, task, node->outputs->data[i]);
+    if (sync == NULL) continue;
+    lg_gpu_program_release_sync(part->program,
+                                TfLiteSynchronizationGetPtr(sync));
+    TfLiteSynchronizationSetPtr(sync, NULL);
+  }
+}
+
+/* Fills each output's synchronization with an object of its own; on a
+ * failure, none stays handed out and the error names the tensor. */
+static TfLiteStatus export_outputs(gpu_partition* part, TfLiteContext* context,
+                                   const TfLiteNode* node,
                                    TfLiteExecutionTask* task,
                                    const lg_gpu_run* run) {
   for (int i = 0; i < node->outputs->size; ++i) {
-    TfLiteSynchronization* sync = task_sync(part, task, node->outputs->data[i]);
+    const int tensor = node->outputs->data[i];
+    TfLiteSynchronization* sync = task_sync(part, task, tensor);
     if (sync == NULL) continue;
     void* native = NULL;
     if (lg_gpu_program_export_run_sync(part->program, run, &native) !=
         kTfLiteOk) {
+      take_back_outputs(part, node, task, i);
+      const char* name = context->tensors[tensor].name;
+      context->ReportError(context,
+                           "TfLiteGpuDelegate async Eval: output '%s' (tensor "
+                           "%d): %s",
+                           name ? name : "", tensor,
+                           lg_gpu_program_error(part->program));
       return kTfLiteError;
     }
     TfLiteSynchronizationSetPtr(sync, native);
@@ -217,11 +241,15 @@ static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
                          lg_gpu_program_error(part->program));
     return kTfLiteError;
   }
-  if (export_outputs(part, node, task, run) != kTfLiteOk ||
-      !add_run(part, task, run)) {
-    context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
-                         lg_gpu_program_error(part->program));
+  if (export_outputs(part, context, node, task, run) != kTfLiteOk) {
     /* Not in flight for the runner: drop the run here. */
+    lg_gpu_program_release_run(part->program, run);
+    return kTfLiteError;
+  }
+  if (!add_run(part, task, run)) {
+    take_back_outputs(part, node, task, node->outputs->size);
+    context->ReportError(context,
+                         "TfLiteGpuDelegate async Eval: out of memory");
     lg_gpu_program_release_run(part->program, run);
     return kTfLiteError;
   }

@@ -143,7 +143,7 @@ const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
  * until complete_run, which waits for the run and frees it (on failure
  * too). Another run may be enqueued before complete_run only when
  * overlaps_runs: the backend keeps several downloads pending (OpenCL's
- * in-order queue; not Vulkan's one readback buffer) and no input is
+ * in-order queue, Vulkan's readback buffer per download) and no input is
  * converted on the host (its one staging would be overwritten); else the
  * caller completes the run first. release_run drops a run never completed
  * (after a device wait). export_run_sync: an object that signals when the
@@ -158,6 +158,9 @@ void lg_gpu_program_release_run(lg_gpu_program* p, lg_gpu_run* run);
 TfLiteStatus lg_gpu_program_export_run_sync(lg_gpu_program* p,
                                             const lg_gpu_run* run,
                                             void** native);
+/* Drops an object export_run_sync handed out that never reached the
+ * caller (NULL: no-op). */
+void lg_gpu_program_release_sync(lg_gpu_program* p, void* native);
 
 /* Whether a tensor the program reads or writes has another shape in
  * `context` than the one it was lowered at (inputs resized, shapes

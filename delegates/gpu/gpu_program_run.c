@@ -802,6 +802,12 @@ TfLiteStatus lg_gpu_program_export_run_sync(lg_gpu_program* p,
   return kTfLiteOk;
 }
 
+void lg_gpu_program_release_sync(lg_gpu_program* p, void* native) {
+  if (native != NULL && p->be->ops->sync_release != NULL) {
+    p->be->ops->sync_release(p->be, native);
+  }
+}
+
 /* Waits once: on the downloads' fence, or for everything submitted when
  * nothing is downloaded (bound outputs). */
 TfLiteStatus lg_gpu_program_complete(lg_gpu_program* p,

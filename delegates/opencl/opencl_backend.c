@@ -348,13 +348,19 @@ static TfLiteStatus lg_cl_fence_export(lg_gpu_backend* be, lg_gpu_fence* fence,
     lg_gpu_error_set(error, "fence_export: no download in flight");
     return kTfLiteError;
   }
-  const cl_int err = clRetainEvent(fence->last);
+  const cl_int err = lg_cl_inject("clRetainEvent") ? CL_OUT_OF_RESOURCES
+                                                   : clRetainEvent(fence->last);
   if (err != CL_SUCCESS) {
     lg_cl_fail(error, "clRetainEvent", err, "the downloads' event");
     return kTfLiteError;
   }
   *native = fence->last;
   return kTfLiteOk;
+}
+
+static void lg_cl_sync_release(lg_gpu_backend* be, void* native) {
+  (void)be;
+  clReleaseEvent((cl_event)native);
 }
 
 /* ---- Dispatch ----------------------------------------------------------- */
@@ -610,6 +616,7 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .downloads_overlap = true,
     .sync_wait_input = lg_cl_sync_wait_input,
     .fence_export = lg_cl_fence_export,
+    .sync_release = lg_cl_sync_release,
     .has_kernel = lg_cl_has_kernel,
     .cache_stats = lg_cl_cache_stats,
     .destroy = lg_cl_destroy,

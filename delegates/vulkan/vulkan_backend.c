@@ -100,6 +100,7 @@ static const lg_gpu_backend_ops lg_vk_ops = {
     .download_begin = lg_vk_download_begin,
     .fence_wait = lg_vk_fence_wait,
     .fence_release = lg_vk_fence_release,
+    .downloads_overlap = true, /* a readback buffer per pending download */
     .sync_type = LITEGPU_SYNC_TYPE_VK_FENCE,
     .sync_wait_input = lg_vk_sync_wait_input,
     .has_kernel = lg_vk_has_kernel,

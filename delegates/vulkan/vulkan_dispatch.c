@@ -474,6 +474,7 @@ static TfLiteStatus lg_vk_recycle(lg_vk_impl* impl, lg_gpu_error* error) {
   impl->descriptors.current = 0;
   impl->begun = 0;
   impl->submitted = 0;
+  impl->generation++;
   impl->pending_stages = 0;
   lg_vk_staging_reset(impl);
   return kTfLiteOk;

@@ -94,6 +94,9 @@ typedef struct lg_vk_impl {
   size_t command_count;
   size_t begun;
   size_t submitted;
+  /* Counts the times the command buffers were made reusable: a
+   * submission's fence is its own only while this has not changed. */
+  uint64_t generation;
   /* Stages of earlier commands the next command must wait for. */
   VkPipelineStageFlags pending_stages;
   bool ever_submitted;
@@ -111,13 +114,16 @@ typedef struct lg_vk_impl {
   size_t running;
 
   /* Staging (vulkan_memory.c): uploads take slices of `staging` until the
-   * next finish; downloads go through `readback`. */
+   * next finish; blocking downloads go through `readback`. Each
+   * non-blocking download (download_begin) has a readback buffer of its
+   * own, held by its fence until fence_wait copies it out, so several can
+   * be pending at once; fence_release puts it back among `spare_readbacks`
+   * for the next one. */
   lg_vk_host_buffer* staging;
   size_t staging_count;
   lg_vk_host_buffer readback;
-  /* A non-blocking download (download_begin) whose bytes still wait in
-   * `readback`: no other download may use it before fence_wait/release. */
-  const lg_gpu_fence* download_pending;
+  lg_vk_host_buffer* spare_readbacks;
+  size_t spare_readback_count;
 
   /* Set after a failed end/submit/wait/reset: work recorded before it is
    * lost or its state unknown, so every later dispatch, transfer, submit
@@ -230,7 +236,7 @@ TfLiteStatus lg_vk_buffer_view(lg_vk_impl* impl, lg_gpu_buffer* buffer,
                                VkBufferView* out, lg_gpu_error* error);
 /* Forgets the staging slices handed out (after every fence was waited). */
 void lg_vk_staging_reset(lg_vk_impl* impl);
-/* Frees the staging and readback buffers. */
+/* Frees the staging and readback buffers (the spare ones included). */
 void lg_vk_staging_destroy(lg_vk_impl* impl);
 
 /* ---- vulkan_pipeline.c -------------------------------------------------- */

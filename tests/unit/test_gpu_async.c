@@ -116,6 +116,42 @@ static void expect_sync_types(const TfLiteAsyncSignatureRunner* r,
   if (type != NULL) assert_string_equal(types[1], type);
 }
 
+/* The OpenCL backend's fault injection (delegates/opencl/opencl_internal.h,
+ * which cannot be included beside this file's CL/cl.h). */
+void lg_opencl_fail_call(const char* call_name, int nth);
+
+/* Both outputs take events; handing out the second ("square") fails
+ * (clRetainEvent made to fail): Eval fails naming its tensor, and the event it
+ * had already handed out for "sum" is taken back (released, the pointer NULL
+ * again). */
+static void check_cl_export_failure(TfLiteAsyncSignatureRunner* r) {
+  assert_int_equal(
+      set_sync_type(r, kTfLiteIoTypeOutput, "sum", LITEGPU_SYNC_TYPE_CL_EVENT),
+      kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  float in[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  float sum[4], square[4];
+  TfLiteExecutionTask* t = make_task(r, in, sum, square);
+  TfLiteSynchronization* sum_sync = TfLiteSynchronizationCreate();
+  TfLiteSynchronization* square_sync = TfLiteSynchronizationCreate();
+  assert_int_equal(
+      TfLiteExecutionTaskSetSync(t, kTfLiteIoTypeOutput, "sum", sum_sync),
+      kTfLiteOk);
+  assert_int_equal(
+      TfLiteExecutionTaskSetSync(t, kTfLiteIoTypeOutput, "square", square_sync),
+      kTfLiteOk);
+  lg_opencl_fail_call("clRetainEvent", 2);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  lg_opencl_fail_call(NULL, 0);
+  expect_error("output 'z' (tensor 3)"); /* the model's name of "square" */
+  expect_error("clRetainEvent failed");
+  assert_null(TfLiteSynchronizationGetPtr(sum_sync));
+  assert_null(TfLiteSynchronizationGetPtr(square_sync));
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  TfLiteSynchronizationDelete(sum_sync);
+  TfLiteSynchronizationDelete(square_sync);
+}
+
 /* y = x + x in int8: the delegate quantizes its output on the host, so
  * no device event can signal it. */
 static const char kQuantSpec[] =
@@ -288,6 +324,7 @@ static void check_cl_events(TfLiteAsyncSignatureRunner* r,
   assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
   TfLiteSynchronizationDelete(in_sync);
   TfLiteSynchronizationDelete(out_sync);
+  check_cl_export_failure(r);
 }
 
 /* Vulkan: "in" waits for a fence on the host; outputs take no_sync_obj. */
@@ -402,8 +439,8 @@ static void run_backend(litegpu_gpu_backend backend, const char* name) {
   expect_floats(square_a, want_square_a, 4, "square");
   expect_floats(square_a, sync_square, 4, "square against Invoke");
 
-  /* Two in flight (on OpenCL both on the device; Vulkan's Eval completes
-   * the first run), waited for in the other order. */
+  /* Two in flight (both on the device, each with its own readback on
+   * Vulkan), waited for in the other order. */
   in_a[1] = 2.0f;
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, a), kTfLiteOk);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, b), kTfLiteOk);
