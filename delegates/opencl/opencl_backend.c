@@ -320,8 +320,11 @@ static void lg_cl_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence) {
 /* The caller's cl_event before an async run: an in-queue barrier (the
  * queue is in order, so every later command waits), or a host wait for
  * inputs read on the host. The reference given is released either way. */
-static TfLiteStatus lg_cl_sync_wait_input(lg_gpu_backend* be, void* native,
-                                          bool on_host, lg_gpu_error* error) {
+static TfLiteStatus lg_cl_sync_wait_input(lg_gpu_backend* be, const char* type,
+                                          void* native, bool on_host,
+                                          bool bound, lg_gpu_error* error) {
+  (void)type;  /* cl_event, the only one */
+  (void)bound; /* the queue orders uploads after the wait too */
   lg_cl_impl* impl = be->impl;
   cl_event event = native;
   cl_int err = CL_SUCCESS;

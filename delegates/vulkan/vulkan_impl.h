@@ -52,6 +52,9 @@ typedef struct lg_vk_descriptor_pools {
   size_t current; /* the first pool that may still have room */
 } lg_vk_descriptor_pools;
 
+/* Semaphore waits (and signals) one submission carries at most. */
+#define LG_VK_MAX_SEMAPHORES 16u
+
 typedef struct lg_vk_impl {
   /* Instance and device (vulkan_device.c). */
   VkInstance instance;
@@ -68,6 +71,10 @@ typedef struct lg_vk_impl {
   VkPhysicalDeviceMemoryProperties memory;
   VkDeviceSize max_allocation; /* maxMemoryAllocationSize */
   bool creation_feedback;      /* VK_EXT_pipeline_creation_feedback on */
+  /* VK_KHR_timeline_semaphore enabled (the device has timelineSemaphore):
+   * the async kernel's LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE. */
+  bool timeline;
+  PFN_vkWaitSemaphoresKHR wait_semaphores;
   /* Half precision: shaderFloat16 and storageBuffer16BitAccess enabled at
    * device creation, kernels built from the shaders' LG_FP16 SPIR-V
    * (lg_gpu_backend.fp16_storage). */
@@ -97,6 +104,14 @@ typedef struct lg_vk_impl {
   /* Counts the times the command buffers were made reusable: a
    * submission's fence is its own only while this has not changed. */
   uint64_t generation;
+  /* The caller's timeline semaphore points the next submission waits for
+   * and signals (sync_wait_input on a bound input, sync_signal_output). */
+  VkSemaphore sem_waits[LG_VK_MAX_SEMAPHORES];
+  uint64_t sem_wait_values[LG_VK_MAX_SEMAPHORES];
+  uint32_t sem_wait_count;
+  VkSemaphore sem_signals[LG_VK_MAX_SEMAPHORES];
+  uint64_t sem_signal_values[LG_VK_MAX_SEMAPHORES];
+  uint32_t sem_signal_count;
   /* Stages of earlier commands the next command must wait for. */
   VkPipelineStageFlags pending_stages;
   bool ever_submitted;

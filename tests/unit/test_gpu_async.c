@@ -103,17 +103,19 @@ static TfLiteStatus set_sync_type(TfLiteAsyncSignatureRunner* r,
 }
 
 /* The runner's supported sync types for `io` are no_sync_obj and, when
- * `type` is not NULL, `type`. */
+ * not NULL, `type` and `type2`. */
 static void expect_sync_types(const TfLiteAsyncSignatureRunner* r,
-                              TfLiteIoType io, const char* type) {
+                              TfLiteIoType io, const char* type,
+                              const char* type2) {
   const char* const* types = NULL;
   size_t n = 0;
   assert_int_equal(TfLiteAsyncSignatureRunnerGetSupportedSynchronizationTypes(
                        r, io, &types, &n),
                    kTfLiteOk);
-  assert_int_equal(n, type != NULL ? 2 : 1);
+  assert_int_equal(n, 1 + (type != NULL) + (type2 != NULL));
   assert_string_equal(types[0], kTfLiteSyncTypeNoSyncObj);
   if (type != NULL) assert_string_equal(types[1], type);
+  if (type2 != NULL) assert_string_equal(types[2], type2);
 }
 
 /* The OpenCL backend's fault injection (delegates/opencl/opencl_internal.h,
@@ -228,8 +230,8 @@ static void check_cl_event_refused(TfLiteDelegate* d) {
 /* OpenCL: "in" waits for a user event, "square" hands out an event. */
 static void check_cl_events(TfLiteAsyncSignatureRunner* r,
                             const litegpu_gpu_device_handles* device) {
-  expect_sync_types(r, kTfLiteIoTypeInput, LITEGPU_SYNC_TYPE_CL_EVENT);
-  expect_sync_types(r, kTfLiteIoTypeOutput, LITEGPU_SYNC_TYPE_CL_EVENT);
+  expect_sync_types(r, kTfLiteIoTypeInput, LITEGPU_SYNC_TYPE_CL_EVENT, NULL);
+  expect_sync_types(r, kTfLiteIoTypeOutput, LITEGPU_SYNC_TYPE_CL_EVENT, NULL);
   assert_int_equal(
       set_sync_type(r, kTfLiteIoTypeInput, "in", LITEGPU_SYNC_TYPE_VK_FENCE),
       kTfLiteError);
@@ -327,17 +329,24 @@ static void check_cl_events(TfLiteAsyncSignatureRunner* r,
   check_cl_export_failure(r);
 }
 
-/* Vulkan: "in" waits for a fence on the host; outputs take no_sync_obj. */
+/* Vulkan: "in" waits for a fence on the host; outputs take timeline
+ * semaphores, not fences. */
 static void check_vk_fence(TfLiteAsyncSignatureRunner* r,
                            const litegpu_gpu_device_handles* device) {
-  expect_sync_types(r, kTfLiteIoTypeInput, LITEGPU_SYNC_TYPE_VK_FENCE);
-  expect_sync_types(r, kTfLiteIoTypeOutput, NULL);
+  expect_sync_types(r, kTfLiteIoTypeInput,
+                    LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE,
+                    LITEGPU_SYNC_TYPE_VK_FENCE);
+  expect_sync_types(r, kTfLiteIoTypeOutput,
+                    LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE, NULL);
   assert_int_equal(set_sync_type(r, kTfLiteIoTypeOutput, "square",
                                  LITEGPU_SYNC_TYPE_VK_FENCE),
                    kTfLiteError);
   expect_error(
-      "output 'square' asks for synchronization type "
-      "'litegpu_vk_fence'; signature 'serve' takes no_sync_obj");
+      "output 'square' asks for synchronization type 'litegpu_vk_fence'");
+  assert_int_equal(
+      set_sync_type(r, kTfLiteIoTypeInput, "in", LITEGPU_SYNC_TYPE_CL_EVENT),
+      kTfLiteError);
+  expect_error("input 'in' asks for synchronization type 'litegpu_cl_event'");
   assert_int_equal(
       set_sync_type(r, kTfLiteIoTypeInput, "in", LITEGPU_SYNC_TYPE_VK_FENCE),
       kTfLiteOk);
@@ -367,6 +376,214 @@ static void check_vk_fence(TfLiteAsyncSignatureRunner* r,
   assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
   vkDestroyFence(vk, fence, NULL);
   TfLiteSynchronizationDelete(in_sync);
+}
+
+/* A host-visible, host-coherent VkBuffer of 4 floats on the delegate's
+ * device, mapped, with the usages binding asks for. */
+typedef struct vk_floats {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  float* map;
+} vk_floats;
+
+static vk_floats make_vk_floats(const litegpu_gpu_device_handles* device) {
+  VkDevice vk = (VkDevice)device->context;
+  vk_floats out = {VK_NULL_HANDLE, VK_NULL_HANDLE, NULL};
+  const VkBufferCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+      .size = 4 * sizeof(float),
+      .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+               VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+  };
+  assert_int_equal(vkCreateBuffer(vk, &info, NULL, &out.buffer), VK_SUCCESS);
+  VkMemoryRequirements needs;
+  vkGetBufferMemoryRequirements(vk, out.buffer, &needs);
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties((VkPhysicalDevice)device->device,
+                                      &memory);
+  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  uint32_t type = UINT32_MAX;
+  for (uint32_t i = 0; i < memory.memoryTypeCount && type == UINT32_MAX; ++i) {
+    if ((needs.memoryTypeBits & (1u << i)) &&
+        (memory.memoryTypes[i].propertyFlags & host) == host) {
+      type = i;
+    }
+  }
+  assert_true(type != UINT32_MAX);
+  const VkMemoryAllocateInfo alloc = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+      .allocationSize = needs.size,
+      .memoryTypeIndex = type,
+  };
+  assert_int_equal(vkAllocateMemory(vk, &alloc, NULL, &out.memory), VK_SUCCESS);
+  assert_int_equal(vkBindBufferMemory(vk, out.buffer, out.memory, 0),
+                   VK_SUCCESS);
+  void* map = NULL;
+  assert_int_equal(vkMapMemory(vk, out.memory, 0, VK_WHOLE_SIZE, 0, &map),
+                   VK_SUCCESS);
+  out.map = map;
+  return out;
+}
+
+static void free_vk_floats(const litegpu_gpu_device_handles* device,
+                           vk_floats* b) {
+  VkDevice vk = (VkDevice)device->context;
+  vkDestroyBuffer(vk, b->buffer, NULL);
+  vkFreeMemory(vk, b->memory, NULL);
+}
+
+static VkSemaphore make_timeline(VkDevice vk) {
+  const VkSemaphoreTypeCreateInfoKHR type = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR,
+      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR,
+      .initialValue = 0,
+  };
+  const VkSemaphoreCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+  VkSemaphore s = VK_NULL_HANDLE;
+  assert_int_equal(vkCreateSemaphore(vk, &info, NULL, &s), VK_SUCCESS);
+  return s;
+}
+
+/* The device's timeline semaphore calls (VK_KHR_timeline_semaphore, which
+ * the delegate enabled). */
+typedef struct timeline_calls {
+  PFN_vkSignalSemaphoreKHR signal;
+  PFN_vkWaitSemaphoresKHR wait;
+  PFN_vkGetSemaphoreCounterValueKHR value;
+} timeline_calls;
+
+static uint64_t counter(const timeline_calls* calls, VkDevice vk,
+                        VkSemaphore s) {
+  uint64_t v = UINT64_MAX;
+  assert_int_equal(calls->value(vk, s, &v), VK_SUCCESS);
+  return v;
+}
+
+static void signal_point(const timeline_calls* calls, VkDevice vk,
+                         VkSemaphore s, uint64_t value) {
+  const VkSemaphoreSignalInfoKHR info = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO_KHR,
+      .semaphore = s,
+      .value = value};
+  assert_int_equal(calls->signal(vk, &info), VK_SUCCESS);
+}
+
+static void set_ptr(TfLiteExecutionTask* t, TfLiteIoType io, const char* name,
+                    TfLiteSynchronization* sync, void* ptr) {
+  TfLiteSynchronizationSetPtr(sync, ptr);
+  assert_int_equal(TfLiteExecutionTaskSetSync(t, io, name, sync), kTfLiteOk);
+}
+
+/* Vulkan timeline semaphores: "in" and "square" bound to the caller's
+ * VkBuffers. An input point not yet reached holds the run (InvokeAsync
+ * returns; the output point stays unsignalled), and the run reads what
+ * the caller wrote into the input buffer before signalling it from the
+ * host; the output point is reached with the square in its buffer, before
+ * Wait. Then two tasks on the device at once: the second InvokeAsync
+ * returns while the first is still held. Refused: a point on an output in
+ * host memory, naming it. */
+static void check_vk_timeline(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
+                              const litegpu_gpu_device_handles* device,
+                              vk_floats* in_buf, vk_floats* out_buf) {
+  VkDevice vk = (VkDevice)device->context;
+  timeline_calls calls;
+  const PFN_vkVoidFunction found[3] = {
+      vkGetDeviceProcAddr(vk, "vkSignalSemaphoreKHR"),
+      vkGetDeviceProcAddr(vk, "vkWaitSemaphoresKHR"),
+      vkGetDeviceProcAddr(vk, "vkGetSemaphoreCounterValueKHR")};
+  memcpy(&calls.signal, &found[0], sizeof(found[0]));
+  memcpy(&calls.wait, &found[1], sizeof(found[1]));
+  memcpy(&calls.value, &found[2], sizeof(found[2]));
+  assert_true(calls.signal != NULL && calls.wait != NULL &&
+              calls.value != NULL);
+  const char* kTimeline = LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE;
+  VkSemaphore ready = make_timeline(vk), done = make_timeline(vk);
+  litegpu_vk_timeline_point in_point = {(uint64_t)(uintptr_t)ready, 1};
+  litegpu_vk_timeline_point out_point = {(uint64_t)(uintptr_t)done, 1};
+  TfLiteSynchronization* in_sync = TfLiteSynchronizationCreate();
+  TfLiteSynchronization* out_sync = TfLiteSynchronizationCreate();
+
+  /* "sum" stays in host memory: no semaphore can say it is there. */
+  assert_int_equal(set_sync_type(r, kTfLiteIoTypeOutput, "sum", kTimeline),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  float in[4] = {0}, sum[4], square[4];
+  TfLiteExecutionTask* t = make_task(r, in, sum, square);
+  set_ptr(t, kTfLiteIoTypeOutput, "sum", out_sync, &out_point);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  expect_error(
+      "output 'y' (tensor 2) cannot carry a litegpu_vk_timeline_semaphore: "
+      "it is copied out of a readback buffer on the host in Wait");
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  assert_int_equal(
+      set_sync_type(r, kTfLiteIoTypeOutput, "sum", kTfLiteSyncTypeNoSyncObj),
+      kTfLiteOk);
+
+  assert_int_equal(litegpu_gpu_delegate_bind_vulkan_buffer(
+                       d, (uint64_t)(uintptr_t)in_buf->buffer, 0, 16, 0),
+                   kTfLiteOk);
+  assert_int_equal(litegpu_gpu_delegate_bind_vulkan_buffer(
+                       d, (uint64_t)(uintptr_t)out_buf->buffer, 0, 16, 3),
+                   kTfLiteOk);
+  assert_int_equal(set_sync_type(r, kTfLiteIoTypeInput, "in", kTimeline),
+                   kTfLiteOk);
+  assert_int_equal(set_sync_type(r, kTfLiteIoTypeOutput, "square", kTimeline),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  memset(in_buf->map, 0, 16);
+  memset(out_buf->map, 0, 16);
+  t = make_task(r, in, sum, square);
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &in_point);
+  set_ptr(t, kTfLiteIoTypeOutput, "square", out_sync, &out_point);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  assert_null(TfLiteSynchronizationGetPtr(in_sync)); /* consumed */
+  assert_int_equal(counter(&calls, vk, done), 0);    /* held by "ready" */
+  const float x[4] = {0.5f, -1.0f, 2.0f, -4.0f};
+  memcpy(in_buf->map, x, sizeof(x));
+  signal_point(&calls, vk, ready, 1);
+  const VkSemaphoreWaitInfoKHR wait = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO_KHR,
+      .semaphoreCount = 1,
+      .pSemaphores = &done,
+      .pValues = &out_point.value};
+  assert_int_equal(calls.wait(vk, &wait, UINT64_C(20000000000)), VK_SUCCESS);
+  const float want_square[4] = {2.25f, 1.0f, 25.0f, 0.0f};
+  expect_floats(out_buf->map, want_square, 4, "square at its semaphore");
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  const float want_sum[4] = {1.5f, 1.0f, 5.0f, 0.0f};
+  expect_floats(sum, want_sum, 4, "sum after Wait");
+
+  /* Two on the device: t held by "ready" at 2, t2 enqueued behind it. */
+  float sum2[4];
+  TfLiteExecutionTask* t2 = make_task(r, in, sum2, square);
+  in_point.value = 2;
+  out_point.value = 2;
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &in_point);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t2), kTfLiteOk);
+  assert_int_equal(counter(&calls, vk, done), 1);
+  const float x2[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+  memcpy(in_buf->map, x2, sizeof(x2));
+  signal_point(&calls, vk, ready, 2);
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t2), kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  assert_int_equal(counter(&calls, vk, done), 2);
+  const float want_sum2[4] = {2.0f, 3.0f, 4.0f, 5.0f};
+  expect_floats(sum, want_sum2, 4, "first task's sum");
+  expect_floats(sum2, want_sum2, 4, "second task's sum");
+  const float want_square2[4] = {4.0f, 9.0f, 16.0f, 25.0f};
+  expect_floats(out_buf->map, want_square2, 4, "square of both");
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t2), kTfLiteOk);
+  TfLiteSynchronizationDelete(in_sync);
+  TfLiteSynchronizationDelete(out_sync);
+  vkDestroySemaphore(vk, ready, NULL);
+  vkDestroySemaphore(vk, done, NULL);
 }
 
 static void run_backend(litegpu_gpu_backend backend, const char* name) {
@@ -462,11 +679,20 @@ static void run_backend(litegpu_gpu_backend backend, const char* name) {
   if (backend == LITEGPU_GPU_BACKEND_OPENCL) {
     check_cl_events(r, &device);
     check_cl_event_refused(d);
-  } else {
+  }
+  vk_floats in_buf = {0}, out_buf = {0};
+  if (backend == LITEGPU_GPU_BACKEND_VULKAN) {
     check_vk_fence(r, &device);
+    in_buf = make_vk_floats(&device);
+    out_buf = make_vk_floats(&device);
+    check_vk_timeline(r, d, &device, &in_buf, &out_buf);
   }
   TfLiteAsyncSignatureRunnerDelete(r);
   TfLiteInterpreterDelete(interpreter);
+  if (backend == LITEGPU_GPU_BACKEND_VULKAN) { /* bound until here */
+    free_vk_floats(&device, &in_buf);
+    free_vk_floats(&device, &out_buf);
+  }
   TfLiteInterpreterOptionsDelete(options);
   TfLiteModelDelete(model);
   TfLiteGpuDelegateV2Delete(d);
