@@ -209,6 +209,18 @@ static void remove_run(gpu_partition* part, gpu_task_run* e) {
   *e = part->runs[--part->num_runs];
 }
 
+/* Reports the program's error for output `tensor`, naming it. */
+static TfLiteStatus output_failed(const gpu_partition* part,
+                                  TfLiteContext* context, int tensor) {
+  const char* name = context->tensors[tensor].name;
+  context->ReportError(context,
+                       "TfLiteGpuDelegate async Eval: output '%s' (tensor %d): "
+                       "%s",
+                       name ? name : "", tensor,
+                       lg_gpu_program_error(part->program));
+  return kTfLiteError;
+}
+
 /* Backends that take the caller's output objects before the run
  * (Vulkan's timeline points): the run enqueued next signals each. */
 static TfLiteStatus signal_outputs(gpu_partition* part, TfLiteContext* context,
@@ -221,13 +233,7 @@ static TfLiteStatus signal_outputs(gpu_partition* part, TfLiteContext* context,
     if (native == NULL) continue;
     if (lg_gpu_program_signal_output(part->program, tensor, native) !=
         kTfLiteOk) {
-      const char* name = context->tensors[tensor].name;
-      context->ReportError(context,
-                           "TfLiteGpuDelegate async Eval: output '%s' (tensor "
-                           "%d): %s",
-                           name ? name : "", tensor,
-                           lg_gpu_program_error(part->program));
-      return kTfLiteError;
+      return output_failed(part, context, tensor);
     }
   }
   return kTfLiteOk;
@@ -261,13 +267,7 @@ static TfLiteStatus export_outputs(gpu_partition* part, TfLiteContext* context,
     if (lg_gpu_program_export_run_sync(part->program, run, &native) !=
         kTfLiteOk) {
       take_back_outputs(part, node, task, i);
-      const char* name = context->tensors[tensor].name;
-      context->ReportError(context,
-                           "TfLiteGpuDelegate async Eval: output '%s' (tensor "
-                           "%d): %s",
-                           name ? name : "", tensor,
-                           lg_gpu_program_error(part->program));
-      return kTfLiteError;
+      return output_failed(part, context, tensor);
     }
     TfLiteSynchronizationSetPtr(sync, native);
   }

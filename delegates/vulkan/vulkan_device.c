@@ -391,7 +391,8 @@ static TfLiteStatus lg_vk_read_device(lg_vk_impl* impl,
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
       .pNext = has_timeline ? (void*)&timeline : (void*)&storage16};
   vkGetPhysicalDeviceFeatures2(impl->physical, &features);
-  impl->timeline = has_timeline && timeline.timelineSemaphore;
+  impl->timeline =
+      has_timeline && timeline.timelineSemaphore && !lg_vk_timeline_hidden();
   vkGetPhysicalDeviceMemoryProperties(impl->physical, &impl->memory);
 
   const VkPhysicalDeviceProperties* p = &impl->properties;

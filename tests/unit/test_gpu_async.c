@@ -8,8 +8,13 @@
  * input cl_event the device waits for (the input is changed after
  * InvokeAsync, before the event completes) and an output cl_event that
  * signals the output in its buffer before Wait, a second task put on the
- * device while the first waits for its event; on Vulkan an input
- * VkFence; the wrong types refused, naming tensor and type.
+ * device while the first waits for its event, and a failed hand-out of
+ * the second of two output events taking back the first; on Vulkan an
+ * input VkFence, and timeline semaphore points on inputs and outputs bound
+ * to the caller's VkBuffers (an unreached input point holds the run, the
+ * output point is reached with the values in the buffer before Wait, a
+ * second task goes on the device while the first is held); the wrong
+ * types refused, naming tensor and type.
  *
  * A backend without a device is skipped with the reason printed. */
 #include <dirent.h>
@@ -118,6 +123,13 @@ static void expect_sync_types(const TfLiteAsyncSignatureRunner* r,
   if (type2 != NULL) assert_string_equal(types[2], type2);
 }
 
+/* Sets `sync`'s pointer and gives it to tensor `name` of `t`. */
+static void set_ptr(TfLiteExecutionTask* t, TfLiteIoType io, const char* name,
+                    TfLiteSynchronization* sync, void* ptr) {
+  TfLiteSynchronizationSetPtr(sync, ptr);
+  assert_int_equal(TfLiteExecutionTaskSetSync(t, io, name, sync), kTfLiteOk);
+}
+
 /* The OpenCL backend's fault injection (delegates/opencl/opencl_internal.h,
  * which cannot be included beside this file's CL/cl.h). */
 void lg_opencl_fail_call(const char* call_name, int nth);
@@ -136,12 +148,8 @@ static void check_cl_export_failure(TfLiteAsyncSignatureRunner* r) {
   TfLiteExecutionTask* t = make_task(r, in, sum, square);
   TfLiteSynchronization* sum_sync = TfLiteSynchronizationCreate();
   TfLiteSynchronization* square_sync = TfLiteSynchronizationCreate();
-  assert_int_equal(
-      TfLiteExecutionTaskSetSync(t, kTfLiteIoTypeOutput, "sum", sum_sync),
-      kTfLiteOk);
-  assert_int_equal(
-      TfLiteExecutionTaskSetSync(t, kTfLiteIoTypeOutput, "square", square_sync),
-      kTfLiteOk);
+  set_ptr(t, kTfLiteIoTypeOutput, "sum", sum_sync, NULL);
+  set_ptr(t, kTfLiteIoTypeOutput, "square", square_sync, NULL);
   lg_opencl_fail_call("clRetainEvent", 2);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
   lg_opencl_fail_call(NULL, 0);
@@ -473,12 +481,6 @@ static void signal_point(const timeline_calls* calls, VkDevice vk,
   assert_int_equal(calls->signal(vk, &info), VK_SUCCESS);
 }
 
-static void set_ptr(TfLiteExecutionTask* t, TfLiteIoType io, const char* name,
-                    TfLiteSynchronization* sync, void* ptr) {
-  TfLiteSynchronizationSetPtr(sync, ptr);
-  assert_int_equal(TfLiteExecutionTaskSetSync(t, io, name, sync), kTfLiteOk);
-}
-
 /* Vulkan timeline semaphores: "in" and "square" bound to the caller's
  * VkBuffers. An input point not yet reached holds the run (InvokeAsync
  * returns; the output point stays unsignalled), and the run reads what
@@ -504,7 +506,7 @@ static void check_vk_timeline(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
   const char* kTimeline = LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE;
   VkSemaphore ready = make_timeline(vk), done = make_timeline(vk);
   litegpu_vk_timeline_point in_point = {(uint64_t)(uintptr_t)ready, 1};
-  litegpu_vk_timeline_point out_point = {(uint64_t)(uintptr_t)done, 1};
+  litegpu_vk_timeline_point out_point = {(uint64_t)(uintptr_t)done, 6};
   TfLiteSynchronization* in_sync = TfLiteSynchronizationCreate();
   TfLiteSynchronization* out_sync = TfLiteSynchronizationCreate();
 
@@ -524,6 +526,27 @@ static void check_vk_timeline(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
       set_sync_type(r, kTfLiteIoTypeOutput, "sum", kTfLiteSyncTypeNoSyncObj),
       kTfLiteOk);
 
+  /* "in" in host memory: its point is waited for on the host (reached
+   * here already); a point without a semaphore is refused. */
+  assert_int_equal(set_sync_type(r, kTfLiteIoTypeInput, "in", kTimeline),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  signal_point(&calls, vk, done, 5);
+  litegpu_vk_timeline_point reached = {(uint64_t)(uintptr_t)done, 5};
+  const float x0[4] = {1.0f, 0.0f, -1.0f, 2.0f};
+  memcpy(in, x0, sizeof(x0));
+  t = make_task(r, in, sum, square);
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &reached);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  const float want_square0[4] = {4.0f, 4.0f, 4.0f, 36.0f};
+  expect_floats(square, want_square0, 4, "square of a host input");
+  litegpu_vk_timeline_point none = {0, 1};
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &none);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  expect_error("the litegpu_vk_timeline_point has no VkSemaphore");
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+
   assert_int_equal(litegpu_gpu_delegate_bind_vulkan_buffer(
                        d, (uint64_t)(uintptr_t)in_buf->buffer, 0, 16, 0),
                    kTfLiteOk);
@@ -542,7 +565,7 @@ static void check_vk_timeline(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
   set_ptr(t, kTfLiteIoTypeOutput, "square", out_sync, &out_point);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
   assert_null(TfLiteSynchronizationGetPtr(in_sync)); /* consumed */
-  assert_int_equal(counter(&calls, vk, done), 0);    /* held by "ready" */
+  assert_int_equal(counter(&calls, vk, done), 5);    /* held by "ready" */
   const float x[4] = {0.5f, -1.0f, 2.0f, -4.0f};
   memcpy(in_buf->map, x, sizeof(x));
   signal_point(&calls, vk, ready, 1);
@@ -562,17 +585,17 @@ static void check_vk_timeline(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
   float sum2[4];
   TfLiteExecutionTask* t2 = make_task(r, in, sum2, square);
   in_point.value = 2;
-  out_point.value = 2;
+  out_point.value = 7;
   set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &in_point);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t2), kTfLiteOk);
-  assert_int_equal(counter(&calls, vk, done), 1);
+  assert_int_equal(counter(&calls, vk, done), 6);
   const float x2[4] = {1.0f, 1.0f, 1.0f, 1.0f};
   memcpy(in_buf->map, x2, sizeof(x2));
   signal_point(&calls, vk, ready, 2);
   assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t2), kTfLiteOk);
   assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
-  assert_int_equal(counter(&calls, vk, done), 2);
+  assert_int_equal(counter(&calls, vk, done), 7);
   const float want_sum2[4] = {2.0f, 3.0f, 4.0f, 5.0f};
   expect_floats(sum, want_sum2, 4, "first task's sum");
   expect_floats(sum2, want_sum2, 4, "second task's sum");

@@ -27,6 +27,7 @@
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
+#include "litegpu/async.h"
 #include "tests/support/vulkan_hold.h"
 #include "tests/unit/vulkan_test_support.h"
 
@@ -350,6 +351,35 @@ static void test_download_begin(void** state) {
   assert_null(fence);
   assert_non_null(strstr(error.message, "outside the 4000-byte buffer"));
   copy_case_release(be, &cc);
+  destroy_clean(be, errors);
+}
+
+/* The async kernel's timeline points: refused, saying why, on a device
+ * without timeline semaphores (hidden here), and without a VkSemaphore on
+ * one that has them (lavapipe). */
+static void test_timeline_refusals(void** state) {
+  (void)state;
+  long errors = lg_vulkan_layer_errors();
+  litegpu_vk_timeline_point point = {0, 1};
+  lg_gpu_error error = {{0}};
+  lg_vulkan_hide_timeline(true);
+  lg_gpu_backend* be = create_backend(NULL);
+  lg_vulkan_hide_timeline(false);
+  assert_int_equal(
+      be->ops->sync_wait_input(be, LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE,
+                               &point, false, true, &error),
+      kTfLiteError);
+  assert_non_null(strstr(error.message, "has no timeline semaphores"));
+  error.message[0] = '\0';
+  assert_int_equal(be->ops->sync_signal_output(be, &point, &error),
+                   kTfLiteError);
+  assert_non_null(strstr(error.message, "has no timeline semaphores"));
+  destroy_clean(be, errors);
+
+  be = create_backend(NULL);
+  assert_int_equal(be->ops->sync_signal_output(be, &point, &error),
+                   kTfLiteError);
+  assert_non_null(strstr(error.message, "has no VkSemaphore"));
   destroy_clean(be, errors);
 }
 
@@ -973,6 +1003,7 @@ int main(void) {
       cmocka_unit_test(test_buffer_round_trip),
       cmocka_unit_test(test_download_batch),
       cmocka_unit_test(test_download_begin),
+      cmocka_unit_test(test_timeline_refusals),
       cmocka_unit_test(test_upload_ordering),
       cmocka_unit_test(test_binary),
       cmocka_unit_test(test_unary),
