@@ -667,5 +667,11 @@ TfLiteStatus lg_vk_fence_wait(lg_gpu_backend* be, lg_gpu_fence* fence,
 
 void lg_vk_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence) {
   if (fence == NULL) return;
-  lg_vk_fence_free(be->impl, fence);
+  lg_vk_impl* impl = be->impl;
+  /* Not waited for: the device may still copy into its readback buffer,
+   * which the next download may grow (free) at once. */
+  if (!fence->done && lg_vk_busy(impl) && lg_vk_finish(be, NULL) != kTfLiteOk) {
+    vkDeviceWaitIdle(impl->device);
+  }
+  lg_vk_fence_free(impl, fence);
 }
