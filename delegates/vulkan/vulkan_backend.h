@@ -69,9 +69,9 @@
  * else alone with the recording's fence. A recording still running from
  * an earlier run is submitted again (its command buffer allows
  * simultaneous use) in a batch with a command buffer of the backend's,
- * whose fence covers it. Later downloads and finish wait for it; while a run is pending,
- * uploads to host-mapped buffers take the staging path. recording_run of a
- * handle that is not a live recording of this backend (released, or from
+ * whose fence covers it. Later downloads and finish wait for it; while a run is
+ * pending, uploads to host-mapped buffers take the staging path. recording_run
+ * of a handle that is not a live recording of this backend (released, or from
  * another backend) is an error and recording_release ignores it; nested
  * recording_begin, recording_end without begin and recording_run during a
  * capture are errors. A failed vkQueueSubmit or wait makes the backend
