@@ -251,6 +251,9 @@ typedef struct lg_gpu_backend_ops {
   TfLiteStatus (*fence_wait)(lg_gpu_backend* be, lg_gpu_fence* fence,
                              lg_gpu_error* error);
   void (*fence_release)(lg_gpu_backend* be, lg_gpu_fence* fence);
+  /* Optional: whether fence_wait would return without waiting for the
+   * device (Vulkan: its submission's VkFence has signalled). */
+  bool (*fence_done)(lg_gpu_backend* be, const lg_gpu_fence* fence);
 
   /* Optional synchronization objects of the caller, for the async kernel
    * (LITEGPU_SYNC_TYPE_* in litegpu/async.h; sync_type names the one this

@@ -7,9 +7,10 @@
  * output's buffer. The async signature runner points the partition's
  * tensors at the task's buffers during eval; the run keeps where they
  * pointed. Several tasks are on the device at once where the program
- * overlaps runs (OpenCL, Vulkan); elsewhere (an input converted on the
- * host) eval first completes the run in flight, whose wait then returns
- * its status. */
+ * overlaps runs (OpenCL, Vulkan); eval first completes the runs in flight
+ * that the device has finished, or all of them where the program does not
+ * overlap runs (an input converted on the host); their waits then return
+ * the status kept. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,12 +176,17 @@ static gpu_task_run* find_run(gpu_partition* part,
   return NULL;
 }
 
-/* Completes every run still on the device (their waits return the status
- * kept here): the program cannot take another beside them. */
-static void complete_runs(gpu_partition* part, TfLiteContext* context) {
+/* Completes the runs still on the device (their waits return the status
+ * kept here): every one when the program cannot take another beside them,
+ * else those the device has finished (`done_only`), which lets the next
+ * run start on an idle device, the cheaper way where device memory is
+ * host-mapped (direct uploads, no queue copies). */
+static void complete_runs(gpu_partition* part, TfLiteContext* context,
+                          bool done_only) {
   for (int i = 0; i < part->num_runs; ++i) {
     gpu_task_run* e = &part->runs[i];
     if (e->run == NULL) continue;
+    if (done_only && !lg_gpu_program_run_done(part->program, e->run)) continue;
     e->status = lg_gpu_program_complete_run(part->program, e->run);
     e->run = NULL;
     if (e->status != kTfLiteOk) {
@@ -284,9 +290,7 @@ static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
   if (check_output_syncs(part, context, node, task) != kTfLiteOk) {
     return kTfLiteError;
   }
-  if (!lg_gpu_program_overlaps_runs(part->program)) {
-    complete_runs(part, context);
-  }
+  complete_runs(part, context, lg_gpu_program_overlaps_runs(part->program));
   lg_gpu_run* run = NULL;
   if (wait_for_inputs(part, node, task) != kTfLiteOk) {
     lg_gpu_program_cancel_syncs(part->program);

@@ -166,6 +166,9 @@ TfLiteStatus lg_gpu_program_enqueue_run(lg_gpu_program* p,
                                         lg_gpu_run** out);
 TfLiteStatus lg_gpu_program_complete_run(lg_gpu_program* p, lg_gpu_run* run);
 void lg_gpu_program_release_run(lg_gpu_program* p, lg_gpu_run* run);
+/* Whether complete_run would return without waiting for the device (false
+ * when the backend cannot tell). */
+bool lg_gpu_program_run_done(const lg_gpu_program* p, const lg_gpu_run* run);
 TfLiteStatus lg_gpu_program_export_run_sync(lg_gpu_program* p,
                                             const lg_gpu_run* run,
                                             void** native);

@@ -782,6 +782,11 @@ TfLiteStatus lg_gpu_program_complete_run(lg_gpu_program* p, lg_gpu_run* run) {
   return kTfLiteOk;
 }
 
+bool lg_gpu_program_run_done(const lg_gpu_program* p, const lg_gpu_run* run) {
+  return run->pending != NULL && p->be->ops->fence_done != NULL &&
+         p->be->ops->fence_done(p->be, run->pending);
+}
+
 void lg_gpu_program_release_run(lg_gpu_program* p, lg_gpu_run* run) {
   if (run == NULL) return;
   lg_gpu_error ignored = {{0}};

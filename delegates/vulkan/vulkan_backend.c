@@ -193,6 +193,7 @@ static const lg_gpu_backend_ops lg_vk_ops = {
     .download_begin = lg_vk_download_begin,
     .fence_wait = lg_vk_fence_wait,
     .fence_release = lg_vk_fence_release,
+    .fence_done = lg_vk_fence_done,
     .downloads_overlap = true, /* a readback buffer per pending download */
     .sync_type = LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE,
     .input_sync_type = LITEGPU_SYNC_TYPE_VK_FENCE,

@@ -247,6 +247,7 @@ TfLiteStatus lg_vk_download_begin(lg_gpu_backend* be,
 TfLiteStatus lg_vk_fence_wait(lg_gpu_backend* be, lg_gpu_fence* fence,
                               lg_gpu_error* error);
 void lg_vk_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence);
+bool lg_vk_fence_done(lg_gpu_backend* be, const lg_gpu_fence* fence);
 TfLiteStatus lg_vk_buffer_view(lg_vk_impl* impl, lg_gpu_buffer* buffer,
                                VkBufferView* out, lg_gpu_error* error);
 /* Forgets the staging slices handed out (after every fence was waited). */

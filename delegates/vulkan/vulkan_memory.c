@@ -665,6 +665,16 @@ TfLiteStatus lg_vk_fence_wait(lg_gpu_backend* be, lg_gpu_fence* fence,
                         &fence->readback, error);
 }
 
+bool lg_vk_fence_done(lg_gpu_backend* be, const lg_gpu_fence* fence) {
+  lg_vk_impl* impl = be->impl;
+  if (fence == NULL || fence->done || !lg_vk_busy(impl) ||
+      fence->generation != impl->generation) {
+    return true;
+  }
+  return fence->vk != VK_NULL_HANDLE &&
+         vkGetFenceStatus(impl->device, fence->vk) == VK_SUCCESS;
+}
+
 void lg_vk_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence) {
   if (fence == NULL) return;
   lg_vk_impl* impl = be->impl;
