@@ -241,11 +241,9 @@ typedef struct lg_gpu_backend_ops {
    * after every dispatch recorded before, and returns at once with a fence
    * in *out; the bytes are in the `data` pointers only once fence_wait
    * returns kTfLiteOk (an OpenCL cl_event of the last read; on Vulkan the
-   * submission's VkFences, then copies out of the readback buffer). The
-   * caller keeps `list` and every `data` valid until then. Vulkan has one
-   * readback buffer, so one download is pending at a time there: another
-   * download_begin or buffer_download_batch before fence_wait or
-   * fence_release fails, naming the problem.
+   * VkFence of the submission that copied them into a readback buffer of
+   * the download's own, then copies out of it). The caller keeps `list`
+   * and every `data` valid until then.
    * fence_release drops the fence, waited for or not (NULL: no-op). */
   TfLiteStatus (*download_begin)(lg_gpu_backend* be,
                                  const lg_gpu_download* list, int count,
@@ -253,26 +251,45 @@ typedef struct lg_gpu_backend_ops {
   TfLiteStatus (*fence_wait)(lg_gpu_backend* be, lg_gpu_fence* fence,
                              lg_gpu_error* error);
   void (*fence_release)(lg_gpu_backend* be, lg_gpu_fence* fence);
+  /* Optional: whether fence_wait would return without waiting for the
+   * device (Vulkan: its submission's VkFence has signalled). */
+  bool (*fence_done)(lg_gpu_backend* be, const lg_gpu_fence* fence);
 
   /* Optional synchronization objects of the caller, for the async kernel
    * (LITEGPU_SYNC_TYPE_* in litegpu/async.h; sync_type names the one this
-   * backend takes, NULL with sync_wait_input NULL when it takes none).
-   * sync_wait_input makes the work enqueued after it wait for `native`:
-   * OpenCL, a cl_event the queue waits for (on the host instead when
-   * `on_host`, for inputs read on the host), whose reference it takes over;
-   * Vulkan, a VkFence waited for on the host, left to the caller.
-   * fence_export (NULL when the backend cannot: Vulkan copies its
-   * downloads out of a readback buffer on the host) returns in *native an
-   * object that signals when `fence`'s downloads are in host memory: OpenCL,
-   * the last read's cl_event with a reference for the caller. */
+   * backend takes for inputs and outputs, input_sync_type one more for
+   * inputs only (may be NULL); both NULL with sync_wait_input NULL when it
+   * takes none).
+   * sync_wait_input makes the work enqueued after it wait for `native` of
+   * `type`: OpenCL, a cl_event the queue waits for (on the host instead
+   * when `on_host`, for inputs read on the host), whose reference it takes
+   * over; Vulkan, a VkFence waited for on the host, left to the caller, or
+   * a litegpu_vk_timeline_point the next submission waits for when the
+   * input is `bound` to a device buffer and not `on_host` (else waited for
+   * on the host: Vulkan's uploads copy host memory when enqueued).
+   * Outputs, one of two ways: fence_export (OpenCL) returns in *native an
+   * object that signals when `fence`'s downloads are in host memory, the
+   * last read's cl_event with a reference for the caller (sync_release
+   * drops one that never reached the caller); sync_signal_output (Vulkan),
+   * called before the run is enqueued, makes the next submission, the
+   * run's dispatches, signal the caller's timeline point (outputs bound to
+   * device buffers only: the others are copied out on the host).
+   * sync_cancel forgets waits and signals added for a run that failed
+   * before it was submitted. */
   const char* sync_type;
+  const char* input_sync_type;
   /* Whether several download_begin batches may be pending at once (OpenCL:
-   * an in-order queue; not Vulkan, whose readback buffer is one). */
+   * an in-order queue; Vulkan: a readback buffer per pending download). */
   bool downloads_overlap;
-  TfLiteStatus (*sync_wait_input)(lg_gpu_backend* be, void* native,
-                                  bool on_host, lg_gpu_error* error);
+  TfLiteStatus (*sync_wait_input)(lg_gpu_backend* be, const char* type,
+                                  void* native, bool on_host, bool bound,
+                                  lg_gpu_error* error);
+  TfLiteStatus (*sync_signal_output)(lg_gpu_backend* be, void* native,
+                                     lg_gpu_error* error);
+  void (*sync_cancel)(lg_gpu_backend* be);
   TfLiteStatus (*fence_export)(lg_gpu_backend* be, lg_gpu_fence* fence,
                                void** native, lg_gpu_error* error);
+  void (*sync_release)(lg_gpu_backend* be, void* native);
 
   /* Optional: what the kernel cache did so far (for the delegate's
    * stats). */

@@ -7,8 +7,10 @@
  * output's buffer. The async signature runner points the partition's
  * tensors at the task's buffers during eval; the run keeps where they
  * pointed. Several tasks are on the device at once where the program
- * overlaps runs (OpenCL); elsewhere eval first completes the run in
- * flight, whose wait then returns its status. */
+ * overlaps runs (OpenCL, Vulkan); eval first completes the runs in flight
+ * that the device has finished, or all of them where the program does not
+ * overlap runs (an input converted on the host); their waits then return
+ * the status kept. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +44,33 @@ static void supported_synchronizations(const TfLiteAsyncKernel* kernel,
                                               : part->num_input_sync_types;
 }
 
-/* Records whether `tensor` takes the backend's synchronization objects. */
+/* The backend's type named `type` (the backend's own string), or NULL. */
+static const char* backend_sync_type(const gpu_partition* part,
+                                     const char* type) {
+  for (size_t i = 1; i < part->num_input_sync_types; ++i) {
+    if (strcmp(type, part->sync_types[i]) == 0) return part->sync_types[i];
+  }
+  return NULL;
+}
+
+static void forget_sync_tensor(gpu_partition* part, int i) {
+  const int last = --part->num_sync_tensors;
+  part->sync_tensors[i] = part->sync_tensors[last];
+  part->sync_tensor_types[i] = part->sync_tensor_types[last];
+}
+
+static bool grow_sync_tensors(gpu_partition* part) {
+  const size_t n = (size_t)part->num_sync_tensors + 1;
+  int* tensors = realloc(part->sync_tensors, sizeof(int) * n);
+  if (tensors != NULL) part->sync_tensors = tensors;
+  const char** types =
+      realloc(part->sync_tensor_types, sizeof(const char*) * n);
+  if (types != NULL) part->sync_tensor_types = types;
+  return tensors != NULL && types != NULL;
+}
+
+/* Records which of the backend's synchronization types `tensor` takes, if
+ * any. */
 static TfLiteStatus set_attributes(TfLiteAsyncKernel* kernel,
                                    TfLiteOpaqueContext* opaque_context,
                                    TfLiteOpaqueNode* node, int tensor,
@@ -56,9 +84,8 @@ static TfLiteStatus set_attributes(TfLiteAsyncKernel* kernel,
           attrs, kTfLiteSynchronizationAttrKeyObjectTypeName, &type)) {
     return kTfLiteOk; /* buffers: the runner's (host memory) */
   }
-  const char* backend_type = lg_gpu_program_sync_type(part->program);
-  const bool wants = backend_type != NULL && strcmp(type, backend_type) == 0;
-  if (!wants && strcmp(type, kTfLiteSyncTypeNoSyncObj) != 0) {
+  const char* wanted = backend_sync_type(part, type);
+  if (wanted == NULL && strcmp(type, kTfLiteSyncTypeNoSyncObj) != 0) {
     context->ReportError(context,
                          "TfLiteGpuDelegate async SetAttributes: tensor %d: "
                          "synchronization type '%s' is not this backend's",
@@ -67,20 +94,21 @@ static TfLiteStatus set_attributes(TfLiteAsyncKernel* kernel,
   }
   for (int i = 0; i < part->num_sync_tensors; ++i) {
     if (part->sync_tensors[i] != tensor) continue;
-    if (!wants)
-      part->sync_tensors[i] = part->sync_tensors[--part->num_sync_tensors];
+    if (wanted == NULL) {
+      forget_sync_tensor(part, i);
+    } else {
+      part->sync_tensor_types[i] = wanted;
+    }
     return kTfLiteOk;
   }
-  if (!wants) return kTfLiteOk;
-  int* grown = realloc(part->sync_tensors,
-                       sizeof(int) * (size_t)(part->num_sync_tensors + 1));
-  if (grown == NULL) {
+  if (wanted == NULL) return kTfLiteOk;
+  if (!grow_sync_tensors(part)) {
     context->ReportError(
         context, "TfLiteGpuDelegate async SetAttributes: out of memory");
     return kTfLiteError;
   }
-  part->sync_tensors = grown;
-  part->sync_tensors[part->num_sync_tensors++] = tensor;
+  part->sync_tensors[part->num_sync_tensors] = tensor;
+  part->sync_tensor_types[part->num_sync_tensors++] = wanted;
   return kTfLiteOk;
 }
 
@@ -127,11 +155,13 @@ static TfLiteStatus wait_for_inputs(gpu_partition* part, const TfLiteNode* node,
     void* native = TfLiteSynchronizationGetPtr(sync);
     if (native == NULL) continue;
     TfLiteSynchronizationSetPtr(sync, NULL);
+    const char* type = part->sync_tensor_types[i];
     if (status == kTfLiteOk) {
-      status = lg_gpu_program_wait_for_input(part->program, tensor, native);
+      status =
+          lg_gpu_program_wait_for_input(part->program, tensor, type, native);
     } else {
       /* Still consumed: a wait that runs at once releases it. */
-      lg_gpu_program_wait_for_input(part->program, tensor, native);
+      lg_gpu_program_wait_for_input(part->program, tensor, type, native);
     }
   }
   return status;
@@ -146,12 +176,17 @@ static gpu_task_run* find_run(gpu_partition* part,
   return NULL;
 }
 
-/* Completes every run still on the device (their waits return the status
- * kept here): the program cannot take another beside them. */
-static void complete_runs(gpu_partition* part, TfLiteContext* context) {
+/* Completes the runs still on the device (their waits return the status
+ * kept here): every one when the program cannot take another beside them,
+ * else those the device has finished (`done_only`), which lets the next
+ * run start on an idle device, the cheaper way where device memory is
+ * host-mapped (direct uploads, no queue copies). */
+static void complete_runs(gpu_partition* part, TfLiteContext* context,
+                          bool done_only) {
   for (int i = 0; i < part->num_runs; ++i) {
     gpu_task_run* e = &part->runs[i];
     if (e->run == NULL) continue;
+    if (done_only && !lg_gpu_program_run_done(part->program, e->run)) continue;
     e->status = lg_gpu_program_complete_run(part->program, e->run);
     e->run = NULL;
     if (e->status != kTfLiteOk) {
@@ -180,17 +215,65 @@ static void remove_run(gpu_partition* part, gpu_task_run* e) {
   *e = part->runs[--part->num_runs];
 }
 
-/* Fills each output's synchronization with an object of its own. */
-static TfLiteStatus export_outputs(gpu_partition* part, const TfLiteNode* node,
+/* Reports the program's error for output `tensor`, naming it. */
+static TfLiteStatus output_failed(const gpu_partition* part,
+                                  TfLiteContext* context, int tensor) {
+  const char* name = context->tensors[tensor].name;
+  context->ReportError(context,
+                       "TfLiteGpuDelegate async Eval: output '%s' (tensor %d): "
+                       "%s",
+                       name ? name : "", tensor,
+                       lg_gpu_program_error(part->program));
+  return kTfLiteError;
+}
+
+/* Backends that take the caller's output objects before the run
+ * (Vulkan's timeline points): the run enqueued next signals each. */
+static TfLiteStatus signal_outputs(gpu_partition* part, TfLiteContext* context,
+                                   const TfLiteNode* node,
+                                   TfLiteExecutionTask* task) {
+  if (!lg_gpu_program_signals_before_run(part->program)) return kTfLiteOk;
+  for (int i = 0; i < node->outputs->size; ++i) {
+    const int tensor = node->outputs->data[i];
+    void* native = TfLiteSynchronizationGetPtr(task_sync(part, task, tensor));
+    if (native == NULL) continue;
+    if (lg_gpu_program_signal_output(part->program, tensor, native) !=
+        kTfLiteOk) {
+      return output_failed(part, context, tensor);
+    }
+  }
+  return kTfLiteOk;
+}
+
+/* Takes back the objects export_outputs handed out for node outputs
+ * [0, upto) (the caller never saw them: eval fails). */
+static void take_back_outputs(gpu_partition* part, const TfLiteNode* node,
+                              TfLiteExecutionTask* task, int upto) {
+  for (int i = 0; i < upto; ++i) {
+    TfLiteSynchronization* sync = task_sync(part, task, node->outputs->data[i]);
+    if (sync == NULL) continue;
+    lg_gpu_program_release_sync(part->program,
+                                TfLiteSynchronizationGetPtr(sync));
+    TfLiteSynchronizationSetPtr(sync, NULL);
+  }
+}
+
+/* Fills each output's synchronization with an object of its own; on a
+ * failure, none stays handed out and the error names the tensor. */
+static TfLiteStatus export_outputs(gpu_partition* part, TfLiteContext* context,
+                                   const TfLiteNode* node,
                                    TfLiteExecutionTask* task,
                                    const lg_gpu_run* run) {
+  if (lg_gpu_program_signals_before_run(part->program)) return kTfLiteOk;
   for (int i = 0; i < node->outputs->size; ++i) {
-    TfLiteSynchronization* sync = task_sync(part, task, node->outputs->data[i]);
+    const int tensor = node->outputs->data[i];
+    TfLiteSynchronization* sync = task_sync(part, task, tensor);
     if (sync == NULL) continue;
     void* native = NULL;
     if (lg_gpu_program_export_run_sync(part->program, run, &native) !=
         kTfLiteOk) {
-      return kTfLiteError;
+      take_back_outputs(part, node, task, i);
+      return output_failed(part, context, tensor);
     }
     TfLiteSynchronizationSetPtr(sync, native);
   }
@@ -207,21 +290,32 @@ static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
   if (check_output_syncs(part, context, node, task) != kTfLiteOk) {
     return kTfLiteError;
   }
-  if (!lg_gpu_program_overlaps_runs(part->program)) {
-    complete_runs(part, context);
-  }
+  complete_runs(part, context, lg_gpu_program_overlaps_runs(part->program));
   lg_gpu_run* run = NULL;
-  if (wait_for_inputs(part, node, task) != kTfLiteOk ||
-      lg_gpu_program_enqueue_run(part->program, context, &run) != kTfLiteOk) {
+  if (wait_for_inputs(part, node, task) != kTfLiteOk) {
+    lg_gpu_program_cancel_syncs(part->program);
     context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
                          lg_gpu_program_error(part->program));
     return kTfLiteError;
   }
-  if (export_outputs(part, node, task, run) != kTfLiteOk ||
-      !add_run(part, task, run)) {
+  if (signal_outputs(part, context, node, task) != kTfLiteOk) {
+    lg_gpu_program_cancel_syncs(part->program);
+    return kTfLiteError;
+  }
+  if (lg_gpu_program_enqueue_run(part->program, context, &run) != kTfLiteOk) {
     context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
                          lg_gpu_program_error(part->program));
+    return kTfLiteError;
+  }
+  if (export_outputs(part, context, node, task, run) != kTfLiteOk) {
     /* Not in flight for the runner: drop the run here. */
+    lg_gpu_program_release_run(part->program, run);
+    return kTfLiteError;
+  }
+  if (!add_run(part, task, run)) {
+    take_back_outputs(part, node, task, node->outputs->size);
+    context->ReportError(context,
+                         "TfLiteGpuDelegate async Eval: out of memory");
     lg_gpu_program_release_run(part->program, run);
     return kTfLiteError;
   }
@@ -265,6 +359,10 @@ bool lg_gpu_async_kernel_create(gpu_partition* part) {
     if (lg_gpu_program_signals_outputs(part->program)) {
       part->num_output_sync_types = 2;
     }
+    const char* input_only = lg_gpu_program_input_sync_type(part->program);
+    if (input_only != NULL) {
+      part->sync_types[part->num_input_sync_types++] = input_only;
+    }
   }
   TfLiteAsyncKernelSetSupportedSynchronizations(part->async_kernel,
                                                 supported_synchronizations);
@@ -285,5 +383,7 @@ void lg_gpu_async_kernel_destroy(gpu_partition* part) {
   part->async_kernel = NULL;
   free(part->sync_tensors);
   part->sync_tensors = NULL;
+  free(part->sync_tensor_types);
+  part->sync_tensor_types = NULL;
   part->num_sync_tensors = 0;
 }

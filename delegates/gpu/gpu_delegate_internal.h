@@ -48,11 +48,13 @@ typedef struct gpu_partition {
    * async runner then uses its worker). */
   struct TfLiteAsyncKernel* async_kernel;
   /* Its synchronization types: no_sync_obj, then the backend's (for
-   * inputs; for outputs too where the backend can signal them), and the
-   * tensors whose type SetAttributes made the backend's. */
-  const char* sync_types[2];
+   * inputs; for outputs too where the backend can signal them), then its
+   * input-only one (Vulkan's VkFence); and the tensors whose type
+   * SetAttributes made one of the backend's, with that type. */
+  const char* sync_types[3];
   size_t num_input_sync_types, num_output_sync_types;
   int* sync_tensors;
+  const char** sync_tensor_types;
   int num_sync_tensors;
   gpu_task_run* runs; /* the tasks evaluated and not yet waited for */
   int num_runs;

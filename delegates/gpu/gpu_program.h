@@ -121,19 +121,30 @@ TfLiteStatus lg_gpu_program_complete(lg_gpu_program* p, TfLiteContext* context);
 /* Caller synchronization objects around enqueue (the async kernel's;
  * litegpu/async.h). lg_gpu_program_sync_type: the backend's type name, NULL
  * when it takes none; signals_outputs: whether it can hand out objects for
- * outputs (OpenCL; not Vulkan, whose downloads are copied on the host).
- * wait_for_input, before enqueue, makes the run wait
- * for `native` before it reads input `tensor` (backend sync_wait_input; on
- * the host when the program converts that input on the host).
+ * outputs (OpenCL's events; Vulkan's timeline points, for bound outputs).
+ * wait_for_input, before enqueue, makes the run wait for `native` of
+ * `type` before it reads input `tensor` (backend sync_wait_input; on the
+ * host when the program converts that input on the host).
  * output_sync_problem: NULL when output `tensor` can be signalled by an
  * object, else why not (converted on the host, bound to a device buffer,
  * a backend that cannot). */
 const char* lg_gpu_program_sync_type(const lg_gpu_program* p);
 bool lg_gpu_program_signals_outputs(const lg_gpu_program* p);
 TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
-                                           void* native);
+                                           const char* type, void* native);
 const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
                                                int tensor);
+/* input_sync_type: a second type the backend takes for inputs only
+ * (Vulkan's VkFence), or NULL. Vulkan's output objects are given before
+ * the run (signals_before_run): signal_output, before enqueue_run, makes
+ * that run signal `native` once its dispatches are done; cancel_syncs
+ * forgets the waits and signals given for a run that is not enqueued
+ * after all. */
+const char* lg_gpu_program_input_sync_type(const lg_gpu_program* p);
+bool lg_gpu_program_signals_before_run(const lg_gpu_program* p);
+TfLiteStatus lg_gpu_program_signal_output(lg_gpu_program* p, int tensor,
+                                          void* native);
+void lg_gpu_program_cancel_syncs(lg_gpu_program* p);
 
 /* Runs in flight together, the async kernel's (on a backend with
  * non-blocking downloads): enqueue_run is lg_gpu_program_enqueue whose
@@ -143,7 +154,7 @@ const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
  * until complete_run, which waits for the run and frees it (on failure
  * too). Another run may be enqueued before complete_run only when
  * overlaps_runs: the backend keeps several downloads pending (OpenCL's
- * in-order queue; not Vulkan's one readback buffer) and no input is
+ * in-order queue, Vulkan's readback buffer per download) and no input is
  * converted on the host (its one staging would be overwritten); else the
  * caller completes the run first. release_run drops a run never completed
  * (after a device wait). export_run_sync: an object that signals when the
@@ -155,9 +166,15 @@ TfLiteStatus lg_gpu_program_enqueue_run(lg_gpu_program* p,
                                         lg_gpu_run** out);
 TfLiteStatus lg_gpu_program_complete_run(lg_gpu_program* p, lg_gpu_run* run);
 void lg_gpu_program_release_run(lg_gpu_program* p, lg_gpu_run* run);
+/* Whether complete_run would return without waiting for the device (false
+ * when the backend cannot tell). */
+bool lg_gpu_program_run_done(const lg_gpu_program* p, const lg_gpu_run* run);
 TfLiteStatus lg_gpu_program_export_run_sync(lg_gpu_program* p,
                                             const lg_gpu_run* run,
                                             void** native);
+/* Drops an object export_run_sync handed out that never reached the
+ * caller (NULL: no-op). */
+void lg_gpu_program_release_sync(lg_gpu_program* p, void* native);
 
 /* Whether a tensor the program reads or writes has another shape in
  * `context` than the one it was lowered at (inputs resized, shapes

@@ -746,6 +746,7 @@ TfLiteStatus lg_gpu_program_enqueue_run(lg_gpu_program* p,
        lg_gpu_download_begin(p->be, run->downloads, run->count, &run->pending,
                              &error) != kTfLiteOk)) {
     lg_gpu_error ignored = {{0}};
+    lg_gpu_program_cancel_syncs(p); /* not submitted: never to be */
     p->be->ops->finish(p->be, &ignored);
     run_free(p, run);
     return lg_gpu_lower_fail(p, "%s", error.message);
@@ -781,6 +782,11 @@ TfLiteStatus lg_gpu_program_complete_run(lg_gpu_program* p, lg_gpu_run* run) {
   return kTfLiteOk;
 }
 
+bool lg_gpu_program_run_done(const lg_gpu_program* p, const lg_gpu_run* run) {
+  return run->pending != NULL && p->be->ops->fence_done != NULL &&
+         p->be->ops->fence_done(p->be, run->pending);
+}
+
 void lg_gpu_program_release_run(lg_gpu_program* p, lg_gpu_run* run) {
   if (run == NULL) return;
   lg_gpu_error ignored = {{0}};
@@ -800,6 +806,12 @@ TfLiteStatus lg_gpu_program_export_run_sync(lg_gpu_program* p,
         error.message[0] ? error.message : "no download in flight");
   }
   return kTfLiteOk;
+}
+
+void lg_gpu_program_release_sync(lg_gpu_program* p, void* native) {
+  if (native != NULL && p->be->ops->sync_release != NULL) {
+    p->be->ops->sync_release(p->be, native);
+  }
 }
 
 /* Waits once: on the downloads' fence, or for everything submitted when
@@ -829,6 +841,11 @@ const char* lg_gpu_program_sync_type(const lg_gpu_program* p) {
   return p->be->ops->sync_wait_input != NULL ? p->be->ops->sync_type : NULL;
 }
 
+const char* lg_gpu_program_input_sync_type(const lg_gpu_program* p) {
+  return p->be->ops->sync_wait_input != NULL ? p->be->ops->input_sync_type
+                                             : NULL;
+}
+
 /* The value of boundary input `tensor`, or -1. */
 static int input_value(const lg_gpu_program* p, int tensor) {
   for (int v = 0; v < p->num_values; ++v) {
@@ -838,7 +855,7 @@ static int input_value(const lg_gpu_program* p, int tensor) {
 }
 
 TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
-                                           void* native) {
+                                           const char* type, void* native) {
   lg_gpu_backend* be = p->be;
   if (be->ops->sync_wait_input == NULL) {
     return lg_gpu_lower_fail(p,
@@ -848,8 +865,10 @@ TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
   }
   const int v = input_value(p, tensor);
   const bool on_host = v >= 0 && converted(&p->values[v]);
+  const bool bound = v >= 0 && is_bound(p, v);
   lg_gpu_error error = {{0}};
-  if (be->ops->sync_wait_input(be, native, on_host, &error) != kTfLiteOk) {
+  if (be->ops->sync_wait_input(be, type, native, on_host, bound, &error) !=
+      kTfLiteOk) {
     return lg_gpu_lower_fail(p, "input tensor %d's synchronization: %s", tensor,
                              error.message);
   }
@@ -857,7 +876,30 @@ TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
 }
 
 bool lg_gpu_program_signals_outputs(const lg_gpu_program* p) {
-  return p->be->ops->fence_export != NULL && p->be->ops->download_begin != NULL;
+  return (p->be->ops->fence_export != NULL &&
+          p->be->ops->download_begin != NULL) ||
+         p->be->ops->sync_signal_output != NULL;
+}
+
+bool lg_gpu_program_signals_before_run(const lg_gpu_program* p) {
+  return p->be->ops->sync_signal_output != NULL;
+}
+
+TfLiteStatus lg_gpu_program_signal_output(lg_gpu_program* p, int tensor,
+                                          void* native) {
+  lg_gpu_backend* be = p->be;
+  lg_gpu_error error = {{0}};
+  if (be->ops->sync_signal_output == NULL ||
+      be->ops->sync_signal_output(be, native, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(
+        p, "output tensor %d's synchronization: %s", tensor,
+        error.message[0] ? error.message : "the backend signals none");
+  }
+  return kTfLiteOk;
+}
+
+void lg_gpu_program_cancel_syncs(lg_gpu_program* p) {
+  if (p->be->ops->sync_cancel != NULL) p->be->ops->sync_cancel(p->be);
 }
 
 const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
@@ -869,6 +911,12 @@ const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
   for (int i = 0; i < p->num_outputs; ++i) {
     if (p->output_tensors[i] != tensor) continue;
     const value* x = &p->values[p->output_values[i]];
+    if (lg_gpu_program_signals_before_run(p)) {
+      return is_bound(p, p->output_values[i])
+                 ? NULL
+                 : "it is copied out of a readback buffer on the host in "
+                   "Wait (bind a device buffer to it for a semaphore)";
+    }
     if (is_bound(p, p->output_values[i])) {
       return "it is bound to a device buffer (no download to signal)";
     }

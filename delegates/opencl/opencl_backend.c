@@ -320,8 +320,11 @@ static void lg_cl_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence) {
 /* The caller's cl_event before an async run: an in-queue barrier (the
  * queue is in order, so every later command waits), or a host wait for
  * inputs read on the host. The reference given is released either way. */
-static TfLiteStatus lg_cl_sync_wait_input(lg_gpu_backend* be, void* native,
-                                          bool on_host, lg_gpu_error* error) {
+static TfLiteStatus lg_cl_sync_wait_input(lg_gpu_backend* be, const char* type,
+                                          void* native, bool on_host,
+                                          bool bound, lg_gpu_error* error) {
+  (void)type;  /* cl_event, the only one */
+  (void)bound; /* the queue orders uploads after the wait too */
   lg_cl_impl* impl = be->impl;
   cl_event event = native;
   cl_int err = CL_SUCCESS;
@@ -348,13 +351,19 @@ static TfLiteStatus lg_cl_fence_export(lg_gpu_backend* be, lg_gpu_fence* fence,
     lg_gpu_error_set(error, "fence_export: no download in flight");
     return kTfLiteError;
   }
-  const cl_int err = clRetainEvent(fence->last);
+  const cl_int err = lg_cl_inject("clRetainEvent") ? CL_OUT_OF_RESOURCES
+                                                   : clRetainEvent(fence->last);
   if (err != CL_SUCCESS) {
     lg_cl_fail(error, "clRetainEvent", err, "the downloads' event");
     return kTfLiteError;
   }
   *native = fence->last;
   return kTfLiteOk;
+}
+
+static void lg_cl_sync_release(lg_gpu_backend* be, void* native) {
+  (void)be;
+  clReleaseEvent((cl_event)native);
 }
 
 /* ---- Dispatch ----------------------------------------------------------- */
@@ -610,6 +619,7 @@ static const lg_gpu_backend_ops lg_cl_ops = {
     .downloads_overlap = true,
     .sync_wait_input = lg_cl_sync_wait_input,
     .fence_export = lg_cl_fence_export,
+    .sync_release = lg_cl_sync_release,
     .has_kernel = lg_cl_has_kernel,
     .cache_stats = lg_cl_cache_stats,
     .destroy = lg_cl_destroy,

@@ -67,6 +67,8 @@
   X(vkFreeCommandBuffers)                     \
   X(vkFreeMemory)                             \
   X(vkGetBufferMemoryRequirements)            \
+  X(vkGetDeviceProcAddr)                      \
+  X(vkGetFenceStatus)                         \
   X(vkGetDeviceQueue)                         \
   X(vkGetInstanceProcAddr)                    \
   X(vkGetPhysicalDeviceFeatures2)             \
@@ -149,6 +151,8 @@ bool lg_vk_api_load(char* why, size_t why_size);
 #define vkFreeCommandBuffers lg_vk_fn.vkFreeCommandBuffers
 #define vkFreeMemory lg_vk_fn.vkFreeMemory
 #define vkGetBufferMemoryRequirements lg_vk_fn.vkGetBufferMemoryRequirements
+#define vkGetDeviceProcAddr lg_vk_fn.vkGetDeviceProcAddr
+#define vkGetFenceStatus lg_vk_fn.vkGetFenceStatus
 #define vkGetDeviceQueue lg_vk_fn.vkGetDeviceQueue
 #define vkGetInstanceProcAddr lg_vk_fn.vkGetInstanceProcAddr
 #define vkGetPhysicalDeviceFeatures2 lg_vk_fn.vkGetPhysicalDeviceFeatures2

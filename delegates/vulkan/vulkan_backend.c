@@ -65,20 +65,113 @@ static void lg_vk_cache_stats(const lg_gpu_backend* be,
   out->cache_files_loaded = (int)impl->stats.cache_loads;
 }
 
-/* The caller's VkFence before an async run, waited for on the host: the
- * uploads copy the inputs when they are enqueued. The fence stays the
- * caller's (not reset, not destroyed). */
-static TfLiteStatus lg_vk_sync_wait_input(lg_gpu_backend* be, void* native,
-                                          bool on_host, lg_gpu_error* error) {
-  (void)on_host; /* always */
+/* The caller's timeline point (litegpu/async.h), once the device is known
+ * to take timeline semaphores. */
+static TfLiteStatus lg_vk_timeline_point(const lg_vk_impl* impl,
+                                         const void* native,
+                                         const litegpu_vk_timeline_point** out,
+                                         lg_gpu_error* error) {
+  if (!impl->timeline) {
+    lg_gpu_error_set(error,
+                     "the Vulkan device '%s' has no timeline semaphores "
+                     "(VK_KHR_timeline_semaphore with timelineSemaphore), so "
+                     "it takes no %s",
+                     impl->properties.deviceName,
+                     LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE);
+    return kTfLiteError;
+  }
+  const litegpu_vk_timeline_point* point = native;
+  if (point->semaphore == 0) {
+    lg_gpu_error_set(error, "the litegpu_vk_timeline_point has no VkSemaphore");
+    return kTfLiteError;
+  }
+  *out = point;
+  return kTfLiteOk;
+}
+
+/* Adds a point to the next submission's waits or signals (an open command
+ * buffer carries them, so the next submission is the run's). */
+static TfLiteStatus lg_vk_add_point(lg_vk_impl* impl, VkSemaphore* semaphores,
+                                    uint64_t* values, uint32_t* count,
+                                    const litegpu_vk_timeline_point* point,
+                                    lg_gpu_error* error) {
+  if (*count == LG_VK_MAX_SEMAPHORES) {
+    lg_gpu_error_set(error,
+                     "more than %u timeline semaphore waits or signals in "
+                     "one run",
+                     LG_VK_MAX_SEMAPHORES);
+    return kTfLiteError;
+  }
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  if (lg_vk_recording(impl, &cmd, error) != kTfLiteOk) return kTfLiteError;
+  semaphores[*count] = (VkSemaphore)(uintptr_t)point->semaphore;
+  values[*count] = point->value;
+  (*count)++;
+  return kTfLiteOk;
+}
+
+/* The caller's object before an async run. A VkFence is waited for on the
+ * host (it stays the caller's: not reset, not destroyed). A timeline point
+ * is waited for by the run's submission when the input is a bound device
+ * buffer the device reads, else on the host: the uploads copy the inputs
+ * when they are enqueued. */
+static TfLiteStatus lg_vk_sync_wait_input(lg_gpu_backend* be, const char* type,
+                                          void* native, bool on_host,
+                                          bool bound, lg_gpu_error* error) {
   lg_vk_impl* impl = be->impl;
-  const VkFence fence = (VkFence)(uintptr_t)native;
-  const VkResult r = lg_vk_wait_fences(impl->device, 1, &fence);
+  if (strcmp(type, LITEGPU_SYNC_TYPE_VK_FENCE) == 0) {
+    const VkFence fence = (VkFence)(uintptr_t)native;
+    const VkResult r = lg_vk_wait_fences(impl->device, 1, &fence);
+    if (r != VK_SUCCESS) {
+      lg_vk_fail(error, "vkWaitForFences", r, "an input's VkFence");
+      return kTfLiteError;
+    }
+    return kTfLiteOk;
+  }
+  const litegpu_vk_timeline_point* point = NULL;
+  if (lg_vk_timeline_point(impl, native, &point, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  if (bound && !on_host) {
+    return lg_vk_add_point(impl, impl->sem_waits, impl->sem_wait_values,
+                           &impl->sem_wait_count, point, error);
+  }
+  const VkSemaphore semaphore = (VkSemaphore)(uintptr_t)point->semaphore;
+  const VkSemaphoreWaitInfoKHR wait = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO_KHR,
+      .semaphoreCount = 1,
+      .pSemaphores = &semaphore,
+      .pValues = &point->value,
+  };
+  const VkResult r =
+      impl->wait_semaphores(impl->device, &wait, LG_VK_FENCE_TIMEOUT_NS);
   if (r != VK_SUCCESS) {
-    lg_vk_fail(error, "vkWaitForFences", r, "an input's VkFence");
+    lg_vk_fail(error, "vkWaitSemaphoresKHR", r, "%s",
+               r == VK_TIMEOUT ? "an input's timeline semaphore did not "
+                                 "reach its value in 60 s"
+                               : "an input's timeline semaphore");
     return kTfLiteError;
   }
   return kTfLiteOk;
+}
+
+/* The run enqueued next signals the caller's timeline point once its
+ * dispatches are done (the outputs bound to device buffers written). */
+static TfLiteStatus lg_vk_sync_signal_output(lg_gpu_backend* be, void* native,
+                                             lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  const litegpu_vk_timeline_point* point = NULL;
+  if (lg_vk_timeline_point(impl, native, &point, error) != kTfLiteOk) {
+    return kTfLiteError;
+  }
+  return lg_vk_add_point(impl, impl->sem_signals, impl->sem_signal_values,
+                         &impl->sem_signal_count, point, error);
+}
+
+static void lg_vk_sync_cancel(lg_gpu_backend* be) {
+  lg_vk_impl* impl = be->impl;
+  impl->sem_wait_count = 0;
+  impl->sem_signal_count = 0;
 }
 
 static const lg_gpu_backend_ops lg_vk_ops = {
@@ -100,8 +193,13 @@ static const lg_gpu_backend_ops lg_vk_ops = {
     .download_begin = lg_vk_download_begin,
     .fence_wait = lg_vk_fence_wait,
     .fence_release = lg_vk_fence_release,
-    .sync_type = LITEGPU_SYNC_TYPE_VK_FENCE,
+    .fence_done = lg_vk_fence_done,
+    .downloads_overlap = true, /* a readback buffer per pending download */
+    .sync_type = LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE,
+    .input_sync_type = LITEGPU_SYNC_TYPE_VK_FENCE,
     .sync_wait_input = lg_vk_sync_wait_input,
+    .sync_signal_output = lg_vk_sync_signal_output,
+    .sync_cancel = lg_vk_sync_cancel,
     .has_kernel = lg_vk_has_kernel,
     .recording_begin = lg_vk_recording_begin,
     .recording_end = lg_vk_recording_end,

@@ -43,7 +43,15 @@
  * fence, finish waits for every fence. Uploads write device memory
  * directly when it is host-visible and coherent and nothing is pending,
  * else go through host-visible staging memory; download waits for
- * everything recorded. After a failed submission or wait the backend
+ * everything recorded. A non-blocking download (download_begin) copies
+ * into a readback buffer of its own (also from host-mapped buffers, which
+ * a later run may overwrite) and fence_wait waits for its submission's
+ * fence only, draining the queue when LG_VK_DRAIN_AFTER command buffers
+ * are in use, so several runs can be on the device at once. The async
+ * kernel's timeline points (litegpu/async.h) ride on the next submission:
+ * sync_wait_input's as semaphore waits, sync_signal_output's as signals
+ * (VK_KHR_timeline_semaphore, enabled when the device has
+ * timelineSemaphore). After a failed submission or wait the backend
  * refuses further work (its results would be wrong); destroy is always
  * safe.
  *
@@ -59,10 +67,11 @@
  * with no re-recording: in one batch after the open command buffer when
  * one holds unsubmitted work (staged uploads), under that buffer's fence,
  * else alone with the recording's fence. A recording still running from
- * an earlier run is finished first (a command buffer cannot be pending
- * twice). Later downloads and finish wait for it; while a run is pending,
- * uploads to host-mapped buffers take the staging path. recording_run of a
- * handle that is not a live recording of this backend (released, or from
+ * an earlier run is submitted again (its command buffer allows
+ * simultaneous use) in a batch with a command buffer of the backend's,
+ * whose fence covers it. Later downloads and finish wait for it; while a run is
+ * pending, uploads to host-mapped buffers take the staging path. recording_run
+ * of a handle that is not a live recording of this backend (released, or from
  * another backend) is an error and recording_release ignores it; nested
  * recording_begin, recording_end without begin and recording_run during a
  * capture are errors. A failed vkQueueSubmit or wait makes the backend

@@ -352,6 +352,8 @@ static TfLiteStatus lg_vk_read_device(lg_vk_impl* impl,
       exts, count, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   impl->creation_feedback = lg_vk_has_device_extension(
       exts, count, VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
+  const bool has_timeline = lg_vk_has_device_extension(
+      exts, count, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
   free(exts);
 
   /* Physical-device queries of an extension's structs only need the
@@ -381,10 +383,16 @@ static TfLiteStatus lg_vk_read_device(lg_vk_impl* impl,
   VkPhysicalDevice16BitStorageFeatures storage16 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
       .pNext = has_f16 ? &f16 : NULL};
+  VkPhysicalDeviceTimelineSemaphoreFeaturesKHR timeline = {
+      .sType =
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES_KHR,
+      .pNext = &storage16};
   VkPhysicalDeviceFeatures2 features = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-      .pNext = &storage16};
+      .pNext = has_timeline ? (void*)&timeline : (void*)&storage16};
   vkGetPhysicalDeviceFeatures2(impl->physical, &features);
+  impl->timeline =
+      has_timeline && timeline.timelineSemaphore && !lg_vk_timeline_hidden();
   vkGetPhysicalDeviceMemoryProperties(impl->physical, &impl->memory);
 
   const VkPhysicalDeviceProperties* p = &impl->properties;
@@ -513,7 +521,7 @@ TfLiteStatus lg_vk_device_create(lg_vk_impl* impl, lg_gpu_error* error) {
       .queueCount = 1,
       .pQueuePriorities = &priority,
   };
-  const char* extensions[2];
+  const char* extensions[3];
   uint32_t extension_count = 0;
   if (impl->creation_feedback) {
     extensions[extension_count++] =
@@ -534,9 +542,22 @@ TfLiteStatus lg_vk_device_create(lg_vk_impl* impl, lg_gpu_error* error) {
   if (impl->fp16) {
     extensions[extension_count++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
   }
+  /* Timeline semaphores (the async kernel's caller sync objects): an
+   * extension at Vulkan 1.1, enabled when the device has the feature. */
+  VkPhysicalDeviceTimelineSemaphoreFeaturesKHR timeline = {
+      .sType =
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES_KHR,
+      .pNext = impl->fp16 ? &storage16 : NULL,
+      .timelineSemaphore = VK_TRUE};
+  if (impl->timeline) {
+    extensions[extension_count++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+  }
+  const void* chain = impl->timeline ? (const void*)&timeline
+                      : impl->fp16   ? (const void*)&storage16
+                                     : NULL;
   const VkDeviceCreateInfo info = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-      .pNext = impl->fp16 ? &storage16 : NULL,
+      .pNext = chain,
       .queueCreateInfoCount = 1,
       .pQueueCreateInfos = &queue,
       .enabledExtensionCount = extension_count,
@@ -552,6 +573,12 @@ TfLiteStatus lg_vk_device_create(lg_vk_impl* impl, lg_gpu_error* error) {
   }
   lg_vk_object_created();
   vkGetDeviceQueue(impl->device, impl->queue_family, 0, &impl->queue);
+  if (impl->timeline) {
+    const PFN_vkVoidFunction wait =
+        vkGetDeviceProcAddr(impl->device, "vkWaitSemaphoresKHR");
+    memcpy(&impl->wait_semaphores, &wait, sizeof(wait));
+    impl->timeline = impl->wait_semaphores != NULL;
+  }
   impl->stats.creation_feedback = impl->creation_feedback;
   return kTfLiteOk;
 }

@@ -419,12 +419,31 @@ TfLiteStatus lg_vk_submit_then(lg_gpu_backend* be, VkCommandBuffer then,
     return kTfLiteError;
   }
   /* One batch: command buffers in a batch run in order, and the fence
-   * signals when all of them have completed. */
+   * signals when all of them have completed. It waits for and signals the
+   * caller's timeline points added since the last submission. */
   const VkCommandBuffer batch[2] = {impl->commands[i], then};
+  VkPipelineStageFlags stages[LG_VK_MAX_SEMAPHORES];
+  for (uint32_t s = 0; s < impl->sem_wait_count; ++s) {
+    stages[s] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  }
+  const VkTimelineSemaphoreSubmitInfoKHR points = {
+      .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR,
+      .waitSemaphoreValueCount = impl->sem_wait_count,
+      .pWaitSemaphoreValues = impl->sem_wait_values,
+      .signalSemaphoreValueCount = impl->sem_signal_count,
+      .pSignalSemaphoreValues = impl->sem_signal_values,
+  };
+  const bool has_points = impl->sem_wait_count + impl->sem_signal_count > 0;
   const VkSubmitInfo submit = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+      .pNext = has_points ? &points : NULL,
+      .waitSemaphoreCount = impl->sem_wait_count,
+      .pWaitSemaphores = impl->sem_waits,
+      .pWaitDstStageMask = stages,
       .commandBufferCount = then != VK_NULL_HANDLE ? 2u : 1u,
       .pCommandBuffers = batch,
+      .signalSemaphoreCount = impl->sem_signal_count,
+      .pSignalSemaphores = impl->sem_signals,
   };
   r = LG_VK_TRY(vkQueueSubmit, VK_ERROR_DEVICE_LOST, impl->queue, 1, &submit,
                 impl->fences[i]);
@@ -433,6 +452,8 @@ TfLiteStatus lg_vk_submit_then(lg_gpu_backend* be, VkCommandBuffer then,
     lg_vk_mark_broken(impl, e);
     return kTfLiteError;
   }
+  impl->sem_wait_count = 0;
+  impl->sem_signal_count = 0;
   impl->submitted++;
   impl->ever_submitted = true;
   impl->stats.submits++;
@@ -474,6 +495,7 @@ static TfLiteStatus lg_vk_recycle(lg_vk_impl* impl, lg_gpu_error* error) {
   impl->descriptors.current = 0;
   impl->begun = 0;
   impl->submitted = 0;
+  impl->generation++;
   impl->pending_stages = 0;
   lg_vk_staging_reset(impl);
   return kTfLiteOk;

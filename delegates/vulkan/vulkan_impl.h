@@ -52,6 +52,9 @@ typedef struct lg_vk_descriptor_pools {
   size_t current; /* the first pool that may still have room */
 } lg_vk_descriptor_pools;
 
+/* Semaphore waits (and signals) one submission carries at most. */
+#define LG_VK_MAX_SEMAPHORES 16u
+
 typedef struct lg_vk_impl {
   /* Instance and device (vulkan_device.c). */
   VkInstance instance;
@@ -68,6 +71,10 @@ typedef struct lg_vk_impl {
   VkPhysicalDeviceMemoryProperties memory;
   VkDeviceSize max_allocation; /* maxMemoryAllocationSize */
   bool creation_feedback;      /* VK_EXT_pipeline_creation_feedback on */
+  /* VK_KHR_timeline_semaphore enabled (the device has timelineSemaphore):
+   * the async kernel's LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE. */
+  bool timeline;
+  PFN_vkWaitSemaphoresKHR wait_semaphores;
   /* Half precision: shaderFloat16 and storageBuffer16BitAccess enabled at
    * device creation, kernels built from the shaders' LG_FP16 SPIR-V
    * (lg_gpu_backend.fp16_storage). */
@@ -94,6 +101,17 @@ typedef struct lg_vk_impl {
   size_t command_count;
   size_t begun;
   size_t submitted;
+  /* Counts the times the command buffers were made reusable: a
+   * submission's fence is its own only while this has not changed. */
+  uint64_t generation;
+  /* The caller's timeline semaphore points the next submission waits for
+   * and signals (sync_wait_input on a bound input, sync_signal_output). */
+  VkSemaphore sem_waits[LG_VK_MAX_SEMAPHORES];
+  uint64_t sem_wait_values[LG_VK_MAX_SEMAPHORES];
+  uint32_t sem_wait_count;
+  VkSemaphore sem_signals[LG_VK_MAX_SEMAPHORES];
+  uint64_t sem_signal_values[LG_VK_MAX_SEMAPHORES];
+  uint32_t sem_signal_count;
   /* Stages of earlier commands the next command must wait for. */
   VkPipelineStageFlags pending_stages;
   bool ever_submitted;
@@ -111,13 +129,16 @@ typedef struct lg_vk_impl {
   size_t running;
 
   /* Staging (vulkan_memory.c): uploads take slices of `staging` until the
-   * next finish; downloads go through `readback`. */
+   * next finish; blocking downloads go through `readback`. Each
+   * non-blocking download (download_begin) has a readback buffer of its
+   * own, held by its fence until fence_wait copies it out, so several can
+   * be pending at once; fence_release puts it back among `spare_readbacks`
+   * for the next one. */
   lg_vk_host_buffer* staging;
   size_t staging_count;
   lg_vk_host_buffer readback;
-  /* A non-blocking download (download_begin) whose bytes still wait in
-   * `readback`: no other download may use it before fence_wait/release. */
-  const lg_gpu_fence* download_pending;
+  lg_vk_host_buffer* spare_readbacks;
+  size_t spare_readback_count;
 
   /* Set after a failed end/submit/wait/reset: work recorded before it is
    * lost or its state unknown, so every later dispatch, transfer, submit
@@ -226,11 +247,12 @@ TfLiteStatus lg_vk_download_begin(lg_gpu_backend* be,
 TfLiteStatus lg_vk_fence_wait(lg_gpu_backend* be, lg_gpu_fence* fence,
                               lg_gpu_error* error);
 void lg_vk_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence);
+bool lg_vk_fence_done(lg_gpu_backend* be, const lg_gpu_fence* fence);
 TfLiteStatus lg_vk_buffer_view(lg_vk_impl* impl, lg_gpu_buffer* buffer,
                                VkBufferView* out, lg_gpu_error* error);
 /* Forgets the staging slices handed out (after every fence was waited). */
 void lg_vk_staging_reset(lg_vk_impl* impl);
-/* Frees the staging and readback buffers. */
+/* Frees the staging and readback buffers (the spare ones included). */
 void lg_vk_staging_destroy(lg_vk_impl* impl);
 
 /* ---- vulkan_pipeline.c -------------------------------------------------- */

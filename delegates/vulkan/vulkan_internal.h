@@ -47,6 +47,9 @@ void lg_vulkan_hide_fp16(bool on);
  * LITEGPU_VULKAN_TEST_NO_TEXEL_READS=1 does the same for a whole process
  * (the conformance runs of the storage-buffer builds). */
 void lg_vulkan_hide_texel_reads(bool on);
+/* When on, backends created afterwards see a device without timeline
+ * semaphores, which refuse the async kernel's timeline points. */
+void lg_vulkan_hide_timeline(bool on);
 
 /* ---- Used by the backend ------------------------------------------------ */
 
@@ -74,6 +77,7 @@ void lg_vk_layer_error_reported(void);
 bool lg_vk_staging_forced(void);
 bool lg_vk_fp16_hidden(void);
 bool lg_vk_texel_reads_hidden(void);
+bool lg_vk_timeline_hidden(void);
 
 /* A fence wait longer than this is reported as a failure (a hung or lost
  * device), not waited for forever. */

@@ -377,6 +377,12 @@ void lg_vk_staging_destroy(lg_vk_impl* impl) {
   impl->staging = NULL;
   impl->staging_count = 0;
   lg_vk_host_buffer_free(impl, &impl->readback);
+  for (size_t i = 0; i < impl->spare_readback_count; ++i) {
+    lg_vk_host_buffer_free(impl, &impl->spare_readbacks[i]);
+  }
+  free(impl->spare_readbacks);
+  impl->spare_readbacks = NULL;
+  impl->spare_readback_count = 0;
 }
 
 /* ---- Upload and download ------------------------------------------------ */
@@ -419,20 +425,19 @@ TfLiteStatus lg_vk_buffer_upload(lg_gpu_backend* be, lg_gpu_buffer* buffer,
   return kTfLiteOk;
 }
 
-/* Makes room for `bytes` in the readback buffer (never in use here: every
- * download waits for its copy). */
-static TfLiteStatus lg_vk_readback_reserve(lg_vk_impl* impl, size_t bytes,
+/* Makes room for `bytes` in readback buffer `rb` (never in use here: a
+ * blocking download waits for its copy, a pending one owns its buffer). */
+static TfLiteStatus lg_vk_readback_reserve(lg_vk_impl* impl,
+                                           lg_vk_host_buffer* rb, size_t bytes,
                                            lg_gpu_error* error) {
-  if (impl->readback.buffer != VK_NULL_HANDLE && impl->readback.size >= bytes) {
-    return kTfLiteOk;
-  }
-  VkDeviceSize size = impl->readback.size * 2;
+  if (rb->buffer != VK_NULL_HANDLE && rb->size >= bytes) return kTfLiteOk;
+  VkDeviceSize size = rb->size * 2;
   if (size < bytes) size = bytes;
   if (size < LG_VK_STAGING_CHUNK) size = LG_VK_STAGING_CHUNK;
-  lg_vk_host_buffer_free(impl, &impl->readback);
+  lg_vk_host_buffer_free(impl, rb);
   /* Cached memory where offered: the host reads it. */
   return lg_vk_host_buffer_make(impl, size, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
-                                &impl->readback, error);
+                                rb, error);
 }
 
 /* Under LITEGPU_VULKAN_VALIDATION=1, the first validation error the layer
@@ -448,31 +453,40 @@ static TfLiteStatus lg_vk_check_validation(const lg_vk_impl* impl,
   return kTfLiteError;
 }
 
+/* Whether download `d` is read in place from its host-mapped buffer
+ * rather than through a readback buffer: only when blocking, since a run
+ * enqueued before a pending download's fence_wait may overwrite the
+ * buffer. */
+static bool lg_vk_read_in_place(const lg_gpu_download* d, bool blocking) {
+  return blocking && d->buffer->map != NULL;
+}
+
 /* Checks every copy of `list` and counts its bytes: all of them in
- * *total, those that go through the readback buffer (buffers that are not
- * host-mapped) in *staged. */
+ * *total, those that go through the readback buffer in *staged. */
 static TfLiteStatus lg_vk_check_downloads(lg_vk_impl* impl,
                                           const lg_gpu_download* list,
-                                          int count, size_t* total,
-                                          size_t* staged, lg_gpu_error* error) {
+                                          int count, bool blocking,
+                                          size_t* total, size_t* staged,
+                                          lg_gpu_error* error) {
   /* lg_gpu_buffer_download_batch checked every copy. */
   *total = *staged = 0;
   for (int i = 0; i < count; ++i) {
     const lg_gpu_download* d = &list[i];
     *total += d->bytes;
-    if (d->buffer->map == NULL) *staged += d->bytes;
+    if (!lg_vk_read_in_place(d, blocking)) *staged += d->bytes;
   }
   return lg_vk_check_usable(impl, "buffer_download", error);
 }
 
-/* Records the copies of the buffers that are not host-mapped into the
- * readback buffer, one after the other (in list order). */
+/* Records the copies not read in place into readback buffer `rb`, one
+ * after the other (in list order). */
 static TfLiteStatus lg_vk_record_readbacks(lg_vk_impl* impl,
                                            const lg_gpu_download* list,
-                                           int count, size_t staged,
+                                           int count, bool blocking,
+                                           size_t staged, lg_vk_host_buffer* rb,
                                            lg_gpu_error* error) {
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  if (lg_vk_readback_reserve(impl, staged, error) != kTfLiteOk ||
+  if (lg_vk_readback_reserve(impl, rb, staged, error) != kTfLiteOk ||
       lg_vk_recording(impl, &cmd, error) != kTfLiteOk) {
     return kTfLiteError;
   }
@@ -480,29 +494,31 @@ static TfLiteStatus lg_vk_record_readbacks(lg_vk_impl* impl,
   VkDeviceSize at = 0;
   for (int i = 0; i < count; ++i) {
     const lg_gpu_download* d = &list[i];
-    if (d->buffer->map != NULL || d->bytes == 0) continue;
+    if (lg_vk_read_in_place(d, blocking) || d->bytes == 0) continue;
     const VkBufferCopy region = {d->buffer->offset + d->offset, at, d->bytes};
-    vkCmdCopyBuffer(cmd, d->buffer->buffer, impl->readback.buffer, 1, &region);
+    vkCmdCopyBuffer(cmd, d->buffer->buffer, rb->buffer, 1, &region);
     at += d->bytes;
   }
   return kTfLiteOk;
 }
 
-/* Copies the bytes of a finished batch to the host: host-mapped buffers
- * are read in place (the barrier every submission ends with made their
- * writes visible), the others out of the readback buffer, in list order. */
+/* Copies the bytes of a finished batch to the host: those read in place
+ * from their host-mapped buffers (the barrier every submission ends with
+ * made their writes visible), the others out of readback buffer `rb`, in
+ * list order. */
 static TfLiteStatus lg_vk_copy_out(lg_vk_impl* impl,
                                    const lg_gpu_download* list, int count,
+                                   bool blocking, const lg_vk_host_buffer* rb,
                                    lg_gpu_error* error) {
   size_t at = 0;
   for (int i = 0; i < count; ++i) {
     const lg_gpu_download* d = &list[i];
     if (d->bytes == 0) continue;
-    if (d->buffer->map != NULL) {
+    if (lg_vk_read_in_place(d, blocking)) {
       memcpy(d->data, d->buffer->map + d->offset, d->bytes);
       impl->stats.direct_downloads++;
     } else {
-      memcpy(d->data, impl->readback.map + at, d->bytes);
+      memcpy(d->data, rb->map + at, d->bytes);
       at += d->bytes;
       impl->stats.staged_downloads++;
     }
@@ -510,29 +526,18 @@ static TfLiteStatus lg_vk_copy_out(lg_vk_impl* impl,
   return lg_vk_check_validation(impl, error);
 }
 
-static TfLiteStatus lg_vk_check_no_pending(const lg_vk_impl* impl,
-                                           const char* what,
-                                           lg_gpu_error* error) {
-  if (impl->download_pending == NULL) return kTfLiteOk;
-  lg_gpu_error_set(error,
-                   "%s: a non-blocking download is still pending (wait for "
-                   "or release its fence first)",
-                   what);
-  return kTfLiteError;
-}
-
-/* Records the readbacks of a batch; *total gets its bytes. */
-static TfLiteStatus lg_vk_record_batch(lg_vk_impl* impl, const char* what,
+/* Records the readbacks of a batch into `rb`; *total gets its bytes. */
+static TfLiteStatus lg_vk_record_batch(lg_vk_impl* impl,
                                        const lg_gpu_download* list, int count,
+                                       bool blocking, lg_vk_host_buffer* rb,
                                        size_t* total, lg_gpu_error* error) {
   size_t staged = 0;
-  if (lg_vk_check_no_pending(impl, what, error) != kTfLiteOk ||
-      lg_vk_check_downloads(impl, list, count, total, &staged, error) !=
-          kTfLiteOk) {
+  if (lg_vk_check_downloads(impl, list, count, blocking, total, &staged,
+                            error) != kTfLiteOk) {
     return kTfLiteError;
   }
   if (*total == 0 || staged == 0) return kTfLiteOk;
-  return lg_vk_record_readbacks(impl, list, count, staged, error);
+  return lg_vk_record_readbacks(impl, list, count, blocking, staged, rb, error);
 }
 
 /* One wait for every copy: the readbacks go into the same submission as
@@ -542,24 +547,57 @@ TfLiteStatus lg_vk_buffer_download_batch(lg_gpu_backend* be,
                                          lg_gpu_error* error) {
   lg_vk_impl* impl = be->impl;
   size_t total = 0;
-  if (lg_vk_record_batch(impl, "buffer_download", list, count, &total, error) !=
-      kTfLiteOk) {
+  if (lg_vk_record_batch(impl, list, count, true, &impl->readback, &total,
+                         error) != kTfLiteOk) {
     return kTfLiteError;
   }
   if (total == 0) return kTfLiteOk;
   if (lg_vk_busy(impl) && lg_vk_finish(be, error) != kTfLiteOk) {
     return kTfLiteError;
   }
-  return lg_vk_copy_out(impl, list, count, error);
+  return lg_vk_copy_out(impl, list, count, true, &impl->readback, error);
 }
 
-/* A Vulkan fence: the batch to copy out once the submission's VkFences
- * (waited for by lg_vk_finish) have signaled. */
+/* A Vulkan fence: the batch to copy out of its own readback buffer once
+ * the submission that copied it there has completed: `vk`, the VkFence of
+ * that submission while the command buffers' `generation` is unchanged
+ * (VK_NULL_HANDLE: nothing was submitted), else every submission's. */
 struct lg_gpu_fence {
   const lg_gpu_download* list;
   int count;
   bool done;
+  lg_vk_host_buffer readback;
+  VkFence vk;
+  uint64_t generation;
 };
+
+/* Command buffers in use past which a pending download's wait drains the
+ * queue and makes them reusable (lg_vk_finish), rather than waiting for
+ * its own submission only: while runs keep overlapping, no wait would
+ * otherwise find the queue empty, and staging and command buffers would
+ * grow without end. A run takes two or three. */
+#define LG_VK_DRAIN_AFTER 16u
+
+/* Puts a pending download's readback buffer back for the next one (a
+ * later copy into it is ordered after the earlier one on the queue, and
+ * the host reads it only after the later fence). */
+static void lg_vk_readback_recycle(lg_vk_impl* impl, lg_vk_host_buffer* rb) {
+  if (rb->buffer == VK_NULL_HANDLE) return;
+  lg_vk_host_buffer* grown = realloc(
+      impl->spare_readbacks, (impl->spare_readback_count + 1) * sizeof(*grown));
+  if (grown == NULL) {
+    lg_vk_host_buffer_free(impl, rb);
+    return;
+  }
+  impl->spare_readbacks = grown;
+  grown[impl->spare_readback_count++] = *rb;
+  memset(rb, 0, sizeof(*rb));
+}
+
+static void lg_vk_fence_free(lg_vk_impl* impl, lg_gpu_fence* fence) {
+  lg_vk_readback_recycle(impl, &fence->readback);
+  free(fence);
+}
 
 TfLiteStatus lg_vk_download_begin(lg_gpu_backend* be,
                                   const lg_gpu_download* list, int count,
@@ -571,17 +609,46 @@ TfLiteStatus lg_vk_download_begin(lg_gpu_backend* be,
     lg_gpu_error_set(error, "download_begin: out of host memory");
     return kTfLiteError;
   }
-  if (lg_vk_record_batch(impl, "download_begin", list, count, &total, error) !=
-          kTfLiteOk ||
+  if (impl->spare_readback_count > 0) {
+    fence->readback = impl->spare_readbacks[--impl->spare_readback_count];
+  }
+  if (lg_vk_record_batch(impl, list, count, false, &fence->readback, &total,
+                         error) != kTfLiteOk ||
       lg_vk_submit(be, error) != kTfLiteOk) {
-    free(fence);
+    lg_vk_fence_free(impl, fence);
     return kTfLiteError;
   }
   fence->list = list;
   fence->count = count;
-  impl->download_pending = fence;
+  if (impl->submitted > 0) fence->vk = impl->fences[impl->submitted - 1];
+  fence->generation = impl->generation;
   *out = fence;
   return kTfLiteOk;
+}
+
+/* Waits for the submission of `fence`'s copies only, so that a run
+ * enqueued after it stays on the device, and makes the command buffers
+ * reusable when that leaves nothing pending; waits for everything when its
+ * submission is no longer known or LG_VK_DRAIN_AFTER is reached. */
+static TfLiteStatus lg_vk_wait_own(lg_gpu_backend* be, lg_gpu_fence* fence,
+                                   lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  if (!lg_vk_busy(impl)) return kTfLiteOk;
+  if (fence->vk == VK_NULL_HANDLE || fence->generation != impl->generation ||
+      impl->begun >= LG_VK_DRAIN_AFTER) {
+    return lg_vk_finish(be, error);
+  }
+  const VkResult r = lg_vk_wait_fences(impl->device, 1, &fence->vk);
+  if (r != VK_SUCCESS) {
+    lg_vk_fail(error, "vkWaitForFences", r, "%s",
+               r == VK_TIMEOUT ? "no completion after 60 s"
+                               : "waiting for a download");
+    lg_vk_mark_broken(impl, error);
+    return kTfLiteError;
+  }
+  const bool last = impl->begun == impl->submitted && impl->submitted > 0 &&
+                    impl->fences[impl->submitted - 1] == fence->vk;
+  return last ? lg_vk_finish(be, error) : kTfLiteOk;
 }
 
 TfLiteStatus lg_vk_fence_wait(lg_gpu_backend* be, lg_gpu_fence* fence,
@@ -593,16 +660,28 @@ TfLiteStatus lg_vk_fence_wait(lg_gpu_backend* be, lg_gpu_fence* fence,
   }
   if (fence->done) return kTfLiteOk;
   fence->done = true;
-  impl->download_pending = NULL;
-  if (lg_vk_busy(impl) && lg_vk_finish(be, error) != kTfLiteOk) {
-    return kTfLiteError;
+  if (lg_vk_wait_own(be, fence, error) != kTfLiteOk) return kTfLiteError;
+  return lg_vk_copy_out(impl, fence->list, fence->count, false,
+                        &fence->readback, error);
+}
+
+bool lg_vk_fence_done(lg_gpu_backend* be, const lg_gpu_fence* fence) {
+  lg_vk_impl* impl = be->impl;
+  if (fence == NULL || fence->done || !lg_vk_busy(impl) ||
+      fence->generation != impl->generation) {
+    return true;
   }
-  return lg_vk_copy_out(impl, fence->list, fence->count, error);
+  return fence->vk != VK_NULL_HANDLE &&
+         vkGetFenceStatus(impl->device, fence->vk) == VK_SUCCESS;
 }
 
 void lg_vk_fence_release(lg_gpu_backend* be, lg_gpu_fence* fence) {
-  lg_vk_impl* impl = be->impl;
   if (fence == NULL) return;
-  if (impl->download_pending == fence) impl->download_pending = NULL;
-  free(fence);
+  lg_vk_impl* impl = be->impl;
+  /* Not waited for: the device may still copy into its readback buffer,
+   * which the next download may grow (free) at once. */
+  if (!fence->done && lg_vk_busy(impl) && lg_vk_finish(be, NULL) != kTfLiteOk) {
+    vkDeviceWaitIdle(impl->device);
+  }
+  lg_vk_fence_free(impl, fence);
 }

@@ -18,9 +18,11 @@ struct lg_gpu_recording {
   /* Its descriptor sets, valid for the recording's life. */
   lg_vk_descriptor_pools descriptors;
   uint32_t dispatches; /* dispatch calls captured */
-  /* Submitted and not yet waited for; `fenced`: submitted alone with
-   * `fence` (not yet waited for and reset), else in one batch with a
-   * command buffer, under that buffer's fence. */
+  /* Submitted and not yet waited for (possibly more than once: the
+   * command buffer allows simultaneous use); `fenced`: one of those
+   * submissions was alone with `fence` (not yet waited for and reset), the
+   * others in one batch with a command buffer, under that buffer's
+   * fence. */
   bool running;
   bool fenced;
   /* A dispatch failed while captured, with this message. */
@@ -113,8 +115,10 @@ static TfLiteStatus lg_vk_recording_make(lg_vk_impl* impl,
     lg_vk_fail(error, "vkAllocateCommandBuffers", r, "recording_begin");
     goto fail;
   }
+  /* Pending twice at once: two async runs of one program in flight. */
   const VkCommandBufferBeginInfo begin = {
       .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+      .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
   };
   r = LG_VK_TRY(vkBeginCommandBuffer, VK_ERROR_OUT_OF_HOST_MEMORY, rec->cmd,
                 &begin);
@@ -342,9 +346,13 @@ TfLiteStatus lg_vk_recording_run(lg_gpu_backend* be, lg_gpu_recording* rec,
                      "recording_end first)");
     return kTfLiteError;
   }
-  /* A command buffer cannot be submitted again while it is pending (rare:
-   * two runs without a download or finish between them). */
-  if (rec->running && lg_vk_finish(be, e) != kTfLiteOk) return kTfLiteError;
+  /* The command buffer may be pending again (simultaneous use), but its
+   * own fence may not: a run while an earlier one is in flight goes in a
+   * batch with a command buffer of the backend's, under that one's fence. */
+  VkCommandBuffer open = VK_NULL_HANDLE;
+  if (rec->running && lg_vk_recording(impl, &open, e) != kTfLiteOk) {
+    return kTfLiteError;
+  }
   /* What was recorded since the last submission (staged uploads) goes
    * first, in the same batch: the recording's first barrier waits on the
    * commands before it. */
@@ -368,9 +376,9 @@ TfLiteStatus lg_vk_recording_run(lg_gpu_backend* be, lg_gpu_recording* rec,
     impl->ever_submitted = true;
     impl->stats.submits++;
   }
+  if (!rec->running) impl->running++; /* counts recordings, not runs */
   rec->running = true;
-  rec->fenced = !batched;
-  impl->running++;
+  rec->fenced = rec->fenced || !batched;
   impl->stats.recording_runs++;
   return kTfLiteOk;
 }

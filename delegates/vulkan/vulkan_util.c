@@ -117,6 +117,11 @@ static bool lg_vk_hide_fp16_flag = false;
 void lg_vulkan_hide_fp16(bool on) { lg_vk_hide_fp16_flag = on; }
 bool lg_vk_fp16_hidden(void) { return lg_vk_hide_fp16_flag; }
 
+static bool lg_vk_hide_timeline_flag = false;
+
+void lg_vulkan_hide_timeline(bool on) { lg_vk_hide_timeline_flag = on; }
+bool lg_vk_timeline_hidden(void) { return lg_vk_hide_timeline_flag; }
+
 static bool lg_vk_hide_texel_reads_flag = false;
 
 void lg_vulkan_hide_texel_reads(bool on) { lg_vk_hide_texel_reads_flag = on; }

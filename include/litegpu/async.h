@@ -11,13 +11,17 @@
 
 /* Synchronization types (kTfLiteSynchronizationAttrKeyObjectTypeName) of
  * the GPU delegate's async kernel: the TfLiteSynchronization's pointer is
- * the API object itself. A signature that is one GPU-delegated node offers
- * its backend's type besides kTfLiteSyncTypeNoSyncObj
- * (TfLiteAsyncSignatureRunnerGetSupportedSynchronizationTypes); choose it
- * for a tensor with TfLiteAsyncSignatureRunnerSetAttributes (a sync map)
- * before PrepareBackends. Objects belong to the delegate's device
- * (litegpu_gpu_delegate_get_device). Other signatures (the CPU path) take
- * kTfLiteSyncTypeNoSyncObj only.
+ * the API object itself (a cl_event, a VkFence) or the caller's struct
+ * that names it (litegpu_vk_timeline_point). A signature that is one
+ * GPU-delegated node offers its backend's types besides
+ * kTfLiteSyncTypeNoSyncObj
+ * (TfLiteAsyncSignatureRunnerGetSupportedSynchronizationTypes): OpenCL
+ * LITEGPU_SYNC_TYPE_CL_EVENT for inputs and outputs; Vulkan
+ * LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE for inputs and outputs and
+ * LITEGPU_SYNC_TYPE_VK_FENCE for inputs. Choose one for a tensor with
+ * TfLiteAsyncSignatureRunnerSetAttributes (a sync map) before PrepareBackends.
+ * Objects belong to the delegate's device (litegpu_gpu_delegate_get_device).
+ * Other signatures (the CPU path) take kTfLiteSyncTypeNoSyncObj only.
  *
  * LITEGPU_SYNC_TYPE_CL_EVENT, OpenCL, a cl_event:
  *   input   the device reads the input's buffer once the event completes
@@ -35,13 +39,51 @@
  *           an output sync on it, naming the tensor.
  *   Wait stays valid and still required before the task is run again.
  *
+ * LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE, Vulkan, a
+ * litegpu_vk_timeline_point (below): a timeline semaphore (Vulkan 1.2, or
+ * VK_KHR_timeline_semaphore, which the delegate enables when the device
+ * has the timelineSemaphore feature; on a device without it, InvokeAsync
+ * refuses the point, saying so) and a value. Create the semaphore on the
+ * delegate's VkDevice (litegpu_gpu_delegate_get_device; with
+ * VkSemaphoreTypeCreateInfo, VK_SEMAPHORE_TYPE_TIMELINE). The semaphore
+ * and the struct stay the caller's: the delegate reads the struct during
+ * InvokeAsync only and never destroys, resets or waits the semaphore
+ * past its value.
+ *   input   the run waits until the semaphore's value is at least `value`:
+ *           on the device (the wait of the submission that runs the
+ *           dispatches) for an input bound to a VkBuffer
+ *           (litegpu_gpu_delegate_bind_vulkan_buffer), whose bytes the
+ *           device reads then; on the host, inside InvokeAsync, for an
+ *           input in host memory (copied to the device when enqueued) or
+ *           converted on the host (float16, quantized). Signal it from the
+ *           host (vkSignalSemaphore) or a queue. InvokeAsync sets the
+ *           task's pointer to NULL (consumed): give it again for each
+ *           InvokeAsync.
+ *   output  the submission that runs the dispatches signals `value` once
+ *           they are done, so an output bound to a VkBuffer holds its bytes
+ *           when the semaphore reaches it; the caller's own queue work on
+ *           the device, or a host vkWaitSemaphores, can wait for it before
+ *           Wait. Outputs in host memory are copied out of a readback
+ *           buffer on the host in Wait, so InvokeAsync refuses a point on
+ *           them, naming the tensor. The pointer is left as it was. If
+ *           InvokeAsync fails the point may never be signalled.
+ *
  * LITEGPU_SYNC_TYPE_VK_FENCE, Vulkan, a VkFence (inputs only):
  *   input   InvokeAsync waits on the host for the fence before it copies the
  *           input to the device; the fence stays the caller's (not reset, not
- *           destroyed). Outputs take kTfLiteSyncTypeNoSyncObj: Vulkan's
- *           downloads are copied out of a readback buffer on the host, so no
- *           device object signals them in the output's buffer. */
+ *           destroyed). */
 #define LITEGPU_SYNC_TYPE_CL_EVENT "litegpu_cl_event"
+#define LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE "litegpu_vk_timeline_semaphore"
 #define LITEGPU_SYNC_TYPE_VK_FENCE "litegpu_vk_fence"
+
+#include <stdint.h>
+
+/* A point on a Vulkan timeline semaphore: LITEGPU_SYNC_TYPE_VK_TIMELINE_
+ * SEMAPHORE's object. `semaphore` is the VkSemaphore handle cast to
+ * uint64_t (this header does not need vulkan.h). */
+typedef struct litegpu_vk_timeline_point {
+  uint64_t semaphore;
+  uint64_t value;
+} litegpu_vk_timeline_point;
 
 #endif /* LITEGPU_ASYNC_H_ */

@@ -8,8 +8,13 @@
  * input cl_event the device waits for (the input is changed after
  * InvokeAsync, before the event completes) and an output cl_event that
  * signals the output in its buffer before Wait, a second task put on the
- * device while the first waits for its event; on Vulkan an input
- * VkFence; the wrong types refused, naming tensor and type.
+ * device while the first waits for its event, and a failed hand-out of
+ * the second of two output events taking back the first; on Vulkan an
+ * input VkFence, and timeline semaphore points on inputs and outputs bound
+ * to the caller's VkBuffers (an unreached input point holds the run, the
+ * output point is reached with the values in the buffer before Wait, a
+ * second task goes on the device while the first is held); the wrong
+ * types refused, naming tensor and type.
  *
  * A backend without a device is skipped with the reason printed. */
 #include <dirent.h>
@@ -103,17 +108,58 @@ static TfLiteStatus set_sync_type(TfLiteAsyncSignatureRunner* r,
 }
 
 /* The runner's supported sync types for `io` are no_sync_obj and, when
- * `type` is not NULL, `type`. */
+ * not NULL, `type` and `type2`. */
 static void expect_sync_types(const TfLiteAsyncSignatureRunner* r,
-                              TfLiteIoType io, const char* type) {
+                              TfLiteIoType io, const char* type,
+                              const char* type2) {
   const char* const* types = NULL;
   size_t n = 0;
   assert_int_equal(TfLiteAsyncSignatureRunnerGetSupportedSynchronizationTypes(
                        r, io, &types, &n),
                    kTfLiteOk);
-  assert_int_equal(n, type != NULL ? 2 : 1);
+  assert_int_equal(n, 1 + (type != NULL) + (type2 != NULL));
   assert_string_equal(types[0], kTfLiteSyncTypeNoSyncObj);
   if (type != NULL) assert_string_equal(types[1], type);
+  if (type2 != NULL) assert_string_equal(types[2], type2);
+}
+
+/* Sets `sync`'s pointer and gives it to tensor `name` of `t`. */
+static void set_ptr(TfLiteExecutionTask* t, TfLiteIoType io, const char* name,
+                    TfLiteSynchronization* sync, void* ptr) {
+  TfLiteSynchronizationSetPtr(sync, ptr);
+  assert_int_equal(TfLiteExecutionTaskSetSync(t, io, name, sync), kTfLiteOk);
+}
+
+/* The OpenCL backend's fault injection (delegates/opencl/opencl_internal.h,
+ * which cannot be included beside this file's CL/cl.h). */
+void lg_opencl_fail_call(const char* call_name, int nth);
+
+/* Both outputs take events; handing out the second ("square") fails
+ * (clRetainEvent made to fail): Eval fails naming its tensor, and the event it
+ * had already handed out for "sum" is taken back (released, the pointer NULL
+ * again). */
+static void check_cl_export_failure(TfLiteAsyncSignatureRunner* r) {
+  assert_int_equal(
+      set_sync_type(r, kTfLiteIoTypeOutput, "sum", LITEGPU_SYNC_TYPE_CL_EVENT),
+      kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  float in[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  float sum[4], square[4];
+  TfLiteExecutionTask* t = make_task(r, in, sum, square);
+  TfLiteSynchronization* sum_sync = TfLiteSynchronizationCreate();
+  TfLiteSynchronization* square_sync = TfLiteSynchronizationCreate();
+  set_ptr(t, kTfLiteIoTypeOutput, "sum", sum_sync, NULL);
+  set_ptr(t, kTfLiteIoTypeOutput, "square", square_sync, NULL);
+  lg_opencl_fail_call("clRetainEvent", 2);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  lg_opencl_fail_call(NULL, 0);
+  expect_error("output 'z' (tensor 3)"); /* the model's name of "square" */
+  expect_error("clRetainEvent failed");
+  assert_null(TfLiteSynchronizationGetPtr(sum_sync));
+  assert_null(TfLiteSynchronizationGetPtr(square_sync));
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  TfLiteSynchronizationDelete(sum_sync);
+  TfLiteSynchronizationDelete(square_sync);
 }
 
 /* y = x + x in int8: the delegate quantizes its output on the host, so
@@ -192,8 +238,8 @@ static void check_cl_event_refused(TfLiteDelegate* d) {
 /* OpenCL: "in" waits for a user event, "square" hands out an event. */
 static void check_cl_events(TfLiteAsyncSignatureRunner* r,
                             const litegpu_gpu_device_handles* device) {
-  expect_sync_types(r, kTfLiteIoTypeInput, LITEGPU_SYNC_TYPE_CL_EVENT);
-  expect_sync_types(r, kTfLiteIoTypeOutput, LITEGPU_SYNC_TYPE_CL_EVENT);
+  expect_sync_types(r, kTfLiteIoTypeInput, LITEGPU_SYNC_TYPE_CL_EVENT, NULL);
+  expect_sync_types(r, kTfLiteIoTypeOutput, LITEGPU_SYNC_TYPE_CL_EVENT, NULL);
   assert_int_equal(
       set_sync_type(r, kTfLiteIoTypeInput, "in", LITEGPU_SYNC_TYPE_VK_FENCE),
       kTfLiteError);
@@ -288,19 +334,27 @@ static void check_cl_events(TfLiteAsyncSignatureRunner* r,
   assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
   TfLiteSynchronizationDelete(in_sync);
   TfLiteSynchronizationDelete(out_sync);
+  check_cl_export_failure(r);
 }
 
-/* Vulkan: "in" waits for a fence on the host; outputs take no_sync_obj. */
+/* Vulkan: "in" waits for a fence on the host; outputs take timeline
+ * semaphores, not fences. */
 static void check_vk_fence(TfLiteAsyncSignatureRunner* r,
                            const litegpu_gpu_device_handles* device) {
-  expect_sync_types(r, kTfLiteIoTypeInput, LITEGPU_SYNC_TYPE_VK_FENCE);
-  expect_sync_types(r, kTfLiteIoTypeOutput, NULL);
+  expect_sync_types(r, kTfLiteIoTypeInput,
+                    LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE,
+                    LITEGPU_SYNC_TYPE_VK_FENCE);
+  expect_sync_types(r, kTfLiteIoTypeOutput,
+                    LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE, NULL);
   assert_int_equal(set_sync_type(r, kTfLiteIoTypeOutput, "square",
                                  LITEGPU_SYNC_TYPE_VK_FENCE),
                    kTfLiteError);
   expect_error(
-      "output 'square' asks for synchronization type "
-      "'litegpu_vk_fence'; signature 'serve' takes no_sync_obj");
+      "output 'square' asks for synchronization type 'litegpu_vk_fence'");
+  assert_int_equal(
+      set_sync_type(r, kTfLiteIoTypeInput, "in", LITEGPU_SYNC_TYPE_CL_EVENT),
+      kTfLiteError);
+  expect_error("input 'in' asks for synchronization type 'litegpu_cl_event'");
   assert_int_equal(
       set_sync_type(r, kTfLiteIoTypeInput, "in", LITEGPU_SYNC_TYPE_VK_FENCE),
       kTfLiteOk);
@@ -330,6 +384,229 @@ static void check_vk_fence(TfLiteAsyncSignatureRunner* r,
   assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
   vkDestroyFence(vk, fence, NULL);
   TfLiteSynchronizationDelete(in_sync);
+}
+
+/* A host-visible, host-coherent VkBuffer of 4 floats on the delegate's
+ * device, mapped, with the usages binding asks for. */
+typedef struct vk_floats {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  float* map;
+} vk_floats;
+
+static vk_floats make_vk_floats(const litegpu_gpu_device_handles* device) {
+  VkDevice vk = (VkDevice)device->context;
+  vk_floats out = {VK_NULL_HANDLE, VK_NULL_HANDLE, NULL};
+  const VkBufferCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+      .size = 4 * sizeof(float),
+      .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+               VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+  };
+  assert_int_equal(vkCreateBuffer(vk, &info, NULL, &out.buffer), VK_SUCCESS);
+  VkMemoryRequirements needs;
+  vkGetBufferMemoryRequirements(vk, out.buffer, &needs);
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties((VkPhysicalDevice)device->device,
+                                      &memory);
+  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  uint32_t type = UINT32_MAX;
+  for (uint32_t i = 0; i < memory.memoryTypeCount && type == UINT32_MAX; ++i) {
+    if ((needs.memoryTypeBits & (1u << i)) &&
+        (memory.memoryTypes[i].propertyFlags & host) == host) {
+      type = i;
+    }
+  }
+  assert_true(type != UINT32_MAX);
+  const VkMemoryAllocateInfo alloc = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+      .allocationSize = needs.size,
+      .memoryTypeIndex = type,
+  };
+  assert_int_equal(vkAllocateMemory(vk, &alloc, NULL, &out.memory), VK_SUCCESS);
+  assert_int_equal(vkBindBufferMemory(vk, out.buffer, out.memory, 0),
+                   VK_SUCCESS);
+  void* map = NULL;
+  assert_int_equal(vkMapMemory(vk, out.memory, 0, VK_WHOLE_SIZE, 0, &map),
+                   VK_SUCCESS);
+  out.map = map;
+  return out;
+}
+
+static void free_vk_floats(const litegpu_gpu_device_handles* device,
+                           vk_floats* b) {
+  VkDevice vk = (VkDevice)device->context;
+  vkDestroyBuffer(vk, b->buffer, NULL);
+  vkFreeMemory(vk, b->memory, NULL);
+}
+
+static VkSemaphore make_timeline(VkDevice vk) {
+  const VkSemaphoreTypeCreateInfoKHR type = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR,
+      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR,
+      .initialValue = 0,
+  };
+  const VkSemaphoreCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+  VkSemaphore s = VK_NULL_HANDLE;
+  assert_int_equal(vkCreateSemaphore(vk, &info, NULL, &s), VK_SUCCESS);
+  return s;
+}
+
+/* The device's timeline semaphore calls (VK_KHR_timeline_semaphore, which
+ * the delegate enabled). */
+typedef struct timeline_calls {
+  PFN_vkSignalSemaphoreKHR signal;
+  PFN_vkWaitSemaphoresKHR wait;
+  PFN_vkGetSemaphoreCounterValueKHR value;
+} timeline_calls;
+
+static uint64_t counter(const timeline_calls* calls, VkDevice vk,
+                        VkSemaphore s) {
+  uint64_t v = UINT64_MAX;
+  assert_int_equal(calls->value(vk, s, &v), VK_SUCCESS);
+  return v;
+}
+
+static void signal_point(const timeline_calls* calls, VkDevice vk,
+                         VkSemaphore s, uint64_t value) {
+  const VkSemaphoreSignalInfoKHR info = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO_KHR,
+      .semaphore = s,
+      .value = value};
+  assert_int_equal(calls->signal(vk, &info), VK_SUCCESS);
+}
+
+/* Vulkan timeline semaphores: "in" and "square" bound to the caller's
+ * VkBuffers. An input point not yet reached holds the run (InvokeAsync
+ * returns; the output point stays unsignalled), and the run reads what
+ * the caller wrote into the input buffer before signalling it from the
+ * host; the output point is reached with the square in its buffer, before
+ * Wait. Then two tasks on the device at once: the second InvokeAsync
+ * returns while the first is still held. Refused: a point on an output in
+ * host memory, naming it. */
+static void check_vk_timeline(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
+                              const litegpu_gpu_device_handles* device,
+                              vk_floats* in_buf, vk_floats* out_buf) {
+  VkDevice vk = (VkDevice)device->context;
+  timeline_calls calls;
+  const PFN_vkVoidFunction found[3] = {
+      vkGetDeviceProcAddr(vk, "vkSignalSemaphoreKHR"),
+      vkGetDeviceProcAddr(vk, "vkWaitSemaphoresKHR"),
+      vkGetDeviceProcAddr(vk, "vkGetSemaphoreCounterValueKHR")};
+  memcpy(&calls.signal, &found[0], sizeof(found[0]));
+  memcpy(&calls.wait, &found[1], sizeof(found[1]));
+  memcpy(&calls.value, &found[2], sizeof(found[2]));
+  assert_true(calls.signal != NULL && calls.wait != NULL &&
+              calls.value != NULL);
+  const char* kTimeline = LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE;
+  VkSemaphore ready = make_timeline(vk), done = make_timeline(vk);
+  litegpu_vk_timeline_point in_point = {(uint64_t)(uintptr_t)ready, 1};
+  litegpu_vk_timeline_point out_point = {(uint64_t)(uintptr_t)done, 6};
+  TfLiteSynchronization* in_sync = TfLiteSynchronizationCreate();
+  TfLiteSynchronization* out_sync = TfLiteSynchronizationCreate();
+
+  /* "sum" stays in host memory: no semaphore can say it is there. */
+  assert_int_equal(set_sync_type(r, kTfLiteIoTypeOutput, "sum", kTimeline),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  float in[4] = {0}, sum[4], square[4];
+  TfLiteExecutionTask* t = make_task(r, in, sum, square);
+  set_ptr(t, kTfLiteIoTypeOutput, "sum", out_sync, &out_point);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  expect_error(
+      "output 'y' (tensor 2) cannot carry a litegpu_vk_timeline_semaphore: "
+      "it is copied out of a readback buffer on the host in Wait");
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  assert_int_equal(
+      set_sync_type(r, kTfLiteIoTypeOutput, "sum", kTfLiteSyncTypeNoSyncObj),
+      kTfLiteOk);
+
+  /* "in" in host memory: its point is waited for on the host (reached
+   * here already); a point without a semaphore is refused. */
+  assert_int_equal(set_sync_type(r, kTfLiteIoTypeInput, "in", kTimeline),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  signal_point(&calls, vk, done, 5);
+  litegpu_vk_timeline_point reached = {(uint64_t)(uintptr_t)done, 5};
+  const float x0[4] = {1.0f, 0.0f, -1.0f, 2.0f};
+  memcpy(in, x0, sizeof(x0));
+  t = make_task(r, in, sum, square);
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &reached);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  const float want_square0[4] = {4.0f, 4.0f, 4.0f, 36.0f};
+  expect_floats(square, want_square0, 4, "square of a host input");
+  litegpu_vk_timeline_point none = {0, 1};
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &none);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  expect_error("the litegpu_vk_timeline_point has no VkSemaphore");
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+
+  assert_int_equal(litegpu_gpu_delegate_bind_vulkan_buffer(
+                       d, (uint64_t)(uintptr_t)in_buf->buffer, 0, 16, 0),
+                   kTfLiteOk);
+  assert_int_equal(litegpu_gpu_delegate_bind_vulkan_buffer(
+                       d, (uint64_t)(uintptr_t)out_buf->buffer, 0, 16, 3),
+                   kTfLiteOk);
+  assert_int_equal(set_sync_type(r, kTfLiteIoTypeInput, "in", kTimeline),
+                   kTfLiteOk);
+  assert_int_equal(set_sync_type(r, kTfLiteIoTypeOutput, "square", kTimeline),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  memset(in_buf->map, 0, 16);
+  memset(out_buf->map, 0, 16);
+  t = make_task(r, in, sum, square);
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &in_point);
+  set_ptr(t, kTfLiteIoTypeOutput, "square", out_sync, &out_point);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  assert_null(TfLiteSynchronizationGetPtr(in_sync)); /* consumed */
+  assert_int_equal(counter(&calls, vk, done), 5);    /* held by "ready" */
+  const float x[4] = {0.5f, -1.0f, 2.0f, -4.0f};
+  memcpy(in_buf->map, x, sizeof(x));
+  signal_point(&calls, vk, ready, 1);
+  const VkSemaphoreWaitInfoKHR wait = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO_KHR,
+      .semaphoreCount = 1,
+      .pSemaphores = &done,
+      .pValues = &out_point.value};
+  assert_int_equal(calls.wait(vk, &wait, UINT64_C(20000000000)), VK_SUCCESS);
+  const float want_square[4] = {2.25f, 1.0f, 25.0f, 0.0f};
+  expect_floats(out_buf->map, want_square, 4, "square at its semaphore");
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  const float want_sum[4] = {1.5f, 1.0f, 5.0f, 0.0f};
+  expect_floats(sum, want_sum, 4, "sum after Wait");
+
+  /* Two on the device: t held by "ready" at 2, t2 enqueued behind it. */
+  float sum2[4];
+  TfLiteExecutionTask* t2 = make_task(r, in, sum2, square);
+  in_point.value = 2;
+  out_point.value = 7;
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &in_point);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t2), kTfLiteOk);
+  assert_int_equal(counter(&calls, vk, done), 6);
+  const float x2[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+  memcpy(in_buf->map, x2, sizeof(x2));
+  signal_point(&calls, vk, ready, 2);
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t2), kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  assert_int_equal(counter(&calls, vk, done), 7);
+  const float want_sum2[4] = {2.0f, 3.0f, 4.0f, 5.0f};
+  expect_floats(sum, want_sum2, 4, "first task's sum");
+  expect_floats(sum2, want_sum2, 4, "second task's sum");
+  const float want_square2[4] = {4.0f, 9.0f, 16.0f, 25.0f};
+  expect_floats(out_buf->map, want_square2, 4, "square of both");
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t2), kTfLiteOk);
+  TfLiteSynchronizationDelete(in_sync);
+  TfLiteSynchronizationDelete(out_sync);
+  vkDestroySemaphore(vk, ready, NULL);
+  vkDestroySemaphore(vk, done, NULL);
 }
 
 static void run_backend(litegpu_gpu_backend backend, const char* name) {
@@ -402,8 +679,8 @@ static void run_backend(litegpu_gpu_backend backend, const char* name) {
   expect_floats(square_a, want_square_a, 4, "square");
   expect_floats(square_a, sync_square, 4, "square against Invoke");
 
-  /* Two in flight (on OpenCL both on the device; Vulkan's Eval completes
-   * the first run), waited for in the other order. */
+  /* Two in flight (both on the device, each with its own readback on
+   * Vulkan), waited for in the other order. */
   in_a[1] = 2.0f;
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, a), kTfLiteOk);
   assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, b), kTfLiteOk);
@@ -425,11 +702,20 @@ static void run_backend(litegpu_gpu_backend backend, const char* name) {
   if (backend == LITEGPU_GPU_BACKEND_OPENCL) {
     check_cl_events(r, &device);
     check_cl_event_refused(d);
-  } else {
+  }
+  vk_floats in_buf = {0}, out_buf = {0};
+  if (backend == LITEGPU_GPU_BACKEND_VULKAN) {
     check_vk_fence(r, &device);
+    in_buf = make_vk_floats(&device);
+    out_buf = make_vk_floats(&device);
+    check_vk_timeline(r, d, &device, &in_buf, &out_buf);
   }
   TfLiteAsyncSignatureRunnerDelete(r);
   TfLiteInterpreterDelete(interpreter);
+  if (backend == LITEGPU_GPU_BACKEND_VULKAN) { /* bound until here */
+    free_vk_floats(&device, &in_buf);
+    free_vk_floats(&device, &out_buf);
+  }
   TfLiteInterpreterOptionsDelete(options);
   TfLiteModelDelete(model);
   TfLiteGpuDelegateV2Delete(d);

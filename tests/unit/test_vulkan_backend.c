@@ -27,6 +27,7 @@
 #include "delegates/vulkan/vulkan_backend.h"
 #include "delegates/vulkan/vulkan_impl.h"
 #include "delegates/vulkan/vulkan_internal.h"
+#include "litegpu/async.h"
 #include "tests/support/vulkan_hold.h"
 #include "tests/unit/vulkan_test_support.h"
 
@@ -295,7 +296,8 @@ static void test_download_batch(void** state) {
 /* download_begin: submits the pending dispatch and the readback and
  * returns; the bytes land at fence_wait (a staged and a host-mapped
  * buffer), a second wait is a no-op, and while the download is pending
- * another one is refused, naming the problem. */
+ * another one (of the other buffer) has a readback buffer of its own:
+ * waited for first, it leaves the first's bytes alone. */
 static void test_download_begin(void** state) {
   (void)state;
   long errors = lg_vulkan_layer_errors();
@@ -319,9 +321,15 @@ static void test_download_begin(void** state) {
   assert_int_equal(stats_of(be).staged_downloads, before.staged_downloads);
   const float zero[kN] = {0};
   assert_memory_equal(out_c, zero, sizeof(zero)); /* copied out at the wait */
-  assert_int_equal(lg_gpu_buffer_download_batch(be, list, 1, &error),
-                   kTfLiteError);
-  assert_non_null(strstr(error.message, "still pending"));
+  float again[kN];
+  const lg_gpu_download list2[] = {{b, 0, again, sizeof(again)}};
+  lg_gpu_fence* fence2 = NULL;
+  assert_int_equal(lg_gpu_download_begin(be, list2, 1, &fence2, &error),
+                   kTfLiteOk);
+  assert_int_equal(be->ops->fence_wait(be, fence2, &error), kTfLiteOk);
+  assert_memory_equal(again, second, sizeof(second));
+  assert_memory_equal(out_c, zero, sizeof(zero)); /* not its wait */
+  be->ops->fence_release(be, fence2);
   assert_int_equal(be->ops->fence_wait(be, fence, &error), kTfLiteOk);
   assert_memory_equal(out_c, first, sizeof(first));
   assert_memory_equal(out_b, second, sizeof(second));
@@ -343,6 +351,35 @@ static void test_download_begin(void** state) {
   assert_null(fence);
   assert_non_null(strstr(error.message, "outside the 4000-byte buffer"));
   copy_case_release(be, &cc);
+  destroy_clean(be, errors);
+}
+
+/* The async kernel's timeline points: refused, saying why, on a device
+ * without timeline semaphores (hidden here), and without a VkSemaphore on
+ * one that has them (lavapipe). */
+static void test_timeline_refusals(void** state) {
+  (void)state;
+  long errors = lg_vulkan_layer_errors();
+  litegpu_vk_timeline_point point = {0, 1};
+  lg_gpu_error error = {{0}};
+  lg_vulkan_hide_timeline(true);
+  lg_gpu_backend* be = create_backend(NULL);
+  lg_vulkan_hide_timeline(false);
+  assert_int_equal(
+      be->ops->sync_wait_input(be, LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE,
+                               &point, false, true, &error),
+      kTfLiteError);
+  assert_non_null(strstr(error.message, "has no timeline semaphores"));
+  error.message[0] = '\0';
+  assert_int_equal(be->ops->sync_signal_output(be, &point, &error),
+                   kTfLiteError);
+  assert_non_null(strstr(error.message, "has no timeline semaphores"));
+  destroy_clean(be, errors);
+
+  be = create_backend(NULL);
+  assert_int_equal(be->ops->sync_signal_output(be, &point, &error),
+                   kTfLiteError);
+  assert_non_null(strstr(error.message, "has no VkSemaphore"));
   destroy_clean(be, errors);
 }
 
@@ -966,6 +1003,7 @@ int main(void) {
       cmocka_unit_test(test_buffer_round_trip),
       cmocka_unit_test(test_download_batch),
       cmocka_unit_test(test_download_begin),
+      cmocka_unit_test(test_timeline_refusals),
       cmocka_unit_test(test_upload_ordering),
       cmocka_unit_test(test_binary),
       cmocka_unit_test(test_unary),
