@@ -350,3 +350,42 @@ def test_depthwise_split_runs_the_chain_in_its_tasks(tmp_path, shape, window,
     oh.assert_close(run(model, list(inputs.values()), True, 2)[0], want,
                     atol=1e-4)
     check(model, list(inputs.values()))
+
+
+# A stem convolution (3 input channels: conv_shallow.c) runs the chain in
+# its tasks on each block of 64 pixels it finished; 61 output columns leave
+# a partial block at the end of each task. Odd output channels (17) leave a
+# partial vector.
+SHALLOW = [((1, 122, 122, 3), 17, ("HARD_SWISH",)),
+           ((1, 122, 122, 3), 17, ("ADD", "PRELU"))]
+
+
+@pytest.mark.parametrize("shape,channels,tail", SHALLOW,
+                         ids=["-".join(t) for _, _, t in SHALLOW])
+def test_shallow_conv_runs_the_chain_in_its_tasks(tmp_path, shape, channels,
+                                                  tail):
+    out_shape = (1, shape[1] // 2, shape[2] // 2, channels)
+    inputs = {"x": f32(*shape)}
+    consts = {"w": f32(channels, 3, 3, shape[3], scale=0.3),
+              "b": f32(channels)}
+    zeros = np.zeros(out_shape, np.float32)
+    others = {"mid": zeros, "out": zeros}
+    ops = ["op CONV_2D 1 in=x,w,b out=mid padding=SAME stride_w=2 "
+           "stride_h=2"]
+    link = "mid"
+    if "ADD" in tail:
+        inputs["r"] = f32(*out_shape)
+        others["sum"] = zeros
+        ops.append("op ADD 1 in=mid,r out=sum")
+        link = "sum"
+    if "PRELU" in tail:
+        consts["alpha"] = f32(channels, scale=0.5)
+        ops.append(f"op PRELU 1 in={link},alpha out=out")
+    else:
+        ops.append(f"op HARD_SWISH 1 in={link} out=out")
+    model = build(tmp_path, inputs, consts, others, ops, ["out"])
+    assert running_ops(model) == ["CONV_2D"]
+    want = oh.run_litert(model, list(inputs.values()))[0]
+    oh.assert_close(run(model, list(inputs.values()), True, 2)[0], want,
+                    atol=1e-4)
+    check(model, list(inputs.values()))
