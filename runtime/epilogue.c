@@ -14,7 +14,9 @@
  * through every step while it is in cache, and the absorbed nodes are
  * skipped. The steps call the same row functions as the ADD, PRELU,
  * LOGISTIC and HARD_SWISH kernels, in the same order, so the result is the
- * unfused graph's bit for bit.
+ * unfused graph's bit for bit. A producer whose kernel offered to
+ * (lg_kernel_offer_epilogue) takes the chain over at Invoke and runs it in
+ * its own tasks through lg_kernel_epilogue_run, on the same row functions.
  *
  * The chain runs at the producer's plan position, earlier than the nodes it
  * absorbs, so the ADD's residual must be written before the producer runs

@@ -31,7 +31,10 @@
  * 5x5 over 96x96x32 from 693 to 310 us). The instruction set is the
  * GEMM's choice (lg_gemm_isa_default); the scalar C path and multipliers
  * above 1 use plain loops. Rows of output pixels are split over the
- * thread pool.
+ * thread pool, or channel ranges of 16 where few rows would split unevenly
+ * (lg_dw_channel_parts); each task then runs the elementwise chain the
+ * interpreter fused after the node (kernel_context.h's epilogue) on the
+ * rows and channels it computed.
  */
 #include <limits.h>
 #include <stddef.h>
