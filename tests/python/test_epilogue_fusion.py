@@ -297,6 +297,37 @@ def test_corpus_model_fused_equals_unfused(name):
             np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32))
 
 
+def check_chain_in_tasks(tmp_path, x, weights, producer_op, out_shape, tail):
+    """x -> producer_op (its op line) -> mid [-> ADD r] -> HARD_SWISH or
+    PRELU (per channel) -> out: only the producer runs, and at 2 threads,
+    then as check() does, the outputs match LiteRT."""
+    channels = out_shape[-1]
+    inputs = {"x": x}
+    consts = {"w": weights, "b": f32(channels)}
+    zeros = np.zeros(out_shape, np.float32)
+    others = {"mid": zeros, "out": zeros}
+    ops = [producer_op]
+    link = "mid"
+    if "ADD" in tail:
+        inputs["r"] = f32(*out_shape)
+        others["sum"] = zeros
+        ops.append("op ADD 1 in=mid,r out=sum")
+        link = "sum"
+    if "PRELU" in tail:
+        consts["alpha"] = f32(channels, scale=0.5)
+        ops.append(f"op PRELU 1 in={link},alpha out=out")
+    else:
+        ops.append(f"op HARD_SWISH 1 in={link} out=out")
+    model = build(tmp_path, inputs, consts, others, ops, ["out"])
+    assert running_ops(model) == [producer_op.split()[1]]
+    # 2 threads first: a later interpreter may get a freed arena that still
+    # holds an earlier run's correct outputs where a wrong split wrote none.
+    want = oh.run_litert(model, list(inputs.values()))[0]
+    oh.assert_close(run(model, list(inputs.values()), True, 2)[0], want,
+                    atol=1e-4)
+    check(model, list(inputs.values()))
+
+
 # Depthwise layers large enough to be split over 2 threads (at least 2^18
 # multiply-adds): with few output rows the tasks split the channels in
 # ranges of 16 (an odd count leaves a partial last vector), and each task
@@ -322,34 +353,12 @@ def test_depthwise_split_runs_the_chain_in_its_tasks(tmp_path, shape, window,
     channels = shape[3]
     out_h = shape[1] if padding == "SAME" else shape[1] - window + 1
     out_w = shape[2] if padding == "SAME" else shape[2] - window + 1
-    out_shape = (1, out_h, out_w, channels)
     assert out_h * out_w * channels * window * window >= 1 << 18
-    inputs = {"x": f32(*shape)}
-    consts = {"w": f32(1, window, window, channels, scale=0.3),
-              "b": f32(channels)}
-    zeros = np.zeros(out_shape, np.float32)
-    others = {"mid": zeros, "out": zeros}
-    ops = [f"op DEPTHWISE_CONV_2D 1 in=x,w,b out=mid padding={padding} "
-           "stride_w=1 stride_h=1 depth_multiplier=1"]
-    link = "mid"
-    if "ADD" in tail:
-        inputs["r"] = f32(*out_shape)
-        others["sum"] = zeros
-        ops.append("op ADD 1 in=mid,r out=sum")
-        link = "sum"
-    if "PRELU" in tail:
-        consts["alpha"] = f32(channels, scale=0.5)
-        ops.append(f"op PRELU 1 in={link},alpha out=out")
-    else:
-        ops.append(f"op HARD_SWISH 1 in={link} out=out")
-    model = build(tmp_path, inputs, consts, others, ops, ["out"])
-    assert running_ops(model) == ["DEPTHWISE_CONV_2D"]
-    # 2 threads first: a later interpreter may get a freed arena that still
-    # holds an earlier run's correct outputs where a wrong split wrote none.
-    want = oh.run_litert(model, list(inputs.values()))[0]
-    oh.assert_close(run(model, list(inputs.values()), True, 2)[0], want,
-                    atol=1e-4)
-    check(model, list(inputs.values()))
+    check_chain_in_tasks(
+        tmp_path, f32(*shape), f32(1, window, window, channels, scale=0.3),
+        f"op DEPTHWISE_CONV_2D 1 in=x,w,b out=mid padding={padding} "
+        "stride_w=1 stride_h=1 depth_multiplier=1",
+        (1, out_h, out_w, channels), tail)
 
 
 # A stem convolution (3 input channels: conv_shallow.c) runs the chain in
@@ -364,28 +373,7 @@ SHALLOW = [((1, 122, 122, 3), 17, ("HARD_SWISH",)),
                          ids=["-".join(t) for _, _, t in SHALLOW])
 def test_shallow_conv_runs_the_chain_in_its_tasks(tmp_path, shape, channels,
                                                   tail):
-    out_shape = (1, shape[1] // 2, shape[2] // 2, channels)
-    inputs = {"x": f32(*shape)}
-    consts = {"w": f32(channels, 3, 3, shape[3], scale=0.3),
-              "b": f32(channels)}
-    zeros = np.zeros(out_shape, np.float32)
-    others = {"mid": zeros, "out": zeros}
-    ops = ["op CONV_2D 1 in=x,w,b out=mid padding=SAME stride_w=2 "
-           "stride_h=2"]
-    link = "mid"
-    if "ADD" in tail:
-        inputs["r"] = f32(*out_shape)
-        others["sum"] = zeros
-        ops.append("op ADD 1 in=mid,r out=sum")
-        link = "sum"
-    if "PRELU" in tail:
-        consts["alpha"] = f32(channels, scale=0.5)
-        ops.append(f"op PRELU 1 in={link},alpha out=out")
-    else:
-        ops.append(f"op HARD_SWISH 1 in={link} out=out")
-    model = build(tmp_path, inputs, consts, others, ops, ["out"])
-    assert running_ops(model) == ["CONV_2D"]
-    want = oh.run_litert(model, list(inputs.values()))[0]
-    oh.assert_close(run(model, list(inputs.values()), True, 2)[0], want,
-                    atol=1e-4)
-    check(model, list(inputs.values()))
+    check_chain_in_tasks(
+        tmp_path, f32(*shape), f32(channels, 3, 3, shape[3], scale=0.3),
+        "op CONV_2D 1 in=x,w,b out=mid padding=SAME stride_w=2 stride_h=2",
+        (1, shape[1] // 2, shape[2] // 2, channels), tail)
