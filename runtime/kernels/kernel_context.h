@@ -36,7 +36,9 @@ typedef struct lg_kernel_env {
   /* The interpreter's subgraph when the owner is one, else NULL. Only the
    * kernels that call other subgraphs or the interpreter's resources
    * (runtime/control_flow.c, runtime/resource_variables.c) read it, and
-   * refuse to run where it is NULL (e.g. inside a delegate's partition). */
+   * refuse to run where it is NULL (e.g. inside a delegate's partition);
+   * the runtime's own kernel functions (lg_kernel_release_input,
+   * lg_kernel_take_epilogue, ...) find their subgraph through it. */
   void* interpreter_subgraph;
   /* The padding the owner folded into a convolution node (a zero PAD in
    * front of it that left the plan, runtime/fold_pads.h): true with pads =
