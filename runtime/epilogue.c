@@ -14,7 +14,9 @@
  * through every step while it is in cache, and the absorbed nodes are
  * skipped. The steps call the same row functions as the ADD, PRELU,
  * LOGISTIC and HARD_SWISH kernels, in the same order, so the result is the
- * unfused graph's bit for bit.
+ * unfused graph's bit for bit. A producer whose kernel offered to
+ * (lg_kernel_offer_epilogue) takes the chain over at Invoke and runs it in
+ * its own tasks through lg_kernel_epilogue_run, on the same row functions.
  *
  * The chain runs at the producer's plan position, earlier than the nodes it
  * absorbs, so the ADD's residual must be written before the producer runs
@@ -28,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/delegate.h"
 #include "runtime/fuse_activations.h"
 #include "runtime/interpreter.h"
 #include "runtime/kernels/kernel_context.h"
@@ -219,6 +222,7 @@ static void plan_chain(const lg_epilogue_graph* g, int start) {
   if (!added && !activated) return;
   e.output = tail;
   e.active = true;
+  e.in_kernel = producer->offers_epilogue;
   producer->epilogue = e;
   mark_absorbed(g, start, tail_at, &e);
 }
@@ -272,27 +276,23 @@ TfLiteStatus lg_subgraph_plan_epilogues(lg_subgraph* s) {
 /* ---- Running a chain ---------------------------------------------------- */
 
 typedef struct lg_epilogue_job {
-  const lg_epilogue* e;
-  const float* input;
-  const float* residual;
-  const float* alpha;
-  int64_t alpha_count;
-  float* output;
+  lg_kernel_epilogue tensors;
   int64_t rows; /* of e->channels floats */
   int64_t rows_per_block;
   int tasks;
 } lg_epilogue_job;
 
-/* Rows [row, row + count) through every step, as the kernels compute them:
- * ADD's clamp(x + y), then the activation in place. */
-static void run_block(const lg_epilogue_job* job, int64_t row, int64_t count) {
-  const lg_epilogue* e = job->e;
-  const int64_t at = row * e->channels;
-  const int64_t n = count * e->channels;
-  const float* x = job->input + at;
-  float* out = job->output + at;
-  if (job->residual != NULL) {
-    const float* r = job->residual + at;
+/* n floats from `at` through every step, as the kernels compute them: ADD's
+ * clamp(x + y), then the activation in place. `alpha` is PRELU's alpha
+ * from the first of those floats' channel; with `rows` > 1 the floats are
+ * that many whole rows of channels. */
+static void run_span(const lg_kernel_epilogue* t, int64_t at, int64_t rows,
+                     int64_t n, const float* alpha) {
+  const lg_epilogue* e = t->e;
+  const float* x = t->input + at;
+  float* out = t->output + at;
+  if (t->residual != NULL) {
+    const float* r = t->residual + at;
     lg_f32_binary_row(LG_F32_ADD, e->residual_first ? r : x, 1,
                       e->residual_first ? x : r, 1, out, n, e->add_min,
                       e->add_max);
@@ -300,10 +300,10 @@ static void run_block(const lg_epilogue_job* job, int64_t row, int64_t count) {
   }
   switch (e->activation) {
     case LG_EPILOGUE_PRELU:
-      if (job->alpha_count == 1) {
-        lg_f32_prelu_row(x, job->alpha, 0, out, n);
+      if (t->alpha_count == 1) {
+        lg_f32_prelu_row(x, t->alpha, 0, out, n);
       } else {
-        lg_f32_prelu_rows(x, job->alpha, out, count, e->channels);
+        lg_f32_prelu_rows(x, alpha, out, rows, n / rows);
       }
       break;
     case LG_EPILOGUE_LOGISTIC:
@@ -317,31 +317,43 @@ static void run_block(const lg_epilogue_job* job, int64_t row, int64_t count) {
   }
 }
 
+/* Rows [row, row + count) through every step. */
+static void run_block(const lg_kernel_epilogue* t, int64_t row, int64_t count) {
+  const int channels = t->e->channels;
+  run_span(t, row * channels, count, count * channels, t->alpha);
+}
+
 static void run_task(void* ctx, int task) {
   const lg_epilogue_job* job = ctx;
   const int64_t begin = job->rows * task / job->tasks;
   const int64_t end = job->rows * (task + 1) / job->tasks;
   for (int64_t row = begin; row < end; row += job->rows_per_block) {
     const int64_t left = end - row;
-    run_block(job, row,
+    run_block(&job->tensors, row,
               left < job->rows_per_block ? left : job->rows_per_block);
   }
+}
+
+static lg_kernel_epilogue tensors_of(const TfLiteContext* context,
+                                     const lg_epilogue* e) {
+  const TfLiteTensor* alpha =
+      e->alpha >= 0 ? &context->tensors[e->alpha] : NULL;
+  return (lg_kernel_epilogue){
+      .e = e,
+      .input = context->tensors[e->input].data.f,
+      .residual =
+          e->residual >= 0 ? context->tensors[e->residual].data.f : NULL,
+      .alpha = alpha != NULL ? alpha->data.f : NULL,
+      .alpha_count =
+          alpha != NULL ? (int64_t)(alpha->bytes / sizeof(float)) : 0,
+      .output = context->tensors[e->output].data.f};
 }
 
 void lg_epilogue_run(TfLiteContext* context, const lg_epilogue* e) {
   const TfLiteTensor* in = &context->tensors[e->input];
   const int64_t elements = (int64_t)(in->bytes / sizeof(float));
   lg_epilogue_job job = {
-      .e = e,
-      .input = in->data.f,
-      .residual =
-          e->residual >= 0 ? context->tensors[e->residual].data.f : NULL,
-      .alpha = e->alpha >= 0 ? context->tensors[e->alpha].data.f : NULL,
-      .alpha_count =
-          e->alpha >= 0
-              ? (int64_t)(context->tensors[e->alpha].bytes / sizeof(float))
-              : 0,
-      .output = context->tensors[e->output].data.f,
+      .tensors = tensors_of(context, e),
       .rows = elements / e->channels,
       .rows_per_block = LG_EPILOGUE_BLOCK_FLOATS / e->channels,
       .tasks = 1};
@@ -356,5 +368,72 @@ void lg_epilogue_run(TfLiteContext* context, const lg_epilogue* e) {
     run_task(&job, 0);
   } else {
     lg_thread_pool_run(pool, run_task, &job, job.tasks);
+  }
+}
+
+/* ---- Chains run by their producer's kernel ------------------------------- */
+
+static bool overlaps(const TfLiteTensor* a, const TfLiteTensor* b) {
+  if (a->data.raw == NULL || b->data.raw == NULL) return false;
+  const uintptr_t a0 = (uintptr_t)a->data.raw, b0 = (uintptr_t)b->data.raw;
+  return a0 < b0 + b->bytes && b0 < a0 + a->bytes;
+}
+
+/* Whether `t` shares memory with a tensor of `list`. */
+static bool overlaps_any(const lg_subgraph* s, const TfLiteTensor* t,
+                         const TfLiteIntArray* list) {
+  for (int i = 0; list != NULL && i < list->size; ++i) {
+    const int index = list->data[i];
+    if (index >= 0 && (size_t)index < s->context.tensors_size &&
+        overlaps(t, &s->context.tensors[index])) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const lg_kernel_epilogue* lg_kernel_take_epilogue(TfLiteContext* context,
+                                                  const TfLiteNode* node) {
+  lg_subgraph* s = context != NULL && context->impl_ != NULL
+                       ? ((lg_kernel_env*)context->impl_)->interpreter_subgraph
+                       : NULL;
+  lg_node* running = s != NULL ? s->epilogue_node : NULL;
+  if (running == NULL || &running->node != node || s->epilogue_taken) {
+    return NULL;
+  }
+  const lg_epilogue* e = &running->epilogue;
+  /* Planning keeps them apart (execute.c); a tensor placed elsewhere (a
+   * delegate's buffer, a custom allocation) is checked here. */
+  const TfLiteTensor* out = &s->context.tensors[e->output];
+  if (overlaps_any(s, out, node->inputs) ||
+      overlaps_any(s, out, node->temporaries)) {
+    return NULL;
+  }
+  if (e->residual >= 0 &&
+      lg_subgraph_ensure_readable(s, e->residual, NULL) != kTfLiteOk) {
+    return NULL; /* the interpreter's own pass reports it */
+  }
+  s->epilogue_tensors = tensors_of(&s->context, e);
+  s->epilogue_taken = true;
+  return &s->epilogue_tensors;
+}
+
+void lg_kernel_epilogue_run(const lg_kernel_epilogue* t, int64_t first,
+                            int64_t count, int c0, int c1) {
+  const int channels = t->e->channels;
+  if (c0 == 0 && c1 == channels) {
+    for (int64_t row = first; row < first + count;) {
+      const int64_t most = LG_EPILOGUE_BLOCK_FLOATS / channels;
+      const int64_t left = first + count - row;
+      const int64_t rows = left < most ? left : most > 0 ? most : 1;
+      run_block(t, row, rows);
+      row += rows;
+    }
+    return;
+  }
+  const float* alpha =
+      t->alpha != NULL && t->alpha_count > 1 ? t->alpha + c0 : t->alpha;
+  for (int64_t row = first; row < first + count; ++row) {
+    run_span(t, row * channels + c0, 1, c1 - c0, alpha);
   }
 }

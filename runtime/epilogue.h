@@ -4,11 +4,19 @@
  * after its own Invoke, the chain that follows it: an ADD of a same-shape
  * residual (with the ADD's fused activation), then a PRELU (constant alpha,
  * per channel or scalar), LOGISTIC or HARD_SWISH. The chain's nodes stay in
- * the execution plan (prepared as usual) and are skipped at Invoke. */
+ * the execution plan (prepared as usual) and are skipped at Invoke.
+ *
+ * A producer's kernel may instead run the chain inside its own tasks, on
+ * each block of output it finished (lg_kernel_offer_epilogue and
+ * lg_kernel_take_epilogue, kernel_context.h), saving a pass over memory and
+ * a thread hand-off; lg_kernel_take_epilogue (epilogue.c) hands it over only
+ * when the chain's output shares no memory with the producer's inputs and
+ * temporaries. */
 #ifndef LITEGPU_RUNTIME_EPILOGUE_H_
 #define LITEGPU_RUNTIME_EPILOGUE_H_
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "tensorflow/lite/c/common.h"
 
@@ -30,7 +38,22 @@ typedef struct lg_epilogue {
   int alpha;    /* PRELU's constant alpha tensor */
   int channels; /* the last dimension of the chain's tensors */
   int output;   /* the chain's final tensor */
+  /* The producer's kernel offered to run the chain in its tasks
+   * (lg_kernel_offer_epilogue): memory planning keeps the producer's inputs
+   * and temporaries alive through the chain. */
+  bool in_kernel;
 } lg_epilogue;
+
+/* A chain's tensors for one Invoke (kernel_context.h's opaque
+ * lg_kernel_epilogue): what lg_kernel_epilogue_run reads. */
+struct lg_kernel_epilogue {
+  const lg_epilogue* e;
+  const float* input;
+  const float* residual; /* NULL without an ADD */
+  const float* alpha;    /* NULL without a PRELU */
+  int64_t alpha_count;
+  float* output;
+};
 
 struct lg_subgraph;
 

@@ -54,6 +54,7 @@ lg_subgraph* lg_subgraph_set_running(lg_subgraph* subgraph) {
 
 static TfLiteStatus prepare_one(lg_subgraph* s, lg_node* node) {
   node->released_inputs = 0;
+  node->offers_epilogue = false;
   node->drop_folded = NULL;
   node->folded_dropped = false;
   if (node->unresolved) return prepare_unresolved(s, node);
@@ -130,6 +131,12 @@ void lg_kernel_release_input(TfLiteContext* context, TfLiteNode* node,
   }
   lg_node* own = own_node(s, node);
   if (own != NULL) own->released_inputs |= UINT64_C(1) << input_index;
+}
+
+void lg_kernel_offer_epilogue(TfLiteContext* context, TfLiteNode* node) {
+  lg_subgraph* s = kernel_owner(context);
+  lg_node* own = s != NULL && node != NULL ? own_node(s, node) : NULL;
+  if (own != NULL) own->offers_epilogue = true;
 }
 
 void lg_kernel_offer_folded(TfLiteContext* context, TfLiteNode* node,
@@ -327,6 +334,13 @@ static void touch_epilogue_node(lifetimes* lt, lg_subgraph* s,
   const TfLiteIntArray* outputs = node->node.outputs;
   for (int i = 0; i < outputs->size; ++i) {
     if (outputs->data[i] == e->output) touch(lt, s, e->output, at);
+  }
+  if (e->in_kernel) {
+    /* The producer's tasks may run the chain on finished rows while others
+     * still read its input: the chain's output must not take it. */
+    const lg_node* producer = node_at(s, node->epilogue_at);
+    touch_all(lt, s, producer->node.inputs, at);
+    touch_all(lt, s, producer->node.temporaries, at);
   }
 }
 
@@ -542,11 +556,16 @@ static TfLiteStatus run_node(lg_subgraph* s, int plan_index) {
   if (node->folded_dropped) return kTfLiteOk;
   TF_LITE_ENSURE_STATUS(check_inputs_have_data(s, node));
   lg_subgraph* outer = lg_subgraph_set_running(s);
+  s->epilogue_node =
+      node->epilogue.active && node->epilogue.in_kernel ? node : NULL;
+  s->epilogue_taken = false;
   TfLiteStatus status =
       lg_registration_invoke(&s->context, &node->registration, &node->node);
-  if (status == kTfLiteOk && node->epilogue.active) {
+  /* Unless the kernel ran the chain in its own tasks. */
+  if (status == kTfLiteOk && node->epilogue.active && !s->epilogue_taken) {
     status = run_epilogue(s, &node->epilogue);
   }
+  s->epilogue_node = NULL;
   lg_subgraph_set_running(outer);
   if (status != kTfLiteOk) {
     lg_report(&s->interpreter->reporter,

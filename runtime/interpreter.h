@@ -83,6 +83,9 @@ typedef struct lg_node {
   lg_epilogue epilogue;
   bool in_epilogue;
   int epilogue_at;
+  /* Its last Prepare offered to run an epilogue in its kernel's tasks
+   * (lg_kernel_offer_epilogue). */
+  bool offers_epilogue;
   /* Bit i: input i is a constant this node's last Prepare copied and reads
    * no more (lg_kernel_release_input); cleared before each Prepare. */
   uint64_t released_inputs;
@@ -166,6 +169,12 @@ typedef struct lg_subgraph {
   lg_arena arena;
   bool invoking;  /* inside Invoke: arena tensors may not change size */
   bool profiling; /* time each node (litegpu/profiling.h) */
+  /* Epilogues kernels take over (runtime/epilogue.h): the node being
+   * invoked when it has an in_kernel chain (else NULL), whether its kernel
+   * took the chain, and the chain's tensors handed to the kernel. */
+  struct lg_node* epilogue_node;
+  bool epilogue_taken;
+  struct lg_kernel_epilogue epilogue_tensors;
   TfLiteExternalContext* external_contexts[kTfLiteMaxExternalContexts];
 } lg_subgraph;
 

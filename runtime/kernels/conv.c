@@ -571,6 +571,7 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
     lg_conv_release_filter(context, node, data);
     data->scratch_floats = lg_conv_shallow_scratch_floats(g);
     if (data->scratch_floats == 0) data->scratch_floats = 1; /* slot valid */
+    lg_kernel_offer_epilogue(context, node);
     return lg_nn_set_temporaries(context, node, LG_CONV_OP, data->temporaries,
                                  &data->scratch_floats, 1);
   }
@@ -851,7 +852,7 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->path == LG_CONV_PATH_SHALLOW) {
     lg_conv_shallow_run(g, data->isa, input->data.f, data->weights.data,
                         bias != NULL ? bias->data.f : NULL, output->data.f,
-                        scratch, pool);
+                        scratch, lg_kernel_take_epilogue(context, node), pool);
     return kTfLiteOk;
   }
   if (data->path == LG_CONV_PATH_ROWS) {

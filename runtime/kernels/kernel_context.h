@@ -36,7 +36,9 @@ typedef struct lg_kernel_env {
   /* The interpreter's subgraph when the owner is one, else NULL. Only the
    * kernels that call other subgraphs or the interpreter's resources
    * (runtime/control_flow.c, runtime/resource_variables.c) read it, and
-   * refuse to run where it is NULL (e.g. inside a delegate's partition). */
+   * refuse to run where it is NULL (e.g. inside a delegate's partition);
+   * the runtime's own kernel functions (lg_kernel_release_input,
+   * lg_kernel_take_epilogue, ...) find their subgraph through it. */
   void* interpreter_subgraph;
   /* The padding the owner folded into a convolution node (a zero PAD in
    * front of it that left the plan, runtime/fold_pads.h): true with pads =
@@ -45,6 +47,9 @@ typedef struct lg_kernel_env {
   bool (*folded_padding)(const void* owner, const TfLiteNode* node,
                          int pads[4]);
 } lg_kernel_env;
+
+/* An epilogue a kernel took over (opaque; runtime/epilogue.h). */
+typedef struct lg_kernel_epilogue lg_kernel_epilogue;
 
 /* The thread pool of the context's owner (never NULL: a context without an
  * owner, or an owner without a pool, gets lg_thread_pool_default(); a pool
@@ -55,6 +60,31 @@ lg_thread_pool* lg_kernel_thread_pool(const TfLiteContext* context);
  * context has no owner or the owner folds nothing. */
 bool lg_kernel_folded_padding(const TfLiteContext* context,
                               const TfLiteNode* node, int pads[4]);
+
+/* Epilogues run inside a kernel's tasks (implemented in runtime/epilogue.c;
+ * only the interpreter hands them over: elsewhere there is none to take).
+ * The interpreter may complete a float node's output with the elementwise
+ * chain after it (ADD of a residual, PRELU, LOGISTIC, HARD_SWISH:
+ * runtime/epilogue.h), by default as one more pass after the node's Invoke.
+ *
+ * lg_kernel_offer_epilogue: `node`'s Prepare says its Invoke will take the
+ * chain, if one is planned (memory planning then keeps the node's inputs
+ * and temporaries apart from the chain's output).
+ *
+ * lg_kernel_take_epilogue: during Invoke, once the kernel is sure to compute
+ * every output element: the chain, which the kernel must then run with
+ * lg_kernel_epilogue_run on every block of output it finishes (the
+ * interpreter skips its own pass); NULL: nothing to run.
+ *
+ * lg_kernel_epilogue_run: the chain on channels [c0, c1) of output pixels
+ * [first, first + count) (a pixel: one position of the output's last
+ * dimension), bit for bit what the absorbed nodes' kernels give. Tasks may
+ * run it at once on disjoint ranges. */
+void lg_kernel_offer_epilogue(TfLiteContext* context, TfLiteNode* node);
+const lg_kernel_epilogue* lg_kernel_take_epilogue(TfLiteContext* context,
+                                                  const TfLiteNode* node);
+void lg_kernel_epilogue_run(const lg_kernel_epilogue* epilogue, int64_t first,
+                            int64_t count, int c0, int c1);
 
 /* A StableHLO region (the body of a scatter or a reduction) that a kernel
  * computes itself instead of running it: subgraph `index` of the model must

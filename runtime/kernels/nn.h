@@ -19,6 +19,8 @@
 #include "tensorflow/lite/c/builtin_op_data.h"
 #include "tensorflow/lite/c/common.h"
 
+struct lg_kernel_epilogue; /* kernel_context.h */
+
 /* The geometry of a 2-D convolution over NHWC tensors, as the nn kernels
  * compute it in Prepare.
  *   CONV_2D:           filter [out_c, filter_h, filter_w, filter_c], groups =
@@ -404,12 +406,15 @@ void lg_conv_shallow_pack(const lg_conv_geometry* g, int isa,
  * input where that copies less than padding each edge window on its own;
  * 0 for none. */
 size_t lg_conv_shallow_scratch_floats(const lg_conv_geometry* g);
-/* The convolution into output, split over the pool's threads. Only where
- * lg_conv_shallow_applies; scratch holds lg_conv_shallow_scratch_floats
- * floats. */
+/* The convolution into output, split over the pool's threads, each task
+ * running `epilogue` (NULL: none; kernel_context.h) on its pixels while
+ * they are in cache. Only where lg_conv_shallow_applies; scratch holds
+ * lg_conv_shallow_scratch_floats floats. */
 void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
                          const float* packed, const float* bias, float* output,
-                         float* scratch, lg_thread_pool* pool);
+                         float* scratch,
+                         const struct lg_kernel_epilogue* epilogue,
+                         lg_thread_pool* pool);
 
 /* ---- CONV_2D as a GEMM per window row (conv_rows.c) ---------------------- */
 

@@ -295,3 +295,85 @@ def test_corpus_model_fused_equals_unfused(name):
         want = run(path, inputs, False, threads)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32))
+
+
+def check_chain_in_tasks(tmp_path, x, weights, producer_op, out_shape, tail):
+    """x -> producer_op (its op line) -> mid [-> ADD r] -> HARD_SWISH or
+    PRELU (per channel) -> out: only the producer runs, and at 2 threads,
+    then as check() does, the outputs match LiteRT."""
+    channels = out_shape[-1]
+    inputs = {"x": x}
+    consts = {"w": weights, "b": f32(channels)}
+    zeros = np.zeros(out_shape, np.float32)
+    others = {"mid": zeros, "out": zeros}
+    ops = [producer_op]
+    link = "mid"
+    if "ADD" in tail:
+        inputs["r"] = f32(*out_shape)
+        others["sum"] = zeros
+        ops.append("op ADD 1 in=mid,r out=sum")
+        link = "sum"
+    if "PRELU" in tail:
+        consts["alpha"] = f32(channels, scale=0.5)
+        ops.append(f"op PRELU 1 in={link},alpha out=out")
+    else:
+        ops.append(f"op HARD_SWISH 1 in={link} out=out")
+    model = build(tmp_path, inputs, consts, others, ops, ["out"])
+    assert running_ops(model) == [producer_op.split()[1]]
+    # 2 threads first: a later interpreter may get a freed arena that still
+    # holds an earlier run's correct outputs where a wrong split wrote none.
+    want = oh.run_litert(model, list(inputs.values()))[0]
+    oh.assert_close(run(model, list(inputs.values()), True, 2)[0], want,
+                    atol=1e-4)
+    check(model, list(inputs.values()))
+
+
+# Depthwise layers large enough to be split over 2 threads (at least 2^18
+# multiply-adds): with few output rows the tasks split the channels in
+# ranges of 16 (an odd count leaves a partial last vector), and each task
+# runs the epilogue on its own rows and channels. The 3x3 row loop, the
+# general (5x5) loop and both paths' edges are covered; PRELU's alpha is
+# per channel, so a task's channel range must pick its own alphas.
+DW_SPLITS = [
+    # (input shape, window, padding, tail)
+    ((1, 3, 300, 113), 3, "SAME", ("HARD_SWISH",)),
+    ((1, 3, 300, 113), 3, "SAME", ("ADD", "PRELU")),
+    ((1, 7, 7, 437), 5, "SAME", ("HARD_SWISH",)),
+    ((1, 7, 7, 437), 5, "SAME", ("ADD", "PRELU")),
+    ((1, 5, 300, 40), 5, "VALID", ("HARD_SWISH",)),
+]
+
+
+@pytest.mark.parametrize(
+    "shape,window,padding,tail", DW_SPLITS,
+    ids=[f"{s[1]}x{s[2]}x{s[3]}-{w}x{w}-{'-'.join(t)}"
+         for s, w, _, t in DW_SPLITS])
+def test_depthwise_split_runs_the_chain_in_its_tasks(tmp_path, shape, window,
+                                                     padding, tail):
+    channels = shape[3]
+    out_h = shape[1] if padding == "SAME" else shape[1] - window + 1
+    out_w = shape[2] if padding == "SAME" else shape[2] - window + 1
+    assert out_h * out_w * channels * window * window >= 1 << 18
+    check_chain_in_tasks(
+        tmp_path, f32(*shape), f32(1, window, window, channels, scale=0.3),
+        f"op DEPTHWISE_CONV_2D 1 in=x,w,b out=mid padding={padding} "
+        "stride_w=1 stride_h=1 depth_multiplier=1",
+        (1, out_h, out_w, channels), tail)
+
+
+# A stem convolution (3 input channels: conv_shallow.c) runs the chain in
+# its tasks on each block of 64 pixels it finished; 61 output columns leave
+# a partial block at the end of each task. Odd output channels (17) leave a
+# partial vector.
+SHALLOW = [((1, 122, 122, 3), 17, ("HARD_SWISH",)),
+           ((1, 122, 122, 3), 17, ("ADD", "PRELU"))]
+
+
+@pytest.mark.parametrize("shape,channels,tail", SHALLOW,
+                         ids=["-".join(t) for _, _, t in SHALLOW])
+def test_shallow_conv_runs_the_chain_in_its_tasks(tmp_path, shape, channels,
+                                                  tail):
+    check_chain_in_tasks(
+        tmp_path, f32(*shape), f32(channels, 3, 3, shape[3], scale=0.3),
+        "op CONV_2D 1 in=x,w,b out=mid padding=SAME stride_w=2 stride_h=2",
+        (1, shape[1] // 2, shape[2] // 2, channels), tail)

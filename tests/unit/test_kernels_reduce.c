@@ -685,6 +685,44 @@ static void test_reduce_threads(void** state) {
   }
 }
 
+static void test_reduce_global_pool_nan_inf(void** state) {
+  (void)state;
+  /* SUM, MEAN and PROD over H and W with the channels kept (the vector fold
+   * of simd_f32.c, 17 channels: a partial vector), by hand: NaN and inf
+   * propagate as in float arithmetic (+inf with -inf, 0 with inf: NaN). */
+  enum { kC = 17 };
+  float x[4 * kC];
+  for (int p = 0; p < 4; ++p) {
+    for (int c = 0; c < kC; ++c) x[p * kC + c] = (float)c;
+  }
+  x[1 * kC + 0] = NAN;
+  x[2 * kC + 1] = INFINITY;
+  x[0 * kC + 2] = INFINITY;
+  x[3 * kC + 2] = -INFINITY;
+  x[0 * kC + 3] = INFINITY; /* channel 3's product: inf * 0 */
+  x[1 * kC + 3] = 0.0f;
+  x[3 * kC + 16] = -INFINITY;
+  float sum[kC], mean[kC], prod[kC];
+  for (int c = 0; c < kC; ++c) {
+    sum[c] = 4.0f * (float)c;
+    mean[c] = (float)c;
+    prod[c] = (float)c * (float)c * (float)c * (float)c;
+  }
+  sum[0] = mean[0] = prod[0] = NAN;
+  sum[1] = mean[1] = prod[1] = INFINITY;
+  sum[2] = mean[2] = NAN;
+  prod[2] = -INFINITY; /* inf * 2 * 2 * -inf */
+  sum[3] = mean[3] = INFINITY;
+  prod[3] = NAN;
+  sum[16] = mean[16] = prod[16] = -INFINITY;
+  const int d[] = {1, 2, 2, kC};
+  const int32_t ax[] = {1, 2};
+  const int od[] = {1, 1, 1, kC};
+  red_expect_f32(R_SUM, d, 4, x, ax, 2, true, od, 4, sum);
+  red_expect_f32(R_MEAN, d, 4, x, ax, 2, true, od, 4, mean);
+  red_expect_f32(R_PROD, d, 4, x, ax, 2, true, od, 4, prod);
+}
+
 static void test_reduce_global_pool_threads(void** state) {
   (void)state;
   /* MEAN over H and W of NHWC (a global average pool): one output row per
@@ -887,6 +925,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_int32),
       cmocka_unit_test(test_reduce_random),
       cmocka_unit_test(test_reduce_threads),
+      cmocka_unit_test(test_reduce_global_pool_nan_inf),
       cmocka_unit_test(test_reduce_global_pool_threads),
       cmocka_unit_test(test_reduce_int32_random),
       cmocka_unit_test(test_reduce_dynamic_axes_change),
