@@ -580,8 +580,6 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
     data->path = LG_CONV_PATH_ROWS;
     return lg_conv_plan_rows(context, node, data);
   }
-  /* The GEMM runs the fused chain after the node on each finished block. */
-  lg_kernel_offer_epilogue(context, node);
   lg_gemm gemm = lg_conv_gemm(data);
   /* Whether B is prepacked changes the scratch size: decide it first. */
   static const float kPackedMarker = 0.0f;
@@ -869,15 +867,8 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
                        scratch, data->scratch_floats, pool);
     return kTfLiteOk;
   }
-  const lg_kernel_epilogue* epilogue = lg_kernel_take_epilogue(context, node);
   for (int gi = 0; gi < data->groups; ++gi) {
     lg_gemm gemm = lg_conv_gemm(data);
-    /* GEMM rows are output pixels, columns the group's output channels. */
-    const lg_gemm_epilogue chain = {epilogue, gi * gemm.n};
-    if (epilogue != NULL) {
-      gemm.done = lg_gemm_epilogue_done;
-      gemm.done_ctx = &chain;
-    }
     const lg_conv_pack_ctx pack = {g,
                                    input->data.f,
                                    gi * g->filter_c,

@@ -209,8 +209,6 @@ static TfLiteStatus lg_fc_plan(TfLiteContext* context, TfLiteNode* node,
   const bool constant =
       lg_nn_is_constant(weights) && data->out_depth > 0 && data->in_depth > 0;
   data->prepacked = constant;
-  /* The GEMM runs the fused chain after the node on each finished block. */
-  lg_kernel_offer_epilogue(context, node);
   lg_gemm gemm = lg_fc_gemm(data);
   const int threads = lg_thread_pool_size(lg_kernel_thread_pool(context));
   data->scratch_floats = lg_gemm_scratch_floats(&gemm, threads);
@@ -815,12 +813,6 @@ static TfLiteStatus lg_fc_invoke(TfLiteContext* context, TfLiteNode* node) {
   }
   gemm.c = output->data.f;
   gemm.bias = bias != NULL ? bias->data.f : NULL;
-  /* GEMM rows are the output's rows, columns its channels. */
-  const lg_gemm_epilogue chain = {lg_kernel_take_epilogue(context, node), 0};
-  if (chain.epilogue != NULL) {
-    gemm.done = lg_gemm_epilogue_done;
-    gemm.done_ctx = &chain;
-  }
   lg_gemm_run(&gemm, lg_kernel_thread_pool(context), scratch,
               data->scratch_floats);
   return kTfLiteOk;

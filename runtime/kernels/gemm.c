@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/kernels/kernel_context.h"
-
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -349,15 +347,6 @@ static void lg_gemm_fill_bias(const lg_gemm* g, int m0, int m1, int n0,
   }
 }
 
-/* After the last K block, a row panel of the block is final: lg_gemm.done
- * gets it while it is in the first-level cache. */
-static inline void lg_gemm_panel_done(const lg_gemm* g, unsigned flags, int i0,
-                                      int rows, int j0, int cols) {
-  if ((flags & LG_GEMM_CLAMP) && g->done != NULL) {
-    g->done(g->done_ctx, i0, i0 + rows, j0, j0 + cols);
-  }
-}
-
 /* The micro-kernel loops over one packed A block and one packed B block. */
 static void lg_gemm_macro(const lg_gemm* g, const lg_gemm_isa_info* info,
                           const float* ablock, int i0, int rows,
@@ -374,7 +363,6 @@ static void lg_gemm_macro(const lg_gemm* g, const lg_gemm_isa_info* info,
       info->kernel(mr, nr, kc, apanel, bblock + (size_t)j * kc, crow + j,
                    g->ldc, bias, flags, g->min, g->max);
     }
-    lg_gemm_panel_done(g, flags, i0 + i, mr, j0, cols);
   }
 }
 
@@ -394,7 +382,6 @@ static void lg_gemm_macro_direct(const lg_gemm* g, const lg_gemm_isa_info* info,
                           bblock + (size_t)j * kc, crow + j, g->ldc, bias,
                           flags, g->min, g->max);
     }
-    lg_gemm_panel_done(g, flags, i0 + i, mr, j0, cols);
   }
 }
 
@@ -412,7 +399,6 @@ void lg_gemm_compute(const lg_gemm* g, int m0, int m1, int n0, int n1,
   if (m0 >= m1 || n0 >= n1) return;
   if (g->k == 0) {
     lg_gemm_fill_bias(g, m0, m1, n0, n1);
-    if (g->done != NULL) g->done(g->done_ctx, m0, m1, n0, n1);
     return;
   }
   const lg_gemm_isa_info* info = &kIsaInfo[g->isa];
@@ -439,20 +425,13 @@ void lg_gemm_compute(const lg_gemm* g, int m0, int m1, int n0, int n1,
         const int mc = lg_gemm_min(bl->mc, m1 - ic);
         if (in_place) {
           lg_gemm_macro_direct(g, info, ic, mc, pc, bblock, jc, nc, kc, flags);
-        } else {
-          lg_gemm_pack_a_block(&g->a, bl, ic, mc, pc, kc, abuf);
-          lg_gemm_macro(g, info, abuf, ic, mc, bblock, jc, nc, kc, flags);
+          continue;
         }
+        lg_gemm_pack_a_block(&g->a, bl, ic, mc, pc, kc, abuf);
+        lg_gemm_macro(g, info, abuf, ic, mc, bblock, jc, nc, kc, flags);
       }
     }
   }
-}
-
-void lg_gemm_epilogue_done(const void* ctx, int m0, int m1, int n0, int n1) {
-  const lg_gemm_epilogue* chain = ctx;
-  lg_kernel_epilogue_run(chain->epilogue, m0, m1 - m0,
-                         chain->channel_offset + n0,
-                         chain->channel_offset + n1);
 }
 
 /* ---- Tasks over the thread pool ----------------------------------------- */

@@ -106,10 +106,6 @@ typedef void (*lg_gemm_pack_a_fn)(const void* ctx, int i0, int rows, int p0,
 typedef void (*lg_gemm_pack_b_fn)(const void* ctx, int p0, int depth, int j0,
                                   int cols, float* dst, int ld);
 
-/* A block of C that holds its final values (see lg_gemm.done). */
-typedef void (*lg_gemm_done_fn)(const void* ctx, int m0, int m1, int n0,
-                                int n1);
-
 typedef struct lg_gemm_a {
   const float* data; /* A[i][p] = data[i * row_stride + p * col_stride] */
   ptrdiff_t row_stride;
@@ -141,24 +137,7 @@ typedef struct lg_gemm {
   /* C += A * B (then the clamp) instead of C = A * B + bias: a sum split
    * over several GEMMs (CONV_2D's window rows). bias must be NULL. */
   bool accumulate;
-  /* When set, called with every block of C that is final (rows [m0, m1) x
-   * columns [n0, n1), just written, so still in cache), on the task that
-   * computed it; blocks never overlap and together cover C once. CONV_2D
-   * runs the fused elementwise chain after it here (kernel_context.h's
-   * epilogue). */
-  lg_gemm_done_fn done;
-  const void* done_ctx;
 } lg_gemm;
-
-/* lg_gemm.done running a node's fused elementwise chain (kernel_context.h's
- * lg_kernel_epilogue_run) on each final block, for a GEMM whose rows are
- * the node's output pixels and whose columns are its output channels from
- * channel_offset on (a CONV_2D group's). done_ctx: an lg_gemm_epilogue. */
-typedef struct lg_gemm_epilogue {
-  const struct lg_kernel_epilogue* epilogue;
-  int channel_offset;
-} lg_gemm_epilogue;
-void lg_gemm_epilogue_done(const void* ctx, int m0, int m1, int n0, int n1);
 
 /* Floats lg_gemm_pack_b writes for a k x n B under `isa`. */
 size_t lg_gemm_packed_b_floats(lg_gemm_isa isa, int k, int n);

@@ -379,16 +379,17 @@ def test_shallow_conv_runs_the_chain_in_its_tasks(tmp_path, shape, channels,
         (1, shape[1] // 2, shape[2] // 2, channels), tail)
 
 
-# Convolutions through the GEMM (runtime/kernels/gemm.c) run the chain on
-# each block of output the GEMM finished (lg_gemm.done). Output channels are
-# not multiples of any ISA's tile (8, 16 or 32 wide), and the layers are
-# large enough to be split over 2 threads (at least 2^19 multiply-adds):
-# 400 output pixels split by rows (several 144-row blocks), 20 pixels of 300
-# channels split by channels, so a task's range must pick its own alphas
-# and residual. 1x1 with 100 channels reads the input in place; with 150
-# (more than 4 panels of 32) it packs it; 3x3 packs image patches; 16 input
-# channels over 8-channel filters make 2 groups, the second's channels
-# offset by 75. More than 128 channels keep the 3x3 layers off conv_rows.c.
+# Convolutions through the GEMM (runtime/kernels/gemm.c): the chain runs as
+# the interpreter's pass after the node (running it inside the GEMM's tasks
+# was measured no faster and cost arena memory: docs/architecture.md).
+# Output channels are not multiples of any ISA's tile (8, 16 or 32 wide),
+# and the layers are large enough to be split over 2 threads (at least 2^19
+# multiply-adds): 400 output pixels split by rows (several 144-row blocks),
+# 20 pixels of 300 channels split by channels; PRELU's alpha is per
+# channel. 1x1 with 100 channels reads the input in place; with 150 (more
+# than 4 panels of 32) it packs it; 3x3 packs image patches; 16 input
+# channels over 8-channel filters make 2 groups. More than 128 channels
+# keep the 3x3 layers off conv_rows.c.
 GEMM_CONVS = [
     # (input shape, filter shape (OHWI), tail)
     ((1, 20, 20, 24), (100, 1, 1, 24), ("HARD_SWISH",)),
@@ -403,7 +404,7 @@ GEMM_CONVS = [
     "shape,filter_shape,tail", GEMM_CONVS,
     ids=[f"{s[1]}x{s[2]}x{s[3]}-{f[0]}x{f[1]}x{f[2]}x{f[3]}-{'-'.join(t)}"
          for s, f, t in GEMM_CONVS])
-def test_gemm_conv_runs_the_chain_in_its_tasks(tmp_path, shape, filter_shape,
+def test_gemm_conv_chain_is_fused_and_exact(tmp_path, shape, filter_shape,
                                                tail):
     out_shape = (*shape[:3], filter_shape[0])
     k = filter_shape[1] * filter_shape[2] * filter_shape[3]
@@ -414,7 +415,7 @@ def test_gemm_conv_runs_the_chain_in_its_tasks(tmp_path, shape, filter_shape,
         out_shape, tail)
 
 
-def test_fully_connected_runs_the_chain_in_its_tasks(tmp_path):
+def test_large_fully_connected_chain_is_fused_and_exact(tmp_path):
     # 300 rows of 150 channels, 40 deep: split over 2 threads.
     check_chain_in_tasks(tmp_path, f32(300, 40), f32(150, 40, scale=0.3),
                          "op FULLY_CONNECTED 1 in=x,w,b out=mid",
