@@ -245,6 +245,21 @@ static uint32_t lg_vk_compute_family(VkPhysicalDevice device) {
   return found;
 }
 
+/* The valid bits of the timestamps queue family `family` writes (0: it
+ * writes none). */
+static uint32_t lg_vk_timestamp_bits(VkPhysicalDevice device, uint32_t family) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, NULL);
+  VkQueueFamilyProperties* families =
+      calloc(count ? count : 1, sizeof(*families));
+  if (families == NULL) return 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families);
+  const uint32_t bits =
+      family < count ? families[family].timestampValidBits : 0;
+  free(families);
+  return bits;
+}
+
 /* Lists the usable devices, sorted by rank (stable); *gpus of them are
  * GPUs. */
 static TfLiteStatus lg_vk_list_devices(lg_vk_impl* impl, VkPhysicalDevice** out,
@@ -474,6 +489,8 @@ TfLiteStatus lg_vk_pick_device(lg_vk_impl* impl, int device_index,
     lg_gpu_error_set(error, "out of host memory reading Vulkan queue families");
     return kTfLiteError;
   }
+  impl->timestamp_bits =
+      lg_vk_timestamp_bits(impl->physical, impl->queue_family);
   return lg_vk_read_device(impl, info, error);
 }
 
