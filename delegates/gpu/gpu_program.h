@@ -134,12 +134,12 @@ TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
                                            const char* type, void* native);
 const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
                                                int tensor);
-/* input_sync_type: a second type the backend takes for inputs only
- * (Vulkan's VkFence), or NULL. Vulkan's output objects are given before
- * the run (signals_before_run): signal_output, before enqueue_run, makes
- * that run signal `native` once its dispatches are done; cancel_syncs
- * forgets the waits and signals given for a run that is not enqueued
- * after all. */
+/* input_sync_type: a second type the backend takes for inputs (Vulkan's
+ * VkFence; outputs too where fences_outputs, below), or NULL. Vulkan's output
+ * objects are given before the run (signals_before_run): signal_output, before
+ * enqueue_run, makes that run signal `native` once its dispatches are done;
+ * cancel_syncs forgets the waits and signals given for a run that is not
+ * enqueued after all. */
 const char* lg_gpu_program_input_sync_type(const lg_gpu_program* p);
 bool lg_gpu_program_signals_before_run(const lg_gpu_program* p);
 TfLiteStatus lg_gpu_program_signal_output(lg_gpu_program* p, int tensor,

@@ -13,8 +13,12 @@
  * input VkFence, and timeline semaphore points on inputs and outputs bound
  * to the caller's VkBuffers (an unreached input point holds the run, the
  * output point is reached with the values in the buffer before Wait, a
- * second task goes on the device while the first is held); the wrong
- * types refused, naming tensor and type.
+ * second task goes on the device while the first is held), a VkFence on
+ * a bound output signalled by the run only once the values are in the
+ * buffer (a signalled one refused before the run), and with dispatch
+ * profiling on a held run that returns from InvokeAsync at once and
+ * completes with the right outputs and one timed run per profile entry;
+ * the wrong types refused, naming tensor and type.
  *
  * A backend without a device is skipped with the reason printed. */
 #include <dirent.h>
