@@ -369,6 +369,10 @@ static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
     return kTfLiteError;
   }
   if (lg_gpu_program_enqueue_run(part->program, context, &run) != kTfLiteOk) {
+    /* Refused before a submission (a run already in flight, out of
+     * memory): the waits and signals given for it must not go with the
+     * next one. */
+    lg_gpu_program_cancel_syncs(part->program);
     context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
                          lg_gpu_program_error(part->program));
     return kTfLiteError;

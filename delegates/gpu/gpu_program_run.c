@@ -797,8 +797,11 @@ TfLiteStatus lg_gpu_program_enqueue_run(lg_gpu_program* p,
   lg_gpu_run* run = run_create(p);
   if (run == NULL) return lg_gpu_lower_fail(p, "out of host memory");
   lg_gpu_error error = {{0}};
-  if (submit_work(p, context, &error) != kTfLiteOk ||
-      collect_run_downloads(p, context, run, &error) != kTfLiteOk ||
+  /* The copy list first: a refusal there (an output without data) comes
+   * before anything is submitted, so no wait for the device follows (a
+   * run held by an input's semaphore would keep it waiting). */
+  if (collect_run_downloads(p, context, run, &error) != kTfLiteOk ||
+      submit_work(p, context, &error) != kTfLiteOk ||
       (run->count > 0 &&
        lg_gpu_download_begin(p->be, run->downloads, run->count, &run->pending,
                              &error) != kTfLiteOk)) {
@@ -969,8 +972,7 @@ TfLiteStatus lg_gpu_program_fence_output(lg_gpu_program* p, int tensor,
   lg_gpu_backend* be = p->be;
   lg_gpu_error error = {{0}};
   if (!lg_gpu_program_fences_outputs(p) ||
-      be->ops->sync_fence_output(be, native, check_only, &error) !=
-          kTfLiteOk) {
+      be->ops->sync_fence_output(be, native, check_only, &error) != kTfLiteOk) {
     return lg_gpu_lower_fail(
         p, "output tensor %d's fence: %s", tensor,
         error.message[0] ? error.message : "the backend signals none");
