@@ -240,8 +240,10 @@ static void check_cl_event_refused(TfLiteDelegate* d) {
   free(bytes);
 }
 
-/* OpenCL: "in" waits for a user event, "square" hands out an event. */
-static void check_cl_events(TfLiteAsyncSignatureRunner* r,
+/* OpenCL: "in" waits for a user event, "square" hands out an event; with
+ * dispatch profiling on (each dispatch waited for on the host) an input
+ * event is refused, not taken, naming the input. */
+static void check_cl_events(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
                             const litegpu_gpu_device_handles* device) {
   expect_sync_types(r, kTfLiteIoTypeInput, LITEGPU_SYNC_TYPE_CL_EVENT, NULL);
   expect_sync_types(r, kTfLiteIoTypeOutput, LITEGPU_SYNC_TYPE_CL_EVENT, NULL);
@@ -325,6 +327,19 @@ static void check_cl_events(TfLiteAsyncSignatureRunner* r,
   expect_floats(square, want_square, 4, "first task's square");
   assert_int_equal(clReleaseEvent(done), CL_SUCCESS);
   assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t2), kTfLiteOk);
+
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(d, true), kTfLiteOk);
+  ready = clCreateUserEvent((cl_context)device->context, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  TfLiteSynchronizationSetPtr(in_sync, ready);
+  TfLiteSynchronizationSetPtr(out_sync, NULL);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  expect_error(
+      "input 'x' (tensor 0) carries a litegpu_cl_event, but dispatch "
+      "profiling on this device waits for each dispatch on the host");
+  assert_ptr_equal(TfLiteSynchronizationGetPtr(in_sync), ready);
+  assert_int_equal(clReleaseEvent(ready), CL_SUCCESS);
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(d, false), kTfLiteOk);
 
   /* An input sync object on a tensor left at no_sync_obj. */
   assert_int_equal(
@@ -821,7 +836,7 @@ static void run_backend(litegpu_gpu_backend backend, const char* name) {
   litegpu_gpu_device_handles device;
   assert_int_equal(litegpu_gpu_delegate_get_device(d, &device), kTfLiteOk);
   if (backend == LITEGPU_GPU_BACKEND_OPENCL) {
-    check_cl_events(r, &device);
+    check_cl_events(r, d, &device);
     check_cl_event_refused(d);
   }
   vk_floats in_buf = {0}, out_buf = {0};
