@@ -17,8 +17,9 @@
  * --run_delay sleeps between runs, outside the timing.
  * Operator profiles (--enable_op_profiling) cover the steady state only.
  * With --use_gpu they add the GPU delegate's dispatch profile, taken over
- * up to 50 extra runs after the steady state (each dispatch is waited for
- * and timed alone, so those runs are slower and are not in the stats).
+ * up to 50 extra runs after the steady state, not in the stats (device
+ * timestamps around each dispatch on Vulkan; elsewhere each dispatch is
+ * waited for and timed alone, so those runs are slower).
  *
  * Random inputs: float types uniform in [-0.5, 0.5] (as TFLite); int8 and
  * uint8 over their whole range; wider integers in [0, 99]; bool 0 or 1.

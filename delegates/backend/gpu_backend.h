@@ -235,6 +235,19 @@ typedef struct lg_gpu_backend_ops {
   TfLiteStatus (*recording_run)(lg_gpu_backend* be, lg_gpu_recording* rec,
                                 lg_gpu_error* error);
   void (*recording_release)(lg_gpu_backend* be, lg_gpu_recording* rec);
+  /* Optional device-timed recordings (both NULL or neither):
+   * recording_begin_timed is recording_begin for at most `dispatches`
+   * dispatches, and the recording also writes a device timestamp before
+   * its first dispatch and after each one; recording_times reads, once a
+   * run of it has completed (its fence or a finish waited for), each
+   * dispatch's device time of that run into ns[0..count), count being the
+   * dispatches captured. recording_begin_timed fails, saying why, on a
+   * device that writes no timestamps (Vulkan: timestampValidBits 0). */
+  TfLiteStatus (*recording_begin_timed)(lg_gpu_backend* be, int dispatches,
+                                        lg_gpu_error* error);
+  TfLiteStatus (*recording_times)(lg_gpu_backend* be,
+                                  const lg_gpu_recording* rec, uint64_t* ns,
+                                  int count, lg_gpu_error* error);
 
   /* Optional non-blocking downloads (all three NULL or none): like
    * buffer_download_batch, but download_begin submits the copies, ordered
@@ -274,6 +287,12 @@ typedef struct lg_gpu_backend_ops {
    * called before the run is enqueued, makes the next submission, the
    * run's dispatches, signal the caller's timeline point (outputs bound to
    * device buffers only: the others are copied out on the host).
+   * sync_fence_output (optional; Vulkan), called after the run was
+   * enqueued, signals the caller's object of input_sync_type (a VkFence,
+   * unsignalled) once all work submitted so far has completed, so outputs
+   * may take that type too (bound to device buffers only, as above);
+   * `check_only` refuses, before the run, an object it could not signal
+   * (a fence already signalled) and does nothing else.
    * sync_cancel forgets waits and signals added for a run that failed
    * before it was submitted. */
   const char* sync_type;
@@ -286,6 +305,8 @@ typedef struct lg_gpu_backend_ops {
                                   lg_gpu_error* error);
   TfLiteStatus (*sync_signal_output)(lg_gpu_backend* be, void* native,
                                      lg_gpu_error* error);
+  TfLiteStatus (*sync_fence_output)(lg_gpu_backend* be, void* native,
+                                    bool check_only, lg_gpu_error* error);
   void (*sync_cancel)(lg_gpu_backend* be);
   TfLiteStatus (*fence_export)(lg_gpu_backend* be, lg_gpu_fence* fence,
                                void** native, lg_gpu_error* error);

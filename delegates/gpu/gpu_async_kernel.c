@@ -112,6 +112,22 @@ static TfLiteStatus set_attributes(TfLiteAsyncKernel* kernel,
   return kTfLiteOk;
 }
 
+/* The synchronization type `tensor` takes (SetAttributes), or NULL. */
+static const char* sync_tensor_type(const gpu_partition* part, int tensor) {
+  for (int i = 0; i < part->num_sync_tensors; ++i) {
+    if (part->sync_tensors[i] == tensor) return part->sync_tensor_types[i];
+  }
+  return NULL;
+}
+
+/* Whether output `tensor` takes a fence signalled after the run
+ * (lg_gpu_program_fence_output) rather than an object given before it. */
+static bool is_fence_output(const gpu_partition* part, int tensor) {
+  const char* type = sync_tensor_type(part, tensor);
+  return lg_gpu_program_fences_outputs(part->program) && type != NULL &&
+         strcmp(type, lg_gpu_program_input_sync_type(part->program)) == 0;
+}
+
 /* The task's synchronization of `tensor` when the tensor takes the
  * backend's type, else NULL. */
 static TfLiteSynchronization* task_sync(const gpu_partition* part,
@@ -136,9 +152,38 @@ static TfLiteStatus check_output_syncs(gpu_partition* part,
                            "TfLiteGpuDelegate async Eval: output '%s' (tensor "
                            "%d) cannot carry a %s: %s",
                            name ? name : "", tensor,
-                           lg_gpu_program_sync_type(part->program), why);
+                           sync_tensor_type(part, tensor), why);
       return kTfLiteError;
     }
+  }
+  return kTfLiteOk;
+}
+
+/* Profiling that times each dispatch on the host (a backend without
+ * device timestamps) waits for every dispatch inside Eval: with an input's
+ * object the device waits for, Eval would block until the caller signals
+ * it. Refused before anything is taken, naming the input. */
+static TfLiteStatus check_profiled_inputs(gpu_partition* part,
+                                          TfLiteContext* context,
+                                          const TfLiteNode* node,
+                                          TfLiteExecutionTask* task) {
+  if (!lg_gpu_program_profiles_on_host(part->program)) return kTfLiteOk;
+  for (int i = 0; i < part->num_sync_tensors; ++i) {
+    const int tensor = part->sync_tensors[i];
+    if (is_node_output(node, tensor) ||
+        TfLiteSynchronizationGetPtr(task_sync(part, task, tensor)) == NULL) {
+      continue;
+    }
+    const char* name = context->tensors[tensor].name;
+    context->ReportError(
+        context,
+        "TfLiteGpuDelegate async Eval: input '%s' (tensor %d) carries a %s, "
+        "but dispatch profiling on this device waits for each dispatch on "
+        "the host, which would block InvokeAsync until it signals: turn "
+        "profiling off (litegpu_gpu_delegate_enable_profiling) or give no "
+        "synchronization object",
+        name ? name : "", tensor, part->sync_tensor_types[i]);
+    return kTfLiteError;
   }
   return kTfLiteOk;
 }
@@ -236,7 +281,7 @@ static TfLiteStatus signal_outputs(gpu_partition* part, TfLiteContext* context,
   for (int i = 0; i < node->outputs->size; ++i) {
     const int tensor = node->outputs->data[i];
     void* native = TfLiteSynchronizationGetPtr(task_sync(part, task, tensor));
-    if (native == NULL) continue;
+    if (native == NULL || is_fence_output(part, tensor)) continue;
     if (lg_gpu_program_signal_output(part->program, tensor, native) !=
         kTfLiteOk) {
       return output_failed(part, context, tensor);
@@ -280,6 +325,25 @@ static TfLiteStatus export_outputs(gpu_partition* part, TfLiteContext* context,
   return kTfLiteOk;
 }
 
+/* Backends that signal the caller's fences after the run (Vulkan's
+ * VkFence): each output's fence signals once the run enqueued is done
+ * (`check_only`, before the run: each is checked, none signalled). */
+static TfLiteStatus fence_outputs(gpu_partition* part, TfLiteContext* context,
+                                  const TfLiteNode* node,
+                                  TfLiteExecutionTask* task, bool check_only) {
+  for (int i = 0; i < node->outputs->size; ++i) {
+    const int tensor = node->outputs->data[i];
+    if (!is_fence_output(part, tensor)) continue;
+    void* native = TfLiteSynchronizationGetPtr(task_sync(part, task, tensor));
+    if (native == NULL) continue;
+    if (lg_gpu_program_fence_output(part->program, tensor, native,
+                                    check_only) != kTfLiteOk) {
+      return output_failed(part, context, tensor);
+    }
+  }
+  return kTfLiteOk;
+}
+
 static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
                                TfLiteOpaqueContext* opaque_context,
                                TfLiteOpaqueNode* opaque_node,
@@ -287,7 +351,9 @@ static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
   gpu_partition* part = TfLiteAsyncKernelGetKernelData(kernel);
   TfLiteContext* context = (TfLiteContext*)opaque_context;
   const TfLiteNode* node = (const TfLiteNode*)opaque_node;
-  if (check_output_syncs(part, context, node, task) != kTfLiteOk) {
+  if (check_output_syncs(part, context, node, task) != kTfLiteOk ||
+      check_profiled_inputs(part, context, node, task) != kTfLiteOk ||
+      fence_outputs(part, context, node, task, true) != kTfLiteOk) {
     return kTfLiteError;
   }
   complete_runs(part, context, lg_gpu_program_overlaps_runs(part->program));
@@ -303,11 +369,16 @@ static TfLiteStatus async_eval(TfLiteAsyncKernel* kernel,
     return kTfLiteError;
   }
   if (lg_gpu_program_enqueue_run(part->program, context, &run) != kTfLiteOk) {
+    /* Refused before a submission (a run already in flight, out of
+     * memory): the waits and signals given for it must not go with the
+     * next one. */
+    lg_gpu_program_cancel_syncs(part->program);
     context->ReportError(context, "TfLiteGpuDelegate async Eval: %s",
                          lg_gpu_program_error(part->program));
     return kTfLiteError;
   }
-  if (export_outputs(part, context, node, task, run) != kTfLiteOk) {
+  if (export_outputs(part, context, node, task, run) != kTfLiteOk ||
+      fence_outputs(part, context, node, task, false) != kTfLiteOk) {
     /* Not in flight for the runner: drop the run here. */
     lg_gpu_program_release_run(part->program, run);
     return kTfLiteError;
@@ -359,9 +430,14 @@ bool lg_gpu_async_kernel_create(gpu_partition* part) {
     if (lg_gpu_program_signals_outputs(part->program)) {
       part->num_output_sync_types = 2;
     }
-    const char* input_only = lg_gpu_program_input_sync_type(part->program);
-    if (input_only != NULL) {
-      part->sync_types[part->num_input_sync_types++] = input_only;
+    const char* second = lg_gpu_program_input_sync_type(part->program);
+    if (second != NULL) {
+      part->sync_types[part->num_input_sync_types++] = second;
+      /* Listed after the first: outputs may take it too. */
+      if (part->num_output_sync_types == 2 &&
+          lg_gpu_program_fences_outputs(part->program)) {
+        part->num_output_sync_types = 3;
+      }
     }
   }
   TfLiteAsyncKernelSetSupportedSynchronizations(part->async_kernel,

@@ -165,6 +165,9 @@ void lg_gpu_program_destroy(lg_gpu_program* p) {
     if (p->pending != NULL) p->be->ops->fence_release(p->be, p->pending);
   }
   if (p->recording != NULL) p->be->ops->recording_release(p->be, p->recording);
+  if (p->timed_recording != NULL) {
+    p->be->ops->recording_release(p->be, p->timed_recording);
+  }
   for (int i = 0; i < p->num_values; ++i) {
     p->be->ops->buffer_release(p->be, p->values[i].own);
     free(p->values[i].host_copy);

@@ -134,17 +134,25 @@ TfLiteStatus lg_gpu_program_wait_for_input(lg_gpu_program* p, int tensor,
                                            const char* type, void* native);
 const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
                                                int tensor);
-/* input_sync_type: a second type the backend takes for inputs only
- * (Vulkan's VkFence), or NULL. Vulkan's output objects are given before
- * the run (signals_before_run): signal_output, before enqueue_run, makes
- * that run signal `native` once its dispatches are done; cancel_syncs
- * forgets the waits and signals given for a run that is not enqueued
- * after all. */
+/* input_sync_type: a second type the backend takes for inputs (Vulkan's
+ * VkFence; outputs too where fences_outputs, below), or NULL. Vulkan's output
+ * objects are given before the run (signals_before_run): signal_output, before
+ * enqueue_run, makes that run signal `native` once its dispatches are done;
+ * cancel_syncs forgets the waits and signals given for a run that is not
+ * enqueued after all. */
 const char* lg_gpu_program_input_sync_type(const lg_gpu_program* p);
 bool lg_gpu_program_signals_before_run(const lg_gpu_program* p);
 TfLiteStatus lg_gpu_program_signal_output(lg_gpu_program* p, int tensor,
                                           void* native);
 void lg_gpu_program_cancel_syncs(lg_gpu_program* p);
+/* fences_outputs: outputs take input_sync_type too (Vulkan's VkFence, for
+ * bound outputs): fence_output, after enqueue_run, makes `native` signal
+ * once everything enqueued so far is done; with `check_only`, before the
+ * run, it only refuses an object it could not signal (already
+ * signalled). */
+bool lg_gpu_program_fences_outputs(const lg_gpu_program* p);
+TfLiteStatus lg_gpu_program_fence_output(lg_gpu_program* p, int tensor,
+                                         void* native, bool check_only);
 
 /* Runs in flight together, the async kernel's (on a backend with
  * non-blocking downloads): enqueue_run is lg_gpu_program_enqueue whose
@@ -213,9 +221,14 @@ void lg_gpu_program_get_stats(const lg_gpu_program* p,
                               lg_gpu_program_stats* out);
 
 /* Dispatch timing (litegpu_gpu_delegate_enable_profiling): while on, each
- * run waits for every dispatch in turn instead of replaying a recording
- * and adds its time to the dispatch's total. Turning it on resets them. */
+ * run adds each dispatch's time to its total. With a backend that has
+ * timed recordings (Vulkan with timestamps) a run replays the dispatches
+ * recorded with a device timestamp around each and never waits on the
+ * host; otherwise it waits for every dispatch in turn, timing it on the
+ * host (lg_gpu_program_profiles_on_host). Turning it on resets the
+ * totals. */
 void lg_gpu_program_set_profiling(lg_gpu_program* p, bool on);
+bool lg_gpu_program_profiles_on_host(const lg_gpu_program* p);
 
 /* Copies up to `capacity` entries, one per dispatch in run order (the
  * partition field left 0), and returns the number of dispatches. */

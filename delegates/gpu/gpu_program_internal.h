@@ -119,6 +119,13 @@ struct lg_gpu_program {
   bool* absorbed; /* per partition node: lowered by an earlier node */
   int fused_nodes;
   lg_gpu_recording* recording; /* the dispatches, when the backend records */
+  /* While profiling with a backend that has timed recordings: the
+   * dispatches recorded again with a device timestamp around each (NULL
+   * otherwise: profiled runs then time each dispatch on the host, waiting
+   * for it). timed_run: the run in flight replays it; its times are added
+   * when it completes. */
+  lg_gpu_recording* timed_recording;
+  bool timed_run;
   /* While lg_gpu_program_relower prepares this program: the program at the
    * old shapes, whose buffers of unchanged size and content it takes. */
   lg_gpu_program* donor;

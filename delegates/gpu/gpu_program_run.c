@@ -316,6 +316,53 @@ static TfLiteStatus tune_dispatches(lg_gpu_program* p) {
   return kTfLiteOk;
 }
 
+/* While profiling with a backend that has timed recordings (Vulkan): the
+ * dispatches recorded once more, with device timestamps around each, so
+ * that a profiled run is submitted whole and never waits on the host (an
+ * async run held by an input's semaphore returns at once). A device that
+ * writes no timestamps, or any failure, leaves timed_recording NULL:
+ * profiled runs then time each dispatch on the host. The backend must be
+ * idle (recording_begin). */
+static void record_timed(lg_gpu_program* p) {
+  lg_gpu_backend* be = p->be;
+  if (!p->profiling || p->timed_recording != NULL ||
+      be->ops->recording_begin_timed == NULL || p->num_dispatches == 0) {
+    return;
+  }
+  lg_gpu_error error = {{0}};
+  if (be->ops->recording_begin_timed(be, p->num_dispatches, &error) !=
+      kTfLiteOk) {
+    return;
+  }
+  const TfLiteStatus recorded = record_each_dispatch(p, &error);
+  lg_gpu_recording* rec = NULL;
+  if (be->ops->recording_end(be, &rec, &error) == kTfLiteOk &&
+      recorded != kTfLiteOk) {
+    be->ops->recording_release(be, rec);
+    rec = NULL;
+  }
+  p->timed_recording = rec;
+}
+
+/* After a run of the timed recording completed: each dispatch's device
+ * time added to its total (a run whose times cannot be read is not
+ * counted). */
+static void add_device_times(lg_gpu_program* p) {
+  if (!p->timed_run) return;
+  p->timed_run = false;
+  uint64_t* ns = malloc(sizeof(*ns) * (size_t)p->num_dispatches);
+  lg_gpu_error error = {{0}};
+  if (ns != NULL &&
+      p->be->ops->recording_times(p->be, p->timed_recording, ns,
+                                  p->num_dispatches, &error) == kTfLiteOk) {
+    for (int d = 0; d < p->num_dispatches; ++d) {
+      p->dispatches[d].total_ns += ns[d];
+      p->dispatches[d].count++;
+    }
+  }
+  free(ns);
+}
+
 /* With a backend that keeps recordings (Vulkan), the dispatch list is
  * recorded once here and every run replays it. */
 static TfLiteStatus record_dispatches(lg_gpu_program* p) {
@@ -333,6 +380,7 @@ static TfLiteStatus record_dispatches(lg_gpu_program* p) {
       be->ops->recording_end(be, &p->recording, &end_error);
   if (recorded != kTfLiteOk) return lg_gpu_lower_fail(p, "%s", error.message);
   if (ended != kTfLiteOk) return lg_gpu_lower_fail(p, "%s", end_error.message);
+  record_timed(p);
   return kTfLiteOk;
 }
 
@@ -455,6 +503,10 @@ static TfLiteStatus rebind_dispatches(lg_gpu_program* p) {
     p->be->ops->recording_release(p->be, p->recording);
     p->recording = NULL;
   }
+  if (p->timed_recording != NULL) {
+    p->be->ops->recording_release(p->be, p->timed_recording);
+    p->timed_recording = NULL;
+  }
   resolve_arguments(p);
   return record_dispatches(p);
 }
@@ -565,11 +617,13 @@ static TfLiteStatus run_failed(lg_gpu_program* p, const lg_gpu_error* error) {
   if (p->pending != NULL) p->be->ops->fence_release(p->be, p->pending);
   p->pending = NULL;
   p->in_flight = false;
+  p->timed_run = false;
   return lg_gpu_lower_fail(p, "%s", error->message);
 }
 
-/* Profiling: each dispatch alone, timed from enqueue to completion (the
- * uploads finish first so the first dispatch does not carry them). */
+/* Profiling without a timed recording: each dispatch alone, timed from
+ * enqueue to completion (the uploads finish first so the first dispatch
+ * does not carry them). */
 static TfLiteStatus run_timed(lg_gpu_program* p, lg_gpu_error* error) {
   lg_gpu_backend* be = p->be;
   if (be->ops->finish(be, error) != kTfLiteOk) return kTfLiteError;
@@ -611,10 +665,13 @@ static TfLiteStatus submit_work(lg_gpu_program* p, TfLiteContext* context,
   p->bytes_uploaded = 0;
   p->bytes_downloaded = 0;
   if (upload_inputs(p, context, error) != kTfLiteOk) return kTfLiteError;
-  const TfLiteStatus ran = p->profiling ? run_timed(p, error)
-                           : p->recording != NULL
-                               ? be->ops->recording_run(be, p->recording, error)
-                               : record_each_dispatch(p, error);
+  p->timed_run = p->profiling && p->timed_recording != NULL;
+  lg_gpu_recording* replay =
+      p->timed_run ? p->timed_recording : (p->profiling ? NULL : p->recording);
+  const TfLiteStatus ran = replay != NULL
+                               ? be->ops->recording_run(be, replay, error)
+                           : p->profiling ? run_timed(p, error)
+                                          : record_each_dispatch(p, error);
   if (ran != kTfLiteOk) return kTfLiteError;
   if (be->ops->submit != NULL && be->ops->submit(be, error) != kTfLiteOk) {
     return kTfLiteError;
@@ -740,14 +797,18 @@ TfLiteStatus lg_gpu_program_enqueue_run(lg_gpu_program* p,
   lg_gpu_run* run = run_create(p);
   if (run == NULL) return lg_gpu_lower_fail(p, "out of host memory");
   lg_gpu_error error = {{0}};
-  if (submit_work(p, context, &error) != kTfLiteOk ||
-      collect_run_downloads(p, context, run, &error) != kTfLiteOk ||
+  /* The copy list first: a refusal there (an output without data) comes
+   * before anything is submitted, so no wait for the device follows (a
+   * run held by an input's semaphore would keep it waiting). */
+  if (collect_run_downloads(p, context, run, &error) != kTfLiteOk ||
+      submit_work(p, context, &error) != kTfLiteOk ||
       (run->count > 0 &&
        lg_gpu_download_begin(p->be, run->downloads, run->count, &run->pending,
                              &error) != kTfLiteOk)) {
     lg_gpu_error ignored = {{0}};
     lg_gpu_program_cancel_syncs(p); /* not submitted: never to be */
     p->be->ops->finish(p->be, &ignored);
+    p->timed_run = false;
     run_free(p, run);
     return lg_gpu_lower_fail(p, "%s", error.message);
   }
@@ -764,6 +825,8 @@ TfLiteStatus lg_gpu_program_complete_run(lg_gpu_program* p, lg_gpu_run* run) {
   } else {
     status = be->ops->finish(be, &error); /* nothing downloaded */
   }
+  if (status == kTfLiteOk) add_device_times(p);
+  p->timed_run = false;
   for (int i = 0; status == kTfLiteOk && i < p->num_outputs; ++i) {
     const value* x = &p->values[p->output_values[i]];
     if (run->staging[i] == NULL) continue;
@@ -833,6 +896,7 @@ TfLiteStatus lg_gpu_program_complete(lg_gpu_program* p,
   if (p->bytes_downloaded == 0 && be->ops->finish(be, &error) != kTfLiteOk) {
     return run_failed(p, &error);
   }
+  add_device_times(p);
   p->in_flight = false;
   return kTfLiteOk;
 }
@@ -898,6 +962,24 @@ TfLiteStatus lg_gpu_program_signal_output(lg_gpu_program* p, int tensor,
   return kTfLiteOk;
 }
 
+bool lg_gpu_program_fences_outputs(const lg_gpu_program* p) {
+  return p->be->ops->sync_fence_output != NULL &&
+         lg_gpu_program_input_sync_type(p) != NULL;
+}
+
+TfLiteStatus lg_gpu_program_fence_output(lg_gpu_program* p, int tensor,
+                                         void* native, bool check_only) {
+  lg_gpu_backend* be = p->be;
+  lg_gpu_error error = {{0}};
+  if (!lg_gpu_program_fences_outputs(p) ||
+      be->ops->sync_fence_output(be, native, check_only, &error) != kTfLiteOk) {
+    return lg_gpu_lower_fail(
+        p, "output tensor %d's fence: %s", tensor,
+        error.message[0] ? error.message : "the backend signals none");
+  }
+  return kTfLiteOk;
+}
+
 void lg_gpu_program_cancel_syncs(lg_gpu_program* p) {
   if (p->be->ops->sync_cancel != NULL) p->be->ops->sync_cancel(p->be);
 }
@@ -915,7 +997,8 @@ const char* lg_gpu_program_output_sync_problem(const lg_gpu_program* p,
       return is_bound(p, p->output_values[i])
                  ? NULL
                  : "it is copied out of a readback buffer on the host in "
-                   "Wait (bind a device buffer to it for a semaphore)";
+                   "Wait (bind a device buffer to it for a semaphore or a "
+                   "fence)";
     }
     if (is_bound(p, p->output_values[i])) {
       return "it is bound to a device buffer (no download to signal)";
@@ -958,10 +1041,23 @@ void lg_gpu_program_get_stats(const lg_gpu_program* p,
 void lg_gpu_program_set_profiling(lg_gpu_program* p, bool on) {
   p->profiling = on;
   if (!on) return;
+  /* A prepared program records its timed recording now, on an idle
+   * device (none while its runs are in flight: those then profile on the
+   * host). */
+  lg_gpu_error ignored = {{0}};
+  if (p->prepared && p->timed_recording == NULL && !p->in_flight &&
+      p->runs_in_flight == 0 && p->be->ops->recording_begin_timed != NULL &&
+      p->be->ops->finish(p->be, &ignored) == kTfLiteOk) {
+    record_timed(p);
+  }
   for (int d = 0; d < p->num_dispatches; ++d) {
     p->dispatches[d].total_ns = 0;
     p->dispatches[d].count = 0;
   }
+}
+
+bool lg_gpu_program_profiles_on_host(const lg_gpu_program* p) {
+  return p->profiling && p->timed_recording == NULL;
 }
 
 int lg_gpu_program_profile(const lg_gpu_program* p,

@@ -33,6 +33,8 @@
   X(vkCmdDispatchBase)                        \
   X(vkCmdPipelineBarrier)                     \
   X(vkCmdPushConstants)                       \
+  X(vkCmdResetQueryPool)                      \
+  X(vkCmdWriteTimestamp)                      \
   X(vkCreateBuffer)                           \
   X(vkCreateBufferView)                       \
   X(vkCreateCommandPool)                      \
@@ -44,6 +46,7 @@
   X(vkCreateInstance)                         \
   X(vkCreatePipelineCache)                    \
   X(vkCreatePipelineLayout)                   \
+  X(vkCreateQueryPool)                        \
   X(vkCreateShaderModule)                     \
   X(vkDestroyBuffer)                          \
   X(vkDestroyBufferView)                      \
@@ -56,6 +59,7 @@
   X(vkDestroyPipeline)                        \
   X(vkDestroyPipelineCache)                   \
   X(vkDestroyPipelineLayout)                  \
+  X(vkDestroyQueryPool)                       \
   X(vkDestroyShaderModule)                    \
   X(vkDeviceWaitIdle)                         \
   X(vkEndCommandBuffer)                       \
@@ -78,6 +82,7 @@
   X(vkGetPhysicalDeviceProperties2)           \
   X(vkGetPhysicalDeviceQueueFamilyProperties) \
   X(vkGetPipelineCacheData)                   \
+  X(vkGetQueryPoolResults)                    \
   X(vkMapMemory)                              \
   X(vkQueueSubmit)                            \
   X(vkResetCommandPool)                       \
@@ -114,6 +119,8 @@ bool lg_vk_api_load(char* why, size_t why_size);
 #define vkCmdDispatchBase lg_vk_fn.vkCmdDispatchBase
 #define vkCmdPipelineBarrier lg_vk_fn.vkCmdPipelineBarrier
 #define vkCmdPushConstants lg_vk_fn.vkCmdPushConstants
+#define vkCmdResetQueryPool lg_vk_fn.vkCmdResetQueryPool
+#define vkCmdWriteTimestamp lg_vk_fn.vkCmdWriteTimestamp
 #define vkCreateBuffer lg_vk_fn.vkCreateBuffer
 #define vkCreateBufferView lg_vk_fn.vkCreateBufferView
 #define vkCreateCommandPool lg_vk_fn.vkCreateCommandPool
@@ -125,6 +132,7 @@ bool lg_vk_api_load(char* why, size_t why_size);
 #define vkCreateInstance lg_vk_fn.vkCreateInstance
 #define vkCreatePipelineCache lg_vk_fn.vkCreatePipelineCache
 #define vkCreatePipelineLayout lg_vk_fn.vkCreatePipelineLayout
+#define vkCreateQueryPool lg_vk_fn.vkCreateQueryPool
 #define vkCreateShaderModule lg_vk_fn.vkCreateShaderModule
 #define vkDestroyBuffer lg_vk_fn.vkDestroyBuffer
 #define vkDestroyBufferView lg_vk_fn.vkDestroyBufferView
@@ -137,6 +145,7 @@ bool lg_vk_api_load(char* why, size_t why_size);
 #define vkDestroyPipeline lg_vk_fn.vkDestroyPipeline
 #define vkDestroyPipelineCache lg_vk_fn.vkDestroyPipelineCache
 #define vkDestroyPipelineLayout lg_vk_fn.vkDestroyPipelineLayout
+#define vkDestroyQueryPool lg_vk_fn.vkDestroyQueryPool
 #define vkDestroyShaderModule lg_vk_fn.vkDestroyShaderModule
 #define vkDeviceWaitIdle lg_vk_fn.vkDeviceWaitIdle
 #define vkEndCommandBuffer lg_vk_fn.vkEndCommandBuffer
@@ -165,6 +174,7 @@ bool lg_vk_api_load(char* why, size_t why_size);
 #define vkGetPhysicalDeviceQueueFamilyProperties \
   lg_vk_fn.vkGetPhysicalDeviceQueueFamilyProperties
 #define vkGetPipelineCacheData lg_vk_fn.vkGetPipelineCacheData
+#define vkGetQueryPoolResults lg_vk_fn.vkGetQueryPoolResults
 #define vkMapMemory lg_vk_fn.vkMapMemory
 #define vkQueueSubmit lg_vk_fn.vkQueueSubmit
 #define vkResetCommandPool lg_vk_fn.vkResetCommandPool

@@ -168,6 +168,45 @@ static TfLiteStatus lg_vk_sync_signal_output(lg_gpu_backend* be, void* native,
                          &impl->sem_signal_count, point, error);
 }
 
+/* After the run was enqueued: the caller's VkFence, unsignalled, is
+ * signalled by an empty submission (no batch) after it. The spec signals
+ * such a fence once all work submitted to the queue before it has
+ * completed, so the run's dispatches, their writes into bound buffers and
+ * its readback copies are done, and made visible to the host by the
+ * barrier each submission ends with, when the fence signals. */
+static TfLiteStatus lg_vk_sync_fence_output(lg_gpu_backend* be, void* native,
+                                            bool check_only,
+                                            lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  const VkFence fence = (VkFence)(uintptr_t)native;
+  if (fence == VK_NULL_HANDLE) {
+    lg_gpu_error_set(error, "the output's VkFence is VK_NULL_HANDLE");
+    return kTfLiteError;
+  }
+  VkResult r = vkGetFenceStatus(impl->device, fence);
+  if (r == VK_SUCCESS) {
+    lg_gpu_error_set(error,
+                     "the output's VkFence is already signalled (reset it "
+                     "with vkResetFences before giving it)");
+    return kTfLiteError;
+  }
+  if (r != VK_NOT_READY) {
+    lg_vk_fail(error, "vkGetFenceStatus", r, "an output's VkFence");
+    return kTfLiteError;
+  }
+  if (check_only) return kTfLiteOk;
+  if (lg_vk_submit(be, error) != kTfLiteOk) return kTfLiteError;
+  r = LG_VK_TRY(vkQueueSubmit, VK_ERROR_DEVICE_LOST, impl->queue, 0, NULL,
+                fence);
+  if (r != VK_SUCCESS) {
+    lg_vk_fail(error, "vkQueueSubmit", r, "an output's VkFence");
+    lg_vk_mark_broken(impl, error);
+    return kTfLiteError;
+  }
+  impl->stats.submits++;
+  return kTfLiteOk;
+}
+
 static void lg_vk_sync_cancel(lg_gpu_backend* be) {
   lg_vk_impl* impl = be->impl;
   impl->sem_wait_count = 0;
@@ -199,12 +238,15 @@ static const lg_gpu_backend_ops lg_vk_ops = {
     .input_sync_type = LITEGPU_SYNC_TYPE_VK_FENCE,
     .sync_wait_input = lg_vk_sync_wait_input,
     .sync_signal_output = lg_vk_sync_signal_output,
+    .sync_fence_output = lg_vk_sync_fence_output,
     .sync_cancel = lg_vk_sync_cancel,
     .has_kernel = lg_vk_has_kernel,
     .recording_begin = lg_vk_recording_begin,
     .recording_end = lg_vk_recording_end,
     .recording_run = lg_vk_recording_run,
     .recording_release = lg_vk_recording_release,
+    .recording_begin_timed = lg_vk_recording_begin_timed,
+    .recording_times = lg_vk_recording_times,
     .cache_stats = lg_vk_cache_stats,
     .destroy = lg_vk_destroy,
 };

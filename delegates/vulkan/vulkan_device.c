@@ -226,19 +226,26 @@ static int lg_vk_type_rank(VkPhysicalDeviceType type) {
   }
 }
 
-/* The first queue family with compute, or UINT32_MAX. */
-static uint32_t lg_vk_compute_family(VkPhysicalDevice device) {
+/* The first queue family with compute, or UINT32_MAX; *timestamp_bits
+ * (when not NULL) gets its timestampValidBits (0: it writes no
+ * timestamps). */
+static uint32_t lg_vk_compute_family(VkPhysicalDevice device,
+                                     uint32_t* timestamp_bits) {
   uint32_t count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(device, &count, NULL);
   VkQueueFamilyProperties* families =
       calloc(count ? count : 1, sizeof(*families));
   uint32_t found = UINT32_MAX;
+  if (timestamp_bits != NULL) *timestamp_bits = 0;
   if (families == NULL) return found;
   vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families);
   for (uint32_t i = 0; i < count && found == UINT32_MAX; ++i) {
     if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
         families[i].queueCount > 0) {
       found = i;
+      if (timestamp_bits != NULL) {
+        *timestamp_bits = families[i].timestampValidBits;
+      }
     }
   }
   free(families);
@@ -280,7 +287,7 @@ static TfLiteStatus lg_vk_list_devices(lg_vk_impl* impl, VkPhysicalDevice** out,
       vkGetPhysicalDeviceProperties(all[i], &props);
       if (lg_vk_type_rank(props.deviceType) != rank) continue;
       if (props.apiVersion < VK_API_VERSION_1_1) continue;
-      if (lg_vk_compute_family(all[i]) == UINT32_MAX) continue;
+      if (lg_vk_compute_family(all[i], NULL) == UINT32_MAX) continue;
       if (rank < 3) ++*gpus;
       sorted[kept++] = all[i];
     }
@@ -469,7 +476,8 @@ TfLiteStatus lg_vk_pick_device(lg_vk_impl* impl, int device_index,
   }
   impl->physical = list[device_index];
   free(list);
-  impl->queue_family = lg_vk_compute_family(impl->physical);
+  impl->queue_family =
+      lg_vk_compute_family(impl->physical, &impl->timestamp_bits);
   if (impl->queue_family == UINT32_MAX) {
     lg_gpu_error_set(error, "out of host memory reading Vulkan queue families");
     return kTfLiteError;

@@ -71,6 +71,9 @@ typedef struct lg_vk_impl {
   VkPhysicalDeviceMemoryProperties memory;
   VkDeviceSize max_allocation; /* maxMemoryAllocationSize */
   bool creation_feedback;      /* VK_EXT_pipeline_creation_feedback on */
+  /* The queue family's timestampValidBits: 0 when it writes no
+   * timestamps, so profiled runs time each dispatch on the host. */
+  uint32_t timestamp_bits;
   /* VK_KHR_timeline_semaphore enabled (the device has timelineSemaphore):
    * the async kernel's LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE. */
   bool timeline;
@@ -345,6 +348,12 @@ TfLiteStatus lg_vk_recording_end(lg_gpu_backend* be, lg_gpu_recording** out,
                                  lg_gpu_error* error);
 TfLiteStatus lg_vk_recording_run(lg_gpu_backend* be, lg_gpu_recording* rec,
                                  lg_gpu_error* error);
+/* recording_begin_timed and recording_times (gpu_backend.h). */
+TfLiteStatus lg_vk_recording_begin_timed(lg_gpu_backend* be, int dispatches,
+                                         lg_gpu_error* error);
+TfLiteStatus lg_vk_recording_times(lg_gpu_backend* be,
+                                   const lg_gpu_recording* rec, uint64_t* ns,
+                                   int count, lg_gpu_error* error);
 void lg_vk_recording_release(lg_gpu_backend* be, lg_gpu_recording* rec);
 /* During a capture: the recording's command buffer, with the barrier the
  * next dispatch needs recorded, and a descriptor set from its pools. */

@@ -2,7 +2,10 @@
  * the dispatches between recording_begin and recording_end go into one
  * command buffer, recorded once with its barriers and its own descriptor
  * sets, and recording_run submits it again with the recording's fence.
- * Also has_kernel, which asks the shader registry. */
+ * A timed recording (recording_begin_timed) also writes a device
+ * timestamp before its first dispatch and after each one, read with
+ * recording_times once its run completed. Also has_kernel, which asks the
+ * shader registry. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,10 @@ struct lg_gpu_recording {
   /* Its descriptor sets, valid for the recording's life. */
   lg_vk_descriptor_pools descriptors;
   uint32_t dispatches; /* dispatch calls captured */
+  /* Timed: query i is written before dispatch i (after dispatch i-1) and
+   * query `dispatches` after the last; VK_NULL_HANDLE when not timed. */
+  VkQueryPool timestamps;
+  uint32_t max_queries;
   /* Submitted and not yet waited for (possibly more than once: the
    * command buffer allows simultaneous use); `fenced`: one of those
    * submissions was alone with `fence` (not yet waited for and reset), the
@@ -41,6 +48,10 @@ bool lg_vk_has_kernel(const lg_gpu_backend* be, const char* name) {
 static void lg_vk_recording_free(lg_vk_impl* impl, lg_gpu_recording* rec) {
   if (rec == NULL) return;
   lg_vk_descriptor_pools_destroy(impl, &rec->descriptors);
+  if (rec->timestamps != VK_NULL_HANDLE) {
+    vkDestroyQueryPool(impl->device, rec->timestamps, NULL);
+    lg_vk_object_released();
+  }
   if (rec->fence != VK_NULL_HANDLE) {
     vkDestroyFence(impl->device, rec->fence, NULL);
     lg_vk_object_released();
@@ -69,10 +80,35 @@ static void lg_vk_recording_barrier(VkCommandBuffer cmd,
                        NULL);
 }
 
-/* A recording with its pool, fence and command buffer, begun (reusable:
- * no one-time-submit flag) and opened by the barrier that orders it after
- * everything earlier in submission order and after the host's writes. */
-static TfLiteStatus lg_vk_recording_make(lg_vk_impl* impl,
+/* The query pool of a timed recording with room for `queries`
+ * timestamps. */
+static TfLiteStatus lg_vk_timestamps_make(lg_vk_impl* impl,
+                                          lg_gpu_recording* rec,
+                                          uint32_t queries,
+                                          lg_gpu_error* error) {
+  const VkQueryPoolCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+      .queryType = VK_QUERY_TYPE_TIMESTAMP,
+      .queryCount = queries,
+  };
+  const VkResult r = LG_VK_TRY(vkCreateQueryPool, VK_ERROR_OUT_OF_HOST_MEMORY,
+                               impl->device, &info, NULL, &rec->timestamps);
+  if (r != VK_SUCCESS) {
+    rec->timestamps = VK_NULL_HANDLE;
+    lg_vk_fail(error, "vkCreateQueryPool", r, "recording_begin_timed");
+    return kTfLiteError;
+  }
+  lg_vk_object_created();
+  rec->max_queries = queries;
+  return kTfLiteOk;
+}
+
+/* A recording with its pool, fence and command buffer (and, `queries` >
+ * 0, a query pool for that many timestamps, reset at its start), begun
+ * (reusable: no one-time-submit flag) and opened by the barrier that
+ * orders it after everything earlier in submission order and after the
+ * host's writes. */
+static TfLiteStatus lg_vk_recording_make(lg_vk_impl* impl, uint32_t queries,
                                          lg_gpu_recording** out,
                                          lg_gpu_error* error) {
   lg_gpu_recording* rec = calloc(1, sizeof(*rec));
@@ -120,12 +156,19 @@ static TfLiteStatus lg_vk_recording_make(lg_vk_impl* impl,
       .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
       .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
   };
+  if (queries > 0 &&
+      lg_vk_timestamps_make(impl, rec, queries, error) != kTfLiteOk) {
+    goto fail;
+  }
   r = LG_VK_TRY(vkBeginCommandBuffer, VK_ERROR_OUT_OF_HOST_MEMORY, rec->cmd,
                 &begin);
   if (r != VK_SUCCESS) {
     /* Destroying the pool below also disposes of the command buffer. */
     lg_vk_fail(error, "vkBeginCommandBuffer", r, "recording_begin");
     goto fail;
+  }
+  if (rec->timestamps != VK_NULL_HANDLE) {
+    vkCmdResetQueryPool(rec->cmd, rec->timestamps, 0, queries);
   }
   /* Host writes before the submission are visible to the device through
    * vkQueueSubmit (coherent memory); the host stage is named here too so
@@ -225,7 +268,9 @@ static TfLiteStatus lg_vk_recording_register(lg_vk_impl* impl,
 
 /* ---- Capture ------------------------------------------------------------ */
 
-TfLiteStatus lg_vk_recording_begin(lg_gpu_backend* be, lg_gpu_error* error) {
+/* recording_begin, with room for `queries` timestamps when not 0. */
+static TfLiteStatus lg_vk_begin(lg_gpu_backend* be, uint32_t queries,
+                                lg_gpu_error* error) {
   lg_vk_impl* impl = be->impl;
   if (lg_vk_check_usable(impl, "recording_begin", error) != kTfLiteOk) {
     return kTfLiteError;
@@ -242,7 +287,28 @@ TfLiteStatus lg_vk_recording_begin(lg_gpu_backend* be, lg_gpu_error* error) {
                      "running since the last finish); call finish first");
     return kTfLiteError;
   }
-  return lg_vk_recording_make(impl, &impl->capture, error);
+  return lg_vk_recording_make(impl, queries, &impl->capture, error);
+}
+
+TfLiteStatus lg_vk_recording_begin(lg_gpu_backend* be, lg_gpu_error* error) {
+  return lg_vk_begin(be, 0, error);
+}
+
+TfLiteStatus lg_vk_recording_begin_timed(lg_gpu_backend* be, int dispatches,
+                                         lg_gpu_error* error) {
+  const lg_vk_impl* impl = be->impl;
+  if (impl->timestamp_bits == 0) {
+    lg_gpu_error_set(error,
+                     "recording_begin_timed: the Vulkan device '%s' writes no "
+                     "timestamps on its compute queue (timestampValidBits 0)",
+                     impl->properties.deviceName);
+    return kTfLiteError;
+  }
+  if (dispatches < 1) {
+    lg_gpu_error_set(error, "recording_begin_timed: %d dispatches", dispatches);
+    return kTfLiteError;
+  }
+  return lg_vk_begin(be, (uint32_t)dispatches + 1, error);
 }
 
 TfLiteStatus lg_vk_capture_target(lg_vk_impl* impl, const lg_gpu_kernel* kernel,
@@ -254,6 +320,19 @@ TfLiteStatus lg_vk_capture_target(lg_vk_impl* impl, const lg_gpu_kernel* kernel,
       lg_vk_descriptor_set(impl, &rec->descriptors, kernel, bindings, set,
                            error) != kTfLiteOk) {
     return kTfLiteError;
+  }
+  if (rec->timestamps != VK_NULL_HANDLE) {
+    if (rec->dispatches + 1 >= rec->max_queries) {
+      lg_gpu_error_set(error,
+                       "dispatch: more dispatches than the timed recording "
+                       "was begun for (%u)",
+                       rec->max_queries - 1);
+      return kTfLiteError;
+    }
+    /* Written once every command before it completed: dispatch
+     * `dispatches`'s start, the end of the one before. */
+    vkCmdWriteTimestamp(rec->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                        rec->timestamps, rec->dispatches);
   }
   /* Each dispatch may read what the one before it wrote (and must not
    * overwrite what it still reads). */
@@ -299,6 +378,10 @@ TfLiteStatus lg_vk_recording_end(lg_gpu_backend* be, lg_gpu_recording** out,
                      rec->failure);
     lg_vk_recording_free(impl, rec);
     return kTfLiteError;
+  }
+  if (rec->timestamps != VK_NULL_HANDLE) {
+    vkCmdWriteTimestamp(rec->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                        rec->timestamps, rec->dispatches);
   }
   /* Later copies (staged downloads) and host reads after the fence see
    * what the dispatches wrote. */
@@ -380,6 +463,47 @@ TfLiteStatus lg_vk_recording_run(lg_gpu_backend* be, lg_gpu_recording* rec,
   rec->running = true;
   rec->fenced = rec->fenced || !batched;
   impl->stats.recording_runs++;
+  return kTfLiteOk;
+}
+
+TfLiteStatus lg_vk_recording_times(lg_gpu_backend* be,
+                                   const lg_gpu_recording* rec, uint64_t* ns,
+                                   int count, lg_gpu_error* error) {
+  lg_vk_impl* impl = be->impl;
+  if (rec == NULL || lg_vk_recording_index(impl, rec) < 0 ||
+      rec->timestamps == VK_NULL_HANDLE) {
+    lg_gpu_error_set(error,
+                     "recording_times: %p is not a live timed recording of "
+                     "this backend",
+                     (const void*)rec);
+    return kTfLiteError;
+  }
+  if (count != (int)rec->dispatches) {
+    lg_gpu_error_set(error,
+                     "recording_times: the recording has %u dispatches, not "
+                     "%d",
+                     rec->dispatches, count);
+    return kTfLiteError;
+  }
+  uint64_t stamps[2];
+  const uint64_t mask = impl->timestamp_bits >= 64
+                            ? UINT64_MAX
+                            : (UINT64_C(1) << impl->timestamp_bits) - 1;
+  const double period = impl->properties.limits.timestampPeriod;
+  for (uint32_t d = 0; d < rec->dispatches; ++d) {
+    /* Two at a time: no array sized by the recording on the stack. */
+    const VkResult r =
+        LG_VK_TRY(vkGetQueryPoolResults, VK_ERROR_DEVICE_LOST, impl->device,
+                  rec->timestamps, d, 2, sizeof(stamps), stamps,
+                  sizeof(stamps[0]), VK_QUERY_RESULT_64_BIT);
+    if (r != VK_SUCCESS) {
+      lg_vk_fail(error, "vkGetQueryPoolResults", r, "%s",
+                 r == VK_NOT_READY ? "the timed recording has no completed run"
+                                   : "reading a recording's timestamps");
+      return kTfLiteError;
+    }
+    ns[d] = (uint64_t)((double)((stamps[1] - stamps[0]) & mask) * period);
+  }
   return kTfLiteOk;
 }
 

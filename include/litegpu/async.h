@@ -17,8 +17,8 @@
  * kTfLiteSyncTypeNoSyncObj
  * (TfLiteAsyncSignatureRunnerGetSupportedSynchronizationTypes): OpenCL
  * LITEGPU_SYNC_TYPE_CL_EVENT for inputs and outputs; Vulkan
- * LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE for inputs and outputs and
- * LITEGPU_SYNC_TYPE_VK_FENCE for inputs. Choose one for a tensor with
+ * LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE and LITEGPU_SYNC_TYPE_VK_FENCE
+ * for inputs and outputs. Choose one for a tensor with
  * TfLiteAsyncSignatureRunnerSetAttributes (a sync map) before PrepareBackends.
  * Objects belong to the delegate's device (litegpu_gpu_delegate_get_device).
  * Other signatures (the CPU path) take kTfLiteSyncTypeNoSyncObj only.
@@ -68,10 +68,30 @@
  *           them, naming the tensor. The pointer is left as it was. If
  *           InvokeAsync fails the point may never be signalled.
  *
- * LITEGPU_SYNC_TYPE_VK_FENCE, Vulkan, a VkFence (inputs only):
+ * LITEGPU_SYNC_TYPE_VK_FENCE, Vulkan, a VkFence of the delegate's VkDevice;
+ * it stays the caller's (never reset or destroyed by the delegate):
  *   input   InvokeAsync waits on the host for the fence before it copies the
- *           input to the device; the fence stays the caller's (not reset, not
- *           destroyed). */
+ *           input to the device.
+ *   output  an unsignalled fence (InvokeAsync refuses a signalled one
+ *           before anything runs, naming the tensor; reset it with
+ *           vkResetFences to give it again) that signals once the run is
+ *           done and the output's bytes are in the VkBuffer bound to it
+ *           (litegpu_gpu_delegate_bind_vulkan_buffer), visible to the host
+ *           for host-coherent memory: after the run's submissions,
+ *           InvokeAsync submits no work with the fence (vkQueueSubmit with
+ *           no batch), which Vulkan signals once all work submitted to the
+ *           queue before it has completed. It must not be in use by another
+ *           submission. Outputs in host memory are refused as for a
+ *           timeline point. The pointer is left as it was. If InvokeAsync
+ *           fails after the run was enqueued, a fence may still signal.
+ *
+ * Dispatch profiling (litegpu_gpu_delegate_enable_profiling) keeps
+ * InvokeAsync non-blocking on Vulkan devices that write timestamps (the
+ * dispatches are timed on the device, read in Wait). On a device that
+ * does not, and on OpenCL, profiling waits for each dispatch on the host
+ * inside InvokeAsync, so InvokeAsync then refuses an input's
+ * synchronization object, naming the tensor, rather than block until it
+ * signals. */
 #define LITEGPU_SYNC_TYPE_CL_EVENT "litegpu_cl_event"
 #define LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE "litegpu_vk_timeline_semaphore"
 #define LITEGPU_SYNC_TYPE_VK_FENCE "litegpu_vk_fence"

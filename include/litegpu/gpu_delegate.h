@@ -140,10 +140,15 @@ TFL_CAPI_EXPORT TfLiteStatus litegpu_gpu_delegate_get_stats(
     const TfLiteDelegate* delegate, litegpu_gpu_delegate_stats* out);
 
 /* Dispatch profiling: where a partition's time goes, per compute dispatch.
- * While enabled, each Invoke waits for every dispatch before starting the
- * next and adds its time (enqueue to completion, as the host sees it) to
- * that dispatch's total; Invokes therefore run slower than without it, so
- * measure totals with it off. Enabling resets the totals.
+ * While enabled, each Invoke (and async run) adds each dispatch's time to
+ * its total. On Vulkan devices that write timestamps the time is the
+ * device's, between timestamps written before and after the dispatch in
+ * a recording kept for profiling, read once the run completed (runs stay
+ * non-blocking; async runs do not overlap). Elsewhere (OpenCL, Vulkan
+ * without timestamps) each Invoke waits for every dispatch before
+ * starting the next and adds its time (enqueue to completion, as the host
+ * sees it); Invokes therefore run slower than without it, so measure
+ * totals with it off. Enabling resets the totals.
  *
  *   litegpu_gpu_delegate_enable_profiling(delegate, true);
  *   ... TfLiteInterpreterInvoke(interpreter) several times ...

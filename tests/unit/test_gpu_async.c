@@ -13,8 +13,12 @@
  * input VkFence, and timeline semaphore points on inputs and outputs bound
  * to the caller's VkBuffers (an unreached input point holds the run, the
  * output point is reached with the values in the buffer before Wait, a
- * second task goes on the device while the first is held); the wrong
- * types refused, naming tensor and type.
+ * second task goes on the device while the first is held), a VkFence on
+ * a bound output signalled by the run only once the values are in the
+ * buffer (a signalled one refused before the run), and with dispatch
+ * profiling on a held run that returns from InvokeAsync at once and
+ * completes with the right outputs and one timed run per profile entry;
+ * the wrong types refused, naming tensor and type.
  *
  * A backend without a device is skipped with the reason printed. */
 #include <dirent.h>
@@ -31,6 +35,7 @@
 #include <CL/cl.h>
 #include <vulkan/vulkan.h>
 
+#include "base/clock.h"
 #include "litegpu/async.h"
 #include "litegpu/gpu_delegate.h"
 #include "runtime/writer/model_spec.h"
@@ -235,8 +240,10 @@ static void check_cl_event_refused(TfLiteDelegate* d) {
   free(bytes);
 }
 
-/* OpenCL: "in" waits for a user event, "square" hands out an event. */
-static void check_cl_events(TfLiteAsyncSignatureRunner* r,
+/* OpenCL: "in" waits for a user event, "square" hands out an event; with
+ * dispatch profiling on (each dispatch waited for on the host) an input
+ * event is refused, not taken, naming the input. */
+static void check_cl_events(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
                             const litegpu_gpu_device_handles* device) {
   expect_sync_types(r, kTfLiteIoTypeInput, LITEGPU_SYNC_TYPE_CL_EVENT, NULL);
   expect_sync_types(r, kTfLiteIoTypeOutput, LITEGPU_SYNC_TYPE_CL_EVENT, NULL);
@@ -321,6 +328,19 @@ static void check_cl_events(TfLiteAsyncSignatureRunner* r,
   assert_int_equal(clReleaseEvent(done), CL_SUCCESS);
   assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t2), kTfLiteOk);
 
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(d, true), kTfLiteOk);
+  ready = clCreateUserEvent((cl_context)device->context, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  TfLiteSynchronizationSetPtr(in_sync, ready);
+  TfLiteSynchronizationSetPtr(out_sync, NULL);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  expect_error(
+      "input 'x' (tensor 0) carries a litegpu_cl_event, but dispatch "
+      "profiling on this device waits for each dispatch on the host");
+  assert_ptr_equal(TfLiteSynchronizationGetPtr(in_sync), ready);
+  assert_int_equal(clReleaseEvent(ready), CL_SUCCESS);
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(d, false), kTfLiteOk);
+
   /* An input sync object on a tensor left at no_sync_obj. */
   assert_int_equal(
       set_sync_type(r, kTfLiteIoTypeInput, "in", kTfLiteSyncTypeNoSyncObj),
@@ -337,20 +357,41 @@ static void check_cl_events(TfLiteAsyncSignatureRunner* r,
   check_cl_export_failure(r);
 }
 
-/* Vulkan: "in" waits for a fence on the host; outputs take timeline
- * semaphores, not fences. */
+/* Vulkan: "in" waits for a fence on the host. Outputs take timeline
+ * semaphores and fences, but only when bound to a device buffer: a fence
+ * on "square" in host memory is refused, naming it. */
 static void check_vk_fence(TfLiteAsyncSignatureRunner* r,
                            const litegpu_gpu_device_handles* device) {
   expect_sync_types(r, kTfLiteIoTypeInput,
                     LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE,
                     LITEGPU_SYNC_TYPE_VK_FENCE);
   expect_sync_types(r, kTfLiteIoTypeOutput,
-                    LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE, NULL);
+                    LITEGPU_SYNC_TYPE_VK_TIMELINE_SEMAPHORE,
+                    LITEGPU_SYNC_TYPE_VK_FENCE);
   assert_int_equal(set_sync_type(r, kTfLiteIoTypeOutput, "square",
                                  LITEGPU_SYNC_TYPE_VK_FENCE),
-                   kTfLiteError);
+                   kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  VkDevice vk = (VkDevice)device->context;
+  const VkFenceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence out_fence = VK_NULL_HANDLE;
+  assert_int_equal(vkCreateFence(vk, &info, NULL, &out_fence), VK_SUCCESS);
+  float in[4] = {0}, sum[4], square[4];
+  TfLiteExecutionTask* t = make_task(r, in, sum, square);
+  TfLiteSynchronization* out_sync = TfLiteSynchronizationCreate();
+  set_ptr(t, kTfLiteIoTypeOutput, "square", out_sync,
+          (void*)(uintptr_t)out_fence);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
   expect_error(
-      "output 'square' asks for synchronization type 'litegpu_vk_fence'");
+      "output 'z' (tensor 3) cannot carry a litegpu_vk_fence: it is copied "
+      "out of a readback buffer on the host in Wait");
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  assert_int_equal(vkGetFenceStatus(vk, out_fence), VK_NOT_READY);
+  vkDestroyFence(vk, out_fence, NULL);
+  TfLiteSynchronizationDelete(out_sync);
+  assert_int_equal(
+      set_sync_type(r, kTfLiteIoTypeOutput, "square", kTfLiteSyncTypeNoSyncObj),
+      kTfLiteOk);
   assert_int_equal(
       set_sync_type(r, kTfLiteIoTypeInput, "in", LITEGPU_SYNC_TYPE_CL_EVENT),
       kTfLiteError);
@@ -360,16 +401,14 @@ static void check_vk_fence(TfLiteAsyncSignatureRunner* r,
       kTfLiteOk);
   assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
 
-  VkDevice vk = (VkDevice)device->context;
-  const VkFenceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkFence fence = VK_NULL_HANDLE;
   assert_int_equal(vkCreateFence(vk, &info, NULL, &fence), VK_SUCCESS);
   /* Signalled by the queue once the work before it is done. */
   assert_int_equal(vkQueueSubmit((VkQueue)device->queue, 0, NULL, fence),
                    VK_SUCCESS);
-  float in[4] = {1.0f, 2.0f, -3.0f, 0.5f};
-  float sum[4], square[4];
-  TfLiteExecutionTask* t = make_task(r, in, sum, square);
+  const float x[4] = {1.0f, 2.0f, -3.0f, 0.5f};
+  memcpy(in, x, sizeof(x));
+  t = make_task(r, in, sum, square);
   TfLiteSynchronization* in_sync = TfLiteSynchronizationCreate();
   TfLiteSynchronizationSetPtr(in_sync, (void*)(uintptr_t)fence);
   assert_int_equal(
@@ -479,6 +518,99 @@ static void signal_point(const timeline_calls* calls, VkDevice vk,
       .semaphore = s,
       .value = value};
   assert_int_equal(calls->signal(vk, &info), VK_SUCCESS);
+}
+
+/* The output "square" (bound to out_buf) takes a VkFence, "in" (bound)
+ * is held by "ready" at 3: the fence stays unsignalled while the run is
+ * held, and signals with the square in the buffer, before Wait. A fence
+ * already signalled is refused before anything runs, naming the output. */
+static void check_vk_fence_output(TfLiteAsyncSignatureRunner* r,
+                                  const timeline_calls* calls, VkDevice vk,
+                                  VkSemaphore ready,
+                                  TfLiteSynchronization* in_sync,
+                                  TfLiteSynchronization* out_sync,
+                                  vk_floats* in_buf, vk_floats* out_buf) {
+  assert_int_equal(set_sync_type(r, kTfLiteIoTypeOutput, "square",
+                                 LITEGPU_SYNC_TYPE_VK_FENCE),
+                   kTfLiteOk);
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  const VkFenceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence = VK_NULL_HANDLE;
+  assert_int_equal(vkCreateFence(vk, &info, NULL, &fence), VK_SUCCESS);
+  float in[4] = {0}, sum[4], square[4];
+  TfLiteExecutionTask* t = make_task(r, in, sum, square);
+  litegpu_vk_timeline_point in_point = {(uint64_t)(uintptr_t)ready, 3};
+  memset(out_buf->map, 0, 16);
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &in_point);
+  set_ptr(t, kTfLiteIoTypeOutput, "square", out_sync, (void*)(uintptr_t)fence);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  assert_int_equal(vkGetFenceStatus(vk, fence), VK_NOT_READY); /* held */
+  const float x[4] = {3.0f, -2.0f, 0.0f, 1.0f};
+  memcpy(in_buf->map, x, sizeof(x));
+  signal_point(calls, vk, ready, 3);
+  assert_int_equal(
+      vkWaitForFences(vk, 1, &fence, VK_TRUE, UINT64_C(20000000000)),
+      VK_SUCCESS);
+  const float want_square[4] = {16.0f, 0.0f, 9.0f, 25.0f};
+  expect_floats(out_buf->map, want_square, 4, "square at its fence");
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  const float want_sum[4] = {4.0f, 0.0f, 3.0f, 5.0f};
+  expect_floats(sum, want_sum, 4, "sum after Wait");
+
+  /* Signalled now: refused, the input's point not taken. */
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &in_point);
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteError);
+  expect_error(
+      "output 'z' (tensor 3): output tensor 3's fence: the output's "
+      "VkFence is already signalled");
+  assert_ptr_equal(TfLiteSynchronizationGetPtr(in_sync), &in_point);
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  vkDestroyFence(vk, fence, NULL);
+  TfLiteSynchronizationSetPtr(out_sync, NULL);
+  assert_int_equal(
+      set_sync_type(r, kTfLiteIoTypeOutput, "square", kTfLiteSyncTypeNoSyncObj),
+      kTfLiteOk);
+}
+
+/* Profiling on: a run held by "ready" at 4 still returns from InvokeAsync
+ * at once (the dispatches are timed on the device), writes nothing until
+ * the point is reached, then completes with the right outputs and one
+ * timed run in each dispatch's profile entry. */
+static void check_vk_profiled(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
+                              const timeline_calls* calls, VkDevice vk,
+                              VkSemaphore ready, TfLiteSynchronization* in_sync,
+                              vk_floats* in_buf, vk_floats* out_buf) {
+  assert_int_equal(TfLiteAsyncSignatureRunnerPrepareBackends(r), kTfLiteOk);
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(d, true), kTfLiteOk);
+  float in[4] = {0}, sum[4], square[4];
+  TfLiteExecutionTask* t = make_task(r, in, sum, square);
+  litegpu_vk_timeline_point in_point = {(uint64_t)(uintptr_t)ready, 4};
+  const float sentinel[4] = {-7.0f, -7.0f, -7.0f, -7.0f};
+  memcpy(out_buf->map, sentinel, sizeof(sentinel));
+  set_ptr(t, kTfLiteIoTypeInput, "in", in_sync, &in_point);
+  const uint64_t start = lg_now_ns();
+  assert_int_equal(TfLiteAsyncSignatureRunnerInvokeAsync(r, t), kTfLiteOk);
+  /* Blocking until the 60 s timeout was the bug; a held run is not run. */
+  assert_true(lg_now_ns() - start < UINT64_C(5000000000));
+  expect_floats(out_buf->map, sentinel, 4, "square while held");
+  const float x[4] = {-1.0f, 0.5f, 2.0f, -5.0f};
+  memcpy(in_buf->map, x, sizeof(x));
+  signal_point(calls, vk, ready, 4);
+  assert_int_equal(TfLiteAsyncSignatureRunnerWait(r, t), kTfLiteOk);
+  const float want_sum[4] = {0.0f, 2.5f, 5.0f, -1.0f};
+  const float want_square[4] = {0.0f, 6.25f, 25.0f, 1.0f};
+  expect_floats(sum, want_sum, 4, "profiled sum");
+  expect_floats(out_buf->map, want_square, 4, "profiled square");
+  const int n = litegpu_gpu_delegate_dispatch_profile(d, NULL, 0);
+  assert_true(n >= 1 && n <= 8);
+  litegpu_gpu_dispatch_profile profile[8];
+  assert_int_equal(litegpu_gpu_delegate_dispatch_profile(d, profile, 8), n);
+  for (int i = 0; i < n; ++i) {
+    assert_int_equal(profile[i].count, 1);
+    assert_true(profile[i].total_ns > 0);
+  }
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
+  assert_int_equal(litegpu_gpu_delegate_enable_profiling(d, false), kTfLiteOk);
 }
 
 /* Vulkan timeline semaphores: "in" and "square" bound to the caller's
@@ -601,8 +733,12 @@ static void check_vk_timeline(TfLiteAsyncSignatureRunner* r, TfLiteDelegate* d,
   expect_floats(sum2, want_sum2, 4, "second task's sum");
   const float want_square2[4] = {4.0f, 9.0f, 16.0f, 25.0f};
   expect_floats(out_buf->map, want_square2, 4, "square of both");
-  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
   assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t2), kTfLiteOk);
+
+  check_vk_fence_output(r, &calls, vk, ready, in_sync, out_sync, in_buf,
+                        out_buf);
+  check_vk_profiled(r, d, &calls, vk, ready, in_sync, in_buf, out_buf);
+  assert_int_equal(TfLiteAsyncSignatureRunnerFinish(r, t), kTfLiteOk);
   TfLiteSynchronizationDelete(in_sync);
   TfLiteSynchronizationDelete(out_sync);
   vkDestroySemaphore(vk, ready, NULL);
@@ -700,7 +836,7 @@ static void run_backend(litegpu_gpu_backend backend, const char* name) {
   litegpu_gpu_device_handles device;
   assert_int_equal(litegpu_gpu_delegate_get_device(d, &device), kTfLiteOk);
   if (backend == LITEGPU_GPU_BACKEND_OPENCL) {
-    check_cl_events(r, &device);
+    check_cl_events(r, d, &device);
     check_cl_event_refused(d);
   }
   vk_floats in_buf = {0}, out_buf = {0};

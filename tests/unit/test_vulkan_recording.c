@@ -89,14 +89,16 @@ static void rec_job_free(lg_gpu_backend* be, rec_job* j) {
   be->ops->buffer_release(be, j->a);
 }
 
-/* Captures the two dispatches; returns the first failure. */
-static TfLiteStatus rec_job_record(lg_gpu_backend* be, rec_job* j,
-                                   lg_gpu_recording** out,
-                                   lg_gpu_error* error) {
+/* Captures the two dispatches, into a recording timed for `timed`
+ * dispatches when not 0; returns the first failure. */
+static TfLiteStatus rec_job_record_timed(lg_gpu_backend* be, rec_job* j,
+                                         int timed, lg_gpu_recording** out,
+                                         lg_gpu_error* error) {
   const size_t global[1] = {kRecN};
   const lg_gpu_backend_ops* ops = be->ops;
   *out = NULL;
-  TfLiteStatus status = ops->recording_begin(be, error);
+  TfLiteStatus status = timed > 0 ? ops->recording_begin_timed(be, timed, error)
+                                  : ops->recording_begin(be, error);
   if (status != kTfLiteOk) return status;
   status = lg_gpu_dispatch(be, j->sub, j->sub_args, 19, 1, global, NULL, error);
   if (status == kTfLiteOk) {
@@ -116,6 +118,12 @@ static TfLiteStatus rec_job_record(lg_gpu_backend* be, rec_job* j,
     *out = NULL;
   }
   return status;
+}
+
+static TfLiteStatus rec_job_record(lg_gpu_backend* be, rec_job* j,
+                                   lg_gpu_recording** out,
+                                   lg_gpu_error* error) {
+  return rec_job_record_timed(be, j, 0, out, error);
 }
 
 /* Inputs of round `round` and the expected output. */
@@ -341,6 +349,63 @@ static TfLiteStatus rec_scenario(const char* call, int nth,
   return status;
 }
 
+/* Timed recordings (dispatch profiling): a run gives the right output and
+ * a device time for each of its two dispatches; refused, naming the
+ * problem: 0 dispatches, more dispatches than begun for, a count other
+ * than the recording's, a recording that is not timed; a failed
+ * vkCreateQueryPool names the call and leaks nothing. */
+static void test_timed_recording(void** state) {
+  (void)state;
+  long errors = lg_vulkan_layer_errors();
+  lg_gpu_backend* be = create_backend_sync();
+  const lg_gpu_backend_ops* ops = be->ops;
+  lg_gpu_error error = {{0}};
+  rec_job j;
+  rec_job_make(be, &j);
+  assert_int_equal(ops->finish(be, &error), kTfLiteOk);
+  expect_error(ops->recording_begin_timed(be, 0, &error), &error,
+               "recording_begin_timed: 0 dispatches", "0 dispatches");
+  lg_gpu_recording* rec = NULL;
+  expect_error(rec_job_record_timed(be, &j, 1, &rec, &error), &error,
+               "more dispatches than the timed recording was begun for (1)",
+               "a second dispatch in a recording timed for one");
+  const long live = lg_vulkan_live_objects();
+  lg_vulkan_fail_call("vkCreateQueryPool", 1);
+  expect_error(rec_job_record_timed(be, &j, 2, &rec, &error), &error,
+               "vkCreateQueryPool", "failed query pool");
+  lg_vulkan_fail_call(NULL, 0);
+  assert_int_equal(lg_vulkan_live_objects(), live);
+
+  if (rec_job_record_timed(be, &j, 2, &rec, &error) != kTfLiteOk) {
+    fail_msg("timed recording: %s", error.message);
+  }
+  float a[kRecN], b[kRecN], want[kRecN], got[kRecN];
+  rec_round_values(1, a, b, want);
+  assert_int_equal(lg_gpu_buffer_upload(be, j.a, 0, a, sizeof(a), &error),
+                   kTfLiteOk);
+  assert_int_equal(lg_gpu_buffer_upload(be, j.b, 0, b, sizeof(b), &error),
+                   kTfLiteOk);
+  assert_int_equal(ops->recording_run(be, rec, &error), kTfLiteOk);
+  download(be, j.out, got, sizeof(got));
+  expect_floats(got, want, kRecN, "timed", 1);
+  uint64_t ns[3] = {0, 0, 0};
+  if (ops->recording_times(be, rec, ns, 2, &error) != kTfLiteOk) {
+    fail_msg("recording_times: %s", error.message);
+  }
+  assert_true(ns[0] > 0 && ns[1] > 0);
+  expect_error(ops->recording_times(be, rec, ns, 3, &error), &error,
+               "the recording has 2 dispatches, not 3", "wrong count");
+  lg_gpu_recording* plain = NULL;
+  assert_int_equal(rec_job_record(be, &j, &plain, &error), kTfLiteOk);
+  expect_error(ops->recording_times(be, plain, ns, 2, &error), &error,
+               "is not a live timed recording", "untimed recording");
+  ops->recording_release(be, plain);
+  ops->recording_release(be, rec);
+  rec_job_free(be, &j);
+  lg_gpu_backend_destroy(be);
+  assert_int_equal(lg_vulkan_layer_errors(), errors);
+}
+
 /* Every call the recording path makes, failed at every use: an error
  * naming the call, no leak, no validation error, clean destroy. */
 static void test_recording_faults(void** state) {
@@ -483,6 +548,7 @@ int main(void) {
       cmocka_unit_test(test_recording_rounds),
       cmocka_unit_test(test_recording_errors),
       cmocka_unit_test(test_recording_faults),
+      cmocka_unit_test(test_timed_recording),
       cmocka_unit_test(test_recording_timing),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);

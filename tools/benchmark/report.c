@@ -141,8 +141,9 @@ static void text_profile(FILE* out, const lg_profile* pr) {
 
 static void text_gpu_profile(FILE* out, const lg_gpu_profile* g) {
   fprintf(out,
-          "\nGPU dispatch profile (%llu extra runs, each dispatch waited for "
-          "and timed alone, enqueue to completion), slowest first:\n",
+          "\nGPU dispatch profile (%llu extra runs; device timestamps on "
+          "Vulkan, else each dispatch waited for and timed alone, enqueue to "
+          "completion), slowest first:\n",
           (unsigned long long)g->runs);
   fprintf(out, "  %4s  %5s  %-24s %-16s %12s %8s\n", "part", "node", "op",
           "kernel", "avg us", "share %");
