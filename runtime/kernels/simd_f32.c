@@ -408,6 +408,69 @@ LG_F32_FOLD_FN(MAX)
 LG_F32_FOLD_FN(MIN)
 #undef LG_F32_FOLD_FN
 
+/* ---- AVX-512F row sums ----------------------------------------------------
+ */
+
+/* Transposes the 16 x 16 block v in place (v[j] lane k <- v[k] lane j):
+ * pairs of floats, then of doubles, interleaved within 128-bit lanes, then
+ * a 4 x 4 transpose of those lanes. */
+LG_F32_AVX512_INLINE void lg_f32_transpose16(__m512 v[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);
+  }
+  /* u[4g + q], 128-bit lane L: rows 4g..4g+3 of column 4L + q. */
+  __m512 u[16];
+  for (int g = 0; g < 16; g += 4) {
+    const __m512d a = _mm512_castps_pd(t[g]), b = _mm512_castps_pd(t[g + 1]);
+    const __m512d c = _mm512_castps_pd(t[g + 2]),
+                  d = _mm512_castps_pd(t[g + 3]);
+    u[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    u[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    u[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    u[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  for (int q = 0; q < 4; ++q) {
+    /* Lanes 0 and 2, then 1 and 3, of the row groups' column-q vectors. */
+    const __m512 p0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x88);
+    const __m512 p1 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xDD);
+    const __m512 p2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x88);
+    const __m512 p3 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xDD);
+    v[q] = _mm512_shuffle_f32x4(p0, p2, 0x88);
+    v[4 + q] = _mm512_shuffle_f32x4(p1, p3, 0x88);
+    v[8 + q] = _mm512_shuffle_f32x4(p0, p2, 0xDD);
+    v[12 + q] = _mm512_shuffle_f32x4(p1, p3, 0xDD);
+  }
+}
+
+/* lg_f32_row_sums: 16 rows at a time, one per lane. Each 16 x 16 block is
+ * transposed so that one vector add takes the next element of all 16 rows:
+ * every lane still adds its row's elements one by one in index order. */
+LG_F32_AVX512 static void lg_f32_row_sums_avx512(const float* x,
+                                                 ptrdiff_t row_stride,
+                                                 int64_t rows, int64_t n,
+                                                 float* sums) {
+  for (int64_t r0 = 0; r0 < rows; r0 += 16) {
+    const int live = rows - r0 < 16 ? (int)(rows - r0) : 16;
+    const float* row0 = x + r0 * row_stride;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t c0 = 0; c0 < n; c0 += 16) {
+      const int m = n - c0 < 16 ? (int)(n - c0) : 16;
+      const __mmask16 cols = lg_f32_mask16(m); /* 16 gives all */
+      __m512 v[16];
+      for (int k = 0; k < 16; ++k) {
+        v[k] = k < live
+                   ? _mm512_maskz_loadu_ps(cols, row0 + k * row_stride + c0)
+                   : _mm512_setzero_ps();
+      }
+      lg_f32_transpose16(v);
+      for (int j = 0; j < m; ++j) acc = _mm512_add_ps(acc, v[j]);
+    }
+    _mm512_mask_storeu_ps(sums + r0, lg_f32_mask16(live), acc);
+  }
+}
+
 /* ---- AVX-512F GELU ------------------------------------------------------- */
 
 /* e^(hi + lo), lo a small correction to hi (a rounded value's rounding
@@ -1073,6 +1136,22 @@ void lg_f32_bilinear_pixels(const float* row0, const float* row1,
       out[c] = p00[c] * wy * wx + p10[c] * dy * wx + p01[c] * wy * ddx +
                p11[c] * dy * ddx;
     }
+  }
+}
+
+void lg_f32_row_sums(const float* x, ptrdiff_t row_stride, int64_t rows,
+                     int64_t n, float* sums) {
+#if LG_GEMM_HAVE_X86
+  if (lg_gemm_isa_default() == LG_GEMM_ISA_AVX512) {
+    lg_f32_row_sums_avx512(x, row_stride, rows, n, sums);
+    return;
+  }
+#endif
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * row_stride;
+    float acc = 0.0f;
+    for (int64_t i = 0; i < n; ++i) acc += row[i];
+    sums[r] = acc;
   }
 }
 
