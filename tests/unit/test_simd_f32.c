@@ -436,6 +436,15 @@ static void test_gelu_rows(void** state) {
         assert_true(got[GRID] == GUARD_VALUE);
         expect_gelu(approximate ? "GELU tanh" : "GELU erf", x, got, GRID,
                     approximate, isas[k]);
+        /* Every short length (the two-vector body, one vector, masked
+         * tails), in place: each lane as in the long row, and no more. */
+        for (int n = 0; n <= 80; ++n) {
+          float row[81];
+          memcpy(row, x + GRID / 2 - 40, sizeof(row)); /* around 0 */
+          row[n] = GUARD_VALUE;
+          assert_true(lg_f32_gelu_row(row, row, n, approximate));
+          expect_row("GELU in place", row, got + GRID / 2 - 40, n, isas[k]);
+        }
       }
       if (!lg_f32_gelu_row(specials, special_got, 10, approximate)) continue;
       assert_true(isnan(special_got[0]));
