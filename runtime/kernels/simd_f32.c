@@ -474,10 +474,12 @@ LG_F32_AVX512 static void lg_f32_row_sums_avx512(const float* x,
 /* ---- AVX-512F GELU ------------------------------------------------------- */
 
 /* e^(hi + lo), lo a small correction to hi (a rounded value's rounding
- * error), for hi + lo <= 1: 0 below LG_F32_EXP_MIN (the lanes whose
- * reduction went out of range included), NaN stays NaN. scalef gives 2^n
- * into the subnormals without a separate case. */
-LG_F32_AVX512_INLINE __m512 lg_f32_exp16(__m512 hi, __m512 lo) {
+ * error), for hi + lo in [-120, 1], NaN staying NaN: scalef gives 2^n into
+ * the subnormals and flushes to 0 what lies below half the smallest one,
+ * without a separate case. (Just above that, at hi + lo in [-104.3, -103.9],
+ * it may round up to the smallest subnormal, 1.4e-45, where the exact value
+ * rounds to 0.) */
+LG_F32_AVX512_INLINE __m512 lg_f32_exp16_in_range(__m512 hi, __m512 lo) {
   const __m512 sum = _mm512_add_ps(hi, lo);
   const __m512 n =
       _mm512_roundscale_ps(_mm512_mul_ps(sum, _mm512_set1_ps(LG_F32_LOG2E)),
@@ -489,9 +491,16 @@ LG_F32_AVX512_INLINE __m512 lg_f32_exp16(__m512 hi, __m512 lo) {
   for (int i = 1; i < 8; ++i) {
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kLgF32ExpTaylor[i]));
   }
-  const __mmask16 under =
-      _mm512_cmp_ps_mask(sum, _mm512_set1_ps(LG_F32_EXP_MIN), _CMP_LT_OQ);
-  return _mm512_mask_mov_ps(_mm512_scalef_ps(p, n), under, _mm512_setzero_ps());
+  return _mm512_scalef_ps(p, n);
+}
+
+/* lg_f32_exp16_in_range for any hi + lo <= 1: 0 below LG_F32_EXP_MIN (the
+ * lanes whose reduction went out of range included). */
+LG_F32_AVX512_INLINE __m512 lg_f32_exp16(__m512 hi, __m512 lo) {
+  const __mmask16 under = _mm512_cmp_ps_mask(
+      _mm512_add_ps(hi, lo), _mm512_set1_ps(LG_F32_EXP_MIN), _CMP_LT_OQ);
+  return _mm512_mask_mov_ps(lg_f32_exp16_in_range(hi, lo), under,
+                            _mm512_setzero_ps());
 }
 
 /* x logistic(2u), u = sqrt(2 / pi) (x + 0.044715 x^3): the tanh form, as
@@ -515,7 +524,8 @@ LG_F32_AVX512_INLINE __m512 lg_f32_gelu_tanh16(__m512 x) {
 /* x Phi(x) with Phi(x) = erfc(-x / sqrt(2)) / 2, from erfc(|x| / sqrt(2)):
  * Phi(x) = erfc / 2 for x < 0, 1 - erfc / 2 otherwise. z^2 is carried as
  * its rounded value plus the rounding error (an FMA), which e^(-z^2) would
- * otherwise magnify to 2 z^2 ulps. */
+ * otherwise magnify to 2 z^2 ulps. -z^2 + q stays above -112 (z at most
+ * LG_F32_ERFC_Z_MAX), in lg_f32_exp16_in_range's range. */
 LG_F32_AVX512_INLINE __m512 lg_f32_gelu_erf16(__m512 x) {
   const __m512 abs_x = _mm512_castsi512_ps(
       _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MAX)));
@@ -532,10 +542,10 @@ LG_F32_AVX512_INLINE __m512 lg_f32_gelu_erf16(__m512 x) {
   }
   const __m512 z2 = _mm512_mul_ps(z, z);
   const __m512 z2_error = _mm512_fmsub_ps(z, z, z2);
-  const __m512 half_erfc =
-      _mm512_mul_ps(_mm512_mul_ps(t, _mm512_set1_ps(0.5f)),
-                    lg_f32_exp16(_mm512_sub_ps(_mm512_setzero_ps(), z2),
-                                 _mm512_sub_ps(q, z2_error)));
+  const __m512 half_erfc = _mm512_mul_ps(
+      _mm512_mul_ps(t, _mm512_set1_ps(0.5f)),
+      lg_f32_exp16_in_range(_mm512_sub_ps(_mm512_setzero_ps(), z2),
+                            _mm512_sub_ps(q, z2_error)));
   const __mmask16 negative =
       _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
   const __m512 phi = _mm512_mask_mov_ps(
