@@ -532,20 +532,21 @@ LG_F32_AVX512_INLINE __m512 lg_f32_gelu_erf16(__m512 x) {
   const __m512 z =
       _mm512_min_ps(_mm512_set1_ps(LG_F32_ERFC_Z_MAX),
                     _mm512_mul_ps(abs_x, _mm512_set1_ps(LG_F32_SQRT_HALF)));
-  const __m512 t = _mm512_div_ps(
-      _mm512_set1_ps(1),
-      _mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), _mm512_set1_ps(1)));
-  const __m512 s = _mm512_fmsub_ps(t, _mm512_set1_ps(2), _mm512_set1_ps(1));
+  /* t / 2 = 1 / (2 + z) and s = 2t - 1 = 4 (t / 2) - 1: scalings by powers
+   * of two, so the bits of t's own steps, one multiply fewer. */
+  const __m512 half_t =
+      _mm512_div_ps(_mm512_set1_ps(1), _mm512_add_ps(z, _mm512_set1_ps(2)));
+  const __m512 s =
+      _mm512_fmsub_ps(half_t, _mm512_set1_ps(4), _mm512_set1_ps(1));
   __m512 q = _mm512_set1_ps(kLgF32ErfcQ[0]);
   for (int i = 1; i < 10; ++i) {
     q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(kLgF32ErfcQ[i]));
   }
-  const __m512 z2 = _mm512_mul_ps(z, z);
-  const __m512 z2_error = _mm512_fmsub_ps(z, z, z2);
+  /* -z^2 rounded (-(z z) + 0), and z z minus its rounded value. */
+  const __m512 minus_z2 = _mm512_fnmadd_ps(z, z, _mm512_setzero_ps());
+  const __m512 z2_error = _mm512_fmadd_ps(z, z, minus_z2);
   const __m512 half_erfc = _mm512_mul_ps(
-      _mm512_mul_ps(t, _mm512_set1_ps(0.5f)),
-      lg_f32_exp16_in_range(_mm512_sub_ps(_mm512_setzero_ps(), z2),
-                            _mm512_sub_ps(q, z2_error)));
+      half_t, lg_f32_exp16_in_range(minus_z2, _mm512_sub_ps(q, z2_error)));
   const __mmask16 negative =
       _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
   const __m512 phi = _mm512_mask_mov_ps(
