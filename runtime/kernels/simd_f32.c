@@ -631,6 +631,20 @@ LG_F32_AVX512 static void lg_f32_softmax_avx512(const float* x, float* out,
  * floats stays in one register from load to store: the same steps on the
  * same lanes as the row function (so the same bits), without its three
  * passes over memory or a call per row (attention's 16-wide score rows). */
+/* One row of at most 16 floats in the `lanes` of v (the others 0). */
+LG_F32_AVX512_INLINE __m512 lg_f32_softmax16(__m512 v, __mmask16 lanes,
+                                             __m512 vbeta) {
+  const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
+  const __m512 zero = _mm512_setzero_ps();
+  const __m512 max = _mm512_mask_max_ps(lowest, lanes, v, lowest);
+  const __m512 row_max = _mm512_set1_ps(_mm512_reduce_max_ps(max));
+  const __m512 e =
+      lg_f32_exp16(_mm512_mul_ps(_mm512_sub_ps(v, row_max), vbeta), zero);
+  const __m512 sum = _mm512_mask_add_ps(zero, lanes, zero, e);
+  const __m512 total = _mm512_set1_ps(_mm512_reduce_add_ps(sum));
+  return _mm512_div_ps(e, total);
+}
+
 LG_F32_AVX512 static void lg_f32_softmax_rows_avx512(const float* x, float* out,
                                                      int64_t rows,
                                                      int64_t depth,
@@ -642,18 +656,21 @@ LG_F32_AVX512 static void lg_f32_softmax_rows_avx512(const float* x, float* out,
     return;
   }
   const __mmask16 lanes = lg_f32_mask16(depth);
-  const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
   const __m512 vbeta = _mm512_set1_ps(beta);
-  const __m512 zero = _mm512_setzero_ps();
-  for (int64_t r = 0; r < rows; ++r) {
+  int64_t r = 0;
+  /* Two rows per iteration, as GELU's rows: two independent chains. */
+  for (; r + 2 <= rows; r += 2) {
+    const __m512 a = _mm512_maskz_loadu_ps(lanes, x + r * depth);
+    const __m512 b = _mm512_maskz_loadu_ps(lanes, x + (r + 1) * depth);
+    const __m512 sa = lg_f32_softmax16(a, lanes, vbeta);
+    const __m512 sb = lg_f32_softmax16(b, lanes, vbeta);
+    _mm512_mask_storeu_ps(out + r * depth, lanes, sa);
+    _mm512_mask_storeu_ps(out + (r + 1) * depth, lanes, sb);
+  }
+  for (; r < rows; ++r) {
     const __m512 v = _mm512_maskz_loadu_ps(lanes, x + r * depth);
-    const __m512 max = _mm512_mask_max_ps(lowest, lanes, v, lowest);
-    const __m512 row_max = _mm512_set1_ps(_mm512_reduce_max_ps(max));
-    const __m512 e =
-        lg_f32_exp16(_mm512_mul_ps(_mm512_sub_ps(v, row_max), vbeta), zero);
-    const __m512 sum = _mm512_mask_add_ps(zero, lanes, zero, e);
-    const __m512 total = _mm512_set1_ps(_mm512_reduce_add_ps(sum));
-    _mm512_mask_storeu_ps(out + r * depth, lanes, _mm512_div_ps(e, total));
+    _mm512_mask_storeu_ps(out + r * depth, lanes,
+                          lg_f32_softmax16(v, lanes, vbeta));
   }
 }
 
