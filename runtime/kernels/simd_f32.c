@@ -937,6 +937,12 @@ LG_F32_AVX2_FMA_INLINE __m256 lg_f32_gelu_erf8(__m256 x) {
   LG_F32_AVX2_FMA static void lg_f32_gelu_##form##_avx2(                    \
       const float* x, float* out, int64_t n) {                              \
     int64_t i = 0;                                                          \
+    for (; i + 16 <= n; i += 16) { /* two chains, as on AVX-512 */          \
+      const __m256 a = lg_f32_gelu_##form##8(_mm256_loadu_ps(x + i));       \
+      const __m256 b = lg_f32_gelu_##form##8(_mm256_loadu_ps(x + i + 8));   \
+      _mm256_storeu_ps(out + i, a);                                         \
+      _mm256_storeu_ps(out + i + 8, b);                                     \
+    }                                                                       \
     for (; i + 8 <= n; i += 8) {                                            \
       _mm256_storeu_ps(out + i,                                             \
                        lg_f32_gelu_##form##8(_mm256_loadu_ps(x + i)));      \
