@@ -78,6 +78,10 @@
  * saves: MobileNetV3's squeeze-excite MEAN over 14x14x192 (37,632) took
  * 4 us on one thread and 6 us split over two (op profile, 2-core machine). */
 #define LG_REDUCE_MIN_PARALLEL (1 << 16)
+/* Outputs from which float SUM and MEAN over the last axis sum their runs
+ * in vector lanes (lg_f32_row_sums, a transpose per 16 x 16 block); fewer
+ * leave the shuffles idle lanes and fold side by side instead. */
+#define LG_REDUCE_LANE_ROWS 8
 /* Each (op, type, loop shape) combination gets its own loop, so that the
  * fold is a constant the compiler can specialize. */
 #define LG_REDUCE_INLINE static inline __attribute__((always_inline))
@@ -637,6 +641,15 @@ LG_REDUCE_INLINE void lg_reduce_fold_runs_f32(lg_reduce_op op,
   lg_reduce_odometer_start(&outer, p->num_outer, p->outer_size, p->outer_stride,
                            u0);
   int64_t u = u0;
+  if ((op == LG_REDUCE_SUM || op == LG_REDUCE_MEAN) && p->num_red == 0 &&
+      p->num_outer == 1 && u1 - u0 >= LG_REDUCE_LANE_ROWS) {
+    /* Runs at one stride (a layer norm's MEAN over the last axis): summed
+     * in vector lanes, each in its own order. */
+    lg_f32_row_sums(in + outer.offset, p->outer_stride[0], u1 - u0, p->inner,
+                    out + u0);
+    for (; u < u1; ++u) out[u] = lg_reduce_final_f32(op, out[u], p->fold_count);
+    return;
+  }
   if (p->num_red == 0)
     u = lg_reduce_fold_side_f32(op, p, in, out, u0, u1, &outer);
   for (; u < u1; ++u, lg_reduce_odometer_next(&outer)) {

@@ -57,6 +57,13 @@ void lg_f32_binary_rows(lg_f32_binop op, const float* x, ptrdiff_t sx,
 void lg_f32_fold_rows(lg_f32_binop op, bool x_first, float* acc, const float* x,
                       ptrdiff_t row_stride, int64_t rows, int64_t n);
 
+/* sums[r] = the sum of the n floats of row r (at x + r * row_stride), added
+ * one by one in index order from +0: the scalar loop's result bit for bit
+ * (the reductions' SUM and MEAN order). On AVX-512 16 rows go in the lanes
+ * of one vector (a layer norm's MEAN over 16 x 64). */
+void lg_f32_row_sums(const float* x, ptrdiff_t row_stride, int64_t rows,
+                     int64_t n, float* sums);
+
 /* out[i] = clamp(x[i], lo, hi): RELU (0, +inf), RELU6, RELU_N1_TO_1,
  * RELU_0_TO_1. */
 void lg_f32_clamp_row(const float* x, float* out, int64_t n, float lo,

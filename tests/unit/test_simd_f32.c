@@ -242,6 +242,45 @@ static void test_fold_rows(void** state) {
   lg_gemm_isa_set_default(before);
 }
 
+/* Row sums against the sequential sum from +0: every row count to 35 (16
+ * lanes, their tails, more than one block) and length to 40 (column
+ * tails), bit for bit. Values span 2^0 to 2^19 in magnitude so that another
+ * summation order rounds differently; every third case draws special
+ * values too (NaN, infinities, -0). */
+static void test_row_sums(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  uint32_t seed = 0x5EED5u;
+  enum { kMaxRows = 35, kMaxN = 40, kStride = kMaxN + 5 };
+  static float x[kMaxRows * kStride];
+  float got[kMaxRows + 1], want[kMaxRows];
+  int cases = 0;
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int rows = 1; rows <= kMaxRows; ++rows) {
+      for (int n = 0; n <= kMaxN; n += rows % 3 + 1, ++cases) {
+        for (int i = 0; i < rows * kStride; ++i) {
+          const uint32_t r = rng_next(&seed);
+          x[i] = cases % 3 == 0 ? draw(&seed)
+                                : ldexpf((float)(r >> 8) / 16777216.0f - 0.5f,
+                                         (int)(r % 20));
+        }
+        for (int r = 0; r < rows; ++r) {
+          float acc = 0.0f;
+          for (int i = 0; i < n; ++i) acc += x[r * kStride + i];
+          want[r] = acc;
+        }
+        got[rows] = GUARD_VALUE;
+        lg_f32_row_sums(x, kStride, rows, n, got);
+        expect_row("row sums", got, want, rows, isas[k]);
+      }
+    }
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 static void test_activation_rows(void** state) {
   (void)state;
   lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
@@ -397,6 +436,15 @@ static void test_gelu_rows(void** state) {
         assert_true(got[GRID] == GUARD_VALUE);
         expect_gelu(approximate ? "GELU tanh" : "GELU erf", x, got, GRID,
                     approximate, isas[k]);
+        /* Every short length (the two-vector body, one vector, masked
+         * tails), in place: each lane as in the long row, and no more. */
+        for (int n = 0; n <= 80; ++n) {
+          float row[81];
+          memcpy(row, x + GRID / 2 - 40, sizeof(row)); /* around 0 */
+          row[n] = GUARD_VALUE;
+          assert_true(lg_f32_gelu_row(row, row, n, approximate));
+          expect_row("GELU in place", row, got + GRID / 2 - 40, n, isas[k]);
+        }
       }
       if (!lg_f32_gelu_row(specials, special_got, 10, approximate)) continue;
       assert_true(isnan(special_got[0]));
@@ -521,6 +569,7 @@ int main(void) {
       cmocka_unit_test(test_binary_rows),
       cmocka_unit_test(test_binary_many_rows),
       cmocka_unit_test(test_fold_rows),
+      cmocka_unit_test(test_row_sums),
       cmocka_unit_test(test_activation_rows),
       cmocka_unit_test(test_hand_values),
       cmocka_unit_test(test_gelu_rows),
