@@ -1002,6 +1002,85 @@ LG_AVX512BW void lg_scale_round_int8_avx512(const int32_t* acc,
   }
 }
 
+/* ---- INT8 bilinear resize rows ------------------------------------------ */
+
+/* 16 channels of one output pixel: the vertical blends of the left and
+ * right source columns, v = top * wy + bottom * dy (one 16-bit multiply-add
+ * of interleaved pairs), then wx * v_left + dx * v_right, rounded half away
+ * from zero over 2^20. Each step is exact (see lg_resize_bilinear_i8_avx2),
+ * so the sum equals TFLite's four-product one. */
+LG_AVX2_INLINE __m128i lg_resize_blend16_avx2(
+    __m128i top_left, __m128i bottom_left, __m128i top_right,
+    __m128i bottom_right, __m256i wy_dy, __m256i wx, __m256i dx) {
+  const __m256i l0 =
+      _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(top_left, bottom_left));
+  const __m256i l1 =
+      _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(top_left, bottom_left));
+  const __m256i r0 =
+      _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(top_right, bottom_right));
+  const __m256i r1 =
+      _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(top_right, bottom_right));
+  const __m256i half = _mm256_set1_epi32(1 << 19);
+  __m256i sum[2];
+  const __m256i lefts[2] = {l0, l1}, rights[2] = {r0, r1};
+  for (int h = 0; h < 2; ++h) {
+    const __m256i s = _mm256_add_epi32(
+        _mm256_mullo_epi32(_mm256_madd_epi16(lefts[h], wy_dy), wx),
+        _mm256_mullo_epi32(_mm256_madd_epi16(rights[h], wy_dy), dx));
+    /* sign(s) * ((|s| + 2^19) >> 20): C's (s +- 2^19) / 2^20. */
+    sum[h] = _mm256_sign_epi32(
+        _mm256_srli_epi32(_mm256_add_epi32(_mm256_abs_epi32(s), half), 20), s);
+  }
+  /* Channels 0-7 and 8-15 to int16 in order, then to bytes (the results
+   * lie within int8: the weights of each axis sum to 2^10). */
+  const __m256i packed =
+      _mm256_permute4x64_epi64(_mm256_packs_epi32(sum[0], sum[1]), 0xd8);
+  return _mm_packs_epi16(_mm256_castsi256_si128(packed),
+                         _mm256_extracti128_si256(packed, 1));
+}
+
+__attribute__((target("avx2"))) void lg_resize_bilinear_i8_avx2(
+    const int8_t* row0, const int8_t* row1, const int32_t* x_lo,
+    const int32_t* x_hi, const int32_t* dx, int count, int channels, int32_t wy,
+    int32_t dy, int8_t* out) {
+  const __m256i wy_dy =
+      _mm256_set1_epi32((int32_t)(((uint32_t)dy << 16) | (uint16_t)wy));
+  const int full = channels / 16 * 16, rest = channels - full;
+  for (int i = 0; i < count; ++i, out += channels) {
+    const __m256i wx = _mm256_set1_epi32((1 << 10) - dx[i]);
+    const __m256i wdx = _mm256_set1_epi32(dx[i]);
+    const int8_t* tl = row0 + x_lo[i];
+    const int8_t* bl = row1 + x_lo[i];
+    const int8_t* tr = row0 + x_hi[i];
+    const int8_t* br = row1 + x_hi[i];
+    for (int c = 0; c < full; c += 16) {
+      const __m128i v = lg_resize_blend16_avx2(
+          _mm_loadu_si128((const __m128i*)(tl + c)),
+          _mm_loadu_si128((const __m128i*)(bl + c)),
+          _mm_loadu_si128((const __m128i*)(tr + c)),
+          _mm_loadu_si128((const __m128i*)(br + c)), wy_dy, wx, wdx);
+      _mm_storeu_si128((__m128i*)(out + c), v);
+    }
+    if (rest > 0) {
+      /* The last channels through zero-padded copies: no read or write
+       * past the pixel. */
+      int8_t src[4][16] = {{0}}, dst[16];
+      memcpy(src[0], tl + full, (size_t)rest);
+      memcpy(src[1], bl + full, (size_t)rest);
+      memcpy(src[2], tr + full, (size_t)rest);
+      memcpy(src[3], br + full, (size_t)rest);
+      _mm_storeu_si128(
+          (__m128i*)dst,
+          lg_resize_blend16_avx2(_mm_loadu_si128((const __m128i*)src[0]),
+                                 _mm_loadu_si128((const __m128i*)src[1]),
+                                 _mm_loadu_si128((const __m128i*)src[2]),
+                                 _mm_loadu_si128((const __m128i*)src[3]), wy_dy,
+                                 wx, wdx));
+      memcpy(out + full, dst, (size_t)rest);
+    }
+  }
+}
+
 #else
 
 bool lg_int8_avx512_supported(void) { return false; }
