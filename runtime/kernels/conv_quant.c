@@ -1307,8 +1307,58 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                     output, macs, INT32_MAX);
 }
 
+/* INT8 TRANSPOSE_CONV's VNNI path (a depth that is a multiple of 4): each
+ * tap's weights in the VNNI kernel's layout (packed8, [tap][blocks][k4]
+ * [16][4]), the input flipped to unsigned bytes once per Invoke (flipped),
+ * and per tap the term that flip adds, (input_offset - 128) * the tap's
+ * weight sum per channel (fused_bias, [tap][out_c]); sums: per slot, an
+ * output pixel's 16 * blocks sums. */
+static TfLiteStatus lg_transpose_conv_quant_pack_vnni(
+    TfLiteContext* context, const char* op, lg_conv_quant* q,
+    const lg_conv_geometry* g, const int8_t* weights, int threads) {
+  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
+  const int64_t k4 = g->in_c / 4;
+  const int64_t blocks = (g->out_c + LG_VNNI_LANES - 1) / LG_VNNI_LANES;
+  const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
+  q->vnni = true;
+  q->k4 = (int)k4;
+  q->blocks = (int)blocks;
+  q->slots = threads > 0 ? threads : 1;
+  q->packed8 = calloc((size_t)(taps * blocks * k4 * 64), 1);
+  q->fused_bias = calloc((size_t)(taps * g->out_c), sizeof(int32_t));
+  q->flipped = malloc(image > 0 ? image : 1);
+  q->sums = lg_conv_quant_slots(
+      q->slots, (size_t)blocks * LG_VNNI_LANES * sizeof(int32_t),
+      &q->sums_stride);
+  q->sums_stride /= sizeof(int32_t);
+  if (q->packed8 == NULL || q->fused_bias == NULL || q->flipped == NULL ||
+      q->sums == NULL) {
+    lg_conv_quant_free_fast(q);
+    lg_kernel_log(context, op, "out of memory for the packed INT8 weights");
+    return kTfLiteError;
+  }
+  for (int64_t t = 0; t < taps; ++t) {
+    int8_t* packed = q->packed8 + (size_t)(t * blocks * k4 * 64);
+    for (int o = 0; o < g->out_c; ++o) {
+      const int8_t* w = weights + (size_t)((o * taps + t) * g->in_c);
+      const int b = o / LG_VNNI_LANES, lane = o % LG_VNNI_LANES;
+      uint32_t sum = 0;
+      for (int c = 0; c < g->in_c; ++c) {
+        packed[(((size_t)b * k4 + c / 4) * LG_VNNI_LANES + lane) * 4 + c % 4] =
+            w[c];
+        sum += (uint32_t)w[c];
+      }
+      /* int32 wrapping, as TFLite's accumulator. */
+      q->fused_bias[t * g->out_c + o] =
+          (int32_t)((uint32_t)(q->input_offset - 128) * sum);
+    }
+  }
+  return kTfLiteOk;
+}
+
 /* INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the weights
- * as int16 rows per filter tap, [tap][out_c][k_pad]. */
+ * as int16 rows per filter tap, [tap][out_c][k_pad]; with AVX-512 VNNI and
+ * a depth that is a multiple of 4, lg_transpose_conv_quant_pack_vnni's. */
 TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
                                           const char* op, lg_conv_quant* q,
                                           const lg_conv_geometry* g,
@@ -1318,6 +1368,10 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   if (!LG_GEMM_HAVE_X86 || !q->simd || !lg_nn_is_constant(weights) ||
       weights->data.int8 == NULL || g->in_c <= 0 || g->out_c <= 0) {
     return kTfLiteOk;
+  }
+  if (q->type == kTfLiteInt8 && g->in_c % 4 == 0 && lg_int8_vnni_supported()) {
+    return lg_transpose_conv_quant_pack_vnni(context, op, q, g,
+                                             weights->data.int8, threads);
   }
   const int64_t k_pad = lg_int16_dot_pad(g->in_c);
   const int64_t taps = (int64_t)g->filter_h * g->filter_w;
@@ -1395,11 +1449,61 @@ static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
   }
 }
 
+/* lg_transpose_conv_quant_run_fast on the VNNI kernel: each reaching
+ * input pixel's flipped bytes against its tap's packed weights, chained
+ * into one set of sums, plus the taps' flip terms; then the bias and the
+ * rescale. The same sums as the reference's, so its output. */
+static void lg_transpose_conv_quant_run_vnni(const lg_conv_geometry* g,
+                                             const lg_conv_quant* q,
+                                             const void* bias, int8_t* output,
+                                             int slot, int r0, int r1) {
+  int32_t* acc = q->sums + (size_t)slot * q->sums_stride;
+  const size_t tap_bytes = (size_t)q->blocks * q->k4 * 64;
+  const size_t lanes = (size_t)q->blocks * LG_VNNI_LANES;
+  for (int r = r0; r < r1; ++r) {
+    const int n = r / g->out_h, oy = r % g->out_h;
+    const uint8_t* image = q->flipped + (size_t)n * g->in_h * g->in_w * g->in_c;
+    for (int ox = 0; ox < g->out_w; ++ox) {
+      memset(acc, 0, sizeof(int32_t) * lanes);
+      for (int kh = 0; kh < g->filter_h; ++kh) {
+        const int sy = oy + g->pad_top - kh;
+        if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
+          continue;
+        }
+        for (int kw = 0; kw < g->filter_w; ++kw) {
+          const int sx = ox + g->pad_left - kw;
+          if (sx < 0 || sx % g->stride_w != 0 || sx / g->stride_w >= g->in_w) {
+            continue;
+          }
+          const size_t t = (size_t)kh * g->filter_w + kw;
+          const uint8_t* in = image + ((size_t)(sy / g->stride_h) * g->in_w +
+                                       sx / g->stride_w) *
+                                          g->in_c;
+#if LG_GEMM_HAVE_X86
+          lg_uint8_dots_vnni(in, q->packed8 + t * tap_bytes, q->k4, g->out_c,
+                             acc, acc);
+#endif
+          const int32_t* flip = q->fused_bias + t * g->out_c;
+          for (int o = 0; o < g->out_c; ++o) {
+            acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)flip[o]);
+          }
+        }
+      }
+      lg_conv_quant_block_i8(
+          q, acc, bias, 0, g->out_c,
+          output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c);
+    }
+  }
+}
+
 static void lg_transpose_conv_quant_task(void* ctx, int index, int slot) {
   const lg_quant_rows_job* j = ctx;
   int r0, r1;
   lg_quant_rows_of_task(j, index, &r0, &r1);
-  if (j->q->packed != NULL && j->q->type == kTfLiteInt8) {
+  if (j->q->vnni && j->q->packed8 != NULL) {
+    lg_transpose_conv_quant_run_vnni(j->g, j->q, j->bias, j->output, slot, r0,
+                                     r1);
+  } else if (j->q->packed != NULL && j->q->type == kTfLiteInt8) {
     lg_transpose_conv_quant_run_fast(j->g, j->q, j->input, j->bias, j->output,
                                      slot, r0, r1);
   } else if (j->q->type == kTfLiteInt16) {
@@ -1419,8 +1523,15 @@ void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
    * in_c products per channel. */
   const int64_t macs = (int64_t)g->batch * g->out_h * g->out_w * g->out_c *
                        g->filter_h * g->filter_w * g->in_c;
-  /* The fast path's scratch has one slot per thread of Prepare's pool. */
+  const bool vnni = q->vnni && q->packed8 != NULL;
+#if LG_GEMM_HAVE_X86
+  if (vnni) {
+    lg_flip_bytes_avx512(input, (size_t)g->batch * g->in_h * g->in_w * g->in_c,
+                         q->flipped);
+  }
+#endif
+  /* The fast paths' scratch has one slot per thread of Prepare's pool. */
   lg_quant_rows_run(pool, lg_transpose_conv_quant_task, g, q, input, filter,
                     bias, output, macs,
-                    q->packed != NULL ? q->slots : INT32_MAX);
+                    q->packed != NULL || vnni ? q->slots : INT32_MAX);
 }

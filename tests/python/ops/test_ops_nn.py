@@ -691,6 +691,13 @@ def test_transpose_conv_hybrid(shape, filt, stride, out_hw, padding,
     ((1, 2, 40, 8), (16, 3, 4), (1, 2), (4, 82), "VALID", True),
     # Above the threading threshold: 13 output rows over the threads.
     ((1, 6, 7, 16), (24, 3, 3), (2, 2), (13, 15), "VALID", True),
+    # INT8 depths that are multiples of 4 take the VNNI kernel where the
+    # CPU has it: the U-Net's 2x2 stride-2 layer (4 groups of 4 bytes at a
+    # time, 2 full blocks of 16 channels); 3 groups and one channel past a
+    # block, padded; above the threading threshold.
+    ((1, 8, 8, 64), (32, 2, 2), (2, 2), (16, 16), "VALID", True),
+    ((2, 5, 4, 12), (17, 3, 3), (2, 2), (10, 8), "SAME", False),
+    ((1, 9, 10, 20), (40, 3, 3), (2, 2), (19, 21), "VALID", True),
 ])
 def test_transpose_conv_quantized(dtype, shape, filt, stride, out_hw,
                                   padding, per_channel):
