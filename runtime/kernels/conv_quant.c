@@ -33,7 +33,9 @@
  * output. Output rows are split into a few tasks per thread of the pool,
  * claimed dynamically; on the VNNI kernel each row's 16-channel blocks are
  * split too when the rows are fewer than the tasks (lg_conv_quant_split).
- * TRANSPOSE_CONV splits its output rows too.
+ * TRANSPOSE_CONV splits its output rows too; its INT8 fast path takes
+ * int16 rows per filter tap, or with VNNI and a depth that is a multiple
+ * of 4 the VNNI kernel's blocks per tap (lg_transpose_conv_quant_pack).
  */
 #include <stdlib.h>
 #include <string.h>

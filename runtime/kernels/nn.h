@@ -349,8 +349,9 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                             lg_thread_pool* pool);
 
 /* Prepares INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the
- * weights packed per filter tap, scratch for `threads` tasks. Otherwise
- * leaves the reference loops. */
+ * weights packed per filter tap (int16 rows, or with AVX-512 VNNI and a
+ * depth that is a multiple of 4 the VNNI kernel's layout), scratch for
+ * `threads` tasks. Otherwise leaves the reference loops. */
 TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
                                           const char* op, lg_conv_quant* q,
                                           const lg_conv_geometry* g,

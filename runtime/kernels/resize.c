@@ -26,12 +26,14 @@
  * the source s = v * scale10 (half_pixel_centers: + scale10 / 2 - 512),
  * neighbours max(s / 1024, 0) and min((s + 1023) / 1024, in - 1) (C
  * division), and the four products of values and 10-bit weights summed in
- * int64 and divided by 2^20 rounding half away from zero. UINT8 bilinear
- * is TFLite's legacy uint8 reference instead: the float blend above of the
- * uint8 values, in the same order, plus 0.5 as a fifth term, converted to
- * uint8 by truncation (C's conversion, as TFLite's static_cast). Quantized
- * nearest copies elements. Both keep the input's quantization: the output's
- * must equal it (TFLite assumes so).
+ * int64 and divided by 2^20 rounding half away from zero (INT8 on AVX2,
+ * from 8 channels: quant_simd.c's rows, the same sum regrouped as wx *
+ * (the left column's vertical blend) + dx * (the right column's), exact in
+ * int32). UINT8 bilinear is TFLite's legacy uint8 reference instead: the
+ * float blend above of the uint8 values, in the same order, plus 0.5 as a
+ * fifth term, converted to uint8 by truncation (C's conversion, as TFLite's
+ * static_cast). Quantized nearest copies elements. Both keep the input's
+ * quantization: the output's must equal it (TFLite assumes so).
  *
  * Invoke splits output rows (batch x new_height) over the thread pool.
  */
