@@ -559,7 +559,12 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
                                             const TfLiteTensor* filter,
                                             const TfLiteTensor* bias, int64_t k,
                                             int threads) {
-  const int64_t k4 = (k + 3) / 4;
+  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
+  /* A window of several taps is read in place, each pixel's depth padded
+   * to whole 4-byte groups (a first layer's 3 channels take 4 bytes). */
+  const bool in_place = taps > 1 && g->filter_c == g->in_c;
+  const int64_t flip_c = (g->in_c + 3) / 4 * 4;
+  const int64_t k4 = in_place ? taps * flip_c / 4 : (k + 3) / 4;
   const int64_t blocks = (g->out_c + LG_VNNI_LANES - 1) / LG_VNNI_LANES;
   if (k4 == 0 || k4 > (1 << 22)) {
     q->vnni = false;
@@ -580,13 +585,13 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
     return kTfLiteError;
   }
-  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
-  if (taps > 1 && g->in_c % 4 == 0 && g->filter_c == g->in_c) {
-    const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
+  if (in_place) {
+    q->flip_c = (int)flip_c;
+    const size_t image = (size_t)g->batch * g->in_h * g->in_w * flip_c;
     q->flipped = malloc(image > 0 ? image : 1);
     /* A whole row: the pixels between a row's padded edges read taps in
      * the padding at their columns (lg_conv_quant_task_taps). */
-    q->pad8 = malloc((size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)g->in_c);
+    q->pad8 = malloc((size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)flip_c);
     /* Per slot: 4 pixels' taps, then the row's tap bases. */
     q->tap_rows = lg_conv_quant_slots(
         q->slots, 5 * (size_t)taps * sizeof(uint8_t*), &q->tap_stride);
@@ -597,7 +602,7 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
       return kTfLiteError;
     }
     memset(q->pad8, 128 - q->input_offset,
-           (size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)g->in_c);
+           (size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)flip_c);
     q->taps_in_place = true;
   }
   lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
@@ -606,7 +611,9 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
     const int b = o / LG_VNNI_LANES, lane = o % LG_VNNI_LANES;
     int32_t sum = 0;
     for (int64_t i = 0; i < k; ++i) {
-      const int64_t group = i / 4, j = i % 4;
+      /* In place: tap i / in_c's depth starts at a multiple of flip_c. */
+      const int64_t at = in_place ? i / g->in_c * flip_c + i % g->in_c : i;
+      const int64_t group = at / 4, j = at % 4;
       q->packed8[(((size_t)b * k4 + group) * LG_VNNI_LANES + lane) * 4 + j] =
           src[i];
       sum += src[i];
@@ -884,7 +891,7 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
   /* Per output row: each tap's row at column 0 (rows in the padding: the
    * padding row), so that a pixel between the edges adds its column. */
   const uint8_t** bases = taps + (size_t)4 * ntaps;
-  const size_t line = (size_t)g->in_w * g->in_c;
+  const size_t line = (size_t)g->in_w * q->flip_c;
   int inner_lo, inner_hi;
   lg_conv_quant_inner(g, &inner_lo, &inner_hi);
   int r0, r1, b0, b1;
@@ -901,7 +908,7 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
       const uint8_t* row =
           y >= 0 && y < g->in_h ? image + (size_t)y * line : q->pad8;
       for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
-        bases[t] = row + (size_t)fx * g->dilation_w * g->in_c;
+        bases[t] = row + (size_t)fx * g->dilation_w * q->flip_c;
       }
     }
     for (int ox = 0; ox < g->out_w; ox += 4) {
@@ -913,7 +920,7 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
         outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
         if (ox + p >= inner_lo && ox + p < inner_hi) {
           /* x0 >= 0 and the window inside the columns. */
-          const size_t at = (size_t)x0 * g->in_c;
+          const size_t at = (size_t)x0 * q->flip_c;
           for (int k = 0; k < ntaps; ++k) t[k] = bases[k] + at;
           continue;
         }
@@ -923,13 +930,13 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
           for (int fx = 0; fx < g->filter_w; ++fx) {
             const int x = x0 + fx * g->dilation_w;
             *t++ = y_in && x >= 0 && x < g->in_w
-                       ? image + (size_t)y * line + (size_t)x * g->in_c
+                       ? image + (size_t)y * line + (size_t)x * q->flip_c
                        : q->pad8;
           }
         }
       }
 #if LG_GEMM_HAVE_X86
-      lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, blocks.packed,
+      lg_uint8_conv_vnni(taps, ntaps, q->flip_c / 4, pixels, blocks.packed,
                          blocks.n, blocks.init, blocks.rq, q->output_offset,
                          q->act_min, q->act_max, outs);
 #endif
@@ -1019,8 +1026,12 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
     }
     if (q->vnni && q->taps_in_place) {
 #if LG_GEMM_HAVE_X86
-      lg_flip_bytes_avx512(
-          input, (size_t)g->batch * g->in_h * g->in_w * g->in_c, q->flipped);
+      const size_t pixels = (size_t)g->batch * g->in_h * g->in_w;
+      if (q->flip_c == g->in_c) {
+        lg_flip_bytes_avx512(input, pixels * (size_t)g->in_c, q->flipped);
+      } else {
+        lg_flip_pad_bytes_avx2(input, pixels, g->in_c, q->flip_c, q->flipped);
+      }
 #endif
       lg_thread_pool_run_slots(pool, lg_conv_quant_task_taps, &job,
                                job.num_tasks);

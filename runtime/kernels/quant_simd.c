@@ -519,6 +519,30 @@ LG_VNNI void lg_flip_bytes_avx512(const uint8_t* src, size_t n, uint8_t* dst) {
   }
 }
 
+__attribute__((target("avx2"))) void lg_flip_pad_bytes_avx2(
+    const uint8_t* src, size_t pixels, int in_c, int flip_c, uint8_t* dst) {
+  size_t p = 0;
+  if (in_c == 3 && flip_c == 4) {
+    /* 4 pixels a step: 12 of the 16 bytes loaded, each pixel's 3 bytes
+     * spread to 4 (the 4th from byte 0, any value does), all flipped. */
+    const __m128i spread =
+        _mm_setr_epi8(0, 1, 2, 0, 3, 4, 5, 0, 6, 7, 8, 0, 9, 10, 11, 0);
+    const __m128i flip = _mm_set1_epi8((char)0x80);
+    /* The load reads 16 bytes: stop while 16 remain. */
+    for (; (p + 4) * 3 + 4 <= pixels * 3; p += 4) {
+      const __m128i v = _mm_loadu_si128((const __m128i*)(src + p * 3));
+      _mm_storeu_si128((__m128i*)(dst + p * 4),
+                       _mm_xor_si128(_mm_shuffle_epi8(v, spread), flip));
+    }
+  }
+  for (; p < pixels; ++p) {
+    const uint8_t* s = src + p * (size_t)in_c;
+    uint8_t* d = dst + p * (size_t)flip_c;
+    for (int c = 0; c < in_c; ++c) d[c] = s[c] ^ 0x80u;
+    for (int c = in_c; c < flip_c; ++c) d[c] = 0x80u;
+  }
+}
+
 /* 4 bytes of a row as the int32 the broadcast takes. */
 static inline int32_t lg_row_word(const uint8_t* p) {
   int32_t v;

@@ -104,6 +104,12 @@ void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
  * kernel's rows), 64 bytes at a time. Only when lg_int8_vnni_supported(). */
 void lg_flip_bytes_avx512(const uint8_t* src, size_t n, uint8_t* dst);
 
+/* lg_flip_bytes_avx512 of `pixels` pixels of in_c bytes into pixels of
+ * flip_c >= in_c bytes (the last flip_c - in_c of each: some value, for
+ * zero weights). AVX2 only. */
+void lg_flip_pad_bytes_avx2(const uint8_t* src, size_t pixels, int in_c,
+                            int flip_c, uint8_t* dst);
+
 /* The INT8 convolution kernel's layout: depths in groups of 4 bytes,
  * output channels in blocks of 16 lanes. packed holds, for block b and
  * group k, the 16 channels' 4 weights: packed[((b * k4 + k) * 16 + lane) *
