@@ -1411,6 +1411,20 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   return kTfLiteOk;
 }
 
+/* The input pixel (its index within its image) that filter tap t (kh *
+ * filter_w + kw) of TRANSPOSE_CONV output pixel (oy, ox) reads, or -1
+ * where no input pixel reaches the output through that tap. */
+static inline int64_t lg_transpose_conv_source(const lg_conv_geometry* g,
+                                               int oy, int ox, int t) {
+  const int sy = oy + g->pad_top - t / g->filter_w;
+  const int sx = ox + g->pad_left - t % g->filter_w;
+  if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h ||
+      sx < 0 || sx % g->stride_w != 0 || sx / g->stride_w >= g->in_w) {
+    return -1;
+  }
+  return (int64_t)(sy / g->stride_h) * g->in_w + sx / g->stride_w;
+}
+
 /* Each output pixel of rows [r0, r1) of batch * out_h: the int16 dot
  * products of every input pixel that reaches it with its tap's weights,
  * summed; then the bias and the rescale. The reference's sums, so its
@@ -1423,36 +1437,26 @@ static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
   int32_t* acc = q->sums + (size_t)slot * q->sums_stride;
   int32_t* part = acc + g->out_c;
   int16_t* in_row = q->rows + (size_t)slot * q->rows_stride;
+  const int taps = g->filter_h * g->filter_w;
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const int8_t* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;
     for (int ox = 0; ox < g->out_w; ++ox) {
       memset(acc, 0, sizeof(int32_t) * (size_t)g->out_c);
-      for (int kh = 0; kh < g->filter_h; ++kh) {
-        const int sy = oy + g->pad_top - kh;
-        if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
-          continue;
+      for (int t = 0; t < taps; ++t) {
+        const int64_t at = lg_transpose_conv_source(g, oy, ox, t);
+        if (at < 0) continue;
+        const int8_t* in = image + (size_t)at * g->in_c;
+        for (int c = 0; c < g->in_c; ++c) {
+          in_row[c] = (int16_t)(in[c] + q->input_offset);
         }
-        for (int kw = 0; kw < g->filter_w; ++kw) {
-          const int sx = ox + g->pad_left - kw;
-          if (sx < 0 || sx % g->stride_w != 0 || sx / g->stride_w >= g->in_w) {
-            continue;
-          }
-          const int8_t* in = image + ((size_t)(sy / g->stride_h) * g->in_w +
-                                      sx / g->stride_w) *
-                                         g->in_c;
-          for (int c = 0; c < g->in_c; ++c) {
-            in_row[c] = (int16_t)(in[c] + q->input_offset);
-          }
 #if LG_GEMM_HAVE_X86
-          lg_int16_dots_avx2(in_row,
-                             q->packed + ((size_t)kh * g->filter_w + kw) *
-                                             g->out_c * (size_t)q->k_pad,
-                             q->k_pad, g->out_c, part);
+        lg_int16_dots_avx2(in_row,
+                           q->packed + (size_t)t * g->out_c * (size_t)q->k_pad,
+                           q->k_pad, g->out_c, part);
 #endif
-          for (int o = 0; o < g->out_c; ++o) {
-            acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)part[o]);
-          }
+        for (int o = 0; o < g->out_c; ++o) {
+          acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)part[o]);
         }
       }
       lg_conv_quant_block_i8(
@@ -1473,33 +1477,23 @@ static void lg_transpose_conv_quant_run_vnni(const lg_conv_geometry* g,
   int32_t* acc = q->sums + (size_t)slot * q->sums_stride;
   const size_t tap_bytes = (size_t)q->blocks * q->k4 * 64;
   const size_t lanes = (size_t)q->blocks * LG_VNNI_LANES;
+  const int taps = g->filter_h * g->filter_w;
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
     const uint8_t* image = q->flipped + (size_t)n * g->in_h * g->in_w * g->in_c;
     for (int ox = 0; ox < g->out_w; ++ox) {
       memset(acc, 0, sizeof(int32_t) * lanes);
-      for (int kh = 0; kh < g->filter_h; ++kh) {
-        const int sy = oy + g->pad_top - kh;
-        if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
-          continue;
-        }
-        for (int kw = 0; kw < g->filter_w; ++kw) {
-          const int sx = ox + g->pad_left - kw;
-          if (sx < 0 || sx % g->stride_w != 0 || sx / g->stride_w >= g->in_w) {
-            continue;
-          }
-          const size_t t = (size_t)kh * g->filter_w + kw;
-          const uint8_t* in = image + ((size_t)(sy / g->stride_h) * g->in_w +
-                                       sx / g->stride_w) *
-                                          g->in_c;
+      for (int t = 0; t < taps; ++t) {
+        const int64_t at = lg_transpose_conv_source(g, oy, ox, t);
+        if (at < 0) continue;
+        const uint8_t* in = image + (size_t)at * g->in_c;
 #if LG_GEMM_HAVE_X86
-          lg_uint8_dots_vnni(in, q->packed8 + t * tap_bytes, q->k4, g->out_c,
-                             acc, acc);
+        lg_uint8_dots_vnni(in, q->packed8 + (size_t)t * tap_bytes, q->k4,
+                           g->out_c, acc, acc);
 #endif
-          const int32_t* flip = q->fused_bias + t * g->out_c;
-          for (int o = 0; o < g->out_c; ++o) {
-            acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)flip[o]);
-          }
+        const int32_t* flip = q->fused_bias + (size_t)t * g->out_c;
+        for (int o = 0; o < g->out_c; ++o) {
+          acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)flip[o]);
         }
       }
       lg_conv_quant_block_i8(
