@@ -1411,89 +1411,83 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* The input pixel (its index within its image) that filter tap t (kh *
- * filter_w + kw) of TRANSPOSE_CONV output pixel (oy, ox) reads, or -1
- * where no input pixel reaches the output through that tap. */
-static inline int64_t lg_transpose_conv_source(const lg_conv_geometry* g,
-                                               int oy, int ox, int t) {
-  const int sy = oy + g->pad_top - t / g->filter_w;
-  const int sx = ox + g->pad_left - t % g->filter_w;
-  if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h ||
-      sx < 0 || sx % g->stride_w != 0 || sx / g->stride_w >= g->in_w) {
-    return -1;
-  }
-  return (int64_t)(sy / g->stride_h) * g->in_w + sx / g->stride_w;
+/* Along one axis of TRANSPOSE_CONV, the filter positions k0 + j * stride
+ * (j = 0, 1, ...) reach output index o from input index i0 - j (where that
+ * is inside the input): no division per tap. i0 -1: none reaches. */
+static inline void lg_transpose_conv_reach(int o, int pad, int stride, int* k0,
+                                           int* i0) {
+  const int v = o + pad;
+  *k0 = v >= 0 ? v % stride : 0;
+  *i0 = v >= 0 ? v / stride : -1;
 }
 
-/* Each output pixel of rows [r0, r1) of batch * out_h: the int16 dot
- * products of every input pixel that reaches it with its tap's weights,
- * summed; then the bias and the rescale. The reference's sums, so its
- * output. `slot` picks the task's scratch. */
+/* One reaching input pixel's sums into acc (int32, wrapping as TFLite's
+ * accumulator): on VNNI its flipped bytes against tap t's packed weights,
+ * plus the flip's term; else int16 dot products through `part`. */
+static void lg_transpose_conv_quant_tap(const lg_conv_geometry* g,
+                                        const lg_conv_quant* q,
+                                        const int8_t* in, const uint8_t* in8,
+                                        int t, int16_t* in_row, int32_t* part,
+                                        int32_t* acc) {
+  const int32_t* add = part;
+  if (q->vnni) {
+#if LG_GEMM_HAVE_X86
+    lg_uint8_dots_vnni(in8, q->packed8 + (size_t)t * q->blocks * q->k4 * 64,
+                       q->k4, g->out_c, acc, acc);
+#endif
+    add = q->fused_bias + (size_t)t * g->out_c;
+  } else {
+    for (int c = 0; c < g->in_c; ++c) {
+      in_row[c] = (int16_t)(in[c] + q->input_offset);
+    }
+#if LG_GEMM_HAVE_X86
+    lg_int16_dots_avx2(in_row,
+                       q->packed + (size_t)t * g->out_c * (size_t)q->k_pad,
+                       q->k_pad, g->out_c, part);
+#endif
+  }
+  for (int o = 0; o < g->out_c; ++o) {
+    acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)add[o]);
+  }
+}
+
+/* Each output pixel of rows [r0, r1) of batch * out_h: the sums of every
+ * input pixel that reaches it with its tap's weights
+ * (lg_transpose_conv_quant_tap); then the bias and the rescale. The
+ * reference's sums, so its output. `slot` picks the task's scratch. */
 static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
                                              const lg_conv_quant* q,
                                              const int8_t* input,
                                              const void* bias, int8_t* output,
                                              int slot, int r0, int r1) {
   int32_t* acc = q->sums + (size_t)slot * q->sums_stride;
-  int32_t* part = acc + g->out_c;
-  int16_t* in_row = q->rows + (size_t)slot * q->rows_stride;
-  const int taps = g->filter_h * g->filter_w;
+  /* The int16 path's scratch (VNNI: acc only, 16 * blocks sums). */
+  int32_t* part = q->vnni ? NULL : acc + g->out_c;
+  int16_t* in_row = q->vnni ? NULL : q->rows + (size_t)slot * q->rows_stride;
+  const size_t sums =
+      q->vnni ? (size_t)q->blocks * LG_VNNI_LANES : (size_t)g->out_c;
+  const size_t image_size = (size_t)g->in_h * g->in_w * g->in_c;
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
-    const int8_t* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    const int8_t* image = input + (size_t)n * image_size;
+    const uint8_t* image8 =
+        q->vnni ? q->flipped + (size_t)n * image_size : NULL;
+    int kh0, iy0;
+    lg_transpose_conv_reach(oy, g->pad_top, g->stride_h, &kh0, &iy0);
     for (int ox = 0; ox < g->out_w; ++ox) {
-      memset(acc, 0, sizeof(int32_t) * (size_t)g->out_c);
-      for (int t = 0; t < taps; ++t) {
-        const int64_t at = lg_transpose_conv_source(g, oy, ox, t);
-        if (at < 0) continue;
-        const int8_t* in = image + (size_t)at * g->in_c;
-        for (int c = 0; c < g->in_c; ++c) {
-          in_row[c] = (int16_t)(in[c] + q->input_offset);
-        }
-#if LG_GEMM_HAVE_X86
-        lg_int16_dots_avx2(in_row,
-                           q->packed + (size_t)t * g->out_c * (size_t)q->k_pad,
-                           q->k_pad, g->out_c, part);
-#endif
-        for (int o = 0; o < g->out_c; ++o) {
-          acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)part[o]);
-        }
-      }
-      lg_conv_quant_block_i8(
-          q, acc, bias, 0, g->out_c,
-          output + (((size_t)n * g->out_h + oy) * g->out_w + ox) * g->out_c);
-    }
-  }
-}
-
-/* lg_transpose_conv_quant_run_fast on the VNNI kernel: each reaching
- * input pixel's flipped bytes against its tap's packed weights, chained
- * into one set of sums, plus the taps' flip terms; then the bias and the
- * rescale. The same sums as the reference's, so its output. */
-static void lg_transpose_conv_quant_run_vnni(const lg_conv_geometry* g,
-                                             const lg_conv_quant* q,
-                                             const void* bias, int8_t* output,
-                                             int slot, int r0, int r1) {
-  int32_t* acc = q->sums + (size_t)slot * q->sums_stride;
-  const size_t tap_bytes = (size_t)q->blocks * q->k4 * 64;
-  const size_t lanes = (size_t)q->blocks * LG_VNNI_LANES;
-  const int taps = g->filter_h * g->filter_w;
-  for (int r = r0; r < r1; ++r) {
-    const int n = r / g->out_h, oy = r % g->out_h;
-    const uint8_t* image = q->flipped + (size_t)n * g->in_h * g->in_w * g->in_c;
-    for (int ox = 0; ox < g->out_w; ++ox) {
-      memset(acc, 0, sizeof(int32_t) * lanes);
-      for (int t = 0; t < taps; ++t) {
-        const int64_t at = lg_transpose_conv_source(g, oy, ox, t);
-        if (at < 0) continue;
-        const uint8_t* in = image + (size_t)at * g->in_c;
-#if LG_GEMM_HAVE_X86
-        lg_uint8_dots_vnni(in, q->packed8 + (size_t)t * tap_bytes, q->k4,
-                           g->out_c, acc, acc);
-#endif
-        const int32_t* flip = q->fused_bias + (size_t)t * g->out_c;
-        for (int o = 0; o < g->out_c; ++o) {
-          acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)flip[o]);
+      int kw0, ix0;
+      lg_transpose_conv_reach(ox, g->pad_left, g->stride_w, &kw0, &ix0);
+      memset(acc, 0, sizeof(int32_t) * sums);
+      for (int kh = kh0, iy = iy0; kh < g->filter_h && iy >= 0;
+           kh += g->stride_h, --iy) {
+        if (iy >= g->in_h) continue;
+        for (int kw = kw0, ix = ix0; kw < g->filter_w && ix >= 0;
+             kw += g->stride_w, --ix) {
+          if (ix >= g->in_w) continue;
+          const size_t at = ((size_t)iy * g->in_w + (size_t)ix) * g->in_c;
+          lg_transpose_conv_quant_tap(g, q, image + at,
+                                      image8 != NULL ? image8 + at : NULL,
+                                      kh * g->filter_w + kw, in_row, part, acc);
         }
       }
       lg_conv_quant_block_i8(
@@ -1507,10 +1501,8 @@ static void lg_transpose_conv_quant_task(void* ctx, int index, int slot) {
   const lg_quant_rows_job* j = ctx;
   int r0, r1;
   lg_quant_rows_of_task(j, index, &r0, &r1);
-  if (j->q->vnni && j->q->packed8 != NULL) {
-    lg_transpose_conv_quant_run_vnni(j->g, j->q, j->bias, j->output, slot, r0,
-                                     r1);
-  } else if (j->q->packed != NULL && j->q->type == kTfLiteInt8) {
+  if ((j->q->vnni && j->q->packed8 != NULL) ||
+      (j->q->packed != NULL && j->q->type == kTfLiteInt8)) {
     lg_transpose_conv_quant_run_fast(j->g, j->q, j->input, j->bias, j->output,
                                      slot, r0, r1);
   } else if (j->q->type == kTfLiteInt16) {
