@@ -1069,7 +1069,9 @@ __attribute__((target("avx2"))) void lg_resize_bilinear_i8_avx2(
     int32_t dy, int8_t* out) {
   const __m256i wy_dy =
       _mm256_set1_epi32((int32_t)(((uint32_t)dy << 16) | (uint16_t)wy));
-  const int full = channels / 16 * 16, rest = channels - full;
+  const int full = channels / 16 * 16;
+  /* Then 8 channels through 8-byte loads, then the rest (< 8). */
+  const int half = channels - full >= 8 ? full + 8 : full;
   for (int i = 0; i < count; ++i, out += channels) {
     const __m256i wx = _mm256_set1_epi32((1 << 10) - dx[i]);
     const __m256i wdx = _mm256_set1_epi32(dx[i]);
@@ -1085,22 +1087,19 @@ __attribute__((target("avx2"))) void lg_resize_bilinear_i8_avx2(
           _mm_loadu_si128((const __m128i*)(br + c)), wy_dy, wx, wdx);
       _mm_storeu_si128((__m128i*)(out + c), v);
     }
-    if (rest > 0) {
-      /* The last channels through zero-padded copies: no read or write
-       * past the pixel. */
-      int8_t src[4][16] = {{0}}, dst[16];
-      memcpy(src[0], tl + full, (size_t)rest);
-      memcpy(src[1], bl + full, (size_t)rest);
-      memcpy(src[2], tr + full, (size_t)rest);
-      memcpy(src[3], br + full, (size_t)rest);
-      _mm_storeu_si128(
-          (__m128i*)dst,
-          lg_resize_blend16_avx2(_mm_loadu_si128((const __m128i*)src[0]),
-                                 _mm_loadu_si128((const __m128i*)src[1]),
-                                 _mm_loadu_si128((const __m128i*)src[2]),
-                                 _mm_loadu_si128((const __m128i*)src[3]), wy_dy,
-                                 wx, wdx));
-      memcpy(out + full, dst, (size_t)rest);
+    if (half > full) {
+      const __m128i v = lg_resize_blend16_avx2(
+          _mm_loadl_epi64((const __m128i*)(tl + full)),
+          _mm_loadl_epi64((const __m128i*)(bl + full)),
+          _mm_loadl_epi64((const __m128i*)(tr + full)),
+          _mm_loadl_epi64((const __m128i*)(br + full)), wy_dy, wx, wdx);
+      _mm_storel_epi64((__m128i*)(out + full), v);
+    }
+    /* The last channels (< 8) one at a time, the same regrouped sum. */
+    for (int c = half; c < channels; ++c) {
+      const int32_t sum = ((1 << 10) - dx[i]) * (tl[c] * wy + bl[c] * dy) +
+                          dx[i] * (tr[c] * wy + br[c] * dy);
+      out[c] = (int8_t)((sum + (sum > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20));
     }
   }
 }

@@ -512,16 +512,16 @@ def test_resize_quantized(op, flags, dtype, index):
     check_case(case)
 
 
-# INT8 bilinear on AVX2 CPUs blends 16 channels per step from 8 channels
-# up (resize.c, quant_simd.c): channel counts at that edge, one full step,
-# and steps plus a tail; exact 2x (the weights 0 and 1/2 without flags,
+# INT8 bilinear on AVX2 CPUs blends 16 channels per step, then 8, then one
+# at a time, from 8 channels up (resize.c, quant_simd.c): channel counts at
+# that edge, one full step, and steps plus 8 and a tail; exact 2x (the weights 0 and 1/2 without flags,
 # where the rounding's ties fall on negative values too), odd ratios, and
 # a size that splits over 2 threads.
 RESIZE_INT8_VECTOR_CASES = [
     ((1, 4, 5, 8), (8, 10)),
     ((2, 3, 4, 16), (6, 8)),
     ((1, 5, 3, 37), (9, 7)),
-    ((1, 9, 7, 37), (17, 27)),    # 16983 outputs: 2 threads split rows
+    ((1, 9, 7, 45), (17, 27)),    # 20655 outputs: 2 threads split rows
     ((1, 6, 300, 17), (2, 301)),  # columns in chunks of 256
 ]
 
