@@ -33,7 +33,9 @@
  * output. Output rows are split into a few tasks per thread of the pool,
  * claimed dynamically; on the VNNI kernel each row's 16-channel blocks are
  * split too when the rows are fewer than the tasks (lg_conv_quant_split).
- * TRANSPOSE_CONV splits its output rows too.
+ * TRANSPOSE_CONV splits its output rows too; its INT8 fast path takes
+ * int16 rows per filter tap, or with VNNI and a depth that is a multiple
+ * of 4 the VNNI kernel's blocks per tap (lg_transpose_conv_quant_pack).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -557,7 +559,12 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
                                             const TfLiteTensor* filter,
                                             const TfLiteTensor* bias, int64_t k,
                                             int threads) {
-  const int64_t k4 = (k + 3) / 4;
+  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
+  /* A window of several taps is read in place, each pixel's depth padded
+   * to whole 4-byte groups (a first layer's 3 channels take 4 bytes). */
+  const bool in_place = taps > 1 && g->filter_c == g->in_c;
+  const int64_t flip_c = (g->in_c + 3) / 4 * 4;
+  const int64_t k4 = in_place ? taps * flip_c / 4 : (k + 3) / 4;
   const int64_t blocks = (g->out_c + LG_VNNI_LANES - 1) / LG_VNNI_LANES;
   if (k4 == 0 || k4 > (1 << 22)) {
     q->vnni = false;
@@ -578,13 +585,13 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
     lg_kernel_log(context, op, "out of memory for the packed INT8 filter");
     return kTfLiteError;
   }
-  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
-  if (taps > 1 && g->in_c % 4 == 0 && g->filter_c == g->in_c) {
-    const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
+  if (in_place) {
+    q->flip_c = (int)flip_c;
+    const size_t image = (size_t)g->batch * g->in_h * g->in_w * flip_c;
     q->flipped = malloc(image > 0 ? image : 1);
     /* A whole row: the pixels between a row's padded edges read taps in
      * the padding at their columns (lg_conv_quant_task_taps). */
-    q->pad8 = malloc((size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)g->in_c);
+    q->pad8 = malloc((size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)flip_c);
     /* Per slot: 4 pixels' taps, then the row's tap bases. */
     q->tap_rows = lg_conv_quant_slots(
         q->slots, 5 * (size_t)taps * sizeof(uint8_t*), &q->tap_stride);
@@ -595,7 +602,7 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
       return kTfLiteError;
     }
     memset(q->pad8, 128 - q->input_offset,
-           (size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)g->in_c);
+           (size_t)(g->in_w > 0 ? g->in_w : 1) * (size_t)flip_c);
     q->taps_in_place = true;
   }
   lg_requant16_pack(q->multipliers, q->shifts, g->out_c, q->rq);
@@ -604,7 +611,9 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
     const int b = o / LG_VNNI_LANES, lane = o % LG_VNNI_LANES;
     int32_t sum = 0;
     for (int64_t i = 0; i < k; ++i) {
-      const int64_t group = i / 4, j = i % 4;
+      /* In place: tap i / in_c's depth starts at a multiple of flip_c. */
+      const int64_t at = in_place ? i / g->in_c * flip_c + i % g->in_c : i;
+      const int64_t group = at / 4, j = at % 4;
       q->packed8[(((size_t)b * k4 + group) * LG_VNNI_LANES + lane) * 4 + j] =
           src[i];
       sum += src[i];
@@ -882,7 +891,7 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
   /* Per output row: each tap's row at column 0 (rows in the padding: the
    * padding row), so that a pixel between the edges adds its column. */
   const uint8_t** bases = taps + (size_t)4 * ntaps;
-  const size_t line = (size_t)g->in_w * g->in_c;
+  const size_t line = (size_t)g->in_w * q->flip_c;
   int inner_lo, inner_hi;
   lg_conv_quant_inner(g, &inner_lo, &inner_hi);
   int r0, r1, b0, b1;
@@ -899,7 +908,7 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
       const uint8_t* row =
           y >= 0 && y < g->in_h ? image + (size_t)y * line : q->pad8;
       for (int fx = 0; fx < g->filter_w; ++fx, ++t) {
-        bases[t] = row + (size_t)fx * g->dilation_w * g->in_c;
+        bases[t] = row + (size_t)fx * g->dilation_w * q->flip_c;
       }
     }
     for (int ox = 0; ox < g->out_w; ox += 4) {
@@ -911,7 +920,7 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
         outs[p] = out_row + (size_t)(ox + p) * g->out_c + blocks.c0;
         if (ox + p >= inner_lo && ox + p < inner_hi) {
           /* x0 >= 0 and the window inside the columns. */
-          const size_t at = (size_t)x0 * g->in_c;
+          const size_t at = (size_t)x0 * q->flip_c;
           for (int k = 0; k < ntaps; ++k) t[k] = bases[k] + at;
           continue;
         }
@@ -921,13 +930,13 @@ static void lg_conv_quant_task_taps(void* ctx, int index, int slot) {
           for (int fx = 0; fx < g->filter_w; ++fx) {
             const int x = x0 + fx * g->dilation_w;
             *t++ = y_in && x >= 0 && x < g->in_w
-                       ? image + (size_t)y * line + (size_t)x * g->in_c
+                       ? image + (size_t)y * line + (size_t)x * q->flip_c
                        : q->pad8;
           }
         }
       }
 #if LG_GEMM_HAVE_X86
-      lg_uint8_conv_vnni(taps, ntaps, g->in_c / 4, pixels, blocks.packed,
+      lg_uint8_conv_vnni(taps, ntaps, q->flip_c / 4, pixels, blocks.packed,
                          blocks.n, blocks.init, blocks.rq, q->output_offset,
                          q->act_min, q->act_max, outs);
 #endif
@@ -1017,8 +1026,12 @@ void lg_conv_quant_run(const lg_conv_geometry* g, int groups,
     }
     if (q->vnni && q->taps_in_place) {
 #if LG_GEMM_HAVE_X86
-      lg_flip_bytes_avx512(
-          input, (size_t)g->batch * g->in_h * g->in_w * g->in_c, q->flipped);
+      const size_t pixels = (size_t)g->batch * g->in_h * g->in_w;
+      if (q->flip_c == g->in_c) {
+        lg_flip_bytes_avx512(input, pixels * (size_t)g->in_c, q->flipped);
+      } else {
+        lg_flip_pad_bytes_avx2(input, pixels, g->in_c, q->flip_c, q->flipped);
+      }
 #endif
       lg_thread_pool_run_slots(pool, lg_conv_quant_task_taps, &job,
                                job.num_tasks);
@@ -1307,8 +1320,58 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                     output, macs, INT32_MAX);
 }
 
+/* INT8 TRANSPOSE_CONV's VNNI path (a depth that is a multiple of 4): each
+ * tap's weights in the VNNI kernel's layout (packed8, [tap][blocks][k4]
+ * [16][4]), the input flipped to unsigned bytes once per Invoke (flipped),
+ * and per tap the term that flip adds, (input_offset - 128) * the tap's
+ * weight sum per channel (fused_bias, [tap][out_c]); sums: per slot, an
+ * output pixel's 16 * blocks sums. */
+static TfLiteStatus lg_transpose_conv_quant_pack_vnni(
+    TfLiteContext* context, const char* op, lg_conv_quant* q,
+    const lg_conv_geometry* g, const int8_t* weights, int threads) {
+  const int64_t taps = (int64_t)g->filter_h * g->filter_w;
+  const int64_t k4 = g->in_c / 4;
+  const int64_t blocks = (g->out_c + LG_VNNI_LANES - 1) / LG_VNNI_LANES;
+  const size_t image = (size_t)g->batch * g->in_h * g->in_w * g->in_c;
+  q->vnni = true;
+  q->k4 = (int)k4;
+  q->blocks = (int)blocks;
+  q->slots = threads > 0 ? threads : 1;
+  q->packed8 = calloc((size_t)(taps * blocks * k4 * 64), 1);
+  q->fused_bias = calloc((size_t)(taps * g->out_c), sizeof(int32_t));
+  q->flipped = malloc(image > 0 ? image : 1);
+  q->sums = lg_conv_quant_slots(
+      q->slots, (size_t)blocks * LG_VNNI_LANES * sizeof(int32_t),
+      &q->sums_stride);
+  q->sums_stride /= sizeof(int32_t);
+  if (q->packed8 == NULL || q->fused_bias == NULL || q->flipped == NULL ||
+      q->sums == NULL) {
+    lg_conv_quant_free_fast(q);
+    lg_kernel_log(context, op, "out of memory for the packed INT8 weights");
+    return kTfLiteError;
+  }
+  for (int64_t t = 0; t < taps; ++t) {
+    int8_t* packed = q->packed8 + (size_t)(t * blocks * k4 * 64);
+    for (int o = 0; o < g->out_c; ++o) {
+      const int8_t* w = weights + (size_t)((o * taps + t) * g->in_c);
+      const int b = o / LG_VNNI_LANES, lane = o % LG_VNNI_LANES;
+      uint32_t sum = 0;
+      for (int c = 0; c < g->in_c; ++c) {
+        packed[(((size_t)b * k4 + c / 4) * LG_VNNI_LANES + lane) * 4 + c % 4] =
+            w[c];
+        sum += (uint32_t)w[c];
+      }
+      /* int32 wrapping, as TFLite's accumulator. */
+      q->fused_bias[t * g->out_c + o] =
+          (int32_t)((uint32_t)(q->input_offset - 128) * sum);
+    }
+  }
+  return kTfLiteOk;
+}
+
 /* INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the weights
- * as int16 rows per filter tap, [tap][out_c][k_pad]. */
+ * as int16 rows per filter tap, [tap][out_c][k_pad]; with AVX-512 VNNI and
+ * a depth that is a multiple of 4, lg_transpose_conv_quant_pack_vnni's. */
 TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
                                           const char* op, lg_conv_quant* q,
                                           const lg_conv_geometry* g,
@@ -1318,6 +1381,10 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   if (!LG_GEMM_HAVE_X86 || !q->simd || !lg_nn_is_constant(weights) ||
       weights->data.int8 == NULL || g->in_c <= 0 || g->out_c <= 0) {
     return kTfLiteOk;
+  }
+  if (q->type == kTfLiteInt8 && g->in_c % 4 == 0 && lg_int8_vnni_supported()) {
+    return lg_transpose_conv_quant_pack_vnni(context, op, q, g,
+                                             weights->data.int8, threads);
   }
   const int64_t k_pad = lg_int16_dot_pad(g->in_c);
   const int64_t taps = (int64_t)g->filter_h * g->filter_w;
@@ -1344,48 +1411,83 @@ TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
   return kTfLiteOk;
 }
 
-/* Each output pixel of rows [r0, r1) of batch * out_h: the int16 dot
- * products of every input pixel that reaches it with its tap's weights,
- * summed; then the bias and the rescale. The reference's sums, so its
- * output. `slot` picks the task's scratch. */
+/* Along one axis of TRANSPOSE_CONV, the filter positions k0 + j * stride
+ * (j = 0, 1, ...) reach output index o from input index i0 - j (where that
+ * is inside the input): no division per tap. i0 -1: none reaches. */
+static inline void lg_transpose_conv_reach(int o, int pad, int stride, int* k0,
+                                           int* i0) {
+  const int v = o + pad;
+  *k0 = v >= 0 ? v % stride : 0;
+  *i0 = v >= 0 ? v / stride : -1;
+}
+
+/* One reaching input pixel's sums into acc (int32, wrapping as TFLite's
+ * accumulator): on VNNI its flipped bytes against tap t's packed weights,
+ * plus the flip's term; else int16 dot products through `part`. */
+static void lg_transpose_conv_quant_tap(const lg_conv_geometry* g,
+                                        const lg_conv_quant* q,
+                                        const int8_t* in, const uint8_t* in8,
+                                        int t, int16_t* in_row, int32_t* part,
+                                        int32_t* acc) {
+  const int32_t* add = part;
+  if (q->vnni) {
+#if LG_GEMM_HAVE_X86
+    lg_uint8_dots_vnni(in8, q->packed8 + (size_t)t * q->blocks * q->k4 * 64,
+                       q->k4, g->out_c, acc, acc);
+#endif
+    add = q->fused_bias + (size_t)t * g->out_c;
+  } else {
+    for (int c = 0; c < g->in_c; ++c) {
+      in_row[c] = (int16_t)(in[c] + q->input_offset);
+    }
+#if LG_GEMM_HAVE_X86
+    lg_int16_dots_avx2(in_row,
+                       q->packed + (size_t)t * g->out_c * (size_t)q->k_pad,
+                       q->k_pad, g->out_c, part);
+#endif
+  }
+  for (int o = 0; o < g->out_c; ++o) {
+    acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)add[o]);
+  }
+}
+
+/* Each output pixel of rows [r0, r1) of batch * out_h: the sums of every
+ * input pixel that reaches it with its tap's weights
+ * (lg_transpose_conv_quant_tap); then the bias and the rescale. The
+ * reference's sums, so its output. `slot` picks the task's scratch. */
 static void lg_transpose_conv_quant_run_fast(const lg_conv_geometry* g,
                                              const lg_conv_quant* q,
                                              const int8_t* input,
                                              const void* bias, int8_t* output,
                                              int slot, int r0, int r1) {
   int32_t* acc = q->sums + (size_t)slot * q->sums_stride;
-  int32_t* part = acc + g->out_c;
-  int16_t* in_row = q->rows + (size_t)slot * q->rows_stride;
+  /* The int16 path's scratch (VNNI: acc only, 16 * blocks sums). */
+  int32_t* part = q->vnni ? NULL : acc + g->out_c;
+  int16_t* in_row = q->vnni ? NULL : q->rows + (size_t)slot * q->rows_stride;
+  const size_t sums =
+      q->vnni ? (size_t)q->blocks * LG_VNNI_LANES : (size_t)g->out_c;
+  const size_t image_size = (size_t)g->in_h * g->in_w * g->in_c;
   for (int r = r0; r < r1; ++r) {
     const int n = r / g->out_h, oy = r % g->out_h;
-    const int8_t* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;
+    const int8_t* image = input + (size_t)n * image_size;
+    const uint8_t* image8 =
+        q->vnni ? q->flipped + (size_t)n * image_size : NULL;
+    int kh0, iy0;
+    lg_transpose_conv_reach(oy, g->pad_top, g->stride_h, &kh0, &iy0);
     for (int ox = 0; ox < g->out_w; ++ox) {
-      memset(acc, 0, sizeof(int32_t) * (size_t)g->out_c);
-      for (int kh = 0; kh < g->filter_h; ++kh) {
-        const int sy = oy + g->pad_top - kh;
-        if (sy < 0 || sy % g->stride_h != 0 || sy / g->stride_h >= g->in_h) {
-          continue;
-        }
-        for (int kw = 0; kw < g->filter_w; ++kw) {
-          const int sx = ox + g->pad_left - kw;
-          if (sx < 0 || sx % g->stride_w != 0 || sx / g->stride_w >= g->in_w) {
-            continue;
-          }
-          const int8_t* in = image + ((size_t)(sy / g->stride_h) * g->in_w +
-                                      sx / g->stride_w) *
-                                         g->in_c;
-          for (int c = 0; c < g->in_c; ++c) {
-            in_row[c] = (int16_t)(in[c] + q->input_offset);
-          }
-#if LG_GEMM_HAVE_X86
-          lg_int16_dots_avx2(in_row,
-                             q->packed + ((size_t)kh * g->filter_w + kw) *
-                                             g->out_c * (size_t)q->k_pad,
-                             q->k_pad, g->out_c, part);
-#endif
-          for (int o = 0; o < g->out_c; ++o) {
-            acc[o] = (int32_t)((uint32_t)acc[o] + (uint32_t)part[o]);
-          }
+      int kw0, ix0;
+      lg_transpose_conv_reach(ox, g->pad_left, g->stride_w, &kw0, &ix0);
+      memset(acc, 0, sizeof(int32_t) * sums);
+      for (int kh = kh0, iy = iy0; kh < g->filter_h && iy >= 0;
+           kh += g->stride_h, --iy) {
+        if (iy >= g->in_h) continue;
+        for (int kw = kw0, ix = ix0; kw < g->filter_w && ix >= 0;
+             kw += g->stride_w, --ix) {
+          if (ix >= g->in_w) continue;
+          const size_t at = ((size_t)iy * g->in_w + (size_t)ix) * g->in_c;
+          lg_transpose_conv_quant_tap(g, q, image + at,
+                                      image8 != NULL ? image8 + at : NULL,
+                                      kh * g->filter_w + kw, in_row, part, acc);
         }
       }
       lg_conv_quant_block_i8(
@@ -1399,7 +1501,8 @@ static void lg_transpose_conv_quant_task(void* ctx, int index, int slot) {
   const lg_quant_rows_job* j = ctx;
   int r0, r1;
   lg_quant_rows_of_task(j, index, &r0, &r1);
-  if (j->q->packed != NULL && j->q->type == kTfLiteInt8) {
+  if ((j->q->vnni && j->q->packed8 != NULL) ||
+      (j->q->packed != NULL && j->q->type == kTfLiteInt8)) {
     lg_transpose_conv_quant_run_fast(j->g, j->q, j->input, j->bias, j->output,
                                      slot, r0, r1);
   } else if (j->q->type == kTfLiteInt16) {
@@ -1419,8 +1522,15 @@ void lg_transpose_conv_quant_run(const lg_conv_geometry* g,
    * in_c products per channel. */
   const int64_t macs = (int64_t)g->batch * g->out_h * g->out_w * g->out_c *
                        g->filter_h * g->filter_w * g->in_c;
-  /* The fast path's scratch has one slot per thread of Prepare's pool. */
+  const bool vnni = q->vnni && q->packed8 != NULL;
+#if LG_GEMM_HAVE_X86
+  if (vnni) {
+    lg_flip_bytes_avx512(input, (size_t)g->batch * g->in_h * g->in_w * g->in_c,
+                         q->flipped);
+  }
+#endif
+  /* The fast paths' scratch has one slot per thread of Prepare's pool. */
   lg_quant_rows_run(pool, lg_transpose_conv_quant_task, g, q, input, filter,
                     bias, output, macs,
-                    q->packed != NULL ? q->slots : INT32_MAX);
+                    q->packed != NULL || vnni ? q->slots : INT32_MAX);
 }

@@ -253,13 +253,15 @@ typedef struct lg_conv_quant {
   int32_t* weight_sums; /* [out_c] */
   uint8_t* rows8;       /* [slots][4][4 * k4], slots rows8_stride apart */
   size_t rows8_stride;  /* bytes, whole cache lines */
-  /* Windows of several taps with a depth that is a multiple of 4: the
-   * kernel reads each tap in place from the whole input flipped to
-   * unsigned bytes once per Invoke (flipped, [batch][in_h][in_w][in_c]),
-   * taps in the padding from pad8 (a row, in_w * in_c bytes, of the zero
-   * point + 128), through per-task pointer lists [slots][5][filter_h *
-   * filter_w] (4 pixels' taps, then the output row's tap bases). */
+  /* Windows of several taps: the kernel reads each tap in place from the
+   * whole input flipped to unsigned bytes once per Invoke (flipped,
+   * [batch][in_h][in_w][flip_c]), taps in the padding from pad8 (a row,
+   * in_w * flip_c bytes, of the zero point + 128), through per-task pointer
+   * lists [slots][5][filter_h * filter_w] (4 pixels' taps, then the output
+   * row's tap bases). */
   bool taps_in_place;
+  int flip_c; /* bytes per pixel in flipped and pad8: in_c rounded up to 4
+               * (the padding bytes meet zero weights) */
   uint8_t* flipped;
   uint8_t* pad8;
   const uint8_t** tap_rows; /* slots tap_stride pointers apart */
@@ -349,8 +351,9 @@ void lg_depthwise_quant_run(const lg_conv_geometry* g, const lg_conv_quant* q,
                             lg_thread_pool* pool);
 
 /* Prepares INT8 TRANSPOSE_CONV's fast path (AVX2, constant weights): the
- * weights packed per filter tap, scratch for `threads` tasks. Otherwise
- * leaves the reference loops. */
+ * weights packed per filter tap (int16 rows, or with AVX-512 VNNI and a
+ * depth that is a multiple of 4 the VNNI kernel's layout), scratch for
+ * `threads` tasks. Otherwise leaves the reference loops. */
 TfLiteStatus lg_transpose_conv_quant_pack(TfLiteContext* context,
                                           const char* op, lg_conv_quant* q,
                                           const lg_conv_geometry* g,

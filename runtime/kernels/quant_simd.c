@@ -519,6 +519,30 @@ LG_VNNI void lg_flip_bytes_avx512(const uint8_t* src, size_t n, uint8_t* dst) {
   }
 }
 
+__attribute__((target("avx2"))) void lg_flip_pad_bytes_avx2(
+    const uint8_t* src, size_t pixels, int in_c, int flip_c, uint8_t* dst) {
+  size_t p = 0;
+  if (in_c == 3 && flip_c == 4) {
+    /* 4 pixels a step: 12 of the 16 bytes loaded, each pixel's 3 bytes
+     * spread to 4 (the 4th from byte 0, any value does), all flipped. */
+    const __m128i spread =
+        _mm_setr_epi8(0, 1, 2, 0, 3, 4, 5, 0, 6, 7, 8, 0, 9, 10, 11, 0);
+    const __m128i flip = _mm_set1_epi8((char)0x80);
+    /* The load reads 16 bytes: stop while 16 remain. */
+    for (; (p + 4) * 3 + 4 <= pixels * 3; p += 4) {
+      const __m128i v = _mm_loadu_si128((const __m128i*)(src + p * 3));
+      _mm_storeu_si128((__m128i*)(dst + p * 4),
+                       _mm_xor_si128(_mm_shuffle_epi8(v, spread), flip));
+    }
+  }
+  for (; p < pixels; ++p) {
+    const uint8_t* s = src + p * (size_t)in_c;
+    uint8_t* d = dst + p * (size_t)flip_c;
+    for (int c = 0; c < in_c; ++c) d[c] = s[c] ^ 0x80u;
+    for (int c = in_c; c < flip_c; ++c) d[c] = 0x80u;
+  }
+}
+
 /* 4 bytes of a row as the int32 the broadcast takes. */
 static inline int32_t lg_row_word(const uint8_t* p) {
   int32_t v;
@@ -999,6 +1023,84 @@ LG_AVX512BW void lg_scale_round_int8_avx512(const int32_t* acc,
     r = _mm256_min_epi32(_mm256_max_epi32(r, cap_lo), cap_hi);
     r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, off), vlo), vhi);
     _mm_mask_storeu_epi8(out + i, mask, _mm256_cvtepi32_epi8(r));
+  }
+}
+
+/* ---- INT8 bilinear resize rows ------------------------------------------ */
+
+/* 16 channels of one output pixel: the vertical blends of the left and
+ * right source columns, v = top * wy + bottom * dy (one 16-bit multiply-add
+ * of interleaved pairs), then wx * v_left + dx * v_right, rounded half away
+ * from zero over 2^20. Each step is exact (see lg_resize_bilinear_i8_avx2),
+ * so the sum equals TFLite's four-product one. */
+LG_AVX2_INLINE __m128i lg_resize_blend16_avx2(
+    __m128i top_left, __m128i bottom_left, __m128i top_right,
+    __m128i bottom_right, __m256i wy_dy, __m256i wx, __m256i dx) {
+  const __m256i l0 =
+      _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(top_left, bottom_left));
+  const __m256i l1 =
+      _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(top_left, bottom_left));
+  const __m256i r0 =
+      _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(top_right, bottom_right));
+  const __m256i r1 =
+      _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(top_right, bottom_right));
+  const __m256i half = _mm256_set1_epi32(1 << 19);
+  __m256i sum[2];
+  const __m256i lefts[2] = {l0, l1}, rights[2] = {r0, r1};
+  for (int h = 0; h < 2; ++h) {
+    const __m256i s = _mm256_add_epi32(
+        _mm256_mullo_epi32(_mm256_madd_epi16(lefts[h], wy_dy), wx),
+        _mm256_mullo_epi32(_mm256_madd_epi16(rights[h], wy_dy), dx));
+    /* sign(s) * ((|s| + 2^19) >> 20): C's (s +- 2^19) / 2^20. */
+    sum[h] = _mm256_sign_epi32(
+        _mm256_srli_epi32(_mm256_add_epi32(_mm256_abs_epi32(s), half), 20), s);
+  }
+  /* Channels 0-7 and 8-15 to int16 in order, then to bytes (the results
+   * lie within int8: the weights of each axis sum to 2^10). */
+  const __m256i packed =
+      _mm256_permute4x64_epi64(_mm256_packs_epi32(sum[0], sum[1]), 0xd8);
+  return _mm_packs_epi16(_mm256_castsi256_si128(packed),
+                         _mm256_extracti128_si256(packed, 1));
+}
+
+__attribute__((target("avx2"))) void lg_resize_bilinear_i8_avx2(
+    const int8_t* row0, const int8_t* row1, const int32_t* x_lo,
+    const int32_t* x_hi, const int32_t* dx, int count, int channels, int32_t wy,
+    int32_t dy, int8_t* out) {
+  const __m256i wy_dy =
+      _mm256_set1_epi32((int32_t)(((uint32_t)dy << 16) | (uint16_t)wy));
+  const int full = channels / 16 * 16;
+  /* Then 8 channels through 8-byte loads, then the rest (< 8). */
+  const int half = channels - full >= 8 ? full + 8 : full;
+  for (int i = 0; i < count; ++i, out += channels) {
+    const __m256i wx = _mm256_set1_epi32((1 << 10) - dx[i]);
+    const __m256i wdx = _mm256_set1_epi32(dx[i]);
+    const int8_t* tl = row0 + x_lo[i];
+    const int8_t* bl = row1 + x_lo[i];
+    const int8_t* tr = row0 + x_hi[i];
+    const int8_t* br = row1 + x_hi[i];
+    for (int c = 0; c < full; c += 16) {
+      const __m128i v = lg_resize_blend16_avx2(
+          _mm_loadu_si128((const __m128i*)(tl + c)),
+          _mm_loadu_si128((const __m128i*)(bl + c)),
+          _mm_loadu_si128((const __m128i*)(tr + c)),
+          _mm_loadu_si128((const __m128i*)(br + c)), wy_dy, wx, wdx);
+      _mm_storeu_si128((__m128i*)(out + c), v);
+    }
+    if (half > full) {
+      const __m128i v = lg_resize_blend16_avx2(
+          _mm_loadl_epi64((const __m128i*)(tl + full)),
+          _mm_loadl_epi64((const __m128i*)(bl + full)),
+          _mm_loadl_epi64((const __m128i*)(tr + full)),
+          _mm_loadl_epi64((const __m128i*)(br + full)), wy_dy, wx, wdx);
+      _mm_storel_epi64((__m128i*)(out + full), v);
+    }
+    /* The last channels (< 8) one at a time, the same regrouped sum. */
+    for (int c = half; c < channels; ++c) {
+      const int32_t sum = ((1 << 10) - dx[i]) * (tl[c] * wy + bl[c] * dy) +
+                          dx[i] * (tr[c] * wy + br[c] * dy);
+      out[c] = (int8_t)((sum + (sum > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20));
+    }
   }
 }
 

@@ -104,6 +104,12 @@ void lg_requantize_int8_packed_avx512(const int32_t* acc, int n,
  * kernel's rows), 64 bytes at a time. Only when lg_int8_vnni_supported(). */
 void lg_flip_bytes_avx512(const uint8_t* src, size_t n, uint8_t* dst);
 
+/* lg_flip_bytes_avx512 of `pixels` pixels of in_c bytes into pixels of
+ * flip_c >= in_c bytes (the last flip_c - in_c of each: some value, for
+ * zero weights). AVX2 only. */
+void lg_flip_pad_bytes_avx2(const uint8_t* src, size_t pixels, int in_c,
+                            int flip_c, uint8_t* dst);
+
 /* The INT8 convolution kernel's layout: depths in groups of 4 bytes,
  * output channels in blocks of 16 lanes. packed holds, for block b and
  * group k, the 16 channels' 4 weights: packed[((b * k4 + k) * 16 + lane) *
@@ -264,5 +270,19 @@ void lg_mul_int8_avx2(const int8_t* a, const int8_t* b, int n,
  * lg_int8_avx512_supported()). */
 void lg_mul_int8_avx512(const int8_t* a, const int8_t* b, int n,
                         const lg_int8_add_params* p, int8_t* out);
+
+/* One output row (count pixels of `channels` int8 values) of TFLite's
+ * integer RESIZE_BILINEAR (resize.c): pixel i blends row0 and row1 at the
+ * byte offsets x_lo[i] and x_hi[i] with the vertical weights wy and dy and
+ * the horizontal 2^10 - dx[i] and dx[i], as
+ *   round_half_away((wx * (top_lo * wy + bottom_lo * dy) +
+ *                    dx * (top_hi * wy + bottom_hi * dy)) / 2^20),
+ * TFLite's sum of the four products regrouped (exact: each axis' weights
+ * sum to 2^10 and lie in (-2^10, 2^11), so every partial sum fits int32).
+ * AVX2 only. */
+void lg_resize_bilinear_i8_avx2(const int8_t* row0, const int8_t* row1,
+                                const int32_t* x_lo, const int32_t* x_hi,
+                                const int32_t* dx, int count, int channels,
+                                int32_t wy, int32_t dy, int8_t* out);
 
 #endif /* LITEGPU_RUNTIME_KERNELS_QUANT_SIMD_H_ */

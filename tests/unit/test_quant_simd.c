@@ -570,6 +570,38 @@ static void test_flip_bytes(void** state) {
   }
 }
 
+/* The in-place taps' flip with each pixel padded to whole 4-byte groups:
+ * 3 channels (the 4-pixel shuffle, which must stop before its 16-byte
+ * load passes the input: the input is allocated to its exact size, so
+ * ASan sees an overread) and the one-by-one path (5 channels in 8, 1 in
+ * 4), every pixel count 0 to 40, nothing written past the pixels. */
+static void test_flip_pad_bytes(void** state) {
+  (void)state;
+  if (!lg_gemm_isa_supported(LG_GEMM_ISA_AVX2)) return;
+  const int depths[][2] = {{3, 4}, {5, 8}, {1, 4}};
+  for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); ++d) {
+    const int in_c = depths[d][0], flip_c = depths[d][1];
+    for (int pixels = 0; pixels <= 40; ++pixels) {
+      const size_t in_bytes = (size_t)pixels * in_c;
+      uint8_t* src = malloc(in_bytes > 0 ? in_bytes : 1);
+      uint8_t dst[40 * 8 + 16];
+      assert_non_null(src);
+      for (size_t i = 0; i < in_bytes; ++i) src[i] = (uint8_t)(i * 53 + 7);
+      memset(dst, 0x5a, sizeof(dst));
+      lg_flip_pad_bytes_avx2(src, (size_t)pixels, in_c, flip_c, dst);
+      for (int p = 0; p < pixels; ++p) {
+        for (int c = 0; c < in_c; ++c) {
+          assert_int_equal(dst[p * flip_c + c], src[p * in_c + c] ^ 0x80);
+        }
+      }
+      for (size_t i = (size_t)pixels * flip_c; i < sizeof(dst); ++i) {
+        assert_int_equal(dst[i], 0x5a);
+      }
+      free(src);
+    }
+  }
+}
+
 /* ---- INT8 ADD / SUB / SQUARED_DIFFERENCE rows -----------------------------
  */
 
@@ -805,6 +837,7 @@ int main(void) {
       cmocka_unit_test(test_requant_packed),
       cmocka_unit_test(test_conv_vnni),
       cmocka_unit_test(test_flip_bytes),
+      cmocka_unit_test(test_flip_pad_bytes),
       cmocka_unit_test(test_add_rows),
       cmocka_unit_test(test_mul_rows),
       cmocka_unit_test(test_dots_vnni),

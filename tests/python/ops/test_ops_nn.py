@@ -243,6 +243,12 @@ def test_conv_nan_inf():
     ((2, 9, 11, 8), (40, 3, 3, 8), 2, 1, "SAME", "RELU6", True, 1),
     ((1, 10, 13, 12), (20, 5, 3, 12), 1, 2, "SAME", "NONE", True, 1),
     ((1, 8, 9, 16), (17, 3, 3, 16), 2, 1, "VALID", "NONE", False, 1),
+    # Other depths in place too, each pixel padded to whole 4-byte groups:
+    # a first layer's 3 channels (4 pixels per shuffle, then one by one),
+    # 6 channels in 8 bytes, 1 in 4 with a dilated window.
+    ((1, 13, 14, 3), (16, 3, 3, 3), 1, 1, "SAME", "NONE", True, 1),
+    ((1, 6, 7, 6), (20, 3, 2, 6), 1, 1, "VALID", "RELU", False, 1),
+    ((1, 8, 7, 1), (5, 3, 3, 1), 1, 2, "SAME", "RELU6", True, 1),
 ])
 def test_conv_int8(shape, filt, stride, dil, pad, act, per_channel, groups):
     """Quantized CONV_2D (version 3), bit for bit with LiteRT's reference:
@@ -691,6 +697,13 @@ def test_transpose_conv_hybrid(shape, filt, stride, out_hw, padding,
     ((1, 2, 40, 8), (16, 3, 4), (1, 2), (4, 82), "VALID", True),
     # Above the threading threshold: 13 output rows over the threads.
     ((1, 6, 7, 16), (24, 3, 3), (2, 2), (13, 15), "VALID", True),
+    # INT8 depths that are multiples of 4 take the VNNI kernel where the
+    # CPU has it: the U-Net's 2x2 stride-2 layer (4 groups of 4 bytes at a
+    # time, 2 full blocks of 16 channels); 3 groups and one channel past a
+    # block, padded; above the threading threshold.
+    ((1, 8, 8, 64), (32, 2, 2), (2, 2), (16, 16), "VALID", True),
+    ((2, 5, 4, 12), (17, 3, 3), (2, 2), (10, 8), "SAME", False),
+    ((1, 9, 10, 20), (40, 3, 3), (2, 2), (19, 21), "VALID", True),
 ])
 def test_transpose_conv_quantized(dtype, shape, filt, stride, out_hw,
                                   padding, per_channel):

@@ -512,6 +512,39 @@ def test_resize_quantized(op, flags, dtype, index):
     check_case(case)
 
 
+# INT8 bilinear on AVX2 CPUs blends 16 channels per step, then 8, then one
+# at a time, from 8 channels up (resize.c, quant_simd.c): channel counts at
+# that edge, one full step, and steps plus 8 and a tail; exact 2x (the weights 0 and 1/2 without flags,
+# where the rounding's ties fall on negative values too), odd ratios, and
+# a size that splits over 2 threads.
+RESIZE_INT8_VECTOR_CASES = [
+    ((1, 4, 5, 8), (8, 10)),
+    ((2, 3, 4, 16), (6, 8)),
+    ((1, 5, 3, 37), (9, 7)),
+    ((1, 9, 7, 45), (17, 27)),    # 20655 outputs: 2 threads split rows
+    ((1, 6, 300, 17), (2, 301)),  # columns in chunks of 256
+]
+
+
+@pytest.mark.parametrize("flags", FLAGS[:3], ids=str)
+@pytest.mark.parametrize("index", range(len(RESIZE_INT8_VECTOR_CASES)))
+def test_resize_bilinear_int8_vector(flags, index):
+    align, half = flags
+    shape, size = RESIZE_INT8_VECTOR_CASES[index]
+    rng = np.random.default_rng(700 + index)
+    x = rng.integers(-128, 128, shape, dtype=np.int8)
+    x.flat[:4] = [-128, 127, -128, 127]  # the extremes, at both corners
+    x.flat[-4:] = [127, -128, 127, -128]
+    version = 3 if half or align else 2
+    case = resize_case("RESIZE_BILINEAR", x, size, align, half,
+                       version=version)
+    q = (0.05, 3)
+    case.inputs[0] = Input(x, quant=q)
+    case.outputs = [Output(np.int8, quant=q)]
+    case.rtol = case.atol = 0.0
+    check_case(case)
+
+
 def test_resize_requantizing_rejected():
     x = np.zeros((1, 2, 2, 1), np.int8)
     case = resize_case("RESIZE_BILINEAR", x, (4, 4), False, False, version=2)
