@@ -595,15 +595,86 @@ __attribute__((target("avx2"))) static void lg_pool_max_int8_avx2(
     }
   }
 }
+
+/* The int32 sums of 8 int8 channels over a rows x cols window from x0. */
+static inline __attribute__((always_inline, target("avx2"))) __m256i
+lg_pool_sum_int8_block(const int8_t* x0, int rows, int cols,
+                       ptrdiff_t row_stride, int channels) {
+  __m256i sum = _mm256_setzero_si256();
+  for (int fy = 0; fy < rows; ++fy) {
+    const int8_t* x = x0 + fy * row_stride;
+    for (int fx = 0; fx < cols; ++fx, x += channels) {
+      const __m128i v = _mm_loadl_epi64((const __m128i*)x);
+      sum = _mm256_add_epi32(sum, _mm256_cvtepi8_epi32(v));
+    }
+  }
+  return sum;
+}
+
+/* 8 int8 averages: the sums divided by `count` rounding half away from
+ * zero, as TFLite's reference, then clamped to [lo, hi]. The division is
+ * in double: the quotients are at most 128 in magnitude, so the rounded
+ * quotient truncates to the exact integer one (its error, under 2^-45,
+ * is far below the 1 / count by which a fraction misses an integer). */
+static inline __attribute__((always_inline, target("avx2"))) void
+lg_pool_store_avg_int8(__m256i sum, int32_t count, __m256i lo, __m256i hi,
+                       int8_t* out) {
+  /* sign(sum) * (count / 2): 0 for a zero sum, whose quotient is 0. */
+  const __m256i rounded = _mm256_add_epi32(
+      sum, _mm256_sign_epi32(_mm256_set1_epi32(count / 2), sum));
+  const __m256d divisor = _mm256_set1_pd((double)count);
+  const __m128i q0 = _mm256_cvttpd_epi32(_mm256_div_pd(
+      _mm256_cvtepi32_pd(_mm256_castsi256_si128(rounded)), divisor));
+  const __m128i q1 = _mm256_cvttpd_epi32(_mm256_div_pd(
+      _mm256_cvtepi32_pd(_mm256_extracti128_si256(rounded, 1)), divisor));
+  const __m256i q =
+      _mm256_min_epi32(_mm256_max_epi32(_mm256_set_m128i(q1, q0), lo), hi);
+  const __m128i q16 = _mm_packs_epi32(_mm256_castsi256_si128(q),
+                                      _mm256_extracti128_si256(q, 1));
+  _mm_storel_epi64((__m128i*)out, _mm_packs_epi16(q16, q16));
+}
+
+/* INT8 AVERAGE_POOL_2D on AVX2: int32 sums 8 channels a step, the last
+ * channels one by one. */
+__attribute__((target("avx2"))) static void lg_pool_avg_int8_avx2(
+    const lg_pool_data* d, const int8_t* input, int8_t* output) {
+  const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * d->channels;
+  const int channels = d->channels;
+  const __m256i lo = _mm256_set1_epi32(d->qmin);
+  const __m256i hi = _mm256_set1_epi32(d->qmax);
+  for (int r = 0; r < d->batch * d->out_h; ++r) {
+    int rows, cols;
+    const int8_t* row = input + lg_pool_row_window(d, r, &rows);
+    for (int ox = 0; ox < d->out_w; ++ox) {
+      const int8_t* first = row + lg_pool_col_window(d, ox, &cols);
+      int8_t* out = output + ((ptrdiff_t)r * d->out_w + ox) * channels;
+      int c = 0;
+      for (; c + 8 <= channels; c += 8) {
+        const __m256i sum =
+            lg_pool_sum_int8_block(first + c, rows, cols, row_stride, channels);
+        lg_pool_store_avg_int8(sum, rows * cols, lo, hi, out + c);
+      }
+      if (c < channels) {
+        lg_pool_values_int8(d, first + c, rows, cols, channels - c, out + c);
+      }
+    }
+  }
+}
 #endif
 
-/* INT8 pooling: MAX on AVX2 where the CPU has it, else the loops above. */
+/* INT8 pooling: AVX2 where the CPU has it, else the loops above. */
 static void lg_pool_run_int8_fast(const lg_pool_data* d, const int8_t* input,
                                   int8_t* output) {
 #if LG_GEMM_HAVE_X86
-  if (d->kind == LG_POOL_MAX && lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2) {
-    lg_pool_max_int8_avx2(d, input, output);
-    return;
+  if (lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2) {
+    if (d->kind == LG_POOL_MAX) {
+      lg_pool_max_int8_avx2(d, input, output);
+      return;
+    }
+    if (d->kind == LG_POOL_AVERAGE) {
+      lg_pool_avg_int8_avx2(d, input, output);
+      return;
+    }
   }
 #endif
   lg_pool_run_int8(d, input, output);

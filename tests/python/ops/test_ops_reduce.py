@@ -130,15 +130,18 @@ def test_pool_quantized(op, filt, stride, pad, act, dtype):
     check_case(case)
 
 
+@pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
 @pytest.mark.parametrize("pad,act", [("SAME", "RELU6"), ("VALID", "NONE")])
-def test_max_pool_int8_vector_widths(pad, act):
-    """INT8 MAX_POOL_2D over 57 channels (the AVX2 path's 32- and 16-wide
-    steps and 9 channels one by one), SAME windows cut at the edges and a
-    fused activation's clamp, exactly as LiteRT's reference."""
+def test_pool_int8_vector_widths(op, pad, act):
+    """INT8 pooling over 57 channels (MAX's AVX2 32- and 16-wide steps and
+    9 channels one by one; AVERAGE's 8-wide steps and 1 channel alone),
+    SAME windows cut at the edges (counts 2 to 6: the average's ties round
+    away from zero) and a fused activation's clamp, exactly as LiteRT's
+    reference."""
     rng = np.random.default_rng(133)
     x = rng.integers(-128, 128, (2, 7, 6, 57), dtype=np.int8)
     q = (0.05, -9)
-    case = OpCase(op="MAX_POOL_2D", version=2, inputs=[Input(x, quant=q)],
+    case = OpCase(op=op, version=2, inputs=[Input(x, quant=q)],
                   params={"padding": pad, "stride_h": 2, "stride_w": 2,
                           "filter_height": 3, "filter_width": 2,
                           "fused_activation_function": act},
@@ -156,6 +159,25 @@ def test_pool_int8_many_channels(op):
     case = OpCase(op=op, version=2, inputs=[Input(x, quant=q)],
                   params={"padding": "SAME", "stride_h": 2, "stride_w": 1,
                           "filter_height": 3, "filter_width": 2,
+                          "fused_activation_function": "NONE"},
+                  outputs=[Output(np.int8, quant=q)], rtol=0.0, atol=0.0)
+    check_case(case)
+
+
+@pytest.mark.parametrize("channels", [64, 13])
+def test_average_pool_int8_global(channels):
+    """A global INT8 AVERAGE_POOL_2D (a keyword spotter's last pool: 25x5
+    pixels, count 125) over 64 channels and 13 (8-wide steps and 5 one by
+    one), inputs near both ends so the sums reach +-15000, exactly as
+    LiteRT's reference."""
+    rng = np.random.default_rng(137 + channels)
+    x = rng.integers(-128, 128, (1, 25, 5, channels), dtype=np.int8)
+    x[..., 0] = -128
+    x[..., 1] = 127
+    q = (0.1, 4)
+    case = OpCase(op="AVERAGE_POOL_2D", version=2, inputs=[Input(x, quant=q)],
+                  params={"padding": "VALID", "stride_h": 1, "stride_w": 1,
+                          "filter_height": 25, "filter_width": 5,
                           "fused_activation_function": "NONE"},
                   outputs=[Output(np.int8, quant=q)], rtol=0.0, atol=0.0)
     check_case(case)
