@@ -561,8 +561,10 @@ static TfLiteStatus lg_conv_quant_pack_vnni(TfLiteContext* context,
                                             int threads) {
   const int64_t taps = (int64_t)g->filter_h * g->filter_w;
   /* A window of several taps is read in place, each pixel's depth padded
-   * to whole 4-byte groups (a first layer's 3 channels take 4 bytes). */
-  const bool in_place = taps > 1 && g->filter_c == g->in_c;
+   * to whole 4-byte groups (a first layer's 3 channels take 4 bytes).
+   * Depths 1 and 2 would waste 3/4 or 1/2 of every group on zeros: their
+   * windows are gathered instead, taps side by side, padded once. */
+  const bool in_place = taps > 1 && g->filter_c == g->in_c && g->in_c >= 3;
   const int64_t flip_c = (g->in_c + 3) / 4 * 4;
   const int64_t k4 = in_place ? taps * flip_c / 4 : (k + 3) / 4;
   const int64_t blocks = (g->out_c + LG_VNNI_LANES - 1) / LG_VNNI_LANES;

@@ -243,12 +243,20 @@ def test_conv_nan_inf():
     ((2, 9, 11, 8), (40, 3, 3, 8), 2, 1, "SAME", "RELU6", True, 1),
     ((1, 10, 13, 12), (20, 5, 3, 12), 1, 2, "SAME", "NONE", True, 1),
     ((1, 8, 9, 16), (17, 3, 3, 16), 2, 1, "VALID", "NONE", False, 1),
-    # Other depths in place too, each pixel padded to whole 4-byte groups:
-    # a first layer's 3 channels (4 pixels per shuffle, then one by one),
-    # 6 channels in 8 bytes, 1 in 4 with a dilated window.
+    # Other depths from 3 in place too, each pixel padded to whole 4-byte
+    # groups: a first layer's 3 channels (4 pixels per shuffle, then one by
+    # one), 6 channels in 8 bytes.
     ((1, 13, 14, 3), (16, 3, 3, 3), 1, 1, "SAME", "NONE", True, 1),
     ((1, 6, 7, 6), (20, 3, 2, 6), 1, 1, "VALID", "RELU", False, 1),
+    # Depths 1 and 2 gather each window's taps side by side, the window
+    # padded to 4 bytes once: a dilated window; a keyword spotter's first
+    # layer (10x4 taps at stride 2, windows cut at the edges); odd windows
+    # of 15 and 30 taps, stride 3; depth 2 at stride 2 over 2 images.
     ((1, 8, 7, 1), (5, 3, 3, 1), 1, 2, "SAME", "RELU6", True, 1),
+    ((1, 19, 10, 1), (20, 10, 4, 1), 2, 1, "SAME", "RELU", True, 1),
+    ((1, 11, 9, 1), (7, 5, 3, 1), 3, 1, "SAME", "RELU6", True, 1),
+    ((1, 9, 8, 2), (19, 3, 5, 2), 1, 1, "VALID", "NONE", False, 1),
+    ((2, 8, 7, 2), (24, 3, 3, 2), 2, 1, "SAME", "RELU_N1_TO_1", True, 1),
 ])
 def test_conv_int8(shape, filt, stride, dil, pad, act, per_channel, groups):
     """Quantized CONV_2D (version 3), bit for bit with LiteRT's reference:
