@@ -775,6 +775,14 @@ static inline void lg_conv_quant_flip_bytes(const uint8_t* src, size_t n,
     v ^= 0x8080808080808080ull;
     memcpy(dst + i, &v, sizeof(v));
   }
+  /* A depth-1 window row of 4 to 7 taps (lg_conv_quant_gather8). */
+  if (i + 4 <= n) {
+    uint32_t v;
+    memcpy(&v, src + i, sizeof(v));
+    v ^= 0x80808080u;
+    memcpy(dst + i, &v, sizeof(v));
+    i += 4;
+  }
   for (; i < n; ++i) dst[i] = src[i] ^ 0x80u;
 }
 
