@@ -808,11 +808,25 @@ static void lg_conv_quant_gather8(const lg_conv_geometry* g,
       continue;
     }
     const uint8_t* line = (const uint8_t*)image + (size_t)y * in_w * in_c;
-    if (dilation_w == 1 && filter_c == in_c && x0 >= 0 &&
-        x0 + filter_w <= in_w) {
-      /* The window row's taps are adjacent in the input: one copy. */
-      lg_conv_quant_flip_bytes(line + (size_t)x0 * in_c,
-                               (size_t)filter_w * (size_t)in_c, dst);
+    if (dilation_w == 1 && filter_c == in_c) {
+      /* The window row's taps in the input are adjacent: one copy between
+       * the taps in the left and right padding. */
+      const int first = x0 < 0 ? 0 : x0;
+      const int end = x0 + filter_w < in_w ? x0 + filter_w : in_w;
+      const int inside = end > first ? end - first : 0;
+      const int left = x0 >= 0 ? 0 : (-x0 < filter_w ? -x0 : filter_w);
+      const size_t left_bytes = (size_t)left * (size_t)in_c;
+      const size_t inside_bytes = (size_t)inside * (size_t)in_c;
+      if (left_bytes > 0) memset(dst, pad, left_bytes);
+      if (inside_bytes > 0) {
+        lg_conv_quant_flip_bytes(line + (size_t)first * in_c, inside_bytes,
+                                 dst + left_bytes);
+      }
+      const size_t right_bytes =
+          (size_t)(filter_w - left - inside) * (size_t)in_c;
+      if (right_bytes > 0) {
+        memset(dst + left_bytes + inside_bytes, pad, right_bytes);
+      }
       dst += (size_t)filter_w * (size_t)in_c;
       continue;
     }
