@@ -558,41 +558,34 @@ lg_pool_max_int8_block(const int8_t* x0, int rows, int cols,
   return m;
 }
 
-/* INT8 MAX_POOL_2D on AVX2: the window's largest stored value taken in
- * int8 directly, 32 then 16 channels a step, then the activation's clamp
- * (the reference's arithmetic: the max of the values, then the clamp);
- * the last channels one by one. */
-__attribute__((target("avx2"))) static void lg_pool_max_int8_avx2(
-    const lg_pool_data* d, const int8_t* input, int8_t* output) {
+/* INT8 MAX_POOL_2D's output pixel on AVX2: the window's largest stored
+ * value taken in int8 directly, 32 then 16 channels a step, then the
+ * activation's clamp (the reference's arithmetic: the max of the values,
+ * then the clamp); the last channels one by one. */
+static inline __attribute__((always_inline, target("avx2"))) void
+lg_pool_max_int8_pixel(const lg_pool_data* d, const int8_t* first, int rows,
+                       int cols, int8_t* out) {
   const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * d->channels;
   const int channels = d->channels;
   const __m256i lo = _mm256_set1_epi8((char)d->qmin);
   const __m256i hi = _mm256_set1_epi8((char)d->qmax);
-  for (int r = 0; r < d->batch * d->out_h; ++r) {
-    int rows, cols;
-    const int8_t* row = input + lg_pool_row_window(d, r, &rows);
-    for (int ox = 0; ox < d->out_w; ++ox) {
-      const int8_t* first = row + lg_pool_col_window(d, ox, &cols);
-      int8_t* out = output + ((ptrdiff_t)r * d->out_w + ox) * channels;
-      int c = 0;
-      for (; c + 32 <= channels; c += 32) {
-        const __m256i m = lg_pool_max_int8_block(first + c, rows, cols,
-                                                 row_stride, channels, false);
-        _mm256_storeu_si256((__m256i*)(out + c),
-                            _mm256_min_epi8(_mm256_max_epi8(m, lo), hi));
-      }
-      if (c + 16 <= channels) {
-        const __m256i m = lg_pool_max_int8_block(first + c, rows, cols,
-                                                 row_stride, channels, true);
-        _mm_storeu_si128((__m128i*)(out + c),
-                         _mm256_castsi256_si128(
-                             _mm256_min_epi8(_mm256_max_epi8(m, lo), hi)));
-        c += 16;
-      }
-      if (c < channels) {
-        lg_pool_values_int8(d, first + c, rows, cols, channels - c, out + c);
-      }
-    }
+  int c = 0;
+  for (; c + 32 <= channels; c += 32) {
+    const __m256i m = lg_pool_max_int8_block(first + c, rows, cols, row_stride,
+                                             channels, false);
+    _mm256_storeu_si256((__m256i*)(out + c),
+                        _mm256_min_epi8(_mm256_max_epi8(m, lo), hi));
+  }
+  if (c + 16 <= channels) {
+    const __m256i m = lg_pool_max_int8_block(first + c, rows, cols, row_stride,
+                                             channels, true);
+    _mm_storeu_si128(
+        (__m128i*)(out + c),
+        _mm256_castsi256_si128(_mm256_min_epi8(_mm256_max_epi8(m, lo), hi)));
+    c += 16;
+  }
+  if (c < channels) {
+    lg_pool_values_int8(d, first + c, rows, cols, channels - c, out + c);
   }
 }
 
@@ -634,28 +627,40 @@ lg_pool_store_avg_int8(__m256i sum, int32_t count, __m256i lo, __m256i hi,
   _mm_storel_epi64((__m128i*)out, _mm_packs_epi16(q16, q16));
 }
 
-/* INT8 AVERAGE_POOL_2D on AVX2: int32 sums 8 channels a step, the last
- * channels one by one. */
-__attribute__((target("avx2"))) static void lg_pool_avg_int8_avx2(
-    const lg_pool_data* d, const int8_t* input, int8_t* output) {
+/* INT8 AVERAGE_POOL_2D's output pixel on AVX2: int32 sums 8 channels a
+ * step, the last channels one by one. */
+static inline __attribute__((always_inline, target("avx2"))) void
+lg_pool_avg_int8_pixel(const lg_pool_data* d, const int8_t* first, int rows,
+                       int cols, int8_t* out) {
   const ptrdiff_t row_stride = (ptrdiff_t)d->in_w * d->channels;
   const int channels = d->channels;
   const __m256i lo = _mm256_set1_epi32(d->qmin);
   const __m256i hi = _mm256_set1_epi32(d->qmax);
+  int c = 0;
+  for (; c + 8 <= channels; c += 8) {
+    const __m256i sum =
+        lg_pool_sum_int8_block(first + c, rows, cols, row_stride, channels);
+    lg_pool_store_avg_int8(sum, rows * cols, lo, hi, out + c);
+  }
+  if (c < channels) {
+    lg_pool_values_int8(d, first + c, rows, cols, channels - c, out + c);
+  }
+}
+
+/* INT8 MAX or AVERAGE_POOL_2D on AVX2, output pixel by pixel. */
+__attribute__((target("avx2"))) static void lg_pool_int8_avx2(
+    const lg_pool_data* d, const int8_t* input, int8_t* output) {
+  const bool is_max = d->kind == LG_POOL_MAX;
   for (int r = 0; r < d->batch * d->out_h; ++r) {
     int rows, cols;
     const int8_t* row = input + lg_pool_row_window(d, r, &rows);
     for (int ox = 0; ox < d->out_w; ++ox) {
       const int8_t* first = row + lg_pool_col_window(d, ox, &cols);
-      int8_t* out = output + ((ptrdiff_t)r * d->out_w + ox) * channels;
-      int c = 0;
-      for (; c + 8 <= channels; c += 8) {
-        const __m256i sum =
-            lg_pool_sum_int8_block(first + c, rows, cols, row_stride, channels);
-        lg_pool_store_avg_int8(sum, rows * cols, lo, hi, out + c);
-      }
-      if (c < channels) {
-        lg_pool_values_int8(d, first + c, rows, cols, channels - c, out + c);
+      int8_t* out = output + ((ptrdiff_t)r * d->out_w + ox) * d->channels;
+      if (is_max) {
+        lg_pool_max_int8_pixel(d, first, rows, cols, out);
+      } else {
+        lg_pool_avg_int8_pixel(d, first, rows, cols, out);
       }
     }
   }
@@ -666,15 +671,10 @@ __attribute__((target("avx2"))) static void lg_pool_avg_int8_avx2(
 static void lg_pool_run_int8_fast(const lg_pool_data* d, const int8_t* input,
                                   int8_t* output) {
 #if LG_GEMM_HAVE_X86
-  if (lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2) {
-    if (d->kind == LG_POOL_MAX) {
-      lg_pool_max_int8_avx2(d, input, output);
-      return;
-    }
-    if (d->kind == LG_POOL_AVERAGE) {
-      lg_pool_avg_int8_avx2(d, input, output);
-      return;
-    }
+  if (lg_gemm_isa_default() >= LG_GEMM_ISA_AVX2 &&
+      (d->kind == LG_POOL_MAX || d->kind == LG_POOL_AVERAGE)) {
+    lg_pool_int8_avx2(d, input, output);
+    return;
   }
 #endif
   lg_pool_run_int8(d, input, output);
