@@ -647,10 +647,15 @@ lg_pool_avg_int8_pixel(const lg_pool_data* d, const int8_t* first, int rows,
   }
 }
 
-/* INT8 MAX or AVERAGE_POOL_2D on AVX2, output pixel by pixel. */
-__attribute__((target("avx2"))) static void lg_pool_int8_avx2(
-    const lg_pool_data* d, const int8_t* input, int8_t* output) {
-  const bool is_max = d->kind == LG_POOL_MAX;
+/* INT8 MAX or AVERAGE_POOL_2D on AVX2, output pixel by pixel (is_max a
+ * constant in each caller: one loop per kind, no branch per pixel). */
+static inline __attribute__((always_inline, target("avx2"))) void
+lg_pool_int8_walk_avx2(const lg_pool_data* data, const int8_t* input,
+                       int8_t* output, const bool is_max) {
+  /* A local copy: the int8 stores could alias *data, whose fields the
+   * pixel loop would then reload after every store. */
+  const lg_pool_data copy = *data;
+  const lg_pool_data* d = &copy;
   for (int r = 0; r < d->batch * d->out_h; ++r) {
     int rows, cols;
     const int8_t* row = input + lg_pool_row_window(d, r, &rows);
@@ -663,6 +668,15 @@ __attribute__((target("avx2"))) static void lg_pool_int8_avx2(
         lg_pool_avg_int8_pixel(d, first, rows, cols, out);
       }
     }
+  }
+}
+
+__attribute__((target("avx2"))) static void lg_pool_int8_avx2(
+    const lg_pool_data* d, const int8_t* input, int8_t* output) {
+  if (d->kind == LG_POOL_MAX) {
+    lg_pool_int8_walk_avx2(d, input, output, true);
+  } else {
+    lg_pool_int8_walk_avx2(d, input, output, false);
   }
 }
 #endif
