@@ -786,6 +786,41 @@ static inline void lg_conv_quant_flip_bytes(const uint8_t* src, size_t n,
   for (; i < n; ++i) dst[i] = src[i] ^ 0x80u;
 }
 
+/* lg_conv_quant_gather8 for a window of the input's full depth at
+ * dilation_w 1: each window row's taps are adjacent in the input, one copy
+ * between the taps in the left and right padding (clipped once per
+ * window). */
+static void lg_conv_quant_gather8_rows(const lg_conv_geometry* g,
+                                       const int8_t* image, int y0, int x0,
+                                       uint8_t pad, uint8_t* dst) {
+  const int in_c = g->in_c, in_h = g->in_h, in_w = g->in_w;
+  const int filter_h = g->filter_h, filter_w = g->filter_w;
+  const int dilation_h = g->dilation_h;
+  const int first = x0 < 0 ? 0 : x0;
+  const int end = x0 + filter_w < in_w ? x0 + filter_w : in_w;
+  const int inside = end > first ? end - first : 0;
+  const int left = x0 >= 0 ? 0 : (-x0 < filter_w ? -x0 : filter_w);
+  const size_t left_bytes = (size_t)left * (size_t)in_c;
+  const size_t inside_bytes = (size_t)inside * (size_t)in_c;
+  const size_t row_bytes = (size_t)filter_w * (size_t)in_c;
+  const size_t right_bytes = row_bytes - left_bytes - inside_bytes;
+  const size_t line = (size_t)in_w * (size_t)in_c;
+  for (int fy = 0; fy < filter_h; ++fy, dst += row_bytes) {
+    const int y = y0 + fy * dilation_h;
+    if (y < 0 || y >= in_h || inside_bytes == 0) {
+      memset(dst, pad, row_bytes);
+      continue;
+    }
+    if (left_bytes > 0) memset(dst, pad, left_bytes);
+    const uint8_t* src =
+        (const uint8_t*)image + (size_t)y * line + (size_t)first * in_c;
+    lg_conv_quant_flip_bytes(src, inside_bytes, dst + left_bytes);
+    if (right_bytes > 0) {
+      memset(dst + left_bytes + inside_bytes, pad, right_bytes);
+    }
+  }
+}
+
 /* The window of output pixel (oy, ox) as unsigned bytes input + 128; taps
  * outside the input hold 128 - input_offset, whose term the weight-sum
  * correction cancels (TFLite skips those taps). */
@@ -800,6 +835,10 @@ static void lg_conv_quant_gather8(const lg_conv_geometry* g,
   const int in_h = g->in_h, in_w = g->in_w;
   const int filter_h = g->filter_h, filter_w = g->filter_w;
   const int dilation_h = g->dilation_h, dilation_w = g->dilation_w;
+  if (dilation_w == 1 && filter_c == in_c) {
+    lg_conv_quant_gather8_rows(g, image, y0, x0, pad, row);
+    return;
+  }
   for (int fy = 0; fy < filter_h; ++fy) {
     const int y = y0 + fy * dilation_h;
     if (y < 0 || y >= in_h) {
@@ -808,28 +847,6 @@ static void lg_conv_quant_gather8(const lg_conv_geometry* g,
       continue;
     }
     const uint8_t* line = (const uint8_t*)image + (size_t)y * in_w * in_c;
-    if (dilation_w == 1 && filter_c == in_c) {
-      /* The window row's taps in the input are adjacent: one copy between
-       * the taps in the left and right padding. */
-      const int first = x0 < 0 ? 0 : x0;
-      const int end = x0 + filter_w < in_w ? x0 + filter_w : in_w;
-      const int inside = end > first ? end - first : 0;
-      const int left = x0 >= 0 ? 0 : (-x0 < filter_w ? -x0 : filter_w);
-      const size_t left_bytes = (size_t)left * (size_t)in_c;
-      const size_t inside_bytes = (size_t)inside * (size_t)in_c;
-      if (left_bytes > 0) memset(dst, pad, left_bytes);
-      if (inside_bytes > 0) {
-        lg_conv_quant_flip_bytes(line + (size_t)first * in_c, inside_bytes,
-                                 dst + left_bytes);
-      }
-      const size_t right_bytes =
-          (size_t)(filter_w - left - inside) * (size_t)in_c;
-      if (right_bytes > 0) {
-        memset(dst + left_bytes + inside_bytes, pad, right_bytes);
-      }
-      dst += (size_t)filter_w * (size_t)in_c;
-      continue;
-    }
     for (int fx = 0; fx < filter_w; ++fx, dst += filter_c) {
       const int x = x0 + fx * dilation_w;
       if (x < 0 || x >= in_w) {
