@@ -775,14 +775,6 @@ static inline void lg_conv_quant_flip_bytes(const uint8_t* src, size_t n,
     v ^= 0x8080808080808080ull;
     memcpy(dst + i, &v, sizeof(v));
   }
-  /* A depth-1 window row of 4 to 7 taps (lg_conv_quant_gather8). */
-  if (i + 4 <= n) {
-    uint32_t v;
-    memcpy(&v, src + i, sizeof(v));
-    v ^= 0x80808080u;
-    memcpy(dst + i, &v, sizeof(v));
-    i += 4;
-  }
   for (; i < n; ++i) dst[i] = src[i] ^ 0x80u;
 }
 
@@ -814,7 +806,15 @@ static void lg_conv_quant_gather8_rows(const lg_conv_geometry* g,
     if (left_bytes > 0) memset(dst, pad, left_bytes);
     const uint8_t* src =
         (const uint8_t*)image + (size_t)y * line + (size_t)first * in_c;
-    lg_conv_quant_flip_bytes(src, inside_bytes, dst + left_bytes);
+    if (inside_bytes == 4) {
+      /* A depth-1 row of 4 taps inside the input: one 32-bit flip. */
+      uint32_t v;
+      memcpy(&v, src, sizeof(v));
+      v ^= 0x80808080u;
+      memcpy(dst + left_bytes, &v, sizeof(v));
+    } else {
+      lg_conv_quant_flip_bytes(src, inside_bytes, dst + left_bytes);
+    }
     if (right_bytes > 0) {
       memset(dst + left_bytes + inside_bytes, pad, right_bytes);
     }
