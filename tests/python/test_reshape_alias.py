@@ -6,8 +6,7 @@ The graphs read the reshaped tensor again after an op whose output the
 planner could have put over it (n = r * k + r): without the merged
 lifetime m would overwrite r and n would come out as 2 * m. Expected values
 come from LiteRT's reference kernels (or numpy for small exact floats after
-a resize);
-data pointers(TfLiteTensorData) show where the elision happens
+a resize); data pointers (TfLiteTensorData) show where the elision happens
 and where it must not (graph inputs and outputs).
 """
 
@@ -21,14 +20,8 @@ LIB = lg.load_library()
 X = (np.arange(12, dtype=np.float32).reshape(2, 6) - 5) / 4
 
 
-def build(tmp_path, lines, name):
-    spec = tmp_path / f"{name}.spec"
-    spec.write_text("\n".join(lines) + "\n")
-    model = tmp_path / f"{name}.tflite"
-    oh.build_model(spec, model)
-    return model
-
-#x->a = x + 1.5->r = reshape(a)->m = r* 3->n = m + r[->b = a + 1.5]
+# x -> a = x + 1.5 -> r = reshape(a) -> m = r * 3 -> n = m + r
+# [-> b = a + 1.5]
 def aliased_graph(tmp_path, read_a_later, new_shape="3,4"):
     lines = ["tensor x FLOAT32 2,6 sig=-1,6", "tensor c FLOAT32 - values=1.5",
              "tensor k FLOAT32 - values=3", "tensor a FLOAT32 2,6",
@@ -41,7 +34,7 @@ def aliased_graph(tmp_path, read_a_later, new_shape="3,4"):
         lines += ["tensor b FLOAT32 2,6", "op ADD 1 in=a,c out=b"]
         outputs.append("b")
     lines += ["inputs x", f"outputs {','.join(outputs)}"]
-    return build(tmp_path, lines, f"alias{int(read_a_later)}")
+    return oh.build_from_lines(tmp_path, f"alias{int(read_a_later)}", lines)
 
 
 def data_pointer(interp, index):
@@ -75,7 +68,7 @@ def test_reshape_output_aliases_input(tmp_path, threads, read_a_later):
     want = oh.run_litert(model, [X])
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
-#Tensors in spec order : x c k a r m n[b].
+    # Tensors in spec order: x c k a r m n [b].
     assert ptr[4] == ptr[3], "RESHAPE output not aliased to its input"
     assert ptr[5] not in (ptr[3], ptr[0])
 
@@ -99,7 +92,7 @@ def test_chain_of_reshapes_shares_one_buffer(tmp_path):
              "op ADD 1 in=x,c out=a", "op RESHAPE 1 in=a out=r1 new_shape=1,12",
              "op SQUEEZE 1 in=r1 out=r2", "op MUL 1 in=r2,k out=m",
              "op ADD 1 in=m,r2 out=n", "inputs x", "outputs n"]
-    model = build(tmp_path, lines, "chain")
+    model = oh.build_from_lines(tmp_path, "chain", lines)
     want = oh.run_litert(model, [X])
     for threads in (1, 2):
         (n,), ptr = run(model, [X], threads)
@@ -109,13 +102,13 @@ def test_chain_of_reshapes_shares_one_buffer(tmp_path):
 
 
 def test_graph_input_and_output_are_not_aliased(tmp_path):
-#x->r = reshape(x)->m = r* 3->out = reshape(m)(a graph output)
+    # x -> r = reshape(x) -> m = r * 3 -> out = reshape(m) (a graph output)
     lines = ["tensor x FLOAT32 2,6", "tensor k FLOAT32 - values=3",
              "tensor r FLOAT32 3,4", "tensor m FLOAT32 3,4",
              "tensor out FLOAT32 12", "op RESHAPE 1 in=x out=r new_shape=3,4",
              "op MUL 1 in=r,k out=m", "op RESHAPE 1 in=m out=out new_shape=12",
              "inputs x", "outputs out"]
-    model = build(tmp_path, lines, "io")
+    model = oh.build_from_lines(tmp_path, "io", lines)
     want = oh.run_litert(model, [X])
     for threads in (1, 2):
         (out,), ptr = run(model, [X], threads)
