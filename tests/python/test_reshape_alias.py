@@ -89,7 +89,8 @@ def test_chain_of_reshapes_shares_one_buffer(tmp_path):
              "tensor k FLOAT32 - values=3", "tensor a FLOAT32 2,6",
              "tensor r1 FLOAT32 1,12", "tensor r2 FLOAT32 12",
              "tensor m FLOAT32 12", "tensor n FLOAT32 12",
-             "op ADD 1 in=x,c out=a", "op RESHAPE 1 in=a out=r1 new_shape=1,12",
+             "op ADD 1 in=x,c out=a",
+             "op RESHAPE 1 in=a out=r1 new_shape=1,12",
              "op SQUEEZE 1 in=r1 out=r2", "op MUL 1 in=r2,k out=m",
              "op ADD 1 in=m,r2 out=n", "inputs x", "outputs n"]
     model = oh.build_from_lines(tmp_path, "chain", lines)
