@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "runtime/delegate.h"
 #include "runtime/fold_pads.h"
+#include "runtime/kernels/kernels.h"
 #include "runtime/subgraph.h"
 
 #define LG_LIFETIME_END INT_MAX
@@ -378,6 +379,93 @@ static void compute_lifetimes(lg_subgraph* s, lifetimes* lt) {
   }
 }
 
+/* ---- Reshapes that alias their input ---------------------------------------
+ * RESHAPE, SQUEEZE and EXPAND_DIMS (this runtime's kernels) only copy their
+ * input's bytes. Where both tensors are plain arena tensors of one size, the
+ * output takes no memory of its own: it points at its input, which the
+ * kernel sees and then skips the copy. The pair (a chain too) is planned as
+ * its first tensor with the union of their lifetimes, so nothing else is
+ * placed over it while any of them is alive. Anything else keeps the copy:
+ * graph inputs and outputs (the application owns or reads them), variables,
+ * tensors a delegate holds, dynamic and string tensors. */
+
+static bool is_reshape_copy(const lg_node* node) {
+  if (node->in_epilogue || node->is_delegate_kernel || node->unresolved) {
+    return false;
+  }
+  const TfLiteRegistration* kernels[] = {
+      lg_register_RESHAPE(), lg_register_SQUEEZE(), lg_register_EXPAND_DIMS()};
+  for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
+    if (node->registration.invoke == kernels[i]->invoke) return true;
+  }
+  return false;
+}
+
+static bool is_graph_io(const lg_subgraph* s, int tensor) {
+  for (int i = 0; i < s->num_inputs; ++i) {
+    if (s->inputs[i] == tensor) return true;
+  }
+  for (int i = 0; i < s->num_outputs; ++i) {
+    if (s->outputs[i] == tensor) return true;
+  }
+  return false;
+}
+
+/* A tensor that may share memory: in the arena and held by nobody else. */
+static bool may_alias(const lg_subgraph* s, int tensor) {
+  if (tensor < 0) return false;
+  const TfLiteTensor* t = &s->context.tensors[tensor];
+  return is_arena_tensor(t) && !t->is_variable && t->type != kTfLiteString &&
+         t->type != kTfLiteResource && t->type != kTfLiteVariant &&
+         t->delegate == NULL && t->buffer_handle == kTfLiteNullBufferHandle &&
+         !is_graph_io(s, tensor);
+}
+
+static int alias_root(const int* alias_of, int tensor) {
+  while (alias_of[tensor] >= 0) tensor = alias_of[tensor];
+  return tensor;
+}
+
+/* Sets alias_of[output] to the tensor whose memory each eliding reshape's
+ * output shares, merges the lifetimes into that tensor's and takes the
+ * output out of the plan (first use -1). */
+static void alias_reshapes(lg_subgraph* s, lifetimes* lt, int* alias_of) {
+  for (int p = 0; p < s->first_unprepared; ++p) {
+    const lg_node* node = node_at(s, p);
+    const TfLiteNode* n = &node->node;
+    if (!is_reshape_copy(node) || n->inputs->size < 1 ||
+        n->outputs->size != 1) {
+      continue;
+    }
+    const int in = n->inputs->data[0];
+    const int out = n->outputs->data[0];
+    if (in == out || !may_alias(s, in) || !may_alias(s, out) ||
+        s->context.tensors[in].bytes != s->context.tensors[out].bytes) {
+      continue;
+    }
+    /* The input may itself be an aliased output: then its root is planned. */
+    const int root = alias_root(alias_of, in);
+    if (lt->first[root] < 0 || lt->first[out] < 0) continue;
+    alias_of[out] = root;
+    if (lt->first[out] < lt->first[root]) lt->first[root] = lt->first[out];
+    if (lt->last[out] > lt->last[root]) lt->last[root] = lt->last[out];
+    lt->first[out] = -1;
+    lt->last[out] = -1;
+  }
+}
+
+/* Points every aliased output at its root's memory (placed by now). */
+static void apply_aliases(lg_subgraph* s, const int* alias_of) {
+  for (size_t i = 0; i < s->context.tensors_size; ++i) {
+    if (alias_of[i] < 0) continue;
+    const int root = alias_root(alias_of, (int)i);
+    s->context.tensors[i].data.raw = s->context.tensors[root].data.raw;
+    free(s->tensor_info[i].heap);
+    s->tensor_info[i].heap = NULL;
+    s->tensor_info[i].heap_size = 0;
+  }
+}
+
 static TfLiteStatus place_in_arena(lg_subgraph* s, const lifetimes* lt) {
   const size_t n = s->context.tensors_size;
   lg_arena_request* requests = malloc(sizeof(*requests) * (n ? n : 1));
@@ -416,11 +504,13 @@ static TfLiteStatus plan_memory(lg_subgraph* s) {
   const size_t n = s->context.tensors_size;
   lifetimes lt = {malloc(sizeof(int) * (n ? n : 1)),
                   malloc(sizeof(int) * (n ? n : 1))};
+  int* alias_of = malloc(sizeof(int) * (n ? n : 1));
   TfLiteStatus status = kTfLiteError;
-  if (lt.first == NULL || lt.last == NULL) goto done;
+  if (lt.first == NULL || lt.last == NULL || alias_of == NULL) goto done;
   for (size_t i = 0; i < n; ++i) {
     lt.first[i] = -1;
     lt.last[i] = -1;
+    alias_of[i] = -1;
     /* Arena tensors outside the static part get heap blocks in Invoke. */
     if (is_arena_tensor(&s->context.tensors[i]) &&
         s->tensor_info[i].heap == NULL) {
@@ -428,11 +518,16 @@ static TfLiteStatus plan_memory(lg_subgraph* s) {
     }
   }
   compute_lifetimes(s, &lt);
+  alias_reshapes(s, &lt, alias_of);
   status = place_in_arena(s, &lt);
-  if (status == kTfLiteOk) status = allocate_non_arena(s);
+  if (status == kTfLiteOk) {
+    apply_aliases(s, alias_of);
+    status = allocate_non_arena(s);
+  }
 done:
   free(lt.first);
   free(lt.last);
+  free(alias_of);
   return status;
 }
 

@@ -139,7 +139,7 @@ fi
 # from Python, so this is their sanitizer run. Python loads the library,
 # so the sanitizer runtimes are preloaded; leaks are not checked (Python
 # and LiteRT keep memory to exit by design).
-banner "pytest asan (tests/python/ops, quantized models, bad quantization, control flow, PAD folding, recurrent models)"
+banner "pytest asan (tests/python/ops, quantized models, bad quantization, control flow, PAD folding, recurrent models, reshape aliasing)"
 asan_rt=$(cc -print-file-name=libasan.so)
 ubsan_rt=$(cc -print-file-name=libubsan.so)
 if [[ -x $VENV_PYTHON && -f $asan_rt && -f $ubsan_rt &&
@@ -152,7 +152,7 @@ if [[ -x $VENV_PYTHON && -f $asan_rt && -f $ubsan_rt &&
     tests/python/test_seanet_goldens.py \
     tests/python/test_bad_quantization.py \
     tests/python/test_control_flow.py tests/python/test_fold_pads.py \
-    tests/python/test_recurrent_models.py \
+    tests/python/test_recurrent_models.py tests/python/test_reshape_alias.py \
     -q -rfEs -p no:cacheprovider
   rc=$?
   failed_before=$failed

@@ -1,5 +1,7 @@
 /* RESHAPE, SQUEEZE and EXPAND_DIMS: the output holds the input's elements
- * in the same order under a new shape, so Invoke is one memcpy.
+ * in the same order under a new shape, so Invoke is one memcpy, or nothing
+ * where the memory planner made the output share the input's memory
+ * (runtime/execute.c, alias_reshapes).
  *
  * RESHAPE takes the new shape from its second input when that is a 1-D
  * INT32 or INT64 tensor, else from the options' new_shape (where the legacy

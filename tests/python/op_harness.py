@@ -356,6 +356,16 @@ def build_model(spec_path, model_path):
                            f"{proc.stderr.strip()}")
 
 
+def build_from_lines(directory, name, lines):
+    """Writes the spec `lines` to directory/name.spec and builds
+    directory/name.tflite from it; returns the model's path."""
+    spec = directory / f"{name}.spec"
+    spec.write_text("\n".join(lines) + "\n")
+    model = directory / f"{name}.tflite"
+    build_model(spec, model)
+    return model
+
+
 _LITERT_KERNELS = {
     "BUILTIN_REF": "BUILTIN_REF",
     "BUILTIN": "BUILTIN_WITHOUT_DEFAULT_DELEGATES",

@@ -49,12 +49,7 @@ def string_hex(items):
     return (raw + b"".join(items)).hex()
 
 
-def build(tmp_path, name, lines):
-    spec = tmp_path / f"{name}.spec"
-    spec.write_text("\n".join(lines) + "\n")
-    model = tmp_path / f"{name}.tflite"
-    oh.build_model(spec, model)
-    return model
+build = oh.build_from_lines
 
 
 def same(got, want):
