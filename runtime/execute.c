@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "runtime/delegate.h"
 #include "runtime/fold_pads.h"
+#include "runtime/fuse_activations.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/subgraph.h"
 
@@ -389,16 +390,18 @@ static void compute_lifetimes(lg_subgraph* s, lifetimes* lt) {
  * graph inputs and outputs (the application owns or reads them), variables,
  * tensors a delegate holds, dynamic and string tensors. */
 
+/* Found through the kernel table, not the kernels' symbols, so a
+ * selectively registered build links no RESHAPE it does not use. */
 static bool is_reshape_copy(const lg_node* node) {
-  if (node->in_epilogue || node->is_delegate_kernel || node->unresolved) {
-    return false;
+  if (node->in_epilogue) return false;
+  switch (node->registration.builtin_code) {
+    case kTfLiteBuiltinReshape:
+    case kTfLiteBuiltinSqueeze:
+    case kTfLiteBuiltinExpandDims:
+      return lg_node_runs_builtin_kernel(node);
+    default:
+      return false;
   }
-  const TfLiteRegistration* kernels[] = {
-      lg_register_RESHAPE(), lg_register_SQUEEZE(), lg_register_EXPAND_DIMS()};
-  for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); ++i) {
-    if (node->registration.invoke == kernels[i]->invoke) return true;
-  }
-  return false;
 }
 
 static bool is_graph_io(const lg_subgraph* s, int tensor) {
