@@ -408,10 +408,7 @@ static bool is_graph_io(const lg_subgraph* s, int tensor) {
   for (int i = 0; i < s->num_inputs; ++i) {
     if (s->inputs[i] == tensor) return true;
   }
-  for (int i = 0; i < s->num_outputs; ++i) {
-    if (s->outputs[i] == tensor) return true;
-  }
-  return false;
+  return is_subgraph_output(s, tensor);
 }
 
 /* A tensor that may share memory: in the arena and held by nobody else. */
