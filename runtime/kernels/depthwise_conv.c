@@ -364,7 +364,7 @@ lg_dw3_load(const bool full, __mmask16 m, const float* p) {
  * accumulators, so that the multiply-adds form three short dependency
  * chains instead of one of nine. */
 static inline __attribute__((always_inline, target("avx512f"))) void
-lg_dw3_pixel_avx512(const bool full, const bool checks,
+lg_dw3_pixel_avx512(const bool full, const bool two, const bool checks,
                     const lg_conv_geometry* g, const float* const* rows, int x,
                     const __m512* w0, const __m512* w1, __m512 b0, __m512 b1,
                     float* out, int c, __mmask16 m0, __mmask16 m1) {
@@ -383,19 +383,24 @@ lg_dw3_pixel_avx512(const bool full, const bool checks,
       const float* p = rows[kh] + (ptrdiff_t)ix * in_c + c;
       a0[kh] =
           _mm512_fmadd_ps(lg_dw3_load(full, m0, p), w0[kh * 3 + kw], a0[kh]);
-      a1[kh] = _mm512_fmadd_ps(lg_dw3_load(full, m1, p + 16), w1[kh * 3 + kw],
-                               a1[kh]);
+      if (two) {
+        a1[kh] = _mm512_fmadd_ps(lg_dw3_load(full, m1, p + 16), w1[kh * 3 + kw],
+                                 a1[kh]);
+      }
     }
   }
   const __m512 lo = _mm512_set1_ps(g->act_min), hi = _mm512_set1_ps(g->act_max);
   const __m512 s0 = _mm512_add_ps(_mm512_add_ps(a0[0], a0[1]), a0[2]);
-  const __m512 s1 = _mm512_add_ps(_mm512_add_ps(a1[0], a1[1]), a1[2]);
   float* o = out + (ptrdiff_t)x * g->out_c + c;
   /* max(lo, v): a NaN v is the second operand, so it passes through. */
   _mm512_mask_storeu_ps(
       o, m0, _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(s0, b0))));
-  _mm512_mask_storeu_ps(
-      o + 16, m1, _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(s1, b1))));
+  if (two) {
+    const __m512 s1 = _mm512_add_ps(_mm512_add_ps(a1[0], a1[1]), a1[2]);
+    _mm512_mask_storeu_ps(
+        o + 16, m1,
+        _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(s1, b1))));
+  }
 }
 
 /* 32 channels from c (lanes of m0, m1; `full`: all of them) of one output
@@ -403,7 +408,7 @@ lg_dw3_pixel_avx512(const bool full, const bool checks,
  * left edge, the interior ones [x_lo, x_hi) (no column checks) and those
  * crossing the right edge. */
 static inline __attribute__((always_inline, target("avx512f"))) void
-lg_dw3_block_avx512(const bool full, const lg_conv_geometry* g,
+lg_dw3_block_avx512(const bool full, const bool two, const lg_conv_geometry* g,
                     const float* const* rows, const float* filter,
                     const float* bias, float* out, int c, __mmask16 m0,
                     __mmask16 m1, int x_lo, int x_hi) {
@@ -419,14 +424,16 @@ lg_dw3_block_avx512(const bool full, const lg_conv_geometry* g,
                                  : _mm512_setzero_ps();
   int x = 0;
   for (; x < x_lo; ++x) {
-    lg_dw3_pixel_avx512(full, true, g, rows, x, w0, w1, b0, b1, out, c, m0, m1);
-  }
-  for (; x < x_hi; ++x) {
-    lg_dw3_pixel_avx512(full, false, g, rows, x, w0, w1, b0, b1, out, c, m0,
+    lg_dw3_pixel_avx512(full, two, true, g, rows, x, w0, w1, b0, b1, out, c, m0,
                         m1);
   }
+  for (; x < x_hi; ++x) {
+    lg_dw3_pixel_avx512(full, two, false, g, rows, x, w0, w1, b0, b1, out, c,
+                        m0, m1);
+  }
   for (; x < g->out_w; ++x) {
-    lg_dw3_pixel_avx512(full, true, g, rows, x, w0, w1, b0, b1, out, c, m0, m1);
+    lg_dw3_pixel_avx512(full, two, true, g, rows, x, w0, w1, b0, b1, out, c, m0,
+                        m1);
   }
 }
 
@@ -442,8 +449,8 @@ LG_DW_AVX512 static void lg_dw3_row_avx512(const lg_conv_geometry* g,
   lg_conv_interior_columns(g, &x_lo, &x_hi);
   int c = c0;
   for (; c + 32 <= c1; c += 32) {
-    lg_dw3_block_avx512(true, g, rows, filter, bias, out, c, 0xFFFF, 0xFFFF,
-                        x_lo, x_hi);
+    lg_dw3_block_avx512(true, true, g, rows, filter, bias, out, c, 0xFFFF,
+                        0xFFFF, x_lo, x_hi);
   }
   if (c < c1) {
     const int left = c1 - c;
@@ -451,8 +458,16 @@ LG_DW_AVX512 static void lg_dw3_row_avx512(const lg_conv_geometry* g,
         left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
     const __mmask16 m1 =
         left > 16 ? (__mmask16)((1u << (left - 16)) - 1u) : (__mmask16)0;
-    lg_dw3_block_avx512(false, g, rows, filter, bias, out, c, m0, m1, x_lo,
-                        x_hi);
+    if (left > 16) {
+      lg_dw3_block_avx512(false, true, g, rows, filter, bias, out, c, m0, m1,
+                          x_lo, x_hi);
+    } else if (left == 16) {
+      lg_dw3_block_avx512(true, false, g, rows, filter, bias, out, c, m0, m1,
+                          x_lo, x_hi);
+    } else {
+      lg_dw3_block_avx512(false, false, g, rows, filter, bias, out, c, m0, m1,
+                          x_lo, x_hi);
+    }
   }
 }
 

@@ -349,14 +349,12 @@ static void test_all_layouts(void** state) {
 
 static void test_threads(void** state) {
   (void)state;
-  /* Row splits, column splits (m below one micro-tile) and too little work
-   * to split (below LG_GEMM_MIN_PARALLEL_MACS), on 2 and 3 threads, with B
+  /* Row splits (equal row shares ending inside a micro-panel: 300 and 196
+   * rows), column splits (m below one micro-tile) and too little work to
+   * split (below LG_GEMM_MIN_PARALLEL_MACS), on 2 and 3 threads, with B
    * prepacked and not. */
-  const int shapes[][3] = {{300, 100, 300},
-                           {1, 4100, 2100},
-                           {5, 1700, 1000},
-                           {64, 64, 64},
-                           {2, 3, 4}};
+  const int shapes[][3] = {{300, 100, 300}, {196, 64, 384}, {1, 4100, 2100},
+                           {5, 1700, 1000}, {64, 64, 64},   {2, 3, 4}};
   uint32_t seed = 99u;
   for (int isa = 0; isa < LG_GEMM_ISA_COUNT; ++isa) {
     if (!lg_gemm_isa_supported((lg_gemm_isa)isa)) continue;
