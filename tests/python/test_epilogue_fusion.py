@@ -420,3 +420,89 @@ def test_large_fully_connected_chain_is_fused_and_exact(tmp_path):
     check_chain_in_tasks(tmp_path, f32(300, 40), f32(150, 40, scale=0.3),
                          "op FULLY_CONNECTED 1 in=x,w,b out=mid",
                          (300, 150), ("ADD", "PRELU"))
+
+
+# The chain's output, when only later nodes read it (not a graph output),
+# takes the memory of the producer's output (execute.c, alias_epilogues):
+# the chain runs in place. Producers: the depthwise loop split by channels,
+# the stem convolution's tasks, a GEMM convolution (the interpreter's pass
+# after the node) and FULLY_CONNECTED.
+IN_PLACE = [
+    ((1, 7, 7, 437), (1, 5, 5, 437),
+     "op DEPTHWISE_CONV_2D 1 in=x,w,b out=mid padding=SAME stride_w=1 "
+     "stride_h=1 depth_multiplier=1", (1, 7, 7, 437)),
+    ((1, 122, 122, 3), (17, 3, 3, 3),
+     "op CONV_2D 1 in=x,w,b out=mid padding=SAME stride_w=2 stride_h=2",
+     (1, 61, 61, 17)),
+    ((1, 20, 20, 24), (150, 1, 1, 24),
+     "op CONV_2D 1 in=x,w,b out=mid padding=SAME stride_w=1 stride_h=1",
+     (1, 20, 20, 150)),
+    ((300, 40), (150, 40), "op FULLY_CONNECTED 1 in=x,w,b out=mid",
+     (300, 150)),
+]
+
+
+@pytest.mark.parametrize("tail", [("HARD_SWISH",), ("ADD", "PRELU")],
+                         ids=["HARD_SWISH", "ADD-PRELU"])
+@pytest.mark.parametrize("shape,filter_shape,producer_op,out_shape", IN_PLACE,
+                         ids=["depthwise", "stem", "gemm", "fc"])
+def test_chain_runs_in_place(tmp_path, shape, filter_shape, producer_op,
+                             out_shape, tail):
+    channels = out_shape[-1]
+    inputs = {"x": f32(*shape)}
+    consts = {"w": f32(*filter_shape, scale=0.3), "b": f32(channels)}
+    zeros = np.zeros(out_shape, np.float32)
+    others = {"mid": zeros}
+    ops = [producer_op]
+    link = "mid"
+    if "ADD" in tail:
+        inputs["r"] = f32(*out_shape)
+        others["sum"] = zeros
+        ops.append("op ADD 1 in=mid,r out=sum")
+        link = "sum"
+    if "PRELU" in tail:
+        consts["alpha"] = f32(channels, scale=0.5)
+        ops.append(f"op PRELU 1 in={link},alpha out=out")
+    else:
+        ops.append(f"op HARD_SWISH 1 in={link} out=out")
+    # A later node reads the chain's output: it is not a graph output.
+    consts["two"] = np.array(2.0, np.float32)
+    others["out"] = zeros
+    others["y"] = zeros
+    ops.append("op MUL 1 in=out,two out=y")
+    model = build(tmp_path, inputs, consts, others, ops, ["y"])
+    names = [*inputs, *consts, *others]
+    assert running_ops(model) == sorted([producer_op.split()[1], "MUL"])
+    arrays = list(inputs.values())
+    want = oh.run_litert(model, arrays)[0]
+    for threads in (2, 1):
+        got, ptr = run_with_pointers(model, arrays, True, threads, len(names))
+        assert ptr[names.index("out")] == ptr[names.index("mid")], \
+            "the chain's output does not take the producer's output memory"
+        unfused, _ = run_with_pointers(model, arrays, False, threads,
+                                       len(names))
+        np.testing.assert_array_equal(got.view(np.uint32),
+                                      unfused.view(np.uint32))
+        oh.assert_close(got, want, atol=1e-4)
+
+
+def run_with_pointers(model, inputs, fused, threads, tensors):
+    """The first output and the data pointers of the first `tensors`
+    tensors."""
+    old = os.environ.get("LITEGPU_EPILOGUE_FUSION")
+    os.environ["LITEGPU_EPILOGUE_FUSION"] = "1" if fused else "0"
+    try:
+        with lg.Model.from_file(LIB, str(model)) as m, \
+                lg.Interpreter(LIB, m, num_threads=threads) as interp:
+            interp.allocate_tensors()
+            for i, array in enumerate(inputs):
+                interp.set_input(i, array)
+            interp.invoke()
+            pointers = [LIB.TfLiteTensorData(interp.tensor(i).handle)
+                        for i in range(tensors)]
+            return interp.get_output(0), pointers
+    finally:
+        if old is None:
+            del os.environ["LITEGPU_EPILOGUE_FUSION"]
+        else:
+            os.environ["LITEGPU_EPILOGUE_FUSION"] = old

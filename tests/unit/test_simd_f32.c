@@ -339,6 +339,42 @@ static void test_activation_rows(void** state) {
   lg_gemm_isa_set_default(before);
 }
 
+/* HARD_SWISH divides by 6 without a divide where the quotient is safely
+ * normal (simd_f32.c, lg_f32_div6_16): every binade from the smallest
+ * subnormal to 2^10, both signs, seven mantissas each, around the 2^-122
+ * bound of that path and the specials, against the division bit for bit. */
+static void test_hard_swish_all_magnitudes(void** state) {
+  (void)state;
+  enum { N = 2 * 160 * 7 + 8 };
+  static float x[N + 1], got[N + 1], want[N + 1];
+  int n = 0;
+  for (int e = -149; e <= 10; ++e) {
+    for (int j = 0; j < 7; ++j) {
+      x[n++] = ldexpf(1.0f + (float)j / 7.0f, e);
+      x[n++] = -ldexpf(1.0f + (float)j / 7.0f, e);
+    }
+  }
+  const float specials[] = {0.0f,      -0.0f,
+                            INFINITY,  -INFINITY,
+                            NAN,       0x1p-122f / 3.0f,
+                            0x1p-124f, -0x1.fffffep-125f};
+  for (size_t i = 0; i < sizeof(specials) / sizeof(specials[0]); ++i) {
+    x[n++] = specials[i];
+  }
+  assert_int_equal(n, N);
+  for (int i = 0; i < n; ++i) want[i] = hard_swish_def(x[i]);
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    got[n] = GUARD_VALUE;
+    lg_f32_hard_swish_row(x, got, n);
+    expect_row("hard swish (all magnitudes)", got, want, n, isas[k]);
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 /* Hand-derived values, so that a definition above cannot drift with the
  * code: RELU6 of -0 keeps -0, a NaN passes every clamp, inf clamps to
  * FLT_MAX under activation NONE, PRELU of -2 by 0.25 is -0.5, HARD_SWISH
@@ -571,6 +607,7 @@ int main(void) {
       cmocka_unit_test(test_fold_rows),
       cmocka_unit_test(test_row_sums),
       cmocka_unit_test(test_activation_rows),
+      cmocka_unit_test(test_hard_swish_all_magnitudes),
       cmocka_unit_test(test_hand_values),
       cmocka_unit_test(test_gelu_rows),
       cmocka_unit_test(test_softmax_rows),
