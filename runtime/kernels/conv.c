@@ -98,6 +98,7 @@ typedef struct lg_conv_data {
   size_t group_floats; /* packed floats per group */
   int temporaries[kNumTemporaries];
   size_t scratch_floats;
+  bool shallow_pads; /* the shallow path copies the input padded */
   int64_t input_elements, output_elements;
   /* The gather path (lg_conv_wants_gather): A's input offsets in packed
    * panel order, built in Prepare. */
@@ -570,6 +571,7 @@ static TfLiteStatus lg_conv_plan(TfLiteContext* context, TfLiteNode* node,
     lg_conv_shallow_pack(g, data->isa, filter->data.f, data->weights.data);
     lg_conv_release_filter(context, node, data);
     data->scratch_floats = lg_conv_shallow_scratch_floats(g);
+    data->shallow_pads = data->scratch_floats > 0;
     if (data->scratch_floats == 0) data->scratch_floats = 1; /* slot valid */
     lg_kernel_offer_epilogue(context, node);
     return lg_nn_set_temporaries(context, node, LG_CONV_OP, data->temporaries,
@@ -852,7 +854,8 @@ static TfLiteStatus lg_conv_invoke(TfLiteContext* context, TfLiteNode* node) {
   if (data->path == LG_CONV_PATH_SHALLOW) {
     lg_conv_shallow_run(g, data->isa, input->data.f, data->weights.data,
                         bias != NULL ? bias->data.f : NULL, output->data.f,
-                        scratch, lg_kernel_take_epilogue(context, node), pool);
+                        data->shallow_pads ? scratch : NULL,
+                        lg_kernel_take_epilogue(context, node), pool);
     return kTfLiteOk;
   }
   if (data->path == LG_CONV_PATH_ROWS) {

@@ -304,22 +304,37 @@ static bool lg_shallow_inside(const lg_conv_geometry* g,
 }
 
 /* Copies output pixel (y, x)'s window into patch as [kh][kw][c], zeros
- * where it lies outside the source image. */
+ * where it lies outside the source image. A window row that lies inside
+ * the image with undilated columns is filter_w * c consecutive floats
+ * there, copied as one run. */
 static void lg_shallow_patch(const lg_conv_geometry* g,
                              const lg_shallow_source* src, const float* image,
                              int y, int x, float* patch) {
   const int c = g->in_c;
+  const int run = g->filter_w * c;
+  const int ix0 = x * g->stride_w - src->pad_left;
+  const bool columns_inside =
+      g->dilation_w == 1 && ix0 >= 0 && ix0 + g->filter_w <= src->w;
   for (int kh = 0; kh < g->filter_h; ++kh) {
     const int iy = y * g->stride_h - src->pad_top + kh * g->dilation_h;
+    float* row = patch + (size_t)kh * run;
+    if (iy < 0 || iy >= src->h) {
+      memset(row, 0, sizeof(float) * run);
+      continue;
+    }
+    const float* from = image + ((size_t)iy * src->w) * c;
+    if (columns_inside) {
+      memcpy(row, from + (size_t)ix0 * c, sizeof(float) * run);
+      continue;
+    }
     for (int kw = 0; kw < g->filter_w; ++kw) {
-      const int ix = x * g->stride_w - src->pad_left + kw * g->dilation_w;
-      float* d = patch + ((size_t)kh * g->filter_w + kw) * c;
+      const int ix = ix0 + kw * g->dilation_w;
+      float* d = row + (size_t)kw * c;
       /* At most LG_CONV_SHALLOW_MAX_CHANNELS floats: plain loops. */
-      if (iy < 0 || iy >= src->h || ix < 0 || ix >= src->w) {
+      if (ix < 0 || ix >= src->w) {
         for (int i = 0; i < c; ++i) d[i] = 0.0f;
       } else {
-        const float* from = image + ((size_t)iy * src->w + ix) * c;
-        for (int i = 0; i < c; ++i) d[i] = from[i];
+        for (int i = 0; i < c; ++i) d[i] = from[(size_t)ix * c + i];
       }
     }
   }
@@ -469,7 +484,7 @@ void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
                         .pixels = (int64_t)g->batch * g->out_h * g->out_w,
                         .num_tasks = 1,
                         .epilogue = epilogue};
-  if (lg_conv_shallow_scratch_floats(g) > 0) {
+  if (scratch != NULL) {
     lg_shallow_pad(g, input, scratch);
     job.src = (lg_shallow_source){
         .data = scratch,

@@ -412,7 +412,8 @@ size_t lg_conv_shallow_scratch_floats(const lg_conv_geometry* g);
 /* The convolution into output, split over the pool's threads, each task
  * running `epilogue` (NULL: none; kernel_context.h) on its pixels while
  * they are in cache. Only where lg_conv_shallow_applies; scratch holds
- * lg_conv_shallow_scratch_floats floats. */
+ * lg_conv_shallow_scratch_floats floats, and is NULL when that is 0 (the
+ * caller keeps the size from Prepare: it walks every output pixel). */
 void lg_conv_shallow_run(const lg_conv_geometry* g, int isa, const float* input,
                          const float* packed, const float* bias, float* output,
                          float* scratch,
