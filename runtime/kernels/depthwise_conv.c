@@ -471,6 +471,110 @@ LG_DW_AVX512 static void lg_dw3_row_avx512(const lg_conv_geometry* g,
   }
 }
 
+/* ---- 5x5 windows on AVX-512 ----------------------------------------------
+ * Multiplier 1: one 16-channel vector's 25 weight vectors stay in registers
+ * over an output row, so each pixel costs 25 multiply-adds whose input
+ * loads fold into them (one load per multiply-add; the quad loop needs
+ * 1.25, the tap-list loop 2), summed per window row (five chains of five
+ * instead of one of 25). Rows are swept as in the 3x3 loop: the pixels whose
+ * window crosses the left edge, the interior ones, those crossing the
+ * right edge (14x14x192: 42 -> 22 us). */
+
+/* Row pointers of window rows kh = 0..4 of output row y (NULL: padding). */
+static void lg_dw5_rows(const lg_conv_geometry* g, const float* image, int y,
+                        const float** rows) {
+  for (int kh = 0; kh < 5; ++kh) {
+    const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
+    rows[kh] =
+        iy >= 0 && iy < g->in_h ? image + (size_t)iy * g->in_w * g->in_c : NULL;
+  }
+}
+
+/* Output pixel x: 16 channels from c (lanes of m; `full`: all), weights w
+ * in registers. `checks`: whether taps may fall left or right of the
+ * input. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+lg_dw5_pixel_avx512(const bool full, const bool checks,
+                    const lg_conv_geometry* g, const float* const* rows, int x,
+                    const __m512* w, __m512 b, float* out, int c, __mmask16 m) {
+  const int in_w = g->in_w, dilation = g->dilation_w;
+  const int ix0 = x * g->stride_w - g->pad_left;
+  /* Taps along a row are `step` floats apart. */
+  const ptrdiff_t step = (ptrdiff_t)dilation * g->in_c;
+  const ptrdiff_t first = (ptrdiff_t)ix0 * g->in_c + c;
+  __m512 acc[5];
+#pragma GCC unroll 5
+  for (int kh = 0; kh < 5; ++kh) {
+    acc[kh] = _mm512_setzero_ps();
+    if (rows[kh] == NULL) continue;
+    const float* p = rows[kh] + first;
+#pragma GCC unroll 5
+    for (int kw = 0; kw < 5; ++kw, p += step) {
+      if (checks) {
+        const int ix = ix0 + kw * dilation;
+        if (ix < 0 || ix >= in_w) continue;
+      }
+      acc[kh] =
+          _mm512_fmadd_ps(lg_dw3_load(full, m, p), w[kh * 5 + kw], acc[kh]);
+    }
+  }
+  const __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]),
+                                                 _mm512_add_ps(acc[2], acc[3])),
+                                   acc[4]);
+  const __m512 lo = _mm512_set1_ps(g->act_min), hi = _mm512_set1_ps(g->act_max);
+  /* max(lo, v): a NaN v is the second operand, so it passes through. */
+  _mm512_mask_storeu_ps(
+      out + (ptrdiff_t)x * g->out_c + c, m,
+      _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(sum, b))));
+}
+
+/* 16 channels from c of one output row: the weights loaded once, then the
+ * pixels in three runs. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+lg_dw5_block_avx512(const bool full, const lg_conv_geometry* g,
+                    const float* const* rows, const float* filter,
+                    const float* bias, float* out, int c, __mmask16 m, int x_lo,
+                    int x_hi) {
+  __m512 w[25];
+#pragma GCC unroll 25
+  for (int t = 0; t < 25; ++t) {
+    w[t] = _mm512_maskz_loadu_ps(m, filter + (size_t)t * g->out_c + c);
+  }
+  const __m512 b =
+      bias != NULL ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
+  int x = 0;
+  for (; x < x_lo; ++x) {
+    lg_dw5_pixel_avx512(full, true, g, rows, x, w, b, out, c, m);
+  }
+  for (; x < x_hi; ++x) {
+    lg_dw5_pixel_avx512(full, false, g, rows, x, w, b, out, c, m);
+  }
+  for (; x < g->out_w; ++x) {
+    lg_dw5_pixel_avx512(full, true, g, rows, x, w, b, out, c, m);
+  }
+}
+
+/* Channels [c0, c1) of one output row (y of image `image`) into out. */
+LG_DW_AVX512 static void lg_dw5_row_avx512(const lg_conv_geometry* g,
+                                           const float* image, int y,
+                                           const float* filter,
+                                           const float* bias, float* out,
+                                           int c0, int c1) {
+  const float* rows[5];
+  lg_dw5_rows(g, image, y, rows);
+  int x_lo, x_hi;
+  lg_conv_interior_columns(g, &x_lo, &x_hi);
+  int c = c0;
+  for (; c + 16 <= c1; c += 16) {
+    lg_dw5_block_avx512(true, g, rows, filter, bias, out, c, 0xFFFF, x_lo,
+                        x_hi);
+  }
+  if (c < c1) {
+    lg_dw5_block_avx512(false, g, rows, filter, bias, out, c,
+                        (__mmask16)((1u << (c1 - c)) - 1u), x_lo, x_hi);
+  }
+}
+
 /* Output pixel x of a row: 8 channels from c (lanes of mask), weights w in
  * registers; `checks` as in the AVX-512 loop, one accumulator per window
  * row. */
@@ -892,7 +996,13 @@ typedef void (*lg_dw_row_fn)(const lg_conv_geometry* g, const float* image,
 
 static lg_dw_row_fn lg_dw_row_of(const lg_dw_job* job) {
   const lg_conv_geometry* g = job->geo;
-  if (g->filter_h != 3 || g->filter_w != 3 || g->out_c != g->in_c) return NULL;
+  if (g->out_c != g->in_c) return NULL;
+#if LG_GEMM_HAVE_X86
+  if (g->filter_h == 5 && g->filter_w == 5 && job->isa == LG_GEMM_ISA_AVX512) {
+    return lg_dw5_row_avx512;
+  }
+#endif
+  if (g->filter_h != 3 || g->filter_w != 3) return NULL;
 #if LG_GEMM_HAVE_X86
   if (job->isa == LG_GEMM_ISA_AVX512) return lg_dw3_row_avx512;
   if (job->isa == LG_GEMM_ISA_AVX2) return lg_dw3_row_avx2;

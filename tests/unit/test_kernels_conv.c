@@ -905,6 +905,35 @@ static void test_dw_3x3(void** state) {
   }
 }
 
+/* The 5x5 row loop (multiplier 1, AVX-512; the other ISAs take the quad
+ * and tap-list loops): channels around its 16-channel vectors, rows and
+ * columns narrower than the window, strides, dilation, batch, VALID, and
+ * 2 threads over rows (14 rows) and over channel ranges (7 rows). */
+static void test_dw_5x5(void** state) {
+  (void)state;
+  const conv_spec specs[] = {
+      /* dw  b  h   w   c   oc  fh fw g  sh sw dh dw  padding act bias var t */
+      {true, 1, 14, 14, 192, 192, 5, 5, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 2},
+      {true, 1, 7, 7, 437, 437, 5, 5, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActRelu6, true, false, 2},
+      {true, 1, 3, 4, 16, 16, 5, 5, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+      {true, 2, 9, 11, 17, 17, 5, 5, 0, 2, 2, 1, 1, kTfLitePaddingSame,
+       kTfLiteActRelu, false, false, 1},
+      {true, 1, 12, 10, 40, 40, 5, 5, 0, 1, 2, 2, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, true, 1},
+      {true, 1, 9, 13, 7, 7, 5, 5, 0, 1, 1, 1, 2, kTfLitePaddingValid,
+       kTfLiteActReluN1To1, true, false, 1},
+      {true, 1, 1, 1, 33, 33, 5, 5, 0, 1, 1, 1, 1, kTfLitePaddingSame,
+       kTfLiteActNone, true, false, 1},
+  };
+  uint32_t seed = 555u;
+  for (int i = 0; i < ARRAY_SIZE(specs); ++i) {
+    check_conv_all_isas(&specs[i], seed + (uint32_t)i);
+  }
+}
+
 /* ---- The builtin table -------------------------------------------------- */
 
 static void test_nn_table(void** state) {
@@ -950,6 +979,7 @@ int main(void) {
       cmocka_unit_test(test_dw_rejections),
       cmocka_unit_test(test_dw_random),
       cmocka_unit_test(test_dw_3x3),
+      cmocka_unit_test(test_dw_5x5),
       cmocka_unit_test(test_nn_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
