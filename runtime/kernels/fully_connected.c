@@ -719,7 +719,9 @@ static void lg_fc_run_8bit_fast(const lg_fc_data* data, const void* input,
   const bool u8 = data->type == kTfLiteUInt8;
   const int64_t row_macs = (int64_t)data->in_depth * data->out_depth;
   lg_fc_fast_job job = {data, bias, NULL, 1};
-  if (row_macs >= LG_GEMM_MIN_PARALLEL_MACS) {
+  /* One byte of weights per multiply-add, each read once per row: the
+   * stream of weights decides (see LG_GEMM_MIN_PARALLEL_B_BYTES). */
+  if (row_macs >= LG_GEMM_MIN_PARALLEL_B_BYTES) {
     job.num_tasks = lg_thread_pool_tasks(pool, (data->out_depth + 15) / 16);
   }
   for (int b = 0; b < data->batch; ++b) {

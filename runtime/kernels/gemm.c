@@ -516,7 +516,10 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
                  size_t scratch_floats) {
   if (g->m <= 0 || g->n <= 0) return;
   const double macs = (double)g->m * g->n * (g->k > 0 ? g->k : 1);
-  if (macs < LG_GEMM_MIN_PARALLEL_MACS || lg_thread_pool_size(pool) <= 1) {
+  const double b_bytes = (double)g->n * g->k * sizeof(float);
+  if ((macs < LG_GEMM_MIN_PARALLEL_MACS &&
+       b_bytes < LG_GEMM_MIN_PARALLEL_B_BYTES) ||
+      lg_thread_pool_size(pool) <= 1) {
     /* One task: straight to the tile loop, without the task setup (small
      * layers run this once per Invoke each, a transformer's dozens). */
     lg_gemm_compute(g, 0, g->m, 0, g->n, scratch);

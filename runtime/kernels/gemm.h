@@ -191,6 +191,14 @@ void lg_gemm_run(const lg_gemm* g, lg_thread_pool* pool, float* scratch,
  * oversubscribed machine small layers' halves do not. */
 #define LG_GEMM_MIN_PARALLEL_MACS (1 << 19)
 
+/* Bytes of B from which a GEMM is split over threads whatever its
+ * multiply-adds: with a few rows of A (a 1x1 layer on a 1x1 image, a
+ * FULLY_CONNECTED on one row) each weight is read once, so the time is the
+ * stream of B from memory, and two cores stream two halves faster than one
+ * streams both (MobileNetV3's 432 -> 1024 classifier layer, 1.7 MB of
+ * weights and 442K multiply-adds: 70 us on one thread). */
+#define LG_GEMM_MIN_PARALLEL_B_BYTES (1 << 18)
+
 /* A row-major A (no packing callback, col_stride 1) is read in place, not
  * packed, by a tile at most this many B panels wide: packing pays when each
  * A panel meets many B panels, while the direct micro-kernels take one

@@ -350,11 +350,13 @@ static void test_all_layouts(void** state) {
 static void test_threads(void** state) {
   (void)state;
   /* Row splits (equal row shares ending inside a micro-panel: 300 and 196
-   * rows), column splits (m below one micro-tile) and too little work to
-   * split (below LG_GEMM_MIN_PARALLEL_MACS), on 2 and 3 threads, with B
+   * rows), column splits (m below one micro-tile), a GEMV split only for
+   * its bytes of B (1 x 300 x 300: LG_GEMM_MIN_PARALLEL_B_BYTES) and too
+   * little work to split (below both cutoffs), on 2 and 3 threads, with B
    * prepacked and not. */
-  const int shapes[][3] = {{300, 100, 300}, {196, 64, 384}, {1, 4100, 2100},
-                           {5, 1700, 1000}, {64, 64, 64},   {2, 3, 4}};
+  const int shapes[][3] = {{300, 100, 300}, {196, 64, 384},  {1, 300, 300},
+                           {1, 4100, 2100}, {5, 1700, 1000}, {64, 64, 64},
+                           {2, 3, 4}};
   uint32_t seed = 99u;
   for (int isa = 0; isa < LG_GEMM_ISA_COUNT; ++isa) {
     if (!lg_gemm_isa_supported((lg_gemm_isa)isa)) continue;
