@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/thread_pool.h"
+#include "runtime/kernels/kernel_context.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/shape_util.h"
@@ -320,6 +322,46 @@ static void lg_concat_rescale_u8(const TfLiteTensor* input,
 
 /* Inputs up to this many have their slices listed before copying. */
 #define LG_CONCAT_LISTED_INPUTS 16
+/* Output bytes from which the listed copy splits its blocks over threads:
+ * each thread then copies the pixels it (likely) wrote in the layers
+ * before, from its own core's cache (small_unet's 64x64x(32+16) channel
+ * concatenation: 48.1 us at 2 threads copying on one, 30.0 split; its
+ * 256 KB one, whose inputs one thread wrote, was slower split). */
+#define LG_CONCAT_MIN_PARALLEL_BYTES (1 << 19)
+
+/* The listed inputs' slices, shared read-only by the copy's tasks. */
+typedef struct lg_concat_job {
+  const TfLiteTensor* inputs[LG_CONCAT_LISTED_INPUTS];
+  size_t chunks[LG_CONCAT_LISTED_INPUTS];
+  bool rescale[LG_CONCAT_LISTED_INPUTS];
+  int count;
+  size_t block; /* output bytes per outer block: the chunks' sum */
+  int64_t outer;
+  const TfLiteTensor* output;
+  int tasks;
+} lg_concat_job;
+
+/* Outer blocks [outer * task / tasks, outer * (task + 1) / tasks). */
+static void lg_concat_task(void* ctx, int task) {
+  const lg_concat_job* job = ctx;
+  const int64_t o0 = job->outer * task / job->tasks;
+  const int64_t o1 = job->outer * (task + 1) / job->tasks;
+  char* out = job->output->data.raw + (size_t)o0 * job->block;
+  for (int64_t o = o0; o < o1; ++o) {
+    for (int i = 0; i < job->count; ++i) {
+      const size_t chunk = job->chunks[i];
+      if (chunk == 0) continue;
+      const char* src = job->inputs[i]->data.raw + (size_t)o * chunk;
+      if (job->rescale[i]) {
+        lg_concat_rescale_u8(job->inputs[i], job->output, (const uint8_t*)src,
+                             chunk, (uint8_t*)out);
+      } else {
+        memcpy(out, src, chunk);
+      }
+      out += chunk;
+    }
+  }
+}
 
 /* Copies every input's slice of each of the `outer` blocks into the output,
  * after checking the element counts still add up. */
@@ -347,33 +389,28 @@ static TfLiteStatus lg_concat_copy(TfLiteContext* context, TfLiteNode* node,
   if (node->inputs->size <= LG_CONCAT_LISTED_INPUTS) {
     /* Each input's tensor, slice size and rescale looked up once, not once
      * per outer block (a channel concatenation has one block per pixel). */
-    const TfLiteTensor* inputs[LG_CONCAT_LISTED_INPUTS];
-    size_t chunks[LG_CONCAT_LISTED_INPUTS];
-    bool rescale[LG_CONCAT_LISTED_INPUTS];
+    lg_concat_job job = {.count = node->inputs->size,
+                         .outer = data->outer,
+                         .output = output,
+                         .tasks = 1};
     for (int i = 0; i < node->inputs->size; ++i) {
-      TF_LITE_ENSURE_STATUS(lg_kernel_input(context, node, op, i, &inputs[i]));
-      chunks[i] =
-          (size_t)(lg_kernel_num_elements(inputs[i]) / data->outer) * size;
-      if (chunks[i] != 0) {
+      TF_LITE_ENSURE_STATUS(
+          lg_kernel_input(context, node, op, i, &job.inputs[i]));
+      job.chunks[i] =
+          (size_t)(lg_kernel_num_elements(job.inputs[i]) / data->outer) * size;
+      if (job.chunks[i] != 0) {
         TF_LITE_ENSURE_STATUS(
-            lg_shape_check_data(context, op, "input", inputs[i]));
+            lg_shape_check_data(context, op, "input", job.inputs[i]));
       }
-      rescale[i] = data->rescale && !lg_concat_same_quant(inputs[i], output);
+      job.rescale[i] =
+          data->rescale && !lg_concat_same_quant(job.inputs[i], output);
+      job.block += job.chunks[i];
     }
-    for (int64_t o = 0; o < data->outer; ++o) {
-      for (int i = 0; i < node->inputs->size; ++i) {
-        const size_t chunk = chunks[i];
-        if (chunk == 0) continue;
-        const char* src = inputs[i]->data.raw + (size_t)o * chunk;
-        if (rescale[i]) {
-          lg_concat_rescale_u8(inputs[i], output, (const uint8_t*)src, chunk,
-                               (uint8_t*)out + offset);
-        } else {
-          memcpy(out + offset, src, chunk);
-        }
-        offset += chunk;
-      }
+    lg_thread_pool* pool = lg_kernel_thread_pool(context);
+    if ((size_t)data->elements * size >= LG_CONCAT_MIN_PARALLEL_BYTES) {
+      job.tasks = lg_thread_pool_tasks(pool, data->outer);
     }
+    lg_thread_pool_run(pool, lg_concat_task, &job, job.tasks);
     return kTfLiteOk;
   }
   for (int64_t o = 0; o < data->outer; ++o) {

@@ -457,14 +457,17 @@ def test_softmax_uint8_output_quantization_rejected():
     (-1, [(0.07, 117), (0.05, 128)], (0.07, 117)),          # one copied
     (0, [(0.5, 128), (0.001, 7)], (0.01, 5)),               # saturating
 ])
-def test_concatenation_uint8(axis, quants, out_q):
+@pytest.mark.parametrize("base", [(2, 3, 4, 5), (2, 160, 170, 5)],
+                         ids=["small", "split"])
+def test_concatenation_uint8(axis, quants, out_q, base):
     """UINT8 CONCATENATION (version 1): inputs whose quantization differs
     from the output's are requantized (TFLite's ConcatenationWithScaling),
-    the others copied."""
+    the others copied; "split" outputs (over 512 KB) are copied by 2 threads
+    in ranges of blocks."""
     rng = np.random.default_rng(2300 + axis * 10 + len(quants))
     shapes = []
     for i in range(len(quants)):
-        s = [2, 3, 4, 5]
+        s = list(base)
         s[axis] += i
         shapes.append(tuple(s))
     xs = [u8(rng, s) for s in shapes]
