@@ -63,6 +63,13 @@
  * this cutoff at 64K too: no gain). A 3x3 layer of 72,000 multiply-adds
  * (kws_cnn's) takes about 2.8 us on one AVX-512 thread. */
 #define LG_DW_MIN_PARALLEL_MACS (1 << 18)
+/* Input bytes from which the rows are split whatever the multiply-adds: at
+ * 2 threads the layer before left half the input in the other core's
+ * cache, and one thread pulling it across cost more than the split (a
+ * 26x26x128 stride-2 layer, 166K multiply-adds: 6.1 us alone, 12.3 us
+ * after a 2-thread layer; face_landmark 0.92x, MediaPipe's full-range face
+ * detector 0.94x the time at 2 threads). */
+#define LG_DW_MIN_PARALLEL_INPUT_BYTES (1 << 16)
 
 enum {
   kInputTensor = 0,
@@ -1329,7 +1336,9 @@ static TfLiteStatus lg_dw_invoke(TfLiteContext* context, TfLiteNode* node) {
   lg_thread_pool* pool = lg_kernel_thread_pool(context);
   const int64_t macs = data->output_elements * g->filter_h * g->filter_w;
   if (lg_thread_pool_size(pool) <= data->slots &&
-      macs >= LG_DW_MIN_PARALLEL_MACS) {
+      (macs >= LG_DW_MIN_PARALLEL_MACS ||
+       data->input_elements * (int64_t)sizeof(float) >=
+           LG_DW_MIN_PARALLEL_INPUT_BYTES)) {
     const int tasks = lg_thread_pool_tasks(pool, INT_MAX);
     job.channel_parts = lg_dw_channel_parts(g, job.isa, job.rows, tasks);
     job.num_tasks = job.channel_parts > 1
