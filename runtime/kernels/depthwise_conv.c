@@ -63,6 +63,8 @@
  * this cutoff at 64K too: no gain). A 3x3 layer of 72,000 multiply-adds
  * (kws_cnn's) takes about 2.8 us on one AVX-512 thread. */
 #define LG_DW_MIN_PARALLEL_MACS (1 << 18)
+/* Input bytes a chunk of rows of the 3x3 and 5x5 loops reads at most. */
+#define LG_DW_CHUNK_BYTES (32 << 10)
 /* Input bytes from which the rows are split whatever the multiply-adds: at
  * 2 threads the layer before left half the input in the other core's
  * cache, and one thread pulling it across cost more than the split (a
@@ -348,14 +350,20 @@ LG_DW_AVX2 static void lg_dw_pixel_avx2(const float* in, const float* w,
  * inside, crossing the right edge) so that only the edge pixels test their
  * columns. */
 
-/* Row pointers of window rows kh = 0..2 of output row y (NULL: padding). */
-static void lg_dw3_rows(const lg_conv_geometry* g, const float* image, int y,
-                        const float** rows) {
-  for (int kh = 0; kh < 3; ++kh) {
+/* Output row `row` (of batch * out_h): the pointers of its window rows kh =
+ * 0..window-1 in its image of `input` (NULL: padding) and of its first
+ * output pixel. */
+static void lg_dw_row_at(const lg_conv_geometry* g, const float* input,
+                         float* output, int row, int window, const float** rows,
+                         float** out) {
+  const int n = row / g->out_h, y = row % g->out_h;
+  const float* image = input + (size_t)n * g->in_h * g->in_w * g->in_c;
+  for (int kh = 0; kh < window; ++kh) {
     const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
     rows[kh] =
         iy >= 0 && iy < g->in_h ? image + (size_t)iy * g->in_w * g->in_c : NULL;
   }
+  *out = output + (size_t)row * g->out_w * g->out_c;
 }
 
 /* Lanes of m loaded from p: a plain load (which folds into the
@@ -416,8 +424,8 @@ lg_dw3_pixel_avx512(const bool full, const bool two, const bool checks,
  * crossing the right edge. */
 static inline __attribute__((always_inline, target("avx512f"))) void
 lg_dw3_block_avx512(const bool full, const bool two, const lg_conv_geometry* g,
-                    const float* const* rows, const float* filter,
-                    const float* bias, float* out, int c, __mmask16 m0,
+                    const float* input, int row0, int row1, const float* filter,
+                    const float* bias, float* output, int c, __mmask16 m0,
                     __mmask16 m1, int x_lo, int x_hi) {
   __m512 w0[9], w1[9];
 #pragma GCC unroll 9
@@ -429,35 +437,38 @@ lg_dw3_block_avx512(const bool full, const bool two, const lg_conv_geometry* g,
       bias != NULL ? _mm512_maskz_loadu_ps(m0, bias + c) : _mm512_setzero_ps();
   const __m512 b1 = bias != NULL ? _mm512_maskz_loadu_ps(m1, bias + c + 16)
                                  : _mm512_setzero_ps();
-  int x = 0;
-  for (; x < x_lo; ++x) {
-    lg_dw3_pixel_avx512(full, two, true, g, rows, x, w0, w1, b0, b1, out, c, m0,
-                        m1);
-  }
-  for (; x < x_hi; ++x) {
-    lg_dw3_pixel_avx512(full, two, false, g, rows, x, w0, w1, b0, b1, out, c,
-                        m0, m1);
-  }
-  for (; x < g->out_w; ++x) {
-    lg_dw3_pixel_avx512(full, two, true, g, rows, x, w0, w1, b0, b1, out, c, m0,
-                        m1);
+  for (int row = row0; row < row1; ++row) {
+    const float* rows[3];
+    float* out;
+    lg_dw_row_at(g, input, output, row, 3, rows, &out);
+    int x = 0;
+    for (; x < x_lo; ++x) {
+      lg_dw3_pixel_avx512(full, two, true, g, rows, x, w0, w1, b0, b1, out, c,
+                          m0, m1);
+    }
+    for (; x < x_hi; ++x) {
+      lg_dw3_pixel_avx512(full, two, false, g, rows, x, w0, w1, b0, b1, out, c,
+                          m0, m1);
+    }
+    for (; x < g->out_w; ++x) {
+      lg_dw3_pixel_avx512(full, two, true, g, rows, x, w0, w1, b0, b1, out, c,
+                          m0, m1);
+    }
   }
 }
 
 /* Channels [c0, c1) of one output row (y of image `image`) into out. */
-LG_DW_AVX512 static void lg_dw3_row_avx512(const lg_conv_geometry* g,
-                                           const float* image, int y,
-                                           const float* filter,
-                                           const float* bias, float* out,
-                                           int c0, int c1) {
-  const float* rows[3];
-  lg_dw3_rows(g, image, y, rows);
+LG_DW_AVX512 static void lg_dw3_rows_avx512(const lg_conv_geometry* g,
+                                            const float* input, int row0,
+                                            int row1, const float* filter,
+                                            const float* bias, float* output,
+                                            int c0, int c1) {
   int x_lo, x_hi;
   lg_conv_interior_columns(g, &x_lo, &x_hi);
   int c = c0;
   for (; c + 32 <= c1; c += 32) {
-    lg_dw3_block_avx512(true, true, g, rows, filter, bias, out, c, 0xFFFF,
-                        0xFFFF, x_lo, x_hi);
+    lg_dw3_block_avx512(true, true, g, input, row0, row1, filter, bias, output,
+                        c, 0xFFFF, 0xFFFF, x_lo, x_hi);
   }
   if (c < c1) {
     const int left = c1 - c;
@@ -466,14 +477,14 @@ LG_DW_AVX512 static void lg_dw3_row_avx512(const lg_conv_geometry* g,
     const __mmask16 m1 =
         left > 16 ? (__mmask16)((1u << (left - 16)) - 1u) : (__mmask16)0;
     if (left > 16) {
-      lg_dw3_block_avx512(false, true, g, rows, filter, bias, out, c, m0, m1,
-                          x_lo, x_hi);
+      lg_dw3_block_avx512(false, true, g, input, row0, row1, filter, bias,
+                          output, c, m0, m1, x_lo, x_hi);
     } else if (left == 16) {
-      lg_dw3_block_avx512(true, false, g, rows, filter, bias, out, c, m0, m1,
-                          x_lo, x_hi);
+      lg_dw3_block_avx512(true, false, g, input, row0, row1, filter, bias,
+                          output, c, m0, m1, x_lo, x_hi);
     } else {
-      lg_dw3_block_avx512(false, false, g, rows, filter, bias, out, c, m0, m1,
-                          x_lo, x_hi);
+      lg_dw3_block_avx512(false, false, g, input, row0, row1, filter, bias,
+                          output, c, m0, m1, x_lo, x_hi);
     }
   }
 }
@@ -486,16 +497,6 @@ LG_DW_AVX512 static void lg_dw3_row_avx512(const lg_conv_geometry* g,
  * instead of one of 25). Rows are swept as in the 3x3 loop: the pixels whose
  * window crosses the left edge, the interior ones, those crossing the
  * right edge (14x14x192: 42 -> 22 us). */
-
-/* Row pointers of window rows kh = 0..4 of output row y (NULL: padding). */
-static void lg_dw5_rows(const lg_conv_geometry* g, const float* image, int y,
-                        const float** rows) {
-  for (int kh = 0; kh < 5; ++kh) {
-    const int iy = y * g->stride_h - g->pad_top + kh * g->dilation_h;
-    rows[kh] =
-        iy >= 0 && iy < g->in_h ? image + (size_t)iy * g->in_w * g->in_c : NULL;
-  }
-}
 
 /* Output pixel x: 16 channels from c (lanes of m; `full`: all), weights w
  * in registers. `checks`: whether taps may fall left or right of the
@@ -539,9 +540,9 @@ lg_dw5_pixel_avx512(const bool full, const bool checks,
  * pixels in three runs. */
 static inline __attribute__((always_inline, target("avx512f"))) void
 lg_dw5_block_avx512(const bool full, const lg_conv_geometry* g,
-                    const float* const* rows, const float* filter,
-                    const float* bias, float* out, int c, __mmask16 m, int x_lo,
-                    int x_hi) {
+                    const float* input, int row0, int row1, const float* filter,
+                    const float* bias, float* output, int c, __mmask16 m,
+                    int x_lo, int x_hi) {
   __m512 w[25];
 #pragma GCC unroll 25
   for (int t = 0; t < 25; ++t) {
@@ -549,35 +550,38 @@ lg_dw5_block_avx512(const bool full, const lg_conv_geometry* g,
   }
   const __m512 b =
       bias != NULL ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
-  int x = 0;
-  for (; x < x_lo; ++x) {
-    lg_dw5_pixel_avx512(full, true, g, rows, x, w, b, out, c, m);
-  }
-  for (; x < x_hi; ++x) {
-    lg_dw5_pixel_avx512(full, false, g, rows, x, w, b, out, c, m);
-  }
-  for (; x < g->out_w; ++x) {
-    lg_dw5_pixel_avx512(full, true, g, rows, x, w, b, out, c, m);
+  for (int row = row0; row < row1; ++row) {
+    const float* rows[5];
+    float* out;
+    lg_dw_row_at(g, input, output, row, 5, rows, &out);
+    int x = 0;
+    for (; x < x_lo; ++x) {
+      lg_dw5_pixel_avx512(full, true, g, rows, x, w, b, out, c, m);
+    }
+    for (; x < x_hi; ++x) {
+      lg_dw5_pixel_avx512(full, false, g, rows, x, w, b, out, c, m);
+    }
+    for (; x < g->out_w; ++x) {
+      lg_dw5_pixel_avx512(full, true, g, rows, x, w, b, out, c, m);
+    }
   }
 }
 
 /* Channels [c0, c1) of one output row (y of image `image`) into out. */
-LG_DW_AVX512 static void lg_dw5_row_avx512(const lg_conv_geometry* g,
-                                           const float* image, int y,
-                                           const float* filter,
-                                           const float* bias, float* out,
-                                           int c0, int c1) {
-  const float* rows[5];
-  lg_dw5_rows(g, image, y, rows);
+LG_DW_AVX512 static void lg_dw5_rows_avx512(const lg_conv_geometry* g,
+                                            const float* input, int row0,
+                                            int row1, const float* filter,
+                                            const float* bias, float* output,
+                                            int c0, int c1) {
   int x_lo, x_hi;
   lg_conv_interior_columns(g, &x_lo, &x_hi);
   int c = c0;
   for (; c + 16 <= c1; c += 16) {
-    lg_dw5_block_avx512(true, g, rows, filter, bias, out, c, 0xFFFF, x_lo,
-                        x_hi);
+    lg_dw5_block_avx512(true, g, input, row0, row1, filter, bias, output, c,
+                        0xFFFF, x_lo, x_hi);
   }
   if (c < c1) {
-    lg_dw5_block_avx512(false, g, rows, filter, bias, out, c,
+    lg_dw5_block_avx512(false, g, input, row0, row1, filter, bias, output, c,
                         (__mmask16)((1u << (c1 - c)) - 1u), x_lo, x_hi);
   }
 }
@@ -615,9 +619,9 @@ lg_dw3_pixel_avx2(const bool checks, const lg_conv_geometry* g,
 /* 8 channels from c (lanes of mask) of one output row, in the AVX-512
  * loop's three runs of pixels. */
 static inline __attribute__((always_inline, target("avx2,fma"))) void
-lg_dw3_block_avx2(const lg_conv_geometry* g, const float* const* rows,
-                  const float* filter, const float* bias, float* out, int c,
-                  __m256i mask, int x_lo, int x_hi) {
+lg_dw3_block_avx2(const lg_conv_geometry* g, const float* input, int row0,
+                  int row1, const float* filter, const float* bias,
+                  float* output, int c, __m256i mask, int x_lo, int x_hi) {
   __m256 w[9];
 #pragma GCC unroll 9
   for (int t = 0; t < 9; ++t) {
@@ -625,28 +629,34 @@ lg_dw3_block_avx2(const lg_conv_geometry* g, const float* const* rows,
   }
   const __m256 b =
       bias != NULL ? _mm256_maskload_ps(bias + c, mask) : _mm256_setzero_ps();
-  int x = 0;
-  for (; x < x_lo; ++x) lg_dw3_pixel_avx2(true, g, rows, x, w, b, out, c, mask);
-  for (; x < x_hi; ++x) {
-    lg_dw3_pixel_avx2(false, g, rows, x, w, b, out, c, mask);
-  }
-  for (; x < g->out_w; ++x) {
-    lg_dw3_pixel_avx2(true, g, rows, x, w, b, out, c, mask);
+  for (int row = row0; row < row1; ++row) {
+    const float* rows[3];
+    float* out;
+    lg_dw_row_at(g, input, output, row, 3, rows, &out);
+    int x = 0;
+    for (; x < x_lo; ++x) {
+      lg_dw3_pixel_avx2(true, g, rows, x, w, b, out, c, mask);
+    }
+    for (; x < x_hi; ++x) {
+      lg_dw3_pixel_avx2(false, g, rows, x, w, b, out, c, mask);
+    }
+    for (; x < g->out_w; ++x) {
+      lg_dw3_pixel_avx2(true, g, rows, x, w, b, out, c, mask);
+    }
   }
 }
 
-LG_DW_AVX2 static void lg_dw3_row_avx2(const lg_conv_geometry* g,
-                                       const float* image, int y,
-                                       const float* filter, const float* bias,
-                                       float* out, int c0, int c1) {
-  const float* rows[3];
-  lg_dw3_rows(g, image, y, rows);
+LG_DW_AVX2 static void lg_dw3_rows_avx2(const lg_conv_geometry* g,
+                                        const float* input, int row0, int row1,
+                                        const float* filter, const float* bias,
+                                        float* output, int c0, int c1) {
   int x_lo, x_hi;
   lg_conv_interior_columns(g, &x_lo, &x_hi);
   for (int c = c0; c < c1; c += 8) {
     const __m256i mask = _mm256_cmpgt_epi32(
         _mm256_set1_epi32(c1 - c), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    lg_dw3_block_avx2(g, rows, filter, bias, out, c, mask, x_lo, x_hi);
+    lg_dw3_block_avx2(g, input, row0, row1, filter, bias, output, c, mask, x_lo,
+                      x_hi);
   }
 }
 
@@ -995,24 +1005,25 @@ static void lg_dw_rows(const lg_dw_job* job, lg_dw_pixel_fn pixel,
   }
 }
 
-/* A row function of the 3x3 path, or NULL where it does not apply
- * (another window, a multiplier above 1, the scalar ISA). */
-typedef void (*lg_dw_row_fn)(const lg_conv_geometry* g, const float* image,
-                             int y, const float* filter, const float* bias,
-                             float* out, int c0, int c1);
+/* A rows function of the 3x3 or 5x5 path (output rows [row0, row1) of
+ * batch * out_h, channels [c0, c1)), or NULL where none applies (another
+ * window, a multiplier above 1, the scalar ISA). */
+typedef void (*lg_dw_row_fn)(const lg_conv_geometry* g, const float* input,
+                             int row0, int row1, const float* filter,
+                             const float* bias, float* output, int c0, int c1);
 
 static lg_dw_row_fn lg_dw_row_of(const lg_dw_job* job) {
   const lg_conv_geometry* g = job->geo;
   if (g->out_c != g->in_c) return NULL;
 #if LG_GEMM_HAVE_X86
   if (g->filter_h == 5 && g->filter_w == 5 && job->isa == LG_GEMM_ISA_AVX512) {
-    return lg_dw5_row_avx512;
+    return lg_dw5_rows_avx512;
   }
 #endif
   if (g->filter_h != 3 || g->filter_w != 3) return NULL;
 #if LG_GEMM_HAVE_X86
-  if (job->isa == LG_GEMM_ISA_AVX512) return lg_dw3_row_avx512;
-  if (job->isa == LG_GEMM_ISA_AVX2) return lg_dw3_row_avx2;
+  if (job->isa == LG_GEMM_ISA_AVX512) return lg_dw3_rows_avx512;
+  if (job->isa == LG_GEMM_ISA_AVX2) return lg_dw3_rows_avx2;
 #endif
   return NULL;
 }
@@ -1028,12 +1039,20 @@ static void lg_dw_compute(const lg_dw_job* job, int slot, int row0, int row1,
 #endif
   const lg_dw_row_fn row_fn = lg_dw_row_of(job);
   if (row_fn != NULL) {
+    /* Rows in chunks whose input rows fit in the first-level cache: each
+     * channel block's weights are loaded once per chunk, not once per row
+     * (kws_cnn's 25x5x64 layers: 5 pixels a row), while a large image's
+     * rows still go one at a time through every block. */
     const lg_conv_geometry* g = job->geo;
-    for (int row = row0; row < row1; ++row) {
-      const int n = row / g->out_h, y = row % g->out_h;
-      row_fn(g, job->input + (size_t)n * g->in_h * g->in_w * g->in_c, y,
-             job->filter, job->bias,
-             job->output + (size_t)row * g->out_w * g->out_c, c0, c1);
+    const int64_t row_bytes = (int64_t)g->in_w * g->in_c * sizeof(float);
+    const int64_t fit = LG_DW_CHUNK_BYTES / (row_bytes > 0 ? row_bytes : 1);
+    const int64_t span = (int64_t)(g->filter_h - 1) * g->dilation_h + 1;
+    int chunk = 1;
+    if (fit > span) chunk = (int)((fit - span) / g->stride_h + 1);
+    for (int row = row0; row < row1; row += chunk) {
+      const int end = row1 - row < chunk ? row1 : row + chunk;
+      row_fn(g, job->input, row, end, job->filter, job->bias, job->output, c0,
+             c1);
     }
     return;
   }
