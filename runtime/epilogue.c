@@ -307,7 +307,7 @@ static void run_span(const lg_kernel_epilogue* t, int64_t at, int64_t rows,
       }
       break;
     case LG_EPILOGUE_LOGISTIC:
-      for (int64_t i = 0; i < n; ++i) out[i] = lg_f32_logistic(x[i]);
+      lg_f32_logistic_row(x, out, n);
       break;
     case LG_EPILOGUE_HARD_SWISH:
       lg_f32_hard_swish_row(x, out, n);

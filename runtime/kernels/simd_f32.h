@@ -87,6 +87,13 @@ void lg_f32_leaky_relu_row(const float* x, float alpha, float* out, int64_t n);
  * operations (x times the clamp, then divided by 6). */
 void lg_f32_hard_swish_row(const float* x, float* out, int64_t n);
 
+/* LOGISTIC with TFLite's cut-offs (logistic_f32.h's lg_f32_logistic): on
+ * vector ISAs from a vector e^(-|x|) (GELU's, within 1 ulp), 1 / (1 + e)
+ * or e / (1 + e), so within a few ulps of the scalar expf form rather than
+ * its bits; NaN stays NaN, +-inf give 1 and 0. The LOGISTIC kernel and the
+ * epilogue chains both run it, so fused and unfused graphs agree. */
+void lg_f32_logistic_row(const float* x, float* out, int64_t n);
+
 /* RESIZE_BILINEAR's blend: `count` output pixels of `channels` floats
  * each, pixel i blending row0 / row1 at float offsets x_lo[i] and x_hi[i]
  * with wx = 1 - dx[i], in TFLite's expression (left to right):

@@ -212,7 +212,11 @@ LG_UNARY_F32(floor, floorf(x))
 LG_UNARY_F32(ceil, ceilf(x))
 LG_UNARY_F32(round, lg_unary_round(x))
 LG_UNARY_F32(sign, lg_unary_sign(x))
-LG_UNARY_F32(logistic, lg_f32_logistic(x))
+static void lg_unary_f32_logistic(const float* in, float* out, int64_t n,
+                                  const lg_unary_params* p) {
+  (void)p;
+  lg_f32_logistic_row(in, out, n);
+}
 LG_UNARY_F32(tanh, tanhf(x))
 /* RELU is `x < 0 ? 0 : x`: the clamp to [0, +inf] (NaN passes). */
 LG_UNARY_F32_CLAMP(relu, 0.0f, INFINITY)

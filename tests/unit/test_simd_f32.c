@@ -442,6 +442,66 @@ static void expect_gelu(const char* what, const float* x, const float* got,
   }
 }
 
+/* LOGISTIC as TFLite's reference defines it, in double. */
+static double logistic_def(float x) {
+  if (x > 16.619047164916992188) return 1.0;
+  if (x < -9.0f) return exp((double)x);
+  return 1.0 / (1.0 + exp(-(double)x));
+}
+
+/* lg_f32_logistic_row on every instruction set: a dense grid over [-120,
+ * 30] (every tail length too, in place) within 3 ulps of the double
+ * definition (the LOGISTIC kernel tests' bound), the cut-offs' both sides
+ * and the special values. */
+static void test_logistic_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  enum { GRID = 30001 };
+  static float x[GRID], got[GRID + 1];
+  for (int i = 0; i < GRID; ++i)
+    x[i] = (float)(-120.0 + 150.0 * i / (GRID - 1));
+  x[0] = 16.619047164916992188f;
+  x[1] = nextafterf(x[0], INFINITY);
+  x[2] = -9.0f;
+  x[3] = nextafterf(-9.0f, -INFINITY);
+  x[4] = 0.0f;
+  x[5] = -0.0f;
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    got[GRID] = GUARD_VALUE;
+    lg_f32_logistic_row(x, got, GRID);
+    assert_true(got[GRID] == GUARD_VALUE);
+    for (int i = 0; i < GRID; ++i) {
+      const double want = logistic_def(x[i]);
+      int exponent;
+      frexp(want, &exponent);
+      const double ulp =
+          ldexp(1.0, (exponent - 24 < -149 ? -149 : exponent - 24));
+      if (!(fabs((double)got[i] - want) <= 3.0 * ulp)) {
+        fail_msg("logistic (%s): x = %.9g: got %.9g, want %.9g",
+                 lg_gemm_isa_name(isas[k]), (double)x[i], (double)got[i], want);
+      }
+    }
+    assert_true(got[1] == 1.0f && got[4] == 0.5f && got[5] == 0.5f);
+    for (int n = 0; n <= 40; ++n) {
+      float row[41];
+      memcpy(row, x + GRID / 2, sizeof(row));
+      row[n] = GUARD_VALUE;
+      lg_f32_logistic_row(row, row, n);
+      expect_row("logistic in place", row, got + GRID / 2, n, isas[k]);
+    }
+    const float specials[] = {NAN, INFINITY, -INFINITY, FLT_MAX, -FLT_MAX};
+    float out[5];
+    lg_f32_logistic_row(specials, out, 5);
+    assert_true(isnan(out[0]));
+    assert_true(out[1] == 1.0f && out[3] == 1.0f);
+    assert_true(out[2] == 0.0f && out[4] == 0.0f);
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 static void test_gelu_rows(void** state) {
   (void)state;
   lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
@@ -609,6 +669,7 @@ int main(void) {
       cmocka_unit_test(test_activation_rows),
       cmocka_unit_test(test_hard_swish_all_magnitudes),
       cmocka_unit_test(test_hand_values),
+      cmocka_unit_test(test_logistic_rows),
       cmocka_unit_test(test_gelu_rows),
       cmocka_unit_test(test_softmax_rows),
       cmocka_unit_test(test_softmax_many_rows),
