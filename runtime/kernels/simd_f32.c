@@ -507,7 +507,17 @@ LG_F32_AVX512 static void lg_f32_row_sums_avx512(const float* x,
  * without a separate case. (Just above that, at hi + lo in [-104.3, -103.9],
  * it may round up to the smallest subnormal, 1.4e-45, where the exact value
  * rounds to 0.) */
+LG_F32_AVX512_INLINE __m512 lg_f32_exp16_shifted(__m512 hi, __m512 lo,
+                                                 float shift);
+
 LG_F32_AVX512_INLINE __m512 lg_f32_exp16_in_range(__m512 hi, __m512 lo) {
+  return lg_f32_exp16_shifted(hi, lo, 0.0f);
+}
+
+/* e^(hi + lo) * 2^shift: the same steps, the power of two applied once
+ * (LOGISTIC's subnormal results: e^x 2^149 is a normal float). */
+LG_F32_AVX512_INLINE __m512 lg_f32_exp16_shifted(__m512 hi, __m512 lo,
+                                                 float shift) {
   const __m512 sum = _mm512_add_ps(hi, lo);
   const __m512 n =
       _mm512_roundscale_ps(_mm512_mul_ps(sum, _mm512_set1_ps(LG_F32_LOG2E)),
@@ -519,7 +529,7 @@ LG_F32_AVX512_INLINE __m512 lg_f32_exp16_in_range(__m512 hi, __m512 lo) {
   for (int i = 1; i < 8; ++i) {
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kLgF32ExpTaylor[i]));
   }
-  return _mm512_scalef_ps(p, n);
+  return _mm512_scalef_ps(p, _mm512_add_ps(n, _mm512_set1_ps(shift)));
 }
 
 /* lg_f32_exp16_in_range for any hi + lo <= 1: 0 below LG_F32_EXP_MIN (the
@@ -584,11 +594,42 @@ LG_F32_AVX512_INLINE __m512 lg_f32_gelu_erf16(__m512 x) {
 
 /* LOGISTIC with TFLite's cut-offs (logistic_f32.h): e = e^(-|x|) never
  * overflows; the result is 1 / (1 + e) for x >= 0, e / (1 + e) below, 1
- * above the upper cut-off and e (= e^x) below the lower one. */
+ * above the upper cut-off and e (= e^x) below the lower one. e is computed
+ * from max(-|x|, LG_LOGISTIC_NORMAL_MIN), so that no lane's arithmetic
+ * makes a subnormal (each one a microcode assist: a segmentation model's
+ * 256x256 mask of large negative logits took 536 us); the lanes below it,
+ * whose result is subnormal or 0, are finished by
+ * lg_f32_logistic_tiny_lanes. */
+#define LG_LOGISTIC_NORMAL_MIN -87.0f
+
+/* AVX2 lanes of `tiny` (x < LG_LOGISTIC_NORMAL_MIN): e^x, 0 below
+ * LG_F32_EXP_MIN, libm's expf (correctly rounded) in between. */
+static void lg_f32_logistic_tiny_lanes(const float* x, float* r, unsigned tiny,
+                                       int lanes) {
+  for (int i = 0; i < lanes; ++i) {
+    if ((tiny >> i) & 1u) r[i] = x[i] < LG_F32_EXP_MIN ? 0.0f : expf(x[i]);
+  }
+}
+
+/* AVX-512 lanes below LG_LOGISTIC_NORMAL_MIN: e^x is subnormal (or 0), a
+ * whole number k of 2^-149, so its bits are k: e^x 2^149 (from x clamped to
+ * -104, a normal float) rounded to an integer, 0 below LG_F32_EXP_MIN. */
+LG_F32_AVX512_INLINE __m512 lg_f32_exp16_subnormal(__m512 x) {
+  const __m512 m = lg_f32_exp16_shifted(
+      _mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_setzero_ps(), 149.0f);
+  const __mmask16 zero =
+      _mm512_cmp_ps_mask(x, _mm512_set1_ps(LG_F32_EXP_MIN), _CMP_LT_OQ);
+  return _mm512_maskz_mov_ps((__mmask16)~zero,
+                             _mm512_castsi512_ps(_mm512_cvtps_epi32(m)));
+}
+
 LG_F32_AVX512_INLINE __m512 lg_f32_logistic16(__m512 x) {
-  const __m512 minus_abs = _mm512_castsi512_ps(
-      _mm512_or_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)));
-  const __m512 e = lg_f32_exp16(minus_abs, _mm512_setzero_ps());
+  /* max(lo, v): a NaN v is the second operand, so it passes through. */
+  const __m512 minus_abs =
+      _mm512_max_ps(_mm512_set1_ps(LG_LOGISTIC_NORMAL_MIN),
+                    _mm512_castsi512_ps(_mm512_or_si512(
+                        _mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN))));
+  const __m512 e = lg_f32_exp16_in_range(minus_abs, _mm512_setzero_ps());
   const __mmask16 positive =
       _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
   const __m512 numerator = _mm512_mask_mov_ps(e, positive, _mm512_set1_ps(1));
@@ -596,9 +637,13 @@ LG_F32_AVX512_INLINE __m512 lg_f32_logistic16(__m512 x) {
   r = _mm512_mask_mov_ps(
       r, _mm512_cmp_ps_mask(x, _mm512_set1_ps(LG_LOGISTIC_UPPER), _CMP_GT_OQ),
       _mm512_set1_ps(1));
-  return _mm512_mask_mov_ps(
+  r = _mm512_mask_mov_ps(
       r, _mm512_cmp_ps_mask(x, _mm512_set1_ps(LG_LOGISTIC_LOWER), _CMP_LT_OQ),
       e);
+  const __mmask16 tiny =
+      _mm512_cmp_ps_mask(x, _mm512_set1_ps(LG_LOGISTIC_NORMAL_MIN), _CMP_LT_OQ);
+  if (tiny != 0) r = _mm512_mask_mov_ps(r, tiny, lg_f32_exp16_subnormal(x));
+  return r;
 }
 
 LG_F32_AVX512 static void lg_f32_logistic_avx512(const float* x, float* out,
@@ -979,7 +1024,9 @@ LG_F32_AVX2_FMA_INLINE __m256 lg_f32_exp8(__m256 hi, __m256 lo) {
 
 /* lg_f32_logistic16 on 8 lanes. */
 LG_F32_AVX2_FMA_INLINE __m256 lg_f32_logistic8(__m256 x) {
-  const __m256 minus_abs = _mm256_or_ps(x, _mm256_set1_ps(-0.0f));
+  const __m256 minus_abs =
+      _mm256_max_ps(_mm256_set1_ps(LG_LOGISTIC_NORMAL_MIN),
+                    _mm256_or_ps(x, _mm256_set1_ps(-0.0f)));
   const __m256 e = lg_f32_exp8(minus_abs, _mm256_setzero_ps());
   const __m256 positive = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ);
   const __m256 numerator = _mm256_blendv_ps(e, _mm256_set1_ps(1), positive);
@@ -987,8 +1034,18 @@ LG_F32_AVX2_FMA_INLINE __m256 lg_f32_logistic8(__m256 x) {
   r = _mm256_blendv_ps(
       r, _mm256_set1_ps(1),
       _mm256_cmp_ps(x, _mm256_set1_ps(LG_LOGISTIC_UPPER), _CMP_GT_OQ));
-  return _mm256_blendv_ps(
+  r = _mm256_blendv_ps(
       r, e, _mm256_cmp_ps(x, _mm256_set1_ps(LG_LOGISTIC_LOWER), _CMP_LT_OQ));
+  const int tiny = _mm256_movemask_ps(
+      _mm256_cmp_ps(x, _mm256_set1_ps(LG_LOGISTIC_NORMAL_MIN), _CMP_LT_OQ));
+  if (tiny != 0) {
+    float xs[8], rs[8];
+    _mm256_storeu_ps(xs, x);
+    _mm256_storeu_ps(rs, r);
+    lg_f32_logistic_tiny_lanes(xs, rs, (unsigned)tiny, 8);
+    r = _mm256_loadu_ps(rs);
+  }
+  return r;
 }
 
 LG_F32_AVX2_FMA static void lg_f32_logistic_avx2(const float* x, float* out,
