@@ -121,8 +121,9 @@ bool lg_f32_gelu_row(const float* x, float* out, int64_t n, bool approximate);
 
 /* SOFTMAX over one row of `depth` floats for beta > 0: max (NaN skipped,
  * from -FLT_MAX), e = exp((x - max) beta) with GELU's vector exp (within 1
- * ulps), their sum in vector lanes (not the scalar kernel's order), then
- * out = e / sum. Returns false, with nothing written, for beta <= 0 (or
+ * ulps; 0 where it lies below FLT_MIN, as XNNPACK's softmax gives it: a
+ * subnormal's arithmetic costs a microcode assist per lane), their sum in
+ * vector lanes (not the scalar kernel's order), then out = e / sum. Returns false, with nothing written, for beta <= 0 (or
  * NaN; the exp argument is then no longer <= 0) or where the instruction
  * set has no vector form. Special values as the scalar steps give them: a
  * NaN or +inf in the row makes it all NaN. */

@@ -557,6 +557,53 @@ static void test_gelu_rows(void** state) {
   lg_gemm_isa_set_default(before);
 }
 
+/* A row spread over more than 87 (masked attention, confident logits):
+ * exps below FLT_MIN are 0, not subnormals (simd_f32.h), the others as the
+ * definition, on every instruction set, for the long-row path (37 floats)
+ * and the one-register rows (13 floats, two rows). */
+static void test_softmax_far_values(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  float x[37], got[37];
+  for (int i = 0; i < 37; ++i) x[i] = -7.5f * (float)i; /* 0 down to -270 */
+  x[5] = -1e9f;                                         /* an attention mask */
+  x[6] = -INFINITY;
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int shape = 0; shape < 2; ++shape) {
+      const int depth = shape == 0 ? 37 : 13;
+      const int rows = shape == 0 ? 1 : 2;
+      if (!lg_f32_softmax_rows(x, got, rows, depth, 1.0f)) {
+        assert_int_equal(isas[k], LG_GEMM_ISA_SCALAR);
+        continue;
+      }
+      for (int r = 0; r < rows; ++r) {
+        double sum = 0.0;
+        for (int i = 0; i < depth; ++i) {
+          const double a = (double)x[r * depth + i] - x[r * depth];
+          if (a >= -87.33) sum += exp(a);
+        }
+        for (int i = 0; i < depth; ++i) {
+          const double a = (double)x[r * depth + i] - x[r * depth];
+          const double want = a >= -87.33 ? exp(a) / sum : 0.0;
+          const float g = got[r * depth + i];
+          if (a < -87.34 ? g != 0.0f
+                         : !(fabs((double)g - want) <= 6e-7 * want + 1e-44)) {
+            fail_msg(
+                "softmax far (%s) depth %d: x = %.9g: got %.9g, want "
+                "%.9g",
+                lg_gemm_isa_name(isas[k]), depth, (double)x[r * depth + i],
+                (double)g, want);
+          }
+        }
+      }
+    }
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 /* SOFTMAX rows of every length to 80 against the steps in double: values
  * from draw() limited to finite ones for the bound check (the relative
  * bound covers exp's ulp, the sum's order and the division), then rows
@@ -671,6 +718,7 @@ int main(void) {
       cmocka_unit_test(test_hand_values),
       cmocka_unit_test(test_logistic_rows),
       cmocka_unit_test(test_gelu_rows),
+      cmocka_unit_test(test_softmax_far_values),
       cmocka_unit_test(test_softmax_rows),
       cmocka_unit_test(test_softmax_many_rows),
   };
