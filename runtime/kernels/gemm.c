@@ -465,15 +465,19 @@ static void lg_gemm_task(void* ctx, int index, int slot) {
           job->slot_floats * (size_t)(job->slot_per_thread ? slot : index));
 }
 
-/* Multiply-adds that reading one byte of an operand costs as much time as.
+/* Multiply-adds that reading one byte of B, the weights, from the shared
+ * cache costs as much time as, and how many times that a byte of A costs.
  * A task that splits the columns reads all of A, the activations, half of
  * which the other core wrote and still holds; one that splits the rows
- * reads all of B, the weights. Between layers on 2 threads (Sapphire
- * Rapids) a 14x14 1x1 convolution of 384 into 64 channels, its input
- * written by the depthwise layer before it, took 45 us split by columns
- * and 32 split by rows, for the same multiply-adds: about 20 per byte the
- * column split read more. */
+ * reads all of B. Between layers on 2 threads (Sapphire Rapids) a 14x14 1x1
+ * convolution of 384 into 64 channels, its input written by the depthwise
+ * layer before it, took 45 us split by columns and 32 split by rows, for
+ * the same multiply-adds. Weighting A's bytes 1, 2, 4 and 8 times B's, 8
+ * was fastest on MobileNetV2, hand_landmark_lite, MediaPipe's face and palm
+ * detectors and pose_detection at 2 threads (0.97-0.99x the time of 4); always
+ * splitting the rows was no better. */
 #define LG_GEMM_MACS_PER_BYTE 16
+#define LG_GEMM_A_BYTE_WEIGHT 8
 
 /* The busiest task's estimated cost, in multiply-adds, when a grid of
  * row_tasks x col_tasks splits the product: its micro-tiles (a partial
@@ -488,7 +492,8 @@ static int64_t lg_gemm_grid_cost(const lg_gemm* g, const lg_gemm_blocking* bl,
   const int64_t cols =
       (int64_t)((col_panels + col_tasks - 1) / col_tasks) * bl->nr;
   const int64_t k = g->k > 0 ? g->k : 1;
-  const int64_t bytes = (int64_t)sizeof(float) * k * (rows + cols);
+  const int64_t bytes = (int64_t)sizeof(float) * k *
+                        ((int64_t)LG_GEMM_A_BYTE_WEIGHT * rows + cols);
   return row_cost * cols * k + LG_GEMM_MACS_PER_BYTE * bytes;
 }
 
