@@ -340,7 +340,7 @@ LG_DW_AVX2 static void lg_dw_pixel_avx2(const float* in, const float* w,
   }
 }
 
-/* ---- 3x3, multiplier 1: one output row at a time ---------------------------
+/* ---- 3x3, multiplier 1: row by row, a block of channels at a time ---------
  * The per-pixel loop above reloads every weight for every pixel, two loads
  * per multiply-add. For the common 3x3 window this loop instead takes a
  * block of channels, keeps its 9 weight vectors per 16 (8) channels in
@@ -418,10 +418,10 @@ lg_dw3_pixel_avx512(const bool full, const bool two, const bool checks,
   }
 }
 
-/* 32 channels from c (lanes of m0, m1; `full`: all of them) of one output
- * row: the weights loaded once, then the pixels whose window crosses the
- * left edge, the interior ones [x_lo, x_hi) (no column checks) and those
- * crossing the right edge. */
+/* 32 channels from c (lanes of m0, m1; `full`: all of them) of output rows
+ * [row0, row1): the weights loaded once, then on each row the pixels whose
+ * window crosses the left edge, the interior ones [x_lo, x_hi) (no column
+ * checks) and those crossing the right edge. */
 static inline __attribute__((always_inline, target("avx512f"))) void
 lg_dw3_block_avx512(const bool full, const bool two, const lg_conv_geometry* g,
                     const float* input, int row0, int row1, const float* filter,
@@ -457,7 +457,7 @@ lg_dw3_block_avx512(const bool full, const bool two, const lg_conv_geometry* g,
   }
 }
 
-/* Channels [c0, c1) of one output row (y of image `image`) into out. */
+/* Output rows [row0, row1) (of batch * out_h), channels [c0, c1). */
 LG_DW_AVX512 static void lg_dw3_rows_avx512(const lg_conv_geometry* g,
                                             const float* input, int row0,
                                             int row1, const float* filter,
@@ -536,8 +536,8 @@ lg_dw5_pixel_avx512(const bool full, const bool checks,
       _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_add_ps(sum, b))));
 }
 
-/* 16 channels from c of one output row: the weights loaded once, then the
- * pixels in three runs. */
+/* 16 channels from c of output rows [row0, row1): the weights loaded once,
+ * then each row's pixels in three runs. */
 static inline __attribute__((always_inline, target("avx512f"))) void
 lg_dw5_block_avx512(const bool full, const lg_conv_geometry* g,
                     const float* input, int row0, int row1, const float* filter,
@@ -567,7 +567,7 @@ lg_dw5_block_avx512(const bool full, const lg_conv_geometry* g,
   }
 }
 
-/* Channels [c0, c1) of one output row (y of image `image`) into out. */
+/* Output rows [row0, row1) (of batch * out_h), channels [c0, c1). */
 LG_DW_AVX512 static void lg_dw5_rows_avx512(const lg_conv_geometry* g,
                                             const float* input, int row0,
                                             int row1, const float* filter,
@@ -616,8 +616,8 @@ lg_dw3_pixel_avx2(const bool checks, const lg_conv_geometry* g,
       _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(sum, b))));
 }
 
-/* 8 channels from c (lanes of mask) of one output row, in the AVX-512
- * loop's three runs of pixels. */
+/* 8 channels from c (lanes of mask) of output rows [row0, row1), in the
+ * AVX-512 loop's three runs of pixels. */
 static inline __attribute__((always_inline, target("avx2,fma"))) void
 lg_dw3_block_avx2(const lg_conv_geometry* g, const float* input, int row0,
                   int row1, const float* filter, const float* bias,

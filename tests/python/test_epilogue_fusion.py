@@ -46,7 +46,9 @@ def build(tmp_path, inputs, consts, others, ops, outputs, name="g"):
     return model
 
 
-def run(model, inputs, fused, threads=1):
+def run(model, inputs, fused, threads=1, pointers=0):
+    """The outputs, and with `pointers` also the data pointers of the first
+    `pointers` tensors."""
     old = os.environ.get("LITEGPU_EPILOGUE_FUSION")
     os.environ["LITEGPU_EPILOGUE_FUSION"] = "1" if fused else "0"
     try:
@@ -58,7 +60,12 @@ def run(model, inputs, fused, threads=1):
             for i, array in enumerate(inputs):
                 interp.set_input(i, array)
             interp.invoke()
-            return [interp.get_output(i) for i in range(interp.output_count)]
+            outputs = [interp.get_output(i)
+                       for i in range(interp.output_count)]
+            if not pointers:
+                return outputs
+            return outputs, [LIB.TfLiteTensorData(interp.tensor(i).handle)
+                             for i in range(pointers)]
     finally:
         if old is None:
             del os.environ["LITEGPU_EPILOGUE_FUSION"]
@@ -297,10 +304,10 @@ def test_corpus_model_fused_equals_unfused(name):
             np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32))
 
 
-def check_chain_in_tasks(tmp_path, x, weights, producer_op, out_shape, tail):
-    """x -> producer_op (its op line) -> mid [-> ADD r] -> HARD_SWISH or
-    PRELU (per channel) -> out: only the producer runs, and at 2 threads,
-    then as check() does, the outputs match LiteRT."""
+def chain_parts(x, weights, producer_op, out_shape, tail):
+    """The graph x -> producer_op (its op line) -> mid [-> ADD r] ->
+    HARD_SWISH or PRELU (per channel) -> out, as build()'s inputs,
+    constants, other tensors and op lines."""
     channels = out_shape[-1]
     inputs = {"x": x}
     consts = {"w": weights, "b": f32(channels)}
@@ -318,6 +325,14 @@ def check_chain_in_tasks(tmp_path, x, weights, producer_op, out_shape, tail):
         ops.append(f"op PRELU 1 in={link},alpha out=out")
     else:
         ops.append(f"op HARD_SWISH 1 in={link} out=out")
+    return inputs, consts, others, ops
+
+
+def check_chain_in_tasks(tmp_path, x, weights, producer_op, out_shape, tail):
+    """chain_parts' graph: only the producer runs, and at 2 threads, then
+    as check() does, the outputs match LiteRT."""
+    inputs, consts, others, ops = chain_parts(x, weights, producer_op,
+                                              out_shape, tail)
     model = build(tmp_path, inputs, consts, others, ops, ["out"])
     assert running_ops(model) == [producer_op.split()[1]]
     # 2 threads first: a later interpreter may get a freed arena that still
@@ -448,27 +463,12 @@ IN_PLACE = [
                          ids=["depthwise", "stem", "gemm", "fc"])
 def test_chain_runs_in_place(tmp_path, shape, filter_shape, producer_op,
                              out_shape, tail):
-    channels = out_shape[-1]
-    inputs = {"x": f32(*shape)}
-    consts = {"w": f32(*filter_shape, scale=0.3), "b": f32(channels)}
-    zeros = np.zeros(out_shape, np.float32)
-    others = {"mid": zeros}
-    ops = [producer_op]
-    link = "mid"
-    if "ADD" in tail:
-        inputs["r"] = f32(*out_shape)
-        others["sum"] = zeros
-        ops.append("op ADD 1 in=mid,r out=sum")
-        link = "sum"
-    if "PRELU" in tail:
-        consts["alpha"] = f32(channels, scale=0.5)
-        ops.append(f"op PRELU 1 in={link},alpha out=out")
-    else:
-        ops.append(f"op HARD_SWISH 1 in={link} out=out")
+    inputs, consts, others, ops = chain_parts(
+        f32(*shape), f32(*filter_shape, scale=0.3), producer_op, out_shape,
+        tail)
     # A later node reads the chain's output: it is not a graph output.
     consts["two"] = np.array(2.0, np.float32)
-    others["out"] = zeros
-    others["y"] = zeros
+    others["y"] = others["out"]
     ops.append("op MUL 1 in=out,two out=y")
     model = build(tmp_path, inputs, consts, others, ops, ["y"])
     names = [*inputs, *consts, *others]
@@ -476,33 +476,11 @@ def test_chain_runs_in_place(tmp_path, shape, filter_shape, producer_op,
     arrays = list(inputs.values())
     want = oh.run_litert(model, arrays)[0]
     for threads in (2, 1):
-        got, ptr = run_with_pointers(model, arrays, True, threads, len(names))
+        [got], ptr = run(model, arrays, True, threads, len(names))
         assert ptr[names.index("out")] == ptr[names.index("mid")], \
             "the chain's output does not take the producer's output memory"
-        unfused, _ = run_with_pointers(model, arrays, False, threads,
-                                       len(names))
+        [unfused] = run(model, arrays, False, threads)
         np.testing.assert_array_equal(got.view(np.uint32),
                                       unfused.view(np.uint32))
         oh.assert_close(got, want, atol=1e-4)
 
-
-def run_with_pointers(model, inputs, fused, threads, tensors):
-    """The first output and the data pointers of the first `tensors`
-    tensors."""
-    old = os.environ.get("LITEGPU_EPILOGUE_FUSION")
-    os.environ["LITEGPU_EPILOGUE_FUSION"] = "1" if fused else "0"
-    try:
-        with lg.Model.from_file(LIB, str(model)) as m, \
-                lg.Interpreter(LIB, m, num_threads=threads) as interp:
-            interp.allocate_tensors()
-            for i, array in enumerate(inputs):
-                interp.set_input(i, array)
-            interp.invoke()
-            pointers = [LIB.TfLiteTensorData(interp.tensor(i).handle)
-                        for i in range(tensors)]
-            return interp.get_output(0), pointers
-    finally:
-        if old is None:
-            del os.environ["LITEGPU_EPILOGUE_FUSION"]
-        else:
-            os.environ["LITEGPU_EPILOGUE_FUSION"] = old
