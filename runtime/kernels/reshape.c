@@ -136,13 +136,15 @@ static const TfLiteTensor* lg_reshape_shape_input(TfLiteContext* context,
 }
 
 /* The product of the non-zero entries of dims[0..rank) other than `skip`,
- * saturated at 2^40 (dims are below 2^31, so nothing overflows). */
+ * saturated at 2^40: a factor that would take it past stops it there before
+ * multiplying (2^40 times a dim near 2^31 overflowed int64, found by
+ * fuzz_interpreter). */
 static int64_t lg_reshape_nonzero_product(const int* dims, int rank, int skip) {
+  const int64_t cap = (int64_t)1 << 40;
   int64_t product = 1;
   for (int i = 0; i < rank; ++i) {
     if (i == skip || dims[i] == 0) continue;
-    product *= dims[i];
-    if (product > ((int64_t)1 << 40)) product = (int64_t)1 << 40;
+    product = product > cap / dims[i] ? cap : product * dims[i];
   }
   return product;
 }
