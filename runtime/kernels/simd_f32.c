@@ -96,6 +96,26 @@ static const float kLgF32ErfcQ[10] = {
     0.000333735894f, -0.000207909121f, -0.00204873481f, 0.00177656463f,
     0.00870381203f,  -0.00987376831f,  -0.0468748882f,  0.0473431051f,
     0.672642231f,    -0.671794057f};
+/* tanh(x) = x + x^3 P(x^2) below LG_F32_TANH_SMALL: P is tanh's Taylor
+ * series from the x^3 term to the x^19 one (the next term is below 1e-9
+ * relative there), highest power first. Above it, 1 - 2e / (1 + e) with e =
+ * e^(-2|x|), a result of at least 0.5, where the exp's ulp stays below half
+ * the result's. */
+#define LG_F32_TANH_SMALL 0.55f
+static const float kLgF32TanhTaylor[9] = {
+    -2.39129114243552e-04f, 5.90027440945586e-04f,  -1.45583438705132e-03f,
+    3.59212803657248e-03f,  -8.86323552990220e-03f, 2.18694885361552e-02f,
+    -5.39682539682540e-02f, 1.33333333333333e-01f,  -3.33333333333333e-01f};
+/* expm1(x) = x + x^2 P(x) for |x| below 1: P is the Taylor series of
+ * (e^x - 1 - x) / x^2 to the x^11 term (1 / 13!, below 2e-10), highest
+ * power first; from -1 down, e^x - 1 (at most 0.37 from the exp, whose ulp
+ * is then a quarter of the result's). */
+static const float kLgF32Expm1Taylor[12] = {
+    1.0f / 6227020800.0f, 1.0f / 479001600.0f, 1.0f / 39916800.0f,
+    1.0f / 3628800.0f,    1.0f / 362880.0f,    1.0f / 40320.0f,
+    1.0f / 5040.0f,       1.0f / 720.0f,       1.0f / 120.0f,
+    1.0f / 24.0f,         1.0f / 6.0f,         0.5f};
+
 /* Past this z, erfc(z) < 2^-150: z is clamped there so that z^2 stays
  * finite for infinite x. */
 #define LG_F32_ERFC_Z_MAX 10.5f
@@ -609,6 +629,73 @@ LG_F32_AVX512_INLINE __m512 lg_f32_gelu_erf16(__m512 x) {
   return _mm512_mul_ps(x, phi);
 }
 
+/* tanh(x) from |x| (kLgF32TanhTaylor's two forms), x's sign put back
+ * last (so -0 stays -0); the exp's argument is clamped at -87 (no
+ * subnormal; tanh is 1 long before), so +-inf give +-1 and NaN stays
+ * NaN. */
+LG_F32_AVX512_INLINE __m512 lg_f32_tanh16(__m512 x) {
+  const __m512i sign = _mm512_set1_epi32(INT32_MIN);
+  const __m512 a =
+      _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(x)));
+  const __m512 u = _mm512_mul_ps(a, a);
+  __m512 p = _mm512_set1_ps(kLgF32TanhTaylor[0]);
+  for (int i = 1; i < 9; ++i) {
+    p = _mm512_fmadd_ps(p, u, _mm512_set1_ps(kLgF32TanhTaylor[i]));
+  }
+  const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(a, u), p, a);
+  /* max(lo, v): a NaN v is the second operand, so it passes through. */
+  const __m512 e = lg_f32_exp16_in_range(
+      _mm512_max_ps(_mm512_set1_ps(-87.0f),
+                    _mm512_mul_ps(a, _mm512_set1_ps(-2.0f))),
+      _mm512_setzero_ps());
+  const __m512 q =
+      _mm512_div_ps(_mm512_add_ps(e, e), _mm512_add_ps(_mm512_set1_ps(1), e));
+  const __m512 large = _mm512_sub_ps(_mm512_set1_ps(1), q);
+  const __m512 t = _mm512_mask_mov_ps(
+      large,
+      _mm512_cmp_ps_mask(a, _mm512_set1_ps(LG_F32_TANH_SMALL), _CMP_LT_OQ),
+      small);
+  return _mm512_castsi512_ps(_mm512_or_si512(
+      _mm512_castps_si512(t), _mm512_and_si512(sign, _mm512_castps_si512(x))));
+}
+
+/* ELU: x < 0 ? expm1(x) : x (kLgF32Expm1Taylor's two forms; the exp's
+ * argument clamped at -87, where the result is -1 already). */
+LG_F32_AVX512_INLINE __m512 lg_f32_elu16(__m512 x) {
+  __m512 p = _mm512_set1_ps(kLgF32Expm1Taylor[0]);
+  for (int i = 1; i < 12; ++i) {
+    p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(kLgF32Expm1Taylor[i]));
+  }
+  const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(x, x), p, x);
+  const __m512 e = lg_f32_exp16_in_range(
+      _mm512_max_ps(_mm512_set1_ps(-87.0f),
+                    _mm512_min_ps(x, _mm512_setzero_ps())),
+      _mm512_setzero_ps());
+  const __m512 large = _mm512_sub_ps(e, _mm512_set1_ps(1));
+  const __mmask16 negative =
+      _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+  const __mmask16 near =
+      _mm512_cmp_ps_mask(x, _mm512_set1_ps(-1.0f), _CMP_GT_OQ);
+  return _mm512_mask_mov_ps(x, negative,
+                            _mm512_mask_mov_ps(large, near, small));
+}
+
+#define LG_F32_ROW16(name)                                                     \
+  LG_F32_AVX512 static void lg_f32_##name##_avx512(const float* x, float* out, \
+                                                   int64_t n) {                \
+    int64_t i = 0;                                                             \
+    for (; i + 16 <= n; i += 16) {                                             \
+      _mm512_storeu_ps(out + i, lg_f32_##name##16(_mm512_loadu_ps(x + i)));    \
+    }                                                                          \
+    if (i < n) {                                                               \
+      const __mmask16 m = lg_f32_mask16(n - i);                                \
+      _mm512_mask_storeu_ps(                                                   \
+          out + i, m, lg_f32_##name##16(_mm512_maskz_loadu_ps(m, x + i)));     \
+    }                                                                          \
+  }
+LG_F32_ROW16(tanh)
+LG_F32_ROW16(elu)
+
 /* LOGISTIC with TFLite's cut-offs (logistic_f32.h): e = e^(-|x|) never
  * overflows; the result is 1 / (1 + e) for x >= 0, e / (1 + e) below, 1
  * above the upper cut-off and e (= e^x) below the lower one. e is computed
@@ -1046,6 +1133,62 @@ LG_F32_AVX2_FMA_INLINE __m256 lg_f32_exp8_normal(__m256 a) {
   return _mm256_andnot_ps(tiny, e);
 }
 
+/* lg_f32_tanh16 on 8 lanes. */
+LG_F32_AVX2_FMA_INLINE __m256 lg_f32_tanh8(__m256 x) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const __m256 a = _mm256_andnot_ps(sign, x);
+  const __m256 u = _mm256_mul_ps(a, a);
+  __m256 p = _mm256_set1_ps(kLgF32TanhTaylor[0]);
+  for (int i = 1; i < 9; ++i) {
+    p = _mm256_fmadd_ps(p, u, _mm256_set1_ps(kLgF32TanhTaylor[i]));
+  }
+  const __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(a, u), p, a);
+  const __m256 e =
+      lg_f32_exp8(_mm256_max_ps(_mm256_set1_ps(-87.0f),
+                                _mm256_mul_ps(a, _mm256_set1_ps(-2.0f))),
+                  _mm256_setzero_ps());
+  const __m256 q =
+      _mm256_div_ps(_mm256_add_ps(e, e), _mm256_add_ps(_mm256_set1_ps(1), e));
+  const __m256 large = _mm256_sub_ps(_mm256_set1_ps(1), q);
+  const __m256 t = _mm256_blendv_ps(
+      large, small,
+      _mm256_cmp_ps(a, _mm256_set1_ps(LG_F32_TANH_SMALL), _CMP_LT_OQ));
+  return _mm256_or_ps(t, _mm256_and_ps(sign, x));
+}
+
+/* lg_f32_elu16 on 8 lanes. */
+LG_F32_AVX2_FMA_INLINE __m256 lg_f32_elu8(__m256 x) {
+  __m256 p = _mm256_set1_ps(kLgF32Expm1Taylor[0]);
+  for (int i = 1; i < 12; ++i) {
+    p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(kLgF32Expm1Taylor[i]));
+  }
+  const __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(x, x), p, x);
+  const __m256 e =
+      lg_f32_exp8(_mm256_max_ps(_mm256_set1_ps(-87.0f),
+                                _mm256_min_ps(x, _mm256_setzero_ps())),
+                  _mm256_setzero_ps());
+  const __m256 large = _mm256_sub_ps(e, _mm256_set1_ps(1));
+  const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+  const __m256 near = _mm256_cmp_ps(x, _mm256_set1_ps(-1.0f), _CMP_GT_OQ);
+  return _mm256_blendv_ps(x, _mm256_blendv_ps(large, small, near), negative);
+}
+
+#define LG_F32_ROW8(name)                                                      \
+  LG_F32_AVX2_FMA static void lg_f32_##name##_avx2(const float* x, float* out, \
+                                                   int64_t n) {                \
+    int64_t i = 0;                                                             \
+    for (; i + 8 <= n; i += 8) {                                               \
+      _mm256_storeu_ps(out + i, lg_f32_##name##8(_mm256_loadu_ps(x + i)));     \
+    }                                                                          \
+    if (i < n) {                                                               \
+      const __m256i m = lg_f32_mask8(n - i);                                   \
+      _mm256_maskstore_ps(out + i, m,                                          \
+                          lg_f32_##name##8(_mm256_maskload_ps(x + i, m)));     \
+    }                                                                          \
+  }
+LG_F32_ROW8(tanh)
+LG_F32_ROW8(elu)
+
 /* lg_f32_logistic16 on 8 lanes. */
 LG_F32_AVX2_FMA_INLINE __m256 lg_f32_logistic8(__m256 x) {
   const __m256 minus_abs =
@@ -1357,6 +1500,40 @@ void lg_f32_logistic_row(const float* x, float* out, int64_t n) {
   }
 #endif
   for (int64_t i = 0; i < n; ++i) out[i] = lg_f32_logistic(x[i]);
+}
+
+void lg_f32_tanh_row(const float* x, float* out, int64_t n) {
+  if (n <= 0) return;
+#if LG_GEMM_HAVE_X86
+  switch (lg_gemm_isa_default()) {
+    case LG_GEMM_ISA_AVX512:
+      lg_f32_tanh_avx512(x, out, n);
+      return;
+    case LG_GEMM_ISA_AVX2:
+      lg_f32_tanh_avx2(x, out, n);
+      return;
+    default:
+      break;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = tanhf(x[i]);
+}
+
+void lg_f32_elu_row(const float* x, float* out, int64_t n) {
+  if (n <= 0) return;
+#if LG_GEMM_HAVE_X86
+  switch (lg_gemm_isa_default()) {
+    case LG_GEMM_ISA_AVX512:
+      lg_f32_elu_avx512(x, out, n);
+      return;
+    case LG_GEMM_ISA_AVX2:
+      lg_f32_elu_avx2(x, out, n);
+      return;
+    default:
+      break;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] < 0.0f ? expm1f(x[i]) : x[i];
 }
 
 void lg_f32_bilinear_pixels(const float* row0, const float* row1,

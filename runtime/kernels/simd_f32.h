@@ -94,6 +94,14 @@ void lg_f32_hard_swish_row(const float* x, float* out, int64_t n);
  * epilogue chains both run it, so fused and unfused graphs agree. */
 void lg_f32_logistic_row(const float* x, float* out, int64_t n);
 
+/* TANH and ELU (x < 0 ? expm1(x) : x), on vector ISAs from a Taylor
+ * polynomial near 0 and the vector exp beyond, within 2 ulps of the libm
+ * functions' double definitions rather than their bits (libm's tanhf and
+ * expm1f on the scalar ISA); -0 stays -0, NaN stays NaN, TANH of +-inf is
+ * +-1, ELU of -inf is -1. */
+void lg_f32_tanh_row(const float* x, float* out, int64_t n);
+void lg_f32_elu_row(const float* x, float* out, int64_t n);
+
 /* RESIZE_BILINEAR's blend: `count` output pixels of `channels` floats
  * each, pixel i blending row0 / row1 at float offsets x_lo[i] and x_hi[i]
  * with wx = 1 - dx[i], in TFLite's expression (left to right):
@@ -123,10 +131,11 @@ bool lg_f32_gelu_row(const float* x, float* out, int64_t n, bool approximate);
  * from -FLT_MAX), e = exp((x - max) beta) with GELU's vector exp (within 1
  * ulps; 0 where it lies below FLT_MIN, as XNNPACK's softmax gives it: a
  * subnormal's arithmetic costs a microcode assist per lane), their sum in
- * vector lanes (not the scalar kernel's order), then out = e / sum. Returns false, with nothing written, for beta <= 0 (or
- * NaN; the exp argument is then no longer <= 0) or where the instruction
- * set has no vector form. Special values as the scalar steps give them: a
- * NaN or +inf in the row makes it all NaN. */
+ * vector lanes (not the scalar kernel's order), then out = e / sum. Returns
+ * false, with nothing written, for beta <= 0 (or NaN; the exp argument is then
+ * no longer <= 0) or where the instruction set has no vector form. Special
+ * values as the scalar steps give them: a NaN or +inf in the row makes it all
+ * NaN. */
 bool lg_f32_softmax_row(const float* x, float* out, int64_t depth, float beta);
 /* lg_f32_softmax_row over `rows` consecutive rows (row r at x + r * depth,
  * out + r * depth), with the same results bit for bit; rows of up to 16

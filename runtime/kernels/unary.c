@@ -217,13 +217,21 @@ static void lg_unary_f32_logistic(const float* in, float* out, int64_t n,
   (void)p;
   lg_f32_logistic_row(in, out, n);
 }
-LG_UNARY_F32(tanh, tanhf(x))
+static void lg_unary_f32_tanh(const float* in, float* out, int64_t n,
+                              const lg_unary_params* p) {
+  (void)p;
+  lg_f32_tanh_row(in, out, n);
+}
 /* RELU is `x < 0 ? 0 : x`: the clamp to [0, +inf] (NaN passes). */
 LG_UNARY_F32_CLAMP(relu, 0.0f, INFINITY)
 LG_UNARY_F32_CLAMP(relu6, 0.0f, 6.0f)
 LG_UNARY_F32_CLAMP(relu_n1_to_1, -1.0f, 1.0f)
 LG_UNARY_F32_CLAMP(relu_0_to_1, 0.0f, 1.0f)
-LG_UNARY_F32(elu, x < 0.0f ? expm1f(x) : x)
+static void lg_unary_f32_elu(const float* in, float* out, int64_t n,
+                             const lg_unary_params* p) {
+  (void)p;
+  lg_f32_elu_row(in, out, n);
+}
 static void lg_unary_f32_hard_swish(const float* in, float* out, int64_t n,
                                     const lg_unary_params* p) {
   (void)p;

@@ -557,6 +557,74 @@ static void test_gelu_rows(void** state) {
   lg_gemm_isa_set_default(before);
 }
 
+/* lg_f32_tanh_row and lg_f32_elu_row on every instruction set: a dense
+ * grid over [-30, 30] and one over [-2, 2] (both polynomial cut-overs,
+ * 0.55 and -1, inside), within 2 ulps of the double functions (the
+ * TANH / ELU kernel tests' bound), every tail length in place, and the
+ * special values. */
+static void expect_within_ulps(const char* what, const float* x,
+                               const float* got, int n, double (*f)(double),
+                               double ulps, lg_gemm_isa isa) {
+  for (int i = 0; i < n; ++i) {
+    const double want = f((double)x[i]);
+    int exponent;
+    frexp(want, &exponent);
+    const double ulp =
+        ldexp(1.0, (exponent - 24 < -149 ? -149 : exponent - 24));
+    if (!(fabs((double)got[i] - want) <= ulps * ulp)) {
+      fail_msg("%s (%s): x = %.9g: got %.9g, want %.9g", what,
+               lg_gemm_isa_name(isa), (double)x[i], (double)got[i], want);
+    }
+  }
+}
+
+static double elu_def(double x) { return x < 0 ? expm1(x) : x; }
+
+static void test_tanh_elu_rows(void** state) {
+  (void)state;
+  lg_gemm_isa isas[LG_GEMM_ISA_COUNT];
+  const int isa_count = supported_isas(isas);
+  const lg_gemm_isa before = lg_gemm_isa_default();
+  enum { GRID = 20001 };
+  static float x[2][GRID], got[GRID + 1];
+  for (int i = 0; i < GRID; ++i) {
+    x[0][i] = (float)(-30.0 + 60.0 * i / (GRID - 1));
+    x[1][i] = (float)(-2.0 + 4.0 * i / (GRID - 1));
+  }
+  for (int k = 0; k < isa_count; ++k) {
+    lg_gemm_isa_set_default(isas[k]);
+    for (int g = 0; g < 2; ++g) {
+      got[GRID] = GUARD_VALUE;
+      lg_f32_tanh_row(x[g], got, GRID);
+      assert_true(got[GRID] == GUARD_VALUE);
+      expect_within_ulps("tanh", x[g], got, GRID, tanh, 2.0, isas[k]);
+      lg_f32_elu_row(x[g], got, GRID);
+      assert_true(got[GRID] == GUARD_VALUE);
+      expect_within_ulps("elu", x[g], got, GRID, elu_def, 2.0, isas[k]);
+    }
+    for (int n = 0; n <= 40; ++n) {
+      float row[41], want[41];
+      memcpy(row, x[1] + GRID / 2 - 20, sizeof(row));
+      lg_f32_tanh_row(row, want, n);
+      row[n] = GUARD_VALUE;
+      lg_f32_tanh_row(row, row, n);
+      expect_row("tanh in place", row, want, n, isas[k]);
+    }
+    const float specials[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f};
+    float t[5], e[5];
+    lg_f32_tanh_row(specials, t, 5);
+    lg_f32_elu_row(specials, e, 5);
+    assert_true(isnan(t[0]) && isnan(e[0]));
+    assert_true(t[1] == 1.0f && t[2] == -1.0f);
+    assert_true(e[1] == INFINITY && e[2] == -1.0f);
+    assert_true(t[3] == 0.0f && !signbit(t[3]) && t[4] == 0.0f &&
+                signbit(t[4]));
+    assert_true(e[3] == 0.0f && !signbit(e[3]) && e[4] == 0.0f &&
+                signbit(e[4]));
+  }
+  lg_gemm_isa_set_default(before);
+}
+
 /* A row spread over more than 87 (masked attention, confident logits):
  * exps below FLT_MIN are 0, not subnormals (simd_f32.h), the others as the
  * definition, on every instruction set, for the long-row path (37 floats)
@@ -717,6 +785,7 @@ int main(void) {
       cmocka_unit_test(test_hard_swish_all_magnitudes),
       cmocka_unit_test(test_hand_values),
       cmocka_unit_test(test_logistic_rows),
+      cmocka_unit_test(test_tanh_elu_rows),
       cmocka_unit_test(test_gelu_rows),
       cmocka_unit_test(test_softmax_far_values),
       cmocka_unit_test(test_softmax_rows),
