@@ -135,6 +135,22 @@ LG_F32_AVX512_INLINE __mmask16 lg_f32_mask16(int64_t n) {
   return (__mmask16)((1u << n) - 1u);
 }
 
+/* lg_f32_NAME_avx512(x, out, n): lg_f32_NAME16 over a row, whole vectors
+ * then a masked tail. */
+#define LG_F32_ROW16(name)                                                     \
+  LG_F32_AVX512 static void lg_f32_##name##_avx512(const float* x, float* out, \
+                                                   int64_t n) {                \
+    int64_t i = 0;                                                             \
+    for (; i + 16 <= n; i += 16) {                                             \
+      _mm512_storeu_ps(out + i, lg_f32_##name##16(_mm512_loadu_ps(x + i)));    \
+    }                                                                          \
+    if (i < n) {                                                               \
+      const __mmask16 m = lg_f32_mask16(n - i);                                \
+      _mm512_mask_storeu_ps(                                                   \
+          out + i, m, lg_f32_##name##16(_mm512_maskz_loadu_ps(m, x + i)));     \
+    }                                                                          \
+  }
+
 LG_F32_AVX512_INLINE __m512 lg_f32_clamp16(__m512 v, __m512 lo, __m512 hi) {
   return _mm512_max_ps(lo, _mm512_min_ps(hi, v));
 }
@@ -337,18 +353,7 @@ LG_F32_AVX512_INLINE __m512 lg_f32_hard_swish16(__m512 v) {
   return lg_f32_div6_16(_mm512_mul_ps(v, relu6));
 }
 
-LG_F32_AVX512 static void lg_f32_hard_swish_avx512(const float* x, float* out,
-                                                   int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    _mm512_storeu_ps(out + i, lg_f32_hard_swish16(_mm512_loadu_ps(x + i)));
-  }
-  if (i < n) {
-    const __mmask16 m = lg_f32_mask16(n - i);
-    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
-    _mm512_mask_storeu_ps(out + i, m, lg_f32_hard_swish16(v));
-  }
-}
+LG_F32_ROW16(hard_swish)
 
 LG_F32_AVX512_INLINE __m512 lg_f32_bilinear16(const float* p00,
                                               const float* p01,
@@ -680,19 +685,6 @@ LG_F32_AVX512_INLINE __m512 lg_f32_elu16(__m512 x) {
                             _mm512_mask_mov_ps(large, near, small));
 }
 
-#define LG_F32_ROW16(name)                                                     \
-  LG_F32_AVX512 static void lg_f32_##name##_avx512(const float* x, float* out, \
-                                                   int64_t n) {                \
-    int64_t i = 0;                                                             \
-    for (; i + 16 <= n; i += 16) {                                             \
-      _mm512_storeu_ps(out + i, lg_f32_##name##16(_mm512_loadu_ps(x + i)));    \
-    }                                                                          \
-    if (i < n) {                                                               \
-      const __mmask16 m = lg_f32_mask16(n - i);                                \
-      _mm512_mask_storeu_ps(                                                   \
-          out + i, m, lg_f32_##name##16(_mm512_maskz_loadu_ps(m, x + i)));     \
-    }                                                                          \
-  }
 LG_F32_ROW16(tanh)
 LG_F32_ROW16(elu)
 
@@ -750,18 +742,7 @@ LG_F32_AVX512_INLINE __m512 lg_f32_logistic16(__m512 x) {
   return r;
 }
 
-LG_F32_AVX512 static void lg_f32_logistic_avx512(const float* x, float* out,
-                                                 int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    _mm512_storeu_ps(out + i, lg_f32_logistic16(_mm512_loadu_ps(x + i)));
-  }
-  if (i < n) {
-    const __mmask16 m = lg_f32_mask16(n - i);
-    _mm512_mask_storeu_ps(out + i, m,
-                          lg_f32_logistic16(_mm512_maskz_loadu_ps(m, x + i)));
-  }
-}
+LG_F32_ROW16(logistic)
 
 /* Two vectors per iteration: each one's chain of dependent steps is long,
  * and a second independent chain in the loop body kept the vector units
@@ -894,6 +875,29 @@ LG_F32_AVX2_INLINE __m256i lg_f32_mask8(int64_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), lanes);
 }
 
+/* The AVX2 instruction set here implies FMA (lg_gemm_isa_default asks for
+ * both): the rows that need it (HARD_SWISH's division, the exp-based ones)
+ * are compiled for both. */
+#define LG_F32_AVX2_FMA __attribute__((target("avx2,fma")))
+#define LG_F32_AVX2_FMA_INLINE \
+  static inline __attribute__((always_inline, target("avx2,fma")))
+
+/* lg_f32_NAME_avx2(x, out, n): lg_f32_NAME8 over a row, whole vectors then
+ * a masked tail. */
+#define LG_F32_ROW8(name)                                                      \
+  LG_F32_AVX2_FMA static void lg_f32_##name##_avx2(const float* x, float* out, \
+                                                   int64_t n) {                \
+    int64_t i = 0;                                                             \
+    for (; i + 8 <= n; i += 8) {                                               \
+      _mm256_storeu_ps(out + i, lg_f32_##name##8(_mm256_loadu_ps(x + i)));     \
+    }                                                                          \
+    if (i < n) {                                                               \
+      const __m256i m = lg_f32_mask8(n - i);                                   \
+      _mm256_maskstore_ps(out + i, m,                                          \
+                          lg_f32_##name##8(_mm256_maskload_ps(x + i, m)));     \
+    }                                                                          \
+  }
+
 LG_F32_AVX2_INLINE __m256 lg_f32_clamp8(__m256 v, __m256 lo, __m256 hi) {
   return _mm256_max_ps(lo, _mm256_min_ps(hi, v));
 }
@@ -1024,8 +1028,7 @@ LG_F32_AVX2 static void lg_f32_leaky_relu_avx2(const float* x, float alpha_s,
 
 /* p / 6 as lg_f32_div6_16 (the AVX2 ISA is chosen only with FMA:
  * lg_gemm_isa_default). */
-static inline __attribute__((always_inline, target("avx2,fma"))) __m256
-lg_f32_div6_8(__m256 p) {
+LG_F32_AVX2_FMA_INLINE __m256 lg_f32_div6_8(__m256 p) {
   const __m256 six = _mm256_set1_ps(6.0f);
   const __m256 sixth = _mm256_set1_ps(1.0f / 6.0f);
   const __m256 q0 = _mm256_mul_ps(p, sixth);
@@ -1045,26 +1048,14 @@ lg_f32_div6_8(__m256 p) {
   return q;
 }
 
-static inline __attribute__((always_inline, target("avx2,fma"))) __m256
-lg_f32_hard_swish8(__m256 v) {
+LG_F32_AVX2_FMA_INLINE __m256 lg_f32_hard_swish8(__m256 v) {
   __m256 relu6 = _mm256_add_ps(v, _mm256_set1_ps(3.0f));
   relu6 = _mm256_max_ps(relu6, _mm256_setzero_ps());
   relu6 = _mm256_min_ps(relu6, _mm256_set1_ps(6.0f));
   return lg_f32_div6_8(_mm256_mul_ps(v, relu6));
 }
 
-__attribute__((target("avx2,fma"))) static void lg_f32_hard_swish_avx2(
-    const float* x, float* out, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    _mm256_storeu_ps(out + i, lg_f32_hard_swish8(_mm256_loadu_ps(x + i)));
-  }
-  if (i < n) {
-    const __m256i m = lg_f32_mask8(n - i);
-    const __m256 v = _mm256_maskload_ps(x + i, m);
-    _mm256_maskstore_ps(out + i, m, lg_f32_hard_swish8(v));
-  }
-}
+LG_F32_ROW8(hard_swish)
 
 LG_F32_AVX2 static void lg_f32_bilinear_avx2(const float* p00, const float* p01,
                                              const float* p10, const float* p11,
@@ -1090,12 +1081,6 @@ LG_F32_AVX2 static void lg_f32_bilinear_avx2(const float* p00, const float* p01,
 }
 
 /* ---- AVX2 GELU ----------------------------------------------------------- */
-
-/* The AVX2 instruction set here implies FMA (lg_gemm_isa_default asks for
- * both), and GELU has no scalar expression to match lane for lane. */
-#define LG_F32_AVX2_FMA __attribute__((target("avx2,fma")))
-#define LG_F32_AVX2_FMA_INLINE \
-  static inline __attribute__((always_inline, target("avx2,fma")))
 
 /* lg_f32_exp16's contract on 8 lanes. 2^n is applied as two factors
  * 2^(n / 2) 2^(n - n / 2), each a normal float for n in [-150, 1]. */
@@ -1173,19 +1158,6 @@ LG_F32_AVX2_FMA_INLINE __m256 lg_f32_elu8(__m256 x) {
   return _mm256_blendv_ps(x, _mm256_blendv_ps(large, small, near), negative);
 }
 
-#define LG_F32_ROW8(name)                                                      \
-  LG_F32_AVX2_FMA static void lg_f32_##name##_avx2(const float* x, float* out, \
-                                                   int64_t n) {                \
-    int64_t i = 0;                                                             \
-    for (; i + 8 <= n; i += 8) {                                               \
-      _mm256_storeu_ps(out + i, lg_f32_##name##8(_mm256_loadu_ps(x + i)));     \
-    }                                                                          \
-    if (i < n) {                                                               \
-      const __m256i m = lg_f32_mask8(n - i);                                   \
-      _mm256_maskstore_ps(out + i, m,                                          \
-                          lg_f32_##name##8(_mm256_maskload_ps(x + i, m)));     \
-    }                                                                          \
-  }
 LG_F32_ROW8(tanh)
 LG_F32_ROW8(elu)
 
@@ -1215,18 +1187,7 @@ LG_F32_AVX2_FMA_INLINE __m256 lg_f32_logistic8(__m256 x) {
   return r;
 }
 
-LG_F32_AVX2_FMA static void lg_f32_logistic_avx2(const float* x, float* out,
-                                                 int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    _mm256_storeu_ps(out + i, lg_f32_logistic8(_mm256_loadu_ps(x + i)));
-  }
-  if (i < n) {
-    const __m256i m = lg_f32_mask8(n - i);
-    _mm256_maskstore_ps(out + i, m,
-                        lg_f32_logistic8(_mm256_maskload_ps(x + i, m)));
-  }
-}
+LG_F32_ROW8(logistic)
 
 /* lg_f32_gelu_tanh16 on 8 lanes. */
 LG_F32_AVX2_FMA_INLINE __m256 lg_f32_gelu_tanh8(__m256 x) {
@@ -1468,73 +1429,35 @@ void lg_f32_leaky_relu_row(const float* x, float alpha, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = x[i] > 0.0f ? x[i] : x[i] * alpha;
 }
 
-void lg_f32_hard_swish_row(const float* x, float* out, int64_t n) {
-  if (n <= 0) return;
+/* lg_f32_NAME_row: the instruction set's row (lg_f32_NAME_avx512 or
+ * _avx2), else `scalar`, an expression of x[i], element by element. */
 #if LG_GEMM_HAVE_X86
-  switch (lg_gemm_isa_default()) {
-    case LG_GEMM_ISA_AVX512:
-      lg_f32_hard_swish_avx512(x, out, n);
-      return;
-    case LG_GEMM_ISA_AVX2:
-      lg_f32_hard_swish_avx2(x, out, n);
-      return;
-    default:
-      break;
+#define LG_F32_UNARY_ROW(name, scalar)                              \
+  void lg_f32_##name##_row(const float* x, float* out, int64_t n) { \
+    if (n <= 0) return;                                             \
+    switch (lg_gemm_isa_default()) {                                \
+      case LG_GEMM_ISA_AVX512:                                      \
+        lg_f32_##name##_avx512(x, out, n);                          \
+        return;                                                     \
+      case LG_GEMM_ISA_AVX2:                                        \
+        lg_f32_##name##_avx2(x, out, n);                            \
+        return;                                                     \
+      default:                                                      \
+        break;                                                      \
+    }                                                               \
+    for (int64_t i = 0; i < n; ++i) out[i] = (scalar);              \
+  }
+#else
+#define LG_F32_UNARY_ROW(name, scalar)                              \
+  void lg_f32_##name##_row(const float* x, float* out, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i) out[i] = (scalar);              \
   }
 #endif
-  for (int64_t i = 0; i < n; ++i) out[i] = lg_f32_hard_swish_scalar(x[i]);
-}
 
-void lg_f32_logistic_row(const float* x, float* out, int64_t n) {
-  if (n <= 0) return;
-#if LG_GEMM_HAVE_X86
-  switch (lg_gemm_isa_default()) {
-    case LG_GEMM_ISA_AVX512:
-      lg_f32_logistic_avx512(x, out, n);
-      return;
-    case LG_GEMM_ISA_AVX2:
-      lg_f32_logistic_avx2(x, out, n);
-      return;
-    default:
-      break;
-  }
-#endif
-  for (int64_t i = 0; i < n; ++i) out[i] = lg_f32_logistic(x[i]);
-}
-
-void lg_f32_tanh_row(const float* x, float* out, int64_t n) {
-  if (n <= 0) return;
-#if LG_GEMM_HAVE_X86
-  switch (lg_gemm_isa_default()) {
-    case LG_GEMM_ISA_AVX512:
-      lg_f32_tanh_avx512(x, out, n);
-      return;
-    case LG_GEMM_ISA_AVX2:
-      lg_f32_tanh_avx2(x, out, n);
-      return;
-    default:
-      break;
-  }
-#endif
-  for (int64_t i = 0; i < n; ++i) out[i] = tanhf(x[i]);
-}
-
-void lg_f32_elu_row(const float* x, float* out, int64_t n) {
-  if (n <= 0) return;
-#if LG_GEMM_HAVE_X86
-  switch (lg_gemm_isa_default()) {
-    case LG_GEMM_ISA_AVX512:
-      lg_f32_elu_avx512(x, out, n);
-      return;
-    case LG_GEMM_ISA_AVX2:
-      lg_f32_elu_avx2(x, out, n);
-      return;
-    default:
-      break;
-  }
-#endif
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] < 0.0f ? expm1f(x[i]) : x[i];
-}
+LG_F32_UNARY_ROW(hard_swish, lg_f32_hard_swish_scalar(x[i]))
+LG_F32_UNARY_ROW(logistic, lg_f32_logistic(x[i]))
+LG_F32_UNARY_ROW(tanh, tanhf(x[i]))
+LG_F32_UNARY_ROW(elu, x[i] < 0.0f ? expm1f(x[i]) : x[i])
 
 void lg_f32_bilinear_pixels(const float* row0, const float* row1,
                             const int32_t* x_lo, const int32_t* x_hi,

@@ -184,6 +184,13 @@ static inline int32_t lg_unary_abs1_i32(int32_t x) {
       out[i] = (expr);                                                    \
     }                                                                     \
   }
+/* A function with its own simd_f32 row (lg_f32_NAME_row). */
+#define LG_UNARY_F32_ROW(name)                                            \
+  static void lg_unary_f32_##name(const float* in, float* out, int64_t n, \
+                                  const lg_unary_params* p) {             \
+    (void)p;                                                              \
+    lg_f32_##name##_row(in, out, n);                                      \
+  }
 /* The same for the clamping activations, on simd_f32's vector rows. */
 #define LG_UNARY_F32_CLAMP(name, lo, hi)                                  \
   static void lg_unary_f32_##name(const float* in, float* out, int64_t n, \
@@ -212,31 +219,15 @@ LG_UNARY_F32(floor, floorf(x))
 LG_UNARY_F32(ceil, ceilf(x))
 LG_UNARY_F32(round, lg_unary_round(x))
 LG_UNARY_F32(sign, lg_unary_sign(x))
-static void lg_unary_f32_logistic(const float* in, float* out, int64_t n,
-                                  const lg_unary_params* p) {
-  (void)p;
-  lg_f32_logistic_row(in, out, n);
-}
-static void lg_unary_f32_tanh(const float* in, float* out, int64_t n,
-                              const lg_unary_params* p) {
-  (void)p;
-  lg_f32_tanh_row(in, out, n);
-}
+LG_UNARY_F32_ROW(logistic)
+LG_UNARY_F32_ROW(tanh)
 /* RELU is `x < 0 ? 0 : x`: the clamp to [0, +inf] (NaN passes). */
 LG_UNARY_F32_CLAMP(relu, 0.0f, INFINITY)
 LG_UNARY_F32_CLAMP(relu6, 0.0f, 6.0f)
 LG_UNARY_F32_CLAMP(relu_n1_to_1, -1.0f, 1.0f)
 LG_UNARY_F32_CLAMP(relu_0_to_1, 0.0f, 1.0f)
-static void lg_unary_f32_elu(const float* in, float* out, int64_t n,
-                             const lg_unary_params* p) {
-  (void)p;
-  lg_f32_elu_row(in, out, n);
-}
-static void lg_unary_f32_hard_swish(const float* in, float* out, int64_t n,
-                                    const lg_unary_params* p) {
-  (void)p;
-  lg_f32_hard_swish_row(in, out, n);
-}
+LG_UNARY_F32_ROW(elu)
+LG_UNARY_F32_ROW(hard_swish)
 static void lg_unary_f32_leaky_relu(const float* in, float* out, int64_t n,
                                     const lg_unary_params* p) {
   lg_f32_leaky_relu_row(in, p->alpha, out, n);
